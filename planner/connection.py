@@ -1,0 +1,181 @@
+"""The Connection interface (pyinfra's connector, Fabric's Connection/Result) and the local transport.
+
+Every remote command is an argv list. It becomes one shell line only through ``shlex.join`` in
+``command_line``: user strings are never pasted into a shell unquoted. A step that needs a pipeline
+builds it from ``shlex.quote``d parts and runs ``["sh", "-c", script]``.
+"""
+
+from __future__ import annotations
+
+import abc
+import os
+import shlex
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.host import Host
+
+Argv = Sequence[str]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResult:
+    """What one command did (Invoke's Result, made immutable)."""
+
+    command: str  # the exact line sent to the host
+    exit_code: int
+    stdout: str
+    stderr: str
+    duration_s: float
+    timed_out: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.exit_code == 0 and not self.timed_out
+
+
+def command_line(argv: Argv, *, become: bool = False, become_user: str = "root", login: bool = False,
+                 env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+    """Quote ``argv`` into one shell line, optionally under ``sudo -n`` and with env/cwd.
+
+    ``login`` uses ``sudo -n -i -u USER`` so an Oracle OS user's profile sets ORACLE_HOME/ORACLE_SID.
+    """
+    if isinstance(argv, str):
+        raise TypeError("command must be an argv list, not a string: build it from quoted parts")
+    parts = list(argv)
+    if env:
+        for k in env:
+            if not k.replace("_", "a").isalnum() or k[0].isdigit():
+                raise ValueError(f"bad environment variable name: {k!r}")
+        parts = ["env", *(f"{k}={v}" for k, v in env.items()), *parts]
+    line = shlex.join(parts)
+    if cwd:
+        line = f"cd {shlex.quote(cwd)} && {line}"
+    if become:
+        sudo = ["sudo", "-n", "-i" if login else "-H", "-u", become_user, "--"]
+        # sudo -i hands its arguments to the login shell with escaping; sh -c keeps cd/&& working.
+        line = shlex.join([*sudo, "sh", "-c", line])
+    return line
+
+
+class Connection(abc.ABC):
+    """run / put / get / close. Implementations must be safe to use from one worker thread at a time."""
+
+    host: Host
+
+    @abc.abstractmethod
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        """Run a command in its own process group; on timeout kill the whole group."""
+
+    @abc.abstractmethod
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        """Write bytes (or a local file) to ``remote`` atomically (temp file + rename)."""
+
+    @abc.abstractmethod
+    def get(self, remote: str, local: Path) -> None:
+        """Copy ``remote`` to ``local`` (written atomically)."""
+
+    @abc.abstractmethod
+    def close(self) -> None: ...
+
+    def read_text(self, remote: str) -> str | None:
+        """The file's text, or None when it does not exist."""
+        r = self.run(["sh", "-c", 'test -e "$1" || exit 3; cat -- "$1"', "sh", remote])
+        if r.exit_code == 3:
+            return None
+        if not r.ok:
+            raise OSError(f"{self.host.name}: cannot read {remote}: {r.stderr.strip()}")
+        return r.stdout
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _atomic_write(path: Path, data: bytes, mode: int | None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class LocalConnection(Connection):
+    """``ansible_connection=local``: the controller itself, through the same interface."""
+
+    def __init__(self, host: Host) -> None:
+        self.host = host
+
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        line = command_line(argv, become=become, become_user=become_user or self.host.become_user,
+                            login=login, env=env, cwd=cwd)
+        started = time.monotonic()
+        # A new session = a new process group, so a timeout or Ctrl-C can kill the whole tree.
+        proc = subprocess.Popen(["/bin/sh", "-c", line], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        timed_out = False
+        try:
+            out, err = proc.communicate(stdin, timeout=timeout)
+        except subprocess.TimeoutExpired:
+            timed_out = True
+            _kill_group(proc.pid)
+            out, err = proc.communicate()
+        except BaseException:
+            _kill_group(proc.pid)
+            proc.wait()
+            raise
+        return CommandResult(line, proc.returncode if not timed_out else 124,
+                             out.decode(errors="replace"), err.decode(errors="replace"),
+                             time.monotonic() - started, timed_out)
+
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        payload = data.read_bytes() if isinstance(data, Path) else data
+        _atomic_write(Path(remote), payload, mode)
+
+    def get(self, remote: str, local: Path) -> None:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f".{local.name}.part")
+        shutil.copyfile(remote, tmp)
+        os.replace(tmp, local)
+
+    def close(self) -> None:
+        pass
+
+
+def _kill_group(pid: int, grace_s: float = 2.0) -> None:
+    """SIGTERM the process group, give it ``grace_s`` to flush its output, then SIGKILL what is left."""
+    try:
+        os.killpg(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline:
+        try:
+            os.killpg(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.02)
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass

@@ -1,0 +1,22 @@
+"""A host as the inventory describes it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Host:
+    name: str  # inventory name
+    address: str  # ansible_host, else the name
+    port: int | None = None  # ansible_port; None lets ~/.ssh/config (or 22) decide
+    user: str | None = None  # ansible_user
+    key_file: Path | None = None  # ansible_ssh_private_key_file
+    connection: str = "ssh"  # ansible_connection: ssh | local
+    become: bool = False  # ansible_become
+    become_user: str = "root"  # ansible_become_user (does not imply become, as in Ansible)
+    groups: tuple[str, ...] = ()
+    vars: Mapping[str, Any] = field(default_factory=dict)  # merged all < groups < host_vars
