@@ -1,0 +1,81 @@
+"""`planner restore RUN`: undo a run's prep from its record, e.g. after the controller was killed.
+
+restore.json holds each prep step's original state, written before the step changed anything; entries
+already reverted are skipped, so restore is idempotent and may be run again after a partial failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from planner.console import Console
+from planner.errors import InputError, Problem
+from planner.execute import ExecSettings, HostState, revert_step
+from planner.host import Host
+from planner.results import Status, exit_code, recap
+from planner.runrecord import utc_now, write_json
+
+
+def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
+    out = {}
+    for name, h in meta.get("hosts", {}).items():
+        hv = {"planner_root": h.get("planner_root", "")}
+        out[name] = Host(name=name, address=h["address"], port=h.get("port"), user=h.get("user"),
+                         key_file=Path(h["key_file"]) if h.get("key_file") else None,
+                         connection=h.get("connection", "ssh"), become=h.get("become", False),
+                         become_user=h.get("become_user", "root"), groups=tuple(h.get("groups", ())),
+                         vars={k: v for k, v in hv.items() if v} | (
+                             {"planner_known_hosts": h["known_hosts"]} if h.get("known_hosts") else {}))
+    return out
+
+
+def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False) -> int:
+    meta_path, restore_path = run_dir / "meta.json", run_dir / "restore.json"
+    if not meta_path.is_file():
+        raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
+                                  "give the path of a folder under runs/")])
+    meta = json.loads(meta_path.read_text())
+    entries: list[dict[str, Any]] = json.loads(restore_path.read_text()) if restore_path.is_file() else []
+    pending = [e for e in reversed(entries) if not e.get("reverted")]
+    if not pending:
+        console.line(f"{run_dir.name}: nothing to restore")
+        return 0
+    from planner.transport import TransportOptions, connect
+
+    hosts = hosts_from_meta(meta)
+    needed = [hosts[n] for n in dict.fromkeys(e["host"] for e in pending) if n in hosts]
+    conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys))
+    states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
+                           unreachable=isinstance(c, Exception)) for n, c in conns.items()}
+    settings = ExecSettings(False, True, run_dir)
+    results = []
+    for e in pending:
+        hs = states.get(e["host"])
+        console.banner("RESTORE", e["title"])
+        if hs is None or hs.conn is None:
+            from planner.results import StepResult
+
+            r = StepResult(e["step"], f"restore {e['title']}", e["host"], Status.UNREACHABLE,
+                           str(conns.get(e["host"], "host not in the run record")))
+        else:
+            r = revert_step(e["step"], e["title"], e["kind"], e["args"], e["saved"], hs, settings, None, run_dir)
+            e["reverted"] = r.status in (Status.OK, Status.CHANGED)
+        results.append(r)
+        console.result(r)
+        write_json(restore_path, entries)
+    for hs in states.values():
+        if hs.conn is not None:
+            hs.conn.close()
+    stats = recap(results)
+    console.recap(stats)
+    meta.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
+                                            "done": sum(1 for e in pending if e.get("reverted"))})
+    write_json(meta_path, meta)
+    return int(exit_code(stats))
+
+
+def restore_command(args: argparse.Namespace) -> int:
+    return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys)

@@ -1,0 +1,120 @@
+"""Results: the Ansible vocabulary (ok/changed/failed/skipped/unreachable), per step and per host, and exit codes."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Status(enum.Enum):
+    OK = "ok"
+    CHANGED = "changed"
+    FAILED = "failed"
+    SKIPPED = "skipped"
+    UNREACHABLE = "unreachable"
+    INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True, slots=True)
+class Artifact:
+    """A file kept in the run record (path relative to the run folder)."""
+
+    path: str
+    kind: str = ""  # parser kind when known: awr_text, fio_json, ...
+    sha256: str = ""
+    simulated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class StepResult:
+    step: str  # StepSpec.path, e.g. "plays[0].prep[1]"
+    title: str
+    host: str
+    status: Status
+    msg: str = ""
+    diff: str | None = None
+    point: int | None = None  # sweep point index for workloads
+    params: tuple[tuple[str, Any], ...] = ()
+    repeat: int = 0
+    warmup: bool = False
+    artifacts: tuple[Artifact, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)  # step-specific plain data (e.g. parsed metrics)
+    started: str = ""
+    ended: str = ""
+    ignored: bool = False  # failed but the step had ignore_errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "step": self.step, "title": self.title, "host": self.host, "status": self.status.value,
+            "msg": self.msg, "diff": self.diff, "point": self.point, "params": dict(self.params),
+            "repeat": self.repeat, "warmup": self.warmup,
+            "artifacts": [{"path": a.path, "kind": a.kind, "sha256": a.sha256, "simulated": a.simulated}
+                          for a in self.artifacts],
+            "data": dict(self.data), "started": self.started, "ended": self.ended, "ignored": self.ignored,
+        }
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> StepResult:
+        return StepResult(
+            d["step"], d["title"], d["host"], Status(d["status"]), d.get("msg", ""), d.get("diff"),
+            d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
+            tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
+                  for a in d.get("artifacts", [])),
+            d.get("data", {}), d.get("started", ""), d.get("ended", ""), d.get("ignored", False))
+
+
+@dataclass(slots=True)
+class HostStats:
+    ok: int = 0
+    changed: int = 0
+    unreachable: int = 0
+    failed: int = 0
+    skipped: int = 0
+    rescued: int = 0
+    ignored: int = 0
+
+    def count(self, r: StepResult) -> None:
+        if r.ignored:
+            self.ignored += 1
+            return
+        match r.status:
+            case Status.OK:
+                self.ok += 1
+            case Status.CHANGED:
+                self.ok += 1  # Ansible counts changed tasks in ok too
+                self.changed += 1
+            case Status.FAILED | Status.INTERRUPTED:
+                self.failed += 1
+            case Status.SKIPPED:
+                self.skipped += 1
+            case Status.UNREACHABLE:
+                self.unreachable += 1
+
+
+def recap(results: Iterable[StepResult], hosts: Iterable[str] = ()) -> dict[str, HostStats]:
+    stats: dict[str, HostStats] = {h: HostStats() for h in hosts}
+    for r in results:
+        stats.setdefault(r.host, HostStats()).count(r)
+    return stats
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    ERROR = 1
+    FAILED = 2
+    UNREACHABLE = 4
+    BAD_INPUT = 5
+    INTERRUPTED = 99
+
+
+def exit_code(stats: Mapping[str, HostStats], interrupted: bool = False) -> ExitCode:
+    """Ansible's subset: a failed step (2) wins over an unreachable host (4)."""
+    if interrupted:
+        return ExitCode.INTERRUPTED
+    if any(s.failed for s in stats.values()):
+        return ExitCode.FAILED
+    if any(s.unreachable for s in stats.values()):
+        return ExitCode.UNREACHABLE
+    return ExitCode.OK

@@ -1,0 +1,295 @@
+"""The runner: facts -> prep -> workloads -> collect -> restore prep, play by play, hosts in parallel.
+
+Steps run in plan order (Ansible's linear strategy): a TASK runs on every active host of the play (up to
+``forks`` at once) before the next begins, so two workloads never overlap on a host. A host that fails or
+becomes unreachable takes no further steps in that play; the others go on.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner import facts as facts_mod
+from planner.connection import Connection
+from planner.console import Console
+from planner.errors import ConnectError
+from planner.execute import ExecSettings, HostState, revert_step, run_step
+from planner.host import Host
+from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
+from planner.results import Status, StepResult, exit_code, recap
+from planner.runrecord import RunRecord, environment_meta, git_provenance, utc_now, write_json
+from planner.sweeps import expand
+from planner.templating import eval_when, render, variables_for
+
+Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    check: bool = False
+    diff: bool = False
+    forks: int = 5
+    tags: frozenset[str] = frozenset()
+    skip_tags: frozenset[str] = frozenset()
+    extra_vars: Mapping[str, Any] = field(default_factory=dict)
+    runs_dir: Path = Path("runs")
+    keep_prep: bool = False
+    simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
+    argv: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    results: list[StepResult]
+    record: RunRecord | None
+    exit_code: int
+    interrupted: bool = False
+
+
+def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
+    tags = spec.tags | play.tags
+    if opts.tags and not (tags & opts.tags) and "all" not in opts.tags:
+        return False
+    return not (opts.skip_tags and tags & opts.skip_tags)
+
+
+class Runner:
+    def __init__(self, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], opts: RunOptions,
+                 console: Console, connector: Connector) -> None:
+        self.plan = plan
+        self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
+        self.opts = opts
+        self.console = console
+        self.connector = connector
+        self.results: list[StepResult] = []
+        self.states: dict[str, HostState] = {}
+        self.restore_log: list[dict[str, Any]] = []
+        self.record: RunRecord | None = None
+        self._lock = threading.Lock()
+        self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
+
+    # -- record ------------------------------------------------------------------------------------------
+    def _open_record(self) -> None:
+        if self.opts.check:
+            return  # check mode touches nothing and records nothing, like ansible-playbook --check
+        rec = RunRecord(self.opts.runs_dir, self.plan.name, secrets=self.opts.secrets)
+        hosts = sorted({h.name: h for hs in self.play_hosts.values() for h in hs}.values(), key=lambda h: h.name)
+        rec.write_meta(
+            run_id=rec.id, plan=self.plan.name, plan_file=str(self.plan.source), description=self.plan.description,
+            git=git_provenance(self.plan.source), **environment_meta(), started=utc_now(), ended=None,
+            status="running", argv=[rec.redact(a) for a in self.opts.argv], simulated=self.opts.simulated,
+            hosts={h.name: {"address": h.address, "port": h.port, "user": h.user,
+                            "key_file": str(h.key_file) if h.key_file else None, "connection": h.connection,
+                            "become": h.become, "become_user": h.become_user, "groups": list(h.groups),
+                            "planner_root": h.vars.get("planner_root", ""),
+                            "known_hosts": h.vars.get("planner_known_hosts")} for h in hosts},
+            plays=[{"name": p.name, "hosts": [h.name for h in self.play_hosts.get(p.name, ())]}
+                   for p in self.plan.plays])
+        rec.write_text("plan.yaml", self.plan.source.read_text())
+        self.record = rec
+
+    def _save_results(self) -> None:
+        if self.record:
+            with self._lock:
+                data = [r.to_json() for r in self.results]
+            write_json(self.record.path / "results.json", data)
+
+    def _add(self, r: StepResult) -> None:
+        with self._lock:
+            self.results.append(r)
+        st = self.states.get(r.host)
+        if st and not r.ignored:
+            if r.status is Status.FAILED:
+                st.failed = True
+            elif r.status is Status.UNREACHABLE:
+                st.unreachable = True
+
+    def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
+        entry = {"play": spec.path.split(".")[0], "host": hs.host.name, "step": spec.path, "title": spec.title,
+                 "kind": spec.kind, "args": dict(args), "saved": dict(saved), "reverted": False}
+        with self._lock:
+            self.restore_log.append(entry)
+            if self.record:
+                write_json(self.record.path / "restore.json", self.restore_log)
+
+    # -- hosts ---------------------------------------------------------------------------------------------
+    def _connect(self, hosts: Sequence[Host]) -> None:
+        new = [h for h in hosts if h.name not in self.states]
+        if not new:
+            return
+        conns = self.connector(new)
+        for h in new:
+            c = conns.get(h.name)
+            if isinstance(c, Connection):
+                self.states[h.name] = HostState(h, c)
+            else:
+                self.states[h.name] = HostState(h, None, unreachable=True)
+                self._add(StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now()))
+        self._gather_facts([self.states[h.name] for h in new if self.states[h.name].active])
+
+    def _gather_facts(self, states: list[HostState]) -> None:
+        if not states:
+            return
+        self.console.banner("TASK", "Gathering Facts")
+
+        def one(hs: HostState) -> StepResult:
+            try:
+                assert hs.conn is not None
+                f, cmd = facts_mod.gather(hs.conn, str(hs.host.vars.get("planner_root", "") or ""))
+                if self.record:
+                    self.record.log_command(hs.host.name, "facts", cmd)
+                    self.record.write(f"facts/{hs.host.name}.json", f.to_json())
+                hs.facts = f.to_json()
+                return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK)
+            except ConnectError as e:
+                return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e))
+
+        for r in self._map(one, states):
+            self._add(r)
+            self.console.result(r)
+
+    def _map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
+        if len(states) <= 1:
+            return [fn(s) for s in states]
+        with ThreadPoolExecutor(max_workers=max(1, min(self.opts.forks, len(states)))) as pool:
+            return list(pool.map(fn, states))
+
+    # -- steps ---------------------------------------------------------------------------------------------
+    def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
+        v = variables_for(self.plan, play, hs.host, self.opts.extra_vars)
+        v["planner_facts"] = hs.facts
+        return v
+
+    def _artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
+        parts = [play.name, hs.host.name, spec.path.split(".", 1)[-1]]
+        if point is not None:
+            parts.append(f"point{point.index:03d}")
+        if self.record:
+            return self.record.artifact_dir(*parts)
+        return self.settings.plan_dir  # check mode never writes artifacts
+
+    def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
+        self.console.banner("TASK", spec.title)
+
+        def one(hs: HostState) -> StepResult:
+            variables = self._variables(play, hs)
+            if spec.when and not eval_when(spec.when, variables):
+                return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
+            args = render(dict(spec.args), variables)
+            return run_step(spec, hs, args, variables, self.settings, self.record,
+                            self._artifacts(play, hs, spec, None), on_save=self._on_save)
+
+        for r in self._map(one, [s for s in states if s.active]):
+            self._add(r)
+            self.console.result(r)
+        self._save_results()
+
+    def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
+        plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
+        variables: dict[str, dict[str, Any]] = {}
+        for hs in states:
+            variables[hs.host.name] = self._variables(play, hs)
+            plans[hs.host.name] = expand(spec, render(dict(spec.args), variables[hs.host.name]))
+        npoints = max((len(p) for p in plans.values()), default=0)
+        if self.opts.check:
+            self.console.banner("TASK", spec.title)
+            for hs in states:
+                r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
+                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode")
+                self._add(r)
+                self.console.result(r)
+            return
+        for i in range(npoints):
+            active = [hs for hs in states if hs.active and i < len(plans[hs.host.name])]
+            if not active:
+                break
+            point0 = plans[active[0].host.name][i][0]
+            self.console.banner("TASK", f"{spec.title} : point {i + 1}/{npoints} {point0.label}")
+            barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
+
+            def one(hs: HostState, i: int = i, barrier: threading.Barrier | None = barrier) -> StepResult:
+                point, args = plans[hs.host.name][i]
+                if barrier is not None:
+                    barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
+                return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
+                                self._artifacts(play, hs, spec, point), point=point)
+
+            # every host of a synchronised play needs its own thread to meet at the barrier
+            forks = len(active) if barrier is not None else self.opts.forks
+            with ThreadPoolExecutor(max_workers=max(1, min(forks, len(active)))) as pool:
+                for r in pool.map(one, active):
+                    self._add(r)
+                    self.console.result(r)
+            self._save_results()
+
+    def restore(self, play_name: str | None = None) -> None:
+        """Revert saved prep in reverse order (all plays, or one)."""
+        pending = [e for e in reversed(self.restore_log) if not e["reverted"]
+                   and (play_name is None or e["play"] == play_name)]
+        if not pending:
+            return
+        for entry in pending:
+            hs = self.states.get(entry["host"])
+            if hs is None or hs.conn is None or hs.unreachable:
+                continue
+            self.console.banner("RESTORE", entry["title"])
+            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
+                            self.settings, self.record, self.record.path if self.record else Path("."))
+            entry["reverted"] = r.status in (Status.OK, Status.CHANGED)
+            self._add(r)
+            self.console.result(r)
+            if self.record:
+                write_json(self.record.path / "restore.json", self.restore_log)
+        self._save_results()
+
+    def _play(self, index: int, play: Play) -> None:
+        hosts = self.play_hosts.get(play.name, ())
+        self.console.banner("PLAY", play.name)
+        self._connect(hosts)
+        states = [self.states[h.name] for h in hosts]
+        for hs in states:  # a failure in an earlier play does not bar the host from the next one
+            hs.failed = False
+        for spec in play.steps:
+            if not selected(spec, play, self.opts):
+                continue
+            live = [s for s in states if s.active]
+            if not live:
+                break
+            if spec.section is Section.WORKLOADS:
+                self._workload(play, spec, live)
+            else:
+                self._simple_step(play, spec, live)
+        if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
+            self.restore(f"plays[{index}]")
+
+    def run(self) -> RunOutcome:
+        self._open_record()
+        interrupted = False
+        try:
+            for i, play in enumerate(self.plan.plays):
+                self._play(i, play)
+        except KeyboardInterrupt:
+            interrupted = True
+            self.console.warn("interrupted: restoring prep, keeping everything measured so far")
+            self.restore()
+        finally:
+            for hs in self.states.values():
+                if hs.conn is not None:
+                    hs.conn.close()
+        stats = recap(self.results, [h for h in self.states])
+        code = exit_code(stats, interrupted)
+        if self.record:
+            status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(int(code), "failed")
+            self._save_results()
+            self.record.write("recap.json", {h: asdict(s) for h, s in stats.items()})
+            self.record.write_text("console.log", "\n".join(self.console.transcript) + "\n")
+            self.record.write_meta(ended=utc_now(), status=status, exit_code=int(code))
+            self.record.close()
+        self.console.recap(stats)
+        return RunOutcome(self.results, self.record, int(code), interrupted)

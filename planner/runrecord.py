@@ -1,0 +1,158 @@
+"""The run record: ``runs/<UTC-timestamp>-<plan>/``, self-contained and always readable.
+
+Every JSON file is written atomically (temp file + rename); commands.jsonl is appended one complete line at a
+time and flushed, so an interrupted run still leaves valid files. meta.json carries the run's status:
+``running`` while it runs, then ``complete``, ``failed``, ``unreachable`` or ``interrupted``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import platform
+import re
+import subprocess
+import tempfile
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from planner import __version__
+from planner.connection import CommandResult
+
+OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_bytes(path, (json.dumps(data, indent=2, sort_keys=False, default=str) + "\n").encode())
+
+
+def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def git_provenance(path: Path) -> dict[str, Any]:
+    """The commit of the plan file's repository and whether the plan (or anything) is uncommitted."""
+    cwd = path.parent if path.is_file() else path
+    try:
+        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
+                                timeout=10)
+        if commit.returncode != 0:
+            return {"commit": None, "dirty": None, "note": "not in a git repository"}
+        status = subprocess.run(["git", "status", "--porcelain", "--", str(path.resolve())], cwd=cwd,
+                                capture_output=True, text=True, timeout=10)
+        tree = subprocess.run(["git", "status", "--porcelain"], cwd=cwd, capture_output=True, text=True,
+                              timeout=10)
+        return {"commit": commit.stdout.strip(), "plan_dirty": bool(status.stdout.strip()),
+                "dirty": bool(tree.stdout.strip())}
+    except (OSError, subprocess.TimeoutExpired):
+        return {"commit": None, "dirty": None, "note": "git not available"}
+
+
+_SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+
+
+def slug(text: str) -> str:
+    return _SLUG.sub("_", text).strip("_")[:60] or "x"
+
+
+class RunRecord:
+    """Writes one run folder. Thread-safe: hosts run in parallel."""
+
+    def __init__(self, runs_dir: Path, plan_name: str, *, secrets: tuple[str, ...] = ()) -> None:
+        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+        base = runs_dir / f"{stamp}-{slug(plan_name)}"
+        path, n = base, 1
+        while path.exists():
+            n += 1
+            path = base.with_name(f"{base.name}-{n}")
+        path.mkdir(parents=True)
+        self.path = path
+        self.id = path.name
+        self._lock = threading.Lock()
+        self._secrets = tuple(s for s in secrets if s)
+        self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
+        self.meta: dict[str, Any] = {}
+
+    # -- secrets never land in the record -------------------------------------------------------------
+    def redact(self, text: str) -> str:
+        for s in self._secrets:
+            text = text.replace(s, "********")
+        return text
+
+    def add_secret(self, secret: str) -> None:
+        if secret:
+            self._secrets = (*self._secrets, secret)
+
+    # -- files -----------------------------------------------------------------------------------------
+    def write_meta(self, **fields: Any) -> None:
+        with self._lock:
+            self.meta.update(fields)
+            write_json(self.path / "meta.json", self.meta)
+
+    def write(self, relpath: str, data: Any) -> None:
+        write_json(self.path / relpath, data)
+
+    def write_text(self, relpath: str, text: str) -> Path:
+        target = self.path / relpath
+        write_bytes(target, self.redact(text).encode())
+        return target
+
+    def artifact_dir(self, *parts: str) -> Path:
+        d = self.path.joinpath("artifacts", *(slug(p) for p in parts))
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+    def log_command(self, host: str, step: str, result: CommandResult) -> None:
+        entry = {
+            "time": utc_now(), "host": host, "step": step, "command": self.redact(result.command),
+            "exit_code": result.exit_code, "duration_s": round(result.duration_s, 4),
+            "timed_out": result.timed_out,
+            "stdout": self.redact(result.stdout[:OUTPUT_LIMIT]), "stderr": self.redact(result.stderr[:OUTPUT_LIMIT]),
+            "truncated": len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
+        }
+        line = json.dumps(entry) + "\n"
+        with self._lock:
+            self._commands.write(line)
+            self._commands.flush()
+
+    def close(self) -> None:
+        with self._lock:
+            if not self._commands.closed:
+                self._commands.close()
+
+
+def environment_meta() -> dict[str, Any]:
+    return {"planner_version": __version__, "python": platform.python_version(),
+            "controller": platform.node(), "controller_platform": platform.platform()}
+
+
+def load_meta(run_dir: Path) -> Mapping[str, Any]:
+    return json.loads((run_dir / "meta.json").read_text())

@@ -1,0 +1,134 @@
+"""What a step type is: ``check()`` predicts, ``apply()`` acts, prep steps also ``save()`` and ``revert()``.
+
+pyinfra's operations and Ansible's check mode in one small interface. A step instance holds nothing but its
+arguments; everything about the host comes through the ``StepContext``.
+"""
+
+from __future__ import annotations
+
+import abc
+import posixpath
+import shlex
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+from planner.connection import CommandResult, Connection
+from planner.errors import StepError
+from planner.host import Host
+from planner.plan import Section, SweepPoint
+from planner.results import Artifact, Status
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A prediction: would ``apply`` change the host? ``diff`` is shown with --diff."""
+
+    changed: bool
+    msg: str = ""
+    diff: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: Status
+    msg: str = ""
+    diff: str | None = None
+    artifacts: tuple[Artifact, ...] = ()
+    data: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class StepContext:
+    """Everything a step may touch on one host. Mutable: the engine fills it per host and step."""
+
+    host: Host
+    conn: Connection
+    vars: Mapping[str, Any]
+    step_path: str
+    plan_dir: Path
+    artifacts: Path  # local folder for this step's (and point's) artifacts
+    run_dir: Path
+    log: Any  # callable(host, step, CommandResult) -> None
+    check_mode: bool = False
+    diff_mode: bool = False
+    become: bool = False
+    become_user: str = "root"
+    timeout_s: float | None = None
+    point: SweepPoint | None = None
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    destructive: bool = False
+    allow_destroy: tuple[str, ...] = ()
+    simulated: bool = False
+
+    @property
+    def root(self) -> str:
+        """The host's root for system paths: '' on a real host, the sandbox on a rehearsal/lab host."""
+        return str(self.host.vars.get("planner_root", "") or "").rstrip("/")
+
+    def path(self, system_path: str) -> str:
+        """Map a system path (/sys/block/sda, /dev/mapper/x) into the host's root."""
+        return self.root + system_path if self.root else system_path
+
+    def run(self, argv: Sequence[str], *, check: bool = True, become: bool | None = None,
+            become_user: str | None = None, login: bool = False, timeout: float | None = None,
+            env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None) -> CommandResult:
+        use_become = self.become if become is None else become
+        r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
+                          timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
+                          stdin=stdin)
+        self.log(self.host.name, self.step_path, r)
+        if check and not r.ok:
+            what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
+            detail = (r.stderr.strip() or r.stdout.strip())[-2000:]
+            raise StepError(f"command {what}: {shlex.join(argv)[:300]}" + (f": {detail}" if detail else ""))
+        return r
+
+    def sh(self, script: str, *args: str, **kw: Any) -> CommandResult:
+        """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""
+        return self.run(["sh", "-c", script, "sh", *args], **kw)
+
+    def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
+        local = self.artifacts / (name or posixpath.basename(remote))
+        self.conn.get(remote, local)
+        return Artifact(str(local.relative_to(self.run_dir)), kind, simulated=self.simulated)
+
+
+class StepType(abc.ABC):
+    """One class per step kind, registered in planner.steps.REGISTRY."""
+
+    kind: ClassVar[str]
+    sections: ClassVar[frozenset[Section]] = frozenset(Section)
+    reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
+    exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        self.args = args
+
+    @abc.abstractmethod
+    def check(self, ctx: StepContext) -> Change:
+        """Predict without side effects."""
+
+    @abc.abstractmethod
+    def apply(self, ctx: StepContext) -> Outcome: ...
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        """The original state, written to the run record before the first change on the host."""
+        return {}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        return Outcome(Status.OK, "nothing to restore")
+
+
+class NotYetImplemented(StepType):
+    """Declared in the plan language; its engine arrives with a later issue."""
+
+    issue: ClassVar[str] = ""
+
+    def check(self, ctx: StepContext) -> Change:
+        raise StepError(f"step type '{self.kind}' is declared but not implemented yet",
+                        hint=f"it arrives with {self.issue}; validate and --check the rest of the plan meanwhile")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        return Outcome(Status.FAILED, str(self.check(ctx)))

@@ -1,0 +1,143 @@
+"""Generic steps usable in any section: command, template, copy, fetch."""
+
+from __future__ import annotations
+
+import difflib
+import shlex
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from planner.errors import StepError
+from planner.results import Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+
+class Command(StepType):
+    """Run a command from an argv list (or a string split like a shell would, but never run by one)."""
+
+    kind = "command"
+
+    def argv(self) -> list[str]:
+        if "argv" in self.args:
+            return [str(a) for a in self.args["argv"]]
+        return shlex.split(str(self.args["cmd"]))
+
+    def _creates(self, ctx: StepContext) -> bool:
+        creates = self.args.get("creates")
+        if not creates:
+            return False
+        return ctx.run(["test", "-e", ctx.path(str(creates))], check=False).exit_code == 0
+
+    def check(self, ctx: StepContext) -> Change:
+        if self._creates(ctx):
+            return Change(False, f"{self.args['creates']} exists")
+        return Change(bool(self.args.get("changed_when", True)), "would run " + shlex.join(self.argv()))
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        if self._creates(ctx):
+            return Outcome(Status.OK, f"skipped: {self.args['creates']} exists")
+        chdir = self.args.get("chdir")
+        r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None)
+        status = Status.CHANGED if self.args.get("changed_when", True) else Status.OK
+        return Outcome(status, r.stdout.strip()[-500:], data={"rc": r.exit_code, "stdout": r.stdout[-4000:]})
+
+
+def unified(before: str | None, after: str, name: str) -> str:
+    lines = difflib.unified_diff((before or "").splitlines(keepends=True), after.splitlines(keepends=True),
+                                 fromfile=f"before: {name}" if before is not None else "before: (absent)",
+                                 tofile=f"after: {name}")
+    return "".join(lines)
+
+
+class _FileStep(StepType):
+    """Shared by template and copy: compare, write atomically, restore the original on revert."""
+
+    reversible = True
+
+    def content(self, ctx: StepContext) -> str:
+        raise NotImplementedError
+
+    def dest(self, ctx: StepContext) -> str:
+        return ctx.path(str(self.args["dest"]))
+
+    def _mode(self) -> int | None:
+        mode = self.args.get("mode")
+        return int(str(mode), 8) if mode is not None else None
+
+    def check(self, ctx: StepContext) -> Change:
+        want = self.content(ctx)
+        have = ctx.conn.read_text(self.dest(ctx))
+        if have == want:
+            return Change(False, f"{self.args['dest']} up to date")
+        return Change(True, f"{self.args['dest']} would change",
+                      unified(have, want, str(self.args["dest"])) if ctx.diff_mode else None)
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        change = self.check(ctx)
+        if not change.changed:
+            return Outcome(Status.OK, change.msg)
+        ctx.conn.put(self.content(ctx).encode(), self.dest(ctx), mode=self._mode())
+        return Outcome(Status.CHANGED, f"wrote {self.args['dest']}", change.diff)
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        return {"dest": self.dest(ctx), "content": ctx.conn.read_text(self.dest(ctx))}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        dest, original = saved["dest"], saved["content"]
+        current = ctx.conn.read_text(dest)
+        if current == original:
+            return Outcome(Status.OK, f"{dest} already as it was")
+        if original is None:
+            ctx.run(["rm", "-f", "--", dest])
+            return Outcome(Status.CHANGED, f"removed {dest} (it did not exist before)")
+        ctx.conn.put(original.encode(), dest)
+        return Outcome(Status.CHANGED, f"restored {dest}")
+
+
+def _local_file(ctx: StepContext, src: str) -> Path:
+    path = Path(src) if Path(src).is_absolute() else ctx.plan_dir / src
+    if not path.is_file():
+        raise StepError(f"source file not found: {path}", hint="paths are relative to the plan file")
+    return path
+
+
+class Template(_FileStep):
+    kind = "template"
+
+    def content(self, ctx: StepContext) -> str:
+        src = _local_file(ctx, str(self.args["src"]))
+        env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                 loader=jinja2.FileSystemLoader(str(src.parent)))
+        try:
+            return env.get_template(src.name).render(dict(ctx.vars))
+        except jinja2.TemplateError as e:
+            raise StepError(f"template {src}: {e}", hint="define the variable in vars:, the inventory or -e") from e
+
+
+class Copy(_FileStep):
+    kind = "copy"
+
+    def content(self, ctx: StepContext) -> str:
+        if "content" in self.args:
+            return str(self.args["content"])
+        return _local_file(ctx, str(self.args["src"])).read_text()
+
+
+class Fetch(StepType):
+    """Copy a host file into the run record. The host is not changed, so the result is ok."""
+
+    kind = "fetch"
+
+    def check(self, ctx: StepContext) -> Change:
+        return Change(False, f"would fetch {self.args['src']}")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        src = ctx.path(str(self.args["src"]))
+        if ctx.run(["test", "-f", src], check=False).exit_code != 0:
+            raise StepError(f"{self.args['src']} does not exist on {ctx.host.name}")
+        name = Path(str(self.args.get("dest") or Path(src).name)).name
+        art = ctx.fetch(src, name)
+        return Outcome(Status.OK, f"fetched {self.args['src']} -> {art.path}", artifacts=(art,))
