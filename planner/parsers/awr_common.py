@@ -1,0 +1,244 @@
+"""Shared vocabulary of the AWR / Statspack parsers: number formats, canonical row names, wait events.
+
+Everything here is pure and works on already-split values; the format-specific modules (awr_text,
+awr_html, statspack, excerpt) find the values, this module names them and adds them to a MetricSink.
+Formats and their version differences: shared/reference/output-formats.md sections 1-2.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.metrics import Direction, MetricSink
+
+H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
+
+_NUM = re.compile(r"^([+-]?)(\d[\d,]*\.?\d*|\.\d+)(?:[Ee]([+-]?\d+))?(K|M|G)?$")
+NUMERIC_TOKEN = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?(?:K|M|G|ms|us|s)?$")
+
+
+def parse_number(text: str) -> float | None:
+    """``1,368.27`` ``.7`` ``-30.52`` ``1.69E+05`` ``26.4K`` (K = thousand, AWR 12.2+) -> float.
+
+    Returns None for blanks, ``N/A`` and SQL*Plus overflow (``######``): a missing value, never 0.
+    """
+    s = text.strip().replace("\u00a0", "")
+    m = _NUM.match(s)
+    if not m:
+        return None
+    sign, digits, exp, suffix = m.groups()
+    try:
+        value = float(digits.replace(",", ""))
+    except ValueError:
+        return None
+    if exp:
+        value *= 10 ** int(exp)
+    value *= {"K": 1e3, "M": 1e6, "G": 1e9}.get(suffix or "", 1.0)
+    return -value if sign == "-" else value
+
+
+def parse_avg_wait_ms(text: str) -> float | None:
+    """AWR 12.2+ Avg Wait cells carry a unit (``3.82ms``, ``749.07us``, ``52.86 s``); older ones are ms."""
+    s = text.strip().replace(" ", "")
+    for suffix, factor in (("ms", 1.0), ("us", 1e-3), ("s", 1e3)):
+        if s.endswith(suffix):
+            v = parse_number(s[: -len(suffix)])
+            return None if v is None else v * factor
+    return parse_number(s)
+
+
+def parse_size_mb(text: str) -> float | None:
+    """Cache Sizes cells: ``20,480M`` -> 20480 MB, ``288,028K`` -> 281.3 MB, ``1G`` -> 1024 MB."""
+    m = re.match(r"^\s*([\d,.]+)\s*([KMG]?)\s*$", text)
+    if not m:
+        return None
+    v = parse_number(m.group(1))
+    if v is None:
+        return None
+    return v * {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "": 1 / (1024 * 1024)}[m.group(2)]
+
+
+def slug(label: str) -> str:
+    """``Rows per Sort`` -> ``rows_per_sort``; ``%`` becomes ``pct``."""
+    s = label.lower().replace("%", " pct ").replace("+", " plus ")
+    s = re.sub(r"[^a-z0-9]+", "_", s).strip("_")
+    return s or "unnamed"
+
+
+def norm_label(label: str) -> str:
+    return re.sub(r"\s+", " ", label.strip().rstrip(":").strip()).lower()
+
+
+@dataclass(frozen=True, slots=True)
+class RowName:
+    """Canonical name of a Load Profile row: metric base name, what is counted, direction."""
+
+    base: str
+    unit: str
+    direction: Direction
+
+
+# Row names across versions (output-formats.md 1.4) -> one canonical metric, so 11.2.0.3 "Physical reads"
+# and 19c "Physical read (blocks)" compare as the same physical_reads_per_s.
+LOAD_PROFILE: dict[str, RowName] = {}
+for _names, _row in (
+    (("db time(s)", "db time"), RowName("db_time", "s", N)),
+    (("db cpu(s)", "db cpu"), RowName("db_cpu", "s", N)),
+    (("background cpu(s)",), RowName("background_cpu", "s", N)),
+    (("redo size", "redo size (bytes)"), RowName("redo_size", "bytes", H)),
+    (("logical reads", "logical read (blocks)"), RowName("logical_reads", "blocks", H)),
+    (("block changes",), RowName("block_changes", "blocks", H)),
+    (("physical reads", "physical read (blocks)"), RowName("physical_reads", "blocks", H)),
+    (("physical writes", "physical write (blocks)"), RowName("physical_writes", "blocks", H)),
+    (("read io requests", "physical read io requests"), RowName("physical_read_io_requests", "requests", H)),
+    (("write io requests", "physical write io requests"), RowName("physical_write_io_requests", "requests", H)),
+    (("read io (mb)", "physical read bytes (mb)"), RowName("read_io_mb", "MB", H)),
+    (("write io (mb)", "physical write bytes (mb)"), RowName("write_io_mb", "MB", H)),
+    (("global cache blocks received", "rac gc blocks received"), RowName("gc_blocks_received", "blocks", N)),
+    (("global cache blocks served", "rac gc blocks served"), RowName("gc_blocks_served", "blocks", N)),
+    (("im scan rows",), RowName("im_scan_rows", "rows", H)),
+    (("session logical read im",), RowName("session_logical_read_im", "blocks", H)),
+    (("user calls",), RowName("user_calls", "calls", H)),
+    (("parses", "parses (sql)"), RowName("parses", "parses", N)),
+    (("hard parses", "hard parses (sql)"), RowName("hard_parses", "parses", N)),
+    (("w/a mb processed", "sql work area (mb)"), RowName("workarea_mb", "MB", N)),
+    (("logons",), RowName("logons", "logons", N)),
+    (("user logons",), RowName("user_logons", "logons", N)),
+    (("executes", "executes (sql)"), RowName("executes", "executions", H)),
+    (("rollbacks",), RowName("rollbacks", "rollbacks", N)),
+    (("transactions",), RowName("transactions", "transactions", H)),
+    (("sorts",), RowName("sorts", "sorts", N)),
+):
+    for _n in _names:
+        LOAD_PROFILE[_n] = _row
+
+# Column order of the Load Profile table; 10g and Statspack excerpts may carry fewer columns.
+PER_COLUMNS = ("s", "txn", "exec", "call")
+
+
+def add_load_profile_row(sink: MetricSink, label: str, values: list[float | None], line: int | None,
+                         columns: tuple[str, ...] = PER_COLUMNS, **labels: str) -> int:
+    """Add one Load Profile row (every present column); unknown rows are kept under a slug. Returns count."""
+    row = LOAD_PROFILE.get(norm_label(label)) or RowName(slug(label), "count", N)
+    added = 0
+    for per, value in zip(columns, values, strict=False):
+        if value is None:
+            continue
+        unit = f"{row.unit}/{per}"  # "s/s" for DB Time per second = average active sessions
+        sink.add(f"{row.base}_per_{per}", value, unit, row.direction, line, **labels)
+        added += 1
+    return added
+
+
+WAIT_CLASSES = ("User I/O", "System I/O", "Commit", "Concurrency", "Configuration", "Application",
+                "Administrative", "Network", "Cluster", "Scheduler", "Other", "Queueing", "Idle")
+CPU_EVENTS = ("db cpu", "cpu time")
+
+
+def full_wait_class(printed: str) -> str:
+    """Wait Class is truncated to 10 (11g) or 8 (19c text) characters: ``Configurat``, ``System I``."""
+    p = printed.strip()
+    if not p:
+        return ""
+    for full in WAIT_CLASSES:
+        if full.lower().startswith(p.lower()):
+            return full
+    return p
+
+
+@dataclass(frozen=True, slots=True)
+class EventRow:
+    """One row of a Top N / wait event table, values already normalised (time s, avg ms)."""
+
+    event: str
+    waits: float | None
+    time_s: float | None
+    avg_ms: float | None
+    pct: float | None
+    wait_class: str
+    line: int | None
+
+
+def add_event(sink: MetricSink, row: EventRow, rank: int, section: str, **labels: str) -> None:
+    """Top timed events as metrics labelled event=..., section=top; CPU rows carry only time and %."""
+    lab = dict(labels, event=row.event, section=section, rank=str(rank))
+    if row.wait_class:
+        lab["wait_class"] = row.wait_class
+    if row.waits is not None:
+        sink.add("wait.waits", row.waits, "waits", N, row.line, **lab)
+    if row.time_s is not None:
+        sink.add("wait.time_s", row.time_s, "s", L, row.line, **lab)
+    if row.avg_ms is not None:
+        sink.add("wait.avg_ms", row.avg_ms, "ms", L, row.line, **lab)
+    if row.pct is not None:
+        sink.add("wait.pct_db_time", row.pct, "%", N, row.line, **lab)
+
+
+def event_columns(header: str) -> list[str]:
+    """Value columns of a wait-event table, in order, from its (joined) header text.
+
+    Top N tables: waits, time, avg, pct. Detail tables add %Time-outs after waits and Waits/txn after avg.
+    """
+    h = header.lower()
+    cols = ["waits"]
+    if "-outs" in h or "%tim" in h or "%time" in h:
+        cols.append("timeouts")
+    cols += ["time", "avg"]
+    if "/txn" in h:
+        cols.append("per_txn")
+    if "%" in h.replace("%time", "").replace("%tim", ""):
+        cols.append("pct")
+    return cols
+
+
+def event_from_tokens(tokens: list[str], cols: list[str], line: int | None) -> EventRow | None:
+    """Split ``name... numbers... [wait class]`` tokens; the longest run of numeric tokens holds the values."""
+    best: tuple[int, int] = (0, 0)
+    i = 0
+    while i < len(tokens):
+        if NUMERIC_TOKEN.match(tokens[i]) and i > 0:
+            j = i
+            while j < len(tokens) and NUMERIC_TOKEN.match(tokens[j]):
+                j += 1
+            if j - i > best[1] - best[0]:
+                best = (i, j)
+            i = j
+        else:
+            i += 1
+    start, end = best
+    if start == end:
+        return None
+    name = " ".join(tokens[:start])
+    nums = tokens[start:end]
+    wclass = full_wait_class(" ".join(tokens[end:]))
+    if name.lower() in CPU_EVENTS or len(nums) < min(3, len(cols)):
+        # CPU rows have no waits and no average: time [% DB time]
+        mapping = dict(zip(["time", "pct"], nums, strict=False)) if len(nums) > 1 else {"time": nums[0]}
+    else:
+        if len(nums) == len(cols) + 1 and "pct" not in cols:
+            cols = [*cols, "pct"]  # "% DB time" header line not pasted
+        mapping = dict(zip(cols, nums, strict=False))
+    return EventRow(
+        event=name,
+        waits=parse_number(mapping["waits"]) if "waits" in mapping else None,
+        time_s=parse_number(mapping["time"]) if "time" in mapping else None,
+        avg_ms=parse_avg_wait_ms(mapping["avg"]) if "avg" in mapping else None,
+        pct=parse_number(mapping["pct"]) if "pct" in mapping else None,
+        wait_class=wclass, line=line)
+
+
+def event_tokens(text: str) -> list[str]:
+    """Tokenise an event row; ``52.86 s`` (19c Avg Wait with a space) stays one token."""
+    return re.sub(r"(\d) s\b", r"\1s", text.strip()).split()
+
+
+def add_efficiency(sink: MetricSink, label: str, value: float, line: int | None, **labels: str) -> None:
+    """Instance Efficiency Percentages: higher is better (target 100%); values may exceed 100 or be negative."""
+    sink.add(f"efficiency.{slug(label)}", value, "%", H, line, **labels)
+
+
+HOST_CPU_COLUMNS = {"begin": ("host_cpu.load_avg_begin", ""), "end": ("host_cpu.load_avg_end", ""),
+                    "user": ("host_cpu.user_pct", "%"), "system": ("host_cpu.sys_pct", "%"),
+                    "wio": ("host_cpu.wio_pct", "%"), "idle": ("host_cpu.idle_pct", "%"),
+                    "wcpu": ("host_cpu.wcpu_pct", "%")}

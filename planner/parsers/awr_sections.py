@@ -1,0 +1,394 @@
+"""Section readers for the text forms of AWR / Statspack reports (and pasted excerpts of them).
+
+Each reader takes the report as numbered lines, finds its section by keyword (never by fixed offset:
+column widths shift, see output-formats.md 1.2) and adds metrics to the sink. It returns False when the
+section is absent or unreadable, so the caller decides which absences are errors.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.metrics import MetricSink
+from planner.parsers.awr_common import (
+    HOST_CPU_COLUMNS,
+    NUMERIC_TOKEN,
+    H,
+    L,
+    N,
+    add_efficiency,
+    add_event,
+    add_load_profile_row,
+    event_columns,
+    event_from_tokens,
+    event_tokens,
+    full_wait_class,
+    parse_avg_wait_ms,
+    parse_number,
+    parse_size_mb,
+    slug,
+)
+
+Lines = list[tuple[int, str]]
+
+_RELEASE = re.compile(r"\b(\d{1,2}(?:\.\d+){4})\b")
+_DASHES = re.compile(r"^[\s~-]*-{3,}[\s~-]*$")
+_NUMTXT = r"-?(?:\d[\d,]*\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?"
+_ROW = re.compile(rf"^\s*([A-Za-z%][^:]*?)\s*:\s*((?:{_NUMTXT}\s*)+)$")
+_PAIR = re.compile(rf"([A-Za-z%][A-Za-z%/()+ \-]*?)\s*:\s+({_NUMTXT})(?=\s|$)")
+_HOST = re.compile(r"^\s*(?P<host>\S+)\s+(?P<plat>.*?)\s+(?P<cpus>\d+)\s+(?P<cores>\d+)"
+                   r"(?:\s+(?P<sockets>\d+))?\s+(?P<mem>[\d,]*\.\d+)\s*$")
+_PLATFORM_START = ("linux", "aix", "solaris", "hp-ux", "microsoft", "ibm", "windows")
+
+
+def prepare(text: str) -> Lines:
+    """Numbered lines; CR/FF removed; SQL*Plus ``OUTPUT`` page headings (AWR_REPORT_TEXT) dropped."""
+    out: Lines = []
+    for i, raw in enumerate(text.split("\n"), start=1):
+        line = raw.replace("\r", "").replace("\f", "")
+        if line.strip() == "OUTPUT":
+            continue
+        out.append((i, line))
+    return out
+
+
+def find(lines: Lines, pattern: str, start: int = 0, flags: int = re.I) -> int:
+    rx = re.compile(pattern, flags)
+    for k in range(start, len(lines)):
+        if rx.search(lines[k][1]):
+            return k
+    return -1
+
+
+def _next_values_line(lines: Lines, k: int, limit: int = 4) -> int:
+    """Index of the first non-blank, non-dash line after k (the data row under a dashed header)."""
+    for j in range(k + 1, min(k + 1 + limit, len(lines))):
+        t = lines[j][1].strip()
+        if t and not _DASHES.match(t):
+            return j
+    return -1
+
+
+def parse_header(lines: Lines, sink: MetricSink) -> bool:
+    """DB Name / DB Id / Instance / Inst Num / Release / RAC; 12.2+ splits instance into its own table."""
+    k = find(lines, r"^\s*(DB Name|Database)\s+DB Id\s+")
+    if k < 0:
+        return False
+    j = _next_values_line(lines, k)
+    if j < 0:
+        return False
+    lineno, row = lines[j]
+    tokens = row.split()
+    idx = next((n for n, t in enumerate(tokens) if re.fullmatch(r"\d{6,}", t)), -1)
+    if idx < 0:
+        return False
+    if idx > 0:
+        sink.facts["db_name"] = tokens[0]
+    sink.facts["dbid"] = tokens[idx]
+    rel = _RELEASE.search(row)
+    if rel:
+        sink.facts["version"] = rel.group(1)
+        after = row[rel.end():].split()
+        if after and after[0] in ("YES", "NO"):
+            sink.facts["rac"] = after[0]
+        if len(after) > 1 and after[1] in ("YES", "NO"):
+            sink.facts["cdb"] = after[1]
+    if "Unique Name" in lines[k][1]:
+        ki = find(lines, r"^\s*Instance\s+Inst Num\s+Startup", k)
+        jj = _next_values_line(lines, ki) if ki >= 0 else -1
+        if jj >= 0:
+            t = lines[jj][1].split()
+            if len(t) >= 2 and t[1].isdigit():
+                sink.facts["instance"], sink.facts["inst_num"] = t[0], t[1]
+    elif len(tokens) > idx + 2 and tokens[idx + 2].isdigit():
+        sink.facts["instance"], sink.facts["inst_num"] = tokens[idx + 1], tokens[idx + 2]
+    sink.facts.setdefault("header_line", str(lineno))
+    return "version" in sink.facts
+
+
+def parse_host_values(rest: str, lineno: int | None, sink: MetricSink) -> bool:
+    """``host platform cpus cores [sockets] memory``: sockets can be blank (AIX), host can be missing."""
+    text = rest.strip()
+    if text.lower().startswith(_PLATFORM_START):
+        text = "- " + text  # a pasted line without the host name
+    m = _HOST.match(text)
+    if not m:
+        return False
+    if m.group("host") != "-":
+        sink.facts["host_name"] = m.group("host")
+    sink.facts["platform"] = m.group("plat").strip()
+    sink.add("cpus", float(m.group("cpus")), "cpus", N, lineno)
+    sink.add("cores", float(m.group("cores")), "cores", N, lineno)
+    if m.group("sockets"):
+        sink.add("sockets", float(m.group("sockets")), "sockets", N, lineno)
+    mem = parse_number(m.group("mem"))
+    if mem is not None:
+        sink.add("memory_gb", mem, "GB", N, lineno)
+    return True
+
+
+def parse_host(lines: Lines, sink: MetricSink) -> bool:
+    k = find(lines, r"Host\s+Name\s+Platform\s+CPUs\s+Cores\s+Sockets\s+Memory\s*\((GB|G)\)")
+    if k < 0:
+        return False
+    lineno, row = lines[k]
+    tail = re.split(r"Memory\s*\((?:GB|G)\)", row, maxsplit=1)[1]
+    tail = re.sub(r"^[\s~-]*", "", tail)  # header and data flattened onto one line (blog paste)
+    if tail and parse_host_values(tail, lineno, sink):
+        return True
+    j = _next_values_line(lines, k)
+    return j >= 0 and parse_host_values(re.sub(r"^~+", "", lines[j][1]), lines[j][0], sink)
+
+
+def parse_snapshots(lines: Lines, sink: MetricSink) -> bool:
+    found = False
+    for point in ("Begin", "End"):
+        k = find(lines, rf"^\s*{point} Snap:\s+\d+")
+        if k >= 0:
+            lineno, row = lines[k]
+            m = re.search(rf"{point} Snap:\s+(\d+)\s+(\S+\s+\d\d:\d\d:\d\d)?", row)
+            if m:
+                sink.facts[f"{point.lower()}_snap_id"] = m.group(1)
+                sink.add(f"snap_id_{point.lower()}", float(m.group(1)), "id", N, lineno)
+                if m.group(2):
+                    sink.facts[f"{point.lower()}_snap_time"] = m.group(2)
+                found = True
+    for label, name in (("Elapsed", "elapsed_min"), ("DB Time", "db_time_min")):
+        k = find(lines, rf"^\s*{label}:\s+[\d,.]+\s*\(mins\)")
+        if k >= 0:
+            m = re.search(rf"{label}:\s+([\d,.]+)", lines[k][1], re.I)
+            v = parse_number(m.group(1)) if m else None
+            if v is not None:
+                sink.add(name, v, "min", N, lines[k][0])
+                found = True
+    return found
+
+
+def parse_cache_sizes(lines: Lines, sink: MetricSink) -> bool:
+    found = False
+    for label, name, unit in (("Buffer Cache", "buffer_cache_mb", "MB"),
+                              ("Shared Pool(?: Size)?", "shared_pool_mb", "MB"),
+                              ("Std Block Size", "std_block_size_kb", "KB"),
+                              ("Log Buffer", "log_buffer_kb", "KB")):
+        k = find(lines, rf"{label}:\s+[\d,.]+[KMG]\b")
+        if k < 0:
+            continue
+        m = re.search(rf"{label}:\s+([\d,.]+[KMG])\b", lines[k][1], re.I)
+        mb = parse_size_mb(m.group(1)) if m else None
+        if mb is not None:
+            sink.add(name, mb * 1024 if unit == "KB" else mb, unit, N, lines[k][0])
+            found = True
+    return found
+
+
+def _columns_from_header(header: str) -> tuple[str, ...]:
+    cols = [c for word, c in (("Per Second", "s"), ("Per Transaction", "txn"), ("Per Exec", "exec"),
+                              ("Per Call", "call")) if word.lower() in header.lower()]
+    return tuple(cols) or ("s", "txn", "exec", "call")
+
+
+def parse_pairs_line(text: str) -> list[tuple[str, float]]:
+    out = []
+    for label, num in _PAIR.findall(text):
+        v = parse_number(num)
+        if v is not None:
+            out.append((label.strip(), v))
+    return out
+
+
+def parse_load_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """Every Load Profile row; blank lines and SQL*Plus page breaks inside the table are skipped."""
+    k = find(lines, r"^\s*Load Profile\b")
+    if k < 0:
+        return 0
+    columns = _columns_from_header(lines[k][1])
+    rows = blanks = 0
+    for lineno, text in lines[k + 1:]:
+        t = text.strip()
+        if not t or _DASHES.match(t) or t.startswith("~"):
+            blanks += 0 if t else 1
+            if blanks > 2 and rows:
+                break
+            continue
+        m = _ROW.match(text)
+        if m and not re.search(r"%\s*$|%:", m.group(1) + ":"):
+            values = [parse_number(v) for v in m.group(2).split()]
+            rows += add_load_profile_row(sink, m.group(1), values, lineno, columns, **labels) and 1
+            blanks = 0
+            continue
+        pairs = parse_pairs_line(text)
+        if pairs and rows:  # 11.2.0.3 ratio block: "% Blocks changed per Read:   53.49 ..."
+            for label, v in pairs:
+                sink.add(f"load_profile.{slug(label)}", v, "%" if "%" in label else "", N, lineno, **labels)
+            continue
+        break
+    return rows
+
+
+def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    k = find(lines, r"^\s*Instance Efficiency (Percentages|Indicators)")
+    if k < 0:
+        return 0
+    n = 0
+    for lineno, text in lines[k + 1:]:
+        if text.strip().startswith("~"):
+            continue
+        pairs = parse_pairs_line(text)
+        if not pairs:
+            break
+        for label, v in pairs:
+            add_efficiency(sink, label, v, lineno, **labels)
+            n += 1
+    return n
+
+
+def _table_after(lines: Lines, k: int, first_col: str) -> tuple[str, int]:
+    """(joined header text, index of first data row) of a dashed table whose header starts ``first_col``."""
+    h = find(lines, rf"^\s*{first_col}\b", k)
+    if h < 0 or h - k > 8:
+        return "", -1
+    header = " ".join(t for _, t in lines[k + 1:h + 1])
+    start = h + 1
+    if start < len(lines) and _DASHES.match(lines[start][1]):
+        start += 1
+    return header, start
+
+
+def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """Top 5 Timed Events (10g/Statspack), Top 5 Timed Foreground Events (11.2.0.1-3), Top 10 (11.2.0.4+)."""
+    k = find(lines, r"^\s*Top (5|10) (Timed|Foreground)\b.*Events")
+    if k < 0:
+        return 0
+    header, start = _table_after(lines, k, "Event")
+    if start < 0:
+        return 0
+    cols = event_columns(header)
+    rank = 0
+    for lineno, text in lines[start:]:
+        t = text.strip()
+        if not t or _DASHES.match(t) or re.match(r"(Host CPU|Wait Classes|Instance CPU)", t):
+            if rank:
+                break
+            continue
+        row = event_from_tokens(event_tokens(text), cols, lineno)
+        if row is None:
+            break
+        rank += 1
+        add_event(sink, row, rank, "top", **labels)
+    return rank
+
+
+def parse_wait_classes(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """``Wait Classes by Total Wait Time`` (12c+) or ``Foreground Wait Class`` (11g): time and % DB time."""
+    k = find(lines, r"^\s*(Wait Classes by Total Wait Time|Foreground Wait Class)\b")
+    if k < 0:
+        return 0
+    header, start = _table_after(lines, k, "Wait Class")
+    if start < 0:
+        return 0
+    n = 0
+    for lineno, text in lines[start:]:
+        t = text.strip()
+        if not t or _DASHES.match(t):
+            if n:
+                break
+            continue
+        toks = [x for x in event_tokens(text) if x != "@jls"]
+        idx = next((i for i, x in enumerate(toks) if NUMERIC_TOKEN.match(x)), -1)
+        if idx <= 0:
+            break
+        name, nums = " ".join(toks[:idx]), toks[idx:]
+        wclass = "DB CPU" if name == "DB CPU" else full_wait_class(name)
+        h = header.lower()
+        if name == "DB CPU":
+            time_s, pct = parse_number(nums[0]), parse_number(nums[1]) if len(nums) > 1 else None
+            avg = None
+        elif "-outs" in h:  # 11g: Waits %Time-outs Time Avg %DB
+            time_s, avg, pct = (parse_number(nums[2]), parse_avg_wait_ms(nums[3]), parse_number(nums[4])) \
+                if len(nums) >= 5 else (None, None, None)
+        else:  # 12c+: Waits Time Avg %DB AAS
+            time_s, avg, pct = (parse_number(nums[1]), parse_avg_wait_ms(nums[2]), parse_number(nums[3])) \
+                if len(nums) >= 4 else (None, None, None)
+        lab = dict(labels, wait_class=wclass)
+        if time_s is not None:
+            sink.add("wait_class.time_s", time_s, "s", L, lineno, **lab)
+        if avg is not None:
+            sink.add("wait_class.avg_ms", avg, "ms", L, lineno, **lab)
+        if pct is not None:
+            sink.add("wait_class.pct_db_time", pct, "%", N, lineno, **lab)
+        n += 1
+    return n
+
+
+def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    """Host CPU: load average begin/end and %User %System %WIO %Idle (Statspack: User System Idle WIO WCPU)."""
+    k = find(lines, r"^\s*Host CPU\b")
+    if k < 0:
+        return False
+    m = re.search(r"CPUs:\s*(\d+)\s+Cores:\s*(\d+)\s+Sockets:\s*(\d+)?", lines[k][1])
+    if m:
+        sink.facts.setdefault("host_cpu_line", f"{m.group(1)}/{m.group(2)}/{m.group(3) or ''}")
+    h = find(lines, r"\bBegin\s+End\s+%?User", k)
+    if h < 0 or h - k > 4:
+        return False
+    names = [w.lstrip("%").lower() for w in lines[h][1].split()]
+    j = _next_values_line(lines, h)
+    if j < 0:
+        return False
+    values = [parse_number(v) for v in lines[j][1].split()]
+    if any(v is None for v in values):
+        return False
+    for name, v in zip(names, values, strict=False):
+        metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
+        sink.add(metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], **labels)
+    return True
+
+
+def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    found = False
+    for pattern, name in ((r"% of total CPU for Instance:", "instance_cpu.total_pct"),
+                          (r"% of busy\s+CPU for Instance:", "instance_cpu.busy_pct"),
+                          (r"%DB time waiting for CPU - Resource Mgr:", "instance_cpu.rsrc_mgr_wait_pct")):
+        k = find(lines, pattern)
+        if k >= 0:
+            m = re.search(pattern + rf"\s*({_NUMTXT})", lines[k][1], re.I)
+            if m and (v := parse_number(m.group(1))) is not None:
+                sink.add(name, v, "%", N, lines[k][0], **labels)
+                found = True
+    return found
+
+
+def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """IO Profile (11.2.0.4+): Read+Write / Read / Write per second; rows may be blank (PDB report)."""
+    k = find(lines, r"^\s*IO Profile\s+Read\+Write")
+    if k < 0:
+        return 0
+    n = 0
+    for lineno, text in lines[k + 1:]:
+        t = text.strip()
+        if not t or t.startswith("~"):
+            if n and not t:
+                break
+            continue
+        m = re.match(rf"^\s*([A-Za-z][^:]*):\s*((?:{_NUMTXT}\s*)*)$", text)
+        if not m:
+            break
+        values = [parse_number(v) for v in m.group(2).split()]
+        unit = "MB/s" if "(MB)" in m.group(1) else ("blocks/s" if "blocks" in m.group(1) else "requests/s")
+        for scope, v in zip(("total", "read", "write"), values, strict=False):
+            if v is not None:
+                sink.add(f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, scope=scope, **labels)
+        n += 1
+    return n
+
+
+def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    k = find(lines, r"Total time in database user-calls \(DB Time\):\s*[\d.,]+s")
+    if k < 0:
+        return False
+    m = re.search(r"\(DB Time\):\s*([\d.,]+)s", lines[k][1])
+    v = parse_number(m.group(1)) if m else None
+    if v is None:
+        return False
+    sink.add("db_time_s", v, "s", N, lines[k][0], **labels)
+    return True

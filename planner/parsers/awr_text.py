@@ -1,0 +1,77 @@
+"""AWR text reports (``awrrpt_*.txt``, SLOB ``awr.txt``), Oracle 10g to 19c, including PDB reports and
+reports pulled with ``SELECT output FROM TABLE(DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT(...))``."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from planner.errors import ParseError
+from planner.metrics import MetricSink, Parsed
+from planner.parsers import awr_sections as sec
+
+KIND = "awr_text"
+
+
+def looks_like(text: str) -> bool:
+    head = text[:8192]
+    return re.search(r"WORKLOAD REPOSITORY (PDB )?report", head, re.I) is not None and "<table" not in head.lower()
+
+
+def check_text(text: object, parser: str, source: str) -> str:
+    """Reject what is not report text at all: empty, binary, not a str. Raises ParseError."""
+    if not isinstance(text, str):
+        raise ParseError(parser, "input", "expected text", source=source)
+    if not text.strip():
+        raise ParseError(parser, "input", "the file is empty", source=source)
+    sample = text[:4096]
+    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n\f") or c == "\ufffd")
+    if bad > max(8, len(sample) // 50):
+        raise ParseError(parser, "input", "binary data, not a report", source=source)
+    return text
+
+
+def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
+                 required: tuple[str, ...] = ("Load Profile", "Top Events")) -> None:
+    """Read every known section; record an error for each required one that cannot be read."""
+    labels: dict[str, str] = {}
+    if sink.facts.get("rac") == "YES" and sink.facts.get("inst_num"):
+        labels["instance"] = sink.facts["inst_num"]  # RAC: values belong to one instance
+    readers: list[tuple[str, Callable[[], object]]] = [
+        ("Host", lambda: sec.parse_host(lines, sink)),
+        ("Snapshots", lambda: sec.parse_snapshots(lines, sink)),
+        ("Cache Sizes", lambda: sec.parse_cache_sizes(lines, sink)),
+        ("Load Profile", lambda: sec.parse_load_profile(lines, sink, **labels)),
+        ("Instance Efficiency", lambda: sec.parse_efficiency(lines, sink, **labels)),
+        ("Top Events", lambda: sec.parse_top_events(lines, sink, **labels)),
+        ("Wait Classes", lambda: sec.parse_wait_classes(lines, sink, **labels)),
+        ("Host CPU", lambda: sec.parse_host_cpu(lines, sink, **labels)),
+        ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
+        ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
+        ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
+    ]
+    for name, read in readers:
+        try:
+            ok = read()
+        except (ValueError, IndexError) as exc:  # a mangled section must not hide the others
+            sink.errors.append(ParseError(parser, name, f"unreadable: {exc}", source=sink.source))
+            continue
+        if not ok and name in required:
+            sink.errors.append(ParseError(parser, name, "section missing or unreadable (truncated report?)",
+                                          source=sink.source))
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    check_text(text, KIND, source)
+    if not looks_like(text):
+        raise ParseError(KIND, "header", "not an AWR text report ('WORKLOAD REPOSITORY report for' not found)",
+                         source=source)
+    lines = sec.prepare(text)
+    sink = MetricSink(source)
+    if not sec.parse_header(lines, sink):
+        sink.errors.append(ParseError(KIND, "header", "DB Name / Release line missing or from an unknown version",
+                                      source=source))
+    run_sections(lines, sink, KIND, ("Host", "Snapshots", "Load Profile", "Top Events"))
+    if not sink.metrics:
+        raise ParseError(KIND, "report", "no section could be read", source=source)
+    return sink.freeze(KIND)

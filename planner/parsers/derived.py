@@ -1,0 +1,83 @@
+"""Derived metrics computed from a parsed AWR / Statspack report; every one has derived=True.
+
+Formulas (per second unless stated; ``P`` is the parsed report):
+
+- ``physical_read_iops``  = P.physical_read_io_requests_per_s (Read IO requests, 11.2.0.4+).
+  Without that row (11.2.0.3 and older, Statspack) = P.physical_reads_per_s, labelled
+  ``basis=blocks``: blocks/s equal IOPS only for single-block reads (SLOB), an upper bound otherwise.
+- ``physical_write_iops`` = P.physical_write_io_requests_per_s, else P.physical_writes_per_s (basis=blocks).
+- ``read_iops_per_core``  = physical_read_iops / cores (the seed's "20k IOPS per core").
+- ``single_block_read_latency_ms`` = wait.time_s / wait.waits * 1000 for "db file sequential read"
+  and "cell single block physical read" (Exadata), from the first table that has both values.
+- ``redo_mb_per_s``       = P.redo_size_per_s / 1048576.
+- ``wait_class_share_pct{wait_class}`` = sum of wait.time_s of the Top events in that class / DB time (s)
+  * 100, where DB time (s) = db_time_min * 60 (or db_time_s from the Time Model). CPU counts as "DB CPU".
+- ``logical_to_physical_ratio`` = P.logical_reads_per_s / P.physical_reads_per_s.
+
+RAC reports (fact rac=YES) get no IOPS metrics: "Physical Reads/s" of one instance, or of the cluster,
+is not the storage's IOPS and the brief forbids presenting it as such.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from planner.metrics import Direction, Metric, MetricSink, Parsed
+
+_SINGLE_BLOCK = ("db file sequential read", "cell single block physical read")
+
+
+def derive(parsed: Parsed) -> list[Metric]:
+    sink = MetricSink(parsed.source)
+    rac = parsed.fact("rac") == "YES"
+    H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
+
+    def line_of(name: str) -> int | None:
+        m = parsed.get(name)
+        return m.source.line if m and m.source else None
+
+    if not rac:
+        read_iops = None
+        for name, basis, out in (("physical_read_io_requests_per_s", "requests", "physical_read_iops"),
+                                 ("physical_reads_per_s", "blocks", "physical_read_iops")):
+            v = parsed.value(name)
+            if v is not None:
+                read_iops = v
+                sink.add(out, v, "IOPS", H, line_of(name), derived=True, basis=basis)
+                break
+        for name, basis in (("physical_write_io_requests_per_s", "requests"), ("physical_writes_per_s", "blocks")):
+            v = parsed.value(name)
+            if v is not None:
+                sink.add("physical_write_iops", v, "IOPS", H, line_of(name), derived=True, basis=basis)
+                break
+        cores = parsed.value("cores")
+        if read_iops is not None and cores:
+            sink.add("read_iops_per_core", read_iops / cores, "IOPS/core", H, line_of("cores"), derived=True)
+    for event in _SINGLE_BLOCK:
+        waits = parsed.value("wait.waits", event=event)
+        time_s = parsed.value("wait.time_s", event=event)
+        if waits and time_s is not None:
+            sink.add("single_block_read_latency_ms", time_s / waits * 1000, "ms", L,
+                     line_of("wait.waits"), derived=True, event=event)
+            break
+    redo = parsed.value("redo_size_per_s")
+    if redo is not None:
+        sink.add("redo_mb_per_s", redo / 1048576, "MB/s", H, line_of("redo_size_per_s"), derived=True)
+    db_time_s = parsed.value("db_time_s")
+    if db_time_s is None and (mins := parsed.value("db_time_min")) is not None:
+        db_time_s = mins * 60
+    if db_time_s:
+        per_class: dict[str, float] = defaultdict(float)
+        for m in parsed.all("wait.time_s"):
+            if m.label("section") != "top":
+                continue
+            cls = m.label("wait_class") or ("DB CPU" if m.label("event").lower() in ("db cpu", "cpu time") else "")
+            if cls:
+                per_class[cls] += m.value
+        for cls, seconds in per_class.items():
+            sink.add("wait_class_share_pct", seconds / db_time_s * 100, "%", N, None, derived=True,
+                     wait_class=cls)
+    lio, pio = parsed.value("logical_reads_per_s"), parsed.value("physical_reads_per_s")
+    if lio is not None and pio:
+        sink.add("logical_to_physical_ratio", lio / pio, "ratio", N, line_of("logical_reads_per_s"), derived=True)
+    return sink.metrics

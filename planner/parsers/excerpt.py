@@ -1,0 +1,66 @@
+"""Excerpts of AWR / Statspack reports as users paste them into blogs, mails and tickets.
+
+Handles a Load Profile or Top 5 section on its own, a host table flattened onto one line, dots used
+instead of spaces (WordPress comments), em/en dashes instead of dashes, curly ellipses.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.errors import ParseError
+from planner.metrics import MetricSink, Parsed
+from planner.parsers import awr_sections as sec
+from planner.parsers.awr_text import check_text, run_sections
+
+KIND = "awr_excerpt"
+_MARKERS = re.compile(r"Load.Profile|Top.(5|10).(Timed|Foreground)|Host.Name.+Platform|Event.+Waits|Cache.Sizes",
+                      re.I)
+
+
+def normalise(text: str) -> str:
+    """Undo blog damage: dashes, ellipses, dot padding. Dots inside numbers and host names survive."""
+    out = []
+    for line in text.replace("\u2014", "-").replace("\u2013", "-").replace("\u2026", "...").split("\n"):
+        if re.search(r"\.{3,}", line):  # only dot-padded lines: "exadataX2-8.vmem" keeps its dot
+            line = re.sub(r"\.{2,}", lambda m: " " * len(m.group()), line)
+            line = re.sub(r"(?<=[^\d\s])\.|\.(?=[^\d\s])", " ", line)
+            line = re.sub(r"~+-", "~ -", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def looks_like(text: str) -> bool:
+    return _MARKERS.search(text[:16384]) is not None
+
+
+def _split_glued(text: str) -> str:
+    """``Event Waits ... Wait Class------ ------``: a header glued to its rule (same line count kept)."""
+    return re.sub(r"(Class|Transaction|Second|Call)([-~]{3,})", r"\1 \2", text)
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    check_text(text, KIND, source)
+    norm = _split_glued(normalise(text))
+    if not looks_like(norm):
+        raise ParseError(KIND, "excerpt", "no AWR section (Load Profile, Top 5, host line) found", source=source)
+    lines = sec.prepare(norm)
+    sink = MetricSink(source)
+    sec.parse_header(lines, sink)
+    run_sections(lines, sink, KIND, ())
+    _parse_bare_top(lines, sink)
+    if not sink.metrics:
+        raise ParseError(KIND, "excerpt", "a section header was found but no value could be read",
+                         source=source)
+    return sink.freeze(KIND)
+
+
+def _parse_bare_top(lines: sec.Lines, sink: MetricSink) -> None:
+    """A Top 5 table pasted without its title: starts at the ``Event  Waits`` header line."""
+    if any(m.name.startswith("wait.") for m in sink.metrics):
+        return
+    k = sec.find(lines, r"^\s*Event\s+Waits\b")
+    if k < 0:
+        return
+    title = (lines[k][0], "Top 5 Timed Events")  # synthetic title; header lines keep their numbers
+    sec.parse_top_events([title, *lines[max(0, k - 3):k], *lines[k:]], sink)
