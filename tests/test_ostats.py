@@ -1,0 +1,184 @@
+"""OS statistics sampling (planner/ostats.py) on the local host through LocalConnection."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+from planner import ostats
+from planner.connection import Argv, CommandResult, LocalConnection
+from planner.errors import InputError, StepError
+from planner.host import Host
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or any(shutil.which(t) is None for t in (*ostats.TOOLS, "setsid", "ps")),
+    reason="needs Linux with sysstat (iostat, mpstat), procps (vmstat, ps) and setsid")
+
+HOST = Host(name="localhost", address="localhost", connection="local")
+ISO_DATETIME = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d", re.M)  # iostat -t with S_TIME_FORMAT=ISO
+VMSTAT_ROW = re.compile(r"^\s*\d+\s+\d+\s.*\s\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$", re.M)
+MPSTAT_ALL = re.compile(r"^\d\d:\d\d:\d\d\s+all\s", re.M)
+
+
+def _samples(path: Path, pattern: re.Pattern[str]) -> int:
+    return len(pattern.findall(path.read_text())) if path.exists() else 0
+
+
+def _wait_for(condition: Callable[[], bool], within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _group_alive(pgid: int) -> list[str]:
+    """Non-zombie processes of group ``pgid``, read from /proc (independently of ostats.members)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1:stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(comm)
+    return found
+
+
+def test_samples_each_tool_for_the_window_and_stops_the_whole_group(tmp_path: Path) -> None:
+    conn = LocalConnection(HOST)
+    remote = str(tmp_path / "o st'$(touch x)")  # quoting-hostile: must reach the host as one argument
+    started = time.monotonic()
+    sampler = ostats.start(conn, remote, interval_s=1)
+    assert time.monotonic() - started < 5  # returned at once: nothing held the command's output open
+    try:
+        assert sampler.tools == ostats.TOOLS and sampler.skipped == ()
+        assert sampler.pgid is not None
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sampler.started_at)
+        assert Path(remote, "ostats.pgid").read_text().strip() == str(sampler.pgid)
+        assert sorted(_group_alive(sampler.pgid)) == ["iostat", "mpstat", "sh", "vmstat"]
+        d = Path(remote)
+        assert _wait_for(lambda: _samples(d / "iostat.txt", ISO_DATETIME) >= 2
+                         and _samples(d / "mpstat.txt", MPSTAT_ALL) >= 2
+                         and _samples(d / "vmstat.txt", VMSTAT_ROW) >= 2, within_s=8)
+    finally:
+        files = sampler.stop()
+    assert files == [f"{remote}/iostat.txt", f"{remote}/mpstat.txt", f"{remote}/vmstat.txt"]
+    assert _group_alive(sampler.pgid) == []
+    assert not Path(remote, "ostats.pgid").exists()
+    assert not (tmp_path / "x").exists() and not Path("x").exists()
+
+    iostat, mpstat, vmstat = (Path(f).read_text() for f in files)
+    assert "avg-cpu:  %user" in iostat and re.search(r"^Device\s+r/s", iostat, re.M)
+    assert re.search(r"^\d\d:\d\d:\d\d\s+CPU\s+%usr", mpstat, re.M)
+    assert re.search(r"^\d\d:\d\d:\d\d\s+0\s", mpstat, re.M)  # per-CPU rows, not only "all"
+    assert "-----timestamp-----" in vmstat.splitlines()[0]
+    assert vmstat.count("swpd") == 1  # -n: header printed once
+    assert sampler.stop() == files  # idempotent
+
+
+class _PathConnection(LocalConnection):
+    """LocalConnection whose commands see a restricted PATH (to make a tool look uninstalled)."""
+
+    def __init__(self, host: Host, path: str) -> None:
+        super().__init__(host)
+        self.path = path
+
+    def run(self, argv: Argv, *, env: Mapping[str, str] | None = None, **kw: object) -> CommandResult:
+        return super().run(argv, env={**(env or {}), "PATH": self.path}, **kw)  # type: ignore[arg-type]
+
+
+def test_missing_tool_is_skipped_not_fatal(tmp_path: Path) -> None:
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        if os.path.isdir(d):
+            for name in os.listdir(d):
+                if name != "vmstat" and not (bin_dir / name).exists():
+                    (bin_dir / name).symlink_to(os.path.join(d, name))
+    conn = _PathConnection(HOST, str(bin_dir))
+    sampler = ostats.start(conn, str(tmp_path / "out"), interval_s=1)
+    try:
+        assert sampler.tools == ("iostat", "mpstat")
+        assert sampler.skipped == ("vmstat",)
+    finally:
+        files = sampler.stop()
+    assert files == [str(tmp_path / "out" / "iostat.txt"), str(tmp_path / "out" / "mpstat.txt")]
+    assert not (tmp_path / "out" / "vmstat.txt").exists()
+    assert sampler.pgid is not None and _group_alive(sampler.pgid) == []
+
+
+def test_stop_stale_kills_a_group_left_by_a_crashed_controller(tmp_path: Path) -> None:
+    conn = LocalConnection(HOST)
+    remote = str(tmp_path / "run")
+    sampler = ostats.start(conn, remote, interval_s=1, tools=("vmstat",))
+    assert sampler.pgid is not None
+    try:
+        with pytest.raises(StepError, match="already being sampled"):
+            ostats.start(conn, remote, interval_s=1)
+        # A new controller knows only the directory.
+        assert ostats.stop_stale(conn, remote) is True
+        assert _group_alive(sampler.pgid) == []
+        assert ostats.stop_stale(conn, remote) is False  # nothing recorded any more
+    finally:
+        sampler.stop()
+
+
+def test_stop_stale_leaves_a_reused_pgid_alone(tmp_path: Path) -> None:
+    conn = LocalConnection(HOST)
+    remote = tmp_path / "run"
+    remote.mkdir()
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        (remote / "ostats.pgid").write_text(f"{other.pid}\n")  # the old group id now belongs to 'sleep'
+        assert ostats.stop_stale(conn, str(remote)) is False
+        assert other.poll() is None
+        assert not (remote / "ostats.pgid").exists()
+    finally:
+        other.kill()
+        other.wait()
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"tools": ("iostat", "sar")}, "unknown OS statistics tool"),
+    ({"interval_s": 0}, "interval"),
+    ({"interval_s": 1.5}, "interval"),
+])
+def test_bad_arguments_are_input_errors(tmp_path: Path, kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        ostats.start(LocalConnection(HOST), str(tmp_path), **kwargs)  # type: ignore[arg-type]
+    assert not (tmp_path / "ostats.pgid").exists()
+
+
+@pytest.mark.ssh
+def test_over_ssh_the_group_outlives_the_connection_and_stop_stale_ends_it(tmp_path: Path) -> None:
+    from planner.lab import build_lab, sshd_available
+    from planner.ssh import SSHConnection
+
+    if (why := sshd_available()) is not None:
+        pytest.skip(why)
+    with build_lab(tmp_path / "lab", 1) as lab:
+        remote = str(tmp_path / "ost")
+        conn = SSHConnection(lab.hosts[0], known_hosts=lab.known_hosts)
+        started = time.monotonic()
+        sampler = ostats.start(conn, remote, interval_s=1)
+        assert time.monotonic() - started < 5  # the channel closed: the group is detached from it
+        conn.close()  # the controller "crashes"
+        assert sampler.pgid is not None
+        assert sorted(_group_alive(sampler.pgid)) == ["iostat", "mpstat", "sh", "vmstat"]
+        with SSHConnection(lab.hosts[0], known_hosts=lab.known_hosts) as again:
+            assert ostats.stop_stale(again, remote) is True
+        assert _group_alive(sampler.pgid) == []
