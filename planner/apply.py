@@ -59,7 +59,7 @@ def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: 
             problems += [Problem(None, "--limit", p.message, p.hint) for p in e.problems]
     for play in plan.plays:
         try:
-            hosts = inventory.select(play.hosts)
+            hosts = inventory.select(play.hosts, allow_empty=allowed is not None)
         except InputError:
             hosts = []  # check_plan has already reported it with its location
         play_hosts[play.name] = [h for h in hosts if allowed is None or h.name in allowed]

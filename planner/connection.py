@@ -8,6 +8,7 @@ builds it from ``shlex.quote``d parts and runs ``["sh", "-c", script]``.
 from __future__ import annotations
 
 import abc
+import contextlib
 import os
 import shlex
 import shutil
@@ -175,7 +176,5 @@ def _kill_group(pid: int, grace_s: float = 2.0) -> None:
         except ProcessLookupError:
             return
         time.sleep(0.02)
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
