@@ -1,0 +1,131 @@
+"""``planner parse FILE...``: detect each file's kind and print its metrics (table, json or csv).
+
+Exit code: 0 when every file was read completely, 2 when a file could not be parsed or a section of
+one could not be read (the readable metrics are still printed, the errors are listed).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from planner.errors import ParseError, input_error
+from planner.metrics import Metric, Parsed
+from planner.parsers import parse_file
+
+FORMATS = ("table", "json", "csv")
+_COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
+
+
+@dataclass(frozen=True, slots=True)
+class FileResult:
+    path: Path
+    parsed: Parsed | None
+    error: ParseError | None
+
+
+def _value(v: float) -> str:
+    if v.is_integer():
+        return f"{v:.0f}"
+    return f"{v:.6f}".rstrip("0").rstrip(".") or "0"
+
+
+def _row(path: Path, kind: str, m: Metric) -> tuple[str, ...]:
+    line = str(m.source.line) if m.source and m.source.line else ""
+    return (str(path), kind, m.key, _value(m.value), m.unit, m.direction.value, line)
+
+
+def _metric_json(m: Metric) -> dict[str, Any]:
+    return {"name": m.name, "labels": dict(m.labels), "value": m.value, "unit": m.unit,
+            "direction": m.direction.value, "derived": m.derived,
+            "source": {"file": m.source.file, "line": m.source.line} if m.source else None}
+
+
+def _json(results: list[FileResult], out: TextIO) -> None:
+    doc = []
+    for r in results:
+        if r.parsed is None:
+            doc.append({"file": str(r.path), "kind": None, "error": str(r.error)})
+            continue
+        p = r.parsed
+        doc.append({"file": str(r.path), "kind": p.kind, "facts": dict(p.facts),
+                    "metrics": [_metric_json(m) for m in p.metrics],
+                    "errors": [str(e) for e in p.errors], "simulated": p.simulated})
+    json.dump(doc, out, indent=2)
+    out.write("\n")
+
+
+def _csv(results: list[FileResult], out: TextIO) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(_COLUMNS)
+    for r in results:
+        if r.parsed is not None:
+            w.writerows(_row(r.path, r.parsed.kind, m) for m in r.parsed.metrics)
+
+
+def _problems(results: list[FileResult]) -> list[str]:
+    out = []
+    for r in results:
+        if r.error is not None:
+            out.append(f"error: {r.error}")
+        elif r.parsed is not None:
+            out.extend(f"warning: {e}" for e in r.parsed.errors)
+    return out
+
+
+def _plain(results: list[FileResult], out: TextIO) -> None:
+    rows = [_row(r.path, r.parsed.kind, m) for r in results if r.parsed for m in r.parsed.metrics]
+    widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(_COLUMNS)]
+    numeric = {3, 6}
+    for row in [_COLUMNS, *rows]:
+        cells = [c.rjust(widths[i]) if i in numeric else c.ljust(widths[i]) for i, c in enumerate(row)]
+        out.write("  ".join(cells).rstrip() + "\n")
+    for line in _problems(results):
+        out.write(line + "\n")
+
+
+def _rich(results: list[FileResult], out: TextIO) -> None:
+    from rich.console import Console  # only for a terminal; plain text elsewhere
+    from rich.table import Table
+
+    console = Console(file=out)
+    for r in results:
+        if r.parsed is None:
+            continue
+        table = Table(title=f"{r.path} ({r.parsed.kind})", title_justify="left")
+        for i, col in enumerate(_COLUMNS[2:], 2):
+            table.add_column(col, justify="right" if i in (3, 6) else "left")
+        for m in r.parsed.metrics:
+            table.add_row(*_row(r.path, r.parsed.kind, m)[2:])
+        console.print(table)
+    for line in _problems(results):
+        console.print(line, style="red" if line.startswith("error") else "yellow",
+                      markup=False, highlight=False)
+
+
+def run_parse(files: list[Path], fmt: str, out: TextIO) -> int:
+    """Parse every file, print the metrics in ``fmt`` ("table", "json", "csv") to ``out``.
+
+    Returns 0 when everything was read, 2 when any file (or a section of one) could not be.
+    """
+    if fmt not in FORMATS:
+        raise input_error(f"unknown output format {fmt!r}", hint=f"use one of: {', '.join(FORMATS)}")
+    results: list[FileResult] = []
+    for path in files:
+        try:
+            results.append(FileResult(path, parse_file(path), None))
+        except ParseError as e:
+            results.append(FileResult(path, None, e))
+    if fmt == "json":
+        _json(results, out)
+    elif fmt == "csv":
+        _csv(results, out)
+    elif getattr(out, "isatty", lambda: False)():
+        _rich(results, out)
+    else:
+        _plain(results, out)
+    failed = any(r.error is not None or (r.parsed is not None and r.parsed.errors) for r in results)
+    return 2 if failed else 0

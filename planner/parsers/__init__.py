@@ -1,0 +1,218 @@
+"""Parser registry: detect what a file is, read it with the right pure parser, pick headline metrics.
+
+Each parser module exposes ``looks_like(text) -> bool`` and ``parse(text, source) -> Parsed``
+(modules that read several kinds expose one pair per kind, named below). Modules are imported
+lazily, and a module that is missing or fails to import only disables its kinds, so one broken
+parser never stops ``planner parse`` reading the other kinds.
+"""
+
+from __future__ import annotations
+
+import codecs
+import gzip
+import importlib
+import re
+import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+
+from planner.errors import ParseError
+from planner.metrics import Direction, Metric, Parsed
+
+NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML, "
+                  "ORION summary/csv, fio JSON, SLB, iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    kind: str
+    module: str  # under planner.parsers
+    looks_like: str = "looks_like"
+    parse: str = "parse"
+    names: tuple[str, ...] = ()  # file-name regexes that make this kind the first candidate
+
+
+# Detection order matters: specific report headers first, loose excerpt matching last.
+_ENTRIES: tuple[_Entry, ...] = (
+    _Entry("awr_html", "awr_html", names=(r"awr.*\.html?$",)),
+    _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
+    _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
+    _Entry("fio_json", "fio", names=(r"\.json$",)),
+    _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
+    _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
+    _Entry("calibrate_io", "calibrate_io"),
+    _Entry("slb", "slb"),
+    _Entry("iozone", "iozone"),
+    _Entry("iostat", "ostats", "looks_like_iostat", "parse_iostat", (r"iostat",)),
+    _Entry("mpstat", "ostats", "looks_like_mpstat", "parse_mpstat", (r"mpstat",)),
+    _Entry("vmstat", "ostats", "looks_like_vmstat", "parse_vmstat", (r"vmstat",)),
+    _Entry("awr_excerpt", "excerpt"),
+)
+KINDS: tuple[str, ...] = tuple(e.kind for e in _ENTRIES)
+_BY_KIND = {e.kind: e for e in _ENTRIES}
+_modules: dict[str, ModuleType | Exception] = {}
+
+
+def _module(name: str) -> ModuleType | Exception:
+    if name not in _modules:
+        try:
+            _modules[name] = importlib.import_module(f"{__name__}.{name}")
+        except Exception as e:  # noqa: BLE001 - an absent/broken parser disables only its kinds
+            _modules[name] = e
+    return _modules[name]
+
+
+def _func(entry: _Entry, attr: str) -> Callable[..., object] | None:
+    mod = _module(entry.module)
+    fn = getattr(mod, attr, None) if isinstance(mod, ModuleType) else None
+    return fn if callable(fn) else None
+
+
+def available_kinds() -> tuple[str, ...]:
+    """The kinds whose parser module imports here (AWR parsers may be absent)."""
+    return tuple(e.kind for e in _ENTRIES if _func(e, e.parse) is not None)
+
+
+def detect(text: str, filename: str = "") -> str | None:
+    """The kind of ``text``, or None. A matching file name only moves its kind to the front."""
+    base = Path(filename).name.lower()
+    hinted = [e for e in _ENTRIES if base and any(re.search(p, base) for p in e.names)]
+    for entry in hinted + [e for e in _ENTRIES if e not in hinted]:
+        fn = _func(entry, entry.looks_like)
+        if fn is None:
+            continue
+        try:
+            if fn(text):
+                return entry.kind
+        except Exception:  # noqa: BLE001, S112 - a detector bug must not hide the other kinds
+            continue
+    return None
+
+
+def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
+    """Parse ``text`` as ``kind`` (detected when None). Raises ParseError, never anything else."""
+    if kind is None:
+        kind = detect(text, source)
+        if kind is None:
+            what = "empty input" if not text.strip() else NOT_RECOGNISED
+            raise ParseError("detect", "file kind", what, source=source)
+    entry = _BY_KIND.get(kind)
+    if entry is None:
+        raise ParseError("detect", "file kind", f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}",
+                         source=source)
+    fn = _func(entry, entry.parse)
+    if fn is None:
+        mod = _module(entry.module)
+        why = f": {mod}" if isinstance(mod, Exception) else ""
+        raise ParseError(kind, "parser", f"the {kind} parser is not available{why}", source=source)
+    try:
+        parsed = fn(text, source)
+    except ParseError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a parser bug becomes a named error, not a traceback
+        raise ParseError(kind, "whole file", f"parser failed ({type(e).__name__}: {e})",
+                         source=source) from e
+    if not isinstance(parsed, Parsed) or (not parsed.metrics and not parsed.errors):
+        raise ParseError(kind, "whole file", "no metrics found", source=source)
+    return parsed
+
+
+def _is_garbage(text: str) -> bool:
+    sample = text[:65536]
+    if not sample:
+        return False
+    bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\n\r\f\v\x1b") or c == "\ufffd")
+    return bad / len(sample) > 0.05
+
+
+def decode(data: bytes, source: str) -> str:
+    """Bytes to text: gunzips (SLOB writes awr.html.gz), honours BOMs, utf-8 then latin-1."""
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as e:
+            raise ParseError("detect", "gzip", f"corrupt gzip data: {e}", source=source) from None
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
+                     (codecs.BOM_UTF16_BE, "utf-16")):
+        if data.startswith(bom):
+            text = data.decode(enc, errors="replace")
+            break
+    else:
+        if b"\x00" in data[:8192]:
+            raise ParseError("detect", "file kind", "binary file (NUL bytes); " + NOT_RECOGNISED,
+                             source=source)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            replaced = data.decode("utf-8", errors="replace")
+            # Mostly-valid UTF-8 keeps its few bad bytes as U+FFFD; anything else is a legacy code page.
+            text = replaced if replaced.count("\ufffd") * 100 < len(replaced) else data.decode("latin-1")
+    if _is_garbage(text):
+        raise ParseError("detect", "file kind", "binary or garbage content; " + NOT_RECOGNISED,
+                         source=source)
+    return text.replace("\r\n", "\n")
+
+
+def parse_file(path: Path, kind: str | None = None) -> Parsed:
+    """Read and parse one file. Raises ParseError (unreadable, binary, unknown kind, bad content)."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
+    return parse_text(decode(data, str(path)), str(path), kind)
+
+
+# Headline metrics per kind: (metric name, labels that must match). AWR-family modules may define
+# HEADLINE = ((name, {labels}), ...) themselves; derived metrics are the fallback for them.
+_HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
+    "fio_json": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                 ("fio.clat_ms", {"stat": "p99"})),
+    "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
+                      ("orion.min_small_latency_ms", {})),
+    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {})),
+    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"})),
+    "calibrate_io": (("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
+    "mpstat": (("mpstat.usr_pct", {"cpu": "all", "time": "Average"}),
+               ("mpstat.sys_pct", {"cpu": "all", "time": "Average"}),
+               ("mpstat.iowait_pct", {"cpu": "all", "time": "Average"}),
+               ("mpstat.idle_pct", {"cpu": "all", "time": "Average"})),
+}
+
+
+def _best(metrics: list[Metric]) -> list[Metric]:
+    """For a CSV matrix: the best cell (highest, or lowest when lower is better)."""
+    if not metrics:
+        return []
+    pick = min if metrics[0].direction is Direction.LOWER else max
+    return [pick(metrics, key=lambda m: m.value)]
+
+
+def summarise(parsed: Parsed) -> list[Metric]:
+    """The few numbers a report leads with for this kind (every job/run/label combination of them)."""
+    if parsed.kind == "orion_csv":
+        return _best(list(parsed.metrics))
+    wanted = _HEADLINES.get(parsed.kind)
+    entry = _BY_KIND.get(parsed.kind)
+    if wanted is None and entry is not None:
+        mod = _module(entry.module)
+        head = getattr(mod, "HEADLINE", None) if isinstance(mod, ModuleType) else None
+        if head:
+            wanted = tuple(head)
+        else:  # AWR family: the derived metrics (IOPS, latency, redo MB/s ...) are the headline
+            derived = _module("derived")
+            derive = getattr(derived, "derive", None) if isinstance(derived, ModuleType) else None
+            if callable(derive):
+                try:
+                    return list(derive(parsed))
+                except Exception:  # noqa: BLE001 - a headline is optional; the metrics still print
+                    return []
+            return [m for m in parsed.metrics if m.derived]
+    if not wanted:
+        return []
+    out: list[Metric] = []
+    for name, labels in wanted:
+        out.extend(m for m in parsed.metrics
+                   if m.name == name and all(m.label(k) == v for k, v in labels.items()))
+    return out

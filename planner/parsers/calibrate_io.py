@@ -1,0 +1,94 @@
+"""DBMS_RESOURCE_MANAGER.CALIBRATE_IO results as people print them.
+
+Two forms:
+- DBMS_OUTPUT lines ``max_iops = 3913`` / ``latency = 0`` / ``max_mbps = 137`` (also ``Max IOPS =``,
+  ``Max MBps=``, ``actual_latency =``); a repeated key starts a new block (label ``block``).
+- a SQL*Plus listing of DBA_RSRC_IO_CALIBRATE (a header naming MAX_IOPS ... then a dashed line);
+  columns are cut at the dashes because START_TIME / END_TIME contain spaces.
+
+Metrics (label ``form`` = dbms_output or dba_rsrc_io_calibrate): ``calibrate.max_iops`` IO/s,
+``calibrate.max_mbps`` MB/s, ``calibrate.max_pmbps`` MB/s, ``calibrate.latency_ms`` ms,
+``calibrate.num_physical_disks``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+
+_KV = re.compile(r"^\s*(max[ _]iops|max[ _]mbps|max[ _]pmbps|actual[ _]latency|latency)\s*[=:]\s*"
+                 r"(-?\d+(?:\.\d+)?|-?\.\d+)\s*$", re.IGNORECASE)
+_KEYS = {"max_iops": ("calibrate.max_iops", "IO/s", Direction.HIGHER),
+         "max_mbps": ("calibrate.max_mbps", "MB/s", Direction.HIGHER),
+         "max_pmbps": ("calibrate.max_pmbps", "MB/s", Direction.HIGHER),
+         "latency": ("calibrate.latency_ms", "ms", Direction.LOWER),
+         "actual_latency": ("calibrate.latency_ms", "ms", Direction.LOWER),
+         "num_physical_disks": ("calibrate.num_physical_disks", "disks", Direction.NEUTRAL)}
+# A SQL*Plus heading line: upper-case column names only (so "SELECT max_iops ..." is not one).
+_HEAD = re.compile(r"^\s*(?=[A-Z_\s]*\bMAX_IOPS\b)(?=[A-Z_\s]*\bMAX_MBPS\b)[A-Z_\s]+$")
+
+
+def looks_like(text: str) -> bool:
+    keys = {m.group(1).lower().replace(" ", "_") for line in text.splitlines() if (m := _KV.match(line))}
+    return "max_iops" in keys and bool(keys & {"max_mbps", "latency", "actual_latency"}) or \
+        bool(_HEAD.search(text))
+
+
+def _table(sink: MetricSink, lines: list[str], i: int) -> int:
+    """Read the listing whose header is lines[i]; returns the number of rows read."""
+    if i + 1 >= len(lines) or not re.fullmatch(r"[\s-]+", lines[i + 1]) or "-" not in lines[i + 1]:
+        sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE", "header without the "
+                                      "dashed line under it", source=sink.source, line=i + 1))
+        return 0
+    spans = [m.span() for m in re.finditer(r"-+", lines[i + 1])]
+    head = lines[i]
+    cuts = [(a, spans[k + 1][0] if k + 1 < len(spans) else None) for k, (a, _b) in enumerate(spans)]
+    names = [head[a:b].strip().lower() for a, b in cuts]
+    rows = 0
+    for j in range(i + 2, len(lines)):
+        row = lines[j]
+        if not row.strip() or row.strip().endswith("selected.") or row.lstrip().startswith("SQL>"):
+            break
+        # SQL*Plus right-aligns numbers in their dashed span; each cut runs to the next span's start.
+        cells = [row[a:b].strip() for a, b in cuts]
+        got = 0
+        for name, cell in zip(names, cells, strict=True):
+            if name in _KEYS and cell:
+                try:
+                    value = float(cell.replace(",", ""))
+                except ValueError:
+                    sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE",
+                                                  f"{name.upper()} is not a number: {cell[:20]!r}",
+                                                  source=sink.source, line=j + 1))
+                    continue
+                metric, unit, direction = _KEYS[name]
+                sink.add(metric, value, unit, direction, j + 1, form="dba_rsrc_io_calibrate", row=str(rows + 1))
+                got += 1
+            elif name in ("start_time", "end_time") and cell:
+                sink.facts[f"row{rows + 1}.{name}"] = cell
+        rows += 1 if got else 0
+    return rows
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    lines = text.splitlines()
+    block, seen_keys, found = 1, set[str](), 0
+    for i, line in enumerate(lines):
+        if m := _KV.match(line):
+            key = m.group(1).lower().replace(" ", "_")
+            key = "latency" if key == "actual_latency" else key
+            if key in seen_keys:  # the same key again: the next printed block
+                block, seen_keys = block + 1, set()
+            seen_keys.add(key)
+            metric, unit, direction = _KEYS[key]
+            sink.add(metric, float(m.group(2)), unit, direction, i + 1, form="dbms_output", block=str(block))
+            found += 1
+        elif _HEAD.search(line):
+            found += _table(sink, lines, i)
+    if not any(m.name in ("calibrate.max_iops", "calibrate.max_mbps") for m in sink.metrics):
+        raise ParseError("calibrate_io", "results", "no 'max_iops = N' lines and no DBA_RSRC_IO_CALIBRATE "
+                         "listing", source=source)
+    return sink.freeze("calibrate_io")

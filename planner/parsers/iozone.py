@@ -1,0 +1,97 @@
+"""iozone throughput mode (``-t N``) output.
+
+For each test block (label ``test``: "initial writers", "random readers", ...; ``procs``; ``run``,
+1-based per iozone banner):
+
+- ``iozone.throughput`` (label ``view`` = children / parent) in KB/s (iozone's kB is 1024 bytes),
+  or ops/s with ``-O``;
+- ``iozone.per_process`` (label ``stat`` = min / max / avg), ``iozone.min_xfer`` KB (or ops);
+- ``iozone.iops`` (derived, label ``view``) = throughput KB/s / record size KB, or the ops/s value
+  itself in ``-O`` mode. The record size comes from ``Record Size 8 KB``, the ``-r`` option of the
+  command line, or the ``record_kb`` argument (which wins).
+
+"Parent sees" is the figure the iozone 3.420 docs say to note; "Children see" is the sum of the
+per-process rates and can be far higher. Both are kept; reports choose.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+
+_TPUT = re.compile(r"(Children see|Parent sees) throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s*(\S+)")
+_PER_PROC = re.compile(r"(Min|Max|Avg) throughput per process\s*=\s*([\d.]+)\s*(\S+)")
+_XFER = re.compile(r"Min xfer\s*=\s*([\d.]+)\s*(\S+)")
+_RECORD = re.compile(r"Record Size\s+(\d+)\s*([kKmM])B", re.IGNORECASE)
+_CMD_R = re.compile(r"(?:^|\s)-r\s*(\d+)([kKmMgG]?)(?=\s|$)")
+_BANNER = "Iozone: Performance Test of File I/O"
+_UNITS = {"kb/sec": "KB/s", "ops/sec": "ops/s", "kb": "KB", "ops": "ops"}
+
+
+def looks_like(text: str) -> bool:
+    return "Parent sees throughput for" in text or "Children see throughput for" in text
+
+
+def _record_kb(text: str) -> float | None:
+    if m := _RECORD.search(text):
+        return float(m.group(1)) * (1024 if m.group(2).lower() == "m" else 1)
+    for line in text.splitlines():
+        if "iozone" in line.lower() and (m := _CMD_R.search(line)):
+            scale = {"": 1, "k": 1, "m": 1024, "g": 1024 * 1024}[m.group(2).lower()]
+            return float(m.group(1)) * scale
+    return None
+
+
+def _unit(raw: str, sink: MetricSink, no: int) -> str:
+    unit = _UNITS.get(raw.lower())
+    if unit is None:
+        sink.errors.append(ParseError("iozone", "units", f"unknown unit {raw[:20]!r}", source=sink.source,
+                                      line=no))
+        return raw
+    return unit
+
+
+def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> Parsed:
+    sink = MetricSink(source)
+    rec = record_kb if record_kb is not None else _record_kb(text)
+    if rec is not None and not (math.isfinite(rec) and rec > 0):
+        raise ParseError("iozone", "record size", f"record size must be positive, got {rec}", source=source)
+    run, test, found = 0, "", 0
+    labels: dict[str, str] = {}
+    for no, line in enumerate(text.splitlines(), 1):
+        if _BANNER in line:
+            run += 1
+        if m := _TPUT.search(line):
+            view = "children" if m.group(1).startswith("Children") else "parent"
+            test = re.sub(r"\s+", " ", m.group(3).strip())
+            labels = {"run": str(max(run, 1)), "test": test, "procs": m.group(2)}
+            unit = _unit(m.group(5), sink, no)
+            value = float(m.group(4))
+            sink.add("iozone.throughput", value, unit, Direction.HIGHER, no, view=view, **labels)
+            found += 1
+            if unit == "ops/s":
+                sink.add("iozone.iops", value, "IO/s", Direction.HIGHER, no, derived=True, view=view, **labels)
+            elif unit == "KB/s" and rec:
+                sink.add("iozone.iops", value / rec, "IO/s", Direction.HIGHER, no, derived=True, view=view,
+                         **labels)
+        elif (m := _PER_PROC.search(line)) and labels:
+            sink.add("iozone.per_process", float(m.group(2)), _unit(m.group(3), sink, no), Direction.HIGHER,
+                     no, stat=m.group(1).lower(), **labels)
+        elif (m := _XFER.search(line)) and labels:
+            sink.add("iozone.min_xfer", float(m.group(1)), _unit(m.group(2), sink, no), Direction.NEUTRAL,
+                     no, **labels)
+    if not found:
+        raise ParseError("iozone", "throughput", "no 'Children see / Parent sees throughput for' line",
+                         source=source)
+    if rec is not None:
+        sink.facts["record_kb"] = f"{rec:g}"
+    elif any(m.unit == "KB/s" for m in sink.metrics):
+        sink.errors.append(ParseError("iozone", "record size", "no 'Record Size' line and no -r option: "
+                                      "IOPS not computed (pass record_kb)", source=source))
+    if run and "iozone test complete." not in text:
+        sink.errors.append(ParseError("iozone", "end", "no 'iozone test complete.' line: the run may be "
+                                      "truncated", source=source))
+    return sink.freeze("iozone")

@@ -1,0 +1,177 @@
+"""ORION (Oracle I/O Numbers) output: the ``_summary.txt`` / console text and the ``_iops.csv``,
+``_mbps.csv`` and ``_lat.csv`` matrices.
+
+Summary metrics (labels ``small`` and ``large`` give the load point when the line names it):
+
+- ``orion.max_large_mbps`` MB/s, ``orion.max_small_iops`` IO/s, ``orion.min_small_latency_ms`` ms.
+  11.1 prints the latency without a unit, in ms; 11.2+ prints ``usecs``; both end up in ms.
+- ``orion.small_latency_ms`` (labels ``op`` read/write, ``stat`` avg/min/max/stddev) from the
+  11.2+ ``Small Read Latency: avg=... us`` lines.
+- ``orion.latency_hist_ios`` (labels ``op``, ``bucket_us``) from the histogram 11.2+ prints.
+- Test parameters from the 11.1 header: ``orion.small_io_kb``, ``orion.large_io_kb``,
+  ``orion.write_pct``, ``orion.point_duration_s``, ``orion.data_points``, ``orion.lun_size_bytes``.
+
+CSV matrices: ``orion.iops`` / ``orion.mbps`` / ``orion.latency_ms`` per cell, labelled
+``small=`` (column) and ``large=`` (row); the matrix comes from the file name suffix.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+
+_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+_AT = r"(?:\s*@\s*Small=(\d+)\s+and\s+Large=(\d+))?"
+# Tokens, not line anchors: public samples glue lines together ("...Large=0Minimum Small Latency=").
+_MAX_MBPS = re.compile(rf"Maximum Large MBPS\s*=\s*{_NUM}{_AT}")
+_MAX_IOPS = re.compile(rf"Maximum Small IOPS\s*=\s*{_NUM}{_AT}")
+_MIN_LAT = re.compile(rf"Minimum Small Latency\s*=\s*{_NUM}\s*(usecs|us|msecs|ms)?{_AT}")
+_LAT_LINE = re.compile(
+    r"Small (Read|Write) Latency:\s*avg=\s*([\d.]+)\s*us,\s*min=\s*([\d.]+)\s*us,\s*max=\s*([\d.]+)\s*us,"
+    r"\s*std dev=\s*([\d.]+)\s*us" + _AT)
+_HIST = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s+us:\s+(\d+)\s+\(\s*[\d.]+%\)\s+(\d+)\s+\(\s*[\d.]+%\)")
+_VERSION = re.compile(r"(?:O?RION VERSION\s+(\S+))|(?:ORION: ORacle IO Numbers -- Version\s+(\S+))")
+_HEADER_NUMS = {
+    "Small IO size:": ("orion.small_io_kb", "KB"),
+    "Large IO size:": ("orion.large_io_kb", "KB"),
+    "Write:": ("orion.write_pct", "%"),
+    "Duration for each Data Point:": ("orion.point_duration_s", "s"),
+    "Total Data Points:": ("orion.data_points", "count"),
+}
+_LUN = re.compile(r"Name:\s*(\S+)\s+Size:\s*(\d+)")
+_CSV_HEAD = re.compile(r"^\s*Large/Small\s*,")
+
+_MATRIX = {  # file-name suffix -> (metric, unit, direction)
+    "iops": ("orion.iops", "IO/s", Direction.HIGHER),
+    "mbps": ("orion.mbps", "MB/s", Direction.HIGHER),
+    # 11.1 writes ms; 11.2+ is believed to write µs (unverified), so the unit is recorded as ms.
+    "lat": ("orion.latency_ms", "ms", Direction.LOWER),
+}
+
+
+def looks_like_summary(text: str) -> bool:
+    return bool(_MAX_IOPS.search(text) or _MAX_MBPS.search(text) or _MIN_LAT.search(text))
+
+
+def looks_like_csv(text: str) -> bool:
+    for line in text.splitlines():
+        if line.strip():
+            return bool(_CSV_HEAD.match(line))
+    return False
+
+
+def looks_like(text: str) -> bool:
+    return looks_like_csv(text) or looks_like_summary(text)
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    """Either form; the kind of the result says which (``orion_csv`` or ``orion_summary``)."""
+    return parse_csv(text, source) if looks_like_csv(text) else parse_summary(text, source)
+
+
+def _at(sink_labels: dict[str, str], small: str | None, large: str | None) -> dict[str, str]:
+    if small is not None and large is not None:
+        sink_labels.update(small=small, large=large)
+    return sink_labels
+
+
+def parse_summary(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    seen = 0
+    for no, line in enumerate(text.splitlines(), 1):
+        if (v := _VERSION.search(line)) and "version" not in sink.facts:
+            sink.facts["version"] = v.group(1) or v.group(2)
+        for m in _MAX_MBPS.finditer(line):
+            sink.add("orion.max_large_mbps", float(m.group(1)), "MB/s", Direction.HIGHER, no,
+                     **_at({}, m.group(2), m.group(3)))
+            seen += 1
+        for m in _MAX_IOPS.finditer(line):
+            sink.add("orion.max_small_iops", float(m.group(1)), "IO/s", Direction.HIGHER, no,
+                     **_at({}, m.group(2), m.group(3)))
+            seen += 1
+        for m in _MIN_LAT.finditer(line):
+            value, unit = float(m.group(1)), (m.group(2) or "")
+            ms = value / 1000.0 if unit.startswith("us") else value  # 11.1 prints ms with no unit
+            sink.add("orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no,
+                     **_at({}, m.group(3), m.group(4)))
+            seen += 1
+        for m in _LAT_LINE.finditer(line):
+            op = m.group(1).lower()
+            for stat, raw in zip(("avg", "min", "max", "stddev"), m.groups()[1:5], strict=True):
+                sink.add("orion.small_latency_ms", float(raw) / 1000.0, "ms", Direction.LOWER, no,
+                         **_at({"op": op, "stat": stat}, m.group(6), m.group(7)))
+        if h := _HIST.match(line):
+            bucket = f"{h.group(1)}-{h.group(2)}"
+            sink.add("orion.latency_hist_ios", int(h.group(3)), "IOs", Direction.NEUTRAL, no,
+                     op="read", bucket_us=bucket)
+            sink.add("orion.latency_hist_ios", int(h.group(4)), "IOs", Direction.NEUTRAL, no,
+                     op="write", bucket_us=bucket)
+        stripped = line.strip()
+        for prefix, (name, unit) in _HEADER_NUMS.items():
+            if stripped.startswith(prefix) and (n := re.search(r"\d+", stripped[len(prefix):])):
+                sink.add(name, int(n.group()), unit, Direction.NEUTRAL, no)
+        if stripped.startswith("Test:"):
+            sink.facts["test"] = stripped[5:].strip()
+        if lun := _LUN.search(line):
+            sink.add("orion.lun_size_bytes", int(lun.group(2)), "bytes", Direction.NEUTRAL, no,
+                     lun=lun.group(1))
+    if not seen:
+        raise ParseError("orion", "summary", "no 'Maximum Large MBPS=', 'Maximum Small IOPS=' or "
+                         "'Minimum Small Latency=' line", source=source)
+    return sink.freeze("orion_summary")
+
+
+def _matrix_of(source: str) -> str | None:
+    m = re.search(r"_(iops|mbps|lat)\.csv$", source, re.IGNORECASE)
+    return m.group(1).lower() if m else None
+
+
+def parse_csv(text: str, source: str = "<text>", matrix: str | None = None) -> Parsed:
+    """A Large/Small matrix. ``matrix`` ("iops", "mbps" or "lat") defaults to the file-name suffix."""
+    sink = MetricSink(source)
+    matrix = matrix or _matrix_of(source)
+    if matrix is None:
+        sink.errors.append(ParseError("orion", "csv", "cannot tell iops/mbps/lat from the file name "
+                                      "(expected *_iops.csv, *_mbps.csv or *_lat.csv); values kept "
+                                      "as orion.value without a unit", source=source))
+        name, unit, direction = "orion.value", "", Direction.NEUTRAL
+    else:
+        name, unit, direction = _MATRIX[matrix]
+    lines = text.splitlines()
+    head_no = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if head_no is None or not _CSV_HEAD.match(lines[head_no]):
+        raise ParseError("orion", "csv header", "first line is not 'Large/Small, ...'", source=source)
+    try:
+        smalls = [c.strip() for c in lines[head_no].split(",")[1:] if c.strip()]
+        for s in smalls:
+            int(s)
+    except ValueError:
+        raise ParseError("orion", "csv header", "small-IO load levels are not integers",
+                         source=source, line=head_no + 1) from None
+    cells = 0
+    for i, line in enumerate(lines[head_no + 1:], head_no + 2):
+        parts = [c.strip() for c in line.split(",")]
+        if not parts or not parts[0]:
+            continue
+        if not parts[0].isdigit() or len(parts) - 1 > len(smalls):
+            sink.errors.append(ParseError("orion", "csv row", f"unreadable row {line.strip()[:40]!r}",
+                                          source=source, line=i))
+            continue
+        for small, cell in zip(smalls, parts[1:], strict=False):
+            if not cell:
+                continue  # rows without data hold only the row label
+            try:
+                value = float(cell)
+            except ValueError:
+                sink.errors.append(ParseError("orion", "csv cell", f"not a number: {cell[:20]!r}",
+                                              source=source, line=i))
+                continue
+            sink.add(name, value, unit, direction, i, small=small, large=parts[0])
+            cells += 1
+    if matrix:
+        sink.facts["matrix"] = matrix
+    if not cells:
+        raise ParseError("orion", "csv", "matrix holds no values", source=source)
+    return sink.freeze("orion_csv")

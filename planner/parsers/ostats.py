@@ -1,0 +1,215 @@
+"""OS statistics time series: ``iostat -x`` (kinds "iostat"), ``mpstat -P ALL`` ("mpstat"),
+``vmstat`` ("vmstat"), as SLOB's collectors and planner's own collectors write them.
+
+Every value is a metric labelled ``sample`` (1-based report number) and ``time`` when the tool
+printed one (``iostat -t``, mpstat's first column, ``vmstat -t``); iostat rows add ``device``,
+mpstat rows ``cpu`` (``all`` or a number; mpstat's ``Average:`` rows get ``time=Average``).
+The first iostat/vmstat report is the average since boot, not an interval: reports should skip
+``sample=1`` (fact ``first_sample=since_boot``).
+
+Names: ``iostat.<column>`` (``r/s`` -> ``iostat.r_iops``, ``rkB/s`` -> ``iostat.r_kbs``,
+``r_await`` -> ``iostat.r_await_ms``, ``aqu-sz``/``avgqu-sz`` -> ``iostat.queue_size``,
+``%util`` -> ``iostat.util_pct``, ...), ``iostat.cpu_<col>_pct`` for avg-cpu,
+``mpstat.<col>_pct`` (``%usr`` -> ``mpstat.usr_pct``; older ``%user`` maps to the same name),
+``vmstat.<col>``. Decimal commas (some locales) are read as points.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+
+_H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
+_IOSTAT_COLS: dict[str, tuple[str, str, Direction]] = {
+    "r/s": ("r_iops", "IO/s", _H), "w/s": ("w_iops", "IO/s", _H), "d/s": ("d_iops", "IO/s", _H),
+    "f/s": ("f_iops", "IO/s", _H), "tps": ("tps", "IO/s", _H),
+    "rkB/s": ("r_kbs", "KB/s", _H), "wkB/s": ("w_kbs", "KB/s", _H), "dkB/s": ("d_kbs", "KB/s", _H),
+    "rMB/s": ("r_mbs", "MB/s", _H), "wMB/s": ("w_mbs", "MB/s", _H), "dMB/s": ("d_mbs", "MB/s", _H),
+    "rrqm/s": ("rrqm_s", "merges/s", _N), "wrqm/s": ("wrqm_s", "merges/s", _N),
+    "drqm/s": ("drqm_s", "merges/s", _N), "%rrqm": ("rrqm_pct", "%", _N), "%wrqm": ("wrqm_pct", "%", _N),
+    "%drqm": ("drqm_pct", "%", _N),
+    "r_await": ("r_await_ms", "ms", _L), "w_await": ("w_await_ms", "ms", _L),
+    "d_await": ("d_await_ms", "ms", _L), "f_await": ("f_await_ms", "ms", _L),
+    "await": ("await_ms", "ms", _L), "svctm": ("svctm_ms", "ms", _L),
+    "aqu-sz": ("queue_size", "requests", _N), "avgqu-sz": ("queue_size", "requests", _N),
+    "rareq-sz": ("r_areq_kb", "KB", _N), "wareq-sz": ("w_areq_kb", "KB", _N),
+    "dareq-sz": ("d_areq_kb", "KB", _N), "avgrq-sz": ("avgrq_sectors", "sectors", _N),
+    "%util": ("util_pct", "%", _N),
+}
+_MPSTAT_ALIASES = {"%user": "usr", "%system": "sys"}
+_VMSTAT_UNITS = {"r": "processes", "b": "processes", "swpd": "KiB", "free": "KiB", "buff": "KiB",
+                 "cache": "KiB", "inact": "KiB", "active": "KiB", "si": "KiB/s", "so": "KiB/s",
+                 "bi": "blocks/s", "bo": "blocks/s", "in": "/s", "cs": "/s", "us": "%", "sy": "%",
+                 "id": "%", "wa": "%", "st": "%", "gu": "%"}
+_BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(\S+)\s+(\S+)\s+\((\d+)\s+CPU\)")
+_STAMP = re.compile(r"^\s*(\d{2}/\d{2}/\d{2,4}\s+\d{2}:\d{2}:\d{2}(?:\s*[AP]M)?|"
+                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}\S*)\s*$")
+_NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
+
+
+def _num(tok: str) -> float | None:
+    return float(tok.replace(",", ".")) if _NUM.match(tok) else None
+
+
+def _norm(col: str) -> str:
+    base = col.lstrip("%")
+    name = re.sub(r"[^a-z0-9]+", "_", base.lower().replace("/s", "_s")).strip("_")
+    return f"{name}_pct" if col.startswith("%") else name
+
+
+def _banner(sink: MetricSink, text: str) -> None:
+    for line in text.splitlines()[:5]:
+        if m := _BANNER.match(line.strip()):
+            sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
+            return
+
+
+def looks_like_iostat(text: str) -> bool:
+    return bool(re.search(r"^\s*Device:?\s+.*(r/s|tps)", text, re.MULTILINE))
+
+
+def looks_like_mpstat(text: str) -> bool:
+    return bool(re.search(r"^\S+(?:\s+[AP]M)?\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
+
+
+def looks_like_vmstat(text: str) -> bool:
+    return bool(re.search(r"^\s*procs\s+-+memory-+", text, re.MULTILINE)) and \
+        bool(re.search(r"^\s*r\s+b\s+swpd\s+free", text, re.MULTILINE))
+
+
+def looks_like(text: str) -> bool:
+    return looks_like_iostat(text) or looks_like_mpstat(text) or looks_like_vmstat(text)
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    if looks_like_iostat(text):
+        return parse_iostat(text, source)
+    if looks_like_mpstat(text):
+        return parse_mpstat(text, source)
+    return parse_vmstat(text, source)
+
+
+def parse_iostat(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    _banner(sink, text)
+    lines = text.splitlines()
+    sample, time, head_open, values = 0, "", False, 0
+    i = 0
+    while i < len(lines):
+        line, stripped = lines[i], lines[i].strip()
+        i += 1
+        starts = bool(_STAMP.match(line)) or stripped.startswith("avg-cpu:") or \
+            re.match(r"Device:?\s", stripped) is not None
+        if starts and not head_open:  # a new report begins with its timestamp, avg-cpu or Device line
+            sample, head_open, time = sample + 1, True, ""
+        if m := _STAMP.match(line):
+            time = re.sub(r"\s+", " ", m.group(1))
+            continue
+        labels = {"sample": str(sample), **({"time": time} if time else {})}
+        if stripped.startswith("avg-cpu:"):
+            cols = stripped.split()[1:]
+            vals = lines[i].split() if i < len(lines) else []
+            nums = [_num(v) for v in vals]
+            if len(nums) != len(cols) or None in nums:
+                sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
+                                              source=source, line=i + 1))
+            else:
+                for col, v in zip(cols, nums, strict=True):
+                    sink.add(f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, **labels)
+                    values += 1
+            i += 1
+            continue
+        if re.match(r"Device:?\s", stripped):
+            head_open = False
+            cols = stripped.split()[1:]
+            while i < len(lines) and lines[i].strip():
+                toks, no = lines[i].split(), i + 1
+                i += 1
+                nums = [_num(t) for t in toks[1:]]
+                if len(nums) != len(cols) or None in nums:
+                    sink.errors.append(ParseError("iostat", "device row", f"row for {toks[0][:30]!r} does not "
+                                                  "match the Device header", source=source, line=no))
+                    continue
+                for col, v in zip(cols, nums, strict=True):
+                    name, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
+                    sink.add(f"iostat.{name}", v, unit, direction, no, device=toks[0], **labels)
+                    values += 1
+    if not values:
+        raise ParseError("iostat", "Device", "no device rows", source=source)
+    sink.facts["first_sample"] = "since_boot"
+    return sink.freeze("iostat")
+
+
+def _split_time(toks: list[str]) -> tuple[str, list[str]]:
+    if len(toks) > 1 and toks[1] in ("AM", "PM"):
+        return f"{toks[0]} {toks[1]}", toks[2:]
+    return toks[0], toks[1:]
+
+
+def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    _banner(sink, text)
+    cols: list[str] = []
+    sample, values, last_time = 0, 0, None
+    for no, line in enumerate(text.splitlines(), 1):
+        toks = line.split()
+        if len(toks) < 3:
+            continue
+        time, rest = _split_time(toks)
+        if rest and rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
+            cols = rest[1:]
+            continue
+        if not cols or not rest or not (rest[0] == "all" or rest[0].isdigit()):
+            continue
+        time = "Average" if time.rstrip(":") == "Average" else time
+        if time != last_time:
+            sample, last_time = sample + 1, time
+        nums = [_num(t) for t in rest[1:]]
+        if len(nums) != len(cols) or None in nums:
+            sink.errors.append(ParseError("mpstat", "CPU row", "row does not match the CPU header",
+                                          source=source, line=no))
+            continue
+        for col, v in zip(cols, nums, strict=True):
+            name = _MPSTAT_ALIASES.get(col, col.lstrip("%"))
+            sink.add(f"mpstat.{_norm(name)}_pct" if col.startswith("%") else f"mpstat.{_norm(col)}",
+                     v, "%" if col.startswith("%") else "", _N, no,
+                     cpu=rest[0], time=time, sample=str(sample))
+            values += 1
+    if not values:
+        raise ParseError("mpstat", "CPU", "no CPU rows under a 'CPU %usr ...' header", source=source)
+    return sink.freeze("mpstat")
+
+
+def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    cols: list[str] = []
+    stamped, sample = False, 0
+    for no, line in enumerate(text.splitlines(), 1):
+        toks = line.split()
+        if not toks:
+            continue
+        if toks[0] == "procs":
+            stamped = "timestamp" in line
+            continue
+        if toks[:2] == ["r", "b"]:
+            cols = toks[:-1] if stamped and not _NUM.match(toks[-1]) and toks[-1] not in _VMSTAT_UNITS \
+                else toks
+            continue
+        if not cols:
+            continue
+        data, time = (toks[:-2], " ".join(toks[-2:])) if stamped else (toks, "")
+        nums = [_num(t) for t in data]
+        if len(nums) != len(cols) or None in nums:
+            sink.errors.append(ParseError("vmstat", "row", "row does not match the header", source=source,
+                                          line=no))
+            continue
+        sample += 1
+        labels = {"sample": str(sample), **({"time": time} if time else {})}
+        for col, v in zip(cols, nums, strict=True):
+            sink.add(f"vmstat.{_norm(col)}", v, _VMSTAT_UNITS.get(col, ""), _N, no, **labels)
+    if not sample:
+        raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
+    sink.facts["first_sample"] = "since_boot"
+    return sink.freeze("vmstat")

@@ -1,0 +1,62 @@
+"""SLB (Kevin Closson's Silly Little Benchmark) console output.
+
+Per memhammer process (label ``proc``, 1-based within its run, and ``op`` = wops/rops):
+``slb.proc_tput`` ops/s, ``slb.proc_avg_nsec_per_op`` ns, ``slb.proc_secs`` s, ``slb.proc_ops``.
+Per run (label ``run``, 1-based; one ``Test Summary:`` line closes a run): ``slb.users``,
+``slb.total_wops``, ``slb.total_rops``, ``slb.runtime_s``, ``slb.wops_per_s``, ``slb.rops_per_s``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+
+_PROC = re.compile(r"Total\s+(wops|rops)\s+(\d+)\s+Secs\s+([\d.]+)\s+Avg\s+nsec/op\s+([\d.]+)\s+"
+                   r"TPUT\s+ops/sec\s+([\d.]+)")
+_SUMMARY = re.compile(r"Test Summary:\s*Total\s+wops\s+(\d+)\s+Total\s+rops\s+(\d+)\s+Runtime\s+seconds:\s*"
+                      r"([\d.]+)\s+wops/s\s+([\d.]+)\s+rops/s\s+([\d.]+)")
+_USERS = re.compile(r"^\s*Users:\s*(\d+)")
+
+
+def looks_like(text: str) -> bool:
+    return bool(_SUMMARY.search(text) or _PROC.search(text))
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    run, counts, found = 1, {"wops": 0, "rops": 0}, 0
+    open_run = False  # per-process lines seen since the last Test Summary
+    for no, line in enumerate(text.splitlines(), 1):
+        if u := _USERS.match(line):
+            sink.add("slb.users", int(u.group(1)), "processes", Direction.NEUTRAL, no, run=str(run))
+        for m in _PROC.finditer(line):
+            op = m.group(1)
+            counts[op] += 1
+            labels = {"run": str(run), "op": op, "proc": str(counts[op])}
+            sink.add("slb.proc_ops", int(m.group(2)), "ops", Direction.NEUTRAL, no, **labels)
+            sink.add("slb.proc_secs", float(m.group(3)), "s", Direction.NEUTRAL, no, **labels)
+            sink.add("slb.proc_avg_nsec_per_op", float(m.group(4)), "ns", Direction.LOWER, no, **labels)
+            sink.add("slb.proc_tput", float(m.group(5)), "ops/s", Direction.HIGHER, no, **labels)
+            found += 1
+            open_run = True
+        if s := _SUMMARY.search(line):
+            r = str(run)
+            sink.add("slb.total_wops", int(s.group(1)), "ops", Direction.NEUTRAL, no, run=r)
+            sink.add("slb.total_rops", int(s.group(2)), "ops", Direction.NEUTRAL, no, run=r)
+            sink.add("slb.runtime_s", float(s.group(3)), "s", Direction.NEUTRAL, no, run=r)
+            sink.add("slb.wops_per_s", float(s.group(4)), "ops/s", Direction.HIGHER, no, run=r)
+            sink.add("slb.rops_per_s", float(s.group(5)), "ops/s", Direction.HIGHER, no, run=r)
+            found += 1
+            run, counts, open_run = run + 1, {"wops": 0, "rops": 0}, False
+        elif "Test Summary:" in line:
+            sink.errors.append(ParseError("slb", "Test Summary", "line not in the expected form "
+                                          "'Test Summary: Total wops N Total rops N Runtime seconds: S "
+                                          "wops/s N rops/s N'", source=source, line=no))
+    if not found:
+        raise ParseError("slb", "output", "no 'Total wops/rops' or 'Test Summary:' line", source=source)
+    if open_run:
+        sink.errors.append(ParseError("slb", "Test Summary", f"run {run} has per-process lines but no "
+                                      "'Test Summary:' line (truncated output?)", source=source))
+    return sink.freeze("slb")
