@@ -15,11 +15,13 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from planner.errors import Interrupted
 from planner.host import Host
 
 Argv = Sequence[str]
@@ -69,6 +71,22 @@ class Connection(abc.ABC):
     """run / put / get / close. Implementations must be safe to use from one worker thread at a time."""
 
     host: Host
+
+    @property
+    def cancelled(self) -> threading.Event:
+        """Set by ``cancel()``: running commands stop (their process group killed) and raise Interrupted."""
+        ev = self.__dict__.get("_cancel_event")
+        if ev is None:
+            ev = self.__dict__.setdefault("_cancel_event", threading.Event())
+        return ev
+
+    def cancel(self) -> None:
+        """Called from the main thread on Ctrl-C/SIGTERM while worker threads wait on this host."""
+        self.cancelled.set()
+
+    def resume(self) -> None:
+        """Allow commands again (restore runs after an interrupt)."""
+        self.cancelled.clear()
 
     @abc.abstractmethod
     def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
@@ -135,12 +153,25 @@ class LocalConnection(Connection):
         proc = subprocess.Popen(["/bin/sh", "-c", line], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
         timed_out = False
+        deadline = started + timeout if timeout else None
+        pending_in = stdin
         try:
-            out, err = proc.communicate(stdin, timeout=timeout)
-        except subprocess.TimeoutExpired:
-            timed_out = True
-            _kill_group(proc.pid)
-            out, err = proc.communicate()
+            while True:
+                if self.cancelled.is_set():
+                    _kill_group(proc.pid)
+                    proc.communicate()
+                    raise Interrupted(f"{self.host.name}: interrupted: {line[:200]}")
+                slice_s = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic()))
+                try:
+                    out, err = proc.communicate(pending_in, timeout=slice_s)
+                    break
+                except subprocess.TimeoutExpired:
+                    pending_in = None  # communicate() keeps feeding what it already started sending
+                    if deadline is not None and time.monotonic() >= deadline:
+                        timed_out = True
+                        _kill_group(proc.pid)
+                        out, err = proc.communicate()
+                        break
         except BaseException:
             _kill_group(proc.pid)
             proc.wait()

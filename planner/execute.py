@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from planner.connection import Connection
-from planner.errors import ConnectError, InputError, PlannerError
+from planner.errors import ConnectError, InputError, Interrupted, PlannerError
 from planner.host import Host
 from planner.plan import Section, StepSpec, SweepPoint
-from planner.results import Status, StepResult
+from planner.results import Artifact, Status, StepResult
 from planner.runrecord import RunRecord, utc_now
 from planner.steps import step_class
-from planner.steps.base import StepContext, StepType
+from planner.steps.base import Outcome, StepContext, StepType
 
 
 @dataclass(slots=True)
@@ -30,10 +30,12 @@ class HostState:
     facts: Mapping[str, Any] = field(default_factory=dict)
     failed: bool = False  # a step failed: the host takes no further steps in this play
     unreachable: bool = False
+    blocked: str = ""  # e.g. held by another run: the host takes no steps at all
+    workdir: str = ""  # this run's working directory on the host
 
     @property
     def active(self) -> bool:
-        return self.conn is not None and not self.failed and not self.unreachable
+        return self.conn is not None and not self.failed and not self.unreachable and not self.blocked
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +48,8 @@ class ExecSettings:
 
 
 SaveHook = Callable[[StepSpec, HostState, Mapping[str, Any], Mapping[str, Any]], None]
+# Wraps a workload's apply: (ctx, writes_db_report, body) -> (Outcome, extra artifacts, warnings)
+Window = Callable[[StepContext, bool, Callable[[], Outcome]], tuple[Outcome, list[Artifact], list[str]]]
 
 
 def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
@@ -65,15 +69,18 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
              settings: ExecSettings, record: RunRecord | None, artifacts: Path, *,
-             point: SweepPoint | None = None, on_save: SaveHook | None = None) -> StepResult:
+             point: SweepPoint | None = None, on_save: SaveHook | None = None,
+             window: Window | None = None) -> StepResult:
     """Check or apply one step on one host and say what happened."""
     started = utc_now()
     base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
 
-    def result(status: Status, msg: str = "", **kw: Any) -> StepResult:
+    def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
         ignored = status is Status.FAILED and spec.ignore_errors
+        if exc is not None and getattr(exc, "window_artifacts", None):
+            kw["artifacts"] = tuple(exc.window_artifacts)  # type: ignore[attr-defined]
         return StepResult(status=status, msg=msg, ended=utc_now(), ignored=ignored, **base, **kw)
 
     try:
@@ -87,15 +94,22 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         if step.reversible and on_save is not None:
             saved = step.save(ctx)
             on_save(spec, hs, args, saved)  # written to the record before anything changes
-        outcome = step.apply(ctx)
-        return result(outcome.status, outcome.msg, diff=outcome.diff if settings.diff else None,
-                      artifacts=outcome.artifacts, data=outcome.data)
+        if window is not None:
+            outcome, extra, warnings = window(ctx, bool(getattr(step, "writes_db_report", False)),
+                                              lambda: step.apply(ctx))
+        else:
+            outcome, extra, warnings = step.apply(ctx), [], []
+        msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
+        return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
+                      artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)
+    except Interrupted as e:
+        return result(Status.INTERRUPTED, str(e), e)
     except ConnectError as e:
-        return result(Status.UNREACHABLE, str(e))
+        return result(Status.UNREACHABLE, str(e), e)
     except (PlannerError, InputError) as e:
-        return result(Status.FAILED, str(e))
+        return result(Status.FAILED, str(e), e)
     except OSError as e:  # e.g. a local disk full while fetching: the step fails, the run goes on
-        return result(Status.FAILED, f"{type(e).__name__}: {e}")
+        return result(Status.FAILED, f"{type(e).__name__}: {e}", e)
     except KeyboardInterrupt:
         raise
     except Exception as e:  # an engine bug: keep the traceback in the record, fail the host, not the run

@@ -8,6 +8,7 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -15,14 +16,15 @@ from pathlib import Path
 from typing import Any
 
 from planner import facts as facts_mod
+from planner import window as win
 from planner.connection import Connection
 from planner.console import Console
-from planner.errors import ConnectError
+from planner.errors import ConnectError, PlannerError
 from planner.execute import ExecSettings, HostState, revert_step, run_step
 from planner.host import Host
 from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
 from planner.results import Status, StepResult, exit_code, recap
-from planner.runrecord import RunRecord, environment_meta, git_provenance, utc_now, write_json
+from planner.runrecord import RunRecord, environment_meta, git_provenance, slug, utc_now, write_json
 from planner.sweeps import expand
 from planner.templating import eval_when, render, variables_for
 
@@ -42,6 +44,7 @@ class RunOptions:
     simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
     argv: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
+    break_stale_lock: bool = False
 
 
 @dataclass(slots=True)
@@ -72,6 +75,8 @@ class Runner:
         self.restore_log: list[dict[str, Any]] = []
         self.record: RunRecord | None = None
         self._lock = threading.Lock()
+        self._locked: list[HostState] = []
+        self._elapsed = 0.0
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
 
     # -- record ------------------------------------------------------------------------------------------
@@ -131,7 +136,42 @@ class Runner:
             else:
                 self.states[h.name] = HostState(h, None, unreachable=True)
                 self._add(StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now()))
-        self._gather_facts([self.states[h.name] for h in new if self.states[h.name].active])
+        fresh = [self.states[h.name] for h in new if self.states[h.name].active]
+        self._gather_facts(fresh)
+        if self.record is not None:
+            for r in self._map(self._lock_host, [s for s in fresh if s.active]):
+                if r is not None:
+                    self._add(r)
+                    self.console.result(r)
+
+    def _lock_host(self, hs: HostState) -> StepResult | None:
+        """Take the host for this run; a host held by another run is refused with the holder named."""
+        assert hs.conn is not None and self.record is not None
+        root = str(hs.host.vars.get("planner_root", "") or "")
+        hs.workdir = root + str(hs.host.vars.get("planner_workdir", "/tmp/planner")) + "/" + self.record.id
+        try:
+            win.acquire_lock(hs.conn, win.lock_path(root, hs.host.vars), self.record.id, utc_now(),
+                             break_stale=self.opts.break_stale_lock)
+            self._locked.append(hs)
+            return None
+        except ConnectError as e:
+            hs.unreachable = True
+            return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e))
+        except PlannerError as e:
+            hs.blocked = str(e)
+            return StepResult("lock", "Taking the host", hs.host.name, Status.FAILED, str(e))
+
+    def _release_locks(self) -> None:
+        assert self.record is not None
+        for hs in self._locked:
+            if hs.conn is None:
+                continue
+            root = str(hs.host.vars.get("planner_root", "") or "")
+            try:
+                hs.conn.resume()
+                win.release_lock(hs.conn, win.lock_path(root, hs.host.vars), self.record.id)
+            except PlannerError as e:
+                self.console.warn(f"{hs.host.name}: could not release the host lock: {e}")
 
     def _gather_facts(self, states: list[HostState]) -> None:
         if not states:
@@ -197,6 +237,7 @@ class Runner:
             variables[hs.host.name] = self._variables(play, hs)
             plans[hs.host.name] = expand(spec, render(dict(spec.args), variables[hs.host.name]))
         npoints = max((len(p) for p in plans.values()), default=0)
+        window = self._window_spec(play)
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
@@ -217,16 +258,53 @@ class Runner:
                 point, args = plans[hs.host.name][i]
                 if barrier is not None:
                     barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
-                return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
-                                self._artifacts(play, hs, spec, point), point=point)
+                workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
+                def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                    ctx.vars = {**ctx.vars, "planner_point_dir": workdir}
+                    ctx.run(["mkdir", "-p", "--", workdir])
+                    return win.run_in_window(ctx, window, workdir, writes_db_report, body)
+
+                return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
+                                self._artifacts(play, hs, spec, point), point=point, window=wrapped)
+
+            started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
             forks = len(active) if barrier is not None else self.opts.forks
             with ThreadPoolExecutor(max_workers=max(1, min(forks, len(active)))) as pool:
-                for r in pool.map(one, active):
-                    self._add(r)
-                    self.console.result(r)
+                futures = [pool.submit(one, hs) for hs in active]
+                try:
+                    for f in futures:
+                        r = f.result()
+                        self._add(r)
+                        self.console.result(r)
+                except KeyboardInterrupt:
+                    self._cancel_all()  # stop the remote workloads; their threads then end quickly
+                    for f in futures:
+                        if f.done() and not f.cancelled() and f.exception() is None:
+                            r = f.result()
+                            if r not in self.results:
+                                self._add(r)
+                    raise
             self._save_results()
+            done_s = time.monotonic() - started
+            self._elapsed += done_s
+            left = self._elapsed / (i + 1) * (npoints - i - 1)
+            self.console.info(f"progress: point {i + 1}/{npoints} of {spec.title} done in {done_s:.1f}s; "
+                              f"elapsed {self._elapsed:.1f}s, about {left:.0f}s left")
+        self._elapsed = 0.0
+
+    def _window_spec(self, play: Play) -> win.WindowSpec:
+        tools = tuple(s.kind for s in play.collect if s.kind in win.OS_TOOLS)
+        intervals = [int(s.args.get("interval", 5)) for s in play.collect
+                     if s.kind in win.OS_TOOLS and isinstance(s.args, Mapping)]
+        db = next((s.kind for s in play.collect if s.kind in win.DB_REPORTS), None)
+        return win.WindowSpec(tools, min(intervals, default=5), db)
+
+    def _cancel_all(self) -> None:
+        for hs in self.states.values():
+            if hs.conn is not None:
+                hs.conn.cancel()
 
     def restore(self, play_name: str | None = None) -> None:
         """Revert saved prep in reverse order (all plays, or one)."""
@@ -238,6 +316,7 @@ class Runner:
             hs = self.states.get(entry["host"])
             if hs is None or hs.conn is None or hs.unreachable:
                 continue
+            hs.conn.resume()
             self.console.banner("RESTORE", entry["title"])
             r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
                             self.settings, self.record, self.record.path if self.record else Path("."))
@@ -258,6 +337,8 @@ class Runner:
         for spec in play.steps:
             if not selected(spec, play, self.opts):
                 continue
+            if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
+                continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active]
             if not live:
                 break
@@ -276,9 +357,12 @@ class Runner:
                 self._play(i, play)
         except KeyboardInterrupt:
             interrupted = True
+            self._cancel_all()
             self.console.warn("interrupted: restoring prep, keeping everything measured so far")
             self.restore()
         finally:
+            if self.record is not None:
+                self._release_locks()
             for hs in self.states.values():
                 if hs.conn is not None:
                     hs.conn.close()
