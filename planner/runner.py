@@ -135,7 +135,9 @@ class Runner:
                 self.states[h.name] = HostState(h, c)
             else:
                 self.states[h.name] = HostState(h, None, unreachable=True)
-                self._add(StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now()))
+                r = StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now())
+                self._add(r)
+                self.console.result(r)
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
         self._gather_facts(fresh)
         if self.record is not None:

@@ -1,0 +1,498 @@
+"""The SSH transport: the Connection interface over paramiko (the only module importing it).
+
+OpenSSH behaviour users expect: ``~/.ssh/config`` (HostName, User, Port, IdentityFile, ProxyJump,
+ProxyCommand, ConnectTimeout, ServerAliveInterval, UserKnownHostsFile, HostKeyAlias), ssh-agent,
+and known_hosts checking that never trusts a key silently. Precedence is Fabric's: inventory >
+ssh_config > defaults.
+
+Measured traps handled here:
+- paramiko never sets TCP_NODELAY, so each command round trip waited ~40 ms on Nagle's algorithm;
+  we open the socket ourselves.
+- ``recv_exit_status()`` before reading the output deadlocks once a stream fills the channel
+  window (paramiko #448, #1778); stdout and stderr are drained together in a select loop.
+- paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339);
+  known_hosts is read line by line here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import functools
+import getpass
+import hashlib
+import os
+import posixpath
+import re
+import secrets
+import select
+import socket
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import paramiko
+from paramiko.hostkeys import HostKeyEntry
+
+from planner.connection import Argv, CommandResult, Connection, command_line
+from planner.errors import ConnectError, HostKeyError, Interrupted, StepError
+from planner.host import Host
+
+_PGID_MARK = b"planner-pgid:"
+_BUF = 1 << 16
+_append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
+
+# TERM the command's process group, give it 2 s to flush, then KILL what is left.
+# (dash's kill rejects "--", so the negative pgid follows the signal directly.)
+_KILL_SCRIPT = ('kill -TERM -"$1" 2>/dev/null || exit 0; i=0; '
+                'while kill -0 -"$1" 2>/dev/null; do i=$((i+1)); '
+                'if [ "$i" -gt 20 ]; then kill -KILL -"$1" 2>/dev/null; exit 0; fi; sleep 0.1; done')
+# Checksum, mode and rename of an uploaded temp file in one round trip; mv -T in one dir is rename(2).
+_FINISH_PUT = ('h=$(sha256sum < "$1") || exit 8; h=${h%% *}; '
+               'if [ "$h" != "$2" ]; then rm -f -- "$1"; echo "checksum mismatch: got $h" >&2; exit 9; fi; '
+               'if [ -n "$4" ]; then chmod "$4" "$1" || exit 8; fi; mv -f -T -- "$1" "$3"')
+
+
+@dataclass(frozen=True, slots=True)
+class SSHTarget:
+    """Where and how to connect, after merging inventory, ssh_config and defaults."""
+
+    hostname: str
+    port: int
+    user: str
+    key_files: tuple[str, ...]
+    connect_timeout: float
+    keepalive_s: int
+    known_hosts: tuple[Path, ...]  # user files; new keys go to the first
+    key_host: str  # HostKeyAlias, else hostname: what known_hosts records
+    proxy_command: str | None = None
+    proxy_jump: str | None = None
+    accept_new: bool = False
+
+    @property
+    def key_name(self) -> str:
+        """The known_hosts name: host, or [host]:port off port 22 (as OpenSSH and paramiko write it)."""
+        return self.key_host if self.port == 22 else f"[{self.key_host}]:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class KnownKey:
+    file: Path
+    line: int
+    key: paramiko.PKey
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
+    return paramiko.SSHConfig.from_path(path)
+
+
+def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: Path | None = None,
+                   accept_new_host_keys: bool = False, connect_timeout: float | None = None,
+                   keepalive_s: int | None = None) -> SSHTarget:
+    """Merge inventory > ssh_config > defaults into an SSHTarget."""
+    path = ssh_config or Path("~/.ssh/config").expanduser()
+    cfg: dict[str, Any] = {}
+    if ssh_config is not None and not path.exists():
+        raise ConnectError(f"{host.name}: ssh config {path} does not exist", hint="fix --ssh-config")
+    if path.exists():
+        try:
+            cfg = dict(_parse_config(str(path), path.stat().st_mtime_ns).lookup(host.address))
+        except Exception as e:  # paramiko raises plain exceptions for unsupported Match keywords
+            raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
+    hostname = str(cfg.get("hostname", host.address))
+    port = host.port or int(cfg.get("port", 22))
+    keys = [str(host.key_file.expanduser())] if host.key_file else []
+    if keys and not Path(keys[0]).exists():
+        raise ConnectError(f"{host.name}: key file {keys[0]} does not exist",
+                           hint="fix ansible_ssh_private_key_file in the inventory")
+    keys += [str(Path(k).expanduser()) for k in cfg.get("identityfile", []) if Path(k).expanduser().exists()]
+    if known_hosts is not None:
+        user_files = [known_hosts]
+    elif host.vars.get("planner_known_hosts"):
+        user_files = [Path(str(host.vars["planner_known_hosts"]))]
+    elif "userknownhostsfile" in cfg:
+        user_files = [Path(p).expanduser() for p in str(cfg["userknownhostsfile"]).split()]
+    else:
+        user_files = [Path("~/.ssh/known_hosts").expanduser(), Path("~/.ssh/known_hosts2").expanduser()]
+    return SSHTarget(
+        hostname=hostname, port=port, user=host.user or str(cfg.get("user") or getpass.getuser()),
+        key_files=tuple(dict.fromkeys(keys)),
+        connect_timeout=connect_timeout or float(cfg.get("connecttimeout", 10.0)),
+        keepalive_s=keepalive_s if keepalive_s is not None else int(cfg.get("serveraliveinterval", 15)),
+        known_hosts=tuple(user_files), key_host=str(cfg.get("hostkeyalias", hostname)),
+        proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
+        proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
+        accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new")
+
+
+def known_keys(files: Iterable[Path], key_name: str) -> list[KnownKey]:
+    """Keys recorded for ``key_name``, read line by line so one bad line spoils nothing else."""
+    found: list[KnownKey] = []
+    for file in files:
+        try:
+            lines = file.read_text(errors="replace").splitlines()
+        except OSError:
+            continue
+        for n, line in enumerate(lines, 1):
+            if not line.strip() or line.lstrip().startswith(("#", "@")):
+                continue  # @cert-authority / @revoked markers are not supported
+            try:
+                entry = HostKeyEntry.from_line(line, n)
+            except Exception:  # unknown key types, bad base64: skip the line like OpenSSH does
+                continue
+            if entry is not None and _names_match(entry.hostnames, key_name):
+                found.append(KnownKey(file, n, entry.key))
+    return found
+
+
+def _glob(pattern: str, name: str) -> bool:
+    """OpenSSH patterns: only * and ? are special ("[host]:port" brackets are literal, unlike fnmatch)."""
+    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
+    return re.fullmatch(regex, name) is not None
+
+
+def _names_match(patterns: list[str], name: str) -> bool:
+    hit = False
+    for p in patterns:
+        if p.startswith("|1|"):
+            hit = hit or paramiko.HostKeys.hash_host(name, p) == p
+        elif p.startswith("!"):
+            if _glob(p[1:], name):
+                return False
+        else:
+            hit = hit or _glob(p, name)
+    return hit
+
+
+def _fingerprint(key: paramiko.PKey) -> str:
+    return f"{key.get_name()} {key.fingerprint}"
+
+
+class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
+
+    def __init__(self, conn: SSHConnection) -> None:
+        self.conn = conn
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        t = self.conn.target
+        files = ", ".join(str(f) for f in t.known_hosts)
+        if not t.accept_new:
+            raise HostKeyError(f"{self.conn.host.name}: unknown host key for {hostname} ({_fingerprint(key)}); "
+                               f"not in {files}",
+                               hint="check the fingerprint, then rerun with --accept-new-host-keys to record it")
+        target = t.known_hosts[0]
+        with _append_lock:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("a") as f:
+                f.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+
+
+class SSHConnection(Connection):
+    """One SSH connection to one host, reused by every step; reconnects if the transport dropped."""
+
+    def __init__(self, host: Host, *, known_hosts: Path | None = None, accept_new_host_keys: bool = False,
+                 ssh_config: Path | None = None, connect_timeout: float | None = None,
+                 keepalive_s: int | None = None, allow_agent: bool = True, tcp_nodelay: bool = True) -> None:
+        self.host = host
+        self.target = resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
+                                     accept_new_host_keys=accept_new_host_keys,
+                                     connect_timeout=connect_timeout, keepalive_s=keepalive_s)
+        self._opts = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
+                      "ssh_config": ssh_config, "connect_timeout": connect_timeout,
+                      "keepalive_s": keepalive_s, "allow_agent": allow_agent, "tcp_nodelay": tcp_nodelay}
+        self._allow_agent = allow_agent
+        self._tcp_nodelay = tcp_nodelay
+        self._client: paramiko.SSHClient | None = None
+        self._sftp: paramiko.SFTPClient | None = None
+        self._jump: SSHConnection | None = None
+
+    # -- connecting ---------------------------------------------------------------------------------
+
+    @property
+    def transport(self) -> paramiko.Transport | None:
+        return self._client.get_transport() if self._client else None
+
+    def connect(self) -> None:
+        """Open the connection; raises ConnectError / HostKeyError with a hint."""
+        self.close()
+        t = self.target
+        where = f"{self.host.name}: {t.user}@{t.hostname}:{t.port}"
+        client = paramiko.SSHClient()
+        known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
+        for k in known:
+            client.get_host_keys().add(t.key_name, k.key.get_name(), k.key)
+        client.set_missing_host_key_policy(_UnknownKeyPolicy(self))
+        try:
+            sock = self._open_socket(where)
+            # With sock= given, hostname/port only name the known_hosts entry to check.
+            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,
+                           timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
+                           auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
+                           look_for_keys=not t.key_files, sock=sock)
+        except paramiko.BadHostKeyException as e:
+            client.close()
+            lines = ", ".join(f"{k.file}:{k.line}" for k in known)
+            raise HostKeyError(
+                f"{where}: HOST KEY CHANGED: got {_fingerprint(e.key)}, known_hosts has "
+                f"{_fingerprint(e.expected_key)} at {lines}",
+                hint=f"if the host was really reinstalled, remove line(s) {lines} "
+                     f"(ssh-keygen -R '{t.key_name}' -f {known[0].file}) and reconnect") from e
+        except ConnectError:
+            client.close()
+            raise
+        except paramiko.AuthenticationException as e:
+            client.close()
+            raise ConnectError(f"{where}: authentication failed ({e})",
+                               hint="check ansible_user / ansible_ssh_private_key_file, ssh-agent and "
+                                    "authorized_keys; `ssh -v` shows what the server accepts") from e
+        except (OSError, EOFError, paramiko.SSHException) as e:
+            client.close()
+            raise ConnectError(f"{where}: SSH handshake failed: {e or type(e).__name__}",
+                               hint="is an SSH server listening there?") from e
+        transport = client.get_transport()
+        assert transport is not None
+        if t.keepalive_s > 0:
+            transport.set_keepalive(t.keepalive_s)
+        self._client = client
+
+    def _open_socket(self, where: str) -> Any:
+        t = self.target
+        if t.proxy_command:
+            return paramiko.ProxyCommand(t.proxy_command)
+        if t.proxy_jump:
+            return self._jump_channel(where)
+        try:
+            sock = socket.create_connection((t.hostname, t.port), timeout=t.connect_timeout)
+        except socket.gaierror as e:
+            raise ConnectError(f"{where}: cannot resolve {t.hostname}: {e}",
+                               hint="check ansible_host and HostName in ~/.ssh/config") from e
+        except TimeoutError as e:
+            raise ConnectError(f"{where}: connect timed out after {t.connect_timeout:g}s",
+                               hint="is the host up and port reachable (firewall)?") from e
+        except OSError as e:
+            raise ConnectError(f"{where}: cannot connect: {e.strerror or e}",
+                               hint="is sshd running there? check ansible_host/ansible_port") from e
+        if self._tcp_nodelay:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def _jump_channel(self, where: str) -> paramiko.Channel:
+        """ProxyJump a,b: reach b through a (recursively), then open a direct-tcpip channel to us."""
+        t = self.target
+        hops = [h.strip() for h in str(t.proxy_jump).split(",")]
+        user, _, hostport = hops[-1].rpartition("@")
+        name, _, port = hostport.partition(":")
+        opts = dict(self._opts, known_hosts=self._opts["known_hosts"] or t.known_hosts[0])
+        jump = SSHConnection(Host(name=name, address=name, port=int(port) if port else None, user=user or None),
+                             **opts)
+        if len(hops) > 1:
+            jump.target = dataclasses.replace(jump.target, proxy_jump=",".join(hops[:-1]), proxy_command=None)
+        jump.connect()
+        self._jump = jump
+        transport = jump.transport
+        assert transport is not None
+        try:
+            return transport.open_channel("direct-tcpip", (t.hostname, t.port), ("127.0.0.1", 0),
+                                          timeout=t.connect_timeout)
+        except (paramiko.SSHException, OSError) as e:
+            raise ConnectError(f"{where}: jump host {hops[-1]} cannot reach the host: {e}") from e
+
+    def ensure_connected(self) -> paramiko.Transport:
+        """The live transport, reconnecting first if it dropped (between steps, never mid-command)."""
+        transport = self.transport
+        if transport is None or not transport.is_active():
+            self.connect()
+            transport = self.transport
+            assert transport is not None
+        return transport
+
+    def close(self) -> None:
+        for closable in (self._sftp, self._client, self._jump):
+            if closable is not None:
+                # Closing a dead connection must not mask the real error.
+                with contextlib.suppress(Exception):
+                    closable.close()
+        self._sftp = self._client = self._jump = None
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        buser = become_user or self.host.become_user
+        shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd)
+        inner = command_line(argv, env=env, cwd=cwd)
+        # setsid -w: a new process group (its pid, echoed first on stderr) that a timeout can kill whole;
+        # -w keeps the exit status. Inside sudo, so the group belongs to the become user.
+        wrapped = command_line(["setsid", "-w", "sh", "-c", f"echo {_PGID_MARK.decode()}$$ >&2; {inner}"],
+                               become=become, become_user=buser, login=login)
+        transport = self.ensure_connected()
+        started = time.monotonic()
+        try:
+            chan = transport.open_session(timeout=self.target.connect_timeout)
+            chan.exec_command(wrapped)
+        except (paramiko.SSHException, OSError, EOFError) as e:
+            raise ConnectError(f"{self.host.name}: cannot start a command: {e}",
+                               hint="the SSH connection failed; the host is unreachable") from e
+        deadline = started + timeout if timeout else None
+        try:
+            out, err, pgid, timed_out = self._drain(chan, stdin, deadline)
+            if timed_out and pgid is not None:
+                self._kill_group(transport, pgid, become, buser)
+                more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
+                out, err = out + more_out, err + more_err
+            code = 124 if timed_out else chan.recv_exit_status()
+        except ConnectError as e:
+            raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {e.message}",
+                               hint="the host or its sshd went away; the command may still be running "
+                                    "there") from e
+        except BaseException:
+            # Ctrl-C (or anything else): a workload left running on a lab host is a real harm.
+            pgid = getattr(chan, "_planner_pgid", None)
+            if pgid is not None:
+                with contextlib.suppress(Exception):
+                    self._kill_group(transport, pgid, become, buser, wait_s=5.0)
+            raise
+        finally:
+            chan.close()
+        return CommandResult(shown, code, out.decode(errors="replace"), err.decode(errors="replace"),
+                             time.monotonic() - started, timed_out)
+
+    def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None,
+               pgid: int | None = None) -> tuple[bytes, bytes, int | None, bool]:
+        """Read stdout and stderr together until exit status; (out, err, pgid, timed_out)."""
+        out, err = bytearray(), bytearray()
+        head = bytearray() if pgid is None else None  # stderr until the pgid line is seen
+        pending = memoryview(stdin or b"")
+        if not pending:
+            chan.shutdown_write()
+        while True:
+            while pending and chan.send_ready():
+                pending = pending[chan.send(pending[:_BUF]):]
+                if not pending:
+                    chan.shutdown_write()
+            wait = 0.05 if pending else 0.5
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            select.select([chan], [], [], wait)
+            if self.cancelled.is_set():  # Ctrl-C in the main thread: run()'s handler kills the remote group
+                raise Interrupted(f"{self.host.name}: interrupted")
+            while chan.recv_ready():
+                out += chan.recv(_BUF)
+            while chan.recv_stderr_ready():
+                data = chan.recv_stderr(_BUF)
+                if head is None:
+                    err += data
+                    continue
+                head += data
+                if b"\n" in head or len(head) > 64:
+                    first, _, rest = bytes(head).partition(b"\n")
+                    if first.startswith(_PGID_MARK) and first[len(_PGID_MARK):].isdigit():
+                        pgid = int(first[len(_PGID_MARK):])
+                        chan._planner_pgid = pgid  # type: ignore[attr-defined]  # for the Ctrl-C path
+                        err += rest
+                    else:  # no marker: setsid or sudo failed before our echo ran
+                        err += head
+                    head = None
+            if chan.recv_ready() or chan.recv_stderr_ready():
+                continue
+            # sshd may send exit-status before the last output, so also wait for EOF (or close:
+            # a command killed by a signal gets exit-signal, which paramiko leaves as -1).
+            if (chan.eof_received and chan.exit_status_ready()) or chan.closed:
+                # A server always sends EOF before closing; a channel closed without one lost its transport
+                # (paramiko closes the channels, which also sets exit status -1, before it marks the
+                # transport inactive).
+                if not chan.eof_received:
+                    raise ConnectError("the SSH connection closed before the command finished")
+                return bytes(out), bytes(err + (head or b"")), pgid, False
+            if deadline is not None and time.monotonic() >= deadline:
+                return bytes(out), bytes(err + (head or b"")), pgid, True
+
+    def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
+                    wait_s: float = 10.0) -> None:
+        line = command_line(["sh", "-c", _KILL_SCRIPT, "sh", str(pgid)], become=become, become_user=buser)
+        chan = transport.open_session(timeout=self.target.connect_timeout)
+        try:
+            chan.exec_command(line)
+            chan.shutdown_write()
+            self._drain(chan, None, time.monotonic() + wait_s, pgid=-1)
+        finally:
+            chan.close()
+
+    # -- files --------------------------------------------------------------------------------------
+
+    def _sftp_client(self) -> paramiko.SFTPClient:
+        transport = self.ensure_connected()
+        if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
+            self._sftp = paramiko.SFTPClient.from_transport(transport)
+            assert self._sftp is not None
+        return self._sftp
+
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        payload = data.read_bytes() if isinstance(data, Path) else data
+        digest = hashlib.sha256(payload).hexdigest()
+        directory, name = posixpath.split(remote)
+        tmp = posixpath.join(directory, f".{name}.planner-{secrets.token_hex(4)}.tmp")
+        try:
+            try:
+                self._write(tmp, payload)
+            except FileNotFoundError:
+                self._check(self.run(["mkdir", "-p", "--", directory or "."]), f"create {directory}")
+                self._write(tmp, payload)
+        except OSError as e:
+            raise StepError(f"{self.host.name}: cannot upload {remote}: {e}") from e
+        r = self.run(["sh", "-c", _FINISH_PUT, "sh", tmp, digest, remote, f"{mode:04o}" if mode is not None else ""])
+        if r.exit_code == 9:
+            raise StepError(f"{self.host.name}: upload of {remote} arrived corrupted ({r.stderr.strip()}, "
+                            f"sent {digest})", hint="retry; check the host's disk and network")
+        self._check(r, f"install {remote}")
+
+    def _write(self, path: str, payload: bytes) -> None:
+        with self._sftp_client().open(path, "wb") as f:
+            f.set_pipelined(True)
+            f.write(payload)
+
+    def get(self, remote: str, local: Path) -> None:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f".{local.name}.part")
+        try:
+            self._sftp_client().get(remote, str(tmp))
+            r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", remote])
+            self._check(r, f"checksum {remote}")
+            got = hashlib.sha256(tmp.read_bytes()).hexdigest()
+            if r.stdout.split()[0] != got:
+                raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
+                                f"(local {got}, remote {r.stdout.split()[0]})", hint="retry when it is stable")
+            os.replace(tmp, local)
+        except OSError as e:
+            raise StepError(f"{self.host.name}: cannot fetch {remote}: {e}") from e
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _check(self, r: CommandResult, what: str) -> None:
+        if not r.ok:
+            raise StepError(f"{self.host.name}: cannot {what}: exit {r.exit_code}: {r.stderr.strip()}")
+
+
+def connect_all(hosts: Iterable[Host], forks: int = 10, **kw: Any) -> dict[str, SSHConnection | ConnectError]:
+    """Open one connection per host concurrently; a host that fails maps to its ConnectError."""
+    hosts = list(hosts)
+
+    def one(host: Host) -> SSHConnection | ConnectError:
+        try:
+            conn = SSHConnection(host, **kw)
+            conn.connect()
+        except ConnectError as e:
+            return e
+        return conn
+
+    if not hosts:
+        return {}
+    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts))), thread_name_prefix="ssh") as pool:
+        return dict(zip((h.name for h in hosts), pool.map(one, hosts), strict=True))
