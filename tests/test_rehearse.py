@@ -1,0 +1,66 @@
+"""Rehearsal: preflight findings, sandbox layout, and whole example plans on simulated hosts."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.sandbox import add_devices, expand_brackets
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_brackets_expand_like_the_plans_use_them() -> None:
+    assert expand_brackets("/dev/mapper/lun[1-3]") == ["/dev/mapper/lun1", "/dev/mapper/lun2", "/dev/mapper/lun3"]
+    assert expand_brackets("/dev/sdb") == ["/dev/sdb"]
+
+
+def test_multipath_alias_gets_a_dm_device_with_its_slave(tmp_path: Path) -> None:
+    made = add_devices(tmp_path, ["/dev/mapper/violin_lun[1-2]", "/dev/sdq"])
+    assert made == {"/dev/mapper/violin_lun1": "dm-0", "/dev/mapper/violin_lun2": "dm-1", "/dev/sdq": "sdq"}
+    assert os.readlink(tmp_path / "dev/mapper/violin_lun1") == "../dm-0"
+    slaves = [p.name for p in (tmp_path / "sys/block/dm-0/slaves").iterdir()]
+    assert len(slaves) == 1
+    assert (tmp_path / "sys/block" / slaves[0] / "queue/scheduler").read_text().startswith("[mq-deadline]")
+    assert (tmp_path / "sys/block/sdq/queue/scheduler").exists()
+    assert (tmp_path / "dev/sdq").stat().st_size == 256 << 20
+
+
+def test_misspelt_device_fails_rehearsal_at_the_plan_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan = tmp_path / "plans" / "typo.yaml"
+    plan.parent.mkdir()
+    shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
+    text = (ROOT / "plans" / "violin_vs_exadata.yaml").read_text()
+    text = text.replace('io_scheduler: {devices: "/dev/mapper/violin_lun[1-8]"',
+                        'io_scheduler: {devices: "/dev/mapper/volin_lun[1-8]"')
+    plan.write_text(text)
+    line = next(i for i, t in enumerate(text.splitlines(), 1) if "volin_lun" in t)
+    code = main(["apply", "--rehearse", str(plan), "--runs-dir", str(tmp_path / "runs")])
+    err = capsys.readouterr().err
+    assert code == 5
+    assert f"typo.yaml:{line}:" in err
+    assert "device /dev/mapper/volin_lun[1-8] is not one the inventory declares for oel57" in err
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plan", ["violin_vs_exadata", "ssd_calibrate_orion_iozone", "slb_affinity"])
+def test_example_plans_rehearse_end_to_end(plan: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code = main(["apply", "--rehearse", str(ROOT / "plans" / f"{plan}.yaml"), "--runs-dir", str(tmp_path / "runs"),
+                 "-e", "run_time=30"])
+    out = capsys.readouterr().out
+    assert code == 0, out[-4000:]
+    run = next((tmp_path / "runs").iterdir())
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["simulated"] is True and meta["status"] == "complete"
+    report = (run / "report.md").read_text()
+    assert "SIMULATED" in report.upper()
+    results = json.loads((run / "results.json").read_text())
+    assert any(r["artifacts"] for r in results)
