@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -79,6 +81,15 @@ def _problems_out(err: InputError) -> None:
     print(f"planner: {n} problem{'s' if n != 1 else ''} found; nothing was run", file=sys.stderr)
 
 
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # the runner treats it like Ctrl-C: stop remote work, restore prep, exit 99
+
+
+def _sigterm_as_interrupt() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
@@ -108,6 +119,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
         if cmd == "check":
             args.check = True
+        _sigterm_as_interrupt()
         return apply_command(args, argv)
     if cmd == "validate":
         from planner.apply import validate_command

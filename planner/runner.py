@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -200,7 +200,11 @@ class Runner:
         if len(states) <= 1:
             return [fn(s) for s in states]
         with ThreadPoolExecutor(max_workers=max(1, min(self.opts.forks, len(states)))) as pool:
-            return list(pool.map(fn, states))
+            try:
+                return list(pool.map(fn, states))
+            except KeyboardInterrupt:
+                self._cancel_all()  # so the worker threads' remote commands end and the pool can close
+                raise
 
     # -- steps ---------------------------------------------------------------------------------------------
     def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
@@ -282,6 +286,7 @@ class Runner:
                         self.console.result(r)
                 except KeyboardInterrupt:
                     self._cancel_all()  # stop the remote workloads; their threads then end quickly
+                    wait(futures, timeout=60)
                     for f in futures:
                         if f.done() and not f.cancelled() and f.exception() is None:
                             r = f.result()
