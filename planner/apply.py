@@ -111,6 +111,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
+    console.secrets = opts.secrets
     outcome = Runner(loaded.plan, loaded.play_hosts, opts, console, conn).run()
     if outcome.record is not None:
         console.line(f"\nrun record: {outcome.record.path}")

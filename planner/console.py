@@ -28,12 +28,15 @@ class Console:
             colour = self.stream.isatty() and "NO_COLOR" not in os.environ
         self.colour = colour
         self.transcript: list[str] = []
+        self.secrets: tuple[str, ...] = ()  # never printed: replaced by ********
         self._lock = threading.Lock()
 
     def _paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
 
     def line(self, text: str = "", code: str = "") -> None:
+        for secret in self.secrets:
+            text = text.replace(secret, "********")
         with self._lock:
             self.transcript.append(text)
             print(self._paint(text, code) if code else text, file=self.stream, flush=True)

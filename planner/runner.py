@@ -24,7 +24,7 @@ from planner.execute import ExecSettings, HostState, revert_step, run_step
 from planner.host import Host
 from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
 from planner.results import Status, StepResult, exit_code, recap
-from planner.runrecord import RunRecord, environment_meta, git_provenance, slug, utc_now, write_json
+from planner.runrecord import RunRecord, environment_meta, git_provenance, slug, utc_now
 from planner.sweeps import expand
 from planner.templating import eval_when, render, variables_for
 
@@ -103,7 +103,7 @@ class Runner:
         if self.record:
             with self._lock:
                 data = [r.to_json() for r in self.results]
-            write_json(self.record.path / "results.json", data)
+            self.record.write("results.json", data)
 
     def _add(self, r: StepResult) -> None:
         with self._lock:
@@ -121,7 +121,7 @@ class Runner:
         with self._lock:
             self.restore_log.append(entry)
             if self.record:
-                write_json(self.record.path / "restore.json", self.restore_log)
+                self.record.write("restore.json", self.restore_log)
 
     # -- hosts ---------------------------------------------------------------------------------------------
     def _connect(self, hosts: Sequence[Host]) -> None:
@@ -331,7 +331,7 @@ class Runner:
             self._add(r)
             self.console.result(r)
             if self.record:
-                write_json(self.record.path / "restore.json", self.restore_log)
+                self.record.write("restore.json", self.restore_log)
         self._save_results()
 
     def _play(self, index: int, play: Play) -> None:

@@ -118,7 +118,8 @@ class RunRecord:
             write_json(self.path / "meta.json", self.meta)
 
     def write(self, relpath: str, data: Any) -> None:
-        write_json(self.path / relpath, data)
+        text = json.dumps(data, indent=2, default=str) + "\n"
+        write_bytes(self.path / relpath, self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
         target = self.path / relpath
