@@ -38,3 +38,45 @@ def make_lab(tmp_path: Path) -> Iterator[Callable[..., Lab]]:
     yield make
     for one in labs:
         one.stop()
+
+
+# -- host prep (issue 4): a sandbox "/" with a fake sysfs, /proc and the Oracle stand-ins ---------------------
+SCSI_SCHEDULERS = "[mq-deadline] kyber bfq none\n"  # a current blk-mq kernel's SCSI disk
+WWID = "3600a0b80001234560000abcd12345678"
+
+
+def make_prep_root(root: Path) -> Path:
+    """sdb, sdc = the two paths of multipath alias violin_lun1 (dm-0, also by WWID); sdd = an old
+    non-blk-mq kernel's disk; /proc/sys and /proc/meminfo; stand-ins with their seeded state."""
+    from planner.standins import install_standins
+
+    def block(name: str, schedulers: str) -> None:
+        (root / "sys/block" / name / "queue").mkdir(parents=True, exist_ok=True)
+        (root / "sys/block" / name / "queue/scheduler").write_text(schedulers)
+        (root / "dev").mkdir(parents=True, exist_ok=True)
+        (root / "dev" / name).write_bytes(b"")
+
+    block("sdb", SCSI_SCHEDULERS)
+    block("sdc", SCSI_SCHEDULERS)
+    block("sdd", "noop deadline [cfq]\n")
+    block("dm-0", "none\n")
+    for slave in ("sdb", "sdc"):
+        (root / "sys/block/dm-0/slaves" / slave).mkdir(parents=True, exist_ok=True)
+    (root / "dev/mapper").mkdir(parents=True, exist_ok=True)
+    (root / "dev/mapper/violin_lun1").symlink_to("../dm-0")
+    (root / "dev/disk/by-id").mkdir(parents=True, exist_ok=True)
+    (root / f"dev/disk/by-id/dm-uuid-mpath-{WWID}").symlink_to("../../dm-0")
+    (root / "etc/udev/rules.d").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/vm").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/kernel").mkdir(parents=True, exist_ok=True)
+    (root / "proc/sys/vm/swappiness").write_text("60\n")
+    (root / "proc/sys/vm/nr_hugepages").write_text("0\n")
+    (root / "proc/sys/kernel/sem").write_text("250\t32000\t100\t128\n")
+    (root / "proc/meminfo").write_text("MemTotal:       65755476 kB\nHugepagesize:       2048 kB\n")
+    install_standins(root)
+    return root
+
+
+@pytest.fixture
+def prep_root(tmp_path: Path) -> Path:
+    return make_prep_root(tmp_path / "host")

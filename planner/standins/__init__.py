@@ -1,0 +1,77 @@
+"""Oracle stand-ins: fake sqlplus/srvctl/asmcmd for sandbox hosts (tests and rehearsals). NOT Oracle.
+
+``install_standins(root)`` links the programs in ``bin/`` into ``<root>/<oracle_home>/bin`` and seeds the
+state file ``<root>/var/lib/planner-standin/db.json``. planner runs ``<oracle_home>/bin/sqlplus`` by
+absolute path mapped through the host's ``planner_root``, so the same step code drives a real Oracle home
+on a real host and these stand-ins in a sandbox.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+BIN = Path(__file__).resolve().parent / "bin"
+PROGRAMS = ("sqlplus", "srvctl", "asmcmd")
+STATE_REL = "var/lib/planner-standin/db.json"
+DEFAULT_HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
+
+
+def _default_state() -> dict[str, Any]:
+    sys.path.insert(0, str(BIN))
+    try:
+        import _standin  # the stand-ins' own module: one definition of the seed state
+
+        return _standin.default_state()
+    finally:
+        sys.path.remove(str(BIN))
+
+
+def state_file(root: Path) -> Path:
+    return Path(root) / STATE_REL
+
+
+def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: str | None = None,
+                     registered: bool = False, **database: Any) -> Path:
+    """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
+
+    ``registered`` says whether srvctl knows the database; ``database`` overrides seed fields of
+    ``state["database"]`` (e.g. ``flashback_on="NO"``).
+    """
+    root = Path(root)
+    for home in {oracle_home, grid_home or oracle_home}:
+        bindir = root / home.lstrip("/") / "bin"
+        bindir.mkdir(parents=True, exist_ok=True)
+        for prog in PROGRAMS:
+            link = bindir / prog
+            if link.is_symlink() or link.exists():
+                link.unlink()
+            # a symlink, not a copy: Python resolves it for sys.path, so the programs find their modules
+            link.symlink_to(BIN / prog)
+    state = _default_state()
+    state["database"].update(registered=registered, **database)
+    state["oracle_home"] = oracle_home
+    path = state_file(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(state, indent=1))
+    return path
+
+
+def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
+    """Inventory vars for a sandbox host with stand-ins (no oracle_user: the lab cannot sudo)."""
+    return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": "orcl", "oracle_access": "sqlplus",
+            "oracle_poll_interval_s": 0}
+
+
+def load_state(root: Path) -> dict[str, Any]:
+    return json.loads(state_file(root).read_text())
+
+
+def update_state(root: Path, change: Callable[[dict[str, Any]], None]) -> Mapping[str, Any]:
+    state = load_state(root)
+    change(state)
+    state_file(root).write_text(json.dumps(state, indent=1))
+    return state

@@ -1,0 +1,224 @@
+"""asm_diskgroup: create an ASM disk group or add disks to it, through the ASM instance (sqlplus / as sysasm).
+
+Every disk's v$asm_disk.header_status is checked first: CANDIDATE, PROVISIONED and FORMER are usable; a
+MEMBER of another group is refused naming that group. Revert drops only what the run created, and only when
+the step had ``destructive: true`` (dropping a disk group destroys its data); otherwise it says what it left.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.dbaccess import Database, DbConfig, config_for, open_database
+from planner.errors import StepError
+from planner.plan import Section
+from planner.results import Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
+DISK_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
+ATTR_NAME = re.compile(r"^[a-z][a-z0-9_.]*$")
+ATTR_VALUE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
+AU_SIZE = re.compile(r"^[0-9]+[KMG]?$", re.I)
+USABLE = ("CANDIDATE", "PROVISIONED", "FORMER")
+
+
+@dataclass(frozen=True, slots=True)
+class AsmDisk:
+    path: str
+    header_status: str
+    group_number: int
+    name: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AsmView:
+    groups: Mapping[str, int]  # name -> group_number
+    disks: tuple[AsmDisk, ...]
+
+    def group_name(self, number: int) -> str | None:
+        return next((n for n, g in self.groups.items() if g == number), None)
+
+
+def read_asm(db: Database) -> AsmView:
+    groups = {str(r[1]): int(r[0] or 0) for r in db.query("select group_number, name from v$asm_diskgroup")}
+    disks = tuple(AsmDisk(str(r[0]), str(r[1]), int(r[2] or 0), r[3]) for r in
+                  db.query("select path, header_status, group_number, name from v$asm_disk") if r[0])
+    return AsmView(groups, disks)
+
+
+@dataclass(frozen=True, slots=True)
+class AsmPlan:
+    name: str
+    exists: bool
+    add: tuple[AsmDisk, ...]  # disks to put in (create or add)
+
+
+class AsmDiskgroup(StepType):
+    kind = "asm_diskgroup"
+    sections = frozenset({Section.PREP})
+    reversible = True
+
+    def group(self) -> str:
+        name = str(self.args["name"])
+        if not GROUP_NAME.fullmatch(name):
+            raise StepError(f"refused disk group name {name!r}", hint="letters, digits, _ $ #")
+        return name.upper()
+
+    def specs(self) -> list[str]:
+        disks = self.args["disks"]
+        specs = [disks] if isinstance(disks, str) else [str(d) for d in disks]
+        bad = [s for s in specs if not DISK_SPEC.fullmatch(s) or ".." in s]
+        if bad:
+            raise StepError(f"refused disk specification(s): {', '.join(map(repr, bad))}",
+                            hint="paths, globs or ASM labels (ORCL:X, AFD:X) without quotes or spaces")
+        return specs
+
+    def _plan(self, view: AsmView) -> AsmPlan:
+        name = self.group()
+        matched: dict[str, AsmDisk] = {}
+        missing = []
+        for spec in self.specs():
+            hits = [d for d in view.disks if fnmatch.fnmatchcase(d.path, spec)]
+            if not hits:
+                missing.append(spec)
+            matched.update((d.path, d) for d in hits)
+        if missing:
+            raise StepError(f"disk(s) not visible to ASM: {', '.join(missing)}",
+                            hint="check the paths and the ASM instance's asm_diskstring")
+        number = view.groups.get(name)
+        add = []
+        for d in matched.values():
+            if number is not None and d.group_number == number:
+                continue
+            if d.header_status == "MEMBER":
+                other = view.group_name(d.group_number) or "a disk group that is not mounted"
+                raise StepError(f"disk {d.path} is a MEMBER of disk group {other}",
+                                hint="pick CANDIDATE, PROVISIONED or FORMER disks")
+            if d.header_status not in USABLE:
+                raise StepError(f"disk {d.path} has header status {d.header_status}",
+                                hint=f"only {', '.join(USABLE)} disks can be used")
+            add.append(d)
+        if number is not None and add and not self.args.get("add_disks", False):
+            raise StepError(f"disk group {name} exists and lacks {', '.join(d.path for d in add)}",
+                            hint="set add_disks: true to add them")
+        return AsmPlan(name, number is not None, tuple(add))
+
+    def _power(self) -> str:
+        power = self.args.get("rebalance_power")
+        if power is None:
+            return ""
+        if isinstance(power, bool) or not isinstance(power, int) or power < 0:
+            raise StepError(f"rebalance_power must be a whole number >= 0, not {power!r}")
+        return f" rebalance power {power}"
+
+    def _create_sql(self, plan: AsmPlan) -> str:
+        red = self.args.get("redundancy")
+        if red is not None and str(red).lower() not in ("external", "normal", "high"):
+            raise StepError(f"redundancy must be external, normal or high, not {red!r}")
+        attrs: dict[str, str] = {}
+        if self.args.get("au_size") is not None:
+            au = str(self.args["au_size"]).upper().removesuffix("B")
+            if not AU_SIZE.fullmatch(au):
+                raise StepError(f"au_size must be a size such as 4M, not {self.args['au_size']!r}")
+            attrs["au_size"] = au
+        for k, v in (self.args.get("attributes") or {}).items():
+            text = str(v).lower() if isinstance(v, bool) else str(v)
+            if not ATTR_NAME.fullmatch(str(k)) or not ATTR_VALUE.fullmatch(text):
+                raise StepError(f"refused disk group attribute {k!r}={v!r}")
+            attrs[str(k)] = text
+        sql = f"create diskgroup {plan.name}" + (f" {str(red).lower()} redundancy" if red else "")
+        sql += " disk " + ", ".join(f"'{d.path}'" for d in plan.add)
+        if attrs:
+            sql += " attribute " + ", ".join(f"'{k}'='{v}'" for k, v in attrs.items())
+        return sql
+
+    def _diff(self, plan: AsmPlan) -> str:
+        verb = "add to" if plan.exists else "create"
+        return "".join(f"{verb} {plan.name}: + {d.path} ({d.header_status})\n" for d in plan.add)
+
+    def check(self, ctx: StepContext) -> Change:
+        plan = self._plan(read_asm(open_database(ctx, config_for(ctx), asm=True)))
+        if not plan.add:
+            return Change(False, f"disk group {plan.name} has its disks")
+        self._power()
+        if not plan.exists:
+            self._create_sql(plan)  # validates the arguments in check mode too
+        what = "add disks to" if plan.exists else "create"
+        return Change(True, f"would {what} disk group {plan.name}", self._diff(plan))
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        cfg = config_for(ctx)
+        db = open_database(ctx, cfg, asm=True)
+        plan = self._plan(read_asm(db))
+        if not plan.add:
+            return Outcome(Status.OK, f"disk group {plan.name} has its disks")
+        if plan.exists:
+            db.execute(f"alter diskgroup {plan.name} add disk " + ", ".join(f"'{d.path}'" for d in plan.add)
+                       + self._power())
+            wait_rebalance(db, cfg, plan.name)
+            msg = f"added {len(plan.add)} disk(s) to {plan.name}; rebalance done"
+        else:
+            db.execute(self._create_sql(plan))
+            msg = f"created disk group {plan.name} on {len(plan.add)} disk(s)"
+        if self._plan(read_asm(db)).add:
+            raise StepError(f"disk group {plan.name} still lacks disks after the change")
+        return Outcome(Status.CHANGED, msg, self._diff(plan))
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        cfg = config_for(ctx)
+        view = read_asm(open_database(ctx, cfg, asm=True))
+        name = self.group()
+        number = view.groups.get(name)
+        members = [d.path for d in view.disks if number is not None and d.group_number == number]
+        return {"db": cfg.to_json(), "name": name, "existed": number is not None, "members": members,
+                "destructive": ctx.destructive}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        cfg = DbConfig.from_json(saved["db"])
+        db = open_database(ctx, cfg, asm=True)
+        view = read_asm(db)
+        name = str(saved["name"])
+        if not GROUP_NAME.fullmatch(name):
+            raise StepError(f"bad disk group name in the run record: {name!r}")
+        number = view.groups.get(name)
+        if number is None:
+            return Outcome(Status.OK, f"disk group {name} is not there" + (" (it existed before: not recreated)"
+                                                                            if saved["existed"] else ""))
+        added = [d for d in view.disks if d.group_number == number and d.path not in saved["members"]]
+        if saved["existed"] and not added:
+            return Outcome(Status.OK, f"disk group {name} as it was")
+        if not saved.get("destructive"):
+            what = f"disk group {name}" if not saved["existed"] else f"disks {', '.join(d.path for d in added)}"
+            return Outcome(Status.OK, f"left {what} in place: the step was not destructive: true (drop by hand)")
+        if not saved["existed"]:
+            db.execute(f"drop diskgroup {name} including contents")
+            return Outcome(Status.CHANGED, f"dropped disk group {name} (created by this run)")
+        names = [str(d.name) for d in added]
+        if not all(re.fullmatch(r"[A-Za-z0-9_$#]+", n) for n in names):
+            raise StepError(f"unexpected ASM disk names {names!r}")
+        db.execute(f"alter diskgroup {name} drop disk {', '.join(names)}")
+        wait_rebalance(db, cfg, name)
+        return Outcome(Status.CHANGED, f"dropped {', '.join(d.path for d in added)} from {name}")
+
+
+def wait_rebalance(db: Database, cfg: DbConfig, name: str) -> None:
+    """Poll v$asm_operation until no operation is left for the group (deadline: asm_rebalance_timeout_s)."""
+    deadline = time.monotonic() + cfg.rebalance_timeout_s
+    while True:
+        rows = db.query("select group_number, name from v$asm_diskgroup where name = :g", {"g": name})
+        if not rows:
+            return
+        ops = db.query("select count(*) from v$asm_operation where group_number = :n", {"n": int(rows[0][0] or 0)})
+        if not ops or int(ops[0][0] or 0) == 0:
+            return
+        if time.monotonic() > deadline:
+            raise StepError(f"rebalance of {name} still running after {cfg.rebalance_timeout_s:.0f}s",
+                            hint="raise asm_rebalance_timeout_s or the rebalance power")
+        time.sleep(cfg.poll_s)
+

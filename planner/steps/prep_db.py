@@ -1,0 +1,304 @@
+"""Database prep steps: init_ora (parameters, restart when static) and flashback.
+
+ALTER SYSTEM cannot take binds, so a parameter name must match ``^[A-Za-z_][A-Za-z0-9_$#]*$`` AND exist in
+v$parameter (a bound query), and its value is rendered by the parameter's type. Restart policy: one restart
+at the end of the init_ora step when a static parameter changed (one init_ora step per play is the norm), and
+again on revert if a static parameter goes back.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.dbaccess import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.errors import OracleError, StepError
+from planner.plan import Section
+from planner.results import Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
+SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
+UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
+SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
+SUGAR = {"recycle_pool": "db_recycle_cache_size"}
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """One parameter as v$parameter (memory) and v$spparameter (spfile) show it."""
+
+    name: str
+    type: int  # 1 boolean, 2 string, 3 integer, 6 big integer
+    memory: str | None
+    issys_modifiable: str  # IMMEDIATE, DEFERRED or FALSE
+    spfile: str | None = None
+    specified: bool = False
+
+    @property
+    def dynamic(self) -> bool:
+        return self.issys_modifiable == "IMMEDIATE"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "type": self.type, "memory": self.memory, "issys_modifiable":
+                self.issys_modifiable, "spfile": self.spfile, "specified": self.specified}
+
+
+def check_name(name: str) -> str:
+    if not PARAM_NAME.fullmatch(name):
+        raise StepError(f"refused parameter name {name!r}", hint="letters, digits, _ $ #; not starting with a digit")
+    return name.lower()
+
+
+def read_params(db: Database, names: Sequence[str]) -> dict[str, Param]:
+    """Memory and spfile values of ``names``; unknown names are an error naming them."""
+    names = [check_name(n) for n in names]
+    binds = {f"n{i}": n for i, n in enumerate(names)}
+    marks = ", ".join(f":n{i}" for i in range(len(names)))
+    mem = db.query(f"select name, type, value, issys_modifiable from v$parameter where name in ({marks})", binds)
+    sp = {r[0]: r for r in db.query(
+        f"select name, value, isspecified from v$spparameter where name in ({marks}) and sid = '*'", binds)}
+    found = {}
+    for name, ptype, value, sysmod in mem:
+        if name is None:
+            continue
+        spr = sp.get(name, (name, None, "FALSE"))
+        found[name] = Param(name, int(ptype or 0), value, sysmod or "FALSE", spr[1], spr[2] == "TRUE")
+    missing = [n for n in names if n not in found]
+    if missing:
+        raise StepError(f"unknown initialization parameter(s): {', '.join(missing)}",
+                        hint="check the spelling against v$parameter")
+    return found
+
+
+def render_value(p: Param, value: Any, *, trusted: bool = False) -> str:
+    """The value as ALTER SYSTEM text, by the parameter's type; anything else is refused.
+
+    ``trusted`` values come from the database itself (saved originals), so any printable string is quoted.
+    """
+    if p.type == 1:
+        text = ("TRUE" if value else "FALSE") if isinstance(value, bool) else str(value).upper()
+        if text not in ("TRUE", "FALSE"):
+            raise StepError(f"{p.name} takes TRUE or FALSE, not {value!r}")
+        return text
+    if p.type in (3, 6):
+        if isinstance(value, bool) or not SIZE.fullmatch(str(value)):
+            raise StepError(f"{p.name} takes a number or a size such as 64M, not {value!r}")
+        return str(value).upper()
+    if p.type == 2:
+        text = str(value)
+        ok = text.isprintable() if trusted else bool(SAFE_STRING.fullmatch(text))
+        if isinstance(value, bool) or not ok:
+            raise StepError(f"refused value {value!r} for {p.name}",
+                            hint="string values may hold letters, digits, spaces and _ . , : / + @ % = -")
+        return "'" + text.replace("'", "''") + "'"
+    raise StepError(f"{p.name} has v$parameter type {p.type}: planner does not set it")
+
+
+def canon(p: Param, text: str | None) -> str | None:
+    """A value for comparison: sizes in bytes, booleans and strings case-folded, quotes dropped."""
+    if text is None:
+        return None
+    t = str(text).strip().strip("'")
+    if p.type in (3, 6) and (m := SIZE.fullmatch(t)):
+        return str(int(m.group(1)) * UNITS[m.group(2).upper()])
+    return t.upper()
+
+
+def alter_set(p: Param, rendered: str, scope: str) -> str:
+    return f"alter system set {p.name}={rendered} scope={scope} sid='*'"
+
+
+def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
+    """Poll v$instance.status until OPEN (fresh session each time: a thin connection dies with the restart)."""
+    deadline = time.monotonic() + cfg.open_timeout_s
+    last = ""
+    while True:
+        try:
+            db = open_database(ctx, cfg)
+            rows = db.query("select status from v$instance")
+            if rows and rows[0][0] == "OPEN":
+                return db
+            last = str(rows[0][0] if rows else "no row")
+        except OracleError as e:
+            last = str(e)
+        if time.monotonic() > deadline:
+            raise StepError(f"database not OPEN after {cfg.open_timeout_s:.0f}s: {last}",
+                            hint="check the alert log; raise oracle_open_timeout_s if startup is slow")
+        time.sleep(cfg.poll_s)
+
+
+def restart_database(ctx: StepContext, cfg: DbConfig) -> tuple[str, Database]:
+    """srvctl when the database is registered with Grid, else sqlplus shutdown immediate / startup."""
+    srvctl = ctx.path(cfg.oracle_home) + "/bin/srvctl"
+    user = cfg.oracle_user
+    kw: dict[str, Any] = {"become": True if user else None, "become_user": user, "login": bool(user),
+                          "env": {"ORACLE_HOME": cfg.oracle_home}, "timeout": cfg.open_timeout_s}
+    if ctx.run([srvctl, "config", "database", "-d", cfg.db_name], check=False, **kw).ok:
+        ctx.run([srvctl, "stop", "database", "-d", cfg.db_name, "-o", "immediate"], **kw)
+        ctx.run([srvctl, "start", "database", "-d", cfg.db_name], **kw)
+        how = f"srvctl stop/start database -d {cfg.db_name}"
+    else:
+        SqlplusDatabase(ctx, cfg).run_script("shutdown immediate\nstartup", "restart",
+                                              timeout=cfg.open_timeout_s)
+        how = "sqlplus shutdown immediate / startup"
+    return how, wait_open(ctx, cfg)
+
+
+@dataclass(frozen=True, slots=True)
+class _Set:
+    param: Param
+    rendered: str
+    scope: str  # both | spfile | memory
+
+    @property
+    def restart(self) -> bool:
+        return self.scope == "spfile" and not self.param.dynamic
+
+
+class InitOra(StepType):
+    kind = "init_ora"
+    sections = frozenset({Section.PREP})
+    reversible = True
+
+    def wanted(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key, value in self.args.items():
+            name = SUGAR.get(key, key)
+            if name in out:
+                raise StepError(f"{key} and {name} both given", hint=f"{key} is sugar for {name}: give one")
+            out[check_name(name)] = value
+        return out
+
+    def _plan(self, params: Mapping[str, Param]) -> list[_Set]:
+        todo = []
+        for name, value in self.wanted().items():
+            p = params[name]
+            rendered = render_value(p, value)
+            want = canon(p, rendered)
+            sp_ok = not p.specified or canon(p, p.spfile) == want
+            mem_ok = canon(p, p.memory) == want
+            if sp_ok and mem_ok:
+                continue
+            todo.append(_Set(p, rendered, "both" if p.dynamic else "spfile"))
+        return todo
+
+    @staticmethod
+    def _diff(todo: Sequence[_Set]) -> str:
+        lines = []
+        for s in todo:
+            old = s.param.spfile if s.param.specified else f"{s.param.memory} (not in spfile)"
+            note = " (static: restart)" if s.restart else ""
+            lines.append(f"{s.param.name}: {old} -> {s.rendered.strip(chr(39))}{note}")
+        return "\n".join(lines) + "\n"
+
+    def check(self, ctx: StepContext) -> Change:
+        db = open_database(ctx, config_for(ctx))
+        todo = self._plan(read_params(db, list(self.wanted())))
+        if not todo:
+            return Change(False, "parameters already set")
+        restart = " and restart the database" if any(s.restart for s in todo) else ""
+        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}", self._diff(todo))
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        cfg = config_for(ctx)
+        db = open_database(ctx, cfg)
+        todo = self._plan(read_params(db, list(self.wanted())))
+        if not todo:
+            return Outcome(Status.OK, "parameters already set")
+        for s in todo:
+            db.execute(alter_set(s.param, s.rendered, s.scope))
+        msg = f"set {', '.join(s.param.name for s in todo)}"
+        restarted = any(s.restart for s in todo)
+        if restarted:
+            how, db = restart_database(ctx, cfg)
+            msg += f"; restarted ({how})"
+        left = self._plan(read_params(db, list(self.wanted())))
+        if left:
+            raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
+        return Outcome(Status.CHANGED, msg, self._diff(todo), data={"restarted": restarted})
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        cfg = config_for(ctx)
+        params = read_params(open_database(ctx, cfg), list(self.wanted()))
+        return {"db": cfg.to_json(), "params": {n: p.to_json() for n, p in params.items()}}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        cfg = DbConfig.from_json(saved["db"])
+        db = open_database(ctx, cfg)
+        originals = {n: Param(**d) for n, d in saved["params"].items()}
+        now = read_params(db, list(originals))
+        done, restart = [], False
+        for name, orig in originals.items():
+            cur = now[name]
+            # the spfile first (SCOPE=SPFILE), then memory: dynamic ones directly, static ones by a restart
+            if orig.specified and (not cur.specified or canon(cur, cur.spfile) != canon(orig, orig.spfile)):
+                db.execute(alter_set(orig, render_value(orig, orig.spfile, trusted=True), "spfile"))
+                done.append(f"{name}: spfile -> {orig.spfile}")
+            elif not orig.specified and cur.specified:
+                db.execute(f"alter system reset {name} scope=spfile sid='*'")
+                done.append(f"{name}: reset (was not in the spfile)")
+            if canon(cur, cur.memory) != canon(orig, orig.memory):
+                if orig.dynamic:
+                    db.execute(alter_set(orig, render_value(orig, orig.memory, trusted=True), "memory"))
+                    done.append(f"{name}: memory -> {orig.memory}")
+                else:
+                    restart = True
+        if not done and not restart:
+            return Outcome(Status.OK, "parameters already as they were")
+        msg = "; ".join(done) or "spfile as it was"
+        if restart:
+            how, _ = restart_database(ctx, cfg)
+            msg += f"; restarted ({how})"
+        return Outcome(Status.CHANGED, msg)
+
+
+class Flashback(StepType):
+    kind = "flashback"
+    sections = frozenset({Section.PREP})
+    reversible = True
+
+    def want(self) -> str:
+        state = str(self.args.get("state", "")).lower()
+        if state not in ("on", "off"):
+            raise StepError(f"flashback must be on or off, not {state!r}")
+        return "YES" if state == "on" else "NO"
+
+    @staticmethod
+    def current(db: Database) -> str:
+        rows = db.query("select flashback_on from v$database")
+        if not rows or rows[0][0] is None:
+            raise StepError("v$database returned no flashback_on")
+        return str(rows[0][0])
+
+    def check(self, ctx: StepContext) -> Change:
+        have, want = self.current(open_database(ctx, config_for(ctx))), self.want()
+        if have == want:
+            return Change(False, f"flashback_on is {have}")
+        return Change(True, f"would turn flashback {self.args['state']}", f"flashback_on: {have} -> {want}\n")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        db = open_database(ctx, config_for(ctx))
+        have, want = self.current(db), self.want()
+        if have == want:
+            return Outcome(Status.OK, f"flashback_on is {have}")
+        db.execute(f"alter database flashback {'on' if want == 'YES' else 'off'}")
+        if self.current(db) != want:
+            raise StepError(f"flashback_on is still {self.current(db)} after ALTER DATABASE FLASHBACK")
+        return Outcome(Status.CHANGED, f"flashback {self.args['state']}", f"flashback_on: {have} -> {want}\n")
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        cfg = config_for(ctx)
+        return {"db": cfg.to_json(), "flashback_on": self.current(open_database(ctx, cfg))}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        db = open_database(ctx, DbConfig.from_json(saved["db"]))
+        want = "YES" if saved["flashback_on"] == "YES" else "NO"  # RESTORE POINT ONLY counts as off
+        have = self.current(db)
+        if have == want:
+            return Outcome(Status.OK, f"flashback_on already {have}")
+        db.execute(f"alter database flashback {'on' if want == 'YES' else 'off'}")
+        return Outcome(Status.CHANGED, f"flashback_on: {have} -> {want}")

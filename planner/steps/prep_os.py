@@ -1,0 +1,346 @@
+"""OS prep steps: io_scheduler, sysctl, hugepages. Every system path goes through ctx.path (sandbox roots).
+
+io_scheduler resolves each device (path, glob, multipath alias, WWID) on the host with one fixed script:
+symlinks are followed and device-mapper devices are walked down their ``slaves/`` to the sd devices, where
+the scheduler matters. Classic names map onto blk-mq kernels (noop -> none, deadline -> mq-deadline,
+cfq -> bfq) when the device does not offer the classic name. In a sandbox (planner_root set) the fake sysfs
+file is a plain file, so planner writes it the way the kernel shows it ("[none] mq-deadline ...").
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.errors import StepError
+from planner.plan import Section
+from planner.results import Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
+DEV_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
+WWID = re.compile(r"^(0x)?[0-9a-fA-F]{16,}$")
+RULE_FILE = "/etc/udev/rules.d/60-planner-scheduler.rules"
+WRITE = 'printf "%s\\n" "$1" > "$2"'  # values are positional parameters, never script text
+SYSCTL_NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-/]*$")
+
+# $1 = sandbox root ('' on a real host), then device specs (validated, no spaces). Globs expand here.
+RESOLVE = r"""
+IFS='
+'
+root=$1; shift
+emit() {
+  q="$root/sys/block/$1/queue/scheduler"
+  if [ -r "$q" ]; then printf 'S\t%s\t%s\n' "$1" "$(cat "$q")"; else printf 'S\t%s\t\n' "$1"; fi
+  [ "$2" -lt 3 ] && [ -d "$root/sys/block/$1/slaves" ] || return 0
+  for s in "$root/sys/block/$1/slaves"/*; do
+    [ -e "$s" ] || [ -L "$s" ] || continue
+    printf 'L\t%s\t%s\n' "$1" "${s##*/}"
+    emit "${s##*/}" $(($2 + 1))
+  done
+}
+for spec in "$@"; do
+  found=0
+  for f in $root$spec; do
+    [ -e "$f" ] || [ -L "$f" ] || continue
+    t=$(readlink -f -- "$f") || continue
+    k=${t##*/}
+    found=1
+    if [ -d "$root/sys/block/$k" ]; then printf 'M\t%s\t%s\n' "$spec" "$k"; emit "$k" 0
+    else printf 'N\t%s\t%s\n' "$spec" "$k"; fi
+  done
+  [ $found = 1 ] || printf 'X\t%s\n' "$spec"
+done
+"""
+
+
+def parse_scheduler(text: str) -> tuple[str, tuple[str, ...]]:
+    """'[mq-deadline] kyber bfq none' -> ('mq-deadline', (all four)); a bare word is the active one."""
+    words = text.split()
+    active = next((w[1:-1] for w in words if w.startswith("[") and w.endswith("]")), words[0] if words else "")
+    return active, tuple(w.strip("[]") for w in words)
+
+
+def kernel_view(active: str, available: tuple[str, ...]) -> str:
+    return " ".join(f"[{w}]" if w == active else w for w in (available or (active,)))
+
+
+def choose(want: str, available: tuple[str, ...]) -> tuple[str, str] | None:
+    """The scheduler to write and a note when a classic name was mapped onto blk-mq; None if not offered."""
+    if want in available:
+        return want, ""
+    mapped = BLK_MQ.get(want)
+    if mapped and mapped in available:
+        return mapped, f"{want} is {mapped} on this blk-mq kernel"
+    return None
+
+
+def device_specs(devices: Any) -> list[str]:
+    specs = [devices] if isinstance(devices, str) else [str(d) for d in devices]
+    out, bad = [], []
+    for s in specs:
+        if not DEV_SPEC.fullmatch(s) or ".." in s.split("/") or len(s) > 255:
+            bad.append(s)
+        elif WWID.fullmatch(s):
+            out.append(f"/dev/disk/by-id/*{s.lower().removeprefix('0x')}")
+        elif s.startswith("/dev/"):
+            out.append(s)
+        elif "/" not in s:
+            out.append(f"/dev/{s}")
+        else:
+            bad.append(s)
+    if bad:
+        raise StepError(f"refused device name(s): {', '.join(map(repr, bad))}",
+                        hint="give /dev paths, globs, multipath aliases or WWIDs (no .., spaces or shell characters)")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SchedChange:
+    device: str
+    path: str  # the (sandbox-mapped) queue/scheduler file
+    active: str
+    target: str | None  # None: left alone (a dm device that does not offer the scheduler)
+    available: tuple[str, ...]
+    note: str = ""
+
+
+class IoScheduler(StepType):
+    kind = "io_scheduler"
+    sections = frozenset({Section.PREP})
+    reversible = True
+
+    def _resolve(self, ctx: StepContext) -> list[SchedChange]:
+        specs = device_specs(self.args["devices"])
+        r = ctx.sh(RESOLVE, ctx.root, *specs)
+        matches: dict[str, list[str]] = {}
+        slaves: dict[str, list[str]] = {}
+        sched: dict[str, str] = {}
+        missing, not_block = [], []
+        for line in r.stdout.splitlines():
+            kind, *f = line.split("\t")
+            if kind == "M":
+                matches.setdefault(f[0], []).append(f[1])
+            elif kind == "S":
+                sched[f[0]] = f[1] if len(f) > 1 else ""
+            elif kind == "L":
+                slaves.setdefault(f[0], []).append(f[1])
+            elif kind == "X":
+                missing.append(f[0])
+            elif kind == "N":
+                not_block.append(f"{f[0]} ({f[1]})")
+        if missing or not_block:
+            raise StepError("device(s) not found: " + ", ".join(missing + not_block) + f" on {ctx.host.name}",
+                            hint="nothing was changed on this host; check the names (a partition is not a disk)")
+        want = str(self.args["scheduler"])
+        out: dict[str, SchedChange] = {}
+        problems = []
+
+        def visit(dev: str, required: bool) -> None:
+            if dev in out:
+                return
+            children = slaves.get(dev, [])
+            for child in children:
+                visit(child, True)
+            text = sched.get(dev, "")
+            if not text.strip():
+                if not children:
+                    problems.append(f"{dev} has no queue/scheduler")
+                return
+            active, available = parse_scheduler(text)
+            pick = choose(want, available)
+            path = ctx.path(f"/sys/block/{dev}/queue/scheduler")
+            if pick is None and (required and not children):
+                problems.append(f"{dev} does not offer {want} (offers: {' '.join(available)})")
+                return
+            target, note = pick if pick else (None, f"{dev} keeps {active} ({want} not offered)")
+            out[dev] = SchedChange(dev, path, active, target, available, note)
+
+        for spec in specs:
+            for k in matches.get(spec, []):
+                visit(k, True)
+        if problems:
+            raise StepError("; ".join(problems), hint="nothing was changed on this host")
+        return list(out.values())
+
+    def _rule(self, devices: list[SchedChange]) -> str:
+        lines = ["# written by planner io_scheduler; remove to go back to the distribution default"]
+        lines += [f'ACTION=="add|change", KERNEL=="{d.device}", ATTR{{queue/scheduler}}="{d.target}"'
+                  for d in devices if d.target and not d.device.startswith("dm-")]
+        return "\n".join(lines) + "\n"
+
+    def _predict(self, ctx: StepContext) -> tuple[list[SchedChange], list[SchedChange], str | None, str | None]:
+        # save() runs right before apply() on this same instance: reuse its resolve (one round trip less).
+        devices = self.__dict__.pop("_saved_devices", None) or self._resolve(ctx)
+        todo = [d for d in devices if d.target and d.target != d.active]
+        rule = self._rule(devices) if self.args.get("persist") else None
+        have_rule = ctx.conn.read_text(ctx.path(RULE_FILE)) if rule is not None else None
+        return devices, todo, rule, have_rule
+
+    @staticmethod
+    def _notes(devices: list[SchedChange]) -> str:
+        notes = sorted({d.note for d in devices if d.note})
+        return f" ({'; '.join(notes)})" if notes else ""
+
+    def _diff(self, todo: list[SchedChange], rule: str | None, have_rule: str | None) -> str:
+        lines = [f"{d.device}: {d.active} -> {d.target}" + (f" ({d.note})" if d.note else "") for d in todo]
+        if rule is not None and rule != have_rule:
+            lines.append(f"{RULE_FILE}: {'rewritten' if have_rule is not None else 'created'}")
+        return "\n".join(lines) + "\n"
+
+    def check(self, ctx: StepContext) -> Change:
+        devices, todo, rule, have_rule = self._predict(ctx)
+        if not todo and rule == have_rule:
+            return Change(False, f"{len(devices)} device(s) already on {self.args['scheduler']}{self._notes(devices)}")
+        return Change(True, f"would set {len(todo)} device(s){self._notes(devices)}", self._diff(todo, rule, have_rule))
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        devices, todo, rule, have_rule = self._predict(ctx)
+        for d in todo:
+            assert d.target is not None
+            ctx.sh(WRITE, kernel_view(d.target, d.available) if ctx.root else d.target, d.path)
+        wrong = [d.device for d in todo if parse_scheduler(ctx.conn.read_text(d.path) or "")[0] != d.target]
+        if wrong:
+            raise StepError(f"the scheduler did not change on {', '.join(wrong)}",
+                            hint="is the device busy, or does the kernel refuse the scheduler?")
+        if rule is not None and rule != have_rule:
+            ctx.sh('mkdir -p "${2%/*}" && cat > "$2"', "", ctx.path(RULE_FILE), stdin=rule.encode())
+        if not todo and rule == have_rule:
+            return Outcome(Status.OK, f"{len(devices)} device(s) already on {self.args['scheduler']}"
+                           f"{self._notes(devices)}")
+        summary = ", ".join(f"{d.device}={d.target}" for d in todo) or "udev rule"
+        return Outcome(Status.CHANGED, f"set {summary}{self._notes(devices)}", self._diff(todo, rule, have_rule),
+                       data={"devices": {d.device: d.target for d in devices if d.target}})
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        devices = self._resolve(ctx)
+        self._saved_devices = devices
+        rule_path = ctx.path(RULE_FILE)
+        return {"devices": {d.device: {"path": d.path, "active": d.active} for d in devices},
+                "rule_path": rule_path, "persist": bool(self.args.get("persist")),
+                "rule": ctx.conn.read_text(rule_path) if self.args.get("persist") else None}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        done = []
+        for dev, d in saved["devices"].items():
+            active, available = parse_scheduler(ctx.conn.read_text(d["path"]) or "")
+            if active != d["active"]:
+                ctx.sh(WRITE, kernel_view(d["active"], available) if ctx.root else d["active"], d["path"])
+                done.append(f"{dev}: {active} -> {d['active']}")
+        if saved.get("persist"):
+            path, original = saved["rule_path"], saved["rule"]
+            if ctx.conn.read_text(path) != original:
+                if original is None:
+                    ctx.run(["rm", "-f", "--", path])
+                else:
+                    ctx.sh('cat > "$2"', "", path, stdin=original.encode())
+                done.append(f"{RULE_FILE} restored")
+        if not done:
+            return Outcome(Status.OK, "schedulers already as they were")
+        return Outcome(Status.CHANGED, "; ".join(done))
+
+
+class Sysctl(StepType):
+    """Kernel parameters through /proc/sys (mapped via ctx.path), written like `sysctl -w` does."""
+
+    kind = "sysctl"
+    sections = frozenset({Section.PREP})
+    reversible = True
+
+    def wanted(self, ctx: StepContext) -> dict[str, str]:
+        out = {}
+        for name, value in self.args.items():
+            if not SYSCTL_NAME.fullmatch(str(name)) or ".." in str(name):
+                raise StepError(f"refused sysctl name {name!r}")
+            text = str(value)
+            if isinstance(value, bool) or not text.isprintable() or not text.strip():
+                raise StepError(f"refused value {value!r} for {name}", hint="one line of printable text")
+            out[str(name)] = text
+        return out
+
+    @staticmethod
+    def proc_path(ctx: StepContext, name: str) -> str:
+        return ctx.path("/proc/sys/" + (name if "/" in name else name.replace(".", "/")))
+
+    def _current(self, ctx: StepContext, names: list[str]) -> dict[str, str]:
+        have = {n: ctx.conn.read_text(self.proc_path(ctx, n)) for n in names}
+        missing = [n for n, v in have.items() if v is None]
+        if missing:
+            raise StepError(f"unknown kernel parameter(s): {', '.join(missing)} on {ctx.host.name}",
+                            hint="nothing was changed on this host; see `sysctl -a`")
+        return {n: " ".join(str(v).split()) for n, v in have.items()}
+
+    def _todo(self, ctx: StepContext) -> tuple[dict[str, str], dict[str, str]]:
+        want = self.wanted(ctx)
+        have = self._current(ctx, list(want))
+        return {n: v for n, v in want.items() if " ".join(v.split()) != have[n]}, have
+
+    def check(self, ctx: StepContext) -> Change:
+        todo, have = self._todo(ctx)
+        if not todo:
+            return Change(False, "kernel parameters already set")
+        return Change(True, f"would set {', '.join(todo)}", "".join(f"{n}: {have[n]} -> {v}\n" for n, v in todo.items()))
+
+    def verify(self, ctx: StepContext, todo: Mapping[str, str]) -> None:
+        now = self._current(ctx, list(todo))
+        wrong = [f"{n}={now[n]} (wanted {v})" for n, v in todo.items() if now[n] != " ".join(v.split())]
+        if wrong:
+            raise StepError(f"the kernel did not take {', '.join(wrong)}")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        todo, have = self._todo(ctx)
+        if not todo:
+            return Outcome(Status.OK, "kernel parameters already set")
+        for n, v in todo.items():
+            ctx.sh(WRITE, v, self.proc_path(ctx, n))
+        self.verify(ctx, todo)
+        return Outcome(Status.CHANGED, f"set {', '.join(f'{n}={v}' for n, v in todo.items())}",
+                       "".join(f"{n}: {have[n]} -> {v}\n" for n, v in todo.items()))
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        names = list(self.wanted(ctx))
+        return {"values": self._current(ctx, names), "paths": {n: self.proc_path(ctx, n) for n in names}}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        done = []
+        for n, original in saved["values"].items():
+            path = saved["paths"][n]
+            now = " ".join((ctx.conn.read_text(path) or "").split())
+            if now != original:
+                ctx.sh(WRITE, original, path)
+                done.append(f"{n}: {now} -> {original}")
+        return Outcome(Status.CHANGED, "; ".join(done)) if done else Outcome(Status.OK, "already as they were")
+
+
+SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([kKmMgGtT]?)[bB]?$")
+
+
+class Hugepages(Sysctl):
+    """vm.nr_hugepages by count, or by total size (divided by Hugepagesize from /proc/meminfo)."""
+
+    kind = "hugepages"
+
+    def wanted(self, ctx: StepContext) -> dict[str, str]:
+        if "count" in self.args:
+            count = self.args["count"]
+            if isinstance(count, bool) or not isinstance(count, int) or count < 0:
+                raise StepError(f"hugepages count must be a whole number >= 0, not {count!r}")
+            return {"vm.nr_hugepages": str(count)}
+        m = SIZE.fullmatch(str(self.args.get("size", "")))
+        if not m:
+            raise StepError(f"hugepages size must be a size such as 8G, not {self.args.get('size')!r}")
+        total = float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
+        meminfo = ctx.conn.read_text(ctx.path("/proc/meminfo")) or ""
+        hp = re.search(r"^Hugepagesize:\s+(\d+)\s*kB", meminfo, re.M)
+        if not hp:
+            raise StepError("no Hugepagesize in /proc/meminfo", hint="give count: instead of size:")
+        return {"vm.nr_hugepages": str(math.ceil(total / (int(hp.group(1)) * 1024)))}
+
+    def verify(self, ctx: StepContext, todo: Mapping[str, str]) -> None:
+        now = self._current(ctx, ["vm.nr_hugepages"])["vm.nr_hugepages"]
+        if now != todo["vm.nr_hugepages"]:
+            raise StepError(f"the kernel reserved {now} of {todo['vm.nr_hugepages']} huge pages",
+                            hint="memory is fragmented: reserve them at boot (vm.nr_hugepages in sysctl.conf)")
