@@ -98,11 +98,13 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
         from planner.standins import DEFAULT_HOME, install_standins, update_state
 
         home = str(host.vars.get("oracle_home") or DEFAULT_HOME)
-        install_standins(root, home)
+        grid = host.vars.get("grid_home")
+        install_standins(root, home, grid_home=str(grid) if grid else None)
         if made:
             disks = [{"path": p, "header_status": "CANDIDATE", "group": None, "name": None, "os_mb": 102400}
                      for p in sorted(made)]
-            update_state(root, lambda s: s.__setitem__("asm_disks", disks) if "asm_disks" in s else None)
+            # The host's LUNs are candidates; the stand-in's own DATA group disks stay as they were.
+            update_state(root, lambda s: s.__setitem__("disks", [d for d in s["disks"] if d["group"]] + disks))
     for kind, path in kits.items():
         _install_kit(root, kind, path)
 
@@ -113,9 +115,12 @@ def _install_kit(root: Path, kind: str, path: str) -> None:
 
     base = Path(standins.__file__).parent
     target = root / path.lstrip("/")
-    if kind == "slob" and (base / "slob").is_dir():
-        if not target.exists():
-            shutil.copytree(base / "slob", target, symlinks=True)
+    if kind == "slob":
+        from planner.standins.slob_kit import install_slob_kit
+
+        if not (target / "runit.sh").exists():
+            # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
+            install_slob_kit(target, loaded_schemas=4096)
     elif kind in ("orion", "iozone") and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

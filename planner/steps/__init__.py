@@ -6,10 +6,19 @@ Kinds whose engines arrive with later issues are registered as NotYetImplemented
 
 from __future__ import annotations
 
+from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob  # issue #5
 from planner.steps.base import NotYetImplemented, StepType
+from planner.steps.collect import FactsCollect
 from planner.steps.generic import Command, Copy, Fetch, Template
+from planner.steps.prep_asm import AsmDiskgroup  # issue #4 host prep
+from planner.steps.prep_db import Flashback, InitOra
+from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl
 
-REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch)}
+REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch, FactsCollect)}
+REGISTRY.update({cls.kind: cls for cls in (wl_fio.Fio, wl_slb.Slb, wl_iozone.Iozone)})
+REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_calibrate.CalibrateIo,
+                                          dbreport.AwrCollect, dbreport.StatspackCollect)})
+REGISTRY.update({cls.kind: cls for cls in (IoScheduler, Sysctl, Hugepages, InitOra, Flashback, AsmDiskgroup)})
 
 _LATER = {
     "issue #4 (host prep)": ("io_scheduler", "asm_diskgroup", "init_ora", "flashback", "sysctl", "hugepages"),

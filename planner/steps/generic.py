@@ -52,6 +52,9 @@ def unified(before: str | None, after: str, name: str) -> str:
     return "".join(lines)
 
 
+_UNREAD = object()
+
+
 class _FileStep(StepType):
     """Shared by template and copy: compare, write atomically, restore the original on revert."""
 
@@ -67,9 +70,14 @@ class _FileStep(StepType):
         mode = self.args.get("mode")
         return int(str(mode), 8) if mode is not None else None
 
+    def _current(self, ctx: StepContext) -> str | None:
+        # save() runs right before apply() on this same instance: reuse its read (one round trip less).
+        memo = self.__dict__.pop("_saved_content", _UNREAD)
+        return ctx.conn.read_text(self.dest(ctx)) if memo is _UNREAD else memo
+
     def check(self, ctx: StepContext) -> Change:
         want = self.content(ctx)
-        have = ctx.conn.read_text(self.dest(ctx))
+        have = self._current(ctx)
         if have == want:
             return Change(False, f"{self.args['dest']} up to date")
         return Change(True, f"{self.args['dest']} would change",
@@ -83,7 +91,9 @@ class _FileStep(StepType):
         return Outcome(Status.CHANGED, f"wrote {self.args['dest']}", change.diff)
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
-        return {"dest": self.dest(ctx), "content": ctx.conn.read_text(self.dest(ctx))}
+        content = ctx.conn.read_text(self.dest(ctx))
+        self._saved_content = content
+        return {"dest": self.dest(ctx), "content": content}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         dest, original = saved["dest"], saved["content"]

@@ -1,0 +1,25 @@
+"""``collect: [facts]``: the host's facts at the end of the play, kept as an artifact beside the results."""
+
+from __future__ import annotations
+
+import json
+
+from planner.facts import gather
+from planner.results import Artifact, Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+
+class FactsCollect(StepType):
+    kind = "facts"
+
+    def check(self, ctx: StepContext) -> Change:
+        return Change(False, "would record host facts")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        facts, result = gather(ctx.conn, ctx.root)
+        ctx.log(ctx.host.name, ctx.step_path, result)
+        path = ctx.artifacts / "facts.json"
+        path.write_text(json.dumps(facts.to_json(), indent=2) + "\n")
+        return Outcome(Status.OK, f"{facts.hostname}: {facts.cpus} CPUs, {facts.memory_gb} GB",
+                       artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts"),),
+                       data={"facts": facts.to_json()})

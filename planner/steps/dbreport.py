@@ -1,0 +1,106 @@
+"""AWR / Statspack snapshots around a workload point that does not write its own database report
+(CALIBRATE_IO, ORION or fio on the database's LUNs), for plays whose collect has ``awr`` or ``statspack``.
+
+The engine calls ``begin(ctx, kind)`` before the point and ``end(ctx, token, kind)`` after it; ``end``
+returns the report as an artifact of the point (``awr_<b>_<e>.txt`` from
+DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT, or ``sp_<b>_<e>.txt`` from ``@?/rdbms/admin/spreport``, which needs
+the sqlplus backend). Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
+The collect steps ``awr`` / ``statspack`` themselves only declare this; they have nothing to do at the end.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from dataclasses import dataclass
+from typing import ClassVar
+
+from planner.dbaccess import SqlplusDatabase, config_for, open_database
+from planner.errors import StepError
+from planner.plan import Section
+from planner.results import Artifact, Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.wl_common import remote_workdir, save_text
+
+KINDS = ("awr", "statspack")
+
+
+@dataclass(frozen=True, slots=True)
+class SnapToken:
+    kind: str
+    begin_snap: int
+    dbid: int
+    inst_num: int
+
+
+def _check_kind(kind: str) -> None:
+    if kind not in KINDS:
+        raise StepError(f"unknown database report kind {kind!r}", hint="use awr or statspack")
+
+
+def _snap(db: object, kind: str) -> int:
+    fn = "dbms_workload_repository.create_snapshot" if kind == "awr" else "statspack.snap"
+    snap = db.callfunc(fn, int)  # type: ignore[attr-defined]
+    if snap is None:
+        raise StepError(f"{fn} returned no snapshot id")
+    return int(snap)
+
+
+def begin(ctx: StepContext, kind: str) -> SnapToken:
+    """Take the begin snapshot; the token says what ``end`` needs."""
+    _check_kind(kind)
+    db = open_database(ctx, config_for(ctx))
+    try:
+        if kind == "statspack" and not isinstance(db, SqlplusDatabase):
+            raise StepError("Statspack reports need the sqlplus access (spreport.sql is a SQL*Plus script)",
+                            hint="set oracle_access: sqlplus for this host, or collect awr instead")
+        snap = _snap(db, kind)
+        dbid = db.query("select dbid from v$database")
+        inst = db.query("select instance_number from v$instance")
+    finally:
+        db.close()
+    return SnapToken(kind, snap, int(dbid[0][0] or 0), int(inst[0][0] or 1))
+
+
+def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
+    """Take the end snapshot and keep the report between the two as an artifact of the point."""
+    _check_kind(kind)
+    db = open_database(ctx, config_for(ctx))
+    try:
+        e = _snap(db, kind)
+        b = token.begin_snap
+        if kind == "awr":
+            sql = (f"select output from table(dbms_workload_repository.awr_report_text("
+                   f"{token.dbid}, {token.inst_num}, {b}, {e}))")
+            if isinstance(db, SqlplusDatabase):  # raw text: query() would strip the report's indentation
+                text = db.run_script(sql + ";", "AWR_REPORT_TEXT")
+            else:
+                text = "\n".join((r[0] or "") for r in db.query(sql)) + "\n"
+            return [save_text(ctx, f"awr_{b}_{e}.txt", text, "awr_text")]
+        assert isinstance(db, SqlplusDatabase)
+        work = remote_workdir(ctx, "statspack")
+        ctx.run(["mkdir", "-p", work])
+        ctx.run(["chmod", "1777", work], check=False)  # the Oracle OS user writes the report there
+        remote = posixpath.join(work, f"sp_{b}_{e}.lst")
+        db.run_script(f"set define on\ndefine begin_snap={b}\ndefine end_snap={e}\ndefine num_days=1\n"
+                      f"define report_name={remote}\n@?/rdbms/admin/spreport", "spreport")
+        return [ctx.fetch(remote, f"sp_{b}_{e}.txt", "statspack")]
+    finally:
+        db.close()
+
+
+class _Declared(StepType):
+    sections = frozenset({Section.COLLECT})
+
+    def check(self, ctx: StepContext) -> Change:
+        return Change(False, f"{self.kind} reports are taken around each workload point")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        return Outcome(Status.OK, f"{self.kind} reports were taken around each workload point (see their artifacts)")
+
+
+class AwrCollect(_Declared):
+    kind: ClassVar[str] = "awr"
+
+
+class StatspackCollect(_Declared):
+    kind: ClassVar[str] = "statspack"

@@ -1,0 +1,106 @@
+"""The ``calibrate_io`` workload: DBMS_RESOURCE_MANAGER.CALIBRATE_IO through planner.dbaccess, one point.
+
+Oracle's prerequisites are checked first, with a hint each: TIMED_STATISTICS=TRUE, DISK_ASYNCH_IO=TRUE and
+asynchronous I/O on every datafile (V$IOSTAT_FILE.ASYNCH_IO = ASYNC_ON; datafiles on a filesystem need
+FILESYSTEMIO_OPTIONS=SETALL or ASYNCH). The OUT values (max_iops, max_mbps, actual_latency) and the
+DBA_RSRC_IO_CALIBRATE row are written to ``calibrate_io.txt`` in the layout the calibrate_io parser reads
+(the common DBMS_OUTPUT idiom, then a SQL*Plus-style listing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from planner.dbaccess import config_for, open_database
+from planner.errors import StepError
+from planner.plan import Section
+from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.wl_common import parse_outcome, save_text
+
+_COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
+
+
+def _whole(args: Mapping[str, Any], key: str, default: int) -> int:
+    v = args.get(key, default)
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise StepError(f"calibrate_io: {key} must be a whole number >= 1, got {v!r}")
+    return v
+
+
+def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
+    """A SQL*Plus-style listing of DBA_RSRC_IO_CALIBRATE rows: header, dashes sized to the widest cell."""
+    widths = [max([len(c)] + [len(r[i] or "") for r in rows]) for i, c in enumerate(_COLUMNS)]
+    out = [" ".join(c.ljust(w) for c, w in zip(_COLUMNS, widths, strict=True)).rstrip(),
+           " ".join("-" * w for w in widths)]
+    for r in rows:
+        cells = [(v or "").ljust(w) if i < 2 else (v or "").rjust(w) for i, (v, w) in enumerate(zip(r, widths,
+                                                                                                   strict=False))]
+        out.append(" ".join(cells).rstrip())
+    return out
+
+
+class CalibrateIo(StepType):
+    kind: ClassVar[str] = "calibrate_io"
+    sections = frozenset({Section.WORKLOADS})
+    exclusive: ClassVar[bool] = True
+    writes_db_report: ClassVar[bool] = False
+
+    def params(self) -> tuple[int, int]:
+        return _whole(self.args, "num_physical_disks", 1), _whole(self.args, "max_latency", 20)
+
+    def check(self, ctx: StepContext) -> Change:
+        disks, latency = self.params()
+        if latency < 10:
+            raise StepError(f"calibrate_io: max_latency {latency} ms is below Oracle's minimum of 10 ms")
+        return Change(True, f"would run DBMS_RESOURCE_MANAGER.CALIBRATE_IO({disks}, {latency})")
+
+    @staticmethod
+    def prerequisites(db: Any) -> dict[str, str]:
+        rows = db.query("select name, value from v$parameter where name in "
+                        "('timed_statistics', 'disk_asynch_io', 'filesystemio_options')")
+        params = {str(r[0]).lower(): str(r[1] or "") for r in rows if r and r[0]}
+        if params.get("timed_statistics", "").upper() != "TRUE":
+            raise StepError("CALIBRATE_IO needs timed_statistics=TRUE (it is "
+                            f"{params.get('timed_statistics') or 'unset'})",
+                            hint="ALTER SYSTEM SET timed_statistics=TRUE, or add an init_ora prep step")
+        if params.get("disk_asynch_io", "").upper() != "TRUE":
+            raise StepError("CALIBRATE_IO needs asynchronous I/O: disk_asynch_io is "
+                            f"{params.get('disk_asynch_io') or 'unset'}",
+                            hint="set disk_asynch_io=TRUE (static: SCOPE=SPFILE and a restart, e.g. an init_ora step)")
+        off = db.query("select count(*) from v$iostat_file where filetype_name = 'Data File' "
+                       "and asynch_io <> 'ASYNC_ON'")
+        if off and off[0] and off[0][0] not in (None, "0"):
+            raise StepError(f"CALIBRATE_IO needs asynchronous I/O on every datafile; {off[0][0]} have ASYNC_OFF "
+                            f"(filesystemio_options={params.get('filesystemio_options') or 'unset'})",
+                            hint="datafiles on a filesystem need filesystemio_options=SETALL (or ASYNCH), "
+                                 "set with SCOPE=SPFILE and a restart")
+        return params
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        disks, latency = self.params()
+        db = open_database(ctx, config_for(ctx))
+        try:
+            params = self.prerequisites(db)
+            max_iops, max_mbps, actual = db.callproc("dbms_resource_manager.calibrate_io", [disks, latency],
+                                                     out_types=[int, int, int])
+            rows = db.query("select start_time, end_time, max_iops, max_mbps, max_pmbps, latency, "
+                            "num_physical_disks from dba_rsrc_io_calibrate")
+        finally:
+            db.close()
+        if max_iops is None or max_mbps is None:
+            raise StepError("CALIBRATE_IO returned no values (max_iops/max_mbps NULL)",
+                            hint="another calibration may be running: check V$IO_CALIBRATION_STATUS")
+        lines = []
+        if ctx.simulated or ctx.root:
+            lines.append("-- PLANNER STAND-IN: values from a simulated database, not a measurement")
+        lines += [f"-- DBMS_RESOURCE_MANAGER.CALIBRATE_IO(num_physical_disks => {disks}, max_latency => {latency})",
+                  f"-- timed_statistics={params.get('timed_statistics')} disk_asynch_io={params.get('disk_asynch_io')}"
+                  f" filesystemio_options={params.get('filesystemio_options')}",
+                  f"max_iops = {max_iops}", f"latency  = {actual}", f"max_mbps = {max_mbps}", ""]
+        if rows:
+            lines += ["-- DBA_RSRC_IO_CALIBRATE", *listing([tuple(r) for r in rows]), ""]
+        art = save_text(ctx, "calibrate_io.txt", "\n".join(lines), "calibrate_io")
+        msg = f"CALIBRATE_IO({disks}, {latency}): max_iops={max_iops} max_mbps={max_mbps} latency={actual} ms"
+        return parse_outcome(ctx, [art], msg, {"max_iops": max_iops, "max_mbps": max_mbps,
+                                               "actual_latency": actual})

@@ -1,0 +1,230 @@
+"""The fio workload step, plus the point helpers the fio, slb and iozone steps share.
+
+One call of ``apply`` runs one sweep point: planner writes a fio job file from the step's arguments (a
+``[global]`` section) and the inline ``job:`` options or the user's ``job_file`` (uploaded from the
+controller), runs ``fio --output-format=json --output=<point dir>/fio.json <job file>`` on the host,
+fetches the JSON and parses it. Writes to devices go through planner.guard first.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ParseError, StepError
+from planner.guard import check_destructive, check_path, is_device
+from planner.metrics import Parsed
+from planner.parsers import parse_file, summarise
+from planner.results import Artifact, Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+
+# --- point helpers shared by the workload steps of this family ------------------------------------------
+
+
+def point_workdir(ctx: StepContext, kind: str) -> tuple[str, str]:
+    """(step dir, point dir) on the host: ``<planner_workdir or /tmp>/planner/<kind>-<step>/pointNNN``.
+
+    The names depend on the plan only (not the run), so kits and data files can be reused by later runs.
+    """
+    base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
+    check_path(base)
+    slug = kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-")
+    step_dir = ctx.path(f"{base}/planner/{slug}")
+    index = ctx.point.index if ctx.point is not None else 0
+    return step_dir, f"{step_dir}/point{index:03d}"
+
+
+def fresh_dir(ctx: StepContext, path: str) -> None:
+    """Empty the point's own folder first: stale output from an earlier run must never be fetched."""
+    ctx.sh('rm -rf -- "$1" && mkdir -p -- "$1"', path)
+
+
+def remote_exists(ctx: StepContext, path: str) -> bool:
+    return ctx.run(["test", "-s", path], check=False).exit_code == 0
+
+
+def fetch_existing(ctx: StepContext, files: Sequence[tuple[str, str]]) -> list[Artifact]:
+    """Fetch each (remote path, parser kind) that exists; missing ones are skipped."""
+    return [ctx.fetch(remote, kind=kind) for remote, kind in files if remote_exists(ctx, remote)]
+
+
+def tail(text: str | None, n: int = 1500) -> str:
+    return (text or "").strip()[-n:]
+
+
+def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Artifact | None,
+           failure: str | None, parse: Callable[[Path], Parsed]) -> Outcome:
+    """Parse the main artifact and say how the point went. Artifacts are kept whatever happens."""
+    arts = tuple(artifacts)
+    if main is None:
+        return Outcome(Status.FAILED, failure or f"{tool} wrote no output", artifacts=arts)
+    try:
+        parsed = parse(ctx.run_dir / main.path)
+    except ParseError as e:
+        return Outcome(Status.FAILED, (f"{failure}; " if failure else "") + str(e), artifacts=arts)
+    heads = summarise(parsed) or list(parsed.metrics[:4])
+    metrics = {m.key: m.value for m in heads}
+    if failure:
+        return Outcome(Status.FAILED, failure, artifacts=arts, data={"metrics": metrics})
+    shown = ", ".join(f"{m.key}={m.value:.6g} {m.unit}".rstrip() for m in heads[:3])
+    problems = f" ({len(parsed.errors)} section(s) unreadable)" if parsed.errors else ""
+    return Outcome(Status.CHANGED, f"{tool}: {shown}{problems}", artifacts=arts, data={"metrics": metrics})
+
+
+# --- fio -------------------------------------------------------------------------------------------------
+
+_KEY = re.compile(r"^[A-Za-z0-9_]+$")
+_SECTION = re.compile(r"^[A-Za-z0-9_.:-]+$")
+_WRITES = re.compile(r"write|rw|trim", re.IGNORECASE)
+_ARG_OPTIONS = ("rw", "bs", "iodepth", "numjobs", "size", "runtime", "ioengine", "direct")
+TIMEOUT_MARGIN_S = 60.0
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
+
+Section = tuple[str, list[tuple[str, str | None]]]  # [name], options in order (None: a bare flag)
+
+
+def _value(key: str, value: Any) -> str:
+    text = str(int(value)) if isinstance(value, bool) else str(value)
+    if "\n" in text or "\r" in text:
+        raise StepError(f"fio option {key}: a value cannot span lines", hint="give a one-line value")
+    return text
+
+
+def _option(key: str, value: Any) -> tuple[str, str]:
+    if not _KEY.match(key):
+        raise StepError(f"bad fio option name {key!r}", hint="fio options are letters, digits and _")
+    return key, _value(key, value)
+
+
+def parse_job_file(text: str, source: str) -> list[Section]:
+    """A fio job file as sections (comments dropped, order kept). fio's own syntax: INI with bare flags."""
+    sections: list[Section] = []
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            sections.append((line[1:-1].strip(), []))
+            continue
+        if not sections:
+            raise StepError(f"{source}:{no}: fio option outside a [section]: {line[:80]!r}",
+                            hint="start the job file with [global] or a [job name]")
+        key, sep, value = line.partition("=")
+        sections[-1][1].append((key.strip(), value.strip() if sep else None))
+    if not any(name != "global" for name, _ in sections):
+        raise StepError(f"{source}: the fio job file defines no job", hint="add a [job name] section")
+    return sections
+
+
+def job_targets(sections: Sequence[Section]) -> list[tuple[str, bool]]:
+    """(filename, writes) for every file a job touches; [global] values apply to the jobs after them."""
+    out: list[tuple[str, bool]] = []
+    glob: dict[str, str | None] = {}
+    for name, opts in sections:
+        if name == "global":
+            glob.update(opts)
+            continue
+        eff = {**glob, **dict(opts)}
+        rw = eff.get("rw") or eff.get("readwrite") or "read"
+        writes = bool(_WRITES.search(rw))
+        for f in re.split(r"(?<!\\):", eff.get("filename") or ""):
+            if f:
+                out.append((f.replace("\\:", ":"), writes))
+    return out
+
+
+def render_job_file(sections: Sequence[Section], map_path: Callable[[str], str]) -> str:
+    """The job file planner uploads: absolute filename/directory values mapped into the host's root."""
+    lines = ["; written by planner for one sweep point"]
+    for name, opts in sections:
+        lines.append(f"[{name}]")
+        for key, value in opts:
+            if value is not None and key in ("filename", "directory"):
+                value = ":".join(map_path(p) if p.startswith("/") else p for p in value.split(":"))
+            lines.append(key if value is None else f"{key}={value}")
+    return "\n".join(lines) + "\n"
+
+
+class Fio(StepType):
+    """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
+
+    kind = "fio"
+    exclusive = True
+
+    def _global(self) -> list[tuple[str, str | None]]:
+        a = self.args
+        opts: dict[str, str | None] = {}
+        if a.get("target") is not None:
+            target = str(a["target"])
+            check_path(target)
+            opts["filename"] = target.replace(":", "\\:")
+        for key in _ARG_OPTIONS:
+            if a.get(key) is not None:
+                opts[key] = _value(key, a[key])
+        if a.get("runtime") is not None:
+            opts["time_based"] = "1"  # a runtime is a duration to measure, not a cap on a size-bound job
+        if a.get("numjobs") is not None:
+            opts["group_reporting"] = None  # numjobs clones report as one job, as fio users expect
+        for key, value in dict(a.get("extra") or {}).items():
+            k, v = _option(str(key), value)
+            opts[k] = v
+        return list(opts.items())
+
+    def sections(self, ctx: StepContext) -> tuple[list[Section], str]:
+        """The job file's sections and where they came from."""
+        glob: Section = ("global", self._global())
+        if self.args.get("job_file"):
+            path = Path(str(self.args["job_file"]))
+            local = path if path.is_absolute() else ctx.plan_dir / path
+            try:
+                text = local.read_text()
+            except OSError as e:
+                raise StepError(f"cannot read fio job file {local}: {e.strerror or e}",
+                                hint="job_file is a file on the controller, relative to the plan") from None
+            return [glob, *parse_job_file(text, str(local))], str(local)
+        job = dict(self.args.get("job") or {})
+        name = str(job.pop("name", "") or "planner")
+        if not _SECTION.match(name) or name == "global":
+            raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
+        return [glob, (name, [_option(str(k), v) for k, v in job.items()])], "job"
+
+    def _timeout(self, ctx: StepContext, sections: Sequence[Section]) -> float | None:
+        if ctx.timeout_s is not None:
+            return ctx.timeout_s
+        seconds = 0.0
+        for _, opts in sections:
+            for key, value in opts:
+                if key in ("runtime", "ramp_time") and value and (m := _DURATION.match(value)):
+                    seconds += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+        return seconds * 1.1 + TIMEOUT_MARGIN_S if seconds else None
+
+    def _guard(self, ctx: StepContext, sections: Sequence[Section]) -> None:
+        written = sorted({f for f, writes in job_targets(sections) if writes and f.startswith("/")})
+        devices = [f for f in written if is_device(ctx, f)]
+        check_destructive(ctx, devices, what="fio write")
+
+    def check(self, ctx: StepContext) -> Change:
+        sections, origin = self.sections(ctx)
+        targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
+        return Change(True, f"would run fio ({origin}) on {targets}")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        sections, _ = self.sections(ctx)
+        self._guard(ctx, sections)
+        _, wd = point_workdir(ctx, self.kind)
+        fresh_dir(ctx, wd)
+        job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
+        ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
+        argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
+        r = ctx.run(argv, check=False, cwd=wd, timeout=self._timeout(ctx, sections))
+        failure = None
+        if not r.ok:
+            what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
+            failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
+        arts = fetch_existing(ctx, [(job_path, "fio_job"), (out_path, "fio_json")])
+        main = next((a for a in arts if a.kind == "fio_json"), None)
+        return finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
+

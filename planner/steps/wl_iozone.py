@@ -1,0 +1,148 @@
+"""The iozone workload step: throughput mode (``-t N -F file1..fileN``), built like the seed's command line.
+
+The seed: ``iozone -w -e -c -r 8 -i 0 -s 1g -t 1 -F file1``, copy file1 to file2..fileN, then
+``iozone -w -e -c -r 8 -i 2 -s 1g -t 4 -F file1 file2 file3 file4``. With ``create_files: true`` each
+point does the same before its measured run (always with ``-w`` so file1 survives to be copied).
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ParseError, StepError
+from planner.metrics import Parsed
+from planner.parsers import decode
+from planner.parsers import iozone as iozone_parser
+from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.wl_fio import fetch_existing, finish, fresh_dir, point_workdir, tail
+
+_SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
+_COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
+_RUN = 'o=$1; e=$2; shift 2; exec "$@" >"$o" 2>"$e"'
+
+
+def record_kb(record_size: Any) -> float | None:
+    """iozone's ``-r`` in KiB (``8`` and ``8k`` are 8, ``1m`` is 1024); None when not a plain size."""
+    m = _SIZE.match(str(record_size).strip()) if record_size is not None else None
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1, "m": 1024, "g": 1024 * 1024}[m.group(2).lower()]
+
+
+def iozone_argv(binary: str, flags: Sequence[str], record_size: Any, tests: Sequence[int], file_size: Any,
+                threads: int, files: Sequence[str]) -> list[str]:
+    """``iozone <flags> -r R -i T... -s S -t N -F f1..fN`` — the seed's order."""
+    argv = [binary, *(str(f) for f in flags)]
+    if record_size is not None:
+        argv += ["-r", str(record_size)]
+    for t in tests:
+        argv += ["-i", str(int(t))]
+    if file_size is not None:
+        argv += ["-s", str(file_size)]
+    return [*argv, "-t", str(threads), "-F", *files[:threads]]
+
+
+def create_argv(binary: str, flags: Sequence[str], record_size: Any, file_size: Any, first_file: str) -> list[str]:
+    """The seed's file creation run: the write test (-i 0), one process, kept with -w."""
+    keep = [] if "-w" in flags else ["-w"]
+    return iozone_argv(binary, [*flags, *keep], record_size, [0], file_size, 1, [first_file])
+
+
+class Iozone(StepType):
+    """iozone in throughput mode on files (``files:`` a prefix, a list, or <workdir>/file1..N)."""
+
+    kind = "iozone"
+    exclusive = True
+
+    def _threads(self) -> int:
+        value = self.args.get("threads", 1)
+        try:
+            n = int(str(value))
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise StepError(f"iozone threads must be a whole number of 1 or more, got {value!r}")
+        return n
+
+    def _host_path(self, ctx: StepContext, path: str, step_dir: str) -> str:
+        return ctx.path(path) if path.startswith("/") else posixpath.join(step_dir, path)
+
+    def files(self, ctx: StepContext, step_dir: str) -> list[str]:
+        n = self._threads()
+        given = self.args.get("files")
+        if given is None:
+            return [f"{step_dir}/file{i}" for i in range(1, n + 1)]
+        if isinstance(given, str):  # a prefix, as in the seed's file1 file2 ...
+            return [self._host_path(ctx, f"{given}{i}", step_dir) for i in range(1, n + 1)]
+        names = [str(f) for f in given]
+        if len(names) < n:
+            raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
+                            hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
+        return [self._host_path(ctx, f, step_dir) for f in names[:n]]
+
+    def binary(self, ctx: StepContext) -> str:
+        b = str(self.args.get("binary") or "iozone")
+        return ctx.path(b) if b.startswith("/") else b
+
+    def argv(self, ctx: StepContext, files: Sequence[str]) -> list[str]:
+        tests = [int(t) for t in self.args.get("tests") or ()]
+        if not tests:
+            raise StepError("iozone needs tests (the -i numbers), e.g. tests: [2]")
+        return iozone_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
+                           tests, self.args.get("file_size"), self._threads(), files)
+
+    def check(self, ctx: StepContext) -> Change:
+        step_dir, _ = point_workdir(ctx, self.kind)
+        return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir))))
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        step_dir, wd = point_workdir(ctx, self.kind)
+        files = self.files(ctx, step_dir)
+        argv = self.argv(ctx, files)
+        fresh_dir(ctx, wd)
+        ctx.run(["mkdir", "-p", "--", *sorted({posixpath.dirname(f) for f in files})])
+        if self.args.get("create_files"):
+            make = create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
+                               self.args.get("file_size"), files[0])
+            r = ctx.sh(_RUN, f"{wd}/create.out", f"{wd}/create.err", *make, check=False, cwd=wd)
+            if not r.ok:
+                arts = fetch_existing(ctx, [(f"{wd}/create.out", "log"), (f"{wd}/create.err", "log")])
+                return finish(ctx, "iozone", arts, None, f"iozone file creation failed (exit code {r.exit_code}): "
+                              f"{tail(ctx.conn.read_text(f'{wd}/create.err'), 600)}", self._parse)
+            if len(files) > 1:
+                ctx.sh(_COPY, files[0], *files[1:])
+        out, err = f"{wd}/iozone.out", f"{wd}/iozone.err"
+        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=wd)
+        failure = None
+        if not r.ok:
+            what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
+            failure = f"iozone {what}: {' '.join(argv)[:200]}: {tail(ctx.conn.read_text(err), 600)}"
+        extra = [(f"{wd}/create.out", "log")] if self.args.get("create_files") else []
+        arts = fetch_existing(ctx, [(out, "iozone"), (err, "log"), *extra])
+        main = next((a for a in arts if a.kind == "iozone"), None)
+        return finish(ctx, "iozone", arts, main, failure, self._parse)
+
+    def _parse(self, path: Path) -> Parsed:
+        return parse_iozone(path, record_kb(self.args.get("record_size")))
+
+
+def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:
+    """The registry's decoding, then the iozone parser with the step's record size (for IOPS)."""
+    try:
+        text = decode(path.read_bytes(), str(path))
+    except OSError as e:
+        raise ParseError("iozone", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
+    try:
+        parsed = iozone_parser.parse(text, str(path), record_kb=rec_kb)
+    except ParseError:
+        raise
+    except Exception as e:  # noqa: BLE001 - a parser bug becomes a named error, not a traceback
+        raise ParseError("iozone", "whole file", f"parser failed ({type(e).__name__}: {e})", source=str(path)) from e
+    if not parsed.metrics:
+        raise ParseError("iozone", "whole file", "no throughput lines found", source=str(path))
+    return parsed
+

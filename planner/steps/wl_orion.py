@@ -1,0 +1,96 @@
+"""The ``orion`` workload: one sweep point of Oracle ORION against the LUNs the plan names.
+
+Writes ``<testname>.lun`` (one device per line, mapped into the host's sandbox) in a fresh remote folder,
+runs ``orion -run <run> -testname <testname> -num_disks N ...`` there and collects ``*_summary.txt``,
+``*_iops.csv``, ``*_mbps.csv``, ``*_lat.csv``, ``*_trace.txt`` (and ``*_hist.csv`` when written). ``write`` > 0
+destroys data on the LUNs: planner.guard.check_destructive must pass first (``destructive: true`` and no
+filesystem / partition table / ASM header unless the device is in the plan's ``allow_destroy``).
+The binary is ``binary`` when given, else ``<oracle_home>/bin/orion``, else ``orion`` on the PATH.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import shlex
+from typing import Any, ClassVar
+
+from planner import guard
+from planner.errors import StepError
+from planner.plan import Section
+from planner.results import Status
+from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.wl_common import mkdir, parse_outcome, remote_workdir, save_text
+
+_OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
+_KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv": "orion_csv",
+          "_lat.csv": "orion_csv", "_trace.txt": "", "_hist.csv": ""}
+
+
+class Orion(StepType):
+    kind: ClassVar[str] = "orion"
+    sections = frozenset({Section.WORKLOADS})
+    exclusive: ClassVar[bool] = True
+    writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
+
+    def luns(self) -> list[str]:
+        raw = self.args.get("luns")
+        luns = [raw] if isinstance(raw, str) else list(raw or [])
+        if not luns:
+            raise StepError("orion: luns is empty", hint="list the devices (or files) ORION should test")
+        for lun in luns:
+            guard.check_path(str(lun))
+        return [str(x) for x in luns]
+
+    def binary(self, ctx: StepContext) -> str:
+        b = self.args.get("binary")
+        if b:
+            return ctx.path(str(b)) if str(b).startswith("/") else str(b)
+        home = ctx.vars.get("oracle_home")
+        return ctx.path(str(home).rstrip("/") + "/bin/orion") if home else "orion"
+
+    def argv(self, ctx: StepContext) -> list[str]:
+        testname = str(self.args.get("testname") or "orion")
+        argv = [self.binary(ctx), "-run", str(self.args.get("run", "simple")), "-testname", testname,
+                "-num_disks", str(self.args.get("num_disks", len(self.luns())))]
+        if int(self.args.get("write", 0) or 0):
+            argv += ["-write", str(int(self.args["write"]))]
+        for key in _OPTIONAL:
+            if self.args.get(key) is not None:
+                argv += [f"-{key}", str(self.args[key])]
+        return argv
+
+    def check(self, ctx: StepContext) -> Change:
+        argv = self.argv(ctx)
+        write = int(self.args.get("write", 0) or 0)
+        note = f" (writes {write}% — destructive guard applies)" if write else ""
+        return Change(True, f"would run {shlex.join(argv)} on {', '.join(self.luns())}{note}")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        luns, argv = self.luns(), self.argv(ctx)
+        testname = argv[argv.index("-testname") + 1]
+        write = int(self.args.get("write", 0) or 0)
+        if write > 0:
+            guard.check_destructive(ctx, luns, what=f"ORION -write {write}")
+        work = remote_workdir(ctx, "orion")
+        mkdir(ctx, work)
+        ctx.conn.put("".join(ctx.path(x) + "\n" for x in luns).encode(), posixpath.join(work, f"{testname}.lun"))
+        r = ctx.run(argv, cwd=work, check=False)
+        arts = [save_text(ctx, "orion_console.txt", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))]
+        ls = ctx.sh('cd "$1" && for f in "$2"_*; do [ -f "$f" ] && printf "%s\\n" "$f"; done; exit 0',
+                    work, testname, check=False)
+        for name in sorted(ls.stdout.split()):
+            kind = next((k for suffix, k in _KINDS.items() if name.endswith(suffix)), None)
+            if kind is not None:
+                arts.append(ctx.fetch(posixpath.join(work, name), name, kind))
+        what = shlex.join([posixpath.basename(argv[0]), *argv[1:]])
+        if not r.ok or "ERROR" in r.stdout:
+            why = next((ln for ln in r.stdout.splitlines() if "ERROR" in ln), "") or r.stderr.strip()[-300:]
+            return Outcome(Status.FAILED, f"{what} failed (exit code {r.exit_code}): {why}", artifacts=tuple(arts))
+        if not any(a.kind == "orion_summary" for a in arts):
+            return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
+                           artifacts=tuple(arts))
+        data: dict[str, Any] = {"luns": luns, "write_pct": write}
+        # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
+        summary = [a for a in arts if a.kind == "orion_summary"]
+        out = parse_outcome(ctx, summary, what, data)
+        return Outcome(out.status, out.msg, artifacts=tuple(arts), data=out.data)

@@ -1,0 +1,180 @@
+"""The SLB workload step: copy an SLB kit to the host, build it there once, run ``runit.sh <users>``.
+
+The kit is a directory or a tarball on the controller; by default the project's own SLB-compatible kit
+(planner/kits/slb, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
+lands in ``<workdir>/planner/kits/slb-<digest>`` on the host, named by the digest of its files, and is
+built once: later points and runs reuse it while the recorded binary checksum still matches.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import planner
+from planner.errors import StepError
+from planner.parsers import parse_file
+from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.wl_fio import fetch_existing, finish, fresh_dir, point_workdir, tail
+
+DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
+MARKER = ".planner-kit"
+TIMEOUT_MARGIN_S = 60.0
+_AFFINITY = re.compile(r"^[0-9,-]+$")
+_TAR_SUFFIXES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz")
+_SKIP = re.compile(r"(^|/)(\.|__pycache__/)|\.o$")
+_BUILD = ('cd "$1" || exit 1; rm -f slb; '
+          'if [ -f Makefile ] && command -v make >/dev/null 2>&1; then make; '
+          'elif [ -f slb.c ]; then "${CC:-cc}" -O2 -o slb slb.c; fi')
+_STATE = 'cat "$1/.planner-kit" 2>/dev/null; echo; if [ -f "$1/slb" ]; then sha256sum "$1/slb"; fi'
+_RUN = 'o=$1; e=$2; shift 2; exec "$@" >"$o" 2>"$e"'
+
+
+@dataclass(frozen=True, slots=True)
+class KitFile:
+    path: str  # relative, POSIX
+    data: bytes
+    mode: int
+
+
+@dataclass(frozen=True, slots=True)
+class Kit:
+    source: str
+    files: tuple[KitFile, ...]
+
+    @property
+    def digest(self) -> str:
+        h = hashlib.sha256()
+        for f in self.files:
+            h.update(f"{f.path}\0{f.mode:o}\0{len(f.data)}\0".encode())
+            h.update(f.data)
+        return h.hexdigest()
+
+
+def _safe_rel(name: str, source: str) -> str:
+    p = PurePosixPath(name)
+    if p.is_absolute() or ".." in p.parts:
+        raise StepError(f"{source}: unsafe path {name!r} in the kit", hint="kit paths must stay inside the kit")
+    return str(p)
+
+
+def _strip_top(files: list[KitFile]) -> list[KitFile]:
+    """A tarball of ``slb/...``: drop the single top folder when the kit's runit.sh is under it."""
+    tops = {f.path.split("/", 1)[0] for f in files}
+    if len(tops) == 1 and all("/" in f.path for f in files):
+        top = tops.pop() + "/"
+        return [KitFile(f.path[len(top):], f.data, f.mode) for f in files]
+    return files
+
+
+def load_kit(kit: str | None, plan_dir: Path) -> Kit:
+    """Read a kit (directory or tarball) from the controller. Built binaries and hidden files are left out."""
+    path = DEFAULT_KIT if not kit else (Path(kit) if Path(kit).is_absolute() else plan_dir / kit)
+    files: list[KitFile] = []
+    if path.is_dir():
+        for f in sorted(p for p in path.rglob("*") if p.is_file()):
+            rel = f.relative_to(path).as_posix()
+            if _SKIP.search(rel) or (rel == "slb" and (path / "slb.c").exists()):
+                continue
+            files.append(KitFile(rel, f.read_bytes(), f.stat().st_mode & 0o777))
+    elif path.is_file() and path.name.endswith(_TAR_SUFFIXES):
+        try:
+            with tarfile.open(path) as tar:
+                for m in tar.getmembers():
+                    if not m.isfile():
+                        continue
+                    rel = _safe_rel(m.name, str(path))
+                    fobj = tar.extractfile(m)
+                    if fobj is not None and not _SKIP.search(rel):
+                        files.append(KitFile(rel, fobj.read(), m.mode & 0o777))
+        except (tarfile.TarError, OSError) as e:
+            raise StepError(f"cannot read SLB kit tarball {path}: {e}") from None
+        files = _strip_top(files)
+        if any(f.path == "slb.c" for f in files):  # a binary built elsewhere: rebuilt on the host instead
+            files = [f for f in files if f.path != "slb"]
+    else:
+        raise StepError(f"SLB kit {path} is neither a directory nor a tarball",
+                        hint="give kit: a folder or a .tar/.tar.gz on the controller (relative to the plan), "
+                             "or leave it out for planner's own kit")
+    if not any(f.path == "runit.sh" for f in files):
+        raise StepError(f"SLB kit {path} has no runit.sh at its top", hint="point kit: at the folder holding runit.sh")
+    return Kit(str(path), tuple(sorted(files, key=lambda f: f.path)))
+
+
+def _positive(args: Any, name: str, default: int | None) -> int | None:
+    value = args.get(name, default)
+    if value is None:
+        return None
+    try:
+        n = int(str(value))
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise StepError(f"slb {name} must be a whole number of 1 or more, got {value!r}")
+    return n
+
+
+def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[str]:
+    argv = ["./runit.sh", str(users), *([str(seconds)] if seconds else [])]
+    if affinity is None:
+        return argv
+    if not _AFFINITY.match(affinity):
+        raise StepError(f"bad slb affinity {affinity!r}", hint="give a CPU list such as 0-5 or 0,2,4")
+    return ["taskset", "-c", affinity, *argv]
+
+
+class Slb(StepType):
+    """SLB: ``[taskset -c CPUS] ./runit.sh USERS [SECONDS]`` in the kit copied to the host."""
+
+    kind = "slb"
+    exclusive = True
+
+    def _argv(self) -> list[str]:
+        users = _positive(self.args, "users", None)
+        if users is None:
+            raise StepError("slb needs users")
+        aff = self.args.get("affinity")
+        return runit_argv(users, _positive(self.args, "seconds", None), None if aff is None else str(aff))
+
+    def check(self, ctx: StepContext) -> Change:
+        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        return Change(True, f"would run {' '.join(self._argv())} with the kit {kit.source}")
+
+    def install(self, ctx: StepContext, kit: Kit) -> str:
+        """The kit's folder on the host, copied and built unless an identical build is already there."""
+        base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
+        kit_dir = ctx.path(f"{base}/planner/kits/slb-{kit.digest[:16]}")
+        state = ctx.sh(_STATE, kit_dir, check=False).stdout.split()
+        # state: [kit digest, binary sha recorded at build] from the marker, then [binary sha, path] now
+        if len(state) >= 4 and state[0] == kit.digest and state[1] == state[2]:
+            return kit_dir
+        for f in kit.files:
+            ctx.conn.put(f.data, posixpath.join(kit_dir, f.path), mode=f.mode)
+        ctx.sh(_BUILD, kit_dir, timeout=300)
+        built = ctx.sh('if [ -f "$1/slb" ]; then sha256sum "$1/slb"; else echo -; fi', kit_dir).stdout.split()
+        ctx.conn.put(f"{kit.digest} {built[0]}\n".encode(), f"{kit_dir}/{MARKER}", mode=0o644)
+        return kit_dir
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        argv = self._argv()
+        kit_dir = self.install(ctx, load_kit(self.args.get("kit"), ctx.plan_dir))
+        _, wd = point_workdir(ctx, self.kind)
+        fresh_dir(ctx, wd)
+        out, err = f"{wd}/slb.out", f"{wd}/slb.err"
+        env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
+        seconds = _positive(self.args, "seconds", 10) or 10
+        timeout = ctx.timeout_s if ctx.timeout_s is not None else 2.4 * seconds + TIMEOUT_MARGIN_S
+        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout)
+        failure = None
+        if not r.ok:
+            what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
+            failure = f"slb {what}: {' '.join(argv)}: {tail(ctx.conn.read_text(err), 600)}"
+        arts = fetch_existing(ctx, [(out, "slb"), (err, "log")])
+        main = next((a for a in arts if a.kind == "slb"), None)
+        return finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
+

@@ -1,0 +1,91 @@
+"""The orion step over the stand-in ORION: files collected and parsed, the destructive guard, bad LUNs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from planner.cli import main
+from planner.standins.awrgen import MARKER
+
+STANDIN = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+
+PLAN = """\
+plan: orion_test
+plays:
+  - name: orion
+    hosts: lab
+    workloads:
+      - name: orion run
+        orion: {{binary: /opt/orion/bin/orion, testname: ssd, luns: [{luns}], run: simple, num_disks: 1,
+                duration: 1{extra}}}
+{options}
+"""
+
+
+def project(tmp: Path, luns: str = "/dev/sdb", extra: str = "", options: str = "") -> Path:
+    root = tmp / "hosts" / "alpha"
+    (root / "dev").mkdir(parents=True)
+    (root / "dev" / "sdb").write_bytes(b"\0" * (1 << 20))
+    (root / "opt" / "orion" / "bin").mkdir(parents=True)
+    (root / "opt" / "orion" / "bin" / "orion").symlink_to(STANDIN)
+    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    (tmp / "plan.yaml").write_text(PLAN.format(luns=luns, extra=extra, options=options))
+    return root
+
+
+def apply(tmp: Path) -> tuple[int, Path, dict]:
+    code = main(["apply", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini"), "--runs-dir", str(tmp / "runs"),
+                 "--no-report"])
+    run = sorted((tmp / "runs").iterdir())[-1]
+    result = next(r for r in json.loads((run / "results.json").read_text()) if r["title"] == "orion run")
+    return code, run, result
+
+
+def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    code, run, result = apply(tmp_path)
+    assert code == 0, result["msg"]
+    names = [Path(a["path"]).name for a in result["artifacts"]]
+    for suffix in ("_summary.txt", "_iops.csv", "_mbps.csv", "_lat.csv", "_trace.txt"):
+        assert any(n.startswith("ssd_") and n.endswith(suffix) for n in names), (suffix, names)
+    kinds = {Path(a["path"]).name: a["kind"] for a in result["artifacts"]}
+    assert sum(k == "orion_csv" for k in kinds.values()) == 3
+    metrics = result["data"]["metrics"]
+    assert metrics["orion.max_small_iops{small=5,large=0}"] > 1000
+    assert 0 < metrics["orion.min_small_latency_ms{small=1,large=0}"] < 5
+    summary = next(a for a in result["artifacts"] if a["kind"] == "orion_summary")
+    text = (run / summary["path"]).read_text()
+    assert MARKER in text and f"Name: {root}/dev/sdb" in text
+    commands = (run / "commands.jsonl").read_text()
+    assert "-run simple -testname ssd -num_disks 1" in commands
+
+
+def test_write_refused_on_a_device_holding_ext4(tmp_path: Path) -> None:
+    root = project(tmp_path, extra=", write: 30", options="        destructive: true")
+    dev = bytearray(1 << 20)
+    dev[1080:1082] = b"\x53\xef"  # ext2/3/4 superblock magic at 1024 + 0x38
+    (root / "dev" / "sdb").write_bytes(bytes(dev))
+    code, run, result = apply(tmp_path)
+    assert code == 2 and result["status"] == "failed"
+    assert "refused" in result["msg"] and "ext" in result["msg"]
+    assert "opt/orion/bin/orion" not in (run / "commands.jsonl").read_text()  # ORION never started
+
+
+def test_write_needs_destructive_true(tmp_path: Path) -> None:
+    project(tmp_path, extra=", write: 30")
+    code, _run, result = apply(tmp_path)
+    assert code == 2 and "not marked destructive" in result["msg"]
+
+
+def test_write_on_a_blank_device_marked_destructive_runs(tmp_path: Path) -> None:
+    project(tmp_path, extra=", write: 30", options="        destructive: true")
+    code, _run, result = apply(tmp_path)
+    assert code == 0, result["msg"]
+    assert "-write 30" in result["msg"]
+
+
+def test_a_missing_lun_fails_clearly(tmp_path: Path) -> None:
+    project(tmp_path, luns="/dev/sdz")
+    code, _run, result = apply(tmp_path)
+    assert code == 2 and "/dev/sdz" in result["msg"] and "No such file" in result["msg"]
