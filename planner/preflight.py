@@ -38,6 +38,27 @@ DURATION = {
 }
 
 
+# Rehearsal runs the real workloads (fio, the SLB-compatible kit) briefly: what they measure on this machine
+# says nothing about the lab, only that the step works. Caps per kind: argument -> value used at most.
+REHEARSAL_CAPS: dict[str, dict[str, int]] = {"slb": {"seconds": 2, "buffer_mb": 64}, "fio": {"runtime": 2}}
+
+
+def cap_for_rehearsal(kind: str, args: dict[str, Any]) -> dict[str, Any]:
+    caps = REHEARSAL_CAPS.get(kind)
+    if not caps:
+        return args
+    out = dict(args)
+    for key, cap in caps.items():
+        value = out.get(key)
+        try:
+            number = float(str(value).rstrip("s")) if value is not None else None
+        except ValueError:
+            number = None
+        if number is None or number > cap:
+            out[key] = cap
+    return out
+
+
 @dataclass(slots=True)
 class Preflight:
     errors: list[Problem] = field(default_factory=list)
@@ -45,6 +66,7 @@ class Preflight:
     notes: list[str] = field(default_factory=list)
     devices: dict[str, set[str]] = field(default_factory=dict)  # host -> device paths to simulate
     kits: dict[str, dict[str, str]] = field(default_factory=dict)  # host -> {step kind: path}
+    files: dict[str, set[str]] = field(default_factory=dict)  # host -> plain files steps read (ORION on datafiles)
     lab_seconds: float = 0.0
     unknown_time: list[str] = field(default_factory=list)
 
@@ -116,8 +138,10 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
 def _devices(pf: Preflight, spec: StepSpec, host: Host, args: Mapping[str, Any], declared: set[str]) -> None:
     for key in DEVICE_ARGS.get(spec.kind, ()):
         for name in _as_list(args.get(key)):
-            if spec.kind == "fio" and not name.startswith("/dev/"):
-                continue  # a file target
+            if not name.startswith("/dev/"):
+                if spec.kind == "orion":  # ORION on datafiles, as the SSD seed ran it: the sandbox makes the files
+                    pf.files.setdefault(host.name, set()).add(name)
+                continue  # a file target, not a device
             wanted = pf.devices.setdefault(host.name, set())
             if not declared:
                 wanted.add(name)  # nothing declared: simulate the plan's devices as named

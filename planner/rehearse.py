@@ -72,7 +72,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
             sims[name] = Host(name=name, address="localhost", connection="local", groups=orig.groups,
                               vars=_sim_vars(orig, root))
         populate(root, sims[name], devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
-                 oracle=name in oracle_hosts)
+                 oracle=name in oracle_hosts, files=pf.files.get(name, set()))
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
     console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}; sandboxes under {base}")
     return sims, lab

@@ -89,11 +89,18 @@ def _block(root: Path, name: str, schedulers: str) -> None:
             f.truncate(DEVICE_BYTES)
 
 
-def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[str, str], oracle: bool) -> None:
-    """Everything a simulated host needs for the plan: devices, Oracle stand-ins, SLOB kit, ORION, iozone."""
+def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[str, str], oracle: bool,
+             files: Iterable[str] = ()) -> None:
+    """Everything a simulated host needs for the plan: devices, files, Oracle stand-ins, SLOB kit, ORION, iozone."""
     root = Path(root)
     (root / "tmp").mkdir(parents=True, exist_ok=True)
     made = add_devices(root, devices)
+    for name in files:
+        if name.startswith("/") and ".." not in name:
+            f = root / name.lstrip("/")
+            f.parent.mkdir(parents=True, exist_ok=True)
+            with f.open("ab") as fh:
+                fh.truncate(DEVICE_BYTES)
     if oracle:
         from planner.standins import DEFAULT_HOME, install_standins, update_state
 

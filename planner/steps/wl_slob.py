@@ -194,6 +194,9 @@ class Slob(StepType):
         stats = "awr"
         if original is not None:  # SLOB 1 has no slob.conf
             values = self.conf_values(version, update_pct)
+            wanted = ctx.vars.get("planner_collect_db_report")  # the play's collect: [awr] or [statspack]
+            if wanted and version is KitVersion.SLOB24 and "DATABASE_STATISTICS_TYPE" not in values:
+                values["DATABASE_STATISTICS_TYPE"] = str(wanted)
             stats = (values.get("DATABASE_STATISTICS_TYPE") or conf_value(original, "DATABASE_STATISTICS_TYPE")
                      or ("statspack" if version is KitVersion.SLOB24 else "awr")).lower()
             ctx.conn.put(original.encode(), conf_path + BACKUP_SUFFIX)

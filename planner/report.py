@@ -1,0 +1,84 @@
+"""Markdown reports from run folders, rendered with Jinja2 templates (StrictUndefined: no silent blanks).
+
+Templates are looked up in: the directory of a template given as a path, ``<plan dir>/templates``, the
+project's ``templates/`` and the copy shipped in the package. The context is documented in
+docs/report-context.md and built by planner.report_context.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jinja2
+
+from planner.errors import InputError, PlannerError, Problem
+from planner.measure import RunData, read_run
+from planner.plan import Plan
+from planner.report_context import build_context
+from planner.runrecord import write_bytes
+
+DEFAULT_TEMPLATE = "default.md.j2"
+_PROJECT_TEMPLATES = Path(__file__).resolve().parent.parent / "templates"
+_PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
+
+
+def template_dirs(template: str, plan_file: Path | None) -> tuple[str, list[Path]]:
+    """(template name, search path) for a template given by name or by path."""
+    dirs: list[Path] = []
+    name = template
+    given = Path(template)
+    if given.is_file():
+        dirs.append(given.resolve().parent)
+        name = given.name
+    if plan_file is not None:
+        dirs.append(plan_file.resolve().parent / "templates")
+    dirs += [_PROJECT_TEMPLATES, _PACKAGE_TEMPLATES]
+    return name, [d for d in dict.fromkeys(dirs) if d.is_dir()]
+
+
+def environment(dirs: list[Path]) -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
+                              undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True)
+
+
+def render(data: RunData, template: str, report_dir: Path, charts: bool = True) -> str:
+    plan_file = data.plan.source if data.plan else None
+    name, dirs = template_dirs(template, plan_file)
+    env = environment(dirs)
+    try:
+        tpl = env.get_template(name)
+    except jinja2.TemplateNotFound:
+        raise InputError([Problem(None, "", f"report template {template!r} not found",
+                                  f"looked in {', '.join(str(d) for d in dirs) or 'no template folder'}")]) from None
+    ctx = build_context(data, report_dir, set(env.list_templates()), charts)
+    try:
+        return tpl.render(**ctx)
+    except jinja2.UndefinedError as e:
+        raise PlannerError(f"report template {name}: {e.message}",
+                           hint="the template uses a key the report context does not have; "
+                                "see docs/report-context.md") from None
+    except jinja2.TemplateError as e:
+        raise PlannerError(f"report template {name}: {e}", hint="fix the template") from None
+
+
+def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
+                      output: Path | None = None) -> Path:
+    """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
+
+    Returns the main report's path. Parse problems do not fail the report: they are listed in it.
+    """
+    run_dir = Path(run_dir)
+    given = plan is not None  # report.output is relative to the plan file the user ran, not the recorded copy
+    data = read_run(run_dir, plan)
+    plan = data.plan
+    spec = plan.report if plan else None
+    name = template or (spec.template if spec else DEFAULT_TEMPLATE)
+    main = Path(output) if output else run_dir / "report.md"
+    targets = [main]
+    if output is None and given and plan is not None and spec is not None and spec.output:
+        targets.append(plan.source.resolve().parent / spec.output)
+    for target in targets:
+        text = render(data, name, target.resolve().parent)
+        write_bytes(target, text.encode())
+    return main
