@@ -16,14 +16,13 @@ Measured traps handled here:
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import dataclasses
 import functools
-import getpass
 import hashlib
 import os
 import posixpath
-import re
 import secrets
 import select
 import socket
@@ -31,16 +30,16 @@ import threading
 import time
 from collections.abc import Iterable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import paramiko
-from paramiko.hostkeys import HostKeyEntry
 
 from planner.connection import Argv, CommandResult, Connection, command_line
 from planner.errors import ConnectError, HostKeyError, Interrupted, StepError
 from planner.host import Host
+from planner.known_hosts import KnownKey, known_keys
+from planner.ssh_target import SSHTarget, merge_target
 
 _PGID_MARK = b"planner-pgid:"
 _BUF = 1 << 16
@@ -55,35 +54,6 @@ _KILL_SCRIPT = ('kill -TERM -"$1" 2>/dev/null || exit 0; i=0; '
 _FINISH_PUT = ('h=$(sha256sum < "$1") || exit 8; h=${h%% *}; '
                'if [ "$h" != "$2" ]; then rm -f -- "$1"; echo "checksum mismatch: got $h" >&2; exit 9; fi; '
                'if [ -n "$4" ]; then chmod "$4" "$1" || exit 8; fi; mv -f -T -- "$1" "$3"')
-
-
-@dataclass(frozen=True, slots=True)
-class SSHTarget:
-    """Where and how to connect, after merging inventory, ssh_config and defaults."""
-
-    hostname: str
-    port: int
-    user: str
-    key_files: tuple[str, ...]
-    connect_timeout: float
-    keepalive_s: int
-    known_hosts: tuple[Path, ...]  # user files; new keys go to the first
-    key_host: str  # HostKeyAlias, else hostname: what known_hosts records
-    proxy_command: str | None = None
-    proxy_jump: str | None = None
-    accept_new: bool = False
-
-    @property
-    def key_name(self) -> str:
-        """The known_hosts name: host, or [host]:port off port 22 (as OpenSSH and paramiko write it)."""
-        return self.key_host if self.port == 22 else f"[{self.key_host}]:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class KnownKey:
-    file: Path
-    line: int
-    key: paramiko.PKey
 
 
 @functools.lru_cache(maxsize=8)
@@ -104,69 +74,12 @@ def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: P
             cfg = dict(_parse_config(str(path), path.stat().st_mtime_ns).lookup(host.address))
         except Exception as e:  # paramiko raises plain exceptions for unsupported Match keywords
             raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
-    hostname = str(cfg.get("hostname", host.address))
-    port = host.port or int(cfg.get("port", 22))
-    keys = [str(host.key_file.expanduser())] if host.key_file else []
-    if keys and not Path(keys[0]).exists():
-        raise ConnectError(f"{host.name}: key file {keys[0]} does not exist",
-                           hint="fix ansible_ssh_private_key_file in the inventory")
-    keys += [str(Path(k).expanduser()) for k in cfg.get("identityfile", []) if Path(k).expanduser().exists()]
-    if known_hosts is not None:
-        user_files = [known_hosts]
-    elif host.vars.get("planner_known_hosts"):
-        user_files = [Path(str(host.vars["planner_known_hosts"]))]
-    elif "userknownhostsfile" in cfg:
-        user_files = [Path(p).expanduser() for p in str(cfg["userknownhostsfile"]).split()]
-    else:
-        user_files = [Path("~/.ssh/known_hosts").expanduser(), Path("~/.ssh/known_hosts2").expanduser()]
-    return SSHTarget(
-        hostname=hostname, port=port, user=host.user or str(cfg.get("user") or getpass.getuser()),
-        key_files=tuple(dict.fromkeys(keys)),
-        connect_timeout=connect_timeout or float(cfg.get("connecttimeout", 10.0)),
-        keepalive_s=keepalive_s if keepalive_s is not None else int(cfg.get("serveraliveinterval", 15)),
-        known_hosts=tuple(user_files), key_host=str(cfg.get("hostkeyalias", hostname)),
-        proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
-        proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
-        accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new")
+    return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
+                        connect_timeout=connect_timeout, keepalive_s=keepalive_s)
 
 
-def known_keys(files: Iterable[Path], key_name: str) -> list[KnownKey]:
-    """Keys recorded for ``key_name``, read line by line so one bad line spoils nothing else."""
-    found: list[KnownKey] = []
-    for file in files:
-        try:
-            lines = file.read_text(errors="replace").splitlines()
-        except OSError:
-            continue
-        for n, line in enumerate(lines, 1):
-            if not line.strip() or line.lstrip().startswith(("#", "@")):
-                continue  # @cert-authority / @revoked markers are not supported
-            try:
-                entry = HostKeyEntry.from_line(line, n)
-            except Exception:  # unknown key types, bad base64: skip the line like OpenSSH does
-                continue
-            if entry is not None and _names_match(entry.hostnames, key_name):
-                found.append(KnownKey(file, n, entry.key))
-    return found
-
-
-def _glob(pattern: str, name: str) -> bool:
-    """OpenSSH patterns: only * and ? are special ("[host]:port" brackets are literal, unlike fnmatch)."""
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, name) is not None
-
-
-def _names_match(patterns: list[str], name: str) -> bool:
-    hit = False
-    for p in patterns:
-        if p.startswith("|1|"):
-            hit = hit or paramiko.HostKeys.hash_host(name, p) == p
-        elif p.startswith("!"):
-            if _glob(p[1:], name):
-                return False
-        else:
-            hit = hit or _glob(p, name)
-    return hit
+def _pkey(k: KnownKey) -> paramiko.PKey:
+    return paramiko.PKey.from_type_string(k.key_type, base64.b64decode(k.key_base64))
 
 
 def _fingerprint(key: paramiko.PKey) -> str:
@@ -226,7 +139,8 @@ class SSHConnection(Connection):
         client = paramiko.SSHClient()
         known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
         for k in known:
-            client.get_host_keys().add(t.key_name, k.key.get_name(), k.key)
+            with contextlib.suppress(Exception):  # a key type paramiko cannot load: skipped, as OpenSSH would
+                client.get_host_keys().add(t.key_name, k.key_type, _pkey(k))
         client.set_missing_host_key_policy(_UnknownKeyPolicy(self))
         try:
             sock = self._open_socket(where)
