@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.console import Console
-from planner.errors import InputError, Problem
+from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inventory import Inventory, load_inventory, local_inventory
 from planner.plan import Plan
@@ -116,14 +116,28 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
     if outcome.record is not None:
         console.line(f"\nrun record: {outcome.record.path}")
         if not args.no_report:
+            from planner.report import render_run_report
+
             try:
-                from planner.report import render_run_report
-            except ImportError:
-                render_run_report = None
-            if render_run_report is not None:
-                out = render_run_report(outcome.record.path, loaded.plan)
-                console.line(f"report: {out}")
+                console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
+            except PlannerError as e:  # the measurements are safe in the record; re-render later
+                console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
+        _index(args.runs_dir, outcome.record.path, console)
     return outcome.exit_code
+
+
+def _index(runs_dir: Path, run_dir: Path, console: Console) -> None:
+    """Add the run's measurements to the project's SQLite store (the run folder stays the source of truth)."""
+    import sqlite3
+
+    from planner.measure import read_run
+    from planner.store import open_store
+
+    try:
+        with open_store(runs_dir) as store:
+            store.put_run(read_run(run_dir))
+    except (PlannerError, sqlite3.Error) as e:
+        console.warn(f"run not indexed in the results store: {e} (planner index rebuilds it)")
 
 
 def validate_command(args: argparse.Namespace) -> int:

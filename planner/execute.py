@@ -64,7 +64,8 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         check_mode=settings.check, diff_mode=settings.diff, become=bool(become),
         become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
-        simulated=settings.simulated)
+        # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
+        simulated=settings.simulated and not getattr(step_class(spec.kind), "real_in_rehearsal", False))
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],

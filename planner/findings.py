@@ -242,7 +242,7 @@ def verdict_for(claim: Claim, all_series: Sequence[Series], simulated: bool = Fa
 
     if not values:
         return result(Verdict.INCONCLUSIVE, f"play '{claim.play}' has no measured {claim.metric}")
-    if len(values) > 1:
+    if len(values) > 1 and max(v.value for v in values) - min(v.value for v in values) > 1e-9 * abs(values[0].value):
         keys = ", ".join(sorted(v.key for v in values)[:4])
         return result(Verdict.INCONCLUSIVE, f"{len(values)} series match; name one with its labels: {keys}")
     pv = values[0]

@@ -7,7 +7,7 @@ always present (empty list / "" / None when there is nothing), so templates rend
 from __future__ import annotations
 
 import os
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -59,10 +59,18 @@ def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
 
 
 def _simulated(data: RunData) -> dict[str, Any]:
+    """What was simulated, counted per artifact kind (one line per kind, not per file)."""
     what = []
     if data.meta.get("simulated"):
-        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true)")
-    what += [f"{a.path} ({a.kind}) was written by a stand-in" for a in data.artifacts if a.simulated]
+        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
+                    "Oracle tools, ORION and iozone were planner stand-ins (planner/standins/)")
+    fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
+    real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
+    if fake:
+        what.append("written by stand-ins: " + ", ".join(f"{k} x{n}" for k, n in sorted(fake.items())))
+    if real and data.meta.get("simulated"):
+        what.append("measured for real, but on the rehearsal machine, not the lab: "
+                    + ", ".join(f"{k} x{n}" for k, n in sorted(real.items())))
     if not what and any(m.simulated for m in data.measurements):
         what.append("some metrics came from stand-ins")
     return {"any": bool(what), "what": what}
@@ -144,7 +152,8 @@ def _workloads(data: RunData, all_series: Sequence[Series], report_dir: Path, ch
                                  "spread": fmt(sm.spread), "cv_pct": fmt(sm.cv_pct)})
             chart = ""
             s0 = per_host[next(iter(per_host))][0]
-            if charts and len(swept) == 1 and len(points) > 1:
+            key_points = {x.point_label for xs in per_host.values() for x in xs}
+            if charts and len(swept) == 1 and len(key_points) > 1:
                 chart = _chart(data, report_dir, f"{first.play}-{step}", key, s0.unit, swept[0], per_host)
             tables.append({"metric": key, "unit": s0.unit, "direction": s0.direction.value, "rows": rows,
                            "chart": chart})

@@ -25,7 +25,7 @@ from planner.host import Host
 from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
 from planner.preflight import cap_for_rehearsal
 from planner.results import Status, StepResult, exit_code, recap
-from planner.runrecord import RunRecord, environment_meta, git_provenance, slug, utc_now
+from planner.runrecord import RunRecord, open_record, slug, utc_now
 from planner.sweeps import expand
 from planner.templating import eval_when, render, variables_for
 
@@ -84,21 +84,8 @@ class Runner:
     def _open_record(self) -> None:
         if self.opts.check:
             return  # check mode touches nothing and records nothing, like ansible-playbook --check
-        rec = RunRecord(self.opts.runs_dir, self.plan.name, secrets=self.opts.secrets)
-        hosts = sorted({h.name: h for hs in self.play_hosts.values() for h in hs}.values(), key=lambda h: h.name)
-        rec.write_meta(
-            run_id=rec.id, plan=self.plan.name, plan_file=str(self.plan.source), description=self.plan.description,
-            git=git_provenance(self.plan.source), **environment_meta(), started=utc_now(), ended=None,
-            status="running", argv=[rec.redact(a) for a in self.opts.argv], simulated=self.opts.simulated,
-            hosts={h.name: {"address": h.address, "port": h.port, "user": h.user,
-                            "key_file": str(h.key_file) if h.key_file else None, "connection": h.connection,
-                            "become": h.become, "become_user": h.become_user, "groups": list(h.groups),
-                            "planner_root": h.vars.get("planner_root", ""),
-                            "known_hosts": h.vars.get("planner_known_hosts")} for h in hosts},
-            plays=[{"name": p.name, "hosts": [h.name for h in self.play_hosts.get(p.name, ())]}
-                   for p in self.plan.plays])
-        rec.write_text("plan.yaml", self.plan.source.read_text())
-        self.record = rec
+        self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
+                                  secrets=self.opts.secrets, simulated=self.opts.simulated)
 
     def _save_results(self) -> None:
         if self.record:

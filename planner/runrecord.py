@@ -16,12 +16,14 @@ import re
 import subprocess
 import tempfile
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from planner import __version__
 from planner.connection import CommandResult
+from planner.host import Host
+from planner.plan import Plan
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 
@@ -148,6 +150,26 @@ class RunRecord:
         with self._lock:
             if not self._commands.closed:
                 self._commands.close()
+
+
+def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], *,
+                argv: Sequence[str] = (), secrets: tuple[str, ...] = (), simulated: bool = False) -> RunRecord:
+    """Create the run folder with meta.json (status running) and the plan as given."""
+    rec = RunRecord(runs_dir, plan.name, secrets=secrets)
+    hosts = sorted({h.name: h for hs in play_hosts.values() for h in hs}.values(), key=lambda h: h.name)
+    rec.write_meta(
+        run_id=rec.id, plan=plan.name, plan_file=str(plan.source), description=plan.description,
+        git=git_provenance(plan.source), **environment_meta(), started=utc_now(), ended=None,
+        status="running", argv=[rec.redact(a) for a in argv], simulated=simulated,
+        # enough to reach the hosts again for `planner restore` (no secrets: those stay in env/files)
+        hosts={h.name: {"address": h.address, "port": h.port, "user": h.user,
+                        "key_file": str(h.key_file) if h.key_file else None, "connection": h.connection,
+                        "become": h.become, "become_user": h.become_user, "groups": list(h.groups),
+                        "planner_root": h.vars.get("planner_root", ""),
+                        "known_hosts": h.vars.get("planner_known_hosts")} for h in hosts},
+        plays=[{"name": p.name, "hosts": [h.name for h in play_hosts.get(p.name, ())]} for p in plan.plays])
+    rec.write_text("plan.yaml", plan.source.read_text())
+    return rec
 
 
 def environment_meta() -> dict[str, Any]:

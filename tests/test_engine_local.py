@@ -56,7 +56,7 @@ def run(project: Path, *extra: str) -> int:
 
 
 def only_run(project: Path) -> Path:
-    runs = sorted((project / "runs").iterdir())
+    runs = sorted(p for p in (project / "runs").iterdir() if p.is_dir())
     return runs[-1]
 
 

@@ -63,7 +63,7 @@ def test_interrupt_during_workload(tmp_path: Path, sig: signal.Signals) -> None:
     assert proc.returncode == 99, out
     assert not _processes_with(marker), "the workload's processes outlived the interrupt"
     assert not (root / "etc" / "prep.txt").exists(), "prep was not restored"
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     meta = json.loads((run / "meta.json").read_text())
     assert meta["status"] == "interrupted" and meta["exit_code"] == 99
     results = json.loads((run / "results.json").read_text())

@@ -59,7 +59,7 @@ def local_hosts(tmp: Path, n: int = 1) -> dict[str, dict[str, Any]]:
 
 def results(runs: Path, host: str = "h0") -> dict[str, tuple[str, str]]:
     """title -> (status, msg) of the latest run's steps on ``host`` (restores titled 'restore ...')."""
-    latest = sorted(runs.iterdir())[-1]
+    latest = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
     return {r["title"]: (r["status"], r["msg"]) for r in json.loads((latest / "results.json").read_text())
             if r["host"] == host and r["step"].startswith("plays")}
 
@@ -135,7 +135,7 @@ def test_killed_controller_then_planner_restore(tmp_path: Path) -> None:
         os.killpg(proc.pid, signal.SIGKILL)  # the controller and its workload die without restoring anything
         proc.wait()
     assert snapshot(root)["flashback"] == "NO"
-    run_dir = next(runs.iterdir())
+    run_dir = next(p for p in runs.iterdir() if p.is_dir())
     assert main(["restore", str(run_dir)]) == 0
     assert snapshot(root) == {**before, "groups": ["DATA", "SLOB"]}
     assert all(e["reverted"] for e in json.loads((run_dir / "restore.json").read_text()))
@@ -176,7 +176,7 @@ def test_prep_over_the_ssh_lab(make_lab: Any, tmp_path: Path, capsys: pytest.Cap
     runs = tmp_path / "runs"
     assert apply(plan, inv, runs, "--keep-prep") == 0
     assert "unreachable=0" in capsys.readouterr().out
-    first_run = sorted(runs.iterdir())[-1]
+    first_run = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
     assert all(len(changed(runs, n)) == 6 for n in befores)
     assert all(snapshot(lab.sandbox(n))["flashback"] == "NO" for n in befores)
     assert apply(plan, inv, runs, "--keep-prep") == 0

@@ -57,7 +57,7 @@ def test_example_plans_rehearse_end_to_end(plan: str, tmp_path: Path, capsys: py
                  "-e", "run_time=30"])
     out = capsys.readouterr().out
     assert code == 0, out[-4000:]
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     meta = json.loads((run / "meta.json").read_text())
     assert meta["simulated"] is True and meta["status"] == "complete"
     report = (run / "report.md").read_text()

@@ -36,7 +36,7 @@ def test_password_from_environment_is_redacted_everywhere(tmp_path: Path, monkey
     assert code == 0, out
     assert "password is ********" in out
     assert SECRET not in out and SECRET not in err
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     files = [p for p in run.rglob("*") if p.is_file()]
     assert any(p.name == "commands.jsonl" for p in files) and any(p.name == "results.json" for p in files)
     for p in files:

@@ -42,7 +42,7 @@ def project(tmp: Path) -> Path:
 def apply(tmp: Path) -> tuple[int, Path, dict]:
     code = main(["apply", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini"), "--runs-dir", str(tmp / "runs"),
                  "--no-report"])
-    run = sorted((tmp / "runs").iterdir())[-1]
+    run = sorted(p for p in (tmp / "runs").iterdir() if p.is_dir())[-1]
     result = next(r for r in json.loads((run / "results.json").read_text()) if r["title"] == "calibrate io")
     return code, run, result
 

@@ -178,7 +178,7 @@ def test_sweep_end_to_end_through_the_cli(tmp_path: Path) -> None:
     rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
                "--runs-dir", str(tmp_path / "runs"), "--no-report"])
     assert rc == 0
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     results = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "fio"]
     assert [(r["point"], r["params"], r["status"]) for r in results] == [
         (0, {"rw": "randread"}, "changed"), (1, {"rw": "randwrite"}, "changed")]

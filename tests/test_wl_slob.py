@@ -43,7 +43,7 @@ def project(tmp: Path, readers: str = "[1, 2, 4]", repeat: int = 2, extra: str =
 def apply(tmp: Path) -> tuple[int, Path, list[dict]]:
     code = main(["apply", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini"), "--runs-dir", str(tmp / "runs"),
                  "--no-report"])
-    run = sorted((tmp / "runs").iterdir())[-1]
+    run = sorted(p for p in (tmp / "runs").iterdir() if p.is_dir())[-1]
     results = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "slob readers"]
     return code, run, results
 
@@ -172,7 +172,7 @@ def test_sweep_over_the_ssh_lab(lab, tmp_path: Path) -> None:  # type: ignore[no
     (tmp_path / "plan.yaml").write_text(plan.replace("hosts: lab", f"hosts: {host.name}"))
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(inv), "--runs-dir", str(tmp_path / "runs"),
                  "--no-report"])
-    run = sorted((tmp_path / "runs").iterdir())[-1]
+    run = sorted(p for p in (tmp_path / "runs").iterdir() if p.is_dir())[-1]
     results = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "slob readers"]
     assert code == 0, [r["msg"] for r in results]
     assert [r["params"]["readers"] for r in results] == [1, 1, 2, 2, 4, 4]

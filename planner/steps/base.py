@@ -102,6 +102,7 @@ class StepType(abc.ABC):
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
     reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
     exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
+    real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args

@@ -153,6 +153,7 @@ class Fio(StepType):
 
     kind = "fio"
     exclusive = True
+    real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
 
     def _global(self) -> list[tuple[str, str | None]]:
         a = self.args

@@ -133,6 +133,7 @@ class Slb(StepType):
 
     kind = "slb"
     exclusive = True
+    real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
 
     def _argv(self) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -1,0 +1,52 @@
+"""Smoke test of the fan-out benchmark's planner plan (benchmarks/fanout/plan.yaml) on 2 lab hosts: not a timing
+test. The first apply changes the hosts, the second finds nothing to change."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from planner.cli import main
+from planner.lab import Lab
+from planner.sandbox import add_devices
+
+pytestmark = pytest.mark.ssh
+
+PLAN = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.yaml"
+DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
+
+
+def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
+    before = set(runs.iterdir()) if runs.exists() else set()
+    assert main(["apply", str(PLAN), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
+                 "--keep-prep", "-f", "5"]) == 0
+    (record,) = {p for p in runs.iterdir() if p.is_dir()} - before
+    recap: dict[str, dict[str, int]] = json.loads((record / "recap.json").read_text())
+    return recap
+
+
+def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Callable[..., Lab],
+                                                                 tmp_path: Path) -> None:
+    lab = make_lab(2)
+    for h in lab.hosts:
+        sandbox = lab.sandbox(h.name)
+        add_devices(sandbox, DEVICES)
+        (sandbox / "tmp").mkdir(exist_ok=True)
+        (sandbox / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
+    inventory = tmp_path / "inventory.yml"
+    lab.write_inventory(inventory)
+
+    first = _apply(inventory, tmp_path / "runs")
+    assert sorted(first) == sorted(h.name for h in lab.hosts)
+    assert all(r["changed"] == 2 and r["failed"] == 0 and r["unreachable"] == 0 for r in first.values())
+    for h in lab.hosts:
+        sandbox = lab.sandbox(h.name)
+        for dev in ("sdb", "sdc", "sdd", "sde"):
+            assert "[none]" in (sandbox / "sys/block" / dev / "queue/scheduler").read_text()
+        assert "*.cpu_count=16" in (sandbox / "tmp" / "init_bench.ora").read_text()
+
+    second = _apply(inventory, tmp_path / "runs")
+    assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in second.values())

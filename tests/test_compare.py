@@ -1,0 +1,60 @@
+"""planner compare: % difference against the first run, better/worse by the metric's direction."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_report_helpers import seed_study
+
+from planner.cli import main
+from planner.compare import compare, format_table
+from planner.measure import Measurement, read_run
+from planner.metrics import Direction
+from planner.stats import pct_diff, verdict
+
+
+def m(run: str, play: str, metric: str, value: float, direction: Direction, unit: str = "IOPS") -> Measurement:
+    return Measurement(run, play, "h1", "plays[0].workloads[0]", "slob", "slob", "a", "awr_text", (), 0, 0, False,
+                       metric, (), value, unit, direction, False, True, True, "")
+
+
+def test_verdict_follows_direction() -> None:
+    assert verdict(pct_diff(100, 110), Direction.HIGHER) == "better"
+    assert verdict(pct_diff(100, 110), Direction.LOWER) == "worse"
+    assert verdict(pct_diff(2.0, 1.0), Direction.LOWER) == "better"
+    assert verdict(pct_diff(100, 90), Direction.HIGHER) == "worse"
+    assert verdict(pct_diff(100, 110), Direction.NEUTRAL) == "n/a"
+    assert verdict(pct_diff(0, 5), Direction.HIGHER) == "n/a"
+
+
+def test_compare_one_system_per_run_lines_up_plays_with_different_names() -> None:
+    a = [m("A", "exadata", "physical_read_iops", 138_010.5, Direction.HIGHER),
+         m("A", "exadata", "single_block_read_latency_ms", 1.0, Direction.LOWER, "ms")]
+    b = [m("B", "violin", "physical_read_iops", 159_183.9, Direction.HIGHER),
+         m("B", "violin", "single_block_read_latency_ms", 0.5, Direction.LOWER, "ms")]
+    c = compare([("A", a), ("B", b)])
+    assert not c.by_play and len(c.rows) == 2
+    iops, lat = c.rows
+    assert iops.cells[1].verdict == "better" and round(iops.cells[1].pct or 0, 1) == 15.3
+    assert lat.cells[1].verdict == "better" and lat.cells[1].pct == -50.0
+    table = format_table(c)
+    assert "159,183.9 (+15.3% better)" in table and "0.5 (-50.0% better)" in table
+
+
+def test_compare_runs_from_folders_via_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed_study(tmp_path, "20260101T100000Z-a")
+    seed_study(tmp_path, "20260102T100000Z-b", violin_iops=236_486.7)
+    assert main(["compare", "20260101T100000Z-a", "20260102T100000Z-b", "--runs-dir", str(tmp_path),
+                 "--metric", "physical_read_iops"]) == 0
+    out = capsys.readouterr().out
+    assert "| violin | slob | — | physical_read_iops{basis=blocks} | IOPS | 159,183.9 | 236,486.7 (+48.6% better) |" in out
+    assert "| exadata | slob | readers=256 |" in out and "(+0.0% same)" in out
+    assert main(["compare", "20260101T100000Z-a", "--runs-dir", str(tmp_path)]) == 5
+
+
+def test_compare_missing_metric_in_one_run_shows_a_dash(tmp_path: Path) -> None:
+    a = read_run(seed_study(tmp_path, "a"))
+    c = compare([("a", a.measurements), ("empty", [])])
+    assert c.rows and all(r.cells[1].value is None for r in c.rows)
+    assert "—" in format_table(c)

@@ -1,0 +1,165 @@
+"""Markdown reports from synthetic run folders: every section, repeats, charts, StrictUndefined, kinds, CLI."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_report_helpers import DATA, FLASHBACK_EVENTS, Exec, awr_excerpt, seed_study, write_run
+
+from planner.cli import main
+from planner.errors import PlannerError
+from planner.report import render_run_report
+
+SECTIONS = ("## Summary", "## Findings", "## Reproduction", "## Workloads", "## Hosts", "## Provenance")
+
+
+def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_path: Path) -> None:
+    run = seed_study(tmp_path)
+    out = render_run_report(run)
+    assert out == run / "report.md"
+    text = out.read_text()
+    for s in SECTIONS:
+        assert s in text
+    # summary: systems side by side at their best point
+    assert "| slob | physical_read_iops{basis=blocks} | IOPS | 138,010.5 (readers=256) | 159,183.9 |" in text
+    # host lines (AWR-style and facts), prep before -> after with the saved state, top waits with average wait
+    assert "| exadataX2-8 | Linux x86 64-bit | 128 | 64 | 8 | 1,009.40 |" in text
+    assert "| flashback | changed | flashback: on -> off | flashback_on=YES | yes |" in text
+    assert "| db file sequential read | User I/O | 177,142,915 | 4,804 | 0.0271 | 60.0 |" in text
+    assert "CPU busy % 0.7" in text and "AWR Host CPU busy % 98.0" in text  # OS stats over the window
+    # findings with numbers, verdicts, provenance
+    assert "Far from the rated physical_read_iops" in text and "share = 9.2%" in text
+    assert "| flashdba 2012 | violin | physical_read_iops | 159,183.9 | 159,183.9 | +0.0% | ±10.0% | **reproduced**" in text
+    assert "git commit 0123456789abcdef (clean)" in text and "[commands.jsonl](commands.jsonl)" in text
+    assert 'statistics.quantiles(method="inclusive")' in text
+    assert "SIMULATED" not in text
+
+
+def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    run = seed_study(tmp_path)
+    text = render_run_report(run).read_text()
+    # readers=256 repeats 120,000 / 138,010.5 / 150,000 after one warm-up (10,000, excluded)
+    assert "| exa | readers=256 | 3 (+1 warm-up) | 120,000 | 138,010.5 | 150,000 | 30,000 | 11.1 |" in text
+    charts = sorted((run / "charts").glob("*.svg"))
+    assert charts and "charts/exadata-plays_0_.workloads_0-physical_read_iops_basis_blocks.svg" in text
+    svg = charts[0].read_text()
+    assert "<svg" in svg and "<dc:date>" not in svg  # no Date metadata: reproducible files
+
+
+def test_without_charts_the_table_stands_alone(tmp_path: Path) -> None:
+    from planner.measure import read_run
+    from planner.report import render
+
+    run = seed_study(tmp_path)
+    text = render(read_run(run), "default.md.j2", run, charts=False)
+    assert "![" not in text and "| 3 (+1 warm-up) |" in text and not (run / "charts").exists()
+
+
+def test_comparison_template_and_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    run = seed_study(tmp_path)
+    target = tmp_path / "out" / "cmp.md"
+    target.parent.mkdir()
+    assert main(["report", run.name, "--runs-dir", str(tmp_path), "--template", "slob_comparison.md.j2",
+                 "-o", str(target)]) == 0
+    assert str(target) in capsys.readouterr().out
+    text = target.read_text()
+    assert text.startswith("# SLOB comparison: exadata vs violin")
+    assert "## Before you comment" in text and "Rated: physical_read_iops 1,500,000." in text
+    assert "[commands.jsonl](../" in text  # links are relative to where the report is written
+    assert main(["report", run.name, "--runs-dir", str(tmp_path), "--template", "nope.md.j2"]) == 5
+
+
+def test_strict_undefined_names_the_missing_key(tmp_path: Path) -> None:
+    run = seed_study(tmp_path)
+    bad = tmp_path / "bad.md.j2"
+    bad.write_text("{{ run.no_such_key }}\n")
+    with pytest.raises(PlannerError, match="no_such_key"):
+        render_run_report(run, template=str(bad), output=tmp_path / "bad.md")
+
+
+def test_simulated_banner(tmp_path: Path) -> None:
+    text = render_run_report(seed_study(tmp_path, simulated=True)).read_text()
+    assert "**SIMULATED" in text and "rehearsal" in text
+    assert "**inconclusive** | the run was simulated" in text
+
+
+def test_parse_errors_are_reported_and_the_rest_still_renders(tmp_path: Path) -> None:
+    execs = [Exec("plays[0].workloads[0]", "slob", "exa", {"awr.txt": ("garbage\n", "awr_text")}),
+             Exec("plays[0].workloads[0]", "slob", "exa", {"awr2.txt": (awr_excerpt(5_000), "awr_excerpt")},
+                  repeat=1)]
+    run = write_run(tmp_path, "r1", execs, [{"name": "exadata", "hosts": ["exa"]}], plan=None)
+    text = render_run_report(run).read_text()
+    assert "**parse problems**" in text and "awr_text parser" in text
+    assert "5,000" in text
+
+
+def test_flashback_and_rac_findings_in_the_report(tmp_path: Path) -> None:
+    execs = [Exec("plays[0].workloads[0]", "slob", "exa",
+                  {"awr.txt": (awr_excerpt(5_782.1, events=FLASHBACK_EVENTS), "awr_excerpt")}),
+             Exec("plays[0].collect[0]", "awr", "exa",
+                  {"rac.txt": (DATA / "awr" / "awr_11203_rac_askmaclean.txt", "awr_text")})]
+    run = write_run(tmp_path, "r1", execs, [{"name": "exadata", "hosts": ["exa"]}], plan=None)
+    text = render_run_report(run).read_text()
+    assert "Configuration waits take 50.4% of DB time" in text and "event = flashback buf free by RVWR" in text
+    assert "RAC figures are not IOPS" in text
+    assert "| MAC10 | AIX-Based Systems (64-bit) |" in text  # the RAC report's host line
+
+
+@pytest.mark.parametrize(("kind", "name", "content", "akind", "expect"), [
+    ("fio", "fio.json", DATA / "fio" / "fio-3.33-randread.json", "fio_json", "fio.iops{job=randread,dir=read}"),
+    ("orion", "t_summary.txt", DATA / "orion" / "orion-seed-x25m_summary.txt", "orion_summary", "3,985"),
+    ("slb", "slb.txt", DATA / "slb" / "slb-westmere-seed.txt", "slb", "101,281,934"),
+    ("iozone", "iozone.txt", DATA / "iozone" / "iozone-seed-x25m.txt", "iozone", "585.2"),
+    ("calibrate_io", "cal.txt", "max_iops = 3913\nlatency  = 0\nmax_mbps = 137\n", "calibrate_io", "3,913"),
+])
+def test_each_workload_kind_renders_its_section(tmp_path: Path, kind: str, name: str, content: str | Path,
+                                                akind: str, expect: str) -> None:
+    plan = f"plan: k\nplays:\n  - name: ssd\n    hosts: h\n    workloads:\n      - {kind}: {{}}\n"
+    run = write_run(tmp_path, "r1", [Exec("plays[0].workloads[0]", kind, "h", {name: (content, akind)})],
+                    [{"name": "ssd", "hosts": ["h"]}], plan=plan)
+    from planner.measure import read_run
+
+    assert read_run(run).step_kinds.get("plays[0].workloads[0]") in (kind, None)
+    text = render_run_report(run).read_text()
+    assert f"({kind})" in text and expect in text
+    assert "| host | point | metric | unit | median | n |" in text  # the kind template's table
+
+
+def test_plan_report_output_is_written_too(tmp_path: Path) -> None:
+    from planner.measure import load_run_plan
+
+    run = seed_study(tmp_path)
+    plan = load_run_plan(run)
+    assert plan is not None
+    from dataclasses import replace
+
+    from planner.plan import ReportSpec
+
+    plan = replace(plan, report=ReportSpec("slob_comparison.md.j2", "reports/latest.md"))
+    out = render_run_report(run, plan)
+    assert out == run / "report.md"
+    assert (run / "reports" / "latest.md").read_text().startswith("# SLOB comparison")
+    assert not (tmp_path / "planner.sqlite").exists()  # indexing is `planner runs`/`index`, not rendering
+
+
+def test_apply_renders_the_report_of_a_real_run_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "host" / "etc").mkdir(parents=True)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={tmp_path}/host\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: smoke\nplays:\n  - name: local\n    hosts: lab\n    prep:\n"
+        "      - copy: {content: \"noop\\n\", dest: /etc/scheduler.txt}\n"
+        "    workloads:\n      - command: {argv: [\"true\"]}\n        repeat: 2\n")
+    rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
+               "--runs-dir", str(tmp_path / "runs")])
+    assert rc == 0
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    assert f"report: {run / 'report.md'}" in capsys.readouterr().out
+    text = (run / "report.md").read_text()
+    for s in SECTIONS:
+        assert s in text
+    assert "| copy | changed |" in text  # prep shown from the real results.json
+    assert "Host facts: " in text and "No workload produced parsed output." in text
+    assert main(["runs", "--runs-dir", str(tmp_path / "runs")]) == 0
+    assert run.name in capsys.readouterr().out
