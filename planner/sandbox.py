@@ -113,10 +113,15 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
             # The host's LUNs are candidates; the stand-in's own DATA group disks stay as they were.
             update_state(root, lambda s: s.__setitem__("disks", [d for d in s["disks"] if d["group"]] + disks))
     for kind, path in kits.items():
-        _install_kit(root, kind, path)
+        _install_kit(root, kind, path, host)
 
 
-def _install_kit(root: Path, kind: str, path: str) -> None:
+# Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
+_HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", "sockets": "PLANNER_STANDIN_SOCKETS",
+              "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
+
+
+def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
     """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
     from planner import standins
 
@@ -128,6 +133,11 @@ def _install_kit(root: Path, kind: str, path: str) -> None:
         if not (target / "runit.sh").exists():
             # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
             install_slob_kit(target, loaded_schemas=4096)
+            env = [f"export PLANNER_STANDIN_HOSTNAME='{host.name}'"]
+            env += [f"export {var}='{float(host.vars[key]):g}'" for key, var in _HOST_LINE.items()
+                    if isinstance(host.vars.get(key), int | float)]
+            with (target / "standin.env").open("a") as f:
+                f.write("\n".join(env) + "\n")
     elif kind in ("orion", "iozone") and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

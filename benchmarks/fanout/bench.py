@@ -1,0 +1,387 @@
+"""Fan-out benchmark: the same host prep through planner, ansible-playbook, pyinfra and a bare paramiko script.
+
+    python benchmarks/fanout/bench.py [--sizes 1,10,30] [--reps 3] [--reps-large 2] [--pyinfra PATH]
+                                      [--tools planner,ansible,pyinfra,bare] [--out RESULTS.md]
+
+For each N a lab of N real sshd processes on loopback is built (planner.lab); every host gets a sandbox with
+4 fake block devices and a small result file. Each repetition runs every tool (in a rotating order) cold
+(fresh sandboxes) then warm (nothing left to change), timing the whole command and sampling the RSS of its
+process tree. Results: medians per (tool, N, cold/warm), ratios against planner, and the peak tree RSS.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import shlex
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+from planner.lab import Lab, build_lab  # noqa: E402
+from planner.sandbox import add_devices  # noqa: E402
+
+DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
+INIT_ORA = "# init.ora fragment written by the fan-out benchmark\n*.cpu_count=16\n*.db_recycle_cache_size=64M\n"
+PAGE = os.sysconf("SC_PAGE_SIZE")
+LOADS: list[float] = []  # 1-minute load average at the start of each size and at the end
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    seconds: float
+    tree_rss: int  # peak sum of RSS over the process tree, bytes
+    max_rss: int  # largest single process (getrusage of the children), bytes
+    rc: int
+    out: str
+
+
+@dataclass(frozen=True, slots=True)
+class Sample:
+    tool: str
+    n: int
+    phase: str  # cold | warm
+    rep: int
+    m: Measure
+
+
+# -- process-tree memory ------------------------------------------------------------------------------------
+
+def _tree_rss(root: int) -> int:
+    kids: dict[int, list[int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        ppid = int(stat.rsplit(b")", 1)[1].split()[1])
+        kids.setdefault(ppid, []).append(int(entry.name))
+    total, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        todo.extend(kids.get(pid, []))
+        try:
+            with open(f"/proc/{pid}/statm", "rb") as f:
+                total += int(f.read().split()[1]) * PAGE
+        except (OSError, IndexError):
+            pass
+    return total
+
+
+def measured(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, interval: float = 0.02) -> Measure:
+    """Run argv, sampling its process tree's RSS every ``interval`` seconds until it exits."""
+    with log.open("w") as out:
+        start = time.perf_counter()
+        proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                                stdin=subprocess.DEVNULL)
+        peak = 0
+        done = threading.Event()
+
+        def sample() -> None:
+            nonlocal peak
+            while not done.is_set():
+                peak = max(peak, _tree_rss(proc.pid))
+                done.wait(interval)
+
+        sampler = threading.Thread(target=sample, daemon=True)
+        sampler.start()
+        # wait4: this child's own rusage; its ru_maxrss is the largest process among it and its reaped children
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        done.set()
+        sampler.join()
+    return Measure(seconds, peak, usage.ru_maxrss * 1024, proc.returncode, log.read_text(errors="replace"))
+
+
+# -- the lab -------------------------------------------------------------------------------------------------
+
+def reset_sandboxes(lab: Lab) -> None:
+    """Fresh per-host state: 4 devices on mq-deadline, no init.ora, a result file to fetch."""
+    for h in lab.hosts:
+        sb = lab.sandbox(h.name)
+        for sub in ("sys", "dev", "tmp"):
+            shutil.rmtree(sb / sub, ignore_errors=True)
+        add_devices(sb, DEVICES)
+        (sb / "tmp").mkdir()
+        (sb / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
+
+
+def verify(lab: Lab) -> list[str]:
+    """What is wrong with the hosts after a run (empty when the prep is in place)."""
+    bad = []
+    for h in lab.hosts:
+        sb = lab.sandbox(h.name)
+        for dev in DEVICES:
+            text = (sb / "sys/block" / dev.rsplit("/", 1)[1] / "queue/scheduler").read_text().strip()
+            if "[none]" not in text and text != "none":
+                bad.append(f"{h.name}: {dev} is {text!r}")
+        ora = sb / "tmp/init_bench.ora"
+        if not ora.exists() or ora.read_text() != INIT_ORA:
+            bad.append(f"{h.name}: init_bench.ora missing or wrong")
+    return bad
+
+
+def write_pyinfra_inventory(lab: Lab, path: Path) -> None:
+    hosts = [(h.name, {"ssh_hostname": h.address, "ssh_port": h.port, "ssh_user": lab.user,
+                       "ssh_key": str(lab.client_key), "ssh_known_hosts_file": str(lab.known_hosts),
+                       "ssh_strict_host_key_checking": "yes", "planner_root": str(lab.sandbox(h.name))})
+             for h in lab.hosts]
+    path.write_text(f"hosts = {hosts!r}\n")
+
+
+# -- the tools -----------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    name: str
+    argv: Callable[[int, Path, str], list[str]]  # (N, work dir, run tag) -> argv
+    changed: Callable[[str], int | None]  # changes the tool reported (None: it does not say)
+    cleanup: Callable[[Path, str], None] = lambda work, tag: None
+
+
+def _recap_changed(out: str) -> int | None:
+    counts = [int(c) for c in re.findall(r"changed=(\d+)", out)]
+    return sum(counts) if counts else None
+
+
+def _bare_changed(out: str) -> int | None:
+    m = re.search(r"hosts=\d+ changed=(\d+)", out)
+    return int(m.group(1)) if m else None
+
+
+def _ansible_cleanup(work: Path, tag: str) -> None:
+    """Close the ControlPersist masters this run's ansible started (their sockets are in our dir)."""
+    cp = work / "cp" / tag
+    if not cp.is_dir():
+        return
+    for sock in cp.iterdir():
+        subprocess.run(["ssh", "-O", "exit", "-o", f"ControlPath={sock}", "lab"], capture_output=True,
+                       stdin=subprocess.DEVNULL, check=False)
+
+
+def tools(pyinfra: str | None) -> dict[str, Tool]:
+    py = sys.executable
+    found: dict[str, Tool] = {
+        "planner": Tool("planner", lambda n, w, tag: [
+            py, "-m", "planner", "apply", str(HERE / "plan.yaml"), "-i", str(w / "inventory.yml"),
+            "--runs-dir", str(w / "runs"), "--no-report", "--keep-prep", "-f", str(max(n, 5))], _recap_changed),
+        "ansible": Tool("ansible", lambda n, w, tag: [
+            shutil.which("ansible-playbook") or "ansible-playbook", "-i", str(w / "inventory.yml"),
+            "-f", str(max(n, 5)), str(HERE / "playbook.yml")], _recap_changed, _ansible_cleanup),
+        "bare": Tool("bare", lambda n, w, tag: [py, str(HERE / "bare.py"), str(w / "inventory.yml"),
+                                                str(w / "fetch" / tag)], _bare_changed),
+    }
+    if pyinfra:
+        found["pyinfra"] = Tool("pyinfra", lambda n, w, tag: [
+            pyinfra, "-y", "--parallel", str(max(n, 5)), str(w / "inventory_pyinfra.py"),
+            str(HERE / "deploy.py")], lambda out: None)
+    return found
+
+
+def tool_env(work: Path, tag: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(ANSIBLE_CONFIG=str(HERE / "ansible.cfg"), ANSIBLE_SSH_CONTROL_PATH_DIR=str(work / "cp" / tag),
+               ANSIBLE_NOCOLOR="1", FANOUT_FETCH_DIR=str(work / "fetch" / tag), PYTHONDONTWRITEBYTECODE="0")
+    return env
+
+
+# -- the run -------------------------------------------------------------------------------------------------
+
+def run_size(n: int, reps: int, chosen: list[Tool], base: Path, log: Callable[[str], None]) -> list[Sample]:
+    work = base / f"n{n}"
+    lab = build_lab(work / "lab", n)
+    samples: list[Sample] = []
+    try:
+        lab.write_inventory(work / "inventory.yml")
+        write_pyinfra_inventory(lab, work / "inventory_pyinfra.py")
+        for rep in range(reps):
+            order = chosen[rep % len(chosen):] + chosen[:rep % len(chosen)]  # rotate: no tool always first
+            for tool in order:
+                reset_sandboxes(lab)
+                tag = f"{tool.name}-{rep}"
+                (work / "fetch" / tag).mkdir(parents=True, exist_ok=True)
+                for phase in ("cold", "warm"):
+                    m = measured(tool.argv(n, work, tag), cwd=HERE, env=tool_env(work, tag),
+                                 log=work / f"{tag}-{phase}.log")
+                    problems = verify(lab)
+                    changed = tool.changed(m.out)
+                    log(f"N={n:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s  tree {m.tree_rss >> 20:4d} MB"
+                        f"  rc={m.rc} changed={changed}")
+                    if m.rc != 0 or problems:
+                        raise RuntimeError(f"{tool.name} N={n} {phase} failed (rc={m.rc}): {problems[:3]}\n"
+                                           f"{m.out[-3000:]}")
+                    if phase == "warm" and tool.name in ("planner", "bare") and changed:
+                        raise RuntimeError(f"{tool.name} warm run changed {changed}: not idempotent")
+                    samples.append(Sample(tool.name, n, phase, rep, m))
+                tool.cleanup(work, tag)
+    finally:
+        lab.stop()
+    return samples
+
+
+def machine() -> str:
+    mem_kb = next(int(line.split()[1]) for line in Path("/proc/meminfo").read_text().splitlines()
+                  if line.startswith("MemTotal:"))
+    model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
+                  if line.startswith("model name")), platform.machine())
+    return (f"{os.cpu_count()} CPUs ({model}), {mem_kb / 1024 / 1024:.1f} GiB RAM, Linux {platform.release()}, "
+            f"Python {platform.python_version()}")
+
+
+def versions(pyinfra: str | None) -> str:
+    def first_line(argv: list[str]) -> str:
+        try:
+            out = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=60)
+            return (out.stdout or out.stderr).splitlines()[0].strip()
+        except (OSError, IndexError, subprocess.TimeoutExpired):
+            return "?"
+
+    import paramiko
+
+    parts = [first_line([sys.executable, "-m", "planner", "--version"]),
+             first_line(["ansible-playbook", "--version"]), f"paramiko {paramiko.__version__} (bare)"]
+    if pyinfra:
+        parts.append(first_line([pyinfra, "--version"]))
+    return ", ".join(p for p in parts if p)
+
+
+def report(samples: list[Sample], sizes: list[int], names: list[str], command: str, pyinfra_note: str,
+           sched_note: str, pyinfra: str | None) -> str:
+    def med(tool: str, n: int, phase: str) -> float | None:
+        xs = [s.m.seconds for s in samples if (s.tool, s.n, s.phase) == (tool, n, phase)]
+        return statistics.median(xs) if xs else None
+
+    def peak(tool: str, n: int) -> int | None:
+        xs = [s.m.tree_rss for s in samples if (s.tool, s.n) == (tool, n)]
+        return max(xs) if xs else None
+
+    def single(tool: str, n: int) -> int | None:
+        xs = [s.m.max_rss for s in samples if (s.tool, s.n) == (tool, n)]
+        return max(xs) if xs else None
+
+    def reps(n: int) -> int:
+        return len({s.rep for s in samples if s.n == n})
+
+    lines = [f"| N | phase | reps | {' | '.join(f'{t} s' for t in names)} | "
+             + " | ".join(f"planner/{t}" for t in names if t != "planner") + " |",
+             "|---:|---|---:|" + "---:|" * (len(names) * 2 - 1)]
+    for n in sizes:
+        for phase in ("cold", "warm"):
+            p = med("planner", n, phase)
+            cells = [f"{v:.2f}" if (v := med(t, n, phase)) is not None else "n/m" for t in names]
+            ratios = []
+            for t in names:
+                if t == "planner":
+                    continue
+                v = med(t, n, phase)
+                ratios.append(f"{p / v:.3f}" if p and v else "n/m")
+            lines.append(f"| {n} | {phase} | {reps(n)} | {' | '.join(cells)} | {' | '.join(ratios)} |")
+    mem = [f"| N | {' | '.join(f'{t} tree MB' for t in names)} | {' | '.join(f'{t} largest process MB' for t in names)} |",
+           "|---:|" + "---:|" * (2 * len(names))]
+    for n in sizes:
+        tree = [f"{v / 2**20:.0f}" if (v := peak(t, n)) else "n/m" for t in names]
+        one = [f"{v / 2**20:.0f}" if (v := single(t, n)) else "n/m" for t in names]
+        mem.append(f"| {n} | {' | '.join(tree)} | {' | '.join(one)} |")
+    raw = ["| tool | N | phase | seconds (each repetition) |", "|---|---:|---|---|"]
+    for t in names:
+        for n in sizes:
+            for phase in ("cold", "warm"):
+                xs = [f"{s.m.seconds:.2f}" for s in samples if (s.tool, s.n, s.phase) == (t, n, phase)]
+                if xs:
+                    raw.append(f"| {t} | {n} | {phase} | {', '.join(xs)} |")
+    return "\n".join([
+        "<!-- generated by benchmarks/fanout/bench.py; the analysis below the tables is written by hand -->",
+        "## Measured",
+        "",
+        f"Command: `{command}`",
+        "",
+        f"Machine: {machine()}",
+        "",
+        f"Versions: {versions(pyinfra)}",
+        "",
+        f"Load average (1 min) when each size started and at the end: {', '.join(f'{x:.1f}' for x in LOADS)} "
+        "(the machine is shared; other work running beside the benchmark shows here)",
+        "",
+        f"I/O scheduler step in the planner plan: {sched_note}. {pyinfra_note}",
+        "",
+        "Wall time of the whole command (start-up included), median of the repetitions; ratio = planner time / "
+        "other tool's time (below 1: planner is faster; 0.1 = 10x faster).",
+        "",
+        *lines,
+        "",
+        "Peak memory: the sum of RSS over the tool's whole process tree, sampled every 20 ms (max over all runs "
+        "at that N), and the largest single process (ru_maxrss from os.wait4 on the tool).",
+        "",
+        *mem,
+        "",
+        "Every repetition:",
+        "",
+        *raw,
+        "",
+    ])
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1,10,30")
+    ap.add_argument("--reps", type=int, default=3, help="repetitions per size")
+    ap.add_argument("--reps-large", type=int, default=None, help="repetitions at the largest size (time budget)")
+    ap.add_argument("--tools", default="planner,ansible,pyinfra,bare")
+    ap.add_argument("--pyinfra", default=shutil.which("pyinfra"),
+                    help="pyinfra executable (a separate venv: pyinfra pins paramiko<5)")
+    ap.add_argument("--out", type=Path, default=None, help="write the Markdown tables here")
+    ap.add_argument("--work", type=Path, default=None, help="work folder (default: a temp dir, removed)")
+    args = ap.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    wanted = [t.strip() for t in args.tools.split(",")]
+    available = tools(args.pyinfra)
+    pyinfra_note = ""
+    if "pyinfra" in wanted and "pyinfra" not in available:
+        pyinfra_note = "pyinfra: not measured (no pyinfra executable; pass --pyinfra PATH)."
+    chosen = [available[t] for t in wanted if t in available]
+    names = [t.name for t in chosen]
+    from planner.steps import REGISTRY
+
+    sched_note = ("the `io_scheduler` step" if REGISTRY["io_scheduler"].__name__ == "IoScheduler"
+                  else "`command` + `when` (io_scheduler not implemented)")
+    base = args.work or Path(tempfile.mkdtemp(prefix="fanout-"))
+    base.mkdir(parents=True, exist_ok=True)
+    samples: list[Sample] = []
+    t0 = time.monotonic()
+    try:
+        for n in sizes:
+            LOADS.append(os.getloadavg()[0])
+            reps = args.reps_large if (args.reps_large and n == max(sizes)) else args.reps
+            samples += run_size(n, reps, chosen, base, lambda s: print(s, flush=True))
+    finally:
+        if args.work is None:
+            shutil.rmtree(base, ignore_errors=True)
+    LOADS.append(os.getloadavg()[0])
+    command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, REPO), *sys.argv[1:]])
+    text = report(samples, sizes, names, command, pyinfra_note, sched_note, args.pyinfra)
+    print(text)
+    print(f"total {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    if args.out:
+        args.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
