@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import os
 import shutil
 import tempfile
 from collections.abc import Mapping
@@ -52,7 +53,9 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     from planner.lab import LabError, build_lab, sshd_available
 
     lab = None
-    reason = sshd_available()
+    # PLANNER_REHEARSE_TRANSPORT=local skips sshd even where OpenSSH is installed (what a fresh machine does).
+    reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
+        sshd_available())
     if reason is None:
         try:
             lab = build_lab(base / "lab", len(names), names=names)

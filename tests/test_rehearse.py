@@ -64,3 +64,20 @@ def test_example_plans_rehearse_end_to_end(plan: str, tmp_path: Path, capsys: py
     assert "SIMULATED" in report.upper()
     results = json.loads((run / "results.json").read_text())
     assert any(r["artifacts"] for r in results)
+
+
+@pytest.mark.slow
+def test_rehearsal_without_openssh_uses_the_local_transport(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fresh machine has no sshd: the README's first command must still end with a report."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLANNER_REHEARSE_TRANSPORT", "local")
+    code = main(["apply", "--rehearse", str(ROOT / "plans" / "violin_vs_exadata.yaml"),
+                 "--runs-dir", str(tmp_path / "runs"), "-e", "run_time=30"])
+    out = capsys.readouterr().out
+    assert code == 0, out[-4000:]
+    assert "reached over the local transport" in out
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    report = (run / "report.md").read_text()
+    assert report.startswith("# SLOB comparison") and "SIMULATED" in report
+    assert "| Exadata X2-8 |" in report or "Exadata X2-8" in report
