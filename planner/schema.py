@@ -257,6 +257,8 @@ def parse_step(section: str, item: Any, where: Locator, path: NodePath) -> tuple
     """Split and validate a step item ``{kind: args, name:, tags:, ...}`` (or a bare kind name)."""
     name = format_path(path)
     allowed = STEP_OPTIONS | (WORKLOAD_OPTIONS if section == Section.WORKLOADS.value else frozenset())
+    if section == Section.PREP.value:
+        allowed = allowed | {"destructive"}  # asm_diskgroup may drop on restore what this run created
     kinds = step_kinds(section)
     if isinstance(item, str):
         item = {item: None}
