@@ -22,7 +22,7 @@ DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
 def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
     before = set(runs.iterdir()) if runs.exists() else set()
     assert main(["apply", str(PLAN), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
-                 "--keep-prep", "-f", "5"]) == 0
+                 "--keep-prep", "-f", "10"]) == 0
     (record,) = {p for p in runs.iterdir() if p.is_dir()} - before
     recap: dict[str, dict[str, int]] = json.loads((record / "recap.json").read_text())
     return recap
@@ -30,7 +30,7 @@ def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
 
 def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Callable[..., Lab],
                                                                  tmp_path: Path) -> None:
-    lab = make_lab(2)
+    lab = make_lab(10)  # issue 3: a plan applies to 10 lab hosts over real SSH, twice
     for h in lab.hosts:
         sandbox = lab.sandbox(h.name)
         add_devices(sandbox, DEVICES)
