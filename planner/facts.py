@@ -10,22 +10,25 @@ from planner.connection import Connection
 # One POSIX sh script, no user input in it; the sandbox root comes in as $1.
 _SCRIPT = r"""
 root="$1"
-echo "hostname=$(hostname 2>/dev/null || uname -n)"
-echo "kernel=$(uname -r)"
-echo "os=$(uname -s)"
-echo "arch=$(uname -m)"
+# Few processes on purpose (uname, awk): on a busy lab host every fork is a measurable share of the round trip.
+set -- $(uname -nrsm)
+echo "hostname=$2"; echo "kernel=$3"; echo "os=$1"; echo "arch=$4"
 if [ -r "$root/etc/os-release" ]; then . "$root/etc/os-release"; echo "distribution=$PRETTY_NAME"; fi
-echo "cpus=$(getconf _NPROCESSORS_ONLN 2>/dev/null || nproc)"
-if command -v lscpu >/dev/null 2>&1; then
-  LC_ALL=C lscpu | awk -F: '/^Core\(s\) per socket/{gsub(/ /,"",$2); print "cores_per_socket="$2}
-                          /^Socket\(s\)/{gsub(/ /,"",$2); print "sockets="$2}
-                          /^Model name/{sub(/^ +/,"",$2); print "cpu_model="$2}'
-fi
-awk '/^MemTotal:/{print "mem_kb="$2}' /proc/meminfo 2>/dev/null
+awk -F: '
+  FILENAME == "/proc/cpuinfo" && /^processor/ { cpus++ }
+  FILENAME == "/proc/cpuinfo" && /^physical id/ { ids[$2] = 1 }
+  FILENAME == "/proc/cpuinfo" && /^cpu cores/ { gsub(/ /, "", $2); cores = $2 }
+  FILENAME == "/proc/cpuinfo" && /^model name/ && !model { model = $2; sub(/^ +/, "", model) }
+  FILENAME == "/proc/meminfo" && /^MemTotal:/ { split($2, m, " "); mem = m[1] }
+  END {
+    n = 0; for (i in ids) n++
+    print "cpus=" cpus; print "sockets=" (n ? n : 1); print "cores_per_socket=" (cores ? cores : cpus)
+    print "cpu_model=" model; print "mem_kb=" mem
+  }' /proc/cpuinfo /proc/meminfo 2>/dev/null
 for q in "$root"/sys/block/*/queue/scheduler; do
   [ -r "$q" ] || continue
   d=${q%/queue/scheduler}; d=${d##*/}
-  echo "scheduler.$d=$(cat "$q" 2>/dev/null)"
+  read -r line < "$q" && echo "scheduler.$d=$line"
 done
 """
 
