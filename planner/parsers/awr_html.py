@@ -220,6 +220,20 @@ def _host_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
     return False
 
 
+def _instance_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
+    """Instance CPU (%Total / %Busy / Resource Manager wait), same names as the text reader."""
+    names = {"%total cpu": "instance_cpu.total_pct", "%busy cpu": "instance_cpu.busy_pct"}
+    for t in _tables(tables, "this table displays cpu usage and wait statistics"):
+        for line, cells in t.rows[:1]:
+            for h, c in zip(t.header, cells, strict=False):
+                key = h.lower()
+                name = names.get(key) or ("instance_cpu.rsrc_mgr_wait_pct" if "resource manager" in key else "")
+                if name and (v := parse_number(c)) is not None:
+                    sink.add(name, v, "%", N, line, **labels)
+            return True
+    return False
+
+
 def _io_profile(tables: list[Table], sink: MetricSink, **labels: str) -> int:
     n = 0
     for t in _tables(tables, "this table displays io profile"):
@@ -270,7 +284,8 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                 "Load Profile": lambda: _load_profile(tables, sink, **labels),
                 "Top Events": lambda: _top_events(tables, sink, **labels)}
     optional = (lambda: _efficiency(tables, sink, **labels), lambda: _wait_classes(tables, sink, **labels),
-                lambda: _host_cpu(tables, sink, **labels), lambda: _io_profile(tables, sink, **labels),
+                lambda: _host_cpu(tables, sink, **labels), lambda: _instance_cpu(tables, sink, **labels),
+                lambda: _io_profile(tables, sink, **labels),
                 lambda: _cache_sizes(tables, sink))
     for name, read in required.items():
         if not read():
