@@ -5,14 +5,18 @@ A host failure becomes a StepResult (FAILED/UNREACHABLE); only engine bugs propa
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import os
+import shutil
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 from planner.connection import Connection
-from planner.errors import ConnectError, InputError, Interrupted, PlannerError
+from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError
 from planner.host import Host
 from planner.plan import Section, StepSpec, SweepPoint
 from planner.results import Artifact, Status, StepResult
@@ -72,16 +76,27 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
              settings: ExecSettings, record: RunRecord | None, artifacts: Path, *,
              point: SweepPoint | None = None, on_save: SaveHook | None = None,
              window: Window | None = None) -> StepResult:
-    """Check or apply one step on one host and say what happened."""
+    """Check or apply one step on one host and say what happened.
+
+    A workload point whose connection drops is run once more after reconnecting (see _recover); only the
+    final attempt is recorded.
+    """
     started = utc_now()
     base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
+    retried: dict[str, Any] = {}
+    ctx: StepContext | None = None
 
     def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
         ignored = status is Status.FAILED and spec.ignore_errors
         if exc is not None and getattr(exc, "window_artifacts", None):
             kw["artifacts"] = tuple(exc.window_artifacts)  # type: ignore[attr-defined]
+        if status is Status.FAILED and ctx is not None and spec.section is Section.WORKLOADS:
+            msg = _with_disk_full(msg, ctx)
+        if retried:
+            msg = f"{msg} [{RETRY_NOTE}: {retried['dropped']}]"
+            kw["data"] = {**dict(kw.get("data") or {}), "retried": retried}
         return StepResult(status=status, msg=msg, ended=utc_now(), ignored=ignored, **base, **kw)
 
     try:
@@ -95,11 +110,15 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         if step.reversible and on_save is not None:
             saved = step.save(ctx)
             on_save(spec, hs, args, saved)  # written to the record before anything changes
-        if window is not None:
-            outcome, extra, warnings = window(ctx, bool(getattr(step, "writes_db_report", False)),
-                                              lambda: step.apply(ctx))
-        else:
-            outcome, extra, warnings = step.apply(ctx), [], []
+        while True:
+            try:
+                outcome, extra, warnings = _attempt(step, ctx, window)
+                break
+            except ConnectError as e:
+                if retried or not _retryable(spec, hs, e):
+                    raise
+                retried.update(_recover(hs, e, artifacts if record else None))
+                ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
                       artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)
@@ -117,6 +136,90 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         if record:
             record.write_text(f"errors/{hs.host.name}-{spec.path}.txt", traceback.format_exc())
         return result(Status.FAILED, f"internal error {type(e).__name__}: {e} (traceback in the run record)")
+
+
+RETRY_NOTE = "retried after a connection drop"
+
+
+class Recoverable(Protocol):
+    """A transport that can reconnect and kill what a dropped connection left running (SSHConnection)."""
+
+    def recover(self) -> list[int]: ...
+
+
+def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
+    if window is not None:
+        return window(ctx, bool(getattr(step, "writes_db_report", False)), lambda: step.apply(ctx))
+    return step.apply(ctx), [], []
+
+
+def _retryable(spec: StepSpec, hs: HostState, e: ConnectError) -> bool:
+    """Only a workload point is run again: it is a measurement, repeatable from its start, while a prep
+    step half done must not be guessed at. A changed host key or a Ctrl-C is never retried."""
+    return (spec.section is Section.WORKLOADS and not isinstance(e, HostKeyError)
+            and hs.conn is not None and not hs.conn.cancelled.is_set() and _recoverable(hs.conn) is not None)
+
+
+def _recoverable(conn: Connection | None) -> Recoverable | None:
+    """The transport under wrapping connections (e.g. remote_procs.TrackedConnection's ``inner``)."""
+    for _ in range(5):
+        if conn is None or callable(getattr(conn, "recover", None)):
+            return cast("Recoverable | None", conn)
+        conn = getattr(conn, "inner", None)
+    return None
+
+
+def _recover(hs: HostState, dropped: ConnectError, artifacts: Path | None) -> dict[str, Any]:
+    """Reconnect and kill the dropped attempt's remote process group; keep its partial artifacts aside."""
+    conn = _recoverable(hs.conn)
+    assert conn is not None
+    try:
+        killed = conn.recover()
+    except ConnectError as e:
+        why = e.message if e.message == dropped.message else f"{dropped.message}; reconnecting failed: {e.message}"
+        raise ConnectError(why, hint=e.hint) from e
+    moved = ""
+    if artifacts is not None and artifacts.is_dir() and any(artifacts.iterdir()):
+        aside = artifacts.with_name(f"{artifacts.name}-dropped-attempt")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = artifacts.with_name(f"{artifacts.name}-dropped-attempt{n}")
+        artifacts.rename(aside)  # the retry writes fresh files; the partial ones stay for inspection
+        artifacts.mkdir()
+        moved = aside.name
+    return {"attempts": 2, "dropped": dropped.message, "killed_pgids": killed, "partial_artifacts": moved}
+
+
+# One round trip, only after a workload point failed: is a disk it wrote to full?
+_DF = ('for p in "$@"; do while [ ! -e "$p" ] && [ "$p" != / ]; do p=$(dirname -- "$p"); done; '
+       'printf "%s\\t" "$p"; df -P -k -- "$p" 2>/dev/null | tail -n 1 || echo; done')
+_FULL_KIB = 64
+ENOSPC_TEXT = os.strerror(errno.ENOSPC)  # "No space left on device"
+
+
+def _with_disk_full(msg: str, ctx: StepContext) -> str:
+    """Add which disk is full (host or controller) to a failed point's message, when one is."""
+    if ENOSPC_TEXT in msg:
+        return msg
+    notes = []
+    with contextlib.suppress(Exception):  # best effort: must never hide the real failure
+        wd = str(ctx.vars.get("planner_workdir") or "/tmp")
+        paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
+        r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
+        mounts: set[str] = set()
+        for line in r.stdout.splitlines():
+            path, _, df = line.partition("\t")
+            f = df.split()
+            if len(f) >= 6 and f[3].isdigit() and int(f[3]) <= _FULL_KIB and f[5] not in mounts:
+                mounts.add(f[5])
+                notes.append(f"{ENOSPC_TEXT} on {ctx.host.name}: {path} has {f[3]} KiB free of {f[1]} KiB "
+                             f"(filesystem {f[0]} on {f[5]})")
+    with contextlib.suppress(OSError):
+        free = shutil.disk_usage(ctx.artifacts).free // 1024
+        if free <= _FULL_KIB:
+            notes.append(f"{ENOSPC_TEXT} on the controller: {ctx.artifacts} has {free} KiB free")
+    return "; ".join([msg, *notes]) if notes else msg
 
 
 def revert_step(spec_path: str, title: str, kind: str, args: Mapping[str, Any], saved: Mapping[str, Any],

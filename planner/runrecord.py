@@ -7,6 +7,7 @@ time and flushed, so an interrupted run still leaves valid files. meta.json carr
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -36,10 +37,21 @@ def write_json(path: Path, data: Any) -> None:
     write_bytes(path, (json.dumps(data, indent=2, sort_keys=False, default=str) + "\n").encode())
 
 
+class RecordWriteError(OSError):
+    """A run-record file could not be written (disk full, quota, read-only): the previous copy is intact."""
+
+    def __str__(self) -> str:
+        return (f"cannot write {self.filename}: {self.strerror} "
+                f"(nothing half-written: the previous {Path(str(self.filename)).name}, if any, is intact)")
+
+
 def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    """Write ``path`` atomically: a temp file beside it, fsync, rename. On any failure (ENOSPC while
+    writing the temp file included) the temp file is removed and the old ``path`` is left as it was."""
+    tmp: str | None = None
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
@@ -47,8 +59,11 @@ def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as e:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(e, OSError) and not isinstance(e, RecordWriteError):
+            raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
         raise
 
 
@@ -102,6 +117,7 @@ class RunRecord:
         self._secrets = tuple(s for s in secrets if s)
         self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
         self.meta: dict[str, Any] = {}
+        self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
 
     # -- secrets never land in the record -------------------------------------------------------------
     def redact(self, text: str) -> str:
@@ -143,8 +159,26 @@ class RunRecord:
         }
         line = json.dumps(entry) + "\n"
         with self._lock:
-            self._commands.write(line)
-            self._commands.flush()
+            try:
+                self._commands.write(line)
+                self._commands.flush()
+            except OSError as e:  # the command ran all the same: its result must not be lost for a log line
+                self.write_errors.append(f"commands.jsonl: {host} {step}: {e.strerror or e}")
+                self._reopen_commands()
+
+    def _reopen_commands(self) -> None:
+        """Drop what a failed flush left buffered (a partial line) so later lines stay whole."""
+        path = self.path / "commands.jsonl"
+        with contextlib.suppress(OSError):
+            self._commands.close()
+        with contextlib.suppress(OSError), path.open("rb+") as f:  # cut a half-written last line
+            size = f.seek(0, os.SEEK_END)
+            start = max(0, size - 2 * OUTPUT_LIMIT - 65536)  # one line holds at most ~2 outputs
+            f.seek(start)
+            tail = f.read()
+            if tail and not tail.endswith(b"\n"):
+                f.truncate(start + tail.rfind(b"\n") + 1)
+        self._commands = path.open("a", encoding="utf-8")
 
     def close(self) -> None:
         with self._lock:

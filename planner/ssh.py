@@ -19,6 +19,7 @@ from __future__ import annotations
 import base64
 import contextlib
 import dataclasses
+import errno
 import functools
 import hashlib
 import os
@@ -36,7 +37,7 @@ from typing import Any
 import paramiko
 
 from planner.connection import Argv, CommandResult, Connection, command_line
-from planner.errors import ConnectError, HostKeyError, Interrupted, StepError
+from planner.errors import ConnectError, HostKeyError, Interrupted, PlannerError, StepError
 from planner.host import Host
 from planner.known_hosts import KnownKey, known_keys
 from planner.ssh_target import SSHTarget, merge_target
@@ -124,6 +125,8 @@ class SSHConnection(Connection):
         self._client: paramiko.SSHClient | None = None
         self._sftp: paramiko.SFTPClient | None = None
         self._jump: SSHConnection | None = None
+        # (pgid, become, become_user) of commands whose connection died under them: killed by recover()
+        self._lost: list[tuple[int, bool, str]] = []
 
     # -- connecting ---------------------------------------------------------------------------------
 
@@ -226,6 +229,24 @@ class SSHConnection(Connection):
             assert transport is not None
         return transport
 
+    def recover(self) -> list[int]:
+        """After a dropped connection: reconnect, then kill the process groups of the commands that were
+        running when it dropped (they outlive their session). Returns the pgids killed; raises ConnectError
+        when the host cannot be reached again (those groups then stay listed for a later attempt)."""
+        self.connect()  # always afresh: a transport can look active for a moment after its peer is gone
+        transport = self.ensure_connected()
+        killed = []
+        while self._lost:
+            pgid, become, buser = self._lost[0]
+            try:
+                self._kill_group(transport, pgid, become, buser)
+            except (paramiko.SSHException, OSError, EOFError, ConnectError) as e:
+                raise ConnectError(f"{self.host.name}: reconnected, but could not stop the interrupted "
+                                   f"command (process group {pgid}): {e}") from e
+            self._lost.pop(0)
+            killed.append(pgid)
+        return killed
+
     def close(self) -> None:
         for closable in (self._sftp, self._client, self._jump):
             if closable is not None:
@@ -248,12 +269,17 @@ class SSHConnection(Connection):
                                become=become, become_user=buser, login=login)
         transport = self.ensure_connected()
         started = time.monotonic()
-        try:
-            chan = transport.open_session(timeout=self.target.connect_timeout)
-            chan.exec_command(wrapped)
-        except (paramiko.SSHException, OSError, EOFError) as e:
-            raise ConnectError(f"{self.host.name}: cannot start a command: {e}",
-                               hint="the SSH connection failed; the host is unreachable") from e
+        for fresh in (False, True):
+            try:
+                chan = transport.open_session(timeout=self.target.connect_timeout)
+                chan.exec_command(wrapped)
+                break
+            except (paramiko.SSHException, OSError, EOFError) as e:
+                if fresh:  # nothing ran yet, so one reconnect is safe: the transport may have died unnoticed
+                    raise ConnectError(f"{self.host.name}: cannot start a command: {e or type(e).__name__}",
+                                       hint="the SSH connection failed; the host is unreachable") from e
+                self.connect()
+                transport = self.ensure_connected()
         deadline = started + timeout if timeout else None
         try:
             out, err, pgid, timed_out = self._drain(chan, stdin, deadline)
@@ -263,6 +289,9 @@ class SSHConnection(Connection):
                 out, err = out + more_out, err + more_err
             code = 124 if timed_out else chan.recv_exit_status()
         except ConnectError as e:
+            pgid = getattr(chan, "_planner_pgid", None)
+            if pgid is not None:  # still running there, orphaned: recover() kills it
+                self._lost.append((pgid, become, buser))
             raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {e.message}",
                                hint="the host or its sshd went away; the command may still be running "
                                     "there") from e
@@ -359,8 +388,8 @@ class SSHConnection(Connection):
             except FileNotFoundError:
                 self._check(self.run(["mkdir", "-p", "--", directory or "."]), f"create {directory}")
                 self._write(tmp, payload)
-        except OSError as e:
-            raise StepError(f"{self.host.name}: cannot upload {remote}: {e}") from e
+        except (OSError, paramiko.SSHException, EOFError) as e:
+            raise self._file_error(e, f"upload {remote}") from e
         r = self.run(["sh", "-c", _FINISH_PUT, "sh", tmp, digest, remote, f"{mode:04o}" if mode is not None else ""])
         if r.exit_code == 9:
             raise StepError(f"{self.host.name}: upload of {remote} arrived corrupted ({r.stderr.strip()}, "
@@ -384,10 +413,21 @@ class SSHConnection(Connection):
                 raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
                                 f"(local {got}, remote {r.stdout.split()[0]})", hint="retry when it is stable")
             os.replace(tmp, local)
-        except OSError as e:
-            raise StepError(f"{self.host.name}: cannot fetch {remote}: {e}") from e
+        except (OSError, paramiko.SSHException, EOFError) as e:
+            if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # only local writes say so
+                raise StepError(f"{self.host.name}: cannot fetch {remote} to {local}: {os.strerror(e.errno)} "
+                                f"on the controller (free space in {local.parent} first)") from e
+            raise self._file_error(e, f"fetch {remote}") from e
         finally:
             tmp.unlink(missing_ok=True)
+
+    def _file_error(self, e: BaseException, what: str) -> PlannerError:
+        """An SFTP failure: ConnectError when the connection died under it (the point may be retried)."""
+        t = self.transport
+        if t is None or not t.is_active():
+            return ConnectError(f"{self.host.name}: connection lost while trying to {what}: {e or type(e).__name__}",
+                                hint="the host or its sshd went away")
+        return StepError(f"{self.host.name}: cannot {what}: {e or type(e).__name__}")
 
     def _check(self, r: CommandResult, what: str) -> None:
         if not r.ok:
