@@ -19,6 +19,8 @@ from planner.host import Host
 from planner.inventory import Inventory, load_inventory, local_inventory
 from planner.plan import Plan
 from planner.planfile import check_plan, load_plan
+from planner.resume import Previous
+from planner.runrecord import RunRecord
 from planner.templating import parse_extra_vars
 
 
@@ -81,6 +83,10 @@ def _secrets(loaded: Loaded) -> tuple[str, ...]:
 
 
 def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
+    if args.resume:
+        return _resume(args, argv)
+    if args.plan is None:
+        raise InputError([Problem(None, "", "no plan file given", "planner apply PLAN (or --resume RUN)")])
     if args.rehearse:
         from planner.rehearse import rehearse_command
 
@@ -101,29 +107,85 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
-            simulated: bool = False, transport_connector: Any = None) -> int:
+            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
     from planner.runner import Runner, RunOptions
     from planner.transport import TransportOptions, connector
 
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
-                      keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded))
+                      keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
+                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)))
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
     console.secrets = opts.secrets
-    outcome = Runner(loaded.plan, loaded.play_hosts, opts, console, conn).run()
-    if outcome.record is not None:
-        console.line(f"\nrun record: {outcome.record.path}")
-        if not args.no_report:
-            from planner.report import render_run_report
+    if not args.no_report:
+        # Imported before the run, not in its report phase: an interrupt landing inside an import leaves a
+        # half-imported module and (seen with `python -m`) can make the process die by SIGINT, not exit 99.
+        import planner.report  # noqa: F401
+        import planner.store  # noqa: F401
 
-            try:
-                console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
-            except PlannerError as e:  # the measurements are safe in the record; re-render later
-                console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
-        _index(args.runs_dir, outcome.record.path, console)
+        _preload_charts()
+    runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
+    try:
+        outcome = runner.run()
+        if outcome.record is not None:
+            console.line(f"\nrun record: {outcome.record.path}")
+            if not args.no_report:
+                from planner.report import render_run_report
+
+                try:
+                    console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
+                except PlannerError as e:  # the measurements are safe in the record; re-render later
+                    console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
+            _index(args.runs_dir, outcome.record.path, console)
+    except KeyboardInterrupt:
+        if not runner.finished or runner.record is None:
+            raise  # the runner itself never lets one out before its record is final; this is a bug path
+        return _interrupted_after_run(runner.record, console)
     return outcome.exit_code
+
+
+def _resume(args: argparse.Namespace, argv: list[str]) -> int:
+    """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.resume."""
+    from planner.cli_results import resolve_run
+    from planner.resume import check_hosts, load_previous, resume_args
+
+    if args.check or args.rehearse or args.list_hosts or args.list_tasks:
+        raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
+                                  "resume a run as it was started")])
+    run_dir = resolve_run(args.resume, args.runs_dir)
+    merged = resume_args(args, run_dir)
+    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit)
+    previous = load_previous(run_dir)
+    check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
+    console = Console(verbosity=args.verbose)
+    console.line(f"resuming run {run_dir.name} ({previous.meta.get('status')}): {len(previous.done)} step(s) "
+                 "and point(s) done before are not run again")
+    return execute(loaded, merged, argv, console, previous=previous)
+
+
+def _preload_charts() -> None:
+    try:  # as planner.charts uses it
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _interrupted_after_run(record: RunRecord, console: Console) -> int:
+    """Ctrl-C/SIGTERM while the report is rendered (or the run indexed): hosts are restored and every
+    measurement is in the record; the record says the run was interrupted in its report phase."""
+    from planner.interrupts import deferred_interrupts
+
+    with deferred_interrupts(console):
+        console.warn(f"interrupted while rendering the report: the measurements are safe in {record.path}; "
+                     f"render it with: planner report {record.path}")
+        record.write_text("console.log", "\n".join(console.transcript) + "\n")
+        record.write_meta(status="interrupted", exit_code=99, interrupted_phase="report")
+    return 99
 
 
 def _index(runs_dir: Path, run_dir: Path, console: Console) -> None:

@@ -20,7 +20,7 @@ EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreacha
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("plan", type=Path, help="the plan file (YAML)")
+    p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
     p.add_argument("-i", "--inventory", type=Path, help="inventory file (default: the plan's inventory:)")
     p.add_argument("-l", "--limit", help="further limit hosts with a pattern (a:b, a:&b, a:!b)")
     p.add_argument("-t", "--tags", action="append", default=[], help="only steps with these tags (comma list)")
@@ -42,6 +42,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--rehearse", action="store_true",
                    help="run the plan on simulated copies of its hosts on this machine (no lab needed)")
     p.add_argument("--no-report", action="store_true", help="do not render the report at the end")
+    p.add_argument("--resume", metavar="RUN",
+                   help="finish a run whose controller died (a run folder or id under --runs-dir): points "
+                        "already done are not run again; results go to the same run folder")
+    p.add_argument("--break-stale-lock", action="store_true",
+                   help="take a host whose lock was left by a run whose controller process is gone")
 
 
 def build_parser() -> argparse.ArgumentParser:

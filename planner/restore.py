@@ -2,20 +2,25 @@
 
 restore.json holds each prep step's original state, written before the step changed anything; entries
 already reverted are skipped, so restore is idempotent and may be run again after a partial failure.
+First it stops what the dead controller left running on the hosts (planner.remote_procs), and it refuses
+while that controller still runs; last it releases the host locks the run still holds.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 from planner.console import Console
-from planner.errors import InputError, Problem
+from planner.errors import InputError, PlannerError, Problem
 from planner.execute import ExecSettings, HostState, revert_step
 from planner.host import Host
-from planner.results import Status, exit_code, recap
+from planner.hostlock import read_holder, release_lock
+from planner.remote_procs import stop_leftovers
+from planner.results import Status, StepResult, exit_code, recap
 from planner.runrecord import utc_now, write_json
 
 
@@ -40,41 +45,72 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     meta = json.loads(meta_path.read_text())
     entries: list[dict[str, Any]] = json.loads(restore_path.read_text()) if restore_path.is_file() else []
     pending = [e for e in reversed(entries) if not e.get("reverted")]
-    if not pending:
+    remote: dict[str, dict[str, str]] = dict(meta.get("remote") or {})  # workdir and lock per host
+    if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
     from planner.transport import TransportOptions, connect
 
     hosts = hosts_from_meta(meta)
-    needed = [hosts[n] for n in dict.fromkeys(e["host"] for e in pending) if n in hosts]
+    needed = [hosts[n] for n in dict.fromkeys([*remote, *(e["host"] for e in pending)]) if n in hosts]
     conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys))
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
-    settings = ExecSettings(False, True, run_dir)
-    results = []
-    for e in pending:
-        hs = states.get(e["host"])
-        console.banner("RESTORE", e["title"])
-        if hs is None or hs.conn is None:
-            from planner.results import StepResult
-
-            r = StepResult(e["step"], f"restore {e['title']}", e["host"], Status.UNREACHABLE,
-                           str(conns.get(e["host"], "host not in the run record")))
-        else:
-            r = revert_step(e["step"], e["title"], e["kind"], e["args"], e["saved"], hs, settings, None, run_dir)
-            e["reverted"] = r.status in (Status.OK, Status.CHANGED)
-        results.append(r)
-        console.result(r)
-        write_json(restore_path, entries)
-    for hs in states.values():
-        if hs.conn is not None:
-            hs.conn.close()
+    try:
+        results = _stop_leftovers(run_dir.name, remote, states, console)
+        settings = ExecSettings(False, True, run_dir)
+        for e in pending:
+            hs = states.get(e["host"])
+            console.banner("RESTORE", e["title"])
+            if hs is None or hs.conn is None:
+                r = StepResult(e["step"], f"restore {e['title']}", e["host"], Status.UNREACHABLE,
+                               str(conns.get(e["host"], "host not in the run record")))
+            else:
+                r = revert_step(e["step"], e["title"], e["kind"], e["args"], e["saved"], hs, settings, None,
+                                run_dir)
+                e["reverted"] = r.status in (Status.OK, Status.CHANGED)
+            results.append(r)
+            console.result(r)
+            write_json(restore_path, entries)
+        for name, where in remote.items():  # the dead run's lock: only ever ours (release_lock checks the id)
+            hs = states.get(name)
+            if hs is not None and hs.conn is not None and where.get("lock"):
+                with contextlib.suppress(PlannerError):
+                    release_lock(hs.conn, where["lock"], run_dir.name)
+    finally:
+        for hs in states.values():
+            if hs.conn is not None:
+                hs.conn.close()
     stats = recap(results)
     console.recap(stats)
     meta.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
                                             "done": sum(1 for e in pending if e.get("reverted"))})
+    if meta.get("status") == "running":  # its controller died (it was checked not to be running)
+        meta.update(status="interrupted", interrupted_phase="controller killed", ended=meta.get("ended") or utc_now())
     write_json(meta_path, meta)
     return int(exit_code(stats))
+
+
+def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict[str, HostState],
+                    console: Console) -> list[StepResult]:
+    """Before reverting prep, stop what the dead controller left running (its workload would undo the
+    restore or measure a host being restored). A controller that still runs is not interfered with."""
+    out: list[StepResult] = []
+    for name, where in remote.items():
+        hs = states.get(name)
+        if hs is None or hs.conn is None:
+            continue
+        holder = read_holder(hs.conn, where["lock"]) if where.get("lock") else None
+        if holder is not None and holder.run_id == run_id and holder.alive():
+            raise PlannerError(f"run {run_id} is still running (controller {holder.controller} pid {holder.pid})",
+                               hint="stop it with Ctrl-C or SIGTERM: it restores the hosts itself")
+        stopped = stop_leftovers(hs.conn, where["workdir"]) if where.get("workdir") else []
+        if stopped:
+            r = StepResult("restore", "Stopping what the dead controller left running", name, Status.CHANGED,
+                           "; ".join(stopped))
+            out.append(r)
+            console.result(r)
+    return out
 
 
 def restore_command(args: argparse.Namespace) -> int:

@@ -7,24 +7,30 @@ becomes unreachable takes no further steps in that play; the others go on.
 
 from __future__ import annotations
 
+import contextlib
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from planner import facts as facts_mod
+from planner import hostlock
 from planner import window as win
 from planner.connection import Connection
 from planner.console import Console
-from planner.errors import ConnectError, PlannerError
+from planner.errors import ConnectError
 from planner.execute import ExecSettings, HostState, revert_step, run_step
+from planner.fanout import on_hosts
 from planner.host import Host
+from planner.interrupts import deferred_interrupts
 from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
 from planner.preflight import cap_for_rehearsal
 from planner.results import Status, StepResult, exit_code, recap
+from planner.resume import Previous, reopen_record
 from planner.runrecord import RunRecord, open_record, slug, utc_now
 from planner.sweeps import expand
 from planner.templating import eval_when, render, variables_for
@@ -65,7 +71,7 @@ def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
 
 class Runner:
     def __init__(self, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], opts: RunOptions,
-                 console: Console, connector: Connector) -> None:
+                 console: Console, connector: Connector, previous: Previous | None = None) -> None:
         self.plan = plan
         self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
         self.opts = opts
@@ -73,8 +79,11 @@ class Runner:
         self.connector = connector
         self.results: list[StepResult] = []
         self.states: dict[str, HostState] = {}
-        self.restore_log: list[dict[str, Any]] = []
+        self.previous = previous  # --resume: what the run being resumed recorded
+        self.restore_log: list[dict[str, Any]] = [dict(e) for e in previous.restore_log] if previous else []
         self.record: RunRecord | None = None
+        self.phase = "start"  # facts|prep|workload|collect|restore: where an interrupt landed
+        self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
         self._elapsed = 0.0
@@ -84,13 +93,17 @@ class Runner:
     def _open_record(self) -> None:
         if self.opts.check:
             return  # check mode touches nothing and records nothing, like ansible-playbook --check
+        if self.previous is not None:
+            self.record = reopen_record(self.previous, self.opts.secrets, list(self.opts.argv))
+            return
         self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                   secrets=self.opts.secrets, simulated=self.opts.simulated)
+        self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
 
     def _save_results(self) -> None:
         if self.record:
-            with self._lock:
-                data = [r.to_json() for r in self.results]
+            with self._lock:  # a resumed run appends to what the run before it recorded
+                data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
             self.record.write("results.json", data)
 
     def _add(self, r: StepResult) -> None:
@@ -104,6 +117,8 @@ class Runner:
                 st.unreachable = True
 
     def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
+        if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
+            return  # the dead run's entry holds the state from before it; this one would hold its prep
         entry = {"play": spec.path.split(".")[0], "host": hs.host.name, "step": spec.path, "title": spec.title,
                  "kind": spec.kind, "args": dict(args), "saved": dict(saved), "reverted": False}
         with self._lock:
@@ -128,51 +143,36 @@ class Runner:
                 self.console.result(r)
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
         self._gather_facts(fresh)
-        if self.record is not None:
-            for r in self._map(self._lock_host, [s for s in fresh if s.active]):
-                if r is not None:
-                    self._add(r)
-                    self.console.result(r)
+        if self.record is None:
+            return
+        run_id, taking = self.record.id, [s for s in fresh if s.active]
+        dead = int(self.previous.meta.get("pid") or 0) if self.previous else None  # --resume: its controller
 
-    def _lock_host(self, hs: HostState) -> StepResult | None:
-        """Take the host for this run; a host held by another run is refused with the holder named."""
-        assert hs.conn is not None and self.record is not None
-        root = str(hs.host.vars.get("planner_root", "") or "")
-        hs.workdir = root + str(hs.host.vars.get("planner_workdir", "/tmp/planner")) + "/" + self.record.id
-        try:
-            win.acquire_lock(hs.conn, win.lock_path(root, hs.host.vars), self.record.id, utc_now(),
-                             break_stale=self.opts.break_stale_lock)
-            self._locked.append(hs)
-            return None
-        except ConnectError as e:
-            hs.unreachable = True
-            return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e))
-        except PlannerError as e:
-            hs.blocked = str(e)
-            return StepResult("lock", "Taking the host", hs.host.name, Status.FAILED, str(e))
+        def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
+            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead)
+
+        for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
+            self._locked += [hs] if locked else []
+            if note:
+                self.console.warn(f"{hs.host.name}: {note}")
+            if r is not None:
+                self._add(r)
+                self.console.result(r)
+        self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
 
     def _release_locks(self) -> None:
         assert self.record is not None
         run_id = self.record.id
-
-        def one(hs: HostState) -> str | None:
-            root = str(hs.host.vars.get("planner_root", "") or "")
-            try:
-                assert hs.conn is not None
-                hs.conn.resume()
-                win.release_lock(hs.conn, win.lock_path(root, hs.host.vars), run_id)
-                return None
-            except PlannerError as e:
-                return f"{hs.host.name}: could not release the host lock: {e}"
-
         # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
-        for warning in self._map(one, [hs for hs in self._locked if hs.conn is not None]):
+        for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
+                                 [hs for hs in self._locked if hs.conn is not None]):
             if warning:
                 self.console.warn(warning)
 
     def _gather_facts(self, states: list[HostState]) -> None:
         if not states:
             return
+        self.phase = "facts"
         self.console.banner("TASK", "Gathering Facts")
 
         def one(hs: HostState) -> StepResult:
@@ -226,22 +226,39 @@ class Runner:
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
-        for r in self._map(one, [s for s in states if s.active]):
+        self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        self._save_results()
+
+    def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
+        def record(r: StepResult) -> None:
             self._add(r)
             self.console.result(r)
-        self._save_results()
+
+        on_hosts(fn, states, forks, record, self._cancel_all)
+
+    def _done(self, hs: HostState, spec: StepSpec, point: int | None = None) -> bool:
+        """--resume: this step (or point) completed on the host in the run being resumed (prep runs again)."""
+        done = self.previous is not None and spec.section is not Section.PREP and self.previous.is_done(
+            hs.host.name, spec.path, point)
+        if done:
+            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{'' if point is None else f' point {point + 1}'}"
+                              ": done before the resume")
+        return done
+
+    def _points(self, play: Play, spec: StepSpec, hs: HostState) -> list[tuple[SweepPoint, dict[str, Any]]]:
+        points = expand(spec, render(dict(spec.args), self._variables(play, hs)))
+        if self.opts.simulated:  # rehearsal: real workloads run briefly (planner.preflight.REHEARSAL_CAPS)
+            points = [(p, cap_for_rehearsal(spec.kind, a)) for p, a in points]
+        return points
 
     def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
         plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
         variables: dict[str, dict[str, Any]] = {}
         for hs in states:
             variables[hs.host.name] = self._variables(play, hs)
-            points = expand(spec, render(dict(spec.args), variables[hs.host.name]))
-            if self.opts.simulated:  # rehearsal: real workloads run briefly (planner.preflight.REHEARSAL_CAPS)
-                points = [(p, cap_for_rehearsal(spec.kind, a)) for p, a in points]
-            plans[hs.host.name] = points
+            plans[hs.host.name] = self._points(play, spec, hs)
         npoints = max((len(p) for p in plans.values()), default=0)
-        window = self._window_spec(play)
+        window = win.window_spec(play)
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
@@ -254,6 +271,9 @@ class Runner:
             active = [hs for hs in states if hs.active and i < len(plans[hs.host.name])]
             if not active:
                 break
+            active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
+            if not active:
+                continue
             point0 = plans[active[0].host.name][i][0]
             self.console.banner("TASK", f"{spec.title} : point {i + 1}/{npoints} {point0.label}")
             barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
@@ -276,22 +296,7 @@ class Runner:
             started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
             forks = len(active) if barrier is not None else self.opts.forks
-            with ThreadPoolExecutor(max_workers=max(1, min(forks, len(active)))) as pool:
-                futures = [pool.submit(one, hs) for hs in active]
-                try:
-                    for f in futures:
-                        r = f.result()
-                        self._add(r)
-                        self.console.result(r)
-                except KeyboardInterrupt:
-                    self._cancel_all()  # stop the remote workloads; their threads then end quickly
-                    wait(futures, timeout=60)
-                    for f in futures:
-                        if f.done() and not f.cancelled() and f.exception() is None:
-                            r = f.result()
-                            if r not in self.results:
-                                self._add(r)
-                    raise
+            self._on_hosts(one, active, forks)
             self._save_results()
             done_s = time.monotonic() - started
             self._elapsed += done_s
@@ -299,13 +304,6 @@ class Runner:
             self.console.info(f"progress: point {i + 1}/{npoints} of {spec.title} done in {done_s:.1f}s; "
                               f"elapsed {self._elapsed:.1f}s, about {left:.0f}s left")
         self._elapsed = 0.0
-
-    def _window_spec(self, play: Play) -> win.WindowSpec:
-        tools = tuple(s.kind for s in play.collect if s.kind in win.OS_TOOLS)
-        intervals = [int(s.args.get("interval", 5)) for s in play.collect
-                     if s.kind in win.OS_TOOLS and isinstance(s.args, Mapping)]
-        db = next((s.kind for s in play.collect if s.kind in win.DB_REPORTS), None)
-        return win.WindowSpec(tools, min(intervals, default=5), db)
 
     def _cancel_all(self) -> None:
         for hs in self.states.values():
@@ -318,6 +316,7 @@ class Runner:
                    and (play_name is None or e["play"] == play_name)]
         if not pending:
             return
+        self.phase = "restore"
         for entry in pending:
             hs = self.states.get(entry["host"])
             if hs is None or hs.conn is None or hs.unreachable:
@@ -340,14 +339,18 @@ class Runner:
         states = [self.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
+        todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
         for spec in play.steps:
             if not selected(spec, play, self.opts):
                 continue
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
-            live = [s for s in states if s.active]
+            live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
             if not live:
+                if any(s.active for s in states):
+                    continue
                 break
+            self.phase = "workload" if spec.section is Section.WORKLOADS else spec.section.value
             if spec.section is Section.WORKLOADS:
                 self._workload(play, spec, live)
             else:
@@ -355,31 +358,46 @@ class Runner:
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
 
+    def _work_left(self, play: Play, hs: HostState) -> bool:
+        """--resume: whether the play still has a workload point or collect step to do on the host."""
+        specs = [s for s in play.workloads + play.collect if selected(s, play, self.opts)
+                 and s.kind not in win.WINDOW_KINDS]
+        return self.previous is None or self.previous.work_left(hs.host.name, (
+            (s.path, [p.index for p, _ in self._points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
+            for s in specs))
+
     def run(self) -> RunOutcome:
         self._open_record()
-        interrupted = False
-        try:
-            for i, play in enumerate(self.plan.plays):
-                self._play(i, play)
-        except KeyboardInterrupt:
-            interrupted = True
-            self._cancel_all()
-            self.console.warn("interrupted: restoring prep, keeping everything measured so far")
-            self.restore()
-        finally:
-            if self.record is not None:
-                self._release_locks()
-            for hs in self.states.values():
-                if hs.conn is not None:
-                    hs.conn.close()
-        stats = recap(self.results, [h for h in self.states])
-        code = exit_code(stats, interrupted)
-        if self.record:
-            status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(int(code), "failed")
-            self._save_results()
-            self.record.write("recap.json", {h: asdict(s) for h, s in stats.items()})
-            self.record.write_text("console.log", "\n".join(self.console.transcript) + "\n")
-            self.record.write_meta(ended=utc_now(), status=status, exit_code=int(code))
-            self.record.close()
-        self.console.recap(stats)
-        return RunOutcome(self.results, self.record, int(code), interrupted)
+        interrupted = ""
+        with contextlib.ExitStack() as stack:
+            try:
+                for i, play in enumerate(self.plan.plays):
+                    self._play(i, play)
+            except KeyboardInterrupt:
+                interrupted = self.phase
+            finally:
+                # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
+                stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))
+                if interrupted:
+                    self._cancel_all()
+                    self.console.warn(f"interrupted during {interrupted}: restoring prep, keeping everything "
+                                      "measured so far")
+                    self.restore()
+                if self.record is not None:
+                    self._release_locks()
+                for hs in self.states.values():
+                    if hs.conn is not None:
+                        hs.conn.close()
+            stats = recap(self.results, [h for h in self.states])
+            code = exit_code(stats, bool(interrupted))
+            self.console.recap(stats)
+            if self.record:
+                status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(int(code), "failed")
+                self._save_results()
+                self.record.write("recap.json", {h: asdict(s) for h, s in stats.items()})
+                self.record.write_text("console.log", "\n".join(self.console.transcript) + "\n")
+                self.record.write_meta(ended=utc_now(), status=status, exit_code=int(code),
+                                       **({"interrupted_phase": interrupted} if interrupted else {}))
+                self.record.close()
+            self.finished = True
+        return RunOutcome(self.results, self.record, int(code), bool(interrupted))

@@ -84,7 +84,7 @@ class Chaos(threading.Thread):
 
     def progress(self) -> int:
         """How many points have started on the first host (one artifacts folder each): cheap to poll."""
-        with contextlib.suppress(OSError, StopIteration):
+        with contextlib.suppress(OSError, StopIteration, ValueError):  # ValueError: no connection opened yet
             run = next(p for p in self.runs.iterdir() if p.is_dir())
             first = min(self.conns)
             return len(os.listdir(run / "artifacts" / "soak" / first / "workloads_0")) - 1
