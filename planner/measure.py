@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import statistics
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -27,7 +27,7 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.plan import Plan
-from planner.results import StepResult
+from planner.results import Status, StepResult
 
 AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
 OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
@@ -248,6 +248,15 @@ def _data_metrics(r: StepResult) -> list[Metric]:
     return out
 
 
+def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
+    """A resumed run records a point again after its interrupted or failed attempt: the later result wins."""
+    ordered = list(results)
+    last = {(r.host, r.step, r.point): i for i, r in enumerate(ordered) if r.point is not None}
+    return tuple(r for i, r in enumerate(ordered)
+                 if r.point is None or last[(r.host, r.step, r.point)] == i
+                 or r.status in (Status.OK, Status.CHANGED))
+
+
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
     run_dir = Path(run_dir)
@@ -255,7 +264,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give a run folder path or a run id under --runs-dir")])
     meta = _read_json(run_dir / "meta.json", {})
-    results = tuple(StepResult.from_json(d) for d in _read_json(run_dir / "results.json", []))
+    results = _latest(StepResult.from_json(d) for d in _read_json(run_dir / "results.json", []))
     plan = plan or load_run_plan(run_dir)
     kinds = step_kinds(plan)
     plays = [str(p.get("name", "")) for p in meta.get("plays", [])] or [p.name for p in (plan.plays if plan else ())]

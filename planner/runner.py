@@ -29,9 +29,9 @@ from planner.host import Host
 from planner.interrupts import deferred_interrupts
 from planner.plan import Plan, Play, Section, StepSpec, SweepPoint
 from planner.preflight import cap_for_rehearsal
-from planner.results import Status, StepResult, exit_code, recap
+from planner.results import ExitCode, Status, StepResult, exit_code, recap
 from planner.resume import Previous, reopen_record
-from planner.runrecord import RunRecord, open_record, slug, utc_now
+from planner.runrecord import RunRecord, finish_record, open_record, slug, utc_now
 from planner.sweeps import expand
 from planner.templating import eval_when, render, variables_for
 
@@ -86,6 +86,7 @@ class Runner:
         self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
+        self._record_failures: list[str] = []
         self._elapsed = 0.0
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
 
@@ -104,7 +105,11 @@ class Runner:
         if self.record:
             with self._lock:  # a resumed run appends to what the run before it recorded
                 data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
-            self.record.write("results.json", data)
+            try:
+                self.record.write("results.json", data)
+            except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
+                self.console.warn(f"run record: {e}")
+                self._record_failures.append(str(e))
 
     def _add(self, r: StepResult) -> None:
         with self._lock:
@@ -392,12 +397,12 @@ class Runner:
             code = exit_code(stats, bool(interrupted))
             self.console.recap(stats)
             if self.record:
-                status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(int(code), "failed")
                 self._save_results()
-                self.record.write("recap.json", {h: asdict(s) for h, s in stats.items()})
-                self.record.write_text("console.log", "\n".join(self.console.transcript) + "\n")
-                self.record.write_meta(ended=utc_now(), status=status, exit_code=int(code),
-                                       **({"interrupted_phase": interrupted} if interrupted else {}))
-                self.record.close()
+                lost = self._record_failures + list(getattr(self.record, "write_errors", []))
+                if lost and code == 0:
+                    code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
+                    self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
+                finish_record(self.record, {h: asdict(s) for h, s in stats.items()}, self.console.transcript,
+                              int(code), interrupted)
             self.finished = True
         return RunOutcome(self.results, self.record, int(code), bool(interrupted))

@@ -206,6 +206,18 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
     return rec
 
 
+def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: int,
+                  interrupted: str = "") -> None:
+    """Close a run: recap, console transcript and the final status. A full disk must not stop the run ending."""
+    status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(code, "failed")
+    with contextlib.suppress(OSError):
+        rec.write("recap.json", recap)
+        rec.write_text("console.log", "\n".join(transcript) + "\n")
+        rec.write_meta(ended=utc_now(), status=status, exit_code=code,
+                       **({"interrupted_phase": interrupted} if interrupted else {}))
+    rec.close()
+
+
 def environment_meta() -> dict[str, Any]:
     return {"planner_version": __version__, "python": platform.python_version(),
             "controller": platform.node(), "controller_platform": platform.platform()}

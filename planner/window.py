@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner import ostats
+from planner.errors import PlannerError
 from planner.plan import Play
 from planner.results import Artifact
 from planner.steps.base import StepContext
@@ -63,17 +64,21 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         result = body()
     except BaseException as e:  # keep what the window collected, then let the step's failure through
         failure = e
-    finally:
-        if sampler is not None:
-            files = sampler.stop()
-            for f in files:
+    if sampler is not None:
+        try:
+            for f in sampler.stop():
                 name = posixpath.basename(f)
                 kind = name.rsplit(".", 1)[0]
                 try:
                     artifacts.append(ctx.fetch(f, name, kind if kind in OS_TOOLS else ""))
                 except OSError as e:
                     warnings.append(f"could not fetch {f}: {e}")
-    if dbmod is not None and token is not None and spec.db_report and not isinstance(failure, KeyboardInterrupt):
+        except PlannerError as e:
+            if failure is None:
+                raise
+            # the point already failed (e.g. the host went away): its own error is the one to report
+            warnings.append(f"OS statistics not collected: {e}")
+    if dbmod is not None and token is not None and spec.db_report and failure is None:
         artifacts += dbmod.end(ctx, token, spec.db_report)
     if failure is not None:
         failure.window_artifacts = tuple(artifacts)  # type: ignore[union-attr]
