@@ -24,10 +24,15 @@ from planner.execute import HostState
 from planner.results import Status, StepResult
 from planner.runrecord import utc_now
 
+# $3 (optional): this run's remote_procs directory, made in the same round trip once the lock is ours.
 _LOCK_SCRIPT = r"""
-lock=$1; info=$2
+lock=$1; info=$2; procs=$3
 mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
-if mkdir -- "$lock" 2>/dev/null; then printf '%s\n' "$info" >"$lock/holder.json"; echo acquired; exit 0; fi
+if mkdir -- "$lock" 2>/dev/null; then
+  printf '%s\n' "$info" >"$lock/holder.json"
+  if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || { echo "cannot create $procs" >&2; }; fi
+  echo acquired; exit 0
+fi
 echo held; cat -- "$lock/holder.json" 2>/dev/null
 """
 
@@ -70,7 +75,7 @@ def read_holder(conn: Connection, path: str) -> Holder | None:
 
 
 def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_stale: bool = False,
-                 dead_pid: int | None = None) -> Holder | None:
+                 dead_pid: int | None = None, prepare_dir: str = "") -> Holder | None:
     """Take the host for ``run_id``; returns the holder of the stale lock that was broken (or taken over).
 
     ``dead_pid``: a resumed run's dead controller, whose lock (same run id, same pid) is taken over.
@@ -78,7 +83,7 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
     info = json.dumps({"run_id": run_id, "controller": platform.node(), "pid": os.getpid(), "since": since})
     broken: Holder | None = None
     for attempt in (1, 2):
-        r = conn.run(["sh", "-c", _LOCK_SCRIPT, "sh", path, info])
+        r = conn.run(["sh", "-c", _LOCK_SCRIPT, "sh", path, info, prepare_dir])
         if r.stdout.startswith("acquired"):
             return broken
         holder = Holder.parse(r.stdout.split("\n", 1)[1] if "\n" in r.stdout else "")
@@ -118,7 +123,7 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool,
     hs.workdir = f"{base}/{run_id}"
     try:
         broken = acquire_lock(hs.conn, lock_path(root, hs.host.vars), run_id, utc_now(), break_stale=break_stale,
-                              dead_pid=resumes_pid)
+                              dead_pid=resumes_pid, prepare_dir=procs.running_dir(hs.workdir))
     except ConnectError as e:
         hs.unreachable = True
         return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), "", False
@@ -135,7 +140,8 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool,
         # the dead holder's leftover workload would run beside ours: stop it first
         stopped = procs.stop_leftovers(hs.conn, f"{base}/{broken.run_id}") if _is_run_id(broken) else []
         stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pid is not None and broken is None else []
-        procs.prepare(hs.conn, hs.workdir)
+        if broken is not None or resumes_pid is not None:  # otherwise the lock script made the directory
+            procs.prepare(hs.conn, hs.workdir)
     except ConnectError as e:
         hs.unreachable = True
         return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), note, True
