@@ -70,11 +70,19 @@ def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: 
     return Loaded(plan, inventory, extra_vars, play_hosts)
 
 
+# Ansible's literal password variables: discouraged, but if an inventory carries one it must not leak.
+_LITERAL_SECRETS = frozenset({"ansible_password", "ansible_ssh_pass", "ansible_become_password",
+                              "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password"})
+
+
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    """Values that must never reach the record: passwords named by the inventory's *_password_env vars."""
+    """Values that must never reach the record: passwords from *_password_env / *_password_file, and any
+    literal password variable an inventory holds."""
     found: list[str] = []
     for h in loaded.inventory.hosts.values():
         for key, value in h.vars.items():
+            if (key in _LITERAL_SECRETS or key.endswith("_password")) and isinstance(value, str | int) and str(value):
+                found.append(str(value))
             if key.endswith("_password_env") and isinstance(value, str) and os.environ.get(value):
                 found.append(os.environ[value])
             if key.endswith("_password_file") and isinstance(value, str) and Path(value).is_file():

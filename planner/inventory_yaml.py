@@ -24,7 +24,15 @@ def where(file: str, node: yaml.Node) -> Location:
 def compose(text: str, file: str) -> tuple[yaml.Node | None, list[Problem]]:
     """Parse YAML into nodes; a syntax error becomes a Problem at the place PyYAML points to."""
     try:
-        return yaml.compose(text, Loader=yaml.SafeLoader), []
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        if root is not None:
+            value_of(root)  # every later value_of() on a part of it succeeds: typing errors surface here
+        return root, []
+    except RecursionError:
+        return None, [Problem(Location(file, 1, 1), "", "YAML nested too deeply", "flatten the document")]
+    except (ValueError, KeyError, TypeError, AttributeError, OverflowError) as exc:  # `!!int x`, `!!bool maybe`
+        return None, [Problem(Location(file, 1, 1), "", f"a value does not fit its !! tag: {exc}",
+                              "remove the explicit !!tag or fix the value")]
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         at = Location(file, mark.line + 1, mark.column + 1) if mark else Location(file, 1, 1)

@@ -118,6 +118,8 @@ class Lab:
         for name in list(self._procs):
             self.kill_sshd(name)
         self._procs.clear()
+        _kill_sandbox_strays(self.root / "hosts")
+
 
     def __enter__(self) -> Lab:
         return self
@@ -269,6 +271,22 @@ def _children() -> dict[int, list[int]]:
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
         tree.setdefault(ppid, []).append(int(entry.name))
     return tree
+
+
+def _kill_sandbox_strays(hosts_dir: Path) -> None:
+    """Kill what lab commands left behind in their own sessions (e.g. an OS-stats sampler on a host whose
+    sshd a fault test killed: nobody could reach it to stop it). Only processes whose command line names
+    this lab's sandboxes, so only processes the lab's hosts started."""
+    needle = str(hosts_dir).encode() + b"/"
+    own_group = os.getpgid(0)
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit() or int(entry.name) == os.getpid():
+            continue
+        try:
+            if needle in (entry / "cmdline").read_bytes() and os.getpgid(int(entry.name)) != own_group:
+                os.killpg(os.getpgid(int(entry.name)), signal.SIGKILL)
+        except (OSError, ProcessLookupError):
+            continue
 
 
 def _kill_tree(pid: int) -> None:

@@ -9,13 +9,14 @@ arguments that are wrong only once rendered.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
 
-from planner.errors import InputError, Location, Problem
+from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.plan import SCHEMA_VERSION, Claim, Plan, Play, ReportSpec, Section, StepSpec
 from planner.schema import (
@@ -49,6 +50,22 @@ def load_plan(path: Path) -> Plan:
         raise InputError(list(dict.fromkeys(problems)))
     assert plan is not None
     return plan
+
+
+_TEMPLATE_SPAN = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+
+
+def split_command(cmd: str) -> list[str]:
+    """Split a ``command: {cmd: ...}`` line into words BEFORE rendering, each {{ }} kept inside its word:
+    a variable's value is then always one argument, whatever spaces, quotes or ';' it holds."""
+    spans: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    words = shlex.split(_TEMPLATE_SPAN.sub(hide, cmd))
+    return [re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], w) for w in words]
 
 
 def parse_path(text: str) -> NodePath:
@@ -103,7 +120,7 @@ class _Build:
                 report=ReportSpec(**report) if isinstance(report, dict) else None,
                 allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
                 schema_version=int(data.get("version", SCHEMA_VERSION)), document=data)
-        except (KeyError, TypeError, ValueError):
+        except (KeyError, TypeError, ValueError, OverflowError):
             return None, self.problems  # only reachable with schema problems, already reported
         return plan, self.problems
 
@@ -144,7 +161,7 @@ class _Build:
                                  expected=float(claim["expected"]),
                                  tolerance_pct=float(claim.get("tolerance_pct", DEFAULT_TOLERANCE_PCT)),
                                  location=self.doc.location(("reproduces", k))))
-            except (KeyError, TypeError, ValueError):
+            except (KeyError, TypeError, ValueError, OverflowError):
                 continue  # reported by the schema
         return out
 
@@ -167,7 +184,7 @@ class _Build:
                         keep_prep=bool(raw.get("keep_prep", False)),
                         rated={str(k): float(v) for k, v in (raw.get("rated") or {}).items()},
                         tags=_strings(raw.get("tags")), location=self.doc.location(("plays", i)))
-        except (TypeError, ValueError, AttributeError):
+        except (TypeError, ValueError, AttributeError, OverflowError):
             return None  # reported by the schema
 
     def step(self, section: Section, item: Any, path: NodePath) -> StepSpec | None:
@@ -188,16 +205,23 @@ class _Build:
         for name, message, hint in zip_problems(kind, parsed.args, zip_names):
             key = (*path, "zip") if "zip" in (item if isinstance(item, dict) else {}) else (*path, kind, "zip")
             self.problem(key if not name or name not in parsed.args else (*path, kind, name), message, hint)
+        args = parsed.args
+        if kind == "command" and isinstance(args.get("cmd"), str) and is_template(args["cmd"]):
+            try:
+                args = {**{k: v for k, v in args.items() if k != "cmd"}, "argv": split_command(args["cmd"])}
+            except ValueError as exc:
+                self.problem((*path, kind, "cmd"), f"cannot split cmd: {exc}",
+                             "close the quote, or give the program and its arguments as argv: [...]")
         try:
             return StepSpec(
-                kind=kind, section=section, args=parsed.args, path=format_path(path),
+                kind=kind, section=section, args=args, path=format_path(path),
                 name=str(opts.get("name") or kind), tags=_strings(opts.get("tags")),
                 when=None if when is None else str(when), ignore_errors=bool(opts.get("ignore_errors", False)),
                 timeout_s=_timeout(opts.get("timeout")), become=opts.get("become"),
                 become_user=opts.get("become_user"), repeat=int(opts.get("repeat", 1)),
                 warmup=int(opts.get("warmup", 0)), zip=zip_names, destructive=bool(opts.get("destructive", False)),
                 location=self.doc.location(path))
-        except (TypeError, ValueError, AssertionError):
+        except (TypeError, ValueError, AssertionError, OverflowError):
             return None
 
 
@@ -247,7 +271,24 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
     if problems:
         return problems
     problems += validate_step_args(spec.kind, rendered, where, step_path)
+    if not problems:
+        problems += _refused_args(spec, rendered, where, step_path)
     for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
         problems.append(Problem(where.value((*step_path, name) if name else step_path),
                                 format_path(step_path), message, hint))
     return problems
+
+
+def _refused_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath) -> list[Problem]:
+    """The step type's own checks of its rendered arguments (device names, paths, SQL values): a value
+    that would be refused on the host is refused here, before any host is touched."""
+    from planner.steps import REGISTRY  # planner.steps imports the engine: keep plan loading light
+
+    cls = REGISTRY.get(spec.kind)
+    if cls is None:
+        return []
+    try:
+        cls(rendered).validate()
+    except StepError as exc:
+        return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
+    return []

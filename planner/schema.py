@@ -299,6 +299,11 @@ def parse_step(section: str, item: Any, where: Locator, path: NodePath) -> tuple
     elif isinstance(args, str) and kind == "flashback":
         args = {"state": args}
     if not isinstance(args, dict):
+        if not problems:  # e.g. `slob: "{{ x }}"`: a template passes the schema but cannot be the mapping
+            problems.append(Problem(where.value((*path, kind)), f"{name}.{kind}",
+                                    f"the arguments of {kind} must be a mapping, not {_show(args)}",
+                                    f"write {kind}: {{name: value, ...}}; a variable may fill one argument, "
+                                    "not the whole mapping"))
         return None, problems
     args = dict(args)
     if section == Section.WORKLOADS.value:

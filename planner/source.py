@@ -114,7 +114,7 @@ class _Builder:
                                          "an alias refers to a node that contains it", "remove the recursion"))
             return None
         if isinstance(node, ScalarNode):
-            return self.loader.construct_object(node, deep=True)
+            return self._scalar(node, path)
         self._active.add(id(node))
         try:
             if isinstance(node, SequenceNode):
@@ -124,12 +124,22 @@ class _Builder:
         finally:
             self._active.discard(id(node))
 
+    def _scalar(self, node: ScalarNode, path: NodePath) -> Any:
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except (ValueError, KeyError, TypeError, AttributeError, OverflowError):
+            # an explicit tag the text does not fit (`!!int x`, `!!bool maybe`): keep the text, report it
+            tag = str(node.tag).rsplit(":", 1)[-1]
+            self.problems.append(Problem(_loc(self.file, node), format_path(path),
+                                         f"'{node.value}' is not a valid !!{tag}", f"remove the !!{tag} tag or fix the value"))
+            return str(node.value)
+
     def _key(self, node: Node, path: NodePath) -> PathKey | None:
         if not isinstance(node, ScalarNode):
             self.problems.append(Problem(_loc(self.file, node), format_path(path),
                                          "a mapping key must be a plain value", "write the key as a word"))
             return None
-        key = self.loader.construct_object(node, deep=True)
+        key = self._scalar(node, path)
         if isinstance(key, bool) or key is None or isinstance(key, float):
             return str(node.value)  # `true:`/`null:`/`1.5:` as keys: keep the text, JSON keys are strings
         return key if isinstance(key, int | str) else str(node.value)
@@ -165,7 +175,10 @@ class _Builder:
 
 def load_yaml_text(text: str, filename: str) -> Document:
     """Parse YAML text; raise InputError (with file:line:col) for syntax errors and duplicate keys."""
-    loader = PlanLoader(text)
+    try:
+        loader = PlanLoader(text)
+    except yaml.reader.ReaderError as exc:  # a NUL or other unprintable character: found before any parsing
+        raise InputError([_reader_problem(exc, filename, text)]) from None
     try:
         node = loader.get_single_node()
         if node is None:
@@ -174,6 +187,9 @@ def load_yaml_text(text: str, filename: str) -> Document:
         data = builder.build(node, ())
     except yaml.MarkedYAMLError as exc:
         raise InputError([_syntax_problem(exc, filename, text)]) from None
+    except RecursionError:
+        raise InputError([Problem(Location(filename, 1, 1), "", "YAML nested too deeply",
+                                  "flatten the document: plans and variables need a few levels")]) from None
     finally:
         loader.dispose()
     if builder.problems:
@@ -187,9 +203,19 @@ def load_yaml(path: Path) -> Document:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise InputError([Problem(None, "", f"{path}: no such file", "check the path")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
+    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL byte in the path
         raise InputError([Problem(None, "", f"{path}: cannot read: {exc}", "check the file")]) from None
     return load_yaml_text(text, str(path))
+
+
+def _reader_problem(exc: yaml.reader.ReaderError, filename: str, text: str) -> Problem:
+    """PyYAML refuses control characters (NUL...) before parsing; point at the first one."""
+    before = text[: exc.position]
+    line = before.count("\n") + 1
+    column = exc.position - (before.rfind("\n") + 1) + 1
+    char = f"{exc.character:#06x}" if isinstance(exc.character, int) else repr(exc.character)
+    return Problem(Location(filename, line, column), "", f"character {char} is not allowed in YAML",
+                   "remove the control character (a NUL byte or similar) from the file")
 
 
 def _syntax_problem(exc: yaml.MarkedYAMLError, filename: str, text: str) -> Problem:

@@ -23,16 +23,17 @@ that refers to an undefined one is not an error, while using it is.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2 import meta
-from jinja2.nativetypes import NativeEnvironment
+from jinja2.nativetypes import NativeEnvironment, NativeTemplate
 
 from planner.errors import InputError, Problem
 from planner.source import load_yaml, load_yaml_text
@@ -45,9 +46,40 @@ _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _UNDEFINED = re.compile(r"'([^']+)' is undefined")
 
 
+_NATIVE = (bool, int, float, list, dict, type(None))
+
+
+def _native_concat(values: Iterable[Any]) -> Any:
+    """Jinja's native_concat, except that a rendered text which reads as a quoted Python string stays as
+    written: ``"' ; x ; '"`` must not lose its quotes (a user's value is never re-parsed into another
+    string), and a literal too deep to evaluate stays text instead of crashing."""
+    parts = list(values)
+    if not parts:
+        return None
+    if len(parts) == 1 and not isinstance(parts[0], str):
+        return parts[0]
+    raw = "".join(str(v) for v in parts)
+    try:
+        value = ast.literal_eval(ast.parse(raw, mode="eval"))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return raw
+    return value if isinstance(value, _NATIVE) else raw
+
+
+class _Environment(NativeEnvironment):
+    concat = staticmethod(_native_concat)  # type: ignore[assignment]
+
+
+class _Template(NativeTemplate):
+    environment_class = _Environment  # NativeTemplate.render calls environment_class.concat
+
+
+_Environment.template_class = _Template
+
+
 def environment() -> NativeEnvironment:
     """The one Jinja2 environment for step arguments and ``when`` expressions."""
-    return NativeEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    return _Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
 _ENV = environment()

@@ -7,6 +7,7 @@ Formats and their version differences: shared/reference/output-formats.md sectio
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -28,13 +29,13 @@ def parse_number(text: str) -> float | None:
     if not m:
         return None
     sign, digits, exp, suffix = m.groups()
-    try:
-        value = float(digits.replace(",", ""))
+    try:  # one float() call: 1e400 becomes inf (not an OverflowError), dropped below as not a measurement
+        value = float(digits.replace(",", "") + (f"e{exp}" if exp else ""))
     except ValueError:
         return None
-    if exp:
-        value *= 10 ** int(exp)
     value *= {"K": 1e3, "M": 1e6, "G": 1e9}.get(suffix or "", 1.0)
+    if not math.isfinite(value):
+        return None
     return -value if sign == "-" else value
 
 

@@ -33,8 +33,10 @@ Lines = list[tuple[int, str]]
 
 _RELEASE = re.compile(r"\b(\d{1,2}(?:\.\d+){4})\b")
 _DASHES = re.compile(r"^[\s~-]*-{3,}[\s~-]*$")
-_NUMTXT = r"-?(?:\d[\d,]*\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?"
-_ROW = re.compile(rf"^\s*([A-Za-z%][^:]*?)\s*:\s*((?:{_NUMTXT}\s*)+)$")
+# Unambiguous on purpose: digits split one way only, numbers separated by whitespace. The former
+# `(?:NUM\s*)+` could split a long digit run in exponentially many ways (a hang on a damaged line).
+_NUMTXT = r"-?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[Ee][+-]?\d+)?"
+_ROW = re.compile(rf"^\s*([A-Za-z%][^:]*?)\s*:\s*({_NUMTXT}(?:\s+{_NUMTXT})*)\s*$")
 _PAIR = re.compile(rf"([A-Za-z%][A-Za-z%/()+ \-]*?)\s*:\s+({_NUMTXT})(?=\s|$)")
 _HOST = re.compile(r"^\s*(?P<host>\S+)\s+(?P<plat>.*?)\s+(?P<cpus>\d+)\s+(?P<cores>\d+)"
                    r"(?:\s+(?P<sockets>\d+))?\s+(?P<mem>[\d,]*\.\d+)\s*$")
@@ -370,7 +372,7 @@ def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
             if n and not t:
                 break
             continue
-        m = re.match(rf"^\s*([A-Za-z][^:]*):\s*((?:{_NUMTXT}\s*)*)$", text)
+        m = re.match(rf"^\s*([A-Za-z][^:]*):\s*((?:{_NUMTXT}(?:\s+{_NUMTXT})*)?)\s*$", text)
         if not m:
             break
         values = [parse_number(v) for v in m.group(2).split()]

@@ -22,9 +22,10 @@ import re
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
 
-_TPUT = re.compile(r"(Children see|Parent sees) throughput for\s+(\d+)\s+(.+?)\s*=\s*([\d.]+)\s*(\S+)")
-_PER_PROC = re.compile(r"(Min|Max|Avg) throughput per process\s*=\s*([\d.]+)\s*(\S+)")
-_XFER = re.compile(r"Min xfer\s*=\s*([\d.]+)\s*(\S+)")
+_NUM = r"(\d+(?:\.\d*)?|\.\d+)"  # not [\d.]+: '.' or '1.2.3' are not numbers
+_TPUT = re.compile(rf"(Children see|Parent sees) throughput for\s+(\d+)\s+(.+?)\s*=\s*{_NUM}\s*(\S+)")
+_PER_PROC = re.compile(rf"(Min|Max|Avg) throughput per process\s*=\s*{_NUM}\s*(\S+)")
+_XFER = re.compile(rf"Min xfer\s*=\s*{_NUM}\s*(\S+)")
 _RECORD = re.compile(r"Record Size\s+(\d+)\s*([kKmM])B", re.IGNORECASE)
 _CMD_R = re.compile(r"(?:^|\s)-r\s*(\d+)([kKmMgG]?)(?=\s|$)")
 _BANNER = "Iozone: Performance Test of File I/O"

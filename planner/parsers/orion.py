@@ -29,8 +29,8 @@ _MAX_MBPS = re.compile(rf"Maximum Large MBPS\s*=\s*{_NUM}{_AT}")
 _MAX_IOPS = re.compile(rf"Maximum Small IOPS\s*=\s*{_NUM}{_AT}")
 _MIN_LAT = re.compile(rf"Minimum Small Latency\s*=\s*{_NUM}\s*(usecs|us|msecs|ms)?{_AT}")
 _LAT_LINE = re.compile(
-    r"Small (Read|Write) Latency:\s*avg=\s*([\d.]+)\s*us,\s*min=\s*([\d.]+)\s*us,\s*max=\s*([\d.]+)\s*us,"
-    r"\s*std dev=\s*([\d.]+)\s*us" + _AT)
+    rf"Small (Read|Write) Latency:\s*avg=\s*{_NUM}\s*us,\s*min=\s*{_NUM}\s*us,\s*max=\s*{_NUM}\s*us,"
+    rf"\s*std dev=\s*{_NUM}\s*us" + _AT)  # {_NUM}, not [\d.]+: a lone '.' is not a number
 _HIST = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s+us:\s+(\d+)\s+\(\s*[\d.]+%\)\s+(\d+)\s+\(\s*[\d.]+%\)")
 _VERSION = re.compile(r"(?:O?RION VERSION\s+(\S+))|(?:ORION: ORacle IO Numbers -- Version\s+(\S+))")
 _HEADER_NUMS = {

@@ -13,10 +13,11 @@ import re
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
 
-_PROC = re.compile(r"Total\s+(wops|rops)\s+(\d+)\s+Secs\s+([\d.]+)\s+Avg\s+nsec/op\s+([\d.]+)\s+"
-                   r"TPUT\s+ops/sec\s+([\d.]+)")
+_NUM = r"(\d+(?:\.\d*)?|\.\d+)"  # not [\d.]+: '.' or '1.2.3' are not numbers
+_PROC = re.compile(rf"Total\s+(wops|rops)\s+(\d+)\s+Secs\s+{_NUM}\s+Avg\s+nsec/op\s+{_NUM}\s+"
+                   rf"TPUT\s+ops/sec\s+{_NUM}")
 _SUMMARY = re.compile(r"Test Summary:\s*Total\s+wops\s+(\d+)\s+Total\s+rops\s+(\d+)\s+Runtime\s+seconds:\s*"
-                      r"([\d.]+)\s+wops/s\s+([\d.]+)\s+rops/s\s+([\d.]+)")
+                      rf"{_NUM}\s+wops/s\s+{_NUM}\s+rops/s\s+{_NUM}")
 _USERS = re.compile(r"^\s*Users:\s*(\d+)")
 
 

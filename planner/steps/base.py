@@ -68,12 +68,20 @@ class StepContext:
         return str(self.host.vars.get("planner_root", "") or "").rstrip("/")
 
     def path(self, system_path: str) -> str:
-        """Map a system path (/sys/block/sda, /dev/mapper/x) into the host's root."""
-        return self.root + system_path if self.root else system_path
+        """Map a system path (/sys/block/sda, /dev/mapper/x) into the host's root.
+
+        A path that climbs with '..' is refused: in a sandbox it would leave the sandbox, and on any host
+        a rendered variable must not steer a write outside the folder the plan names.
+        """
+        check_host_path(system_path)
+        if not self.root:
+            return system_path
+        return self.root + system_path if system_path.startswith("/") else f"{self.root}/{system_path}"
 
     def run(self, argv: Sequence[str], *, check: bool = True, become: bool | None = None,
             become_user: str | None = None, login: bool = False, timeout: float | None = None,
             env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None) -> CommandResult:
+        refuse_nul([*argv, *(env or {}).values(), cwd or ""])
         use_become = self.become if become is None else become
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
                           timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
@@ -95,6 +103,22 @@ class StepContext:
         return Artifact(str(local.relative_to(self.run_dir)), kind, simulated=self.simulated)
 
 
+def check_host_path(path: str, what: str = "path") -> str:
+    """Refuse a host path that climbs with '..' or holds a NUL or newline; returns it unchanged."""
+    if ".." in path.split("/") or any(c in path for c in "\0\n\r"):
+        raise StepError(f"refused {what} {path!r}: it climbs with '..' or holds a NUL or line break",
+                        hint="write the path without '..' segments, on one line (check the variables it uses)")
+    return path
+
+
+def refuse_nul(values: Sequence[Any]) -> None:
+    """A NUL byte cannot pass through exec(): refuse it by name instead of crashing in the transport."""
+    bad = [v for v in values if isinstance(v, str) and "\0" in v]
+    if bad:
+        raise StepError(f"refused command argument {bad[0]!r}: it holds a NUL byte",
+                        hint="remove the NUL character from the variable or argument")
+
+
 class StepType(abc.ABC):
     """One class per step kind, registered in planner.steps.REGISTRY."""
 
@@ -113,6 +137,13 @@ class StepType(abc.ABC):
 
     @abc.abstractmethod
     def apply(self, ctx: StepContext) -> Outcome: ...
+
+    def validate(self) -> None:
+        """Refuse bad (rendered) arguments before any host is touched: raise StepError naming the value.
+
+        Called by ``planner validate``/``apply`` on every host's rendered arguments; needs no host.
+        """
+        return None  # most kinds have nothing to check beyond their schema
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         """The original state, written to the run record before the first change on the host."""

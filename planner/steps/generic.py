@@ -12,7 +12,7 @@ import jinja2
 
 from planner.errors import StepError
 from planner.results import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 
 
 class Command(StepType):
@@ -20,10 +20,17 @@ class Command(StepType):
 
     kind = "command"
 
+    def validate(self) -> None:
+        self.argv()
+
     def argv(self) -> list[str]:
         if "argv" in self.args:
             return [str(a) for a in self.args["argv"]]
-        return shlex.split(str(self.args["cmd"]))
+        try:
+            return shlex.split(str(self.args["cmd"]))
+        except ValueError as e:  # an unclosed quote: a user mistake, not an engine bug
+            raise StepError(f"cannot split cmd {self.args['cmd']!r}: {e}",
+                            hint="close the quote, or give the program and its arguments as argv: [...]") from None
 
     def _creates(self, ctx: StepContext) -> bool:
         creates = self.args.get("creates")
@@ -62,6 +69,9 @@ class _FileStep(StepType):
 
     def content(self, ctx: StepContext) -> str:
         raise NotImplementedError
+
+    def validate(self) -> None:
+        check_host_path(str(self.args["dest"]), "dest")
 
     def dest(self, ctx: StepContext) -> str:
         return ctx.path(str(self.args["dest"]))
@@ -140,6 +150,9 @@ class Fetch(StepType):
     """Copy a host file into the run record. The host is not changed, so the result is ok."""
 
     kind = "fetch"
+
+    def validate(self) -> None:
+        check_host_path(str(self.args["src"]), "src")
 
     def check(self, ctx: StepContext) -> Change:
         return Change(False, f"would fetch {self.args['src']}")

@@ -70,6 +70,11 @@ class AsmDiskgroup(StepType):
             raise StepError(f"refused disk group name {name!r}", hint="letters, digits, _ $ #")
         return name.upper()
 
+    def validate(self) -> None:
+        self.group()
+        self.specs()
+        self._power()
+
     def specs(self) -> list[str]:
         disks = self.args["disks"]
         specs = [disks] if isinstance(disks, str) else [str(d) for d in disks]

@@ -173,6 +173,13 @@ class InitOra(StepType):
             out[check_name(name)] = value
         return out
 
+    def validate(self) -> None:
+        for name, value in self.wanted().items():
+            # the parameter's type needs the database; a string no type would accept is refused now
+            if isinstance(value, str) and not SAFE_STRING.fullmatch(value):
+                raise StepError(f"refused value {value!r} for {name}",
+                                hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
+
     def _plan(self, params: Mapping[str, Param]) -> list[_Set]:
         todo = []
         for name, value in self.wanted().items():
@@ -260,6 +267,9 @@ class Flashback(StepType):
     kind = "flashback"
     sections = frozenset({Section.PREP})
     reversible = True
+
+    def validate(self) -> None:
+        self.want()
 
     def want(self) -> str:
         state = str(self.args.get("state", "")).lower()

@@ -113,6 +113,9 @@ class IoScheduler(StepType):
     sections = frozenset({Section.PREP})
     reversible = True
 
+    def validate(self) -> None:
+        device_specs(self.args["devices"])
+
     def _resolve(self, ctx: StepContext) -> list[SchedChange]:
         specs = device_specs(self.args["devices"])
         r = ctx.sh(RESOLVE, ctx.root, *specs)
@@ -250,11 +253,15 @@ class Sysctl(StepType):
     sections = frozenset({Section.PREP})
     reversible = True
 
-    def wanted(self, ctx: StepContext) -> dict[str, str]:
+    def validate(self) -> None:
+        self.wanted(None)
+
+    def wanted(self, ctx: StepContext | None) -> dict[str, str]:
         out = {}
         for name, value in self.args.items():
             if not SYSCTL_NAME.fullmatch(str(name)) or ".." in str(name):
-                raise StepError(f"refused sysctl name {name!r}")
+                raise StepError(f"refused sysctl name {name!r}",
+                                hint="give a name such as vm.swappiness (lower-case letters, digits, _ . - /)")
             text = str(value)
             if isinstance(value, bool) or not text.isprintable() or not text.strip():
                 raise StepError(f"refused value {value!r} for {name}", hint="one line of printable text")
@@ -323,15 +330,26 @@ class Hugepages(Sysctl):
 
     kind = "hugepages"
 
-    def wanted(self, ctx: StepContext) -> dict[str, str]:
+    def validate(self) -> None:
+        self._size()
+
+    def _size(self) -> re.Match[str] | None:
+        """The size match (None when given by count); refuses bad arguments without the host."""
         if "count" in self.args:
             count = self.args["count"]
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise StepError(f"hugepages count must be a whole number >= 0, not {count!r}")
-            return {"vm.nr_hugepages": str(count)}
+            return None
         m = SIZE.fullmatch(str(self.args.get("size", "")))
         if not m:
             raise StepError(f"hugepages size must be a size such as 8G, not {self.args.get('size')!r}")
+        return m
+
+    def wanted(self, ctx: StepContext | None) -> dict[str, str]:
+        m = self._size()
+        if m is None:
+            return {"vm.nr_hugepages": str(self.args["count"])}
+        assert ctx is not None  # a size needs the host's huge page size
         total = float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
         meminfo = ctx.conn.read_text(ctx.path("/proc/meminfo")) or ""
         hp = re.search(r"^Hugepagesize:\s+(\d+)\s*kB", meminfo, re.M)

@@ -89,7 +89,7 @@ Section = tuple[str, list[tuple[str, str | None]]]  # [name], options in order (
 def _value(key: str, value: Any) -> str:
     text = str(int(value)) if isinstance(value, bool) else str(value)
     if "\n" in text or "\r" in text:
-        raise StepError(f"fio option {key}: a value cannot span lines", hint="give a one-line value")
+        raise StepError(f"fio option {key}: a value cannot span lines: {text!r}", hint="give a one-line value")
     return text
 
 
@@ -174,6 +174,18 @@ class Fio(StepType):
             opts[k] = v
         return list(opts.items())
 
+    def validate(self) -> None:
+        self._global()
+        if not self.args.get("job_file"):
+            self._inline_job()
+
+    def _inline_job(self) -> Section:
+        job = dict(self.args.get("job") or {})
+        name = str(job.pop("name", "") or "planner")
+        if not _SECTION.match(name) or name == "global":
+            raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
+        return name, [_option(str(k), v) for k, v in job.items()]
+
     def sections(self, ctx: StepContext) -> tuple[list[Section], str]:
         """The job file's sections and where they came from."""
         glob: Section = ("global", self._global())
@@ -186,11 +198,7 @@ class Fio(StepType):
                 raise StepError(f"cannot read fio job file {local}: {e.strerror or e}",
                                 hint="job_file is a file on the controller, relative to the plan") from None
             return [glob, *parse_job_file(text, str(local))], str(local)
-        job = dict(self.args.get("job") or {})
-        name = str(job.pop("name", "") or "planner")
-        if not _SECTION.match(name) or name == "global":
-            raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
-        return [glob, (name, [_option(str(k), v) for k, v in job.items()])], "job"
+        return [glob, self._inline_job()], "job"
 
     def _timeout(self, ctx: StepContext, sections: Sequence[Section]) -> float | None:
         if ctx.timeout_s is not None:

@@ -17,7 +17,7 @@ from planner.errors import ParseError, StepError
 from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_fio import fetch_existing, finish, fresh_dir, point_workdir, tail
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
@@ -83,6 +83,9 @@ class Iozone(StepType):
             raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
                             hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
         return [self._host_path(ctx, f, step_dir) for f in names[:n]]
+
+    def validate(self) -> None:
+        check_host_path(str(self.args.get("binary") or "iozone"), "iozone binary")
 
     def binary(self, ctx: StepContext) -> str:
         b = str(self.args.get("binary") or "iozone")

@@ -18,7 +18,7 @@ from planner import guard
 from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import mkdir, parse_outcome, remote_workdir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
@@ -40,6 +40,11 @@ class Orion(StepType):
         for lun in luns:
             guard.check_path(str(lun))
         return [str(x) for x in luns]
+
+    def validate(self) -> None:
+        self.luns()
+        if self.args.get("binary"):
+            check_host_path(str(self.args["binary"]), "ORION binary")
 
     def binary(self, ctx: StepContext) -> str:
         b = self.args.get("binary")

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Artifact, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import fetch_existing, mkdir, parse_outcome, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
@@ -100,11 +100,18 @@ class Slob(StepType):
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
 
     # -- planning (pure) ---------------------------------------------------------------------------------
-    def kit(self, ctx: StepContext) -> str:
+    def validate(self) -> None:
+        self._kit_arg()
+
+    def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
         if not kit.startswith("/"):
-            raise StepError(f"slob: kit must be an absolute path on the host, got {kit!r}")
-        return ctx.path(kit.rstrip("/"))
+            raise StepError(f"slob: kit must be an absolute path on the host, got {kit!r}",
+                            hint="give the folder holding runit.sh, e.g. /home/oracle/SLOB")
+        return check_host_path(kit, "SLOB kit path")
+
+    def kit(self, ctx: StepContext) -> str:
+        return ctx.path(self._kit_arg().rstrip("/"))
 
     def command(self, version: KitVersion) -> tuple[list[str], int, int]:
         """(runit.sh argv, sessions, update_pct) for this point."""
