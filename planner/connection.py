@@ -121,7 +121,9 @@ class Connection(abc.ABC):
         self.close()
 
 
-def _atomic_write(path: Path, data: bytes, mode: int | None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write ``path`` via a temp file beside it, fsync and rename: readers see the old file or the new one,
+    never a half-written one, and a failure (ENOSPC included) leaves no temp file behind."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -182,7 +184,7 @@ class LocalConnection(Connection):
 
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
         payload = data.read_bytes() if isinstance(data, Path) else data
-        _atomic_write(Path(remote), payload, mode)
+        atomic_write(Path(remote), payload, mode)
 
     def get(self, remote: str, local: Path) -> None:
         local.parent.mkdir(parents=True, exist_ok=True)

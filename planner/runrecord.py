@@ -15,14 +15,13 @@ import os
 import platform
 import re
 import subprocess
-import tempfile
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from planner import __version__
-from planner.connection import CommandResult
+from planner.connection import CommandResult, atomic_write
 from planner.host import Host
 from planner.plan import Plan
 
@@ -46,25 +45,14 @@ class RecordWriteError(OSError):
 
 
 def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
-    """Write ``path`` atomically: a temp file beside it, fsync, rename. On any failure (ENOSPC while
-    writing the temp file included) the temp file is removed and the old ``path`` is left as it was."""
-    tmp: str | None = None
+    """Write a record file atomically (planner.connection.atomic_write); the old file survives any failure,
+    and a disk error becomes a RecordWriteError naming the path."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException as e:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)
-        if isinstance(e, OSError) and not isinstance(e, RecordWriteError):
-            raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+        atomic_write(path, data, mode)
+    except RecordWriteError:
         raise
+    except OSError as e:
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
 
 
 def sha256_file(path: Path) -> str:
