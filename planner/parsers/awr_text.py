@@ -61,17 +61,23 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
                                           source=sink.source))
 
 
-def parse(text: str, source: str = "<text>") -> Parsed:
-    check_text(text, KIND, source)
-    if not looks_like(text):
-        raise ParseError(KIND, "header", "not an AWR text report ('WORKLOAD REPOSITORY report for' not found)",
-                         source=source)
+def parse_summary_report(text: str, source: str, kind: str, recognised: Callable[[str], bool], what: str,
+                         header_problem: str) -> Parsed:
+    """AWR text and Statspack share their summary page: one reader, their own header checks."""
+    check_text(text, kind, source)
+    if not recognised(text):
+        raise ParseError(kind, "header", what, source=source)
     lines = sec.prepare(text)
     sink = MetricSink(source)
     if not sec.parse_header(lines, sink):
-        sink.errors.append(ParseError(KIND, "header", "DB Name / Release line missing or from an unknown version",
-                                      source=source))
-    run_sections(lines, sink, KIND, ("Host", "Snapshots", "Load Profile", "Top Events"))
+        sink.errors.append(ParseError(kind, "header", header_problem, source=source))
+    run_sections(lines, sink, kind, ("Host", "Snapshots", "Load Profile", "Top Events"))
     if not sink.metrics:
-        raise ParseError(KIND, "report", "no section could be read", source=source)
-    return sink.freeze(KIND)
+        raise ParseError(kind, "report", "no section could be read", source=source)
+    return sink.freeze(kind)
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    return parse_summary_report(text, source, KIND, looks_like,
+                                "not an AWR text report ('WORKLOAD REPOSITORY report for' not found)",
+                                "DB Name / Release line missing or from an unknown version")

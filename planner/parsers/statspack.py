@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import re
 
-from planner.errors import ParseError
-from planner.metrics import MetricSink, Parsed
-from planner.parsers import awr_sections as sec
-from planner.parsers.awr_text import check_text, run_sections
+from planner.metrics import Parsed
+from planner.parsers.awr_text import parse_summary_report
 
 KIND = "statspack"
 
@@ -21,16 +19,6 @@ def looks_like(text: str) -> bool:
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:
-    check_text(text, KIND, source)
-    if not looks_like(text):
-        raise ParseError(KIND, "header", "not a Statspack report ('STATSPACK report for' not found)",
-                         source=source)
-    lines = sec.prepare(text)
-    sink = MetricSink(source)
-    if not sec.parse_header(lines, sink):
-        sink.errors.append(ParseError(KIND, "header", "Database / Release line missing or unknown version",
-                                      source=source))
-    run_sections(lines, sink, KIND, ("Host", "Snapshots", "Load Profile", "Top Events"))
-    if not sink.metrics:
-        raise ParseError(KIND, "report", "no section could be read", source=source)
-    return sink.freeze(KIND)
+    return parse_summary_report(text, source, KIND, looks_like,
+                                "not a Statspack report ('STATSPACK report for' not found)",
+                                "Database / Release line missing or unknown version")
