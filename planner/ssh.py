@@ -288,11 +288,14 @@ class SSHConnection(Connection):
                 more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
                 out, err = out + more_out, err + more_err
             code = 124 if timed_out else chan.recv_exit_status()
-        except ConnectError as e:
+        except (ConnectError, EOFError, OSError, paramiko.SSHException) as e:
+            # paramiko reports a transport dying mid-command in several ways (EOFError from a closed
+            # transport, socket errors, SSHException): all mean the same to a run, the host went away.
             pgid = getattr(chan, "_planner_pgid", None)
             if pgid is not None:  # still running there, orphaned: recover() kills it
                 self._lost.append((pgid, become, buser))
-            raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {e.message}",
+            why = e.message if isinstance(e, ConnectError) else (str(e) or type(e).__name__)
+            raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {why}",
                                hint="the host or its sshd went away; the command may still be running "
                                     "there") from e
         except BaseException:
@@ -303,7 +306,10 @@ class SSHConnection(Connection):
                     self._kill_group(transport, pgid, become, buser, wait_s=5.0)
             raise
         finally:
-            chan.close()
+            # Closing a channel on a transport that just died raises (EOFError); the outcome is already
+            # known, so it must not replace it (the next command reconnects).
+            with contextlib.suppress(Exception):
+                chan.close()
         return CommandResult(shown, code, out.decode(errors="replace"), err.decode(errors="replace"),
                              time.monotonic() - started, timed_out)
 
@@ -366,7 +372,10 @@ class SSHConnection(Connection):
             chan.shutdown_write()
             self._drain(chan, None, time.monotonic() + wait_s, pgid=-1)
         finally:
-            chan.close()
+            # Closing a channel on a transport that just died raises (EOFError); the outcome is already
+            # known, so it must not replace it (the next command reconnects).
+            with contextlib.suppress(Exception):
+                chan.close()
 
     # -- files --------------------------------------------------------------------------------------
 
