@@ -25,7 +25,6 @@ import hashlib
 import os
 import posixpath
 import secrets
-import select
 import socket
 import threading
 import time
@@ -37,13 +36,12 @@ from typing import Any
 import paramiko
 
 from planner.connection import Argv, CommandResult, Connection, command_line
-from planner.errors import ConnectError, HostKeyError, Interrupted, PlannerError, StepError
+from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
 from planner.host import Host
 from planner.known_hosts import KnownKey, known_keys
+from planner.ssh_channel import PGID_MARK, drain
 from planner.ssh_target import SSHTarget, merge_target
 
-_PGID_MARK = b"planner-pgid:"
-_BUF = 1 << 16
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
 
 # TERM the command's process group, give it 2 s to flush, then KILL what is left.
@@ -265,7 +263,7 @@ class SSHConnection(Connection):
         inner = command_line(argv, env=env, cwd=cwd)
         # setsid -w: a new process group (its pid, echoed first on stderr) that a timeout can kill whole;
         # -w keeps the exit status. Inside sudo, so the group belongs to the become user.
-        wrapped = command_line(["setsid", "-w", "sh", "-c", f"echo {_PGID_MARK.decode()}$$ >&2; {inner}"],
+        wrapped = command_line(["setsid", "-w", "sh", "-c", f"echo {PGID_MARK.decode()}$$ >&2; {inner}"],
                                become=become, become_user=buser, login=login)
         transport = self.ensure_connected()
         started = time.monotonic()
@@ -315,53 +313,7 @@ class SSHConnection(Connection):
 
     def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None,
                pgid: int | None = None) -> tuple[bytes, bytes, int | None, bool]:
-        """Read stdout and stderr together until exit status; (out, err, pgid, timed_out)."""
-        out, err = bytearray(), bytearray()
-        head = bytearray() if pgid is None else None  # stderr until the pgid line is seen
-        pending = memoryview(stdin or b"")
-        if not pending:
-            chan.shutdown_write()
-        while True:
-            while pending and chan.send_ready():
-                pending = pending[chan.send(pending[:_BUF]):]
-                if not pending:
-                    chan.shutdown_write()
-            wait = 0.05 if pending else 0.5
-            if deadline is not None:
-                wait = max(0.0, min(wait, deadline - time.monotonic()))
-            select.select([chan], [], [], wait)
-            if self.cancelled.is_set():  # Ctrl-C in the main thread: run()'s handler kills the remote group
-                raise Interrupted(f"{self.host.name}: interrupted")
-            while chan.recv_ready():
-                out += chan.recv(_BUF)
-            while chan.recv_stderr_ready():
-                data = chan.recv_stderr(_BUF)
-                if head is None:
-                    err += data
-                    continue
-                head += data
-                if b"\n" in head or len(head) > 64:
-                    first, _, rest = bytes(head).partition(b"\n")
-                    if first.startswith(_PGID_MARK) and first[len(_PGID_MARK):].isdigit():
-                        pgid = int(first[len(_PGID_MARK):])
-                        chan._planner_pgid = pgid  # type: ignore[attr-defined]  # for the Ctrl-C path
-                        err += rest
-                    else:  # no marker: setsid or sudo failed before our echo ran
-                        err += head
-                    head = None
-            if chan.recv_ready() or chan.recv_stderr_ready():
-                continue
-            # sshd may send exit-status before the last output, so also wait for EOF (or close:
-            # a command killed by a signal gets exit-signal, which paramiko leaves as -1).
-            if (chan.eof_received and chan.exit_status_ready()) or chan.closed:
-                # A server always sends EOF before closing; a channel closed without one lost its transport
-                # (paramiko closes the channels, which also sets exit status -1, before it marks the
-                # transport inactive).
-                if not chan.eof_received:
-                    raise ConnectError("the SSH connection closed before the command finished")
-                return bytes(out), bytes(err + (head or b"")), pgid, False
-            if deadline is not None and time.monotonic() >= deadline:
-                return bytes(out), bytes(err + (head or b"")), pgid, True
+        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name)
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
