@@ -77,6 +77,16 @@ def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: P
                         connect_timeout=connect_timeout, keepalive_s=keepalive_s)
 
 
+def _stays_active(transport: paramiko.Transport, within_s: float = 0.5) -> bool:
+    """Whether the transport is still alive a moment later (paramiko notices a dead peer asynchronously)."""
+    deadline = time.monotonic() + within_s
+    while transport.is_active():
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    return False
+
+
 def _pkey(k: KnownKey) -> paramiko.PKey:
     return paramiko.PKey.from_type_string(k.key_type, base64.b64decode(k.key_base64))
 
@@ -286,6 +296,10 @@ class SSHConnection(Connection):
                 more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
                 out, err = out + more_out, err + more_err
             code = 124 if timed_out else chan.recv_exit_status()
+            if code == -1 and not _stays_active(transport):
+                # -1 is paramiko's "no exit status": with the transport gone it means the session died
+                # before reporting it, not that the command failed (a signal-killed command keeps it alive).
+                raise ConnectError("the SSH connection closed before the exit status arrived")
         except (ConnectError, EOFError, OSError, paramiko.SSHException) as e:
             # paramiko reports a transport dying mid-command in several ways (EOFError from a closed
             # transport, socket errors, SSHException): all mean the same to a run, the host went away.
