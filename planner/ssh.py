@@ -39,7 +39,7 @@ from planner.connection import Argv, CommandResult, Connection, command_line
 from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
 from planner.host import Host
 from planner.known_hosts import KnownKey, known_keys
-from planner.ssh_channel import PGID_MARK, drain
+from planner.ssh_channel import PGID_MARK, drain, stays_active
 from planner.ssh_target import SSHTarget, merge_target
 
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
@@ -75,16 +75,6 @@ def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: P
             raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
     return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
                         connect_timeout=connect_timeout, keepalive_s=keepalive_s)
-
-
-def _stays_active(transport: paramiko.Transport, within_s: float = 0.5) -> bool:
-    """Whether the transport is still alive a moment later (paramiko notices a dead peer asynchronously)."""
-    deadline = time.monotonic() + within_s
-    while transport.is_active():
-        if time.monotonic() >= deadline:
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def _pkey(k: KnownKey) -> paramiko.PKey:
@@ -296,7 +286,7 @@ class SSHConnection(Connection):
                 more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
                 out, err = out + more_out, err + more_err
             code = 124 if timed_out else chan.recv_exit_status()
-            if code == -1 and not _stays_active(transport):
+            if code == -1 and not stays_active(transport):
                 # -1 is paramiko's "no exit status": with the transport gone it means the session died
                 # before reporting it, not that the command failed (a signal-killed command keeps it alive).
                 raise ConnectError("the SSH connection closed before the exit status arrived")

@@ -70,3 +70,13 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
             return bytes(out), bytes(err + (head or b"")), pgid, False
         if deadline is not None and time.monotonic() >= deadline:
             return bytes(out), bytes(err + (head or b"")), pgid, True
+
+
+def stays_active(transport: Any, within_s: float = 0.5) -> bool:
+    """Whether the transport is still alive a moment later (paramiko notices a dead peer asynchronously)."""
+    deadline = time.monotonic() + within_s
+    while transport.is_active():
+        if time.monotonic() >= deadline:
+            return True
+        time.sleep(0.02)
+    return False
