@@ -20,7 +20,8 @@ from planner.plan import SweepPoint
 from planner.results import Artifact, Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
-from planner.steps.wl_fio import Fio, finish, job_targets, parse_job_file
+from planner.steps.wl_common import finish
+from planner.steps.wl_fio import Fio, job_targets, parse_job_file
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 

@@ -1,4 +1,4 @@
-"""The fio workload step, plus the point helpers the fio, slb and iozone steps share.
+"""The fio workload step.
 
 One call of ``apply`` runs one sweep point: planner writes a fio job file from the step's arguments (a
 ``[global]`` section) and the inline ``job:`` options or the user's ``job_file`` (uploaded from the
@@ -14,65 +14,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ParseError, StepError
+from planner.errors import StepError
 from planner.guard import check_destructive, check_path, is_device
-from planner.metrics import Parsed
-from planner.parsers import parse_file, summarise
-from planner.results import Artifact, Status
+from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-
-# --- point helpers shared by the workload steps of this family ------------------------------------------
-
-
-def point_workdir(ctx: StepContext, kind: str) -> tuple[str, str]:
-    """(step dir, point dir) on the host: ``<planner_workdir or /tmp>/planner/<kind>-<step>/pointNNN``.
-
-    The names depend on the plan only (not the run), so kits and data files can be reused by later runs.
-    """
-    base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
-    check_path(base)
-    slug = kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-")
-    step_dir = ctx.path(f"{base}/planner/{slug}")
-    index = ctx.point.index if ctx.point is not None else 0
-    return step_dir, f"{step_dir}/point{index:03d}"
-
-
-def fresh_dir(ctx: StepContext, path: str) -> None:
-    """Empty the point's own folder first: stale output from an earlier run must never be fetched."""
-    ctx.sh('rm -rf -- "$1" && mkdir -p -- "$1"', path)
-
-
-def remote_exists(ctx: StepContext, path: str) -> bool:
-    return ctx.run(["test", "-s", path], check=False).exit_code == 0
-
-
-def fetch_existing(ctx: StepContext, files: Sequence[tuple[str, str]]) -> list[Artifact]:
-    """Fetch each (remote path, parser kind) that exists; missing ones are skipped."""
-    return [ctx.fetch(remote, kind=kind) for remote, kind in files if remote_exists(ctx, remote)]
-
-
-def tail(text: str | None, n: int = 1500) -> str:
-    return (text or "").strip()[-n:]
-
-
-def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Artifact | None,
-           failure: str | None, parse: Callable[[Path], Parsed]) -> Outcome:
-    """Parse the main artifact and say how the point went. Artifacts are kept whatever happens."""
-    arts = tuple(artifacts)
-    if main is None:
-        return Outcome(Status.FAILED, failure or f"{tool} wrote no output", artifacts=arts)
-    try:
-        parsed = parse(ctx.run_dir / main.path)
-    except ParseError as e:
-        return Outcome(Status.FAILED, (f"{failure}; " if failure else "") + str(e), artifacts=arts)
-    heads = summarise(parsed) or list(parsed.metrics[:4])
-    metrics = {m.key: m.value for m in heads}
-    if failure:
-        return Outcome(Status.FAILED, failure, artifacts=arts, data={"metrics": metrics})
-    shown = ", ".join(f"{m.key}={m.value:.6g} {m.unit}".rstrip() for m in heads[:3])
-    problems = f" ({len(parsed.errors)} section(s) unreadable)" if parsed.errors else ""
-    return Outcome(Status.CHANGED, f"{tool}: {shown}{problems}", artifacts=arts, data={"metrics": metrics})
-
+from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
 
 # --- fio -------------------------------------------------------------------------------------------------
 
@@ -233,7 +179,7 @@ class Fio(StepType):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
-        arts = fetch_existing(ctx, [(job_path, "fio_job"), (out_path, "fio_json")])
+        arts = fetch_existing(ctx, [(job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
         main = next((a for a in arts if a.kind == "fio_json"), None)
         return finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
 

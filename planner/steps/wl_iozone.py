@@ -18,7 +18,7 @@ from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_fio import fetch_existing, finish, fresh_dir, point_workdir, tail
+from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
@@ -113,7 +113,8 @@ class Iozone(StepType):
                                self.args.get("file_size"), files[0])
             r = ctx.sh(_RUN, f"{wd}/create.out", f"{wd}/create.err", *make, check=False, cwd=wd)
             if not r.ok:
-                arts = fetch_existing(ctx, [(f"{wd}/create.out", "log"), (f"{wd}/create.err", "log")])
+                arts = fetch_existing(ctx, [(f"{wd}/create.out", None, "log"), (f"{wd}/create.err", None, "log")],
+                                      nonempty=True)
                 return finish(ctx, "iozone", arts, None, f"iozone file creation failed (exit code {r.exit_code}): "
                               f"{tail(ctx.conn.read_text(f'{wd}/create.err'), 600)}", self._parse)
             if len(files) > 1:
@@ -124,8 +125,8 @@ class Iozone(StepType):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"iozone {what}: {' '.join(argv)[:200]}: {tail(ctx.conn.read_text(err), 600)}"
-        extra = [(f"{wd}/create.out", "log")] if self.args.get("create_files") else []
-        arts = fetch_existing(ctx, [(out, "iozone"), (err, "log"), *extra])
+        extra = [(f"{wd}/create.out", None, "log")] if self.args.get("create_files") else []
+        arts = fetch_existing(ctx, [(out, None, "iozone"), (err, None, "log"), *extra], nonempty=True)
         main = next((a for a in arts if a.kind == "iozone"), None)
         return finish(ctx, "iozone", arts, main, failure, self._parse)
 

@@ -20,7 +20,7 @@ import planner
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_fio import fetch_existing, finish, fresh_dir, point_workdir, tail
+from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
 
 DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -175,7 +175,7 @@ class Slb(StepType):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"slb {what}: {' '.join(argv)}: {tail(ctx.conn.read_text(err), 600)}"
-        arts = fetch_existing(ctx, [(out, "slb"), (err, "log")])
+        arts = fetch_existing(ctx, [(out, None, "slb"), (err, None, "log")], nonempty=True)
         main = next((a for a in arts if a.kind == "slb"), None)
         return finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
 
