@@ -1,5 +1,8 @@
 """``planner parse FILE...``: detect each file's kind and print its metrics (table, json or csv).
 
+AWR-family reports also get their derived metrics (IOPS, IOPS per core, single-block latency ...,
+formulas in planner/parsers/derived.py) after the ones read from the file, flagged ``derived``.
+
 Exit code: 0 when every file was read completely, 2 when a file could not be parsed or a section of
 one could not be read (the readable metrics are still printed, the errors are listed).
 """
@@ -18,6 +21,7 @@ from planner.parsers import parse_file
 
 FORMATS = ("table", "json", "csv")
 _COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
+_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +29,19 @@ class FileResult:
     path: Path
     parsed: Parsed | None
     error: ParseError | None
+    derived: tuple[Metric, ...] = ()
+
+    @property
+    def metrics(self) -> tuple[Metric, ...]:
+        return (tuple(self.parsed.metrics) if self.parsed else ()) + self.derived
+
+
+def _derived(parsed: Parsed) -> tuple[Metric, ...]:
+    if parsed.kind not in _AWR_FAMILY:
+        return ()
+    from planner.parsers.derived import derive
+
+    return tuple(derive(parsed))
 
 
 def _value(v: float) -> str:
@@ -33,9 +50,10 @@ def _value(v: float) -> str:
     return f"{v:.6f}".rstrip("0").rstrip(".") or "0"
 
 
-def _row(path: Path, kind: str, m: Metric) -> tuple[str, ...]:
+def _row(path: Path, kind: str, m: Metric, mark: bool = True) -> tuple[str, ...]:
     line = str(m.source.line) if m.source and m.source.line else ""
-    return (str(path), kind, m.key, _value(m.value), m.unit, m.direction.value, line)
+    name = f"{m.key} (derived)" if m.derived and mark else m.key
+    return (str(path), kind, name, _value(m.value), m.unit, m.direction.value, line)
 
 
 def _metric_json(m: Metric) -> dict[str, Any]:
@@ -52,7 +70,7 @@ def _json(results: list[FileResult], out: TextIO) -> None:
             continue
         p = r.parsed
         doc.append({"file": str(r.path), "kind": p.kind, "facts": dict(p.facts),
-                    "metrics": [_metric_json(m) for m in p.metrics],
+                    "metrics": [_metric_json(m) for m in r.metrics],
                     "errors": [str(e) for e in p.errors], "simulated": p.simulated})
     json.dump(doc, out, indent=2)
     out.write("\n")
@@ -60,10 +78,10 @@ def _json(results: list[FileResult], out: TextIO) -> None:
 
 def _csv(results: list[FileResult], out: TextIO) -> None:
     w = csv.writer(out, lineterminator="\n")
-    w.writerow(_COLUMNS)
+    w.writerow((*_COLUMNS, "derived"))
     for r in results:
         if r.parsed is not None:
-            w.writerows(_row(r.path, r.parsed.kind, m) for m in r.parsed.metrics)
+            w.writerows((*_row(r.path, r.parsed.kind, m, mark=False), str(m.derived).lower()) for m in r.metrics)
 
 
 def _problems(results: list[FileResult]) -> list[str]:
@@ -77,7 +95,7 @@ def _problems(results: list[FileResult]) -> list[str]:
 
 
 def _plain(results: list[FileResult], out: TextIO) -> None:
-    rows = [_row(r.path, r.parsed.kind, m) for r in results if r.parsed for m in r.parsed.metrics]
+    rows = [_row(r.path, r.parsed.kind, m) for r in results if r.parsed for m in r.metrics]
     widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(_COLUMNS)]
     numeric = {3, 6}
     for row in [_COLUMNS, *rows]:
@@ -98,7 +116,7 @@ def _rich(results: list[FileResult], out: TextIO) -> None:
         table = Table(title=f"{r.path} ({r.parsed.kind})", title_justify="left")
         for i, col in enumerate(_COLUMNS[2:], 2):
             table.add_column(col, justify="right" if i in (3, 6) else "left")
-        for m in r.parsed.metrics:
+        for m in r.metrics:
             table.add_row(*_row(r.path, r.parsed.kind, m)[2:])
         console.print(table)
     for line in _problems(results):
@@ -116,7 +134,8 @@ def run_parse(files: list[Path], fmt: str, out: TextIO) -> int:
     results: list[FileResult] = []
     for path in files:
         try:
-            results.append(FileResult(path, parse_file(path), None))
+            parsed = parse_file(path)
+            results.append(FileResult(path, parsed, None, _derived(parsed)))
         except ParseError as e:
             results.append(FileResult(path, None, e))
     if fmt == "json":

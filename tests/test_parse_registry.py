@@ -128,8 +128,24 @@ def test_run_parse_json_csv_and_exit_code(tmp_path: Path) -> None:
     out = io.StringIO()
     assert run_parse([DATA / "slb/slb-westmere-seed.txt"], "csv", out) == 0
     rows = list(csv.reader(io.StringIO(out.getvalue())))
-    assert rows[0] == ["file", "kind", "metric", "value", "unit", "direction", "line"]
-    assert [str(files[0]), "slb", "slb.rops_per_s{run=1}", "101281934", "ops/s", "higher", "59"] in rows
+    assert rows[0] == ["file", "kind", "metric", "value", "unit", "direction", "line", "derived"]
+    assert [str(files[0]), "slb", "slb.rops_per_s{run=1}", "101281934", "ops/s", "higher", "59", "false"] in rows
+
+
+def test_run_parse_adds_derived_metrics_for_awr_family() -> None:
+    """The seed's "IOPS per core" and latency-from-waits come out of `planner parse`, flagged derived."""
+    report = DATA / "awr/awr_122_slob2.html"
+    out = io.StringIO()
+    assert run_parse([report], "csv", out) == 0
+    rows = {r[2]: r for r in csv.reader(io.StringIO(out.getvalue()))}
+    assert rows["physical_read_iops{basis=requests}"][3:] == ["8047.3", "IOPS", "higher", "53", "true"]
+    assert rows["read_iops_per_core"][7] == "true" and rows["physical_read_io_requests_per_s"][7] == "false"
+    out = io.StringIO()
+    run_parse([report], "table", out)
+    assert "read_iops_per_core (derived)" in out.getvalue()
+    out = io.StringIO()
+    run_parse([DATA / "slb/slb-westmere-seed.txt"], "json", out)
+    assert not any(m["derived"] for m in json.loads(out.getvalue())[0]["metrics"])  # only the AWR family
 
 
 def test_run_parse_partial_errors_exit_2_and_are_listed() -> None:
