@@ -91,12 +91,28 @@ def _summary(data: RunData, all_series: Sequence[Series]) -> dict[str, Any]:
     compared systems ("I tried numerous values for readers and 256 gave me the best result")."""
     heads = [s for s in all_series if s.headline]
     cols = _columns(data, heads)
+    # Systems are compared on the same kind of workload even when each play names its step differently
+    # ("SLOB read-only, 64 to 256 readers" on one, an unnamed slob step on the other): rows go by kind
+    # whenever no play has two workloads of that kind.
+    titles: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for s in heads:
+        if s.title not in titles[s.kind][s.play]:
+            titles[s.kind][s.play].append(s.title)
+    by_kind = {k for k, plays in titles.items() if all(len(t) == 1 for t in plays.values())}
+
+    def row_of(s: Series) -> tuple[str, str]:
+        if s.kind not in by_kind:
+            return s.title, s.key
+        names = list(dict.fromkeys(t for ts in titles[s.kind].values() for t in ts))
+        return " / ".join(names), s.key
+
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     cands: dict[tuple[str, str], dict[tuple[str, str], list[Series]]] = defaultdict(lambda: defaultdict(list))
     for s in heads:
-        rows.setdefault((s.title, s.key), {"workload": s.title, "kind": s.kind, "metric": s.key, "unit": s.unit,
-                                           "direction": s.direction.value})
-        cands[(s.title, s.key)][(s.play, s.host)].append(s)
+        rk = row_of(s)
+        rows.setdefault(rk, {"workload": rk[0], "kind": s.kind, "metric": s.key, "unit": s.unit,
+                             "direction": s.direction.value})
+        cands[rk][(s.play, s.host)].append(s)
     out = []
     for rk, r in rows.items():
         cells = []

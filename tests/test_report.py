@@ -163,3 +163,17 @@ def test_apply_renders_the_report_of_a_real_run_record(tmp_path: Path, capsys: p
     assert "Host facts: " in text and "No workload produced parsed output." in text
     assert main(["runs", "--runs-dir", str(tmp_path / "runs")]) == 0
     assert run.name in capsys.readouterr().out
+
+
+def test_side_by_side_aligns_differently_named_workloads_of_one_kind(tmp_path: Path) -> None:
+    """One play names its SLOB step, the other does not: still one row per metric, both systems in it."""
+    execs = [Exec("plays[0].workloads[0]", "SLOB read-only, 16 to 256 readers", "exa",
+                  {"awr.txt": (awr_excerpt(138_010.5), "awr_excerpt")}, {"readers": 256}, 0, 0),
+             Exec("plays[1].workloads[0]", "slob", "vio",
+                  {"awr.txt": (awr_excerpt(159_183.9), "awr_excerpt")}, {}, 0, 0)]
+    run = write_run(tmp_path, "20260101T100000Z-slob", execs,
+                    [{"name": "exadata", "hosts": ["exa"]}, {"name": "violin", "hosts": ["vio"]}])
+    text = render_run_report(run).read_text()
+    row = [line for line in text.splitlines() if "| physical_read_iops{basis=blocks} |" in line][0]
+    assert row.startswith("| SLOB read-only, 16 to 256 readers / slob | physical_read_iops")
+    assert "138,010.5" in row and "159,183.9" in row and "—" not in row
