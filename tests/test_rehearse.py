@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
@@ -13,6 +14,20 @@ from planner.cli import main
 from planner.sandbox import add_devices, expand_brackets
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _checkout(tmp_path: Path) -> Path:
+    """plans/ and inventory/ copied beside the test: a plan's report.output (plans/reports/...) must land
+    there, never in the repository the tests run from."""
+    for d in ("plans", "inventory"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("reports"))
+    return tmp_path / "plans"
+
+
+def _links_resolve(report: Path) -> list[str]:
+    """Relative image links of a Markdown report that do not point at an existing file."""
+    links = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", report.read_text())
+    return [u for u in links if not (report.parent / u).exists()]
 
 
 def test_brackets_expand_like_the_plans_use_them() -> None:
@@ -53,7 +68,8 @@ def test_misspelt_device_fails_rehearsal_at_the_plan_line(tmp_path: Path, capsys
 def test_example_plans_rehearse_end_to_end(plan: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                            monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    code = main(["apply", "--rehearse", str(ROOT / "plans" / f"{plan}.yaml"), "--runs-dir", str(tmp_path / "runs"),
+    plans = _checkout(tmp_path)
+    code = main(["apply", "--rehearse", str(plans / f"{plan}.yaml"), "--runs-dir", str(tmp_path / "runs"),
                  "-e", "run_time=30"])
     out = capsys.readouterr().out
     assert code == 0, out[-4000:]
@@ -72,7 +88,8 @@ def test_rehearsal_without_openssh_uses_the_local_transport(tmp_path: Path, caps
     """A fresh machine has no sshd: the README's first command must still end with a report."""
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("PLANNER_REHEARSE_TRANSPORT", "local")
-    code = main(["apply", "--rehearse", str(ROOT / "plans" / "violin_vs_exadata.yaml"),
+    plans = _checkout(tmp_path)
+    code = main(["apply", "--rehearse", str(plans / "violin_vs_exadata.yaml"),
                  "--runs-dir", str(tmp_path / "runs"), "-e", "run_time=30"])
     out = capsys.readouterr().out
     assert code == 0, out[-4000:]
@@ -81,3 +98,7 @@ def test_rehearsal_without_openssh_uses_the_local_transport(tmp_path: Path, caps
     report = (run / "report.md").read_text()
     assert report.startswith("# SLOB comparison") and "SIMULATED" in report
     assert "| Exadata X2-8 |" in report or "Exadata X2-8" in report
+    # the README shows the plan's own report copy: it is written beside the plan and its charts resolve
+    copy = plans / "reports" / "violin_vs_exadata.md"
+    assert copy.read_text().startswith("# SLOB comparison")
+    assert "![" in copy.read_text() and _links_resolve(copy) == [] and _links_resolve(run / "report.md") == []
