@@ -30,6 +30,8 @@ from planner.plan import Plan
 from planner.results import Status, StepResult
 
 AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
+# One database report per point, whatever layouts it was fetched in (the first one found is measured).
+ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
 OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
 # Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
 # Without the plan, a step's kind is guessed from what it produced.
@@ -279,6 +281,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                     params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
+        measured_report = False
         for a in r.artifacts:
             if a.kind not in KINDS:
                 continue  # logs, scripts, kinds without a parser: kept in the record, not measured
@@ -288,6 +291,12 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
+            if a.kind in ONE_REPORT_KINDS:
+                # awr.txt and awr.html of one point are one report in two layouts: measured once, or every
+                # repeat would count twice (n, spread and CV of the sweep tables would be wrong)
+                if measured_report:
+                    continue
+                measured_report = True
             derived = _derive(parsed)
             heads = _headline(parsed, derived)
             for m in (*parsed.metrics, *derived):

@@ -25,7 +25,7 @@ def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_pat
     assert "| slob | physical_read_iops{basis=blocks} | IOPS | 138,010.5 (readers=256) | 159,183.9 |" in text
     # host lines (AWR-style and facts), prep before -> after with the saved state, top waits with average wait
     assert "| exadataX2-8 | Linux x86 64-bit | 128 | 64 | 8 | 1,009.40 |" in text
-    assert "| flashback | changed | flashback: on -> off | flashback_on=YES | yes |" in text
+    assert "| flashback | changed | flashback: on -> off | flashback YES | yes |" in text
     assert "| db file sequential read | User I/O | 177,142,915 | 4,804 | 0.0271 | 60.0 |" in text
     assert "CPU busy % 0.7" in text and "AWR Host CPU busy % 98.0" in text  # OS stats over the window
     # findings with numbers, verdicts, provenance
@@ -177,3 +177,19 @@ def test_side_by_side_aligns_differently_named_workloads_of_one_kind(tmp_path: P
     row = [line for line in text.splitlines() if "| physical_read_iops{basis=blocks} |" in line][0]
     assert row.startswith("| SLOB read-only, 16 to 256 readers / slob | physical_read_iops")
     assert "138,010.5" in row and "159,183.9" in row and "—" not in row
+
+
+def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
+    """SLOB leaves awr.txt and awr.html of the same snapshots: 3 repeats are n=3, not 6."""
+    execs = [Exec("plays[0].workloads[0]", "slob", "exa",
+                  {"awr.txt": (DATA / "awr" / "awr_11201_orcl_fabioprado.txt", "awr_text"),
+                   "awr.html": (DATA / "awr" / "awr_122_slob2.html", "awr_html")}, {}, i, i) for i in range(3)]
+    run = write_run(tmp_path, "20260101T100000Z-slob", execs, [{"name": "exadata", "hosts": ["exa"]}])
+    from planner.measure import read_run
+
+    data = read_run(run)
+    reads = [m for m in data.measurements if m.metric == "physical_reads_per_s"]
+    assert len(reads) == 3 and {m.artifact_kind for m in reads} == {"awr_text"}
+    assert {a.kind for a in data.artifacts} == {"awr_text", "awr_html"}  # both still read and listed
+    text = render_run_report(run).read_text()
+    assert "| 3 |" in text and "| 6 |" not in text
