@@ -20,6 +20,7 @@ from planner.measure import RunData
 from planner.metrics import Direction
 from planner.results import recap
 from planner.runrecord import slug
+from planner.saved_state import describe_saved
 from planner.stats import METHOD, Series, fmt, series
 
 # Per workload kind, the metrics its section shows beyond the headline (what the seeds print).
@@ -211,10 +212,10 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
     for r in data.results:
         if r.host != host or ".prep[" not in r.step:
             continue
-        e = restored.get((host, r.step))
+        e = None if r.title.startswith("restore ") else restored.get((host, r.step))  # said once, on the change
         change = (r.diff or r.msg or "").strip().replace("\n", "; ")
         out.append({"step": r.step, "title": r.title, "status": r.status.value, "change": change,
-                    "original": "" if e is None else ", ".join(f"{k}={v}" for k, v in dict(e.get("saved", {})).items()),
+                    "original": "" if e is None else describe_saved(str(e.get("kind", "")), dict(e.get("saved", {}))),
                     "restored": "" if e is None else ("yes" if e.get("reverted") else "no")})
     return out
 
