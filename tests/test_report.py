@@ -193,3 +193,13 @@ def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
     assert {a.kind for a in data.artifacts} == {"awr_text", "awr_html"}  # both still read and listed
     text = render_run_report(run).read_text()
     assert "| 3 |" in text and "| 6 |" not in text
+
+
+def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) -> None:
+    facts = {"exa": {"hostname": "exa", "cpus": 2, "cores": 2, "sockets": 1, "memory_gb": 23.5,
+                     "cpu_model": "", "distribution": "", "kernel": "6.1.0"}}
+    run = write_run(tmp_path, "20260101T100000Z-slob", [Exec("plays[0].workloads[0]", "slob", "exa",
+                    {"awr.txt": (awr_excerpt(1000.0), "awr_excerpt")}, {}, 0, 0)],
+                    [{"name": "exadata", "hosts": ["exa"]}], facts=facts)
+    text = render_run_report(run).read_text()
+    assert "Host facts: exa — 2 CPUs, 2 cores, 1 sockets, 23.5 GB memory; kernel 6.1.0." in text
