@@ -145,7 +145,8 @@ def step_kinds(plan: Plan | None) -> dict[str, str]:
     return {s.path: s.kind for p in (plan.plays if plan else ()) for s in p.steps}
 
 
-def _play_of(step: str, plays: Sequence[str]) -> str:
+def play_of(step: str, plays: Sequence[str]) -> str:
+    """The play name of a step path such as ``plays[1].prep[0]`` ('' when it is not one)."""
     head = step.split(".", 1)[0]
     if head.startswith("plays[") and head.endswith("]"):
         try:
@@ -276,7 +277,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     measurements: list[Measurement] = []
     artifacts: list[ReadArtifact] = []
     for r in results:
-        play = _play_of(r.step, plays)
+        play = play_of(r.step, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
                     params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):

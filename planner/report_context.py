@@ -16,7 +16,7 @@ from typing import Any
 from planner import __version__
 from planner.charts import ChartPoint, matplotlib_available, sweep_chart
 from planner.findings import all_findings, verdicts
-from planner.measure import RunData
+from planner.measure import RunData, play_of
 from planner.metrics import Direction
 from planner.results import recap
 from planner.runrecord import slug
@@ -214,7 +214,8 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
             continue
         e = None if r.title.startswith("restore ") else restored.get((host, r.step))  # said once, on the change
         change = (r.diff or r.msg or "").strip().replace("\n", "; ")
-        out.append({"step": r.step, "title": r.title, "status": r.status.value, "change": change,
+        out.append({"step": r.step, "title": r.title, "play": play_of(r.step, data.play_names()),
+                    "status": r.status.value, "change": change,
                     "original": "" if e is None else describe_saved(str(e.get("kind", "")), dict(e.get("saved", {}))),
                     "restored": "" if e is None else ("yes" if e.get("reverted") else "no")})
     return out
@@ -225,7 +226,7 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
     for s in host_series:
         if not s.metric.startswith("wait.") or s.label("section", "top") != "top":
             continue
-        ev = groups[(s.title, s.point_label)].setdefault(s.label("event"), {
+        ev = groups[(s.play, s.step, s.title, s.point_label)].setdefault(s.label("event"), {
             "event": s.label("event"), "wait_class": s.label("wait_class"), "rank": int(s.label("rank") or 99),
             "waits": 0.0, "time_s": 0.0, "pct_db_time": None, "has_waits": False})
         if s.metric == "wait.waits":
@@ -235,27 +236,27 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
         elif s.metric == "wait.pct_db_time":
             ev["pct_db_time"] = s.summary.mean
     out = []
-    for (title, point), events in groups.items():
+    for (play, _step, title, point), events in groups.items():
         rows = []
         for ev in sorted(events.values(), key=lambda e: e["rank"]):
             avg = ev["time_s"] / ev["waits"] * 1000 if ev["has_waits"] and ev["waits"] else None
             rows.append({"event": ev["event"], "wait_class": ev["wait_class"],
                          "waits": fmt(ev["waits"], 0) if ev["has_waits"] else "", "time_s": fmt(ev["time_s"], 0),
                          "avg_ms": fmt(avg, 2), "pct_db_time": fmt(ev["pct_db_time"])})
-        out.append({"workload": title, "point": point, "events": rows})
+        out.append({"play": play, "workload": title, "point": point, "events": rows})
     return out
 
 
 def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
-            groups[(s.title, s.point_label)].append({"name": OS_LABELS[s.metric], "value": fmt(s.summary.median),
+            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric], "value": fmt(s.summary.median),
                                                     "unit": s.unit})
         elif s.metric == "host_cpu.idle_pct":
-            groups[(s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
+            groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [{"workload": t, "point": p, "metrics": ms} for (t, p), ms in groups.items()]
+    return [{"play": pl, "workload": t, "point": p, "metrics": ms} for (pl, _s, t, p), ms in groups.items()]
 
 
 def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:

@@ -203,3 +203,25 @@ def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) ->
                     [{"name": "exadata", "hosts": ["exa"]}], facts=facts)
     text = render_run_report(run).read_text()
     assert "Host facts: exa — 2 CPUs, 2 cores, 1 sockets, 23.5 GB memory; kernel 6.1.0." in text
+
+
+def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
+    """Violin with 8 then 16 LUNs: one host, two plays, both steps titled "slob" - never summed together."""
+    from planner.measure import read_run
+    from planner.report import render
+
+    ev8 = "db file sequential read         1,000,000       500      1   60.0 User I/O\n"
+    ev16 = "db file sequential read         2,000,000       700      0   70.0 User I/O\n"
+    execs = [Exec("plays[0].workloads[0]", "slob", "vio",
+                  {"awr.txt": (awr_excerpt(159_183.9, events=ev8), "awr_excerpt")}, {}, 0, 0),
+             Exec("plays[1].workloads[0]", "slob", "vio",
+                  {"awr.txt": (awr_excerpt(236_486.7, events=ev16), "awr_excerpt")}, {}, 0, 0)]
+    run = write_run(tmp_path, "20260101T100000Z-slob", execs,
+                    [{"name": "violin 8 LUNs", "hosts": ["vio"]}, {"name": "violin 16 LUNs", "hosts": ["vio"]}])
+    text = render(read_run(run), "slob_comparison.md.j2", run)
+    assert "### vio (violin 8 LUNs)" in text and "### vio (violin 16 LUNs)" in text
+    assert "| db file sequential read | User I/O | 1,000,000 | 500 |" in text
+    assert "| db file sequential read | User I/O | 2,000,000 | 700 |" in text
+    assert "3,000,000" not in text  # the two plays' waits were once summed as one workload
+    default = render(read_run(run), "default.md.j2", run)
+    assert "Top wait events — slob in violin 8 LUNs" in default and "slob in violin 16 LUNs" in default
