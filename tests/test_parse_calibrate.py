@@ -117,3 +117,14 @@ def test_damaged_session_raises_only_parse_error(cut: int, junk: str) -> None:
         assert e.parser and e.section  # a named error
     else:
         assert parsed.metrics or parsed.errors  # never an empty success
+
+
+def test_one_calibration_printed_three_times_is_one_headline() -> None:
+    from planner.parsers import summarise
+
+    heads = summarise(calibrate_io.parse(SESSION_19C, "s"))
+    assert [(m.name, m.value) for m in heads] == [
+        ("calibrate.max_iops", 24002), ("calibrate.max_mbps", 175), ("calibrate.latency_ms", 10.868)]
+    assert {m.labels for m in heads} == {(("form", "dbms_output"), ("block", "1"))}
+    listing = summarise(calibrate_io.parse(LISTING_WITH_TIMES, "l"))  # the view alone still has a headline
+    assert [m.value for m in listing if m.name == "calibrate.max_iops"] == [2249]

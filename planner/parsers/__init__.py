@@ -181,6 +181,11 @@ _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
 }
 
 
+# Kinds whose output prints one figure several times: CALIBRATE_IO's DBMS_OUTPUT block (often twice, as
+# session logs show) and its DBA_RSRC_IO_CALIBRATE row are one calibration; the first one read is the headline.
+_ONE_FIGURE_KINDS = frozenset({"calibrate_io"})
+
+
 def _best(metrics: list[Metric]) -> list[Metric]:
     """For a CSV matrix: the best cell (highest, or lowest when lower is better)."""
     if not metrics:
@@ -213,6 +218,8 @@ def summarise(parsed: Parsed) -> list[Metric]:
         return []
     out: list[Metric] = []
     for name, labels in wanted:
-        out.extend(m for m in parsed.metrics
-                   if m.name == name and all(m.label(k) == v for k, v in labels.items()))
+        found = [m for m in parsed.metrics if m.name == name and all(m.label(k) == v for k, v in labels.items())]
+        if found and parsed.kind in _ONE_FIGURE_KINDS:
+            found = [m for m in found if m.labels == found[0].labels]
+        out.extend(found)
     return out
