@@ -7,6 +7,7 @@ the report prints ``METHOD`` so readers know which definition was used.
 from __future__ import annotations
 
 import statistics
+from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -133,19 +134,57 @@ class Series:
         return dict(self.labels).get(name, default)
 
 
-def series(measurements: Sequence[Measurement]) -> list[Series]:
-    """Group by (play, host, step, point params, metric key) in first-seen order; warm-ups excluded."""
-    groups: dict[tuple[object, ...], list[Measurement]] = {}
+def _point_labels(measurements: Sequence[Measurement]) -> dict[tuple[str, str, str, str], frozenset[str]]:
+    """Per (play, host, step, metric): labels that only restate the sweep point.
+
+    iozone labels its figures ``procs=4`` at threads=4 and ``procs=16`` at threads=16: keyed with that label,
+    every point would be a series of its own and a sweep table or chart could never show the sweep. A label
+    is such a restatement when it has exactly one value within each point and differs between points.
+    """
+    seen: dict[tuple[str, str, str, str], dict[str, dict[str, set[str]]]] = defaultdict(lambda: defaultdict(dict))
+    points: dict[tuple[str, str, str, str], set[str]] = defaultdict(set)
     for m in measurements:
-        k = (m.play, m.host, m.step, repr(m.params), m.key)
+        k = (m.play, m.host, m.step, m.metric)
+        p = repr(m.params)
+        points[k].add(p)
+        for name, value in m.labels:
+            seen[k][name].setdefault(p, set()).add(value)
+    out: dict[tuple[str, str, str, str], frozenset[str]] = {}
+    for k, labels in seen.items():
+        if len(points[k]) < 2:
+            continue
+        out[k] = frozenset(name for name, by_point in labels.items()
+                           if len(by_point) == len(points[k]) and all(len(v) == 1 for v in by_point.values())
+                           and len({next(iter(v)) for v in by_point.values()}) > 1)
+    return out
+
+
+def _key(metric: str, labels: tuple[tuple[str, str], ...]) -> str:
+    return metric + "{" + ",".join(f"{k}={v}" for k, v in labels) + "}" if labels else metric
+
+
+def series(measurements: Sequence[Measurement]) -> list[Series]:
+    """Group by (play, host, step, point params, metric key) in first-seen order; warm-ups excluded.
+
+    Labels that only restate the sweep point are left out of the key (see _point_labels)."""
+    restated = _point_labels(measurements)
+    groups: dict[tuple[object, ...], list[Measurement]] = {}
+    keys: dict[tuple[object, ...], tuple[str, tuple[tuple[str, str], ...]]] = {}
+    for m in measurements:
+        drop = restated.get((m.play, m.host, m.step, m.metric), frozenset())
+        labels = tuple(kv for kv in m.labels if kv[0] not in drop) if drop else m.labels
+        key = _key(m.metric, labels) if drop else m.key
+        k = (m.play, m.host, m.step, repr(m.params), key)
         groups.setdefault(k, []).append(m)
+        keys[k] = (key, labels)
     out: list[Series] = []
-    for ms in groups.values():
+    for k, ms in groups.items():
         measured = [m for m in ms if not m.warmup]
         if not measured:
             continue
         f = measured[0]
-        out.append(Series(f.play, f.host, f.step, f.title, f.kind, f.params, f.metric, f.key, f.labels, f.unit,
+        key, labels = keys[k]
+        out.append(Series(f.play, f.host, f.step, f.title, f.kind, f.params, f.metric, key, labels, f.unit,
                           f.direction, any(m.headline for m in ms), any(m.simulated for m in ms),
                           tuple(m.value for m in measured), len(ms) - len(measured)))
     return out
