@@ -14,6 +14,7 @@ from planner.errors import PlannerError
 from planner.plan import Play
 from planner.results import Artifact
 from planner.steps.base import StepContext
+from planner.steps.wl_common import fresh_dir
 
 OS_TOOLS = ("iostat", "mpstat", "vmstat")
 DB_REPORTS = ("awr", "statspack")
@@ -40,7 +41,13 @@ def window_spec(play: Play) -> WindowSpec:
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
                   body: Callable[[], Any]) -> tuple[Any, list[Artifact], list[str]]:
-    """Run ``body`` with OS sampling and DB snapshots around it; returns (body result, artifacts, warnings)."""
+    """Run ``body`` with OS sampling and DB snapshots around it; returns (body result, artifacts, warnings).
+
+    ``workdir`` is the engine's point folder: emptied first (one round trip), as every attempt of a point
+    (a first run, a ``--resume``, a retry after a connection drop) must never find an earlier attempt's files.
+    The workload steps write their output there (planner.steps.wl_common.point_dir) and never empty it again.
+    """
+    fresh_dir(ctx, workdir)
     artifacts: list[Artifact] = []
     warnings: list[str] = []
     sampler = None
@@ -55,7 +62,6 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             token = dbmod.begin(ctx, spec.db_report)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
-        ctx.run(["rm", "-rf", "--", osdir], check=False)
         sampler = ostats.start(ctx.conn, osdir, spec.interval_s, spec.os_tools)
         warnings += [f"{t} not installed on {ctx.host.name}: no {t} data" for t in sampler.skipped]
     failure: BaseException | None = None

@@ -81,30 +81,6 @@ def apply(lab: Lab, tmp: Path, workload: str, runs: Path, host_vars: dict[str, A
     return code, run, results
 
 
-@pytest.mark.ssh
-def test_host_disk_full_while_fio_writes_its_report(make_lab: Callable[..., Lab], tmp_path: Path,
-                                                    small_disk: Callable[[Path, str], Path]) -> None:
-    lab = make_lab(1)
-    sandbox = lab.sandbox(lab.hosts[0].name)
-    small = small_disk(sandbox / "tmp/small", "256k")
-    # TEST DOUBLE of "something else filled the disk": fio's exec_postrun hook, run after the I/O and before
-    # fio writes its JSON report, does nothing the first time and fills the point's disk the second time.
-    hook = executable(sandbox / "opt/test/fill_disk",
-                      f'#!/bin/sh\nif [ -e "{tmp_path}/armed" ]; then dd if=/dev/zero of="{small}/filler" bs=4k '
-                      f'2>/dev/null; else touch "{tmp_path}/armed"; fi\nexit 0\n')
-    code, run, results = apply(lab, tmp_path, f"""\
-        fio: {{target: /tmp/fio.data, rw: read, bs: [4k, 8k], size: 128k, extra: {{exec_postrun: {hook}}}}}
-        """, tmp_path / "runs", {"planner_workdir": "/tmp/small"})
-    assert code == 2
-    assert [(r["point"], r["status"]) for r in results] == [(0, "changed"), (1, "failed")]
-    # fio itself says nothing (exit 0, an empty report): planner names the full disk and where it is
-    msg = results[1]["msg"]
-    assert f"{ENOSPC} on {lab.hosts[0].name}: {small}" in msg and "0 KiB free" in msg, msg
-    # the point measured before the disk filled is complete and still parses
-    (js,) = [a for a in results[0]["artifacts"] if a["kind"] == "fio_json"]
-    assert parse_file(run / js["path"], "fio_json").metrics
-    assert json.loads((run / "meta.json").read_text())["status"] == "failed"
-
 
 @pytest.mark.ssh
 def test_controller_disk_full_while_fetching(make_lab: Callable[..., Lab], tmp_path: Path,

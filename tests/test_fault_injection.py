@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import shlex
 import shutil
 import subprocess
@@ -424,3 +425,89 @@ def test_nul_byte_is_refused_not_a_crash(tmp_path: Path, capsys: pytest.CaptureF
     assert_refused_untouched(Project(tmp_path / "second"),
                              plan_of({"prep": [{"copy": {"content": "x", "dest": "/etc/a{{ v }}"}}]}),
                              {"v": "\0"}, "/etc/a\0", "refused dest", capsys)
+
+
+# -- 5. fio options that would run a command on the host: refused at the plan check ----------------------
+FIO = {"target": "/tmp/fio.dat", "rw": "read", "size": "64k", "runtime": 1, "ioengine": "psync"}
+HOOK_STEPS: dict[str, tuple[dict[str, Any], str]] = {  # name -> (fio args, the option the message names)
+    "extra exec_postrun": ({**FIO, "extra": {"exec_postrun": "touch {c}"}}, "exec_postrun"),
+    "extra exec_prerun": ({**FIO, "extra": {"exec_prerun": "touch {c}"}}, "exec_prerun"),
+    "job, upper case": ({**FIO, "job": {"name": "j", "EXEC_PRERUN": "touch {c}"}}, "EXEC_PRERUN"),
+    "job, mixed case": ({**FIO, "job": {"Exec_PostRun": "touch {c}"}}, "Exec_PostRun"),
+    "exec engine": ({**FIO, "ioengine": "exec", "job": {"program": "/usr/bin/touch", "arguments": "{c}"}},
+                    "ioengine=exec"),
+    "exec engine in a sweep": ({**FIO, "ioengine": ["psync", "Exec"]}, "ioengine=Exec"),
+    "exec engine's program": ({**FIO, "extra": {"program": "/usr/bin/touch", "arguments": "{c}"}}, "program"),
+    "external engine": ({**FIO, "job": {"ioengine": "external:/tmp/evil.so"}}, "external:/tmp/evil.so"),
+}
+JOB_FILES = {  # name -> (job file text, the option named, its line:col)
+    "global, with a value": ("[global]\nsize=64k\nexec_prerun=touch {c}\n[j]\nrw=read\n", "exec_prerun", "3:1"),
+    "per job, upper case": ("[global]\nsize=64k\n[j]\nrw=read\n  EXEC_POSTRUN = touch {c}\n", "EXEC_POSTRUN", "5:3"),
+    "bare flag": ("[j]\nrw=read\nsize=64k\nexec_postrun\n", "exec_postrun", "4:1"),
+    "exec engine": ("[j]\nioengine=exec\nprogram=/usr/bin/touch\narguments={c}\n", "ioengine=exec", "2:1"),
+    "include": ("include /tmp/other.fio\n[j]\nrw=read\nsize=64k\n", "include /tmp/other.fio", "1:1"),
+}
+REFUSAL = "fio options that run commands on the host are refused"
+
+
+def _fio_plan(args: dict[str, Any], canary: Path) -> dict[str, Any]:
+    text = json.dumps(args).replace("{c}", str(canary))
+    return plan_of({"workloads": [{"fio": json.loads(text), "name": "hooked"}]})
+
+
+@pytest.mark.parametrize("where", list(HOOK_STEPS))
+def test_fio_shell_hooks_in_options_refused_before_the_host(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                            where: str) -> None:
+    pj = Project(tmp_path)
+    args, option = HOOK_STEPS[where]
+    text = assert_refused_untouched(pj, _fio_plan(args, pj.canary), {}, option, REFUSAL, capsys)
+    assert re.search(r"plan\.yaml:\d+:\d+: plays\[0\]\.workloads\[0\]\.fio: ", text), text  # file:line:col: ...
+    assert "`command:` step" in text.split(" — ", 1)[1]  # ...and how to do it instead
+
+
+@pytest.mark.parametrize("where", list(JOB_FILES))
+def test_fio_shell_hooks_in_a_job_file_refused_before_the_host(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                               where: str) -> None:
+    pj = Project(tmp_path)
+    body, option, line_col = JOB_FILES[where]
+    job = tmp_path / "jobs" / "hooked.fio"
+    job.parent.mkdir()
+    job.write_text(body.replace("{c}", str(pj.canary)))
+    plan = _fio_plan({"job_file": str(job), "ioengine": "psync"}, pj.canary)
+    text = assert_refused_untouched(pj, plan, {}, option, REFUSAL, capsys)
+    assert f"{job}:{line_col}: " in text, text  # the job file's own line and column
+
+
+def test_fio_job_file_relative_to_the_plan_never_runs_its_hooks(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A relative job_file is read from the plan's folder: refused by Fio.validate_files at the plan check once
+    the check passes the plan's folder (exit 5), and in any case before fio starts (the point fails, exit 2)."""
+    from planner.errors import StepError
+    from planner.steps.wl_fio import Fio
+
+    pj = Project(tmp_path)
+    (tmp_path / "jobs").mkdir()
+    (tmp_path / "jobs" / "rel.fio").write_text(f"[j]\nrw=read\nsize=64k\nexec_prerun=touch {pj.canary}\n")
+    args = {"job_file": "jobs/rel.fio", "ioengine": "psync"}
+    with pytest.raises(StepError, match=r"rel\.fio:4:1: fio option exec_prerun"):
+        Fio(args).validate_files(tmp_path)
+    code = pj.apply(_fio_plan(args, pj.canary), {})
+    text = "".join(capsys.readouterr())
+    assert REFUSAL in text and "exec_prerun" in text, text
+    if code == 2:  # refused on the host's turn: the step failed before any fio command
+        result = next(r for r in json.loads((pj.run_dir() / "results.json").read_text()) if r["title"] == "hooked")
+        assert result["status"] == "failed" and REFUSAL in result["msg"]
+        assert not tool_ran(pj.run_dir(), "fio")
+    else:
+        assert code == 5 and (not pj.runs.exists() or not any(pj.runs.iterdir()))
+    assert pj.canary_seen() == []
+
+
+def test_fio_options_that_run_nothing_still_pass(tmp_path: Path) -> None:
+    """Near misses are not refused: an ioengine named like a path-free engine, an option merely containing
+    'exec' in its value, a job named 'program'."""
+    pj = Project(tmp_path)
+    args = {**FIO, "job": {"name": "program", "description": "exec_prerun is refused"}}
+    code = pj.apply(_fio_plan(args, pj.canary), {})
+    assert code == 0, (pj.run_dir() / "console.log").read_text()[-2000:]
+    assert tool_ran(pj.run_dir(), "fio")

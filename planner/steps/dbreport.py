@@ -19,7 +19,7 @@ from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import remote_workdir, save_text
+from planner.steps.wl_common import point_dir, save_text
 
 KINDS = ("awr", "statspack")
 
@@ -77,8 +77,7 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
                 text = "\n".join((r[0] or "") for r in db.query(sql)) + "\n"
             return [save_text(ctx, f"awr_{b}_{e}.txt", text, "awr_text")]
         assert isinstance(db, SqlplusDatabase)
-        work = remote_workdir(ctx, "statspack")
-        ctx.run(["mkdir", "-p", work])
+        work = point_dir(ctx, "statspack")
         ctx.run(["chmod", "1777", work], check=False)  # the Oracle OS user writes the report there
         remote = posixpath.join(work, f"sp_{b}_{e}.lst")
         db.run_script(f"set define on\ndefine begin_snap={b}\ndefine end_snap={e}\ndefine num_days=1\n"

@@ -1,5 +1,12 @@
-"""What the workload steps and the AWR bracketing share: a remote working folder per point, fetching
-what exists (in one round trip), and parsing the main output at once.
+"""What the workload steps and the AWR bracketing share: the point's folder on the host, fetching what exists
+(in one round trip), and parsing the main output at once.
+
+Folders on the host. A point's output goes to the engine's point folder, ``ctx.vars["planner_point_dir"]``
+(``<planner_workdir>/<run id>/<step>/pointNNN``): per run, and emptied by planner.window at the start of every
+attempt of the point (a ``--resume`` or a retry after a connection drop runs it again in the same folder), so
+no step creates or empties a folder of its own. Only what must outlive a run stays in the plan-stable step
+folder ``<planner_workdir or /tmp>/planner/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its
+own plan-stable folder (planner.steps.wl_slb).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
 while the raw file stays in the run record (the FAILED outcome still lists it as an artifact).
@@ -23,16 +30,26 @@ from planner.steps.base import Outcome, StepContext
 PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io"})
 
 
-def remote_workdir(ctx: StepContext, *parts: str) -> str:
-    """``/tmp/planner-<run id>/<step>[/pointNNN]`` on the host (inside its sandbox on a lab host)."""
-    step = re.sub(r"[^A-Za-z0-9_.-]+", "_", ctx.step_path)
-    point = f"point{ctx.point.index:03d}" if ctx.point is not None else ""
-    segs = [f"/tmp/planner-{ctx.run_dir.name}", step, point, *parts]
-    return ctx.path(posixpath.join(*[s for s in segs if s]))
+def point_dir(ctx: StepContext, kind: str) -> str:
+    """The folder on the host for this point's output: the engine's point folder, already empty.
+
+    A step run on its own (no engine around it, e.g. a unit test) gets ``<step folder>/pointNNN``, emptied here.
+    """
+    given = ctx.vars.get("planner_point_dir")
+    if given:
+        return str(given)
+    wd = f"{step_dir(ctx, kind)}/point{ctx.point.index if ctx.point is not None else 0:03d}"
+    fresh_dir(ctx, wd)
+    return wd
 
 
-def mkdir(ctx: StepContext, path: str) -> None:
-    ctx.run(["mkdir", "-p", path])
+def host_run_dir(ctx: StepContext) -> str:
+    """This run's folder on the host (for per-run state such as SLOB's setup marker); it exists already
+    under the engine (it holds the point folder), else it is ``/tmp/planner-<run id>`` (made by the upload)."""
+    given = ctx.vars.get("planner_point_dir")
+    if given:
+        return posixpath.dirname(posixpath.dirname(str(given).rstrip("/")))
+    return ctx.path(f"/tmp/planner-{ctx.run_dir.name}")
 
 
 def existing(ctx: StepContext, paths: Sequence[str], *, nonempty: bool = False) -> set[str]:
@@ -84,21 +101,22 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
     return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), data={**dict(data or {}), "metrics": metrics})
 
 
-def point_workdir(ctx: StepContext, kind: str) -> tuple[str, str]:
-    """(step dir, point dir) on the host: ``<planner_workdir or /tmp>/planner/<kind>-<step>/pointNNN``.
+def step_dir(ctx: StepContext, kind: str) -> str:
+    """The plan-stable step folder on the host: ``<planner_workdir or /tmp>/planner/<kind>-<step>``.
 
-    The names depend on the plan only (not the run), so kits and data files can be reused by later runs.
+    Its name depends on the plan only (not the run), so data files are reused by later points and runs.
+    Nothing a point reports is written there.
     """
     base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
     check_path(base)
     slug = kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-")
-    step_dir = ctx.path(f"{base}/planner/{slug}")
-    index = ctx.point.index if ctx.point is not None else 0
-    return step_dir, f"{step_dir}/point{index:03d}"
+    return ctx.path(f"{base}/planner/{slug}")
 
 
 def fresh_dir(ctx: StepContext, path: str) -> None:
-    """Empty the point's own folder first: stale output from an earlier run must never be fetched."""
+    """Empty a point folder (one round trip): stale output must never be fetched."""
+    if not re.search(r"/point\d{3}$", path):  # only ever a point folder: never a parent or a user's path
+        raise ValueError(f"not a point folder: {path!r}")
     ctx.sh('rm -rf -- "$1" && mkdir -p -- "$1"', path)
 
 

@@ -3,14 +3,15 @@
 One call of ``apply`` runs one sweep point: planner writes a fio job file from the step's arguments (a
 ``[global]`` section) and the inline ``job:`` options or the user's ``job_file`` (uploaded from the
 controller), runs ``fio --output-format=json --output=<point dir>/fio.json <job file>`` on the host,
-fetches the JSON and parses it. Writes to devices go through planner.guard first.
+fetches the JSON and parses it. Writes to devices go through planner.guard first. Data files fio lays out
+itself (a job without an absolute filename) go to the plan-stable step folder, reused by later points and runs.
 """
 
 from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +19,7 @@ from planner.errors import StepError
 from planner.guard import check_destructive, check_path, is_device
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
+from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
 # --- fio -------------------------------------------------------------------------------------------------
 
@@ -30,6 +31,72 @@ TIMEOUT_MARGIN_S = 60.0
 _DURATION = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 
 Section = tuple[str, list[tuple[str, str | None]]]  # [name], options in order (None: a bare flag)
+
+# fio options that make fio run something the plan chooses on the host, as the fio user (fio's man page, 3.33):
+# planner's remote commands are argv lists it builds itself, never a user's string run by a shell.
+_HOOKS = {
+    "exec_prerun": "runs a shell command (fio calls system(3)) before the job",
+    "exec_postrun": "runs a shell command (fio calls system(3)) after the job",
+    "program": "names a program for fio's exec engine to run",
+    "arguments": "passes arguments to a program run by fio's exec engine",
+}
+HOOK_HINT = ("remove it: fio may only do I/O here; run a command before or after the fio step as its own "
+             "`command:` step with an argv list")
+_INCLUDE = re.compile(r"^include(\s|$)", re.IGNORECASE)
+
+
+def _hook(key: str, value: str | None) -> str | None:
+    """Why this fio option runs something of the plan's choosing on the host, or None when it does not."""
+    name = key.strip().lower().replace("-", "_")
+    if name in _HOOKS:
+        return f"fio option {key.strip()} {_HOOKS[name]}"
+    engine = (value or "").strip().lower()
+    if name == "ioengine" and engine == "exec":
+        return f"fio option {key.strip()}={value} runs a program for every job (the exec engine, fio >= 3.31)"
+    if name == "ioengine" and (engine.startswith("external") or "/" in engine):
+        return f"fio option {key.strip()}={value} loads an external engine (a shared object) into fio"
+    return None
+
+
+def option_hooks(options: Iterable[tuple[str, Any]], where: str) -> list[str]:
+    """The refused options of a mapping (``job:``, ``extra:``, the step's own arguments), named with ``where``."""
+    found = []
+    for key, value in options:
+        values = value if isinstance(value, list | tuple) else [value]  # a swept ioengine: every value
+        for v in values:
+            why = _hook(str(key), None if v is None else str(v))
+            if why:
+                found.append(f"{why} ({where})")
+    return list(dict.fromkeys(found))
+
+
+def text_hooks(text: str, source: str) -> list[str]:
+    """The refused options (and ``include`` lines) of raw job-file text, each as ``file:line:col: why``."""
+    found = []
+    section = ""
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.strip()
+        col = len(raw) - len(raw.lstrip()) + 1
+        if not line or line[0] in "#;":
+            continue
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1].strip()
+            continue
+        if _INCLUDE.match(line):
+            found.append(f"{source}:{no}:{col}: `{line[:80]}` pulls another job file into fio that planner "
+                         "never checks")
+            continue
+        key, sep, value = line.partition("=")
+        why = _hook(key, value.strip() if sep else None)
+        if why:
+            found.append(f"{source}:{no}:{col}: {why}" + (f" (section [{section}])" if section else ""))
+    return found
+
+
+def refuse_hooks(found: Sequence[str]) -> None:
+    if found:
+        raise StepError("fio options that run commands on the host are refused: " + "; ".join(found),
+                        hint=HOOK_HINT)
 
 
 def _value(key: str, value: Any) -> str:
@@ -82,6 +149,20 @@ def job_targets(sections: Sequence[Section]) -> list[tuple[str, bool]]:
     return out
 
 
+def all_placed(sections: Sequence[Section]) -> bool:
+    """Whether every job names absolute files or folders for its data (so fio's working folder is unused)."""
+    glob: dict[str, str | None] = {}
+    for name, opts in sections:
+        if name == "global":
+            glob.update(opts)
+            continue
+        eff = {**glob, **dict(opts)}
+        names = [p for k in ("filename", "directory") for p in re.split(r"(?<!\\):", eff.get(k) or "") if p]
+        if not names or not all(p.startswith("/") for p in names):
+            return False
+    return True
+
+
 def render_job_file(sections: Sequence[Section], map_path: Callable[[str], str]) -> str:
     """The job file planner uploads: absolute filename/directory values mapped into the host's root."""
     lines = ["; written by planner for one sweep point"]
@@ -121,9 +202,32 @@ class Fio(StepType):
         return list(opts.items())
 
     def validate(self) -> None:
+        """Refused before any host is touched: bad option names or values, and options that run commands
+        (in the step's arguments, ``extra:``, ``job:``, or a job file whose path is absolute)."""
         self._global()
+        refuse_hooks(self._mapping_hooks())
         if not self.args.get("job_file"):
             self._inline_job()
+        elif Path(str(self.args["job_file"])).is_absolute():
+            self.validate_files(Path("/"))
+
+    def validate_files(self, plan_dir: Path) -> None:
+        """The job file's text, read on the controller (``job_file`` is relative to the plan's folder)."""
+        if not self.args.get("job_file"):
+            return
+        path = Path(str(self.args["job_file"]))
+        local = path if path.is_absolute() else plan_dir / path
+        try:
+            text = local.read_text()
+        except (OSError, UnicodeDecodeError):
+            return  # not readable yet: apply says so, and checks the text it reads then
+        refuse_hooks(text_hooks(text, str(local)))
+
+    def _mapping_hooks(self) -> list[str]:
+        a = self.args
+        return (option_hooks([(k, a[k]) for k in _ARG_OPTIONS if a.get(k) is not None], "step argument")
+                + option_hooks(dict(a.get("extra") or {}).items(), "extra:")
+                + option_hooks(dict(a.get("job") or {}).items(), "job:"))
 
     def _inline_job(self) -> Section:
         job = dict(self.args.get("job") or {})
@@ -135,6 +239,7 @@ class Fio(StepType):
     def sections(self, ctx: StepContext) -> tuple[list[Section], str]:
         """The job file's sections and where they came from."""
         glob: Section = ("global", self._global())
+        refuse_hooks(self._mapping_hooks())  # also here: a step run without the plan check never runs them
         if self.args.get("job_file"):
             path = Path(str(self.args["job_file"]))
             local = path if path.is_absolute() else ctx.plan_dir / path
@@ -143,6 +248,7 @@ class Fio(StepType):
             except OSError as e:
                 raise StepError(f"cannot read fio job file {local}: {e.strerror or e}",
                                 hint="job_file is a file on the controller, relative to the plan") from None
+            refuse_hooks(text_hooks(text, str(local)))
             return [glob, *parse_job_file(text, str(local))], str(local)
         return [glob, self._inline_job()], "job"
 
@@ -161,6 +267,16 @@ class Fio(StepType):
         devices = [f for f in written if is_device(ctx, f)]
         check_destructive(ctx, devices, what="fio write")
 
+    def _data_dir(self, ctx: StepContext, sections: Sequence[Section], wd: str) -> str:
+        """fio's working folder: where a job without an absolute filename/directory lays out its data files.
+        That is the plan-stable step folder (reused by later points and runs, not rewritten each time);
+        the point folder when every job names its files."""
+        if all_placed(sections):
+            return wd
+        data = step_dir(ctx, self.kind)
+        ctx.run(["mkdir", "-p", "--", data])
+        return data
+
     def check(self, ctx: StepContext) -> Change:
         sections, origin = self.sections(ctx)
         targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
@@ -169,12 +285,11 @@ class Fio(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         sections, _ = self.sections(ctx)
         self._guard(ctx, sections)
-        _, wd = point_workdir(ctx, self.kind)
-        fresh_dir(ctx, wd)
+        wd = point_dir(ctx, self.kind)
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
         ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
         argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
-        r = ctx.run(argv, check=False, cwd=wd, timeout=self._timeout(ctx, sections))
+        r = ctx.run(argv, check=False, cwd=self._data_dir(ctx, sections, wd), timeout=self._timeout(ctx, sections))
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"

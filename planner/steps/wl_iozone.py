@@ -18,7 +18,7 @@ from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
+from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
@@ -68,21 +68,22 @@ class Iozone(StepType):
             raise StepError(f"iozone threads must be a whole number of 1 or more, got {value!r}")
         return n
 
-    def _host_path(self, ctx: StepContext, path: str, step_dir: str) -> str:
-        return ctx.path(path) if path.startswith("/") else posixpath.join(step_dir, path)
+    def _host_path(self, ctx: StepContext, path: str, data_dir: str) -> str:
+        return ctx.path(path) if path.startswith("/") else posixpath.join(data_dir, path)
 
-    def files(self, ctx: StepContext, step_dir: str) -> list[str]:
+    def files(self, ctx: StepContext, data_dir: str) -> list[str]:
+        """The data files, in the plan-stable step folder unless absolute (they outlive the point)."""
         n = self._threads()
         given = self.args.get("files")
         if given is None:
-            return [f"{step_dir}/file{i}" for i in range(1, n + 1)]
+            return [f"{data_dir}/file{i}" for i in range(1, n + 1)]
         if isinstance(given, str):  # a prefix, as in the seed's file1 file2 ...
-            return [self._host_path(ctx, f"{given}{i}", step_dir) for i in range(1, n + 1)]
+            return [self._host_path(ctx, f"{given}{i}", data_dir) for i in range(1, n + 1)]
         names = [str(f) for f in given]
         if len(names) < n:
             raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
                             hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
-        return [self._host_path(ctx, f, step_dir) for f in names[:n]]
+        return [self._host_path(ctx, f, data_dir) for f in names[:n]]
 
     def validate(self) -> None:
         check_host_path(str(self.args.get("binary") or "iozone"), "iozone binary")
@@ -99,15 +100,13 @@ class Iozone(StepType):
                            tests, self.args.get("file_size"), self._threads(), files)
 
     def check(self, ctx: StepContext) -> Change:
-        step_dir, _ = point_workdir(ctx, self.kind)
-        return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir))))
+        return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir(ctx, self.kind)))))
 
     def apply(self, ctx: StepContext) -> Outcome:
-        step_dir, wd = point_workdir(ctx, self.kind)
-        files = self.files(ctx, step_dir)
+        files = self.files(ctx, step_dir(ctx, self.kind))
         argv = self.argv(ctx, files)
-        fresh_dir(ctx, wd)
-        ctx.run(["mkdir", "-p", "--", *sorted({posixpath.dirname(f) for f in files})])
+        wd = point_dir(ctx, self.kind)
+        ctx.run(["mkdir", "-p", "--", *sorted({posixpath.dirname(f) for f in files})])  # the data files' folders
         if self.args.get("create_files"):
             make = create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
                                self.args.get("file_size"), files[0])

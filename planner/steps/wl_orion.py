@@ -1,6 +1,6 @@
 """The ``orion`` workload: one sweep point of Oracle ORION against the LUNs the plan names.
 
-Writes ``<testname>.lun`` (one device per line, mapped into the host's sandbox) in a fresh remote folder,
+Writes ``<testname>.lun`` (one device per line, mapped into the host's sandbox) in the point's folder,
 runs ``orion -run <run> -testname <testname> -num_disks N ...`` there and collects ``*_summary.txt``,
 ``*_iops.csv``, ``*_mbps.csv``, ``*_lat.csv``, ``*_trace.txt`` (and ``*_hist.csv`` when written). ``write`` > 0
 destroys data on the LUNs: planner.guard.check_destructive must pass first (``destructive: true`` and no
@@ -19,7 +19,7 @@ from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Status
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_common import mkdir, parse_outcome, remote_workdir, save_text
+from planner.steps.wl_common import parse_outcome, point_dir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
 _KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv": "orion_csv",
@@ -76,8 +76,7 @@ class Orion(StepType):
         write = int(self.args.get("write", 0) or 0)
         if write > 0:
             guard.check_destructive(ctx, luns, what=f"ORION -write {write}")
-        work = remote_workdir(ctx, "orion")
-        mkdir(ctx, work)
+        work = point_dir(ctx, self.kind)
         ctx.conn.put("".join(ctx.path(x) + "\n" for x in luns).encode(), posixpath.join(work, f"{testname}.lun"))
         r = ctx.run(argv, cwd=work, check=False)
         arts = [save_text(ctx, "orion_console.txt", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))]

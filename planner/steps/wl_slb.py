@@ -3,7 +3,8 @@
 The kit is a directory or a tarball on the controller; by default the project's own SLB-compatible kit
 (planner/kits/slb, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
 lands in ``<workdir>/planner/kits/slb-<digest>`` on the host, named by the digest of its files, and is
-built once: later points and runs reuse it while the recorded binary checksum still matches.
+built once: later points and runs reuse it while the recorded binary checksum still matches. Each
+point's output (slb.out, slb.err) goes to the point's folder (planner.steps.wl_common.point_dir).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import planner
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, fresh_dir, point_workdir, tail
+from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
 
 DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -164,8 +165,7 @@ class Slb(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         argv = self._argv()
         kit_dir = self.install(ctx, load_kit(self.args.get("kit"), ctx.plan_dir))
-        _, wd = point_workdir(ctx, self.kind)
-        fresh_dir(ctx, wd)
+        wd = point_dir(ctx, self.kind)
         out, err = f"{wd}/slb.out", f"{wd}/slb.err"
         env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
         seconds = _positive(self.args, "seconds", 10) or 10

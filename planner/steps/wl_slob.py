@@ -12,6 +12,12 @@ UPDATE_PCT = round(100 * writers / sessions) unless update_pct is given (SLOB ac
 slob.conf is rewritten from the step's parameters for the point and put back afterwards: the original is
 first copied to ``slob.conf.planner-orig`` on the host and restored in a ``finally`` (a run that died
 before restoring leaves that copy, which the next run takes as the original).
+
+SLOB writes its reports (awr.txt, statspack.txt, iostat.out...) into the kit. Before ``runit.sh`` planner
+removes any the kit still holds (a dead attempt's half-written awr.txt must never pass for this point's), and
+after it copies what this run wrote into the point's folder, where they are fetched from. The last point's
+reports stay in the kit, as after a run by hand; the slob.conf backup is the one piece of planner state
+there, kept only until the point ends (it must survive a crashed run).
 """
 
 from __future__ import annotations
@@ -27,10 +33,20 @@ from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_common import fetch_existing, mkdir, parse_outcome, save_text
+from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
 _ERROR_LINE = re.compile(r"^.*\b(ORA-\d{5}|SP2-\d{4}|FATAL)\b.*$", re.M)
+OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", "statspack.txt", "iostat.out", "vmstat.out", "mpstat.out",
+           "db_stats.out", "tm.out", "sqlplus.out", "slob_debug.out")  # what runit.sh writes into the kit
+# Before runit.sh, one round trip: back up slob.conf (unless a crashed run left its backup, the real original),
+# and remove the kit's reports of any earlier run.
+_PREPARE = ('k=$1; b=$2; shift 2; cd -- "$k" || exit 1; '
+            'if [ -n "$b" ] && [ ! -e "$b" ]; then cp -p -- slob.conf "$b" || exit 1; fi; rm -f -- "$@"')
+# After it, one round trip: drop the backup, copy this run's reports into the point folder, list them. They stay
+# in the kit too, where a SLOB user looks for awr.txt after a run; the next point's _PREPARE removes them first.
+_COLLECT = ('k=$1; d=$2; b=$3; shift 3; cd -- "$k" || exit 1; [ -z "$b" ] || rm -f -- "$b"; '
+            'for f; do [ -f "$f" ] && cp -p -- "$f" "$d/$f" && printf "%s\\n" "$f"; done; exit 0')
 _CONF_KEYS = {"update_pct": "UPDATE_PCT", "run_time": "RUN_TIME", "scale": "SCALE", "work_unit": "WORK_UNIT",
               "redo_stress": "REDO_STRESS", "threads_per_schema": "THREADS_PER_SCHEMA",
               "database_statistics_type": "DATABASE_STATISTICS_TYPE"}
@@ -173,7 +189,7 @@ class Slob(StepType):
 
     def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any]) -> list[Artifact]:
         """setup.sh once per run and host (again only if a later point needs more schemas)."""
-        marker = ctx.path(f"/tmp/planner-{ctx.run_dir.name}/slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
+        marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
@@ -184,8 +200,7 @@ class Slob(StepType):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
                             + "; ".join(m.group(0).strip() for m in _ERROR_LINE.finditer(r.stdout))[:500],
                             hint=f"see {log.path} and the kit's cr_tab_and_load.out")
-        mkdir(ctx, posixpath.dirname(marker))
-        ctx.conn.put(f"{schemas}\n".encode(), marker)
+        ctx.conn.put(f"{schemas}\n".encode(), marker)  # the run's folder exists (or the upload makes it)
         return [log]
 
     def apply(self, ctx: StepContext) -> Outcome:
@@ -198,15 +213,19 @@ class Slob(StepType):
         if self.args.get("setup"):
             arts += self._setup(ctx, kit, _int(self.args, "readers") + _int(self.args, "writers"), run_as)
         conf_path = posixpath.join(kit, "slob.conf")
+        backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
         stats = "awr"
-        if original is not None:  # SLOB 1 has no slob.conf
+        values: dict[str, str] = {}
+        if original is not None:
             values = self.conf_values(version, update_pct)
             wanted = ctx.vars.get("planner_collect_db_report")  # the play's collect: [awr] or [statspack]
             if wanted and version is KitVersion.SLOB24 and "DATABASE_STATISTICS_TYPE" not in values:
                 values["DATABASE_STATISTICS_TYPE"] = str(wanted)
             stats = (values.get("DATABASE_STATISTICS_TYPE") or conf_value(original, "DATABASE_STATISTICS_TYPE")
                      or ("statspack" if version is KitVersion.SLOB24 else "awr")).lower()
-            ctx.conn.put(original.encode(), conf_path + BACKUP_SUFFIX)
+        wd = point_dir(ctx, self.kind)
+        ctx.sh(_PREPARE, kit, backup, *OUTPUTS)
+        moved = ""
         try:
             if original is not None:
                 ctx.conn.put(render_conf(original, values).encode(), conf_path)
@@ -215,25 +234,23 @@ class Slob(StepType):
         finally:
             if original is not None:
                 ctx.conn.put(original.encode(), conf_path)
-                ctx.run(["rm", "-f", conf_path + BACKUP_SUFFIX], check=False)
+            moved = ctx.sh(_COLLECT, kit, wd, backup, *OUTPUTS, check=False).stdout
         arts.append(save_text(ctx, "runit.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
-        main = [(posixpath.join(kit, "awr.txt"), "awr.txt", "awr_text"),
-                (posixpath.join(kit, "awr.html"), "awr.html", "awr_html"),
-                (posixpath.join(kit, "awr.html.gz"), "awr.html.gz", "awr_html")]
+        main = [("awr.txt", "awr_text"), ("awr.html", "awr_html"), ("awr.html.gz", "awr_html")]
         if stats == "statspack":
-            main = [(posixpath.join(kit, "statspack.txt"), "statspack.txt", "statspack")]
-        logs = [(posixpath.join(kit, n), n, k) for n, k in (
-            ("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
-            ("tm.out", ""), ("sqlplus.out", ""), ("slob_debug.out", ""))]
-        fetched = fetch_existing(ctx, main + logs)
+            main = [("statspack.txt", "statspack")]
+        logs = [("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
+                ("tm.out", ""), ("sqlplus.out", ""), ("slob_debug.out", "")]
+        there = set(moved.split())
+        fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
         arts += fetched
         what = f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct})"
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
             why = "; ".join(dict.fromkeys(errors))[:600] or (r.stderr.strip() or f"exit code {r.exit_code}")[-300:]
             return Outcome(Status.FAILED, f"{what} reported errors: {why}", artifacts=tuple(arts))
-        if not any(a.kind == main[0][2] for a in fetched):
-            return Outcome(Status.FAILED, f"{what} wrote no {main[0][1]} in {kit}", artifacts=tuple(arts))
+        if not any(a.kind == main[0][1] for a in fetched):
+            return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts))
         return parse_outcome(ctx, arts, what, {"sessions": sessions, "update_pct": update_pct,
                                                "kit_version": version.value, "statistics": stats})
 
