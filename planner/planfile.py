@@ -243,7 +243,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
         for host in hosts:
             variables = variables_for(plan, play, host, extra_vars)
             for spec in play.steps:
-                for p in _check_step(spec, variables, doc):
+                for p in _check_step(spec, variables, doc, plan.source.parent):
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -251,7 +251,8 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     return problems
 
 
-def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None) -> list[Problem]:
+def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
+                plan_dir: Path) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
@@ -272,23 +273,29 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
         return problems
     problems += validate_step_args(spec.kind, rendered, where, step_path)
     if not problems:
-        problems += _refused_args(spec, rendered, where, step_path)
+        problems += _refused_args(spec, rendered, where, step_path, plan_dir)
     for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
         problems.append(Problem(where.value((*step_path, name) if name else step_path),
                                 format_path(step_path), message, hint))
     return problems
 
 
-def _refused_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath) -> list[Problem]:
+def _refused_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath,
+                  plan_dir: Path) -> list[Problem]:
     """The step type's own checks of its rendered arguments (device names, paths, SQL values): a value
-    that would be refused on the host is refused here, before any host is touched."""
+    that would be refused on the host is refused here, before any host is touched. Steps that read files
+    beside the plan (fio's job_file) check them too, through their optional ``validate_files(plan_dir)``."""
     from planner.steps import REGISTRY  # planner.steps imports the engine: keep plan loading light
 
     cls = REGISTRY.get(spec.kind)
     if cls is None:
         return []
     try:
-        cls(rendered).validate()
+        step = cls(rendered)
+        step.validate()
+        validate_files = getattr(step, "validate_files", None)
+        if callable(validate_files):
+            validate_files(plan_dir)
     except StepError as exc:
         return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
     return []
