@@ -21,13 +21,13 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.plan import Plan
-from planner.results import Status, StepResult
+from planner.results import Artifact, Status, StepResult
 
 AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
@@ -260,6 +260,25 @@ def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
                  or r.status in (Status.OK, Status.CHANGED))
 
 
+def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
+    """Artifacts of one execution that repeat another's figures, so each figure is measured once (or every
+    repeat would count twice in n, spread and CV):
+
+    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured;
+    - two samplings of one OS tool (SLOB's own iostat.out beside planner's window ``iostat.txt``): the
+      window's, which covers exactly the workload, else the first.
+    """
+    out: set[str] = set()
+    reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
+    out.update(a.path for a in reports[1:])
+    for kind in OS_KINDS:
+        same = [a for a in artifacts if a.kind == kind]
+        if len(same) > 1:
+            keep = next((a for a in same if PurePosixPath(a.path).name == f"{kind}.txt"), same[0])
+            out.update(a.path for a in same if a is not keep)
+    return out
+
+
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
     run_dir = Path(run_dir)
@@ -282,22 +301,16 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                     params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
-        measured_report = False
+        shadowed = _shadowed(r.artifacts)
         for a in r.artifacts:
-            if a.kind not in KINDS:
-                continue  # logs, scripts, kinds without a parser: kept in the record, not measured
+            if a.kind not in KINDS or a.path in shadowed:
+                continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
             parsed, errors = _parse(run_dir / a.path, a.kind)
             simulated = a.simulated or bool(parsed and parsed.simulated)
             artifacts.append(ReadArtifact(a.path, a.kind, play, r.host, r.step, simulated,
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
-            if a.kind in ONE_REPORT_KINDS:
-                # awr.txt and awr.html of one point are one report in two layouts: measured once, or every
-                # repeat would count twice (n, spread and CV of the sweep tables would be wrong)
-                if measured_report:
-                    continue
-                measured_report = True
             derived = _derive(parsed)
             heads = _headline(parsed, derived)
             for m in (*parsed.metrics, *derived):

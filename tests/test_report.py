@@ -190,7 +190,7 @@ def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
     data = read_run(run)
     reads = [m for m in data.measurements if m.metric == "physical_reads_per_s"]
     assert len(reads) == 3 and {m.artifact_kind for m in reads} == {"awr_text"}
-    assert {a.kind for a in data.artifacts} == {"awr_text", "awr_html"}  # both still read and listed
+    assert {a.kind for a in data.artifacts} == {"awr_text"}  # the second layout is kept in the record, not read
     text = render_run_report(run).read_text()
     assert "| 3 |" in text and "| 6 |" not in text
 
@@ -225,3 +225,18 @@ def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
     assert "3,000,000" not in text  # the two plays' waits were once summed as one workload
     default = render(read_run(run), "default.md.j2", run)
     assert "Top wait events — slob in violin 8 LUNs" in default and "slob in violin 16 LUNs" in default
+
+
+def test_the_window_sampling_wins_over_the_kits_own(tmp_path: Path) -> None:
+    """SLOB's runit.sh samples iostat itself (iostat.out) while planner's window does too (iostat.txt):
+    the window's covers exactly the workload and is the one measured; an empty kit file is no parse problem."""
+    from planner.measure import read_run
+
+    execs = [Exec("plays[0].workloads[0]", "slob", "exa",
+                  {"awr.txt": (awr_excerpt(1000.0), "awr_excerpt"),
+                   "iostat.out": ("Linux 6.1 (vm) \t11/30/26 \t_x86_64_\t(2 CPU)\n", "iostat"),
+                   "iostat.txt": (DATA / "ostats" / "iostat-x-t.txt", "iostat")}, {}, 0, 0)]
+    data = read_run(write_run(tmp_path, "20260101T100000Z-slob", execs, [{"name": "exadata", "hosts": ["exa"]}]))
+    assert [a.path.rsplit("/", 1)[-1] for a in data.artifacts if a.kind == "iostat"] == ["iostat.txt"]
+    assert all(a.parsed_ok for a in data.artifacts)
+    assert {m.artifact.rsplit("/", 1)[-1] for m in data.measurements if m.artifact_kind == "iostat"} == {"iostat.txt"}
