@@ -70,3 +70,17 @@ def test_a_bigger_buffer_cache_shows_up_and_cuts_physical_reads(tmp_path: Path) 
 def test_idle_report_still_parses() -> None:
     p = parse_text(report("awr_text", 0), "a.txt", "awr_text")
     assert not p.errors and p.value("physical_reads_per_s") == 0
+
+
+def test_more_luns_in_the_disk_group_raise_the_device_limit(tmp_path: Path) -> None:
+    """The seed's Violin: 8 more LUNs in the SLOB disk group, more IOPS at the same readers (never fewer)."""
+    def db_with(luns: int) -> DbInfo:
+        disks = [{"path": f"/dev/mapper/violin_lun{i}", "group": "SLOB" if i <= luns else None} for i in range(1, 17)]
+        (tmp_path / "db.json").write_text(json.dumps({"database": {}, "memory": {}, "disks": disks}))
+        return load_db(tmp_path)
+
+    w = Workload(sessions=64, scale_blocks=1_000_000, schemas=64)
+    eight, sixteen = db_with(8), db_with(16)
+    assert (eight.asm_disks, sixteen.asm_disks) == (8, 16)
+    iops = [simulate(w, HOST, db).read_blocks for db in (db_with(0), eight, sixteen)]
+    assert iops[0] < iops[1] < iops[2]
