@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,25 +25,6 @@ from planner.parsers import parse_file
 from planner.runrecord import RecordWriteError, RunRecord
 
 ENOSPC = "No space left on device"
-
-
-@pytest.fixture
-def small_disk() -> Iterator[Callable[[Path, str], Path]]:
-    """mount(path, size): a tmpfs of that size at path, unmounted after the test."""
-    mounted: list[Path] = []
-
-    def mount(path: Path, size: str) -> Path:
-        path.mkdir(parents=True, exist_ok=True)
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot mount a small tmpfs to fill up (needs root / CAP_SYS_ADMIN): {r.stderr.strip()}")
-        mounted.append(path)
-        return path
-
-    yield mount
-    for path in reversed(mounted):
-        subprocess.run(["umount", "-l", str(path)], check=False, capture_output=True)
 
 
 def fill(path: Path) -> None:

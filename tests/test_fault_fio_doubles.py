@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import textwrap
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -23,25 +22,6 @@ from planner.parsers import parse_file
 ENOSPC = "No space left on device"
 REAL_FIO = shutil.which("fio")
 pytestmark = pytest.mark.skipif(REAL_FIO is None, reason="fio is not installed")
-
-
-@pytest.fixture
-def small_disk() -> Iterator[Callable[[Path, str], Path]]:
-    """mount(path, size): a tmpfs of that size at path, unmounted after the test."""
-    mounted: list[Path] = []
-
-    def mount(path: Path, size: str) -> Path:
-        path.mkdir(parents=True, exist_ok=True)
-        r = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={size}", "tmpfs", str(path)],
-                           capture_output=True, text=True)
-        if r.returncode != 0:
-            pytest.skip(f"cannot mount a small tmpfs to fill up (needs root / CAP_SYS_ADMIN): {r.stderr.strip()}")
-        mounted.append(path)
-        return path
-
-    yield mount
-    for path in reversed(mounted):
-        subprocess.run(["umount", "-l", str(path)], check=False, capture_output=True)
 
 
 def test_host_disk_full_while_fio_writes_its_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -132,15 +132,20 @@ def parse_job_file(text: str, source: str) -> list[Section]:
     return sections
 
 
-def job_targets(sections: Sequence[Section]) -> list[tuple[str, bool]]:
-    """(filename, writes) for every file a job touches; [global] values apply to the jobs after them."""
-    out: list[tuple[str, bool]] = []
+def _jobs(sections: Sequence[Section]) -> Iterator[dict[str, str | None]]:
+    """Each job's effective options: the [global] values given before it, then its own."""
     glob: dict[str, str | None] = {}
     for name, opts in sections:
         if name == "global":
             glob.update(opts)
-            continue
-        eff = {**glob, **dict(opts)}
+        else:
+            yield {**glob, **dict(opts)}
+
+
+def job_targets(sections: Sequence[Section]) -> list[tuple[str, bool]]:
+    """(filename, writes) for every file a job touches; [global] values apply to the jobs after them."""
+    out: list[tuple[str, bool]] = []
+    for eff in _jobs(sections):
         rw = eff.get("rw") or eff.get("readwrite") or "read"
         writes = bool(_WRITES.search(rw))
         for f in re.split(r"(?<!\\):", eff.get("filename") or ""):
@@ -151,12 +156,7 @@ def job_targets(sections: Sequence[Section]) -> list[tuple[str, bool]]:
 
 def all_placed(sections: Sequence[Section]) -> bool:
     """Whether every job names absolute files or folders for its data (so fio's working folder is unused)."""
-    glob: dict[str, str | None] = {}
-    for name, opts in sections:
-        if name == "global":
-            glob.update(opts)
-            continue
-        eff = {**glob, **dict(opts)}
+    for eff in _jobs(sections):
         names = [p for k in ("filename", "directory") for p in re.split(r"(?<!\\):", eff.get(k) or "") if p]
         if not names or not all(p.startswith("/") for p in names):
             return False
