@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from planner.connection import Connection
+from planner.connection import CommandResult, Connection
 
 # One POSIX sh script, no user input in it; the sandbox root comes in as $1.
 _SCRIPT = r"""
@@ -51,12 +52,32 @@ class Facts:
         return asdict(self)
 
 
+# Ends the output of a script run before the facts in the same round trip (see gather_after).
+_MARK = "--planner-facts--"
+
+
 def gather(conn: Connection, root: str = "") -> tuple[Facts, Any]:
     """Returns the facts and the CommandResult (for the command log)."""
     r = conn.run(["sh", "-c", _SCRIPT, "sh", root])
+    return parse(r.stdout), r
+
+
+def gather_after(conn: Connection, root: str, prelude: str,
+                 args: Sequence[str]) -> tuple[Facts, CommandResult, str | None]:
+    """Run ``prelude`` (a fixed script taking ``args`` as $1..$n; it must not ``exit``), then gather the facts,
+    in ONE round trip (each costs the host an sshd session and 3-4 process starts): returns the facts, the
+    CommandResult and what the prelude printed (e.g. the host lock's reply; None when the output was cut short)."""
+    script = f'{prelude}\nprintf \'\\n%s\\n\' {_MARK}\nshift {len(args)}\n{_SCRIPT}'
+    r = conn.run(["sh", "-c", script, "sh", *args, root])
+    before, mark, after = r.stdout.rpartition(f"\n{_MARK}\n")
+    return parse(after), r, before if mark else None
+
+
+def parse(stdout: str) -> Facts:
+    """The facts script's ``key=value`` lines as Facts."""
     kv: dict[str, str] = {}
     scheds: dict[str, str] = {}
-    for line in r.stdout.splitlines():
+    for line in stdout.splitlines():
         key, _, value = line.partition("=")
         if key.startswith("scheduler."):
             scheds[key.removeprefix("scheduler.")] = value.strip()
@@ -70,9 +91,8 @@ def gather(conn: Connection, root: str = "") -> tuple[Facts, Any]:
             return 0
 
     sockets = num("sockets")
-    facts = Facts(
+    return Facts(
         hostname=kv.get("hostname", ""), kernel=kv.get("kernel", ""), os=kv.get("os", ""), arch=kv.get("arch", ""),
         distribution=kv.get("distribution", ""), cpus=num("cpus"), cores=num("cores_per_socket") * max(sockets, 1),
         sockets=sockets, cpu_model=kv.get("cpu_model", ""), memory_gb=round(num("mem_kb") / 1024 / 1024, 2),
         schedulers=scheds)
-    return facts, r

@@ -4,7 +4,8 @@ The lock is a directory on the host (``mkdir`` is atomic) holding ``holder.json`
 since). A second run is refused naming the holder. A lock whose controller process is gone is reported as
 stale; ``--break-stale-lock`` breaks it. A run resumed with ``--resume`` takes over the lock its own dead
 controller left without that flag (same run id, process gone); while that controller still lives it is
-refused like anyone else.
+refused like anyone else. The first attempt rides in the facts' round trip (``start_host``); only breaking or
+taking over a lock costs more.
 """
 
 from __future__ import annotations
@@ -17,23 +18,27 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from planner import facts as facts_mod
 from planner import remote_procs as procs
-from planner.connection import Connection
+from planner.connection import CommandResult, Connection
 from planner.errors import ConnectError, PlannerError, StepError
 from planner.execute import HostState
+from planner.facts import Facts
 from planner.results import Status, StepResult
-from planner.runrecord import utc_now
+from planner.runrecord import RunRecord, utc_now
 
 # $3 (optional): this run's remote_procs directory, made in the same round trip once the lock is ours.
-_LOCK_SCRIPT = r"""
+# No `exit`: the runner runs this before the facts script in one round trip (facts.gather_after).
+LOCK_SCRIPT = r"""
 lock=$1; info=$2; procs=$3
-mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
+d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
 if mkdir -- "$lock" 2>/dev/null; then
   printf '%s\n' "$info" >"$lock/holder.json"
   if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || { echo "cannot create $procs" >&2; }; fi
-  echo acquired; exit 0
+  echo acquired
+else
+  echo held; cat -- "$lock/holder.json" 2>/dev/null
 fi
-echo held; cat -- "$lock/holder.json" 2>/dev/null
 """
 
 
@@ -74,19 +79,28 @@ def read_holder(conn: Connection, path: str) -> Holder | None:
     return None if text is None else Holder.parse(text)
 
 
+def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list[str]:
+    """LOCK_SCRIPT's arguments: the lock, what holder.json says, the directory to make once it is ours."""
+    info = json.dumps({"run_id": run_id, "controller": platform.node(), "pid": os.getpid(), "since": since})
+    return [path, info, prepare_dir]
+
+
 def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_stale: bool = False,
-                 dead_pid: int | None = None, prepare_dir: str = "") -> Holder | None:
+                 dead_pid: int | None = None, prepare_dir: str = "", reply: str | None = None) -> Holder | None:
     """Take the host for ``run_id``; returns the holder of the stale lock that was broken (or taken over).
 
     ``dead_pid``: a resumed run's dead controller, whose lock (same run id, same pid) is taken over.
+    ``reply``: what LOCK_SCRIPT already printed (run with the facts); then only a broken lock costs a round trip.
     """
-    info = json.dumps({"run_id": run_id, "controller": platform.node(), "pid": os.getpid(), "since": since})
     broken: Holder | None = None
     for attempt in (1, 2):
-        r = conn.run(["sh", "-c", _LOCK_SCRIPT, "sh", path, info, prepare_dir])
-        if r.stdout.startswith("acquired"):
+        if attempt == 1 and reply is not None:
+            out = reply
+        else:
+            out = conn.run(["sh", "-c", LOCK_SCRIPT, "sh", *lock_args(path, run_id, since, prepare_dir)]).stdout
+        if out.startswith("acquired"):
             return broken
-        holder = Holder.parse(r.stdout.split("\n", 1)[1] if "\n" in r.stdout else "")
+        holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
         alive = holder.alive()
         # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)
         own = dead_pid is not None and holder.run_id == run_id and holder.pid == dead_pid
@@ -111,19 +125,50 @@ def release_lock(conn: Connection, path: str, run_id: str) -> None:
               "sh", path, run_id])
 
 
-def take_host(hs: HostState, run_id: str, *, break_stale: bool,
-              resumes_pid: int | None) -> tuple[StepResult | None, str, bool]:
+def _base(hs: HostState) -> str:
+    return str(hs.host.vars.get("planner_root", "") or "") + str(hs.host.vars.get("planner_workdir", "/tmp/planner"))
+
+
+def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:
+    """The facts and the lock attempt in one round trip: (facts, the command, the lock's reply for take_host)."""
+    assert hs.conn is not None
+    root = str(hs.host.vars.get("planner_root", "") or "")
+    args = lock_args(lock_path(root, hs.host.vars), run_id, utc_now(), procs.running_dir(f"{_base(hs)}/{run_id}"))
+    return facts_mod.gather_after(hs.conn, root, LOCK_SCRIPT, args)
+
+
+def start_host(hs: HostState, record: RunRecord | None) -> tuple[StepResult, str | None]:
+    """Gather the host's facts, and with a run record try its lock in the same round trip: (the facts result,
+    the lock's reply for take_host or None). Check mode (no record) takes no lock."""
+    try:
+        assert hs.conn is not None
+        reply = None
+        if record is None:
+            f, _ = facts_mod.gather(hs.conn, str(hs.host.vars.get("planner_root", "") or ""))
+        else:
+            f, cmd, reply = gather_and_lock(hs, record.id)
+            record.log_command(hs.host.name, "facts", cmd)
+            record.write(f"facts/{hs.host.name}.json", f.to_json())
+        hs.facts = f.to_json()
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK), reply
+    except ConnectError as e:
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e)), None
+
+
+def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int | None,
+              reply: str | None = None) -> tuple[StepResult | None, str, bool]:
     """Lock the host for ``run_id``, make its commands trackable; (a result to show or None, a note, locked).
 
-    A resumed run first stops what its dead controller left running on the host (planner.remote_procs).
+    ``reply``: the lock attempt gather_and_lock made. A resumed run first stops what its dead controller left
+    running on the host (planner.remote_procs).
     """
     assert hs.conn is not None
     root = str(hs.host.vars.get("planner_root", "") or "")
-    base = root + str(hs.host.vars.get("planner_workdir", "/tmp/planner"))
+    base = _base(hs)
     hs.workdir = f"{base}/{run_id}"
     try:
         broken = acquire_lock(hs.conn, lock_path(root, hs.host.vars), run_id, utc_now(), break_stale=break_stale,
-                              dead_pid=resumes_pid, prepare_dir=procs.running_dir(hs.workdir))
+                              dead_pid=resumes_pid, prepare_dir=procs.running_dir(hs.workdir), reply=reply)
     except ConnectError as e:
         hs.unreachable = True
         return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), "", False

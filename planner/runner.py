@@ -17,8 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner import facts as facts_mod
-from planner import hostlock
+from planner import hostlock, probes
 from planner import window as win
 from planner.connection import Connection
 from planner.console import Console
@@ -147,17 +146,31 @@ class Runner:
                 self._add(r)
                 self.console.result(r)
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
-        self._gather_facts(fresh)
+        if not fresh:
+            return
+        self.phase = "facts"
+        self.console.banner("TASK", "Gathering Facts")
+        if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
+            self._locked += fresh
+        replies: dict[str, str | None] = {}  # host -> the lock's reply (with a run record; check mode takes none)
+        for hs, (r, reply) in zip(fresh, self._map(lambda hs: hostlock.start_host(hs, self.record), fresh),
+                                  strict=True):
+            replies[hs.host.name] = reply
+            self._add(r)
+            self.console.result(r)
         if self.record is None:
             return
+        self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
         run_id, taking = self.record.id, [s for s in fresh if s.active]
         dead = int(self.previous.meta.get("pid") or 0) if self.previous else None  # --resume: its controller
 
         def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
-            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead)
+            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead,
+                                      reply=replies.get(hs.host.name))
 
         for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
-            self._locked += [hs] if locked else []
+            if not locked:  # another run's lock: never ours to release
+                self._locked.remove(hs)
             if note:
                 self.console.warn(f"{hs.host.name}: {note}")
             if r is not None:
@@ -165,36 +178,12 @@ class Runner:
                 self.console.result(r)
         self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
 
-    def _release_locks(self) -> None:
-        assert self.record is not None
-        run_id = self.record.id
+    def _release_locks(self, run_id: str) -> None:
         # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
         for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
                                  [hs for hs in self._locked if hs.conn is not None]):
             if warning:
                 self.console.warn(warning)
-
-    def _gather_facts(self, states: list[HostState]) -> None:
-        if not states:
-            return
-        self.phase = "facts"
-        self.console.banner("TASK", "Gathering Facts")
-
-        def one(hs: HostState) -> StepResult:
-            try:
-                assert hs.conn is not None
-                f, cmd = facts_mod.gather(hs.conn, str(hs.host.vars.get("planner_root", "") or ""))
-                if self.record:
-                    self.record.log_command(hs.host.name, "facts", cmd)
-                    self.record.write(f"facts/{hs.host.name}.json", f.to_json())
-                hs.facts = f.to_json()
-                return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK)
-            except ConnectError as e:
-                return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e))
-
-        for r in self._map(one, states):
-            self._add(r)
-            self.console.result(r)
 
     def _map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
         if len(states) <= 1:
@@ -216,9 +205,7 @@ class Runner:
         parts = [play.name, hs.host.name, spec.path.split(".", 1)[-1]]
         if point is not None:
             parts.append(f"point{point.index:03d}")
-        if self.record:
-            return self.record.artifact_dir(*parts)
-        return self.settings.plan_dir  # check mode never writes artifacts
+        return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
 
     def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
         self.console.banner("TASK", spec.title)
@@ -290,9 +277,9 @@ class Runner:
                 workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
                 def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                    # run_in_window empties (and makes) the point folder: every attempt starts from nothing
                     ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
                                 "planner_collect_db_report": window.db_report or ""}
-                    ctx.run(["mkdir", "-p", "--", workdir])
                     return win.run_in_window(ctx, window, workdir, writes_db_report, body)
 
                 return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
@@ -345,9 +332,14 @@ class Runner:
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
+        if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
+            self.phase = "prep"  # the prep steps' read-only probes, one round trip per host (planner.probes)
+            self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
         for spec in play.steps:
             if not selected(spec, play, self.opts):
                 continue
+            if spec.section is not Section.PREP:
+                probes.unwrap(states)
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
@@ -389,7 +381,7 @@ class Runner:
                                       "measured so far")
                     self.restore()
                 if self.record is not None:
-                    self._release_locks()
+                    self._release_locks(self.record.id)
                 for hs in self.states.values():
                     if hs.conn is not None:
                         hs.conn.close()

@@ -39,6 +39,20 @@ class Outcome:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+# What Connection.read_text sends (planner/connection.py): a probe of a file must be that exact command.
+READ_TEXT = 'test -e "$1" || exit 3; cat -- "$1"'
+
+
+@dataclass(frozen=True, slots=True)
+class Probe:
+    """A read-only command a step runs first, exactly as it will run it (see StepType.probes)."""
+
+    argv: tuple[str, ...]
+    become: bool = False
+    become_user: str = "root"
+    ok: frozenset[int] = frozenset({0})  # exit codes whose answer is kept; any other makes the step ask again
+
+
 @dataclass(slots=True)
 class StepContext:
     """Everything a step may touch on one host. Mutable: the engine fills it per host and step."""
@@ -97,6 +111,14 @@ class StepContext:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""
         return self.run(["sh", "-c", script, "sh", *args], **kw)
 
+    def sh_probe(self, script: str, *args: str) -> Probe:
+        """The probe of ``self.sh(script, *args)`` (same argv and become)."""
+        return Probe(("sh", "-c", script, "sh", *args), self.become, self.become_user)
+
+    def read_probe(self, path: str) -> Probe:
+        """The probe of ``self.conn.read_text(path)`` (never under become, like read_text)."""
+        return Probe(("sh", "-c", READ_TEXT, "sh", path), ok=frozenset({0, 3}))
+
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
         local = self.artifacts / (name or posixpath.basename(remote))
         self.conn.get(remote, local)
@@ -144,6 +166,14 @@ class StepType(abc.ABC):
         Called by ``planner validate``/``apply`` on every host's rendered arguments; needs no host.
         """
         return None  # most kinds have nothing to check beyond their schema
+
+    def probes(self, ctx: StepContext) -> Sequence[Probe]:
+        """The read-only commands save()/check() start with, built with ctx.sh_probe / ctx.read_probe.
+
+        The runner may run a play's probes for a host in ONE round trip before its prep steps (planner.probes);
+        the step's own identical command is then answered from that batch unless something ran in between.
+        """
+        return ()
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         """The original state, written to the run record before the first change on the host."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ import jinja2
 
 from planner.errors import StepError
 from planner.results import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import Change, Outcome, Probe, StepContext, StepType, check_host_path
 
 
 class Command(StepType):
@@ -84,6 +84,9 @@ class _FileStep(StepType):
         # save() runs right before apply() on this same instance: reuse its read (one round trip less).
         memo = self.__dict__.pop("_saved_content", _UNREAD)
         return ctx.conn.read_text(self.dest(ctx)) if memo is _UNREAD else memo
+
+    def probes(self, ctx: StepContext) -> Sequence[Probe]:
+        return [ctx.read_probe(self.dest(ctx))]
 
     def check(self, ctx: StepContext) -> Change:
         want = self.content(ctx)
@@ -159,8 +162,13 @@ class Fetch(StepType):
 
     def apply(self, ctx: StepContext) -> Outcome:
         src = ctx.path(str(self.args["src"]))
-        if ctx.run(["test", "-f", src], check=False).exit_code != 0:
-            raise StepError(f"{self.args['src']} does not exist on {ctx.host.name}")
         name = Path(str(self.args.get("dest") or Path(src).name)).name
-        art = ctx.fetch(src, name)
+        try:
+            art = ctx.fetch(src, name)
+        except (StepError, OSError):  # not ConnectError: an unreachable host stays unreachable
+            # Asked only when the copy failed (one round trip less per host when it works): say plainly that
+            # the file is missing, or give the copy's own error.
+            if ctx.run(["test", "-f", src], check=False).exit_code != 0:
+                raise StepError(f"{self.args['src']} does not exist on {ctx.host.name}") from None
+            raise
         return Outcome(Status.OK, f"fetched {self.args['src']} -> {art.path}", artifacts=(art,))

@@ -11,14 +11,14 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import StepError
 from planner.plan import Section
 from planner.results import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
 
 BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 DEV_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
@@ -115,6 +115,10 @@ class IoScheduler(StepType):
 
     def validate(self) -> None:
         device_specs(self.args["devices"])
+
+    def probes(self, ctx: StepContext) -> Sequence[Probe]:
+        rule = [ctx.read_probe(ctx.path(RULE_FILE))] if self.args.get("persist") else []
+        return [ctx.sh_probe(RESOLVE, ctx.root, *device_specs(self.args["devices"])), *rule]
 
     def _resolve(self, ctx: StepContext) -> list[SchedChange]:
         specs = device_specs(self.args["devices"])

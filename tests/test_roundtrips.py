@@ -1,0 +1,134 @@
+"""Round trips per host on the fan-out benchmark's plan (benchmarks/fanout/plan.yaml) over the real sshd lab.
+
+Not a timing test: on a small controller every round trip costs the host an sshd session and a few process
+starts, so the count is what planner's fan-out speed rests on. A change that adds one per host fails here.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner import ssh
+from planner.cli import main
+from planner.lab import Lab
+from planner.sandbox import add_devices
+
+pytestmark = pytest.mark.ssh
+
+PLAN = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.yaml"
+DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
+# Warm apply, per host: facts + lock (1), the prep steps' probes: io_scheduler's resolve and template's read (1),
+# uname (1), fetch's checksum (1) + its SFTP session, lock release (1). Before the batching: 8 execs + 1 SFTP.
+WARM_EXECS = 5
+WARM_SFTP = 1
+
+
+@dataclass
+class Trips:
+    """Exec channels and SFTP sessions opened per host, with the commands for the failure message."""
+
+    execs: Counter[str] = field(default_factory=Counter)
+    sftp: Counter[str] = field(default_factory=Counter)
+    commands: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.execs.clear()
+            self.sftp.clear()
+            self.commands.clear()
+
+
+@pytest.fixture
+def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Trips]:
+    t = Trips()
+    run, sftp_client = ssh.SSHConnection.run, ssh.SSHConnection._sftp_client
+
+    def counted_run(self: ssh.SSHConnection, argv: Any, **kw: Any) -> Any:
+        with t.lock:
+            t.execs[self.host.name] += 1
+            shown = [str(a) for a in argv]
+            if shown[:2] == ["sh", "-c"] and shown[2].startswith("d=$1"):  # remote_procs' tracking wrapper
+                shown = shown[5:]
+            t.commands[self.host.name].append(" ".join(shown)[:100])
+        return run(self, argv, **kw)
+
+    def counted_sftp(self: ssh.SSHConnection) -> Any:
+        before = self._sftp
+        client = sftp_client(self)
+        if client is not before:
+            with t.lock:
+                t.sftp[self.host.name] += 1
+        return client
+
+    monkeypatch.setattr(ssh.SSHConnection, "run", counted_run)
+    monkeypatch.setattr(ssh.SSHConnection, "_sftp_client", counted_sftp)
+    yield t
+
+
+def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
+    before = set(runs.iterdir()) if runs.exists() else set()
+    assert main(["apply", str(PLAN), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
+                 "--keep-prep", "-f", "3"]) == 0
+    (record,) = {p for p in runs.iterdir() if p.is_dir()} - before
+    return json.loads((record / "recap.json").read_text())  # type: ignore[no-any-return]
+
+
+def test_warm_apply_round_trips_per_host(make_lab: Callable[..., Lab], tmp_path: Path, trips: Trips) -> None:
+    lab = make_lab(3)
+    for h in lab.hosts:
+        sandbox = lab.sandbox(h.name)
+        add_devices(sandbox, DEVICES)
+        (sandbox / "tmp").mkdir(exist_ok=True)
+        (sandbox / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
+    inventory = tmp_path / "inventory.yml"
+    lab.write_inventory(inventory)
+    cold = _apply(inventory, tmp_path / "runs")
+    assert all(r["changed"] == 2 and r["failed"] == 0 for r in cold.values()), cold
+
+    trips.reset()
+    warm = _apply(inventory, tmp_path / "runs")
+    assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in warm.values()), warm
+    for h in lab.hosts:
+        execs, sessions = trips.execs[h.name], trips.sftp[h.name]
+        assert execs <= WARM_EXECS, f"{h.name}: {execs} exec round trips: {trips.commands[h.name]}"
+        assert sessions <= WARM_SFTP, f"{h.name}: {sessions} SFTP sessions"
+        assert not (lab.sandbox(h.name) / "tmp/planner.lock").exists(), "the lock was not released"
+
+
+MISSING = """\
+plan: fetch_missing
+plays:
+  - name: fetch
+    hosts: all
+    collect:
+      - name: a file that is not there
+        fetch: {src: /tmp/not-there.txt}
+        ignore_errors: true
+      - name: a directory
+        fetch: {src: /tmp}
+"""
+
+
+def test_fetch_of_a_missing_file_says_so(lab: Lab, tmp_path: Path) -> None:
+    """The existence test now runs only after a failed copy: the message is the same as when it ran first."""
+    plan, inventory, runs = tmp_path / "plan.yaml", tmp_path / "inventory.yml", tmp_path / "runs"
+    plan.write_text(MISSING)
+    lab.write_inventory(inventory)
+    host = lab.hosts[0].name
+    (lab.sandbox(host) / "tmp").mkdir(exist_ok=True)
+    assert main(["apply", str(plan), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
+                 "--limit", host]) == 2
+    (record,) = [p for p in runs.iterdir() if p.is_dir() and not p.is_symlink()]
+    results = [r for r in json.loads((record / "results.json").read_text()) if r["step"].startswith("plays")]
+    assert [(r["status"], r["msg"]) for r in results] == [
+        ("failed", f"/tmp/not-there.txt does not exist on {host}"), ("failed", f"/tmp does not exist on {host}")]
+    assert not list((record / "artifacts").rglob("not-there.txt*")), "a partial copy was left"
