@@ -204,7 +204,7 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
         return msg
     notes = []
     with contextlib.suppress(Exception):  # best effort: must never hide the real failure
-        wd = str(ctx.vars.get("planner_workdir") or "/tmp")
+        wd = str(ctx.vars.get("planner_workdir") or "/tmp/planner")  # planner.steps.wl_common.DEFAULT_WORKDIR
         paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
         r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
         mounts: set[str] = set()

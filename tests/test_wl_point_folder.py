@@ -164,3 +164,18 @@ def test_the_window_empties_the_point_folder_before_every_attempt(tmp_path: Path
     assert fetched == [] and extra == [] and folder.is_dir() and list(folder.iterdir()) == []
     with pytest.raises(ValueError, match="not a point folder"):
         run_in_window(ctx, WindowSpec(), str(root / "tmp"), False, body)
+
+
+def test_planner_workdir_holds_the_runs_and_the_plan_stable_folders_alike(tmp_path: Path) -> None:
+    """planner_workdir is planner's own folder on the host: run folders, fio data files and the built SLB kit
+    all go under it (it once meant three different things to three modules)."""
+    root = project(tmp_path)
+    ini = tmp_path / "hosts.ini"
+    ini.write_text(ini.read_text().rstrip("\n") + " planner_workdir=/scratch/pw\n")
+    code, run, results = apply(tmp_path)
+    assert code == 0, (run / "console.log").read_text()[-3000:]
+    pw = root / "scratch/pw"
+    run_id = json.loads((run / "meta.json").read_text())["run_id"]
+    assert {p.parent.parent for p in point_folders(root)} == {pw / run_id}
+    assert list(pw.glob("fio-*")) and list(pw.glob("kits/slb-*/slb"))
+    assert not (root / "tmp/planner").exists()

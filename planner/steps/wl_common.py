@@ -5,7 +5,7 @@ Folders on the host. A point's output goes to the engine's point folder, ``ctx.v
 (``<planner_workdir>/<run id>/<step>/pointNNN``): per run, and emptied by planner.window at the start of every
 attempt of the point (a ``--resume`` or a retry after a connection drop runs it again in the same folder), so
 no step creates or empties a folder of its own. Only what must outlive a run stays in the plan-stable step
-folder ``<planner_workdir or /tmp>/planner/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its
+folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its
 own plan-stable folder (planner.steps.wl_slb).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
@@ -101,16 +101,24 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
     return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), data={**dict(data or {}), "metrics": metrics})
 
 
+DEFAULT_WORKDIR = "/tmp/planner"  # host var planner_workdir: planner's own folder on the host
+
+
+def planner_dir(ctx: StepContext, *parts: str) -> str:
+    """``<planner_workdir>/<parts>`` on the host (default /tmp/planner), the same folder that holds the runs'
+    folders (planner.hostlock), mapped into the host's sandbox root."""
+    base = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR).rstrip("/") or DEFAULT_WORKDIR
+    check_path(base)
+    return ctx.path(posixpath.join(base, *parts))
+
+
 def step_dir(ctx: StepContext, kind: str) -> str:
-    """The plan-stable step folder on the host: ``<planner_workdir or /tmp>/planner/<kind>-<step>``.
+    """The plan-stable step folder on the host: ``<planner_workdir>/<kind>-<step>``.
 
     Its name depends on the plan only (not the run), so data files are reused by later points and runs.
     Nothing a point reports is written there.
     """
-    base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
-    check_path(base)
-    slug = kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-")
-    return ctx.path(f"{base}/planner/{slug}")
+    return planner_dir(ctx, kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-"))
 
 
 def fresh_dir(ctx: StepContext, path: str) -> None:

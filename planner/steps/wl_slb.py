@@ -21,7 +21,7 @@ import planner
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
+from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -149,8 +149,7 @@ class Slb(StepType):
 
     def install(self, ctx: StepContext, kit: Kit) -> str:
         """The kit's folder on the host, copied and built unless an identical build is already there."""
-        base = str(ctx.vars.get("planner_workdir") or "/tmp").rstrip("/") or "/tmp"
-        kit_dir = ctx.path(f"{base}/planner/kits/slb-{kit.digest[:16]}")
+        kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
         state = ctx.sh(_STATE, kit_dir, check=False).stdout.split()
         # state: [kit digest, binary sha recorded at build] from the marker, then [binary sha, path] now
         if len(state) >= 4 and state[0] == kit.digest and state[1] == state[2]:
