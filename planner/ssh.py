@@ -28,8 +28,7 @@ import secrets
 import socket
 import threading
 import time
-from collections.abc import Iterable, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -397,21 +396,3 @@ class SSHConnection(Connection):
     def _check(self, r: CommandResult, what: str) -> None:
         if not r.ok:
             raise StepError(f"{self.host.name}: cannot {what}: exit {r.exit_code}: {r.stderr.strip()}")
-
-
-def connect_all(hosts: Iterable[Host], forks: int = 10, **kw: Any) -> dict[str, SSHConnection | ConnectError]:
-    """Open one connection per host concurrently; a host that fails maps to its ConnectError."""
-    hosts = list(hosts)
-
-    def one(host: Host) -> SSHConnection | ConnectError:
-        try:
-            conn = SSHConnection(host, **kw)
-            conn.connect()
-        except ConnectError as e:
-            return e
-        return conn
-
-    if not hosts:
-        return {}
-    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts))), thread_name_prefix="ssh") as pool:
-        return dict(zip((h.name for h in hosts), pool.map(one, hosts), strict=True))

@@ -10,7 +10,8 @@ import pytest
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.lab import Lab
-from planner.ssh import SSHConnection, connect_all, known_keys, resolve_target
+from planner.ssh import SSHConnection, known_keys, resolve_target
+from planner.transport import connect_all
 
 
 def _config(tmp_path: Path, lab: Lab, extra: str = "") -> Path:

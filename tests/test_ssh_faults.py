@@ -14,7 +14,8 @@ from planner.connection import CommandResult
 from planner.errors import ConnectError, HostKeyError
 from planner.host import Host
 from planner.lab import Lab
-from planner.ssh import SSHConnection, connect_all
+from planner.ssh import SSHConnection
+from planner.transport import connect_all
 
 pytestmark = pytest.mark.ssh
 
