@@ -34,6 +34,7 @@ from typing import Any
 
 import paramiko
 
+from planner import ssh_scripts
 from planner.connection import Argv, CommandResult, Connection, command_line
 from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
 from planner.host import Host
@@ -42,17 +43,6 @@ from planner.ssh_channel import PGID_MARK, drain, stays_active
 from planner.ssh_target import SSHTarget, merge_target
 
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
-
-# TERM the command's process group, give it 2 s to flush, then KILL what is left.
-# (dash's kill rejects "--", so the negative pgid follows the signal directly.)
-_KILL_SCRIPT = ('kill -TERM -"$1" 2>/dev/null || exit 0; i=0; '
-                'while kill -0 -"$1" 2>/dev/null; do i=$((i+1)); '
-                'if [ "$i" -gt 20 ]; then kill -KILL -"$1" 2>/dev/null; exit 0; fi; sleep 0.1; done')
-# Checksum, mode and rename of an uploaded temp file in one round trip; mv -T in one dir is rename(2).
-_FINISH_PUT = ('h=$(sha256sum < "$1") || exit 8; h=${h%% *}; '
-               'if [ "$h" != "$2" ]; then rm -f -- "$1"; echo "checksum mismatch: got $h" >&2; exit 9; fi; '
-               'if [ -n "$4" ]; then chmod "$4" "$1" || exit 8; fi; mv -f -T -- "$1" "$3"')
-
 
 @functools.lru_cache(maxsize=8)
 def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
@@ -320,7 +310,7 @@ class SSHConnection(Connection):
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
-        line = command_line(["sh", "-c", _KILL_SCRIPT, "sh", str(pgid)], become=become, become_user=buser)
+        line = command_line(["sh", "-c", ssh_scripts.KILL_SCRIPT, "sh", str(pgid)], become=become, become_user=buser)
         chan = transport.open_session(timeout=self.target.connect_timeout)
         try:
             chan.exec_command(line)
@@ -354,7 +344,8 @@ class SSHConnection(Connection):
                 self._write(tmp, payload)
         except (OSError, paramiko.SSHException, EOFError) as e:
             raise self._file_error(e, f"upload {remote}") from e
-        r = self.run(["sh", "-c", _FINISH_PUT, "sh", tmp, digest, remote, f"{mode:04o}" if mode is not None else ""])
+        mode_arg = f"{mode:04o}" if mode is not None else ""
+        r = self.run(["sh", "-c", ssh_scripts.FINISH_PUT, "sh", tmp, digest, remote, mode_arg])
         if r.exit_code == 9:
             raise StepError(f"{self.host.name}: upload of {remote} arrived corrupted ({r.stderr.strip()}, "
                             f"sent {digest})", hint="retry; check the host's disk and network")
@@ -369,13 +360,24 @@ class SSHConnection(Connection):
         local.parent.mkdir(parents=True, exist_ok=True)
         tmp = local.with_name(f".{local.name}.part")
         try:
-            self._sftp_client().get(remote, str(tmp))
-            r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", remote])
-            self._check(r, f"checksum {remote}")
+            r = self.run(["sh", "-c", ssh_scripts.GET, "sh", remote, str(ssh_scripts.GET_INLINE_MAX)])
+            if r.exit_code == 3:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), remote)
+            self._check(r, f"read {remote}")
+            head, _, body = r.stdout.partition("\n")
+            words = head.split()
+            if words[:1] == ["inline"] and len(words) == 3:  # small: it came back in this exec
+                tmp.write_bytes(base64.b64decode(body))
+                remote_sha = words[2]
+            else:  # large: SFTP, then the checksum of what the host holds now
+                self._sftp_client().get(remote, str(tmp))
+                r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", remote])
+                self._check(r, f"checksum {remote}")
+                remote_sha = r.stdout.split()[0]
             got = hashlib.sha256(tmp.read_bytes()).hexdigest()
-            if r.stdout.split()[0] != got:
+            if remote_sha != got:
                 raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
-                                f"(local {got}, remote {r.stdout.split()[0]})", hint="retry when it is stable")
+                                f"(local {got}, remote {remote_sha})", hint="retry when it is stable")
             os.replace(tmp, local)
         except (OSError, paramiko.SSHException, EOFError) as e:
             if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # only local writes say so

@@ -110,6 +110,44 @@ def test_binary_put_get_round_trip_with_mode(conn: SSHConnection, lab: Lab, tmp_
     assert [p.name for p in got.parent.iterdir()] == ["got.bin"]
 
 
+def test_get_inline_and_over_sftp_by_size(conn: SSHConnection, lab: Lab, tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small files come back in the exec itself (no SFTP session), larger ones over SFTP: both byte-exact."""
+    from planner import ssh, ssh_scripts
+
+    sessions: list[int] = []
+    real = ssh.SSHConnection._sftp_client
+
+    def counted(self: SSHConnection) -> object:
+        sessions.append(1)
+        return real(self)
+
+    monkeypatch.setattr(ssh.SSHConnection, "_sftp_client", counted)
+    monkeypatch.setattr(ssh_scripts, "GET_INLINE_MAX", 4096)
+    sandbox = lab.sandbox(conn.host.name)
+    for name, size in (("small.bin", 4096), ("large.bin", 4097)):
+        data = os.urandom(size - 3) + b"\x00\r\n"
+        (sandbox / name).write_bytes(data)
+        conn.get(str(sandbox / name), tmp_path / name)
+        assert (tmp_path / name).read_bytes() == data
+        assert len(sessions) == (0 if name == "small.bin" else 1), name
+    (sandbox / "empty").write_bytes(b"")
+    conn.get(str(sandbox / "empty"), tmp_path / "empty")
+    assert (tmp_path / "empty").read_bytes() == b""
+
+
+def test_get_refuses_bytes_that_do_not_match_the_hosts_checksum(conn: SSHConnection, lab: Lab, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file rewritten between the checksum and the read (simulated: the host reports another checksum)."""
+    from planner import ssh_scripts
+
+    (lab.sandbox(conn.host.name) / "moving.txt").write_text("version 2\n")
+    monkeypatch.setattr(ssh_scripts, "GET", ssh_scripts.GET.replace('"inline $n ${h%% *}"', '"inline $n 0000"'))
+    with pytest.raises(StepError, match="changed or was corrupted while copying"):
+        conn.get(str(lab.sandbox(conn.host.name) / "moving.txt"), tmp_path / "m.txt")
+    assert not (tmp_path / "m.txt").exists() and not list(tmp_path.glob(".*.part"))
+
+
 def test_get_missing_file_is_a_step_error(conn: SSHConnection, lab: Lab, tmp_path: Path) -> None:
     with pytest.raises(StepError, match="cannot fetch"):
         conn.get(str(lab.sandbox(conn.host.name) / "nope"), tmp_path / "x")
