@@ -95,3 +95,27 @@ def test_foreground_wait_events_with_scientific_notation() -> None:
 def test_no_section_raises(bad: str) -> None:
     with pytest.raises(ParseError):
         excerpt.parse(bad)
+
+
+def test_10g_top5_layout_with_call_time_and_truncated_wait_class() -> None:
+    """A real 10g/11gR1-layout Top 5 ("Avg %Total / wait Call / Time Wait Class"), RAC events, a wait class cut
+    to 10 characters: tests/data/awr/top5_10g_layout_askmaclean.txt (source in tests/data/awr/README.md)."""
+    from pathlib import Path
+
+    text = (Path(__file__).parent / "data/awr/top5_10g_layout_askmaclean.txt").read_text()
+    p = excerpt.parse(text, "top5")
+    assert not p.errors
+    assert [m.label("event") for m in p.metrics if m.name == "wait.time_s"] == [
+        "gc buffer busy", "enq: TX - row lock contention", "CPU time", "gc current request",
+        "gc cr multi block request"]
+    assert p.value("wait.waits", event="gc buffer busy") == 79083
+    assert p.value("wait.time_s", event="gc buffer busy") == 73024
+    assert p.value("wait.avg_ms", event="gc buffer busy") == 923
+    assert p.value("wait.pct_db_time", event="gc buffer busy") == 65.4
+    assert p.get("wait.time_s", event="enq: TX - row lock contention").label("wait_class") == "Application"
+    assert p.value("wait.avg_ms", event="enq: TX - row lock contention") == 488
+    assert p.value("wait.time_s", event="CPU time") == 12205 and p.value("wait.pct_db_time", event="CPU time") == 10.9
+    assert p.get("wait.waits", event="CPU time") is None  # CPU has no waits: none invented
+    assert p.value("wait.avg_ms", event="gc current request") == 1221
+    assert p.value("wait.waits", event="gc cr multi block request") == 83666
+    assert p.value("wait.pct_db_time", event="gc cr multi block request") == 0.9
