@@ -119,10 +119,10 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
     raise StepError(f"could not take the host lock {path}", hint="another run took it at the same moment")
 
 
-def release_lock(conn: Connection, path: str, run_id: str) -> None:
-    # Only remove a lock that is ours.
-    conn.run(["sh", "-c", 'grep -q -- "\\"run_id\\": \\"$2\\"" "$1/holder.json" 2>/dev/null && rm -rf -- "$1"',
-              "sh", path, run_id])
+def release_lock(conn: Connection, path: str, run_id: str, running: str = "") -> None:
+    # Only remove a lock that is ours; with it, the run's records of its commands' process groups ($3).
+    conn.run(["sh", "-c", 'grep -q -- "\\"run_id\\": \\"$2\\"" "$1/holder.json" 2>/dev/null && '
+              '{ rm -rf -- "$1"; [ -z "$3" ] || rm -rf -- "$3"; }', "sh", path, run_id, running])
 
 
 def _base(hs: HostState) -> str:
@@ -218,7 +218,7 @@ def release_host(hs: HostState, run_id: str) -> str | None:
     try:
         assert hs.conn is not None
         hs.conn.resume()
-        release_lock(hs.conn, lock_path(root, hs.host.vars), run_id)
+        release_lock(hs.conn, lock_path(root, hs.host.vars), run_id, procs.running_dir(hs.workdir) if hs.workdir else "")
         return None
     except PlannerError as e:
         return f"{hs.host.name}: could not release the host lock: {e}"

@@ -26,14 +26,14 @@ RUNNING_DIR = ".running"
 
 _SKIP21 = "_ " * 21  # /proc/PID/stat: field 22 is the start time (comm of a shell has no spaces)
 
-# $1 the .running dir; the rest is the command. Builtins only before the command: no fork added.
+# $1 the .running dir; the rest is the command. Builtins only, then exec: no process added on the host. The
+# record stays after the command ends (removing it cost a fork of rm per command): _STOP skips a group that
+# is gone or whose leader's start time differs, and the host lock's release removes the folder.
 _WRAP = (
-    'd=$1; shift; g=\n'
+    'd=$1; shift\n'
     '{ read -r _ _ _ _ g _ </proc/$$/stat && read -r ' + _SKIP21 + 't _ <"/proc/$g/stat" '
-    '&& echo "$t" >"$d/$g"; } 2>/dev/null || g=\n'
-    '"$@"; rc=$?\n'
-    '[ -z "$g" ] || rm -f -- "$d/$g"\n'
-    'exit $rc\n'
+    '&& echo "$t" >"$d/$g"; } 2>/dev/null\n'
+    'exec "$@"\n'
 )
 
 _STOP = (

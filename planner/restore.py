@@ -19,7 +19,7 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.execute import ExecSettings, HostState, revert_step
 from planner.host import Host
 from planner.hostlock import read_holder, release_lock
-from planner.remote_procs import stop_leftovers
+from planner.remote_procs import running_dir, stop_leftovers
 from planner.results import Status, StepResult, exit_code, recap
 from planner.runrecord import utc_now, write_json
 
@@ -76,7 +76,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
             hs = states.get(name)
             if hs is not None and hs.conn is not None and where.get("lock"):
                 with contextlib.suppress(PlannerError):
-                    release_lock(hs.conn, where["lock"], run_dir.name)
+                    release_lock(hs.conn, where["lock"], run_dir.name,
+                                 running_dir(where["workdir"]) if where.get("workdir") else "")
     finally:
         for hs in states.values():
             if hs.conn is not None:
