@@ -185,3 +185,15 @@ def test_one_connection_is_reused(conn: SSHConnection) -> None:
     for _ in range(5):
         assert conn.run(["true"]).ok
     assert conn.transport is transport
+
+
+def test_the_command_is_the_leader_of_its_own_process_group(conn: SSHConnection, tmp_path: Path) -> None:
+    """setsid then exec: the command itself leads the group a timeout kills (no extra shell on the host),
+    with or without a working directory and environment."""
+    probe = ["sh", "-c", 'read -r pid _ _ _ pgrp _ < /proc/$$/stat; echo "$pid $pgrp $PWD $X"']
+    for kw in ({}, {"cwd": "/", "env": {"X": "y z"}}):
+        r = conn.run(probe, **kw)
+        pid, pgrp, *rest = r.stdout.split()
+        assert r.ok and pid == pgrp, (kw, r.stdout)
+        if kw:
+            assert rest == ["/", "y", "z"]
