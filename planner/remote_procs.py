@@ -36,21 +36,23 @@ _WRAP = (
     'exec "$@"\n'
 )
 
+# Builtins inside the loop: records of finished commands stay until the lock is released, so a long run
+# leaves thousands, and a fork per record would make a restore slow.
 _STOP = (
     'd=$1; [ -d "$d" ] || exit 0\n'
     'for f in "$d"/*; do\n'
     '  [ -f "$f" ] || continue; g=${f##*/}\n'
     '  case $g in ""|*[!0-9]*) continue;; esac\n'
     '  [ "$g" -gt 1 ] || continue\n'
-    '  want=$(cat -- "$f"); t=\n'
+    '  read -r want < "$f" || want=; t=\n'
     '  if [ -r "/proc/$g/stat" ]; then read -r ' + _SKIP21 + 't _ <"/proc/$g/stat"; fi\n'
     '  if { [ -z "$t" ] || [ "$t" = "$want" ]; } && kill -s 0 -- "-$g" 2>/dev/null; then\n'
     '    kill -s TERM -- "-$g" 2>/dev/null; i=0\n'
     '    while kill -s 0 -- "-$g" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i+1)); done\n'
     '    kill -s KILL -- "-$g" 2>/dev/null && echo "killed $g" || echo "stopped $g"\n'
     '  fi\n'
-    '  rm -f -- "$f"\n'
     'done\n'
+    'rm -f -- "$d"/*\n'
 )
 
 
