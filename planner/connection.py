@@ -139,6 +139,40 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
         raise
 
 
+
+class WrappedConnection(Connection):
+    """Passes everything to ``inner``; a wrapper (process-group tracking, answered probes) overrides what it
+    changes. Cancelling goes to the inner connection, whose commands are the ones to stop."""
+
+    def __init__(self, inner: Connection) -> None:
+        self.inner = inner
+        self.host = inner.host
+
+    @property
+    def cancelled(self) -> threading.Event:
+        return self.inner.cancelled
+
+    def cancel(self) -> None:
+        self.inner.cancel()
+
+    def resume(self) -> None:
+        self.inner.resume()
+
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        return self.inner.run(argv, become=become, become_user=become_user, login=login, timeout=timeout,
+                              env=env, cwd=cwd, stdin=stdin)
+
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        self.inner.put(data, remote, mode=mode)
+
+    def get(self, remote: str, local: Path) -> None:
+        self.inner.get(remote, local)
+
+    def close(self) -> None:
+        self.inner.close()
+
 class LocalConnection(Connection):
     """``ansible_connection=local``: the controller itself, through the same interface."""
 

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.connection import Argv, CommandResult, Connection, command_line
+from planner.connection import Argv, CommandResult, Connection, WrappedConnection, command_line
 from planner.errors import PlannerError
 from planner.execute import ExecSettings, HostState, make_context
 from planner.plan import StepSpec
@@ -63,23 +63,12 @@ def run_batch(conn: Connection, probes: Sequence[Probe]) -> tuple[dict[Key, Comm
     return answers, r
 
 
-class ProbedConnection(Connection):
+class ProbedConnection(WrappedConnection):
     """Answers the probed commands once each from the batch; anything else goes through and drops them all."""
 
     def __init__(self, inner: Connection, answers: dict[Key, CommandResult]) -> None:
-        self.inner = inner
-        self.host = inner.host
+        super().__init__(inner)
         self.answers = answers
-
-    @property
-    def cancelled(self):  # type: ignore[no-untyped-def,override]  # the inner connection's event
-        return self.inner.cancelled
-
-    def cancel(self) -> None:
-        self.inner.cancel()
-
-    def resume(self) -> None:
-        self.inner.resume()
 
     def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
             timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
@@ -95,12 +84,6 @@ class ProbedConnection(Connection):
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
         self.answers.clear()
         self.inner.put(data, remote, mode=mode)
-
-    def get(self, remote: str, local: Path) -> None:
-        self.inner.get(remote, local)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def prepare(hs: HostState, specs: Sequence[StepSpec], variables: Mapping[str, Any], settings: ExecSettings,

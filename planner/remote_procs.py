@@ -17,10 +17,9 @@ from __future__ import annotations
 import dataclasses
 import posixpath
 from collections.abc import Mapping
-from pathlib import Path
 
 from planner import ostats
-from planner.connection import Argv, CommandResult, Connection, command_line
+from planner.connection import Argv, CommandResult, Connection, WrappedConnection, command_line
 
 RUNNING_DIR = ".running"
 
@@ -60,23 +59,12 @@ def running_dir(workdir: str) -> str:
     return posixpath.join(workdir, RUNNING_DIR)
 
 
-class TrackedConnection(Connection):
+class TrackedConnection(WrappedConnection):
     """A Connection whose commands record their process group in the run's ``.running`` dir on the host."""
 
     def __init__(self, inner: Connection, workdir: str) -> None:
-        self.inner = inner
-        self.host = inner.host
+        super().__init__(inner)
         self.dir = running_dir(workdir)
-
-    @property
-    def cancelled(self):  # type: ignore[no-untyped-def,override]  # the inner connection's event
-        return self.inner.cancelled
-
-    def cancel(self) -> None:
-        self.inner.cancel()
-
-    def resume(self) -> None:
-        self.inner.resume()
 
     def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
             timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
@@ -88,15 +76,6 @@ class TrackedConnection(Connection):
         shown = command_line(argv, become=become, become_user=become_user or self.host.become_user, login=login,
                              env=env, cwd=cwd)
         return dataclasses.replace(r, command=shown)
-
-    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
-        self.inner.put(data, remote, mode=mode)
-
-    def get(self, remote: str, local: Path) -> None:
-        self.inner.get(remote, local)
-
-    def close(self) -> None:
-        self.inner.close()
 
 
 def prepare(conn: Connection, workdir: str) -> None:
