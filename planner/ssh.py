@@ -10,8 +10,8 @@ Measured traps handled here:
   we open the socket ourselves.
 - ``recv_exit_status()`` before reading the output deadlocks once a stream fills the channel
   window (paramiko #448, #1778); stdout and stderr are drained together in a select loop.
-- paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339);
-  known_hosts is read line by line here.
+- paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339): known_hosts
+  is read line by line (planner/known_hosts.py).
 """
 
 from __future__ import annotations
@@ -39,11 +39,12 @@ from planner import ssh_scripts
 from planner.connection import Argv, CommandResult, Connection, command_line
 from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
 from planner.host import Host
-from planner.known_hosts import KnownKey, known_keys
+from planner.known_hosts import known_keys
 from planner.ssh_channel import PGID_MARK, drain, stays_active
 from planner.ssh_target import SSHTarget, merge_target
 
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
+
 
 @functools.lru_cache(maxsize=8)
 def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
@@ -65,10 +66,6 @@ def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: P
             raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
     return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
                         connect_timeout=connect_timeout, keepalive_s=keepalive_s)
-
-
-def _pkey(k: KnownKey) -> paramiko.PKey:
-    return paramiko.PKey.from_type_string(k.key_type, base64.b64decode(k.key_base64))
 
 
 def _fingerprint(key: paramiko.PKey) -> str:
@@ -131,7 +128,8 @@ class SSHConnection(Connection):
         known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
         for k in known:
             with contextlib.suppress(Exception):  # a key type paramiko cannot load: skipped, as OpenSSH would
-                client.get_host_keys().add(t.key_name, k.key_type, _pkey(k))
+                client.get_host_keys().add(t.key_name, k.key_type, paramiko.PKey.from_type_string(
+                    k.key_type, base64.b64decode(k.key_base64)))
         client.set_missing_host_key_policy(_UnknownKeyPolicy(self))
         try:
             sock = self._open_socket(where)
@@ -161,8 +159,7 @@ class SSHConnection(Connection):
             raise ConnectError(f"{where}: SSH handshake failed: {e or type(e).__name__}",
                                hint="is an SSH server listening there?") from e
         transport = client.get_transport()
-        assert transport is not None
-        if t.keepalive_s > 0:
+        if transport is not None and t.keepalive_s > 0:
             transport.set_keepalive(t.keepalive_s)
         self._client = client
 
@@ -194,8 +191,7 @@ class SSHConnection(Connection):
         user, _, hostport = hops[-1].rpartition("@")
         name, _, port = hostport.partition(":")
         opts = dict(self._opts, known_hosts=self._opts["known_hosts"] or t.known_hosts[0])
-        jump = SSHConnection(Host(name=name, address=name, port=int(port) if port else None, user=user or None),
-                             **opts)
+        jump = SSHConnection(Host(name, name, port=int(port) if port else None, user=user or None), **opts)
         if len(hops) > 1:
             jump.target = dataclasses.replace(jump.target, proxy_jump=",".join(hops[:-1]), proxy_command=None)
         jump.connect()
