@@ -50,7 +50,8 @@ class Console:
         word = _WORD[r.status]
         where = f"[{r.host}]"
         if r.point is not None:
-            where += f" (point {r.point}: {', '.join(f'{k}={v}' for k, v in r.params) or '-'}"
+            params = ", ".join(f"{k}={v}" for k, v in r.params)
+            where += f" (point {r.point}{': ' + params if params else ''}"
             where += f", {'warmup' if r.warmup else 'repeat'} {r.repeat + 1})"
         if r.status is Status.UNREACHABLE:
             text = f"fatal: {where}: UNREACHABLE! => {r.msg}"
