@@ -1,7 +1,8 @@
 """``planner compare``: runs side by side, percent difference against the first run, better/worse by direction.
 
 Rows are (play, workload title, sweep point, metric key); a play's value is the median over its repeats,
-hosts combined as planner.stats.combine_hosts says. When the runs' plays have different names and each run
+hosts combined as planner.stats.combine_hosts says. A difference is "within noise" when both runs repeated
+the point and their ranges (min to max over repeats) overlap: one run's better median is then no result. When the runs' plays have different names and each run
 has one play (one system per run, as in the seed), the play is left out of the row key so they line up.
 """
 
@@ -19,7 +20,17 @@ from planner.stats import combine_hosts, fmt, pct_diff, series, verdict
 class Cell:
     value: float | None
     pct: float | None  # against the first run
-    verdict: str  # better / worse / same / n/a / "" for the base
+    verdict: str  # better / worse / same / within noise / n/a / "" for the base
+
+
+@dataclass(frozen=True, slots=True)
+class _Value:
+    median: float
+    low: float  # min over repeats (hosts combined like the median)
+    high: float
+    n: int  # fewest repeats of any host
+    unit: str
+    direction: Direction
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,9 +51,8 @@ class Comparison:
     by_play: bool
 
 
-def _values(ms: Sequence[Measurement], metric: str | None, by_play: bool
-            ) -> dict[tuple[str, str, str, str], tuple[float, str, Direction]]:
-    per: dict[tuple[str, str, str, str], list[tuple[float, str, Direction]]] = {}
+def _values(ms: Sequence[Measurement], metric: str | None, by_play: bool) -> dict[tuple[str, str, str, str], _Value]:
+    per: dict[tuple[str, str, str, str], list[tuple[float, float, float, int, str, Direction]]] = {}
     for s in series(ms):
         if metric is None:
             if not s.headline:
@@ -50,12 +60,21 @@ def _values(ms: Sequence[Measurement], metric: str | None, by_play: bool
         elif not (s.metric == metric or s.key == metric or metric in s.key):
             continue
         key = (s.play if by_play else "", s.title, s.point_label, s.key)
-        per.setdefault(key, []).append((s.summary.median, s.unit, s.direction))
+        sm = s.summary
+        per.setdefault(key, []).append((sm.median, sm.min, sm.max, sm.n, s.unit, s.direction))
     out = {}
     for key, vals in per.items():
-        value, _ = combine_hosts([v for v, _, _ in vals], vals[0][1])
-        out[key] = (value, vals[0][1], vals[0][2])
+        unit = vals[0][4]
+        out[key] = _Value(*(combine_hosts([v[i] for v in vals], unit)[0] for i in range(3)),
+                          min(v[3] for v in vals), unit, vals[0][5])
     return out
+
+
+def _verdict(base: _Value, v: _Value, pct: float | None) -> str:
+    said = verdict(pct, v.direction)
+    if said in ("better", "worse") and base.n >= 2 and v.n >= 2 and v.low <= base.high and base.low <= v.high:
+        return "within noise"
+    return said
 
 
 def compare(runs: Sequence[tuple[str, Sequence[Measurement]]], metric: str | None = None) -> Comparison:
@@ -68,7 +87,7 @@ def compare(runs: Sequence[tuple[str, Sequence[Measurement]]], metric: str | Non
     rows = []
     for key in keys:
         found = [t[key] for t in tables if key in t]
-        unit, direction = found[0][1], found[0][2]
+        unit, direction = found[0].unit, found[0].direction
         base = tables[0].get(key)
         cells = []
         for i, t in enumerate(tables):
@@ -76,10 +95,10 @@ def compare(runs: Sequence[tuple[str, Sequence[Measurement]]], metric: str | Non
             if v is None:
                 cells.append(Cell(None, None, ""))
             elif i == 0 or base is None:
-                cells.append(Cell(v[0], None, ""))
+                cells.append(Cell(v.median, None, ""))
             else:
-                p = pct_diff(base[0], v[0])
-                cells.append(Cell(v[0], p, verdict(p, direction)))
+                p = pct_diff(base.median, v.median)
+                cells.append(Cell(v.median, p, _verdict(base, v, p)))
         rows.append(Row(key[0], key[1], key[2], key[3], unit, direction, tuple(cells)))
     return Comparison(tuple(r for r, _ in runs), tuple(rows), by_play)
 

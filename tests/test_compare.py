@@ -58,3 +58,19 @@ def test_compare_missing_metric_in_one_run_shows_a_dash(tmp_path: Path) -> None:
     c = compare([("a", a.measurements), ("empty", [])])
     assert c.rows and all(r.cells[1].value is None for r in c.rows)
     assert "—" in format_table(c)
+
+
+def test_a_difference_inside_the_repeats_spread_is_within_noise() -> None:
+    """Medians 100k vs 110k look 10% better, but run A's repeats reach 112k: no result either way."""
+    def rep(run: str, values: list[float]) -> list[Measurement]:
+        return [Measurement(run, "sys", "h1", "plays[0].workloads[0]", "slob", "slob", "a", "awr_text", (), i, i,
+                            False, "physical_read_iops", (), v, "IOPS", Direction.HIGHER, False, True, True, "")
+                for i, v in enumerate(values)]
+
+    noisy = compare([("A", rep("A", [90_000, 100_000, 112_000])), ("B", rep("B", [105_000, 110_000, 111_000]))])
+    assert noisy.rows[0].cells[1].verdict == "within noise"
+    assert "(+10.0% within noise)" in format_table(noisy)
+    clear = compare([("A", rep("A", [98_000, 100_000, 101_000])), ("B", rep("B", [108_000, 110_000, 111_000]))])
+    assert clear.rows[0].cells[1].verdict == "better"
+    single = compare([("A", rep("A", [100_000])), ("B", rep("B", [110_000]))])  # one run each: no spread known
+    assert single.rows[0].cells[1].verdict == "better"
