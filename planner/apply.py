@@ -140,10 +140,12 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
         if outcome.record is not None:
             console.line(f"\nrun record: {outcome.record.path}")
             if not args.no_report:
-                from planner.report import render_run_report
+                from planner.report import plan_report_copy, render_run_report
 
                 try:
                     console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
+                    for copy in plan_report_copy(loaded.plan):
+                        console.line(f"report copy (the plan's report: output): {_shown(copy)}")
                 except PlannerError as e:  # the measurements are safe in the record; re-render later
                     console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
             _index(args.runs_dir, outcome.record.path, console)
@@ -222,3 +224,11 @@ def validate_command(args: argparse.Namespace) -> int:
         raise InputError(problems)
     print(f"{len(args.plans)} plan(s) valid", file=sys.stderr)
     return 0
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working directory when it is below it (as the user typed the plan's)."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -62,6 +62,13 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True) 
         raise PlannerError(f"report template {name}: {e}", hint="fix the template") from None
 
 
+def plan_report_copy(plan: Plan) -> list[Path]:
+    """The plan's own report path (``report: output:``, relative to the plan file), if it names one."""
+    if plan.report is None or not plan.report.output:
+        return []
+    return [plan.source.resolve().parent / plan.report.output]
+
+
 def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
                       output: Path | None = None) -> Path:
     """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
@@ -76,8 +83,8 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
     name = template or (spec.template if spec else DEFAULT_TEMPLATE)
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
-    if output is None and given and plan is not None and spec is not None and spec.output:
-        targets.append(plan.source.resolve().parent / spec.output)
+    if output is None and given and plan is not None:
+        targets += plan_report_copy(plan)
     for target in targets:
         text = render(data, name, target.resolve().parent)
         write_bytes(target, text.encode())

@@ -94,6 +94,7 @@ def test_rehearsal_without_openssh_uses_the_local_transport(tmp_path: Path, caps
     out = capsys.readouterr().out
     assert code == 0, out[-4000:]
     assert "reached over the local transport" in out
+    assert "report copy (the plan's report: output): plans/reports/violin_vs_exadata.md" in out
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     report = (run / "report.md").read_text()
     assert report.startswith("# SLOB comparison") and "SIMULATED" in report
