@@ -17,7 +17,7 @@ from typing import Any, Protocol, cast
 
 from planner.connection import Connection
 from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError
-from planner.host import Host
+from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan import Section, StepSpec, SweepPoint
 from planner.results import Artifact, Status, StepResult
 from planner.runrecord import RunRecord, utc_now
@@ -204,7 +204,7 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
         return msg
     notes = []
     with contextlib.suppress(Exception):  # best effort: must never hide the real failure
-        wd = str(ctx.vars.get("planner_workdir") or "/tmp/planner")  # planner.steps.wl_common.DEFAULT_WORKDIR
+        wd = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR)
         paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
         r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
         mounts: set[str] = set()

@@ -7,6 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+# Host var planner_workdir: planner's own folder on the host (run folders, plan-stable step folders).
+DEFAULT_WORKDIR = "/tmp/planner"
+
 
 @dataclass(frozen=True, slots=True)
 class Host:

@@ -24,6 +24,7 @@ from planner.connection import CommandResult, Connection
 from planner.errors import ConnectError, PlannerError, StepError
 from planner.execute import HostState
 from planner.facts import Facts
+from planner.host import DEFAULT_WORKDIR
 from planner.results import Status, StepResult
 from planner.runrecord import RunRecord, utc_now
 
@@ -126,7 +127,7 @@ def release_lock(conn: Connection, path: str, run_id: str, running: str = "") ->
 
 
 def _base(hs: HostState) -> str:
-    return str(hs.host.vars.get("planner_root", "") or "") + str(hs.host.vars.get("planner_workdir", "/tmp/planner"))
+    return str(hs.host.vars.get("planner_root", "") or "") + str(hs.host.vars.get("planner_workdir") or DEFAULT_WORKDIR)
 
 
 def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:

@@ -26,6 +26,7 @@ from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
+from planner.ostats import output_name
 from planner.plan import Plan
 from planner.results import Artifact, Status, StepResult
 
@@ -274,7 +275,7 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     for kind in OS_KINDS:
         same = [a for a in artifacts if a.kind == kind]
         if len(same) > 1:
-            keep = next((a for a in same if PurePosixPath(a.path).name == f"{kind}.txt"), same[0])
+            keep = next((a for a in same if PurePosixPath(a.path).name == output_name(kind)), same[0])
             out.update(a.path for a in same if a is not keep)
     return out
 

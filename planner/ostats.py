@@ -68,6 +68,11 @@ echo "pgid $(cat -- "$dir/ostats.pgid")"
 """
 
 
+def output_name(tool: str) -> str:
+    """The file a sampler writes (``iostat.txt``): the _START script writes "$dir/<tool>.txt"."""
+    return f"{tool}.txt"
+
+
 @dataclass(frozen=True, slots=True)
 class Member:
     """A live (non-zombie) process of a sampler's process group."""
@@ -90,7 +95,7 @@ class OSStatsSampler:
 
     @property
     def files(self) -> tuple[str, ...]:
-        return tuple(posixpath.join(self.remote_dir, f"{t}.txt") for t in self.tools)
+        return tuple(posixpath.join(self.remote_dir, output_name(t)) for t in self.tools)
 
     def stop(self, grace_s: float = 5.0) -> list[str]:
         """Kill the group (TERM, then KILL after ``grace_s``), check none is left; return the files written.

@@ -20,8 +20,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ParseError
+from planner.errors import ParseError, StepError
 from planner.guard import check_path
+from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Parsed
 from planner.parsers import parse_file, summarise
 from planner.results import Artifact, Status
@@ -101,9 +102,6 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
     return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), data={**dict(data or {}), "metrics": metrics})
 
 
-DEFAULT_WORKDIR = "/tmp/planner"  # host var planner_workdir: planner's own folder on the host
-
-
 def planner_dir(ctx: StepContext, *parts: str) -> str:
     """``<planner_workdir>/<parts>`` on the host (default /tmp/planner), the same folder that holds the runs'
     folders (planner.hostlock), mapped into the host's sandbox root."""
@@ -119,6 +117,20 @@ def step_dir(ctx: StepContext, kind: str) -> str:
     Nothing a point reports is written there.
     """
     return planner_dir(ctx, kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-"))
+
+
+def positive_int(args: Mapping[str, Any], name: str, default: int | None, what: str) -> int | None:
+    """``args[name]`` as a whole number >= 1 (``default`` when absent); ``what`` names the step in the error."""
+    value = args.get(name, default)
+    if value is None:
+        return None
+    try:
+        n = int(str(value))
+    except ValueError:
+        n = 0
+    if n < 1:
+        raise StepError(f"{what} {name} must be a whole number of 1 or more, got {value!r}")
+    return n
 
 
 def fresh_dir(ctx: StepContext, path: str) -> None:

@@ -18,7 +18,7 @@ from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+from planner.steps.wl_common import fetch_existing, finish, point_dir, positive_int, step_dir, tail
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
@@ -59,14 +59,7 @@ class Iozone(StepType):
     exclusive = True
 
     def _threads(self) -> int:
-        value = self.args.get("threads", 1)
-        try:
-            n = int(str(value))
-        except ValueError:
-            n = 0
-        if n < 1:
-            raise StepError(f"iozone threads must be a whole number of 1 or more, got {value!r}")
-        return n
+        return positive_int(self.args, "threads", 1, "iozone") or 1
 
     def _host_path(self, ctx: StepContext, path: str, data_dir: str) -> str:
         return ctx.path(path) if path.startswith("/") else posixpath.join(data_dir, path)

@@ -21,7 +21,7 @@ import planner
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
+from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, positive_int, tail
 
 DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -108,16 +108,7 @@ def load_kit(kit: str | None, plan_dir: Path) -> Kit:
 
 
 def _positive(args: Any, name: str, default: int | None) -> int | None:
-    value = args.get(name, default)
-    if value is None:
-        return None
-    try:
-        n = int(str(value))
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise StepError(f"slb {name} must be a whole number of 1 or more, got {value!r}")
-    return n
+    return positive_int(args, name, default, "slb")
 
 
 def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[str]:
