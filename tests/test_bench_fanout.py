@@ -19,7 +19,7 @@ PLAN = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.
 DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
 
 
-def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
+def apply_fanout(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
     before = set(runs.iterdir()) if runs.exists() else set()
     assert main(["apply", str(PLAN), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
                  "--keep-prep", "-f", "10"]) == 0
@@ -28,9 +28,8 @@ def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
     return recap
 
 
-def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Callable[..., Lab],
-                                                                 tmp_path: Path) -> None:
-    lab = make_lab(10)  # issue 3: a plan applies to 10 lab hosts over real SSH, twice
+def fanout_inventory(lab: Lab, tmp_path: Path) -> Path:
+    """Every lab host gets the benchmark's 4 devices and a result file; returns the lab's inventory."""
     for h in lab.hosts:
         sandbox = lab.sandbox(h.name)
         add_devices(sandbox, DEVICES)
@@ -38,8 +37,15 @@ def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Calla
         (sandbox / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
     inventory = tmp_path / "inventory.yml"
     lab.write_inventory(inventory)
+    return inventory
 
-    first = _apply(inventory, tmp_path / "runs")
+
+def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Callable[..., Lab],
+                                                                 tmp_path: Path) -> None:
+    lab = make_lab(10)  # issue 3: a plan applies to 10 lab hosts over real SSH, twice
+    inventory = fanout_inventory(lab, tmp_path)
+
+    first = apply_fanout(inventory, tmp_path / "runs")
     assert sorted(first) == sorted(h.name for h in lab.hosts)
     assert all(r["changed"] == 2 and r["failed"] == 0 and r["unreachable"] == 0 for r in first.values())
     for h in lab.hosts:
@@ -48,5 +54,5 @@ def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Calla
             assert "[none]" in (sandbox / "sys/block" / dev / "queue/scheduler").read_text()
         assert "*.cpu_count=16" in (sandbox / "tmp" / "init_bench.ora").read_text()
 
-    second = _apply(inventory, tmp_path / "runs")
+    second = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in second.values())

@@ -15,16 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_bench_fanout import apply_fanout, fanout_inventory
 
 from planner import ssh
 from planner.cli import main
 from planner.lab import Lab
-from planner.sandbox import add_devices
 
 pytestmark = pytest.mark.ssh
 
-PLAN = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.yaml"
-DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
 # Warm apply, per host: facts + lock (1), the prep steps' probes: io_scheduler's resolve and template's read (1),
 # uname (1), fetch (1: a small file comes back in the exec with its checksum), lock release (1).
 # Before the batching: 8 execs + 1 SFTP; before inline fetch: 5 execs + 1 SFTP.
@@ -75,28 +73,14 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Trips]:
     yield t
 
 
-def _apply(inventory: Path, runs: Path) -> dict[str, dict[str, int]]:
-    before = set(runs.iterdir()) if runs.exists() else set()
-    assert main(["apply", str(PLAN), "-i", str(inventory), "--runs-dir", str(runs), "--no-report",
-                 "--keep-prep", "-f", "3"]) == 0
-    (record,) = {p for p in runs.iterdir() if p.is_dir()} - before
-    return json.loads((record / "recap.json").read_text())  # type: ignore[no-any-return]
-
-
 def test_warm_apply_round_trips_per_host(make_lab: Callable[..., Lab], tmp_path: Path, trips: Trips) -> None:
     lab = make_lab(3)
-    for h in lab.hosts:
-        sandbox = lab.sandbox(h.name)
-        add_devices(sandbox, DEVICES)
-        (sandbox / "tmp").mkdir(exist_ok=True)
-        (sandbox / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
-    inventory = tmp_path / "inventory.yml"
-    lab.write_inventory(inventory)
-    cold = _apply(inventory, tmp_path / "runs")
+    inventory = fanout_inventory(lab, tmp_path)
+    cold = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 2 and r["failed"] == 0 for r in cold.values()), cold
 
     trips.reset()
-    warm = _apply(inventory, tmp_path / "runs")
+    warm = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in warm.values()), warm
     for h in lab.hosts:
         execs, sessions = trips.execs[h.name], trips.sftp[h.name]
