@@ -1,4 +1,4 @@
-"""Shared fixtures. The SSH lab: real OpenSSH servers on loopback (planner/lab.py)."""
+"""Shared fixtures. The SSH lab: real OpenSSH servers on loopback (planner/rehearsal/lab.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.lab import Lab, build_lab, sshd_available
+from planner.rehearsal.lab import Lab, build_lab, sshd_available
 
 
 def _require_sshd() -> None:
@@ -49,7 +49,7 @@ WWID = "3600a0b80001234560000abcd12345678"
 def make_prep_root(root: Path) -> Path:
     """sdb, sdc = the two paths of multipath alias violin_lun1 (dm-0, also by WWID); sdd = an old
     non-blk-mq kernel's disk; /proc/sys and /proc/meminfo; stand-ins with their seeded state."""
-    from planner.standins import install_standins
+    from planner.rehearsal.standins import install_standins
 
     def block(name: str, schedulers: str) -> None:
         (root / "sys/block" / name / "queue").mkdir(parents=True, exist_ok=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from planner.connection import CommandResult, LocalConnection
 from planner.host import Host
-from planner.standins import standin_vars
+from planner.rehearsal.standins import standin_vars
 from planner.steps.base import StepContext
+from planner.transport.connection import CommandResult, LocalConnection
 
 
 def context(root: Path, *, check: bool = False, destructive: bool = False, log: list[CommandResult] | None = None,

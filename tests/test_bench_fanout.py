@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
-from planner.lab import Lab
-from planner.sandbox import add_devices
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.rehearsal.sandbox import add_devices
 
 pytestmark = pytest.mark.ssh
 

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 from test_report_helpers import seed_study
 
-from planner.cli import main
-from planner.compare import compare, format_table
-from planner.measure import Measurement, read_run
+from planner.cli.main import main
 from planner.metrics import Direction
-from planner.stats import pct_diff, verdict
+from planner.results.compare import compare, format_table
+from planner.results.measure import Measurement, read_run
+from planner.results.stats import pct_diff, verdict
 
 
 def m(run: str, play: str, metric: str, value: float, direction: Direction, unit: str = "IOPS") -> Measurement:

@@ -1,11 +1,11 @@
-"""Ansible-style result lines (planner/console.py)."""
+"""Ansible-style result lines (planner/engine/console.py)."""
 
 from __future__ import annotations
 
 import io
 
-from planner.console import Console
-from planner.results import Status, StepResult
+from planner.engine.console import Console
+from planner.status import Status, StepResult
 
 
 def _line(r: StepResult) -> str:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
+from planner.cli.main import main
 
 PLAN = """\
 plan: local_engine

@@ -18,11 +18,12 @@ from typing import Any
 import pytest
 import yaml
 
-from planner.cli import main
-from planner.connection import CommandResult
-from planner.lab import Lab
+from planner.cli.main import main
+from planner.engine.runrecord import RunRecord
+from planner.files import RecordWriteError
 from planner.parsers import parse_file
-from planner.runrecord import RecordWriteError, RunRecord
+from planner.rehearsal.lab import Lab
+from planner.transport.connection import CommandResult
 
 ENOSPC = "No space left on device"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
+from planner.cli.main import main
 from planner.parsers import parse_file
 
 ENOSPC = "No space left on device"

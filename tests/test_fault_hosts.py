@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
-from planner import ssh
-from planner.cli import main
-from planner.lab import Lab
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.transport.ssh import client as ssh
 
 pytestmark = pytest.mark.ssh
 

@@ -24,11 +24,11 @@ import pytest
 import yaml
 from conftest import make_prep_root
 
-from planner.cli import main
-from planner.lab import Lab
-from planner.standins import load_state, standin_vars
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.rehearsal.standins import load_state, standin_vars
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 SHAPES = {  # name -> payload template; {c} is the canary's absolute path
     "subst": "$(touch {c})",
     "semicolon": "; touch {c}",

@@ -163,8 +163,8 @@ def test_signals_during_clean_up_are_held_off() -> None:
     a normal run, a signal is held until the record is final, then raised (so the report is interrupted)."""
     import os
 
-    from planner.console import Console
-    from planner.interrupts import deferred_interrupts
+    from planner.engine.console import Console
+    from planner.engine.interrupts import deferred_interrupts
 
     console = Console()
     with deferred_interrupts(console, interrupted=True):

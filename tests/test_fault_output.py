@@ -17,14 +17,14 @@ from typing import Any
 
 import pytest
 
-from planner.cli import main
-from planner.lab import Lab
-from planner.standins import install_standins
-from planner.standins.slob_kit import install_slob_kit
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins.slob_kit import install_slob_kit
 
 pytestmark = pytest.mark.ssh
 
-ORION_STANDIN = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+ORION_STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 
 
 def apply(lab: Lab, tmp: Path, workload: str, title: str) -> tuple[int, Path, dict[str, Any]]:

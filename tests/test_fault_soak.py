@@ -2,7 +2,7 @@
 
 A chaos thread (seeded RNG, bounded in count and time) cuts the TCP connection of a random host's SSH
 transport from the client side, or SIGKILLs the sshd process serving it on the server side. planner's
-policy (planner.execute.run_step): a workload point whose connection drops reconnects, kills what the
+policy (planner.engine.execute.run_step): a workload point whose connection drops reconnects, kills what the
 dropped attempt left running, and runs the point once more; only the final attempt is recorded. The run
 must end with every point recorded exactly once per host, all of them successful, and nothing left running.
 """
@@ -25,9 +25,9 @@ from pathlib import Path
 
 import pytest
 
-from planner import ssh
-from planner.cli import main
-from planner.lab import Lab
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.transport.ssh import client as ssh
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 

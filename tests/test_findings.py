@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from planner.findings import (
+from planner.metrics import Direction
+from planner.plan.model import Claim
+from planner.results.findings import (
     Severity,
     Verdict,
     below_rated,
@@ -13,10 +15,8 @@ from planner.findings import (
     verdict_for,
     wait_class_share,
 )
-from planner.measure import Measurement
-from planner.metrics import Direction
-from planner.plan import Claim
-from planner.stats import Series, series
+from planner.results.measure import Measurement
+from planner.results.stats import Series, series
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 

@@ -1,4 +1,4 @@
-"""The destructive-write guard (planner/guard.py) on sandbox "devices": plain files under <root>/dev."""
+"""The destructive-write guard (planner/steps/guard.py) on sandbox "devices": plain files under <root>/dev."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.connection import LocalConnection
 from planner.errors import StepError
-from planner.guard import byte_signatures, check_destructive, check_path, signatures
 from planner.host import Host
 from planner.steps.base import StepContext
+from planner.steps.guard import byte_signatures, check_destructive, check_path, signatures
+from planner.transport.connection import LocalConnection
 
 SIZE = 4 * 1024 * 1024
 

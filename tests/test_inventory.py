@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.inventory import ansible_list, load_inventory, local_inventory
+from planner.inventory.graph import ansible_list, load_inventory, local_inventory
 
 DATA = Path(__file__).parent / "data" / "inventory"
 LAB = Path(__file__).parent.parent / "inventory" / "lab.yaml"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.inventory import ansible_graph, ansible_list, load_inventory
+from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
 
 DATA = Path(__file__).parent / "data" / "inventory"
 REPO = Path(__file__).parent.parent

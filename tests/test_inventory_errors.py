@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.inventory import load_inventory
+from planner.inventory.graph import load_inventory
 
 
 def problems_of(path: Path) -> list[str]:

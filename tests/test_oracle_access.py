@@ -10,8 +10,7 @@ from typing import Any
 import pytest
 from prep_helpers import context
 
-from planner.connection import CommandResult
-from planner.dbaccess import (
+from planner.db.access import (
     DbConfig,
     SqlplusDatabase,
     open_database,
@@ -20,9 +19,10 @@ from planner.dbaccess import (
     render_binds,
     sql_literal,
 )
+from planner.db.thin import SYSDBA, DriverError, ThinDatabase, connect_thin
 from planner.errors import OracleError, StepError
-from planner.oracle import SYSDBA, DriverError, ThinDatabase, connect_thin
 from planner.steps.prep_db import InitOra
+from planner.transport.connection import CommandResult
 
 
 class RecordingVar:

@@ -1,4 +1,4 @@
-"""OS statistics sampling (planner/ostats.py) on the local host through LocalConnection."""
+"""OS statistics sampling (planner/transport/ostats.py) on the local host through LocalConnection."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from planner import ostats
-from planner.connection import Argv, CommandResult, LocalConnection
 from planner.errors import InputError, StepError
 from planner.host import Host
+from planner.transport import ostats
+from planner.transport.connection import Argv, CommandResult, LocalConnection
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or any(shutil.which(t) is None for t in (*ostats.TOOLS, "setsid", "ps")),
@@ -165,8 +165,8 @@ def test_bad_arguments_are_input_errors(tmp_path: Path, kwargs: dict[str, object
 
 @pytest.mark.ssh
 def test_over_ssh_the_group_outlives_the_connection_and_stop_stale_ends_it(tmp_path: Path) -> None:
-    from planner.lab import build_lab, sshd_available
-    from planner.ssh import SSHConnection
+    from planner.rehearsal.lab import build_lab, sshd_available
+    from planner.transport.ssh.client import SSHConnection
 
     if (why := sshd_available()) is not None:
         pytest.skip(why)

@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from planner.cli.parse import run_parse
 from planner.errors import InputError, ParseError
-from planner.parse_cmd import run_parse
 from planner.parsers import KINDS, NOT_RECOGNISED, detect, parse_file, parse_text, summarise
 
 DATA = Path(__file__).parent / "data"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.planfile import load_plan
+from planner.plan.loader import load_plan
 
 PLAN = """\
 plan: d

@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.inventory import load_inventory
-from planner.planfile import check_plan, load_plan
-from planner.templating import parse_extra_vars
+from planner.inventory.graph import load_inventory
+from planner.plan.loader import check_plan, load_plan
+from planner.plan.templating import parse_extra_vars
+from planner.steps import ARG_CHECKS
 
 HEAD = "plan: t\nplays:\n  - name: A\n    hosts: db\n"  # plays[0] starts on line 3
 
@@ -161,21 +162,21 @@ def test_undefined_variable_names_variable_and_hosts(tmp_path: Path, monkeypatch
     monkeypatch.chdir(tmp_path)
     Path("x.yaml").write_text(HEAD + "    workloads:\n      - slob: {kit: \"{{ kit }}\", run_time: \"{{ rt }}\"}\n")
     plan = load_plan(Path("x.yaml"))
-    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {})]
+    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {}, kinds=ARG_CHECKS)]
     assert got == [
         "x.yaml:6:21: plays[0].workloads[0].slob.kit: undefined variable 'kit' for host db01 — "
         "define it in vars:, the inventory, or -e NAME=VALUE",
         "x.yaml:6:44: plays[0].workloads[0].slob.run_time: undefined variable 'rt' for hosts db01, db02 — "
         "define it in vars:, the inventory, or -e NAME=VALUE",
     ]
-    assert check_plan(plan, load_inventory(_inventory(tmp_path)), {"kit": "/k", "rt": "60"}) == []
+    assert check_plan(plan, load_inventory(_inventory(tmp_path)), {"kit": "/k", "rt": "60"}, kinds=ARG_CHECKS) == []
 
 
 def test_rendered_value_of_wrong_type(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     Path("x.yaml").write_text(HEAD + "    workloads:\n      - slob: {kit: k, readers: \"{{ n }}\"}\n")
     plan = load_plan(Path("x.yaml"))
-    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {"n": "many"})]
+    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {"n": "many"}, kinds=ARG_CHECKS)]
     assert got == ["x.yaml:6:33: plays[0].workloads[0].slob.readers: 'many' is not an integer for hosts "
                    "db01, db02 — give a whole number or a list of them"]
 
@@ -184,7 +185,7 @@ def test_bad_host_pattern(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.chdir(tmp_path)
     Path("x.yaml").write_text("plan: t\nplays:\n  - name: A\n    hosts: dbb\n")
     plan = load_plan(Path("x.yaml"))
-    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {})]
+    got = [str(p) for p in check_plan(plan, load_inventory(_inventory(tmp_path)), {}, kinds=ARG_CHECKS)]
     assert len(got) == 1
     assert got[0].startswith("x.yaml:4:12: plays[0].hosts: pattern 'dbb'")
     assert "known groups: all, db" in got[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from planner.errors import InputError, Location
-from planner.source import format_path, load_yaml_text
+from planner.plan.source import format_path, load_yaml_text
 
 
 @pytest.mark.parametrize(("text", "expected"), [

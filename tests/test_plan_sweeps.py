@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from planner.errors import InputError
-from planner.plan import Section, StepSpec
-from planner.sweeps import expand
+from planner.plan.model import Section, StepSpec
+from planner.plan.sweeps import expand
 
 
 def spec(kind: str = "slob", section: Section = Section.WORKLOADS, **kw: Any) -> StepSpec:

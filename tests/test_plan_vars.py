@@ -9,8 +9,8 @@ import pytest
 
 from planner.errors import InputError
 from planner.host import Host
-from planner.plan import Plan, Play
-from planner.templating import eval_when, parse_extra_vars, render, variables_for
+from planner.plan.model import Plan, Play
+from planner.plan.templating import eval_when, parse_extra_vars, render, variables_for
 
 
 def test_single_expression_keeps_native_type() -> None:

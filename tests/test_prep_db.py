@@ -8,8 +8,8 @@ import pytest
 from prep_helpers import context
 
 from planner.errors import OracleError, StepError
-from planner.results import Status
-from planner.standins import load_state, update_state
+from planner.rehearsal.standins import load_state, update_state
+from planner.status import Status
 from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import Flashback, InitOra
 

@@ -16,8 +16,8 @@ import pytest
 import yaml
 from conftest import make_prep_root
 
-from planner.cli import main
-from planner.standins import load_state, standin_vars
+from planner.cli.main import main
+from planner.rehearsal.standins import load_state, standin_vars
 from planner.steps.prep_os import parse_scheduler
 
 PLAN = """\

@@ -9,7 +9,7 @@ from conftest import WWID
 from prep_helpers import context
 
 from planner.errors import StepError
-from planner.results import Status
+from planner.status import Status
 from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl, choose, parse_scheduler
 
 

@@ -16,10 +16,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planner.errors import InputError
-from planner.inventory import load_inventory
-from planner.planfile import load_plan
-from planner.source import load_yaml, load_yaml_text
-from planner.templating import parse_extra_vars
+from planner.inventory.graph import load_inventory
+from planner.plan.loader import load_plan
+from planner.plan.source import load_yaml, load_yaml_text
+from planner.plan.templating import parse_extra_vars
 
 ROOT = Path(__file__).resolve().parents[1]
 INVENTORIES = ROOT / "tests" / "data" / "inventory"

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
-from planner.sandbox import add_devices, expand_brackets
+from planner.cli.main import main
+from planner.rehearsal.sandbox import add_devices, expand_brackets
 
 ROOT = Path(__file__).resolve().parent.parent
 

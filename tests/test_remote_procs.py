@@ -1,4 +1,4 @@
-"""Process-group records of commands on a locked host (planner/remote_procs.py), over the local transport."""
+"""Process-group records of commands on a locked host (planner/transport/remote_procs.py), over the local transport."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import os
 import subprocess
 from pathlib import Path
 
-from planner.connection import LocalConnection
 from planner.host import Host
-from planner.remote_procs import TrackedConnection, prepare, running_dir, stop_leftovers
+from planner.transport.connection import LocalConnection
+from planner.transport.remote_procs import TrackedConnection, prepare, running_dir, stop_leftovers
 
 
 def _conn(tmp_path: Path) -> tuple[TrackedConnection, Path]:

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 from test_report_helpers import DATA, FLASHBACK_EVENTS, Exec, awr_excerpt, seed_study, write_run
 
-from planner.cli import main
+from planner.cli.main import main
 from planner.errors import PlannerError
-from planner.report import render_run_report
+from planner.report.render import render_run_report
 
 SECTIONS = ("## Summary", "## Findings", "## Reproduction", "## Workloads", "## Hosts", "## Provenance")
 
@@ -49,8 +49,8 @@ def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path)
 
 
 def test_without_charts_the_table_stands_alone(tmp_path: Path) -> None:
-    from planner.measure import read_run
-    from planner.report import render
+    from planner.report.render import render
+    from planner.results.measure import read_run
 
     run = seed_study(tmp_path)
     text = render(read_run(run), "default.md.j2", run, charts=False)
@@ -119,7 +119,7 @@ def test_each_workload_kind_renders_its_section(tmp_path: Path, kind: str, name:
     plan = f"plan: k\nplays:\n  - name: ssd\n    hosts: h\n    workloads:\n      - {kind}: {{}}\n"
     run = write_run(tmp_path, "r1", [Exec("plays[0].workloads[0]", kind, "h", {name: (content, akind)})],
                     [{"name": "ssd", "hosts": ["h"]}], plan=plan)
-    from planner.measure import read_run
+    from planner.results.measure import read_run
 
     assert read_run(run).step_kinds.get("plays[0].workloads[0]") in (kind, None)
     text = render_run_report(run).read_text()
@@ -128,14 +128,14 @@ def test_each_workload_kind_renders_its_section(tmp_path: Path, kind: str, name:
 
 
 def test_plan_report_output_is_written_too(tmp_path: Path) -> None:
-    from planner.measure import load_run_plan
+    from planner.results.measure import load_run_plan
 
     run = seed_study(tmp_path)
     plan = load_run_plan(run)
     assert plan is not None
     from dataclasses import replace
 
-    from planner.plan import ReportSpec
+    from planner.plan.model import ReportSpec
 
     plan = replace(plan, report=ReportSpec("slob_comparison.md.j2", "reports/latest.md"))
     out = render_run_report(run, plan)
@@ -185,7 +185,7 @@ def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
                   {"awr.txt": (DATA / "awr" / "awr_11201_orcl_fabioprado.txt", "awr_text"),
                    "awr.html": (DATA / "awr" / "awr_122_slob2.html", "awr_html")}, {}, i, i) for i in range(3)]
     run = write_run(tmp_path, "20260101T100000Z-slob", execs, [{"name": "exadata", "hosts": ["exa"]}])
-    from planner.measure import read_run
+    from planner.results.measure import read_run
 
     data = read_run(run)
     reads = [m for m in data.measurements if m.metric == "physical_reads_per_s"]
@@ -207,8 +207,8 @@ def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) ->
 
 def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
     """Violin with 8 then 16 LUNs: one host, two plays, both steps titled "slob" - never summed together."""
-    from planner.measure import read_run
-    from planner.report import render
+    from planner.report.render import render
+    from planner.results.measure import read_run
 
     ev8 = "db file sequential read         1,000,000       500      1   60.0 User I/O\n"
     ev16 = "db file sequential read         2,000,000       700      0   70.0 User I/O\n"
@@ -230,7 +230,7 @@ def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
 def test_the_window_sampling_wins_over_the_kits_own(tmp_path: Path) -> None:
     """SLOB's runit.sh samples iostat itself (iostat.out) while planner's window does too (iostat.txt):
     the window's covers exactly the workload and is the one measured; an empty kit file is no parse problem."""
-    from planner.measure import read_run
+    from planner.results.measure import read_run
 
     execs = [Exec("plays[0].workloads[0]", "slob", "exa",
                   {"awr.txt": (awr_excerpt(1000.0), "awr_excerpt"),

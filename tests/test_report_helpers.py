@@ -171,7 +171,7 @@ def seed_study(runs_dir: Path, run_id: str = "20260101T100000Z-slob", simulated:
 
 
 def test_seed_study_is_a_readable_run_folder(tmp_path: Path) -> None:
-    from planner.measure import read_run
+    from planner.results.measure import read_run
 
     data = read_run(seed_study(tmp_path))
     assert data.plan is not None and data.step_kinds["plays[0].workloads[0]"] == "slob"

@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 from test_bench_fanout import apply_fanout, fanout_inventory
 
-from planner import ssh
-from planner.cli import main
-from planner.lab import Lab
+from planner.cli.main import main
+from planner.rehearsal.lab import Lab
+from planner.transport.ssh import client as ssh
 
 pytestmark = pytest.mark.ssh
 

@@ -1,4 +1,4 @@
-"""planner.probes: the prep steps' read-only probes asked in one round trip, and never answered stale."""
+"""planner.engine.probes: the prep steps' read-only probes asked in one round trip, and never answered stale."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
-from planner.cli import main
-from planner.connection import Argv, CommandResult, LocalConnection
+from planner.cli.main import main
+from planner.engine.probes import ProbedConnection, run_batch
 from planner.host import Host
-from planner.probes import ProbedConnection, run_batch
 from planner.steps.base import READ_TEXT, Probe
+from planner.transport.connection import Argv, CommandResult, LocalConnection
 
 
 class Recording(LocalConnection):

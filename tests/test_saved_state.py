@@ -1,8 +1,8 @@
-"""Saved prep state said in words for reports (planner/saved_state.py), on the shapes the steps save."""
+"""Saved prep state said in words for reports (planner/steps/saved_state.py), on the shapes the steps save."""
 
 from __future__ import annotations
 
-from planner.saved_state import describe_saved
+from planner.steps.saved_state import describe_saved
 
 DB = {"access": "sqlplus", "oracle_home": "/u01/app/oracle/product/19/dbhome_1", "password_env": "ORA_PW"}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
+from planner.cli.main import main
 
 SECRET = "s3cr3t-Pa55-for-planner-test"
 

@@ -9,9 +9,9 @@ import pytest
 
 from planner.errors import ConnectError
 from planner.host import Host
-from planner.lab import Lab
-from planner.ssh import SSHConnection, known_keys, resolve_target
-from planner.transport import connect_all
+from planner.rehearsal.lab import Lab
+from planner.transport.connect import connect_all
+from planner.transport.ssh.client import SSHConnection, known_keys, resolve_target
 
 
 def _config(tmp_path: Path, lab: Lab, extra: str = "") -> Path:

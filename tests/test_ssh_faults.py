@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from planner.connection import CommandResult
 from planner.errors import ConnectError, HostKeyError
 from planner.host import Host
-from planner.lab import Lab
-from planner.ssh import SSHConnection
-from planner.transport import connect_all
+from planner.rehearsal.lab import Lab
+from planner.transport.connect import connect_all
+from planner.transport.connection import CommandResult
+from planner.transport.ssh.client import SSHConnection
 
 pytestmark = pytest.mark.ssh
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from planner.lab import Lab
+from planner.rehearsal.lab import Lab
 
 pytestmark = pytest.mark.ssh
 

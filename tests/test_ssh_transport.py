@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import StepError
-from planner.lab import Lab
-from planner.ssh import SSHConnection
+from planner.rehearsal.lab import Lab
+from planner.transport.ssh.client import SSHConnection
 
 pytestmark = pytest.mark.ssh
 
@@ -113,7 +113,8 @@ def test_binary_put_get_round_trip_with_mode(conn: SSHConnection, lab: Lab, tmp_
 def test_get_inline_and_over_sftp_by_size(conn: SSHConnection, lab: Lab, tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
     """Small files come back in the exec itself (no SFTP session), larger ones over SFTP: both byte-exact."""
-    from planner import ssh, ssh_scripts
+    from planner.transport.ssh import client as ssh
+    from planner.transport.ssh import scripts as ssh_scripts
 
     sessions: list[int] = []
     real = ssh.SSHConnection._sftp_client
@@ -139,7 +140,7 @@ def test_get_inline_and_over_sftp_by_size(conn: SSHConnection, lab: Lab, tmp_pat
 def test_get_refuses_bytes_that_do_not_match_the_hosts_checksum(conn: SSHConnection, lab: Lab, tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """A file rewritten between the checksum and the read (simulated: the host reports another checksum)."""
-    from planner import ssh_scripts
+    from planner.transport.ssh import scripts as ssh_scripts
 
     (lab.sandbox(conn.host.name) / "moving.txt").write_text("version 2\n")
     monkeypatch.setattr(ssh_scripts, "GET", ssh_scripts.GET.replace('"inline $n ${h%% *}"', '"inline $n 0000"'))

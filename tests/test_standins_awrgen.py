@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from planner.parsers import detect, parse_text
-from planner.standins import awrgen_render as render
-from planner.standins.awrgen import MARKER, DbInfo, HostInfo, Interval, Workload, load_db, simulate
+from planner.rehearsal.standins import awrgen_render as render
+from planner.rehearsal.standins.awrgen import MARKER, DbInfo, HostInfo, Interval, Workload, load_db, simulate
 
 HOST = HostInfo("db01.lab.example.com", cpus=16, cores=8, sockets=2, memory_gb=62.5)
 IV = Interval(400, 401, datetime(2025, 3, 1, 12, 0, 0), 300.0)

@@ -9,7 +9,7 @@ import pytest
 
 from planner.parsers import parse_file
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 
 
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -1,10 +1,10 @@
-"""Series over repeats (planner/stats.py series): labels that only restate the sweep point."""
+"""Series over repeats (planner/results/stats.py series): labels that only restate the sweep point."""
 
 from __future__ import annotations
 
-from planner.measure import Measurement
 from planner.metrics import Direction
-from planner.stats import series
+from planner.results.measure import Measurement
+from planner.results.stats import series
 
 
 def _m(threads: int, procs: int, test: str, value: float, metric: str = "iozone.iops", repeat: int = 0,

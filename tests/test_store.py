@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from test_report_helpers import seed_study
 
-from planner.cli import main
+from planner.cli.main import main
 from planner.errors import InputError
-from planner.measure import read_run
-from planner.store import MIGRATIONS, Store, rebuild, store_path, sync
+from planner.results.measure import read_run
+from planner.results.store import MIGRATIONS, Store, rebuild, store_path, sync
 
 
 def test_new_store_is_migrated_to_the_latest_version() -> None:

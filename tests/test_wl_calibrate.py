@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
-from planner.connection import LocalConnection
+from planner.cli.main import main
 from planner.errors import StepError
 from planner.host import Host
 from planner.parsers import parse_file
-from planner.plan import SweepPoint
-from planner.standins import install_standins, load_state, standin_vars, update_state
+from planner.plan.model import SweepPoint
+from planner.rehearsal.standins import install_standins, load_state, standin_vars, update_state
 from planner.steps import dbreport
 from planner.steps.base import StepContext
 from planner.steps.wl_calibrate import listing
+from planner.transport.connection import LocalConnection
 
 PLAN = """\
 plan: calibrate

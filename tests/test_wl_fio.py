@@ -11,17 +11,17 @@ from typing import Any
 
 import pytest
 
-from planner.cli import main
-from planner.connection import CommandResult, Connection, LocalConnection
+from planner.cli.main import main
 from planner.errors import StepError
 from planner.host import Host
-from planner.lab import Lab
-from planner.plan import SweepPoint
-from planner.results import Artifact, Status
+from planner.plan.model import SweepPoint
+from planner.rehearsal.lab import Lab
+from planner.status import Artifact, Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
 from planner.steps.wl_common import finish
 from planner.steps.wl_fio import Fio, job_targets, parse_job_file
+from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -191,7 +191,7 @@ def test_sweep_end_to_end_through_the_cli(tmp_path: Path) -> None:
 
 @pytest.fixture
 def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[tuple[StepContext, Path]]:
-    from planner.ssh import SSHConnection
+    from planner.transport.ssh.client import SSHConnection
 
     host = lab.hosts[1]
     conn = SSHConnection(host)

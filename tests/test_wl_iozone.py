@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from planner.connection import CommandResult, Connection, LocalConnection
 from planner.errors import StepError
 from planner.host import Host
-from planner.lab import Lab
-from planner.plan import SweepPoint
-from planner.results import Status
+from planner.plan.model import SweepPoint
+from planner.rehearsal.lab import Lab
+from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
 from planner.steps.wl_iozone import Iozone, create_argv, iozone_argv, record_kb
+from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 SEED_RUN = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "2", "-s", "1g", "-t", "4", "-F", "file1", "file2", "file3", "file4"]
 SEED_CREATE = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "0", "-s", "1g", "-t", "1", "-F", "file1"]
@@ -151,7 +151,7 @@ def test_check_and_registry(local: tuple[Host, Path], tmp_path: Path) -> None:
 
 @pytest.fixture
 def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[tuple[StepContext, Path]]:
-    from planner.ssh import SSHConnection
+    from planner.transport.ssh.client import SSHConnection
 
     host = lab.hosts[0]
     install_fake(lab.sandbox(host.name))

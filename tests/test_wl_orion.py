@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from planner.cli import main
-from planner.standins.awrgen import MARKER
+from planner.cli.main import main
+from planner.rehearsal.standins.awrgen import MARKER
 
-STANDIN = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 
 PLAN = """\
 plan: orion_test

@@ -18,20 +18,20 @@ from typing import Any
 
 import pytest
 
-from planner.cli import main
-from planner.connection import LocalConnection
+from planner.cli.main import main
+from planner.engine.runrecord import slug
+from planner.engine.window import WindowSpec, run_in_window
 from planner.host import Host
-from planner.plan import SweepPoint
-from planner.runrecord import slug
-from planner.standins import install_standins
-from planner.standins.slob_kit import install_slob_kit
+from planner.plan.model import SweepPoint
+from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fetch_existing
-from planner.window import WindowSpec, run_in_window
+from planner.transport.connection import LocalConnection
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 KIT = "home/oracle/SLOB"
 PLAN = """\
 plan: folders

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from planner.connection import CommandResult, Connection, LocalConnection
 from planner.errors import StepError
 from planner.host import Host
-from planner.lab import Lab
-from planner.plan import SweepPoint
-from planner.results import Status
-from planner.schema import sweepable_params
+from planner.plan.model import SweepPoint
+from planner.plan.schema import sweepable_params
+from planner.rehearsal.lab import Lab
+from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
 from planner.steps.wl_slb import DEFAULT_KIT, Slb, load_kit, runit_argv
+from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
 QUICK = {"users": 2, "seconds": 1, "buffer_mb": 8}
@@ -127,7 +127,7 @@ def test_check_only_describes(local: Host, tmp_path: Path) -> None:
 
 @pytest.fixture
 def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[StepContext]:
-    from planner.ssh import SSHConnection
+    from planner.transport.ssh.client import SSHConnection
 
     conn = SSHConnection(lab.hosts[2])
     conn.connect()

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli import main
+from planner.cli.main import main
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.standins import install_standins
-from planner.standins.slob_kit import install_slob_kit
+from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.steps.wl_slob import KitVersion, Slob, conf_value, detect_version, render_conf
 
 KIT = "/home/oracle/SLOB"

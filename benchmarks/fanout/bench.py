@@ -3,7 +3,7 @@
     python benchmarks/fanout/bench.py [--sizes 1,10,30] [--reps 3] [--reps-large 2] [--pyinfra PATH]
                                       [--tools planner,ansible,pyinfra,bare] [--out RESULTS.md]
 
-For each N a lab of N real sshd processes on loopback is built (planner.lab); every host gets a sandbox with
+For each N a lab of N real sshd processes on loopback is built (planner.rehearsal.lab); every host gets a sandbox with
 4 fake block devices and a small result file. Each repetition runs every tool (in a rotating order) cold
 (fresh sandboxes) then warm (nothing left to change), timing the whole command and sampling the RSS of its
 process tree. Results: medians per (tool, N, cold/warm), ratios against planner, and the peak tree RSS.
@@ -31,8 +31,8 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 sys.path.insert(0, str(REPO))
 
-from planner.lab import Lab, build_lab  # noqa: E402
-from planner.sandbox import add_devices  # noqa: E402
+from planner.rehearsal.lab import Lab, build_lab  # noqa: E402
+from planner.rehearsal.sandbox import add_devices  # noqa: E402
 
 DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
 INIT_ORA = "# init.ora fragment written by the fan-out benchmark\n*.cpu_count=16\n*.db_recycle_cache_size=64M\n"

@@ -1,7 +1,7 @@
 """The step registry: plan kind -> StepType class.
 
 collect: [iostat, mpstat, vmstat] are not steps: the engine samples them around each workload point
-(planner.window), so they are registered only so that plans naming them validate. `ash` is declared in
+(planner.engine.window), so they are registered only so that plans naming them validate. `ash` is declared in
 the plan language but has no engine yet.
 """
 
@@ -24,6 +24,10 @@ REGISTRY.update({cls.kind: cls for cls in (IoScheduler, Sysctl, Hugepages, InitO
 for _kind in ("iostat", "mpstat", "vmstat", "ash"):
     REGISTRY[_kind] = type(f"NotYet_{_kind}", (NotYetImplemented,),
                            {"kind": _kind, "issue": "a later issue (iostat/mpstat/vmstat wrap workloads instead)"})
+
+
+# For the plan check (planner.plan.loader.check_plan): each kind's own check of its rendered arguments.
+ARG_CHECKS = {kind: cls.check_args for kind, cls in REGISTRY.items()}
 
 
 def step_class(kind: str) -> type[StepType]:

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-from planner.connection import CommandResult, Connection
 from planner.errors import StepError
 from planner.host import Host
-from planner.plan import Section, SweepPoint
-from planner.results import Artifact, Status
+from planner.plan.model import Section, SweepPoint
+from planner.status import Artifact, Status
+from planner.transport.connection import CommandResult, Connection
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,7 +39,7 @@ class Outcome:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
-# What Connection.read_text sends (planner/connection.py): a probe of a file must be that exact command.
+# What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
 READ_TEXT = 'test -e "$1" || exit 3; cat -- "$1"'
 
 
@@ -149,6 +149,9 @@ class StepType(abc.ABC):
     reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
     exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
     real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
+    # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
+    # only that the step works. Argument -> the value used at most in a rehearsal.
+    rehearsal_caps: ClassVar[Mapping[str, int]] = {}
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
@@ -160,6 +163,30 @@ class StepType(abc.ABC):
     @abc.abstractmethod
     def apply(self, ctx: StepContext) -> Outcome: ...
 
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path) -> None:
+        """Plan check: what a host would refuse of these rendered arguments (validate(), then the files
+        beside the plan that validate_files reads, for kinds that have them). Raises StepError."""
+        step = cls(rendered)
+        step.validate()
+        validate_files = getattr(step, "validate_files", None)
+        if callable(validate_files):
+            validate_files(plan_dir)
+
+    @classmethod
+    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``args`` with each of ``rehearsal_caps`` applied (a missing or unreadable value takes the cap)."""
+        out = dict(args)
+        for key, cap in cls.rehearsal_caps.items():
+            value = out.get(key)
+            try:
+                number = float(str(value).rstrip("s")) if value is not None else None
+            except ValueError:
+                number = None
+            if number is None or number > cap:
+                out[key] = cap
+        return out
+
     def validate(self) -> None:
         """Refuse bad (rendered) arguments before any host is touched: raise StepError naming the value.
 
@@ -170,7 +197,7 @@ class StepType(abc.ABC):
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         """The read-only commands save()/check() start with, built with ctx.sh_probe / ctx.read_probe.
 
-        The runner may run a play's probes for a host in ONE round trip before its prep steps (planner.probes);
+        The runner may run a play's probes for a host in ONE round trip before its prep steps (planner.engine.probes);
         the step's own identical command is then answered from that batch unless something ran in between.
         """
         return ()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from planner.facts import gather
-from planner.results import Artifact, Status
+from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.transport.facts import gather
 
 
 class FactsCollect(StepType):

@@ -14,10 +14,10 @@ import posixpath
 from dataclasses import dataclass
 from typing import ClassVar
 
-from planner.dbaccess import SqlplusDatabase, config_for, open_database
+from planner.db.access import SqlplusDatabase, config_for, open_database
 from planner.errors import StepError
-from planner.plan import Section
-from planner.results import Artifact, Status
+from planner.plan.model import Section
+from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.wl_common import point_dir, save_text
 

@@ -11,7 +11,7 @@ from typing import Any
 import jinja2
 
 from planner.errors import StepError
-from planner.results import Status
+from planner.status import Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType, check_host_path
 
 

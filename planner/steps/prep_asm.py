@@ -14,10 +14,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from planner.dbaccess import Database, DbConfig, config_for, open_database
+from planner.db.access import Database, DbConfig, config_for, open_database
 from planner.errors import StepError
-from planner.plan import Section
-from planner.results import Status
+from planner.plan.model import Section
+from planner.status import Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 
 GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")

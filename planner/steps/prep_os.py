@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import StepError
-from planner.plan import Section
-from planner.results import Status
+from planner.plan.model import Section
+from planner.status import Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
 
 BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}

@@ -1,4 +1,4 @@
-"""The ``calibrate_io`` workload: DBMS_RESOURCE_MANAGER.CALIBRATE_IO through planner.dbaccess, one point.
+"""The ``calibrate_io`` workload: DBMS_RESOURCE_MANAGER.CALIBRATE_IO through planner.db.access, one point.
 
 Oracle's prerequisites are checked first, with a hint each: TIMED_STATISTICS=TRUE, DISK_ASYNCH_IO=TRUE and
 asynchronous I/O on every datafile (V$IOSTAT_FILE.ASYNCH_IO = ASYNC_ON; datafiles on a filesystem need
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from planner.dbaccess import config_for, open_database
+from planner.db.access import config_for, open_database
 from planner.errors import StepError
-from planner.plan import Section
+from planner.plan.model import Section
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.wl_common import parse_outcome, save_text
 

@@ -2,7 +2,7 @@
 (in one round trip), and parsing the main output at once.
 
 Folders on the host. A point's output goes to the engine's point folder, ``ctx.vars["planner_point_dir"]``
-(``<planner_workdir>/<run id>/<step>/pointNNN``): per run, and emptied by planner.window at the start of every
+(``<planner_workdir>/<run id>/<step>/pointNNN``): per run, and emptied by planner.engine.window at the start of every
 attempt of the point (a ``--resume`` or a retry after a connection drop runs it again in the same folder), so
 no step creates or empties a folder of its own. Only what must outlive a run stays in the plan-stable step
 folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its
@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError, StepError
-from planner.guard import check_path
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Parsed
 from planner.parsers import parse_file, summarise
-from planner.results import Artifact, Status
+from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
+from planner.steps.guard import check_path
 
 PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io"})
 
@@ -104,7 +104,7 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
 
 def planner_dir(ctx: StepContext, *parts: str) -> str:
     """``<planner_workdir>/<parts>`` on the host (default /tmp/planner), the same folder that holds the runs'
-    folders (planner.hostlock), mapped into the host's sandbox root."""
+    folders (planner.engine.hostlock), mapped into the host's sandbox root."""
     base = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR).rstrip("/") or DEFAULT_WORKDIR
     check_path(base)
     return ctx.path(posixpath.join(base, *parts))

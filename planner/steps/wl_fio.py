@@ -3,7 +3,7 @@
 One call of ``apply`` runs one sweep point: planner writes a fio job file from the step's arguments (a
 ``[global]`` section) and the inline ``job:`` options or the user's ``job_file`` (uploaded from the
 controller), runs ``fio --output-format=json --output=<point dir>/fio.json <job file>`` on the host,
-fetches the JSON and parses it. Writes to devices go through planner.guard first. Data files fio lays out
+fetches the JSON and parses it. Writes to devices go through planner.steps.guard first. Data files fio lays out
 itself (a job without an absolute filename) go to the plan-stable step folder, reused by later points and runs.
 """
 
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import StepError
-from planner.guard import check_destructive, check_path, is_device
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
 # --- fio -------------------------------------------------------------------------------------------------
@@ -181,6 +181,7 @@ class Fio(StepType):
     kind = "fio"
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
+    rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
 
     def _global(self) -> list[tuple[str, str | None]]:
         a = self.args

@@ -3,7 +3,7 @@
 Writes ``<testname>.lun`` (one device per line, mapped into the host's sandbox) in the point's folder,
 runs ``orion -run <run> -testname <testname> -num_disks N ...`` there and collects ``*_summary.txt``,
 ``*_iops.csv``, ``*_mbps.csv``, ``*_lat.csv``, ``*_trace.txt`` (and ``*_hist.csv`` when written). ``write`` > 0
-destroys data on the LUNs: planner.guard.check_destructive must pass first (``destructive: true`` and no
+destroys data on the LUNs: planner.steps.guard.check_destructive must pass first (``destructive: true`` and no
 filesystem / partition table / ASM header unless the device is in the plan's ``allow_destroy``).
 The binary is ``binary`` when given, else ``<oracle_home>/bin/orion``, else ``orion`` on the PATH.
 """
@@ -14,10 +14,10 @@ import posixpath
 import shlex
 from typing import Any, ClassVar
 
-from planner import guard
 from planner.errors import StepError
-from planner.plan import Section
-from planner.results import Status
+from planner.plan.model import Section
+from planner.status import Status
+from planner.steps import guard
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
 

@@ -1,7 +1,7 @@
 """The SLB workload step: copy an SLB kit to the host, build it there once, run ``runit.sh <users>``.
 
 The kit is a directory or a tarball on the controller; by default the project's own SLB-compatible kit
-(planner/kits/slb, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
+(planner/steps/kits/slb, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
 lands in ``<workdir>/planner/kits/slb-<digest>`` on the host, named by the digest of its files, and is
 built once: later points and runs reuse it while the recorded binary checksum still matches. Each
 point's output (slb.out, slb.err) goes to the point's folder (planner.steps.wl_common.point_dir).
@@ -17,13 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import planner
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, positive_int, tail
 
-DEFAULT_KIT = Path(planner.__file__).parent / "kits" / "slb"
+DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
 MARKER = ".planner-kit"
 TIMEOUT_MARGIN_S = 60.0
 _AFFINITY = re.compile(r"^[0-9,-]+$")
@@ -126,6 +125,7 @@ class Slb(StepType):
     kind = "slb"
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
+    rehearsal_caps = {"seconds": 2, "buffer_mb": 64}  # a rehearsal proves the kit runs, briefly
 
     def _argv(self) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from planner.errors import StepError
-from planner.plan import Section
-from planner.results import Artifact, Status
+from planner.plan.model import Section
+from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 

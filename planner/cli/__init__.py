@@ -1,0 +1,1 @@
+"""The command line: argparse, every verb, exit codes. The only place that calls sys.exit."""

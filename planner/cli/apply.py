@@ -1,0 +1,271 @@
+"""`planner apply` / `check` / `validate`: load and check everything first, then hand over to the runner.
+
+Nothing touches a host until the plan, the inventory, the variables and the host patterns have all been
+checked; every problem found is reported at once (exit 5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.engine.console import Console
+from planner.engine.resume import DEFINING, Previous, check_plan_unchanged, load_meta
+from planner.engine.runrecord import RunRecord
+from planner.errors import InputError, PlannerError, Problem
+from planner.host import Host
+from planner.inventory.graph import Inventory, load_inventory, local_inventory
+from planner.plan.loader import check_plan, load_plan
+from planner.plan.model import Plan
+from planner.plan.templating import parse_extra_vars
+from planner.steps import ARG_CHECKS
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    plan: Plan
+    inventory: Inventory
+    extra_vars: dict[str, Any]
+    play_hosts: dict[str, list[Host]]
+
+
+def _split(values: list[str]) -> frozenset[str]:
+    return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
+
+
+def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: str | None = None) -> Loaded:
+    if not plan_path.is_file():
+        raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
+    plan = load_plan(plan_path)
+    problems: list[Problem] = []
+    extra_vars: dict[str, Any] = {}
+    try:
+        extra_vars = parse_extra_vars(extra, Path.cwd())
+    except InputError as e:
+        problems += e.problems
+    inv_path = inventory_path or plan.inventory
+    try:
+        inventory = load_inventory(inv_path) if inv_path else local_inventory()
+    except InputError as e:
+        raise InputError(problems + e.problems) from None
+    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS)
+    play_hosts: dict[str, list[Host]] = {}
+    allowed: set[str] | None = None
+    if limit:
+        try:
+            allowed = {h.name for h in inventory.select(limit)}
+        except InputError as e:
+            problems += [Problem(None, "--limit", p.message, p.hint) for p in e.problems]
+    for play in plan.plays:
+        try:
+            hosts = inventory.select(play.hosts, allow_empty=allowed is not None)
+        except InputError:
+            hosts = []  # check_plan has already reported it with its location
+        play_hosts[play.name] = [h for h in hosts if allowed is None or h.name in allowed]
+    if problems:
+        raise InputError(problems)
+    return Loaded(plan, inventory, extra_vars, play_hosts)
+
+
+# Ansible's literal password variables: discouraged, but if an inventory carries one it must not leak.
+_LITERAL_SECRETS = frozenset({"ansible_password", "ansible_ssh_pass", "ansible_become_password",
+                              "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password"})
+
+
+def _secrets(loaded: Loaded) -> tuple[str, ...]:
+    """Values that must never reach the record: passwords from *_password_env / *_password_file, and any
+    literal password variable an inventory holds."""
+    found: list[str] = []
+    for h in loaded.inventory.hosts.values():
+        for key, value in h.vars.items():
+            if (key in _LITERAL_SECRETS or key.endswith("_password")) and isinstance(value, str | int) and str(value):
+                found.append(str(value))
+            if key.endswith("_password_env") and isinstance(value, str) and os.environ.get(value):
+                found.append(os.environ[value])
+            if key.endswith("_password_file") and isinstance(value, str) and Path(value).is_file():
+                found.append(Path(value).read_text().strip())
+    return tuple(found)
+
+
+def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
+    if args.resume:
+        return _resume(args, argv)
+    if args.plan is None:
+        raise InputError([Problem(None, "", "no plan file given", "planner apply PLAN (or --resume RUN)")])
+    if args.rehearse:
+        from planner.cli.rehearse import rehearse_command
+
+        return rehearse_command(args, argv)
+    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit)
+    console = Console(verbosity=args.verbose)
+    if args.list_hosts or args.list_tasks:
+        for play in loaded.plan.plays:
+            console.line(f"play #{play.name} ({play.hosts}):")
+            if args.list_hosts:
+                for h in loaded.play_hosts[play.name]:
+                    console.line(f"    {h.name}")
+            if args.list_tasks:
+                for s in play.steps:
+                    console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
+        return 0
+    return execute(loaded, args, argv, console)
+
+
+def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
+            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
+    from planner.engine.runner import Runner, RunOptions
+    from planner.transport.connect import TransportOptions, connector
+
+    opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
+                      skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
+                      keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
+                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)))
+    conn = transport_connector or connector(TransportOptions(
+        forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
+        known_hosts=args.known_hosts, ssh_config=args.ssh_config))
+    console.secrets = opts.secrets
+    if not args.no_report:
+        # Imported before the run, not in its report phase: an interrupt landing inside an import leaves a
+        # half-imported module and (seen with `python -m`) can make the process die by SIGINT, not exit 99.
+        import planner.report.render  # noqa: F401
+        import planner.results.store  # noqa: F401
+
+        _preload_charts()
+    runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
+    try:
+        outcome = runner.run()
+        if outcome.record is not None:
+            console.line(f"\nrun record: {outcome.record.path}")
+            if not args.no_report:
+                from planner.report.render import plan_report_copy, render_run_report
+
+                try:
+                    console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
+                    for copy in plan_report_copy(loaded.plan):
+                        console.line(f"report copy (the plan's report: output): {_shown(copy)}")
+                except PlannerError as e:  # the measurements are safe in the record; re-render later
+                    console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
+            _index(args.runs_dir, outcome.record.path, console)
+    except KeyboardInterrupt:
+        if not runner.finished or runner.record is None:
+            raise  # the runner itself never lets one out before its record is final; this is a bug path
+        return _interrupted_after_run(runner.record, console)
+    return outcome.exit_code
+
+
+def _resume(args: argparse.Namespace, argv: list[str]) -> int:
+    """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
+    from planner.cli.results import resolve_run
+    from planner.engine.resume import check_hosts, load_previous
+
+    if args.check or args.rehearse or args.list_hosts or args.list_tasks:
+        raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
+                                  "resume a run as it was started")])
+    run_dir = resolve_run(args.resume, args.runs_dir)
+    merged = resume_args(args, run_dir)
+    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit)
+    previous = load_previous(run_dir)
+    check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
+    console = Console(verbosity=args.verbose)
+    console.line(f"resuming run {run_dir.name} ({previous.meta.get('status')}): {len(previous.done)} step(s) "
+                 "and point(s) done before are not run again")
+    return execute(loaded, merged, argv, console, previous=previous)
+
+
+def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
+    """The options of the run being resumed, with this command line's transport and output options."""
+    from planner.cli.main import build_parser  # re-parsing a recorded argv is the CLI's job
+
+    given = [k for k in DEFINING if getattr(new, k) not in (None, [], False)]
+    if given:
+        raise InputError([Problem(None, "", "--resume runs with the options of the run it resumes; "
+                                  f"these were given again: {', '.join('--' + k.replace('_', '-') for k in given)}",
+                                  "drop them (the run's own are in its meta.json argv)")])
+    meta = load_meta(run_dir)
+    if meta.get("status") == "complete":
+        raise InputError([Problem(None, "", f"run {run_dir.name} is complete: nothing to resume",
+                                  "start a new run with planner apply PLAN")])
+    if meta.get("simulated"):
+        raise InputError([Problem(None, "", f"run {run_dir.name} is a rehearsal: its sandboxes are gone",
+                                  "rehearse again with planner apply --rehearse PLAN")])
+    argv = list(meta.get("argv") or [])
+    try:
+        old = build_parser().parse_args(argv)
+    except SystemExit:
+        raise InputError([Problem(None, "", f"run {run_dir.name}: cannot read its command line {argv!r}",
+                                  "restore the hosts with planner restore RUN and start a new run")]) from None
+    cwd = Path(str(meta.get("cwd") or "."))
+    merged = argparse.Namespace(**vars(new))
+    for k in DEFINING:
+        setattr(merged, k, getattr(old, k))
+    if merged.inventory is not None and not merged.inventory.is_absolute():
+        merged.inventory = cwd / merged.inventory
+    recorded = Path(str(meta.get("plan_file") or old.plan))
+    merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
+    merged.runs_dir = run_dir.parent
+    merged.check = False
+    check_plan_unchanged(merged.plan, run_dir)
+    return merged
+
+
+def _preload_charts() -> None:
+    try:  # as planner.report.charts uses it
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot  # noqa: F401
+    except ImportError:
+        pass
+
+
+def _interrupted_after_run(record: RunRecord, console: Console) -> int:
+    """Ctrl-C/SIGTERM while the report is rendered (or the run indexed): hosts are restored and every
+    measurement is in the record; the record says the run was interrupted in its report phase."""
+    from planner.engine.interrupts import deferred_interrupts
+
+    with deferred_interrupts(console):
+        console.warn(f"interrupted while rendering the report: the measurements are safe in {record.path}; "
+                     f"render it with: planner report {record.path}")
+        record.write_text("console.log", "\n".join(console.transcript) + "\n")
+        record.write_meta(status="interrupted", exit_code=99, interrupted_phase="report")
+    return 99
+
+
+def _index(runs_dir: Path, run_dir: Path, console: Console) -> None:
+    """Add the run's measurements to the project's SQLite store (the run folder stays the source of truth)."""
+    import sqlite3
+
+    from planner.results.measure import read_run
+    from planner.results.store import open_store
+
+    try:
+        with open_store(runs_dir) as store:
+            store.put_run(read_run(run_dir))
+    except (PlannerError, sqlite3.Error) as e:
+        console.warn(f"run not indexed in the results store: {e} (planner index rebuilds it)")
+
+
+def validate_command(args: argparse.Namespace) -> int:
+    problems: list[Problem] = []
+    for path in args.plans:
+        try:
+            load(path, args.inventory, args.extra_vars)
+            print(f"{path}: ok")
+        except InputError as e:
+            problems += e.problems
+    if problems:
+        raise InputError(problems)
+    print(f"{len(args.plans)} plan(s) valid", file=sys.stderr)
+    return 0
+
+
+def _shown(path: Path) -> str:
+    """A path relative to the working directory when it is below it (as the user typed the plan's)."""
+    try:
+        return str(path.relative_to(Path.cwd()))
+    except ValueError:
+        return str(path)

@@ -1,0 +1,157 @@
+"""Command line: argparse in Ansible's shape. The only module that exits; errors map to exit codes.
+
+0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad plan/inventory/options, 99 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+from planner import __version__
+from planner.errors import InputError, PlannerError, Problem
+
+EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
+
+
+def _run_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
+    p.add_argument("-i", "--inventory", type=Path, help="inventory file (default: the plan's inventory:)")
+    p.add_argument("-l", "--limit", help="further limit hosts with a pattern (a:b, a:&b, a:!b)")
+    p.add_argument("-t", "--tags", action="append", default=[], help="only steps with these tags (comma list)")
+    p.add_argument("--skip-tags", action="append", default=[], help="skip steps with these tags")
+    p.add_argument("-e", "--extra-vars", action="append", default=[], metavar="VARS",
+                   help="k=v, JSON/YAML text, or @file.yaml; highest precedence")
+    p.add_argument("-C", "--check", action="store_true", help="predict ok/changed; change nothing")
+    p.add_argument("-D", "--diff", action="store_true", help="show before/after of what changes")
+    p.add_argument("-f", "--forks", type=int, default=5, help="hosts worked on in parallel (default 5)")
+    p.add_argument("-v", "--verbose", action="count", default=0, help="more output (-vv, -vvv)")
+    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records go (default ./runs)")
+    p.add_argument("--keep-prep", action="store_true", help="leave host prep in place after the run")
+    p.add_argument("--accept-new-host-keys", action="store_true",
+                   help="accept and record unknown SSH host keys (changed keys are always refused)")
+    p.add_argument("--known-hosts", type=Path, help="known_hosts file (default ~/.ssh/known_hosts)")
+    p.add_argument("--ssh-config", type=Path, help="ssh config file (default ~/.ssh/config)")
+    p.add_argument("--list-hosts", action="store_true", help="list the hosts each play targets, then stop")
+    p.add_argument("--list-tasks", action="store_true", help="list the steps of each play, then stop")
+    p.add_argument("--rehearse", action="store_true",
+                   help="run the plan on simulated copies of its hosts on this machine (no lab needed)")
+    p.add_argument("--no-report", action="store_true", help="do not render the report at the end")
+    p.add_argument("--resume", metavar="RUN",
+                   help="finish a run whose controller died (a run folder or id under --runs-dir): points "
+                        "already done are not run again; results go to the same run folder")
+    p.add_argument("--break-stale-lock", action="store_true",
+                   help="take a host whose lock was left by a run whose controller process is gone")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(prog="planner", description="Run storage and database benchmark plans.",
+                                 epilog=EPILOG)
+    ap.add_argument("--version", action="version", version=f"planner {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True)
+    _run_options(sub.add_parser("apply", help="run a plan", epilog=EPILOG))
+    _run_options(sub.add_parser("check", help="same as apply --check", epilog=EPILOG))
+    v = sub.add_parser("validate", help="check plans (syntax, schema, variables, inventory) without any host")
+    v.add_argument("plans", type=Path, nargs="+")
+    v.add_argument("-i", "--inventory", type=Path)
+    v.add_argument("-e", "--extra-vars", action="append", default=[])
+    sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
+    inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
+    inv.add_argument("-i", "--inventory", type=Path, required=True)
+    g = inv.add_mutually_exclusive_group(required=True)
+    g.add_argument("--list", action="store_true")
+    g.add_argument("--graph", action="store_true")
+    ps = sub.add_parser("parse", help="read benchmark outputs (AWR, Statspack, ORION, fio, SLB, iozone, ...)")
+    ps.add_argument("files", type=Path, nargs="+")
+    ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    rs = sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)")
+    rs.add_argument("run", type=Path, help="the run folder")
+    rs.add_argument("--accept-new-host-keys", action="store_true")
+    rs.add_argument("-f", "--forks", type=int, default=5)
+    from planner.cli.results import add_result_commands
+
+    add_result_commands(sub)
+    return ap
+
+
+def _problems_out(err: InputError) -> None:
+    for p in err.problems:
+        print(f"ERROR! {p}", file=sys.stderr)
+    n = len(err.problems)
+    print(f"planner: {n} problem{'s' if n != 1 else ''} found; nothing was run", file=sys.stderr)
+
+
+def _on_sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # the runner treats it like Ctrl-C: stop remote work, restore prep, exit 99
+
+
+def _sigterm_as_interrupt() -> None:
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _on_sigterm)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(args_list)
+    except SystemExit as e:  # argparse already printed the usage error
+        return 5 if e.code not in (0, None) else 0
+    try:
+        return _dispatch(args, args_list)
+    except InputError as e:
+        _problems_out(e)
+        return 5
+    except KeyboardInterrupt:
+        print("planner: interrupted", file=sys.stderr)
+        return 99
+    except PlannerError as e:
+        print(f"ERROR! {e}", file=sys.stderr)
+        return e.exit_code
+    except BrokenPipeError:
+        return 0
+
+
+def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
+    cmd = args.command
+    if cmd in ("apply", "check"):
+        from planner.cli.apply import apply_command
+
+        if cmd == "check":
+            args.check = True
+        _sigterm_as_interrupt()
+        return apply_command(args, argv)
+    if cmd == "validate":
+        from planner.cli.apply import validate_command
+
+        return validate_command(args)
+    if cmd == "schema":
+        from planner.plan.schema import plan_schema
+
+        print(json.dumps(plan_schema(), indent=2))
+        return 0
+    if cmd == "inventory":
+        from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
+
+        inv = load_inventory(args.inventory)
+        print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
+        return 0
+    if cmd == "parse":
+        from planner.cli.parse import run_parse
+
+        missing = [f for f in args.files if not f.is_file()]
+        if missing:
+            raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
+        return run_parse(list(args.files), args.format, sys.stdout)
+    if cmd == "restore":
+        from planner.engine.restore import restore_command
+
+        return restore_command(args)
+    from planner.cli.results import dispatch_result_command
+
+    return dispatch_result_command(args)

@@ -1,0 +1,181 @@
+"""Subcommands over past runs: runs, show, report, compare, export, index.
+
+RUN is a run folder path or a run id (folder name) under --runs-dir (default ./runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from planner.errors import InputError, Problem
+
+COMMANDS = ("runs", "show", "report", "compare", "export", "index")
+
+
+def _runs_dir(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records are (default ./runs)")
+
+
+def add_result_commands(sub: Any) -> None:
+    p = sub.add_parser("runs", help="list recorded runs")
+    p.add_argument("--plan", help="only runs of this plan")
+    _runs_dir(p)
+    p = sub.add_parser("show", help="a run's status, headline metrics and findings")
+    p.add_argument("run", help="run folder or run id")
+    _runs_dir(p)
+    p = sub.add_parser("report", help="(re-)render a run's Markdown report")
+    p.add_argument("run", help="run folder or run id")
+    p.add_argument("--template", help="template name or path (default: the plan's, else default.md.j2)")
+    p.add_argument("-o", "--output", type=Path, help="write here instead of <run>/report.md")
+    _runs_dir(p)
+    p = sub.add_parser("compare", help="runs side by side: % difference against the first, better/worse")
+    p.add_argument("runs", nargs="+", metavar="RUN", help="two or more run folders or ids (the first is the base)")
+    p.add_argument("--metric", help="compare this metric (name, key or part of a key) instead of the headline ones")
+    _runs_dir(p)
+    p = sub.add_parser("export", help="a run's measurements as CSV or JSON")
+    p.add_argument("run", help="run folder or run id")
+    p.add_argument("--format", choices=("csv", "json"), default="csv")
+    p.add_argument("-o", "--output", type=Path, help="write to a file instead of stdout")
+    _runs_dir(p)
+    p = sub.add_parser("index", help="rebuild the results store (runs-dir/planner.sqlite) from the run folders")
+    _runs_dir(p)
+
+
+def resolve_run(run: str, runs_dir: Path) -> Path:
+    direct = Path(run)
+    if (direct / "meta.json").is_file():
+        return direct
+    under = Path(runs_dir) / run
+    if (under / "meta.json").is_file():
+        return under
+    matches = sorted(p for p in Path(runs_dir).glob(f"*{run}*") if (p / "meta.json").is_file()) \
+        if Path(runs_dir).is_dir() and "/" not in run else []
+    if len(matches) == 1:
+        return matches[0]
+    hint = (f"{len(matches)} runs match: {', '.join(p.name for p in matches[:5])}" if matches
+            else f"see `planner runs --runs-dir {runs_dir}`")
+    raise InputError([Problem(None, "", f"no run {run!r} (not a run folder, nor a run id under {runs_dir})", hint)])
+
+
+def dispatch_result_command(args: argparse.Namespace) -> int:
+    handler = {"runs": _runs, "show": _show, "report": _report, "compare": _compare, "export": _export,
+               "index": _index}.get(args.command)
+    if handler is None:
+        raise InputError([Problem(None, "", f"unknown command {args.command!r}", "see planner --help")])
+    return handler(args)
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from planner.results.store import sync
+
+    with sync(args.runs_dir) as store:
+        rows = store.runs(args.plan)
+    if not rows:
+        print(f"no runs{' of plan ' + args.plan if args.plan else ''} under {args.runs_dir}")
+        return 0
+    print(f"{'RUN':<40} {'PLAN':<20} {'STATUS':<12} {'STARTED':<28} {'GIT':<9} HOSTS")
+    for r in rows:
+        commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
+        sim = " SIMULATED" if r.simulated else ""
+        print(f"{r.id:<40} {r.plan:<20} {r.status:<12} {r.started:<28} {commit:<9} {','.join(r.hosts)}{sim}")
+    return 0
+
+
+def _show(args: argparse.Namespace) -> int:
+    from planner.results.findings import all_findings
+    from planner.results.measure import read_run
+    from planner.results.stats import fmt, series
+
+    data = read_run(resolve_run(args.run, args.runs_dir))
+    m = data.meta
+    print(f"run {data.run_id}: plan {m.get('plan')} — {m.get('status')} (exit code {m.get('exit_code')})")
+    print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
+    if data.simulated:
+        print("  SIMULATED: numbers come from stand-ins, not real hardware")
+    all_series = series(data.measurements)
+    heads = [s for s in all_series if s.headline]
+    if heads:
+        print("\nheadline metrics (median over repeats):")
+        for s in heads:
+            sm = s.summary
+            spread = f" [{fmt(sm.min)} .. {fmt(sm.max)}, n={sm.n}]" if sm.n > 1 else ""
+            print(f"  {s.play} / {s.host} / {s.title} {s.point_label}: {s.key} = {fmt(sm.median)} {s.unit}{spread}")
+    rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
+    found = all_findings(all_series, rated)
+    if found:
+        print("\nfindings:")
+        for f in found:
+            print(f"  {f.severity.value}: {f.title} ({f.play} {f.host}): {f.message}")
+    for a in data.artifacts:
+        for e in a.errors:
+            print(f"  parse problem: {e}")
+    return 0
+
+
+def _report(args: argparse.Namespace) -> int:
+    from planner.report.render import render_run_report
+
+    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output)
+    print(f"report: {out}")
+    return 0
+
+
+def _compare(args: argparse.Namespace) -> int:
+    from planner.results.compare import compare, format_table
+    from planner.results.measure import read_run
+
+    if len(args.runs) < 2:
+        raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
+    runs = []
+    for r in args.runs:
+        data = read_run(resolve_run(r, args.runs_dir))
+        runs.append((data.run_id, data.measurements))
+    sys.stdout.write(format_table(compare(runs, args.metric)))
+    return 0
+
+
+FIELDS = ("run_id", "play", "host", "step", "title", "kind", "params", "point", "repeat", "warmup", "metric",
+          "labels", "value", "unit", "direction", "simulated", "derived", "headline", "source", "artifact")
+
+
+def export_rows(measurements: Any) -> list[dict[str, Any]]:
+    return [{"run_id": m.run_id, "play": m.play, "host": m.host, "step": m.step, "title": m.title, "kind": m.kind,
+             "params": dict(m.params), "point": m.point, "repeat": m.repeat, "warmup": m.warmup,
+             "metric": m.metric, "labels": dict(m.labels), "value": m.value, "unit": m.unit,
+             "direction": m.direction.value, "simulated": m.simulated, "derived": m.derived,
+             "headline": m.headline, "source": m.source, "artifact": m.artifact} for m in measurements]
+
+
+def _export(args: argparse.Namespace) -> int:
+    from planner.results.measure import read_run
+
+    rows = export_rows(read_run(resolve_run(args.run, args.runs_dir)).measurements)
+    if args.format == "json":
+        text = json.dumps(rows, indent=2, default=str) + "\n"
+    else:
+        buf = io.StringIO()
+        w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
+        w.writeheader()
+        for r in rows:
+            w.writerow({**r, "params": json.dumps(r["params"], default=str), "labels": json.dumps(r["labels"])})
+        text = buf.getvalue()
+    if args.output:
+        args.output.write_text(text)
+        print(f"{len(rows)} measurements written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+def _index(args: argparse.Namespace) -> int:
+    from planner.results.store import rebuild, store_path
+
+    n = rebuild(args.runs_dir)
+    print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
+    return 0

@@ -1,0 +1,256 @@
+"""Oracle database access for steps: one interface, two backends, and safe ALTER SYSTEM text.
+
+Backends (inventory var ``oracle_access``):
+- ``sqlplus`` (default): ``<oracle_home>/bin/sqlplus -S / as sysdba`` over the host connection, as the
+  ``oracle_user`` (sudo login shell) when that var is set; ORACLE_HOME/ORACLE_SID passed as env; the SQL goes
+  in on stdin, never on the command line. Binds are rendered as SQL literals (quotes doubled, control
+  characters refused) since sqlplus has no bind API for a piped script.
+- ``thin``: python-oracledb thin mode (planner.db.thin, the only module importing oracledb).
+
+Query rows are tuples of text (``None`` for NULL) in both backends, as sqlplus would print them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from planner.errors import OracleError, StepError
+
+if TYPE_CHECKING:
+    from planner.host import Host
+    from planner.transport.connection import CommandResult
+
+
+class StepContext(Protocol):
+    """What the database backends need of a step's context (planner.steps.base.StepContext provides it):
+    the host and its variables, its root-mapped paths and a logged command runner."""
+
+    @property
+    def host(self) -> Host: ...
+
+    @property
+    def vars(self) -> Mapping[str, Any]: ...
+
+    def path(self, system_path: str) -> str: ...
+
+    def run(self, argv: Sequence[str], *, check: bool = True, become: bool | None = None,
+            become_user: str | None = None, login: bool = False, timeout: float | None = None,
+            env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult: ...
+
+Row = tuple[str | None, ...]
+SETTINGS = ("set heading off feedback off pagesize 0 linesize 32767 trimspool on trimout on tab off "
+            "verify off echo off define off sqlblanklines on null '' colsep '|'\n"
+            "whenever sqlerror exit failure\n")
+_ORA_LINE = re.compile(r"^((?:ORA|SP2|PLS|TNS)-\d{4,5}):?\s*(.*)$")
+_SID = re.compile(r"^\+?[A-Za-z][A-Za-z0-9_$#]*$")
+_USER = re.compile(r"^[a-z_][a-z0-9_-]*$")
+HINTS = {
+    "ORA-01034": "the instance is down or ORACLE_SID is wrong: check oracle_sid, start the database",
+    "ORA-01017": "wrong credentials: check oracle_password_env / oracle_password_file",
+    "ORA-01031": "insufficient privileges: the OS user must be in the dba (or asmadmin) group",
+    "ORA-02065": "not a parameter this database knows",
+    "ORA-02095": "a static parameter: planner sets it with SCOPE=SPFILE and restarts",
+    "ORA-15033": "the disk belongs to another disk group: pick other disks",
+    "DPY-6005": "cannot connect: check oracle_host, oracle_port, oracle_service and the listener",
+}
+
+
+class Database(Protocol):
+    """What steps use. Rows are text; ``callproc`` returns its OUT values converted to ``out_types``."""
+
+    def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[Row]: ...
+
+    def execute(self, sql: str, binds: Mapping[str, Any] | None = None) -> str: ...
+
+    def callproc(self, name: str, args: Sequence[Any] = (), out_types: Sequence[type] = ()) -> list[Any]: ...
+
+    def callfunc(self, name: str, return_type: type, args: Sequence[Any] = ()) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DbConfig:
+    """How to reach one host's database, from its vars; saved with prep state so restore needs no inventory."""
+
+    access: str = "sqlplus"
+    oracle_home: str = ""
+    oracle_sid: str = ""
+    oracle_user: str | None = None
+    db_name: str = ""  # srvctl's -d (db_unique_name); default: oracle_sid
+    host: str = ""
+    port: int = 1521
+    service: str = ""
+    password_env: str | None = None
+    password_file: str | None = None
+    grid_home: str = ""
+    asm_sid: str = "+ASM"
+    grid_user: str | None = None
+    poll_s: float = 2.0
+    open_timeout_s: float = 600.0
+    rebalance_timeout_s: float = 3600.0
+
+    @staticmethod
+    def from_vars(v: Mapping[str, Any], host_address: str = "") -> DbConfig:
+        home = str(v.get("oracle_home") or "")
+        if not home.startswith("/"):
+            raise StepError("oracle_home is not set (or not absolute)", hint="set oracle_home in the inventory")
+        access = str(v.get("oracle_access") or "sqlplus")
+        if access not in ("sqlplus", "thin"):
+            raise StepError(f"oracle_access must be sqlplus or thin, not {access!r}")
+        sid = str(v.get("oracle_sid") or "")
+        asm_sid = str(v.get("asm_sid") or "+ASM")
+        for what, value in (("oracle_sid", sid), ("asm_sid", asm_sid)):
+            if not _SID.fullmatch(value):
+                raise StepError(f"{what} {value!r} is not a valid SID", hint=f"set {what} in the inventory")
+        user = v.get("oracle_user")
+        grid_user = v.get("grid_user") or user
+        for u in (user, grid_user):
+            if u is not None and not _USER.fullmatch(str(u)):
+                raise StepError(f"bad OS user name {u!r}")
+        return DbConfig(access=access, oracle_home=home.rstrip("/"), oracle_sid=sid,
+                        oracle_user=str(user) if user else None, db_name=str(v.get("oracle_db_name") or sid),
+                        host=str(v.get("oracle_host") or host_address), port=int(v.get("oracle_port") or 1521),
+                        service=str(v.get("oracle_service") or ""), password_env=v.get("oracle_password_env"),
+                        password_file=v.get("oracle_password_file"),
+                        grid_home=str(v.get("grid_home") or home).rstrip("/"), asm_sid=asm_sid,
+                        grid_user=str(grid_user) if grid_user else None,
+                        poll_s=float(v.get("oracle_poll_interval_s", 2.0)),
+                        open_timeout_s=float(v.get("oracle_open_timeout_s", 600.0)),
+                        rebalance_timeout_s=float(v.get("asm_rebalance_timeout_s", 3600.0)))
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(d: Mapping[str, Any]) -> DbConfig:
+        return DbConfig(**{k: d[k] for k in DbConfig.__dataclass_fields__ if k in d})
+
+
+def config_for(ctx: StepContext) -> DbConfig:
+    return DbConfig.from_vars({**dict(ctx.host.vars), **dict(ctx.vars)}, ctx.host.address)
+
+
+def open_database(ctx: StepContext, cfg: DbConfig, *, asm: bool = False) -> Database:
+    """The ASM instance is always reached with sqlplus (as sysasm); the database by ``cfg.access``."""
+    if asm or cfg.access == "sqlplus":
+        return SqlplusDatabase(ctx, cfg, asm=asm)
+    from planner.db import thin as oracle  # the only module importing oracledb
+
+    return oracle.connect_thin(cfg)
+
+
+# -- SQL text -------------------------------------------------------------------------------------------------
+def sql_literal(value: Any) -> str:
+    """A bind value as a SQL literal: numbers checked, strings quoted with '' doubled, control chars refused."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        raise StepError("a boolean cannot be bound in SQL; pass 'TRUE'/'FALSE' or 1/0")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise StepError(f"cannot bind {value!r}")
+        return repr(value)
+    text = str(value)
+    if any(ord(c) < 32 or ord(c) == 127 for c in text):
+        raise StepError(f"refused SQL value {text!r}: it holds a control character (newline, tab, ...)")
+    return "'" + text.replace("'", "''") + "'"
+
+
+_TOKENS = re.compile(r"'(?:[^']|'')*'|:([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def render_binds(sql: str, binds: Mapping[str, Any] | None) -> str:
+    """Replace :name placeholders (outside quoted literals) with literals."""
+    binds = binds or {}
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) is None:
+            return m.group(0)
+        if m.group(1) not in binds:
+            raise StepError(f"bind variable :{m.group(1)} has no value")
+        return sql_literal(binds[m.group(1)])
+
+    return _TOKENS.sub(sub, sql)
+
+
+def parse_rows(text: str) -> list[Row]:
+    """sqlplus output under SETTINGS: one line per row, columns split on '|', padding stripped."""
+    lines = text.splitlines()
+    return [tuple((c.strip() or None) for c in line.split("|")) for line in lines]
+
+
+def ora_error(text: str, what: str) -> OracleError | None:
+    codes = [(m.group(1), m.group(2)) for line in text.splitlines() if (m := _ORA_LINE.match(line.strip()))]
+    if not codes:
+        return None
+    msg = "; ".join(f"{c}: {t}".rstrip(": ") for c, t in codes)
+    return OracleError(f"{what}: {msg}", hint=next((HINTS[c] for c, _ in codes if c in HINTS), None))
+
+
+class SqlplusDatabase:
+    """``sqlplus -S / as sysdba`` (or ``/ as sysasm``) per call, script on stdin."""
+
+    def __init__(self, ctx: StepContext, cfg: DbConfig, *, asm: bool = False) -> None:
+        self.ctx = ctx
+        self.cfg = cfg
+        self.asm = asm
+
+    def _argv_env(self) -> tuple[list[str], dict[str, str], str | None]:
+        home = self.cfg.grid_home if self.asm else self.cfg.oracle_home
+        sid = self.cfg.asm_sid if self.asm else self.cfg.oracle_sid
+        argv = [self.ctx.path(home) + "/bin/sqlplus", "-S", "/ as sysasm" if self.asm else "/ as sysdba"]
+        return argv, {"ORACLE_HOME": home, "ORACLE_SID": sid}, self.cfg.grid_user if self.asm else self.cfg.oracle_user
+
+    def run_script(self, body: str, what: str, *, timeout: float | None = None) -> str:
+        """Run a SQL*Plus script (SETTINGS prepended, exit appended); raise OracleError on ORA-/SP2- lines."""
+        argv, env, user = self._argv_env()
+        script = SETTINGS + body.rstrip("\n") + "\nexit\n"
+        r = self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
+                         env=env, stdin=script.encode(), timeout=timeout)
+        err = ora_error(r.stdout, what) or ora_error(r.stderr, what)
+        if err:
+            raise err
+        if not r.ok:
+            raise OracleError(f"{what}: sqlplus exit code {r.exit_code}: {(r.stderr or r.stdout).strip()[-500:]}",
+                              hint="check oracle_home, oracle_sid and oracle_user in the inventory")
+        return r.stdout
+
+    def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[Row]:
+        text = render_binds(sql, binds)
+        return parse_rows(self.run_script(text + ";", text[:120]))
+
+    def execute(self, sql: str, binds: Mapping[str, Any] | None = None) -> str:
+        text = render_binds(sql, binds)
+        return self.run_script(text + ";", text[:120])
+
+    def callproc(self, name: str, args: Sequence[Any] = (), out_types: Sequence[type] = ()) -> list[Any]:
+        return self._call(name, args, out_types, None)
+
+    def callfunc(self, name: str, return_type: type, args: Sequence[Any] = ()) -> Any:
+        return self._call(name, args, (), return_type)[0]
+
+    def _call(self, name: str, args: Sequence[Any], out_types: Sequence[type], ret: type | None) -> list[Any]:
+        if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$#]*(\.[A-Za-z_][A-Za-z0-9_$#]*){0,2}", name):
+            raise StepError(f"refused procedure name {name!r}")
+        kinds = ([ret] if ret else []) + list(out_types)
+        decl = "".join(f"variable o{i} {'number' if t in (int, float) else 'varchar2(4000)'}\n"
+                       for i, t in enumerate(kinds))
+        params = [sql_literal(a) for a in args] + [f":o{i}" for i in range(1 if ret else 0, len(kinds))]
+        call = f"{name}({', '.join(params)})" if params else name
+        body = f":o0 := {call}" if ret else call
+        outs = ", ".join(f":o{i}" for i in range(len(kinds))) or "null"
+        text = self.run_script(f"{decl}begin\n  {body};\nend;\n/\nselect {outs} from dual;", name)
+        rows = [r for r in parse_rows(text) if any(v is not None for v in r)]
+        values = rows[-1] if rows else ()
+        return [None if v is None else t(float(v)) if t is int else t(v) for t, v in zip(kinds, values, strict=False)]
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,240 @@
+"""One step on one host: render, decide (when/check), save original state, apply, map errors to results.
+
+A host failure becomes a StepResult (FAILED/UNREACHABLE); only engine bugs propagate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import traceback
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from planner.engine.runrecord import RunRecord, utc_now
+from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError
+from planner.host import DEFAULT_WORKDIR, Host
+from planner.plan.model import Section, StepSpec, SweepPoint
+from planner.status import Artifact, Status, StepResult
+from planner.steps import step_class
+from planner.steps.base import Outcome, StepContext, StepType
+from planner.transport.connection import Connection
+
+
+@dataclass(slots=True)
+class HostState:
+    """What the engine knows about one host during a run."""
+
+    host: Host
+    conn: Connection | None
+    facts: Mapping[str, Any] = field(default_factory=dict)
+    failed: bool = False  # a step failed: the host takes no further steps in this play
+    unreachable: bool = False
+    blocked: str = ""  # e.g. held by another run: the host takes no steps at all
+    workdir: str = ""  # this run's working directory on the host
+
+    @property
+    def active(self) -> bool:
+        return self.conn is not None and not self.failed and not self.unreachable and not self.blocked
+
+
+@dataclass(frozen=True, slots=True)
+class ExecSettings:
+    check: bool
+    diff: bool
+    plan_dir: Path
+    allow_destroy: tuple[str, ...] = ()
+    simulated: bool = False
+
+
+SaveHook = Callable[[StepSpec, HostState, Mapping[str, Any], Mapping[str, Any]], None]
+# Wraps a workload's apply: (ctx, writes_db_report, body) -> (Outcome, extra artifacts, warnings)
+Window = Callable[[StepContext, bool, Callable[[], Outcome]], tuple[Outcome, list[Artifact], list[str]]]
+
+
+def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
+                 record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None) -> StepContext:
+    assert hs.conn is not None
+    host = hs.host
+    become = spec.become if spec.become is not None else host.become
+    return StepContext(
+        host=host, conn=hs.conn, vars=variables, step_path=spec.path, plan_dir=settings.plan_dir,
+        artifacts=artifacts, run_dir=record.path if record else artifacts,
+        log=record.log_command if record else (lambda *_: None),
+        check_mode=settings.check, diff_mode=settings.diff, become=bool(become),
+        become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
+        facts=hs.facts, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
+        # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
+        simulated=settings.simulated and not getattr(step_class(spec.kind), "real_in_rehearsal", False))
+
+
+def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
+             settings: ExecSettings, record: RunRecord | None, artifacts: Path, *,
+             point: SweepPoint | None = None, on_save: SaveHook | None = None,
+             window: Window | None = None) -> StepResult:
+    """Check or apply one step on one host and say what happened.
+
+    A workload point whose connection drops is run once more after reconnecting (see _recover); only the
+    final attempt is recorded.
+    """
+    started = utc_now()
+    base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    if point is not None:
+        base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
+    retried: dict[str, Any] = {}
+    ctx: StepContext | None = None
+
+    def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
+        ignored = status is Status.FAILED and spec.ignore_errors
+        if exc is not None and getattr(exc, "window_artifacts", None):
+            kw["artifacts"] = tuple(exc.window_artifacts)  # type: ignore[attr-defined]
+        if status is Status.FAILED and ctx is not None and spec.section is Section.WORKLOADS:
+            msg = _with_disk_full(msg, ctx)
+        if retried:
+            msg = f"{msg} [{RETRY_NOTE}: {retried['dropped']}]"
+            kw["data"] = {**dict(kw.get("data") or {}), "retried": retried}
+        return StepResult(status=status, msg=msg, ended=utc_now(), ignored=ignored, **base, **kw)
+
+    try:
+        step: StepType = step_class(spec.kind)(args)
+        ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+        if settings.check:
+            if spec.section is Section.WORKLOADS:
+                return result(Status.SKIPPED, "workloads do not run in check mode")
+            change = step.check(ctx)
+            return result(Status.CHANGED if change.changed else Status.OK, change.msg, diff=change.diff)
+        if step.reversible and on_save is not None:
+            saved = step.save(ctx)
+            on_save(spec, hs, args, saved)  # written to the record before anything changes
+        while True:
+            try:
+                outcome, extra, warnings = _attempt(step, ctx, window)
+                break
+            except ConnectError as e:
+                if retried or not _retryable(spec, hs, e):
+                    raise
+                retried.update(_recover(hs, e, artifacts if record else None))
+                ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+        msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
+        return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
+                      artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)
+    except Interrupted as e:
+        return result(Status.INTERRUPTED, str(e), e)
+    except ConnectError as e:
+        return result(Status.UNREACHABLE, str(e), e)
+    except (PlannerError, InputError) as e:
+        return result(Status.FAILED, str(e), e)
+    except OSError as e:  # e.g. a local disk full while fetching: the step fails, the run goes on
+        return result(Status.FAILED, f"{type(e).__name__}: {e}", e)
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # an engine bug: keep the traceback in the record, fail the host, not the run
+        if record:
+            record.write_text(f"errors/{hs.host.name}-{spec.path}.txt", traceback.format_exc())
+        return result(Status.FAILED, f"internal error {type(e).__name__}: {e} (traceback in the run record)")
+
+
+RETRY_NOTE = "retried after a connection drop"
+
+
+class Recoverable(Protocol):
+    """A transport that can reconnect and kill what a dropped connection left running (SSHConnection)."""
+
+    def recover(self) -> list[int]: ...
+
+
+def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
+    if window is not None:
+        return window(ctx, bool(getattr(step, "writes_db_report", False)), lambda: step.apply(ctx))
+    return step.apply(ctx), [], []
+
+
+def _retryable(spec: StepSpec, hs: HostState, e: ConnectError) -> bool:
+    """Only a workload point is run again: it is a measurement, repeatable from its start, while a prep
+    step half done must not be guessed at. A changed host key or a Ctrl-C is never retried."""
+    return (spec.section is Section.WORKLOADS and not isinstance(e, HostKeyError)
+            and hs.conn is not None and not hs.conn.cancelled.is_set() and _recoverable(hs.conn) is not None)
+
+
+def _recoverable(conn: Connection | None) -> Recoverable | None:
+    """The transport under wrapping connections (e.g. remote_procs.TrackedConnection's ``inner``)."""
+    for _ in range(5):
+        if conn is None or callable(getattr(conn, "recover", None)):
+            return cast("Recoverable | None", conn)
+        conn = getattr(conn, "inner", None)
+    return None
+
+
+def _recover(hs: HostState, dropped: ConnectError, artifacts: Path | None) -> dict[str, Any]:
+    """Reconnect and kill the dropped attempt's remote process group; keep its partial artifacts aside."""
+    conn = _recoverable(hs.conn)
+    assert conn is not None
+    try:
+        killed = conn.recover()
+    except ConnectError as e:
+        why = e.message if e.message == dropped.message else f"{dropped.message}; reconnecting failed: {e.message}"
+        raise ConnectError(why, hint=e.hint) from e
+    moved = ""
+    if artifacts is not None and artifacts.is_dir() and any(artifacts.iterdir()):
+        aside = artifacts.with_name(f"{artifacts.name}-dropped-attempt")
+        n = 1
+        while aside.exists():
+            n += 1
+            aside = artifacts.with_name(f"{artifacts.name}-dropped-attempt{n}")
+        artifacts.rename(aside)  # the retry writes fresh files; the partial ones stay for inspection
+        artifacts.mkdir()
+        moved = aside.name
+    return {"attempts": 2, "dropped": dropped.message, "killed_pgids": killed, "partial_artifacts": moved}
+
+
+# One round trip, only after a workload point failed: is a disk it wrote to full?
+_DF = ('for p in "$@"; do while [ ! -e "$p" ] && [ "$p" != / ]; do p=$(dirname -- "$p"); done; '
+       'printf "%s\\t" "$p"; df -P -k -- "$p" 2>/dev/null | tail -n 1 || echo; done')
+_FULL_KIB = 64
+ENOSPC_TEXT = os.strerror(errno.ENOSPC)  # "No space left on device"
+
+
+def _with_disk_full(msg: str, ctx: StepContext) -> str:
+    """Add which disk is full (host or controller) to a failed point's message, when one is."""
+    if ENOSPC_TEXT in msg:
+        return msg
+    notes = []
+    with contextlib.suppress(Exception):  # best effort: must never hide the real failure
+        wd = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR)
+        paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
+        r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
+        mounts: set[str] = set()
+        for line in r.stdout.splitlines():
+            path, _, df = line.partition("\t")
+            f = df.split()
+            if len(f) >= 6 and f[3].isdigit() and int(f[3]) <= _FULL_KIB and f[5] not in mounts:
+                mounts.add(f[5])
+                notes.append(f"{ENOSPC_TEXT} on {ctx.host.name}: {path} has {f[3]} KiB free of {f[1]} KiB "
+                             f"(filesystem {f[0]} on {f[5]})")
+    with contextlib.suppress(OSError):
+        free = shutil.disk_usage(ctx.artifacts).free // 1024
+        if free <= _FULL_KIB:
+            notes.append(f"{ENOSPC_TEXT} on the controller: {ctx.artifacts} has {free} KiB free")
+    return "; ".join([msg, *notes]) if notes else msg
+
+
+def revert_step(spec_path: str, title: str, kind: str, args: Mapping[str, Any], saved: Mapping[str, Any],
+                hs: HostState, settings: ExecSettings, record: RunRecord | None, artifacts: Path) -> StepResult:
+    started = utc_now()
+    spec = StepSpec(kind=kind, section=Section.PREP, args=args, path=spec_path, name=title)
+    try:
+        step = step_class(kind)(args)
+        ctx = make_context(spec, hs, {}, settings, record, artifacts)
+        out = step.revert(ctx, saved)
+        return StepResult(spec_path, f"restore {title}", hs.host.name, out.status, out.msg, out.diff,
+                          started=started, ended=utc_now())
+    except ConnectError as e:
+        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.UNREACHABLE, str(e),
+                          started=started, ended=utc_now())
+    except (PlannerError, OSError) as e:
+        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.FAILED, str(e),
+                          started=started, ended=utc_now())

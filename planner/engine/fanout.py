@@ -1,0 +1,35 @@
+"""One step (or one workload point) on many hosts at once, in worker threads, interrupt-safe.
+
+Always in worker threads, even for one host: on Ctrl-C/SIGTERM the main thread cancels the remote
+commands, the workers' steps return their (interrupted) results, and those are recorded before the
+interrupt goes on. The results land in the record whichever way the step ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
+
+from planner.engine.execute import HostState
+from planner.status import StepResult
+
+
+def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int,
+             record: Callable[[StepResult], None], cancel_all: Callable[[], None]) -> None:
+    """Run ``fn`` on each host (``forks`` at once); ``record`` each result in host order as it comes."""
+    if not states:
+        return
+    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(states)))) as pool:
+        futures = [pool.submit(fn, hs) for hs in states]
+        recorded = 0
+        try:
+            for f in futures:
+                record(f.result())
+                recorded += 1
+        except KeyboardInterrupt:
+            cancel_all()  # stop the remote commands; the worker threads then end quickly
+            wait(futures, timeout=60)
+            for f in futures[recorded:]:
+                if f.done() and not f.cancelled() and f.exception() is None:
+                    record(f.result())
+            raise

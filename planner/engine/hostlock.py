@@ -1,0 +1,225 @@
+"""The host lock: one planner run per host at a time.
+
+The lock is a directory on the host (``mkdir`` is atomic) holding ``holder.json`` (run id, controller, pid,
+since). A second run is refused naming the holder. A lock whose controller process is gone is reported as
+stale; ``--break-stale-lock`` breaks it. A run resumed with ``--resume`` takes over the lock its own dead
+controller left without that flag (same run id, process gone); while that controller still lives it is
+refused like anyone else. The first attempt rides in the facts' round trip (``start_host``); only breaking or
+taking over a lock costs more.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from planner.engine.execute import HostState
+from planner.engine.runrecord import RunRecord, utc_now
+from planner.errors import ConnectError, PlannerError, StepError
+from planner.host import DEFAULT_WORKDIR
+from planner.status import Status, StepResult
+from planner.transport import facts as facts_mod
+from planner.transport import remote_procs as procs
+from planner.transport.connection import CommandResult, Connection
+from planner.transport.facts import Facts
+
+# $3 (optional): this run's remote_procs directory, made in the same round trip once the lock is ours.
+# No `exit`: the runner runs this before the facts script in one round trip (facts.gather_after).
+LOCK_SCRIPT = r"""
+lock=$1; info=$2; procs=$3
+d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
+if mkdir -- "$lock" 2>/dev/null; then
+  printf '%s\n' "$info" >"$lock/holder.json"
+  if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || { echo "cannot create $procs" >&2; }; fi
+  echo acquired
+else
+  echo held; cat -- "$lock/holder.json" 2>/dev/null
+fi
+"""
+
+
+def lock_path(root: str, variables: Mapping[str, Any]) -> str:
+    return root + str(variables.get("planner_lock", "/tmp/planner.lock"))
+
+
+@dataclass(frozen=True, slots=True)
+class Holder:
+    run_id: str
+    controller: str
+    pid: int
+    since: str
+
+    def alive(self) -> bool | None:
+        """Whether the holder still runs; None when it is another controller (cannot tell from here)."""
+        if self.controller != platform.node():
+            return None
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    @staticmethod
+    def parse(text: str) -> Holder:
+        try:
+            h = json.loads(text or "{}")
+            return Holder(str(h["run_id"]), str(h["controller"]), int(h["pid"]), str(h["since"]))
+        except (ValueError, KeyError, TypeError):
+            return Holder("unknown", "unknown", 0, "unknown")
+
+
+def read_holder(conn: Connection, path: str) -> Holder | None:
+    text = conn.read_text(path + "/holder.json")
+    return None if text is None else Holder.parse(text)
+
+
+def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list[str]:
+    """LOCK_SCRIPT's arguments: the lock, what holder.json says, the directory to make once it is ours."""
+    info = json.dumps({"run_id": run_id, "controller": platform.node(), "pid": os.getpid(), "since": since})
+    return [path, info, prepare_dir]
+
+
+def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_stale: bool = False,
+                 dead_pid: int | None = None, prepare_dir: str = "", reply: str | None = None) -> Holder | None:
+    """Take the host for ``run_id``; returns the holder of the stale lock that was broken (or taken over).
+
+    ``dead_pid``: a resumed run's dead controller, whose lock (same run id, same pid) is taken over.
+    ``reply``: what LOCK_SCRIPT already printed (run with the facts); then only a broken lock costs a round trip.
+    """
+    broken: Holder | None = None
+    for attempt in (1, 2):
+        if attempt == 1 and reply is not None:
+            out = reply
+        else:
+            out = conn.run(["sh", "-c", LOCK_SCRIPT, "sh", *lock_args(path, run_id, since, prepare_dir)]).stdout
+        if out.startswith("acquired"):
+            return broken
+        holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
+        alive = holder.alive()
+        # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)
+        own = dead_pid is not None and holder.run_id == run_id and holder.pid == dead_pid
+        if alive is False and (break_stale or own) and attempt == 1:
+            conn.run(["rm", "-rf", "--", path])
+            broken = holder
+            continue
+        state = ("stale: its controller process is gone" if alive is False
+                 else "controller on another machine: cannot tell whether it still runs" if alive is None
+                 else "in progress")
+        hint = ("break it with --break-stale-lock" if alive is False
+                else f"wait for run {holder.run_id} to finish, or remove {path} on the host if you are sure "
+                     "it is dead")
+        raise StepError(f"host is held by run {holder.run_id} ({state}; controller {holder.controller} "
+                        f"pid {holder.pid}, since {holder.since})", hint=hint)
+    raise StepError(f"could not take the host lock {path}", hint="another run took it at the same moment")
+
+
+def release_lock(conn: Connection, path: str, run_id: str, running: str = "") -> None:
+    # Only remove a lock that is ours; with it, the run's records of its commands' process groups ($3).
+    conn.run(["sh", "-c", 'grep -q -- "\\"run_id\\": \\"$2\\"" "$1/holder.json" 2>/dev/null && '
+              '{ rm -rf -- "$1"; [ -z "$3" ] || rm -rf -- "$3"; }', "sh", path, run_id, running])
+
+
+def _base(hs: HostState) -> str:
+    return str(hs.host.vars.get("planner_root", "") or "") + str(hs.host.vars.get("planner_workdir") or DEFAULT_WORKDIR)
+
+
+def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:
+    """The facts and the lock attempt in one round trip: (facts, the command, the lock's reply for take_host)."""
+    assert hs.conn is not None
+    root = str(hs.host.vars.get("planner_root", "") or "")
+    args = lock_args(lock_path(root, hs.host.vars), run_id, utc_now(), procs.running_dir(f"{_base(hs)}/{run_id}"))
+    return facts_mod.gather_after(hs.conn, root, LOCK_SCRIPT, args)
+
+
+def start_host(hs: HostState, record: RunRecord | None) -> tuple[StepResult, str | None]:
+    """Gather the host's facts, and with a run record try its lock in the same round trip: (the facts result,
+    the lock's reply for take_host or None). Check mode (no record) takes no lock."""
+    try:
+        assert hs.conn is not None
+        reply = None
+        if record is None:
+            f, _ = facts_mod.gather(hs.conn, str(hs.host.vars.get("planner_root", "") or ""))
+        else:
+            f, cmd, reply = gather_and_lock(hs, record.id)
+            record.log_command(hs.host.name, "facts", cmd)
+            record.write(f"facts/{hs.host.name}.json", f.to_json())
+        hs.facts = f.to_json()
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK), reply
+    except ConnectError as e:
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e)), None
+
+
+def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int | None,
+              reply: str | None = None) -> tuple[StepResult | None, str, bool]:
+    """Lock the host for ``run_id``, make its commands trackable; (a result to show or None, a note, locked).
+
+    ``reply``: the lock attempt gather_and_lock made. A resumed run first stops what its dead controller left
+    running on the host (planner.transport.remote_procs).
+    """
+    assert hs.conn is not None
+    root = str(hs.host.vars.get("planner_root", "") or "")
+    base = _base(hs)
+    hs.workdir = f"{base}/{run_id}"
+    try:
+        broken = acquire_lock(hs.conn, lock_path(root, hs.host.vars), run_id, utc_now(), break_stale=break_stale,
+                              dead_pid=resumes_pid, prepare_dir=procs.running_dir(hs.workdir), reply=reply)
+    except ConnectError as e:
+        hs.unreachable = True
+        return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), "", False
+    except PlannerError as e:
+        hs.blocked = str(e)
+        return StepResult("lock", "Taking the host", hs.host.name, Status.FAILED, str(e)), "", False
+    note = ""
+    if broken is not None and broken.run_id == run_id and broken.pid == resumes_pid:
+        note = f"took over the lock of this run's dead controller (pid {broken.pid})"
+    elif broken is not None:
+        note = (f"broke the stale lock of run {broken.run_id} (controller {broken.controller} pid {broken.pid} "
+                f"is gone, since {broken.since}); its prep may still be in place: planner restore {broken.run_id}")
+    try:
+        # the dead holder's leftover workload would run beside ours: stop it first
+        stopped = procs.stop_leftovers(hs.conn, f"{base}/{broken.run_id}") if _is_run_id(broken) else []
+        stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pid is not None and broken is None else []
+        if broken is not None or resumes_pid is not None:  # otherwise the lock script made the directory
+            procs.prepare(hs.conn, hs.workdir)
+    except ConnectError as e:
+        hs.unreachable = True
+        return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), note, True
+    except PlannerError as e:
+        hs.blocked = str(e)
+        return StepResult("resume", "Stopping what the dead controller left running", hs.host.name,
+                          Status.FAILED, str(e)), note, True
+    hs.conn = procs.TrackedConnection(hs.conn, hs.workdir)
+    if stopped:
+        return StepResult("resume", "Stopping what the dead controller left running", hs.host.name,
+                          Status.CHANGED, "; ".join(stopped)), note, True
+    return None, note, True
+
+
+def remote_meta(states: Sequence[HostState]) -> dict[str, dict[str, str]]:
+    """meta.json ``remote``: where `planner restore` and `--resume` find each host's lock and workdir."""
+    return {hs.host.name: {"workdir": hs.workdir, "lock": lock_path(str(hs.host.vars.get("planner_root", "") or ""),
+                                                                    hs.host.vars)} for hs in states}
+
+
+def _is_run_id(holder: Holder | None) -> bool:
+    """A run id as planner makes them (it becomes part of a path on the host)."""
+    return holder is not None and bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", holder.run_id))
+
+
+def release_host(hs: HostState, run_id: str) -> str | None:
+    """Release the host if this run holds it; a warning when that fails."""
+    root = str(hs.host.vars.get("planner_root", "") or "")
+    try:
+        assert hs.conn is not None
+        hs.conn.resume()
+        release_lock(hs.conn, lock_path(root, hs.host.vars), run_id, procs.running_dir(hs.workdir) if hs.workdir else "")
+        return None
+    except PlannerError as e:
+        return f"{hs.host.name}: could not release the host lock: {e}"

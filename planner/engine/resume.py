@@ -1,0 +1,146 @@
+"""``planner apply --resume RUN``: finish a run whose controller died, in the same run folder.
+
+What a resumed run does, and why:
+
+- It runs the plan the run recorded, with the run's own options (inventory, limit, tags, extra vars,
+  keep-prep): they are read back from meta.json's argv. The plan file must still say what the run's copy
+  (plan.yaml) says; a changed plan is refused with the difference shown, since skipping "done" points of
+  a different plan would mix two studies in one record.
+- It takes over the host lock its dead controller left (same run id, that process gone); a controller
+  that still runs keeps it and the resume is refused.
+- Before anything else on a host, it stops what the dead controller left running there (command process
+  groups recorded under ``<workdir>/.running``, OS-statistics samplers): see planner.transport.remote_procs.
+- Prep is applied again (prep steps are idempotent). restore.json entries the dead run never reverted
+  hold the state from BEFORE that run; those are kept and the new save() (which would see the half-prepped
+  host) is not recorded for that step, so the end of the resumed run restores the original state. Entries
+  already reverted (e.g. by ``planner restore RUN`` in between) are history: the host is back to its
+  original state, and the new save() records it afresh.
+- Workload points recorded as ok/changed in results.json for (host, step, point) are skipped; the rest run.
+  Collect steps already done are skipped too; a play with nothing left on a host is not prepped again.
+- Results and commands are appended to the same record; meta.json gets a ``resumed`` list entry; the
+  exit code and recap count what this invocation did.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import threading
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.engine.runrecord import RunRecord, load_meta
+from planner.errors import InputError, Problem
+
+DONE = ("ok", "changed")
+# Options that define what a run is: a resume uses the run's own, never new ones.
+DEFINING = ("inventory", "limit", "tags", "skip_tags", "extra_vars", "keep_prep", "diff")
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the run being resumed recorded."""
+
+    run_dir: Path
+    meta: Mapping[str, Any]
+    results: tuple[Mapping[str, Any], ...]
+    restore_log: tuple[Mapping[str, Any], ...]
+    done: frozenset[tuple[str, str, int | None]]  # (host, step path, point index) completed
+
+    def is_done(self, host: str, step: str, point: int | None = None) -> bool:
+        return (host, step, point) in self.done
+
+    def work_left(self, host: str, steps: Iterable[tuple[str, Sequence[int | None]]]) -> bool:
+        """Whether any of these (step path, point indexes) is not done on the host."""
+        return any(not self.is_done(host, step, i) for step, points in steps for i in points)
+
+    def keeps_original(self, host: str, step: str) -> bool:
+        """True when an unreverted entry already holds this prep step's state from before the dead run."""
+        return any(e.get("host") == host and e.get("step") == step and not e.get("reverted")
+                   for e in self.restore_log)
+
+
+def load_previous(run_dir: Path) -> Previous:
+    meta = dict(load_meta(run_dir))
+    results = _read_list(run_dir / "results.json")
+    entries = _read_list(run_dir / "restore.json")
+    done = frozenset((str(r.get("host")), str(r.get("step")), r.get("point")) for r in results
+                     if r.get("status") in DONE and not r.get("ignored"))
+    return Previous(run_dir, meta, tuple(results), tuple(entries), done)
+
+
+def _read_list(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as e:
+        raise InputError([Problem(None, "", f"{path}: not valid JSON ({e})",
+                                  "the record is damaged; restore the hosts with planner restore RUN")]) from None
+    return data if isinstance(data, list) else []
+
+
+class ReopenedRecord(RunRecord):
+    """The run folder of the run being resumed, opened for appending (commands.jsonl, results.json...)."""
+
+    def __init__(self, path: Path, *, secrets: tuple[str, ...] = ()) -> None:  # noqa: D107
+        # Not RunRecord.__init__: that creates a new folder. Same attributes, existing folder.
+        self.path = path
+        self.id = path.name
+        self._lock = threading.Lock()
+        self._secrets = tuple(s for s in secrets if s)
+        self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
+        self.meta = dict(load_meta(path))
+
+
+def reopen_record(previous: Previous, secrets: tuple[str, ...], argv: list[str]) -> RunRecord:
+    """The run's folder, marked running again, with a ``resumed`` entry (and this controller's pid)."""
+    record = ReopenedRecord(previous.run_dir, secrets=secrets)
+    resumed = [*record.meta.get("resumed", []), resumed_entry(argv, record.meta)]
+    record.write_meta(status="running", ended=None, exit_code=None, interrupted_phase=None, resumed=resumed,
+                      pid=os.getpid())
+    return record
+
+
+def check_plan_unchanged(plan_file: Path, run_dir: Path) -> None:
+    copy = run_dir / "plan.yaml"
+    if not plan_file.is_file():
+        raise InputError([Problem(None, "", f"the plan file of run {run_dir.name} is gone: {plan_file}",
+                                  f"pass it: planner apply PLAN --resume {run_dir.name} (it must match {copy})")])
+    now, then = plan_file.read_text(), copy.read_text() if copy.is_file() else ""
+    if now == then:
+        return
+    diff = list(difflib.unified_diff(then.splitlines(), now.splitlines(), f"{copy} (the run's)",
+                                     f"{plan_file} (now)", lineterm="", n=1))
+    shown = "\n".join(diff[:30]) + ("\n..." if len(diff) > 30 else "")
+    raise InputError([Problem(None, "", f"the plan changed since run {run_dir.name}: {plan_file} differs from "
+                                        f"the run's copy:\n{shown}",
+                              "put the plan back as it was, or start a new run (planner restore RUN first)")])
+
+
+def check_hosts(previous: Previous, hosts: Mapping[str, Any]) -> None:
+    """The resumed run must target the hosts the run recorded, at the same addresses."""
+    recorded = dict(previous.meta.get("hosts") or {})
+    problems = []
+    for name in sorted(set(recorded) ^ set(hosts)):
+        where = "the run recorded it but the inventory no longer selects it" if name in recorded \
+            else "the inventory selects it now but the run did not have it"
+        problems.append(Problem(None, "", f"host {name}: {where}", "resume with the inventory the run used"))
+    for name in sorted(set(recorded) & set(hosts)):
+        was, now = recorded[name], hosts[name]
+        if (was.get("address"), was.get("port")) != (now.address, now.port):
+            problems.append(Problem(None, "", f"host {name}: was {was.get('address')}:{was.get('port')}, "
+                                              f"now {now.address}:{now.port}", "resume against the same hosts"))
+    if problems:
+        raise InputError(problems)
+
+
+def resumed_entry(argv: list[str], meta: Mapping[str, Any]) -> dict[str, Any]:
+    """meta.json ``resumed`` item: when, how, and what state the run was found in."""
+    from planner.engine.runrecord import utc_now
+
+    return {"time": utc_now(), "argv": argv, "pid": os.getpid(), "found_status": meta.get("status"),
+            "found_interrupted_phase": meta.get("interrupted_phase")}

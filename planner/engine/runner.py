@@ -1,0 +1,401 @@
+"""The runner: facts -> prep -> workloads -> collect -> restore prep, play by play, hosts in parallel.
+
+Steps run in plan order (Ansible's linear strategy): a TASK runs on every active host of the play (up to
+``forks`` at once) before the next begins, so two workloads never overlap on a host. A host that fails or
+becomes unreachable takes no further steps in that play; the others go on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.engine import hostlock, probes
+from planner.engine import window as win
+from planner.engine.console import Console
+from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
+from planner.engine.fanout import on_hosts
+from planner.engine.interrupts import deferred_interrupts
+from planner.engine.resume import Previous, reopen_record
+from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
+from planner.errors import ConnectError
+from planner.host import Host
+from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
+from planner.plan.sweeps import expand
+from planner.plan.templating import eval_when, render, variables_for
+from planner.status import ExitCode, Status, StepResult, exit_code, recap
+from planner.steps import step_class
+from planner.transport.connection import Connection
+
+Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    check: bool = False
+    diff: bool = False
+    forks: int = 5
+    tags: frozenset[str] = frozenset()
+    skip_tags: frozenset[str] = frozenset()
+    extra_vars: Mapping[str, Any] = field(default_factory=dict)
+    runs_dir: Path = Path("runs")
+    keep_prep: bool = False
+    simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
+    argv: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    break_stale_lock: bool = False
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    results: list[StepResult]
+    record: RunRecord | None
+    exit_code: int
+    interrupted: bool = False
+
+
+def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
+    tags = spec.tags | play.tags
+    if opts.tags and not (tags & opts.tags) and "all" not in opts.tags:
+        return False
+    return not (opts.skip_tags and tags & opts.skip_tags)
+
+
+class Runner:
+    def __init__(self, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], opts: RunOptions,
+                 console: Console, connector: Connector, previous: Previous | None = None) -> None:
+        self.plan = plan
+        self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
+        self.opts = opts
+        self.console = console
+        self.connector = connector
+        self.results: list[StepResult] = []
+        self.states: dict[str, HostState] = {}
+        self.previous = previous  # --resume: what the run being resumed recorded
+        self.restore_log: list[dict[str, Any]] = [dict(e) for e in previous.restore_log] if previous else []
+        self.record: RunRecord | None = None
+        self.phase = "start"  # facts|prep|workload|collect|restore: where an interrupt landed
+        self.finished = False  # the record has its final status (what follows is the report)
+        self._lock = threading.Lock()
+        self._locked: list[HostState] = []
+        self._record_failures: list[str] = []
+        self._elapsed = 0.0
+        self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
+
+    # -- record ------------------------------------------------------------------------------------------
+    def _open_record(self) -> None:
+        if self.opts.check:
+            return  # check mode touches nothing and records nothing, like ansible-playbook --check
+        if self.previous is not None:
+            self.record = reopen_record(self.previous, self.opts.secrets, list(self.opts.argv))
+            return
+        self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
+                                  secrets=self.opts.secrets, simulated=self.opts.simulated)
+        self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+
+    def _save_results(self) -> None:
+        if self.record:
+            with self._lock:  # a resumed run appends to what the run before it recorded
+                data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
+            try:
+                self.record.write("results.json", data)
+            except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
+                self.console.warn(f"run record: {e}")
+                self._record_failures.append(str(e))
+
+    def _add(self, r: StepResult) -> None:
+        with self._lock:
+            self.results.append(r)
+        st = self.states.get(r.host)
+        if st and not r.ignored:
+            if r.status is Status.FAILED:
+                st.failed = True
+            elif r.status is Status.UNREACHABLE:
+                st.unreachable = True
+
+    def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
+        if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
+            return  # the dead run's entry holds the state from before it; this one would hold its prep
+        entry = {"play": spec.path.split(".")[0], "host": hs.host.name, "step": spec.path, "title": spec.title,
+                 "kind": spec.kind, "args": dict(args), "saved": dict(saved), "reverted": False}
+        with self._lock:
+            self.restore_log.append(entry)
+            if self.record:
+                self.record.write("restore.json", self.restore_log)
+
+    # -- hosts ---------------------------------------------------------------------------------------------
+    def _connect(self, hosts: Sequence[Host]) -> None:
+        new = [h for h in hosts if h.name not in self.states]
+        if not new:
+            return
+        conns = self.connector(new)
+        for h in new:
+            c = conns.get(h.name)
+            if isinstance(c, Connection):
+                self.states[h.name] = HostState(h, c)
+            else:
+                self.states[h.name] = HostState(h, None, unreachable=True)
+                r = StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now())
+                self._add(r)
+                self.console.result(r)
+        fresh = [self.states[h.name] for h in new if self.states[h.name].active]
+        if not fresh:
+            return
+        self.phase = "facts"
+        self.console.banner("TASK", "Gathering Facts")
+        if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
+            self._locked += fresh
+        replies: dict[str, str | None] = {}  # host -> the lock's reply (with a run record; check mode takes none)
+        for hs, (r, reply) in zip(fresh, self._map(lambda hs: hostlock.start_host(hs, self.record), fresh),
+                                  strict=True):
+            replies[hs.host.name] = reply
+            self._add(r)
+            self.console.result(r)
+        if self.record is None:
+            return
+        self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
+        run_id, taking = self.record.id, [s for s in fresh if s.active]
+        dead = int(self.previous.meta.get("pid") or 0) if self.previous else None  # --resume: its controller
+
+        def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
+            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead,
+                                      reply=replies.get(hs.host.name))
+
+        for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
+            if not locked:  # another run's lock: never ours to release
+                self._locked.remove(hs)
+            if note:
+                self.console.warn(f"{hs.host.name}: {note}")
+            if r is not None:
+                self._add(r)
+                self.console.result(r)
+        self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
+
+    def _release_locks(self, run_id: str) -> None:
+        # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
+        for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
+                                 [hs for hs in self._locked if hs.conn is not None]):
+            if warning:
+                self.console.warn(warning)
+
+    def _map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
+        if len(states) <= 1:
+            return [fn(s) for s in states]
+        with ThreadPoolExecutor(max_workers=max(1, min(self.opts.forks, len(states)))) as pool:
+            try:
+                return list(pool.map(fn, states))
+            except KeyboardInterrupt:
+                self._cancel_all()  # so the worker threads' remote commands end and the pool can close
+                raise
+
+    # -- steps ---------------------------------------------------------------------------------------------
+    def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
+        v = variables_for(self.plan, play, hs.host, self.opts.extra_vars)
+        v["planner_facts"] = hs.facts
+        return v
+
+    def _artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
+        parts = [play.name, hs.host.name, spec.path.split(".", 1)[-1]]
+        if point is not None:
+            parts.append(f"point{point.index:03d}")
+        return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
+
+    def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
+        self.console.banner("TASK", spec.title)
+
+        def one(hs: HostState) -> StepResult:
+            variables = self._variables(play, hs)
+            if spec.when and not eval_when(spec.when, variables):
+                return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
+            args = render(dict(spec.args), variables)
+            return run_step(spec, hs, args, variables, self.settings, self.record,
+                            self._artifacts(play, hs, spec, None), on_save=self._on_save)
+
+        self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        self._save_results()
+
+    def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
+        def record(r: StepResult) -> None:
+            self._add(r)
+            self.console.result(r)
+
+        on_hosts(fn, states, forks, record, self._cancel_all)
+
+    def _done(self, hs: HostState, spec: StepSpec, point: int | None = None) -> bool:
+        """--resume: this step (or point) completed on the host in the run being resumed (prep runs again)."""
+        done = self.previous is not None and spec.section is not Section.PREP and self.previous.is_done(
+            hs.host.name, spec.path, point)
+        if done:
+            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{'' if point is None else f' point {point + 1}'}"
+                              ": done before the resume")
+        return done
+
+    def _points(self, play: Play, spec: StepSpec, hs: HostState) -> list[tuple[SweepPoint, dict[str, Any]]]:
+        points = expand(spec, render(dict(spec.args), self._variables(play, hs)))
+        if self.opts.simulated:  # rehearsal: real workloads run briefly (StepType.rehearsal_caps)
+            step_type = step_class(spec.kind)
+            points = [(p, step_type.capped_for_rehearsal(a)) for p, a in points]
+        return points
+
+    def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
+        plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
+        variables: dict[str, dict[str, Any]] = {}
+        for hs in states:
+            variables[hs.host.name] = self._variables(play, hs)
+            plans[hs.host.name] = self._points(play, spec, hs)
+        npoints = max((len(p) for p in plans.values()), default=0)
+        window = win.window_spec(play)
+        if self.opts.check:
+            self.console.banner("TASK", spec.title)
+            for hs in states:
+                r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
+                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode")
+                self._add(r)
+                self.console.result(r)
+            return
+        for i in range(npoints):
+            active = [hs for hs in states if hs.active and i < len(plans[hs.host.name])]
+            if not active:
+                break
+            active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
+            if not active:
+                continue
+            point0 = plans[active[0].host.name][i][0]
+            self.console.banner("TASK", f"{spec.title} : point {i + 1}/{npoints} {point0.label}")
+            barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
+
+            def one(hs: HostState, i: int = i, barrier: threading.Barrier | None = barrier) -> StepResult:
+                point, args = plans[hs.host.name][i]
+                if barrier is not None:
+                    barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
+                workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
+
+                def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                    # run_in_window empties (and makes) the point folder: every attempt starts from nothing
+                    ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
+                                "planner_collect_db_report": window.db_report or ""}
+                    return win.run_in_window(ctx, window, workdir, writes_db_report, body)
+
+                return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
+                                self._artifacts(play, hs, spec, point), point=point, window=wrapped)
+
+            started = time.monotonic()
+            # every host of a synchronised play needs its own thread to meet at the barrier
+            forks = len(active) if barrier is not None else self.opts.forks
+            self._on_hosts(one, active, forks)
+            self._save_results()
+            done_s = time.monotonic() - started
+            self._elapsed += done_s
+            left = self._elapsed / (i + 1) * (npoints - i - 1)
+            self.console.info(f"progress: point {i + 1}/{npoints} of {spec.title} done in {done_s:.1f}s; "
+                              f"elapsed {self._elapsed:.1f}s, about {left:.0f}s left")
+        self._elapsed = 0.0
+
+    def _cancel_all(self) -> None:
+        for hs in self.states.values():
+            if hs.conn is not None:
+                hs.conn.cancel()
+
+    def restore(self, play_name: str | None = None) -> None:
+        """Revert saved prep in reverse order (all plays, or one)."""
+        pending = [e for e in reversed(self.restore_log) if not e["reverted"]
+                   and (play_name is None or e["play"] == play_name)]
+        if not pending:
+            return
+        self.phase = "restore"
+        for entry in pending:
+            hs = self.states.get(entry["host"])
+            if hs is None or hs.conn is None or hs.unreachable:
+                continue
+            hs.conn.resume()
+            self.console.banner("RESTORE", entry["title"])
+            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
+                            self.settings, self.record, self.record.path if self.record else Path("."))
+            entry["reverted"] = r.status in (Status.OK, Status.CHANGED)
+            self._add(r)
+            self.console.result(r)
+            if self.record:
+                self.record.write("restore.json", self.restore_log)
+        self._save_results()
+
+    def _play(self, index: int, play: Play) -> None:
+        hosts = self.play_hosts.get(play.name, ())
+        self.console.banner("PLAY", play.name)
+        self._connect(hosts)
+        states = [self.states[h.name] for h in hosts]
+        for hs in states:  # a failure in an earlier play does not bar the host from the next one
+            hs.failed = False
+        todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
+        if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
+            self.phase = "prep"  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
+            self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
+        for spec in play.steps:
+            if not selected(spec, play, self.opts):
+                continue
+            if spec.section is not Section.PREP:
+                probes.unwrap(states)
+            if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
+                continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
+            live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
+            if not live:
+                if any(s.active for s in states):
+                    continue
+                break
+            self.phase = "workload" if spec.section is Section.WORKLOADS else spec.section.value
+            if spec.section is Section.WORKLOADS:
+                self._workload(play, spec, live)
+            else:
+                self._simple_step(play, spec, live)
+        if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
+            self.restore(f"plays[{index}]")
+
+    def _work_left(self, play: Play, hs: HostState) -> bool:
+        """--resume: whether the play still has a workload point or collect step to do on the host."""
+        specs = [s for s in play.workloads + play.collect if selected(s, play, self.opts)
+                 and s.kind not in win.WINDOW_KINDS]
+        return self.previous is None or self.previous.work_left(hs.host.name, (
+            (s.path, [p.index for p, _ in self._points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
+            for s in specs))
+
+    def run(self) -> RunOutcome:
+        self._open_record()
+        interrupted = ""
+        with contextlib.ExitStack() as stack:
+            try:
+                for i, play in enumerate(self.plan.plays):
+                    self._play(i, play)
+            except KeyboardInterrupt:
+                interrupted = self.phase
+            finally:
+                # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
+                stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))
+                if interrupted:
+                    self._cancel_all()
+                    self.console.warn(f"interrupted during {interrupted}: restoring prep, keeping everything "
+                                      "measured so far")
+                    self.restore()
+                if self.record is not None:
+                    self._release_locks(self.record.id)
+                for hs in self.states.values():
+                    if hs.conn is not None:
+                        hs.conn.close()
+            stats = recap(self.results, [h for h in self.states])
+            code = exit_code(stats, bool(interrupted))
+            self.console.recap(stats)
+            if self.record:
+                self._save_results()
+                lost = self._record_failures + list(getattr(self.record, "write_errors", []))
+                if lost and code == 0:
+                    code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
+                    self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
+                finish_record(self.record, {h: asdict(s) for h, s in stats.items()}, self.console.transcript,
+                              int(code), interrupted)
+            self.finished = True
+        return RunOutcome(self.results, self.record, int(code), bool(interrupted))

@@ -1,0 +1,269 @@
+"""Ansible inventories as they are: INI or YAML files, group_vars/ and host_vars/ beside them, patterns.
+
+`load_inventory` builds a frozen `Inventory`; `ansible_list` and `ansible_graph` print exactly what
+`ansible-inventory --list` / `--graph` print for the same files (tests compare them with ansible-core).
+Variable precedence is ansible-core's default (VARIABLE_PRECEDENCE): `all` from the inventory file <
+other groups from the inventory file (by depth, ansible_group_priority, name) < group_vars/all <
+group_vars/<group> (same order) < the host's own inventory variables < host_vars/<host>.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from planner.errors import InputError, Location, Problem
+from planner.host import Host
+from planner.inventory.data import (
+    CONNECTIONS,
+    LOCALHOST_NAMES,
+    InventoryGraph,
+    check_special_var,
+    to_bool,
+    to_port,
+)
+from planner.inventory.ini import read_ini
+from planner.inventory.patterns import evaluate
+from planner.inventory.yaml_file import compose, is_null, read_vars_file, read_yaml
+
+YAML_SUFFIXES = (".yml", ".yaml", ".json")
+VARS_SUFFIXES = ("", ".yml", ".yaml", ".json")
+
+
+@dataclass(frozen=True, slots=True)
+class Inventory:
+    hosts: Mapping[str, Host]  # in inventory order
+    groups: Mapping[str, tuple[str, ...]]  # group -> its hosts and its descendants' hosts
+    children: Mapping[str, tuple[str, ...]]  # group -> direct child groups, in declaration order
+    source: Path
+    members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # group -> direct hosts
+    limited_out: frozenset[str] = frozenset()  # hosts a --limit removed; patterns still know them
+
+    def select(self, pattern: str, *, allow_empty: bool = False) -> list[Host]:
+        """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none."""
+        known = self.limited_out | frozenset(LOCALHOST_NAMES)
+        names, problems = evaluate(pattern, self.groups, list(self.hosts), known)
+        if not names and not problems:
+            term = pattern.strip()
+            if term in LOCALHOST_NAMES:  # Ansible's implicit localhost
+                return [local_inventory().hosts["localhost"]]
+            if not allow_empty:
+                problems = [Problem(None, "", f"pattern '{pattern}' matches no host",
+                                    "known groups: " + ", ".join(sorted(self.groups)))]
+        if problems:
+            raise InputError(problems)
+        return [self.hosts[n] for n in names]
+
+    def limit(self, pattern: str) -> Inventory:
+        """The inventory --limit leaves: only the selected hosts, every group kept (maybe empty)."""
+        keep = {h.name for h in self.select(pattern)}
+        return Inventory(
+            hosts=MappingProxyType({n: h for n, h in self.hosts.items() if n in keep}),
+            groups=MappingProxyType({g: tuple(h for h in hs if h in keep) for g, hs in self.groups.items()}),
+            children=self.children,
+            source=self.source,
+            members=MappingProxyType({g: tuple(h for h in hs if h in keep) for g, hs in self.members.items()}),
+            limited_out=self.limited_out | (set(self.hosts) - keep),
+        )
+
+
+def load_inventory(path: Path) -> Inventory:
+    """Read an INI or YAML inventory and the group_vars/ host_vars/ beside it; InputError lists all problems."""
+    path = Path(path)
+    file = str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise InputError([Problem(None, "", f"inventory {file} does not exist",
+                                  "give the path of an INI or YAML inventory with -i")]) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError([Problem(None, "", f"cannot read inventory {file}: {exc}",
+                                  "check the path, its permissions and that it is UTF-8 text")]) from None
+    graph = InventoryGraph()
+    _read_source(graph, text, file, path.suffix.lower())
+    graph.reconcile()
+    file_vars = _vars_files(graph, path.parent)
+    if graph.problems:
+        raise InputError(graph.problems)
+    return _freeze(graph, file_vars, path)
+
+
+def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> None:
+    if suffix in YAML_SUFFIXES or not suffix:
+        root, problems = compose(text, file)
+        # as Ansible: a file without a suffix is YAML when it parses to a mapping, INI otherwise
+        if suffix or (not problems and isinstance(root, yaml.MappingNode)):
+            graph.problems.extend(problems)
+            if root is None or is_null(root):
+                if not problems:
+                    graph.problem(Location(file, 1, 1), "the YAML inventory is empty",
+                                  "add 'all:' with hosts: under it, or use an INI inventory")
+            else:
+                read_yaml(graph, root, file)
+            return
+    read_ini(graph, text, file)
+
+
+def _vars_files(graph: InventoryGraph, base: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """group_vars/<name> and host_vars/<name>: the first of <name>, .yml, .yaml, .json, or a directory."""
+    found: dict[tuple[str, str], dict[str, Any]] = {}
+    for kind, names in (("group_vars", list(graph.groups)), ("host_vars", list(graph.hosts))):
+        folder = base / kind
+        if not folder.is_dir():
+            continue
+        for name in names:
+            merged: dict[str, Any] = {}
+            for f in _candidates(folder, name):
+                variables, problems = read_vars_file(f, str(f))
+                graph.problems.extend(problems)
+                for key, value, at in variables:
+                    if check_special_var(graph, key, value, at):
+                        merged[key] = value
+            if merged:
+                found[(kind, name)] = merged
+    return found
+
+
+def _candidates(folder: Path, name: str) -> list[Path]:
+    for suffix in VARS_SUFFIXES:
+        p = folder / f"{name}{suffix}"
+        if p.is_dir():
+            return _dir_files(p)
+        if p.is_file():
+            return [p]
+    return []
+
+
+def _dir_files(folder: Path) -> list[Path]:
+    out: list[Path] = []
+    for p in sorted(folder.iterdir(), key=lambda q: q.name):
+        if p.name.startswith(".") or p.name.endswith("~"):
+            continue
+        if p.is_dir() and not p.suffix:
+            out.extend(_dir_files(p))
+        elif p.is_file() and p.suffix in VARS_SUFFIXES:
+            out.append(p)
+    return out
+
+
+def _merged_vars(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]],
+                 host: str) -> dict[str, Any]:
+    groups = [g for g in graph.host_groups(host) if g != "all"]
+    merged: dict[str, Any] = dict(graph.groups["all"].vars)
+    for g in groups:
+        merged.update(graph.groups[g].vars)
+    merged.update(files.get(("group_vars", "all"), {}))
+    for g in groups:
+        merged.update(files.get(("group_vars", g), {}))
+    merged.update(graph.hosts[host].vars)
+    merged.update(files.get(("host_vars", host), {}))
+    return merged
+
+
+def make_host(name: str, groups: tuple[str, ...], variables: Mapping[str, Any], base: Path) -> Host:
+    """Map the ansible_* connection variables onto Host; values were validated when they were read."""
+    key = variables.get("ansible_ssh_private_key_file") or variables.get("ansible_private_key_file")
+    key_file = None
+    if key:
+        key_file = Path(str(key)).expanduser()
+        if not key_file.is_absolute():
+            key_file = base / key_file
+    return Host(
+        name=name,
+        address=str(variables.get("ansible_host") or variables.get("ansible_ssh_host") or name),
+        port=to_port(variables["ansible_port"]) if "ansible_port" in variables else None,
+        user=str(variables["ansible_user"]) if variables.get("ansible_user") is not None else None,
+        key_file=key_file,
+        connection=CONNECTIONS.get(str(variables.get("ansible_connection", "ssh")), "ssh"),
+        become=bool(to_bool(variables.get("ansible_become", False))),
+        become_user=str(variables.get("ansible_become_user") or "root"),
+        groups=groups,
+        vars=MappingProxyType(dict(variables)),
+    )
+
+
+def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]], path: Path) -> Inventory:
+    hosts = {}
+    for name in graph.hosts:
+        variables = _merged_vars(graph, files, name)
+        hosts[name] = make_host(name, tuple(graph.host_groups(name)), variables, path.parent)
+    return Inventory(
+        hosts=MappingProxyType(hosts),
+        groups=MappingProxyType({g: tuple(graph.flat_hosts(g)) for g in graph.groups}),
+        children=MappingProxyType({g: tuple(n.children) for g, n in graph.groups.items()}),
+        source=path,
+        members=MappingProxyType({g: tuple(n.hosts) for g, n in graph.groups.items()}),
+    )
+
+
+def local_inventory() -> Inventory:
+    """The implicit inventory when no -i is given: `localhost`, connected locally."""
+    host = Host(name="localhost", address="127.0.0.1", connection="local", groups=("all", "ungrouped"),
+                vars=MappingProxyType({"ansible_connection": "local"}))
+    return Inventory(
+        hosts=MappingProxyType({"localhost": host}),
+        groups=MappingProxyType({"all": ("localhost",), "ungrouped": ("localhost",)}),
+        children=MappingProxyType({"all": ("ungrouped",), "ungrouped": ()}),
+        source=Path("localhost,"),
+        members=MappingProxyType({"all": (), "ungrouped": ("localhost",)}),
+    )
+
+
+def ansible_list(inv: Inventory) -> dict[str, Any]:
+    """The structure `ansible-inventory -i FILE --list` prints (json.dumps(..., sort_keys=True, indent=4))."""
+    result: dict[str, Any] = {}
+    seen: set[str] = set()
+
+    def visit(group: str) -> None:
+        entry: dict[str, Any] = {}
+        if group != "all":
+            entry["hosts"] = [h for h in inv.members.get(group, ()) if h in inv.hosts]
+        entry["children"] = list(inv.children.get(group, ()))
+        result[group] = entry
+        for child in inv.children.get(group, ()):
+            if child not in seen:
+                visit(child)
+                seen.add(child)
+        for key in ("hosts", "children"):
+            if key in entry and not entry[key]:
+                del entry[key]
+        if not entry:
+            del result[group]
+
+    visit("all")
+    hostvars = {name: _jsonable(dict(h.vars)) for name, h in inv.hosts.items() if h.vars}
+    result["_meta"] = {"hostvars": hostvars, "profile": "inventory_legacy"}
+    return result
+
+
+def _jsonable(value: Any) -> Any:
+    """YAML dates and timestamps print as ISO strings, as Ansible's JSON encoder prints them."""
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_jsonable(v) for v in value]
+    return value.isoformat() if isinstance(value, date | datetime) else value
+
+
+def ansible_graph(inv: Inventory, group: str = "all") -> str:
+    """The tree `ansible-inventory -i FILE --graph` prints, without the final newline."""
+    lines: list[str] = []
+
+    def name(text: str, depth: int) -> str:
+        return "  |" * depth + "--" + text if depth else text
+
+    def visit(g: str, depth: int) -> None:
+        lines.append(name(f"@{g}:", depth))
+        for child in inv.children.get(g, ()):
+            visit(child, depth + 1)
+        if g != "all":
+            lines.extend(name(h, depth + 1) for h in inv.members.get(g, ()) if h in inv.hosts)
+
+    visit(group, 0)
+    return "\n".join(lines)

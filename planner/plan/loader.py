@@ -1,0 +1,299 @@
+"""Loading a plan file into the typed model, and checking it against an inventory before any run.
+
+``load_plan`` reports every problem of the file at once (YAML syntax, schema, sweeps, duplicate
+play names, missing inventory file, claims about plays that do not exist, template syntax);
+``check_plan`` adds what needs the inventory: host patterns, undefined variables per host, and
+arguments that are wrong only once rendered.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+
+from planner.errors import InputError, Location, Problem, StepError
+from planner.host import Host
+from planner.plan.model import SCHEMA_VERSION, Claim, Plan, Play, ReportSpec, Section, StepSpec
+from planner.plan.schema import (
+    Locator,
+    did_you_mean,
+    is_template,
+    parse_step,
+    validate_document,
+    validate_step_args,
+)
+from planner.plan.source import Document, NodePath, format_path, load_yaml
+from planner.plan.sweeps import zip_problems
+from planner.plan.templating import render, template_errors, undefined_name, variables_for
+
+# A step kind's own check of its rendered arguments; raises StepError naming the refused value.
+ArgsCheck = Callable[[Mapping[str, Any], Path], None]
+_DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smh]?)$")
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+DEFAULT_TOLERANCE_PCT = 10.0
+
+
+class InventoryLike(Protocol):
+    def select(self, pattern: str) -> list[Host]: ...
+
+
+def load_plan(path: Path) -> Plan:
+    """Load, validate and type a plan; InputError (exit code 5) lists every problem found."""
+    doc = load_yaml(path)
+    problems = validate_document(doc)
+    plan, more = _Build(doc, path).plan()
+    problems += more
+    if problems:
+        raise InputError(list(dict.fromkeys(problems)))
+    assert plan is not None
+    return plan
+
+
+_TEMPLATE_SPAN = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
+
+
+def split_command(cmd: str) -> list[str]:
+    """Split a ``command: {cmd: ...}`` line into words BEFORE rendering, each {{ }} kept inside its word:
+    a variable's value is then always one argument, whatever spaces, quotes or ';' it holds."""
+    spans: list[str] = []
+
+    def hide(m: re.Match[str]) -> str:
+        spans.append(m.group(0))
+        return f"\x00{len(spans) - 1}\x00"
+
+    words = shlex.split(_TEMPLATE_SPAN.sub(hide, cmd))
+    return [re.sub("\x00(\\d+)\x00", lambda m: spans[int(m.group(1))], w) for w in words]
+
+
+def parse_path(text: str) -> NodePath:
+    """``plays[1].workloads[0]`` -> ``("plays", 1, "workloads", 0)`` (inverse of format_path)."""
+    return tuple(int(i) if i else name for name, i in _PATH_PART.findall(text))
+
+
+def _timeout(value: Any) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, int | float):
+        return float(value)
+    m = _DURATION.match(str(value))
+    assert m, "validated by the schema"
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
+
+
+def _strings(value: Any) -> frozenset[str]:
+    if value is None:
+        return frozenset()
+    return frozenset([value] if isinstance(value, str) else [str(v) for v in value])
+
+
+class _Build:
+    """Builds the Plan from validated data and collects the problems the schema cannot see."""
+
+    def __init__(self, doc: Document, path: Path) -> None:
+        self.doc, self.path, self.where = doc, path, Locator(doc)
+        self.problems: list[Problem] = []
+
+    def problem(self, path: NodePath, message: str, hint: str, key: bool = False) -> None:
+        loc = self.doc.key_location(path) if key else self.doc.location(path)
+        self.problems.append(Problem(loc, format_path(path), message, hint))
+
+    def plan(self) -> tuple[Plan | None, list[Problem]]:
+        data = self.doc.data
+        if not isinstance(data, dict):
+            return None, self.problems
+        raw_plays = data.get("plays") if isinstance(data.get("plays"), list) else []
+        plays = [self.play(p, i) for i, p in enumerate(raw_plays) if isinstance(p, dict)]
+        self.check_play_names(raw_plays)
+        inventory = self.inventory(data.get("inventory"))
+        claims = self.claims(data.get("reproduces"), [p.get("name") for p in raw_plays if isinstance(p, dict)])
+        report = data.get("report")
+        if self.problems or any(p is None for p in plays):
+            return None, self.problems
+        try:
+            plan = Plan(
+                name=str(data["plan"]), source=self.path, description=str(data.get("description", "")),
+                inventory=inventory, vars=dict(data.get("vars") or {}),
+                plays=tuple(p for p in plays if p is not None),
+                report=ReportSpec(**report) if isinstance(report, dict) else None,
+                allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
+                schema_version=int(data.get("version", SCHEMA_VERSION)), document=data)
+        except (KeyError, TypeError, ValueError, OverflowError):
+            return None, self.problems  # only reachable with schema problems, already reported
+        return plan, self.problems
+
+    def inventory(self, value: Any) -> Path | None:
+        if not isinstance(value, str) or not value:
+            return None
+        resolved = self.path.parent / Path(value).expanduser()
+        if not is_template(value) and not resolved.is_file():
+            self.problem(("inventory",), f"inventory file '{value}' not found (looked for {resolved})",
+                         "fix the path (it is relative to the plan file), create the file, or pass -i FILE")
+        return resolved
+
+    def check_play_names(self, plays: list[Any]) -> None:
+        seen: dict[str, int] = {}
+        for i, play in enumerate(plays):
+            name = play.get("name") if isinstance(play, dict) else None
+            if not isinstance(name, str):
+                continue
+            if name in seen:
+                first = self.doc.location(("plays", seen[name], "name"))
+                self.problem(("plays", i, "name"), f"duplicate play name '{name}'",
+                             f"play names must be unique; it is already used at line {first.line}")
+            else:
+                seen[name] = i
+
+    def claims(self, value: Any, play_names: list[Any]) -> list[Claim]:
+        out = []
+        names = list(dict.fromkeys(n for n in play_names if isinstance(n, str)))
+        for k, claim in enumerate(value if isinstance(value, list) else []):
+            if not isinstance(claim, dict):
+                continue
+            play = claim.get("play")
+            if isinstance(play, str) and play not in names:
+                self.problem(("reproduces", k, "play"), f"claim names play '{play}', which is not in this plan",
+                             did_you_mean(play, names) or f"plays are: {', '.join(repr(n) for n in names)}")
+            try:
+                out.append(Claim(source=str(claim["source"]), play=str(play), metric=str(claim["metric"]),
+                                 expected=float(claim["expected"]),
+                                 tolerance_pct=float(claim.get("tolerance_pct", DEFAULT_TOLERANCE_PCT)),
+                                 location=self.doc.location(("reproduces", k))))
+            except (KeyError, TypeError, ValueError, OverflowError):
+                continue  # reported by the schema
+        return out
+
+    def play(self, raw: dict[str, Any], i: int) -> Play | None:
+        steps: dict[Section, list[StepSpec]] = {s: [] for s in Section}
+        ok = True
+        for section in Section:
+            items = raw.get(section.value)
+            for j, item in enumerate(items if isinstance(items, list) else []):
+                spec = self.step(section, item, ("plays", i, section.value, j))
+                ok = ok and spec is not None
+                if spec is not None:
+                    steps[section].append(spec)
+        if not ok or not isinstance(raw.get("name"), str) or not isinstance(raw.get("hosts"), str):
+            return None
+        try:
+            return Play(name=raw["name"], hosts=raw["hosts"], prep=tuple(steps[Section.PREP]),
+                        workloads=tuple(steps[Section.WORKLOADS]), collect=tuple(steps[Section.COLLECT]),
+                        vars=dict(raw.get("vars") or {}), sync_start=bool(raw.get("sync_start", False)),
+                        keep_prep=bool(raw.get("keep_prep", False)),
+                        rated={str(k): float(v) for k, v in (raw.get("rated") or {}).items()},
+                        tags=_strings(raw.get("tags")), location=self.doc.location(("plays", i)))
+        except (TypeError, ValueError, AttributeError, OverflowError):
+            return None  # reported by the schema
+
+    def step(self, section: Section, item: Any, path: NodePath) -> StepSpec | None:
+        parsed, _ = parse_step(section.value, item, self.where, path)  # its problems: validate_document
+        if parsed is None:
+            return None
+        opts, kind = parsed.options, parsed.kind
+        for message in template_errors(parsed.args):
+            self.problem((*path, kind), message, "fix the {{ }} expression")
+        when = opts.get("when")
+        if isinstance(when, str):
+            expr = when.strip().removeprefix("{{").removesuffix("}}")
+            try:
+                jinja2.Environment().compile_expression(expr)
+            except jinja2.TemplateSyntaxError as exc:
+                self.problem((*path, "when"), f"bad when expression: {exc.message}", "fix the expression")
+        zip_names = tuple(opts.get("zip") or ())
+        for name, message, hint in zip_problems(kind, parsed.args, zip_names):
+            key = (*path, "zip") if "zip" in (item if isinstance(item, dict) else {}) else (*path, kind, "zip")
+            self.problem(key if not name or name not in parsed.args else (*path, kind, name), message, hint)
+        args = parsed.args
+        if kind == "command" and isinstance(args.get("cmd"), str) and is_template(args["cmd"]):
+            try:
+                args = {**{k: v for k, v in args.items() if k != "cmd"}, "argv": split_command(args["cmd"])}
+            except ValueError as exc:
+                self.problem((*path, kind, "cmd"), f"cannot split cmd: {exc}",
+                             "close the quote, or give the program and its arguments as argv: [...]")
+        try:
+            return StepSpec(
+                kind=kind, section=section, args=args, path=format_path(path),
+                name=str(opts.get("name") or kind), tags=_strings(opts.get("tags")),
+                when=None if when is None else str(when), ignore_errors=bool(opts.get("ignore_errors", False)),
+                timeout_s=_timeout(opts.get("timeout")), become=opts.get("become"),
+                become_user=opts.get("become_user"), repeat=int(opts.get("repeat", 1)),
+                warmup=int(opts.get("warmup", 0)), zip=zip_names, destructive=bool(opts.get("destructive", False)),
+                location=self.doc.location(path))
+        except (TypeError, ValueError, AssertionError, OverflowError):
+            return None
+
+
+def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
+               kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+    """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
+
+    ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
+    plan layer knows the language, the step kinds know what a host would refuse."""
+    try:
+        doc: Document | None = load_yaml(plan.source)
+    except InputError:
+        doc = None  # the file changed since load_plan: fall back to the steps' own locations
+    found: dict[tuple[Location | None, str, str, str], list[str]] = {}
+    problems: list[Problem] = []
+    for i, play in enumerate(plan.plays):
+        try:
+            hosts = inventory.select(play.hosts)
+        except InputError as exc:
+            loc = doc.location(("plays", i, "hosts")) if doc else play.location
+            problems += [Problem(loc, f"plays[{i}].hosts", p.message, p.hint) for p in exc.problems]
+            continue
+        for host in hosts:
+            variables = variables_for(plan, play, host, extra_vars)
+            for spec in play.steps:
+                for p in _check_step(spec, variables, doc, plan.source.parent, kinds):
+                    found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
+    for (loc, path, message, hint), names in found.items():
+        who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
+        problems.append(Problem(loc, path, f"{message} for {who}", hint))
+    return problems
+
+
+def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
+                plan_dir: Path, kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+    step_path = (*parse_path(spec.path), spec.kind)
+    where = Locator(doc, spec.location)
+    rendered: dict[str, Any] = {}
+    problems: list[Problem] = []
+    for key, value in spec.args.items():
+        loc = where.value((*step_path, key))
+        try:
+            rendered[key] = render(value, variables)
+        except jinja2.UndefinedError as exc:
+            name = undefined_name(exc)
+            message = f"undefined variable '{name}'" if name else str(exc.message)
+            problems.append(Problem(loc, format_path((*step_path, key)), message,
+                                    "define it in vars:, the inventory, or -e NAME=VALUE"))
+        except jinja2.TemplateError as exc:
+            problems.append(Problem(loc, format_path((*step_path, key)), f"template error: {exc}",
+                                    "fix the {{ }} expression"))
+    if problems:
+        return problems
+    problems += validate_step_args(spec.kind, rendered, where, step_path)
+    if not problems:
+        problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir)
+    for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
+        problems.append(Problem(where.value((*step_path, name) if name else step_path),
+                                format_path(step_path), message, hint))
+    return problems
+
+
+def _refused_args(check: ArgsCheck | None, rendered: dict[str, Any], where: Locator, step_path: NodePath,
+                  plan_dir: Path) -> list[Problem]:
+    """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
+    the plan): a value that would be refused on the host is refused here, before any host is touched."""
+    if check is None:
+        return []
+    try:
+        check(rendered, plan_dir)
+    except StepError as exc:
+        return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
+    return []

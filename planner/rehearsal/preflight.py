@@ -1,0 +1,155 @@
+"""What would break on the real lab, found before the lab is touched (used by ``--rehearse``).
+
+- devices a step names (io_scheduler, asm_diskgroup, orion, fio) that the inventory does not declare for the
+  host: an error at the step's plan line (the misspelt-LUN case);
+- kit and binary paths the inventory does not declare; destructive steps without their opt-in; init.ora
+  parameters that need a database restart; and the time the plan will take on the lab.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from planner.errors import Problem
+from planner.host import Host
+from planner.plan.model import Plan, Play, StepSpec
+from planner.plan.sweeps import expand
+from planner.plan.templating import render, variables_for
+
+# Device-valued arguments per step kind.
+DEVICE_ARGS = {"io_scheduler": ("devices",), "asm_diskgroup": ("disks",), "orion": ("luns",), "fio": ("target",)}
+KIT_ARGS = {"slob": ("kit",), "orion": ("binary",), "iozone": ("binary",)}
+# Parameters Oracle only takes at startup (V$PARAMETER.ISSYS_MODIFIABLE = FALSE), among those labs set.
+STATIC_PARAMETERS = frozenset({
+    "sga_max_size", "processes", "filesystemio_options", "disk_asynch_io", "use_large_pages", "db_block_size",
+    "db_writer_processes", "compatible", "memory_max_target", "sessions", "db_files", "log_buffer",
+    "_db_block_prefetch_quota", "lock_sga", "pre_page_sga",
+})
+# Seconds one point takes, from a step's rendered args (unknown kinds: None).
+DURATION = {
+    "slob": lambda a: float(a.get("run_time", 300)),
+    "orion": lambda a: float(a.get("duration", 60)) * {"simple": 20, "normal": 40}.get(str(a.get("run", "simple")), 20),
+    "fio": lambda a: float(a.get("runtime", 60)),
+    "slb": lambda a: 2.0 * float(a.get("seconds", 10)),
+    "calibrate_io": lambda a: 600.0,
+}
+
+
+@dataclass(slots=True)
+class Preflight:
+    errors: list[Problem] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    devices: dict[str, set[str]] = field(default_factory=dict)  # host -> device paths to simulate
+    kits: dict[str, dict[str, str]] = field(default_factory=dict)  # host -> {step kind: path}
+    files: dict[str, set[str]] = field(default_factory=dict)  # host -> plain files steps read (ORION on datafiles)
+    lab_seconds: float = 0.0
+    unknown_time: list[str] = field(default_factory=list)
+
+
+def declared_devices(host: Host) -> set[str]:
+    """Every /dev/... path in the host's inventory variables (strings or lists of them)."""
+    found: set[str] = set()
+
+    def walk(v: Any) -> None:
+        if isinstance(v, str) and v.startswith("/dev/"):
+            found.add(v)
+        elif isinstance(v, list | tuple):
+            for x in v:
+                walk(x)
+        elif isinstance(v, Mapping):
+            for x in v.values():
+                walk(x)
+
+    walk(dict(host.vars))
+    return found
+
+
+def _as_list(v: Any) -> list[str]:
+    if v is None:
+        return []
+    return [str(x) for x in v] if isinstance(v, list | tuple) else [str(v)]
+
+
+def _steps(play: Play) -> Iterator[StepSpec]:
+    yield from play.prep
+    yield from play.workloads
+    yield from play.collect
+
+
+def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[str, Any]) -> Preflight:
+    pf = Preflight()
+    for play in plan.plays:
+        play_time = 0.0
+        for host in play_hosts.get(play.name, []):
+            variables = variables_for(plan, play, host, extra_vars)
+            declared = declared_devices(host)
+            host_time = 0.0
+            for spec in _steps(play):
+                args = render(dict(spec.args), variables) if isinstance(spec.args, Mapping) else {}
+                _devices(pf, spec, host, args, declared)
+                for key in KIT_ARGS.get(spec.kind, ()):
+                    path = args.get(key)
+                    if path:
+                        pf.kits.setdefault(host.name, {})[spec.kind] = str(path)
+                        if str(path) not in {str(v) for v in host.vars.values()}:
+                            pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} {key} {path} for "
+                                               f"{host.name} is not declared in the inventory")
+                _destructive(pf, plan, spec, host, args)
+                if spec.kind == "init_ora":
+                    static = sorted(k for k in args if k.lower() in STATIC_PARAMETERS)
+                    if static:
+                        pf.notes.append(f"{host.name}: init_ora {', '.join(static)} need a database restart "
+                                        "(planner restarts once per play, and again when it restores them)")
+                if spec.kind in DURATION:
+                    for _point, point_args in expand(spec, args):
+                        host_time += DURATION[spec.kind](point_args)
+                elif spec.kind == "iozone":
+                    pf.unknown_time.append(f"{play.name}: iozone (runs until its files are read)")
+            play_time = max(play_time, host_time)  # hosts of a play run side by side
+        pf.lab_seconds += play_time
+    return pf
+
+
+def _devices(pf: Preflight, spec: StepSpec, host: Host, args: Mapping[str, Any], declared: set[str]) -> None:
+    for key in DEVICE_ARGS.get(spec.kind, ()):
+        for name in _as_list(args.get(key)):
+            if not name.startswith("/dev/"):
+                if spec.kind == "orion":  # ORION on datafiles, as the SSD seed ran it: the sandbox makes the files
+                    pf.files.setdefault(host.name, set()).add(name)
+                continue  # a file target, not a device
+            wanted = pf.devices.setdefault(host.name, set())
+            if not declared:
+                wanted.add(name)  # nothing declared: simulate the plan's devices as named
+                continue
+            matches = {d for d in declared if fnmatch.fnmatchcase(d, name)} if any(c in name for c in "*?[") else (
+                {name} & declared)
+            if matches:
+                wanted |= matches
+            else:
+                pf.errors.append(Problem(
+                    spec.location, f"{spec.path}.{spec.kind}.{key}",
+                    f"device {name} is not one the inventory declares for {host.name} "
+                    f"(declared: {', '.join(sorted(declared))})",
+                    "fix the device name in the plan, or declare the device in the host's inventory vars"))
+
+
+def _destructive(pf: Preflight, plan: Plan, spec: StepSpec, host: Host, args: Mapping[str, Any]) -> None:
+    writes = (spec.kind == "orion" and float(args.get("write", 0) or 0) > 0) or (
+        spec.kind == "fio" and str(args.get("target", "")).startswith("/dev/")
+        and any(w in str(args.get("rw", "")) for w in ("write", "rw", "trim")))
+    if writes and not spec.destructive:
+        pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} writes to devices on {host.name} but the "
+                           "step lacks destructive: true — the lab run will refuse it")
+
+
+def describe(pf: Preflight) -> list[str]:
+    lines = [f"[REHEARSAL] {w}" for w in pf.warnings] + [f"[REHEARSAL] {n}" for n in pf.notes]
+    hours, rest = divmod(int(pf.lab_seconds), 3600)
+    lines.append(f"[REHEARSAL] on the lab this plan's workloads take about {hours}h {rest // 60:02d}m "
+                 f"({pf.lab_seconds:.0f} s: run times x sweep points x repeats, plays one after another)"
+                 + (f"; not counted: {'; '.join(pf.unknown_time)}" if pf.unknown_time else ""))
+    return lines

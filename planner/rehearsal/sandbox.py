@@ -1,0 +1,144 @@
+"""Sandbox contents for simulated hosts (rehearsal and tests): a fake sysfs and /dev, Oracle stand-ins, kits.
+
+A sandbox directory plays a host's "/" (the ``planner_root`` host var). Block devices are sparse files under
+``dev/`` with the sysfs entries Linux would show: ``sys/block/<dev>/queue/scheduler`` and, for a multipath
+alias under ``/dev/mapper``, a ``dm-N`` device whose ``slaves/`` lists its path device.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import shutil
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from planner.host import Host
+
+SCHEDULERS = "[mq-deadline] kyber bfq none"  # what a current blk-mq kernel shows for a SCSI disk
+DEVICE_BYTES = 256 << 20  # sparse: costs no disk until written
+_RANGE = re.compile(r"\[(\d+)-(\d+)\]")
+
+
+def expand_brackets(pattern: str) -> list[str]:
+    """``/dev/mapper/lun[1-3]`` -> lun1, lun2, lun3 (the glob form plans use for LUN sets)."""
+    m = _RANGE.search(pattern)
+    if not m:
+        return [pattern]
+    lo, hi = int(m.group(1)), int(m.group(2))
+    out: list[str] = []
+    for i in range(lo, hi + 1):
+        out += expand_brackets(pattern[: m.start()] + str(i) + pattern[m.end():])
+    return out
+
+
+def _disk_names() -> Iterable[str]:
+    for n in itertools.count(1):
+        letters = ""
+        while n:
+            n, r = divmod(n, 26)
+            letters = chr(97 + r) + letters
+        yield "sd" + letters  # sdb, sdc, ... (sda is the system disk)
+
+
+def add_devices(root: Path, devices: Iterable[str]) -> dict[str, str]:
+    """Create each device (path or bracket range) in the sandbox; returns path -> kernel name."""
+    root = Path(root)
+    names = _disk_names()
+    made: dict[str, str] = {}
+    dm = 0
+    for pattern in sorted(devices):
+        for path in expand_brackets(pattern):
+            if not path.startswith("/dev/") or path in made or ".." in path:
+                continue
+            disk = next(names)
+            _block(root, disk, SCHEDULERS)
+            if path.startswith("/dev/mapper/") or path.startswith("/dev/disk/"):
+                dmname = f"dm-{dm}"
+                dm += 1
+                _block(root, dmname, "none")
+                slaves = root / "sys/block" / dmname / "slaves"
+                slaves.mkdir(parents=True, exist_ok=True)
+                (slaves / disk).mkdir(exist_ok=True)
+                (root / "sys/block" / dmname / "dm").mkdir(exist_ok=True)
+                (root / "sys/block" / dmname / "dm" / "name").write_text(Path(path).name + "\n")
+                link = root / path.lstrip("/")
+                link.parent.mkdir(parents=True, exist_ok=True)
+                if not link.is_symlink():
+                    depth = len(Path(path).parts) - 3  # /dev/mapper/x -> ../dm-0
+                    link.symlink_to("../" * depth + dmname)
+                made[path] = dmname
+            else:
+                made[path] = Path(path).name
+                if Path(path).name != disk:  # a plan naming /dev/sdq gets exactly that device
+                    shutil.rmtree(root / "sys/block" / disk)
+                    (root / "dev" / disk).unlink()
+                    _block(root, Path(path).name, SCHEDULERS)
+    return made
+
+
+def _block(root: Path, name: str, schedulers: str) -> None:
+    queue = root / "sys/block" / name / "queue"
+    queue.mkdir(parents=True, exist_ok=True)
+    (queue / "scheduler").write_text(schedulers + "\n")
+    (queue / "rotational").write_text("0\n")
+    dev = root / "dev" / name
+    dev.parent.mkdir(parents=True, exist_ok=True)
+    if not dev.exists():
+        with dev.open("wb") as f:
+            f.truncate(DEVICE_BYTES)
+
+
+def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[str, str], oracle: bool,
+             files: Iterable[str] = ()) -> None:
+    """Everything a simulated host needs for the plan: devices, files, Oracle stand-ins, SLOB kit, ORION, iozone."""
+    root = Path(root)
+    (root / "tmp").mkdir(parents=True, exist_ok=True)
+    made = add_devices(root, devices)
+    for name in files:
+        if name.startswith("/") and ".." not in name:
+            f = root / name.lstrip("/")
+            f.parent.mkdir(parents=True, exist_ok=True)
+            with f.open("ab") as fh:
+                fh.truncate(DEVICE_BYTES)
+    if oracle:
+        from planner.rehearsal.standins import DEFAULT_HOME, install_standins, update_state
+
+        home = str(host.vars.get("oracle_home") or DEFAULT_HOME)
+        grid = host.vars.get("grid_home")
+        install_standins(root, home, grid_home=str(grid) if grid else None)
+        if made:
+            disks = [{"path": p, "header_status": "CANDIDATE", "group": None, "name": None, "os_mb": 102400}
+                     for p in sorted(made)]
+            # The host's LUNs are candidates; the stand-in's own DATA group disks stay as they were.
+            update_state(root, lambda s: s.__setitem__("disks", [d for d in s["disks"] if d["group"]] + disks))
+    for kind, path in kits.items():
+        _install_kit(root, kind, path, host)
+
+
+# Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
+_HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", "sockets": "PLANNER_STANDIN_SOCKETS",
+              "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
+
+
+def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
+    """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
+    from planner.rehearsal import standins
+
+    base = Path(standins.__file__).parent
+    target = root / path.lstrip("/")
+    if kind == "slob":
+        from planner.rehearsal.standins.slob_kit import install_slob_kit
+
+        if not (target / "runit.sh").exists():
+            # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
+            install_slob_kit(target, loaded_schemas=4096)
+            env = [f"export PLANNER_STANDIN_HOSTNAME='{host.name}'"]
+            env += [f"export {var}='{float(host.vars[key]):g}'" for key, var in _HOST_LINE.items()
+                    if isinstance(host.vars.get(key), int | float)]
+            with (target / "standin.env").open("a") as f:
+                f.write("\n".join(env) + "\n")
+    elif kind in ("orion", "iozone") and (base / "bin" / kind).exists() and path.startswith("/"):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if not target.exists():
+            target.symlink_to(base / "bin" / kind)

@@ -1,0 +1,342 @@
+"""Stand-in AWR / Statspack reports: a toy performance model and the real report layouts around it.
+
+Used by the stand-in SLOB kit (planner/standins/slob/runit.sh) and by the sqlplus stand-in's
+AWR_REPORT_TEXT / Statspack handlers (planner/standins/sql_workload.py). Nothing here talks to a database:
+the numbers follow from the inputs through ``simulate`` (more sessions -> more physical reads/s, saturating
+at PLANNER_STANDIN_MAX_IOPS, or 15,000 IOPS per LUN of the largest ASM disk group when that is more; a buffer
+cache larger than the data set -> fewer physical reads), and the
+renderers write them in the layouts of Oracle 19c (AWR text and HTML) and 11.2.0.4+ (Statspack) that
+shared/reference/output-formats.md describes, so the project's real parsers read them.
+
+Every report carries the line ``PLANNER STAND-IN`` (a text line before the header, an HTML comment) and the
+database is named ``STANDIN``: nobody can mistake one for a measurement.
+
+Runnable on a host: ``python -m planner.rehearsal.standins.awrgen slob --sessions 4 --out-dir DIR ...`` writes
+awr.txt + awr.html (or statspack.txt) for the stand-in kit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import socket
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+
+MARKER = "PLANNER STAND-IN"
+STATE_DIR = "var/lib/planner-standin"  # under the sandbox root: snapshot counter, db state
+
+
+@dataclass(frozen=True, slots=True)
+class HostInfo:
+    name: str
+    platform: str = "Linux x86 64-bit"
+    cpus: int = 8
+    cores: int = 4
+    sockets: int = 1
+    memory_gb: float = 31.25
+
+
+@dataclass(frozen=True, slots=True)
+class DbInfo:
+    name: str = "STANDIN"
+    dbid: int = 3141592653
+    instance: str = "standin"
+    inst_num: int = 1
+    release: str = "19.0.0.0.0"
+    startup: str = "01-Jan-25 08:00"
+    buffer_cache_mb: int = 1024
+    shared_pool_mb: int = 512
+    log_buffer_kb: int = 16384
+    block_kb: int = 8
+    asm_disks: int = 0  # members of the largest ASM disk group: more LUNs raise the device limit
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    sessions: int = 0  # 0: an idle database (AWR around ORION / fio / CALIBRATE_IO)
+    update_pct: int = 0
+    run_time_s: float = 300.0
+    work_unit: int = 64
+    redo_stress: str = "LITE"
+    scale_blocks: int = 10000  # per schema
+    schemas: int = 1
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    begin_snap: int
+    end_snap: int
+    begin: datetime
+    elapsed_s: float
+
+    @property
+    def end(self) -> datetime:
+        return self.begin + timedelta(seconds=self.elapsed_s)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    name: str
+    waits: float  # 0 for DB CPU
+    time_s: float
+    wait_class: str  # "" for DB CPU
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Per-second rates over the interval, and the foreground events (sorted by time, DB CPU included)."""
+
+    db_time: float
+    db_cpu: float
+    bg_cpu: float
+    redo_bytes: float
+    logical_reads: float
+    block_changes: float
+    read_blocks: float
+    write_blocks: float
+    read_reqs: float
+    write_reqs: float
+    redo_reqs: float
+    user_calls: float
+    executes: float
+    transactions: float
+    read_latency_ms: float
+    events: tuple[Event, ...]
+    user_pct: float
+    sys_pct: float
+    wio_pct: float
+    load_begin: float
+    load_end: float
+    buffer_hit_pct: float
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, default))
+    except ValueError:
+        return default
+
+
+def simulate(w: Workload, host: HostInfo, db: DbInfo) -> Figures:
+    """The toy model. Each session alternates a single-block read (base latency) with some CPU per logical
+    read; offered IOPS saturate smoothly at the device limit, and latency follows from Little's law."""
+    # The device limit: the host's, or the LUNs' together when an ASM disk group spreads over more of them
+    # (the seed's Violin went from 159k to 236k IOPS with 8 more LUNs): more LUNs only ever raise it.
+    max_iops = max(_env_float("PLANNER_STANDIN_MAX_IOPS", 60000.0),
+                   _env_float("PLANNER_STANDIN_LUN_IOPS", 15000.0) * db.asm_disks)
+    base_ms = _env_float("PLANNER_STANDIN_BASE_LATENCY_MS", 0.3)
+    cpu_per_lio_ms = 0.004
+    data_blocks = max(1, w.schemas * w.scale_blocks)
+    cache_blocks = db.buffer_cache_mb * 1024 / db.block_kb
+    miss = max(0.02, 1.0 - min(0.98, cache_blocks / data_blocks))  # a big cache hides the data set
+    n = max(0, w.sessions)
+    per_session = 1000.0 / (base_ms + cpu_per_lio_ms / miss)
+    offered = n * per_session
+    iops = max_iops * (1.0 - math.exp(-offered / max_iops)) if n else 0.0
+    u = min(max(w.update_pct, 0), 100) / 100.0
+    lat_ms = max(base_ms, n * 1000.0 / iops - cpu_per_lio_ms / miss) if iops else base_ms
+    logical = iops / miss if iops else 2.0
+    changes = iops * u * 2.0
+    heavy = str(w.redo_stress).upper() == "HEAVY"
+    redo = changes * (2900.0 if heavy else 420.0) + 800.0
+    write_reqs = iops * u * 0.55 + 0.4
+    dbcpu = min(float(host.cpus), logical * cpu_per_lio_ms / 1000.0 + n * 0.01) if n else 0.02
+    db_time = n * 1.0 if n else 0.05
+    elapsed = w.run_time_s
+    dfsr_time = iops * lat_ms / 1000.0 * elapsed
+    events = [Event("db file sequential read", iops * elapsed, dfsr_time, "User I/O"),
+              Event("DB CPU", 0, dbcpu * elapsed, "")]
+    if n:
+        events += [Event("db file parallel read", iops * 0.004 * elapsed, dfsr_time * 0.012, "User I/O"),
+                   Event("read by other session", iops * 0.002 * elapsed, dfsr_time * 0.004, "User I/O"),
+                   Event("latch: cache buffers chains", n * 3.0 * elapsed / 60, 0.0004 * n * elapsed, "Concurrency")]
+    else:  # idle: a sliver of control-file traffic, as an idle instance shows
+        events = [Event("control file sequential read", 12.0 * elapsed, 0.003 * elapsed, "System I/O"),
+                  Event("DB CPU", 0, dbcpu * elapsed, ""),
+                  Event("db file sequential read", 0.5 * elapsed, 0.0004 * elapsed, "User I/O")]
+    if u:
+        events += [Event("free buffer waits", write_reqs * 0.01 * elapsed, dfsr_time * (0.03 if heavy else 0.006),
+                         "Configuration"),
+                   Event("log file switch completion", 2.0 * elapsed / 60, dfsr_time * (0.02 if heavy else 0.002),
+                         "Configuration")]
+    events.sort(key=lambda e: e.time_s, reverse=True)
+    busy_user = min(95.0, dbcpu / host.cpus * 100.0 + 0.5)
+    busy_sys = min(100.0 - busy_user, (iops + write_reqs) * 0.012 / host.cpus + 0.3)
+    wio = min(100.0 - busy_user - busy_sys, n / host.cpus * 8.0)
+    return Figures(
+        db_time=db_time, db_cpu=dbcpu, bg_cpu=0.02 + write_reqs * 0.00002, redo_bytes=redo,
+        logical_reads=logical, block_changes=changes + 1.0, read_blocks=iops, write_blocks=write_reqs * 1.3,
+        read_reqs=iops, write_reqs=write_reqs, redo_reqs=changes * 0.1 + 0.2,
+        user_calls=n * 0.5 + 0.3, executes=iops / max(1, w.work_unit) * 2 + 1.5, transactions=changes / 10 + 0.05,
+        read_latency_ms=lat_ms, events=tuple(events), user_pct=busy_user, sys_pct=busy_sys, wio_pct=wio,
+        load_begin=0.4, load_end=round(0.4 + n * 0.9, 2), buffer_hit_pct=max(0.0, 100.0 * (1 - iops / logical)))
+
+
+def discover_host() -> HostInfo:
+    """This machine's host line; env PLANNER_STANDIN_HOSTNAME/CPUS/CORES/SOCKETS/MEMORY_GB override it."""
+    cpus = os.cpu_count() or 1
+    mem_gb = 0.0
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                mem_gb = int(line.split()[1]) / 1024 / 1024
+    except OSError:
+        pass
+    cpus = int(_env_float("PLANNER_STANDIN_CPUS", cpus))
+    return HostInfo(
+        name=os.environ.get("PLANNER_STANDIN_HOSTNAME") or socket.gethostname(),
+        cpus=cpus, cores=int(_env_float("PLANNER_STANDIN_CORES", max(1, cpus // 2))),
+        sockets=int(_env_float("PLANNER_STANDIN_SOCKETS", 1)),
+        memory_gb=round(_env_float("PLANNER_STANDIN_MEMORY_GB", mem_gb or 16.0), 2))
+
+
+def state_dir(root: str, fallback: Path) -> Path:
+    """Where the stand-in database keeps its state: the sandbox's when there is one, else ``fallback``."""
+    return Path(root) / STATE_DIR if root else fallback
+
+
+def load_db(state: Path) -> DbInfo:
+    """Identity and cache sizes from the stand-in database's state (``db.json`` of planner/standins, written
+    by install_standins): db_cache_size when set, else 60 % of sga_target, so a bigger cache shows up."""
+    db = DbInfo()
+    try:
+        data = json.loads((state / "db.json").read_text())
+    except (OSError, ValueError):
+        return db
+    d, mem = data.get("database", {}), data.get("memory", {})
+
+    def mb(name: str, default: int) -> int:
+        try:
+            return int(int(mem.get(name, default)) / 1048576)
+        except (TypeError, ValueError):
+            return int(default / 1048576)
+
+    sga = mb("sga_target", 4 << 30)
+    cache = mb("db_cache_size", 0) or int(sga * 0.6)
+    members: dict[str, int] = {}
+    for disk in data.get("disks", []):
+        if isinstance(disk, dict) and disk.get("group"):
+            members[str(disk["group"])] = members.get(str(disk["group"]), 0) + 1
+    return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)),
+                   instance=str(d.get("instance_name", db.instance)), release=str(d.get("version", db.release)),
+                   buffer_cache_mb=max(16, cache), shared_pool_mb=max(64, int(sga * 0.2)),
+                   asm_disks=max(members.values(), default=0))
+
+
+def next_snap_id(state: Path) -> int:
+    """A monotonically rising snapshot id kept beside the stand-in database's state."""
+    state.mkdir(parents=True, exist_ok=True)
+    f = state / "awr_snap_id"
+    try:
+        n = int(f.read_text().strip()) + 1
+    except (OSError, ValueError):
+        n = 101
+    f.write_text(f"{n}\n")
+    return n
+
+
+# -- formatting ------------------------------------------------------------------------------------------
+def num(v: float, decimals: int = 1) -> str:
+    return f"{v:,.{decimals}f}"
+
+
+def avg_wait(ms: float) -> str:
+    """19c Avg Wait cells: ``268.69us``, ``3.23ms``, ``52.86 s``."""
+    if ms < 1.0:
+        return f"{ms * 1000:.2f}us"
+    if ms < 1000.0:
+        return f"{ms:.2f}ms"
+    return f"{ms / 1000:.2f} s"
+
+
+def stamp(t: datetime, seconds: bool = True) -> str:
+    return t.strftime("%d-%b-%y %H:%M:%S" if seconds else "%d-%b-%y %H:%M")
+
+
+def load_profile_rows(f: Figures) -> list[tuple[str, float, float | None]]:
+    """(19c label, per second, per transaction) in report order."""
+    tps = max(f.transactions, 0.01)
+    rows = [("Redo size (bytes)", f.redo_bytes), ("Logical read (blocks)", f.logical_reads),
+            ("Block changes", f.block_changes), ("Physical read (blocks)", f.read_blocks),
+            ("Physical write (blocks)", f.write_blocks), ("Read IO requests", f.read_reqs),
+            ("Write IO requests", f.write_reqs), ("Read IO (MB)", f.read_blocks * 8 / 1024),
+            ("Write IO (MB)", f.write_blocks * 8 / 1024), ("User calls", f.user_calls),
+            ("Parses (SQL)", f.executes * 0.1), ("Hard parses (SQL)", 0.02), ("Logons", 0.03),
+            ("Executes (SQL)", f.executes), ("Rollbacks", 0.0)]
+    return [(label, v, v / tps) for label, v in rows] + [("Transactions", f.transactions, None)]
+
+
+def db_time_rows(f: Figures, iv: Interval) -> list[tuple[str, float, float, float, float]]:
+    """DB Time / DB CPU / Background CPU: per second, per transaction, per exec, per call."""
+    tps, eps, cps = max(f.transactions, 0.01), max(f.executes, 0.01), max(f.user_calls, 0.01)
+    return [(label, v, v / tps, v / eps, v / cps) for label, v in
+            (("DB Time(s)", f.db_time), ("DB CPU(s)", f.db_cpu), ("Background CPU(s)", f.bg_cpu))]
+
+
+def pct_db_time(e: Event, f: Figures, iv: Interval) -> float:
+    return e.time_s / max(f.db_time * iv.elapsed_s, 1e-9) * 100.0
+
+
+def wait_classes(f: Figures) -> list[tuple[str, float, float]]:
+    """(class, waits, time s) summed over the events, DB CPU as its own row, by time."""
+    acc: dict[str, list[float]] = {}
+    for e in f.events:
+        key = e.wait_class or "DB CPU"
+        a = acc.setdefault(key, [0.0, 0.0])
+        a[0] += e.waits
+        a[1] += e.time_s
+    return sorted(((k, v[0], v[1]) for k, v in acc.items()), key=lambda r: r[2], reverse=True)
+
+
+def io_profile_rows(f: Figures) -> list[tuple[str, float, float]]:
+    return [("Total Requests", f.read_reqs, f.write_reqs + f.redo_reqs),
+            ("Database Requests", f.read_reqs, f.write_reqs), ("Optimized Requests", 0.0, 0.0),
+            ("Redo Requests", 0.0, f.redo_reqs),
+            ("Total (MB)", f.read_blocks * 8 / 1024, (f.write_blocks * 8 * 1024 + f.redo_bytes) / 1048576),
+            ("Database (MB)", f.read_blocks * 8 / 1024, f.write_blocks * 8 / 1024),
+            ("Optimized Total (MB)", 0.0, 0.0), ("Redo (MB)", 0.0, f.redo_bytes / 1048576),
+            ("Database (blocks)", f.read_blocks, f.write_blocks),
+            ("Via Buffer Cache (blocks)", f.read_blocks, f.write_blocks), ("Direct (blocks)", 0.0, 0.0)]
+
+
+def cli(argv: Sequence[str] | None = None) -> int:
+    """``awrgen slob --out-dir DIR --sessions N [...]``: the stand-in kit's report writer."""
+    from planner.rehearsal.standins import awrgen_render as render
+
+    p = argparse.ArgumentParser(prog="awrgen", description=f"{MARKER}: write simulated AWR/Statspack reports")
+    p.add_argument("what", choices=["slob"])
+    p.add_argument("--out-dir", required=True)
+    p.add_argument("--root", default=os.environ.get("PLANNER_ROOT", ""))
+    p.add_argument("--sessions", type=int, required=True)
+    p.add_argument("--update-pct", type=int, default=0)
+    p.add_argument("--run-time", type=float, default=300.0)
+    p.add_argument("--work-unit", type=int, default=64)
+    p.add_argument("--redo-stress", default="LITE")
+    p.add_argument("--scale-blocks", type=int, default=10000)
+    p.add_argument("--schemas", type=int, default=1)
+    p.add_argument("--stats", choices=["awr", "statspack"], default="awr")
+    p.add_argument("--begin", help="ISO time of the begin snapshot (default: now - run time)")
+    a = p.parse_args(argv)
+    w = Workload(a.sessions, a.update_pct, a.run_time, a.work_unit, a.redo_stress, a.scale_blocks, a.schemas)
+    out = Path(a.out_dir)
+    state = state_dir(a.root, out / ".standin_state")
+    host, db = discover_host(), load_db(state)
+    begin = datetime.fromisoformat(a.begin) if a.begin else datetime.now() - timedelta(seconds=a.run_time)
+    b = next_snap_id(state)
+    iv = Interval(b, next_snap_id(state), begin, a.run_time)
+    fig = simulate(w, host, db)
+    if a.stats == "statspack":
+        (out / "statspack.txt").write_text(render.statspack(fig, host, db, iv, w.sessions))
+    else:
+        (out / "awr.txt").write_text(render.awr_text(fig, host, db, iv, w.sessions))
+        (out / "awr.html").write_text(render.awr_html(fig, host, db, iv, w.sessions))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(cli())

@@ -1,0 +1,85 @@
+#!/bin/sh
+# PLANNER STAND-IN for SLOB's runit.sh (SLOB 2.4+ command line) -- NOT SLOB, written for planner's tests.
+# Usage: sh ./runit.sh <number-of-schemas>  |  sh ./runit.sh -s <schemas> -t <threads-per-schema>
+set -u
+KIT=$(cd "$(dirname "$0")" && pwd)
+cd "$KIT" || exit 1
+msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
+whole() { case "$1" in ''|*[!0-9]*) return 1;; esac; return 0; }
+THREADS=""
+if [ $# -eq 1 ]; then
+  SCHEMAS=$1
+elif [ $# -eq 4 ] && [ "$1" = "-s" ] && [ "$3" = "-t" ]; then
+  SCHEMAS=$2
+  THREADS=$4
+else
+  msg FATAL "Invalid command line. Abort."
+  echo "Usage: sh ./runit.sh <number-of-schemas> | sh ./runit.sh -s <schemas> -t <threads-per-schema>"
+  exit 1
+fi
+whole "$SCHEMAS" && [ "$SCHEMAS" -ge 1 ] || { msg FATAL "schemas must be a whole number >= 1: $SCHEMAS"; exit 1; }
+rm -f statspack.txt awr.txt awr_rac.txt awr.html awr.html.gz awr_rac.html.gz iostat.out vmstat.out mpstat.out \
+  db_stats.out sqlplus.out slob_debug.out tm.out
+. ./slob.conf
+[ -f ./standin.env ] && . ./standin.env
+UPDATE_PCT=${UPDATE_PCT:-25}; RUN_TIME=${RUN_TIME:-300}; SCALE=${SCALE:-10000}; WORK_UNIT=${WORK_UNIT:-256}
+REDO_STRESS=${REDO_STRESS:-LITE}; THREADS_PER_SCHEMA=${THREADS_PER_SCHEMA:-1}
+DATABASE_STATISTICS_TYPE=${DATABASE_STATISTICS_TYPE:-statspack}
+[ -n "$THREADS" ] && THREADS_PER_SCHEMA=$THREADS
+for v in UPDATE_PCT RUN_TIME WORK_UNIT THREADS_PER_SCHEMA; do
+  eval "val=\$$v"
+  whole "$val" || { msg FATAL "slob.conf: $v must be a whole number, not '$val'"; exit 1; }
+done
+if [ "$UPDATE_PCT" -gt 50 ] && [ "$UPDATE_PCT" -ne 100 ]; then
+  msg FATAL "UPDATE_PCT must be 0-50 or 100, not $UPDATE_PCT"; exit 1
+fi
+case "$DATABASE_STATISTICS_TYPE" in awr|statspack) ;; *) msg FATAL "DATABASE_STATISTICS_TYPE: awr or statspack"; exit 1;; esac
+case "$REDO_STRESS" in LITE|HEAVY) ;; *) msg FATAL "REDO_STRESS: LITE or HEAVY"; exit 1;; esac
+case "$SCALE" in
+  *[Mm]) SCALE_BLOCKS=$(( ${SCALE%?} * 128 ));;
+  *[Gg]) SCALE_BLOCKS=$(( ${SCALE%?} * 131072 ));;
+  *) whole "$SCALE" || { msg FATAL "SCALE must be blocks or a size such as 80M"; exit 1; }; SCALE_BLOCKS=$SCALE;;
+esac
+LOADED=$(cat .standin_schemas 2>/dev/null || echo 0)
+if [ "$LOADED" -lt "$SCHEMAS" ]; then
+  echo "ORA-01017: invalid username/password; logon denied (user$SCHEMAS: run setup.sh first)" > sqlplus.out
+  msg FATAL "Connect check failed for user$SCHEMAS: see sqlplus.out"
+  exit 1
+fi
+SESSIONS=$((SCHEMAS * THREADS_PER_SCHEMA))
+msg NOTIFY "PLANNER STAND-IN: simulated SLOB run, not a measurement"
+msg NOTIFY "Conducting SLOB pre-test checks."
+msg NOTIFY "UPDATE_PCT == $UPDATE_PCT, RUN_TIME == $RUN_TIME, SCALE == $SCALE, WORK_UNIT == $WORK_UNIT"
+msg NOTIFY "Number of SLOB sessions: $SESSIONS ($SCHEMAS schema(s) x $THREADS_PER_SCHEMA thread(s))"
+SECS=$(awk -v t="$RUN_TIME" -v s="${PLANNER_STANDIN_TIME_SCALE:-0.01}" 'BEGIN { printf "%.3f", t * s }')
+PIDS=""
+if [ -z "${NO_OS_PERF_DATA:-}" ]; then
+  command -v iostat >/dev/null 2>&1 && { iostat -t -xm 1 > iostat.out 2>&1 & PIDS="$PIDS $!"; }
+  command -v vmstat >/dev/null 2>&1 && { vmstat -t 1 > vmstat.out 2>&1 & PIDS="$PIDS $!"; }
+  command -v mpstat >/dev/null 2>&1 && { mpstat -P ALL 1 > mpstat.out 2>&1 & PIDS="$PIDS $!"; }
+fi
+trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT INT TERM
+msg NOTIFY "Executing SLOB test ($SECS s of real time stand for $RUN_TIME s)."
+sleep "$SECS"
+for p in $PIDS; do kill "$p" 2>/dev/null; done
+wait 2>/dev/null
+PIDS=""
+if [ "${PLANNER_STANDIN_FAIL:-}" = "ora" ]; then
+  echo "ORA-01653: unable to extend table USER1.CF1 by 128 in tablespace IOPS" > slob_debug.out
+  msg FATAL "Errors were reported by SLOB sessions: see slob_debug.out"
+  exit 1
+fi
+i=1
+: > db_stats.out
+while [ "$i" -le "$SESSIONS" ]; do
+  echo "$i|$((RUN_TIME * 100))|$((RUN_TIME * 3))|3.000|" >> db_stats.out
+  i=$((i + 1))
+done
+PY=${PLANNER_PYTHON:-python3}
+PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen slob \
+  --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
+  --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
+  --stats "$DATABASE_STATISTICS_TYPE" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
+echo "Tm $RUN_TIME" > tm.out
+msg NOTIFY "Run time $RUN_TIME seconds."
+msg NOTIFY "SLOB test is complete."

@@ -1,0 +1,25 @@
+"""Install the stand-in SLOB kit (planner/rehearsal/standins/slob/, PLANNER STAND-IN, not SLOB) into a sandbox."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+KIT = Path(__file__).resolve().parent / "slob"
+
+
+def install_slob_kit(dest: Path, *, loaded_schemas: int = 0) -> Path:
+    """Copy the kit to ``dest`` and write ``standin.env`` (the Python and import path its reports need).
+
+    ``loaded_schemas`` > 0 marks the kit as already set up (as if setup.sh had loaded that many schemas).
+    """
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    for name in ("runit.sh", "setup.sh", "slob.conf", "README.md"):
+        shutil.copy2(KIT / name, dest / name)
+    repo = Path(__file__).resolve().parents[3]  # the directory holding the planner package
+    (dest / "standin.env").write_text(f"PLANNER_PYTHON='{sys.executable}'\nPLANNER_PYTHONPATH='{repo}'\n")
+    if loaded_schemas:
+        (dest / ".standin_schemas").write_text(f"{loaded_schemas}\n")
+    return dest

@@ -1,0 +1,262 @@
+"""Findings: checks that flag a result that is not what it claims to be, and reproduction verdicts.
+
+Every check is a pure function over ``Series`` (measurements grouped over repeats, planner.results.stats) and
+returns ``Finding``s that carry the numbers that triggered them. The traps come from the seed studies'
+comment threads: cached reads ("your buffer cache is 5 GB"), the flashback wait (47.5% of DB time in
+"flashback buf free by RVWR"), CPU-bound hosts ("my cores max out at 20k IOPS"), noisy repeats, the
+datasheet argument ("an X2-8 is rated at 1.5M IOPS, your test is wrong") and RAC reads read as IOPS.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from planner.metrics import Direction
+from planner.plan.model import Claim
+from planner.results.stats import PlayValue, Series, fmt, play_value
+
+
+class Severity(enum.Enum):
+    WARNING = "warning"  # the headline number probably does not mean what it seems to
+    NOTE = "note"  # worth knowing when reading the number
+
+
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    logical_to_physical: float = 4.0  # SLOB with a small recycle pool reads ~1 logical per physical
+    cache_to_working_set: float = 0.10  # buffer cache >= 10% of the data touched: cache hits inflate reads
+    wait_class_share_pct: float = 20.0  # Configuration/Other class share of DB time
+    cpu_busy_pct: float = 90.0
+    iops_per_core: float = 18_000.0  # the seed's ~20k-30k read IOPS per core ceiling, with some margin
+    cv_pct: float = 10.0
+    rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops
+    severity: Severity
+    title: str
+    play: str
+    host: str
+    step: str
+    point: str
+    message: str
+    numbers: tuple[tuple[str, str], ...]  # (what, value as printed) — what triggered it
+
+
+def _where(s: Series) -> tuple[str, str, str, str]:
+    return s.play, s.host, s.title, s.point_label
+
+
+def _index(all_series: Sequence[Series]) -> dict[tuple[str, str, str, str], dict[str, Series]]:
+    """(play, host, step title, point) -> metric key -> series."""
+    idx: dict[tuple[str, str, str, str], dict[str, Series]] = defaultdict(dict)
+    for s in all_series:
+        idx[_where(s)].setdefault(s.key, s)
+        idx[_where(s)].setdefault(s.metric, s)
+    return idx
+
+
+def cached_reads(all_series: Sequence[Series], working_set_mb: Mapping[str, float] | None = None,
+                 t: Thresholds = Thresholds()) -> list[Finding]:
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        lio, pio = ms.get("logical_reads_per_s"), ms.get("physical_reads_per_s")
+        if lio and pio and pio.summary.median > 0:
+            ratio = lio.summary.median / pio.summary.median
+            if ratio >= t.logical_to_physical:
+                out.append(Finding(
+                    "cached_reads", Severity.WARNING, "Reads served from cache", *where,
+                    f"logical reads ({fmt(lio.summary.median)}/s) are {ratio:.1f}x physical reads "
+                    f"({fmt(pio.summary.median)}/s): most block reads were buffer cache hits, so the "
+                    "read rate measures memory, not storage",
+                    (("logical reads/s", fmt(lio.summary.median)), ("physical reads/s", fmt(pio.summary.median)),
+                     ("ratio", f"{ratio:.1f}"), ("threshold", f"{t.logical_to_physical:g}"))))
+        cache, ws = ms.get("buffer_cache_mb"), (working_set_mb or {}).get(where[0])
+        if cache and ws and cache.summary.median / ws >= t.cache_to_working_set:
+            share = cache.summary.median / ws
+            out.append(Finding(
+                "cached_reads", Severity.WARNING, "Buffer cache large against the working set", *where,
+                f"buffer cache {fmt(cache.summary.median)} MB is {share:.0%} of the {fmt(ws)} MB working set: "
+                "a share of the reads can be cache hits",
+                (("buffer cache MB", fmt(cache.summary.median)), ("working set MB", fmt(ws)),
+                 ("share", f"{share:.0%}"), ("threshold", f"{t.cache_to_working_set:.0%}"))))
+    return out
+
+
+def wait_class_share(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+    """A Configuration or Other class wait taking a large share of DB time (the flashback case)."""
+    groups: dict[tuple[str, str, str, str], list[Series]] = defaultdict(list)
+    for s in all_series:
+        if s.metric == "wait.pct_db_time" and s.label("section", "top") == "top":
+            groups[_where(s)].append(s)
+    shares: dict[tuple[str, str, str, str], dict[str, tuple[float, list[Series]]]] = {}
+    for where, ss in groups.items():
+        per: dict[str, tuple[float, list[Series]]] = {}
+        for s in ss:
+            cls = s.label("wait_class")
+            total, members = per.get(cls, (0.0, []))
+            per[cls] = (total + s.summary.median, [*members, s])
+        shares[where] = per
+    for s in all_series:  # reports without %DB time per event: the derived per-class share
+        if s.metric == "wait_class_share_pct" and _where(s) not in shares:
+            shares.setdefault(_where(s), {})[s.label("wait_class")] = (s.summary.median, [])
+    out: list[Finding] = []
+    for where, per in shares.items():
+        for cls, (share, members) in per.items():
+            if cls not in ("Configuration", "Other") or share < t.wait_class_share_pct:
+                continue
+            top = max(members, key=lambda m: m.summary.median, default=None)
+            event = f"; top event '{top.label('event')}' {fmt(top.summary.median)}% of DB time" if top else ""
+            out.append(Finding(
+                "wait_class", Severity.WARNING, f"{cls} waits take {share:.1f}% of DB time", *where,
+                f"the {cls} wait class takes {share:.1f}% of DB time{event}: the run measured a configuration "
+                "bottleneck (e.g. flashback logging, free buffer waits), not the storage",
+                (("wait class", cls), ("% DB time", f"{share:.1f}"),
+                 *((("event", top.label("event")),) if top else ()),
+                 ("threshold %", f"{t.wait_class_share_pct:g}"))))
+    return out
+
+
+def cpu_bound(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        busy: tuple[str, float] | None = None
+        if (idle := ms.get("host_cpu.idle_pct")) is not None:
+            busy = ("AWR Host CPU busy %", 100 - idle.summary.median)
+        elif (os_busy := ms.get("os.cpu_busy_pct")) is not None:
+            busy = ("OS CPU busy %", os_busy.summary.median)
+        if busy and busy[1] >= t.cpu_busy_pct:
+            out.append(Finding(
+                "cpu_bound", Severity.WARNING, "CPU-bound run", *where,
+                f"host CPU was {busy[1]:.1f}% busy: the hosts' CPUs, not the storage, limited the result",
+                ((busy[0], f"{busy[1]:.1f}"), ("threshold %", f"{t.cpu_busy_pct:g}"))))
+        per_core = ms.get("read_iops_per_core")
+        if per_core and per_core.summary.median >= t.iops_per_core:
+            v = per_core.summary.median
+            out.append(Finding(
+                "cpu_bound", Severity.WARNING, "Read IOPS per core at the CPU ceiling", *where,
+                f"{fmt(v)} read IOPS per core is near the 20-30k per core that SLOB-style reads reach "
+                "before the CPU saturates: more storage will not show without more cores",
+                (("read IOPS/core", fmt(v)), ("threshold", fmt(t.iops_per_core)))))
+    return out
+
+
+def noisy_repeats(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+    out: list[Finding] = []
+    for s in all_series:
+        if not s.headline or len(s.values) < 2:
+            continue
+        cv = s.summary.cv_pct
+        if cv is not None and cv > t.cv_pct:
+            sm = s.summary
+            out.append(Finding(
+                "noisy_repeats", Severity.WARNING, "Noisy repeats", *_where(s),
+                f"{s.key} varies by CV {cv:.1f}% over {sm.n} repeats (min {fmt(sm.min)}, median "
+                f"{fmt(sm.median)}, max {fmt(sm.max)} {s.unit}): a single run of this point is not a result",
+                (("metric", s.key), ("repeats", str(sm.n)), ("CV %", f"{cv:.1f}"), ("min", fmt(sm.min)),
+                 ("max", fmt(sm.max)), ("threshold %", f"{t.cv_pct:g}"))))
+    return out
+
+
+def below_rated(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]],
+                t: Thresholds = Thresholds()) -> list[Finding]:
+    """A result far below the rated figure the plan states for the play's system (Play.rated)."""
+    out: list[Finding] = []
+    for play, figures in rated.items():
+        for metric, rating in figures.items():
+            for pv in play_value(all_series, play, metric):
+                lower = pv.direction is Direction.LOWER
+                far = pv.value > rating / t.rated_fraction if lower else pv.value < rating * t.rated_fraction
+                if not far or rating == 0:
+                    continue
+                share = pv.value / rating
+                out.append(Finding(
+                    "below_rated", Severity.NOTE, f"Far from the rated {metric}", play, "", "", pv.point,
+                    f"measured {fmt(pv.value)} {pv.unit} ({pv.how}, best point {pv.point}) is {share:.1%} of "
+                    f"the rated {fmt(rating)}: a rating is the maximum of a full configuration under its own "
+                    "workload; the measurement stands for this setup — compare hosts, cells, block size and "
+                    "read mix with what the rating assumes before calling either number wrong",
+                    (("measured", fmt(pv.value)), ("rated", fmt(rating)), ("share", f"{share:.1%}"),
+                     ("threshold", f"{t.rated_fraction:.0%}"))))
+    return out
+
+
+def rac_not_iops(all_series: Sequence[Series]) -> list[Finding]:
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        if "awr.rac" in ms and (pr := ms.get("physical_reads_per_s")) is not None:
+            out.append(Finding(
+                "rac_not_iops", Severity.NOTE, "RAC figures are not IOPS", *where,
+                f"this is a RAC report: 'Physical reads' {fmt(pr.summary.median)}/s counts one instance's "
+                "blocks per second; it is not the storage's IOPS, so planner reports no IOPS from it — "
+                "add up per-instance IO requests over all instances for the cluster's figure",
+                (("physical reads/s (blocks)", fmt(pr.summary.median)), ("RAC", "YES"))))
+    return out
+
+
+def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
+                 working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
+    return [*cached_reads(all_series, working_set_mb, t), *wait_class_share(all_series, t),
+            *cpu_bound(all_series, t), *noisy_repeats(all_series, t), *below_rated(all_series, rated or {}, t),
+            *rac_not_iops(all_series)]
+
+
+# -- reproduction verdicts ---------------------------------------------------------------------------------
+
+class Verdict(enum.Enum):
+    REPRODUCED = "reproduced"
+    NOT_REPRODUCED = "not reproduced"
+    INCONCLUSIVE = "inconclusive"
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimVerdict:
+    source: str
+    play: str
+    metric: str
+    expected: float
+    tolerance_pct: float
+    measured: float | None
+    diff_pct: float | None
+    unit: str
+    point: str
+    verdict: Verdict
+    reason: str
+
+
+def verdict_for(claim: Claim, all_series: Sequence[Series], simulated: bool = False) -> ClaimVerdict:
+    values = play_value(all_series, claim.play, claim.metric)
+
+    def result(v: Verdict, reason: str, pv: PlayValue | None = None) -> ClaimVerdict:
+        if pv is None:
+            return ClaimVerdict(claim.source, claim.play, claim.metric, claim.expected, claim.tolerance_pct,
+                                None, None, "", "", v, reason)
+        diff = (pv.value - claim.expected) / abs(claim.expected) * 100 if claim.expected else None
+        return ClaimVerdict(claim.source, claim.play, claim.metric, claim.expected, claim.tolerance_pct,
+                            pv.value, diff, pv.unit, pv.point, v, reason)
+
+    if not values:
+        return result(Verdict.INCONCLUSIVE, f"play '{claim.play}' has no measured {claim.metric}")
+    if len(values) > 1 and max(v.value for v in values) - min(v.value for v in values) > 1e-9 * abs(values[0].value):
+        keys = ", ".join(sorted(v.key for v in values)[:4])
+        return result(Verdict.INCONCLUSIVE, f"{len(values)} series match; name one with its labels: {keys}")
+    pv = values[0]
+    lo_band = claim.expected * (1 - claim.tolerance_pct / 100)
+    hi_band = claim.expected * (1 + claim.tolerance_pct / 100)
+    if simulated or pv.simulated:
+        return result(Verdict.INCONCLUSIVE, "the run was simulated: stand-in numbers reproduce nothing", pv)
+    if lo_band <= pv.value <= hi_band:
+        return result(Verdict.REPRODUCED, f"within ±{claim.tolerance_pct:g}% of {fmt(claim.expected)}", pv)
+    if pv.low <= hi_band and pv.high >= lo_band:
+        return result(Verdict.INCONCLUSIVE, f"the median is outside ±{claim.tolerance_pct:g}% but the repeats "
+                      f"({fmt(pv.low)} to {fmt(pv.high)}) reach into it: more repeats needed", pv)
+    return result(Verdict.NOT_REPRODUCED, f"outside ±{claim.tolerance_pct:g}% of {fmt(claim.expected)}", pv)
+
+
+def verdicts(claims: Sequence[Claim], all_series: Sequence[Series], simulated: bool = False) -> list[ClaimVerdict]:
+    return [verdict_for(c, all_series, simulated) for c in claims]

@@ -1,0 +1,337 @@
+"""A run folder -> measurements: every artifact with a known parser ``kind`` is parsed, derived metrics added.
+
+The run folder is the source of truth (meta.json, results.json, facts/, restore.json, artifacts/); this module
+only reads it. A parser that fails (planner.errors.ParseError) leaves a ``ReadArtifact`` with the error: the
+artifact is kept and the report says which section could not be read.
+
+Derived metrics added here (besides planner.parsers.derived for AWR-family reports), each ``derived=True``:
+
+- ``awr.rac`` = 1 when an AWR/Statspack report says RAC=YES (findings use it: RAC reads are not IOPS);
+- ``os.cpu_busy_pct`` = mean over samples of 100 - %idle (mpstat ``cpu=all`` interval rows, else vmstat id);
+- ``os.cpu_iowait_pct`` = mean %iowait (mpstat ``cpu=all``, else vmstat wa);
+- ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
+- ``os.util_pct_max`` = the busiest device's mean %util (iostat -x).
+iostat's and vmstat's first sample (averages since boot) is left out.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from planner.errors import InputError, ParseError, Problem
+from planner.metrics import Direction, Metric, Parsed, Source
+from planner.plan.model import Plan
+from planner.status import Artifact, Status, StepResult
+from planner.transport.ostats import output_name
+
+AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
+# One database report per point, whatever layouts it was fetched in (the first one found is measured).
+ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
+OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
+# Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
+# Without the plan, a step's kind is guessed from what it produced.
+KIND_OF_ARTIFACT = {"fio_json": "fio", "orion_summary": "orion", "orion_csv": "orion", "slb": "slb",
+                    "iozone": "iozone", "calibrate_io": "calibrate_io"}
+AWR_HEADLINE = ("physical_read_iops", "physical_write_iops", "read_iops_per_core", "single_block_read_latency_ms")
+
+
+@dataclass(frozen=True, slots=True)
+class Measurement:
+    """One metric value of one step execution on one host (a row of the store)."""
+
+    run_id: str
+    play: str
+    host: str
+    step: str  # StepSpec.path, e.g. "plays[0].workloads[1]"
+    title: str
+    kind: str  # the step kind (slob, fio...) when the plan is known, else the artifact kind
+    artifact: str  # artifact path relative to the run folder ('' for data-only metrics)
+    artifact_kind: str
+    params: tuple[tuple[str, Any], ...]
+    point: int | None
+    repeat: int
+    warmup: bool
+    metric: str
+    labels: tuple[tuple[str, str], ...]
+    value: float
+    unit: str
+    direction: Direction
+    simulated: bool
+    derived: bool = False
+    headline: bool = False
+    source: str = ""
+
+    @property
+    def key(self) -> str:
+        if not self.labels:
+            return self.metric
+        return self.metric + "{" + ",".join(f"{k}={v}" for k, v in self.labels) + "}"
+
+    def label(self, name: str, default: str = "") -> str:
+        return dict(self.labels).get(name, default)
+
+    @property
+    def point_label(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.params) or "—"
+
+
+@dataclass(frozen=True, slots=True)
+class ReadArtifact:
+    path: str
+    kind: str
+    play: str
+    host: str
+    step: str
+    simulated: bool
+    facts: tuple[tuple[str, str], ...] = ()
+    errors: tuple[str, ...] = ()  # ParseError messages: whole-file failure or unreadable sections
+    parsed_ok: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class RunData:
+    run_dir: Path
+    meta: Mapping[str, Any]
+    results: tuple[StepResult, ...]
+    measurements: tuple[Measurement, ...]
+    artifacts: tuple[ReadArtifact, ...]
+    facts: Mapping[str, Mapping[str, Any]]  # host -> facts/<host>.json
+    restore: tuple[Mapping[str, Any], ...]
+    plan: Plan | None = None
+    step_kinds: Mapping[str, str] = field(default_factory=dict)  # step path -> kind
+
+    @property
+    def run_id(self) -> str:
+        return str(self.meta.get("run_id") or self.run_dir.name)
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.meta.get("simulated")) or any(a.simulated for a in self.artifacts) \
+            or any(m.simulated for m in self.measurements)
+
+    def play_names(self) -> list[str]:
+        return [str(p.get("name", "")) for p in self.meta.get("plays", [])]
+
+
+def _read_json(path: Path, default: Any) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return default
+    except (OSError, ValueError) as e:
+        raise InputError([Problem(None, "", f"{path}: unreadable run record file ({e})",
+                                  "the run folder is damaged; re-run the plan")]) from None
+
+
+def load_run_plan(run_dir: Path) -> Plan | None:
+    """The plan as the run recorded it (plan.yaml), or None when it no longer loads."""
+    plan_file = run_dir / "plan.yaml"
+    if not plan_file.is_file():
+        return None
+    try:
+        from planner.plan.loader import load_plan
+
+        return load_plan(plan_file)
+    except Exception:  # noqa: BLE001 - an old or broken plan must not stop a report of the numbers
+        return None
+
+
+def step_kinds(plan: Plan | None) -> dict[str, str]:
+    return {s.path: s.kind for p in (plan.plays if plan else ()) for s in p.steps}
+
+
+def play_of(step: str, plays: Sequence[str]) -> str:
+    """The play name of a step path such as ``plays[1].prep[0]`` ('' when it is not one)."""
+    head = step.split(".", 1)[0]
+    if head.startswith("plays[") and head.endswith("]"):
+        try:
+            return plays[int(head[6:-1])]
+        except (ValueError, IndexError):
+            return head
+    return ""
+
+
+def _parse(path: Path, kind: str) -> tuple[Parsed | None, list[str]]:
+    from planner.parsers import parse_file
+
+    try:
+        parsed = parse_file(path, kind)
+    except ParseError as e:
+        return None, [str(e)]
+    return parsed, [str(e) for e in parsed.errors]
+
+
+def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
+    if parsed.kind in OS_KINDS:
+        return set()  # context for the workload, shown per host, never a result of its own
+    if parsed.kind in AWR_KINDS:
+        return {m.key for m in derived if m.name in AWR_HEADLINE}
+    try:
+        from planner.parsers import summarise
+
+        return {m.key for m in summarise(parsed)}
+    except Exception:  # noqa: BLE001 - a headline picker bug only loses the bold rows
+        return set()
+
+
+def _derive(parsed: Parsed) -> list[Metric]:
+    out: list[Metric] = []
+    if parsed.kind in AWR_KINDS:
+        try:
+            from planner.parsers.derived import derive
+
+            out += derive(parsed)
+        except Exception:  # noqa: BLE001 - derived metrics are optional extras
+            pass
+        if parsed.fact("rac") == "YES":
+            out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
+    if parsed.kind in OS_KINDS:
+        out += os_summary(parsed)
+    return out
+
+
+def _mean_by_sample(metrics: list[Metric], skip_first: bool) -> float | None:
+    per_sample: dict[str, float] = defaultdict(float)
+    for m in metrics:
+        per_sample[m.label("sample") or m.label("time")] += m.value
+    keys = [k for k in per_sample if not (skip_first and k == "1")]
+    return statistics.fmean(per_sample[k] for k in keys) if keys else None
+
+
+def os_summary(parsed: Parsed) -> list[Metric]:
+    """Workload-window OS figures from one iostat/mpstat/vmstat artifact (formulas in the module doc)."""
+    since_boot = parsed.fact("first_sample") == "since_boot"
+    src = Source(parsed.source)
+    out: list[Metric] = []
+
+    def add(name: str, value: float | None, unit: str, direction: Direction = Direction.NEUTRAL) -> None:
+        if value is not None:
+            out.append(Metric(name, value, unit, direction, src, (), True))
+
+    if parsed.kind == "mpstat":
+        rows = [m for m in parsed.metrics if m.label("cpu") == "all" and m.label("time") != "Average"]
+        idle = [m.value for m in rows if m.name == "mpstat.idle_pct"]
+        wio = [m.value for m in rows if m.name == "mpstat.iowait_pct"]
+        add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
+        add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+    elif parsed.kind == "vmstat":
+        def col(name: str) -> list[float]:
+            return [m.value for m in parsed.metrics if m.name == name
+                    and not (since_boot and m.label("sample") == "1")]
+        idle, wio = col("vmstat.id"), col("vmstat.wa")
+        add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
+        add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+    elif parsed.kind == "iostat":
+        add("os.read_iops", _mean_by_sample(parsed.all("iostat.r_iops"), since_boot), "IOPS", Direction.HIGHER)
+        add("os.write_iops", _mean_by_sample(parsed.all("iostat.w_iops"), since_boot), "IOPS", Direction.HIGHER)
+        per_dev: dict[str, list[float]] = defaultdict(list)
+        for m in parsed.all("iostat.util_pct"):
+            if not (since_boot and m.label("sample") == "1"):
+                per_dev[m.label("device")].append(m.value)
+        if per_dev:
+            add("os.util_pct_max", max(statistics.fmean(v) for v in per_dev.values()), "%")
+    return out
+
+
+def _data_metrics(r: StepResult) -> list[Metric]:
+    """Metrics a step put straight into its result data: ``data.metrics = [{name, value, unit, ...}]``."""
+    out: list[Metric] = []
+    for d in r.data.get("metrics", []) if isinstance(r.data.get("metrics"), list) else []:
+        try:
+            out.append(Metric(str(d["name"]), float(d["value"]), str(d.get("unit", "")),
+                              Direction(d.get("direction", "neutral")), None,
+                              tuple((str(k), str(v)) for k, v in dict(d.get("labels", {})).items())))
+        except (KeyError, TypeError, ValueError):
+            continue
+    return out
+
+
+def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
+    """A resumed run records a point again after its interrupted or failed attempt: the later result wins."""
+    ordered = list(results)
+    last = {(r.host, r.step, r.point): i for i, r in enumerate(ordered) if r.point is not None}
+    return tuple(r for i, r in enumerate(ordered)
+                 if r.point is None or last[(r.host, r.step, r.point)] == i
+                 or r.status in (Status.OK, Status.CHANGED))
+
+
+def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
+    """Artifacts of one execution that repeat another's figures, so each figure is measured once (or every
+    repeat would count twice in n, spread and CV):
+
+    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured;
+    - two samplings of one OS tool (SLOB's own iostat.out beside planner's window ``iostat.txt``): the
+      window's, which covers exactly the workload, else the first.
+    """
+    out: set[str] = set()
+    reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
+    out.update(a.path for a in reports[1:])
+    for kind in OS_KINDS:
+        same = [a for a in artifacts if a.kind == kind]
+        if len(same) > 1:
+            keep = next((a for a in same if PurePosixPath(a.path).name == output_name(kind)), same[0])
+            out.update(a.path for a in same if a is not keep)
+    return out
+
+
+def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
+    """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
+    run_dir = Path(run_dir)
+    if not (run_dir / "meta.json").is_file():
+        raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
+                                  "give a run folder path or a run id under --runs-dir")])
+    meta = _read_json(run_dir / "meta.json", {})
+    results = _latest(StepResult.from_json(d) for d in _read_json(run_dir / "results.json", []))
+    plan = plan or load_run_plan(run_dir)
+    kinds = step_kinds(plan)
+    plays = [str(p.get("name", "")) for p in meta.get("plays", [])] or [p.name for p in (plan.plays if plan else ())]
+    run_id = str(meta.get("run_id") or run_dir.name)
+    from planner.parsers import KINDS
+
+    measurements: list[Measurement] = []
+    artifacts: list[ReadArtifact] = []
+    for r in results:
+        play = play_of(r.step, plays)
+        base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
+                    params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
+        for m in _data_metrics(r):
+            measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
+        shadowed = _shadowed(r.artifacts)
+        for a in r.artifacts:
+            if a.kind not in KINDS or a.path in shadowed:
+                continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
+            parsed, errors = _parse(run_dir / a.path, a.kind)
+            simulated = a.simulated or bool(parsed and parsed.simulated)
+            artifacts.append(ReadArtifact(a.path, a.kind, play, r.host, r.step, simulated,
+                                          parsed.facts if parsed else (), tuple(errors), parsed is not None))
+            if parsed is None:
+                continue
+            derived = _derive(parsed)
+            heads = _headline(parsed, derived)
+            for m in (*parsed.metrics, *derived):
+                measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
+                                                 a.path, a.kind, m,
+                                                 simulated, heads))
+    facts = {p.stem: _read_json(p, {}) for p in sorted((run_dir / "facts").glob("*.json"))}
+    restore = tuple(_read_json(run_dir / "restore.json", []))
+    return RunData(run_dir, meta, results, tuple(measurements), tuple(artifacts), facts, restore, plan, kinds)
+
+
+def _where(path: str, m: Metric) -> str:
+    """``artifact:line`` relative to the run folder (parsers saw the absolute path)."""
+    line = m.source.line if m.source else None
+    return f"{path}:{line}" if path and line else path
+
+
+def _measurement(base: dict[str, Any], kind: str, path: str, akind: str, m: Metric, simulated: bool,
+                 heads: set[str]) -> Measurement:
+    return Measurement(kind=kind, artifact=path, artifact_kind=akind, metric=m.name, labels=m.labels,
+                       value=m.value, unit=m.unit, direction=m.direction, simulated=simulated,
+                       derived=m.derived, headline=m.key in heads, source=_where(path, m),
+                       **base)

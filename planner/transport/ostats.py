@@ -1,0 +1,242 @@
+"""OS statistics (iostat -x, mpstat -P ALL, vmstat) sampled on a host for exactly a workload's window.
+
+``start`` launches the samplers in the background in a process group of their own (``setsid``), each
+writing ``<remote_dir>/<tool>.txt``, and records the group id in ``<remote_dir>/ostats.pgid`` so a later
+controller can stop a group a crashed one left behind (``stop_stale``). ``OSStatsSampler.stop`` kills
+the group (TERM, then KILL after a grace period) and checks that nothing of it is left.
+
+Everything goes through the Connection interface (run only), so it works the same over
+LocalConnection and SSH. Values reach the remote shell as positional arguments, never pasted into
+the script. Timestamps: iostat prints ISO date-times (S_TIME_FORMAT=ISO), vmstat -t a date and time
+per line, mpstat only the time of day per line (its header carries the date, ISO with
+S_TIME_FORMAT=ISO); LC_ALL=C keeps them 24-hour and the decimal point a dot.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from planner.errors import StepError, input_error
+from planner.transport.connection import Connection
+
+TOOLS: tuple[str, ...] = ("iostat", "mpstat", "vmstat")
+PGID_FILE = "ostats.pgid"
+# $0 of the sampler group's leader: with the remote_dir argument it identifies a group as ours
+# before stop_stale kills anything (a pgid in a stale file may have been reused by another program).
+MARKER = "planner-ostats"
+
+# The group leader: starts each tool on its own, then publishes its pid (= the group id, as setsid
+# made it a session leader) only after all tools are forked, so a stop right after start gets them all.
+_GROUP_SCRIPT = r"""
+dir=$1; iv=$2; shift 2
+for t in "$@"; do
+    case $t in
+    iostat) S_TIME_FORMAT=ISO LC_ALL=C iostat -x -t "$iv" >"$dir/iostat.txt" 2>&1 & ;;
+    mpstat) S_TIME_FORMAT=ISO LC_ALL=C mpstat -P ALL "$iv" >"$dir/mpstat.txt" 2>&1 & ;;
+    vmstat) LC_ALL=C vmstat -t -n "$iv" >"$dir/vmstat.txt" 2>&1 & ;;
+    esac
+done
+echo $$ >"$dir/ostats.pgid.tmp" && mv -f "$dir/ostats.pgid.tmp" "$dir/ostats.pgid"
+wait
+"""
+
+# Runs in the foreground of conn.run: reports which tools exist, detaches the group (stdin/stdout/
+# stderr closed, so an SSH channel can close) and waits only until the group has published its id.
+_START_SCRIPT = r"""
+group=$1; marker=$2; dir=$3; iv=$4; shift 4
+mkdir -p -- "$dir" || exit 3
+ran=""
+for t in "$@"; do
+    if command -v "$t" >/dev/null 2>&1; then ran="$ran $t"; echo "ran $t"; else echo "skipped $t"; fi
+done
+[ -n "$ran" ] || exit 0
+command -v setsid >/dev/null 2>&1 || { echo "setsid not found (util-linux)" >&2; exit 4; }
+rm -f -- "$dir/ostats.pgid"
+echo "started $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# $ran holds only names from planner's fixed tool list: splitting it is intended.
+setsid sh -c "$group" "$marker" "$dir" "$iv" $ran </dev/null >/dev/null 2>&1 &
+i=0
+while [ ! -s "$dir/ostats.pgid" ]; do
+    i=$((i + 1))
+    [ "$i" -le 200 ] || { echo "the sampler group did not start" >&2; exit 5; }
+    sleep 0.05 2>/dev/null || sleep 1
+done
+echo "pgid $(cat -- "$dir/ostats.pgid")"
+"""
+
+
+def output_name(tool: str) -> str:
+    """The file a sampler writes (``iostat.txt``): the _START script writes "$dir/<tool>.txt"."""
+    return f"{tool}.txt"
+
+
+@dataclass(frozen=True, slots=True)
+class Member:
+    """A live (non-zombie) process of a sampler's process group."""
+
+    pid: int
+    command: str
+
+
+@dataclass(frozen=True, slots=True)
+class OSStatsSampler:
+    """A running set of OS statistics samplers on one host; ``stop`` ends them."""
+
+    conn: Connection
+    remote_dir: str
+    interval_s: int
+    tools: tuple[str, ...]  # the tools that run (found on the host)
+    skipped: tuple[str, ...]  # asked for but not installed there
+    pgid: int | None  # None when no tool could run
+    started_at: str  # host clock, ISO 8601 UTC; "" when nothing ran
+
+    @property
+    def files(self) -> tuple[str, ...]:
+        return tuple(posixpath.join(self.remote_dir, output_name(t)) for t in self.tools)
+
+    def stop(self, grace_s: float = 5.0) -> list[str]:
+        """Kill the group (TERM, then KILL after ``grace_s``), check none is left; return the files written.
+
+        Safe to call more than once.
+        """
+        if self.pgid is not None:
+            _kill_group(self.conn, self.pgid, grace_s)
+            _remove_pgid_file(self.conn, self.remote_dir)
+        return list(self.files)
+
+    def __enter__(self) -> OSStatsSampler:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def start(conn: Connection, remote_dir: str, interval_s: int = 5,
+          tools: Sequence[str] = TOOLS) -> OSStatsSampler:
+    """Start sampling every ``interval_s`` seconds into ``remote_dir``; returns at once.
+
+    Tools missing on the host are skipped (``sampler.skipped``), not an error. Raises InputError for an
+    unknown tool or a bad interval, StepError when the host cannot start the group or a sampler of an
+    earlier run is still running in ``remote_dir``.
+    """
+    unknown = [t for t in tools if t not in TOOLS]
+    if unknown:
+        raise input_error(f"unknown OS statistics tool(s): {', '.join(unknown)}",
+                          hint=f"choose from {', '.join(TOOLS)}")
+    if isinstance(interval_s, bool) or not isinstance(interval_s, int) or interval_s < 1:
+        raise input_error(f"OS statistics interval must be a whole number of seconds >= 1, got {interval_s!r}")
+    if not remote_dir:
+        raise input_error("OS statistics need a remote directory")
+    wanted = tuple(dict.fromkeys(tools))  # keep order, drop repeats
+    old = _recorded_pgid(conn, remote_dir)
+    if old is not None and _is_ours(conn, old, remote_dir):
+        raise StepError(f"{conn.host.name}: OS statistics are already being sampled into {remote_dir} "
+                        f"(process group {old})", hint="stop that sampler first (ostats.stop_stale)")
+
+    r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s), *wanted],
+                 timeout=60)
+    if not r.ok:
+        raise StepError(f"{conn.host.name}: cannot start OS statistics in {remote_dir}: "
+                        f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
+    ran: list[str] = []
+    skipped: list[str] = []
+    started_at = ""
+    pgid: int | None = None
+    for line in r.stdout.splitlines():
+        key, _, value = line.partition(" ")
+        if key == "ran":
+            ran.append(value)
+        elif key == "skipped":
+            skipped.append(value)
+        elif key == "started":
+            started_at = value
+        elif key == "pgid":
+            pgid = _parse_pgid(value)
+    if ran and pgid is None:
+        raise StepError(f"{conn.host.name}: OS statistics started but reported no process group: {r.stdout!r}")
+    return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at)
+
+
+def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:
+    """Stop a sampler group a crashed controller left in ``remote_dir``; True when one was stopped.
+
+    The recorded group is killed only when its leader is a planner sampler for this directory; a
+    pgid that now belongs to another program is left alone (and the stale file removed).
+    """
+    pgid = _recorded_pgid(conn, remote_dir)
+    if pgid is None:
+        return False
+    stopped = False
+    if _is_ours(conn, pgid, remote_dir):
+        _kill_group(conn, pgid, grace_s)
+        stopped = True
+    _remove_pgid_file(conn, remote_dir)
+    return stopped
+
+
+def members(conn: Connection, pgid: int) -> list[Member]:
+    """The live processes of group ``pgid`` on the host (zombies excluded: they hold no resources)."""
+    r = conn.run(["ps", "-e", "-o", "pid=,pgid=,stat=,comm="], timeout=30)
+    if not r.ok:
+        raise StepError(f"{conn.host.name}: cannot list processes (ps): {r.stderr.strip()}")
+    found = []
+    for line in r.stdout.splitlines():
+        fields = line.split(None, 3)
+        if len(fields) == 4 and fields[1] == str(pgid) and not fields[2].startswith("Z"):
+            found.append(Member(int(fields[0]), fields[3]))
+    return found
+
+
+def _kill_group(conn: Connection, pgid: int, grace_s: float) -> None:
+    _signal_group(conn, pgid, "TERM")
+    if _wait_gone(conn, pgid, grace_s):
+        return
+    _signal_group(conn, pgid, "KILL")
+    if not _wait_gone(conn, pgid, 5.0):
+        left = ", ".join(f"{m.pid} {m.command}" for m in members(conn, pgid))
+        raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
+                        hint=f"kill process group {pgid} by hand")
+
+
+def _signal_group(conn: Connection, pgid: int, signame: str) -> None:
+    if pgid < 2:  # kill -1 would signal every process the user may signal
+        raise StepError(f"{conn.host.name}: refusing to signal process group {pgid}")
+    # `kill -s SIG -- -PGID` is the form both dash and bash accept; a group already gone fails harmlessly.
+    conn.run(["kill", "-s", signame, "--", f"-{pgid}"], timeout=30)
+
+
+def _wait_gone(conn: Connection, pgid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while members(conn, pgid):
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
+def _parse_pgid(text: str) -> int | None:
+    value = text.strip()
+    return int(value) if value.isdigit() and int(value) >= 2 else None
+
+
+def _recorded_pgid(conn: Connection, remote_dir: str) -> int | None:
+    text = conn.read_text(posixpath.join(remote_dir, PGID_FILE))
+    return None if text is None else _parse_pgid(text)
+
+
+def _is_ours(conn: Connection, pgid: int, remote_dir: str) -> bool:
+    """Whether ``pgid`` is a live group led by a planner sampler writing into ``remote_dir``."""
+    cmdline = conn.read_text(f"/proc/{pgid}/cmdline")
+    if cmdline is None:  # leader gone: ours only if what is left is nothing but sampler tools
+        left = members(conn, pgid)
+        return bool(left) and all(m.command in TOOLS for m in left)
+    args = cmdline.split("\0")
+    # argv of the leader: sh -c SCRIPT MARKER DIR INTERVAL TOOLS...
+    return len(args) >= 5 and args[3] == MARKER and args[4] == remote_dir and bool(members(conn, pgid))
+
+
+def _remove_pgid_file(conn: Connection, remote_dir: str) -> None:
+    conn.run(["rm", "-f", "--", posixpath.join(remote_dir, PGID_FILE)], timeout=30)

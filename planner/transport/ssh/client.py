@@ -1,0 +1,399 @@
+"""The SSH transport: the Connection interface over paramiko (the only module importing it).
+
+OpenSSH behaviour users expect: ``~/.ssh/config`` (HostName, User, Port, IdentityFile, ProxyJump,
+ProxyCommand, ConnectTimeout, ServerAliveInterval, UserKnownHostsFile, HostKeyAlias), ssh-agent,
+and known_hosts checking that never trusts a key silently. Precedence is Fabric's: inventory >
+ssh_config > defaults.
+
+Measured traps handled here:
+- paramiko never sets TCP_NODELAY, so each command round trip waited ~40 ms on Nagle's algorithm;
+  we open the socket ourselves.
+- ``recv_exit_status()`` before reading the output deadlocks once a stream fills the channel
+  window (paramiko #448, #1778); stdout and stderr are drained together in a select loop.
+- paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339): known_hosts
+  is read line by line (planner/transport/ssh/known_hosts.py).
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import errno
+import functools
+import hashlib
+import os
+import posixpath
+import secrets
+import shlex
+import socket
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import paramiko
+
+from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
+from planner.host import Host
+from planner.transport.connection import Argv, CommandResult, Connection, command_line
+from planner.transport.ssh import scripts as ssh_scripts
+from planner.transport.ssh.channel import PGID_MARK, drain, stays_active
+from planner.transport.ssh.known_hosts import known_keys
+from planner.transport.ssh.target import SSHTarget, merge_target
+
+_append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
+    return paramiko.SSHConfig.from_path(path)
+
+
+def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: Path | None = None,
+                   accept_new_host_keys: bool = False, connect_timeout: float | None = None,
+                   keepalive_s: int | None = None) -> SSHTarget:
+    """Merge inventory > ssh_config > defaults into an SSHTarget."""
+    path = ssh_config or Path("~/.ssh/config").expanduser()
+    cfg: dict[str, Any] = {}
+    if ssh_config is not None and not path.exists():
+        raise ConnectError(f"{host.name}: ssh config {path} does not exist", hint="fix --ssh-config")
+    if path.exists():
+        try:
+            cfg = dict(_parse_config(str(path), path.stat().st_mtime_ns).lookup(host.address))
+        except Exception as e:  # paramiko raises plain exceptions for unsupported Match keywords
+            raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
+    return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
+                        connect_timeout=connect_timeout, keepalive_s=keepalive_s)
+
+
+def _fingerprint(key: paramiko.PKey) -> str:
+    return f"{key.get_name()} {key.fingerprint}"
+
+
+class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
+    """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
+
+    def __init__(self, conn: SSHConnection) -> None:
+        self.conn = conn
+
+    def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
+        t = self.conn.target
+        files = ", ".join(str(f) for f in t.known_hosts)
+        if not t.accept_new:
+            raise HostKeyError(f"{self.conn.host.name}: unknown host key for {hostname} ({_fingerprint(key)}); "
+                               f"not in {files}",
+                               hint="check the fingerprint, then rerun with --accept-new-host-keys to record it")
+        target = t.known_hosts[0]
+        with _append_lock:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with target.open("a") as f:
+                f.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+
+
+class SSHConnection(Connection):
+    """One SSH connection to one host, reused by every step; reconnects if the transport dropped."""
+
+    def __init__(self, host: Host, *, known_hosts: Path | None = None, accept_new_host_keys: bool = False,
+                 ssh_config: Path | None = None, connect_timeout: float | None = None,
+                 keepalive_s: int | None = None, allow_agent: bool = True, tcp_nodelay: bool = True) -> None:
+        self.host = host
+        self.target = resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
+                                     accept_new_host_keys=accept_new_host_keys,
+                                     connect_timeout=connect_timeout, keepalive_s=keepalive_s)
+        self._opts = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
+                      "ssh_config": ssh_config, "connect_timeout": connect_timeout,
+                      "keepalive_s": keepalive_s, "allow_agent": allow_agent, "tcp_nodelay": tcp_nodelay}
+        self._allow_agent = allow_agent
+        self._tcp_nodelay = tcp_nodelay
+        self._client: paramiko.SSHClient | None = None
+        self._sftp: paramiko.SFTPClient | None = None
+        self._jump: SSHConnection | None = None
+        # (pgid, become, become_user) of commands whose connection died under them: killed by recover()
+        self._lost: list[tuple[int, bool, str]] = []
+
+    # -- connecting ---------------------------------------------------------------------------------
+
+    @property
+    def transport(self) -> paramiko.Transport | None:
+        return self._client.get_transport() if self._client else None
+
+    def connect(self) -> None:
+        """Open the connection; raises ConnectError / HostKeyError with a hint."""
+        self.close()
+        t = self.target
+        where = f"{self.host.name}: {t.user}@{t.hostname}:{t.port}"
+        client = paramiko.SSHClient()
+        known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
+        for k in known:
+            with contextlib.suppress(Exception):  # a key type paramiko cannot load: skipped, as OpenSSH would
+                client.get_host_keys().add(t.key_name, k.key_type, paramiko.PKey.from_type_string(
+                    k.key_type, base64.b64decode(k.key_base64)))
+        client.set_missing_host_key_policy(_UnknownKeyPolicy(self))
+        try:
+            sock = self._open_socket(where)
+            # With sock= given, hostname/port only name the known_hosts entry to check.
+            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,
+                           timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
+                           auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
+                           look_for_keys=not t.key_files, sock=sock)
+        except paramiko.BadHostKeyException as e:
+            client.close()
+            lines = ", ".join(f"{k.file}:{k.line}" for k in known)
+            raise HostKeyError(
+                f"{where}: HOST KEY CHANGED: got {_fingerprint(e.key)}, known_hosts has "
+                f"{_fingerprint(e.expected_key)} at {lines}",
+                hint=f"if the host was really reinstalled, remove line(s) {lines} "
+                     f"(ssh-keygen -R '{t.key_name}' -f {known[0].file}) and reconnect") from e
+        except ConnectError:
+            client.close()
+            raise
+        except paramiko.AuthenticationException as e:
+            client.close()
+            raise ConnectError(f"{where}: authentication failed ({e})",
+                               hint="check ansible_user / ansible_ssh_private_key_file, ssh-agent and "
+                                    "authorized_keys; `ssh -v` shows what the server accepts") from e
+        except (OSError, EOFError, paramiko.SSHException) as e:
+            client.close()
+            raise ConnectError(f"{where}: SSH handshake failed: {e or type(e).__name__}",
+                               hint="is an SSH server listening there?") from e
+        transport = client.get_transport()
+        if transport is not None and t.keepalive_s > 0:
+            transport.set_keepalive(t.keepalive_s)
+        self._client = client
+
+    def _open_socket(self, where: str) -> Any:
+        t = self.target
+        if t.proxy_command:
+            return paramiko.ProxyCommand(t.proxy_command)
+        if t.proxy_jump:
+            return self._jump_channel(where)
+        try:
+            sock = socket.create_connection((t.hostname, t.port), timeout=t.connect_timeout)
+        except socket.gaierror as e:
+            raise ConnectError(f"{where}: cannot resolve {t.hostname}: {e}",
+                               hint="check ansible_host and HostName in ~/.ssh/config") from e
+        except TimeoutError as e:
+            raise ConnectError(f"{where}: connect timed out after {t.connect_timeout:g}s",
+                               hint="is the host up and port reachable (firewall)?") from e
+        except OSError as e:
+            raise ConnectError(f"{where}: cannot connect: {e.strerror or e}",
+                               hint="is sshd running there? check ansible_host/ansible_port") from e
+        if self._tcp_nodelay:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+    def _jump_channel(self, where: str) -> paramiko.Channel:
+        """ProxyJump a,b: reach b through a (recursively), then open a direct-tcpip channel to us."""
+        t = self.target
+        hops = [h.strip() for h in str(t.proxy_jump).split(",")]
+        user, _, hostport = hops[-1].rpartition("@")
+        name, _, port = hostport.partition(":")
+        opts = dict(self._opts, known_hosts=self._opts["known_hosts"] or t.known_hosts[0])
+        jump = SSHConnection(Host(name, name, port=int(port) if port else None, user=user or None), **opts)
+        if len(hops) > 1:
+            jump.target = dataclasses.replace(jump.target, proxy_jump=",".join(hops[:-1]), proxy_command=None)
+        jump.connect()
+        self._jump = jump
+        transport = jump.transport
+        assert transport is not None
+        try:
+            return transport.open_channel("direct-tcpip", (t.hostname, t.port), ("127.0.0.1", 0),
+                                          timeout=t.connect_timeout)
+        except (paramiko.SSHException, OSError) as e:
+            raise ConnectError(f"{where}: jump host {hops[-1]} cannot reach the host: {e}") from e
+
+    def ensure_connected(self) -> paramiko.Transport:
+        """The live transport, reconnecting first if it dropped (between steps, never mid-command)."""
+        transport = self.transport
+        if transport is None or not transport.is_active():
+            self.connect()
+            transport = self.transport
+            assert transport is not None
+        return transport
+
+    def recover(self) -> list[int]:
+        """After a dropped connection: reconnect, then kill the process groups of the commands that were
+        running when it dropped (they outlive their session). Returns the pgids killed; raises ConnectError
+        when the host cannot be reached again (those groups then stay listed for a later attempt)."""
+        self.connect()  # always afresh: a transport can look active for a moment after its peer is gone
+        transport = self.ensure_connected()
+        killed = []
+        while self._lost:
+            pgid, become, buser = self._lost[0]
+            try:
+                self._kill_group(transport, pgid, become, buser)
+            except (paramiko.SSHException, OSError, EOFError, ConnectError) as e:
+                raise ConnectError(f"{self.host.name}: reconnected, but could not stop the interrupted "
+                                   f"command (process group {pgid}): {e}") from e
+            self._lost.pop(0)
+            killed.append(pgid)
+        return killed
+
+    def close(self) -> None:
+        for closable in (self._sftp, self._client, self._jump):
+            if closable is not None:
+                # Closing a dead connection must not mask the real error.
+                with contextlib.suppress(Exception):
+                    closable.close()
+        self._sftp = self._client = self._jump = None
+
+    # -- commands -----------------------------------------------------------------------------------
+
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        buser = become_user or self.host.become_user
+        shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd)
+        # setsid -w: a new process group (its pid, echoed first on stderr) that a timeout can kill whole; -w keeps
+        # the exit status. Inside sudo, so the group belongs to the become user. The leader then execs the command
+        # (argv is a program, never a shell builtin): one process less per command on the host.
+        inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
+        inner += "exec " + command_line(argv, env=env)
+        wrapped = command_line(["setsid", "-w", "sh", "-c", f"echo {PGID_MARK.decode()}$$ >&2; {inner}"],
+                               become=become, become_user=buser, login=login)
+        transport = self.ensure_connected()
+        started = time.monotonic()
+        for fresh in (False, True):
+            try:
+                chan = transport.open_session(timeout=self.target.connect_timeout)
+                chan.exec_command(wrapped)
+                break
+            except (paramiko.SSHException, OSError, EOFError) as e:
+                if fresh:  # nothing ran yet, so one reconnect is safe: the transport may have died unnoticed
+                    raise ConnectError(f"{self.host.name}: cannot start a command: {e or type(e).__name__}",
+                                       hint="the SSH connection failed; the host is unreachable") from e
+                self.connect()
+                transport = self.ensure_connected()
+        deadline = started + timeout if timeout else None
+        try:
+            out, err, pgid, timed_out = self._drain(chan, stdin, deadline)
+            if timed_out and pgid is not None:
+                self._kill_group(transport, pgid, become, buser)
+                more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
+                out, err = out + more_out, err + more_err
+            code = 124 if timed_out else chan.recv_exit_status()
+            if code == -1 and not stays_active(transport):
+                # -1 is paramiko's "no exit status": with the transport gone it means the session died
+                # before reporting it, not that the command failed (a signal-killed command keeps it alive).
+                raise ConnectError("the SSH connection closed before the exit status arrived")
+        except (ConnectError, EOFError, OSError, paramiko.SSHException) as e:
+            # paramiko reports a transport dying mid-command in several ways (EOFError from a closed
+            # transport, socket errors, SSHException): all mean the same to a run, the host went away.
+            pgid = getattr(chan, "_planner_pgid", None)
+            if pgid is not None:  # still running there, orphaned: recover() kills it
+                self._lost.append((pgid, become, buser))
+            why = e.message if isinstance(e, ConnectError) else (str(e) or type(e).__name__)
+            raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {why}",
+                               hint="the host or its sshd went away; the command may still be running "
+                                    "there") from e
+        except BaseException:
+            # Ctrl-C (or anything else): a workload left running on a lab host is a real harm.
+            pgid = getattr(chan, "_planner_pgid", None)
+            if pgid is not None:
+                with contextlib.suppress(Exception):
+                    self._kill_group(transport, pgid, become, buser, wait_s=5.0)
+            raise
+        finally:
+            # Closing a channel on a transport that just died raises (EOFError); the outcome is already
+            # known, so it must not replace it (the next command reconnects).
+            with contextlib.suppress(Exception):
+                chan.close()
+        return CommandResult(shown, code, out.decode(errors="replace"), err.decode(errors="replace"),
+                             time.monotonic() - started, timed_out)
+
+    def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None,
+               pgid: int | None = None) -> tuple[bytes, bytes, int | None, bool]:
+        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name)
+
+    def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
+                    wait_s: float = 10.0) -> None:
+        line = command_line(["sh", "-c", ssh_scripts.KILL_SCRIPT, "sh", str(pgid)], become=become, become_user=buser)
+        chan = transport.open_session(timeout=self.target.connect_timeout)
+        try:
+            chan.exec_command(line)
+            chan.shutdown_write()
+            self._drain(chan, None, time.monotonic() + wait_s, pgid=-1)
+        finally:
+            # Closing a channel on a transport that just died raises (EOFError); the outcome is already
+            # known, so it must not replace it (the next command reconnects).
+            with contextlib.suppress(Exception):
+                chan.close()
+
+    # -- files --------------------------------------------------------------------------------------
+
+    def _sftp_client(self) -> paramiko.SFTPClient:
+        transport = self.ensure_connected()
+        if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
+            self._sftp = paramiko.SFTPClient.from_transport(transport)
+            assert self._sftp is not None
+        return self._sftp
+
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        payload = data.read_bytes() if isinstance(data, Path) else data
+        digest = hashlib.sha256(payload).hexdigest()
+        directory, name = posixpath.split(remote)
+        tmp = posixpath.join(directory, f".{name}.planner-{secrets.token_hex(4)}.tmp")
+        try:
+            try:
+                self._write(tmp, payload)
+            except FileNotFoundError:
+                self._check(self.run(["mkdir", "-p", "--", directory or "."]), f"create {directory}")
+                self._write(tmp, payload)
+        except (OSError, paramiko.SSHException, EOFError) as e:
+            raise self._file_error(e, f"upload {remote}") from e
+        mode_arg = f"{mode:04o}" if mode is not None else ""
+        r = self.run(["sh", "-c", ssh_scripts.FINISH_PUT, "sh", tmp, digest, remote, mode_arg])
+        if r.exit_code == 9:
+            raise StepError(f"{self.host.name}: upload of {remote} arrived corrupted ({r.stderr.strip()}, "
+                            f"sent {digest})", hint="retry; check the host's disk and network")
+        self._check(r, f"install {remote}")
+
+    def _write(self, path: str, payload: bytes) -> None:
+        with self._sftp_client().open(path, "wb") as f:
+            f.set_pipelined(True)
+            f.write(payload)
+
+    def get(self, remote: str, local: Path) -> None:
+        local.parent.mkdir(parents=True, exist_ok=True)
+        tmp = local.with_name(f".{local.name}.part")
+        try:
+            r = self.run(["sh", "-c", ssh_scripts.GET, "sh", remote, str(ssh_scripts.GET_INLINE_MAX)])
+            if r.exit_code == 3:
+                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), remote)
+            self._check(r, f"read {remote}")
+            head, _, body = r.stdout.partition("\n")
+            words = head.split()
+            if words[:1] == ["inline"] and len(words) == 3:  # small: it came back in this exec
+                tmp.write_bytes(base64.b64decode(body))
+                remote_sha = words[2]
+            else:  # large: SFTP, then the checksum of what the host holds now
+                self._sftp_client().get(remote, str(tmp))
+                r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", remote])
+                self._check(r, f"checksum {remote}")
+                remote_sha = r.stdout.split()[0]
+            got = hashlib.sha256(tmp.read_bytes()).hexdigest()
+            if remote_sha != got:
+                raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
+                                f"(local {got}, remote {remote_sha})", hint="retry when it is stable")
+            os.replace(tmp, local)
+        except (OSError, paramiko.SSHException, EOFError) as e:
+            if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # only local writes say so
+                raise StepError(f"{self.host.name}: cannot fetch {remote} to {local}: {os.strerror(e.errno)} "
+                                f"on the controller (free space in {local.parent} first)") from e
+            raise self._file_error(e, f"fetch {remote}") from e
+        finally:
+            tmp.unlink(missing_ok=True)
+
+    def _file_error(self, e: BaseException, what: str) -> PlannerError:
+        """An SFTP failure: ConnectError when the connection died under it (the point may be retried)."""
+        t = self.transport
+        if t is None or not t.is_active():
+            return ConnectError(f"{self.host.name}: connection lost while trying to {what}: {e or type(e).__name__}",
+                                hint="the host or its sshd went away")
+        return StepError(f"{self.host.name}: cannot {what}: {e or type(e).__name__}")
+
+    def _check(self, r: CommandResult, what: str) -> None:
+        if not r.ok:
+            raise StepError(f"{self.host.name}: cannot {what}: exit {r.exit_code}: {r.stderr.strip()}")

@@ -1,0 +1,68 @@
+"""Where and how to reach a host over SSH: inventory values merged over ~/.ssh/config over defaults.
+
+Free of paramiko (planner/transport/ssh/client.py reads the config file and connects); Fabric's precedence.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.errors import ConnectError
+from planner.host import Host
+
+
+@dataclass(frozen=True, slots=True)
+class SSHTarget:
+    """Where and how to connect, after merging inventory, ssh_config and defaults."""
+
+    hostname: str
+    port: int
+    user: str
+    key_files: tuple[str, ...]
+    connect_timeout: float
+    keepalive_s: int
+    known_hosts: tuple[Path, ...]  # user files; new keys go to the first
+    key_host: str  # HostKeyAlias, else hostname: what known_hosts records
+    proxy_command: str | None = None
+    proxy_jump: str | None = None
+    accept_new: bool = False
+
+    @property
+    def key_name(self) -> str:
+        """The known_hosts name: host, or [host]:port off port 22 (as OpenSSH and paramiko write it)."""
+        return self.key_host if self.port == 22 else f"[{self.key_host}]:{self.port}"
+
+
+
+def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None = None,
+                 accept_new_host_keys: bool = False, connect_timeout: float | None = None,
+                 keepalive_s: int | None = None) -> SSHTarget:
+    """Inventory > ssh_config (``cfg``: paramiko's lookup result for the host) > defaults."""
+    hostname = str(cfg.get("hostname", host.address))
+    port = host.port or int(cfg.get("port", 22))
+    keys = [str(host.key_file.expanduser())] if host.key_file else []
+    if keys and not Path(keys[0]).exists():
+        raise ConnectError(f"{host.name}: key file {keys[0]} does not exist",
+                           hint="fix ansible_ssh_private_key_file in the inventory")
+    keys += [str(Path(k).expanduser()) for k in cfg.get("identityfile", []) if Path(k).expanduser().exists()]
+    if known_hosts is not None:
+        user_files = [known_hosts]
+    elif host.vars.get("planner_known_hosts"):
+        user_files = [Path(str(host.vars["planner_known_hosts"]))]
+    elif "userknownhostsfile" in cfg:
+        user_files = [Path(p).expanduser() for p in str(cfg["userknownhostsfile"]).split()]
+    else:
+        user_files = [Path("~/.ssh/known_hosts").expanduser(), Path("~/.ssh/known_hosts2").expanduser()]
+    return SSHTarget(
+        hostname=hostname, port=port, user=host.user or str(cfg.get("user") or getpass.getuser()),
+        key_files=tuple(dict.fromkeys(keys)),
+        connect_timeout=connect_timeout or float(cfg.get("connecttimeout", 10.0)),
+        keepalive_s=keepalive_s if keepalive_s is not None else int(cfg.get("serveraliveinterval", 15)),
+        known_hosts=tuple(user_files), key_host=str(cfg.get("hostkeyalias", hostname)),
+        proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
+        proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
+        accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new")
