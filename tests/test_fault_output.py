@@ -19,7 +19,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.rehearsal.lab import Lab
-from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.slob_kit import install_slob_kit
 
 pytestmark = pytest.mark.ssh
@@ -33,6 +33,7 @@ def apply(lab: Lab, tmp: Path, workload: str, title: str) -> tuple[int, Path, di
     lab.write_inventory(inv)
     (tmp / "plan.yaml").write_text(textwrap.dedent(f"""\
         plan: bad_output
+        vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100}}
         plays:
           - name: bad output
             hosts: {host.name}

@@ -12,7 +12,7 @@ import pytest
 from planner.cli.main import main
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.steps.wl_slob import KitVersion, Slob, conf_value, detect_version, render_conf
 
@@ -35,7 +35,10 @@ def project(tmp: Path, readers: str = "[1, 2, 4]", repeat: int = 2, extra: str =
     root = tmp / "hosts" / "alpha"
     install_standins(root)
     install_slob_kit(root / kit.lstrip("/"))
-    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    # runit.sh needs the Oracle environment from the inventory (issue 16 row 2); these sweep tests are not about
+    # the buffer cache, so its check is opened wide (slob_max_cache_pct; tests/test_oracle_kit.py covers it).
+    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100\n")
     (tmp / "plan.yaml").write_text(PLAN.format(kit=kit, readers=readers, repeat=repeat, extra=extra))
     return root
 
@@ -169,6 +172,8 @@ def test_sweep_over_the_ssh_lab(lab, tmp_path: Path) -> None:  # type: ignore[no
     inv = tmp_path / "lab.yml"
     lab.write_inventory(inv)
     plan = PLAN.format(kit=kit, readers="[1, 2, 4]", repeat=2, extra=", database_statistics_type: awr")
+    plan = plan.replace("plays:", f"vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100}}"
+                                  "\nplays:")
     (tmp_path / "plan.yaml").write_text(plan.replace("hosts: lab", f"hosts: {host.name}"))
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(inv), "--runs-dir", str(tmp_path / "runs"),
                  "--no-report"])

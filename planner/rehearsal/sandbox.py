@@ -107,6 +107,10 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
         home = str(host.vars.get("oracle_home") or DEFAULT_HOME)
         grid = host.vars.get("grid_home")
         install_standins(root, home, grid_home=str(grid) if grid else None)
+        cpus = host.vars.get("cpus")
+        if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
+            # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it
+            update_state(root, lambda s: s["memory"].__setitem__("cpu_count", str(cpus)))
         if made:
             disks = [{"path": p, "header_status": "CANDIDATE", "group": None, "name": None, "os_mb": 102400}
                      for p in sorted(made)]

@@ -272,8 +272,26 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:
                       "sockets": f.get("sockets", ""), "memory_gb": f.get("memory_gb", ""),
                       "kernel": f.get("kernel", ""), "cpu_model": f.get("cpu_model", ""),
                       "distribution": f.get("distribution", ""), "known": bool(f)},
-            "awr_lines": _awr_lines(data, h), "prep": _prep(data, h), "waits": _waits(hs), "os": _os(hs)})
+            "awr_lines": _awr_lines(data, h), "prep": _prep(data, h), "waits": _waits(hs), "os": _os(hs),
+            "db_sources": _db_sources(data, h)})
     return out
+
+
+def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
+    """Per workload step: the statistics source (AWR / Statspack) and why, and the buffer pool holding the
+    workload's data with its effective size, as the step recorded them (planner.steps.wl_slob)."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for r in data.results:
+        d = r.data or {}
+        if r.host != host or not d.get("statistics"):
+            continue
+        cache = d.get("cache_bytes")
+        out.setdefault((r.step, str(d.get("statistics"))), {
+            "play": play_of(r.step, data.play_names()), "workload": r.title,
+            "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack", "why": str(d.get("statistics_why", "")),
+            "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
+            "pct": d.get("cache_pct_of_data")})
+    return list(out.values())
 
 
 def _working_sets(data: RunData) -> dict[str, float]:

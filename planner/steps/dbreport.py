@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from planner.db.access import SqlplusDatabase, config_for, open_database
+from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
@@ -48,6 +49,12 @@ def _snap(db: object, kind: str) -> int:
 def begin(ctx: StepContext, kind: str) -> SnapToken:
     """Take the begin snapshot; the token says what ``end`` needs."""
     _check_kind(kind)
+    if kind == "awr":  # AWR is the Diagnostics Pack's (planner.db.licence): never taken unlicensed
+        licensed, why = diagnostics_pack(ctx)
+        if not licensed:
+            raise StepError(f"collect awr: AWR needs the Oracle Diagnostics Pack and {why}",
+                            hint=f"collect statspack instead, or state {LICENCE_VAR}: true for the host when the "
+                                 "pack is licensed")
     db = open_database(ctx, config_for(ctx))
     try:
         if kind == "statspack" and not isinstance(db, SqlplusDatabase):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
 from planner.status import Status
@@ -25,6 +26,9 @@ SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
+# ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
+# planner reads the kit (the ``slob_kit`` variable) and sets that pool's parameter (planner.steps.wl_slob.kit_pool).
+KIT_CACHE = "slob_cache"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,15 +163,38 @@ class _Set:
         return self.scope == "spfile" and not self.param.dynamic
 
 
+def _kit_path(ctx: StepContext) -> str:
+    kit = str(ctx.vars.get("slob_kit") or "")
+    if not kit.startswith("/"):
+        raise StepError("init_ora slob_cache needs the SLOB kit's folder in the slob_kit variable",
+                        hint="set slob_kit (the folder holding runit.sh) in the plan's vars or the inventory")
+    return ctx.path(kit.rstrip("/"))
+
+
+def _kit_pool_parameter(ctx: StepContext) -> str:
+    from planner.steps.wl_slob import kit_pool, read_kit_version
+
+    return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[kit_pool(read_kit_version(ctx, _kit_path(ctx)))]
+
+
 class InitOra(StepType):
     kind = "init_ora"
     sections = frozenset({Section.PREP})
     reversible = True
 
-    def wanted(self) -> dict[str, Any]:
+    def wanted(self, ctx: StepContext | None = None) -> dict[str, Any]:
+        """Parameter -> value; ``slob_cache`` becomes the kit's pool parameter when ``ctx`` is given."""
         out: dict[str, Any] = {}
         for key, value in self.args.items():
             name = SUGAR.get(key, key)
+            if key == KIT_CACHE:
+                if not isinstance(value, str | int) or isinstance(value, bool) or not SIZE.fullmatch(str(value)):
+                    raise StepError(f"slob_cache takes a size such as 64M, not {value!r}")
+                if ctx is None:
+                    continue  # the kit is read on the host
+                if "_kit_parameter" not in self.__dict__:  # read the kit once per step, not per call
+                    self.__dict__["_kit_parameter"] = _kit_pool_parameter(ctx)
+                name = self.__dict__["_kit_parameter"]
             if name in out:
                 raise StepError(f"{key} and {name} both given", hint=f"{key} is sugar for {name}: give one")
             out[check_name(name)] = value
@@ -180,14 +207,18 @@ class InitOra(StepType):
                 raise StepError(f"refused value {value!r} for {name}",
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
 
-    def _plan(self, params: Mapping[str, Param]) -> list[_Set]:
+    def _plan(self, ctx: StepContext, params: Mapping[str, Param], pools: BufferPools) -> list[_Set]:
         todo = []
-        for name, value in self.wanted().items():
+        cpus = int(canon(params["cpu_count"], params["cpu_count"].memory) or 1) if "cpu_count" in params else 1
+        for name, value in self.wanted(ctx).items():
             p = params[name]
             rendered = render_value(p, value)
             want = canon(p, rendered)
             sp_ok = not p.specified or canon(p, p.spfile) == want
             mem_ok = canon(p, p.memory) == want
+            if name in CACHE_PARAMETERS and want is not None and not mem_ok:
+                # Oracle shows the rounded value (planner.db.memory): 64M asked on 128 CPUs reads back 512M
+                mem_ok = canon(p, p.memory) == str(rounded(name, int(want), pools.granule, cpus))
             if sp_ok and mem_ok:
                 continue
             todo.append(_Set(p, rendered, "both" if p.dynamic else "spfile"))
@@ -202,9 +233,15 @@ class InitOra(StepType):
             lines.append(f"{s.param.name}: {old} -> {s.rendered.strip(chr(39))}{note}")
         return "\n".join(lines) + "\n"
 
+    def _read(self, ctx: StepContext, db: Database) -> tuple[dict[str, Param], BufferPools]:
+        names = list(self.wanted(ctx))
+        cache = any(n in CACHE_PARAMETERS for n in names)
+        params = read_params(db, names + (["cpu_count"] if cache and "cpu_count" not in names else []))
+        return params, (read_pools(db) if cache else BufferPools(0, 0, 0, 0))
+
     def check(self, ctx: StepContext) -> Change:
         db = open_database(ctx, config_for(ctx))
-        todo = self._plan(read_params(db, list(self.wanted())))
+        todo = self._plan(ctx, *self._read(ctx, db))
         if not todo:
             return Change(False, "parameters already set")
         restart = " and restart the database" if any(s.restart for s in todo) else ""
@@ -213,9 +250,9 @@ class InitOra(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        todo = self._plan(read_params(db, list(self.wanted())))
+        todo = self._plan(ctx, *self._read(ctx, db))
         if not todo:
-            return Outcome(Status.OK, "parameters already set")
+            return Outcome(Status.OK, "parameters already set" + self._effective(ctx, db)[0])
         for s in todo:
             db.execute(alter_set(s.param, s.rendered, s.scope))
         msg = f"set {', '.join(s.param.name for s in todo)}"
@@ -223,14 +260,37 @@ class InitOra(StepType):
         if restarted:
             how, db = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
-        left = self._plan(read_params(db, list(self.wanted())))
+        left = self._plan(ctx, *self._read(ctx, db))
         if left:
             raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
-        return Outcome(Status.CHANGED, msg, self._diff(todo), data={"restarted": restarted})
+        note, pools = self._effective(ctx, db)
+        return Outcome(Status.CHANGED, msg + note, self._diff(todo) + note.lstrip("; ") + "\n",
+                       data={"restarted": restarted, **({"buffer_pools": pools.to_json()} if pools else {})})
+
+    def _effective(self, ctx: StepContext, db: Database) -> tuple[str, BufferPools | None]:
+        """After a cache change: the pools as the instance has them (not as asked), and for ``slob_cache`` a
+        check that the kit's tables now live in a pool of about the asked size (never in a big DEFAULT)."""
+        names = set(self.wanted(ctx))
+        if not names & CACHE_PARAMETERS:
+            return "", None
+        pools = read_pools(db)
+        have = configured_pools(db)
+        note = f"; {pools.describe()}"
+        if KIT_CACHE in self.args:
+            from planner.steps.wl_slob import kit_pool, read_kit_version
+
+            version = read_kit_version(ctx, _kit_path(ctx))
+            pool = kit_pool(version)
+            if pool not in have or pools.holding(pool) != pool:
+                raise StepError(f"SLOB {version.value} tables use BUFFER_POOL {pool}, but the instance has no {pool} "
+                                f"pool after the change (V$BUFFER_POOL: {', '.join(have) or 'none'})",
+                                hint="check the alert log: the SGA may have no room for the pool")
+            note += f"; SLOB {version.value} tables (BUFFER_POOL {pool}) cached in {pool} {pools.size(pool) >> 20}M"
+        return note, pools
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         cfg = config_for(ctx)
-        params = read_params(open_database(ctx, cfg), list(self.wanted()))
+        params = read_params(open_database(ctx, cfg), list(self.wanted(ctx)))
         return {"db": cfg.to_json(), "params": {n: p.to_json() for n, p in params.items()}}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:

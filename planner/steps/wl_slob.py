@@ -29,7 +29,10 @@ import shlex
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from planner.errors import StepError
+from planner.db.access import config_for, open_database
+from planner.db.licence import statistics_choice
+from planner.db.memory import read_pools
+from planner.errors import OracleError, StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
@@ -56,6 +59,57 @@ class KitVersion(enum.Enum):
     SLOB1 = "1"
     SLOB2 = "2.0-2.3"
     SLOB24 = "2.4+"
+
+
+def kit_pool(version: KitVersion) -> str:
+    """The BUFFER_POOL the kit's tables live in. SLOB 2.x creates cf1/cf2 with ``STORAGE (BUFFER_POOL KEEP ...)``
+    (SLOB 2.5.3.0 setup.sh, ``f_create_table``); SLOB 1 (the seed's 2012 kit) was run with "a small buffer cache
+    recycle pool" (flashdba 2012, shared/seeds/slob-violin-vs-exadata.txt)."""
+    return "RECYCLE" if version is KitVersion.SLOB1 else "KEEP"
+
+
+# slob.conf values runit.sh refuses, with its own rule (SLOB 2.4 runit.sh, goryszewskig/SLOB-PDB @ 12cdbe65:
+# the "Initial slob.conf sanity check", f_check_pct_logic, and getopts' -t check). Key -> (arg, test, rule).
+_KIT_RULES: tuple[tuple[str, str, Any, str], ...] = (
+    ("RUN_TIME", "run_time", lambda v: v >= 30, "Minimum supported RUN_TIME 30 seconds"),
+    ("WORK_UNIT", "work_unit", lambda v: 3 <= v <= 1024, "WORK_UNIT must be 3 to 1024 (Minimum supported WORK_UNIT "
+                                                         "is 3, Maximum supported WORK_UNIT is 1024)"),
+    ("UPDATE_PCT", "update_pct", lambda v: 0 <= v <= 50 or v == 100,
+     "f_check_pct_logic: a percentage must be 0-50 or 100 (51-99 is refused)"),
+    ("SCAN_PCT", "scan_pct", lambda v: 0 <= v <= 50 or v == 100,
+     "f_check_pct_logic: a percentage must be 0-50 or 100 (51-99 is refused)"),
+    ("THREADS_PER_SCHEMA", "threads_per_schema", lambda v: v >= 1,
+     "The -t option requires a non-zero integer argument"),
+)
+
+
+def kit_refusals(args: Mapping[str, Any]) -> list[str]:
+    """What runit.sh would refuse among the step's arguments and conf: keys (every value of a sweep list)."""
+    conf = dict(args.get("conf") or {})
+    out = []
+    for key, arg, ok, rule in _KIT_RULES:
+        for where, raw in ((arg, args.get(arg)), (f"conf.{key}", conf.get(key))):
+            for v in raw if isinstance(raw, list) else [raw]:
+                if v is None or isinstance(v, bool):
+                    continue
+                try:
+                    n = int(str(v).strip())
+                except ValueError:
+                    out.append(f"{where} {v!r} is not a whole number (SLOB's f_is_int)")
+                    continue
+                if not ok(n):
+                    out.append(f"{where} {n} is refused by the kit's runit.sh: {rule}")
+    return out
+
+
+def scale_blocks(scale: str | None, block_size: int = 8192) -> int:
+    """slob.conf SCALE in blocks: a block count, or a size with K/M/G/T (SLOB 2.4+ f_fix_scale)."""
+    text = (scale or "10000").strip().upper()
+    m = re.fullmatch(r"(\d+)\s*([KMGT]?)", text)
+    if not m:
+        return 10000
+    n = int(m.group(1))
+    return n if not m.group(2) else n * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)] // block_size
 
 
 def detect_version(runit: str | None, conf: str | None, notes: str = "") -> KitVersion:
@@ -118,6 +172,11 @@ class Slob(StepType):
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
         self._kit_arg()
+        refused = kit_refusals(self.args)
+        if refused:
+            raise StepError("slob: " + "; ".join(refused),
+                            hint="give values the SLOB kit accepts: run_time >= 30, work_unit 3-1024, update_pct / "
+                                 "scan_pct 0-50 or 100, threads_per_schema >= 1")
 
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
@@ -164,21 +223,70 @@ class Slob(StepType):
         return values
 
     def _read_kit(self, ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:
-        runit = ctx.conn.read_text(posixpath.join(kit, "runit.sh"))
-        if runit is None:
-            raise StepError(f"slob: no runit.sh in {kit}", hint="kit is the SLOB folder holding runit.sh")
-        backup = ctx.conn.read_text(posixpath.join(kit, "slob.conf" + BACKUP_SUFFIX))
-        conf = backup if backup is not None else ctx.conn.read_text(posixpath.join(kit, "slob.conf"))
-        notes = "\n".join(t[:4000] for t in (ctx.conn.read_text(posixpath.join(kit, n))
-                                             for n in ("README", "README.md", "misc/README")) if t)
-        return runit, conf, detect_version(runit, conf, notes)
+        return read_kit(ctx, kit)
 
     def check(self, ctx: StepContext) -> Change:
         kit = self.kit(ctx)
-        _runit, _conf, version = self._read_kit(ctx, kit)
+        _runit, conf, version = self._read_kit(ctx, kit)
         argv, sessions, upd = self.command(version)
+        stats, why = self._statistics(ctx, version, conf)
         return Change(True, f"would run SLOB {version.value} in {kit}: {shlex.join(argv)} "
-                            f"({sessions} sessions, UPDATE_PCT={upd})")
+                            f"({sessions} sessions, UPDATE_PCT={upd}); statistics: {stats} ({why})")
+
+    def _statistics(self, ctx: StepContext, version: KitVersion, conf: str | None) -> tuple[str, str]:
+        """AWR or Statspack for this point, and why (planner.db.licence decides by the Diagnostics Pack)."""
+        kit = (conf_value(conf, "DATABASE_STATISTICS_TYPE") or "statspack") if (
+            conf is not None and version is KitVersion.SLOB24) else "awr"
+        asked = self.args.get("database_statistics_type") or ctx.vars.get("planner_collect_db_report")
+        source = ("the step's database_statistics_type" if self.args.get("database_statistics_type") else
+                  "the play's collect" if asked else "the kit's slob.conf" if version is KitVersion.SLOB24
+                  else f"SLOB {version.value} always takes AWR snapshots")
+        if version is not KitVersion.SLOB24:
+            asked, source = "awr", f"SLOB {version.value} always takes AWR snapshots"
+        return statistics_choice(ctx, str(asked or kit).lower(), source, can_statspack=version is KitVersion.SLOB24)
+
+    def _environment(self, ctx: StepContext) -> dict[str, str]:
+        """runit.sh and setup.sh need ORACLE_HOME, ORACLE_SID and sqlplus on PATH (runit.sh: ``type sqlplus``;
+        setup.sh f_test_oracle_utilities: ``type sqlplus``, ``type tnsping``; both connect by bequeath with
+        ORACLE_SID): a non-login ``sh -c`` has none of them, so they come from the inventory, explicitly."""
+        cfg = config_for(ctx)
+        if not cfg.oracle_sid:
+            raise StepError("slob: runit.sh connects by bequeath and needs ORACLE_SID, but oracle_sid is not set",
+                            hint="set oracle_sid (and oracle_home) for the host in the inventory")
+        path = f"{ctx.path(cfg.oracle_home)}/bin:/usr/local/bin:/usr/bin:/bin"
+        env = {"ORACLE_HOME": cfg.oracle_home, "ORACLE_SID": cfg.oracle_sid, "PATH": path}
+        if ctx.root:
+            env["PLANNER_ROOT"] = ctx.root  # only stand-ins read it
+        return env
+
+    def _cache_check(self, ctx: StepContext, version: KitVersion, schemas: int, conf: Mapping[str, str],
+                     original: str | None) -> tuple[str | None, dict[str, Any]]:
+        """Refuse a point whose data would be read from the buffer cache, not storage: the kit's tables live in
+        ``kit_pool(version)``, or in DEFAULT when that pool is not configured; a uniform random read over the
+        data set hits the cache about cache/data of the time."""
+        try:
+            pools = read_pools(open_database(ctx, config_for(ctx)))
+        except OracleError as exc:
+            raise StepError(f"slob: cannot read the buffer pools (V$SGA_DYNAMIC_COMPONENTS): {exc.message}",
+                            hint=exc.hint) from exc
+        wanted = kit_pool(version)
+        pool = pools.holding(wanted)
+        block = int(conf.get("BLOCK_SZ") or conf_value(original or "", "BLOCK_SZ") or 8192)
+        blocks = scale_blocks(conf.get("SCALE") or conf_value(original or "", "SCALE"), block)
+        data_bytes = schemas * blocks * block
+        cache = pools.size(pool)
+        info = {"cache_pool": pool, "kit_pool": wanted, "cache_bytes": cache, "data_bytes": data_bytes,
+                "buffer_pools": pools.to_json()}
+        limit = float(ctx.vars.get("slob_max_cache_pct", 10))
+        pct = 100.0 * cache / data_bytes if data_bytes else 100.0
+        info["cache_pct_of_data"] = round(pct, 1)
+        if version is KitVersion.SLOB1 or min(pct, 100.0) <= limit:
+            return None, info
+        where = (f"no {wanted} pool is configured, so they are cached in DEFAULT" if pool != wanted
+                 else f"the {wanted} pool is")
+        return (f"SLOB {version.value} tables use BUFFER_POOL {wanted} (setup.sh f_create_table); {where} "
+                f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
+                f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})"), info
 
     # -- running -----------------------------------------------------------------------------------------
     def _as_oracle(self, ctx: StepContext) -> dict[str, Any]:
@@ -187,14 +295,15 @@ class Slob(StepType):
             return {"become": True, "become_user": str(user), "login": True}
         return {}
 
-    def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any]) -> list[Artifact]:
+    def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any],
+               env: Mapping[str, str]) -> list[Artifact]:
         """setup.sh once per run and host (again only if a later point needs more schemas)."""
         marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         tablespace = str(ctx.vars.get("slob_tablespace", "IOPS"))
-        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, **run_as)
+        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env, **run_as)
         log = save_text(ctx, "setup.log", r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
@@ -208,21 +317,23 @@ class Slob(StepType):
         _runit, original, version = self._read_kit(ctx, kit)
         argv, sessions, update_pct = self.command(version)
         run_as = self._as_oracle(ctx)
-        env = {"PLANNER_ROOT": ctx.root} if ctx.root else None  # only stand-ins read it
+        env = self._environment(ctx)
+        schemas = _int(self.args, "readers") + _int(self.args, "writers")
         arts: list[Artifact] = []
+        values: dict[str, str] = self.conf_values(version, update_pct) if original is not None else {}
+        values.pop("DATABASE_STATISTICS_TYPE", None)
+        stats, why = self._statistics(ctx, version, original)
+        if original is not None and version is KitVersion.SLOB24:
+            values["DATABASE_STATISTICS_TYPE"] = stats  # said in the outcome: never changed silently
+        refused, cache = self._cache_check(ctx, version, schemas, values, original)
+        info = {"sessions": sessions, "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
+                "statistics_why": why, **cache}
+        if refused:
+            return Outcome(Status.FAILED, f"slob: {refused}", data=info)
         if self.args.get("setup"):
-            arts += self._setup(ctx, kit, _int(self.args, "readers") + _int(self.args, "writers"), run_as)
+            arts += self._setup(ctx, kit, schemas, run_as, env)
         conf_path = posixpath.join(kit, "slob.conf")
         backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
-        stats = "awr"
-        values: dict[str, str] = {}
-        if original is not None:
-            values = self.conf_values(version, update_pct)
-            wanted = ctx.vars.get("planner_collect_db_report")  # the play's collect: [awr] or [statspack]
-            if wanted and version is KitVersion.SLOB24 and "DATABASE_STATISTICS_TYPE" not in values:
-                values["DATABASE_STATISTICS_TYPE"] = str(wanted)
-            stats = (values.get("DATABASE_STATISTICS_TYPE") or conf_value(original, "DATABASE_STATISTICS_TYPE")
-                     or ("statspack" if version is KitVersion.SLOB24 else "awr")).lower()
         wd = point_dir(ctx, self.kind)
         ctx.sh(_PREPARE, kit, backup, *OUTPUTS)
         moved = ""
@@ -244,15 +355,15 @@ class Slob(StepType):
         there = set(moved.split())
         fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
         arts += fetched
-        what = f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct})"
+        what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct}); "
+                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M")
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
-            why = "; ".join(dict.fromkeys(errors))[:600] or (r.stderr.strip() or f"exit code {r.exit_code}")[-300:]
-            return Outcome(Status.FAILED, f"{what} reported errors: {why}", artifacts=tuple(arts))
+            problem = "; ".join(dict.fromkeys(errors))[:600] or (r.stderr.strip() or f"exit code {r.exit_code}")[-300:]
+            return Outcome(Status.FAILED, f"{what} reported errors: {problem}", artifacts=tuple(arts), data=info)
         if not any(a.kind == main[0][1] for a in fetched):
-            return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts))
-        return parse_outcome(ctx, arts, what, {"sessions": sessions, "update_pct": update_pct,
-                                               "kit_version": version.value, "statistics": stats})
+            return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts), data=info)
+        return parse_outcome(ctx, arts, what, info)
 
     @staticmethod
     def _logs(ctx: StepContext, fetched: list[Artifact]) -> list[str]:
@@ -261,3 +372,19 @@ class Slob(StepType):
             if a.path.rsplit("/", 1)[-1] in ("sqlplus.out", "slob_debug.out"):
                 out.append((ctx.run_dir / a.path).read_text(errors="replace"))
         return out
+
+
+def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:
+    """(runit.sh, slob.conf or its planner backup, version) of the kit folder ``kit`` (root-mapped)."""
+    runit = ctx.conn.read_text(posixpath.join(kit, "runit.sh"))
+    if runit is None:
+        raise StepError(f"slob: no runit.sh in {kit}", hint="kit is the SLOB folder holding runit.sh")
+    backup = ctx.conn.read_text(posixpath.join(kit, "slob.conf" + BACKUP_SUFFIX))
+    conf = backup if backup is not None else ctx.conn.read_text(posixpath.join(kit, "slob.conf"))
+    notes = "\n".join(t[:4000] for t in (ctx.conn.read_text(posixpath.join(kit, n))
+                                         for n in ("README", "README.md", "misc/README")) if t)
+    return runit, conf, detect_version(runit, conf, notes)
+
+
+def read_kit_version(ctx: StepContext, kit: str) -> KitVersion:
+    return read_kit(ctx, kit)[2]

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 BIN = Path(__file__).resolve().parent / "bin"
-PROGRAMS = ("sqlplus", "srvctl", "asmcmd")
+PROGRAMS = ("sqlplus", "srvctl", "asmcmd", "tnsping")
 STATE_REL = "var/lib/planner-standin/db.json"
 DEFAULT_HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
 

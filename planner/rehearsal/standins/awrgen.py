@@ -22,6 +22,7 @@ import json
 import math
 import os
 import socket
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
@@ -200,31 +201,35 @@ def state_dir(root: str, fallback: Path) -> Path:
     return Path(root) / STATE_DIR if root else fallback
 
 
-def load_db(state: Path) -> DbInfo:
-    """Identity and cache sizes from the stand-in database's state (``db.json`` of planner/standins, written
-    by install_standins): db_cache_size when set, else 60 % of sga_target, so a bigger cache shows up."""
+def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
+    """Identity and the cache the workload's data lives in, from the stand-in database's state (``db.json``
+    of planner/rehearsal/standins, written by install_standins). ``pool`` is the BUFFER_POOL the workload's
+    segments were created with (SLOB 2.x: KEEP); the sizes and the KEEP-in-DEFAULT fallback are the sqlplus
+    stand-in's own (``_standin.buffer_pools`` / ``segment_pool``, which cite the Oracle documentation)."""
     db = DbInfo()
     try:
         data = json.loads((state / "db.json").read_text())
     except (OSError, ValueError):
         return db
-    d, mem = data.get("database", {}), data.get("memory", {})
+    d = data.get("database", {})
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "bin"))
+    try:
+        import _standin  # the stand-ins' own memory model: one definition
 
-    def mb(name: str, default: int) -> int:
-        try:
-            return int(int(mem.get(name, default)) / 1048576)
-        except (TypeError, ValueError):
-            return int(default / 1048576)
-
-    sga = mb("sga_target", 4 << 30)
-    cache = mb("db_cache_size", 0) or int(sga * 0.6)
+        pools = _standin.buffer_pools(data)
+        cache = pools[_standin.segment_pool(data, pool.upper())] >> 20
+        sga = max(int(_standin.memory_value(data, "sga_target")), 1 << 30) >> 20
+    except (KeyError, TypeError, ValueError):
+        cache, sga = db.buffer_cache_mb, 4096
+    finally:
+        sys.path.pop(0)
     members: dict[str, int] = {}
     for disk in data.get("disks", []):
         if isinstance(disk, dict) and disk.get("group"):
             members[str(disk["group"])] = members.get(str(disk["group"]), 0) + 1
     return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)),
                    instance=str(d.get("instance_name", db.instance)), release=str(d.get("version", db.release)),
-                   buffer_cache_mb=max(16, cache), shared_pool_mb=max(64, int(sga * 0.2)),
+                   buffer_cache_mb=max(4, cache), shared_pool_mb=max(64, int(sga * 0.2)),
                    asm_disks=max(members.values(), default=0))
 
 
@@ -320,12 +325,13 @@ def cli(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--scale-blocks", type=int, default=10000)
     p.add_argument("--schemas", type=int, default=1)
     p.add_argument("--stats", choices=["awr", "statspack"], default="awr")
+    p.add_argument("--buffer-pool", default="DEFAULT", help="the BUFFER_POOL the workload's tables were created in")
     p.add_argument("--begin", help="ISO time of the begin snapshot (default: now - run time)")
     a = p.parse_args(argv)
     w = Workload(a.sessions, a.update_pct, a.run_time, a.work_unit, a.redo_stress, a.scale_blocks, a.schemas)
     out = Path(a.out_dir)
     state = state_dir(a.root, out / ".standin_state")
-    host, db = discover_host(), load_db(state)
+    host, db = discover_host(), load_db(state, a.buffer_pool)
     begin = datetime.fromisoformat(a.begin) if a.begin else datetime.now() - timedelta(seconds=a.run_time)
     b = next_snap_id(state)
     iv = Interval(b, next_snap_id(state), begin, a.run_time)

@@ -42,7 +42,10 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "remote_login_passwordfile": (2, "EXCLUSIVE", "FALSE", "FALSE"),
     "compatible": (2, "19.0.0", "FALSE", "FALSE"),
     "db_name": (2, "orcl", "FALSE", "FALSE"),
+    "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
+    "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
 }
+CACHE_PARAMS = ("db_cache_size", "db_keep_cache_size", "db_recycle_cache_size")
 
 
 class OraError(Exception):
@@ -105,6 +108,70 @@ def memory_value(state: dict[str, Any], name: str) -> str:
     return state["memory"].get(name, PARAMETERS[name][1])
 
 
+# -- buffer pools: how Oracle sizes them ------------------------------------------------------------------
+def granule_bytes(state: dict[str, Any]) -> int:
+    """The SGA granule by SGA size, as Oracle documents it (11.2+; 10g: 4 MB up to 1 GB, else 16 MB):
+    <1G 4M, <=8G 16M, <=16G 32M, <=32G 64M, <=64G 128M, <=128G 256M, above 512M.
+    Source: Oracle Database 18c Installation Guide for Solaris, "Granule Size for SGA Values"
+    https://docs.oracle.com/cd/E96517_01/cwsol/configuring-additional-shared-memory-identifiers-limit.html"""
+    sga = max(int(memory_value(state, "sga_max_size")), int(memory_value(state, "sga_target")))
+    gib = 1 << 30
+    if str(state["database"].get("version", "19")).split(".")[0] == "10":
+        return 4 << 20 if sga <= gib else 16 << 20
+    for limit, granule in ((1, 4), (8, 16), (16, 32), (32, 64), (64, 128), (128, 256)):
+        if sga <= limit * gib:
+            return granule << 20
+    return 512 << 20
+
+
+def _round_up(n: int, unit: int) -> int:
+    return -(-n // unit) * unit
+
+
+def cache_value(state: dict[str, Any], name: str, nbytes: int) -> int:
+    """What v$parameter shows after ``name`` is set to ``nbytes``: Oracle rounds the buffer caches up.
+    DB_CACHE_SIZE: "The value must be at least 4M * number of cpus (smaller values are automatically rounded up
+    to this value). A user-specified value larger than this is rounded up to the nearest granule size."
+    (Oracle Database Reference 11.2-19c, DB_CACHE_SIZE:
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html);
+    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE are rounded up to the granule as well (same Reference)."""
+    if nbytes <= 0:
+        return 0
+    granule = granule_bytes(state)
+    if name == "db_cache_size":
+        nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
+    return _round_up(nbytes, granule)
+
+
+def buffer_pools(state: dict[str, Any]) -> dict[str, int]:
+    """Current bytes of the DEFAULT, KEEP and RECYCLE pools (0: not configured).
+
+    KEEP and RECYCLE are sized by hand only (automatic SGA management never tunes them); under SGA_TARGET or
+    MEMORY_TARGET DB_CACHE_SIZE is a minimum: "If the parameter is specified, then the user-specified value
+    indicates a minimum value for the memory pool" (DB_CACHE_SIZE, Oracle Database Reference 19c, above), and
+    the instance gives DEFAULT what the other pools leave (modelled: 60 % of the target minus KEEP and
+    RECYCLE). Without a target DEFAULT is DB_CACHE_SIZE, or "48 MB or 4 MB * number of CPUs" when unset."""
+    keep = int(memory_value(state, "db_keep_cache_size"))
+    recycle = int(memory_value(state, "db_recycle_cache_size"))
+    floor = int(memory_value(state, "db_cache_size"))
+    sga = int(memory_value(state, "sga_target")) or int(memory_value(state, "memory_target")) * 6 // 10
+    granule = granule_bytes(state)
+    if sga:
+        auto = (sga * 6 // 10 - keep - recycle) // granule * granule
+        default = max(floor, auto, cache_value(state, "db_cache_size", granule))
+    else:
+        default = floor or _round_up(max(48 << 20, 4 * (1 << 20) * int(memory_value(state, "cpu_count"))), granule)
+    return {"DEFAULT": default, "KEEP": keep, "RECYCLE": recycle}
+
+
+def segment_pool(state: dict[str, Any], pool: str) -> str:
+    """The pool a segment created with STORAGE (BUFFER_POOL ``pool``) is cached in: "If you specify KEEP or
+    RECYCLE and the respective pool is not configured, then Oracle caches the object in the DEFAULT pool"
+    (Oracle SQL Language Reference, storage_clause, BUFFER_POOL:
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/storage_clause.html)."""
+    return pool if buffer_pools(state).get(pool) else "DEFAULT"
+
+
 def startup(state: dict[str, Any]) -> list[str]:
     db = state["database"]
     if db["status"] != "SHUTDOWN":
@@ -113,6 +180,9 @@ def startup(state: dict[str, Any]) -> list[str]:
     for name, value in state["spfile"].items():
         ptype = PARAMETERS[name][0]
         state["memory"][name] = to_bytes(value) if ptype in (3, 6) else value
+    for name in CACHE_PARAMS:  # the caches come up rounded, as ALTER SYSTEM rounds them (cache_value)
+        if name in state["memory"]:
+            state["memory"][name] = str(cache_value(state, name, int(state["memory"][name])))
     db["status"] = "OPEN"
     return ["ORACLE instance started.", "", "Total System Global Area 4294963200 bytes",
             "Fixed Size                  8904704 bytes", "Variable Size             822083584 bytes",
@@ -185,10 +255,33 @@ def _v_asm_operation(state: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def _v_buffer_pool(state: dict[str, Any]) -> list[Row]:
+    """V$BUFFER_POOL lists the pools configured; CURRENT_SIZE is in megabytes (Oracle Database Reference,
+    V$BUFFER_POOL: https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-BUFFER_POOL.html)."""
+    block = int(memory_value(state, "db_block_size"))
+    return [{"id": i, "name": name, "block_size": block, "current_size": size >> 20, "buffers": size // block}
+            for i, (name, size) in enumerate(buffer_pools(state).items(), 1) if size]
+
+
+def _v_sga_dynamic_components(state: dict[str, Any]) -> list[Row]:
+    """V$SGA_DYNAMIC_COMPONENTS: CURRENT_SIZE and GRANULE_SIZE in bytes, one row per component (Oracle Database
+    Reference: https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-SGA_DYNAMIC_COMPONENTS.html)."""
+    granule = granule_bytes(state)
+    rows = [{"component": f"{name} buffer cache", "current_size": size, "min_size": size,
+             "user_specified_size": int(memory_value(state, {"DEFAULT": "db_cache_size", "KEEP": "db_keep_cache_size",
+                                                           "RECYCLE": "db_recycle_cache_size"}[name])),
+             "granule_size": granule} for name, size in buffer_pools(state).items()]
+    shared = max(granule, int(memory_value(state, "sga_target")) // 5 // granule * granule)
+    rows.append({"component": "shared pool", "current_size": shared, "min_size": shared, "user_specified_size": 0,
+                 "granule_size": granule})
+    return rows
+
+
 VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "v$parameter": _v_parameter, "v$spparameter": _v_spparameter, "v$instance": _v_instance,
     "v$database": _v_database, "v$asm_diskgroup": _v_asm_diskgroup, "v$asm_disk": _v_asm_disk,
     "v$asm_operation": _v_asm_operation, "dual": lambda _s: [{"dummy": "X"}],
+    "v$buffer_pool": _v_buffer_pool, "v$sga_dynamic_components": _v_sga_dynamic_components,
 }
 ASM_VIEWS = {"v$asm_diskgroup", "v$asm_disk", "v$asm_operation", "v$instance", "dual"}
 

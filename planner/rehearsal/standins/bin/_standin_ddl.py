@@ -10,7 +10,18 @@ import fnmatch
 import re
 from typing import Any
 
-from _standin import PARAMETERS, SIZE, OraError, Session, literal, split_top, statement, to_bytes
+from _standin import (
+    CACHE_PARAMS,
+    PARAMETERS,
+    SIZE,
+    OraError,
+    Session,
+    cache_value,
+    literal,
+    split_top,
+    statement,
+    to_bytes,
+)
 
 BOOLS = {"TRUE", "FALSE"}
 
@@ -53,6 +64,8 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     if scope in ("spfile", "both"):
         s.state["spfile"][name] = sp
     if scope in ("memory", "both"):
+        if name in CACHE_PARAMS:  # rounded up as Oracle does (_standin.cache_value cites the Reference)
+            mem = str(cache_value(s.state, name, int(mem)))
         s.state["memory"][name] = mem
     return s.done("System altered.")
 

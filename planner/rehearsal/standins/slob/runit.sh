@@ -1,11 +1,21 @@
 #!/bin/sh
 # PLANNER STAND-IN for SLOB's runit.sh (SLOB 2.4+ command line) -- NOT SLOB, written for planner's tests.
 # Usage: sh ./runit.sh <number-of-schemas>  |  sh ./runit.sh -s <schemas> -t <threads-per-schema>
+# What it refuses, and the words it uses, follow the public SLOB 2.4 runit.sh (goryszewskig/SLOB-PDB @ 12cdbe65,
+# main body): `type sqlplus` on PATH first ("sqlplus is not executable in ${PATH}."), then f_check_cmdline /
+# getopts (-s/-t "requires a non-zero integer argument"), then the "Initial slob.conf sanity check" (RUN_TIME >= 30,
+# WORK_UNIT 3..1024, f_check_pct_logic: a percentage in 51..99 is refused), then f_test_conn (sqlplus -L, bequeath
+# with ORACLE_SID when no SQL*Net service is set). Read, not copied: SLOB's licence forbids redistribution.
 set -u
 KIT=$(cd "$(dirname "$0")" && pwd)
 cd "$KIT" || exit 1
 msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
 whole() { case "$1" in ''|*[!0-9]*) return 1;; esac; return 0; }
+if ! type sqlplus >/dev/null 2>&1; then
+  msg FATAL "sqlplus is not executable in ${PATH}."
+  msg FATAL "SLOB abnormal end."
+  exit 1
+fi
 THREADS=""
 if [ $# -eq 1 ]; then
   SCHEMAS=$1
@@ -17,22 +27,32 @@ else
   echo "Usage: sh ./runit.sh <number-of-schemas> | sh ./runit.sh -s <schemas> -t <threads-per-schema>"
   exit 1
 fi
-whole "$SCHEMAS" && [ "$SCHEMAS" -ge 1 ] || { msg FATAL "schemas must be a whole number >= 1: $SCHEMAS"; exit 1; }
+whole "$SCHEMAS" && [ "$SCHEMAS" -ge 1 ] || { msg FATAL "The -s option requires a non-zero integer argument."; exit 1; }
+if [ -n "$THREADS" ]; then
+  whole "$THREADS" && [ "$THREADS" -ge 1 ] || { msg FATAL "The -t option requires a non-zero integer argument."; exit 1; }
+fi
 rm -f statspack.txt awr.txt awr_rac.txt awr.html awr.html.gz awr_rac.html.gz iostat.out vmstat.out mpstat.out \
   db_stats.out sqlplus.out slob_debug.out tm.out
 . ./slob.conf
 [ -f ./standin.env ] && . ./standin.env
-UPDATE_PCT=${UPDATE_PCT:-25}; RUN_TIME=${RUN_TIME:-300}; SCALE=${SCALE:-10000}; WORK_UNIT=${WORK_UNIT:-256}
+UPDATE_PCT=${UPDATE_PCT:-25}; SCAN_PCT=${SCAN_PCT:-0}; RUN_TIME=${RUN_TIME:-300}; SCALE=${SCALE:-10000}; WORK_UNIT=${WORK_UNIT:-256}
 REDO_STRESS=${REDO_STRESS:-LITE}; THREADS_PER_SCHEMA=${THREADS_PER_SCHEMA:-1}
 DATABASE_STATISTICS_TYPE=${DATABASE_STATISTICS_TYPE:-statspack}
 [ -n "$THREADS" ] && THREADS_PER_SCHEMA=$THREADS
-for v in UPDATE_PCT RUN_TIME WORK_UNIT THREADS_PER_SCHEMA; do
+for v in UPDATE_PCT SCAN_PCT RUN_TIME WORK_UNIT THREADS_PER_SCHEMA; do
   eval "val=\$$v"
   whole "$val" || { msg FATAL "slob.conf: $v must be a whole number, not '$val'"; exit 1; }
 done
-if [ "$UPDATE_PCT" -gt 50 ] && [ "$UPDATE_PCT" -ne 100 ]; then
-  msg FATAL "UPDATE_PCT must be 0-50 or 100, not $UPDATE_PCT"; exit 1
-fi
+msg NOTIFY "Performing initial slob.conf sanity check..."
+[ "$RUN_TIME" -lt 30 ] && { msg FATAL "Minimum supported RUN_TIME 30 seconds."; exit 1; }
+[ "$WORK_UNIT" -lt 3 ] && { msg FATAL "Minimum supported WORK_UNIT is 3."; exit 1; }
+[ "$WORK_UNIT" -gt 1024 ] && { msg FATAL "Maximum supported WORK_UNIT is 1024."; exit 1; }
+for v in UPDATE_PCT SCAN_PCT; do
+  eval "val=\$$v"
+  if [ "$val" -gt 100 ] || { [ "$val" -gt 50 ] && [ "$val" -le 99 ]; }; then
+    msg FATAL "slob.conf->$v is $val: SLOB supports 0-50 or 100."; exit 1
+  fi
+done
 case "$DATABASE_STATISTICS_TYPE" in awr|statspack) ;; *) msg FATAL "DATABASE_STATISTICS_TYPE: awr or statspack"; exit 1;; esac
 case "$REDO_STRESS" in LITE|HEAVY) ;; *) msg FATAL "REDO_STRESS: LITE or HEAVY"; exit 1;; esac
 case "$SCALE" in
@@ -40,6 +60,12 @@ case "$SCALE" in
   *[Gg]) SCALE_BLOCKS=$(( ${SCALE%?} * 131072 ));;
   *) whole "$SCALE" || { msg FATAL "SCALE must be blocks or a size such as 80M"; exit 1; }; SCALE_BLOCKS=$SCALE;;
 esac
+# f_test_conn: the admin connection, by bequeath (no ADMIN_SQLNET_SERVICE): needs ORACLE_HOME and ORACLE_SID.
+if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM DUAL;\nEXIT;\n' | sqlplus -L system/manager > sqlplus.out 2>&1; then
+  msg FATAL "f_test_conn: Instance connectivity check failed. SQL*Plus output: "
+  cat sqlplus.out
+  exit 1
+fi
 LOADED=$(cat .standin_schemas 2>/dev/null || echo 0)
 if [ "$LOADED" -lt "$SCHEMAS" ]; then
   echo "ORA-01017: invalid username/password; logon denied (user$SCHEMAS: run setup.sh first)" > sqlplus.out
@@ -79,7 +105,7 @@ PY=${PLANNER_PYTHON:-python3}
 PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen slob \
   --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
   --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
-  --stats "$DATABASE_STATISTICS_TYPE" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
+  --stats "$DATABASE_STATISTICS_TYPE" --buffer-pool KEEP > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
 echo "Tm $RUN_TIME" > tm.out
 msg NOTIFY "Run time $RUN_TIME seconds."
 msg NOTIFY "SLOB test is complete."

@@ -1,0 +1,60 @@
+"""Which database statistics planner may take: AWR only where the Diagnostics Pack is licensed.
+
+Why: AWR (DBMS_WORKLOAD_REPOSITORY snapshots and reports, DBA_HIST_* views) is part of the Oracle Diagnostics
+Pack: "The following are part of the Oracle Diagnostics Pack: ... Automatic Workload Repository ...
+DBMS_WORKLOAD_REPOSITORY package" (Oracle Database Licensing Information User Manual, Oracle Diagnostics
+Pack, https://docs.oracle.com/en/database/oracle/oracle-database/19/dblic/Licensing-Information.html).
+CONTROL_MANAGEMENT_PACK_ACCESS (11g+) says which packs the DBA has enabled: "DIAGNOSTIC+TUNING" (the default
+on Enterprise Edition), "DIAGNOSTIC", or "NONE" (Oracle Database Reference,
+https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/CONTROL_MANAGEMENT_PACK_ACCESS.html).
+Statspack ships with the database and needs no pack. A plan or inventory may state the licence itself with
+``oracle_diagnostics_pack: true|false``; otherwise planner reads the parameter, and never guesses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from planner.db.access import StepContext, config_for, open_database
+from planner.errors import OracleError, StepError
+
+LICENCE_VAR = "oracle_diagnostics_pack"
+
+
+def _as_bool(v: Any) -> bool | None:
+    if isinstance(v, bool):
+        return v
+    text = str(v).strip().lower()
+    return True if text in ("true", "yes", "1", "on") else False if text in ("false", "no", "0", "off") else None
+
+
+def diagnostics_pack(ctx: StepContext, vars_: Mapping[str, Any] | None = None) -> tuple[bool, str]:
+    """(licensed, why): the ``oracle_diagnostics_pack`` statement when given, else CONTROL_MANAGEMENT_PACK_ACCESS."""
+    v = (vars_ if vars_ is not None else ctx.vars).get(LICENCE_VAR)
+    if v is not None and _as_bool(v) is not None:
+        return bool(_as_bool(v)), f"{LICENCE_VAR}: {str(v).lower()} (stated in the plan or inventory)"
+    try:
+        rows = open_database(ctx, config_for(ctx)).query(
+            "select value from v$parameter where name = 'control_management_pack_access'")
+    except OracleError as exc:
+        return False, f"CONTROL_MANAGEMENT_PACK_ACCESS unreadable ({exc.message[:120]})"
+    value = str(rows[0][0] if rows and rows[0] and rows[0][0] else "").upper()
+    if not value:
+        return False, "no CONTROL_MANAGEMENT_PACK_ACCESS (before 11g): the pack is not known to be licensed"
+    return "DIAGNOSTIC" in value, f"CONTROL_MANAGEMENT_PACK_ACCESS={value}"
+
+
+def statistics_choice(ctx: StepContext, asked: str, source: str, *, can_statspack: bool) -> tuple[str, str]:
+    """('awr' | 'statspack', why). ``asked`` is what the plan or kit wants, ``source`` says who asked."""
+    if asked != "awr":
+        return "statspack", f"{source}; Statspack needs no pack"
+    licensed, why = diagnostics_pack(ctx)
+    if licensed:
+        return "awr", f"{source}; Diagnostics Pack: {why}"
+    if can_statspack:
+        return "statspack", (f"{source} asked for AWR, but {why}: AWR needs the Diagnostics Pack, so planner "
+                             "sets DATABASE_STATISTICS_TYPE=statspack for this run")
+    raise StepError(f"AWR needs the Diagnostics Pack and {why}; this workload can only take AWR snapshots",
+                    hint=f"use a SLOB 2.4+ kit with DATABASE_STATISTICS_TYPE=statspack, or state {LICENCE_VAR}: true "
+                         "in the inventory when the pack is licensed")
