@@ -207,8 +207,10 @@ class InitOra(StepType):
                 raise StepError(f"refused value {value!r} for {name}",
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
 
-    def _plan(self, ctx: StepContext, params: Mapping[str, Param], pools: BufferPools) -> list[_Set]:
+    def _plan(self, params: Mapping[str, Param], pools: BufferPools | None = None,
+              ctx: StepContext | None = None) -> list[_Set]:
         todo = []
+        pools = pools or BufferPools(0, 0, 0, 0)
         cpus = int(canon(params["cpu_count"], params["cpu_count"].memory) or 1) if "cpu_count" in params else 1
         for name, value in self.wanted(ctx).items():
             p = params[name]
@@ -241,7 +243,7 @@ class InitOra(StepType):
 
     def check(self, ctx: StepContext) -> Change:
         db = open_database(ctx, config_for(ctx))
-        todo = self._plan(ctx, *self._read(ctx, db))
+        todo = self._plan(*self._read(ctx, db), ctx=ctx)
         if not todo:
             return Change(False, "parameters already set")
         restart = " and restart the database" if any(s.restart for s in todo) else ""
@@ -250,7 +252,7 @@ class InitOra(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        todo = self._plan(ctx, *self._read(ctx, db))
+        todo = self._plan(*self._read(ctx, db), ctx=ctx)
         if not todo:
             return Outcome(Status.OK, "parameters already set" + self._effective(ctx, db)[0])
         for s in todo:
@@ -260,7 +262,7 @@ class InitOra(StepType):
         if restarted:
             how, db = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
-        left = self._plan(ctx, *self._read(ctx, db))
+        left = self._plan(*self._read(ctx, db), ctx=ctx)
         if left:
             raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
         note, pools = self._effective(ctx, db)
