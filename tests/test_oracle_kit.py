@@ -225,3 +225,39 @@ def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:
     ctx = context(root)
     change = Slob({"kit": KIT, "readers": 1}).check(ctx)
     assert "statistics: statspack (the kit's slob.conf; Statspack needs no pack)" in change.msg
+
+
+# -- row 5: flashback by version ----------------------------------------------------------------------------
+def test_flashback_before_11_2_is_switched_in_mount_and_the_window_loss_is_said(prep_root: Path) -> None:
+    from planner.steps.prep_db import Flashback
+
+    update_state(prep_root, lambda s: s["database"].__setitem__("version", "11.1.0.7.0"))
+    ctx = context(prep_root)
+    step = Flashback({"state": "off"})
+    change = step.check(ctx)
+    assert "restarts into MOUNT" in change.msg and "flashback logs" in change.msg
+    saved = step.save(ctx)
+    out = step.apply(ctx)
+    state = load_state(prep_root)
+    assert out.status is Status.CHANGED and state["database"]["flashback_on"] == "NO"
+    assert state["database"]["status"] == "OPEN" and state["restarts"] == 1 and "MOUNTed" in out.msg
+    assert "can no longer be flashed back to any time before this run" in out.msg
+    back = step.revert(ctx, saved)
+    assert "empty flashback window" in back.msg and load_state(prep_root)["database"]["flashback_on"] == "YES"
+
+
+def test_flashback_on_11_2_and_later_stays_open(prep_root: Path) -> None:
+    from planner.steps.prep_db import Flashback
+
+    update_state(prep_root, lambda s: s["database"].__setitem__("version", "11.2.0.3.0"))
+    out = Flashback({"state": "off"}).apply(context(prep_root))
+    assert "OPEN (Oracle 11.2)" in out.msg and load_state(prep_root)["restarts"] == 0
+
+
+def test_standin_refuses_flashback_open_before_11_2(prep_root: Path) -> None:
+    from planner.errors import OracleError
+
+    update_state(prep_root, lambda s: s["database"].__setitem__("version", "10.2.0.5.0"))
+    ctx = context(prep_root)
+    with pytest.raises(OracleError, match="ORA-38759"):
+        open_database(ctx, config_for(ctx)).execute("alter database flashback off")

@@ -99,6 +99,10 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
                             pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} {key} {path} for "
                                                f"{host.name} is not declared in the inventory")
                 _destructive(pf, plan, spec, host, args)
+                if spec.kind == "flashback" and str(args.get("state", "")).lower() in ("off", "false"):
+                    from planner.steps.prep_db import WINDOW_LOST
+
+                    pf.warnings.append(f"{spec.location or spec.path}: flashback off on {host.name}: {WINDOW_LOST}")
                 if spec.kind == "init_ora":
                     static = sorted(k for k in args if k.lower() in STATIC_PARAMETERS)
                     if static:

@@ -172,7 +172,12 @@ def segment_pool(state: dict[str, Any], pool: str) -> str:
     return pool if buffer_pools(state).get(pool) else "DEFAULT"
 
 
-def startup(state: dict[str, Any]) -> list[str]:
+def version_tuple(state: dict[str, Any]) -> tuple[int, ...]:
+    return tuple(int(x) for x in str(state["database"].get("version", "19.0.0.0.0")).split(".")[:2] if x.isdigit())
+
+
+def startup(state: dict[str, Any], mount: bool = False) -> list[str]:
+    """``startup`` (OPEN) or ``startup mount`` (MOUNTED: v$database answers, the data files are closed)."""
     db = state["database"]
     if db["status"] != "SHUTDOWN":
         raise OraError("ORA-01081: cannot start already-running ORACLE - shut it down first")
@@ -183,11 +188,11 @@ def startup(state: dict[str, Any]) -> list[str]:
     for name in CACHE_PARAMS:  # the caches come up rounded, as ALTER SYSTEM rounds them (cache_value)
         if name in state["memory"]:
             state["memory"][name] = str(cache_value(state, name, int(state["memory"][name])))
-    db["status"] = "OPEN"
+    db["status"] = "MOUNTED" if mount else "OPEN"
     return ["ORACLE instance started.", "", "Total System Global Area 4294963200 bytes",
             "Fixed Size                  8904704 bytes", "Variable Size             822083584 bytes",
             "Database Buffers         3456106496 bytes", "Redo Buffers                7868416 bytes",
-            "Database mounted.", "Database opened."]
+            "Database mounted.", *([] if mount else ["Database opened."])]
 
 
 def shutdown(state: dict[str, Any]) -> list[str]:
@@ -224,7 +229,7 @@ def _v_instance(state: dict[str, Any]) -> list[Row]:
 def _v_database(state: dict[str, Any]) -> list[Row]:
     db = state["database"]
     return [{"name": db["name"], "dbid": db["dbid"], "flashback_on": db["flashback_on"], "log_mode": db["log_mode"],
-             "open_mode": "READ WRITE", "db_unique_name": db["unique_name"]}]
+             "open_mode": "MOUNTED" if db["status"] == "MOUNTED" else "READ WRITE", "db_unique_name": db["unique_name"]}]
 
 
 def _v_asm_diskgroup(state: dict[str, Any]) -> list[Row]:

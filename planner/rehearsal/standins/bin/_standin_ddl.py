@@ -21,6 +21,7 @@ from _standin import (
     split_top,
     statement,
     to_bytes,
+    version_tuple,
 )
 
 BOOLS = {"TRUE", "FALSE"}
@@ -85,12 +86,29 @@ def _alter_system_reset(s: Session, m: re.Match[str]) -> list[str]:
 
 @statement(r"alter\s+database\s+flashback\s+(?P<on>on|off)")
 def _flashback(s: Session, m: re.Match[str]) -> list[str]:
+    """Before 11.2 the database must be MOUNTed, not open: "Prior to Oracle Database 11g Release 2 (11.2), you
+    must mount the database, not open it" (Oracle Backup and Recovery User's Guide 11.2, "Enabling Flashback
+    Database", https://docs.oracle.com/cd/E11882_01/backup.112/e10642/flashdb.htm), else ORA-38759. 11.2+ takes
+    it OPEN. FLASHBACK OFF deletes all flashback logs (same guide, "Disabling Flashback Database Logging")."""
     s.need_open()
     db = s.state["database"]
+    if db["status"] == "OPEN" and version_tuple(s.state) < (11, 2):
+        raise OraError("ORA-38759: Database must be mounted by only one instance and not open.")
     if m["on"].lower() == "on" and db["log_mode"] != "ARCHIVELOG":
         raise OraError("ORA-38706: Cannot turn on FLASHBACK DATABASE logging.",
                        "ORA-38707: Media recovery is not enabled.")
     db["flashback_on"] = "YES" if m["on"].lower() == "on" else "NO"
+    if db["flashback_on"] == "NO":
+        db["flashback_logs"] = 0  # the window is gone: turning it back ON starts a new, empty one
+    return s.done("Database altered.")
+
+
+@statement(r"alter\s+database\s+open")
+def _open(s: Session, m: re.Match[str]) -> list[str]:
+    db = s.state["database"]
+    if db["status"] != "MOUNTED":
+        raise OraError("ORA-01531: a database already open by the instance")
+    db["status"] = "OPEN"
     return s.done("Database altered.")
 
 
