@@ -87,12 +87,8 @@ class ReopenedRecord(RunRecord):
     """The run folder of the run being resumed, opened for appending (commands.jsonl, results.json...)."""
 
     def __init__(self, path: Path, *, secrets: tuple[str, ...] = ()) -> None:  # noqa: D107
-        # Not RunRecord.__init__: that creates a new folder. Same attributes, existing folder.
-        self.path = path
-        self.id = path.name
-        self._lock = threading.Lock()
-        self._secrets = tuple(s for s in secrets if s)
-        self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
+        # Not RunRecord.__init__: that creates a new folder. The same attributes (_attach), existing folder.
+        self._attach(path, secrets)
         self.meta = dict(load_meta(path))
 
 

@@ -391,7 +391,7 @@ class Runner:
             self.console.recap(stats)
             if self.record:
                 self._save_results()
-                lost = self._record_failures + list(getattr(self.record, "write_errors", []))
+                lost = self._record_failures + self.record.write_errors
                 if lost and code == 0:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
                     self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
