@@ -69,7 +69,7 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
-        simulated=settings.simulated and not getattr(step_class(spec.kind), "real_in_rehearsal", False))
+        simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal)
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
@@ -82,7 +82,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     final attempt is recorded.
     """
     started = utc_now()
-    base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: dict[str, Any] = {}
@@ -149,7 +149,7 @@ class Recoverable(Protocol):
 
 def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
     if window is not None:
-        return window(ctx, bool(getattr(step, "writes_db_report", False)), lambda: step.apply(ctx))
+        return window(ctx, step.writes_db_report, lambda: step.apply(ctx))
     return step.apply(ctx), [], []
 
 

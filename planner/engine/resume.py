@@ -26,7 +26,6 @@ from __future__ import annotations
 import difflib
 import json
 import os
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path

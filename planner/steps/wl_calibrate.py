@@ -45,6 +45,12 @@ class CalibrateIo(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False
+    needs_database = True
+    report_metrics = ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return 600.0  # DBMS_RESOURCE_MANAGER.CALIBRATE_IO takes about ten minutes, whatever its arguments
 
     def params(self) -> tuple[int, int]:
         return _whole(self.args, "num_physical_disks", 1), _whole(self.args, "max_latency", 20)

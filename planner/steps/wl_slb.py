@@ -13,6 +13,7 @@ import hashlib
 import posixpath
 import re
 import tarfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -126,6 +127,11 @@ class Slb(StepType):
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"seconds": 2, "buffer_mb": 64}  # a rehearsal proves the kit runs, briefly
+    report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.users", "slb.runtime_s")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return 2.0 * float(args.get("seconds", 10))  # the kit's warm-up, then the measured seconds
 
     def _argv(self) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import Change, KitStandIn, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
@@ -114,6 +114,16 @@ class Slob(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
+    needs_database = True
+    kit_args = {"kit": KitStandIn.SLOB_KIT}
+    report_metrics = ("physical_read_iops", "physical_write_iops", "read_iops_per_core",
+                      "single_block_read_latency_ms", "logical_reads_per_s", "physical_reads_per_s",
+                      "physical_writes_per_s", "redo_mb_per_s", "logical_to_physical_ratio", "buffer_cache_mb",
+                      "db_time_per_s", "db_cpu_per_s")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return float(args.get("run_time", 300))
 
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
