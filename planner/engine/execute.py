@@ -22,6 +22,7 @@ from planner.plan.model import Section, StepSpec, SweepPoint
 from planner.status import Artifact, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext, StepType
+from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection
 
 
@@ -222,19 +223,21 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     return "; ".join([msg, *notes]) if notes else msg
 
 
-def revert_step(spec_path: str, title: str, kind: str, args: Mapping[str, Any], saved: Mapping[str, Any],
-                hs: HostState, settings: ExecSettings, record: RunRecord | None, artifacts: Path) -> StepResult:
+def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, record: RunRecord | None,
+                artifacts: Path) -> StepResult:
+    """Put back one prep step's saved original state (its kind's StepType.revert)."""
     started = utc_now()
-    spec = StepSpec(kind=kind, section=Section.PREP, args=args, path=spec_path, name=title)
+    title = f"restore {entry.title}"
+    spec = StepSpec(kind=entry.kind, section=Section.PREP, args=entry.args, path=entry.step, name=entry.title)
     try:
-        step = step_class(kind)(args)
+        step = step_class(entry.kind)(entry.args)
         ctx = make_context(spec, hs, {}, settings, record, artifacts)
-        out = step.revert(ctx, saved)
-        return StepResult(spec_path, f"restore {title}", hs.host.name, out.status, out.msg, out.diff,
+        out = step.revert(ctx, entry.saved)
+        return StepResult(entry.step, title, hs.host.name, out.status, out.msg, out.diff,
                           started=started, ended=utc_now())
     except ConnectError as e:
-        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.UNREACHABLE, str(e),
+        return StepResult(entry.step, title, hs.host.name, Status.UNREACHABLE, str(e),
                           started=started, ended=utc_now())
     except (PlannerError, OSError) as e:
-        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.FAILED, str(e),
+        return StepResult(entry.step, title, hs.host.name, Status.FAILED, str(e),
                           started=started, ended=utc_now())

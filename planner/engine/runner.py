@@ -20,9 +20,10 @@ from typing import Any
 from planner.engine import hostlock, probes
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
 from planner.errors import ConnectError
@@ -32,6 +33,7 @@ from planner.plan.sweeps import expand
 from planner.plan.templating import eval_when, render, variables_for
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
+from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection
 
 Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
@@ -79,7 +81,7 @@ class Runner:
         self.results: list[StepResult] = []
         self.states: dict[str, HostState] = {}
         self.previous = previous  # --resume: what the run being resumed recorded
-        self.restore_log: list[dict[str, Any]] = [dict(e) for e in previous.restore_log] if previous else []
+        self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
         self.phase = "start"  # facts|prep|workload|collect|restore: where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
@@ -95,10 +97,11 @@ class Runner:
             return  # check mode touches nothing and records nothing, like ansible-playbook --check
         if self.previous is not None:
             self.record = reopen_record(self.previous, self.opts.secrets, list(self.opts.argv))
-            return
-        self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
-                                  secrets=self.opts.secrets, simulated=self.opts.simulated)
-        self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+        else:
+            self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
+                                      secrets=self.opts.secrets, simulated=self.opts.simulated)
+            self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+        self.restore_log.attach(self.record)
 
     def _save_results(self) -> None:
         if self.record:
@@ -123,12 +126,8 @@ class Runner:
     def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
         if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
             return  # the dead run's entry holds the state from before it; this one would hold its prep
-        entry = {"play": spec.path.split(".")[0], "host": hs.host.name, "step": spec.path, "title": spec.title,
-                 "kind": spec.kind, "args": dict(args), "saved": dict(saved), "reverted": False}
-        with self._lock:
-            self.restore_log.append(entry)
-            if self.record:
-                self.record.write("restore.json", self.restore_log)
+        self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
+                                          title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved)))
 
     # -- hosts ---------------------------------------------------------------------------------------------
     def _connect(self, hosts: Sequence[Host]) -> None:
@@ -304,25 +303,17 @@ class Runner:
                 hs.conn.cancel()
 
     def restore(self, play_name: str | None = None) -> None:
-        """Revert saved prep in reverse order (all plays, or one)."""
-        pending = [e for e in reversed(self.restore_log) if not e["reverted"]
-                   and (play_name is None or e["play"] == play_name)]
-        if not pending:
+        """Revert saved prep in reverse order (all plays, or one): planner.engine.restore.revert_pending."""
+        if not self.restore_log.pending(play_name):
             return
         self.phase = "restore"
-        for entry in pending:
-            hs = self.states.get(entry["host"])
-            if hs is None or hs.conn is None or hs.unreachable:
-                continue
-            hs.conn.resume()
-            self.console.banner("RESTORE", entry["title"])
-            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
-                            self.settings, self.record, self.record.path if self.record else Path("."))
-            entry["reverted"] = r.status in (Status.OK, Status.CHANGED)
+
+        def done(r: StepResult) -> None:
             self._add(r)
             self.console.result(r)
-            if self.record:
-                self.record.write("restore.json", self.restore_log)
+
+        revert_pending(self.restore_log, self.states, self.settings, self.record,
+                       self.record.path if self.record else Path("."), self.console, done, play=play_name)
         self._save_results()
 
     def _play(self, index: int, play: Play) -> None:
