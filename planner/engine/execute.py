@@ -206,7 +206,7 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     notes = []
     with contextlib.suppress(Exception):  # best effort: must never hide the real failure
         wd = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR)
-        paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
+        paths = [p for p in (ctx.point_dir, ctx.path(wd)) if p]
         r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
         mounts: set[str] = set()
         for line in r.stdout.splitlines():

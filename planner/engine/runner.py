@@ -8,6 +8,7 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import threading
 import time
@@ -33,10 +34,25 @@ from planner.plan.sweeps import expand
 from planner.plan.templating import eval_when, render, variables_for
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
+from planner.steps.base import StepContext
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection
 
 Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
+
+
+class Phase(enum.Enum):
+    """Where a run is: an interrupt names it (meta.json ``interrupted_phase``, the console's warning)."""
+
+    START = "start"
+    FACTS = "facts"
+    PREP = "prep"
+    WORKLOAD = "workload"
+    COLLECT = "collect"
+    RESTORE = "restore"
+
+
+_PHASE_OF = {Section.PREP: Phase.PREP, Section.WORKLOADS: Phase.WORKLOAD, Section.COLLECT: Phase.COLLECT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +99,7 @@ class Runner:
         self.previous = previous  # --resume: what the run being resumed recorded
         self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
-        self.phase = "start"  # facts|prep|workload|collect|restore: where an interrupt landed
+        self.phase = Phase.START  # where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
@@ -147,7 +163,7 @@ class Runner:
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
         if not fresh:
             return
-        self.phase = "facts"
+        self.phase = Phase.FACTS
         self.console.banner("TASK", "Gathering Facts")
         if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
             self._locked += fresh
@@ -276,10 +292,9 @@ class Runner:
                     barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
                 workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
-                def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
                     # run_in_window empties (and makes) the point folder: every attempt starts from nothing
-                    ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
-                                "planner_collect_db_report": window.db_report or ""}
+                    ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
                     return win.run_in_window(ctx, window, workdir, writes_db_report, body)
 
                 return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
@@ -306,7 +321,7 @@ class Runner:
         """Revert saved prep in reverse order (all plays, or one): planner.engine.restore.revert_pending."""
         if not self.restore_log.pending(play_name):
             return
-        self.phase = "restore"
+        self.phase = Phase.RESTORE
 
         def done(r: StepResult) -> None:
             self._add(r)
@@ -325,7 +340,7 @@ class Runner:
             hs.failed = False
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
         if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
-            self.phase = "prep"  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
+            self.phase = Phase.PREP  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
             self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
         for spec in play.steps:
             if not selected(spec, play, self.opts):
@@ -339,7 +354,7 @@ class Runner:
                 if any(s.active for s in states):
                     continue
                 break
-            self.phase = "workload" if spec.section is Section.WORKLOADS else spec.section.value
+            self.phase = _PHASE_OF[spec.section]
             if spec.section is Section.WORKLOADS:
                 self._workload(play, spec, live)
             else:
@@ -363,7 +378,7 @@ class Runner:
                 for i, play in enumerate(self.plan.plays):
                     self._play(i, play)
             except KeyboardInterrupt:
-                interrupted = self.phase
+                interrupted = self.phase.value
             finally:
                 # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
                 stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))

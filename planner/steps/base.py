@@ -13,7 +13,7 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from planner.errors import StepError
 from planner.host import Host
@@ -76,6 +76,11 @@ class StepContext:
     destructive: bool = False
     allow_destroy: tuple[str, ...] = ()
     simulated: bool = False
+    # Set by the engine around a workload point (planner.engine.window): the point's folder on the host, empty
+    # at the start of every attempt ("" for a step run on its own), and the play's database report
+    # (collect: [awr] or [statspack], else "").
+    point_dir: str = ""
+    db_report: str = ""
 
     @property
     def root(self) -> str:
@@ -132,6 +137,27 @@ def check_host_path(path: str, what: str = "path") -> str:
         raise StepError(f"refused {what} {path!r}: it climbs with '..' or holds a NUL or line break",
                         hint="write the path without '..' segments, on one line (check the variables it uses)")
     return path
+
+
+@overload
+def whole_number(args: Mapping[str, Any], name: str, default: int, what: str, *, minimum: int) -> int: ...
+@overload
+def whole_number(args: Mapping[str, Any], name: str, default: None, what: str, *, minimum: int) -> int | None: ...
+def whole_number(args: Mapping[str, Any], name: str, default: int | None, what: str, *, minimum: int) -> int | None:
+    """The one integer-argument check: ``args[name]`` as a whole number >= ``minimum`` (``default`` when absent).
+
+    Each call site says its own minimum (0 for counts that may be none, such as SLOB writers; 1 for users,
+    threads, disks). An int or a string of digits is taken (a rendered template or an ``-e`` value gives a
+    string); a bool, a float or any other text is refused, naming the step kind (``what``) and the argument.
+    """
+    value = args.get(name, default)
+    if value is None:
+        return None
+    n = value if isinstance(value, int) and not isinstance(value, bool) else (
+        int(value) if isinstance(value, str) and value.strip().isdigit() else None)
+    if n is None or n < minimum:
+        raise StepError(f"{what}: {name} must be a whole number >= {minimum}, got {value!r}")
+    return n
 
 
 def refuse_nul(values: Sequence[Any]) -> None:

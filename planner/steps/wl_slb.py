@@ -20,8 +20,8 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, positive_int, tail
+from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -108,7 +108,7 @@ def load_kit(kit: str | None, plan_dir: Path) -> Kit:
 
 
 def _positive(args: Any, name: str, default: int | None) -> int | None:
-    return positive_int(args, name, default, "slb")
+    return whole_number(args, name, default, "slb", minimum=1)
 
 
 def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[str]:
