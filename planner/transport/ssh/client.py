@@ -40,7 +40,7 @@ from planner.host import Host
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
-from planner.transport.ssh.known_hosts import known_keys
+from planner.transport.ssh.known_hosts import KnownKey, known_keys
 from planner.transport.ssh.target import SSHTarget, merge_target
 from planner.transport.streams import READ_BUF, FetchTooLarge, LocalSink, OutputBuffer, outside_root
 
@@ -82,6 +82,15 @@ class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
         t = self.conn.target
         files = ", ".join(str(f) for f in t.known_hosts)
+        self.conn.refuse_revoked(key)  # before accept-new: a revoked key is never recorded
+        cas = [k for k in self.conn.known if k.marker == "cert-authority"]
+        if cas and not any(not k.marker for k in self.conn.known):
+            where = ", ".join(f"{k.file}:{k.line}" for k in cas)
+            raise HostKeyError(f"{self.conn.host.name}: known_hosts trusts a certificate authority for {hostname} "
+                               f"({where}), but planner cannot check host certificates (paramiko does not "
+                               f"support them); the host's own key ({_fingerprint(key)}) is not recorded",
+                               hint="add the host's own key to known_hosts (ssh-keyscan, then check its "
+                                    "fingerprint); --accept-new-host-keys does not apply where a CA is trusted")
         if not t.accept_new:
             raise HostKeyError(f"{self.conn.host.name}: unknown host key for {hostname} ({_fingerprint(key)}); "
                                f"not in {files}",
@@ -114,6 +123,7 @@ class SSHConnection(Connection):
         # (pgid, become, become_user) of commands whose connection died under them: killed by recover()
         self._lost: list[tuple[int, bool, str]] = []
         self._watch: PeerWatch | None = None
+        self.known: list[KnownKey] = []  # known_hosts lines for this host, markers included (set by connect)
         self._frozen: str | None = None  # why the last connection was declared dead (PeerWatch), for recover()
 
     # -- connecting ---------------------------------------------------------------------------------
@@ -128,8 +138,10 @@ class SSHConnection(Connection):
         t = self.target
         where = f"{self.host.name}: {t.user}@{t.hostname}:{t.port}"
         client = paramiko.SSHClient()
-        known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
-        for k in known:
+        known = self.known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
+        revoked = {(k.key_type, k.key_base64) for k in known if k.marker == "revoked"}
+        # Only plain host keys are trusted, and a revoked one never, even when also listed plainly (OpenSSH).
+        for k in (k for k in known if not k.marker and (k.key_type, k.key_base64) not in revoked):
             with contextlib.suppress(Exception):  # a key type paramiko cannot load: skipped, as OpenSSH would
                 client.get_host_keys().add(t.key_name, k.key_type, paramiko.PKey.from_type_string(
                     k.key_type, base64.b64decode(k.key_base64)))
@@ -143,7 +155,8 @@ class SSHConnection(Connection):
                            look_for_keys=not t.key_files, sock=sock)
         except paramiko.BadHostKeyException as e:
             client.close()
-            lines = ", ".join(f"{k.file}:{k.line}" for k in known)
+            self.refuse_revoked(e.key)
+            lines = ", ".join(f"{k.file}:{k.line}" for k in known if not k.marker)
             raise HostKeyError(
                 f"{where}: HOST KEY CHANGED: got {_fingerprint(e.key)}, known_hosts has "
                 f"{_fingerprint(e.expected_key)} at {lines}",
@@ -166,6 +179,17 @@ class SSHConnection(Connection):
             # Not paramiko's set_keepalive: its requests want no reply, so a frozen host would go unnoticed.
             self._watch = PeerWatch(transport, t.keepalive_s, t.keepalive_count)
         self._client = client
+
+    def refuse_revoked(self, key: paramiko.PKey) -> None:
+        """HostKeyError when known_hosts marks the server's key @revoked: refused always, never appended."""
+        hit = [k for k in self.known if k.marker == "revoked" and (k.key_type, k.key_base64) ==
+               (key.get_name(), key.get_base64())]
+        if hit:
+            t = self.target
+            raise HostKeyError(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}: REVOKED HOST KEY "
+                               f"{_fingerprint(key)}, marked @revoked at {hit[0].file}:{hit[0].line}",
+                               hint="the host still offers a key that was revoked: have its keys replaced; "
+                                    "planner never accepts it, --accept-new-host-keys included")
 
     def _open_socket(self, where: str) -> Any:
         t = self.target
