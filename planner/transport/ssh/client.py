@@ -259,8 +259,8 @@ class SSHConnection(Connection):
             self._lost.pop(0)
             killed.append(pgid)
         if frozen:  # reachable again, but a host that froze mid-command is not trusted with a measurement
-            raise ConnectError(f"{self.host.name}: {frozen}; reconnected and stopped the command "
-                               f"(process groups {killed or 'none left'}), not retrying on this host",
+            raise ConnectError(f"{self.host.name}: not retried: the host froze mid-command (reconnected since, "
+                               f"stopped process groups {killed or 'none left'})",
                                hint="check the host (load, swap, a hung disk or NFS mount) before running again")
         return killed
 
