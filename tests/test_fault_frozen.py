@@ -8,6 +8,7 @@ derived from the configured keepalive, with room for a loaded machine; pytest-ti
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -120,10 +121,8 @@ def test_a_frozen_host_becomes_unreachable_within_the_keepalive_bound(make_lab: 
         assert time.monotonic() - frozen_at < bound
     finally:
         for pid in stopped:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.kill(pid, signal.SIGCONT)
-            except ProcessLookupError:
-                pass
     assert code == [4]
     (run,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
     (nap,) = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "nap"]
