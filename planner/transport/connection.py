@@ -30,6 +30,7 @@ from planner.transport.streams import (
     FetchTooLarge,
     LocalSink,
     OutputBuffer,
+    fetch_cap,
     inside_root,
     outside_root,
 )
@@ -226,6 +227,7 @@ class LocalConnection(Connection):
         root = str(self.host.vars.get("planner_root") or "")
         if root and not inside_root(real, os.path.realpath(root)):
             raise outside_root(self.host.name, remote, real, root)
+        max_bytes = fetch_cap(max_bytes, self.host.vars)
         size = os.stat(real).st_size
         if max_bytes is not None and size > max_bytes:
             raise FetchTooLarge(self.host.name, remote, size, max_bytes)

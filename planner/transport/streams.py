@@ -8,7 +8,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from planner.errors import StepError
 
@@ -125,3 +127,24 @@ def inside_root(path: str, root: str) -> bool:
     return not root or path == root or path.startswith(root + "/")
 
 
+
+
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def parse_size(value: object, what: str = "max_size") -> int:
+    """Bytes from 123, "123", "512M", "2G" (binary units, as dd and fio read them); StepError otherwise."""
+    text = str(value).strip().upper()
+    unit = text[-1:] if text[-1:] in _UNITS and not text[-1:].isdigit() else ""
+    number = text[:-1] if unit else text
+    if not number.isdigit() or int(number) < 1:
+        raise StepError(f"{what} must be a size such as 1048576, 512M or 2G, not {value!r}")
+    return int(number) * _UNITS[unit]
+
+
+def fetch_cap(max_bytes: int | None, host_vars: Mapping[str, Any]) -> int | None:
+    """The fetch's own cap, else the host's ``planner_fetch_max_size``, else none."""
+    if max_bytes is not None:
+        return max_bytes
+    given = host_vars.get("planner_fetch_max_size")
+    return parse_size(given, "planner_fetch_max_size") if given not in (None, "") else None

@@ -42,8 +42,17 @@ from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
 from planner.transport.ssh.known_hosts import KnownKey, known_keys
 from planner.transport.ssh.target import SSHTarget, merge_target
-from planner.transport.streams import READ_BUF, FetchTooLarge, LocalSink, OutputBuffer, outside_root
+from planner.transport.streams import (
+    READ_BUF,
+    FetchTooLarge,
+    LocalSink,
+    OutputBuffer,
+    fetch_cap,
+    outside_root,
+)
 
+SFTP_CHUNK = 32768  # paramiko's largest SFTP read request
+SFTP_WINDOW = 8 << 20
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
 
 
@@ -404,6 +413,7 @@ class SSHConnection(Connection):
 
     def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
         root = str(self.host.vars.get("planner_root") or "")
+        max_bytes = fetch_cap(max_bytes, self.host.vars)
         header, err = OutputBuffer(head=2 * ssh_scripts.GET_INLINE_MAX, tail=0), OutputBuffer()
         try:
             with LocalSink(local, max_bytes, self.host.name, remote) as sink:
@@ -420,8 +430,7 @@ class SSHConnection(Connection):
                         sink.write(data[i:i + READ_BUF])
                     remote_sha = words[2]
                 elif words[:1] == ["sftp"] and body:  # large: SFTP from the resolved path, then its checksum
-                    # A bounded number of reads in flight: paramiko's default asks for the whole file at once.
-                    self._sftp_client().getfo(body, cast(Any, sink), prefetch=True, max_concurrent_prefetch_requests=64)
+                    self._sftp_stream(body, sink)
                     r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", body])
                     self._check(r, f"checksum {remote}")
                     remote_sha = r.stdout.split()[0]
@@ -436,6 +445,18 @@ class SSHConnection(Connection):
                 raise StepError(f"{self.host.name}: cannot fetch {remote} to {local}: {os.strerror(e.errno)} "
                                 f"on the controller (free space in {local.parent} first)") from e
             raise self._file_error(e, f"fetch {remote}") from e
+
+    def _sftp_stream(self, path: str, sink: LocalSink) -> None:
+        """Read ``path`` over SFTP into ``sink`` a window at a time. paramiko's getfo() prefetches the whole file
+        and keeps what arrives faster than it is consumed (a 2 GB fetch peaked at 1.8 GB of RSS); readv() over
+        one window of requests at a time keeps at most SFTP_WINDOW bytes in hand, still pipelined."""
+        with self._sftp_client().open(path, "rb") as f:
+            size = f.stat().st_size or 0
+            for start in range(0, size, SFTP_WINDOW):
+                end = min(size, start + SFTP_WINDOW)
+                chunks = [(o, min(SFTP_CHUNK, end - o)) for o in range(start, end, SFTP_CHUNK)]
+                for data in f.readv(chunks, max_concurrent_prefetch_requests=64):
+                    sink.write(data)
 
     def _refused(self, r: CommandResult, remote: str, root: str, max_bytes: int | None) -> None:
         """The GET script's refusals (planner/transport/ssh/scripts.py) as the errors they mean."""
