@@ -82,7 +82,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     final attempt is recorded.
     """
     started = utc_now()
-    base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: dict[str, Any] = {}

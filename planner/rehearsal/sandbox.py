@@ -11,7 +11,7 @@ import itertools
 import re
 import shlex
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
@@ -33,7 +33,7 @@ def expand_brackets(pattern: str) -> list[str]:
     return out
 
 
-def _disk_names() -> Iterable[str]:
+def _disk_names() -> Iterator[str]:
     for n in itertools.count(1):
         letters = ""
         while n:

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import paramiko
 
@@ -158,7 +158,7 @@ class SSHConnection(Connection):
         try:
             sock = self._open_socket(where)
             # With sock= given, hostname/port only name the known_hosts entry to check.
-            client.connect(t.key_host, t.port, username=t.user, key_filename=cast(Any, list(t.key_files) or None),
+            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,  # type: ignore[arg-type]  # paramiko takes a list too
                            timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
                            auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
                            look_for_keys=not t.key_files, sock=sock)
@@ -380,10 +380,11 @@ class SSHConnection(Connection):
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         transport = self.ensure_connected()
-        chan = self._sftp.get_channel() if self._sftp is not None else None
-        if self._sftp is None or chan is None or chan.closed:
+        channel = self._sftp.get_channel() if self._sftp is not None else None
+        if self._sftp is None or channel is None or channel.closed:
             self._sftp = paramiko.SFTPClient.from_transport(transport)
-            assert self._sftp is not None
+        if self._sftp is None:  # paramiko returns None only when the channel cannot be opened
+            raise ConnectError(f"{self.host.name}: cannot open an SFTP channel")
         return self._sftp
 
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
