@@ -140,3 +140,42 @@ def _children_of_sessions(listener: int) -> list[int]:
             out.append(child)
             todo.append(child)
     return out
+
+
+HUNG_PLAN = """\
+plan: hung
+plays:
+  - name: a command that never ends
+    hosts: all
+    prep:
+      - command: {argv: [sleep, "600"]}
+"""
+
+
+@pytest.mark.timeout(120)
+def test_a_hung_command_is_stopped_by_the_default_step_timeout(lab: Lab, tmp_path: Path) -> None:
+    """No timeout in the plan: a command still does not hold the run forever (planner_default_timeout_s, else an
+    hour; a workload's own expected run time plus a margin)."""
+    name = lab.hosts[0].name
+    inv = tmp_path / "lab.yml"
+    lab.write_inventory(inv)
+    data = yaml.safe_load(inv.read_text())
+    data["all"]["hosts"][name]["planner_default_timeout_s"] = 1
+    inv.write_text(yaml.safe_dump(data, sort_keys=False))
+    (tmp_path / "plan.yaml").write_text(HUNG_PLAN)
+    assert main(["apply", str(tmp_path / "plan.yaml"), "-i", str(inv), "-l", name, "--runs-dir",
+                 str(tmp_path / "runs"), "--no-report"]) == 2
+    (run,) = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    (step,) = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "command"]
+    assert step["status"] == "failed" and "timed out" in step["msg"]
+
+
+def test_a_workloads_default_timeout_is_its_run_time_plus_a_margin() -> None:
+    from planner.steps import step_class
+    from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
+
+    slob = step_class("slob")
+    assert slob({"kit": "/k", "run_time": 300}).default_timeout_s({}) == 300 + TIMEOUT_MARGIN_S
+    assert slob({"kit": "/k", "run_time": 7200}).default_timeout_s({}) == 7200 * 1.5
+    assert slob({"kit": "/k"}).default_timeout_s({}) == DEFAULT_TIMEOUT_S
+    assert step_class("command")({"argv": ["true"]}).default_timeout_s({"planner_default_timeout_s": 5}) == 5
