@@ -7,36 +7,28 @@ Formats and their version differences: shared/reference/output-formats.md sectio
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from planner.metrics import Direction, MetricSink
+from planner.parsers.numbers import NUMBER, read
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 
-_NUM = re.compile(r"^([+-]?)(\d[\d,]*\.?\d*|\.\d+)(?:[Ee]([+-]?\d+))?(K|M|G)?$")
-NUMERIC_TOKEN = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?(?:K|M|G|ms|us|s)?$")
+NUMERIC_TOKEN = re.compile(rf"^{NUMBER}(?:K|M|G|ms|us|s)?$")
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def parse_number(text: str) -> float | None:
     """``1,368.27`` ``.7`` ``-30.52`` ``1.69E+05`` ``26.4K`` (K = thousand, AWR 12.2+) -> float.
 
-    Returns None for blanks, ``N/A`` and SQL*Plus overflow (``######``): a missing value, never 0.
+    Returns None for blanks, ``N/A``, SQL*Plus overflow (``######``) and anything that cannot be read
+    whole (``1,23``, ``1.2.3``): a missing value, never 0 and never a truncated number (planner.parsers.numbers).
     """
-    s = text.strip().replace("\u00a0", "")
-    m = _NUM.match(s)
-    if not m:
+    r = read(text)
+    if r.value is None or r.unit not in _SCALE:
         return None
-    sign, digits, exp, suffix = m.groups()
-    try:  # one float() call: 1e400 becomes inf (not an OverflowError), dropped below as not a measurement
-        value = float(digits.replace(",", "") + (f"e{exp}" if exp else ""))
-    except ValueError:
-        return None
-    value *= {"K": 1e3, "M": 1e6, "G": 1e9}.get(suffix or "", 1.0)
-    if not math.isfinite(value):
-        return None
-    return -value if sign == "-" else value
+    return r.value * _SCALE[r.unit]
 
 
 def parse_avg_wait_ms(text: str) -> float | None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
+from planner.parsers import awr_rows
 from planner.parsers import awr_sections as sec
 
 KIND = "awr_text"
@@ -41,7 +42,7 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Host", lambda: sec.parse_host(lines, sink)),
         ("Snapshots", lambda: sec.parse_snapshots(lines, sink)),
         ("Cache Sizes", lambda: sec.parse_cache_sizes(lines, sink)),
-        ("Load Profile", lambda: sec.parse_load_profile(lines, sink, **labels)),
+        ("Load Profile", lambda: awr_rows.parse_load_profile(lines, sink, parser, **labels)),
         ("Instance Efficiency", lambda: sec.parse_efficiency(lines, sink, **labels)),
         ("Top Events", lambda: sec.parse_top_events(lines, sink, **labels)),
         ("Wait Classes", lambda: sec.parse_wait_classes(lines, sink, **labels)),
