@@ -21,8 +21,9 @@ from types import ModuleType
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
 
-NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML, "
-                  "ORION summary/csv, fio JSON, SLB, iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
+NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
+                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON or normal output, SLB, "
+                  "iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +37,13 @@ class _Entry:
 
 # Detection order matters: specific report headers first, loose excerpt matching last.
 _ENTRIES: tuple[_Entry, ...] = (
+    _Entry("awr_compare", "awr_compare", names=(r"awrdd.*\.(txt|lst|out)$",)),
+    _Entry("awr_rac_html", "awr_rac", names=(r"(awr_rac|awrgrpt).*\.html?$",)),
     _Entry("awr_html", "awr_html", names=(r"awr.*\.html?$",)),
     _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
     _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
     _Entry("fio_json", "fio", names=(r"\.json$",)),
+    _Entry("fio_text", "fio_text", names=(r"fio.*\.(txt|log|out)$",)),
     _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
     _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
     _Entry("calibrate_io", "calibrate_io"),
@@ -168,6 +172,8 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 # HEADLINE = ((name, {labels}), ...) themselves; derived metrics are the fallback for them.
 _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "fio_json": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                 ("fio.clat_ms", {"stat": "p99"})),
+    "fio_text": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
                  ("fio.clat_ms", {"stat": "p99"})),
     "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                       ("orion.min_small_latency_ms", {})),

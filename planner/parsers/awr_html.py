@@ -88,8 +88,17 @@ class _Collector(HTMLParser):
             self.title += data
 
 
+def _html_start(text: str) -> int:
+    """Where the HTML starts: a report spooled from SQL*Plus carries the prompt dialogue before ``<html>``."""
+    m = re.search(r"<html\b", text[:2_000_000], re.I)
+    return m.start() if m else 0
+
+
 def looks_like(text: str) -> bool:
-    head = text[:16384]
+    head = text[_html_start(text):][:16384]
+    if "AWR RAC Report for DB:" in head or "WORKLOAD REPOSITORY REPORT (RAC)" in head or \
+            "COMPARE PERIOD REPORT" in head.upper():
+        return False  # the global RAC and Compare Period reports have parsers of their own
     return ("<table" in head.lower() and "WORKLOAD REPOSITORY" in head) or "<title>AWR Report for DB:" in head
 
 
@@ -110,7 +119,10 @@ def _header(tables: list[Table], sink: MetricSink) -> bool:
         for _, cells in t.rows[:1]:
             get = {h.lower(): c for h, c in zip(t.header, cells, strict=False)}
             for key, fact in (("db name", "db_name"), ("db id", "dbid"), ("instance", "instance"),
-                              ("inst num", "inst_num"), ("release", "version"), ("rac", "rac"), ("cdb", "cdb")):
+                              ("inst num", "inst_num"), ("release", "version"), ("rac", "rac"), ("cdb", "cdb"),
+                              ("unique name", "unique_name"), ("role", "db_role"), ("db role", "db_role"),
+                              ("edition", "edition"), ("startup time", "startup_time"),
+                              ("user name", "user_name"), ("system data visible", "system_data_visible")):
                 if get.get(key):
                     sink.facts[fact] = get[key]
     return "version" in sink.facts
@@ -267,14 +279,17 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if not looks_like(text):
         raise ParseError(KIND, "header", "not an AWR HTML report", source=source)
     collector = _Collector()
+    start = _html_start(text)
     try:
-        collector.feed(text)
+        collector.feed("\n" * text.count("\n", 0, start) + text[start:])  # line numbers stay the file's
         collector.close()
     except (AssertionError, ValueError) as exc:  # HTMLParser on badly broken markup
         raise ParseError(KIND, "html", f"unreadable HTML: {exc}", source=source) from exc
     tables, sink = collector.tables, MetricSink(source)
     if collector.title:
         sink.facts["title"] = collector.title.strip()
+    if start:  # SQL*Plus prompt dialogue before <html>: said, so a reader knows it was not read
+        sink.facts["lines_skipped"] = f"1-{text.count(chr(10), 0, start)} (text before <html>)"
     if not _header(tables, sink):
         sink.errors.append(ParseError(KIND, "header", "database instance table missing or unknown version",
                                       source=source))

@@ -68,9 +68,10 @@ def derive(parsed: Parsed) -> list[Metric]:
         db_time_s = mins * 60
     if db_time_s:
         per_class: dict[str, float] = defaultdict(float)
-        for m in parsed.all("wait.time_s"):
-            if m.label("section") != "top":
-                continue
+        tops = [m for m in parsed.all("wait.time_s") if m.label("section") == "top"]
+        if any(m.label("instance") == "*" for m in tops):  # RAC global report: the cluster rows only
+            tops = [m for m in tops if m.label("instance") == "*"]
+        for m in tops:
             cls = m.label("wait_class") or ("DB CPU" if m.label("event").lower() in ("db cpu", "cpu time") else "")
             if cls:
                 per_class[cls] += m.value
