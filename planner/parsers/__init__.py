@@ -229,3 +229,41 @@ def summarise(parsed: Parsed) -> list[Metric]:
             found = [m for m in found if m.labels == found[0].labels]
         out.extend(found)
     return out
+
+
+# What each kind is, in a user's words: ``planner parse`` and ``planner analyze`` say it per file.
+KIND_NAMES: dict[str, str] = {
+    "awr_compare": "AWR Compare Period report (awrddrpt, text)", "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
+    "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
+    "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
+    "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_summary": "ORION summary/console",
+    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone throughput output",
+    "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """One line per file: what it was read as, its version, and what could not be read."""
+
+    kind: str
+    kind_name: str
+    version: str
+    layout: str  # "markdown", "" ...
+    unread: tuple[str, ...]  # sections missing, numbers skipped, lines skipped
+
+    def __str__(self) -> str:
+        parts = [f"read as {self.kind_name}" + (f" ({self.layout} layout)" if self.layout else "")]
+        parts.append(f"version {self.version}" if self.version else "version not printed")
+        parts.append("not read: " + "; ".join(self.unread) if self.unread else "everything read")
+        return ", ".join(parts)
+
+
+def describe(parsed: Parsed) -> Described:
+    version = parsed.fact("version") or parsed.fact("fio_version")
+    unread = [f"{e.section}: {e.message.split(f'section {e.section!r}: ', 1)[-1]}" +
+              (f" (line {e.line})" if e.line else "") for e in parsed.errors]
+    if parsed.fact("lines_skipped"):
+        unread.append(f"lines {parsed.fact('lines_skipped')}")
+    return Described(parsed.kind, KIND_NAMES.get(parsed.kind, parsed.kind), version, parsed.fact("layout"),
+                     tuple(unread))
