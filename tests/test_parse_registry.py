@@ -109,8 +109,11 @@ def test_run_parse_plain_table() -> None:
     rc = run_parse([DATA / "orion/orion-seed-x25m_summary.txt"], "table", out)
     lines = out.getvalue().splitlines()
     assert rc == 0
-    assert lines[0].split() == ["file", "kind", "metric", "value", "unit", "direction", "line"]
-    assert "orion.max_small_iops" in lines[2] and "3985" in lines[2] and lines[2].rstrip().endswith("3")
+    # issue 18 item 4: each file's line first (what it was read as, its version, what was not read)
+    assert lines[0].endswith("orion-seed-x25m_summary.txt: read as ORION summary/console, version not printed, "
+                             "everything read")
+    assert lines[1].split() == ["file", "kind", "metric", "value", "unit", "direction", "line"]
+    assert "orion.max_small_iops" in lines[3] and "3985" in lines[3] and lines[3].rstrip().endswith("3")
 
 
 def test_run_parse_json_csv_and_exit_code(tmp_path: Path) -> None:

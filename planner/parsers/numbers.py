@@ -42,7 +42,7 @@ class Reading:
 
 def _mantissa(body: str) -> tuple[str | None, str]:
     """The digits of ``body`` without separators, or None and why it cannot be read whole."""
-    if body.endswith(",") or (body.endswith(".") and body.count(".") > 1):  # "3985," / "1.5." in prose
+    if body.endswith(",") or (body.endswith(".") and body.count(".") == 2 and body[-2].isdigit()):  # "3985," "1.5."
         body = body[:-1]
     if "," in body:
         if not _GROUPED.match(body):
