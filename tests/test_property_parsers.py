@@ -257,7 +257,8 @@ def test_load_profile_values_read_whole_in_every_layout(pairs: list[tuple[int, i
                                                          layout: str) -> None:
     labels = ("Redo size", "Logical reads", "Physical reads", "Physical writes")
     names = ("redo_size", "logical_reads", "physical_reads", "physical_writes")
-    rows = [(label, _render(a / 10, grouped, 1), _render(b / 10, grouped, 1)) for label, (a, b) in zip(labels, pairs)]
+    rows = [(label, _render(a / 10, grouped, 1), _render(b / 10, grouped, 1))
+            for label, (a, b) in zip(labels, pairs, strict=True)]
     p = parse_text(_load_profile(rows, layout), "lp.txt", "awr_excerpt")
     for name, (a, b) in zip(names, pairs, strict=True):
         assert p.value(f"{name}_per_s") == float(f"{a / 10:.1f}"), (name, layout)
