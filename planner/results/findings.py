@@ -212,7 +212,7 @@ def latency_missing(all_series: Sequence[Series]) -> list[Finding]:
         if not any(k in ms for k in _AWR_SIGNS) or "single_block_read_latency_ms" in ms:
             continue
         waits = [s for s in all_series if _where(s) == where and s.metric in ("wait.waits", "wait.time_s")
-                 and s.label("event") in _SINGLE_BLOCK_EVENTS]
+                 and any(e.startswith(s.label("event")) and len(s.label("event")) >= 20 for e in _SINGLE_BLOCK_EVENTS)]
         have = {s.metric for s in waits}
         missing = "waits" if "wait.waits" not in have else "total wait time"
         pr = ms.get("physical_reads_per_s") or ms.get("physical_read_io_requests_per_s")
