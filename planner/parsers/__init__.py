@@ -233,7 +233,8 @@ def summarise(parsed: Parsed) -> list[Metric]:
 
 # What each kind is, in a user's words: ``planner parse`` and ``planner analyze`` say it per file.
 KIND_NAMES: dict[str, str] = {
-    "awr_compare": "AWR Compare Period report (awrddrpt, text)", "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
+    "awr_compare": "AWR Compare Period report (awrddrpt, text)",
+    "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
     "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
     "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
     "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_summary": "ORION summary/console",

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 
 from planner.metrics import Direction, MetricSink
-from planner.parsers.numbers import NUMBER, read
+from planner.parsers.numbers import NUMBER, put, read
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 
@@ -119,7 +119,7 @@ def add_load_profile_row(sink: MetricSink, label: str, values: list[float | None
         if value is None:
             continue
         unit = f"{row.unit}/{per}"  # "s/s" for DB Time per second = average active sessions
-        sink.add(f"{row.base}_per_{per}", value, unit, row.direction, line, **labels)
+        put(sink, f"{row.base}_per_{per}", value, unit, row.direction, line, labels)
         added += 1
     return added
 
@@ -159,13 +159,13 @@ def add_event(sink: MetricSink, row: EventRow, rank: int, section: str, **labels
     if row.wait_class:
         lab["wait_class"] = row.wait_class
     if row.waits is not None:
-        sink.add("wait.waits", row.waits, "waits", N, row.line, **lab)
+        put(sink, "wait.waits", row.waits, "waits", N, row.line, lab)
     if row.time_s is not None:
-        sink.add("wait.time_s", row.time_s, "s", L, row.line, **lab)
+        put(sink, "wait.time_s", row.time_s, "s", L, row.line, lab)
     if row.avg_ms is not None:
-        sink.add("wait.avg_ms", row.avg_ms, "ms", L, row.line, **lab)
+        put(sink, "wait.avg_ms", row.avg_ms, "ms", L, row.line, lab)
     if row.pct is not None:
-        sink.add("wait.pct_db_time", row.pct, "%", N, row.line, **lab)
+        put(sink, "wait.pct_db_time", row.pct, "%", N, row.line, lab)
 
 
 def event_columns(header: str) -> list[str]:
@@ -228,7 +228,7 @@ def event_tokens(text: str) -> list[str]:
 
 def add_efficiency(sink: MetricSink, label: str, value: float, line: int | None, **labels: str) -> None:
     """Instance Efficiency Percentages: higher is better (target 100%); values may exceed 100 or be negative."""
-    sink.add(f"efficiency.{slug(label)}", value, "%", H, line, **labels)
+    put(sink, f"efficiency.{slug(label)}", value, "%", H, line, labels)
 
 
 HOST_CPU_COLUMNS = {"begin": ("host_cpu.load_avg_begin", ""), "end": ("host_cpu.load_avg_end", ""),

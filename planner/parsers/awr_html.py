@@ -14,6 +14,7 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers.awr_common import (
     HOST_CPU_COLUMNS,
+    PER_COLUMNS,
     EventRow,
     H,
     L,
@@ -28,6 +29,7 @@ from planner.parsers.awr_common import (
     slug,
 )
 from planner.parsers.awr_text import check_text
+from planner.parsers.numbers import put
 
 KIND = "awr_html"
 
@@ -169,7 +171,7 @@ def _load_profile(tables: list[Table], sink: MetricSink, **labels: str) -> int:
         for line, cells in t.rows:
             if len(cells) >= 2:
                 n += bool(add_load_profile_row(sink, cells[0], [parse_number(c) for c in cells[1:]], line,
-                                               **labels))
+                                               PER_COLUMNS, **labels))
     return n
 
 
@@ -214,7 +216,7 @@ def _wait_classes(tables: list[Table], sink: MetricSink, **labels: str) -> int:
                                              (ia, "wait_class.avg_ms", "ms", L, parse_avg_wait_ms),
                                              (ip, "wait_class.pct_db_time", "%", N, parse_number)):
                 if 0 <= idx < len(cells) and (v := conv(cells[idx])) is not None:
-                    sink.add(name, v, unit, d, line, **lab)
+                    put(sink, name, v, unit, d, line, lab)
             n += 1
     return n
 
@@ -227,7 +229,7 @@ def _host_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
                 if key in ("cpus", "cores", "sockets") or (v := parse_number(c)) is None:
                     continue
                 metric, unit = HOST_CPU_COLUMNS.get(key, (f"host_cpu.{slug(key)}", ""))
-                sink.add(metric, v, unit, L if key in ("wio", "user", "system") else N, line, **labels)
+                put(sink, metric, v, unit, L if key in ("wio", "user", "system") else N, line, labels)
             return True
     return False
 
@@ -241,7 +243,7 @@ def _instance_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
                 key = h.lower()
                 name = names.get(key) or ("instance_cpu.rsrc_mgr_wait_pct" if "resource manager" in key else "")
                 if name and (v := parse_number(c)) is not None:
-                    sink.add(name, v, "%", N, line, **labels)
+                    put(sink, name, v, "%", N, line, labels)
             return True
     return False
 
@@ -254,7 +256,7 @@ def _io_profile(tables: list[Table], sink: MetricSink, **labels: str) -> int:
             unit = "MB/s" if "(MB)" in label else ("blocks/s" if "blocks" in label else "requests/s")
             for scope, c in zip(("total", "read", "write"), cells[1:], strict=False):
                 if (v := parse_number(c)) is not None:
-                    sink.add(f"io_profile.{slug(label)}", v, unit, H, line, scope=scope, **labels)
+                    put(sink, f"io_profile.{slug(label)}", v, unit, H, line, {"scope": scope, **labels})
             n += 1
     return n
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import PER_COLUMNS, N, add_load_profile_row, parse_number, slug
-from planner.parsers.numbers import read, warn
+from planner.parsers.numbers import put, read, warn
 
 Lines = list[tuple[int, str]]
 
@@ -139,7 +139,7 @@ def parse_load_profile(lines: Lines, sink: MetricSink, parser: str = "awr", **la
         if ratios:
             if values[0] is not None:
                 unit = "%" if "%" in row.label else ""
-                sink.add(f"load_profile.{slug(row.label)}", values[0], unit, N, row.line, **labels)
+                put(sink, f"load_profile.{slug(row.label)}", values[0], unit, N, row.line, labels)
             continue
         if len(values) > len(columns):
             sink.errors.append(ParseError(parser, "Load Profile", f"row '{row.label}' has {len(values)} values "

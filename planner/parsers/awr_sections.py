@@ -27,6 +27,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.numbers import put
 
 Lines = list[tuple[int, str]]
 
@@ -276,11 +277,11 @@ def parse_wait_classes(lines: Lines, sink: MetricSink, **labels: str) -> int:
                 if len(nums) >= 4 else (None, None, None)
         lab = dict(labels, wait_class=wclass)
         if time_s is not None:
-            sink.add("wait_class.time_s", time_s, "s", L, lineno, **lab)
+            put(sink, "wait_class.time_s", time_s, "s", L, lineno, lab)
         if avg is not None:
-            sink.add("wait_class.avg_ms", avg, "ms", L, lineno, **lab)
+            put(sink, "wait_class.avg_ms", avg, "ms", L, lineno, lab)
         if pct is not None:
-            sink.add("wait_class.pct_db_time", pct, "%", N, lineno, **lab)
+            put(sink, "wait_class.pct_db_time", pct, "%", N, lineno, lab)
         n += 1
     return n
 
@@ -305,7 +306,9 @@ def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
         return False
     for name, v in zip(names, values, strict=False):
         metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
-        sink.add(metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], **labels)
+        if v is None:
+            continue
+        put(sink, metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], labels)
     return True
 
 
@@ -318,7 +321,7 @@ def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
         if k >= 0:
             m = re.search(pattern + rf"\s*({_NUMTXT})", lines[k][1], re.I)
             if m and (v := parse_number(m.group(1))) is not None:
-                sink.add(name, v, "%", N, lines[k][0], **labels)
+                put(sink, name, v, "%", N, lines[k][0], labels)
                 found = True
     return found
 
@@ -342,7 +345,7 @@ def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
         unit = "MB/s" if "(MB)" in m.group(1) else ("blocks/s" if "blocks" in m.group(1) else "requests/s")
         for scope, v in zip(("total", "read", "write"), values, strict=False):
             if v is not None:
-                sink.add(f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, scope=scope, **labels)
+                put(sink, f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, {"scope": scope, **labels})
         n += 1
     return n
 
@@ -355,5 +358,5 @@ def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
     v = parse_number(m.group(1)) if m else None
     if v is None:
         return False
-    sink.add("db_time_s", v, "s", N, lines[k][0], **labels)
+    put(sink, "db_time_s", v, "s", N, lines[k][0], labels)
     return True

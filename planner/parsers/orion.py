@@ -21,7 +21,7 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
-from planner.parsers.numbers import NUMBER, read, warn
+from planner.parsers.numbers import NUMBER, put, read, warn
 
 _NUM = rf"({NUMBER})"  # the whole token: 13,985 is read as 13985 or warned about, never as 13
 _AT = r"(?:\s*@\s*Small=(\d+)\s+and\s+Large=(\d+))?"
@@ -101,28 +101,25 @@ def parse_summary(text: str, source: str = "<text>") -> Parsed:
         for m in _MAX_MBPS.finditer(line):
             seen += 1
             if (mbps := _num(sink, m.group(1), no)) is not None:
-                sink.add("orion.max_large_mbps", mbps, "MB/s", Direction.HIGHER, no,
-                         **_at({}, m.group(2), m.group(3)))
+                put(sink, "orion.max_large_mbps", mbps, "MB/s", Direction.HIGHER, no, _at({}, m.group(2), m.group(3)))
         for m in _MAX_IOPS.finditer(line):
             seen += 1
             if (iops := _num(sink, m.group(1), no)) is not None:
-                sink.add("orion.max_small_iops", iops, "IO/s", Direction.HIGHER, no,
-                         **_at({}, m.group(2), m.group(3)))
+                put(sink, "orion.max_small_iops", iops, "IO/s", Direction.HIGHER, no, _at({}, m.group(2), m.group(3)))
         for m in _MIN_LAT.finditer(line):
             seen += 1
             if (lat := _num(sink, m.group(1), no)) is None:
                 continue
             value, unit = lat, (m.group(2) or "")
             ms = value / 1000.0 if unit.startswith("us") else value  # 11.1 prints ms with no unit
-            sink.add("orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no,
-                     **_at({}, m.group(3), m.group(4)))
+            put(sink, "orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no, _at({}, m.group(3), m.group(4)))
         for m in _LAT_LINE.finditer(line):
             op = m.group(1).lower()
             for stat, tok in zip(("avg", "min", "max", "stddev"), m.groups()[1:5], strict=True):
                 if (us := _num(sink, tok, no)) is None:
                     continue
-                sink.add("orion.small_latency_ms", us / 1000.0, "ms", Direction.LOWER, no,
-                         **_at({"op": op, "stat": stat}, m.group(6), m.group(7)))
+                put(sink, "orion.small_latency_ms", us / 1000.0, "ms", Direction.LOWER, no,
+                    _at({"op": op, "stat": stat}, m.group(6), m.group(7)))
         if h := _HIST.match(line):
             bucket = f"{h.group(1)}-{h.group(2)}"
             sink.add("orion.latency_hist_ios", int(h.group(3)), "IOs", Direction.NEUTRAL, no,
