@@ -80,3 +80,32 @@ def test_top_timed_events_side_by_side(report) -> None:  # noqa: ANN001
 def test_not_a_compare_report() -> None:
     with pytest.raises(ParseError):
         awr_compare.parse("WORKLOAD REPOSITORY report for\n")
+
+
+def _as_html(text: str) -> str:
+    """Constructed HTML form (no real awrddrpt HTML was found): every text row a <tr>, runs of 2+ spaces cut
+    into cells, the dashed rules dropped, CRLF endings as SQL*Plus on Windows writes them."""
+    import html
+    import re
+
+    rows = []
+    for line in text.splitlines():
+        if not line.strip() or re.fullmatch(r"[\s-]+", line):
+            rows.append("")
+            continue
+        cells = re.split(r"\s{2,}", line.strip())
+        rows.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+    return "<html><head><title>AWR Compare Period Report</title></head><body><table>\r\n" + \
+        "\r\n".join(rows) + "\r\n</table></body></html>\r\n"
+
+
+def test_html_form_reads_the_same_sets_and_load_profile(tmp_path: Path) -> None:
+    text = FILE.read_text()
+    f = tmp_path / "awrdiff_1_91_1_88.html"
+    f.write_bytes(_as_html(text).encode())
+    want, got = parse_file(FILE), parse_file(f)
+    assert got.kind == "awr_compare" and got.fact("layout") == "html" and got.fact("version") == "19.0.0.0.0"
+    keys = [m.key for m in want.metrics if not m.name.startswith("wait.")]
+    by_key = {m.key: m.value for m in got.metrics}
+    assert {k: by_key.get(k) for k in keys} == {m.key: m.value for m in want.metrics if not m.name.startswith("wait.")}
+    assert [e.section for e in got.errors] == ["Top Timed Events"]  # side-by-side tables: text form only

@@ -1,4 +1,4 @@
-"""The AWR Compare Period report (``awrddrpt.sql``), text: two snapshot sets side by side.
+"""The AWR Compare Period report (``awrddrpt.sql``), text and HTML: two snapshot sets side by side.
 
 Every value carries the label ``set`` = ``1st`` or ``2nd``; the report's own differences are separate
 metrics ending ``_diff_pct`` (``%Diff``, can be negative). Sections read:
@@ -10,12 +10,15 @@ metrics ending ``_diff_pct`` (``%Diff``, can be negative). Sections read:
   Some versions drop the "Load Profile" title and start the block at its ``~~~`` underline;
 - Top Timed Events (two tables side by side, cut at the dashed column rules) -> ``wait.*`` per set.
 
-Layout verified on a 19c PDB-snapshots report (tests/data/awr_compare/README.md).
+Text layout verified on a 19c PDB-snapshots report (tests/data/awr_compare/README.md). HTML is read by
+turning its table rows into the same text lines (``html_as_text``): no real HTML compare report was found,
+so that path is proven only on a constructed sample.
 """
 
 from __future__ import annotations
 
 import re
+from html.parser import HTMLParser
 
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
@@ -42,8 +45,48 @@ _SETS = (("1st", "First"), ("2nd", "Second"))
 
 
 def looks_like(text: str) -> bool:
-    return re.search(r"WORKLOAD REPOSITORY COMPARE PERIOD REPORT", text[:16384], re.I) is not None and \
-        "<table" not in text[:16384].lower()
+    return re.search(r"WORKLOAD REPOSITORY COMPARE PERIOD REPORT", text[:65536], re.I) is not None
+
+
+class _Rows(HTMLParser):
+    """HTML to the text layout: one line per ``<tr>``, cells three spaces apart, line numbers kept."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.lines: dict[int, list[str]] = {}
+        self._cell: list[str] | None = None
+        self._row: list[str] | None = None
+        self._row_line = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "tr":
+            self._row, self._row_line = [], self.getpos()[0]
+        elif tag in ("td", "th") and self._row is not None:
+            self._cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self._cell is not None and self._row is not None:
+            self._row.append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        elif tag == "tr" and self._row is not None:
+            self.lines.setdefault(self._row_line, []).append("   ".join(c for c in self._row if c))
+            self._row = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data.replace("\u00a0", " "))
+        elif data.strip():
+            self.lines.setdefault(self.getpos()[0], []).append(data.strip())
+
+
+def html_as_text(text: str) -> str:
+    """The HTML Compare Period report as text lines the text readers understand (table rows as lines; a
+    caption such as "Load Profile" on its own line). UNVERIFIED on a real awrddrpt HTML file (none found)."""
+    rows = _Rows()
+    rows.feed(text)
+    rows.close()
+    n = text.count("\n") + 1
+    return "\n".join("   ".join(rows.lines.get(i, [])) for i in range(1, n + 1))
 
 
 def _header(lines: sec.Lines, sink: MetricSink) -> bool:
@@ -177,11 +220,12 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if not looks_like(text):
         raise ParseError(KIND, "header", "not an AWR Compare Period report ('WORKLOAD REPOSITORY COMPARE PERIOD "
                          "REPORT' not found)", source=source)
-    text, markdown = demarkdown(text)
+    html = "<table" in text[:65536].lower()
+    text, markdown = (html_as_text(text), False) if html else demarkdown(text)
     lines = sec.prepare(text)
     sink = MetricSink(source)
-    if markdown:
-        sink.facts["layout"] = "markdown"
+    if markdown or html:
+        sink.facts["layout"] = "html" if html else "markdown"
     if "(PDB snapshots)" in text[:4096]:
         sink.facts["scope"] = "PDB snapshots"
     for name, read in (("header", lambda: _header(lines, sink)), ("Snapshots", lambda: _snapshots(lines, sink)),
