@@ -155,9 +155,10 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
         return analyze_command(args, sys.stdout)
     if cmd == "restore":
-        from planner.engine.restore import restore_command
+        from planner.engine.console import Console
+        from planner.engine.restore import restore_run
 
-        return restore_command(args)
+        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys)
     from planner.cli.results import dispatch_result_command
 
     return dispatch_result_command(args)
