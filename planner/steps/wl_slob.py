@@ -35,7 +35,15 @@ from planner.db.memory import read_pools
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import (
+    Change,
+    KitStandIn,
+    Outcome,
+    StepContext,
+    StepType,
+    check_host_path,
+    whole_number,
+)
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
@@ -156,11 +164,8 @@ def render_conf(original: str, values: Mapping[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _int(args: Mapping[str, Any], key: str, default: int = 0) -> int:
-    v = args.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise StepError(f"slob: {key} must be a whole number >= 0, got {v!r}")
-    return v
+def _int(args: Mapping[str, Any], key: str) -> int:
+    return whole_number(args, key, 0, "slob", minimum=0)  # sessions and percentages: none is allowed
 
 
 class Slob(StepType):
@@ -168,6 +173,16 @@ class Slob(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
+    needs_database = True
+    kit_args = {"kit": KitStandIn.SLOB_KIT}
+    report_metrics = ("physical_read_iops", "physical_write_iops", "read_iops_per_core",
+                      "single_block_read_latency_ms", "logical_reads_per_s", "physical_reads_per_s",
+                      "physical_writes_per_s", "redo_mb_per_s", "logical_to_physical_ratio", "buffer_cache_mb",
+                      "db_time_per_s", "db_cpu_per_s")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return float(args.get("run_time", 300))
 
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
@@ -177,6 +192,11 @@ class Slob(StepType):
             raise StepError("slob: " + "; ".join(refused),
                             hint="give values the SLOB kit accepts: run_time >= 30, work_unit 3-1024, update_pct / "
                                  "scan_pct 0-50 or 100, threads_per_schema >= 1")
+
+    def expected_s(self) -> float | None:
+        """runit.sh runs RUN_TIME seconds (with no run_time given, slob.conf's own value is not known here)."""
+        given = self.args.get("run_time")
+        return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
 
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
@@ -237,7 +257,7 @@ class Slob(StepType):
         """AWR or Statspack for this point, and why (planner.db.licence decides by the Diagnostics Pack)."""
         kit = (conf_value(conf, "DATABASE_STATISTICS_TYPE") or "statspack") if (
             conf is not None and version is KitVersion.SLOB24) else "awr"
-        asked = self.args.get("database_statistics_type") or ctx.vars.get("planner_collect_db_report")
+        asked = self.args.get("database_statistics_type") or ctx.db_report
         source = ("the step's database_statistics_type" if self.args.get("database_statistics_type") else
                   "the play's collect" if asked else "the kit's slob.conf" if version is KitVersion.SLOB24
                   else f"SLOB {version.value} always takes AWR snapshots")

@@ -214,7 +214,7 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
     d = data.get("database", {})
     sys.path.insert(0, str(Path(__file__).resolve().parent / "bin"))
     try:
-        import _standin  # the stand-ins' own memory model: one definition
+        import _standin  # type: ignore[import-not-found]  # the stand-ins' own memory model: one definition
 
         pools = _standin.buffer_pools(data)
         cache = pools[_standin.segment_pool(data, pool.upper())] >> 20
