@@ -261,3 +261,17 @@ def test_standin_refuses_flashback_open_before_11_2(prep_root: Path) -> None:
     ctx = context(prep_root)
     with pytest.raises(OracleError, match="ORA-38759"):
         open_database(ctx, config_for(ctx)).execute("alter database flashback off")
+
+
+# -- row 9: python-oracledb thin mode needs 12.1+ -----------------------------------------------------------
+def test_thin_access_to_an_11_2_database_fails_plan_check_with_the_sqlplus_hint(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    _slob_project(tmp_path, "oracle_home=/u01/app/oracle/product/11.2.0.3/dbhome_1 oracle_sid=SLOB "
+                            "oracle_access=thin", "readers: 1, run_time: 30")
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5 and "oracle_access: thin needs Oracle Database 12.1 or later" in err
+    assert "plan.yaml:7:" in err and "oracle_access: sqlplus" in err
+    _slob_project(tmp_path / "b", f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_access=thin",
+                  "readers: 1, run_time: 30")
+    assert main(["validate", str(tmp_path / "b" / "plan.yaml"), "-i", str(tmp_path / "b" / "hosts.ini")]) == 0

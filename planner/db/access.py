@@ -132,6 +132,33 @@ class DbConfig:
         return DbConfig(**{k: d[k] for k in DbConfig.__dataclass_fields__ if k in d})
 
 
+_VERSION_IN_HOME = re.compile(r"/(\d{2})\.(\d)(?:\.\d+)*(?:/|$)")
+
+
+def database_version(v: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The database release the inventory knows: ``oracle_version`` (e.g. 11.2.0.3), else the release in the
+    Oracle home's path (OFA: /u01/app/oracle/product/11.2.0.3/dbhome_1); None when neither says."""
+    for text in (str(v.get("oracle_version") or ""), str(v.get("oracle_home") or "")):
+        m = re.match(r"^(\d{2})\.(\d)", text) or _VERSION_IN_HOME.search(text)
+        if m:
+            return int(m.group(1)), int(m.group(2))
+    return None
+
+
+def refuse_thin_before_12c(v: Mapping[str, Any]) -> None:
+    """python-oracledb thin mode "connects to Oracle Database 12.1 or later" (python-oracledb documentation,
+    Appendix A, "Oracle Database Features Supported by python-oracledb": thin mode supports Oracle Database
+    12.1+; https://python-oracledb.readthedocs.io/en/latest/user_guide/appendix_a.html): an 11.2 host is refused
+    at connect time, so it is refused at plan check."""
+    if str(v.get("oracle_access") or "sqlplus") != "thin":
+        return
+    version = database_version(v)
+    if version is not None and version < (12, 1):
+        raise StepError(f"oracle_access: thin needs Oracle Database 12.1 or later; this host's database is "
+                        f"{version[0]}.{version[1]} (python-oracledb thin mode cannot connect to it)",
+                        hint="set oracle_access: sqlplus for this host (the default)")
+
+
 def config_for(ctx: StepContext) -> DbConfig:
     return DbConfig.from_vars({**dict(ctx.host.vars), **dict(ctx.vars)}, ctx.host.address)
 

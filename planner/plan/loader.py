@@ -32,7 +32,7 @@ from planner.plan.sweeps import zip_problems
 from planner.plan.templating import render, template_errors, undefined_name, variables_for
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
-ArgsCheck = Callable[[Mapping[str, Any], Path], None]
+ArgsCheck = Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]  # rendered args, plan dir, host vars
 _DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smh]?)$")
 _PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
 DEFAULT_TOLERANCE_PCT = 10.0
@@ -280,7 +280,7 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
         return problems
     problems += validate_step_args(spec.kind, rendered, where, step_path)
     if not problems:
-        problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir)
+        problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
     for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
         problems.append(Problem(where.value((*step_path, name) if name else step_path),
                                 format_path(step_path), message, hint))
@@ -288,13 +288,13 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
 
 
 def _refused_args(check: ArgsCheck | None, rendered: dict[str, Any], where: Locator, step_path: NodePath,
-                  plan_dir: Path) -> list[Problem]:
+                  plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
     """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
     the plan): a value that would be refused on the host is refused here, before any host is touched."""
     if check is None:
         return []
     try:
-        check(rendered, plan_dir)
+        check(rendered, plan_dir, variables)
     except StepError as exc:
         return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
     return []

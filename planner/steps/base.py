@@ -240,7 +240,8 @@ class StepType(abc.ABC):
     def apply(self, ctx: StepContext) -> Outcome: ...
 
     @classmethod
-    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path) -> None:
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
         """Plan check: what a host would refuse of these rendered arguments (validate(), then the files
         beside the plan that validate_files reads, for kinds that have them). Raises StepError."""
         step = cls(rendered)
@@ -248,6 +249,10 @@ class StepType(abc.ABC):
         validate_files = getattr(step, "validate_files", None)
         if callable(validate_files):
             validate_files(plan_dir)
+        if cls.needs_database and variables is not None:
+            from planner.db.access import refuse_thin_before_12c
+
+            refuse_thin_before_12c(variables)  # the host's vars: a database this backend cannot reach
 
     @classmethod
     def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
