@@ -275,3 +275,21 @@ def test_thin_access_to_an_11_2_database_fails_plan_check_with_the_sqlplus_hint(
     _slob_project(tmp_path / "b", f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_access=thin",
                   "readers: 1, run_time: 30")
     assert main(["validate", str(tmp_path / "b" / "plan.yaml"), "-i", str(tmp_path / "b" / "hosts.ini")]) == 0
+
+
+# -- row 10: the SQL planner sends is in the run record -----------------------------------------------------
+def test_sql_sent_to_sqlplus_is_recorded_in_commands_jsonl(tmp_path: Path) -> None:
+    root = tmp_path / "hosts" / "alpha"
+    install_standins(root)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
+                                        f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_poll_interval_s=0\n")
+    (tmp_path / "plan.yaml").write_text("plan: p\nplays:\n  - name: p\n    hosts: lab\n    prep:\n"
+                                        "      - init_ora: {db_recycle_cache_size: 64M}\n")
+    code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"), "--runs-dir",
+                 str(tmp_path / "runs"), "--no-report"])
+    assert code == 0
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    lines = [json.loads(x) for x in (run / "commands.jsonl").read_text().splitlines()]
+    sql = [e["stdin"] for e in lines if "sqlplus" in e["command"] and e.get("stdin")]
+    assert any("alter system set db_recycle_cache_size=64M scope=both sid='*';" in s for s in sql)
+    assert all("whenever sqlerror exit failure" in s for s in sql)

@@ -110,6 +110,8 @@ class RunRecord:
             "stdout": self.redact(result.stdout[:OUTPUT_LIMIT]), "stderr": self.redact(result.stderr[:OUTPUT_LIMIT]),
             "truncated": len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
         }
+        if result.stdin:  # e.g. the SQL*Plus script planner piped in: reviewable, secrets redacted
+            entry["stdin"] = self.redact(result.stdin[:OUTPUT_LIMIT])
         line = json.dumps(entry) + "\n"
         with self._lock:
             try:

@@ -11,7 +11,7 @@ import enum
 import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar, overload
 
@@ -110,6 +110,8 @@ class StepContext:
                           timeout=timeout if timeout is not None else
                           self.timeout_s if self.timeout_s is not None else self.default_timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
+        if stdin:  # the reviewer sees the SQL planner sent (issue 16 row 10); the run record redacts secrets
+            r = replace(r, stdin=stdin.decode(errors="replace"))
         self.log(self.host.name, self.step_path, r)
         if check and not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
