@@ -46,7 +46,8 @@ def test_detect_real_files_by_content(rel: str, kind: str) -> None:
 def test_kinds_cover_every_parser() -> None:
     assert {"awr_text", "awr_html", "statspack", "awr_excerpt", "orion_summary", "orion_csv", "fio_json",
             "slb", "iozone", "calibrate_io", "iostat", "mpstat", "vmstat",
-            "awr_compare", "awr_rac_html", "fio_text"} == set(KINDS)  # issue 18 added the last three
+            "awr_compare", "awr_rac_html", "fio_text",  # issue 18 added these three
+            "orion_csv_us"} == set(KINDS)  # issue 16: a 12c+ _lat.csv is in microseconds
 
 
 def test_calibrate_detected() -> None:

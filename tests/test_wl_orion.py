@@ -50,7 +50,14 @@ def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -
     for suffix in ("_summary.txt", "_iops.csv", "_mbps.csv", "_lat.csv", "_trace.txt"):
         assert any(n.startswith("ssd_") and n.endswith(suffix) for n in names), (suffix, names)
     kinds = {Path(a["path"]).name: a["kind"] for a in result["artifacts"]}
-    assert sum(k == "orion_csv" for k in kinds.values()) == 3
+    # the stand-in claims ORION 19.3: _lat.csv is in microseconds from 12c on, read as such (issue 16 row 8)
+    assert sum(k == "orion_csv" for k in kinds.values()) == 2
+    (lat,) = [n for n, k in kinds.items() if k == "orion_csv_us"]
+    assert lat.endswith("_lat.csv") and any(n.endswith("_hist.txt") for n in names)
+    from planner.parsers import parse_file
+    lat_art = next(a for a in result["artifacts"] if a["path"].endswith("_lat.csv"))
+    cells = [m.value for m in parse_file(run / lat_art["path"], "orion_csv_us").metrics]
+    assert cells and all(0 < v < 50 for v in cells)  # milliseconds, not 1000x too high
     metrics = result["data"]["metrics"]
     assert metrics["orion.max_small_iops{small=5,large=0}"] > 1000
     assert 0 < metrics["orion.min_small_latency_ms{small=1,large=0}"] < 5

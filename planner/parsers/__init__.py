@@ -46,6 +46,7 @@ _ENTRIES: tuple[_Entry, ...] = (
     _Entry("fio_text", "fio_text", names=(r"fio.*\.(txt|log|out)$",)),
     _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
     _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
+    _Entry("orion_csv_us", "orion", "looks_like_csv", "parse_csv_us"),  # a 12c+ _lat.csv (wl_orion names it)
     _Entry("calibrate_io", "calibrate_io"),
     _Entry("slb", "slb"),
     _Entry("iozone", "iozone"),
@@ -202,7 +203,7 @@ def _best(metrics: list[Metric]) -> list[Metric]:
 
 def summarise(parsed: Parsed) -> list[Metric]:
     """The few numbers a report leads with for this kind (every job/run/label combination of them)."""
-    if parsed.kind == "orion_csv":
+    if parsed.kind in ("orion_csv", "orion_csv_us"):
         return _best(list(parsed.metrics))
     wanted = _HEADLINES.get(parsed.kind)
     entry = _BY_KIND.get(parsed.kind)
@@ -237,7 +238,7 @@ KIND_NAMES: dict[str, str] = {
     "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
     "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
     "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
-    "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_summary": "ORION summary/console",
+    "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",
     "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone throughput output",
     "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
 }

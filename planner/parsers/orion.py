@@ -146,8 +146,14 @@ def _matrix_of(source: str) -> str | None:
     return m.group(1).lower() if m else None
 
 
-def parse_csv(text: str, source: str = "<text>", matrix: str | None = None) -> Parsed:
-    """A Large/Small matrix. ``matrix`` ("iops", "mbps" or "lat") defaults to the file-name suffix."""
+def parse_csv_us(text: str, source: str = "<text>") -> Parsed:
+    """A 12c+ ``_lat.csv``: latencies in microseconds (stored as ms, like every other ORION latency)."""
+    return parse_csv(text, source, latency_unit="us")
+
+
+def parse_csv(text: str, source: str = "<text>", matrix: str | None = None, latency_unit: str = "ms") -> Parsed:
+    """A Large/Small matrix. ``matrix`` ("iops", "mbps" or "lat") defaults to the file-name suffix.
+    ``latency_unit``: the unit ORION wrote ``_lat.csv`` in (ms in 11.1, us from 12c on)."""
     sink = MetricSink(source)
     matrix = matrix or _matrix_of(source)
     if matrix is None:
@@ -186,10 +192,14 @@ def parse_csv(text: str, source: str = "<text>", matrix: str | None = None) -> P
                 sink.errors.append(ParseError("orion", "csv cell", f"not a number: {cell[:20]!r}",
                                               source=source, line=i))
                 continue
+            if matrix == "lat" and latency_unit == "us":
+                value /= 1000.0
             sink.add(name, value, unit, direction, i, small=small, large=parts[0])
             cells += 1
     if matrix:
         sink.facts["matrix"] = matrix
+    if matrix == "lat":
+        sink.facts["latency_unit_in_file"] = latency_unit
     if not cells:
         raise ParseError("orion", "csv", "matrix holds no values", source=source)
     return sink.freeze("orion_csv")

@@ -36,7 +36,7 @@ ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
 OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
 # Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
 # Without the plan, a step's kind is guessed from what it produced.
-KIND_OF_ARTIFACT = {"fio_json": "fio", "orion_summary": "orion", "orion_csv": "orion", "slb": "slb",
+KIND_OF_ARTIFACT = {"fio_json": "fio", "orion_summary": "orion", "orion_csv": "orion", "orion_csv_us": "orion", "slb": "slb",
                     "iozone": "iozone", "calibrate_io": "calibrate_io"}
 AWR_HEADLINE = ("physical_read_iops", "physical_write_iops", "read_iops_per_core", "single_block_read_latency_ms")
 

@@ -11,20 +11,22 @@ The binary is ``binary`` when given, else ``<oracle_home>/bin/orion``, else ``or
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, ClassVar
 
 from planner.errors import StepError
 from planner.plan.model import Section
-from planner.status import Status
+from planner.status import Artifact, Status
 from planner.steps import guard
 from planner.steps.base import Change, KitStandIn, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
 _KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv": "orion_csv",
-          "_lat.csv": "orion_csv", "_trace.txt": "", "_hist.csv": ""}
+          "_lat.csv": "orion_csv", "_trace.txt": "", "_hist.csv": "", "_hist.txt": ""}
 
 
 class Orion(StepType):
@@ -107,8 +109,20 @@ class Orion(StepType):
         if not any(a.kind == "orion_summary" for a in arts):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
+        arts = _latency_units(ctx, arts)
         data: dict[str, Any] = {"luns": luns, "write_pct": write}
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
         out = parse_outcome(ctx, summary, what, data)
         return Outcome(out.status, out.msg, artifacts=tuple(arts), data=out.data)
+
+
+def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
+    """From 12c on ORION writes ``_lat.csv`` in microseconds (11.1: milliseconds): name it ``orion_csv_us`` so
+    it is read as such (the version is the summary's ``ORION VERSION`` line)."""
+    summary = next((a for a in arts if a.kind == "orion_summary"), None)
+    text = (ctx.run_dir / summary.path).read_text(errors="replace") if summary else ""
+    m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
+    if not m or int(m.group(1)) < 12:
+        return arts
+    return [replace(a, kind="orion_csv_us") if a.path.endswith("_lat.csv") else a for a in arts]
