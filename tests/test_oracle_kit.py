@@ -293,3 +293,20 @@ def test_sql_sent_to_sqlplus_is_recorded_in_commands_jsonl(tmp_path: Path) -> No
     sql = [e["stdin"] for e in lines if "sqlplus" in e["command"] and e.get("stdin")]
     assert any("alter system set db_recycle_cache_size=64M scope=both sid='*';" in s for s in sql)
     assert all("whenever sqlerror exit failure" in s for s in sql)
+
+
+# -- row 7 (part): io_scheduler needs root on a real host ---------------------------------------------------
+def test_io_scheduler_without_root_or_become_is_refused_before_writing(tmp_path: Path) -> None:
+    from planner.host import Host
+    from planner.steps.base import StepContext
+    from planner.steps.prep_os import IoScheduler
+    from planner.transport.connection import LocalConnection
+
+    host = Host(name="oel57", address="127.0.0.1", connection="local", user="oracle", vars={})
+    ctx = StepContext(host=host, conn=LocalConnection(host), vars={}, step_path="plays[0].prep[0]",
+                      plan_dir=tmp_path, artifacts=tmp_path, run_dir=tmp_path, log=lambda *_a: None)
+    step = IoScheduler({"devices": "/dev/sdb", "scheduler": "none"})
+    for call in (step.check, step.apply):
+        with pytest.raises(StepError, match="only root may write") as e:
+            call(ctx)
+        assert "become: true" in (e.value.hint or "")

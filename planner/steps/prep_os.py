@@ -210,13 +210,26 @@ class IoScheduler(StepType):
             lines.append(f"{RULE_FILE}: {'rewritten' if have_rule is not None else 'created'}")
         return "\n".join(lines) + "\n"
 
+    @staticmethod
+    def need_root(ctx: StepContext) -> None:
+        """/sys/block/*/queue/scheduler and /etc/udev/rules.d are root's (sysfs attributes are mode 0644 root:
+        root, Documentation/block/queue-sysfs.rst: "scheduler (RW)"): on a real host, a step that does not run as
+        root and has no become fails with "Permission denied" half-way. Refused before anything is written."""
+        if ctx.root or ctx.host.user == "root" or (ctx.become and ctx.become_user == "root"):
+            return  # a sandbox root (tests, rehearsal), the root login, or sudo to root
+        raise StepError(f"io_scheduler writes /sys/block/*/queue/scheduler, which only root may write, but "
+                        f"{ctx.host.name} is reached as {ctx.host.user or 'a non-root user'} without become",
+                        hint="give the step become: true (sudo to root), or connect as root")
+
     def check(self, ctx: StepContext) -> Change:
+        self.need_root(ctx)
         devices, todo, rule, have_rule = self._predict(ctx)
         if not todo and rule == have_rule:
             return Change(False, f"{len(devices)} device(s) already on {self.args['scheduler']}{self._notes(devices)}")
         return Change(True, f"would set {len(todo)} device(s){self._notes(devices)}", self._diff(todo, rule, have_rule))
 
     def apply(self, ctx: StepContext) -> Outcome:
+        self.need_root(ctx)
         devices, todo, rule, have_rule = self._predict(ctx)
         for d in todo:
             assert d.target is not None
