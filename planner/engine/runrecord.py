@@ -60,6 +60,10 @@ class RunRecord:
             n += 1
             path = base.with_name(f"{base.name}-{n}")
         path.mkdir(parents=True)
+        self._attach(path, secrets)
+
+    def _attach(self, path: Path, secrets: tuple[str, ...]) -> None:
+        """Every attribute of an open record, for a new folder and for one reopened by --resume alike."""
         self.path = path
         self.id = path.name
         self._lock = threading.Lock()

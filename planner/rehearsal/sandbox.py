@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
+from planner.steps import REGISTRY
+from planner.steps.base import KitStandIn
 
 SCHEDULERS = "[mq-deadline] kyber bfq none"  # what a current blk-mq kernel shows for a SCSI disk
 DEVICE_BYTES = 256 << 20  # sparse: costs no disk until written
@@ -122,13 +124,20 @@ _HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", 
               "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
 
 
+def _kit_standin(kind: str) -> KitStandIn | None:
+    """What the step kind says a sandbox puts at its kit path (StepType.kit_args)."""
+    step_type = REGISTRY.get(kind)
+    return None if step_type is None else next(iter(step_type.kit_args.values()), None)
+
+
 def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
     """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
     from planner.rehearsal import standins
 
     base = Path(standins.__file__).parent
     target = root / path.lstrip("/")
-    if kind == "slob":
+    standin = _kit_standin(kind)
+    if standin is KitStandIn.SLOB_KIT:
         from planner.rehearsal.standins.slob_kit import install_slob_kit
 
         if not (target / "runit.sh").exists():
@@ -140,7 +149,7 @@ def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
                     if isinstance(host.vars.get(key), int | float)]
             with (target / "standin.env").open("a") as f:
                 f.write("\n".join(env) + "\n")
-    elif kind in ("orion", "iozone") and (base / "bin" / kind).exists() and path.startswith("/"):
+    elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
             target.symlink_to(base / "bin" / kind)
