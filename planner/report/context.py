@@ -30,7 +30,7 @@ KIND_METRICS: Mapping[str, tuple[str, ...]] = {
              "logical_to_physical_ratio", "buffer_cache_mb", "db_time_per_s", "db_cpu_per_s"),
     "orion": ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops"),
     "fio": ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms"),
-    "slb": ("slb.rops_per_s", "slb.wops_per_s", "slb.users", "slb.runtime_s"),
+    "slb": ("slb.rops_per_s", "slb.wops_per_s", "slb.avg_nsec_per_op", "slb.users", "slb.runtime_s"),
     "iozone": ("iozone.iops", "iozone.throughput"),
     "calibrate_io": ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms"),
 }
