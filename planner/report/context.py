@@ -17,7 +17,7 @@ from planner import __version__
 from planner.files import slug
 from planner.metrics import Direction
 from planner.report.charts import ChartPoint, matplotlib_available, sweep_chart
-from planner.results.findings import all_findings, verdicts
+from planner.results.findings import all_findings, fio_setup, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -296,7 +296,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()},
                  "numbers": [{"name": n, "value": v} for n, v in f.numbers]}
-                for f in all_findings(all_series, rated, _working_sets(data))]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
                     for v in verdicts(claims, all_series, sim["any"])]

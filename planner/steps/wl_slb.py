@@ -202,7 +202,7 @@ class Slb(StepType):
             failure = f"slb {what}: {' '.join(argv)}: {tail(ctx.conn.read_text(err), 600)}"
         arts = fetch_existing(ctx, [(out, None, "slb"), (err, None, "log")], nonempty=True)
         main = next((a for a in arts if a.kind == "slb"), None)
-        out = finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
+        done = finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
         warn = self._affinity_warning(ctx)
-        return replace(out, msg=f"{out.msg}; {warn}") if warn else out
+        return replace(done, msg=f"{done.msg}; {warn}") if warn else done
 
