@@ -24,7 +24,7 @@ from planner.engine.execute import ExecSettings, HostState, revert_step, run_ste
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.resume import Previous, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
+from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory, utc_now
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
@@ -51,6 +51,7 @@ class RunOptions:
     argv: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     break_stale_lock: bool = False
+    inventory: tuple[Path, ...] = ()  # inventory files/folders read: snapshotted (redacted) into the record
 
 
 @dataclass(slots=True)
@@ -99,6 +100,8 @@ class Runner:
         self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                   secrets=self.opts.secrets, simulated=self.opts.simulated)
         self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+        if self.opts.inventory:
+            snapshot_inventory(self.record, self.opts.inventory)
 
     def _save_results(self) -> None:
         if self.record:
@@ -215,6 +218,9 @@ class Runner:
             if spec.when and not eval_when(spec.when, variables):
                 return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
+            if self.record is not None:
+                self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
+                                                                             "args": args})
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
@@ -250,6 +256,11 @@ class Runner:
         for hs in states:
             variables[hs.host.name] = self._variables(play, hs)
             plans[hs.host.name] = self._points(play, spec, hs)
+            if self.record is not None:
+                self.record.note_resolved(play.name, hs.host.name, spec.path, {
+                    "title": spec.title, "kind": spec.kind,
+                    "points": [{"point": p.index + 1, "params": dict(p.params), "repeat": p.repeat + 1,
+                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]})
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
         if self.opts.check:

@@ -62,7 +62,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             token = dbmod.begin(ctx, spec.db_report)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
-        sampler = ostats.start(ctx.conn, osdir, spec.interval_s, spec.os_tools)
+        sampler = ostats.start(ctx.conn, osdir, spec.interval_s, spec.os_tools,
+                               log=lambda r: ctx.log(ctx.host.name, ctx.step_path, r))
         warnings += [f"{t} not installed on {ctx.host.name}: no {t} data" for t in sampler.skipped]
     failure: BaseException | None = None
     result: Any = None

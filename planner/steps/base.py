@@ -7,6 +7,7 @@ arguments; everything about the host comes through the ``StepContext``.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.files import sha256_file
 from planner.host import Host
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, Status
@@ -100,6 +102,8 @@ class StepContext:
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
                           timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
+        if stdin and not r.stdin:  # the record keeps the script a tool read (redacted), not only its argv
+            r = dataclasses.replace(r, stdin=stdin.decode("utf-8", "replace"))
         self.log(self.host.name, self.step_path, r)
         if check and not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
@@ -122,7 +126,7 @@ class StepContext:
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
         local = self.artifacts / (name or posixpath.basename(remote))
         self.conn.get(remote, local)
-        return Artifact(str(local.relative_to(self.run_dir)), kind, simulated=self.simulated)
+        return Artifact(str(local.relative_to(self.run_dir)), kind, sha256_file(local), simulated=self.simulated)
 
 
 def check_host_path(path: str, what: str = "path") -> str:

@@ -37,6 +37,7 @@ class CommandResult:
     stderr: str
     duration_s: float
     timed_out: bool = False
+    stdin: str = ""  # what the command read on stdin (e.g. a sqlplus script), for the command log
 
     @property
     def ok(self) -> bool:
