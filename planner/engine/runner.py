@@ -292,7 +292,8 @@ class Runner:
                     # run_in_window empties (and makes) the point folder: every attempt starts from nothing
                     ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
                                 "planner_collect_db_report": window.db_report or ""}
-                    return win.run_in_window(ctx, window, workdir, writes_db_report, body)
+                    return win.run_in_window(ctx, window, workdir, writes_db_report, body,
+                                             expected_s=win.expected_seconds(spec.kind, args))
 
                 return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
                                 self._artifacts(play, hs, spec, point), point=point, window=wrapped)

@@ -37,7 +37,8 @@ KIND_METRICS: Mapping[str, tuple[str, ...]] = {
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
 OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "read IOPS",
-             "os.write_iops": "write IOPS", "os.util_pct_max": "busiest device %util"}
+             "os.write_iops": "write IOPS", "os.util_pct_max": "busiest device %util",
+             "os.samples": "samples in the window"}
 
 
 def _plain(v: Any) -> Any:
@@ -251,8 +252,9 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
-            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric], "value": fmt(s.summary.median),
-                                                    "unit": s.unit})
+            tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
+            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
+                                                                     "value": fmt(s.summary.median, 0 if tool else 1), "unit": s.unit})
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})

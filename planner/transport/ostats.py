@@ -70,6 +70,32 @@ echo "pgid $(cat -- "$dir/ostats.pgid")"
 """
 
 
+# Waits (bounded by $1 tenths of a second) until every sampler's file holds a sample of the window: mpstat's
+# first report comes one interval after it starts; iostat's and vmstat's first report is since boot, so they
+# need a second one. Prints "samples TOOL N" per tool.
+_WAIT_SCRIPT = r"""
+limit=$1; dir=$2; shift 2
+count() {
+    case $1 in
+    mpstat) awk '$2 == "all" && $1 != "Average:"' "$dir/mpstat.txt" 2>/dev/null | wc -l ;;
+    iostat) grep -c '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T' "$dir/iostat.txt" 2>/dev/null || true ;;
+    vmstat) awk 'NR > 2' "$dir/vmstat.txt" 2>/dev/null | wc -l ;;
+    esac
+}
+need() { case $1 in mpstat) echo 1 ;; *) echo 2 ;; esac; }
+i=0
+while :; do
+    short=""
+    for t in "$@"; do [ "$(count "$t")" -ge "$(need "$t")" ] || short="$short $t"; done
+    [ -z "$short" ] && break
+    i=$((i + 1))
+    [ "$i" -le "$limit" ] || break
+    sleep 0.1 2>/dev/null || sleep 1
+done
+for t in "$@"; do echo "samples $t $(count "$t")"; done
+"""
+
+
 def output_name(tool: str) -> str:
     """The file a sampler writes (``iostat.txt``): the _START script writes "$dir/<tool>.txt"."""
     return f"{tool}.txt"
@@ -99,6 +125,24 @@ class OSStatsSampler:
     @property
     def files(self) -> tuple[str, ...]:
         return tuple(posixpath.join(self.remote_dir, output_name(t)) for t in self.tools)
+
+    def wait_for_samples(self) -> dict[str, int]:
+        """Wait (at most two intervals and a second, one round trip) until each tool's file holds a sample
+        taken in the window, so a point shorter than the interval never leaves it empty; returns the
+        number of reports each file holds (iostat's and vmstat's first one is since boot)."""
+        if not self.tools:
+            return {}
+        limit = (2 * self.interval_s + 1) * 10
+        r = self.conn.run(["sh", "-c", _WAIT_SCRIPT, "sh", str(limit), self.remote_dir, *self.tools],
+                          timeout=2 * self.interval_s + 30)
+        if self.log is not None:
+            self.log(r)
+        out: dict[str, int] = {}
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0] == "samples" and f[2].isdigit():
+                out[f[1]] = int(f[2])
+        return out
 
     def stop(self, grace_s: float = 5.0) -> list[str]:
         """Kill the group (TERM, then KILL after ``grace_s``), check none is left; return the files written.
