@@ -23,6 +23,7 @@ from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.progress import Progress, duration, point_label, point_names
 from planner.engine.resume import Previous, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory, utc_now
 from planner.errors import ConnectError
@@ -87,7 +88,7 @@ class Runner:
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
         self._record_failures: list[str] = []
-        self._elapsed = 0.0
+        self.progress = Progress()  # the workloads' executions left, for the ETA
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
 
     # -- record ------------------------------------------------------------------------------------------
@@ -239,8 +240,8 @@ class Runner:
         done = self.previous is not None and spec.section is not Section.PREP and self.previous.is_done(
             hs.host.name, spec.path, point)
         if done:
-            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{'' if point is None else f' point {point + 1}'}"
-                              ": done before the resume")
+            name = "" if point is None else " " + self.console.point_name(spec.path, hs.host.name, point)
+            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{name}: done before the resume")
         return done
 
     def _points(self, play: Play, spec: StepSpec, hs: HostState) -> list[tuple[SweepPoint, dict[str, Any]]]:
@@ -263,6 +264,9 @@ class Runner:
                                 "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]})
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
+        for host, pts in plans.items():
+            self.console.name_points(spec.path, host, point_names([p for p, _ in pts]))
+        self._plan_progress(spec, {h: pts for h, pts in plans.items()}, npoints)
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
@@ -278,8 +282,10 @@ class Runner:
             active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
             if not active:
                 continue
-            point0 = plans[active[0].host.name][i][0]
-            self.console.banner("TASK", f"{spec.title} : point {i + 1}/{npoints} {point0.label}")
+            point0, args0 = plans[active[0].host.name][i]
+            name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
+                                                                                 point0.index)})
+            self.console.banner("TASK", f"{spec.title} : {name0}")
             barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
 
             def one(hs: HostState, i: int = i, barrier: threading.Barrier | None = barrier) -> StepResult:
@@ -301,14 +307,35 @@ class Runner:
             started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
             forks = len(active) if barrier is not None else self.opts.forks
-            self._on_hosts(one, active, forks)
+            self.console.live_start(self._live_text(spec, name0.split(":")[0], started,
+                                                    win.expected_seconds(spec.kind, args0)))
+            try:
+                self._on_hosts(one, active, forks)
+            finally:
+                self.console.live_stop()
             self._save_results()
             done_s = time.monotonic() - started
-            self._elapsed += done_s
-            left = self._elapsed / (i + 1) * (npoints - i - 1)
-            self.console.info(f"progress: point {i + 1}/{npoints} of {spec.title} done in {done_s:.1f}s; "
-                              f"elapsed {self._elapsed:.1f}s, about {left:.0f}s left")
-        self._elapsed = 0.0
+            self.progress.done(spec.path, done_s)
+            self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
+                              f"about {duration(self.progress.left_s())} left in the run")
+        self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
+
+    def _plan_progress(self, spec: StepSpec, plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]],
+                       npoints: int) -> None:
+        """The step's executions still to run (after a --resume: without those done before it)."""
+        left = sum(1 for i in range(npoints) if any(
+            i < len(pts) and not (self.previous is not None and self.previous.is_done(host, spec.path, pts[i][0].index))
+            for host, pts in plans.items()))
+        first = next((pts[0][1] for pts in plans.values() if pts), {})
+        self.progress.plan(spec.path, left, win.expected_seconds(spec.kind, first))
+
+    def _live_text(self, spec: StepSpec, name: str, started: float, expected_s: float | None) -> Callable[[], str]:
+        def text() -> str:
+            elapsed = time.monotonic() - started
+            left = self.progress.left_s(spec.path, elapsed)
+            return (f"running: {spec.title} {name}: {duration(elapsed)} of {duration(expected_s)} expected; "
+                    f"about {duration(left)} left in the run")
+        return text
 
     def _cancel_all(self) -> None:
         for hs in self.states.values():
@@ -376,8 +403,24 @@ class Runner:
             (s.path, [p.index for p, _ in self._points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
             for s in specs))
 
+    def _plan_run_progress(self) -> None:
+        """Every workload step's executions, before the first play: the ETA covers the whole run. A step whose
+        arguments need the hosts' facts is counted when it starts."""
+        for play in self.plan.plays:
+            for spec in play.workloads:
+                if not selected(spec, play, self.opts):
+                    continue
+                plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
+                for host in self.play_hosts.get(play.name, ()):
+                    with contextlib.suppress(Exception):  # best effort: an estimate, never a failure
+                        plans[host.name] = self._points(play, spec, HostState(host, None))
+                if plans:
+                    self._plan_progress(spec, plans, max(len(p) for p in plans.values()))
+
     def run(self) -> RunOutcome:
         self._open_record()
+        if not self.opts.check:
+            self._plan_run_progress()
         interrupted = ""
         with contextlib.ExitStack() as stack:
             try:
