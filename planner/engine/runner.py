@@ -26,6 +26,7 @@ from planner.engine.interrupts import deferred_interrupts
 from planner.engine.progress import Progress, duration, point_label, point_names
 from planner.engine.resume import Previous, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory, utc_now
+from planner.engine.syncstart import Clocks, SyncStart
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
@@ -89,6 +90,8 @@ class Runner:
         self._locked: list[HostState] = []
         self._record_failures: list[str] = []
         self.progress = Progress()  # the workloads' executions left, for the ETA
+        self.clocks = Clocks()  # sync_start: the hosts' clock offsets
+        self.sync_log: list[dict[str, Any]] = []  # sync_start: each point's measured start skew
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
 
     # -- record ------------------------------------------------------------------------------------------
@@ -286,18 +289,27 @@ class Runner:
             name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
                                                                                  point0.index)})
             self.console.banner("TASK", f"{spec.title} : {name0}")
-            barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
+            # synchronised start across the play's hosts (e.g. RAC nodes): right before the measured command
+            sync = SyncStart([hs.host.name for hs in active], self.clocks) \
+                if play.sync_start and len(active) > 1 else None
 
-            def one(hs: HostState, i: int = i, barrier: threading.Barrier | None = barrier) -> StepResult:
+            def one(hs: HostState, i: int = i, sync: SyncStart | None = sync) -> StepResult:
+                try:
+                    return one_point(hs, i, sync)
+                finally:
+                    if sync is not None:
+                        sync.leave(hs.host.name)
+
+            def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
                 point, args = plans[hs.host.name][i]
-                if barrier is not None:
-                    barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
                 workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
                 def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
                     # run_in_window empties (and makes) the point folder: every attempt starts from nothing
                     ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
                                 "planner_collect_db_report": window.db_report or ""}
+                    if sync is not None:
+                        ctx.sync = sync.member(hs.host.name, ctx.conn)
                     return win.run_in_window(ctx, window, workdir, writes_db_report, body,
                                              expected_s=win.expected_seconds(spec.kind, args))
 
@@ -306,7 +318,7 @@ class Runner:
 
             started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
-            forks = len(active) if barrier is not None else self.opts.forks
+            forks = len(active) if sync is not None else self.opts.forks
             self.console.live_start(self._live_text(spec, name0.split(":")[0], started,
                                                     win.expected_seconds(spec.kind, args0)))
             try:
@@ -314,11 +326,30 @@ class Runner:
             finally:
                 self.console.live_stop()
             self._save_results()
+            if sync is not None:
+                self._record_sync(spec, point0, name0, sync)
             done_s = time.monotonic() - started
             self.progress.done(spec.path, done_s)
             self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
                               f"about {duration(self.progress.left_s())} left in the run")
         self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
+
+    def _record_sync(self, spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart) -> None:
+        """The point's measured start skew: console line and sync_start.json in the run record."""
+        entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
+        self.sync_log.append(entry)
+        spread = entry["spread_ms"]
+        late = max((h.get("start_ms", 0.0) for h in entry["hosts"].values()), default=0.0)
+        self.console.info(f"synchronised start: {len(entry['hosts'])} hosts "
+                          + (f"within {spread:.2f} ms" if spread is not None else "(start not measured)")
+                          + (f", the last {late:.1f} ms after the start time" if late > 1 else ""))
+        for note in entry["notes"]:
+            self.console.warn(f"synchronised start: {note}")
+        if self.record is not None:
+            try:
+                self.record.write("sync_start.json", self.sync_log)
+            except OSError as e:
+                self.console.warn(f"run record: {e}")
 
     def _plan_progress(self, spec: StepSpec, plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]],
                        npoints: int) -> None:

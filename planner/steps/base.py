@@ -77,6 +77,8 @@ class StepContext:
     destructive: bool = False
     allow_destroy: tuple[str, ...] = ()
     simulated: bool = False
+    # sync_start: the engine's start gate (planner.engine.syncstart.Member), used by run(measured=True)
+    sync: Any = None
 
     @property
     def root(self) -> str:
@@ -96,12 +98,20 @@ class StepContext:
 
     def run(self, argv: Sequence[str], *, check: bool = True, become: bool | None = None,
             become_user: str | None = None, login: bool = False, timeout: float | None = None,
-            env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None) -> CommandResult:
+            env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None,
+            measured: bool = False) -> CommandResult:
+        """``measured``: the point's measured command (fio, runit.sh...): under ``sync_start`` it starts at the
+        instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
+        gate = self.sync if measured else None
+        if gate is not None:
+            argv = gate.wrap(argv)
         use_become = self.become if become is None else become
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
                           timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
+        if gate is not None:
+            r = gate.strip(r)
         if stdin and not r.stdin:  # the record keeps the script a tool read (redacted), not only its argv
             r = dataclasses.replace(r, stdin=stdin.decode("utf-8", "replace"))
         self.log(self.host.name, self.step_path, r)

@@ -78,7 +78,7 @@ class Orion(StepType):
             guard.check_destructive(ctx, luns, what=f"ORION -write {write}")
         work = point_dir(ctx, self.kind)
         ctx.conn.put("".join(ctx.path(x) + "\n" for x in luns).encode(), posixpath.join(work, f"{testname}.lun"))
-        r = ctx.run(argv, cwd=work, check=False)
+        r = ctx.run(argv, cwd=work, check=False, measured=True)
         arts = [save_text(ctx, "orion_console.txt", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))]
         ls = ctx.sh('cd "$1" && for f in "$2"_*; do [ -f "$f" ] && printf "%s\\n" "$f"; done; exit 0',
                     work, testname, check=False)

@@ -195,7 +195,7 @@ class Slb(StepType):
         env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
         seconds = _positive(self.args, "seconds", 10) or 10
         timeout = ctx.timeout_s if ctx.timeout_s is not None else 2.4 * seconds + TIMEOUT_MARGIN_S
-        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout)
+        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout, measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"

@@ -230,7 +230,7 @@ class Slob(StepType):
             if original is not None:
                 ctx.conn.put(render_conf(original, values).encode(), conf_path)
                 arts.append(ctx.fetch(conf_path, "slob.conf"))
-            r = ctx.run(argv, cwd=kit, check=False, env=env, **run_as)
+            r = ctx.run(argv, cwd=kit, check=False, env=env, measured=True, **run_as)
         finally:
             if original is not None:
                 ctx.conn.put(original.encode(), conf_path)
