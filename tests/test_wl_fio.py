@@ -259,3 +259,33 @@ def test_report_keeps_read_and_write_apart_and_finds_fio_traps(tmp_path: Path) -
     assert "fio.iops{job=planner,dir=read}" in report and "fio.iops{job=planner,dir=write}" in report
     assert "fio.iops{job=planner} " not in report and "fio.iops{job=planner}|" not in report
     assert "Device benchmark ran buffered" in report and "iodepth swept with a synchronous engine" in report
+
+
+def test_check_diff_shows_each_points_command_and_job_file(tmp_path: Path) -> None:
+    """Issue 15 item 10: -C -D shows, per point, the command line and the job file planner would write."""
+    root = tmp_path / "hosts" / "alpha"
+    (root / "data").mkdir(parents=True)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    (tmp_path / "plan.yaml").write_text(textwrap.dedent("""\
+        plan: preview
+        plays:
+          - name: p
+            hosts: lab
+            workloads:
+              - fio: {target: /data/p.dat, rw: [read, randwrite], bs: 4k, size: 1m, runtime: 1, ioengine: psync}
+              - slb: {users: 2, seconds: 1, affinity: "0"}
+        """))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"), "-C", "-D",
+                   "--runs-dir", str(tmp_path / "runs")])
+    text = out.getvalue()
+    assert rc == 0, text
+    assert "point 1/2, repeat 1/1: rw=read:" in text and "point 2/2, repeat 1/1: rw=randwrite:" in text
+    assert text.count("$ fio --output-format=json --output=<point dir>/fio.json <point dir>/job.fio") == 2
+    assert f"filename={root}/data/p.dat" in text and "rw=randwrite" in text
+    assert "taskset -c 0 ./runit.sh 2 1" in text
+    assert not (root / "data" / "p.dat").exists() and not (tmp_path / "runs").exists()

@@ -20,7 +20,7 @@ from typing import Any
 from planner.engine import hostlock, probes
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
+from planner.engine.execute import ExecSettings, HostState, make_context, revert_step, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.progress import Progress, duration, point_label, point_names
@@ -274,7 +274,8 @@ class Runner:
             self.console.banner("TASK", spec.title)
             for hs in states:
                 r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
-                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode")
+                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
+                               diff=self._preview(play, spec, hs, plans[hs.host.name]) if self.opts.diff else None)
                 self._add(r)
                 self.console.result(r)
             return
@@ -333,6 +334,22 @@ class Runner:
             self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
                               f"about {duration(self.progress.left_s())} left in the run")
         self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
+
+    def _preview(self, play: Play, spec: StepSpec, hs: HostState,
+                 points: list[tuple[SweepPoint, dict[str, Any]]]) -> str:
+        """-C -D: each point's exact commands, files and SQL (StepType.preview), read-only."""
+        names = point_names([p for p, _ in points])
+        out: list[str] = []
+        for point, args in points:
+            out.append(f"{point_label(point, names)}:")
+            try:
+                ctx = make_context(spec, hs, self._variables(play, hs), self.settings, None, self.settings.plan_dir,
+                                   point)
+                text = step_class(spec.kind)(args).preview(ctx)
+            except Exception as e:  # noqa: BLE001 - a preview that cannot be made says why; the check goes on
+                text = f"(no preview: {e})"
+            out += ["    " + line for line in text.splitlines()]
+        return "\n".join(out) + "\n"
 
     def _record_sync(self, spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart) -> None:
         """The point's measured start skew: console line and sync_start.json in the run record."""

@@ -79,6 +79,9 @@ class StepContext:
     simulated: bool = False
     # sync_start: the engine's start gate (planner.engine.syncstart.Member), used by run(measured=True)
     sync: Any = None
+    # check mode: what earlier steps on this host would have changed (e.g. a disk group created by a step
+    # before), so a later step's preview says what apply will do after them; shared per host by the engine
+    predicted: dict[str, Any] = field(default_factory=dict)
 
     @property
     def root(self) -> str:
@@ -200,6 +203,11 @@ class StepType(abc.ABC):
             if number is None or number > cap:
                 out[key] = cap
         return out
+
+    def preview(self, ctx: StepContext) -> str:
+        """``-C -D`` for a workload point: the exact command lines, the files planner would write and the SQL
+        it would send (read-only: nothing is written). Kinds without more to say give their check message."""
+        return self.check(ctx).msg
 
     def validate(self) -> None:
         """Refuse bad (rendered) arguments before any host is touched: raise StepError naming the value.

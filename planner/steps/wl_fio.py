@@ -306,6 +306,15 @@ class Fio(StepType):
         targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
         return Change(True, "; ".join([f"would run fio ({origin}) on {targets}", *self.setup_warnings(ctx, sections)]))
 
+    def preview(self, ctx: StepContext) -> str:
+        sections, origin = self.sections(ctx)
+        wd = "<point dir>"
+        job = render_job_file(sections, ctx.path)
+        lines = [f"$ fio --output-format=json --output={wd}/fio.json {wd}/job.fio",
+                 f"{wd}/job.fio (from {origin}):", *("    " + x for x in job.rstrip("\n").splitlines()),
+                 *self.setup_warnings(ctx, sections)]
+        return "\n".join(lines)
+
     def apply(self, ctx: StepContext) -> Outcome:
         sections, _ = self.sections(ctx)
         self._guard(ctx, sections)

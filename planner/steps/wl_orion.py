@@ -64,6 +64,11 @@ class Orion(StepType):
                 argv += [f"-{key}", str(self.args[key])]
         return argv
 
+    def preview(self, ctx: StepContext) -> str:
+        argv, testname = self.argv(ctx), str(self.args.get("testname") or "orion")
+        luns = "".join(f"    {ctx.path(x)}\n" for x in self.luns())
+        return f"$ {shlex.join(argv)}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
+
     def check(self, ctx: StepContext) -> Change:
         argv = self.argv(ctx)
         write = int(self.args.get("write", 0) or 0)

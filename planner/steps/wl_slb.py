@@ -173,6 +173,15 @@ class Slb(StepType):
         return Change(True, f"would run {' '.join(self._argv())} with the kit {kit.source}"
                       + (f"; {warn}" if warn else ""))
 
+    def preview(self, ctx: StepContext) -> str:
+        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
+        env = f"SLB_MB={_positive(self.args, 'buffer_mb', None)} " if self.args.get("buffer_mb") else ""
+        lines = [f"kit {kit.source} -> {kit_dir} ({len(kit.files)} files, built there once)",
+                 f"$ cd {kit_dir} && {env}{' '.join(self._argv())} ><point dir>/slb.out 2><point dir>/slb.err"]
+        warn = self._affinity_warning(ctx)
+        return "\n".join(lines + ([warn] if warn else []))
+
     def install(self, ctx: StepContext, kit: Kit) -> str:
         """The kit's folder on the host, copied and built unless an identical build is already there."""
         kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")

@@ -180,6 +180,16 @@ class Slob(StepType):
         return Change(True, f"would run SLOB {version.value} in {kit}: {shlex.join(argv)} "
                             f"({sessions} sessions, UPDATE_PCT={upd})")
 
+    def preview(self, ctx: StepContext) -> str:
+        kit = self.kit(ctx)
+        _runit, conf, version = self._read_kit(ctx, kit)
+        argv, sessions, upd = self.command(version)
+        lines = [f"$ cd {kit} && {shlex.join(argv)}   # SLOB {version.value}, {sessions} sessions"]
+        if conf is not None:
+            lines.append(f"{kit}/slob.conf (the original is kept and put back after the point):")
+            lines += ["    " + x for x in render_conf(conf, self.conf_values(version, upd)).rstrip("\n").splitlines()]
+        return "\n".join(lines)
+
     # -- running -----------------------------------------------------------------------------------------
     def _as_oracle(self, ctx: StepContext) -> dict[str, Any]:
         user = ctx.vars.get("oracle_user")
