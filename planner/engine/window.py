@@ -92,10 +92,10 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     warnings: list[str] = []
     sampler = None
     token = None
-    dbmod = None
+    dbmod: Any = None
     if spec.db_report and not writes_db_report:
         try:
-            from planner.steps import dbreport as dbmod  # type: ignore[assignment]  # arrives with the Oracle workloads
+            from planner.steps import dbreport as dbmod  # arrives with the Oracle workloads
         except ImportError:
             warnings.append(f"collect {spec.db_report}: not available yet")
         if dbmod is not None:
@@ -133,6 +133,6 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     if dbmod is not None and token is not None and spec.db_report and failure is None:
         artifacts += dbmod.end(ctx, token, spec.db_report)
     if failure is not None:
-        failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]
+        failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner
         raise failure
     return result, artifacts, warnings
