@@ -115,6 +115,12 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     return execute(loaded, args, argv, console)
 
 
+def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
+    """The inventory files/folders read (for the run record's snapshot); none for the implicit localhost."""
+    src = getattr(loaded.inventory, "sources", None) or (loaded.inventory.source,)
+    return tuple(Path(p) for p in src if Path(p).exists())
+
+
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
     from planner.engine.runner import Runner, RunOptions
@@ -123,7 +129,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
-                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)))
+                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
+                      inventory=_inventory_sources(loaded))
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))

@@ -94,7 +94,9 @@ def _show(args: argparse.Namespace) -> int:
 
     data = read_run(resolve_run(args.run, args.runs_dir))
     m = data.meta
-    print(f"run {data.run_id}: plan {m.get('plan')} — {m.get('status')} (exit code {m.get('exit_code')})")
+    from planner.engine.runrecord import status_text
+
+    print(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
     print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
     if data.simulated:
         print("  SIMULATED: numbers come from stand-ins, not real hardware")

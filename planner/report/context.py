@@ -17,7 +17,7 @@ from planner import __version__
 from planner.files import slug
 from planner.metrics import Direction
 from planner.report.charts import ChartPoint, matplotlib_available, sweep_chart
-from planner.results.findings import all_findings, verdicts
+from planner.results.findings import all_findings, fio_setup, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -27,7 +27,8 @@ from planner.steps.saved_state import RestoreEntry
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
 OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "read IOPS",
-             "os.write_iops": "write IOPS", "os.util_pct_max": "busiest device %util"}
+             "os.write_iops": "write IOPS", "os.util_pct_max": "busiest device %util",
+             "os.samples": "samples in the window"}
 
 
 def _plain(v: Any) -> Any:
@@ -241,8 +242,9 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
-            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric], "value": fmt(s.summary.median),
-                                                    "unit": s.unit})
+            tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
+            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
+                                                                     "value": fmt(s.summary.median, 0 if tool else 1), "unit": s.unit})
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
@@ -286,7 +288,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()},
                  "numbers": [{"name": n, "value": v} for n, v in f.numbers]}
-                for f in all_findings(all_series, rated, _working_sets(data))]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
                     for v in verdicts(claims, all_series, sim["any"])]

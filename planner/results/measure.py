@@ -220,6 +220,7 @@ def os_summary(parsed: Parsed) -> list[Metric]:
         wio = [m.value for m in rows if m.name == "mpstat.iowait_pct"]
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        samples: int = len(idle)
     elif parsed.kind == "vmstat":
         def col(name: str) -> list[float]:
             return [m.value for m in parsed.metrics if m.name == name
@@ -227,7 +228,9 @@ def os_summary(parsed: Parsed) -> list[Metric]:
         idle, wio = col("vmstat.id"), col("vmstat.wa")
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        samples = len(idle)
     elif parsed.kind == "iostat":
+        samples = len({m.label("sample") for m in parsed.all("iostat.r_iops")} - ({"1"} if since_boot else set()))
         add("os.read_iops", _mean_by_sample(parsed.all("iostat.r_iops"), since_boot), "IOPS", Direction.HIGHER)
         add("os.write_iops", _mean_by_sample(parsed.all("iostat.w_iops"), since_boot), "IOPS", Direction.HIGHER)
         per_dev: dict[str, list[float]] = defaultdict(list)
@@ -236,6 +239,10 @@ def os_summary(parsed: Parsed) -> list[Metric]:
                 per_dev[m.label("device")].append(m.value)
         if per_dev:
             add("os.util_pct_max", max(statistics.fmean(v) for v in per_dev.values()), "%")
+    else:
+        return out
+    # how many samples the window's figures are means of (issue 15: a short point's window was empty)
+    out.append(Metric("os.samples", float(samples), "samples", Direction.NEUTRAL, src, (("tool", parsed.kind),), True))
     return out
 
 

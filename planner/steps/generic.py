@@ -48,7 +48,7 @@ class Command(StepType):
         if self._creates(ctx):
             return Outcome(Status.OK, f"skipped: {self.args['creates']} exists")
         chdir = self.args.get("chdir")
-        r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None)
+        r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None, measured=True)
         status = Status.CHANGED if self.args.get("changed_when", True) else Status.OK
         return Outcome(status, r.stdout.strip()[-500:], data={"rc": r.exit_code, "stdout": r.stdout[-4000:]})
 
