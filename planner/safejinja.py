@@ -29,7 +29,7 @@ MAX_POWER_BITS = 4096  # `2 ** 4096` is plenty for a benchmark plan; `9 ** 9 ** 
 MAX_REPEAT = 1 << 20  # `'a' * n` / `[x] * n`: a megabyte of template output is already a mistake
 
 __all__ = ["MAX_POWER_BITS", "MAX_REPEAT", "SecurityError", "SandboxEnvironment", "NativeSandboxEnvironment",
-           "template_errors_only", "guarded"]
+           "template_errors_only", "template_position", "guarded"]
 
 T = TypeVar("T")
 
@@ -90,7 +90,24 @@ def template_errors_only(what: str = "") -> Iterator[None]:
     except (ArithmeticError, TypeError, ValueError, LookupError, AttributeError, RecursionError,
             MemoryError, UnicodeError) as exc:
         prefix = f"{what}: " if what else ""
-        raise jinja2.TemplateRuntimeError(f"{prefix}{type(exc).__name__}: {exc}") from None
+        err = jinja2.TemplateRuntimeError(f"{prefix}{type(exc).__name__}: {exc}")
+        err.template_position = template_position(exc)  # type: ignore[attr-defined]
+        raise err from None
+
+
+def template_position(exc: BaseException) -> tuple[str, int] | None:
+    """(template file, line) an error was raised at: Jinja rewrites a template's traceback frames to point
+    into the template source, whose "file name" does not end in .py; the innermost one wins."""
+    given = getattr(exc, "template_position", None)
+    if given:
+        return given  # type: ignore[no-any-return]
+    found, tb = None, exc.__traceback__
+    while tb is not None:
+        name = tb.tb_frame.f_code.co_filename
+        if name and not name.endswith(".py") and not name.startswith("<frozen"):
+            found = (name, tb.tb_lineno)
+        tb = tb.tb_next
+    return found
 
 
 def guarded(fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:

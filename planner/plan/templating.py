@@ -192,7 +192,8 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
         except jinja2.UndefinedError as exc:
             done[name] = jinja2.StrictUndefined(hint=str(exc.message))
         except SecurityError as exc:
-            done[name] = Refused(hint=f"variable '{name}' is refused by the template sandbox: {exc.message}")
+            why = str(exc.message).rstrip(".")
+            done[name] = Refused(hint=f"variable '{name}' is refused by the template sandbox: {why}")
         except jinja2.TemplateError as exc:
             done[name] = jinja2.StrictUndefined(hint=f"variable '{name}': {exc}")
         active.discard(name)

@@ -22,7 +22,7 @@ from planner.files import write_bytes
 from planner.plan.model import Plan
 from planner.report.context import build_context
 from planner.results.measure import RunData, read_run
-from planner.safejinja import SandboxEnvironment, template_errors_only
+from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
 
 DEFAULT_TEMPLATE = "default.md.j2"
 _PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
@@ -77,14 +77,8 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True, 
 
 
 def _error_line(exc: BaseException, name: str) -> Location:
-    """The template line an error was raised on: Jinja rewrites tracebacks to point into the template."""
-    tb, found = exc.__traceback__, Location(name, 1, 1)
-    while tb is not None:
-        fname = tb.tb_frame.f_code.co_filename
-        if fname and not fname.endswith(".py") and fname != "<template>":
-            found = Location(fname, tb.tb_lineno, 1)
-        tb = tb.tb_next
-    return found
+    at = template_position(exc)
+    return Location(at[0], at[1], 1) if at else Location(name, 1, 1)
 
 
 def plan_report_copy(plan: Plan, run_dir: Path | None = None) -> list[Path]:
