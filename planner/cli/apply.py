@@ -39,7 +39,7 @@ def _split(values: list[str]) -> frozenset[str]:
 
 
 def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: str | None = None) -> Loaded:
-    if not plan_path.is_file():
+    if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
     plan = load_plan(plan_path)
     problems: list[Problem] = []
