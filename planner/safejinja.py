@@ -100,7 +100,7 @@ def template_position(exc: BaseException) -> tuple[str, int] | None:
     into the template source, whose "file name" does not end in .py; the innermost one wins."""
     given = getattr(exc, "template_position", None)
     if given:
-        return given  # type: ignore[no-any-return]
+        return (str(given[0]), int(given[1]))
     found, tb = None, exc.__traceback__
     while tb is not None:
         name = tb.tb_frame.f_code.co_filename

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -182,6 +182,17 @@ class Fio(StepType):
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
+    device_args = ("target",)
+    report_metrics = ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return float(args.get("runtime", 60))
+
+    @classmethod
+    def writes_devices(cls, args: Mapping[str, Any]) -> bool:
+        return str(args.get("target", "")).startswith("/dev/") and any(
+            w in str(args.get("rw", "")) for w in ("write", "rw", "trim"))
 
     def _global(self) -> list[tuple[str, str | None]]:
         a = self.args
