@@ -54,7 +54,8 @@ def resolve_run(run: str, runs_dir: Path) -> Path:
     under = Path(runs_dir) / run
     if (under / "meta.json").is_file():
         return under
-    matches = sorted(p for p in Path(runs_dir).glob(f"*{run}*") if (p / "meta.json").is_file()) \
+    # a part of a run id, matched as text: `planner show '*'` is not a glob (pathlib refuses '**')
+    matches = sorted(p for p in Path(runs_dir).iterdir() if run in p.name and (p / "meta.json").is_file()) \
         if Path(runs_dir).is_dir() and "/" not in run else []
     if len(matches) == 1:
         return matches[0]
@@ -123,7 +124,11 @@ def _show(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from planner.report.render import render_run_report
 
-    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output)
+    notes: list[str] = []
+    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output,
+                            notes=notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"report: {out}")
     return 0
 

@@ -137,6 +137,9 @@ class Runner:
                 self._record_failures.append(str(e))
 
     def _add(self, r: StepResult) -> None:
+        if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
+            for path in self.record.scrub_artifacts([a.path for a in r.artifacts]):
+                self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json)")
         with self._lock:
             self.results.append(r)
         st = self.states.get(r.host)

@@ -82,12 +82,22 @@ class RunRecord:
         self.meta: dict[str, Any] = {}
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
         self._resolved: dict[str, dict[str, dict[str, Any]]] = {}  # play -> host -> step path -> entry
+        self._scrubbed: set[str] = set()  # artifacts already checked for secrets
 
     # -- secrets never land in the record -------------------------------------------------------------
+    # Redaction is a property of values: each string is redacted before it is encoded, so a password holding
+    # `"`, `\` or non-ASCII (which json.dumps escapes) cannot survive as its escaped form; the escaped forms
+    # are redacted in free text too, for values that were JSON before they reached the record.
     def redact(self, text: str) -> str:
-        for s in self._secrets:
-            text = text.replace(s, "********")
-        return text
+        return redact_text(text, self._secrets)
+
+    def redact_value(self, value: Any) -> Any:
+        return redact_value(value, self._secrets)
+
+    def redact_head(self, text: str, limit: int) -> str:
+        """``redact(text)`` cut to ``limit`` characters, reading only about ``limit`` of it: a secret split by
+        the cut is masked, not left as its first half."""
+        return redact_head(text, limit, self._secrets)
 
     def redact_sql(self, text: str) -> str:
         return _SQL_SECRET.sub(r"\1********", self.redact(text))
@@ -96,14 +106,41 @@ class RunRecord:
         if secret:
             self._secrets = (*self._secrets, secret)
 
+    def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
+        """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the
+        record notes each file changed (meta.json ``redacted_artifacts``) so a reader knows why a hash
+        no longer matches the host's file. Returns the files changed."""
+        if not self._secrets:
+            return []
+        changed: list[str] = []
+        scrubbed = self._scrubbed
+        for rel in relpaths:
+            target = self.path / rel
+            if rel in scrubbed or not target.is_file() or target.is_symlink():
+                continue
+            scrubbed.add(rel)
+            try:
+                n = scrub_file(target, self._secrets)
+            except OSError as e:
+                self.write_errors.append(f"{rel}: could not be checked for secrets: {e.strerror or e}")
+                continue
+            if n:
+                changed.append(rel)
+                with self._lock:
+                    self.meta.setdefault("redacted_artifacts", []).append(
+                        {"path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"})
+        if changed:
+            self.write_meta()
+        return changed
+
     # -- files -----------------------------------------------------------------------------------------
     def write_meta(self, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
-            write_json(self.path / "meta.json", self.meta)
+            write_json(self.path / "meta.json", self.redact_value(self.meta))
 
     def write(self, relpath: str, data: Any) -> None:
-        text = json.dumps(data, indent=2, default=str) + "\n"
+        text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
         write_bytes(self.path / relpath, self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
@@ -149,8 +186,9 @@ class RunRecord:
             "time": utc_now(), "host": host, "step": step, "command": self.redact(result.command),
             "exit_code": result.exit_code, "duration_s": round(result.duration_s, 4),
             "timed_out": result.timed_out,
-            "stdout": self.redact(result.stdout[:OUTPUT_LIMIT]), "stderr": self.redact(result.stderr[:OUTPUT_LIMIT]),
-            "truncated": len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
+            "stdout": self.redact_head(result.stdout, OUTPUT_LIMIT),
+            "stderr": self.redact_head(result.stderr, OUTPUT_LIMIT),
+            "truncated": result.truncated or len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
         }
         if result.stdin:  # e.g. the SQL a sqlplus call read: what ran is as much the script as the argv
             entry["stdin"] = self.redact_sql(result.stdin[:OUTPUT_LIMIT])
@@ -181,6 +219,84 @@ class RunRecord:
         with self._lock:
             if not self._commands.closed:
                 self._commands.close()
+
+
+MASK = "********"
+
+
+def secret_forms(secrets: Sequence[str]) -> list[str]:
+    """Each secret as written and as JSON escapes it (with and without ensure_ascii), longest first so a
+    secret containing another is masked whole."""
+    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: Sequence[str]) -> str:
+    for form in secret_forms(secrets):
+        text = text.replace(form, MASK)
+    return text
+
+
+def redact_value(value: Any, secrets: Sequence[str]) -> Any:
+    """The same JSON-like value with every string (keys included) redacted."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, Mapping):
+        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
+
+
+def redact_head(text: str, limit: int, secrets: Sequence[str]) -> str:
+    forms = secret_forms(secrets)
+    if not forms:
+        return text[:limit]
+    longest = len(forms[0])
+    head = text[: limit + longest]
+    red = redact_text(head, secrets)
+    if len(head) < len(text):  # a secret straddling the end of what was read: mask its visible start
+        for form in forms:
+            for k in range(min(len(form) - 1, len(red)), 0, -1):
+                if red.endswith(form[:k]):
+                    red = red[:-k] + MASK
+                    break
+    return red[:limit]
+
+
+def scrub_file(path: Path, secrets: Sequence[str], chunk: int = 1 << 20) -> int:
+    """Replace every secret (UTF-8 bytes, as written and JSON-escaped) in a file; returns how many were
+    replaced. Streams with an overlap of the longest secret, so memory stays bounded; the file is only
+    rewritten (atomically, beside itself) when something was found."""
+    forms = [f.encode() for f in secret_forms(secrets)]
+    if not forms:
+        return 0
+    overlap = max(len(f) for f in forms) - 1
+    found = 0
+    tmp = path.with_name(f".{path.name}.redacting")
+    with path.open("rb") as src, tmp.open("wb") as out:
+        carry = b""
+        while True:
+            block = src.read(chunk)
+            data = carry + block
+            for f in forms:
+                found += data.count(f)
+                data = data.replace(f, MASK.encode())
+            if not block:
+                out.write(data)
+                break
+            keep = min(overlap, len(data))  # the tail may hold the start of a secret the next block ends
+            out.write(data[: len(data) - keep])
+            carry = data[len(data) - keep:]
+    if found:
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+    return found
 
 
 def _open_log(path: Path) -> Any:

@@ -287,6 +287,28 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     return out
 
 
+def _results(run_dir: Path) -> tuple[StepResult, ...]:
+    raw = _read_json(run_dir / "results.json", [])
+    try:
+        return _latest(StepResult.from_json(d) for d in raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError([Problem(None, "", f"{run_dir / 'results.json'}: not a results file ({type(e).__name__}: {e})",
+                                  "the run folder is damaged; re-run the plan")]) from None
+
+
+def _inside(run_dir: Path, relpath: str) -> Path | None:
+    """``run_dir/relpath`` when it stays inside the run folder, symbolic links resolved; else None. A run
+    folder is shared input: its results.json must not make `planner show/report` read /etc/passwd."""
+    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or Path(relpath).is_absolute():
+        return None
+    root = run_dir.resolve()
+    try:
+        target = (root / relpath).resolve()
+    except (OSError, RuntimeError):
+        return None
+    return target if target.is_relative_to(root) and target != root else None
+
+
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
     run_dir = Path(run_dir)
@@ -294,7 +316,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give a run folder path or a run id under --runs-dir")])
     meta = _read_json(run_dir / "meta.json", {})
-    results = _latest(StepResult.from_json(d) for d in _read_json(run_dir / "results.json", []))
+    results = _results(run_dir)
     plan = plan or load_run_plan(run_dir)
     kinds = step_kinds(plan)
     plays = [str(p.get("name", "")) for p in meta.get("plays", [])] or [p.name for p in (plan.plays if plan else ())]
@@ -313,7 +335,9 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         for a in r.artifacts:
             if a.kind not in KINDS or a.path in shadowed:
                 continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
-            parsed, errors = _parse(run_dir / a.path, a.kind)
+            inside = _inside(run_dir, a.path)
+            parsed, errors = _parse(inside, a.kind) if inside else (None, [
+                f"{a.path}: not read: the path leads outside the run folder (a crafted or damaged results.json)"])
             simulated = a.simulated or bool(parsed and parsed.simulated)
             artifacts.append(ReadArtifact(a.path, a.kind, play, r.host, r.step, simulated,
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
