@@ -10,7 +10,7 @@ from __future__ import annotations
 import itertools
 import re
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
@@ -34,7 +34,7 @@ def expand_brackets(pattern: str) -> list[str]:
     return out
 
 
-def _disk_names() -> Iterable[str]:
+def _disk_names() -> Iterator[str]:
     for n in itertools.count(1):
         letters = ""
         while n:

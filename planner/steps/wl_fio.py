@@ -248,7 +248,7 @@ class Fio(StepType):
             raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
         return name, [_option(str(k), v) for k, v in job.items()]
 
-    def sections(self, ctx: StepContext) -> tuple[list[Section], str]:
+    def job_sections(self, ctx: StepContext) -> tuple[list[Section], str]:
         """The job file's sections and where they came from."""
         glob: Section = ("global", self._global())
         refuse_hooks(self._mapping_hooks())  # also here: a step run without the plan check never runs them
@@ -290,12 +290,12 @@ class Fio(StepType):
         return data
 
     def check(self, ctx: StepContext) -> Change:
-        sections, origin = self.sections(ctx)
+        sections, origin = self.job_sections(ctx)
         targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
         return Change(True, f"would run fio ({origin}) on {targets}")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        sections, _ = self.sections(ctx)
+        sections, _ = self.job_sections(ctx)
         self._guard(ctx, sections)
         wd = point_dir(ctx, self.kind)
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"

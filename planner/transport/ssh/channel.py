@@ -52,7 +52,7 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
                 first, _, rest = bytes(head).partition(b"\n")
                 if first.startswith(PGID_MARK) and first[len(PGID_MARK):].isdigit():
                     pgid = int(first[len(PGID_MARK):])
-                    chan._planner_pgid = pgid  # type: ignore[attr-defined]  # for the Ctrl-C path
+                    chan._planner_pgid = pgid  # for the Ctrl-C path (paramiko Channel has a __dict__)
                     err += rest
                 else:  # no marker: setsid or sudo failed before our echo ran
                     err += head

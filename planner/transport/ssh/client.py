@@ -102,7 +102,7 @@ class SSHConnection(Connection):
         self.target = resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
                                      accept_new_host_keys=accept_new_host_keys,
                                      connect_timeout=connect_timeout, keepalive_s=keepalive_s)
-        self._opts = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
+        self._opts: dict[str, Any] = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
                       "ssh_config": ssh_config, "connect_timeout": connect_timeout,
                       "keepalive_s": keepalive_s, "allow_agent": allow_agent, "tcp_nodelay": tcp_nodelay}
         self._allow_agent = allow_agent
@@ -134,7 +134,7 @@ class SSHConnection(Connection):
         try:
             sock = self._open_socket(where)
             # With sock= given, hostname/port only name the known_hosts entry to check.
-            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,
+            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,  # type: ignore[arg-type]  # paramiko takes a list too
                            timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
                            auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
                            look_for_keys=not t.key_files, sock=sock)
@@ -325,9 +325,11 @@ class SSHConnection(Connection):
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         transport = self.ensure_connected()
-        if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
+        channel = self._sftp.get_channel() if self._sftp is not None else None
+        if self._sftp is None or channel is None or channel.closed:
             self._sftp = paramiko.SFTPClient.from_transport(transport)
-            assert self._sftp is not None
+        if self._sftp is None:  # paramiko returns None only when the channel cannot be opened
+            raise ConnectError(f"{self.host.name}: cannot open an SFTP channel")
         return self._sftp
 
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
