@@ -103,6 +103,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     try:
         step: StepType = step_class(spec.kind)(args)
         ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+        ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         if settings.check:
             if spec.section is Section.WORKLOADS:
                 return result(Status.SKIPPED, "workloads do not run in check mode")
@@ -120,6 +121,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                     raise
                 retried.update(_recover(hs, e, artifacts if record else None))
                 ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+                ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
                       artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
@@ -142,8 +143,9 @@ def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
         if not (target / "runit.sh").exists():
             # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
             install_slob_kit(target, loaded_schemas=4096)
-            env = [f"export PLANNER_STANDIN_HOSTNAME='{host.name}'"]
-            env += [f"export {var}='{float(host.vars[key]):g}'" for key, var in _HOST_LINE.items()
+            # The file is sourced by sh on the host: every value is shlex-quoted (an inventory name is user input).
+            env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
+            env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()
                     if isinstance(host.vars.get(key), int | float)]
             with (target / "standin.env").open("a") as f:
                 f.write("\n".join(env) + "\n")

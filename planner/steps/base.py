@@ -71,6 +71,9 @@ class StepContext:
     become: bool = False
     become_user: str = "root"
     timeout_s: float | None = None
+    # When neither the call nor the plan gives a timeout (issue 14 row 9): the step's expected run time plus a
+    # margin, else the host's planner_default_timeout_s, else DEFAULT_TIMEOUT_S; set by the engine per step.
+    default_timeout_s: float | None = None
     point: SweepPoint | None = None
     facts: Mapping[str, Any] = field(default_factory=dict)
     destructive: bool = False
@@ -104,7 +107,8 @@ class StepContext:
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
         use_become = self.become if become is None else become
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
-                          timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
+                          timeout=timeout if timeout is not None else
+                          self.timeout_s if self.timeout_s is not None else self.default_timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
         self.log(self.host.name, self.step_path, r)
         if check and not r.ok:
@@ -175,6 +179,10 @@ class KitStandIn(enum.Enum):
     BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
 
 
+DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time
+TIMEOUT_MARGIN_S = 600.0  # beyond a workload's expected run time: its start-up, ramp and report
+
+
 class StepType(abc.ABC):
     """One class per step kind, registered in planner.steps.REGISTRY (or by a plugin: docs/plugins.md).
 
@@ -207,6 +215,22 @@ class StepType(abc.ABC):
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
+
+    def expected_s(self) -> float | None:
+        """How long this step (a workload point) is expected to run, when its arguments say (SLOB's run_time)."""
+        return None
+
+    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
+        """Each command's timeout when the plan gives none: a command that hangs (a frozen NFS mount, a tool
+        waiting on a terminal) must not hold a run forever."""
+        expected = self.expected_s()
+        if expected is not None:
+            return expected + max(TIMEOUT_MARGIN_S, 0.5 * expected)
+        given = host_vars.get("planner_default_timeout_s")
+        try:
+            return float(given) if given not in (None, "") and float(given) > 0 else DEFAULT_TIMEOUT_S
+        except (TypeError, ValueError):
+            raise StepError(f"planner_default_timeout_s must be a number of seconds > 0, not {given!r}") from None
 
     @abc.abstractmethod
     def check(self, ctx: StepContext) -> Change:

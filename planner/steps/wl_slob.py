@@ -134,6 +134,11 @@ class Slob(StepType):
     def validate(self) -> None:
         self._kit_arg()
 
+    def expected_s(self) -> float | None:
+        """runit.sh runs RUN_TIME seconds (with no run_time given, slob.conf's own value is not known here)."""
+        given = self.args.get("run_time")
+        return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
+
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
         if not kit.startswith("/"):
