@@ -34,7 +34,7 @@ def add_result_commands(sub: Any) -> None:
     p.add_argument("--template", help="template name or path (default: the plan's, else default.md.j2)")
     p.add_argument("-o", "--output", type=Path, help="write here instead of <run>/report.md")
     _runs_dir(p)
-    p = sub.add_parser("compare", help="runs side by side: % difference against the first, better/worse")
+    p = sub.add_parser("compare", help="runs side by side: %% difference against the first, better/worse")
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more run folders or ids (the first is the base)")
     p.add_argument("--metric", help="compare this metric (name, key or part of a key) instead of the headline ones")
     _runs_dir(p)
