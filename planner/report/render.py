@@ -7,6 +7,7 @@ docs/report-context.md and built by planner.report.context.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -52,7 +53,8 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True) 
                                   f"looked in {', '.join(str(d) for d in dirs) or 'no template folder'}")]) from None
     ctx = build_context(data, report_dir, set(env.list_templates()), charts)
     try:
-        return tpl.render(**ctx)
+        # templates stay readable with blank lines around blocks; the report gets at most one in a row
+        return re.sub(r"\n{3,}", "\n\n", tpl.render(**ctx))
     except jinja2.UndefinedError as e:
         raise PlannerError(f"report template {name}: {e.message}",
                            hint="the template uses a key the report context does not have; "
