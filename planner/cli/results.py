@@ -29,8 +29,10 @@ def add_result_commands(sub: Any) -> None:
     p = sub.add_parser("show", help="a run's status, headline metrics and findings")
     p.add_argument("run", help="run folder or run id")
     _runs_dir(p)
-    p = sub.add_parser("report", help="(re-)render a run's Markdown report")
+    p = sub.add_parser("report", help="(re-)render a run's report: Markdown, or one self-contained HTML page")
     p.add_argument("run", help="run folder or run id")
+    p.add_argument("--format", choices=("md", "html"), default="md",
+                   help="md (default: <run>/report.md) or html (<run>/report.html, charts inline)")
     p.add_argument("--template", help="template name or path (default: the plan's, else default.md.j2)")
     p.add_argument("-o", "--output", type=Path, help="write here instead of <run>/report.md")
     _runs_dir(p)
@@ -121,7 +123,8 @@ def _show(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from planner.report.render import render_run_report
 
-    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output)
+    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output,
+                            fmt=args.format)
     print(f"report: {out}")
     return 0
 

@@ -58,6 +58,7 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
     except ImportError:
         return None
     matplotlib.rcParams["svg.hashsalt"] = "planner"
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, selectable, smaller
     all_x = list(dict.fromkeys(p.x for line in lines for p in line.points))
     numeric = _numeric(all_x)
     fig, ax = plt.subplots(figsize=(7.5, 4.0))

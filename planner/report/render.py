@@ -70,10 +70,14 @@ def plan_report_copy(plan: Plan) -> list[Path]:
     return [plan.source.resolve().parent / plan.report.output]
 
 
+FORMATS = ("md", "html")
+
+
 def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
-                      output: Path | None = None) -> Path:
+                      output: Path | None = None, fmt: str = "md") -> Path:
     """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
 
+    ``fmt="html"``: one self-contained page, ``<run_dir>/report.html`` (or ``output``), charts inline.
     Returns the main report's path. Parse problems do not fail the report: they are listed in it.
     """
     run_dir = Path(run_dir)
@@ -82,6 +86,15 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
     plan = data.plan
     spec = plan.report if plan else None
     name = template or (spec.template if spec else DEFAULT_TEMPLATE)
+    if fmt == "html":
+        from planner.report.html import markdown_to_html
+
+        main = Path(output) if output else run_dir / "report.html"
+        base = main.resolve().parent
+        text = render(data, name, base)
+        title = next((ln[2:] for ln in text.splitlines() if ln.startswith("# ")), data.run_id)
+        write_bytes(main, markdown_to_html(text, base, title).encode())
+        return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
     if output is None and given and plan is not None:
