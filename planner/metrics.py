@@ -228,3 +228,30 @@ def distinguishing_labels(label_sets: list[tuple[tuple[str, str], ...]]) -> froz
     """The labels whose value is not the same across all of these (the words worth printing)."""
     keys = {k for ls in label_sets for k, _ in ls}
     return frozenset(k for k in keys if len({dict(ls).get(k) for ls in label_sets}) > 1)
+
+
+def split_key(key: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``name{a=1,b=2}`` -> (name, (("a", "1"), ("b", "2"))): the inverse of Metric.key."""
+    name, brace, rest = key.partition("{")
+    if not brace:
+        return key, ()
+    pairs = [p.partition("=") for p in rest.rstrip("}").split(",")]
+    return name, tuple((k, v) for k, _, v in pairs if k)
+
+
+def display_keys(keys: list[tuple[str, str]]) -> dict[str, str]:
+    """(key, unit) pairs -> words per key, with the labels that differ between keys of one metric."""
+    parsed = {k: split_key(k) for k, _ in keys}
+    by_name: dict[str, list[tuple[tuple[str, str], ...]]] = {}
+    for name, labels in parsed.values():
+        by_name.setdefault(name, []).append(labels)
+    shown = {name: distinguishing_labels(ls) for name, ls in by_name.items()}
+    return {k: display_name(parsed[k][0], parsed[k][1], unit, shown[parsed[k][0]]) for k, unit in keys}
+
+
+def words_in(text: str) -> str:
+    """Metric keys inside a sentence, as words ("Far from the rated Physical read IOPS")."""
+    for name in sorted(DISPLAY_NAMES, key=len, reverse=True):
+        if name in text and "{" not in DISPLAY_NAMES[name]:
+            text = re.sub(rf"(?<![\w.{{]){re.escape(name)}(?:\{{[^}}]*\}})?(?![\w.])", DISPLAY_NAMES[name], text)
+    return text

@@ -74,6 +74,7 @@ def dispatch_result_command(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
+    from planner.cli.tables import print_table
     from planner.results.store import sync
 
     with sync(args.runs_dir) as store:
@@ -81,15 +82,18 @@ def _runs(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs{' of plan ' + args.plan if args.plan else ''} under {args.runs_dir}")
         return 0
-    print(f"{'RUN':<40} {'PLAN':<20} {'STATUS':<12} {'STARTED':<28} {'GIT':<9} HOSTS")
+    table = []
     for r in rows:
         commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
-        sim = " SIMULATED" if r.simulated else ""
-        print(f"{r.id:<40} {r.plan:<20} {r.status:<12} {r.started:<28} {commit:<9} {','.join(r.hosts)}{sim}")
+        table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else "")])
+    print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS"], table)
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from planner.cli.tables import print_table
+    from planner.metrics import display_keys, words_in
+    from planner.report.study import point_words
     from planner.results.findings import all_findings
     from planner.results.measure import read_run
     from planner.results.stats import fmt, series
@@ -103,17 +107,23 @@ def _show(args: argparse.Namespace) -> int:
     all_series = series(data.measurements)
     heads = [s for s in all_series if s.headline]
     if heads:
-        print("\nheadline metrics (median over repeats):")
+        names = display_keys(list(dict.fromkeys((s.key, s.unit) for s in heads)))
+        print()
+        rows = []
         for s in heads:
             sm = s.summary
-            spread = f" [{fmt(sm.min)} .. {fmt(sm.max)}, n={sm.n}]" if sm.n > 1 else ""
-            print(f"  {s.play} / {s.host} / {s.title} {s.point_label}: {s.key} = {fmt(sm.median)} {s.unit}{spread}")
+            spread = f"{fmt(sm.min)} – {fmt(sm.max)}" if sm.n > 1 else ""
+            rows.append([s.play, s.host, s.title, point_words(s.params), names[s.key], fmt(sm.median), spread,
+                         str(sm.n)])
+        print_table(["system", "host", "workload", "point", "metric", "median", "min – max", "n"], rows,
+                    numeric=(5, 6, 7), title="headline metrics (median over repeats)")
     rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
     found = all_findings(all_series, rated)
     if found:
         print("\nfindings:")
         for f in found:
-            print(f"  {f.severity.value}: {f.title} ({f.play} {f.host}): {f.message}")
+            where = " ".join(x for x in (f.play, f.host) if x)
+            print(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
     for a in data.artifacts:
         for e in a.errors:
             print(f"  parse problem: {e}")
@@ -130,8 +140,12 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from planner.results.compare import compare, format_table
+    from planner.cli.tables import print_table
+    from planner.metrics import display_keys
+    from planner.report.study import label_words_of
+    from planner.results.compare import compare
     from planner.results.measure import read_run
+    from planner.results.stats import fmt
 
     if len(args.runs) < 2:
         raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
@@ -139,7 +153,26 @@ def _compare(args: argparse.Namespace) -> int:
     for r in args.runs:
         data = read_run(resolve_run(r, args.runs_dir))
         runs.append((data.run_id, data.measurements))
-    sys.stdout.write(format_table(compare(runs, args.metric)))
+    c = compare(runs, args.metric)
+    if not c.rows:
+        print("no metrics to compare: none are headline metrics, or none match --metric")
+        return 0
+    names = display_keys(list(dict.fromkeys((row.metric, row.unit) for row in c.rows)))
+    head = ["system", "workload", "point", "metric"] if c.by_play else ["workload", "point", "metric"]
+    cols = [*head, c.runs[0], *(f"{r} (vs first)" for r in c.runs[1:])]
+    rows = []
+    for row in c.rows:
+        cells = []
+        for i, cell in enumerate(row.cells):
+            if cell.value is None:
+                cells.append("—")
+            elif i == 0 or cell.pct is None:
+                cells.append(fmt(cell.value))
+            else:
+                cells.append(f"{fmt(cell.value)} ({cell.pct:+.1f}% {cell.verdict})")
+        rows.append([*([row.play] if c.by_play else []), row.workload, label_words_of(row.point) or "—",
+                     names[row.metric], *cells])
+    print_table(cols, rows, numeric=tuple(range(len(head), len(cols))))
     return 0
 
 

@@ -7,7 +7,6 @@ always present (empty list / "" / None when there is nothing), so templates rend
 from __future__ import annotations
 
 import os
-import re
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -15,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__
-from planner.metrics import DISPLAY_NAMES, display_name
+from planner.metrics import display_name, words_in
 from planner.report.charts import matplotlib_available
 from planner.report.study import (
     Row,
     best_of,
+    label_words_of,
     metric_names,
     param_words,
     point_words,
@@ -57,12 +57,6 @@ OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %
 
 def _plain(v: Any) -> Any:
     return v.value if hasattr(v, "value") and not isinstance(v, int | float | str) else v
-
-
-def _point_text(label: str) -> str:
-    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions")."""
-    pairs: list[tuple[str, object]] = [(k, v) for k, _, v in (p.partition("=") for p in label.split()) if v]
-    return point_words(pairs) if pairs else ""
 
 
 def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
@@ -230,7 +224,7 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
             rows.append({"event": ev["event"], "wait_class": ev["wait_class"],
                          "waits": fmt(ev["waits"], 0) if ev["has_waits"] else "", "time_s": fmt(ev["time_s"], 0),
                          "avg_ms": fmt(avg, 2), "pct_db_time": fmt(ev["pct_db_time"])})
-        out.append({"play": play, "workload": title, "point": point, "point_words": _point_text(point), "events": rows})
+        out.append({"play": play, "workload": title, "point": point, "point_words": label_words_of(point), "events": rows})
     return out
 
 
@@ -243,7 +237,7 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [{"play": pl, "workload": t, "point": p, "point_words": _point_text(p), "metrics": ms}
+    return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": ms}
             for (pl, _s, t, p), ms in groups.items()]
 
 
@@ -274,14 +268,6 @@ def _working_sets(data: RunData) -> dict[str, float]:
         elif isinstance(v.get("working_set_gb"), int | float):
             out[p.name] = float(v["working_set_gb"]) * 1024
     return out
-
-
-def _wordy(text: str) -> str:
-    """Metric names inside a finding's or claim's text, as words ("Far from the rated Physical read IOPS")."""
-    for name in sorted(DISPLAY_NAMES, key=len, reverse=True):
-        if name in text and "{" not in DISPLAY_NAMES[name]:
-            text = re.sub(rf"(?<![\w.{{]){re.escape(name)}(?:\{{[^}}]*\}})?(?![\w.])", DISPLAY_NAMES[name], text)
-    return text
 
 
 def _supporting(rows: Mapping[Row, list[Series]], support: Sequence[Series]) -> dict[Row, list[Series]]:
@@ -346,11 +332,11 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     claims = data.plan.reproduces if data.plan else ()
     sim = _simulated(data)
     charts = charts and matplotlib_available()
-    findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": _wordy(f.title),
-                 "message": _wordy(f.message), "numbers": [{"name": _wordy(n), "value": _wordy(v)} for n, v in f.numbers]}
+    findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
+                 "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
                 for f in all_findings(all_series, rated, _working_sets(data))]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
-                     "name": display_name(v.metric), "point_words": _point_text(v.point),
+                     "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
                     for v in verdicts(claims, all_series, sim["any"])]
     stats = recap(data.results)

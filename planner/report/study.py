@@ -35,6 +35,12 @@ def point_words(params: Sequence[tuple[str, object]]) -> str:
                      for k, v in params) or "—"
 
 
+def label_words_of(label: str) -> str:
+    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none."""
+    pairs: list[tuple[str, object]] = [(k, v) for k, _, v in (p.partition("=") for p in label.split()) if v]
+    return point_words(pairs) if pairs else ""
+
+
 @dataclass(frozen=True, slots=True)
 class Row:
     """One summary row: a workload (by kind when every play has one of that kind) and a metric key."""
