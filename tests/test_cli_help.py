@@ -27,3 +27,13 @@ def test_help_prints_without_a_traceback(argv: list[str], capsys: pytest.Capture
     assert "usage: planner" in out and "Traceback" not in out + err
     if len(argv) == 2:
         assert argv[0] in out.splitlines()[0]
+
+
+def test_example_plans_name_their_source_by_a_public_url_not_a_local_path() -> None:
+    from pathlib import Path
+
+    for plan in sorted((Path(__file__).resolve().parent.parent / "plans").glob("*.yaml")):
+        head = "".join(line for line in plan.read_text().splitlines(keepends=True) if line.startswith("#"))
+        assert "/work/" not in head and "seeds/" not in head, plan.name  # exists only where it was written
+        if "Source:" in head:
+            assert "https://" in head, plan.name

@@ -92,3 +92,13 @@ def test_report_of_a_recorded_run_keeps_its_plan_when_the_inventory_is_relative(
     assert main(["report", str(run), "-o", str(out)]) == 0
     text = out.read_text()
     assert text.startswith("# SLOB comparison") and "**reproduced**" in text
+
+
+def test_runs_columns_stay_aligned_with_long_run_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    seed_study(tmp_path, "20260101T100000Z-a")
+    long_id = "20260102T100000Z-" + "a-much-longer-run-id-than-forty-characters" * 2
+    seed_study(tmp_path, long_id)
+    assert main(["runs", "--runs-dir", str(tmp_path)]) == 0
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if "slob_violin_vs_exadata" in ln]
+    assert len(lines) == 2 and long_id in lines[1]  # never cut
+    assert len({ln.index("slob_violin_vs_exadata") for ln in lines}) == 1  # the PLAN column lines up
