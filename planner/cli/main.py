@@ -73,8 +73,10 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("run", type=Path, help="the run folder")
     rs.add_argument("--accept-new-host-keys", action="store_true")
     rs.add_argument("-f", "--forks", type=int, default=5)
+    from planner.cli.analyze import add_analyze_command
     from planner.cli.results import add_result_commands
 
+    add_analyze_command(sub)
     add_result_commands(sub)
     return ap
 
@@ -148,10 +150,15 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         if missing:
             raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
         return run_parse(list(args.files), args.format, sys.stdout)
-    if cmd == "restore":
-        from planner.engine.restore import restore_command
+    if cmd == "analyze":
+        from planner.cli.analyze import analyze_command
 
-        return restore_command(args)
+        return analyze_command(args, sys.stdout)
+    if cmd == "restore":
+        from planner.engine.console import Console
+        from planner.engine.restore import restore_run
+
+        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys)
     from planner.cli.results import dispatch_result_command
 
     return dispatch_result_command(args)

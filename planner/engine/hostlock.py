@@ -184,7 +184,7 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int
                 f"is gone, since {broken.since}); its prep may still be in place: planner restore {broken.run_id}")
     try:
         # the dead holder's leftover workload would run beside ours: stop it first
-        stopped = procs.stop_leftovers(hs.conn, f"{base}/{broken.run_id}") if _is_run_id(broken) else []
+        stopped = procs.stop_leftovers(hs.conn, f"{base}/{broken.run_id}") if broken and _is_run_id(broken) else []
         stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pid is not None and broken is None else []
         if broken is not None or resumes_pid is not None:  # otherwise the lock script made the directory
             procs.prepare(hs.conn, hs.workdir)
