@@ -52,11 +52,16 @@ class InventoryLike(Protocol):
     def select(self, pattern: str) -> list[Host]: ...
 
 
-def load_plan(path: Path) -> Plan:
-    """Load, validate and type a plan; InputError (exit code 5) lists every problem found."""
+def load_plan(path: Path, inventory_must_exist: bool = True) -> Plan:
+    """Load, validate and type a plan; InputError (exit code 5) lists every problem found.
+
+    ``inventory_must_exist=False`` is for a run record's copy of a plan: its relative ``inventory:`` points
+    beside the original plan file, not into the run folder, and a report needs no inventory."""
     doc = load_yaml(path)
     problems = validate_document(doc)
-    plan, more = _Build(doc, path).plan()
+    build = _Build(doc, path)
+    build.inventory_must_exist = inventory_must_exist
+    plan, more = build.plan()
     problems += more
     if problems:
         raise InputError(list(dict.fromkeys(problems)))
@@ -107,6 +112,7 @@ class _Build:
     def __init__(self, doc: Document, path: Path) -> None:
         self.doc, self.path, self.where = doc, path, Locator(doc)
         self.problems: list[Problem] = []
+        self.inventory_must_exist = True
 
     def problem(self, path: NodePath, message: str, hint: str, key: bool = False) -> None:
         loc = self.doc.key_location(path) if key else self.doc.location(path)
@@ -146,7 +152,7 @@ class _Build:
         if not isinstance(value, str) or not value:
             return None
         resolved = self.path.parent / Path(value).expanduser()
-        if not is_template(value) and not resolved.is_file():
+        if self.inventory_must_exist and not is_template(value) and not resolved.is_file():
             self.problem(("inventory",), f"inventory file '{value}' not found (looked for {resolved})",
                          "fix the path (it is relative to the plan file), create the file, or pass -i FILE")
         return resolved

@@ -13,6 +13,7 @@ folder or the run folder; anywhere else needs ``-o`` on the command line.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
@@ -66,7 +67,8 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True, 
     ctx = build_context(data, report_dir, set(env.list_templates()), charts)
     try:
         with template_errors_only():
-            return tpl.render(**ctx)
+            # templates stay readable with blank lines around blocks; the report gets at most one in a row
+            return re.sub(r"\n{3,}", "\n\n", tpl.render(**ctx))
     except jinja2.UndefinedError as e:
         raise PlannerError(f"report template {name}: {e.message}",
                            hint="the template uses a key the report context does not have; "
@@ -98,10 +100,14 @@ def plan_report_copy(plan: Plan, run_dir: Path | None = None) -> list[Path]:
     return [target]
 
 
+FORMATS = ("md", "html")
+
+
 def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
-                      output: Path | None = None, notes: list[str] | None = None) -> Path:
+                      output: Path | None = None, fmt: str = "md", notes: list[str] | None = None) -> Path:
     """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
 
+    ``fmt="html"``: one self-contained page, ``<run_dir>/report.html`` (or ``output``), charts inline.
     ``plan`` is the plan the user ran (trusted: its templates/ folder is searched); without it the run
     folder's recorded plan is read and its template honoured only when the package ships it (see the module
     docstring); ``notes`` receives what was not honoured. Returns the main report's path. Parse problems do
@@ -120,6 +126,15 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
                          f"not used (a run folder's templates are not trusted); {DEFAULT_TEMPLATE} used instead. "
                          f"To use it: planner report RUN --template {name}")
         name = DEFAULT_TEMPLATE
+    if fmt == "html":
+        from planner.report.html import markdown_to_html
+
+        main = Path(output) if output else run_dir / "report.html"
+        base = main.resolve().parent
+        text = render(data, name, base)
+        title = next((ln[2:] for ln in text.splitlines() if ln.startswith("# ")), data.run_id)
+        write_bytes(main, markdown_to_html(text, base, title).encode())
+        return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
     if output is None and given and plan is not None:

@@ -137,7 +137,7 @@ def load_run_plan(run_dir: Path) -> Plan | None:
     try:
         from planner.plan.loader import load_plan
 
-        return load_plan(plan_file)
+        return load_plan(plan_file, inventory_must_exist=False)  # ../inventory.yaml is beside the original
     except Exception:  # noqa: BLE001 - an old or broken plan must not stop a report of the numbers
         return None
 
