@@ -121,6 +121,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     cmd = args.command
+    if cmd != "parse":  # plugin step kinds (docs/plugins.md) are known before any plan or schema is read
+        from planner.steps import load_plugins
+
+        load_plugins()
     if cmd in ("apply", "check"):
         from planner.cli.apply import apply_command
 

@@ -20,6 +20,7 @@ import yaml
 
 from planner.errors import InputError, Location, Problem
 from planner.host import Host
+from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
     LOCALHOST_NAMES,
@@ -77,14 +78,10 @@ def load_inventory(path: Path) -> Inventory:
     """Read an INI or YAML inventory and the group_vars/ host_vars/ beside it; InputError lists all problems."""
     path = Path(path)
     file = str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         raise InputError([Problem(None, "", f"inventory {file} does not exist",
-                                  "give the path of an INI or YAML inventory with -i")]) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError([Problem(None, "", f"cannot read inventory {file}: {exc}",
-                                  "check the path, its permissions and that it is UTF-8 text")]) from None
+                                  "give the path of an INI or YAML inventory with -i")])
+    text = read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
     graph = InventoryGraph()
     _read_source(graph, text, file, path.suffix.lower())
     graph.reconcile()
@@ -135,7 +132,7 @@ def _candidates(folder: Path, name: str) -> list[Path]:
         p = folder / f"{name}{suffix}"
         if p.is_dir():
             return _dir_files(p)
-        if p.is_file():
+        if p.exists():  # a FIFO or a device too: read_vars_file refuses it by name instead of hanging
             return [p]
     return []
 

@@ -308,6 +308,16 @@ class Slob(StepType):
                 f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
                 f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})"), info
 
+    def preview(self, ctx: StepContext) -> str:
+        kit = self.kit(ctx)
+        _runit, conf, version = self._read_kit(ctx, kit)
+        argv, sessions, upd = self.command(version)
+        lines = [f"$ cd {kit} && {shlex.join(argv)}   # SLOB {version.value}, {sessions} sessions"]
+        if conf is not None:
+            lines.append(f"{kit}/slob.conf (the original is kept and put back after the point):")
+            lines += ["    " + x for x in render_conf(conf, self.conf_values(version, upd)).rstrip("\n").splitlines()]
+        return "\n".join(lines)
+
     # -- running -----------------------------------------------------------------------------------------
     def _as_oracle(self, ctx: StepContext) -> dict[str, Any]:
         user = ctx.vars.get("oracle_user")
@@ -361,7 +371,7 @@ class Slob(StepType):
             if original is not None:
                 ctx.conn.put(render_conf(original, values).encode(), conf_path)
                 arts.append(ctx.fetch(conf_path, "slob.conf"))
-            r = ctx.run(argv, cwd=kit, check=False, env=env, **run_as)
+            r = ctx.run(argv, cwd=kit, check=False, env=env, measured=True, **run_as)
         finally:
             if original is not None:
                 ctx.conn.put(original.encode(), conf_path)
