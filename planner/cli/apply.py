@@ -103,6 +103,9 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit)
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
+        from planner.engine.runner import RunOptions, selected
+
+        chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
         for play in loaded.plan.plays:
             console.line(f"play #{play.name} ({play.hosts}):")
             if args.list_hosts:
@@ -110,6 +113,8 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
                     console.line(f"    {h.name}")
             if args.list_tasks:
                 for s in play.steps:
+                    if not selected(s, play, chosen):
+                        continue  # as ansible-playbook --list-tasks -t: only what the run would do
                     console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
         return 0
     return execute(loaded, args, argv, console)
@@ -123,7 +128,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
-                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)))
+                      break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
+                      inventory_files=loaded.inventory.files)
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
@@ -160,7 +166,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.results import resolve_run
-    from planner.engine.resume import check_hosts, load_previous
+    from planner.engine.resume import check_hosts, check_inventory_unchanged, load_previous
 
     if args.check or args.rehearse or args.list_hosts or args.list_tasks:
         raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
@@ -168,6 +174,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     run_dir = resolve_run(args.resume, args.runs_dir)
     merged = resume_args(args, run_dir)
     loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit)
+    check_inventory_unchanged(run_dir, loaded.inventory.files, _secrets(loaded))
     previous = load_previous(run_dir)
     check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
     console = Console(verbosity=args.verbose)

@@ -19,6 +19,17 @@ from planner.errors import InputError, PlannerError, Problem
 EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
 
 
+def forks(text: str) -> int:
+    """-f/--forks: a whole number of hosts worked on at once, at least 1 (0 or less would run nothing)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number (give 1 or more)") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: give 1 or more hosts worked on in parallel")
+    return n
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
     p.add_argument("-i", "--inventory", type=Path, help="inventory file (default: the plan's inventory:)")
@@ -29,7 +40,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="k=v, JSON/YAML text, or @file.yaml; highest precedence")
     p.add_argument("-C", "--check", action="store_true", help="predict ok/changed; change nothing")
     p.add_argument("-D", "--diff", action="store_true", help="show before/after of what changes")
-    p.add_argument("-f", "--forks", type=int, default=5, help="hosts worked on in parallel (default 5)")
+    p.add_argument("-f", "--forks", type=forks, default=5, help="hosts worked on in parallel (default 5)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more output (-vv, -vvv)")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records go (default ./runs)")
     p.add_argument("--keep-prep", action="store_true", help="leave host prep in place after the run")
@@ -72,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     rs = sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)")
     rs.add_argument("run", type=Path, help="the run folder")
     rs.add_argument("--accept-new-host-keys", action="store_true")
-    rs.add_argument("-f", "--forks", type=int, default=5)
+    rs.add_argument("-f", "--forks", type=forks, default=5)
     from planner.cli.results import add_result_commands
 
     add_result_commands(sub)

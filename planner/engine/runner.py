@@ -23,7 +23,7 @@ from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
-from planner.engine.resume import Previous, reopen_record
+from planner.engine.resume import Previous, controller_pids, record_inventory, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
 from planner.errors import ConnectError
 from planner.host import Host
@@ -51,6 +51,7 @@ class RunOptions:
     argv: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     break_stale_lock: bool = False
+    inventory_files: tuple[Path, ...] = ()  # fingerprinted in the record: --resume refuses a changed inventory
 
 
 @dataclass(slots=True)
@@ -99,6 +100,7 @@ class Runner:
         self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                   secrets=self.opts.secrets, simulated=self.opts.simulated)
         self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+        record_inventory(self.record, self.opts.inventory_files)
 
     def _save_results(self) -> None:
         if self.record:
@@ -162,10 +164,10 @@ class Runner:
             return
         self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
         run_id, taking = self.record.id, [s for s in fresh if s.active]
-        dead = int(self.previous.meta.get("pid") or 0) if self.previous else None  # --resume: its controller
+        dead = controller_pids(self.previous.meta) if self.previous else None  # --resume: its controllers
 
         def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
-            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead,
+            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pids=dead,
                                       reply=replies.get(hs.host.name))
 
         for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
@@ -244,9 +246,26 @@ class Runner:
             points = [(p, step_type.capped_for_rehearsal(a)) for p, a in points]
         return points
 
+    def _when_false(self, play: Play, spec: StepSpec, states: list[HostState]) -> list[HostState]:
+        """Hosts on which the workload's ``when:`` is false: skipped (shown and counted), like prep and collect."""
+        if not spec.when:
+            return []
+        skipped = [hs for hs in states if not eval_when(spec.when, self._variables(play, hs))]
+        if skipped:
+            self.console.banner("TASK", spec.title)
+        for hs in skipped:
+            self._add(r := StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false"))
+            self.console.result(r)
+        return skipped
+
     def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
         plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
         variables: dict[str, dict[str, Any]] = {}
+        skipped = self._when_false(play, spec, states)
+        states = [hs for hs in states if hs not in skipped]
+        if not states:
+            self._save_results()
+            return
         for hs in states:
             variables[hs.host.name] = self._variables(play, hs)
             plans[hs.host.name] = self._points(play, spec, hs)
@@ -312,8 +331,8 @@ class Runner:
         self.phase = "restore"
         for entry in pending:
             hs = self.states.get(entry["host"])
-            if hs is None or hs.conn is None or hs.unreachable:
-                continue
+            if hs is None or hs.conn is None or hs.unreachable or hs.blocked:
+                continue  # blocked: another run (or this run's first controller) holds the host; not ours to undo
             hs.conn.resume()
             self.console.banner("RESTORE", entry["title"])
             r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
