@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.cli.hostvars import render_inventory
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged, load_meta
 from planner.engine.runrecord import RunRecord
@@ -37,7 +38,8 @@ def _split(values: list[str]) -> frozenset[str]:
     return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
 
 
-def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: str | None = None) -> Loaded:
+def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
+         limit: str | None = None) -> Loaded:
     if not plan_path.is_file():
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
     plan = load_plan(plan_path)
@@ -47,11 +49,13 @@ def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: 
         extra_vars = parse_extra_vars(extra, Path.cwd())
     except InputError as e:
         problems += e.problems
-    inv_path = inventory_path or plan.inventory
+    inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
     try:
         inventory = load_inventory(inv_path) if inv_path else local_inventory()
     except InputError as e:
         raise InputError(problems + e.problems) from None
+    inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
+    problems += rendered
     problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
@@ -209,8 +213,8 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
     merged = argparse.Namespace(**vars(new))
     for k in DEFINING:
         setattr(merged, k, getattr(old, k))
-    if merged.inventory is not None and not merged.inventory.is_absolute():
-        merged.inventory = cwd / merged.inventory
+    if merged.inventory is not None:  # -i as the run was given it, relative to where it was started
+        merged.inventory = [p if p.is_absolute() else cwd / p for p in merged.inventory]
     recorded = Path(str(meta.get("plan_file") or old.plan))
     merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
     merged.runs_dir = run_dir.parent

@@ -32,7 +32,8 @@ def forks(text: str) -> int:
 
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
-    p.add_argument("-i", "--inventory", type=Path, help="inventory file (default: the plan's inventory:)")
+    p.add_argument("-i", "--inventory", type=Path, action="append",
+                   help="inventory file or directory; repeat to merge several (default: the plan's inventory:)")
     p.add_argument("-l", "--limit", help="further limit hosts with a pattern (a:b, a:&b, a:!b)")
     p.add_argument("-t", "--tags", action="append", default=[], help="only steps with these tags (comma list)")
     p.add_argument("--skip-tags", action="append", default=[], help="skip steps with these tags")
@@ -69,11 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(sub.add_parser("check", help="same as apply --check", epilog=EPILOG))
     v = sub.add_parser("validate", help="check plans (syntax, schema, variables, inventory) without any host")
     v.add_argument("plans", type=Path, nargs="+")
-    v.add_argument("-i", "--inventory", type=Path)
+    v.add_argument("-i", "--inventory", type=Path, action="append", help="inventory file or directory (repeatable)")
     v.add_argument("-e", "--extra-vars", action="append", default=[])
     sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
     inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
-    inv.add_argument("-i", "--inventory", type=Path, required=True)
+    inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
+                     help="inventory file or directory (repeatable)")
     g = inv.add_mutually_exclusive_group(required=True)
     g.add_argument("--list", action="store_true")
     g.add_argument("--graph", action="store_true")
@@ -81,8 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     ps.add_argument("files", type=Path, nargs="+")
     ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
     rs = sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)")
-    rs.add_argument("run", type=Path, help="the run folder")
-    rs.add_argument("--accept-new-host-keys", action="store_true")
+    rs.add_argument("run", help="the run folder, or its run id under --runs-dir")
+    rs.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records are (default ./runs)")
+    rs.add_argument("--accept-new-host-keys", action="store_true",
+                    help="accept and record unknown SSH host keys (changed keys are always refused)")
+    rs.add_argument("--known-hosts", type=Path, help="known_hosts file (default: the one the run used)")
+    rs.add_argument("--ssh-config", type=Path, help="ssh config file (default: the one the run used)")
     rs.add_argument("-f", "--forks", type=forks, default=5)
     from planner.cli.results import add_result_commands
 
@@ -128,6 +134,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
+    """``planner restore RUN`` reaches the hosts as the run did: its --known-hosts and --ssh-config (read back
+    from meta.json's argv, relative to where it was started) unless given again here."""
+    from planner.engine.runrecord import load_meta
+
+    meta = load_meta(args.run)
+    try:
+        old = build_parser().parse_args([str(a) for a in meta.get("argv") or []])
+    except SystemExit:
+        return  # a command line this version cannot read: the options given here (or the defaults) apply
+    cwd = Path(str(meta.get("cwd") or "."))
+    for key in ("known_hosts", "ssh_config"):
+        recorded = getattr(old, key, None)
+        if getattr(args, key) is None and recorded is not None:
+            setattr(args, key, recorded if recorded.is_absolute() else cwd / recorded)
+
+
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     cmd = args.command
     if cmd in ("apply", "check"):
@@ -160,8 +183,11 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
             raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
         return run_parse(list(args.files), args.format, sys.stdout)
     if cmd == "restore":
+        from planner.cli.results import resolve_run
         from planner.engine.restore import restore_command
 
+        args.run = resolve_run(str(args.run), args.runs_dir)
+        _ssh_options_of_the_run(args)
         return restore_command(args)
     from planner.cli.results import dispatch_result_command
 

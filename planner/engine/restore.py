@@ -37,7 +37,8 @@ def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
     return out
 
 
-def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False) -> int:
+def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
+                known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
     meta_path, restore_path = run_dir / "meta.json", run_dir / "restore.json"
     if not meta_path.is_file():
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
@@ -53,7 +54,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
 
     hosts = hosts_from_meta(meta)
     needed = [hosts[n] for n in dict.fromkeys([*remote, *(e["host"] for e in pending)]) if n in hosts]
-    conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys))
+    conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys,
+                                             known_hosts=known_hosts, ssh_config=ssh_config))
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
     try:
@@ -115,4 +117,5 @@ def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict
 
 
 def restore_command(args: argparse.Namespace) -> int:
-    return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys)
+    return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys,
+                       known_hosts=args.known_hosts, ssh_config=args.ssh_config)

@@ -130,7 +130,7 @@ class _Build:
         if not isinstance(value, str) or not value:
             return None
         resolved = self.path.parent / Path(value).expanduser()
-        if not is_template(value) and not resolved.is_file():
+        if not is_template(value) and not (resolved.is_file() or resolved.is_dir()):
             self.problem(("inventory",), f"inventory file '{value}' not found (looked for {resolved})",
                          "fix the path (it is relative to the plan file), create the file, or pass -i FILE")
         return resolved
