@@ -20,7 +20,7 @@ from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.loader import check_plan, load_plan
+from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import parse_extra_vars
 from planner.steps import ARG_CHECKS
@@ -42,21 +42,25 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
          limit: str | None = None) -> Loaded:
     if not plan_path.is_file():
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
-    plan = load_plan(plan_path)
-    problems: list[Problem] = []
+    plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
+    if plan is None:
+        raise InputError(problems)
+    schema_problems = steps_with_problems(problems)
     extra_vars: dict[str, Any] = {}
     try:
         extra_vars = parse_extra_vars(extra, Path.cwd())
     except InputError as e:
         problems += e.problems
     inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
+    if not inventory_path and any(p.path == "inventory" for p in problems):
+        raise InputError(problems)  # the plan's inventory: is missing, and said so already
     try:
         inventory = load_inventory(inv_path) if inv_path else local_inventory()
     except InputError as e:
         raise InputError(problems + e.problems) from None
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS)
+    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
     if limit:

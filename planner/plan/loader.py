@@ -44,14 +44,38 @@ class InventoryLike(Protocol):
 
 def load_plan(path: Path) -> Plan:
     """Load, validate and type a plan; InputError (exit code 5) lists every problem found."""
-    doc = load_yaml(path)
-    problems = validate_document(doc)
-    plan, more = _Build(doc, path).plan()
-    problems += more
+    plan, problems = load_plan_partly(path)
     if problems:
-        raise InputError(list(dict.fromkeys(problems)))
+        raise InputError(problems)
     assert plan is not None
     return plan
+
+
+def load_plan_partly(path: Path) -> tuple[Plan | None, list[Problem]]:
+    """The plan's problems, and the plan made of its steps that have none (None when too little is left).
+
+    For reporting every problem of a plan in one pass: the inventory-dependent checks (undefined variables,
+    host patterns) still run on what could be built, so fixing the schema errors does not reveal a second
+    list. Never run a plan that had problems."""
+    doc = load_yaml(path)
+    problems = validate_document(doc)
+    build = _Build(doc, path)
+    plan, more = build.plan()
+    problems = list(dict.fromkeys(problems + more))
+    if plan is None and problems:
+        build.lenient = True
+        plan, _ = build.plan()
+    return plan, problems
+
+
+def steps_with_problems(problems: list[Problem]) -> frozenset[str]:
+    """The step paths (``plays[0].workloads[1]``) some of these problems are about."""
+    out = set()
+    for p in problems:
+        m = re.match(r"^(plays\[\d+\]\.(?:prep|workloads|collect)\[\d+\])", p.path or "")
+        if m:
+            out.add(m.group(1))
+    return frozenset(out)
 
 
 _TEMPLATE_SPAN = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
@@ -97,6 +121,7 @@ class _Build:
     def __init__(self, doc: Document, path: Path) -> None:
         self.doc, self.path, self.where = doc, path, Locator(doc)
         self.problems: list[Problem] = []
+        self.lenient = False  # build what is sound and drop the rest (load_plan_partly's second pass)
 
     def problem(self, path: NodePath, message: str, hint: str, key: bool = False) -> None:
         loc = self.doc.key_location(path) if key else self.doc.location(path)
@@ -112,14 +137,14 @@ class _Build:
         inventory = self.inventory(data.get("inventory"))
         claims = self.claims(data.get("reproduces"), [p.get("name") for p in raw_plays if isinstance(p, dict)])
         report = data.get("report")
-        if self.problems or any(p is None for p in plays):
+        if not self.lenient and (self.problems or any(p is None for p in plays)):
             return None, self.problems
         try:
             plan = Plan(
-                name=str(data["plan"]), source=self.path, description=str(data.get("description", "")),
+                name=str(data.get("plan") if self.lenient else data["plan"]), source=self.path, description=str(data.get("description", "")),
                 inventory=inventory, vars=dict(data.get("vars") or {}),
                 plays=tuple(p for p in plays if p is not None),
-                report=ReportSpec(**report) if isinstance(report, dict) else None,
+                report=ReportSpec(**report) if isinstance(report, dict) and not self.lenient else None,
                 allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
                 schema_version=int(data.get("version", SCHEMA_VERSION)), document=data)
         except (KeyError, TypeError, ValueError, OverflowError):
@@ -177,7 +202,8 @@ class _Build:
                 ok = ok and spec is not None
                 if spec is not None:
                     steps[section].append(spec)
-        if not ok or not isinstance(raw.get("name"), str) or not isinstance(raw.get("hosts"), str):
+        if (not ok and not self.lenient) or not isinstance(raw.get("name"), str) \
+                or not isinstance(raw.get("hosts"), str):
             return None
         try:
             return Play(name=raw["name"], hosts=raw["hosts"], prep=tuple(steps[Section.PREP]),
@@ -190,7 +216,7 @@ class _Build:
             return None  # reported by the schema
 
     def step(self, section: Section, item: Any, path: NodePath) -> StepSpec | None:
-        parsed, _ = parse_step(section.value, item, self.where, path)  # its problems: validate_document
+        parsed, _ = parse_step(section.value, item, self.where, path, partial=self.lenient)  # validate_document
         if parsed is None:
             return None
         opts, kind = parsed.options, parsed.kind
@@ -224,15 +250,20 @@ class _Build:
                 warmup=int(opts.get("warmup", 0)), zip=zip_names, destructive=bool(opts.get("destructive", False)),
                 location=self.doc.location(path))
         except (TypeError, ValueError, AssertionError, OverflowError):
-            return None
+            if not self.lenient:
+                return None
+            # only for checking its variables: the options' problems are reported by the schema already
+            return StepSpec(kind=kind, section=section, args=args, path=format_path(path), name=kind,
+                            zip=tuple(z for z in zip_names if isinstance(z, str)), location=self.doc.location(path))
 
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
-               kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+               kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset()) -> list[Problem]:
     """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
 
     ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
-    plan layer knows the language, the step kinds know what a host would refuse."""
+    plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
+    paths whose schema problems are already reported; only their undefined variables are added."""
     try:
         doc: Document | None = load_yaml(plan.source)
     except InputError:
@@ -249,7 +280,8 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
         for host in hosts:
             variables = variables_for(plan, play, host, extra_vars)
             for spec in play.steps:
-                for p in _check_step(spec, variables, doc, plan.source.parent, kinds):
+                for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
+                                     spec.path in variables_only):
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -258,7 +290,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
 
 
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
-                plan_dir: Path, kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+                plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
@@ -277,6 +309,11 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
                                     "fix the {{ }} expression"))
     if problems:
         return problems
+    if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
+        try:
+            return _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            return []  # arguments too malformed for the kind's check; the schema problems say why
     problems += validate_step_args(spec.kind, rendered, where, step_path)
     if not problems:
         problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir)

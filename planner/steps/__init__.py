@@ -7,6 +7,7 @@ the plan language but has no engine yet.
 
 from __future__ import annotations
 
+from planner.errors import StepError
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
 from planner.steps.base import NotYetImplemented, StepType
 from planner.steps.collect import FactsCollect
@@ -28,6 +29,16 @@ for _kind in ("iostat", "mpstat", "vmstat", "ash"):
 
 # For the plan check (planner.plan.loader.check_plan): each kind's own check of its rendered arguments.
 ARG_CHECKS = {kind: cls.check_args for kind, cls in REGISTRY.items()}
+
+
+def _not_implemented(rendered: object, plan_dir: object) -> None:
+    # refused at the plan check: a plan naming it validated, then failed on every host (issue 15 item 8)
+    raise StepError("collect: ash is not implemented yet: it would fail on every host",
+                    hint="remove it; the AWR or Statspack report (collect: [awr] / [statspack]) lists the top "
+                         "wait events")
+
+
+ARG_CHECKS["ash"] = _not_implemented
 
 
 def step_class(kind: str) -> type[StepType]:
