@@ -78,3 +78,41 @@ def test_report_does_not_say_restored_for_a_disk_group_left_in_place(make_lab: C
     assert restore["status"] == "skipped" and "left disk group SLOB in place" in restore["msg"]
 
 
+
+
+TWO_INIT_ORA = """\
+plan: one_restart
+plays:
+  - name: static parameters
+    hosts: all
+    prep:
+      - init_ora: {filesystemio_options: setall, recycle_pool: 64M}
+      - flashback: "off"
+      - init_ora: {processes: 600, disk_asynch_io: false}
+    workloads:
+      - command: {argv: ["true"]}
+"""
+
+
+def test_two_init_ora_steps_restart_once_at_apply_and_once_at_restore(make_lab: Callable[..., Lab],
+                                                                      tmp_path: Path) -> None:
+    root, inv = lab_project(make_lab, tmp_path)
+    before = load_state(root)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(TWO_INIT_ORA)
+    code, run = apply(plan, inv, tmp_path / "runs", "--no-report")
+    assert code == 0, (run / "console.log").read_text()
+    after = load_state(root)
+    assert after["restarts"] - before["restarts"] == 2, "one restart at the end of prep, one at restore"
+    assert after["memory"] == before["memory"] and after["spfile"] == before["spfile"]
+    results = json.loads((run / "results.json").read_text())
+    titles = [r["title"] for r in results if r["step"].startswith("plays[0].prep")]
+    assert titles == ["init_ora", "flashback", "init_ora",
+                      "Restarting the database once for the play's static parameters",
+                      "restore init_ora", "restore flashback", "restore init_ora",
+                      "restore: restarting the database once for the static parameters put back"], titles
+    restart = next(r for r in results if r["title"].startswith("Restarting"))
+    assert restart["status"] == "changed" and "restarted once" in restart["msg"]
+    # workloads measured the restarted database: the restart came before them
+    assert [r["title"] for r in results].index(restart["title"]) < [r["step"] for r in results].index(
+        "plays[0].workloads[0]")

@@ -231,7 +231,7 @@ def revert_step(spec_path: str, title: str, kind: str, args: Mapping[str, Any], 
         ctx = make_context(spec, hs, {}, settings, record, artifacts)
         out = step.revert(ctx, saved)
         return StepResult(spec_path, f"restore {title}", hs.host.name, out.status, out.msg, out.diff,
-                          started=started, ended=utc_now())
+                          started=started, ended=utc_now(), data=out.data)
     except ConnectError as e:
         return StepResult(spec_path, f"restore {title}", hs.host.name, Status.UNREACHABLE, str(e),
                           started=started, ended=utc_now())

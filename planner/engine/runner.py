@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from planner.engine import hostlock, probes
+from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
@@ -217,10 +217,33 @@ class Runner:
             if spec.when and not eval_when(spec.when, variables):
                 return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
+            if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
+                variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
         self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        self._save_results()
+
+    def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
+        """The play's one database restart for the static parameters its init_ora steps deferred."""
+        paths = {s.path for s in play.prep if restarts.defers(s.kind)}
+        if self.opts.check or not paths:
+            return
+        pending = {hs.host.name: rs for hs in states if hs.active
+                   and (rs := restarts.due(self.results, hs.host.name, paths))}
+        if not pending:
+            return
+        self.console.banner("TASK", restarts.TITLE_PREP)
+        specs = {s.path: s for s in play.prep}
+
+        def one(hs: HostState) -> StepResult:
+            variables = self._variables(play, hs)
+            items = [(r, render(dict(specs[r.step].args), variables)) for r in pending[hs.host.name]]
+            return restarts.restart_prep(f"plays[{index}]", hs, items, variables, self.settings, self.record,
+                                         self.record.path if self.record else self.settings.plan_dir)
+
+        self._on_hosts(one, [hs for hs in states if hs.host.name in pending], self.opts.forks)
         self._save_results()
 
     def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
@@ -329,19 +352,29 @@ class Runner:
         if not pending:
             return
         self.phase = "restore"
+        restart_due: dict[str, tuple[HostState, Any, str]] = {}  # host -> one restart after its reverts
         for entry in pending:
             hs = self.states.get(entry["host"])
             if hs is None or hs.conn is None or hs.unreachable or hs.blocked:
                 continue  # blocked: another run (or this run's first controller) holds the host; not ours to undo
             hs.conn.resume()
             self.console.banner("RESTORE", entry["title"])
-            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"], entry["saved"], hs,
+            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"],
+                            restarts.with_deferral(entry["kind"], entry["saved"]), hs,
                             self.settings, self.record, self.record.path if self.record else Path("."))
+            if (r.data or {}).get("restart"):
+                restart_due[hs.host.name] = (hs, r.data["restart"], entry["play"])
             entry["reverted"] = r.status in (Status.OK, Status.CHANGED)
             self._add(r)
             self.console.result(r)
             if self.record:
                 self.record.write("restore.json", self.restore_log)
+        for hs, db_json, play_path in restart_due.values():
+            self.console.banner("RESTORE", restarts.TITLE_RESTORE)
+            r = restarts.restart_restore(play_path, hs, db_json, self.settings, self.record,
+                                         self.record.path if self.record else Path("."))
+            self._add(r)
+            self.console.result(r)
         self._save_results()
 
     def _play(self, index: int, play: Play) -> None:
@@ -355,11 +388,15 @@ class Runner:
         if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
             self.phase = "prep"  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
             self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
+        prepped = False
         for spec in play.steps:
             if not selected(spec, play, self.opts):
                 continue
             if spec.section is not Section.PREP:
                 probes.unwrap(states)
+                if not prepped:
+                    prepped = True
+                    self._restart_after_prep(index, play, [s for s in states if s in todo])
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
@@ -372,6 +409,9 @@ class Runner:
                 self._workload(play, spec, live)
             else:
                 self._simple_step(play, spec, live)
+        if not prepped:  # a play of prep steps only
+            probes.unwrap(states)
+            self._restart_after_prep(index, play, [s for s in states if s in todo])
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
 

@@ -2,8 +2,10 @@
 
 ALTER SYSTEM cannot take binds, so a parameter name must match ``^[A-Za-z_][A-Za-z0-9_$#]*$`` AND exist in
 v$parameter (a bound query), and its value is rendered by the parameter's type. Restart policy: one restart
-at the end of the init_ora step when a static parameter changed (one init_ora step per play is the norm), and
-again on revert if a static parameter goes back.
+per play. Run by the engine, init_ora defers its restart (``DEFER_RESTART`` in its variables, or in the saved
+state on revert) and the engine restarts once at the end of the play's prep (``restart_after_prep``, which
+also checks every deferred step's parameters are in effect) and once after the play's restore
+(``restart_after_restore``). Alone (no deferral, e.g. ``planner restore RUN``) a step restarts itself.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
+DEFER_RESTART = "planner_defer_restart"  # the engine restarts once per play (see the module docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +166,7 @@ class InitOra(StepType):
     kind = "init_ora"
     sections = frozenset({Section.PREP})
     reversible = True
+    defers_restart = True  # the engine restarts once per play: DEFER_RESTART
 
     def wanted(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -220,6 +224,12 @@ class InitOra(StepType):
             db.execute(alter_set(s.param, s.rendered, s.scope))
         msg = f"set {', '.join(s.param.name for s in todo)}"
         restarted = any(s.restart for s in todo)
+        if restarted and ctx.vars.get(DEFER_RESTART):
+            left = [s for s in self._plan(read_params(db, list(self.wanted()))) if not s.restart]
+            if left:
+                raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
+            return Outcome(Status.CHANGED, msg + "; the database restarts once at the end of the play's prep",
+                           self._diff(todo), data={"restart": cfg.to_json()})
         if restarted:
             how, db = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
@@ -257,10 +267,27 @@ class InitOra(StepType):
         if not done and not restart:
             return Outcome(Status.OK, "parameters already as they were")
         msg = "; ".join(done) or "spfile as it was"
+        if restart and saved.get(DEFER_RESTART):
+            return Outcome(Status.CHANGED, msg + "; the database restarts once after the play's restore",
+                           data={"restart": saved["db"]})
         if restart:
             how, _ = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
         return Outcome(Status.CHANGED, msg)
+
+
+def restart_after_prep(ctx: StepContext, db_json: Mapping[str, Any], steps: Sequence[InitOra]) -> Outcome:
+    """The play's one restart for the static parameters its init_ora steps set; each must then be in effect."""
+    how, db = restart_database(ctx, DbConfig.from_json(db_json))
+    left = [s.param.name for step in steps for s in step._plan(read_params(db, list(step.wanted())))]
+    if left:
+        raise StepError(f"parameters not in effect after the restart: {', '.join(left)}")
+    return Outcome(Status.CHANGED, f"restarted once for the play's static parameters ({how})")
+
+
+def restart_after_restore(ctx: StepContext, db_json: Mapping[str, Any]) -> Outcome:
+    how, _ = restart_database(ctx, DbConfig.from_json(db_json))
+    return Outcome(Status.CHANGED, f"restarted once for the static parameters put back ({how})")
 
 
 class Flashback(StepType):
