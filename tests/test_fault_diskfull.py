@@ -107,3 +107,21 @@ def test_run_record_write_on_a_full_disk_keeps_the_old_file(tmp_path: Path,
     rec.close()
     lines = [json.loads(x) for x in (rec.path / "commands.jsonl").read_text().splitlines()]
     assert [x["command"] for x in lines] == ["echo ok"]
+
+
+def test_resumed_record_on_a_full_disk_counts_the_lost_line(tmp_path: Path,
+                                                             small_disk: Callable[[Path, str], Path]) -> None:
+    """A resumed run (ReopenedRecord) that hits a full disk: the lost commands.jsonl line is counted, as for a
+    new run, not raised (it was an AttributeError: ReopenedRecord skipped RunRecord.__init__, so the step
+    became an "internal error")."""
+    from planner.engine.resume import ReopenedRecord
+
+    runs = small_disk(tmp_path / "runs", "64k")
+    first = RunRecord(runs, "resumed")
+    first.write_meta(status="running")
+    first.close()
+    rec = ReopenedRecord(first.path)
+    fill(runs / "filler")
+    rec.log_command("h", "s", CommandResult("echo", 0, "y" * 300_000, "", 0.1))
+    assert rec.write_errors and ENOSPC in rec.write_errors[0]
+    rec.close()

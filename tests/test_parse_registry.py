@@ -45,7 +45,8 @@ def test_detect_real_files_by_content(rel: str, kind: str) -> None:
 
 def test_kinds_cover_every_parser() -> None:
     assert {"awr_text", "awr_html", "statspack", "awr_excerpt", "orion_summary", "orion_csv", "fio_json",
-            "slb", "iozone", "calibrate_io", "iostat", "mpstat", "vmstat"} == set(KINDS)
+            "slb", "iozone", "calibrate_io", "iostat", "mpstat", "vmstat",
+            "awr_compare", "awr_rac_html", "fio_text"} == set(KINDS)  # issue 18 added the last three
 
 
 def test_calibrate_detected() -> None:
@@ -108,8 +109,11 @@ def test_run_parse_plain_table() -> None:
     rc = run_parse([DATA / "orion/orion-seed-x25m_summary.txt"], "table", out)
     lines = out.getvalue().splitlines()
     assert rc == 0
-    assert lines[0].split() == ["file", "kind", "metric", "value", "unit", "direction", "line"]
-    assert "orion.max_small_iops" in lines[2] and "3985" in lines[2] and lines[2].rstrip().endswith("3")
+    # issue 18 item 4: each file's line first (what it was read as, its version, what was not read)
+    assert lines[0].endswith("orion-seed-x25m_summary.txt: read as ORION summary/console, version not printed, "
+                             "everything read")
+    assert lines[1].split() == ["file", "kind", "metric", "value", "unit", "direction", "line"]
+    assert "orion.max_small_iops" in lines[3] and "3985" in lines[3] and lines[3].rstrip().endswith("3")
 
 
 def test_run_parse_json_csv_and_exit_code(tmp_path: Path) -> None:

@@ -171,3 +171,133 @@ def test_long_digit_runs_parse_in_linear_time(kind: str) -> None:
             with contextlib.suppress(ParseError):
                 fn(damaged_text, "sample")
             assert time.monotonic() - started < 3.0, f"{kind} parser is slow on long digit runs"
+
+
+# -- issue 18: numbers are read whole in every layout a parser accepts ---------------------------------------
+
+def _render(value: float, grouped: bool, decimals: int) -> str:
+    return f"{value:,.{decimals}f}" if grouped else f"{value:.{decimals}f}"
+
+
+NUMBERS = st.tuples(st.integers(0, 10**9), st.booleans(), st.integers(0, 2))
+
+
+def _exact(cents: int, decimals: int) -> float:
+    return float(f"{cents / 100:.{decimals}f}")
+
+
+@settings(max_examples=200, deadline=None)
+@given(NUMBERS, st.sampled_from(["", "-"]), st.sampled_from(["", "ms", "KB/sec", "%"]), st.booleans())
+def test_number_reader_reads_every_rendering_whole(num: tuple[int, bool, int], sign: str, unit: str,
+                                                   sci: bool) -> None:
+    from planner.parsers.numbers import read
+
+    cents, grouped, decimals = num
+    value = _exact(cents, decimals)
+    text = f"{sign}{value:.2E}" if sci else sign + _render(value, grouped, decimals)
+    want = float(text) if sci else (-value if sign else value)
+    r = read(text + unit)
+    assert r.value == want and r.unit == unit and not r.problem
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10**7), st.integers(1, 10**8), st.booleans(),
+       st.sampled_from(["plain", "markdown", "glued"]))
+def test_orion_summary_values_read_whole(iops: int, mbps_cents: int, grouped: bool, layout: str) -> None:
+    mbps = mbps_cents / 100
+    i_txt, m_txt = (f"{iops:,}", f"{mbps:,.2f}") if grouped else (str(iops), f"{mbps:.2f}")
+    lines = [f"Maximum Large MBPS={m_txt} @ Small=0 and Large=2", f"Maximum Small IOPS={i_txt} @ Small=5 and Large=0",
+             "Minimum Small Latency=0.26 @ Small=5 and Large=0"]
+    if layout == "markdown":
+        lines = [f"**{ln}**".replace("_", "\\_") for ln in lines]
+    text = "\n".join(lines) if layout != "glued" else "".join(lines)
+    p = parse_text(text, "orion.txt", "orion_summary")
+    assert p.value("orion.max_small_iops") == iops and p.value("orion.max_large_mbps") == float(f"{mbps:.2f}")
+    assert not p.errors
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10**10), st.booleans(), st.sampled_from(["  ", "", " "]))
+def test_iozone_throughput_read_whole(cents: int, grouped: bool, gap: str) -> None:
+    value = cents / 100
+    text = (f"\tRecord Size 8 kB\n\tChildren see throughput for  4 random readers  = "
+            f"{_render(value, grouped, 2)}{gap}KB/sec\n")
+    p = parse_text(text, "iozone.txt", "iozone")
+    assert p.value("iozone.throughput") == float(f"{value:.2f}") and p.get("iozone.throughput").unit == "KB/s"
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.integers(1, 10**7), st.integers(1, 10**6), st.booleans(), st.sampled_from(["equals", "dotted", "colon"]))
+def test_calibrate_io_values_read_whole(iops: int, mbps: int, grouped: bool, layout: str) -> None:
+    sep = {"equals": " = ", "dotted": " ........ ", "colon": " : "}[layout]
+    fmt = (lambda v: f"{v:,}") if grouped else str
+    text = f"Max IOPS{sep}{fmt(iops)}\nMax MBPS{sep}{fmt(mbps)}\nLatency{sep}8\n"
+    p = parse_text(text, "calib.txt", "calibrate_io")
+    assert p.value("calibrate.max_iops") == iops and p.value("calibrate.max_mbps") == mbps
+
+
+def _load_profile(rows: list[tuple[str, str, str]], layout: str) -> str:
+    head = "Load Profile              Per Second    Per Transaction\n~~~~~~~~~~~~         ---------------    ---------------"
+    if layout == "normal":
+        body = [f"{label:>20}: {s:>18} {t:>18}" for label, s, t in rows]
+    elif layout == "wrapped":  # a mail client wrapped each row after its label
+        body = [ln for label, s, t in rows for ln in (f"{label:>20}:", f"      {s}   {t}")]
+    elif layout == "markdown":
+        return "| **Load Profile** | Per Second | Per Transaction |\n|---|---|---|\n" + "\n".join(
+            f"| {label}: | {s} | {t} |" for label, s, t in rows)
+    else:  # flattened onto one line
+        return " ".join([head.replace("\n", " "), *(f"{label}: {s} {t}" for label, s, t in rows)])
+    return "\n".join([head, *body])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 10**11), st.integers(0, 10**11)), min_size=4, max_size=4),
+       st.booleans(), st.sampled_from(["normal", "wrapped", "flattened", "markdown"]))
+def test_load_profile_values_read_whole_in_every_layout(pairs: list[tuple[int, int]], grouped: bool,
+                                                         layout: str) -> None:
+    labels = ("Redo size", "Logical reads", "Physical reads", "Physical writes")
+    names = ("redo_size", "logical_reads", "physical_reads", "physical_writes")
+    rows = [(label, _render(a / 10, grouped, 1), _render(b / 10, grouped, 1))
+            for label, (a, b) in zip(labels, pairs, strict=True)]
+    p = parse_text(_load_profile(rows, layout), "lp.txt", "awr_excerpt")
+    for name, (a, b) in zip(names, pairs, strict=True):
+        assert p.value(f"{name}_per_s") == float(f"{a / 10:.1f}"), (name, layout)
+        assert p.value(f"{name}_per_txn") == float(f"{b / 10:.1f}"), (name, layout)
+    assert not p.errors
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 10**9), st.integers(-100000, 100000), st.booleans())
+def test_compare_period_values_and_negative_diff_read_whole(cents: int, diff_tenths: int, grouped: bool) -> None:
+    one, two = cents / 100, cents / 50
+    text = ("WORKLOAD REPOSITORY COMPARE PERIOD REPORT\n\n"
+            "~~~~~~~~~~~~~~~~~~~      1st Per Sec      2nd Per Sec      %Diff      1st Per Txn      2nd Per Txn      %Diff\n"
+            "                     ---------------  ---------------     ------  ---------------  ---------------     ------\n"
+            f"  Physical read (blocks): {_render(one, grouped, 2)} {_render(two, grouped, 2)} {diff_tenths / 10:.1f}"
+            f" 1.0 2.0 {-diff_tenths / 10:.1f}\n")
+    p = parse_text(text, "dd.txt", "awr_compare")
+    assert p.value("physical_reads_per_s", set="1st") == float(f"{one:.2f}")
+    assert p.value("physical_reads_per_s", set="2nd") == float(f"{two:.2f}")
+    assert p.value("physical_reads_per_s_diff_pct") == float(f"{diff_tenths / 10:.1f}")
+    assert p.value("physical_reads_per_txn_diff_pct") == float(f"{-diff_tenths / 10:.1f}")
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.text(alphabet="0123456789,.", min_size=1, max_size=14))
+def test_a_number_not_read_whole_is_a_warning_never_a_wrong_value(token: str) -> None:
+    """Whatever digit/comma/dot run sits in a Load Profile cell: its exact value, or no value and a warning."""
+    from planner.parsers.numbers import read
+
+    text = f"Load Profile              Per Second\n~~~~~~~~~~~~         ---------------\n  Physical reads: {token}\n"
+    try:
+        p = parse_text(text, "lp.txt", "awr_excerpt")
+    except ParseError:
+        return
+    r = read(token)
+    got = p.value("physical_reads_per_s")
+    if r.value is None:
+        assert got is None
+        assert p.errors or not any(c.isdigit() for c in token)
+    else:  # every digit counted: the token itself less its separators (and a trailing "," or sentence ".")
+        t = token[:-1] if token.endswith(",") or (token.count(".") == 2 and token.endswith(".")) else token
+        assert got == r.value == float(t.replace(",", ""))

@@ -75,13 +75,15 @@ def test_known_hosts_read_line_by_line(lab: Lab, tmp_path: Path) -> None:
     known.write_text("\n".join([
         "# comment",
         "garbage without a key",
-        f"@cert-authority *.example {key}",
+        f"@cert-authority *.ca.example {key}",
         f"db1.example,10.0.0.1 {key}",
         "db2.example ssh-ed25519 AAAA-not-base64!!",
         f"*.lab.example,!bad.lab.example {key}",
         f"[db1.example]:2222 {key}",
     ]) + "\n")
     assert [k.line for k in known_keys([known], "db1.example")] == [4]
+    # The CA line is read too, as a CA key (issue 14 row 8), never as a host key.
+    assert [(k.line, k.marker) for k in known_keys([known], "db1.ca.example")] == [(3, "cert-authority")]
     assert [k.line for k in known_keys([known], "10.0.0.1")] == [4]
     assert [k.line for k in known_keys([known], "x.lab.example")] == [6]
     assert known_keys([known], "bad.lab.example") == []

@@ -153,7 +153,7 @@ def test_the_window_empties_the_point_folder_before_every_attempt(tmp_path: Path
     run = tmp_path / "run"
     art = run / "artifacts" / "point000"
     art.mkdir(parents=True)
-    ctx = StepContext(host=host, conn=LocalConnection(host), vars={"planner_point_dir": str(folder)},
+    ctx = StepContext(host=host, conn=LocalConnection(host), vars={}, point_dir=str(folder),
                       step_path="plays[0].workloads[0]", plan_dir=tmp_path, artifacts=art, run_dir=run,
                       log=lambda *_: None, point=SweepPoint(0, (), 0))
 

@@ -90,8 +90,10 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--known-hosts", type=Path, help="known_hosts file (default: the one the run used)")
     rs.add_argument("--ssh-config", type=Path, help="ssh config file (default: the one the run used)")
     rs.add_argument("-f", "--forks", type=forks, default=5)
+    from planner.cli.analyze import add_analyze_command
     from planner.cli.results import add_result_commands
 
+    add_analyze_command(sub)
     add_result_commands(sub)
     return ap
 
@@ -182,13 +184,19 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         if missing:
             raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
         return run_parse(list(args.files), args.format, sys.stdout)
+    if cmd == "analyze":
+        from planner.cli.analyze import analyze_command
+
+        return analyze_command(args, sys.stdout)
     if cmd == "restore":
         from planner.cli.results import resolve_run
-        from planner.engine.restore import restore_command
+        from planner.engine.console import Console
+        from planner.engine.restore import restore_run
 
         args.run = resolve_run(str(args.run), args.runs_dir)
         _ssh_options_of_the_run(args)
-        return restore_command(args)
+        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys,
+                           known_hosts=args.known_hosts, ssh_config=args.ssh_config)
     from planner.cli.results import dispatch_result_command
 
     return dispatch_result_command(args)

@@ -17,11 +17,11 @@ from typing import Any, TextIO
 
 from planner.errors import ParseError, input_error
 from planner.metrics import Metric, Parsed
-from planner.parsers import parse_file
+from planner.parsers import describe, parse_file
 
 FORMATS = ("table", "json", "csv")
 _COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
-_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
+_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_rac_html"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,13 +63,15 @@ def _metric_json(m: Metric) -> dict[str, Any]:
 
 
 def _json(results: list[FileResult], out: TextIO) -> None:
-    doc = []
+    doc: list[dict[str, Any]] = []
     for r in results:
         if r.parsed is None:
             doc.append({"file": str(r.path), "kind": None, "error": str(r.error)})
             continue
         p = r.parsed
-        doc.append({"file": str(r.path), "kind": p.kind, "facts": dict(p.facts),
+        d = describe(p)
+        doc.append({"file": str(r.path), "kind": p.kind, "read_as": d.kind_name, "version": d.version or None,
+                    "layout": d.layout or None, "not_read": list(d.unread), "facts": dict(p.facts),
                     "metrics": [_metric_json(m) for m in r.metrics],
                     "errors": [str(e) for e in p.errors], "simulated": p.simulated})
     json.dump(doc, out, indent=2)
@@ -84,6 +86,11 @@ def _csv(results: list[FileResult], out: TextIO) -> None:
             w.writerows((*_row(r.path, r.parsed.kind, m, mark=False), str(m.derived).lower()) for m in r.metrics)
 
 
+def _described(results: list[FileResult]) -> list[str]:
+    """Per file, first: which kind it was read as, its version, what could not be read (issue 18, item 4)."""
+    return [f"{r.path}: {describe(r.parsed)}" if r.parsed else f"{r.path}: not read" for r in results]
+
+
 def _problems(results: list[FileResult]) -> list[str]:
     out = []
     for r in results:
@@ -95,6 +102,8 @@ def _problems(results: list[FileResult]) -> list[str]:
 
 
 def _plain(results: list[FileResult], out: TextIO) -> None:
+    for line in _described(results):
+        out.write(line + "\n")
     rows = [_row(r.path, r.parsed.kind, m) for r in results if r.parsed for m in r.metrics]
     widths = [max([len(c)] + [len(row[i]) for row in rows]) for i, c in enumerate(_COLUMNS)]
     numeric = {3, 6}
@@ -110,6 +119,8 @@ def _rich(results: list[FileResult], out: TextIO) -> None:
     from rich.table import Table
 
     console = Console(file=out)
+    for line in _described(results):
+        console.print(line, markup=False, highlight=False)
     for r in results:
         if r.parsed is None:
             continue

@@ -25,14 +25,14 @@ from planner.errors import InputError
 from planner.host import Host
 from planner.rehearsal import preflight
 from planner.rehearsal.sandbox import populate
-
-ORACLE_KINDS = frozenset({"init_ora", "flashback", "asm_diskgroup", "slob", "calibrate_io", "awr", "statspack"})
+from planner.steps import REGISTRY
 
 
 def _needs_oracle(loaded: Loaded) -> set[str]:
+    """Hosts of plays with a step whose kind needs a database (StepType.needs_database): they get the stand-ins."""
     hosts: set[str] = set()
     for play in loaded.plan.plays:
-        if any(s.kind in ORACLE_KINDS for s in play.steps):
+        if any(s.kind in REGISTRY and REGISTRY[s.kind].needs_database for s in play.steps):
             hosts |= {h.name for h in loaded.play_hosts[play.name]}
     return hosts
 

@@ -7,6 +7,7 @@ transcript that the run record keeps (with secrets redacted by the record).
 from __future__ import annotations
 
 import os
+import re
 import sys
 import threading
 from collections.abc import Mapping
@@ -18,6 +19,16 @@ _COLOURS = {Status.OK: "32", Status.CHANGED: "33", Status.FAILED: "31", Status.S
             Status.UNREACHABLE: "31", Status.INTERRUPTED: "35"}
 _WORD = {Status.OK: "ok", Status.CHANGED: "changed", Status.FAILED: "failed", Status.SKIPPED: "skipping",
          Status.UNREACHABLE: "fatal", Status.INTERRUPTED: "interrupted"}
+
+
+# C0 controls but tab and newline, DEL and C1 (U+0080-U+009F: 8-bit CSI/OSC): a host's output holding them could
+# move the cursor, retitle the terminal, hide text or ring the bell; they are shown as \xNN instead.
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def escape_controls(text: str) -> str:
+    """``text`` with terminal control characters shown as ``\\xNN`` (tab and newline kept)."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
 class Console:
@@ -35,6 +46,7 @@ class Console:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
 
     def line(self, text: str = "", code: str = "") -> None:
+        text = escape_controls(text)  # host output reaches here in messages; only _paint adds escapes
         for secret in self.secrets:
             text = text.replace(secret, "********")
         with self._lock:

@@ -22,6 +22,7 @@ from planner.plan.model import Section, StepSpec, SweepPoint
 from planner.status import Artifact, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext, StepType
+from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection
 
 
@@ -69,7 +70,7 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
-        simulated=settings.simulated and not getattr(step_class(spec.kind), "real_in_rehearsal", False))
+        simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal)
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
@@ -82,7 +83,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     final attempt is recorded.
     """
     started = utc_now()
-    base = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: dict[str, Any] = {}
@@ -102,6 +103,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     try:
         step: StepType = step_class(spec.kind)(args)
         ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+        ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         if settings.check:
             if spec.section is Section.WORKLOADS:
                 return result(Status.SKIPPED, "workloads do not run in check mode")
@@ -119,6 +121,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                     raise
                 retried.update(_recover(hs, e, artifacts if record else None))
                 ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+                ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
                       artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)
@@ -149,7 +152,7 @@ class Recoverable(Protocol):
 
 def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
     if window is not None:
-        return window(ctx, bool(getattr(step, "writes_db_report", False)), lambda: step.apply(ctx))
+        return window(ctx, step.writes_db_report, lambda: step.apply(ctx))
     return step.apply(ctx), [], []
 
 
@@ -205,7 +208,7 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     notes = []
     with contextlib.suppress(Exception):  # best effort: must never hide the real failure
         wd = str(ctx.vars.get("planner_workdir") or DEFAULT_WORKDIR)
-        paths = [p for p in (ctx.vars.get("planner_point_dir"), ctx.path(wd)) if p]
+        paths = [p for p in (ctx.point_dir, ctx.path(wd)) if p]
         r = ctx.conn.run(["sh", "-c", _DF, "sh", *dict.fromkeys(str(p) for p in paths)], timeout=30)
         mounts: set[str] = set()
         for line in r.stdout.splitlines():
@@ -222,19 +225,21 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     return "; ".join([msg, *notes]) if notes else msg
 
 
-def revert_step(spec_path: str, title: str, kind: str, args: Mapping[str, Any], saved: Mapping[str, Any],
-                hs: HostState, settings: ExecSettings, record: RunRecord | None, artifacts: Path) -> StepResult:
+def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, record: RunRecord | None,
+                artifacts: Path) -> StepResult:
+    """Put back one prep step's saved original state (its kind's StepType.revert)."""
     started = utc_now()
-    spec = StepSpec(kind=kind, section=Section.PREP, args=args, path=spec_path, name=title)
+    title = f"restore {entry.title}"
+    spec = StepSpec(kind=entry.kind, section=Section.PREP, args=entry.args, path=entry.step, name=entry.title)
     try:
-        step = step_class(kind)(args)
+        step = step_class(entry.kind)(entry.args)
         ctx = make_context(spec, hs, {}, settings, record, artifacts)
-        out = step.revert(ctx, saved)
-        return StepResult(spec_path, f"restore {title}", hs.host.name, out.status, out.msg, out.diff,
+        out = step.revert(ctx, entry.saved)
+        return StepResult(entry.step, title, hs.host.name, out.status, out.msg, out.diff,
                           started=started, ended=utc_now(), data=out.data)
     except ConnectError as e:
-        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.UNREACHABLE, str(e),
+        return StepResult(entry.step, title, hs.host.name, Status.UNREACHABLE, str(e),
                           started=started, ended=utc_now())
     except (PlannerError, OSError) as e:
-        return StepResult(spec_path, f"restore {title}", hs.host.name, Status.FAILED, str(e),
+        return StepResult(entry.step, title, hs.host.name, Status.FAILED, str(e),
                           started=started, ended=utc_now())

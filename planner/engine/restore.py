@@ -1,27 +1,178 @@
-"""`planner restore RUN`: undo a run's prep from its record, e.g. after the controller was killed.
+"""Undoing a run's prep: the restore log (restore.json) and the ONE loop that replays it, used at the end of
+each play, by ``planner restore RUN`` (e.g. after the controller was killed) and by ``apply --resume``.
 
 restore.json holds each prep step's original state, written before the step changed anything; entries
 already reverted are skipped, so restore is idempotent and may be run again after a partial failure.
-First it stops what the dead controller left running on the hosts (planner.transport.remote_procs), and it refuses
-while that controller still runs; last it releases the host locks the run still holds.
+``planner restore`` first stops what the dead controller left running on the hosts (planner.transport.remote_procs),
+and it refuses while that controller still runs; last it releases the host locks the run still holds.
+
+Two copies of the log are written, each time it changes:
+
+- ``<run>/restore.json``, part of the shareable run record, redacted like every record file (a password the
+  original file held reads ``********``): what the report and a colleague read;
+- ``<runs_dir>/.<run id>.restore.json`` (mode 0600), unredacted: the only copy that restore and resume write
+  back to hosts. Writing the redacted copy back would replace the host's password by ``********`` and destroy
+  the original.
+
+Why there, and not on the host beside the lock: the controller is where the secrets already are (env vars,
+password files); the file is beside the run folder, never inside the folder that is zipped and sent; and a
+host whose planner workdir was cleaned still gets its original back. It is a hidden file, not a folder, so
+whatever lists or indexes the run folders of runs_dir (folders with a meta.json) never sees it. If it is
+missing (the run folder was moved or received from elsewhere), restore and resume refuse rather than write
+a redacted value.
 """
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
-from planner.engine.runrecord import utc_now, write_json
+from planner.engine.runrecord import RunRecord, utc_now, write_json
 from planner.errors import InputError, PlannerError, Problem
+from planner.files import write_bytes
 from planner.host import Host
 from planner.status import Status, StepResult, exit_code, recap
+from planner.steps.saved_state import RestoreEntry
 from planner.transport.remote_procs import running_dir, stop_leftovers
+
+
+def private_restore_path(run_dir: Path) -> Path:
+    """The unredacted restore log of a run: beside the run folder, never in it (see the module docstring)."""
+    return run_dir.parent / f".{run_dir.name}.restore.json"
+
+
+def _write_private(path: Path, data: list[dict[str, Any]]) -> None:
+    write_bytes(path, (json.dumps(data, indent=2, default=str) + "\n").encode(), mode=0o600)  # holds secrets
+
+
+def read_json_list(path: Path) -> list[dict[str, Any]]:
+    """A run-record file holding a JSON list (results.json, restore.json); [] when it is absent."""
+    if not path.is_file():
+        return []
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as e:
+        raise InputError([Problem(None, "", f"{path}: not valid JSON ({e})",
+                                  "the record is damaged; restore the hosts with planner restore RUN (it needs "
+                                  "only meta.json and the restore log)")]) from None
+    return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+
+
+class RestoreLog:
+    """A run's prep states in the order saved (thread-safe: hosts save in parallel).
+
+    ``shared`` writes the shareable restore.json from the unredacted entries (a RunRecord redacts as it
+    writes); without one (``planner restore``, which has no secrets to redact with), only the ``reverted``
+    flags of the existing shareable file are updated, its redacted values left as they are.
+    """
+
+    def __init__(self, entries: Sequence[RestoreEntry] = (), run_dir: Path | None = None,
+                 shared: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+        self.entries = list(entries)
+        self.run_dir = run_dir
+        self.shared = shared
+        self._lock = threading.Lock()
+
+    def attach(self, record: RunRecord) -> None:
+        """Write to this record from now on (the runner opens its record after it is built)."""
+        self.run_dir = record.path
+        self.shared = lambda data: record.write("restore.json", data)
+
+    def add(self, entry: RestoreEntry) -> None:
+        with self._lock:
+            self.entries.append(entry)
+            self._write()
+
+    def mark(self, entry: RestoreEntry, reverted: bool) -> None:
+        with self._lock:
+            i = next(i for i, e in enumerate(self.entries) if e is entry)
+            self.entries[i] = entry.marked(reverted)
+            self._write()
+
+    def pending(self, play: str | None = None) -> list[RestoreEntry]:
+        """Unreverted entries, last saved first (undone in reverse order), of one play or all."""
+        with self._lock:
+            return [e for e in reversed(self.entries) if not e.reverted and (play is None or e.play == play)]
+
+    def _write(self) -> None:
+        if self.run_dir is None:
+            return  # check mode: nothing is recorded
+        data = [e.to_json() for e in self.entries]
+        _write_private(private_restore_path(self.run_dir), data)  # first: the copy a restore writes back
+        if self.shared is not None:
+            self.shared(data)
+            return
+        shared_path = self.run_dir / "restore.json"
+        shared = read_json_list(shared_path)
+        for d, e in zip(shared, self.entries, strict=False):
+            d["reverted"] = e.reverted
+        write_json(shared_path, shared)
+
+
+def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]:
+    """The run's unredacted entries, for ``planner restore`` and ``--resume``.
+
+    Refuses (InputError, nothing written anywhere) when entries still to revert exist only in the redacted
+    shareable copy: writing those back would put ``********`` into host files.
+    """
+    shared = read_json_list(run_dir / "restore.json")
+    private_path = private_restore_path(run_dir)
+    private = read_json_list(private_path)
+    if len(private) >= len(shared) and private_path.is_file():
+        return [RestoreEntry.from_json(d) for d in private]
+    if all(d.get("reverted") for d in shared):
+        return [RestoreEntry.from_json(d) for d in shared]  # nothing to write back: history only
+    missing = "is missing" if not private_path.is_file() else "holds fewer entries than restore.json"
+    raise InputError([Problem(None, "", (
+        f"cannot {what} run {run_dir.name}: the unredacted original state {private_path} {missing}; the run "
+        "folder's restore.json is the shareable copy, with secrets replaced by ********, and writing it back "
+        "would destroy the hosts' originals"),
+        f"run planner {what} with the runs folder the run was made in (the private copy is never inside a run "
+        "folder, so a moved or received one lacks it), or put the hosts back by hand from restore.json")])
+
+
+def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: ExecSettings,
+                   record: RunRecord | None, artifacts: Path, console: Console,
+                   on_result: Callable[[StepResult], None], *, play: str | None = None,
+                   unreachable: Callable[[str], str | None] = lambda host: None, one_restart: bool = False) -> None:
+    """Revert the log's pending entries (of one play, or all), last saved first.
+
+    An entry whose host has no connection is left pending; ``unreachable(host)`` says why in a result, or
+    returns None when the host's unreachability is recorded already (the runner's case). A host another run
+    holds (``blocked``, e.g. the lock of this run's first controller) is not ours to undo. ``one_restart``:
+    the init_ora reverts leave their restart to one per host at the end (planner.engine.restarts).
+    """
+    restart_due: dict[str, tuple[HostState, Any, str]] = {}
+    for entry in log.pending(play):
+        hs = states.get(entry.host)
+        if hs is not None and hs.blocked:
+            continue
+        if hs is None or hs.conn is None or hs.unreachable:
+            why = unreachable(entry.host)
+            if why is not None:
+                console.banner("RESTORE", entry.title)
+                on_result(StepResult(entry.step, f"restore {entry.title}", entry.host, Status.UNREACHABLE, why))
+            continue
+        hs.conn.resume()
+        console.banner("RESTORE", entry.title)
+        told = replace(entry, saved=restarts.with_deferral(entry.kind, entry.saved)) if one_restart else entry
+        r = revert_step(told, hs, settings, record, artifacts)
+        if (r.data or {}).get("restart"):
+            restart_due[hs.host.name] = (hs, r.data["restart"], entry.play)
+        log.mark(entry, r.status in (Status.OK, Status.CHANGED))
+        on_result(r)
+    for hs, db_json, play_path in restart_due.values():
+        console.banner("RESTORE", restarts.TITLE_RESTORE)
+        on_result(restarts.restart_restore(play_path, hs, db_json, settings, record, artifacts))
 
 
 def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
@@ -39,13 +190,13 @@ def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
 
 def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
                 known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
-    meta_path, restore_path = run_dir / "meta.json", run_dir / "restore.json"
+    meta_path = run_dir / "meta.json"
     if not meta_path.is_file():
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
     meta = json.loads(meta_path.read_text())
-    entries: list[dict[str, Any]] = json.loads(restore_path.read_text()) if restore_path.is_file() else []
-    pending = [e for e in reversed(entries) if not e.get("reverted")]
+    log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
+    pending = log.pending()
     remote: dict[str, dict[str, str]] = dict(meta.get("remote") or {})  # workdir and lock per host
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
@@ -53,27 +204,20 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     from planner.transport.connect import TransportOptions, connect
 
     hosts = hosts_from_meta(meta)
-    needed = [hosts[n] for n in dict.fromkeys([*remote, *(e["host"] for e in pending)]) if n in hosts]
+    needed = [hosts[n] for n in dict.fromkeys([*remote, *(e.host for e in pending)]) if n in hosts]
     conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys,
                                              known_hosts=known_hosts, ssh_config=ssh_config))
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
     try:
         results = _stop_leftovers(run_dir.name, remote, states, console)
-        settings = ExecSettings(False, True, run_dir)
-        for e in pending:
-            hs = states.get(e["host"])
-            console.banner("RESTORE", e["title"])
-            if hs is None or hs.conn is None:
-                r = StepResult(e["step"], f"restore {e['title']}", e["host"], Status.UNREACHABLE,
-                               str(conns.get(e["host"], "host not in the run record")))
-            else:
-                r = revert_step(e["step"], e["title"], e["kind"], e["args"], e["saved"], hs, settings, None,
-                                run_dir)
-                e["reverted"] = r.status in (Status.OK, Status.CHANGED)
+
+        def done(r: StepResult) -> None:
             results.append(r)
             console.result(r)
-            write_json(restore_path, entries)
+
+        revert_pending(log, states, ExecSettings(False, True, run_dir), None, run_dir, console, done,
+                       unreachable=lambda host: str(conns.get(host, "host not in the run record")))
         for name, where in remote.items():  # the dead run's lock: only ever ours (release_lock checks the id)
             hs = states.get(name)
             if hs is not None and hs.conn is not None and where.get("lock"):
@@ -87,7 +231,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     stats = recap(results)
     console.recap(stats)
     meta.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
-                                            "done": sum(1 for e in pending if e.get("reverted"))})
+                                            "done": len(pending) - len(log.pending())})
     if meta.get("status") == "running":  # its controller died (it was checked not to be running)
         meta.update(status="interrupted", interrupted_phase="controller killed", ended=meta.get("ended") or utc_now())
     write_json(meta_path, meta)
@@ -114,8 +258,3 @@ def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict
             out.append(r)
             console.result(r)
     return out
-
-
-def restore_command(args: argparse.Namespace) -> int:
-    return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys,
-                       known_hosts=args.known_hosts, ssh_config=args.ssh_config)

@@ -27,14 +27,15 @@ import difflib
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.engine.restore import load_restore_log, read_json_list
 from planner.engine.runrecord import RunRecord, load_meta
 from planner.errors import InputError, Problem
+from planner.steps.saved_state import RestoreEntry
 
 DONE = ("ok", "changed")
 # Options that define what a run is: a resume uses the run's own, never new ones.
@@ -48,7 +49,7 @@ class Previous:
     run_dir: Path
     meta: Mapping[str, Any]
     results: tuple[Mapping[str, Any], ...]
-    restore_log: tuple[Mapping[str, Any], ...]
+    restore: tuple[RestoreEntry, ...]  # unredacted (planner.engine.restore.load_restore_log)
     done: frozenset[tuple[str, str, int | None]]  # (host, step path, point index) completed
 
     def is_done(self, host: str, step: str, point: int | None = None) -> bool:
@@ -60,40 +61,25 @@ class Previous:
 
     def keeps_original(self, host: str, step: str) -> bool:
         """True when an unreverted entry already holds this prep step's state from before the dead run."""
-        return any(e.get("host") == host and e.get("step") == step and not e.get("reverted")
-                   for e in self.restore_log)
+        return any(e.host == host and e.step == step and not e.reverted for e in self.restore)
+
 
 
 def load_previous(run_dir: Path) -> Previous:
     meta = dict(load_meta(run_dir))
-    results = _read_list(run_dir / "results.json")
-    entries = _read_list(run_dir / "restore.json")
+    results = read_json_list(run_dir / "results.json")
+    entries = load_restore_log(run_dir, "resume")  # refuses when only the redacted copy is left
     done = frozenset((str(r.get("host")), str(r.get("step")), r.get("point")) for r in results
                      if r.get("status") in DONE and not r.get("ignored"))
     return Previous(run_dir, meta, tuple(results), tuple(entries), done)
-
-
-def _read_list(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        return []
-    try:
-        data = json.loads(path.read_text())
-    except ValueError as e:
-        raise InputError([Problem(None, "", f"{path}: not valid JSON ({e})",
-                                  "the record is damaged; restore the hosts with planner restore RUN")]) from None
-    return data if isinstance(data, list) else []
 
 
 class ReopenedRecord(RunRecord):
     """The run folder of the run being resumed, opened for appending (commands.jsonl, results.json...)."""
 
     def __init__(self, path: Path, *, secrets: tuple[str, ...] = ()) -> None:  # noqa: D107
-        # Not RunRecord.__init__: that creates a new folder. Same attributes, existing folder.
-        self.path = path
-        self.id = path.name
-        self._lock = threading.Lock()
-        self._secrets = tuple(s for s in secrets if s)
-        self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
+        # Not RunRecord.__init__: that creates a new folder. The same attributes (_attach), existing folder.
+        self._attach(path, secrets)
         self.meta = dict(load_meta(path))
 
 

@@ -8,6 +8,7 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import contextlib
+import enum
 import os
 import threading
 import time
@@ -20,9 +21,10 @@ from typing import Any
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, revert_step, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, controller_pids, record_inventory, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
 from planner.errors import ConnectError
@@ -32,9 +34,25 @@ from planner.plan.sweeps import expand
 from planner.plan.templating import eval_when, render, variables_for
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
+from planner.steps.base import StepContext
+from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection
 
 Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
+
+
+class Phase(enum.Enum):
+    """Where a run is: an interrupt names it (meta.json ``interrupted_phase``, the console's warning)."""
+
+    START = "start"
+    FACTS = "facts"
+    PREP = "prep"
+    WORKLOAD = "workload"
+    COLLECT = "collect"
+    RESTORE = "restore"
+
+
+_PHASE_OF = {Section.PREP: Phase.PREP, Section.WORKLOADS: Phase.WORKLOAD, Section.COLLECT: Phase.COLLECT}
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,9 +98,9 @@ class Runner:
         self.results: list[StepResult] = []
         self.states: dict[str, HostState] = {}
         self.previous = previous  # --resume: what the run being resumed recorded
-        self.restore_log: list[dict[str, Any]] = [dict(e) for e in previous.restore_log] if previous else []
+        self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
-        self.phase = "start"  # facts|prep|workload|collect|restore: where an interrupt landed
+        self.phase = Phase.START  # where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
@@ -96,11 +114,12 @@ class Runner:
             return  # check mode touches nothing and records nothing, like ansible-playbook --check
         if self.previous is not None:
             self.record = reopen_record(self.previous, self.opts.secrets, list(self.opts.argv))
-            return
-        self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
-                                  secrets=self.opts.secrets, simulated=self.opts.simulated)
-        self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
-        record_inventory(self.record, self.opts.inventory_files)
+        else:
+            self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
+                                      secrets=self.opts.secrets, simulated=self.opts.simulated)
+            self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+            record_inventory(self.record, self.opts.inventory_files)
+        self.restore_log.attach(self.record)
 
     def _save_results(self) -> None:
         if self.record:
@@ -125,12 +144,8 @@ class Runner:
     def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
         if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
             return  # the dead run's entry holds the state from before it; this one would hold its prep
-        entry = {"play": spec.path.split(".")[0], "host": hs.host.name, "step": spec.path, "title": spec.title,
-                 "kind": spec.kind, "args": dict(args), "saved": dict(saved), "reverted": False}
-        with self._lock:
-            self.restore_log.append(entry)
-            if self.record:
-                self.record.write("restore.json", self.restore_log)
+        self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
+                                          title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved)))
 
     # -- hosts ---------------------------------------------------------------------------------------------
     def _connect(self, hosts: Sequence[Host]) -> None:
@@ -150,7 +165,7 @@ class Runner:
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
         if not fresh:
             return
-        self.phase = "facts"
+        self.phase = Phase.FACTS
         self.console.banner("TASK", "Gathering Facts")
         if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
             self._locked += fresh
@@ -319,10 +334,9 @@ class Runner:
                     barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
                 workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
-                def wrapped(ctx: Any, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
                     # run_in_window empties (and makes) the point folder: every attempt starts from nothing
-                    ctx.vars = {**ctx.vars, "planner_point_dir": workdir,
-                                "planner_collect_db_report": window.db_report or ""}
+                    ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
                     return win.run_in_window(ctx, window, workdir, writes_db_report, body)
 
                 return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
@@ -346,35 +360,18 @@ class Runner:
                 hs.conn.cancel()
 
     def restore(self, play_name: str | None = None) -> None:
-        """Revert saved prep in reverse order (all plays, or one)."""
-        pending = [e for e in reversed(self.restore_log) if not e["reverted"]
-                   and (play_name is None or e["play"] == play_name)]
-        if not pending:
+        """Revert saved prep in reverse order (all plays, or one): planner.engine.restore.revert_pending."""
+        if not self.restore_log.pending(play_name):
             return
-        self.phase = "restore"
-        restart_due: dict[str, tuple[HostState, Any, str]] = {}  # host -> one restart after its reverts
-        for entry in pending:
-            hs = self.states.get(entry["host"])
-            if hs is None or hs.conn is None or hs.unreachable or hs.blocked:
-                continue  # blocked: another run (or this run's first controller) holds the host; not ours to undo
-            hs.conn.resume()
-            self.console.banner("RESTORE", entry["title"])
-            r = revert_step(entry["step"], entry["title"], entry["kind"], entry["args"],
-                            restarts.with_deferral(entry["kind"], entry["saved"]), hs,
-                            self.settings, self.record, self.record.path if self.record else Path("."))
-            if (r.data or {}).get("restart"):
-                restart_due[hs.host.name] = (hs, r.data["restart"], entry["play"])
-            entry["reverted"] = r.status in (Status.OK, Status.CHANGED)
+        self.phase = Phase.RESTORE
+
+        def done(r: StepResult) -> None:
             self._add(r)
             self.console.result(r)
-            if self.record:
-                self.record.write("restore.json", self.restore_log)
-        for hs, db_json, play_path in restart_due.values():
-            self.console.banner("RESTORE", restarts.TITLE_RESTORE)
-            r = restarts.restart_restore(play_path, hs, db_json, self.settings, self.record,
-                                         self.record.path if self.record else Path("."))
-            self._add(r)
-            self.console.result(r)
+
+        revert_pending(self.restore_log, self.states, self.settings, self.record,
+                       self.record.path if self.record else Path("."), self.console, done, play=play_name,
+                       one_restart=True)  # one database restart per play (planner.engine.restarts)
         self._save_results()
 
     def _play(self, index: int, play: Play) -> None:
@@ -386,7 +383,7 @@ class Runner:
             hs.failed = False
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
         if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
-            self.phase = "prep"  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
+            self.phase = Phase.PREP  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
             self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
         prepped = False
         for spec in play.steps:
@@ -404,7 +401,7 @@ class Runner:
                 if any(s.active for s in states):
                     continue
                 break
-            self.phase = "workload" if spec.section is Section.WORKLOADS else spec.section.value
+            self.phase = _PHASE_OF[spec.section]
             if spec.section is Section.WORKLOADS:
                 self._workload(play, spec, live)
             else:
@@ -431,7 +428,7 @@ class Runner:
                 for i, play in enumerate(self.plan.plays):
                     self._play(i, play)
             except KeyboardInterrupt:
-                interrupted = self.phase
+                interrupted = self.phase.value
             finally:
                 # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
                 stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))
@@ -450,7 +447,7 @@ class Runner:
             self.console.recap(stats)
             if self.record:
                 self._save_results()
-                lost = self._record_failures + list(getattr(self.record, "write_errors", []))
+                lost = self._record_failures + self.record.write_errors
                 if lost and code == 0:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
                     self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")

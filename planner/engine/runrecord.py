@@ -60,11 +60,15 @@ class RunRecord:
             n += 1
             path = base.with_name(f"{base.name}-{n}")
         path.mkdir(parents=True)
+        self._attach(path, secrets)
+
+    def _attach(self, path: Path, secrets: tuple[str, ...]) -> None:
+        """Every attribute of an open record, for a new folder and for one reopened by --resume alike."""
         self.path = path
         self.id = path.name
         self._lock = threading.Lock()
         self._secrets = tuple(s for s in secrets if s)
-        self._commands = (path / "commands.jsonl").open("a", encoding="utf-8")
+        self._commands = _open_log(path / "commands.jsonl")
         self.meta: dict[str, Any] = {}
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
 
@@ -127,12 +131,19 @@ class RunRecord:
             tail = f.read()
             if tail and not tail.endswith(b"\n"):
                 f.truncate(start + tail.rfind(b"\n") + 1)
-        self._commands = path.open("a", encoding="utf-8")
+        self._commands = _open_log(path)
 
     def close(self) -> None:
         with self._lock:
             if not self._commands.closed:
                 self._commands.close()
+
+
+def _open_log(path: Path) -> Any:
+    """commands.jsonl for appending, 0600 like every other record file (it holds every command's output)."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+    os.fchmod(fd, 0o600)  # a folder resumed from an older planner had it at 0644
+    return os.fdopen(fd, "a", encoding="utf-8")
 
 
 def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], *,

@@ -52,7 +52,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     warnings: list[str] = []
     sampler = None
     token = None
-    dbmod = None
+    dbmod: Any = None
     if spec.db_report and not writes_db_report:
         try:
             from planner.steps import dbreport as dbmod  # arrives with the Oracle workloads
@@ -87,6 +87,6 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     if dbmod is not None and token is not None and spec.db_report and failure is None:
         artifacts += dbmod.end(ctx, token, spec.db_report)
     if failure is not None:
-        failure.window_artifacts = tuple(artifacts)  # type: ignore[union-attr]
+        failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner
         raise failure
     return result, artifacts, warnings

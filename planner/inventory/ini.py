@@ -120,8 +120,8 @@ def _host_line(graph: InventoryGraph, line: str, raw: str, group: str, at: Locat
             graph.problem(where, f"expected key=value host variable, got '{token}'",
                           "write host variables as name=value; quote values that contain spaces")
             continue
-        key, value = token.split("=", 1)
-        variables.append((key, ini_value(value), where))
+        key, text = token.split("=", 1)
+        variables.append((key, ini_value(text), where))
     for name in names:
         graph.add_host(name, group, port, at)
         for key, value, where in variables:

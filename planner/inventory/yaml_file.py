@@ -52,6 +52,7 @@ def _plain_tagged(loader: yaml.constructor.SafeConstructor, _suffix: str, node: 
         return loader.construct_scalar(node)
     if isinstance(node, yaml.SequenceNode):
         return loader.construct_sequence(node, deep=True)
+    assert isinstance(node, yaml.MappingNode)  # PyYAML makes nothing else
     return loader.construct_mapping(node, deep=True)
 
 
@@ -66,7 +67,8 @@ def is_null(node: yaml.Node) -> bool:
     return isinstance(node, yaml.ScalarNode) and node.tag == "tag:yaml.org,2002:null"
 
 
-def items(node: yaml.MappingNode) -> list[tuple[Any, yaml.Node, yaml.Node]]:
+def items(node: yaml.Node) -> list[tuple[Any, yaml.Node, yaml.Node]]:
+    """(key, key node, value node) of a mapping node (callers have checked it is one)."""
     return [(value_of(k), k, v) for k, v in node.value]
 
 

@@ -21,8 +21,9 @@ from types import ModuleType
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
 
-NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML, "
-                  "ORION summary/csv, fio JSON, SLB, iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
+NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
+                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON or normal output, SLB, "
+                  "iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,10 +37,13 @@ class _Entry:
 
 # Detection order matters: specific report headers first, loose excerpt matching last.
 _ENTRIES: tuple[_Entry, ...] = (
+    _Entry("awr_compare", "awr_compare", names=(r"awrdd.*\.(txt|lst|out)$",)),
+    _Entry("awr_rac_html", "awr_rac", names=(r"(awr_rac|awrgrpt).*\.html?$",)),
     _Entry("awr_html", "awr_html", names=(r"awr.*\.html?$",)),
     _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
     _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
     _Entry("fio_json", "fio", names=(r"\.json$",)),
+    _Entry("fio_text", "fio_text", names=(r"fio.*\.(txt|log|out)$",)),
     _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
     _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
     _Entry("calibrate_io", "calibrate_io"),
@@ -169,6 +173,8 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "fio_json": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
                  ("fio.clat_ms", {"stat": "p99"})),
+    "fio_text": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                 ("fio.clat_ms", {"stat": "p99"})),
     "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                       ("orion.min_small_latency_ms", {})),
     "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {})),
@@ -223,3 +229,42 @@ def summarise(parsed: Parsed) -> list[Metric]:
             found = [m for m in found if m.labels == found[0].labels]
         out.extend(found)
     return out
+
+
+# What each kind is, in a user's words: ``planner parse`` and ``planner analyze`` say it per file.
+KIND_NAMES: dict[str, str] = {
+    "awr_compare": "AWR Compare Period report (awrddrpt, text)",
+    "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
+    "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
+    "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
+    "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_summary": "ORION summary/console",
+    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone throughput output",
+    "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Described:
+    """One line per file: what it was read as, its version, and what could not be read."""
+
+    kind: str
+    kind_name: str
+    version: str
+    layout: str  # "markdown", "" ...
+    unread: tuple[str, ...]  # sections missing, numbers skipped, lines skipped
+
+    def __str__(self) -> str:
+        parts = [f"read as {self.kind_name}" + (f" ({self.layout} layout)" if self.layout else "")]
+        parts.append(f"version {self.version}" if self.version else "version not printed")
+        parts.append("not read: " + "; ".join(self.unread) if self.unread else "everything read")
+        return ", ".join(parts)
+
+
+def describe(parsed: Parsed) -> Described:
+    version = parsed.fact("version") or parsed.fact("fio_version")
+    unread = [f"{e.section}: {e.message.split(f'section {e.section!r}: ', 1)[-1]}" +
+              (f" (line {e.line})" if e.line else "") for e in parsed.errors]
+    if parsed.fact("lines_skipped"):
+        unread.append(f"lines {parsed.fact('lines_skipped')}")
+    return Described(parsed.kind, KIND_NAMES.get(parsed.kind, parsed.kind), version, parsed.fact("layout"),
+                     tuple(unread))

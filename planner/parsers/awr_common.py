@@ -7,36 +7,28 @@ Formats and their version differences: shared/reference/output-formats.md sectio
 
 from __future__ import annotations
 
-import math
 import re
 from dataclasses import dataclass
 
 from planner.metrics import Direction, MetricSink
+from planner.parsers.numbers import NUMBER, put, read
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 
-_NUM = re.compile(r"^([+-]?)(\d[\d,]*\.?\d*|\.\d+)(?:[Ee]([+-]?\d+))?(K|M|G)?$")
-NUMERIC_TOKEN = re.compile(r"^[+-]?(?:\d[\d,]*\.?\d*|\.\d+)(?:[Ee][+-]?\d+)?(?:K|M|G|ms|us|s)?$")
+NUMERIC_TOKEN = re.compile(rf"^{NUMBER}(?:K|M|G|ms|us|s)?$")
+_SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
 def parse_number(text: str) -> float | None:
     """``1,368.27`` ``.7`` ``-30.52`` ``1.69E+05`` ``26.4K`` (K = thousand, AWR 12.2+) -> float.
 
-    Returns None for blanks, ``N/A`` and SQL*Plus overflow (``######``): a missing value, never 0.
+    Returns None for blanks, ``N/A``, SQL*Plus overflow (``######``) and anything that cannot be read
+    whole (``1,23``, ``1.2.3``): a missing value, never 0 and never a truncated number (planner.parsers.numbers).
     """
-    s = text.strip().replace("\u00a0", "")
-    m = _NUM.match(s)
-    if not m:
+    r = read(text)
+    if r.value is None or r.unit not in _SCALE:
         return None
-    sign, digits, exp, suffix = m.groups()
-    try:  # one float() call: 1e400 becomes inf (not an OverflowError), dropped below as not a measurement
-        value = float(digits.replace(",", "") + (f"e{exp}" if exp else ""))
-    except ValueError:
-        return None
-    value *= {"K": 1e3, "M": 1e6, "G": 1e9}.get(suffix or "", 1.0)
-    if not math.isfinite(value):
-        return None
-    return -value if sign == "-" else value
+    return r.value * _SCALE[r.unit]
 
 
 def parse_avg_wait_ms(text: str) -> float | None:
@@ -127,7 +119,7 @@ def add_load_profile_row(sink: MetricSink, label: str, values: list[float | None
         if value is None:
             continue
         unit = f"{row.unit}/{per}"  # "s/s" for DB Time per second = average active sessions
-        sink.add(f"{row.base}_per_{per}", value, unit, row.direction, line, **labels)
+        put(sink, f"{row.base}_per_{per}", value, unit, row.direction, line, labels)
         added += 1
     return added
 
@@ -167,13 +159,13 @@ def add_event(sink: MetricSink, row: EventRow, rank: int, section: str, **labels
     if row.wait_class:
         lab["wait_class"] = row.wait_class
     if row.waits is not None:
-        sink.add("wait.waits", row.waits, "waits", N, row.line, **lab)
+        put(sink, "wait.waits", row.waits, "waits", N, row.line, lab)
     if row.time_s is not None:
-        sink.add("wait.time_s", row.time_s, "s", L, row.line, **lab)
+        put(sink, "wait.time_s", row.time_s, "s", L, row.line, lab)
     if row.avg_ms is not None:
-        sink.add("wait.avg_ms", row.avg_ms, "ms", L, row.line, **lab)
+        put(sink, "wait.avg_ms", row.avg_ms, "ms", L, row.line, lab)
     if row.pct is not None:
-        sink.add("wait.pct_db_time", row.pct, "%", N, row.line, **lab)
+        put(sink, "wait.pct_db_time", row.pct, "%", N, row.line, lab)
 
 
 def event_columns(header: str) -> list[str]:
@@ -236,7 +228,7 @@ def event_tokens(text: str) -> list[str]:
 
 def add_efficiency(sink: MetricSink, label: str, value: float, line: int | None, **labels: str) -> None:
     """Instance Efficiency Percentages: higher is better (target 100%); values may exceed 100 or be negative."""
-    sink.add(f"efficiency.{slug(label)}", value, "%", H, line, **labels)
+    put(sink, f"efficiency.{slug(label)}", value, "%", H, line, labels)
 
 
 HOST_CPU_COLUMNS = {"begin": ("host_cpu.load_avg_begin", ""), "end": ("host_cpu.load_avg_end", ""),

@@ -14,6 +14,7 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers.awr_common import (
     HOST_CPU_COLUMNS,
+    PER_COLUMNS,
     EventRow,
     H,
     L,
@@ -28,6 +29,7 @@ from planner.parsers.awr_common import (
     slug,
 )
 from planner.parsers.awr_text import check_text
+from planner.parsers.numbers import put
 
 KIND = "awr_html"
 
@@ -88,8 +90,17 @@ class _Collector(HTMLParser):
             self.title += data
 
 
+def _html_start(text: str) -> int:
+    """Where the HTML starts: a report spooled from SQL*Plus carries the prompt dialogue before ``<html>``."""
+    m = re.search(r"<html\b", text[:2_000_000], re.I)
+    return m.start() if m else 0
+
+
 def looks_like(text: str) -> bool:
-    head = text[:16384]
+    head = text[_html_start(text):][:16384]
+    if "AWR RAC Report for DB:" in head or "WORKLOAD REPOSITORY REPORT (RAC)" in head or \
+            "COMPARE PERIOD REPORT" in head.upper():
+        return False  # the global RAC and Compare Period reports have parsers of their own
     return ("<table" in head.lower() and "WORKLOAD REPOSITORY" in head) or "<title>AWR Report for DB:" in head
 
 
@@ -110,7 +121,10 @@ def _header(tables: list[Table], sink: MetricSink) -> bool:
         for _, cells in t.rows[:1]:
             get = {h.lower(): c for h, c in zip(t.header, cells, strict=False)}
             for key, fact in (("db name", "db_name"), ("db id", "dbid"), ("instance", "instance"),
-                              ("inst num", "inst_num"), ("release", "version"), ("rac", "rac"), ("cdb", "cdb")):
+                              ("inst num", "inst_num"), ("release", "version"), ("rac", "rac"), ("cdb", "cdb"),
+                              ("unique name", "unique_name"), ("role", "db_role"), ("db role", "db_role"),
+                              ("edition", "edition"), ("startup time", "startup_time"),
+                              ("user name", "user_name"), ("system data visible", "system_data_visible")):
                 if get.get(key):
                     sink.facts[fact] = get[key]
     return "version" in sink.facts
@@ -157,7 +171,7 @@ def _load_profile(tables: list[Table], sink: MetricSink, **labels: str) -> int:
         for line, cells in t.rows:
             if len(cells) >= 2:
                 n += bool(add_load_profile_row(sink, cells[0], [parse_number(c) for c in cells[1:]], line,
-                                               **labels))
+                                               PER_COLUMNS, **labels))
     return n
 
 
@@ -202,7 +216,7 @@ def _wait_classes(tables: list[Table], sink: MetricSink, **labels: str) -> int:
                                              (ia, "wait_class.avg_ms", "ms", L, parse_avg_wait_ms),
                                              (ip, "wait_class.pct_db_time", "%", N, parse_number)):
                 if 0 <= idx < len(cells) and (v := conv(cells[idx])) is not None:
-                    sink.add(name, v, unit, d, line, **lab)
+                    put(sink, name, v, unit, d, line, lab)
             n += 1
     return n
 
@@ -215,7 +229,7 @@ def _host_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
                 if key in ("cpus", "cores", "sockets") or (v := parse_number(c)) is None:
                     continue
                 metric, unit = HOST_CPU_COLUMNS.get(key, (f"host_cpu.{slug(key)}", ""))
-                sink.add(metric, v, unit, L if key in ("wio", "user", "system") else N, line, **labels)
+                put(sink, metric, v, unit, L if key in ("wio", "user", "system") else N, line, labels)
             return True
     return False
 
@@ -229,7 +243,7 @@ def _instance_cpu(tables: list[Table], sink: MetricSink, **labels: str) -> bool:
                 key = h.lower()
                 name = names.get(key) or ("instance_cpu.rsrc_mgr_wait_pct" if "resource manager" in key else "")
                 if name and (v := parse_number(c)) is not None:
-                    sink.add(name, v, "%", N, line, **labels)
+                    put(sink, name, v, "%", N, line, labels)
             return True
     return False
 
@@ -242,7 +256,7 @@ def _io_profile(tables: list[Table], sink: MetricSink, **labels: str) -> int:
             unit = "MB/s" if "(MB)" in label else ("blocks/s" if "blocks" in label else "requests/s")
             for scope, c in zip(("total", "read", "write"), cells[1:], strict=False):
                 if (v := parse_number(c)) is not None:
-                    sink.add(f"io_profile.{slug(label)}", v, unit, H, line, scope=scope, **labels)
+                    put(sink, f"io_profile.{slug(label)}", v, unit, H, line, {"scope": scope, **labels})
             n += 1
     return n
 
@@ -267,14 +281,17 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if not looks_like(text):
         raise ParseError(KIND, "header", "not an AWR HTML report", source=source)
     collector = _Collector()
+    start = _html_start(text)
     try:
-        collector.feed(text)
+        collector.feed("\n" * text.count("\n", 0, start) + text[start:])  # line numbers stay the file's
         collector.close()
     except (AssertionError, ValueError) as exc:  # HTMLParser on badly broken markup
         raise ParseError(KIND, "html", f"unreadable HTML: {exc}", source=source) from exc
     tables, sink = collector.tables, MetricSink(source)
     if collector.title:
         sink.facts["title"] = collector.title.strip()
+    if start:  # SQL*Plus prompt dialogue before <html>: said, so a reader knows it was not read
+        sink.facts["lines_skipped"] = f"1-{text.count(chr(10), 0, start)} (text before <html>)"
     if not _header(tables, sink):
         sink.errors.append(ParseError(KIND, "header", "database instance table missing or unknown version",
                                       source=source))

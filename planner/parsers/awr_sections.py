@@ -18,7 +18,6 @@ from planner.parsers.awr_common import (
     N,
     add_efficiency,
     add_event,
-    add_load_profile_row,
     event_columns,
     event_from_tokens,
     event_tokens,
@@ -28,6 +27,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.numbers import put
 
 Lines = list[tuple[int, str]]
 
@@ -36,7 +36,6 @@ _DASHES = re.compile(r"^[\s~-]*-{3,}[\s~-]*$")
 # Unambiguous on purpose: digits split one way only, numbers separated by whitespace. The former
 # `(?:NUM\s*)+` could split a long digit run in exponentially many ways (a hang on a damaged line).
 _NUMTXT = r"-?(?:\d[\d,]*(?:\.\d*)?|\.\d+)(?:[Ee][+-]?\d+)?"
-_ROW = re.compile(rf"^\s*([A-Za-z%][^:]*?)\s*:\s*({_NUMTXT}(?:\s+{_NUMTXT})*)\s*$")
 _PAIR = re.compile(rf"([A-Za-z%][A-Za-z%/()+ \-]*?)\s*:\s+({_NUMTXT})(?=\s|$)")
 _HOST = re.compile(r"^\s*(?P<host>\S+)\s+(?P<plat>.*?)\s+(?P<cpus>\d+)\s+(?P<cores>\d+)"
                    r"(?:\s+(?P<sockets>\d+))?\s+(?P<mem>[\d,]*\.\d+)\s*$")
@@ -183,12 +182,6 @@ def parse_cache_sizes(lines: Lines, sink: MetricSink) -> bool:
     return found
 
 
-def _columns_from_header(header: str) -> tuple[str, ...]:
-    cols = [c for word, c in (("Per Second", "s"), ("Per Transaction", "txn"), ("Per Exec", "exec"),
-                              ("Per Call", "call")) if word.lower() in header.lower()]
-    return tuple(cols) or ("s", "txn", "exec", "call")
-
-
 def parse_pairs_line(text: str) -> list[tuple[str, float]]:
     out = []
     for label, num in _PAIR.findall(text):
@@ -196,35 +189,6 @@ def parse_pairs_line(text: str) -> list[tuple[str, float]]:
         if v is not None:
             out.append((label.strip(), v))
     return out
-
-
-def parse_load_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
-    """Every Load Profile row; blank lines and SQL*Plus page breaks inside the table are skipped."""
-    k = find(lines, r"^\s*Load Profile\b")
-    if k < 0:
-        return 0
-    columns = _columns_from_header(lines[k][1])
-    rows = blanks = 0
-    for lineno, text in lines[k + 1:]:
-        t = text.strip()
-        if not t or _DASHES.match(t) or t.startswith("~"):
-            blanks += 0 if t else 1
-            if blanks > 2 and rows:
-                break
-            continue
-        m = _ROW.match(text)
-        if m and not re.search(r"%\s*$|%:", m.group(1) + ":"):
-            values = [parse_number(v) for v in m.group(2).split()]
-            rows += add_load_profile_row(sink, m.group(1), values, lineno, columns, **labels) and 1
-            blanks = 0
-            continue
-        pairs = parse_pairs_line(text)
-        if pairs and rows:  # 11.2.0.3 ratio block: "% Blocks changed per Read:   53.49 ..."
-            for label, v in pairs:
-                sink.add(f"load_profile.{slug(label)}", v, "%" if "%" in label else "", N, lineno, **labels)
-            continue
-        break
-    return rows
 
 
 def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
@@ -313,11 +277,11 @@ def parse_wait_classes(lines: Lines, sink: MetricSink, **labels: str) -> int:
                 if len(nums) >= 4 else (None, None, None)
         lab = dict(labels, wait_class=wclass)
         if time_s is not None:
-            sink.add("wait_class.time_s", time_s, "s", L, lineno, **lab)
+            put(sink, "wait_class.time_s", time_s, "s", L, lineno, lab)
         if avg is not None:
-            sink.add("wait_class.avg_ms", avg, "ms", L, lineno, **lab)
+            put(sink, "wait_class.avg_ms", avg, "ms", L, lineno, lab)
         if pct is not None:
-            sink.add("wait_class.pct_db_time", pct, "%", N, lineno, **lab)
+            put(sink, "wait_class.pct_db_time", pct, "%", N, lineno, lab)
         n += 1
     return n
 
@@ -342,7 +306,9 @@ def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
         return False
     for name, v in zip(names, values, strict=False):
         metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
-        sink.add(metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], **labels)
+        if v is None:
+            continue
+        put(sink, metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], labels)
     return True
 
 
@@ -355,7 +321,7 @@ def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
         if k >= 0:
             m = re.search(pattern + rf"\s*({_NUMTXT})", lines[k][1], re.I)
             if m and (v := parse_number(m.group(1))) is not None:
-                sink.add(name, v, "%", N, lines[k][0], **labels)
+                put(sink, name, v, "%", N, lines[k][0], labels)
                 found = True
     return found
 
@@ -379,7 +345,7 @@ def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
         unit = "MB/s" if "(MB)" in m.group(1) else ("blocks/s" if "blocks" in m.group(1) else "requests/s")
         for scope, v in zip(("total", "read", "write"), values, strict=False):
             if v is not None:
-                sink.add(f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, scope=scope, **labels)
+                put(sink, f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, {"scope": scope, **labels})
         n += 1
     return n
 
@@ -392,5 +358,5 @@ def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
     v = parse_number(m.group(1)) if m else None
     if v is None:
         return False
-    sink.add("db_time_s", v, "s", N, lines[k][0], **labels)
+    put(sink, "db_time_s", v, "s", N, lines[k][0], labels)
     return True

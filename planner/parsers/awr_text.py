@@ -8,7 +8,9 @@ from collections.abc import Callable
 
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
+from planner.parsers import awr_rows
 from planner.parsers import awr_sections as sec
+from planner.parsers.awr_header import parse_header_122
 
 KIND = "awr_text"
 
@@ -41,7 +43,7 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Host", lambda: sec.parse_host(lines, sink)),
         ("Snapshots", lambda: sec.parse_snapshots(lines, sink)),
         ("Cache Sizes", lambda: sec.parse_cache_sizes(lines, sink)),
-        ("Load Profile", lambda: sec.parse_load_profile(lines, sink, **labels)),
+        ("Load Profile", lambda: awr_rows.parse_load_profile(lines, sink, parser, **labels)),
         ("Instance Efficiency", lambda: sec.parse_efficiency(lines, sink, **labels)),
         ("Top Events", lambda: sec.parse_top_events(lines, sink, **labels)),
         ("Wait Classes", lambda: sec.parse_wait_classes(lines, sink, **labels)),
@@ -61,18 +63,43 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
                                           source=sink.source))
 
 
+def demarkdown(text: str) -> tuple[str, bool]:
+    """AWR text that went through an HTML-to-Markdown converter: ``| a | b |`` rows, ``|---|`` rules, bold.
+
+    Pipes become column gaps, rules become dashes (the readers skip dashed lines), bold and escapes go;
+    the line count is kept so every value still points at its line. Returns (text, whether it was Markdown).
+    """
+    lines = text.split("\n")
+    piped = sum(1 for ln in lines[:400] if ln.lstrip().startswith("|"))
+    if piped < 3 and "**" not in text[:20000]:
+        return text, False
+    out = []
+    for ln in lines:
+        t = re.sub(r"\\([_*#|~\\-])", r"\1", ln).replace("**", "").replace("`", "")
+        if t.lstrip().startswith("|"):
+            cells = [c.strip() for c in t.strip().strip("|").split("|")]
+            t = "   ".join("-" * max(3, len(c)) if re.fullmatch(r":?-{3,}:?", c) else c for c in cells)
+        out.append(re.sub(r"^#{1,6}\s+", "", t))
+    return "\n".join(out), True
+
+
 def parse_summary_report(text: str, source: str, kind: str, recognised: Callable[[str], bool], what: str,
                          header_problem: str) -> Parsed:
     """AWR text and Statspack share their summary page: one reader, their own header checks."""
     check_text(text, kind, source)
     if not recognised(text):
         raise ParseError(kind, "header", what, source=source)
+    text, markdown = demarkdown(text)
     lines = sec.prepare(text)
     sink = MetricSink(source)
-    if not sec.parse_header(lines, sink):
+    if markdown:
+        sink.facts["layout"] = "markdown"
+    header = sec.parse_header(lines, sink)
+    parse_header_122(lines, sink)
+    if not header:
         sink.errors.append(ParseError(kind, "header", header_problem, source=source))
     run_sections(lines, sink, kind, ("Host", "Snapshots", "Load Profile", "Top Events"))
-    if not sink.metrics:
+    if not sink.metrics and not header:  # a header-only fragment is still a result: its facts
         raise ParseError(kind, "report", "no section could be read", source=source)
     return sink.freeze(kind)
 

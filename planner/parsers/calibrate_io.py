@@ -17,9 +17,12 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import NUMBER, checked, read
 
-_KV = re.compile(r"^\s*(max[ _]iops|max[ _]mbps|max[ _]pmbps|actual[ _]latency|latency)\s*[=:]\s*"
-                 r"(-?\d+(?:\.\d+)?|-?\.\d+)\s*$", re.IGNORECASE)
+# ``max_iops = 3913``, ``Max IOPS : 3913``, dotted ``Max IOPS ........ 3,913``; the value is the whole token.
+_KV = re.compile(r"^\s*(max[ _]iops|max[ _]mbps|max[ _]pmbps|max mbytes-per-sec|actual[ _]latency|calc\. latency|"
+                 rf"latency)\s*(?:[=:]|\.{{2,}}\s*:?)\s*({NUMBER})\s*(ms)?\s*$", re.IGNORECASE)
+_ALIASES = {"max_mbytes-per-sec": "max_mbps", "calc._latency": "latency", "actual_latency": "latency"}
 _KEYS = {"max_iops": ("calibrate.max_iops", "IO/s", Direction.HIGHER),
          "max_mbps": ("calibrate.max_mbps", "MB/s", Direction.HIGHER),
          "max_pmbps": ("calibrate.max_pmbps", "MB/s", Direction.HIGHER),
@@ -27,13 +30,18 @@ _KEYS = {"max_iops": ("calibrate.max_iops", "IO/s", Direction.HIGHER),
          "actual_latency": ("calibrate.latency_ms", "ms", Direction.LOWER),
          "num_physical_disks": ("calibrate.num_physical_disks", "disks", Direction.NEUTRAL)}
 # A SQL*Plus heading line: upper-case column names only (so "SELECT max_iops ..." is not one).
-_HEAD = re.compile(r"^\s*(?=[A-Z_\s]*\bMAX_IOPS\b)(?=[A-Z_\s]*\bMAX_MBPS\b)[A-Z_\s]+$")
+_HEAD = re.compile(r"^[ \t]*(?=[A-Z_ \t]*\bMAX_IOPS\b)(?=[A-Z_ \t]*\bMAX_MBPS\b)[A-Z_ \t]+$", re.M)
 
 
 def looks_like(text: str) -> bool:
-    keys = {m.group(1).lower().replace(" ", "_") for line in text.splitlines() if (m := _KV.match(line))}
+    keys = {_key(m.group(1)) for line in text.splitlines() if (m := _KV.match(line))}
     return "max_iops" in keys and bool(keys & {"max_mbps", "latency", "actual_latency"}) or \
         bool(_HEAD.search(text))
+
+
+def _key(printed: str) -> str:
+    key = printed.lower().replace(" ", "_")
+    return _ALIASES.get(key, key)
 
 
 def _table(sink: MetricSink, lines: list[str], i: int) -> int:
@@ -56,13 +64,13 @@ def _table(sink: MetricSink, lines: list[str], i: int) -> int:
         got = 0
         for name, cell in zip(names, cells, strict=True):
             if name in _KEYS and cell:
-                try:
-                    value = float(cell.replace(",", ""))
-                except ValueError:
+                reading = read(cell)
+                if reading.value is None or reading.unit:
                     sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE",
-                                                  f"{name.upper()} is not a number: {cell[:20]!r}",
+                                                  f"{name.upper()} is not a number read whole: {cell[:20]!r}",
                                                   source=sink.source, line=j + 1))
                     continue
+                value = reading.value
                 metric, unit, direction = _KEYS[name]
                 sink.add(metric, value, unit, direction, j + 1, form="dba_rsrc_io_calibrate", row=str(rows + 1))
                 got += 1
@@ -78,13 +86,15 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     block, seen_keys, found = 1, set[str](), 0
     for i, line in enumerate(lines):
         if m := _KV.match(line):
-            key = m.group(1).lower().replace(" ", "_")
-            key = "latency" if key == "actual_latency" else key
+            key = _key(m.group(1))
+            value = checked(sink, "calibrate_io", "DBMS_OUTPUT", m.group(2), i + 1)
+            if value is None:
+                continue
             if key in seen_keys:  # the same key again: the next printed block
                 block, seen_keys = block + 1, set()
             seen_keys.add(key)
             metric, unit, direction = _KEYS[key]
-            sink.add(metric, float(m.group(2)), unit, direction, i + 1, form="dbms_output", block=str(block))
+            sink.add(metric, value, unit, direction, i + 1, form="dbms_output", block=str(block))
             found += 1
         elif _HEAD.search(line):
             found += _table(sink, lines, i)

@@ -27,6 +27,11 @@ from planner.metrics import Direction, Metric, MetricSink, Parsed
 _SINGLE_BLOCK = ("db file sequential read", "cell single block physical read")
 
 
+def _is_event(printed: str, full: str) -> bool:
+    """AWR text cuts event names to 30 (Top 5) or 26 (detail tables) characters: "cell single block physical rea"."""
+    return printed == full or (len(printed) >= 20 and full.startswith(printed))
+
+
 def derive(parsed: Parsed) -> list[Metric]:
     sink = MetricSink(parsed.source)
     rac = parsed.fact("rac") == "YES"
@@ -54,11 +59,13 @@ def derive(parsed: Parsed) -> list[Metric]:
         if read_iops is not None and cores:
             sink.add("read_iops_per_core", read_iops / cores, "IOPS/core", H, line_of("cores"), derived=True)
     for event in _SINGLE_BLOCK:
-        waits = parsed.value("wait.waits", event=event)
-        time_s = parsed.value("wait.time_s", event=event)
-        if waits and time_s is not None:
-            sink.add("single_block_read_latency_ms", time_s / waits * 1000, "ms", L,
-                     line_of("wait.waits"), derived=True, event=event)
+        printed = next((m.label("event") for m in parsed.all("wait.waits") if _is_event(m.label("event"), event)),
+                       event)
+        waits_m = parsed.get("wait.waits", event=printed)
+        time_s = parsed.value("wait.time_s", event=printed)
+        if waits_m and waits_m.value and time_s is not None:
+            sink.add("single_block_read_latency_ms", time_s / waits_m.value * 1000, "ms", L,
+                     waits_m.source.line if waits_m.source else None, derived=True, event=event)
             break
     redo = parsed.value("redo_size_per_s")
     if redo is not None:
@@ -68,9 +75,10 @@ def derive(parsed: Parsed) -> list[Metric]:
         db_time_s = mins * 60
     if db_time_s:
         per_class: dict[str, float] = defaultdict(float)
-        for m in parsed.all("wait.time_s"):
-            if m.label("section") != "top":
-                continue
+        tops = [m for m in parsed.all("wait.time_s") if m.label("section") == "top"]
+        if any(m.label("instance") == "*" for m in tops):  # RAC global report: the cluster rows only
+            tops = [m for m in tops if m.label("instance") == "*"]
+        for m in tops:
             cls = m.label("wait_class") or ("DB CPU" if m.label("event").lower() in ("db cpu", "cpu time") else "")
             if cls:
                 per_class[cls] += m.value

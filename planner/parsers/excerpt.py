@@ -11,7 +11,7 @@ import re
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers import awr_sections as sec
-from planner.parsers.awr_text import check_text, run_sections
+from planner.parsers.awr_text import check_text, demarkdown, run_sections
 
 KIND = "awr_excerpt"
 _MARKERS = re.compile(r"Load.Profile|Top.(5|10).(Timed|Foreground)|Host.Name.+Platform|Event.+Waits|Cache.Sizes",
@@ -41,11 +41,14 @@ def _split_glued(text: str) -> str:
 
 def parse(text: str, source: str = "<text>") -> Parsed:
     check_text(text, KIND, source)
-    norm = _split_glued(normalise(text))
+    md, markdown = demarkdown(text)
+    norm = _split_glued(normalise(md))
     if not looks_like(norm):
         raise ParseError(KIND, "excerpt", "no AWR section (Load Profile, Top 5, host line) found", source=source)
     lines = sec.prepare(norm)
     sink = MetricSink(source)
+    if markdown:
+        sink.facts["layout"] = "markdown"
     sec.parse_header(lines, sink)
     run_sections(lines, sink, KIND, ())
     _parse_bare_top(lines, sink)

@@ -22,6 +22,7 @@ from typing import Any
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import put
 
 _START = re.compile(r"\{\s*\"fio version\"")
 _DIRS = ("read", "write", "trim", "mixed")
@@ -82,14 +83,14 @@ def _direction(sink: MetricSink, d: dict[str, Any], labels: dict[str, str], line
         sink.errors.append(ParseError("fio", f"job {job} {dname}", "no numeric iops/bw",
                                       source=sink.source, line=line))
         return
-    sink.add("fio.iops", iops, "IO/s", Direction.HIGHER, line, **labels)
-    sink.add("fio.bw_kib", bw, "KiB/s", Direction.HIGHER, line, **labels)
+    put(sink, "fio.iops", iops, "IO/s", Direction.HIGHER, line, labels)
+    put(sink, "fio.bw_kib", bw, "KiB/s", Direction.HIGHER, line, labels)
     bw_bytes = _num(d, "bw_bytes")
-    sink.add("fio.bw_mbs", (bw_bytes if bw_bytes is not None else bw * 1024) / 1e6, "MB/s",
-             Direction.HIGHER, line, **labels)
+    put(sink, "fio.bw_mbs", (bw_bytes if bw_bytes is not None else bw * 1024) / 1e6, "MB/s", Direction.HIGHER,
+        line, labels)
     for key, name, unit in (("runtime", "fio.runtime_ms", "ms"), ("total_ios", "fio.total_ios", "IOs")):
         if (v := _num(d, key)) is not None:
-            sink.add(name, v, unit, Direction.NEUTRAL, line, **labels)
+            put(sink, name, v, unit, Direction.NEUTRAL, line, labels)
     for base, name in _LAT_KEYS:
         if isinstance(d.get(base + "_ns"), dict):
             stats, scale = d[base + "_ns"], 1e-6
@@ -99,13 +100,13 @@ def _direction(sink: MetricSink, d: dict[str, Any], labels: dict[str, str], line
             continue
         for stat in ("mean", "min", "max", "stddev"):
             if (v := _num(stats, stat)) is not None:
-                sink.add(name, v * scale, "ms", Direction.LOWER, line, stat=stat, **labels)
+                put(sink, name, v * scale, "ms", Direction.LOWER, line, {"stat": stat, **labels})
         pct = stats.get("percentile")
         if isinstance(pct, dict):
             for k, raw in pct.items():
                 label = _pct_label(str(k))
                 if label and isinstance(raw, int | float) and not isinstance(raw, bool):
-                    sink.add(name, float(raw) * scale, "ms", Direction.LOWER, line, stat=label, **labels)
+                    put(sink, name, float(raw) * scale, "ms", Direction.LOWER, line, {"stat": label, **labels})
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:

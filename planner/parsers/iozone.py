@@ -21,8 +21,9 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import NUMBER, checked, put
 
-_NUM = r"(\d+(?:\.\d*)?|\.\d+)"  # not [\d.]+: '.' or '1.2.3' are not numbers
+_NUM = rf"({NUMBER})"  # the whole token (31,681.06), checked by planner.parsers.numbers
 _TPUT = re.compile(rf"(Children see|Parent sees) throughput for\s+(\d+)\s+(.+?)\s*=\s*{_NUM}\s*(\S+)")
 _PER_PROC = re.compile(rf"(Min|Max|Avg) throughput per process\s*=\s*{_NUM}\s*(\S+)")
 _XFER = re.compile(rf"Min xfer\s*=\s*{_NUM}\s*(\S+)")
@@ -70,20 +71,23 @@ def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> 
             test = re.sub(r"\s+", " ", m.group(3).strip())
             labels = {"run": str(max(run, 1)), "test": test, "procs": m.group(2)}
             unit = _unit(m.group(5), sink, no)
-            value = float(m.group(4))
-            sink.add("iozone.throughput", value, unit, Direction.HIGHER, no, view=view, **labels)
+            value = checked(sink, "iozone", "throughput", m.group(4), no)
+            if value is None:
+                continue
+            put(sink, "iozone.throughput", value, unit, Direction.HIGHER, no, {"view": view, **labels})
             found += 1
             if unit == "ops/s":
-                sink.add("iozone.iops", value, "IO/s", Direction.HIGHER, no, derived=True, view=view, **labels)
+                put(sink, "iozone.iops", value, "IO/s", Direction.HIGHER, no, {"view": view, **labels}, derived=True)
             elif unit == "KB/s" and rec:
-                sink.add("iozone.iops", value / rec, "IO/s", Direction.HIGHER, no, derived=True, view=view,
-                         **labels)
-        elif (m := _PER_PROC.search(line)) and labels:
-            sink.add("iozone.per_process", float(m.group(2)), _unit(m.group(3), sink, no), Direction.HIGHER,
-                     no, stat=m.group(1).lower(), **labels)
-        elif (m := _XFER.search(line)) and labels:
-            sink.add("iozone.min_xfer", float(m.group(1)), _unit(m.group(2), sink, no), Direction.NEUTRAL,
-                     no, **labels)
+                put(sink, "iozone.iops", value / rec, "IO/s", Direction.HIGHER, no, {"view": view, **labels},
+                    derived=True)
+        elif (m := _PER_PROC.search(line)) and labels and \
+                (v := checked(sink, "iozone", "per process", m.group(2), no)) is not None:
+            put(sink, "iozone.per_process", v, _unit(m.group(3), sink, no), Direction.HIGHER, no,
+                {"stat": m.group(1).lower(), **labels})
+        elif (m := _XFER.search(line)) and labels and \
+                (v := checked(sink, "iozone", "min xfer", m.group(1), no)) is not None:
+            put(sink, "iozone.min_xfer", v, _unit(m.group(2), sink, no), Direction.NEUTRAL, no, labels)
     if not found:
         raise ParseError("iozone", "throughput", "no 'Children see / Parent sees throughput for' line",
                          source=source)

@@ -21,8 +21,9 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import NUMBER, put, read, warn
 
-_NUM = r"(\d+(?:\.\d+)?|\.\d+)"
+_NUM = rf"({NUMBER})"  # the whole token: 13,985 is read as 13985 or warned about, never as 13
 _AT = r"(?:\s*@\s*Small=(\d+)\s+and\s+Large=(\d+))?"
 # Tokens, not line anchors: public samples glue lines together ("...Large=0Minimum Small Latency=").
 _MAX_MBPS = re.compile(rf"Maximum Large MBPS\s*=\s*{_NUM}{_AT}")
@@ -71,6 +72,19 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     return parse_csv(text, source) if looks_like_csv(text) else parse_summary(text, source)
 
 
+def _num(sink: MetricSink, text: str, line: int) -> float | None:
+    """A summary value read whole, or None with a warning naming the line (never a truncated number)."""
+    r = read(text)
+    if r.value is None:
+        warn(sink, "orion", "summary", r, line)
+    return r.value
+
+
+def demarkdown(line: str) -> str:
+    """Console text pasted through Markdown: ``\\_`` escapes, ``**bold**`` and backticks removed."""
+    return re.sub(r"\\([_*#\\])", r"\1", line).replace("**", "").replace("`", "")
+
+
 def _at(sink_labels: dict[str, str], small: str | None, large: str | None) -> dict[str, str]:
     if small is not None and large is not None:
         sink_labels.update(small=small, large=large)
@@ -80,28 +94,32 @@ def _at(sink_labels: dict[str, str], small: str | None, large: str | None) -> di
 def parse_summary(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     seen = 0
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = demarkdown(raw)
         if (v := _VERSION.search(line)) and "version" not in sink.facts:
             sink.facts["version"] = v.group(1) or v.group(2)
         for m in _MAX_MBPS.finditer(line):
-            sink.add("orion.max_large_mbps", float(m.group(1)), "MB/s", Direction.HIGHER, no,
-                     **_at({}, m.group(2), m.group(3)))
             seen += 1
+            if (mbps := _num(sink, m.group(1), no)) is not None:
+                put(sink, "orion.max_large_mbps", mbps, "MB/s", Direction.HIGHER, no, _at({}, m.group(2), m.group(3)))
         for m in _MAX_IOPS.finditer(line):
-            sink.add("orion.max_small_iops", float(m.group(1)), "IO/s", Direction.HIGHER, no,
-                     **_at({}, m.group(2), m.group(3)))
             seen += 1
+            if (iops := _num(sink, m.group(1), no)) is not None:
+                put(sink, "orion.max_small_iops", iops, "IO/s", Direction.HIGHER, no, _at({}, m.group(2), m.group(3)))
         for m in _MIN_LAT.finditer(line):
-            value, unit = float(m.group(1)), (m.group(2) or "")
-            ms = value / 1000.0 if unit.startswith("us") else value  # 11.1 prints ms with no unit
-            sink.add("orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no,
-                     **_at({}, m.group(3), m.group(4)))
             seen += 1
+            if (lat := _num(sink, m.group(1), no)) is None:
+                continue
+            value, unit = lat, (m.group(2) or "")
+            ms = value / 1000.0 if unit.startswith("us") else value  # 11.1 prints ms with no unit
+            put(sink, "orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no, _at({}, m.group(3), m.group(4)))
         for m in _LAT_LINE.finditer(line):
             op = m.group(1).lower()
-            for stat, raw in zip(("avg", "min", "max", "stddev"), m.groups()[1:5], strict=True):
-                sink.add("orion.small_latency_ms", float(raw) / 1000.0, "ms", Direction.LOWER, no,
-                         **_at({"op": op, "stat": stat}, m.group(6), m.group(7)))
+            for stat, tok in zip(("avg", "min", "max", "stddev"), m.groups()[1:5], strict=True):
+                if (us := _num(sink, tok, no)) is None:
+                    continue
+                put(sink, "orion.small_latency_ms", us / 1000.0, "ms", Direction.LOWER, no,
+                    _at({"op": op, "stat": stat}, m.group(6), m.group(7)))
         if h := _HIST.match(line):
             bucket = f"{h.group(1)}-{h.group(2)}"
             sink.add("orion.latency_hist_ios", int(h.group(3)), "IOs", Direction.NEUTRAL, no,

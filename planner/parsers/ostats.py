@@ -20,6 +20,7 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import put
 
 _H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 _IOSTAT_COLS: dict[str, tuple[str, str, Direction]] = {
@@ -117,7 +118,9 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
                                               source=source, line=i + 1))
             else:
                 for col, v in zip(cols, nums, strict=True):
-                    sink.add(f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, **labels)
+                    if v is None:
+                        continue
+                    put(sink, f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, labels)
                     values += 1
             i += 1
             continue
@@ -133,8 +136,10 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
                                                   "match the Device header", source=source, line=no))
                     continue
                 for col, v in zip(cols, nums, strict=True):
+                    if v is None:
+                        continue
                     name, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
-                    sink.add(f"iostat.{name}", v, unit, direction, no, device=toks[0], **labels)
+                    put(sink, f"iostat.{name}", v, unit, direction, no, {"device": toks[0], **labels})
                     values += 1
     if not values:
         raise ParseError("iostat", "Device", "no device rows", source=source)
@@ -172,6 +177,8 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
                                           source=source, line=no))
             continue
         for col, v in zip(cols, nums, strict=True):
+            if v is None:
+                continue
             name = _MPSTAT_ALIASES.get(col, col.lstrip("%"))
             sink.add(f"mpstat.{_norm(name)}_pct" if col.startswith("%") else f"mpstat.{_norm(col)}",
                      v, "%" if col.startswith("%") else "", _N, no,
@@ -208,7 +215,9 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         sample += 1
         labels = {"sample": str(sample), **({"time": time} if time else {})}
         for col, v in zip(cols, nums, strict=True):
-            sink.add(f"vmstat.{_norm(col)}", v, _VMSTAT_UNITS.get(col, ""), _N, no, **labels)
+            if v is None:
+                continue
+            put(sink, f"vmstat.{_norm(col)}", v, _VMSTAT_UNITS.get(col, ""), _N, no, labels)
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"

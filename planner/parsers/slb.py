@@ -12,6 +12,7 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import put
 
 _NUM = r"(\d+(?:\.\d*)?|\.\d+)"  # not [\d.]+: '.' or '1.2.3' are not numbers
 _PROC = re.compile(rf"Total\s+(wops|rops)\s+(\d+)\s+Secs\s+{_NUM}\s+Avg\s+nsec/op\s+{_NUM}\s+"
@@ -36,10 +37,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             op = m.group(1)
             counts[op] += 1
             labels = {"run": str(run), "op": op, "proc": str(counts[op])}
-            sink.add("slb.proc_ops", int(m.group(2)), "ops", Direction.NEUTRAL, no, **labels)
-            sink.add("slb.proc_secs", float(m.group(3)), "s", Direction.NEUTRAL, no, **labels)
-            sink.add("slb.proc_avg_nsec_per_op", float(m.group(4)), "ns", Direction.LOWER, no, **labels)
-            sink.add("slb.proc_tput", float(m.group(5)), "ops/s", Direction.HIGHER, no, **labels)
+            put(sink, "slb.proc_ops", int(m.group(2)), "ops", Direction.NEUTRAL, no, labels)
+            put(sink, "slb.proc_secs", float(m.group(3)), "s", Direction.NEUTRAL, no, labels)
+            put(sink, "slb.proc_avg_nsec_per_op", float(m.group(4)), "ns", Direction.LOWER, no, labels)
+            put(sink, "slb.proc_tput", float(m.group(5)), "ops/s", Direction.HIGHER, no, labels)
             found += 1
             open_run = True
         if s := _SUMMARY.search(line):

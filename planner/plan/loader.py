@@ -131,7 +131,8 @@ class _Build:
         data = self.doc.data
         if not isinstance(data, dict):
             return None, self.problems
-        raw_plays = data.get("plays") if isinstance(data.get("plays"), list) else []
+        plays_value = data.get("plays")
+        raw_plays: list[Any] = plays_value if isinstance(plays_value, list) else []
         plays = [self.play(p, i) for i, p in enumerate(raw_plays) if isinstance(p, dict)]
         self.check_play_names(raw_plays)
         inventory = self.inventory(data.get("inventory"))

@@ -36,7 +36,7 @@ SECTIONS = tuple(s.value for s in Section)
 @lru_cache(maxsize=1)
 def _raw() -> dict[str, Any]:
     text = resources.files("planner").joinpath("plan/schemas/plan.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)  # type: ignore[no-any-return]
+    return json.loads(text)
 
 
 def plan_schema() -> dict[str, Any]:
@@ -51,7 +51,7 @@ def _validator(ref: str | None = None) -> Draft202012Validator:
 
 
 def _defs() -> dict[str, Any]:
-    return _raw()["$defs"]  # type: ignore[no-any-return]
+    return _raw()["$defs"]
 
 
 def step_kinds(section: Section | str | None = None) -> tuple[str, ...]:

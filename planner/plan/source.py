@@ -47,7 +47,7 @@ class PlanLoader(yaml.SafeLoader):
 
     yaml_implicit_resolvers: dict[str | None, list[tuple[str, re.Pattern[str]]]] = {}
 
-    def construct_yaml_int(self, node: ScalarNode) -> int:  # type: ignore[override]
+    def construct_yaml_int(self, node: ScalarNode) -> int:
         text = str(self.construct_scalar(node))
         if text.startswith("0o"):
             return int(text[2:], 8)

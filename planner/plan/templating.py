@@ -67,7 +67,7 @@ def _native_concat(values: Iterable[Any]) -> Any:
 
 
 class _Environment(NativeEnvironment):
-    concat = staticmethod(_native_concat)  # type: ignore[assignment]
+    concat = staticmethod(_native_concat)
 
 
 class _Template(NativeTemplate):

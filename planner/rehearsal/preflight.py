@@ -15,27 +15,12 @@ from typing import Any
 
 from planner.errors import Problem
 from planner.host import Host
-from planner.plan.model import Plan, Play, StepSpec
+from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.plan.sweeps import expand
 from planner.plan.templating import render, variables_for
+from planner.steps import REGISTRY, StepType
 
-# Device-valued arguments per step kind.
-DEVICE_ARGS = {"io_scheduler": ("devices",), "asm_diskgroup": ("disks",), "orion": ("luns",), "fio": ("target",)}
-KIT_ARGS = {"slob": ("kit",), "orion": ("binary",), "iozone": ("binary",)}
-# Parameters Oracle only takes at startup (V$PARAMETER.ISSYS_MODIFIABLE = FALSE), among those labs set.
-STATIC_PARAMETERS = frozenset({
-    "sga_max_size", "processes", "filesystemio_options", "disk_asynch_io", "use_large_pages", "db_block_size",
-    "db_writer_processes", "compatible", "memory_max_target", "sessions", "db_files", "log_buffer",
-    "_db_block_prefetch_quota", "lock_sga", "pre_page_sga",
-})
-# Seconds one point takes, from a step's rendered args (unknown kinds: None).
-DURATION = {
-    "slob": lambda a: float(a.get("run_time", 300)),
-    "orion": lambda a: float(a.get("duration", 60)) * {"simple": 20, "normal": 40}.get(str(a.get("run", "simple")), 20),
-    "fio": lambda a: float(a.get("runtime", 60)),
-    "slb": lambda a: 2.0 * float(a.get("seconds", 10)),
-    "calibrate_io": lambda a: 600.0,
-}
+# What each step kind needs checked here (devices, kits, run time, notes) is said by its StepType.
 
 
 @dataclass(slots=True)
@@ -89,36 +74,37 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
             declared = declared_devices(host)
             host_time = 0.0
             for spec in _steps(play):
+                step_type = REGISTRY.get(spec.kind)
+                if step_type is None:
+                    continue  # the plan check refused it already
                 args = render(dict(spec.args), variables) if isinstance(spec.args, Mapping) else {}
-                _devices(pf, spec, host, args, declared)
-                for key in KIT_ARGS.get(spec.kind, ()):
+                _devices(pf, spec, step_type, host, args, declared)
+                for key in step_type.kit_args:
                     path = args.get(key)
                     if path:
                         pf.kits.setdefault(host.name, {})[spec.kind] = str(path)
                         if str(path) not in {str(v) for v in host.vars.values()}:
                             pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} {key} {path} for "
                                                f"{host.name} is not declared in the inventory")
-                _destructive(pf, plan, spec, host, args)
-                if spec.kind == "init_ora":
-                    static = sorted(k for k in args if k.lower() in STATIC_PARAMETERS)
-                    if static:
-                        pf.notes.append(f"{host.name}: init_ora {', '.join(static)} need a database restart "
-                                        "(planner restarts once per play, and again when it restores them)")
-                if spec.kind in DURATION:
+                _destructive(pf, spec, step_type, host, args)
+                pf.notes.extend(step_type.rehearsal_notes(host.name, args))
+                if step_type.unknown_duration:
+                    pf.unknown_time.append(f"{play.name}: {spec.kind} ({step_type.unknown_duration})")
+                    continue
+                if spec.section is Section.WORKLOADS:  # only workloads sweep and take lab time
                     for _point, point_args in expand(spec, args):
-                        host_time += DURATION[spec.kind](point_args)
-                elif spec.kind == "iozone":
-                    pf.unknown_time.append(f"{play.name}: iozone (runs until its files are read)")
+                        host_time += step_type.point_seconds(point_args) or 0.0
             play_time = max(play_time, host_time)  # hosts of a play run side by side
         pf.lab_seconds += play_time
     return pf
 
 
-def _devices(pf: Preflight, spec: StepSpec, host: Host, args: Mapping[str, Any], declared: set[str]) -> None:
-    for key in DEVICE_ARGS.get(spec.kind, ()):
+def _devices(pf: Preflight, spec: StepSpec, step_type: type[StepType], host: Host, args: Mapping[str, Any],
+             declared: set[str]) -> None:
+    for key in step_type.device_args:
         for name in _as_list(args.get(key)):
             if not name.startswith("/dev/"):
-                if spec.kind == "orion":  # ORION on datafiles, as the SSD seed ran it: the sandbox makes the files
+                if step_type.files_for_devices:  # e.g. ORION on datafiles: the sandbox makes the files
                     pf.files.setdefault(host.name, set()).add(name)
                 continue  # a file target, not a device
             wanted = pf.devices.setdefault(host.name, set())
@@ -137,11 +123,9 @@ def _devices(pf: Preflight, spec: StepSpec, host: Host, args: Mapping[str, Any],
                     "fix the device name in the plan, or declare the device in the host's inventory vars"))
 
 
-def _destructive(pf: Preflight, plan: Plan, spec: StepSpec, host: Host, args: Mapping[str, Any]) -> None:
-    writes = (spec.kind == "orion" and float(args.get("write", 0) or 0) > 0) or (
-        spec.kind == "fio" and str(args.get("target", "")).startswith("/dev/")
-        and any(w in str(args.get("rw", "")) for w in ("write", "rw", "trim")))
-    if writes and not spec.destructive:
+def _destructive(pf: Preflight, spec: StepSpec, step_type: type[StepType], host: Host,
+                 args: Mapping[str, Any]) -> None:
+    if step_type.writes_devices(args) and not spec.destructive:
         pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} writes to devices on {host.name} but the "
                            "step lacks destructive: true — the lab run will refuse it")
 

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import itertools
 import re
+import shlex
 import shutil
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
+from planner.steps import REGISTRY
+from planner.steps.base import KitStandIn
 
 SCHEDULERS = "[mq-deadline] kyber bfq none"  # what a current blk-mq kernel shows for a SCSI disk
 DEVICE_BYTES = 256 << 20  # sparse: costs no disk until written
@@ -32,7 +35,7 @@ def expand_brackets(pattern: str) -> list[str]:
     return out
 
 
-def _disk_names() -> Iterable[str]:
+def _disk_names() -> Iterator[str]:
     for n in itertools.count(1):
         letters = ""
         while n:
@@ -121,24 +124,32 @@ _HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", 
               "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
 
 
+def _kit_standin(kind: str) -> KitStandIn | None:
+    """What the step kind says a sandbox puts at its kit path (StepType.kit_args)."""
+    step_type = REGISTRY.get(kind)
+    return None if step_type is None else next(iter(step_type.kit_args.values()), None)
+
+
 def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
     """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
     from planner.rehearsal import standins
 
     base = Path(standins.__file__).parent
     target = root / path.lstrip("/")
-    if kind == "slob":
+    standin = _kit_standin(kind)
+    if standin is KitStandIn.SLOB_KIT:
         from planner.rehearsal.standins.slob_kit import install_slob_kit
 
         if not (target / "runit.sh").exists():
             # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
             install_slob_kit(target, loaded_schemas=4096)
-            env = [f"export PLANNER_STANDIN_HOSTNAME='{host.name}'"]
-            env += [f"export {var}='{float(host.vars[key]):g}'" for key, var in _HOST_LINE.items()
+            # The file is sourced by sh on the host: every value is shlex-quoted (an inventory name is user input).
+            env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
+            env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()
                     if isinstance(host.vars.get(key), int | float)]
             with (target / "standin.env").open("a") as f:
                 f.write("\n".join(env) + "\n")
-    elif kind in ("orion", "iozone") and (base / "bin" / kind).exists() and path.startswith("/"):
+    elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
             target.symlink_to(base / "bin" / kind)

@@ -21,19 +21,9 @@ from planner.results.findings import all_findings, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
-from planner.steps.saved_state import describe_saved
+from planner.steps import REGISTRY
+from planner.steps.saved_state import RestoreEntry
 
-# Per workload kind, the metrics its section shows beyond the headline (what the seeds print).
-KIND_METRICS: Mapping[str, tuple[str, ...]] = {
-    "slob": ("physical_read_iops", "physical_write_iops", "read_iops_per_core", "single_block_read_latency_ms",
-             "logical_reads_per_s", "physical_reads_per_s", "physical_writes_per_s", "redo_mb_per_s",
-             "logical_to_physical_ratio", "buffer_cache_mb", "db_time_per_s", "db_cpu_per_s"),
-    "orion": ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops"),
-    "fio": ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms"),
-    "slb": ("slb.rops_per_s", "slb.wops_per_s", "slb.users", "slb.runtime_s"),
-    "iozone": ("iozone.iops", "iozone.throughput"),
-    "calibrate_io": ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms"),
-}
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
 OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "read IOPS",
@@ -174,7 +164,7 @@ def _workloads(data: RunData, all_series: Sequence[Series], report_dir: Path, ch
                 chart = _chart(data, report_dir, f"{first.play}-{step}", key, s0.unit, swept[0], per_host)
             tables.append({"metric": key, "unit": s0.unit, "direction": s0.direction.value, "rows": rows,
                            "chart": chart})
-        wanted = KIND_METRICS.get(kind, ())
+        wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
         kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "unit": s.unit,
                       "median": fmt(s.summary.median), "n": s.summary.n}
                      for name in wanted for s in ss if s.metric == name]
@@ -207,7 +197,7 @@ def _awr_lines(data: RunData, host: str) -> list[dict[str, Any]]:
 
 
 def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
-    restored = {(e.get("host"), e.get("step")): e for e in data.restore}
+    restored = {(e.host, e.step): e for e in map(RestoreEntry.from_json, data.restore)}
     out = []
     for r in data.results:
         if r.host != host or ".prep[" not in r.step:
@@ -216,8 +206,8 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
         change = (r.diff or r.msg or "").strip().replace("\n", "; ")
         out.append({"step": r.step, "title": r.title, "play": play_of(r.step, data.play_names()),
                     "status": r.status.value, "change": change,
-                    "original": "" if e is None else describe_saved(str(e.get("kind", "")), dict(e.get("saved", {}))),
-                    "restored": "" if e is None else ("yes" if e.get("reverted") else "no")})
+                    "original": "" if e is None else e.describe(),
+                    "restored": "" if e is None else ("yes" if e.reverted else "no")})
     return out
 
 

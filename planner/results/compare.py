@@ -65,8 +65,10 @@ def _values(ms: Sequence[Measurement], metric: str | None, by_play: bool) -> dic
     out = {}
     for key, vals in per.items():
         unit = vals[0][4]
-        out[key] = _Value(*(combine_hosts([v[i] for v in vals], unit)[0] for i in range(3)),
-                          min(v[3] for v in vals), unit, vals[0][5])
+        median = combine_hosts([v[0] for v in vals], unit)[0]
+        low = combine_hosts([v[1] for v in vals], unit)[0]
+        high = combine_hosts([v[2] for v in vals], unit)[0]
+        out[key] = _Value(median, low, high, min(v[3] for v in vals), unit, vals[0][5])
     return out
 
 

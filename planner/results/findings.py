@@ -199,6 +199,33 @@ def rac_not_iops(all_series: Sequence[Series]) -> list[Finding]:
     return out
 
 
+_SINGLE_BLOCK_EVENTS = ("db file sequential read", "cell single block physical read")
+_AWR_SIGNS = ("physical_reads_per_s", "physical_read_io_requests_per_s", "logical_reads_per_s", "db_time_min",
+              "wait.time_s")
+
+
+def latency_missing(all_series: Sequence[Series]) -> list[Finding]:
+    """An AWR result without the single-block read waits: its read latency cannot be computed (the seed's
+    "we need to see the number of waits and total wait time for db file sequential read")."""
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        if not any(k in ms for k in _AWR_SIGNS) or "single_block_read_latency_ms" in ms:
+            continue
+        waits = [s for s in all_series if _where(s) == where and s.metric in ("wait.waits", "wait.time_s")
+                 and any(e.startswith(s.label("event")) and len(s.label("event")) >= 20 for e in _SINGLE_BLOCK_EVENTS)]
+        have = {s.metric for s in waits}
+        missing = "waits" if "wait.waits" not in have else "total wait time"
+        pr = ms.get("physical_reads_per_s") or ms.get("physical_read_io_requests_per_s")
+        out.append(Finding(
+            "latency_missing", Severity.NOTE, "Latency cannot be computed", *where,
+            f"latency cannot be computed: no db file sequential read {missing} (nor cell single block physical "
+            "read) in this report — post the Top 5 / foreground wait events with their Waits and Time(s) to "
+            "get the average single-block read latency",
+            (("missing", f"db file sequential read {missing}"),
+             *((("physical reads/s", fmt(pr.summary.median)),) if pr else ()))))
+    return out
+
+
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
     return [*cached_reads(all_series, working_set_mb, t), *wait_class_share(all_series, t),

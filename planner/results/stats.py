@@ -174,7 +174,7 @@ def series(measurements: Sequence[Measurement]) -> list[Series]:
         drop = restated.get((m.play, m.host, m.step, m.metric), frozenset())
         labels = tuple(kv for kv in m.labels if kv[0] not in drop) if drop else m.labels
         key = _key(m.metric, labels) if drop else m.key
-        k = (m.play, m.host, m.step, repr(m.params), key)
+        k: tuple[object, ...] = (m.play, m.host, m.step, repr(m.params), key)
         groups.setdefault(k, []).append(m)
         keys[k] = (key, labels)
     out: list[Series] = []

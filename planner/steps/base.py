@@ -7,12 +7,13 @@ arguments; everything about the host comes through the ``StepContext``.
 from __future__ import annotations
 
 import abc
+import enum
 import posixpath
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, overload
 
 from planner.errors import StepError
 from planner.host import Host
@@ -70,11 +71,19 @@ class StepContext:
     become: bool = False
     become_user: str = "root"
     timeout_s: float | None = None
+    # When neither the call nor the plan gives a timeout (issue 14 row 9): the step's expected run time plus a
+    # margin, else the host's planner_default_timeout_s, else DEFAULT_TIMEOUT_S; set by the engine per step.
+    default_timeout_s: float | None = None
     point: SweepPoint | None = None
     facts: Mapping[str, Any] = field(default_factory=dict)
     destructive: bool = False
     allow_destroy: tuple[str, ...] = ()
     simulated: bool = False
+    # Set by the engine around a workload point (planner.engine.window): the point's folder on the host, empty
+    # at the start of every attempt ("" for a step run on its own), and the play's database report
+    # (collect: [awr] or [statspack], else "").
+    point_dir: str = ""
+    db_report: str = ""
 
     @property
     def root(self) -> str:
@@ -98,7 +107,8 @@ class StepContext:
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
         use_become = self.become if become is None else become
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
-                          timeout=timeout if timeout is not None else self.timeout_s, env=env, cwd=cwd,
+                          timeout=timeout if timeout is not None else
+                          self.timeout_s if self.timeout_s is not None else self.default_timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
         self.log(self.host.name, self.step_path, r)
         if check and not r.ok:
@@ -133,6 +143,27 @@ def check_host_path(path: str, what: str = "path") -> str:
     return path
 
 
+@overload
+def whole_number(args: Mapping[str, Any], name: str, default: int, what: str, *, minimum: int) -> int: ...
+@overload
+def whole_number(args: Mapping[str, Any], name: str, default: None, what: str, *, minimum: int) -> int | None: ...
+def whole_number(args: Mapping[str, Any], name: str, default: int | None, what: str, *, minimum: int) -> int | None:
+    """The one integer-argument check: ``args[name]`` as a whole number >= ``minimum`` (``default`` when absent).
+
+    Each call site says its own minimum (0 for counts that may be none, such as SLOB writers; 1 for users,
+    threads, disks). An int or a string of digits is taken (a rendered template or an ``-e`` value gives a
+    string); a bool, a float or any other text is refused, naming the step kind (``what``) and the argument.
+    """
+    value = args.get(name, default)
+    if value is None:
+        return None
+    n = value if isinstance(value, int) and not isinstance(value, bool) else (
+        int(value) if isinstance(value, str) and value.strip().isdigit() else None)
+    if n is None or n < minimum:
+        raise StepError(f"{what}: {name} must be a whole number >= {minimum}, got {value!r}")
+    return n
+
+
 def refuse_nul(values: Sequence[Any]) -> None:
     """A NUL byte cannot pass through exec(): refuse it by name instead of crashing in the transport."""
     bad = [v for v in values if isinstance(v, str) and "\0" in v]
@@ -141,20 +172,65 @@ def refuse_nul(values: Sequence[Any]) -> None:
                         hint="remove the NUL character from the variable or argument")
 
 
+class KitStandIn(enum.Enum):
+    """What a rehearsal sandbox puts at the path a kit argument names (planner.rehearsal.sandbox)."""
+
+    SLOB_KIT = "slob_kit"  # the stand-in SLOB kit (runit.sh, setup.sh, standin.env)
+    BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
+
+
+DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time
+TIMEOUT_MARGIN_S = 600.0  # beyond a workload's expected run time: its start-up, ramp and report
+
+
 class StepType(abc.ABC):
-    """One class per step kind, registered in planner.steps.REGISTRY."""
+    """One class per step kind, registered in planner.steps.REGISTRY (or by a plugin: docs/plugins.md).
+
+    Everything planner needs to know about a kind is said here, by the kind's own file overriding these
+    class attributes and methods: the engine, the rehearsal, the report and the plan schema ask the class.
+    """
 
     kind: ClassVar[str]
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
     reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
     exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
     real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
+    writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
     # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
     # only that the step works. Argument -> the value used at most in a rehearsal.
     rehearsal_caps: ClassVar[Mapping[str, int]] = {}
+    needs_database: ClassVar[bool] = False  # a rehearsal sandbox gets the Oracle stand-ins for it
+    device_args: ClassVar[tuple[str, ...]] = ()  # arguments naming block devices (preflight checks them)
+    # Arguments naming a kit or binary on the host, and what a rehearsal sandbox puts there instead.
+    kit_args: ClassVar[Mapping[str, KitStandIn]] = {}
+    # A device argument may name plain files instead (ORION on datafiles): the sandbox creates them.
+    files_for_devices: ClassVar[bool] = False
+    # When one point's run time cannot be told from the arguments: why (the lab-time estimate says so).
+    unknown_duration: ClassVar[str] = ""
+    # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
+    report_metrics: ClassVar[tuple[str, ...]] = ()
+    # JSON schema of the arguments, for a kind that the built-in plan schema (plan/schemas) does not describe:
+    # plugin kinds set it; None means "an object, checked by check_args only".
+    args_schema: ClassVar[Mapping[str, Any] | None] = None
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
+
+    def expected_s(self) -> float | None:
+        """How long this step (a workload point) is expected to run, when its arguments say (SLOB's run_time)."""
+        return None
+
+    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
+        """Each command's timeout when the plan gives none: a command that hangs (a frozen NFS mount, a tool
+        waiting on a terminal) must not hold a run forever."""
+        expected = self.expected_s()
+        if expected is not None:
+            return expected + max(TIMEOUT_MARGIN_S, 0.5 * expected)
+        given = host_vars.get("planner_default_timeout_s")
+        try:
+            return float(given) if given not in (None, "") and float(given) > 0 else DEFAULT_TIMEOUT_S
+        except (TypeError, ValueError):
+            raise StepError(f"planner_default_timeout_s must be a number of seconds > 0, not {given!r}") from None
 
     @abc.abstractmethod
     def check(self, ctx: StepContext) -> Change:
@@ -186,6 +262,28 @@ class StepType(abc.ABC):
             if number is None or number > cap:
                 out[key] = cap
         return out
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        """Seconds one (sweep) point takes on the lab, from its rendered arguments; None: not a timed workload."""
+        return None
+
+    @classmethod
+    def writes_devices(cls, args: Mapping[str, Any]) -> bool:
+        """Whether these arguments write to block devices (the lab run then needs ``destructive: true``)."""
+        return False
+
+    @classmethod
+    def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
+        """What a rehearsal should tell about this step on the real lab (e.g. a database restart)."""
+        return ()
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        """save()'s original state in a few words for the report ("flashback YES"); the default lists its keys."""
+        from planner.steps.saved_state import generic
+
+        return generic(saved)
 
     def validate(self) -> None:
         """Refuse bad (rendered) arguments before any host is touched: raise StepError naming the value.

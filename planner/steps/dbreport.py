@@ -89,6 +89,7 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
 
 class _Declared(StepType):
     sections = frozenset({Section.COLLECT})
+    needs_database = True
 
     def check(self, ctx: StepContext) -> Change:
         return Change(False, f"{self.kind} reports are taken around each workload point")

@@ -11,8 +11,9 @@ from typing import Any
 import jinja2
 
 from planner.errors import StepError
-from planner.status import Status
+from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType, check_host_path
+from planner.transport.streams import FetchTooLarge, parse_size
 
 
 class Command(StepType):
@@ -156,6 +157,11 @@ class Fetch(StepType):
 
     def validate(self) -> None:
         check_host_path(str(self.args["src"]), "src")
+        self._cap()
+
+    def _cap(self) -> int | None:
+        given = self.args.get("max_size")
+        return parse_size(given) if given is not None else None
 
     def check(self, ctx: StepContext) -> Change:
         return Change(False, f"would fetch {self.args['src']}")
@@ -164,7 +170,13 @@ class Fetch(StepType):
         src = ctx.path(str(self.args["src"]))
         name = Path(str(self.args.get("dest") or Path(src).name)).name
         try:
-            art = ctx.fetch(src, name)
+            # Streamed to a 0600 file and hashed as it arrives; refused past max_size, or when src resolves
+            # out of the host's planner_root (planner/transport/streams.py).
+            local = ctx.artifacts / name
+            ctx.conn.get(src, local, max_bytes=self._cap())
+            art = Artifact(str(local.relative_to(ctx.run_dir)), "", simulated=ctx.simulated)
+        except FetchTooLarge:
+            raise
         except (StepError, OSError):  # not ConnectError: an unreachable host stays unreachable
             # Asked only when the copy failed (one round trip less per host when it works): say plainly that
             # the file is missing, or give the copy's own error.

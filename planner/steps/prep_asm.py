@@ -64,6 +64,15 @@ class AsmDiskgroup(StepType):
     kind = "asm_diskgroup"
     sections = frozenset({Section.PREP})
     reversible = True
+    needs_database = True
+    device_args = ("disks",)
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        name = saved.get("name", "?")
+        if not saved.get("existed"):
+            return f"disk group {name} did not exist"
+        return f"disk group {name} with {len(list(saved.get('members', [])))} disk(s)"
 
     def group(self) -> str:
         name = str(self.args["name"])

@@ -161,12 +161,38 @@ class _Set:
     def restart(self) -> bool:
         return self.scope == "spfile" and not self.param.dynamic
 
+# Parameters Oracle only takes at startup (V$PARAMETER.ISSYS_MODIFIABLE = FALSE), among those labs set:
+# a rehearsal says the lab run will restart the database for them.
+STATIC_PARAMETERS = frozenset({
+    "sga_max_size", "processes", "filesystemio_options", "disk_asynch_io", "use_large_pages", "db_block_size",
+    "db_writer_processes", "compatible", "memory_max_target", "sessions", "db_files", "log_buffer",
+    "_db_block_prefetch_quota", "lock_sga", "pre_page_sga",
+})
+
 
 class InitOra(StepType):
     kind = "init_ora"
     sections = frozenset({Section.PREP})
     reversible = True
     defers_restart = True  # the engine restarts once per play: DEFER_RESTART
+    needs_database = True
+
+    @classmethod
+    def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
+        static = sorted(k for k in args if k.lower() in STATIC_PARAMETERS)
+        return [f"{host}: init_ora {', '.join(static)} need a database restart "
+                "(planner restarts once per play, and again when it restores them)"] if static else []
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        out = []
+        for name, p in dict(saved.get("params", {})).items():
+            if not isinstance(p, Mapping):
+                out.append(f"{name} {p}")
+                continue
+            where = f"spfile {p.get('spfile')}" if p.get("specified") else "not in spfile"
+            out.append(f"{name} {p.get('memory')} ({where})")
+        return "; ".join(out)
 
     def wanted(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -294,6 +320,11 @@ class Flashback(StepType):
     kind = "flashback"
     sections = frozenset({Section.PREP})
     reversible = True
+    needs_database = True
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        return f"flashback {saved.get('flashback_on', '?')}"
 
     def validate(self) -> None:
         self.want()

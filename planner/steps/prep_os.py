@@ -112,6 +112,18 @@ class IoScheduler(StepType):
     kind = "io_scheduler"
     sections = frozenset({Section.PREP})
     reversible = True
+    device_args = ("devices",)
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        by_sched: dict[str, list[str]] = {}
+        for dev, d in dict(saved.get("devices", {})).items():
+            active = d.get("active", "?") if isinstance(d, Mapping) else str(d)
+            by_sched.setdefault(str(active), []).append(str(dev))
+        text = "; ".join(f"{s} on {', '.join(devs)}" for s, devs in by_sched.items())
+        if saved.get("persist"):
+            text += "; udev rule " + ("absent" if saved.get("rule") is None else "present")
+        return text
 
     def validate(self) -> None:
         device_specs(self.args["devices"])
@@ -256,6 +268,10 @@ class Sysctl(StepType):
     kind = "sysctl"
     sections = frozenset({Section.PREP})
     reversible = True
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        return "; ".join(f"{k} {v}" for k, v in dict(saved.get("values", {})).items())
 
     def validate(self) -> None:
         self.wanted(None)

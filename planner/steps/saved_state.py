@@ -1,69 +1,64 @@
-"""The original state a prep step saved (restore.json), said in a few words for reports.
+"""The original state a prep step saved (restore.json): one typed entry each, and a few words for reports.
 
 restore.json keeps everything a revert needs, including how the database was reached (``db``) and sysfs
 paths; a reader of the report wants only what the host was like before the run: "sdb mq-deadline",
-"db_cache_size 0 (not in spfile)", "flashback YES".
+"db_cache_size 0 (not in spfile)", "flashback YES". How a kind's state reads is the step type's own
+``describe_saved`` (planner.steps.base.StepType); this module holds the entry and the generic fallback.
+
+RestoreEntry lives here, in the steps layer, rather than in the engine: the engine writes and replays it,
+but the report (a layer beside the engine, which may not import it) reads it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
-_HIDDEN = frozenset({"db", "paths", "path", "destructive"})  # how to reach things, not what they were
+HIDDEN = frozenset({"db", "paths", "path", "destructive"})  # how to reach things, not what they were
 
 
-def _io_scheduler(saved: Mapping[str, Any]) -> str:
-    by_sched: dict[str, list[str]] = {}
-    for dev, d in dict(saved.get("devices", {})).items():
-        active = d.get("active", "?") if isinstance(d, Mapping) else str(d)
-        by_sched.setdefault(str(active), []).append(str(dev))
-    text = "; ".join(f"{s} on {', '.join(devs)}" for s, devs in by_sched.items())
-    if saved.get("persist"):
-        text += "; udev rule " + ("absent" if saved.get("rule") is None else "present")
-    return text
+@dataclass(frozen=True, slots=True)
+class RestoreEntry:
+    """One prep step's original state on one host, saved before the step changed anything."""
+
+    play: str  # "plays[0]": the play whose end restores it
+    host: str
+    step: str  # StepSpec.path
+    title: str
+    kind: str
+    args: Mapping[str, Any] = field(default_factory=dict)  # the step's rendered arguments (revert needs them)
+    saved: Mapping[str, Any] = field(default_factory=dict)  # what StepType.save returned
+    reverted: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        return {"play": self.play, "host": self.host, "step": self.step, "title": self.title, "kind": self.kind,
+                "args": dict(self.args), "saved": dict(self.saved), "reverted": self.reverted}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> RestoreEntry:
+        step = str(d.get("step", ""))
+        return cls(play=str(d.get("play") or step.split(".")[0]), host=str(d.get("host", "")), step=step,
+                   title=str(d.get("title", "")), kind=str(d.get("kind", "")), args=dict(d.get("args") or {}),
+                   saved=dict(d.get("saved") or {}), reverted=bool(d.get("reverted")))
+
+    def marked(self, reverted: bool) -> RestoreEntry:
+        return replace(self, reverted=reverted)
+
+    def describe(self) -> str:
+        return describe_saved(self.kind, self.saved)
 
 
-def _init_ora(saved: Mapping[str, Any]) -> str:
-    out = []
-    for name, p in dict(saved.get("params", {})).items():
-        if not isinstance(p, Mapping):
-            out.append(f"{name} {p}")
-            continue
-        where = f"spfile {p.get('spfile')}" if p.get("specified") else "not in spfile"
-        out.append(f"{name} {p.get('memory')} ({where})")
-    return "; ".join(out)
-
-
-def _asm_diskgroup(saved: Mapping[str, Any]) -> str:
-    name = saved.get("name", "?")
-    if not saved.get("existed"):
-        return f"disk group {name} did not exist"
-    members = list(saved.get("members", []))
-    return f"disk group {name} with {len(members)} disk(s)"
-
-
-def _flashback(saved: Mapping[str, Any]) -> str:
-    return f"flashback {saved.get('flashback_on', '?')}"
-
-
-def _values(saved: Mapping[str, Any]) -> str:
-    return "; ".join(f"{k} {v}" for k, v in dict(saved.get("values", {})).items())
-
-
-_BY_KIND: dict[str, Callable[[Mapping[str, Any]], str]] = {
-    "io_scheduler": _io_scheduler, "init_ora": _init_ora, "asm_diskgroup": _asm_diskgroup,
-    "flashback": _flashback, "sysctl": _values, "hugepages": _values,
-}
-
-
-def _generic(saved: Mapping[str, Any]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in saved.items() if k not in _HIDDEN)
+def generic(saved: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in saved.items() if k not in HIDDEN)
 
 
 def describe_saved(kind: str, saved: Mapping[str, Any]) -> str:
     """What the host was like before the step changed it. Never raises: an odd record gets the plain form."""
+    from planner.steps import REGISTRY  # the registry imports every step file, and they import base
+
+    cls = REGISTRY.get(kind)
     try:
-        return _BY_KIND.get(kind, _generic)(saved)
+        return cls.describe_saved(saved) if cls is not None else generic(saved)
     except (AttributeError, TypeError, ValueError):
-        return _generic(saved)
+        return generic(saved)

@@ -15,17 +15,10 @@ from typing import Any, ClassVar
 from planner.db.access import config_for, open_database
 from planner.errors import StepError
 from planner.plan.model import Section
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
-
-
-def _whole(args: Mapping[str, Any], key: str, default: int) -> int:
-    v = args.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-        raise StepError(f"calibrate_io: {key} must be a whole number >= 1, got {v!r}")
-    return v
 
 
 def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
@@ -45,9 +38,16 @@ class CalibrateIo(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False
+    needs_database = True
+    report_metrics = ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return 600.0  # DBMS_RESOURCE_MANAGER.CALIBRATE_IO takes about ten minutes, whatever its arguments
 
     def params(self) -> tuple[int, int]:
-        return _whole(self.args, "num_physical_disks", 1), _whole(self.args, "max_latency", 20)
+        return (whole_number(self.args, "num_physical_disks", 1, "calibrate_io", minimum=1),
+                whole_number(self.args, "max_latency", 20, "calibrate_io", minimum=1))
 
     def check(self, ctx: StepContext) -> Change:
         disks, latency = self.params()

@@ -1,7 +1,7 @@
 """What the workload steps and the AWR bracketing share: the point's folder on the host, fetching what exists
 (in one round trip), and parsing the main output at once.
 
-Folders on the host. A point's output goes to the engine's point folder, ``ctx.vars["planner_point_dir"]``
+Folders on the host. A point's output goes to the engine's point folder, ``ctx.point_dir``
 (``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by planner.engine.window at the start of every
 attempt of the point (a ``--resume`` or a retry after a connection drop runs it again in the same folder), so
 no step creates or empties a folder of its own. Only what must outlive a run stays in the plan-stable step
@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ParseError, StepError
+from planner.errors import ParseError
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Parsed
 from planner.parsers import parse_file, summarise
@@ -36,9 +36,8 @@ def point_dir(ctx: StepContext, kind: str) -> str:
 
     A step run on its own (no engine around it, e.g. a unit test) gets ``<step folder>/pointNNN``, emptied here.
     """
-    given = ctx.vars.get("planner_point_dir")
-    if given:
-        return str(given)
+    if ctx.point_dir:
+        return ctx.point_dir
     wd = f"{step_dir(ctx, kind)}/point{ctx.point.index if ctx.point is not None else 0:03d}"
     fresh_dir(ctx, wd)
     return wd
@@ -47,9 +46,8 @@ def point_dir(ctx: StepContext, kind: str) -> str:
 def host_run_dir(ctx: StepContext) -> str:
     """This run's folder on the host (for per-run state such as SLOB's setup marker); it exists already
     under the engine (it holds the point folder), else it is ``/tmp/planner-<run id>`` (made by the upload)."""
-    given = ctx.vars.get("planner_point_dir")
-    if given:
-        return posixpath.dirname(posixpath.dirname(str(given).rstrip("/")))
+    if ctx.point_dir:
+        return posixpath.dirname(posixpath.dirname(ctx.point_dir.rstrip("/")))
     return ctx.path(f"/tmp/planner-{ctx.run_dir.name}")
 
 
@@ -117,20 +115,6 @@ def step_dir(ctx: StepContext, kind: str) -> str:
     Nothing a point reports is written there.
     """
     return planner_dir(ctx, kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-"))
-
-
-def positive_int(args: Mapping[str, Any], name: str, default: int | None, what: str) -> int | None:
-    """``args[name]`` as a whole number >= 1 (``default`` when absent); ``what`` names the step in the error."""
-    value = args.get(name, default)
-    if value is None:
-        return None
-    try:
-        n = int(str(value))
-    except ValueError:
-        n = 0
-    if n < 1:
-        raise StepError(f"{what} {name} must be a whole number of 1 or more, got {value!r}")
-    return n
 
 
 def fresh_dir(ctx: StepContext, path: str) -> None:

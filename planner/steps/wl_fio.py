@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -223,6 +223,17 @@ class Fio(StepType):
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
+    device_args = ("target",)
+    report_metrics = ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return float(args.get("runtime", 60))
+
+    @classmethod
+    def writes_devices(cls, args: Mapping[str, Any]) -> bool:
+        return str(args.get("target", "")).startswith("/dev/") and any(
+            w in str(args.get("rw", "")) for w in ("write", "rw", "trim"))
 
     def _global(self) -> list[tuple[str, str | None]]:
         a = self.args
@@ -287,7 +298,7 @@ class Fio(StepType):
             raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
         return name, [_option(str(k), v) for k, v in job.items()]
 
-    def sections(self, ctx: StepContext) -> tuple[list[Section], str]:
+    def job_sections(self, ctx: StepContext) -> tuple[list[Section], str]:
         """The job file's sections and where they came from."""
         glob: Section = ("global", self._global())
         refuse_hooks(self._mapping_hooks())  # also here: a step run without the plan check never runs them
@@ -329,12 +340,12 @@ class Fio(StepType):
         return data
 
     def check(self, ctx: StepContext) -> Change:
-        sections, origin = self.sections(ctx)
+        sections, origin = self.job_sections(ctx)
         targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
         return Change(True, f"would run fio ({origin}) on {targets}")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        sections, _ = self.sections(ctx)
+        sections, _ = self.job_sections(ctx)
         self._guard(ctx, sections)
         wd = point_dir(ctx, self.kind)
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"

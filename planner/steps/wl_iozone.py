@@ -17,8 +17,16 @@ from planner.errors import ParseError, StepError
 from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
-from planner.steps.wl_common import fetch_existing, finish, point_dir, positive_int, step_dir, tail
+from planner.steps.base import (
+    Change,
+    KitStandIn,
+    Outcome,
+    StepContext,
+    StepType,
+    check_host_path,
+    whole_number,
+)
+from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
@@ -57,9 +65,12 @@ class Iozone(StepType):
 
     kind = "iozone"
     exclusive = True
+    kit_args = {"binary": KitStandIn.BINARY}
+    unknown_duration = "runs until its files are read"
+    report_metrics = ("iozone.iops", "iozone.throughput")
 
     def _threads(self) -> int:
-        return positive_int(self.args, "threads", 1, "iozone") or 1
+        return whole_number(self.args, "threads", 1, "iozone", minimum=1)
 
     def _host_path(self, ctx: StepContext, path: str, data_dir: str) -> str:
         return ctx.path(path) if path.startswith("/") else posixpath.join(data_dir, path)

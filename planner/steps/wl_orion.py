@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import posixpath
 import shlex
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps import guard
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import Change, KitStandIn, Outcome, StepContext, StepType, check_host_path
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
@@ -31,6 +32,19 @@ class Orion(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
+    device_args = ("luns",)
+    files_for_devices = True  # ORION on datafiles, as the SSD seed ran it: a sandbox makes the files
+    kit_args = {"binary": KitStandIn.BINARY}
+    report_metrics = ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        # -run simple/normal test 20/40 data points of -duration seconds each
+        return float(args.get("duration", 60)) * {"simple": 20, "normal": 40}.get(str(args.get("run", "simple")), 20)
+
+    @classmethod
+    def writes_devices(cls, args: Mapping[str, Any]) -> bool:
+        return float(args.get("write", 0) or 0) > 0
 
     def luns(self) -> list[str]:
         raw = self.args.get("luns")

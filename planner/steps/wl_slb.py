@@ -13,14 +13,15 @@ import hashlib
 import posixpath
 import re
 import tarfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.steps.base import Change, Outcome, StepContext, StepType
-from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, positive_int, tail
+from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
 MARKER = ".planner-kit"
@@ -107,7 +108,7 @@ def load_kit(kit: str | None, plan_dir: Path) -> Kit:
 
 
 def _positive(args: Any, name: str, default: int | None) -> int | None:
-    return positive_int(args, name, default, "slb")
+    return whole_number(args, name, default, "slb", minimum=1)
 
 
 def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[str]:
@@ -126,6 +127,11 @@ class Slb(StepType):
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"seconds": 2, "buffer_mb": 64}  # a rehearsal proves the kit runs, briefly
+    report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.users", "slb.runtime_s")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return 2.0 * float(args.get("seconds", 10))  # the kit's warm-up, then the measured seconds
 
     def _argv(self) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -32,7 +32,15 @@ from typing import Any, ClassVar
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import (
+    Change,
+    KitStandIn,
+    Outcome,
+    StepContext,
+    StepType,
+    check_host_path,
+    whole_number,
+)
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
@@ -102,11 +110,8 @@ def render_conf(original: str, values: Mapping[str, str]) -> str:
     return "\n".join(out) + "\n"
 
 
-def _int(args: Mapping[str, Any], key: str, default: int = 0) -> int:
-    v = args.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-        raise StepError(f"slob: {key} must be a whole number >= 0, got {v!r}")
-    return v
+def _int(args: Mapping[str, Any], key: str) -> int:
+    return whole_number(args, key, 0, "slob", minimum=0)  # sessions and percentages: none is allowed
 
 
 class Slob(StepType):
@@ -114,10 +119,25 @@ class Slob(StepType):
     sections = frozenset({Section.WORKLOADS})
     exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
+    needs_database = True
+    kit_args = {"kit": KitStandIn.SLOB_KIT}
+    report_metrics = ("physical_read_iops", "physical_write_iops", "read_iops_per_core",
+                      "single_block_read_latency_ms", "logical_reads_per_s", "physical_reads_per_s",
+                      "physical_writes_per_s", "redo_mb_per_s", "logical_to_physical_ratio", "buffer_cache_mb",
+                      "db_time_per_s", "db_cpu_per_s")
+
+    @classmethod
+    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+        return float(args.get("run_time", 300))
 
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
         self._kit_arg()
+
+    def expected_s(self) -> float | None:
+        """runit.sh runs RUN_TIME seconds (with no run_time given, slob.conf's own value is not known here)."""
+        given = self.args.get("run_time")
+        return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
 
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
@@ -218,7 +238,7 @@ class Slob(StepType):
         values: dict[str, str] = {}
         if original is not None:
             values = self.conf_values(version, update_pct)
-            wanted = ctx.vars.get("planner_collect_db_report")  # the play's collect: [awr] or [statspack]
+            wanted = ctx.db_report  # the play's collect: [awr] or [statspack]
             if wanted and version is KitVersion.SLOB24 and "DATABASE_STATISTICS_TYPE" not in values:
                 values["DATABASE_STATISTICS_TYPE"] = str(wanted)
             stats = (values.get("DATABASE_STATISTICS_TYPE") or conf_value(original, "DATABASE_STATISTICS_TYPE")

@@ -10,8 +10,8 @@ from __future__ import annotations
 import abc
 import contextlib
 import os
+import selectors
 import shlex
-import shutil
 import signal
 import subprocess
 import threading
@@ -23,6 +23,17 @@ from pathlib import Path
 from planner.errors import Interrupted
 from planner.files import atomic_write
 from planner.host import Host
+from planner.transport.streams import (
+    KEEP_HEAD,
+    KEEP_TAIL,
+    READ_BUF,
+    FetchTooLarge,
+    LocalSink,
+    OutputBuffer,
+    fetch_cap,
+    inside_root,
+    outside_root,
+)
 
 Argv = Sequence[str]
 
@@ -33,14 +44,23 @@ class CommandResult:
 
     command: str  # the exact line sent to the host
     exit_code: int
-    stdout: str
+    stdout: str  # at most KEEP_HEAD + KEEP_TAIL bytes' worth, with a note where the middle was left out
     stderr: str
     duration_s: float
     timed_out: bool = False
+    truncated: bool = False  # the middle of a stream was left out (it held more than KEEP_HEAD + KEEP_TAIL)
+    stdout_bytes: int | None = None  # how many bytes the stream really held (None: not counted)
+    stderr_bytes: int | None = None
 
     @property
     def ok(self) -> bool:
         return self.exit_code == 0 and not self.timed_out
+
+
+def captured(command: str, exit_code: int, out: OutputBuffer, err: OutputBuffer, duration_s: float,
+             timed_out: bool = False) -> CommandResult:
+    return CommandResult(command, exit_code, out.text(), err.text(), duration_s, timed_out,
+                         out.truncated or err.truncated, out.total, err.total)
 
 
 def command_line(argv: Argv, *, become: bool = False, become_user: str = "root", login: bool = False,
@@ -99,8 +119,12 @@ class Connection(abc.ABC):
         """Write bytes (or a local file) to ``remote`` atomically (temp file + rename)."""
 
     @abc.abstractmethod
-    def get(self, remote: str, local: Path) -> None:
-        """Copy ``remote`` to ``local`` (written atomically)."""
+    def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
+        """Copy ``remote`` to ``local``: written atomically, mode 0600, streamed and hashed as it arrives.
+
+        A file larger than ``max_bytes`` is refused (FetchTooLarge) before it is copied; a path that resolves
+        (through symlinks) outside the host's ``planner_root`` is refused (OSError) and never read.
+        """
 
     @abc.abstractmethod
     def close(self) -> None: ...
@@ -112,6 +136,9 @@ class Connection(abc.ABC):
             return None
         if not r.ok:
             raise OSError(f"{self.host.name}: cannot read {remote}: {r.stderr.strip()}")
+        if r.truncated:  # a cut text must never be compared, saved or restored as if it were the file
+            raise OSError(f"{self.host.name}: {remote} is larger than {KEEP_HEAD + KEEP_TAIL} bytes "
+                          f"({r.stdout_bytes} bytes): too large to read as text; fetch it instead")
         return r.stdout
 
     def __enter__(self) -> Connection:
@@ -148,8 +175,8 @@ class WrappedConnection(Connection):
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
         self.inner.put(data, remote, mode=mode)
 
-    def get(self, remote: str, local: Path) -> None:
-        self.inner.get(remote, local)
+    def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
+        self.inner.get(remote, local, max_bytes=max_bytes)
 
     def close(self) -> None:
         self.inner.close()
@@ -169,46 +196,99 @@ class LocalConnection(Connection):
         # A new session = a new process group, so a timeout or Ctrl-C can kill the whole tree.
         proc = subprocess.Popen(["/bin/sh", "-c", line], stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
-        timed_out = False
+        out, err = OutputBuffer(), OutputBuffer()
         deadline = started + timeout if timeout else None
-        pending_in = stdin
         try:
-            while True:
-                if self.cancelled.is_set():
-                    _kill_group(proc.pid)
-                    proc.communicate()
-                    raise Interrupted(f"{self.host.name}: interrupted: {line[:200]}")
-                slice_s = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic()))
-                try:
-                    out, err = proc.communicate(pending_in, timeout=slice_s)
-                    break
-                except subprocess.TimeoutExpired:
-                    pending_in = None  # communicate() keeps feeding what it already started sending
-                    if deadline is not None and time.monotonic() >= deadline:
-                        timed_out = True
-                        _kill_group(proc.pid)
-                        out, err = proc.communicate()
-                        break
+            timed_out = not _pump(proc, stdin, out, err, deadline, self.cancelled)
+            if self.cancelled.is_set():
+                raise Interrupted(f"{self.host.name}: interrupted: {line[:200]}")
+            if timed_out:
+                _kill_group(proc.pid)
+                _pump(proc, None, out, err, time.monotonic() + 5.0, None)  # what it wrote while dying
+            proc.wait()
         except BaseException:
             _kill_group(proc.pid)
             proc.wait()
             raise
-        return CommandResult(line, proc.returncode if not timed_out else 124,
-                             out.decode(errors="replace"), err.decode(errors="replace"),
-                             time.monotonic() - started, timed_out)
+        finally:
+            for pipe in (proc.stdin, proc.stdout, proc.stderr):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+        return captured(line, proc.returncode if not timed_out else 124, out, err, time.monotonic() - started,
+                        timed_out)
 
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
         payload = data.read_bytes() if isinstance(data, Path) else data
         atomic_write(Path(remote), payload, mode)
 
-    def get(self, remote: str, local: Path) -> None:
-        local.parent.mkdir(parents=True, exist_ok=True)
-        tmp = local.with_name(f".{local.name}.part")
-        shutil.copyfile(remote, tmp)
-        os.replace(tmp, local)
+    def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
+        real = os.path.realpath(remote)
+        root = str(self.host.vars.get("planner_root") or "")
+        if root and not inside_root(real, os.path.realpath(root)):
+            raise outside_root(self.host.name, remote, real, root)
+        max_bytes = fetch_cap(max_bytes, self.host.vars)
+        size = os.stat(real).st_size
+        if max_bytes is not None and size > max_bytes:
+            raise FetchTooLarge(self.host.name, remote, size, max_bytes)
+        with open(real, "rb") as src, LocalSink(local, max_bytes, self.host.name, remote) as sink:
+            for chunk in iter(lambda: src.read(READ_BUF), b""):
+                sink.write(chunk)
+            sink.commit()
 
     def close(self) -> None:
         pass
+
+
+def _pump(proc: subprocess.Popen[bytes], stdin: bytes | None, out: OutputBuffer, err: OutputBuffer,
+          deadline: float | None, cancelled: threading.Event | None) -> bool:
+    """Feed stdin and read both pipes into their buffers until both close; False when the deadline passed
+    (or cancelled was set) first. Never more than READ_BUF bytes in hand at once."""
+    sel = selectors.DefaultSelector()
+    streams = {proc.stdout: out, proc.stderr: err}
+    for pipe in streams:
+        assert pipe is not None
+        sel.register(pipe, selectors.EVENT_READ)
+    pending = memoryview(stdin or b"")
+    if proc.stdin is not None:
+        if pending:
+            os.set_blocking(proc.stdin.fileno(), False)
+            sel.register(proc.stdin, selectors.EVENT_WRITE)
+        else:
+            proc.stdin.close()
+    try:
+        while len(sel.get_map()):
+            if cancelled is not None and cancelled.is_set():
+                return False
+            wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - time.monotonic()))
+            if deadline is not None and wait <= 0:
+                return False
+            for key, _ in sel.select(wait):
+                if key.fileobj is proc.stdin:
+                    try:
+                        pending = pending[os.write(key.fd, pending[:READ_BUF]):]
+                    except BrokenPipeError:
+                        pending = pending[:0]  # the command stopped reading: the rest is not wanted
+                    if not pending:
+                        sel.unregister(key.fileobj)
+                        proc.stdin.close()
+                    continue
+                data = os.read(key.fd, READ_BUF)
+                if not data:
+                    sel.unregister(key.fileobj)
+                else:
+                    streams[key.fileobj].write(data)  # type: ignore[index]
+    finally:
+        sel.close()
+    # Both pipes closed: the command is ending (a background child holding them would have kept us here).
+    while proc.poll() is None:
+        if cancelled is not None and cancelled.is_set():
+            return False
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=0.25)
+    return True
 
 
 def _kill_group(pid: int, grace_s: float = 2.0) -> None:

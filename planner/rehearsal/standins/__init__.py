@@ -23,7 +23,7 @@ DEFAULT_HOME = "/u01/app/oracle/product/19.0.0/dbhome_1"
 def _default_state() -> dict[str, Any]:
     sys.path.insert(0, str(BIN))
     try:
-        import _standin  # the stand-ins' own module: one definition of the seed state
+        import _standin  # type: ignore[import-not-found]  # the stand-ins' own module: one definition of the seed state
 
         return _standin.default_state()
     finally:

@@ -60,10 +60,10 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
            f"   DB Time:           {num(dbt_min, 2):>10} (mins)", "",
            "Load Profile                    Per Second   Per Transaction  Per Exec  Per Call",
            "~~~~~~~~~~~~~~~            ---------------   --------------- --------- ---------"]
-    for label, s, t, e, c in db_time_rows(f, iv):
-        out.append(f"{label + ':':>28} {num(s):>15} {num(t):>17} {e:>9.2f} {c:>9.2f}")
-    for label, s, t in load_profile_rows(f):
-        out.append(f"{label + ':':>28} {num(s):>15}" + (f" {num(t):>17}" if t is not None else ""))
+    for label, s, t, per_exec, per_call in db_time_rows(f, iv):
+        out.append(f"{label + ':':>28} {num(s):>15} {num(t):>17} {per_exec:>9.2f} {per_call:>9.2f}")
+    for label, s, per_txn in load_profile_rows(f):
+        out.append(f"{label + ':':>28} {num(s):>15}" + (f" {num(per_txn):>17}" if per_txn is not None else ""))
     out += ["", "Instance Efficiency Percentages (Target 100%)",
             "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
             "            Buffer Nowait %:  100.00       Redo NoWait %:  100.00",
@@ -95,8 +95,8 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
         if cls == "DB CPU":
             out.append(f"{cls:<16} {'':>16} {time_s:>16,.0f} {'':>10} {pct:>6.1f} {aas:>8.1f}")
         else:
-            avg = avg_wait(time_s * 1000 / waits if waits else 0.0)
-            out.append(f"{cls:<16} {waits:>16,.0f} {time_s:>16,.0f} {avg:>10} {pct:>6.1f} {aas:>8.1f}")
+            shown = avg_wait(time_s * 1000 / waits if waits else 0.0)
+            out.append(f"{cls:<16} {waits:>16,.0f} {time_s:>16,.0f} {shown:>10} {pct:>6.1f} {aas:>8.1f}")
     idle = max(0.0, 100 - f.user_pct - f.sys_pct)
     out += ["", f"Host CPU (CPUs: {host.cpus:>4} Cores: {host.cores:>4} Sockets: {host.sockets:>4})",
             "~~~~~~~~         Load Average",
@@ -247,8 +247,9 @@ def statspack(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: in
            "", "Load Profile              Per Second    Per Transaction    Per Exec    Per Call",
            "~~~~~~~~~~~~      ------------------  ----------------- ----------- -----------"]
     tps = max(f.transactions, 0.01)
-    for label, s, t, e, c in db_time_rows(f, iv)[:2]:
-        out.append(f"{label.replace('Time', 'time') + ':':>16} {num(s):>18} {num(t):>18} {e:>11.2f} {c:>11.2f}")
+    for label, s, t, per_exec, per_call in db_time_rows(f, iv)[:2]:
+        out.append(f"{label.replace('Time', 'time') + ':':>16} {num(s):>18} {num(t):>18} {per_exec:>11.2f} "
+                   f"{per_call:>11.2f}")
     for label, v in (("Redo size", f.redo_bytes), ("Logical reads", f.logical_reads),
                      ("Block changes", f.block_changes), ("Physical reads", f.read_blocks),
                      ("Physical writes", f.write_blocks), ("User calls", f.user_calls),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -19,7 +20,9 @@ def install_slob_kit(dest: Path, *, loaded_schemas: int = 0) -> Path:
     for name in ("runit.sh", "setup.sh", "slob.conf", "README.md"):
         shutil.copy2(KIT / name, dest / name)
     repo = Path(__file__).resolve().parents[3]  # the directory holding the planner package
-    (dest / "standin.env").write_text(f"PLANNER_PYTHON='{sys.executable}'\nPLANNER_PYTHONPATH='{repo}'\n")
+    # runit.sh sources this with sh: quoted, so a path holding a quote or $(...) stays a value.
+    (dest / "standin.env").write_text(f"PLANNER_PYTHON={shlex.quote(sys.executable)}\n"
+                                      f"PLANNER_PYTHONPATH={shlex.quote(str(repo))}\n")
     if loaded_schemas:
         (dest / ".standin_schemas").write_text(f"{loaded_schemas}\n")
     return dest

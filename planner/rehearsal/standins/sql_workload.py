@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _standin import STATEMENTS, VIEWS, OraError, Session, literal, memory_value, split_top, state_path
+from _standin import STATEMENTS, VIEWS, OraError, Session, literal, memory_value, split_top, state_path  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
 
 from planner.rehearsal.standins import awrgen
 from planner.rehearsal.standins import awrgen_render as render

@@ -7,10 +7,11 @@ reading both streams in one select loop is what keeps a 50 MB output from deadlo
 
 from __future__ import annotations
 
+import contextlib
 import select
 import threading
 import time
-from typing import Any
+from typing import Any, Protocol
 
 from planner.errors import ConnectError, Interrupted
 
@@ -18,13 +19,17 @@ PGID_MARK = b"planner-pgid:"
 BUF = 1 << 16
 
 
+class Sink(Protocol):
+    def write(self, data: bytes, /) -> object: ...
+
+
 def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | None, cancelled: threading.Event,
-          host: str) -> tuple[bytes, bytes, int | None, bool]:
-    """Read stdout and stderr together until exit status; (out, err, pgid, timed_out).
+          host: str, out: Sink, err: Sink) -> tuple[int | None, bool]:
+    """Read stdout and stderr together until exit status, into ``out`` and ``err`` as they arrive (never more
+    than BUF bytes in hand: a 500 MB output costs no memory here); returns (pgid, timed_out).
 
     ``pgid`` None: the first stderr line is planner's process-group marker, taken out of stderr.
     """
-    out, err = bytearray(), bytearray()
     head = bytearray() if pgid is None else None  # stderr until the pgid line is seen
     pending = memoryview(stdin or b"")
     if not pending:
@@ -41,21 +46,21 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
         if cancelled.is_set():  # Ctrl-C in the main thread: run()'s handler kills the remote group
             raise Interrupted(f"{host}: interrupted")
         while chan.recv_ready():
-            out += chan.recv(BUF)
+            out.write(chan.recv(BUF))
         while chan.recv_stderr_ready():
             data = chan.recv_stderr(BUF)
             if head is None:
-                err += data
+                err.write(data)
                 continue
             head += data
             if b"\n" in head or len(head) > 64:
                 first, _, rest = bytes(head).partition(b"\n")
                 if first.startswith(PGID_MARK) and first[len(PGID_MARK):].isdigit():
                     pgid = int(first[len(PGID_MARK):])
-                    chan._planner_pgid = pgid  # type: ignore[attr-defined]  # for the Ctrl-C path
-                    err += rest
+                    chan._planner_pgid = pgid  # for the Ctrl-C path (paramiko Channel has a __dict__)
+                    err.write(rest)
                 else:  # no marker: setsid or sudo failed before our echo ran
-                    err += head
+                    err.write(bytes(head))
                 head = None
         if chan.recv_ready() or chan.recv_stderr_ready():
             continue
@@ -67,9 +72,13 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
             # transport inactive).
             if not chan.eof_received:
                 raise ConnectError("the SSH connection closed before the command finished")
-            return bytes(out), bytes(err + (head or b"")), pgid, False
+            if head:
+                err.write(bytes(head))
+            return pgid, False
         if deadline is not None and time.monotonic() >= deadline:
-            return bytes(out), bytes(err + (head or b"")), pgid, True
+            if head:
+                err.write(bytes(head))
+            return pgid, True
 
 
 def stays_active(transport: Any, within_s: float = 0.5) -> bool:
@@ -80,3 +89,56 @@ def stays_active(transport: Any, within_s: float = 0.5) -> bool:
             return True
         time.sleep(0.02)
     return False
+
+
+class PeerWatch:
+    """OpenSSH's ServerAliveInterval / ServerAliveCountMax: dead-peer detection for one transport.
+
+    paramiko's own ``Transport.set_keepalive`` sends requests that ask for no reply, so it keeps NAT state alive but
+    can never notice a peer that stopped answering (a frozen host, a SIGSTOPped sshd: TCP still acks, nothing else
+    comes back) and a command on it would wait forever. Here one thread sends ``keepalive@openssh.com`` with
+    want-reply every ``interval_s`` (OpenSSH's sshd answers every global request, if only with a failure), and
+    another closes the transport once a request has waited ``interval_s * count_max`` seconds: whatever runs on it
+    then fails with ConnectError at once, and ``dead`` says why.
+    """
+
+    def __init__(self, transport: Any, interval_s: float, count_max: int) -> None:
+        self.interval_s, self.count_max = interval_s, max(1, count_max)
+        self.dead: str | None = None
+        self._transport = transport
+        self._stop = threading.Event()
+        self._sent: float | None = None  # when the unanswered request went out
+        for body in (self._ping, self._watch):
+            threading.Thread(target=body, daemon=True, name="ssh-keepalive").start()
+
+    @property
+    def limit_s(self) -> float:
+        return self.interval_s * self.count_max
+
+    def _ping(self) -> None:
+        while not self._stop.is_set() and self._transport.is_active():
+            self._sent = time.monotonic()
+            try:
+                # Blocks until the reply, or until the transport closes (paramiko polls its state every 0.1 s).
+                self._transport.global_request("keepalive@openssh.com", wait=True)
+            except Exception:  # the transport died under the request: nothing left to watch
+                return
+            self._sent = None
+            if self._stop.wait(self.interval_s):
+                return
+
+    def _watch(self) -> None:
+        while not self._stop.wait(min(1.0, self.interval_s / 2)):
+            if not self._transport.is_active():
+                return
+            sent = self._sent
+            if sent is not None and time.monotonic() - sent > self.limit_s:
+                self.dead = (f"the host stopped answering: no reply to an SSH keepalive for {self.limit_s:g}s "
+                             f"(planner_keepalive_s / ServerAliveInterval {self.interval_s:g} x "
+                             f"planner_keepalive_count / ServerAliveCountMax {self.count_max})")
+                with contextlib.suppress(Exception):
+                    self._transport.close()
+                return
+
+    def stop(self) -> None:
+        self._stop.set()

@@ -37,12 +37,22 @@ import paramiko
 
 from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
 from planner.host import Host
-from planner.transport.connection import Argv, CommandResult, Connection, command_line
+from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import scripts as ssh_scripts
-from planner.transport.ssh.channel import PGID_MARK, drain, stays_active
-from planner.transport.ssh.known_hosts import known_keys
+from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
+from planner.transport.ssh.known_hosts import KnownKey, known_keys
 from planner.transport.ssh.target import SSHTarget, merge_target
+from planner.transport.streams import (
+    READ_BUF,
+    FetchTooLarge,
+    LocalSink,
+    OutputBuffer,
+    fetch_cap,
+    outside_root,
+)
 
+SFTP_CHUNK = 32768  # paramiko's largest SFTP read request
+SFTP_WINDOW = 8 << 20
 _append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
 
 
@@ -53,7 +63,7 @@ def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
 
 def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: Path | None = None,
                    accept_new_host_keys: bool = False, connect_timeout: float | None = None,
-                   keepalive_s: int | None = None) -> SSHTarget:
+                   keepalive_s: float | None = None) -> SSHTarget:
     """Merge inventory > ssh_config > defaults into an SSHTarget."""
     path = ssh_config or Path("~/.ssh/config").expanduser()
     cfg: dict[str, Any] = {}
@@ -81,6 +91,15 @@ class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     def missing_host_key(self, client: paramiko.SSHClient, hostname: str, key: paramiko.PKey) -> None:
         t = self.conn.target
         files = ", ".join(str(f) for f in t.known_hosts)
+        self.conn.refuse_revoked(key)  # before accept-new: a revoked key is never recorded
+        cas = [k for k in self.conn.known if k.marker == "cert-authority"]
+        if cas and not any(not k.marker for k in self.conn.known):
+            where = ", ".join(f"{k.file}:{k.line}" for k in cas)
+            raise HostKeyError(f"{self.conn.host.name}: known_hosts trusts a certificate authority for {hostname} "
+                               f"({where}), but planner cannot check host certificates (paramiko does not "
+                               f"support them); the host's own key ({_fingerprint(key)}) is not recorded",
+                               hint="add the host's own key to known_hosts (ssh-keyscan, then check its "
+                                    "fingerprint); --accept-new-host-keys does not apply where a CA is trusted")
         if not t.accept_new:
             raise HostKeyError(f"{self.conn.host.name}: unknown host key for {hostname} ({_fingerprint(key)}); "
                                f"not in {files}",
@@ -97,12 +116,12 @@ class SSHConnection(Connection):
 
     def __init__(self, host: Host, *, known_hosts: Path | None = None, accept_new_host_keys: bool = False,
                  ssh_config: Path | None = None, connect_timeout: float | None = None,
-                 keepalive_s: int | None = None, allow_agent: bool = True, tcp_nodelay: bool = True) -> None:
+                 keepalive_s: float | None = None, allow_agent: bool = True, tcp_nodelay: bool = True) -> None:
         self.host = host
         self.target = resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
                                      accept_new_host_keys=accept_new_host_keys,
                                      connect_timeout=connect_timeout, keepalive_s=keepalive_s)
-        self._opts = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
+        self._opts: dict[str, Any] = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
                       "ssh_config": ssh_config, "connect_timeout": connect_timeout,
                       "keepalive_s": keepalive_s, "allow_agent": allow_agent, "tcp_nodelay": tcp_nodelay}
         self._allow_agent = allow_agent
@@ -112,6 +131,9 @@ class SSHConnection(Connection):
         self._jump: SSHConnection | None = None
         # (pgid, become, become_user) of commands whose connection died under them: killed by recover()
         self._lost: list[tuple[int, bool, str]] = []
+        self._watch: PeerWatch | None = None
+        self.known: list[KnownKey] = []  # known_hosts lines for this host, markers included (set by connect)
+        self._frozen: str | None = None  # why the last connection was declared dead (PeerWatch), for recover()
 
     # -- connecting ---------------------------------------------------------------------------------
 
@@ -125,8 +147,10 @@ class SSHConnection(Connection):
         t = self.target
         where = f"{self.host.name}: {t.user}@{t.hostname}:{t.port}"
         client = paramiko.SSHClient()
-        known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
-        for k in known:
+        known = self.known = known_keys([*t.known_hosts, Path("/etc/ssh/ssh_known_hosts")], t.key_name)
+        revoked = {(k.key_type, k.key_base64) for k in known if k.marker == "revoked"}
+        # Only plain host keys are trusted, and a revoked one never, even when also listed plainly (OpenSSH).
+        for k in (k for k in known if not k.marker and (k.key_type, k.key_base64) not in revoked):
             with contextlib.suppress(Exception):  # a key type paramiko cannot load: skipped, as OpenSSH would
                 client.get_host_keys().add(t.key_name, k.key_type, paramiko.PKey.from_type_string(
                     k.key_type, base64.b64decode(k.key_base64)))
@@ -134,13 +158,14 @@ class SSHConnection(Connection):
         try:
             sock = self._open_socket(where)
             # With sock= given, hostname/port only name the known_hosts entry to check.
-            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,
+            client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,  # type: ignore[arg-type]  # paramiko takes a list too
                            timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
                            auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
                            look_for_keys=not t.key_files, sock=sock)
         except paramiko.BadHostKeyException as e:
             client.close()
-            lines = ", ".join(f"{k.file}:{k.line}" for k in known)
+            self.refuse_revoked(e.key)
+            lines = ", ".join(f"{k.file}:{k.line}" for k in known if not k.marker)
             raise HostKeyError(
                 f"{where}: HOST KEY CHANGED: got {_fingerprint(e.key)}, known_hosts has "
                 f"{_fingerprint(e.expected_key)} at {lines}",
@@ -160,8 +185,20 @@ class SSHConnection(Connection):
                                hint="is an SSH server listening there?") from e
         transport = client.get_transport()
         if transport is not None and t.keepalive_s > 0:
-            transport.set_keepalive(t.keepalive_s)
+            # Not paramiko's set_keepalive: its requests want no reply, so a frozen host would go unnoticed.
+            self._watch = PeerWatch(transport, t.keepalive_s, t.keepalive_count)
         self._client = client
+
+    def refuse_revoked(self, key: paramiko.PKey) -> None:
+        """HostKeyError when known_hosts marks the server's key @revoked: refused always, never appended."""
+        hit = [k for k in self.known if k.marker == "revoked" and (k.key_type, k.key_base64) ==
+               (key.get_name(), key.get_base64())]
+        if hit:
+            t = self.target
+            raise HostKeyError(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}: REVOKED HOST KEY "
+                               f"{_fingerprint(key)}, marked @revoked at {hit[0].file}:{hit[0].line}",
+                               hint="the host still offers a key that was revoked: have its keys replaced; "
+                                    "planner never accepts it, --accept-new-host-keys included")
 
     def _open_socket(self, where: str) -> Any:
         t = self.target
@@ -217,6 +254,7 @@ class SSHConnection(Connection):
         """After a dropped connection: reconnect, then kill the process groups of the commands that were
         running when it dropped (they outlive their session). Returns the pgids killed; raises ConnectError
         when the host cannot be reached again (those groups then stay listed for a later attempt)."""
+        frozen, self._frozen = self._frozen, None
         self.connect()  # always afresh: a transport can look active for a moment after its peer is gone
         transport = self.ensure_connected()
         killed = []
@@ -229,9 +267,16 @@ class SSHConnection(Connection):
                                    f"command (process group {pgid}): {e}") from e
             self._lost.pop(0)
             killed.append(pgid)
+        if frozen:  # reachable again, but a host that froze mid-command is not trusted with a measurement
+            raise ConnectError(f"{self.host.name}: not retried: the host froze mid-command (reconnected since, "
+                               f"stopped process groups {killed or 'none left'})",
+                               hint="check the host (load, swap, a hung disk or NFS mount) before running again")
         return killed
 
     def close(self) -> None:
+        if self._watch is not None:
+            self._watch.stop()
+            self._watch = None
         for closable in (self._sftp, self._client, self._jump):
             if closable is not None:
                 # Closing a dead connection must not mask the real error.
@@ -244,6 +289,16 @@ class SSHConnection(Connection):
     def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
             timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
             stdin: bytes | None = None) -> CommandResult:
+        out, err = OutputBuffer(), OutputBuffer()
+        started = time.monotonic()
+        shown, code, timed_out = self._exec(argv, out, err, become=become, become_user=become_user, login=login,
+                                            timeout=timeout, env=env, cwd=cwd, stdin=stdin)
+        return captured(shown, code, out, err, time.monotonic() - started, timed_out)
+
+    def _exec(self, argv: Argv, out: Sink, err: Sink, *, become: bool = False, become_user: str | None = None,
+              login: bool = False, timeout: float | None = None, env: Mapping[str, str] | None = None,
+              cwd: str | None = None, stdin: bytes | None = None) -> tuple[str, int, bool]:
+        """Run one command, its output streamed into ``out`` / ``err``; (line shown, exit code, timed out)."""
         buser = become_user or self.host.become_user
         shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd)
         # setsid -w: a new process group (its pid, echoed first on stderr) that a timeout can kill whole; -w keeps
@@ -268,11 +323,10 @@ class SSHConnection(Connection):
                 transport = self.ensure_connected()
         deadline = started + timeout if timeout else None
         try:
-            out, err, pgid, timed_out = self._drain(chan, stdin, deadline)
+            pgid, timed_out = self._drain(chan, stdin, deadline, out, err)
             if timed_out and pgid is not None:
                 self._kill_group(transport, pgid, become, buser)
-                more_out, more_err, _, _ = self._drain(chan, None, time.monotonic() + 5.0, pgid)
-                out, err = out + more_out, err + more_err
+                self._drain(chan, None, time.monotonic() + 5.0, out, err, pgid)  # what it wrote while dying
             code = 124 if timed_out else chan.recv_exit_status()
             if code == -1 and not stays_active(transport):
                 # -1 is paramiko's "no exit status": with the transport gone it means the session died
@@ -285,6 +339,8 @@ class SSHConnection(Connection):
             if pgid is not None:  # still running there, orphaned: recover() kills it
                 self._lost.append((pgid, become, buser))
             why = e.message if isinstance(e, ConnectError) else (str(e) or type(e).__name__)
+            if self._watch is not None and self._watch.dead:
+                why = self._frozen = self._watch.dead
             raise ConnectError(f"{self.host.name}: connection lost while running: {shown}: {why}",
                                hint="the host or its sshd went away; the command may still be running "
                                     "there") from e
@@ -300,12 +356,11 @@ class SSHConnection(Connection):
             # known, so it must not replace it (the next command reconnects).
             with contextlib.suppress(Exception):
                 chan.close()
-        return CommandResult(shown, code, out.decode(errors="replace"), err.decode(errors="replace"),
-                             time.monotonic() - started, timed_out)
+        return shown, code, timed_out
 
-    def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None,
-               pgid: int | None = None) -> tuple[bytes, bytes, int | None, bool]:
-        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name)
+    def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None, out: Sink, err: Sink,
+               pgid: int | None = None) -> tuple[int | None, bool]:
+        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err)
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
@@ -314,7 +369,7 @@ class SSHConnection(Connection):
         try:
             chan.exec_command(line)
             chan.shutdown_write()
-            self._drain(chan, None, time.monotonic() + wait_s, pgid=-1)
+            self._drain(chan, None, time.monotonic() + wait_s, OutputBuffer(), OutputBuffer(), pgid=-1)
         finally:
             # Closing a channel on a transport that just died raises (EOFError); the outcome is already
             # known, so it must not replace it (the next command reconnects).
@@ -325,9 +380,11 @@ class SSHConnection(Connection):
 
     def _sftp_client(self) -> paramiko.SFTPClient:
         transport = self.ensure_connected()
-        if self._sftp is None or self._sftp.get_channel() is None or self._sftp.get_channel().closed:
+        channel = self._sftp.get_channel() if self._sftp is not None else None
+        if self._sftp is None or channel is None or channel.closed:
             self._sftp = paramiko.SFTPClient.from_transport(transport)
-            assert self._sftp is not None
+        if self._sftp is None:  # paramiko returns None only when the channel cannot be opened
+            raise ConnectError(f"{self.host.name}: cannot open an SFTP channel")
         return self._sftp
 
     def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
@@ -355,36 +412,62 @@ class SSHConnection(Connection):
             f.set_pipelined(True)
             f.write(payload)
 
-    def get(self, remote: str, local: Path) -> None:
-        local.parent.mkdir(parents=True, exist_ok=True)
-        tmp = local.with_name(f".{local.name}.part")
+    def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
+        root = str(self.host.vars.get("planner_root") or "")
+        max_bytes = fetch_cap(max_bytes, self.host.vars)
+        header, err = OutputBuffer(head=2 * ssh_scripts.GET_INLINE_MAX, tail=0), OutputBuffer()
         try:
-            r = self.run(["sh", "-c", ssh_scripts.GET, "sh", remote, str(ssh_scripts.GET_INLINE_MAX)])
-            if r.exit_code == 3:
-                raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), remote)
-            self._check(r, f"read {remote}")
-            head, _, body = r.stdout.partition("\n")
-            words = head.split()
-            if words[:1] == ["inline"] and len(words) == 3:  # small: it came back in this exec
-                tmp.write_bytes(base64.b64decode(body))
-                remote_sha = words[2]
-            else:  # large: SFTP, then the checksum of what the host holds now
-                self._sftp_client().get(remote, str(tmp))
-                r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", remote])
-                self._check(r, f"checksum {remote}")
-                remote_sha = r.stdout.split()[0]
-            got = hashlib.sha256(tmp.read_bytes()).hexdigest()
-            if remote_sha != got:
-                raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
-                                f"(local {got}, remote {remote_sha})", hint="retry when it is stable")
-            os.replace(tmp, local)
+            with LocalSink(local, max_bytes, self.host.name, remote) as sink:
+                started = time.monotonic()
+                argv = ["sh", "-c", ssh_scripts.GET, "sh", remote, str(ssh_scripts.GET_INLINE_MAX), root,
+                        "" if max_bytes is None else str(max_bytes)]
+                r = captured(*self._exec(argv, header, err)[:2], header, err, time.monotonic() - started)
+                self._refused(r, remote, root, max_bytes)
+                head, _, body = r.stdout.partition("\n")
+                words = head.split()
+                if words[:1] == ["inline"] and len(words) == 3 and not r.truncated:  # small: came in this exec
+                    data = base64.b64decode(body)
+                    for i in range(0, len(data), READ_BUF):
+                        sink.write(data[i:i + READ_BUF])
+                    remote_sha = words[2]
+                elif words[:1] == ["sftp"] and body:  # large: SFTP from the resolved path, then its checksum
+                    self._sftp_stream(body, sink)
+                    r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", body])
+                    self._check(r, f"checksum {remote}")
+                    remote_sha = r.stdout.split()[0]
+                else:
+                    raise StepError(f"{self.host.name}: cannot fetch {remote}: unexpected answer {head[:80]!r}")
+                if remote_sha != sink.hexdigest():
+                    raise StepError(f"{self.host.name}: {remote} changed or was corrupted while copying "
+                                    f"(local {sink.hexdigest()}, remote {remote_sha})", hint="retry when it is stable")
+                sink.commit()
         except (OSError, paramiko.SSHException, EOFError) as e:
             if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # only local writes say so
                 raise StepError(f"{self.host.name}: cannot fetch {remote} to {local}: {os.strerror(e.errno)} "
                                 f"on the controller (free space in {local.parent} first)") from e
             raise self._file_error(e, f"fetch {remote}") from e
-        finally:
-            tmp.unlink(missing_ok=True)
+
+    def _sftp_stream(self, path: str, sink: LocalSink) -> None:
+        """Read ``path`` over SFTP into ``sink`` a window at a time. paramiko's getfo() prefetches the whole file
+        and keeps what arrives faster than it is consumed (a 2 GB fetch peaked at 1.8 GB of RSS); readv() over
+        one window of requests at a time keeps at most SFTP_WINDOW bytes in hand, still pipelined."""
+        with self._sftp_client().open(path, "rb") as f:
+            size = f.stat().st_size or 0
+            for start in range(0, size, SFTP_WINDOW):
+                end = min(size, start + SFTP_WINDOW)
+                chunks = [(o, min(SFTP_CHUNK, end - o)) for o in range(start, end, SFTP_CHUNK)]
+                for data in f.readv(chunks, max_concurrent_prefetch_requests=64):
+                    sink.write(data)
+
+    def _refused(self, r: CommandResult, remote: str, root: str, max_bytes: int | None) -> None:
+        """The GET script's refusals (planner/transport/ssh/scripts.py) as the errors they mean."""
+        if r.exit_code == 3:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), remote)
+        if r.exit_code == 4:
+            raise outside_root(self.host.name, remote, r.stderr, root)
+        if r.exit_code == 5 and max_bytes is not None:
+            raise FetchTooLarge(self.host.name, remote, int(r.stderr.strip() or 0), max_bytes)
+        self._check(r, f"read {remote}")
 
     def _file_error(self, e: BaseException, what: str) -> PlannerError:
         """An SFTP failure: ConnectError when the connection died under it (the point may be retried)."""

@@ -22,10 +22,18 @@ class KnownKey:
     line: int
     key_type: str  # e.g. ssh-ed25519
     key_base64: str
+    marker: str = ""  # "" (a host key), "revoked" or "cert-authority" (sshd(8) SSH_KNOWN_HOSTS FILE FORMAT)
+
+
+MARKERS = ("@revoked", "@cert-authority")
 
 
 def known_keys(files: Iterable[Path], key_name: str) -> list[KnownKey]:
-    """Keys recorded for ``key_name`` ("host" or "[host]:port") in these files, in file and line order."""
+    """Keys recorded for ``key_name`` ("host" or "[host]:port") in these files, in file and line order.
+
+    A line may start with a marker, as OpenSSH reads it: ``@revoked`` (that key must never be accepted for the
+    names on the line) or ``@cert-authority`` (the key signs host certificates, it is not a host key). Each comes
+    back with its ``marker`` set; callers decide (the SSH transport refuses revoked keys always)."""
     found: list[KnownKey] = []
     for file in files:
         try:
@@ -34,14 +42,17 @@ def known_keys(files: Iterable[Path], key_name: str) -> list[KnownKey]:
             continue
         for n, line in enumerate(lines, 1):
             fields = line.split()
+            marker = ""
+            if fields and fields[0] in MARKERS:
+                marker, fields = fields[0][1:], fields[1:]
             if len(fields) < 3 or fields[0].startswith(("#", "@")):
-                continue  # comments; @cert-authority / @revoked markers are not supported
+                continue  # comments, unknown markers (OpenSSH skips those lines too)
             try:
                 base64.b64decode(fields[2], validate=True)
             except (binascii.Error, ValueError):
                 continue  # a damaged key: skip the line like OpenSSH does
             if names_match(fields[0].split(","), key_name):
-                found.append(KnownKey(file, n, fields[1], fields[2]))
+                found.append(KnownKey(file, n, fields[1], fields[2], marker))
     return found
 
 

@@ -14,10 +14,18 @@ KILL_SCRIPT = ('kill -TERM -"$1" 2>/dev/null || exit 0; i=0; '
 FINISH_PUT = ('h=$(sha256sum < "$1") || exit 8; h=${h%% *}; '
               'if [ "$h" != "$2" ]; then rm -f -- "$1"; echo "checksum mismatch: got $h" >&2; exit 9; fi; '
               'if [ -n "$4" ]; then chmod "$4" "$1" || exit 8; fi; mv -f -T -- "$1" "$3"')
-# Fetch: a file up to GET_INLINE_MAX bytes comes back base64 in one exec with its checksum (taken before the
-# read: a file changing in between fails the comparison); a larger one goes over SFTP. An SFTP session costs
-# the host an sftp-server process on top of the exec, and most artifacts (AWR, fio JSON, logs) are small.
+# Fetch: the path is resolved first ($1 -> $p, symlinks followed) and refused (exit 4, the resolved path on stderr)
+# when it is outside the host's planner_root ($3, itself resolved; empty on a real host); a file larger than the
+# cap ($4, empty for none) is refused with exit 5 and its size on stderr. A file up to GET_INLINE_MAX bytes ($2)
+# comes back base64 in one exec with its checksum (taken before the read: a file changing in between fails the
+# comparison); a larger one is read over SFTP from the resolved path, printed on the line after "sftp N". An SFTP
+# session costs the host an sftp-server process on top of the exec, and most artifacts (AWR, fio JSON, logs) are
+# small.
 GET_INLINE_MAX = 4 << 20
-GET = ('[ -f "$1" ] || exit 3; n=$(wc -c < "$1") || exit 8; '
-       'if [ "$n" -gt "$2" ]; then echo "sftp $n"; exit 0; fi; '
-       'h=$(sha256sum < "$1") || exit 8; echo "inline $n ${h%% *}"; base64 < "$1"')
+GET = ('p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
+       'if [ -n "$3" ]; then r=$(realpath -e -- "$3") || exit 8; r=${r%/}; '
+       'case "$p" in "$r"/*) ;; *) printf %s "$p" >&2; exit 4;; esac; fi; '
+       'n=$(wc -c < "$p") || exit 8; '
+       'if [ -n "$4" ] && [ "$n" -gt "$4" ]; then echo "$n" >&2; exit 5; fi; '
+       'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s" "$n" "$p"; exit 0; fi; '
+       'h=$(sha256sum < "$p") || exit 8; echo "inline $n ${h%% *}"; base64 < "$p"')

@@ -24,12 +24,13 @@ class SSHTarget:
     user: str
     key_files: tuple[str, ...]
     connect_timeout: float
-    keepalive_s: int
+    keepalive_s: float  # ServerAliveInterval: 0 turns keepalives and dead-peer detection off
     known_hosts: tuple[Path, ...]  # user files; new keys go to the first
     key_host: str  # HostKeyAlias, else hostname: what known_hosts records
     proxy_command: str | None = None
     proxy_jump: str | None = None
     accept_new: bool = False
+    keepalive_count: int = 3  # ServerAliveCountMax: the host is dead after keepalive_s * keepalive_count silent
 
     @property
     def key_name(self) -> str:
@@ -38,9 +39,26 @@ class SSHTarget:
 
 
 
+DEFAULT_KEEPALIVE_S = 15.0  # with the count of 3: a frozen host is declared gone after 45 s, OpenSSH's figures
+
+
+def _number(host: Host, var: str, fallback: Any, kind: type) -> float:
+    """An inventory var over the ssh_config value: a non-negative number (a count at least 1)."""
+    raw = host.vars.get(var, fallback)
+    try:
+        value = kind(raw)
+        if value < 0 or (kind is int and value < 1):
+            raise ValueError(raw)
+    except (TypeError, ValueError):
+        raise ConnectError(f"{host.name}: {var} (or its ssh_config keyword) must be a "
+                           f"{'whole number >= 1' if kind is int else 'number of seconds >= 0'}, not {raw!r}",
+                           hint=f"fix {var} in the inventory") from None
+    return float(value)
+
+
 def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None = None,
                  accept_new_host_keys: bool = False, connect_timeout: float | None = None,
-                 keepalive_s: int | None = None) -> SSHTarget:
+                 keepalive_s: float | None = None) -> SSHTarget:
     """Inventory > ssh_config (``cfg``: paramiko's lookup result for the host) > defaults."""
     hostname = str(cfg.get("hostname", host.address))
     port = host.port or int(cfg.get("port", 22))
@@ -61,7 +79,9 @@ def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None
         hostname=hostname, port=port, user=host.user or str(cfg.get("user") or getpass.getuser()),
         key_files=tuple(dict.fromkeys(keys)),
         connect_timeout=connect_timeout or float(cfg.get("connecttimeout", 10.0)),
-        keepalive_s=keepalive_s if keepalive_s is not None else int(cfg.get("serveraliveinterval", 15)),
+        keepalive_s=keepalive_s if keepalive_s is not None else _number(
+            host, "planner_keepalive_s", cfg.get("serveraliveinterval", DEFAULT_KEEPALIVE_S), float),
+        keepalive_count=int(_number(host, "planner_keepalive_count", cfg.get("serveralivecountmax", 3), int)),
         known_hosts=tuple(user_files), key_host=str(cfg.get("hostkeyalias", hostname)),
         proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
         proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,

@@ -1,0 +1,205 @@
+"""``planner analyze``: findings for reports a user already has, without a run.
+
+Each file is parsed (planner.parsers), its derived metrics are added (planner.parsers.derived), and its
+values become one-value ``Series`` so that every check of planner.results.findings runs on them exactly as
+on a run's measurements: the file is the "play", a Compare Period report's two snapshot sets are two
+points (``set=1st`` / ``set=2nd``), a RAC global report's instances are hosts (``cluster`` for its totals).
+``--rated METRIC=VALUE`` states a rated figure (a datasheet's IOPS) for every file.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.errors import InputError, ParseError, Problem
+from planner.metrics import Direction, Metric, Parsed, Source
+from planner.parsers import Described, describe, parse_file, summarise
+from planner.results.findings import Finding, Severity, all_findings, latency_missing
+from planner.results.stats import Series, fmt
+
+AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html"})
+
+
+@dataclass(frozen=True, slots=True)
+class FileAnalysis:
+    path: str
+    parsed: Parsed | None
+    error: str  # why the file could not be read at all ('' when it was)
+    described: Described | None
+    derived: tuple[Metric, ...] = ()
+    headline: tuple[Metric, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    files: tuple[FileAnalysis, ...]
+    findings: tuple[Finding, ...]
+    rated: tuple[tuple[str, float], ...]
+    rated_unmatched: tuple[str, ...]  # rated metrics no file has
+
+    @property
+    def failed(self) -> bool:
+        return any(f.error for f in self.files)
+
+
+def parse_rated(items: Sequence[str]) -> dict[str, float]:
+    """``METRIC=VALUE`` options; every bad one reported at once (exit 5)."""
+    out: dict[str, float] = {}
+    problems: list[Problem] = []
+    for item in items:
+        name, sep, value = item.partition("=")
+        try:
+            number = float(value.replace(",", "").replace("_", ""))
+        except ValueError:
+            number = float("nan")
+        if not sep or not name.strip() or number != number or number <= 0:
+            problems.append(Problem(None, "--rated", f"{item!r} is not METRIC=VALUE with a positive number",
+                                    "e.g. --rated physical_read_iops=1500000"))
+            continue
+        out[name.strip()] = number
+    if problems:
+        raise InputError(problems)
+    return out
+
+
+def _strip_set(m: Metric, tag: str) -> Metric:
+    return dataclasses.replace(m, labels=tuple(kv for kv in m.labels if kv != ("set", tag)))
+
+
+def _derive(parsed: Parsed) -> list[Metric]:
+    from planner.parsers.derived import derive
+
+    out = list(derive(parsed))
+    if parsed.fact("rac") == "YES":
+        out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
+    return out
+
+
+def _views(parsed: Parsed) -> list[tuple[tuple[tuple[str, object], ...], list[Metric], list[Metric]]]:
+    """(point params, metrics, derived) per view: one, or one per snapshot set of a Compare Period report."""
+    if parsed.kind not in AWR_FAMILY:
+        return [((), list(parsed.metrics), [])]
+    sets = sorted({m.label("set") for m in parsed.metrics if m.label("set")})
+    if not sets:
+        return [((), list(parsed.metrics), _derive(parsed))]
+    out: list[tuple[tuple[tuple[str, object], ...], list[Metric], list[Metric]]] = []
+    for tag in sets:
+        own = [_strip_set(m, tag) for m in parsed.metrics if m.label("set") == tag]
+        view = dataclasses.replace(parsed, metrics=tuple(own))
+        out.append(((("set", tag),), own, _derive(view)))
+    return out
+
+
+def _host(m: Metric, kind: str) -> str:
+    inst = m.label("instance")
+    if kind == "awr_rac_html":
+        return f"instance {inst}" if inst and inst != "*" else "cluster"
+    return f"instance {inst}" if inst else ""
+
+
+def series_of(fa: FileAnalysis) -> list[Series]:
+    """The file's values as one-value series, keyed as a run's measurements would be."""
+    if fa.parsed is None:
+        return []
+    p = fa.parsed
+    title = fa.described.kind_name if fa.described else p.kind
+    out: list[Series] = []
+    headline = {m.key for m in fa.headline}
+    for params, metrics, derived in _views(p):
+        for m in [*metrics, *derived]:
+            out.append(Series(fa.path, _host(m, p.kind), p.kind, title, p.kind, params, m.name, m.key, m.labels,
+                              m.unit, m.direction, m.key in headline, p.simulated, (m.value,), 0))
+    return out
+
+
+def _with_cache_size(f: Finding, all_series: Sequence[Series]) -> Finding:
+    """Cached reads: the buffer cache size is the number the seed thread pointed at ("5 GB buffer cache")."""
+    cache = next((s for s in all_series if s.play == f.play and s.host == f.host and s.point_label == f.point
+                  and s.metric == "buffer_cache_mb"), None)
+    if f.code != "cached_reads" or cache is None or any(w == "buffer cache MB" for w, _ in f.numbers):
+        return f
+    mb = cache.summary.median
+    return dataclasses.replace(f, message=f"{f.message}; the buffer cache is {mb / 1024:.1f} GB ({fmt(mb)} MB)",
+                               numbers=(*f.numbers, ("buffer cache MB", fmt(mb))))
+
+
+def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None) -> Analysis:
+    files: list[FileAnalysis] = []
+    for path in paths:
+        try:
+            parsed = parse_file(Path(path))
+        except ParseError as e:
+            files.append(FileAnalysis(str(path), None, str(e), None))
+            continue
+        derived = tuple(m for _p, _m, d in _views(parsed) for m in d)
+        try:
+            head = tuple(summarise(parsed))
+        except Exception:  # noqa: BLE001 - a headline picker bug only loses the headline list
+            head = ()
+        files.append(FileAnalysis(str(path), parsed, "", describe(parsed), derived, head))
+    all_series = [s for fa in files for s in series_of(fa)]
+    rated = dict(rated or {})
+    plays = {fa.path: rated for fa in files if fa.parsed is not None}
+    found = [*all_findings(all_series, plays), *latency_missing(all_series)]
+    found = [_with_cache_size(f, all_series) for f in found]
+    present = {s.metric for s in all_series} | {s.key for s in all_series}
+    return Analysis(tuple(files), tuple(found), tuple(rated.items()),
+                    tuple(k for k in rated if k not in present))
+
+
+# -- output ------------------------------------------------------------------------------------------------
+
+def _where(f: Finding) -> str:
+    bits = [f.play] + [b for b in (f.host, f.point if f.point != "—" else "") if b]
+    return " — ".join(bits)
+
+
+def to_markdown(a: Analysis) -> str:
+    lines = ["# planner analyze", "", "## Files", "", "| file | read as | version | not read |", "|---|---|---|---|"]
+    for fa in a.files:
+        if fa.described is None:
+            lines.append(f"| {fa.path} | not read | | {fa.error} |")
+            continue
+        d = fa.described
+        kind = d.kind_name + (f" ({d.layout})" if d.layout else "")
+        lines.append(f"| {fa.path} | {kind} | {d.version or '—'} | {'; '.join(d.unread) or 'everything read'} |")
+    lines += ["", "## Findings", ""]
+    if not a.findings:
+        lines.append("No finding: nothing in these files looks like a trap the seeds' threads fell into.")
+    for f in sorted(a.findings, key=lambda f: (f.severity is not Severity.WARNING, f.play, f.code)):
+        lines += [f"### {f.severity.value.upper()}: {f.title}", "", f"*{_where(f)}*", "", f.message, "",
+                  "| what | value |", "|---|---|", *(f"| {w} | {v} |" for w, v in f.numbers), ""]
+    for name in a.rated_unmatched:
+        lines.append(f"- rated {name} = {fmt(dict(a.rated)[name])}: no file has a metric {name}; nothing compared")
+    lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
+    for fa in a.files:
+        for m in (fa.derived or fa.headline):
+            line = m.source.line if m.source and m.source.line else ""
+            lines.append(f"| {fa.path} | {m.key} | {fmt(m.value, 2)} | {m.unit} | {line} |")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _metric(m: Metric) -> dict[str, Any]:
+    return {"name": m.name, "labels": dict(m.labels), "value": m.value, "unit": m.unit, "derived": m.derived,
+            "line": m.source.line if m.source else None}
+
+
+def to_json(a: Analysis) -> dict[str, Any]:
+    return {
+        "files": [{"file": fa.path, "kind": fa.described.kind if fa.described else None,
+                   "read_as": fa.described.kind_name if fa.described else None,
+                   "version": fa.described.version if fa.described else None,
+                   "layout": fa.described.layout if fa.described else None,
+                   "not_read": list(fa.described.unread) if fa.described else [], "error": fa.error or None,
+                   "facts": dict(fa.parsed.facts) if fa.parsed else {},
+                   "derived": [_metric(m) for m in fa.derived], "headline": [_metric(m) for m in fa.headline]}
+                  for fa in a.files],
+        "findings": [{"code": f.code, "severity": f.severity.value, "title": f.title, "file": f.play,
+                      "host": f.host, "point": f.point, "message": f.message, "numbers": dict(f.numbers)}
+                     for f in a.findings],
+        "rated": dict(a.rated), "rated_unmatched": list(a.rated_unmatched),
+    }

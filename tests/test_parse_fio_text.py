@@ -1,0 +1,56 @@
+"""fio normal (text) output, pinned on a real fio-3.1 session (tests/data/fio/fio-3.1-randwrite-normal.txt)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.errors import ParseError
+from planner.parsers import detect, fio_text, parse_file, summarise
+
+DATA = Path(__file__).parent / "data/fio"
+
+
+def test_fio31_normal_output_two_runs() -> None:
+    f = DATA / "fio-3.1-randwrite-normal.txt"
+    assert detect(f.read_text(), "session.txt") == "fio_text"
+    p = parse_file(f)
+    assert p.kind == "fio_text" and not p.errors and p.fact("fio_version") == "fio-3.1"
+    a, b = dict(job="Rand_Write_Testing", dir="write"), dict(job="Rand_Write_Testing#2", dir="write")
+    assert (p.value("fio.iops", **a), p.value("fio.bw_mbs", **a), p.value("fio.runtime_ms", **a)) == \
+        (19800, 81.1, 13246)
+    assert p.value("fio.bw_kib", **a) == pytest.approx(77.3 * 1024)
+    assert p.value("fio.clat_ms", stat="mean", **a) == pytest.approx(6.46068)
+    assert p.value("fio.lat_ms", stat="max", **a) == pytest.approx(66.692)
+    assert p.value("fio.slat_ms", stat="stddev", **a) == pytest.approx(0.01989)
+    assert p.value("fio.clat_ms", stat="p99", **a) == pytest.approx(59.507)
+    assert p.value("fio.clat_ms", stat="p99.99", **a) == pytest.approx(65.274)
+    assert (p.value("fio.usr_cpu_pct", job="Rand_Write_Testing"), p.value("fio.sys_cpu_pct",
+                                                                          job="Rand_Write_Testing")) == (4.64, 12.8)
+    assert p.value("fio.disk_util_pct", device="vdc") == 99.49
+    assert (p.value("fio.iops", **b), p.value("fio.bw_kib", **b), p.value("fio.bw_mbs", **b)) == (2401, 9607, 9.837)
+    assert p.value("fio.clat_ms", stat="p50", **b) == pytest.approx(94.897)
+    assert p.value("fio.disk_util_pct", device="vdd") == 100.0
+    assert [m.value for m in summarise(p) if m.name == "fio.iops"] == [19800, 2401]
+
+
+def test_json_plus_normal_output_stays_json() -> None:
+    f = DATA / "fio-3.42-randwrite-cbt.out"
+    assert detect(f.read_text(), f.name) == "fio_json"
+
+
+def test_fio2_layout_and_unreadable_number() -> None:
+    text = ("job1: (groupid=0, jobs=1): err= 0: pid=1\n"
+            "  read : io=1024.0MB, bw=104,857KB/s, iops=26,214, runt= 10000msec\n"
+            "    clat (usec): min=80, max=9,000, avg=150.25, stdev=12.5\n")
+    p = fio_text.parse(text)
+    assert (p.value("fio.iops"), p.value("fio.bw_kib"), p.value("fio.runtime_ms")) == (26214, 104857, 10000)
+    assert p.value("fio.clat_ms", stat="max") == 9.0
+    bad = fio_text.parse(text.replace("iops=26,214", "iops=26,21"))
+    assert bad.get("fio.iops") is None and any(e.line == 2 for e in bad.errors)
+
+
+def test_no_job_is_a_named_error() -> None:
+    with pytest.raises(ParseError):
+        fio_text.parse("fio-3.1\nStarting 1 process\n")
