@@ -16,7 +16,8 @@ from typing import Any
 from planner.engine.execute import ExecSettings, HostState, make_context
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError
-from planner.plan.model import Section, StepSpec
+from planner.plan.model import Play, Section, StepSpec
+from planner.plan.templating import render
 from planner.status import Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext
@@ -68,3 +69,21 @@ def restart_restore(play_path: str, hs: HostState, db_json: Mapping[str, Any], s
                     record: RunRecord | None, artifacts: Path) -> StepResult:
     return _run(f"{play_path}.prep.restart", TITLE_RESTORE, hs, lambda ctx: restart_after_restore(ctx, db_json),
                 {}, settings, record, artifacts)
+
+
+def after_prep(index: int, play: Play, states: Sequence[HostState], results: Sequence[StepResult],
+               variables_of: Callable[[HostState], Mapping[str, Any]], settings: ExecSettings,
+               record: RunRecord | None, artifacts: Path) -> tuple[list[HostState], Callable[[HostState], StepResult]] | None:
+    """The hosts whose play deferred a restart, and the restart to run on each (None: nothing to restart)."""
+    paths = {s.path for s in play.prep if defers(s.kind)}
+    pending = {hs.host.name: rs for hs in states if paths and hs.active and (rs := due(results, hs.host.name, paths))}
+    if not pending:
+        return None
+    specs = {s.path: s for s in play.prep}
+
+    def one(hs: HostState) -> StepResult:
+        variables = variables_of(hs)
+        items = [(r, render(dict(specs[r.step].args), variables)) for r in pending[hs.host.name]]
+        return restart_prep(f"plays[{index}]", hs, items, variables, settings, record, artifacts)
+
+    return [hs for hs in states if hs.host.name in pending], one

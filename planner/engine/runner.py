@@ -242,24 +242,13 @@ class Runner:
 
     def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
         """The play's one database restart for the static parameters its init_ora steps deferred."""
-        paths = {s.path for s in play.prep if restarts.defers(s.kind)}
-        if self.opts.check or not paths:
-            return
-        pending = {hs.host.name: rs for hs in states if hs.active
-                   and (rs := restarts.due(self.results, hs.host.name, paths))}
-        if not pending:
-            return
-        self.console.banner("TASK", restarts.TITLE_PREP)
-        specs = {s.path: s for s in play.prep}
-
-        def one(hs: HostState) -> StepResult:
-            variables = self._variables(play, hs)
-            items = [(r, render(dict(specs[r.step].args), variables)) for r in pending[hs.host.name]]
-            return restarts.restart_prep(f"plays[{index}]", hs, items, variables, self.settings, self.record,
-                                         self.record.path if self.record else self.settings.plan_dir)
-
-        self._on_hosts(one, [hs for hs in states if hs.host.name in pending], self.opts.forks)
-        self._save_results()
+        todo = None if self.opts.check else restarts.after_prep(
+            index, play, states, self.results, lambda hs: self._variables(play, hs), self.settings, self.record,
+            self.record.path if self.record else self.settings.plan_dir)
+        if todo:
+            self.console.banner("TASK", restarts.TITLE_PREP)
+            self._on_hosts(todo[1], todo[0], self.opts.forks)
+            self._save_results()
 
     def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
         def record(r: StepResult) -> None:
@@ -386,14 +375,15 @@ class Runner:
             self.phase = Phase.PREP  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
             self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
         prepped = False
-        for spec in play.steps:
-            if not selected(spec, play, self.opts):
-                continue
+        for spec in [*(s for s in play.steps if selected(s, play, self.opts)), None]:  # None: the play's end
+            if (spec is None or spec.section is not Section.PREP) and not prepped:
+                prepped = True
+                probes.unwrap(states)
+                self._restart_after_prep(index, play, [s for s in states if s in todo])
+            if spec is None:
+                break
             if spec.section is not Section.PREP:
                 probes.unwrap(states)
-                if not prepped:
-                    prepped = True
-                    self._restart_after_prep(index, play, [s for s in states if s in todo])
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
@@ -406,9 +396,6 @@ class Runner:
                 self._workload(play, spec, live)
             else:
                 self._simple_step(play, spec, live)
-        if not prepped:  # a play of prep steps only
-            probes.unwrap(states)
-            self._restart_after_prep(index, play, [s for s in states if s in todo])
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
 
