@@ -8,6 +8,7 @@ does I/O.
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 
 from planner.errors import ParseError
@@ -110,3 +111,147 @@ class MetricSink:
     def freeze(self, kind: str, simulated: bool = False) -> Parsed:
         return Parsed(kind, self.source, tuple(self.metrics), tuple(self.facts.items()),
                       tuple(self.errors), simulated)
+
+
+# -- display names: words for reports, `planner show` and `compare` -----------------------------------------
+# Keys (``physical_read_iops{basis=requests}``) stay what JSON/CSV exports and `planner parse --format json`
+# print; a person reads these. "{label}" in a name is filled from that label (and the label is not repeated).
+# A metric missing here still reads as words (display_name's fallback); parsers adding metrics may add a row.
+DISPLAY_NAMES: dict[str, str] = {
+    # derived from AWR / Statspack (planner/parsers/derived.py)
+    "physical_read_iops": "Physical read IOPS",
+    "physical_write_iops": "Physical write IOPS",
+    "read_iops_per_core": "Physical read IOPS per core",
+    "single_block_read_latency_ms": "{event}, avg wait",
+    "redo_mb_per_s": "Redo rate",
+    "logical_to_physical_ratio": "Logical to physical reads",
+    "wait_class_share_pct": "{wait_class} share of DB time",
+    # AWR Load Profile per second, the figures the SLOB seeds compare
+    "db_time_per_s": "DB time per second",
+    "db_cpu_per_s": "DB CPU per second",
+    "logical_reads_per_s": "Logical reads",
+    "physical_reads_per_s": "Physical reads",
+    "physical_writes_per_s": "Physical writes",
+    "physical_read_io_requests_per_s": "Physical read requests",
+    "physical_write_io_requests_per_s": "Physical write requests",
+    "redo_size_per_s": "Redo size",
+    "buffer_cache_mb": "Buffer cache",
+    "cpus": "CPUs", "cores": "Cores", "sockets": "Sockets", "memory_gb": "Memory",
+    "elapsed_min": "Elapsed", "db_time_s": "DB time",
+    "wait.waits": "{event}, waits", "wait.time_s": "{event}, wait time", "wait.avg_ms": "{event}, avg wait",
+    "wait.pct_db_time": "{event}, % of DB time",
+    "wait_class.time_s": "{wait_class} wait time", "wait_class.avg_ms": "{wait_class}, avg wait",
+    "wait_class.pct_db_time": "{wait_class}, % of DB time",
+    "host_cpu.idle_pct": "AWR host CPU idle",
+    # OS statistics over the workload window (planner/transport/ostats.py)
+    "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.read_iops": "OS read IOPS",
+    "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
+    # tools
+    "calibrate.max_iops": "CALIBRATE_IO max IOPS",
+    "calibrate.max_mbps": "CALIBRATE_IO max throughput",
+    "calibrate.max_pmbps": "CALIBRATE_IO max throughput of one process",
+    "calibrate.latency_ms": "CALIBRATE_IO latency",
+    "calibrate.num_physical_disks": "CALIBRATE_IO physical disks",
+    "orion.max_small_iops": "ORION max small-I/O IOPS",
+    "orion.max_large_mbps": "ORION max large-I/O throughput",
+    "orion.min_small_latency_ms": "ORION min small-I/O latency",
+    "orion.small_latency_ms": "ORION small-I/O latency",
+    "orion.iops": "ORION IOPS", "orion.mbps": "ORION throughput", "orion.lat": "ORION latency",
+    "fio.iops": "fio IOPS", "fio.bw_mbs": "fio bandwidth", "fio.bw_kib": "fio bandwidth",
+    "fio.lat_ms": "fio total latency", "fio.clat_ms": "fio completion latency",
+    "fio.slat_ms": "fio submission latency", "fio.disk_util_pct": "fio disk utilisation",
+    "slb.rops_per_s": "SLB read operations", "slb.wops_per_s": "SLB write operations",
+    "slb.users": "SLB processes", "slb.runtime_s": "SLB run time",
+    "iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
+    "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer",
+}
+# How a label reads in words; "{v}" is its value. Labels not listed read "key value".
+LABEL_WORDS: dict[str, str] = {
+    "event": "{v}", "test": "{v}", "stat": "{v}", "wait_class": "{v}", "section": "{v} section",
+    "basis": "counted in {v}", "view": "{v} view", "job": "job {v}", "device": "device {v}", "cpu": "CPU {v}",
+    "instance": "instance {v}", "run": "run {v}", "form": "from {v}",
+}
+_PREFIXES = {"orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
+             "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
+_PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
+_UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}
+_UNIT_IN_NAME = {"IOPS", "IO/s", "ratio"}  # "Physical read IOPS (IOPS)" says it twice
+
+
+def _words(name: str) -> str:
+    """A readable form of an unlisted key: ``iozone.per_process`` -> "iozone per process"."""
+    head, _, rest = name.partition(".")
+    if not rest:
+        head, rest = "", name
+    words = rest.replace("_pct", " %").replace("_", " ").strip()
+    for per, text in _PER.items():
+        if words.endswith(f" per {per}") and per != "s":
+            words = words[: -len(per)] + text[4:]
+    if words.endswith(" per s"):
+        words = words[: -len(" per s")]
+    if head in _PREFIXES:  # tool names keep their own spelling: "fio ...", "ORION ..."
+        return f"{_PREFIXES[head]} {words}"
+    text = f"{head.replace('_', ' ')} {words}".strip()
+    return text[:1].upper() + text[1:]
+
+
+def label_words(key: str, value: str) -> str:
+    return LABEL_WORDS.get(key, "{k} {v}").format(k=key.replace("_", " "), v=value)
+
+
+def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: str = "",
+                 shown: frozenset[str] | set[str] | None = None) -> str:
+    """Words for a metric: "db file sequential read, avg wait (ms)". ``shown``: the labels that tell this
+    series from the others it is printed with (see distinguishing_labels); None shows none of them."""
+    lab = dict(labels)
+    template = DISPLAY_NAMES.get(metric)
+    if template is None and "_per_" in metric and metric.rsplit("_per_", 1)[0] + "_per_s" in DISPLAY_NAMES:
+        base = DISPLAY_NAMES[metric.rsplit("_per_", 1)[0] + "_per_s"]
+        template = f"{base} {_PER.get(metric.rsplit('_per_', 1)[1], '')}".strip()
+    template = template or _words(metric)
+    used = {f for f in lab if "{" + f + "}" in template}
+    text = template
+    for f in used:
+        text = text.replace("{" + f + "}", lab[f])
+    if "{" in text:  # a placeholder whose label this metric lacks
+        text = _UNLABELLED.get(metric) or re.sub(r"\{(\w+)\}", lambda m: m.group(1).replace("_", " "), text)
+        text = text[:1].upper() + text[1:]
+    extra = [label_words(k, v) for k, v in labels if k not in used and shown is not None and k in shown]
+    if extra:
+        text += ", " + ", ".join(extra)
+    if unit and unit not in _UNIT_IN_NAME and unit not in text:
+        text += f" ({unit})"
+    return text
+
+
+def distinguishing_labels(label_sets: list[tuple[tuple[str, str], ...]]) -> frozenset[str]:
+    """The labels whose value is not the same across all of these (the words worth printing)."""
+    keys = {k for ls in label_sets for k, _ in ls}
+    return frozenset(k for k in keys if len({dict(ls).get(k) for ls in label_sets}) > 1)
+
+
+def split_key(key: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """``name{a=1,b=2}`` -> (name, (("a", "1"), ("b", "2"))): the inverse of Metric.key."""
+    name, brace, rest = key.partition("{")
+    if not brace:
+        return key, ()
+    pairs = [p.partition("=") for p in rest.rstrip("}").split(",")]
+    return name, tuple((k, v) for k, _, v in pairs if k)
+
+
+def display_keys(keys: list[tuple[str, str]]) -> dict[str, str]:
+    """(key, unit) pairs -> words per key, with the labels that differ between keys of one metric."""
+    parsed = {k: split_key(k) for k, _ in keys}
+    by_name: dict[str, list[tuple[tuple[str, str], ...]]] = {}
+    for name, labels in parsed.values():
+        by_name.setdefault(name, []).append(labels)
+    shown = {name: distinguishing_labels(ls) for name, ls in by_name.items()}
+    return {k: display_name(parsed[k][0], parsed[k][1], unit, shown[parsed[k][0]]) for k, unit in keys}
+
+
+def words_in(text: str) -> str:
+    """Metric keys inside a sentence, as words ("Far from the rated Physical read IOPS")."""
+    for name in sorted(DISPLAY_NAMES, key=len, reverse=True):
+        if name in text and "{" not in DISPLAY_NAMES[name]:
+            text = re.sub(rf"(?<![\w.{{]){re.escape(name)}(?:\{{[^}}]*\}})?(?![\w.])", DISPLAY_NAMES[name], text)
+    return text

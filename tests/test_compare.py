@@ -48,8 +48,13 @@ def test_compare_runs_from_folders_via_cli(tmp_path: Path, capsys: pytest.Captur
     assert main(["compare", "20260101T100000Z-a", "20260102T100000Z-b", "--runs-dir", str(tmp_path),
                  "--metric", "physical_read_iops"]) == 0
     out = capsys.readouterr().out
-    assert "| violin | slob | — | physical_read_iops{basis=blocks} | IOPS | 159,183.9 | 236,486.7 (+48.6% better) |" in out
-    assert "| exadata | slob | readers=256 |" in out and "(+0.0% same)" in out
+    # an aligned table in words: the metric's display name, the point in words, numbers right-aligned
+    row = next(line for line in out.splitlines() if line.startswith("violin"))
+    assert row.split() == ["violin", "slob", "—", "Physical", "read", "IOPS", "159,183.9", "236,486.7", "(+48.6%",
+                           "better)"]
+    assert "exadata   slob       256 SLOB reader sessions" in out and "(+0.0% same)" in out
+    lines = out.splitlines()
+    assert len({line.index("Physical read IOPS") for line in lines if "Physical read IOPS" in line}) == 1
     assert main(["compare", "20260101T100000Z-a", "--runs-dir", str(tmp_path)]) == 5
 
 

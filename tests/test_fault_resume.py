@@ -139,7 +139,10 @@ def test_resume_after_sigkill(tmp_path: Path, make_lab: Callable[..., Any]) -> N
     assert all(json.loads(line) for line in commands.splitlines())
     stopped = [r for r in json.loads((run / "results.json").read_text()) if r["step"] == "resume"]
     assert stopped and "left running by the dead controller" in stopped[0]["msg"]
-    assert "point 1: done before the resume" in done.stdout and "point 2: done before the resume" in done.stdout
+    # 1-based n/m names (issue 15 item 13); the ETA counts only the two repeats left
+    assert "point 1/1, repeat 1/4: done before the resume" in done.stdout
+    assert "point 1/1, repeat 2/4: done before the resume" in done.stdout
+    assert "point 1/1, repeat 4/4 done in" in done.stdout
     assert elapsed < 30
 
 

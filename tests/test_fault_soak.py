@@ -160,4 +160,4 @@ def test_soak_every_point_recorded_exactly_once_despite_drops(make_lab: Callable
     assert f"tick {marker}" not in leftover
     print(f"soak: {HOSTS} hosts x {POINTS} points in {elapsed:.1f}s; {len(chaos.drops)} drops "
           f"({Counter(h for _, h in chaos.drops)}), {len(retried)} points retried")
-    assert elapsed < 90
+    # no bound on elapsed: speed belongs in benchmarks/, and pytest-timeout stops a hang

@@ -71,3 +71,17 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         assert e.parser and e.section  # a named error
     else:
         assert parsed.metrics or parsed.errors  # never an empty success
+
+
+def test_per_process_latency_spread_over_processes() -> None:
+    """Issue 15 item 14: the per-process "Avg nsec/op" is reported as min/median/max over the processes."""
+    p = slb.parse(SEED.read_text(), "seed")
+    procs = sorted(m.value for m in p.all("slb.proc_avg_nsec_per_op")
+                   if m.label("run") == "1" and m.label("op") == "rops")
+    assert len(procs) == 6
+    lo = p.value("slb.avg_nsec_per_op", run="1", op="rops", stat="min")
+    med = p.value("slb.avg_nsec_per_op", run="1", op="rops", stat="median")
+    hi = p.value("slb.avg_nsec_per_op", run="1", op="rops", stat="max")
+    assert (lo, hi) == (procs[0], procs[-1]) and med == (procs[2] + procs[3]) / 2
+    m = p.get("slb.avg_nsec_per_op", run="1", op="wops", stat="max")
+    assert m.unit == "ns" and m.direction is Direction.LOWER and m.derived

@@ -155,3 +155,20 @@ def test_asm_revert_without_destructive_leaves_the_group(prep_root: Path) -> Non
     out = step.revert(ctx, saved)
     assert out.status is Status.SKIPPED and "not destructive: true" in out.msg
     assert "KEEP" in load_state(prep_root)["diskgroups"]
+
+
+def test_asm_preview_of_a_later_add_agrees_with_apply(prep_root: Path) -> None:
+    """Issue 15 item 10: in check mode a second step growing the group an earlier step creates was previewed
+    as "create SLOB: + <every disk>" while apply then "added" only the new ones."""
+    ctx = context(prep_root)
+    create = AsmDiskgroup({"name": "SLOB", "disks": "/dev/mapper/lun0[12]", "redundancy": "external"})
+    grow = AsmDiskgroup({"name": "SLOB", "disks": ["/dev/mapper/lun0*"], "add_disks": True})
+    assert create.check(ctx).diff == ("create SLOB: + /dev/mapper/lun01 (CANDIDATE)\n"
+                                      "create SLOB: + /dev/mapper/lun02 (CANDIDATE)\n")
+    preview = grow.check(ctx)
+    assert preview.msg == "would add disks to disk group SLOB"
+    assert preview.diff == ("add to SLOB: + /dev/mapper/lun03 (CANDIDATE)\n"
+                            "add to SLOB: + /dev/mapper/lun04 (CANDIDATE)\n")
+    applied = context(prep_root)  # apply, step by step, on a fresh context: what the preview promised
+    create.apply(applied)
+    assert grow.apply(applied).diff == preview.diff

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from test_parse_calibrate import LISTING_WITH_TIMES, SEED
 from test_parse_excerpts import DOTTED_LP, FG_EVENTS, THREEPAR
@@ -287,6 +287,10 @@ def test_compare_period_values_and_negative_diff_read_whole(cents: int, diff_ten
 def test_a_number_not_read_whole_is_a_warning_never_a_wrong_value(token: str) -> None:
     """Whatever digit/comma/dot run sits in a Load Profile cell: its exact value, or no value and a warning."""
     from planner.parsers.numbers import read
+
+    # In a pasted excerpt three or more dots are dot padding (blog damage: "DB.Time(s):......13.4......0.8",
+    # excerpt.normalise) and read as spaces, so "0..." is the value 0 followed by padding, by design.
+    assume("..." not in token)
 
     text = f"Load Profile              Per Second\n~~~~~~~~~~~~         ---------------\n  Physical reads: {token}\n"
     try:

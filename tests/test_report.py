@@ -11,7 +11,7 @@ from planner.cli.main import main
 from planner.errors import PlannerError
 from planner.report.render import render_run_report
 
-SECTIONS = ("## Summary", "## Findings", "## Reproduction", "## Workloads", "## Hosts", "## Provenance")
+SECTIONS = ("## Result", "## Summary", "## Findings", "## Reproduction", "## Workloads", "## Hosts", "## Provenance")
 
 
 def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_path: Path) -> None:
@@ -21,16 +21,22 @@ def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_pat
     text = out.read_text()
     for s in SECTIONS:
         assert s in text
-    # summary: systems side by side at their best point
-    assert "| slob | physical_read_iops{basis=blocks} | IOPS | 138,010.5 (readers=256) | 159,183.9 |" in text
+    # the answer first: the Result section opens the report, per system its figure and best point
+    assert text.index("## Result") < text.index("## Summary") < text.index("## Findings")
+    assert "- **exadata**: 138,010.5 Physical read IOPS at 256 SLOB reader sessions (best of 2 points)" in text
+    assert "**reproduced**, measured 159,183.9 (+0.0%)" in text and "Most important finding: **" in text
+    # summary: systems side by side at their best point, in words, not keys
+    assert "| Physical read IOPS | 138,010.5 (256 SLOB reader sessions) | 159,183.9 |" in text
+    assert "| db file sequential read, avg wait (ms) |" in text
+    assert "{basis=" not in text and "physical_read_iops" not in text and "{event=" not in text
     # host lines (AWR-style and facts), prep before -> after with the saved state, top waits with average wait
     assert "| exadataX2-8 | Linux x86 64-bit | 128 | 64 | 8 | 1,009.40 |" in text
     assert "| flashback | changed | flashback: on -> off | flashback YES | yes |" in text
     assert "| db file sequential read | User I/O | 177,142,915 | 4,804 | 0.0271 | 60.0 |" in text
     assert "CPU busy % 0.7" in text and "AWR Host CPU busy % 98.0" in text  # OS stats over the window
     # findings with numbers, verdicts, provenance
-    assert "Far from the rated physical_read_iops" in text and "share = 9.2%" in text
-    assert "| flashdba 2012 | violin | physical_read_iops | 159,183.9 | 159,183.9 | +0.0% | ±10.0% | **reproduced**" in text
+    assert "Far from the rated Physical read IOPS" in text and "share = 9.2%" in text
+    assert "| flashdba 2012 | violin | Physical read IOPS | 159,183.9 | 159,183.9 | +0.0% | ±10.0% | **reproduced**" in text
     assert "git commit 0123456789abcdef (clean)" in text and "[commands.jsonl](commands.jsonl)" in text
     assert 'statistics.quantiles(method="inclusive")' in text
     assert "SIMULATED" not in text
@@ -40,10 +46,12 @@ def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path)
     pytest.importorskip("matplotlib")
     run = seed_study(tmp_path)
     text = render_run_report(run).read_text()
-    # readers=256 repeats 120,000 / 138,010.5 / 150,000 after one warm-up (10,000, excluded)
-    assert "| exa | readers=256 | 3 (+1 warm-up) | 120,000 | 138,010.5 | 150,000 | 30,000 | 11.1 |" in text
+    # readers=256 repeats 120,000 / 138,010.5 / 150,000 after one warm-up (10,000, excluded): one sweep table,
+    # points as rows, metrics as columns, the median with the min-max over repeats
+    assert "Median over repeats (1 warm-up left out), min–max in brackets." in text
+    assert "| 256 SLOB reader sessions | 138,010.5 (120,000–150,000) |" in text
     charts = sorted((run / "charts").glob("*.svg"))
-    assert charts and "charts/exadata-plays_0_.workloads_0-physical_read_iops_basis_blocks.svg" in text
+    assert "![Physical read IOPS, by SLOB reader sessions](charts/physical-read-iops-by-slob-reader-sessions.svg)" in text
     svg = charts[0].read_text()
     assert "<svg" in svg and "<dc:date>" not in svg  # no Date metadata: reproducible files
 
@@ -54,7 +62,7 @@ def test_without_charts_the_table_stands_alone(tmp_path: Path) -> None:
 
     run = seed_study(tmp_path)
     text = render(read_run(run), "default.md.j2", run, charts=False)
-    assert "![" not in text and "| 3 (+1 warm-up) |" in text and not (run / "charts").exists()
+    assert "![" not in text and "(120,000–150,000)" in text and not (run / "charts").exists()
 
 
 def test_comparison_template_and_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -66,7 +74,8 @@ def test_comparison_template_and_cli_report(tmp_path: Path, capsys: pytest.Captu
     assert str(target) in capsys.readouterr().out
     text = target.read_text()
     assert text.startswith("# SLOB comparison: exadata vs violin")
-    assert "## Before you comment" in text and "Rated: physical_read_iops 1,500,000." in text
+    assert "### exadata (rated: Physical read IOPS 1,500,000)" in text
+    assert text.index("## Result") < text.index("## Systems side by side") < text.index("## Details")
     assert "[commands.jsonl](../" in text  # links are relative to where the report is written
     assert main(["report", run.name, "--runs-dir", str(tmp_path), "--template", "nope.md.j2"]) == 5
 
@@ -82,7 +91,7 @@ def test_strict_undefined_names_the_missing_key(tmp_path: Path) -> None:
 def test_simulated_banner(tmp_path: Path) -> None:
     text = render_run_report(seed_study(tmp_path, simulated=True)).read_text()
     assert "**SIMULATED" in text and "rehearsal" in text
-    assert "**inconclusive** | the run was simulated" in text
+    assert "**inconclusive**, measured 159,183.9 (+0.0%) — the run was simulated" in text
 
 
 def test_parse_errors_are_reported_and_the_rest_still_renders(tmp_path: Path) -> None:
@@ -108,7 +117,7 @@ def test_flashback_and_rac_findings_in_the_report(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("kind", "name", "content", "akind", "expect"), [
-    ("fio", "fio.json", DATA / "fio" / "fio-3.33-randread.json", "fio_json", "fio.iops{job=randread,dir=read}"),
+    ("fio", "fio.json", DATA / "fio" / "fio-3.33-randread.json", "fio_json", "fio IOPS"),
     ("orion", "t_summary.txt", DATA / "orion" / "orion-seed-x25m_summary.txt", "orion_summary", "3,985"),
     ("slb", "slb.txt", DATA / "slb" / "slb-westmere-seed.txt", "slb", "101,281,934"),
     ("iozone", "iozone.txt", DATA / "iozone" / "iozone-seed-x25m.txt", "iozone", "585.2"),
@@ -124,7 +133,7 @@ def test_each_workload_kind_renders_its_section(tmp_path: Path, kind: str, name:
     assert read_run(run).step_kinds.get("plays[0].workloads[0]") in (kind, None)
     text = render_run_report(run).read_text()
     assert f"({kind})" in text and expect in text
-    assert "| host | point | metric | unit | median | n |" in text  # the kind template's table
+    assert "One run per point." in text and "| run |" in text  # the workload's sweep table, one row
 
 
 def test_plan_report_output_is_written_too(tmp_path: Path) -> None:
@@ -174,8 +183,7 @@ def test_side_by_side_aligns_differently_named_workloads_of_one_kind(tmp_path: P
     run = write_run(tmp_path, "20260101T100000Z-slob", execs,
                     [{"name": "exadata", "hosts": ["exa"]}, {"name": "violin", "hosts": ["vio"]}])
     text = render_run_report(run).read_text()
-    row = [line for line in text.splitlines() if "| physical_read_iops{basis=blocks} |" in line][0]
-    assert row.startswith("| SLOB read-only, 16 to 256 readers / slob | physical_read_iops")
+    row = [line for line in text.splitlines() if line.startswith("| Physical read IOPS |")][0]
     assert "138,010.5" in row and "159,183.9" in row and "—" not in row
 
 
@@ -192,7 +200,7 @@ def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
     assert len(reads) == 3 and {m.artifact_kind for m in reads} == {"awr_text"}
     assert {a.kind for a in data.artifacts} == {"awr_text"}  # the second layout is kept in the record, not read
     text = render_run_report(run).read_text()
-    assert "| 3 |" in text and "| 6 |" not in text
+    assert "| 3 runs |" in text and "6 runs" not in text
 
 
 def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) -> None:
@@ -219,9 +227,8 @@ def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
     run = write_run(tmp_path, "20260101T100000Z-slob", execs,
                     [{"name": "violin 8 LUNs", "hosts": ["vio"]}, {"name": "violin 16 LUNs", "hosts": ["vio"]}])
     text = render(read_run(run), "slob_comparison.md.j2", run)
-    assert "### vio (violin 8 LUNs)" in text and "### vio (violin 16 LUNs)" in text
-    assert "| db file sequential read | User I/O | 1,000,000 | 500 |" in text
-    assert "| db file sequential read | User I/O | 2,000,000 | 700 |" in text
+    assert "### violin 8 LUNs" in text and "### violin 16 LUNs" in text
+    assert "| db file sequential read | User I/O | 0.50 ms, 60.0% | 0.35 ms, 70.0% |" in text
     assert "3,000,000" not in text  # the two plays' waits were once summed as one workload
     default = render(read_run(run), "default.md.j2", run)
     assert "Top wait events — slob in violin 8 LUNs" in default and "slob in violin 16 LUNs" in default

@@ -209,3 +209,83 @@ def test_fio_over_real_ssh(lab_ctx: tuple[StepContext, Path]) -> None:
     assert iops(out) > 0 and (sandbox / "data" / "ssh.dat").exists()
     doc = json.loads((ctx.run_dir / next(a.path for a in out.artifacts if a.kind == "fio_json")).read_text())
     assert doc["jobs"][0]["write"]["iops"] > 0
+
+
+def test_buffered_device_and_sync_iodepth_warn(local: tuple[Host, Path], tmp_path: Path) -> None:
+    """Issue 15 item 15: a buffered device benchmark and an iodepth sweep on psync say so on the point."""
+    host, root = local
+    with (root / "dev" / "blank").open("wb") as f:
+        f.truncate(4 * 1024 * 1024)
+    out = Fio({"target": "/dev/blank", "rw": "randread", **QUICK}).apply(make_ctx(host, LocalConnection(host), tmp_path))
+    assert out.status is Status.CHANGED and "fio runs buffered on /dev/blank (no direct=1)" in out.msg, out.msg
+    ctx = make_ctx(host, LocalConnection(host), tmp_path, index=1)
+    ctx.point = SweepPoint(1, (("iodepth", 4),), 0)
+    change = Fio({"target": "/data/q.dat", "rw": "randread", **QUICK, "iodepth": 4}).check(ctx)
+    assert "iodepth is swept with the synchronous engine psync" in change.msg
+    assert "buffered" not in change.msg  # a file, not a device
+    ctx.point = SweepPoint(1, (("iodepth", 4),), 0)
+    change = Fio({"target": "/data/q.dat", "rw": "randread", **QUICK, "ioengine": "libaio", "iodepth": 4}).check(ctx)
+    assert "warning" not in change.msg
+
+
+def test_report_keeps_read_and_write_apart_and_finds_fio_traps(tmp_path: Path) -> None:
+    """Issue 15 item 15: a zip over rw: [read, write] gives two metrics (dir=read, dir=write), not one merged
+    row whose "best point" mixes reads and writes; the report's findings name the buffered device run and the
+    iodepth sweep on a synchronous engine."""
+    root = tmp_path / "hosts" / "alpha"
+    (root / "data").mkdir(parents=True)
+    (root / "dev").mkdir()
+    with (root / "dev" / "blank").open("wb") as f:
+        f.truncate(4 * 1024 * 1024)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    (tmp_path / "plan.yaml").write_text(textwrap.dedent("""\
+        plan: fio_traps
+        plays:
+          - name: fio
+            hosts: lab
+            workloads:
+              - name: buffered device
+                fio: {target: /dev/blank, rw: randread, bs: 4k, size: 4m, runtime: 1, ioengine: psync}
+              - name: zipped
+                fio: {target: /data/z.dat, rw: [read, write], iodepth: [1, 4], bs: 4k, size: 4m, runtime: 1,
+                      ioengine: psync}
+                zip: [rw, iodepth]
+        """))
+    rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
+               "--runs-dir", str(tmp_path / "runs")])
+    assert rc == 0
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    report = (run / "report.md").read_text()
+    assert "fio.iops{job=planner,dir=read}" in report and "fio.iops{job=planner,dir=write}" in report
+    assert "fio.iops{job=planner} " not in report and "fio.iops{job=planner}|" not in report
+    assert "Device benchmark ran buffered" in report and "iodepth swept with a synchronous engine" in report
+
+
+def test_check_diff_shows_each_points_command_and_job_file(tmp_path: Path) -> None:
+    """Issue 15 item 10: -C -D shows, per point, the command line and the job file planner would write."""
+    root = tmp_path / "hosts" / "alpha"
+    (root / "data").mkdir(parents=True)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    (tmp_path / "plan.yaml").write_text(textwrap.dedent("""\
+        plan: preview
+        plays:
+          - name: p
+            hosts: lab
+            workloads:
+              - fio: {target: /data/p.dat, rw: [read, randwrite], bs: 4k, size: 1m, runtime: 1, ioengine: psync}
+              - slb: {users: 2, seconds: 1, affinity: "0"}
+        """))
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"), "-C", "-D",
+                   "--runs-dir", str(tmp_path / "runs")])
+    text = out.getvalue()
+    assert rc == 0, text
+    assert "point 1/2, repeat 1/1: rw=read:" in text and "point 2/2, repeat 1/1: rw=randwrite:" in text
+    assert text.count("$ fio --output-format=json --output=<point dir>/fio.json <point dir>/job.fio") == 2
+    assert f"filename={root}/data/p.dat" in text and "rw=randwrite" in text
+    assert "taskset -c 0 ./runit.sh 2 1" in text
+    assert not (root / "data" / "p.dat").exists() and not (tmp_path / "runs").exists()

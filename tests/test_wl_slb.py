@@ -19,7 +19,7 @@ from planner.rehearsal.lab import Lab
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
-from planner.steps.wl_slb import DEFAULT_KIT, Slb, load_kit, runit_argv
+from planner.steps.wl_slb import DEFAULT_KIT, Slb, affinity_warning, cpu_list, load_kit, runit_argv
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")
@@ -123,6 +123,27 @@ def test_check_only_describes(local: Host, tmp_path: Path) -> None:
     log: list[CommandResult] = []
     change = Slb({"users": 6, "affinity": "0-5"}).check(make_ctx(local, LocalConnection(local), tmp_path, log=log))
     assert change.changed and "taskset -c 0-5 ./runit.sh 6" in change.msg and log == []
+
+
+def test_affinity_beyond_the_hosts_cpus_warns(local: Host, tmp_path: Path) -> None:
+    """Issue 15 item 14: a taskset list naming CPUs the host lacks is warned about (check and apply)."""
+    assert cpu_list("0-3,8") == [0, 1, 2, 3, 8]
+    assert affinity_warning("0-3", 4) == "" and affinity_warning("0-7", 0) == "" and affinity_warning(None, 2) == ""
+    assert "CPU(s) 4, 5 but the host has 4 CPU(s) (0-3)" in affinity_warning("0-5", 4)
+    ctx = make_ctx(local, LocalConnection(local), tmp_path)
+    ctx.facts = {"cpus": 2}
+    change = Slb({"users": 6, "affinity": "0-5"}).check(ctx)
+    assert "names CPU(s) 2, 3, 4, 5 but the host has 2 CPU(s)" in change.msg
+
+
+@needs_cc
+def test_affinity_warning_reaches_the_points_message(local: Host, tmp_path: Path) -> None:
+    ctx = make_ctx(local, LocalConnection(local), tmp_path)
+    ctx.facts = {"cpus": 1}
+    out = Slb({**QUICK, "users": 1, "affinity": "0"}).apply(ctx)
+    assert out.status is Status.CHANGED and "warning" not in out.msg, out.msg
+    out = Slb({**QUICK, "users": 1, "affinity": "0,1"}).apply(ctx)  # this machine has 2 CPUs: taskset runs
+    assert "names CPU(s) 1 but the host has 1 CPU(s)" in out.msg
 
 
 @pytest.fixture

@@ -31,7 +31,9 @@ def main(argv: list[str]) -> int:
         if argv[1] == "output":
             n = int(argv[2])
             r = conn.run(["sh", "-c", 'head -c "$1" /dev/zero | tr "\\0" x', "sh", str(n)], timeout=600)
-            report.update(ok=r.ok, stdout_bytes=r.stdout_bytes, kept_chars=len(r.stdout), truncated=r.truncated)
+            # getattr: the probe also measures planner versions from before these fields (for the figures "before")
+            report.update(ok=r.ok, stdout_bytes=getattr(r, "stdout_bytes", len(r.stdout)), kept_chars=len(r.stdout),
+                          truncated=getattr(r, "truncated", False))
         else:
             local = Path(argv[3])
             cap = int(argv[4]) if len(argv) > 4 else None

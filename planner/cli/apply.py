@@ -19,10 +19,11 @@ from planner.engine.resume import DEFINING, Previous, check_plan_unchanged, load
 from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
+from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
 from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
-from planner.plan.templating import parse_extra_vars
+from planner.plan.templating import is_secret_name, parse_extra_vars
 from planner.steps import ARG_CHECKS
 
 
@@ -40,7 +41,7 @@ def _split(values: list[str]) -> frozenset[str]:
 
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None) -> Loaded:
-    if not plan_path.is_file():
+    if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
     plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
     if plan is None:
@@ -84,19 +85,37 @@ _LITERAL_SECRETS = frozenset({"ansible_password", "ansible_ssh_pass", "ansible_b
                               "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password"})
 
 
+MIN_GUESSED_SECRET = 4
+
+
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    """Values that must never reach the record: passwords from *_password_env / *_password_file, and any
-    literal password variable an inventory holds."""
+    """Values that must never reach the record: passwords from *_password_env / *_password_file (``~``
+    expanded, as the reader expands it), any literal password variable an inventory holds, and ``-e``
+    variables whose name says they are a password (``-e admin_password=...``)."""
     found: list[str] = []
-    for h in loaded.inventory.hosts.values():
-        for key, value in h.vars.items():
-            if (key in _LITERAL_SECRETS or key.endswith("_password")) and isinstance(value, str | int) and str(value):
+    sources = [*(h.vars for h in loaded.inventory.hosts.values()), loaded.extra_vars]
+    for variables in sources:
+        for key, value in variables.items():
+            # a guess by name: a value under 4 characters (`-e first_pass=1`) would mask every "1" in the record
+            if (key in _LITERAL_SECRETS or is_secret_name(key)) and isinstance(value, str | int) \
+                    and len(str(value)) >= MIN_GUESSED_SECRET:
                 found.append(str(value))
             if key.endswith("_password_env") and isinstance(value, str) and os.environ.get(value):
                 found.append(os.environ[value])
-            if key.endswith("_password_file") and isinstance(value, str) and Path(value).is_file():
-                found.append(Path(value).read_text().strip())
-    return tuple(found)
+            if key.endswith("_password_file") and isinstance(value, str):
+                found.extend(_password_file(value))
+    return tuple(dict.fromkeys(s for s in found if s))
+
+
+def _password_file(name: str) -> list[str]:
+    """The password a *_password_file names, as planner.db.thin.read_password reads it (stripped), and the
+    file's text as it is (a password with a trailing space must not survive as itself)."""
+    path = Path(name).expanduser()
+    try:
+        text = read_input(path, "password file")
+    except InputError:
+        return []  # missing or unreadable: the step that needs it says so
+    return [t for t in dict.fromkeys((text.strip(), text.rstrip("\r\n"))) if t]
 
 
 def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
@@ -128,16 +147,24 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     return execute(loaded, args, argv, console)
 
 
+def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
+    """The inventory files/folders read (for the run record's snapshot); none for the implicit localhost."""
+    src = getattr(loaded.inventory, "sources", None) or (loaded.inventory.source,)
+    return tuple(Path(p) for p in src if Path(p).exists())
+
+
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
+    if not args.check:
+        check_runs_dir(Path(args.runs_dir))
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
-                      inventory_files=loaded.inventory.files)
+                      inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
@@ -159,7 +186,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 
                 try:
                     console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
-                    for copy in plan_report_copy(loaded.plan):
+                    for copy in plan_report_copy(loaded.plan, outcome.record.path):
                         console.line(f"report copy (the plan's report: output): {_shown(copy)}")
                 except PlannerError as e:  # the measurements are safe in the record; re-render later
                     console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
@@ -169,6 +196,24 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
     return outcome.exit_code
+
+
+def check_runs_dir(runs_dir: Path) -> None:
+    """--runs-dir must be a folder planner can create run folders in: found before any host is touched."""
+    probe = runs_dir
+    while not probe.exists() and probe != probe.parent:
+        probe = probe.parent
+    if probe.exists() and not probe.is_dir():
+        what = f"{runs_dir} is not a folder" if probe == runs_dir else f"{probe} (in --runs-dir {runs_dir}) is a file"
+        raise InputError([Problem(None, "--runs-dir", what, "give a folder for run records (default ./runs)")])
+    try:  # created now (the run would create it anyway): a place the OS refuses is found before any host
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        writable = os.access(runs_dir, os.W_OK | os.X_OK)
+    except OSError as e:
+        writable, probe = False, Path(f"{probe} ({e.strerror or e})")
+    if not writable:
+        raise InputError([Problem(None, "--runs-dir", f"cannot create run folders in {runs_dir}: {probe} is not writable",
+                                  "give a folder you can write to with --runs-dir")])
 
 
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:

@@ -155,6 +155,10 @@ def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
 
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     cmd = args.command
+    if cmd != "parse":  # plugin step kinds (docs/plugins.md) are known before any plan or schema is read
+        from planner.steps import load_plugins
+
+        load_plugins()
     if cmd in ("apply", "check"):
         from planner.cli.apply import apply_command
 

@@ -29,12 +29,14 @@ def add_result_commands(sub: Any) -> None:
     p = sub.add_parser("show", help="a run's status, headline metrics and findings")
     p.add_argument("run", help="run folder or run id")
     _runs_dir(p)
-    p = sub.add_parser("report", help="(re-)render a run's Markdown report")
+    p = sub.add_parser("report", help="(re-)render a run's report: Markdown, or one self-contained HTML page")
     p.add_argument("run", help="run folder or run id")
+    p.add_argument("--format", choices=("md", "html"), default="md",
+                   help="md (default: <run>/report.md) or html (<run>/report.html, charts inline)")
     p.add_argument("--template", help="template name or path (default: the plan's, else default.md.j2)")
     p.add_argument("-o", "--output", type=Path, help="write here instead of <run>/report.md")
     _runs_dir(p)
-    p = sub.add_parser("compare", help="runs side by side: % difference against the first, better/worse")
+    p = sub.add_parser("compare", help="runs side by side: %% difference against the first, better/worse")
     p.add_argument("runs", nargs="+", metavar="RUN", help="two or more run folders or ids (the first is the base)")
     p.add_argument("--metric", help="compare this metric (name, key or part of a key) instead of the headline ones")
     _runs_dir(p)
@@ -54,7 +56,8 @@ def resolve_run(run: str, runs_dir: Path) -> Path:
     under = Path(runs_dir) / run
     if (under / "meta.json").is_file():
         return under
-    matches = sorted(p for p in Path(runs_dir).glob(f"*{run}*") if (p / "meta.json").is_file()) \
+    # a part of a run id, matched as text: `planner show '*'` is not a glob (pathlib refuses '**')
+    matches = sorted(p for p in Path(runs_dir).iterdir() if run in p.name and (p / "meta.json").is_file()) \
         if Path(runs_dir).is_dir() and "/" not in run else []
     if len(matches) == 1:
         return matches[0]
@@ -72,6 +75,7 @@ def dispatch_result_command(args: argparse.Namespace) -> int:
 
 
 def _runs(args: argparse.Namespace) -> int:
+    from planner.cli.tables import print_table
     from planner.results.store import sync
 
     with sync(args.runs_dir) as store:
@@ -79,39 +83,50 @@ def _runs(args: argparse.Namespace) -> int:
     if not rows:
         print(f"no runs{' of plan ' + args.plan if args.plan else ''} under {args.runs_dir}")
         return 0
-    print(f"{'RUN':<40} {'PLAN':<20} {'STATUS':<12} {'STARTED':<28} {'GIT':<9} HOSTS")
+    table = []
     for r in rows:
         commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
-        sim = " SIMULATED" if r.simulated else ""
-        print(f"{r.id:<40} {r.plan:<20} {r.status:<12} {r.started:<28} {commit:<9} {','.join(r.hosts)}{sim}")
+        table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else "")])
+    print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS"], table)
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from planner.cli.tables import print_table
+    from planner.metrics import display_keys, words_in
+    from planner.report.study import point_words
     from planner.results.findings import all_findings
     from planner.results.measure import read_run
     from planner.results.stats import fmt, series
 
     data = read_run(resolve_run(args.run, args.runs_dir))
     m = data.meta
-    print(f"run {data.run_id}: plan {m.get('plan')} — {m.get('status')} (exit code {m.get('exit_code')})")
+    from planner.engine.runrecord import status_text
+
+    print(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
     print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
     if data.simulated:
         print("  SIMULATED: numbers come from stand-ins, not real hardware")
     all_series = series(data.measurements)
     heads = [s for s in all_series if s.headline]
     if heads:
-        print("\nheadline metrics (median over repeats):")
+        names = display_keys(list(dict.fromkeys((s.key, s.unit) for s in heads)))
+        print()
+        rows = []
         for s in heads:
             sm = s.summary
-            spread = f" [{fmt(sm.min)} .. {fmt(sm.max)}, n={sm.n}]" if sm.n > 1 else ""
-            print(f"  {s.play} / {s.host} / {s.title} {s.point_label}: {s.key} = {fmt(sm.median)} {s.unit}{spread}")
+            spread = f"{fmt(sm.min)} – {fmt(sm.max)}" if sm.n > 1 else ""
+            rows.append([s.play, s.host, s.title, point_words(s.params), names[s.key], fmt(sm.median), spread,
+                         str(sm.n)])
+        print_table(["system", "host", "workload", "point", "metric", "median", "min – max", "n"], rows,
+                    numeric=(5, 6, 7), title="headline metrics (median over repeats)")
     rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
     found = all_findings(all_series, rated)
     if found:
         print("\nfindings:")
         for f in found:
-            print(f"  {f.severity.value}: {f.title} ({f.play} {f.host}): {f.message}")
+            where = " ".join(x for x in (f.play, f.host) if x)
+            print(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
     for a in data.artifacts:
         for e in a.errors:
             print(f"  parse problem: {e}")
@@ -121,14 +136,22 @@ def _show(args: argparse.Namespace) -> int:
 def _report(args: argparse.Namespace) -> int:
     from planner.report.render import render_run_report
 
-    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output)
+    notes: list[str] = []
+    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output,
+                            fmt=args.format, notes=notes)
+    for note in notes:
+        print(f"note: {note}", file=sys.stderr)
     print(f"report: {out}")
     return 0
 
 
 def _compare(args: argparse.Namespace) -> int:
-    from planner.results.compare import compare, format_table
+    from planner.cli.tables import print_table
+    from planner.metrics import display_keys
+    from planner.report.study import label_words_of
+    from planner.results.compare import compare
     from planner.results.measure import read_run
+    from planner.results.stats import fmt
 
     if len(args.runs) < 2:
         raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
@@ -136,7 +159,26 @@ def _compare(args: argparse.Namespace) -> int:
     for r in args.runs:
         data = read_run(resolve_run(r, args.runs_dir))
         runs.append((data.run_id, data.measurements))
-    sys.stdout.write(format_table(compare(runs, args.metric)))
+    c = compare(runs, args.metric)
+    if not c.rows:
+        print("no metrics to compare: none are headline metrics, or none match --metric")
+        return 0
+    names = display_keys(list(dict.fromkeys((row.metric, row.unit) for row in c.rows)))
+    head = ["system", "workload", "point", "metric"] if c.by_play else ["workload", "point", "metric"]
+    cols = [*head, c.runs[0], *(f"{r} (vs first)" for r in c.runs[1:])]
+    rows = []
+    for row in c.rows:
+        cells = []
+        for i, cell in enumerate(row.cells):
+            if cell.value is None:
+                cells.append("—")
+            elif i == 0 or cell.pct is None:
+                cells.append(fmt(cell.value))
+            else:
+                cells.append(f"{fmt(cell.value)} ({cell.pct:+.1f}% {cell.verdict})")
+        rows.append([*([row.play] if c.by_play else []), row.workload, label_words_of(row.point) or "—",
+                     names[row.metric], *cells])
+    print_table(cols, rows, numeric=tuple(range(len(head), len(cols))))
     return 0
 
 

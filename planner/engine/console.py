@@ -2,6 +2,10 @@
 
 Plain text (what users grep and CI logs keep); ANSI colours only on a terminal. Every line also goes to a
 transcript that the run record keeps (with secrets redacted by the record).
+
+While a workload point runs, a terminal shows one live line (rich) with its elapsed / expected time and the
+run's time left; without a terminal a plain "running:" line is printed when it starts (no redraws in a log).
+Points are named as planner.engine.progress names them: "point 2/4, repeat 1/3".
 """
 
 from __future__ import annotations
@@ -10,8 +14,8 @@ import os
 import re
 import sys
 import threading
-from collections.abc import Mapping
-from typing import TextIO
+from collections.abc import Callable, Mapping
+from typing import Any, TextIO
 
 from planner.status import HostStats, Status, StepResult
 
@@ -41,6 +45,45 @@ class Console:
         self.transcript: list[str] = []
         self.secrets: tuple[str, ...] = ()  # never printed: replaced by ********
         self._lock = threading.Lock()
+        self._names: dict[tuple[str, str, int], str] = {}  # (step, host, point index) -> "point 2/4, repeat 1/3"
+        self._live: Any = None  # rich.live.Live while a point runs on a terminal
+
+    # -- point names and the live progress line ---------------------------------------------------------------
+    def name_points(self, step: str, host: str, names: Mapping[int, str]) -> None:
+        with self._lock:
+            self._names.update({(step, host, i): n for i, n in names.items()})
+
+    def point_name(self, step: str, host: str, index: int) -> str:
+        return self._names.get((step, host, index), f"point {index + 1}")
+
+    @property
+    def live_capable(self) -> bool:
+        return bool(getattr(self.stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+
+    def live_start(self, text: Callable[[], str]) -> None:
+        """Show ``text()`` as a live line (redrawn 4x a second) on a terminal; print it once otherwise."""
+        if not self.live_capable:
+            self.line(text())
+            return
+        from rich.console import Console as RichConsole
+        from rich.live import Live
+        from rich.text import Text
+
+        class _Line:
+            def __rich__(self) -> Text:
+                return Text(text(), style="cyan", no_wrap=True, overflow="ellipsis")  # one line, redrawn
+
+        live = Live(_Line(), console=RichConsole(file=self.stream, force_terminal=True), transient=True,
+                    refresh_per_second=4, redirect_stdout=False, redirect_stderr=False)
+        live.start()
+        with self._lock:
+            self._live = live
+
+    def live_stop(self) -> None:
+        with self._lock:
+            live, self._live = self._live, None
+        if live is not None:
+            live.stop()
 
     def _paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
@@ -51,7 +94,13 @@ class Console:
             text = text.replace(secret, "********")
         with self._lock:
             self.transcript.append(text)
-            print(self._paint(text, code) if code else text, file=self.stream, flush=True)
+            painted = self._paint(text, code) if code else text
+            if self._live is not None:  # printed above the live line, which rich redraws below it
+                from rich.text import Text
+
+                self._live.console.print(Text.from_ansi(painted))
+            else:
+                print(painted, file=self.stream, flush=True)
 
     def banner(self, kind: str, title: str) -> None:
         head = f"{kind} [{title}] "
@@ -63,8 +112,10 @@ class Console:
         where = f"[{r.host}]"
         if r.point is not None:
             params = ", ".join(f"{k}={v}" for k, v in r.params)
-            where += f" (point {r.point}{': ' + params if params else ''}"
-            where += f", {'warmup' if r.warmup else 'repeat'} {r.repeat + 1})"
+            name = self._names.get((r.step, r.host, r.point))
+            if name is None:  # a result without the step's point list: 1-based, totals unknown
+                name = f"point {r.point + 1}, {'warmup' if r.warmup else 'repeat'} {r.repeat + 1}"
+            where += f" ({name}{': ' + params if params else ''})"
         if r.status is Status.UNREACHABLE:
             text = f"fatal: {where}: UNREACHABLE! => {r.msg}"
         elif r.status is Status.FAILED:

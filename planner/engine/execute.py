@@ -37,6 +37,7 @@ class HostState:
     unreachable: bool = False
     blocked: str = ""  # e.g. held by another run: the host takes no steps at all
     workdir: str = ""  # this run's working directory on the host
+    predicted: dict[str, Any] = field(default_factory=dict)  # check mode: earlier steps' predicted changes
 
     @property
     def active(self) -> bool:
@@ -68,7 +69,7 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         log=record.log_command if record else (lambda *_: None),
         check_mode=settings.check, diff_mode=settings.diff, become=bool(become),
         become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
-        facts=hs.facts, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
+        facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
         simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal)
 

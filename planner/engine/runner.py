@@ -21,12 +21,14 @@ from typing import Any
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, run_step
+from planner.engine.execute import ExecSettings, HostState, make_context, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.progress import Progress, duration, point_label, point_names
 from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, controller_pids, record_inventory, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, utc_now
+from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory, utc_now
+from planner.engine.syncstart import Clocks, SyncStart
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
@@ -70,6 +72,7 @@ class RunOptions:
     secrets: tuple[str, ...] = ()
     break_stale_lock: bool = False
     inventory_files: tuple[Path, ...] = ()  # fingerprinted in the record: --resume refuses a changed inventory
+    inventory: tuple[Path, ...] = ()  # inventory files/folders read: snapshotted (redacted) into the record
 
 
 @dataclass(slots=True)
@@ -105,7 +108,9 @@ class Runner:
         self._lock = threading.Lock()
         self._locked: list[HostState] = []
         self._record_failures: list[str] = []
-        self._elapsed = 0.0
+        self.progress = Progress()  # the workloads' executions left, for the ETA
+        self.clocks = Clocks()  # sync_start: the hosts' clock offsets
+        self.sync_log: list[dict[str, Any]] = []  # sync_start: each point's measured start skew
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
 
     # -- record ------------------------------------------------------------------------------------------
@@ -119,6 +124,8 @@ class Runner:
                                       secrets=self.opts.secrets, simulated=self.opts.simulated)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
             record_inventory(self.record, self.opts.inventory_files)
+            if self.opts.inventory:
+                snapshot_inventory(self.record, self.opts.inventory)
         self.restore_log.attach(self.record)
 
     def _save_results(self) -> None:
@@ -132,6 +139,9 @@ class Runner:
                 self._record_failures.append(str(e))
 
     def _add(self, r: StepResult) -> None:
+        if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
+            for path in self.record.scrub_artifacts([a.path for a in r.artifacts]):
+                self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json)")
         with self._lock:
             self.results.append(r)
         st = self.states.get(r.host)
@@ -232,6 +242,9 @@ class Runner:
             if spec.when and not eval_when(spec.when, variables):
                 return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
+            if self.record is not None:
+                self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
+                                                                             "args": args})
             if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
                 variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
@@ -262,8 +275,8 @@ class Runner:
         done = self.previous is not None and spec.section is not Section.PREP and self.previous.is_done(
             hs.host.name, spec.path, point)
         if done:
-            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{'' if point is None else f' point {point + 1}'}"
-                              ": done before the resume")
+            name = "" if point is None else " " + self.console.point_name(spec.path, hs.host.name, point)
+            self.console.line(f"skipping: [{hs.host.name}] {spec.title}{name}: done before the resume")
         return done
 
     def _points(self, play: Play, spec: StepSpec, hs: HostState) -> list[tuple[SweepPoint, dict[str, Any]]]:
@@ -296,13 +309,22 @@ class Runner:
         for hs in states:
             variables[hs.host.name] = self._variables(play, hs)
             plans[hs.host.name] = self._points(play, spec, hs)
+            if self.record is not None:
+                self.record.note_resolved(play.name, hs.host.name, spec.path, {
+                    "title": spec.title, "kind": spec.kind,
+                    "points": [{"point": p.index + 1, "params": dict(p.params), "repeat": p.repeat + 1,
+                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]})
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
+        for host, pts in plans.items():
+            self.console.name_points(spec.path, host, point_names([p for p, _ in pts]))
+        self._plan_progress(spec, {h: pts for h, pts in plans.items()}, npoints)
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
                 r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
-                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode")
+                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
+                               diff=self._preview(play, spec, hs, plans[hs.host.name]) if self.opts.diff else None)
                 self._add(r)
                 self.console.result(r)
             return
@@ -313,35 +335,103 @@ class Runner:
             active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
             if not active:
                 continue
-            point0 = plans[active[0].host.name][i][0]
-            self.console.banner("TASK", f"{spec.title} : point {i + 1}/{npoints} {point0.label}")
-            barrier = threading.Barrier(len(active)) if play.sync_start and len(active) > 1 else None
+            point0, args0 = plans[active[0].host.name][i]
+            name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
+                                                                                 point0.index)})
+            self.console.banner("TASK", f"{spec.title} : {name0}")
+            # synchronised start across the play's hosts (e.g. RAC nodes): right before the measured command
+            sync = SyncStart([hs.host.name for hs in active], self.clocks) \
+                if play.sync_start and len(active) > 1 else None
 
-            def one(hs: HostState, i: int = i, barrier: threading.Barrier | None = barrier) -> StepResult:
+            def one(hs: HostState, i: int = i, sync: SyncStart | None = sync) -> StepResult:
+                try:
+                    return one_point(hs, i, sync)
+                finally:
+                    if sync is not None:
+                        sync.leave(hs.host.name)
+
+            def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
                 point, args = plans[hs.host.name][i]
-                if barrier is not None:
-                    barrier.wait()  # synchronised start across the play's hosts (e.g. RAC nodes)
                 workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
 
                 def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
                     # run_in_window empties (and makes) the point folder: every attempt starts from nothing
                     ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
-                    return win.run_in_window(ctx, window, workdir, writes_db_report, body)
+                    if sync is not None:
+                        ctx.sync = sync.member(hs.host.name, ctx.conn)
+                    return win.run_in_window(ctx, window, workdir, writes_db_report, body,
+                                             expected_s=win.expected_seconds(spec.kind, args))
 
                 return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
                                 self._artifacts(play, hs, spec, point), point=point, window=wrapped)
 
             started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
-            forks = len(active) if barrier is not None else self.opts.forks
-            self._on_hosts(one, active, forks)
+            forks = len(active) if sync is not None else self.opts.forks
+            self.console.live_start(self._live_text(spec, name0.split(":")[0], started,
+                                                    win.expected_seconds(spec.kind, args0)))
+            try:
+                self._on_hosts(one, active, forks)
+            finally:
+                self.console.live_stop()
             self._save_results()
+            if sync is not None:
+                self._record_sync(spec, point0, name0, sync)
             done_s = time.monotonic() - started
-            self._elapsed += done_s
-            left = self._elapsed / (i + 1) * (npoints - i - 1)
-            self.console.info(f"progress: point {i + 1}/{npoints} of {spec.title} done in {done_s:.1f}s; "
-                              f"elapsed {self._elapsed:.1f}s, about {left:.0f}s left")
-        self._elapsed = 0.0
+            self.progress.done(spec.path, done_s)
+            self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
+                              f"about {duration(self.progress.left_s())} left in the run")
+        self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
+
+    def _preview(self, play: Play, spec: StepSpec, hs: HostState,
+                 points: list[tuple[SweepPoint, dict[str, Any]]]) -> str:
+        """-C -D: each point's exact commands, files and SQL (StepType.preview), read-only."""
+        names = point_names([p for p, _ in points])
+        out: list[str] = []
+        for point, args in points:
+            out.append(f"{point_label(point, names)}:")
+            try:
+                ctx = make_context(spec, hs, self._variables(play, hs), self.settings, None, self.settings.plan_dir,
+                                   point)
+                text = step_class(spec.kind)(args).preview(ctx)
+            except Exception as e:  # noqa: BLE001 - a preview that cannot be made says why; the check goes on
+                text = f"(no preview: {e})"
+            out += ["    " + line for line in text.splitlines()]
+        return "\n".join(out) + "\n"
+
+    def _record_sync(self, spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart) -> None:
+        """The point's measured start skew: console line and sync_start.json in the run record."""
+        entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
+        self.sync_log.append(entry)
+        spread = entry["spread_ms"]
+        late = max((h.get("start_ms", 0.0) for h in entry["hosts"].values()), default=0.0)
+        self.console.info(f"synchronised start: {len(entry['hosts'])} hosts "
+                          + (f"within {spread:.2f} ms" if spread is not None else "(start not measured)")
+                          + (f", the last {late:.1f} ms after the start time" if late > 1 else ""))
+        for note in entry["notes"]:
+            self.console.warn(f"synchronised start: {note}")
+        if self.record is not None:
+            try:
+                self.record.write("sync_start.json", self.sync_log)
+            except OSError as e:
+                self.console.warn(f"run record: {e}")
+
+    def _plan_progress(self, spec: StepSpec, plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]],
+                       npoints: int) -> None:
+        """The step's executions still to run (after a --resume: without those done before it)."""
+        left = sum(1 for i in range(npoints) if any(
+            i < len(pts) and not (self.previous is not None and self.previous.is_done(host, spec.path, pts[i][0].index))
+            for host, pts in plans.items()))
+        first = next((pts[0][1] for pts in plans.values() if pts), {})
+        self.progress.plan(spec.path, left, win.expected_seconds(spec.kind, first))
+
+    def _live_text(self, spec: StepSpec, name: str, started: float, expected_s: float | None) -> Callable[[], str]:
+        def text() -> str:
+            elapsed = time.monotonic() - started
+            left = self.progress.left_s(spec.path, elapsed)
+            return (f"running: {spec.title} {name}: {duration(elapsed)} of {duration(expected_s)} expected; "
+                    f"about {duration(left)} left in the run")
+        return text
 
     def _cancel_all(self) -> None:
         for hs in self.states.values():
@@ -407,8 +497,24 @@ class Runner:
             (s.path, [p.index for p, _ in self._points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
             for s in specs))
 
+    def _plan_run_progress(self) -> None:
+        """Every workload step's executions, before the first play: the ETA covers the whole run. A step whose
+        arguments need the hosts' facts is counted when it starts."""
+        for play in self.plan.plays:
+            for spec in play.workloads:
+                if not selected(spec, play, self.opts):
+                    continue
+                plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
+                for host in self.play_hosts.get(play.name, ()):
+                    with contextlib.suppress(Exception):  # best effort: an estimate, never a failure
+                        plans[host.name] = self._points(play, spec, HostState(host, None))
+                if plans:
+                    self._plan_progress(spec, plans, max(len(p) for p in plans.values()))
+
     def run(self) -> RunOutcome:
         self._open_record()
+        if not self.opts.check:
+            self._plan_run_progress()
         interrupted = ""
         with contextlib.ExitStack() as stack:
             try:

@@ -12,11 +12,14 @@ import datetime as dt
 import json
 import os
 import platform
+import re
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+import yaml
 
 from planner import __version__
 from planner.files import slug, write_bytes, write_json
@@ -25,6 +28,13 @@ from planner.plan.model import Plan
 from planner.transport.connection import CommandResult
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
+RESOLVED_PLAN = "plan.resolved.yaml"  # each step's arguments per host, after variables (beside plan.yaml)
+INVENTORY_DIR = "inventory"  # the inventory as read, redacted, with its group_vars/ and host_vars/
+# Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
+_SECRET_VALUE = re.compile(r"(?im)^(\s*[-\w.]*(?:pass(?:word|wd)?|secret|token|private_key)[-\w.]*\s*[:=]\s*)(\S.*)$")
+_SECRET_INLINE = re.compile(r"(?i)(\b\w*(?:pass(?:word|wd)?|secret|token)\w*=)(\S+)")
+# SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
+_SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|\S+)")
 
 
 def utc_now() -> str:
@@ -71,31 +81,100 @@ class RunRecord:
         self._commands = _open_log(path / "commands.jsonl")
         self.meta: dict[str, Any] = {}
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
+        self._resolved: dict[str, dict[str, dict[str, Any]]] = {}  # play -> host -> step path -> entry
+        self._scrubbed: set[str] = set()  # artifacts already checked for secrets
 
     # -- secrets never land in the record -------------------------------------------------------------
+    # Redaction is a property of values: each string is redacted before it is encoded, so a password holding
+    # `"`, `\` or non-ASCII (which json.dumps escapes) cannot survive as its escaped form; the escaped forms
+    # are redacted in free text too, for values that were JSON before they reached the record.
     def redact(self, text: str) -> str:
-        for s in self._secrets:
-            text = text.replace(s, "********")
-        return text
+        return redact_text(text, self._secrets)
+
+    def redact_value(self, value: Any) -> Any:
+        return redact_value(value, self._secrets)
+
+    def redact_head(self, text: str, limit: int) -> str:
+        """``redact(text)`` cut to ``limit`` characters, reading only about ``limit`` of it: a secret split by
+        the cut is masked, not left as its first half."""
+        return redact_head(text, limit, self._secrets)
+
+    def redact_sql(self, text: str) -> str:
+        return _SQL_SECRET.sub(r"\1********", self.redact(text))
 
     def add_secret(self, secret: str) -> None:
         if secret:
             self._secrets = (*self._secrets, secret)
 
+    def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
+        """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the
+        record notes each file changed (meta.json ``redacted_artifacts``) so a reader knows why a hash
+        no longer matches the host's file. Returns the files changed."""
+        if not self._secrets:
+            return []
+        changed: list[str] = []
+        scrubbed = self._scrubbed
+        for rel in relpaths:
+            target = self.path / rel
+            if rel in scrubbed or not target.is_file() or target.is_symlink():
+                continue
+            scrubbed.add(rel)
+            try:
+                n = scrub_file(target, self._secrets)
+            except OSError as e:
+                self.write_errors.append(f"{rel}: could not be checked for secrets: {e.strerror or e}")
+                continue
+            if n:
+                changed.append(rel)
+                with self._lock:
+                    self.meta.setdefault("redacted_artifacts", []).append(
+                        {"path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"})
+        if changed:
+            self.write_meta()
+        return changed
+
     # -- files -----------------------------------------------------------------------------------------
     def write_meta(self, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
-            write_json(self.path / "meta.json", self.meta)
+            write_json(self.path / "meta.json", self.redact_value(self.meta))
 
     def write(self, relpath: str, data: Any) -> None:
-        text = json.dumps(data, indent=2, default=str) + "\n"
+        text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
         write_bytes(self.path / relpath, self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
         target = self.path / relpath
         write_bytes(target, self.redact(text).encode())
         return target
+
+    def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any]) -> None:
+        """Record one step's arguments on one host after variables (and its sweep points): plan.resolved.yaml.
+
+        plan.yaml is the plan as given; this is what each host was actually asked to do, so a reader needs
+        neither the inventory nor the -e values to know which arguments ran."""
+        with self._lock:
+            resolved = self._load_resolved()
+            resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
+            doc = {"plays": [{"name": p, "hosts": hosts} for p, hosts in resolved.items()]}
+            text = "# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
+            text += yaml.safe_dump(_plain(doc), sort_keys=False, default_flow_style=False, allow_unicode=True)
+        try:
+            self.write_text(RESOLVED_PLAN, text)
+        except OSError as e:
+            self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
+
+    def _load_resolved(self) -> dict[str, dict[str, dict[str, Any]]]:
+        """The entries so far; a resumed run's record (planner.engine.resume) starts from its file."""
+        resolved: dict[str, dict[str, dict[str, Any]]] | None = getattr(self, "_resolved", None)
+        if resolved is None:
+            resolved = {}
+            with contextlib.suppress(OSError, yaml.YAMLError, TypeError, AttributeError):
+                doc = yaml.safe_load((self.path / RESOLVED_PLAN).read_text()) or {}
+                for p in doc.get("plays", []):
+                    resolved[str(p["name"])] = dict(p.get("hosts") or {})
+            self._resolved = resolved
+        return resolved
 
     def artifact_dir(self, *parts: str) -> Path:
         d = self.path.joinpath("artifacts", *(slug(p) for p in parts))
@@ -107,9 +186,12 @@ class RunRecord:
             "time": utc_now(), "host": host, "step": step, "command": self.redact(result.command),
             "exit_code": result.exit_code, "duration_s": round(result.duration_s, 4),
             "timed_out": result.timed_out,
-            "stdout": self.redact(result.stdout[:OUTPUT_LIMIT]), "stderr": self.redact(result.stderr[:OUTPUT_LIMIT]),
-            "truncated": len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
+            "stdout": self.redact_head(result.stdout, OUTPUT_LIMIT),
+            "stderr": self.redact_head(result.stderr, OUTPUT_LIMIT),
+            "truncated": result.truncated or len(result.stdout) > OUTPUT_LIMIT or len(result.stderr) > OUTPUT_LIMIT,
         }
+        if result.stdin:  # e.g. the SQL a sqlplus call read: what ran is as much the script as the argv
+            entry["stdin"] = self.redact_sql(result.stdin[:OUTPUT_LIMIT])
         line = json.dumps(entry) + "\n"
         with self._lock:
             try:
@@ -139,6 +221,84 @@ class RunRecord:
                 self._commands.close()
 
 
+MASK = "********"
+
+
+def secret_forms(secrets: Sequence[str]) -> list[str]:
+    """Each secret as written and as JSON escapes it (with and without ensure_ascii), longest first so a
+    secret containing another is masked whole."""
+    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: Sequence[str]) -> str:
+    for form in secret_forms(secrets):
+        text = text.replace(form, MASK)
+    return text
+
+
+def redact_value(value: Any, secrets: Sequence[str]) -> Any:
+    """The same JSON-like value with every string (keys included) redacted."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, Mapping):
+        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
+
+
+def redact_head(text: str, limit: int, secrets: Sequence[str]) -> str:
+    forms = secret_forms(secrets)
+    if not forms:
+        return text[:limit]
+    longest = len(forms[0])
+    head = text[: limit + longest]
+    red = redact_text(head, secrets)
+    if len(head) < len(text):  # a secret straddling the end of what was read: mask its visible start
+        for form in forms:
+            for k in range(min(len(form) - 1, len(red)), 0, -1):
+                if red.endswith(form[:k]):
+                    red = red[:-k] + MASK
+                    break
+    return red[:limit]
+
+
+def scrub_file(path: Path, secrets: Sequence[str], chunk: int = 1 << 20) -> int:
+    """Replace every secret (UTF-8 bytes, as written and JSON-escaped) in a file; returns how many were
+    replaced. Streams with an overlap of the longest secret, so memory stays bounded; the file is only
+    rewritten (atomically, beside itself) when something was found."""
+    forms = [f.encode() for f in secret_forms(secrets)]
+    if not forms:
+        return 0
+    overlap = max(len(f) for f in forms) - 1
+    found = 0
+    tmp = path.with_name(f".{path.name}.redacting")
+    with path.open("rb") as src, tmp.open("wb") as out:
+        carry = b""
+        while True:
+            block = src.read(chunk)
+            data = carry + block
+            for f in forms:
+                found += data.count(f)
+                data = data.replace(f, MASK.encode())
+            if not block:
+                out.write(data)
+                break
+            keep = min(overlap, len(data))  # the tail may hold the start of a secret the next block ends
+            out.write(data[: len(data) - keep])
+            carry = data[len(data) - keep:]
+    if found:
+        os.chmod(tmp, path.stat().st_mode & 0o777)
+        os.replace(tmp, path)
+    else:
+        tmp.unlink()
+    return found
+
+
 def _open_log(path: Path) -> Any:
     """commands.jsonl for appending, 0600 like every other record file (it holds every command's output)."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
@@ -166,6 +326,56 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
     return rec
 
 
+def _plain(v: Any) -> Any:
+    """YAML-safe copy: mappings, lists and scalars only (tuples become lists, other objects their str)."""
+    if isinstance(v, Mapping):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v if v is None or isinstance(v, bool | int | float | str) else str(v)
+
+
+def inventory_files(source: Path) -> list[tuple[Path, str]]:
+    """(file, its path in the snapshot) for an inventory file or folder and the group_vars/, host_vars/
+    beside a file (Ansible reads those from the inventory's folder)."""
+    out: list[tuple[Path, str]] = []
+    if source.is_dir():
+        base = source
+        roots = [source]
+    else:
+        base = source.parent
+        out.append((source, source.name))
+        roots = [base / "group_vars", base / "host_vars"]
+    for root in roots:
+        if root.is_dir():
+            out += [(f, f.relative_to(base).as_posix()) for f in sorted(root.rglob("*"))
+                    if f.is_file() and not any(p.startswith(".") for p in f.relative_to(base).parts)]
+    return out
+
+
+def redact_inventory(text: str) -> str:
+    """A password-like variable's value replaced by ******** (INI, YAML, vars files)."""
+    text = _SECRET_VALUE.sub(r"\1********", text)
+    return _SECRET_INLINE.sub(r"\1********", text)
+
+
+def snapshot_inventory(rec: RunRecord, sources: Sequence[Path]) -> list[str]:
+    """Copy the inventory (and its vars files) into ``inventory/`` of the run, redacted, so the folder is
+    self-contained; returns the snapshot's paths (also in meta.json ``inventory``)."""
+    written: list[str] = []
+    for i, source in enumerate(sources):
+        prefix = INVENTORY_DIR if len(sources) == 1 else f"{INVENTORY_DIR}/{i + 1}"
+        for f, rel in inventory_files(Path(source)):
+            try:
+                text = f.read_text(errors="replace")
+            except OSError:
+                continue
+            rec.write_text(f"{prefix}/{rel}", redact_inventory(text))
+            written.append(f"{prefix}/{rel}")
+    rec.write_meta(inventory={"sources": [str(s) for s in sources], "snapshot": written})
+    return written
+
+
 def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: int,
                   interrupted: str = "") -> None:
     """Close a run: recap, console transcript and the final status. A full disk must not stop the run ending."""
@@ -181,6 +391,39 @@ def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence
 def environment_meta() -> dict[str, Any]:
     return {"planner_version": __version__, "python": platform.python_version(),
             "controller": platform.node(), "controller_platform": platform.platform()}
+
+
+def _alive(pid: Any) -> bool | None:
+    """Whether controller ``pid`` still runs here (None: unknown, e.g. no pid recorded)."""
+    try:
+        n = int(pid)
+    except (TypeError, ValueError):
+        return None
+    if n < 1:
+        return None
+    try:
+        os.kill(n, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # e.g. EPERM: it exists, as another user's process
+        return True
+    return True
+
+
+def status_text(meta: Mapping[str, Any]) -> str:
+    """A run's status as people say it: a run whose controller was killed (meta.json still says running,
+    no exit code) is "interrupted", never "exit code None"."""
+    status, code = str(meta.get("status") or "unknown"), meta.get("exit_code")
+    phase = meta.get("interrupted_phase")
+    if status == "running" and code is None:
+        same_host = meta.get("controller") in (None, platform.node())
+        if same_host and _alive(meta.get("pid")) is False:
+            return ("interrupted (its controller was killed before closing the run; `planner restore RUN` "
+                    "restores prep, `planner apply --resume RUN` goes on)")
+        return "running" + (f" (controller pid {meta.get('pid')})" if meta.get("pid") else "")
+    if status == "interrupted":
+        return "interrupted" + (f" during {phase}" if phase else "") + (f" (exit code {code})" if code is not None else "")
+    return status + (f" (exit code {code})" if code is not None else "")
 
 
 def load_meta(run_dir: Path) -> Mapping[str, Any]:

@@ -5,6 +5,7 @@ workloads that do not write their own database report. (The host lock lives in p
 from __future__ import annotations
 
 import posixpath
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -21,26 +22,65 @@ DB_REPORTS = ("awr", "statspack")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 
 
+# A window's figures are means over its samples: fewer than this many and one sample is the figure.
+MIN_SAMPLES = 3
+MAX_AUTO_INTERVAL_S = 5
+# The arguments that give a workload point's length, per step kind (fio runtime, SLB seconds, SLOB run_time,
+# ORION duration per data point: a lower bound); an SLB point without seconds runs the kit's 10 s.
+DURATION_ARGS = ("runtime", "seconds", "run_time", "duration")
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
+
+
 @dataclass(frozen=True, slots=True)
 class WindowSpec:
     """What to collect around each workload point of a play (from its `collect:` section)."""
 
     os_tools: tuple[str, ...] = ()
-    interval_s: int = 5
+    interval_s: int | None = None  # the plan's `interval:`; None: chosen from each point's expected length
     db_report: str | None = None  # "awr" | "statspack"
 
 
 def window_spec(play: Play) -> WindowSpec:
     """What the play's `collect:` asks to wrap around each workload point."""
     tools = tuple(s.kind for s in play.collect if s.kind in OS_TOOLS)
-    intervals = [int(s.args.get("interval", 5)) for s in play.collect
-                 if s.kind in OS_TOOLS and isinstance(s.args, Mapping)]
+    intervals = [int(s.args["interval"]) for s in play.collect
+                 if s.kind in OS_TOOLS and isinstance(s.args, Mapping) and s.args.get("interval") is not None]
     db = next((s.kind for s in play.collect if s.kind in DB_REPORTS), None)
-    return WindowSpec(tools, min(intervals, default=5), db)
+    return WindowSpec(tools, min(intervals) if intervals else None, db)
+
+
+def expected_seconds(kind: str, args: Mapping[str, Any]) -> float | None:
+    """How long a workload point should run, from its arguments (None when they do not say)."""
+    for key in DURATION_ARGS:
+        value = args.get(key)
+        if value is None or isinstance(value, bool):
+            continue
+        m = _DURATION.match(str(value))
+        if m:
+            seconds = float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+            ramp = _DURATION.match(str(args.get("ramp_time", "")))
+            return seconds + (float(ramp.group(1)) if ramp and not ramp.group(2) else 0.0)
+    return 10.0 if kind == "slb" else None
+
+
+def sample_interval(spec: WindowSpec, expected_s: float | None) -> tuple[int, str]:
+    """The sampling interval for one point and, when the plan's own interval was shortened, why.
+
+    The short points of a rehearsal or a quick sweep (2 s of fio) sampled every 5 s gave mpstat no row at
+    all ("mpstat parser: section 'CPU': no CPU rows"): the interval is at most a third of the point, 1 s
+    at the least; a point of unknown length is sampled every second (the figures are means over samples).
+    """
+    fits = max(1, int(expected_s // MIN_SAMPLES)) if expected_s else None
+    if spec.interval_s is None:
+        return (min(MAX_AUTO_INTERVAL_S, fits) if fits else 1), ""
+    if fits is not None and fits < spec.interval_s:
+        return fits, (f"OS statistics every {fits}s instead of {spec.interval_s}s: the point runs about "
+                      f"{expected_s:g}s, and a window needs {MIN_SAMPLES} samples")
+    return spec.interval_s, ""
 
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
-                  body: Callable[[], Any]) -> tuple[Any, list[Artifact], list[str]]:
+                  body: Callable[[], Any], expected_s: float | None = None) -> tuple[Any, list[Artifact], list[str]]:
     """Run ``body`` with OS sampling and DB snapshots around it; returns (body result, artifacts, warnings).
 
     ``workdir`` is the engine's point folder: emptied first (one round trip), as every attempt of a point
@@ -62,7 +102,11 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             token = dbmod.begin(ctx, spec.db_report)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
-        sampler = ostats.start(ctx.conn, osdir, spec.interval_s, spec.os_tools)
+        interval, note = sample_interval(spec, expected_s)
+        if note:
+            warnings.append(note)
+        sampler = ostats.start(ctx.conn, osdir, interval, spec.os_tools,
+                               log=lambda r: ctx.log(ctx.host.name, ctx.step_path, r))
         warnings += [f"{t} not installed on {ctx.host.name}: no {t} data" for t in sampler.skipped]
     failure: BaseException | None = None
     result: Any = None
@@ -72,6 +116,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         failure = e
     if sampler is not None:
         try:
+            if failure is None:  # a point shorter than its first samples: wait for them (bounded)
+                sampler.wait_for_samples()
             for f in sampler.stop():
                 name = posixpath.basename(f)
                 kind = name.rsplit(".", 1)[0]

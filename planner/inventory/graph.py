@@ -10,7 +10,7 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -20,6 +20,7 @@ import yaml
 
 from planner.errors import InputError, Location, Problem
 from planner.host import Host
+from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
     LOCALHOST_NAMES,
@@ -45,6 +46,7 @@ class Inventory:
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # group -> direct hosts
     limited_out: frozenset[str] = frozenset()  # hosts a --limit removed; patterns still know them
     files: tuple[Path, ...] = ()  # every file read: sources, group_vars/, host_vars/ (for --resume's check)
+    sources: tuple[Path, ...] = ()  # the -i files/folders as given (the run record snapshots them)
 
     def select(self, pattern: str, *, allow_empty: bool = False) -> list[Host]:
         """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none."""
@@ -72,6 +74,7 @@ class Inventory:
             members=MappingProxyType({g: tuple(h for h in hs if h in keep) for g, hs in self.members.items()}),
             limited_out=self.limited_out | (set(self.hosts) - keep),
             files=self.files,
+            sources=self.sources,
         )
 
 
@@ -112,19 +115,19 @@ def load_inventory(path: Path | str | Sequence[Path | str]) -> Inventory:
             file_vars[key] = {**file_vars.get(key, {}), **variables}
     if graph.problems:
         raise InputError(graph.problems)
-    return _freeze(graph, file_vars, paths[0], tuple(read))
+    return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths))
 
 
 def _read_text(path: Path, problems: list[Problem]) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    if not path.exists():
         problems.append(Problem(None, "", f"inventory {path} does not exist",
                                 "give the path of an INI or YAML inventory with -i"))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(None, "", f"cannot read inventory {path}: {exc}",
-                                "check the path, its permissions and that it is UTF-8 text"))
-    return None
+        return None
+    try:
+        return read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None
 
 
 def _source_files(folder: Path) -> list[Path]:
@@ -183,7 +186,7 @@ def _candidates(folder: Path, name: str) -> list[Path]:
         p = folder / f"{name}{suffix}"
         if p.is_dir():
             return _dir_files(p)
-        if p.is_file():
+        if p.exists():  # a FIFO or a device too: read_vars_file refuses it by name instead of hanging
             return [p]
     return []
 

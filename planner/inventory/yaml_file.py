@@ -11,7 +11,8 @@ from typing import Any
 
 import yaml
 
-from planner.errors import Location, Problem
+from planner.errors import InputError, Location, Problem
+from planner.inputs import check_alias_growth, read_input
 from planner.inventory.data import InventoryGraph, expand_host_range, split_host_port
 
 _SECTIONS = ("vars", "children", "hosts")
@@ -25,6 +26,9 @@ def compose(text: str, file: str) -> tuple[yaml.Node | None, list[Problem]]:
     """Parse YAML into nodes; a syntax error becomes a Problem at the place PyYAML points to."""
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
+        growth = check_alias_growth(root, file)  # before any value is built: a billion laughs stops here
+        if growth:
+            return None, growth
         if root is not None:
             value_of(root)  # every later value_of() on a part of it succeeds: typing errors surface here
         return root, []
@@ -150,10 +154,9 @@ def _hosts(graph: InventoryGraph, group: str, pattern: Any, knode: yaml.Node, no
 def read_vars_file(path: Path, file: str) -> tuple[list[tuple[str, Any, Location]], list[Problem]]:
     """A group_vars/host_vars file: a YAML or JSON mapping; empty files count as no variables."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return [], [Problem(Location(file, 1, 1), "", f"cannot read variables file: {exc}",
-                            "check the file's permissions and encoding (UTF-8)")]
+        text = read_input(path, "variables file")
+    except InputError as exc:
+        return [], [Problem(p.location or Location(file, 1, 1), "", p.message, p.hint) for p in exc.problems]
     root, problems = compose(text, file)
     if problems or root is None or is_null(root):
         return [], problems

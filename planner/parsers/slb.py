@@ -4,11 +4,14 @@ Per memhammer process (label ``proc``, 1-based within its run, and ``op`` = wops
 ``slb.proc_tput`` ops/s, ``slb.proc_avg_nsec_per_op`` ns, ``slb.proc_secs`` s, ``slb.proc_ops``.
 Per run (label ``run``, 1-based; one ``Test Summary:`` line closes a run): ``slb.users``,
 ``slb.total_wops``, ``slb.total_rops``, ``slb.runtime_s``, ``slb.wops_per_s``, ``slb.rops_per_s``.
+Per run and op, over its processes (derived; labels ``run``, ``op``, ``stat`` = min/median/max):
+``slb.avg_nsec_per_op`` ns, the per-process "Avg nsec/op" latency the seed's post discusses.
 """
 
 from __future__ import annotations
 
 import re
+import statistics
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
@@ -61,4 +64,16 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if open_run:
         sink.errors.append(ParseError("slb", "Test Summary", f"run {run} has per-process lines but no "
                                       "'Test Summary:' line (truncated output?)", source=source))
+    _latency_spread(sink)
     return sink.freeze("slb")
+
+
+def _latency_spread(sink: MetricSink) -> None:
+    """min/median/max of the per-process Avg nsec/op, per run and op: one number per point for a report."""
+    groups: dict[tuple[str, str], list[float]] = {}
+    for m in sink.metrics:
+        if m.name == "slb.proc_avg_nsec_per_op":
+            groups.setdefault((m.label("run"), m.label("op")), []).append(m.value)
+    for (run, op), values in groups.items():
+        for stat, v in (("min", min(values)), ("median", statistics.median(values)), ("max", max(values))):
+            sink.add("slb.avg_nsec_per_op", v, "ns", Direction.LOWER, None, True, run=run, op=op, stat=stat)

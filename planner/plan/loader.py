@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import jinja2
+import jinja2.meta
 
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
@@ -29,7 +30,16 @@ from planner.plan.schema import (
 )
 from planner.plan.source import Document, NodePath, format_path, load_yaml
 from planner.plan.sweeps import zip_problems
-from planner.plan.templating import render, template_errors, undefined_name, variables_for
+from planner.plan.templating import (
+    environment,
+    eval_when,
+    is_password_name,
+    refused,
+    render,
+    template_errors,
+    undefined_name,
+    variables_for,
+)
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
 ArgsCheck = Callable[[Mapping[str, Any], Path], None]
@@ -42,16 +52,19 @@ class InventoryLike(Protocol):
     def select(self, pattern: str) -> list[Host]: ...
 
 
-def load_plan(path: Path) -> Plan:
-    """Load, validate and type a plan; InputError (exit code 5) lists every problem found."""
-    plan, problems = load_plan_partly(path)
+def load_plan(path: Path, inventory_must_exist: bool = True) -> Plan:
+    """Load, validate and type a plan; InputError (exit code 5) lists every problem found.
+
+    ``inventory_must_exist=False`` is for a run record's copy of a plan: its relative ``inventory:`` points
+    beside the original plan file, not into the run folder, and a report needs no inventory."""
+    plan, problems = load_plan_partly(path, inventory_must_exist)
     if problems:
         raise InputError(problems)
     assert plan is not None
     return plan
 
 
-def load_plan_partly(path: Path) -> tuple[Plan | None, list[Problem]]:
+def load_plan_partly(path: Path, inventory_must_exist: bool = True) -> tuple[Plan | None, list[Problem]]:
     """The plan's problems, and the plan made of its steps that have none (None when too little is left).
 
     For reporting every problem of a plan in one pass: the inventory-dependent checks (undefined variables,
@@ -60,6 +73,7 @@ def load_plan_partly(path: Path) -> tuple[Plan | None, list[Problem]]:
     doc = load_yaml(path)
     problems = validate_document(doc)
     build = _Build(doc, path)
+    build.inventory_must_exist = inventory_must_exist
     plan, more = build.plan()
     problems = list(dict.fromkeys(problems + more))
     if plan is None and problems:
@@ -122,6 +136,7 @@ class _Build:
         self.doc, self.path, self.where = doc, path, Locator(doc)
         self.problems: list[Problem] = []
         self.lenient = False  # build what is sound and drop the rest (load_plan_partly's second pass)
+        self.inventory_must_exist = True
 
     def problem(self, path: NodePath, message: str, hint: str, key: bool = False) -> None:
         loc = self.doc.key_location(path) if key else self.doc.location(path)
@@ -138,6 +153,11 @@ class _Build:
         inventory = self.inventory(data.get("inventory"))
         claims = self.claims(data.get("reproduces"), [p.get("name") for p in raw_plays if isinstance(p, dict)])
         report = data.get("report")
+        self.report_output(report)
+        self.clear_passwords(data.get("vars"), ("vars",))
+        for i, p in enumerate(raw_plays):
+            if isinstance(p, dict):
+                self.clear_passwords(p.get("vars"), ("plays", i, "vars"))
         if not self.lenient and (self.problems or any(p is None for p in plays)):
             return None, self.problems
         try:
@@ -156,10 +176,38 @@ class _Build:
         if not isinstance(value, str) or not value:
             return None
         resolved = self.path.parent / Path(value).expanduser()
-        if not is_template(value) and not (resolved.is_file() or resolved.is_dir()):
+        if self.inventory_must_exist and not is_template(value) and not (resolved.is_file() or resolved.is_dir()):
             self.problem(("inventory",), f"inventory file '{value}' not found (looked for {resolved})",
                          "fix the path (it is relative to the plan file), create the file, or pass -i FILE")
         return resolved
+
+    def clear_passwords(self, variables: Any, path: NodePath) -> None:
+        """A password written in a plan is in every copy of it (each run folder keeps plan.yaml): refused,
+        pointing at the ways that keep it out (a template such as "{{ admin_password }}" fed by -e is fine)."""
+        if not isinstance(variables, dict):
+            return
+        for name, value in variables.items():
+            if isinstance(name, str) and is_password_name(name) and value not in (None, "") \
+                    and not is_template(value):
+                self.problem((*path, name), f"variable '{name}' holds a password in clear in the plan",
+                             f"put it in an environment variable or a file and name that ({name}_env: VAR or "
+                             f"{name}_file: PATH), or pass it with -e {name}=... (redacted from the record)",
+                             key=True)
+
+    def report_output(self, report: Any) -> None:
+        """``report: output:`` writes a file when the plan runs: only below the plan's own folder (a received
+        plan must not overwrite ~/.bashrc); a report elsewhere is asked for with `planner report RUN -o`."""
+        output = report.get("output") if isinstance(report, dict) else None
+        if not isinstance(output, str) or not output or "\x00" in output:
+            return
+        base = self.path.resolve().parent
+        try:
+            target = (base / Path(output).expanduser()).resolve()
+        except (OSError, RuntimeError, ValueError):
+            target = base
+        if not target.is_relative_to(base) or target == base:
+            self.problem(("report", "output"), f"report output '{output}' leads outside the plan's folder ({base})",
+                         "write it below the plan's folder, or render it there yourself: planner report RUN -o PATH")
 
     def check_play_names(self, plays: list[Any]) -> None:
         seen: dict[str, int] = {}
@@ -227,7 +275,7 @@ class _Build:
         if isinstance(when, str):
             expr = when.strip().removeprefix("{{").removesuffix("}}")
             try:
-                jinja2.Environment().compile_expression(expr)
+                environment().compile_expression(expr)
             except jinja2.TemplateSyntaxError as exc:
                 self.problem((*path, "when"), f"bad when expression: {exc.message}", "fix the expression")
         zip_names = tuple(opts.get("zip") or ())
@@ -280,6 +328,8 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             continue
         for host in hosts:
             variables = variables_for(plan, play, host, extra_vars)
+            for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
+                found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
                 for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
                                      spec.path in variables_only):
@@ -290,12 +340,56 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     return problems
 
 
+_SANDBOX_HINT = "use the sandbox-safe Jinja subset: no attributes starting with '_', no Python internals"
+
+
+def _refused_vars(names: Mapping[str, str], plan: Plan, play_index: int, extra_vars: Mapping[str, Any],
+                  doc: Document | None, inventory: InventoryLike) -> list[Problem]:
+    """Variables whose templates the sandbox refused, reported where they were written (used or not)."""
+    out: list[Problem] = []
+    play = plan.plays[play_index]
+    for name, why in names.items():
+        if name in extra_vars:
+            out.append(Problem(None, "-e", f"{name}: {why}", _SANDBOX_HINT))
+        elif name in play.vars or name in plan.vars:
+            path: NodePath = ("plays", play_index, "vars", name) if name in play.vars else ("vars", name)
+            loc = doc.location(path) if doc else play.location
+            out.append(Problem(loc, format_path(path), why, _SANDBOX_HINT))
+        else:
+            source = getattr(inventory, "source", None)
+            out.append(Problem(Location(str(source), 1, 1) if source else None, "",
+                               f"inventory {why}", _SANDBOX_HINT))
+    return out
+
+
+def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
+                step_path: NodePath) -> list[Problem]:
+    """A ``when:`` that can be evaluated before the run (it names only known variables) is: ``1/0`` or
+    ``n + 1`` with a string ``n`` is refused here, not in the middle of a run."""
+    if not isinstance(spec.when, str):
+        return []
+    expr = spec.when.strip()
+    expr = expr[2:-2] if expr.startswith("{{") and expr.endswith("}}") else expr
+    try:
+        names = jinja2.meta.find_undeclared_variables(environment().parse("{{ " + expr + " }}"))
+    except jinja2.TemplateSyntaxError:
+        return []  # reported by load_plan
+    if not names <= set(variables) or "planner_facts" in names:
+        return []  # runtime values: checked when the step runs
+    try:
+        eval_when(spec.when, variables)
+    except InputError as exc:
+        loc = where.value((*step_path[:-1], "when"))
+        return [Problem(loc, format_path((*step_path[:-1], "when")), p.message, p.hint) for p in exc.problems]
+    return []
+
+
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
                 plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
-    problems: list[Problem] = []
+    problems: list[Problem] = _check_when(spec, variables, where, step_path)
     for key, value in spec.args.items():
         loc = where.value((*step_path, key))
         try:

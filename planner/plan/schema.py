@@ -6,6 +6,10 @@ editors; each step type has its own sub-schema under ``$defs`` named for the typ
 ``x-sweep: true`` marks a workload parameter that may be given as a list to sweep it, ``x-hint``
 is the hint printed with an error at that node.
 
+Step kinds from plugins (planner.steps.load_plugins, docs/plugins.md) are composed in: the steps layer hands
+each kind's sub-schema to ``add_step_kinds``, and everything here (``planner schema``, validation, sweeps)
+reads the composed schema. The plan layer never imports step code.
+
 Validation reports every problem at once. Steps are not validated through the editor schema's
 ``oneOf`` (whose errors are noise): the step's kind key picks its sub-schema, and errors inside it
 are reported. Template strings (``"{{ run_time }}"``) are accepted anywhere in step arguments here;
@@ -34,13 +38,53 @@ SECTIONS = tuple(s.value for s in Section)
 
 
 @lru_cache(maxsize=1)
-def _raw() -> dict[str, Any]:
+def _builtin() -> dict[str, Any]:
     text = resources.files("planner").joinpath("plan/schemas/plan.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 
+_ADDED: dict[str, dict[str, Any]] = {}  # step kinds added by plugins: kind -> its sub-schema (with x-section)
+_HOLDERS = {"prep": "PrepStep", "workloads": "WorkloadStep", "collect": "CollectStep"}
+
+
+def add_step_kinds(defs: Mapping[str, Mapping[str, Any]]) -> None:
+    """Compose more step kinds into the plan schema: kind -> the JSON schema of its arguments, with
+    ``x-section`` (prep, workloads, collect or any). A built-in kind cannot be replaced (ValueError)."""
+    for kind, d in defs.items():
+        if kind in _builtin()["$defs"]:
+            raise ValueError(f"step kind '{kind}' is planner's own: a plugin cannot replace it")
+        if d.get("x-section") not in (*_HOLDERS, "any"):
+            raise ValueError(f"step kind '{kind}': x-section must be prep, workloads, collect or any")
+        _ADDED[kind] = copy.deepcopy(dict(d))
+    _raw.cache_clear()
+    _validator.cache_clear()
+
+
+@lru_cache(maxsize=1)
+def _raw() -> dict[str, Any]:
+    """The built-in schema with the added kinds in ``$defs`` and in each section's list of step types."""
+    if not _ADDED:
+        return _builtin()
+    raw = copy.deepcopy(_builtin())
+    defs = raw["$defs"]
+    for kind, d in _ADDED.items():
+        defs[kind] = d
+        for section, holder in _HOLDERS.items():
+            if d["x-section"] not in (section, "any"):
+                continue
+            node = defs[holder]
+            branches = node.get("oneOf", []) if "properties" not in node else []
+            obj = next((b for b in branches if b.get("type") == "object"), node)
+            obj["properties"][kind] = {"$ref": f"#/$defs/{kind}"}
+            obj["oneOf"].append({"required": [kind]})
+            for b in branches:  # a bare kind name (collect: [iostat]) is listed in an enum
+                if "enum" in b:
+                    b["enum"].append(kind)
+    return raw
+
+
 def plan_schema() -> dict[str, Any]:
-    """The plan JSON Schema (a copy: callers may print or modify it)."""
+    """The plan JSON Schema, plugin kinds included (a copy: callers may print or modify it)."""
     return copy.deepcopy(_raw())
 
 
@@ -76,8 +120,8 @@ def sweepable_params(kind: str) -> frozenset[str]:
     return frozenset(k for k, v in props.items() if v.get("x-sweep"))
 
 
-STEP_OPTIONS: frozenset[str] = frozenset(_raw()["$defs"]["StepOptions"]["properties"])
-WORKLOAD_OPTIONS: frozenset[str] = frozenset(_raw()["$defs"]["WorkloadOptions"]["properties"]) - STEP_OPTIONS
+STEP_OPTIONS: frozenset[str] = frozenset(_builtin()["$defs"]["StepOptions"]["properties"])
+WORKLOAD_OPTIONS: frozenset[str] = frozenset(_builtin()["$defs"]["WorkloadOptions"]["properties"]) - STEP_OPTIONS
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -23,6 +23,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from planner.errors import InputError, Location, Problem
+from planner.inputs import check_alias_growth, read_input
 
 PathKey = str | int
 NodePath = tuple[PathKey, ...]
@@ -183,6 +184,9 @@ def load_yaml_text(text: str, filename: str) -> Document:
         node = loader.get_single_node()
         if node is None:
             return Document(filename, None, {(): Location(filename, 1, 1)})
+        growth = check_alias_growth(node, filename)
+        if growth:
+            raise InputError(growth)
         builder = _Builder(loader, filename)
         data = builder.build(node, ())
     except yaml.MarkedYAMLError as exc:
@@ -199,13 +203,7 @@ def load_yaml_text(text: str, filename: str) -> Document:
 
 def load_yaml(path: Path) -> Document:
     """Load a YAML file; the file name in locations is ``path`` as given (relative stays relative)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise InputError([Problem(None, "", f"{path}: no such file", "check the path")]) from None
-    except (OSError, UnicodeDecodeError, ValueError) as exc:  # ValueError: a NUL byte in the path
-        raise InputError([Problem(None, "", f"{path}: cannot read: {exc}", "check the file")]) from None
-    return load_yaml_text(text, str(path))
+    return load_yaml_text(read_input(path), str(path))  # a regular file of bounded size (planner.inputs)
 
 
 def _reader_problem(exc: yaml.reader.ReaderError, filename: str, text: str) -> Problem:

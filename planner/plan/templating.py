@@ -1,6 +1,6 @@
 """Variables and Jinja2 rendering of step arguments.
 
-Rendering uses ``jinja2.nativetypes.NativeEnvironment`` with ``StrictUndefined``: a string that is
+Rendering uses the sandboxed native environment of planner.safejinja with ``StrictUndefined``: a string that is
 one expression keeps its native type (``"{{ run_time }}"`` with ``run_time: 300`` renders to the
 integer 300, a list stays a list), and an undefined variable is an error, never an empty string.
 Strings without ``{{`` or ``{%`` are returned unchanged; mapping keys are not rendered.
@@ -33,10 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 import jinja2
 from jinja2 import meta
-from jinja2.nativetypes import NativeEnvironment, NativeTemplate
+from jinja2.nativetypes import NativeTemplate
 
 from planner.errors import InputError, Problem
 from planner.plan.source import load_yaml, load_yaml_text
+from planner.safejinja import NativeSandboxEnvironment, SecurityError, template_errors_only
 
 if TYPE_CHECKING:
     from planner.host import Host
@@ -66,7 +67,7 @@ def _native_concat(values: Iterable[Any]) -> Any:
     return value if isinstance(value, _NATIVE) else raw
 
 
-class _Environment(NativeEnvironment):
+class _Environment(NativeSandboxEnvironment):
     concat = staticmethod(_native_concat)
 
 
@@ -77,12 +78,34 @@ class _Template(NativeTemplate):
 _Environment.template_class = _Template
 
 
-def environment() -> NativeEnvironment:
-    """The one Jinja2 environment for step arguments and ``when`` expressions."""
+def environment() -> NativeSandboxEnvironment:
+    """The one (sandboxed) Jinja2 environment for variables, step arguments and ``when`` expressions."""
     return _Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
 
 
 _ENV = environment()
+
+
+def _parse(text: str) -> jinja2.nodes.Template:
+    try:
+        return _ENV.parse(text)
+    except (RecursionError, MemoryError):  # `{{ ((((...` thousands deep: the parser recurses per level
+        raise jinja2.TemplateSyntaxError("template nested too deeply", 1) from None
+
+
+_SECRET_NAME = re.compile(r"passw(?:or)?d|(?:^|_)(?:pass|pw|secret|token|credentials?)$", re.I)
+_SECRET_POINTER = re.compile(r"_(?:env|file)$", re.I)
+
+
+def is_secret_name(name: str) -> bool:
+    """A variable whose value is a password by its name (``sys_password``, ``ansible_become_pass``,
+    ``api_token``); ``*_password_env`` / ``*_password_file`` name where a password is, and are not one."""
+    return bool(_SECRET_NAME.search(name)) and not _SECRET_POINTER.search(name)
+
+
+def is_password_name(name: str) -> bool:
+    """Narrower than is_secret_name: what a plan's vars: may not hold in clear (``sys_password``)."""
+    return bool(re.search(r"passw(?:or)?d|(?:^|_)pw$", name, re.I)) and not _SECRET_POINTER.search(name)
 
 
 def has_template(value: Any) -> bool:
@@ -104,9 +127,10 @@ def render(value: Any, variables: Mapping[str, Any]) -> Any:
     if isinstance(value, str):
         if not has_template(value):
             return value
-        result = _ENV.from_string(value).render(variables)
-        if isinstance(result, jinja2.Undefined):
-            str(result)  # a bare reference to a lazily-failed variable: raise its UndefinedError
+        with template_errors_only():
+            result = _ENV.from_string(value).render(variables)
+            if isinstance(result, jinja2.Undefined):
+                str(result)  # a bare reference to a lazily-failed variable: raise its UndefinedError
         return result
     if isinstance(value, Mapping):
         return {k: render(v, variables) for k, v in value.items()}
@@ -121,7 +145,7 @@ def template_errors(value: Any) -> list[str]:
         if not has_template(value):
             return []
         try:
-            _ENV.parse(value)
+            _parse(value)
         except jinja2.TemplateSyntaxError as exc:
             return [f"template syntax error: {exc.message}"]
         return []
@@ -134,7 +158,7 @@ def template_errors(value: Any) -> list[str]:
 
 def _referenced(value: Any) -> set[str]:
     if isinstance(value, str):
-        return set(meta.find_undeclared_variables(_ENV.parse(value))) if has_template(value) else set()
+        return set(meta.find_undeclared_variables(_parse(value))) if has_template(value) else set()
     if isinstance(value, Mapping):
         return {n for v in value.values() for n in _referenced(v)}
     if isinstance(value, list | tuple):
@@ -148,7 +172,8 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
     A variable that cannot be resolved (undefined reference, cycle, syntax error) becomes a
     StrictUndefined carrying the reason, so only a step that uses it fails.
     """
-    done: dict[str, Any] = {k: v for k, v in merged.items() if not _referenced_safe(v)}
+    # a value with any template is rendered, even one naming no variable (`"{{ 1/0 }}"`, `"{{ 2 * 3 }}"`)
+    done: dict[str, Any] = {k: v for k, v in merged.items() if not _any_template(v)}
     active: set[str] = set()
 
     def resolve(name: str) -> Any:
@@ -166,6 +191,9 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
             done[name] = render(value, done)
         except jinja2.UndefinedError as exc:
             done[name] = jinja2.StrictUndefined(hint=str(exc.message))
+        except SecurityError as exc:
+            why = str(exc.message).rstrip(".")
+            done[name] = Refused(hint=f"variable '{name}' is refused by the template sandbox: {why}")
         except jinja2.TemplateError as exc:
             done[name] = jinja2.StrictUndefined(hint=f"variable '{name}': {exc}")
         active.discard(name)
@@ -176,11 +204,24 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
     return done
 
 
-def _referenced_safe(value: Any) -> bool:
-    try:
-        return bool(_referenced(value))
-    except jinja2.TemplateSyntaxError:
-        return True
+class Refused(jinja2.StrictUndefined):
+    """A variable whose template the sandbox refused (it reached for Python internals): reported at plan
+    check even when no step uses it, since such a value is an attack, not a typo."""
+
+    __slots__ = ()
+
+
+def refused(variables: Mapping[str, Any]) -> dict[str, str]:
+    """name -> why, for the variables the sandbox refused (see Refused)."""
+    return {k: str(v._undefined_hint) for k, v in variables.items() if isinstance(v, Refused)}
+
+
+def _any_template(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_any_template(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_any_template(v) for v in value)
+    return has_template(value)
 
 
 def variables_for(plan: Plan, play: Play, host: Host, extra_vars: Mapping[str, Any]) -> dict[str, Any]:
@@ -210,9 +251,10 @@ def eval_when(expr: str | bool, variables: Mapping[str, Any]) -> bool:
     if text.startswith("{{") and text.endswith("}}"):
         text = text[2:-2].strip()
     try:
-        result = _ENV.compile_expression(text, undefined_to_none=False)(**variables)
-        if isinstance(result, jinja2.Undefined):
-            str(result)
+        with template_errors_only():
+            result = _ENV.compile_expression(text, undefined_to_none=False)(**variables)
+            if isinstance(result, jinja2.Undefined):
+                str(result)
     except jinja2.UndefinedError as exc:
         raise InputError([Problem(None, "when", f"'{expr}': {exc.message}",
                                   "define it in vars:, the inventory, or -e NAME=VALUE")]) from None
@@ -245,6 +287,9 @@ def parse_extra_vars(items: list[str], base_dir: Path) -> dict[str, Any]:
         elif text.startswith(("{", "[")):
             try:
                 data = json.loads(text)
+            except RecursionError:
+                problems.append(Problem(None, "-e", "the JSON is nested too deeply", "flatten the variables"))
+                continue
             except json.JSONDecodeError:
                 try:
                     data = load_yaml_text(text, "-e").data

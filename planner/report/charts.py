@@ -1,8 +1,10 @@
-"""Sweep charts: a metric against the swept parameter, median line with the min-max band over repeats.
+"""Study charts: one headline metric against the swept parameter, every system (play) its own series.
 
-matplotlib is an optional extra (``planner[charts]``), imported lazily with the Agg backend; without it no
-chart is drawn and the report keeps the table alone. SVGs are written reproducibly: no Date metadata and a
-fixed ``svg.hashsalt`` (matplotlib issue #27831: ids otherwise differ run to run).
+Points are the median over repeats, error bars the min-max over them; the y axis starts at 0 so a 3 % gain
+looks like 3 %; the legend sits outside the data. matplotlib is a regular dependency (imported lazily with the
+Agg backend so importing planner stays fast); without it no chart is drawn and the tables stand alone. SVGs are
+written reproducibly: no Date metadata and a fixed ``svg.hashsalt`` (matplotlib issue #27831: ids otherwise
+differ run to run). The format follows the file's suffix (.svg, or .png to look at one).
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ class ChartPoint:
     high: float
 
 
+@dataclass(frozen=True, slots=True)
+class ChartLine:
+    label: str  # the system (play), plus the second parameter's value in a two-parameter sweep
+    points: tuple[ChartPoint, ...]
+
+
 def matplotlib_available() -> bool:
     try:
         import matplotlib  # noqa: F401
@@ -35,9 +43,13 @@ def _numeric(xs: Sequence[str]) -> list[float] | None:
         return None
 
 
-def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str,
-                lines: Sequence[tuple[str, Sequence[ChartPoint]]]) -> Path | None:
-    """Write one SVG with a line per (label, points); returns the path, or None without matplotlib."""
+def _tick(v: float) -> str:
+    return f"{v:g}"
+
+
+def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[ChartLine],
+                legend_title: str = "median, bars: min–max over repeats") -> Path | None:
+    """Write one chart with a series per line; returns the path, or None without matplotlib."""
     try:
         import matplotlib
 
@@ -46,24 +58,45 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str,
     except ImportError:
         return None
     matplotlib.rcParams["svg.hashsalt"] = "planner"
-    fig, ax = plt.subplots(figsize=(7, 4))
+    matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, selectable, smaller
+    all_x = list(dict.fromkeys(p.x for line in lines for p in line.points))
+    numeric = _numeric(all_x)
+    fig, ax = plt.subplots(figsize=(7.5, 4.0))
     try:
-        for label, points in lines:
-            xs_text = [p.x for p in points]
-            xs: Sequence[float] = _numeric(xs_text) or list(range(len(points)))
-            ax.plot(xs, [p.median for p in points], marker="o", label=f"{label} (median)")
-            ax.fill_between(xs, [p.low for p in points], [p.high for p in points], alpha=0.2)
-            if _numeric(xs_text) is None:
-                ax.set_xticks(list(xs), xs_text, rotation=30, ha="right")
+        top = 0.0
+        for line in lines:
+            xs: list[float] = ([float(p.x) for p in line.points] if numeric is not None
+                               else [float(all_x.index(p.x)) for p in line.points])
+            med = [p.median for p in line.points]
+            err = [[max(p.median - p.low, 0.0) for p in line.points], [max(p.high - p.median, 0.0) for p in line.points]]
+            ax.errorbar(xs, med, yerr=err, marker="o", capsize=4, linewidth=1.6, label=line.label)
+            top = max([top, *(p.high for p in line.points)])
+        if numeric is not None:
+            # readers 16..256 are doublings: a log2 axis spaces them evenly; ticks stay the values swept
+            if min(numeric) > 0 and max(numeric) / min(numeric) >= 8:
+                ax.set_xscale("log", base=2)
+                ax.minorticks_off()
+            ax.set_xticks(sorted(set(numeric)), [_tick(v) for v in sorted(set(numeric))])
+            pad = 0.15 if ax.get_xscale() == "log" else 0.0
+            if pad:
+                ax.set_xlim(min(numeric) / (1 + pad * 4), max(numeric) * (1 + pad * 4))
+        else:
+            ax.set_xticks(list(range(len(all_x))), all_x, rotation=20 if len(all_x) > 4 else 0)
+            ax.set_xlim(-0.5, len(all_x) - 0.5)
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:,.10g}"))
         ax.set_title(title)
         ax.set_xlabel(xlabel)
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
         if lines:
-            ax.legend(fontsize="small")
-        fig.tight_layout()
+            ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False,
+                      fontsize="small", title=legend_title, title_fontsize="x-small")
         path.parent.mkdir(parents=True, exist_ok=True)
-        fig.savefig(path, format="svg", metadata={"Date": None})
+        fmt = path.suffix.lstrip(".").lower() or "svg"
+        meta = {"Date": None} if fmt == "svg" else {}
+        # bbox_inches="tight" grows the canvas to take the outside legend and the y label (no clipping)
+        fig.savefig(path, format=fmt, metadata=meta, bbox_inches="tight", dpi=110)
     finally:
         plt.close(fig)
     return path

@@ -14,20 +14,36 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__
-from planner.files import slug
-from planner.metrics import Direction
-from planner.report.charts import ChartPoint, matplotlib_available, sweep_chart
-from planner.results.findings import all_findings, verdicts
+from planner.metrics import display_name, words_in
+from planner.report.charts import matplotlib_available
+from planner.report.study import (
+    Row,
+    best_of,
+    label_words_of,
+    metric_names,
+    param_words,
+    point_words,
+    result,
+    rows_of,
+    summary,
+)
+from planner.report.study import charts as study_charts
+from planner.results.findings import all_findings, fio_setup, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
 from planner.steps import REGISTRY
 from planner.steps.saved_state import RestoreEntry
 
+# The sweep table's columns beyond the headline: fewer than the kind's report_metrics so one table stays readable.
+TABLE_METRICS: Mapping[str, tuple[str, ...]] = {
+    "slob": ("logical_reads_per_s", "physical_reads_per_s", "logical_to_physical_ratio", "db_cpu_per_s"),
+}
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
-OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "read IOPS",
-             "os.write_iops": "write IOPS", "os.util_pct_max": "busiest device %util"}
+OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "OS read IOPS",
+             "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation %",
+             "os.samples": "Samples in the window"}
 
 
 def _plain(v: Any) -> Any:
@@ -77,63 +93,35 @@ def _columns(data: RunData, all_series: Sequence[Series]) -> list[tuple[str, str
     return [(p, "" if len(hosts[p]) == 1 else h) for p in order for h in hosts[p]]
 
 
-def _summary(data: RunData, all_series: Sequence[Series]) -> dict[str, Any]:
-    """Rows (workload, metric), columns plays (or play / host): the best sweep point's median, as the seed
-    compared systems ("I tried numerous values for readers and 256 gave me the best result")."""
-    heads = [s for s in all_series if s.headline]
-    cols = _columns(data, heads)
-    # Systems are compared on the same kind of workload even when each play names its step differently
-    # ("SLOB read-only, 64 to 256 readers" on one, an unnamed slob step on the other): rows go by kind
-    # whenever no play has two workloads of that kind.
-    titles: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for s in heads:
-        if s.title not in titles[s.kind][s.play]:
-            titles[s.kind][s.play].append(s.title)
-    by_kind = {k for k, plays in titles.items() if all(len(t) == 1 for t in plays.values())}
-
-    def row_of(s: Series) -> tuple[str, str]:
-        if s.kind not in by_kind:
-            return s.title, s.key
-        names = list(dict.fromkeys(t for ts in titles[s.kind].values() for t in ts))
-        return " / ".join(names), s.key
-
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    cands: dict[tuple[str, str], dict[tuple[str, str], list[Series]]] = defaultdict(lambda: defaultdict(list))
-    for s in heads:
-        rk = row_of(s)
-        rows.setdefault(rk, {"workload": rk[0], "kind": s.kind, "metric": s.key, "unit": s.unit,
-                             "direction": s.direction.value})
-        cands[rk][(s.play, s.host)].append(s)
-    out = []
-    for rk, r in rows.items():
-        cells = []
-        for p, h in cols:
-            ss = [x for (cp, ch), xs in cands[rk].items() if cp == p and (not h or ch == h) for x in xs]
-            if not ss:
-                cells.append("—")
+def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
+    """One table per workload: points (and hosts) as rows, metrics as columns; a cell is the median, with
+    the min–max over repeats when there were several. The headline metrics come first."""
+    keys = list(dict.fromkeys([*(s.key for s in ss if s.headline),
+                               *(s.key for name in wanted for s in ss if s.metric == name)]))
+    names = metric_names([s for s in ss if s.key in keys])
+    hosts = list(dict.fromkeys(s.host for s in ss))
+    cells: dict[tuple[str, str], dict[str, Series]] = defaultdict(dict)
+    for s in ss:
+        if s.key in keys:
+            cells[(s.host, s.point_label)][s.key] = s
+    rows: list[dict[str, Any]] = []
+    for (host, _point), by_key in cells.items():
+        any_s = next(iter(by_key.values()))
+        row = []
+        for k in keys:
+            x = by_key.get(k)
+            if x is None:
+                row.append("—")
                 continue
-            pick = min if ss[0].direction is Direction.LOWER else max
-            best = pick(ss, key=lambda x: x.summary.median)
-            point = f" ({best.point_label})" if len(ss) > 1 else ""
-            cells.append(fmt(best.summary.median) + point)
-        out.append({**r, "cells": cells})
-    return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": out}
+            sm = x.summary
+            row.append(fmt(sm.median) + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
+        rows.append({"host": host, "point": point_words(any_s.params), "n": any_s.summary.n,
+                     "warmups": any_s.warmups, "cells": row})
+    return {"columns": [names[k] for k in keys], "metrics": keys, "show_host": len(hosts) > 1, "rows": rows,
+            "repeated": any(r["n"] > 1 for r in rows)}
 
 
-def _chart(data: RunData, report_dir: Path, w_key: str, key: str, unit: str, xname: str,
-           per_host: Mapping[str, list[Series]]) -> str:
-    lines = []
-    for host, ss in per_host.items():
-        pts = [ChartPoint(str(dict(s.params).get(xname, s.point_label)), s.summary.min, s.summary.median,
-                          s.summary.max) for s in ss]
-        lines.append((host, pts))
-    path = data.run_dir / "charts" / f"{slug(w_key)}-{slug(key)}.svg"
-    written = sweep_chart(path, key, xname, f"{key} ({unit})", lines)
-    return os.path.relpath(written, report_dir) if written else ""
-
-
-def _workloads(data: RunData, all_series: Sequence[Series], report_dir: Path, charts: bool,
-               templates: set[str]) -> list[dict[str, Any]]:
+def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str]) -> list[dict[str, Any]]:
     by_step: dict[str, list[Series]] = defaultdict(list)
     for s in all_series:
         if ".prep[" not in s.step:
@@ -144,36 +132,30 @@ def _workloads(data: RunData, all_series: Sequence[Series], report_dir: Path, ch
         kind = data.step_kinds.get(step, first.kind)
         swept = sorted({k for s in ss for k, _ in s.params})
         points = list(dict.fromkeys(s.point_label for s in ss))
+        names = metric_names(ss)
         tables = []
         for key in dict.fromkeys(s.key for s in ss if s.headline):
-            per_host: dict[str, list[Series]] = defaultdict(list)
+            rows: list[dict[str, Any]] = []
             for s in ss:
                 if s.key == key:
-                    per_host[s.host].append(s)
-            rows = []
-            for host, hs in per_host.items():
-                for s in hs:
                     sm = s.summary
-                    rows.append({"host": host, "point": s.point_label, "n": sm.n, "warmups": s.warmups,
+                    rows.append({"host": s.host, "point": s.point_label, "n": sm.n, "warmups": s.warmups,
                                  "min": fmt(sm.min), "median": fmt(sm.median), "max": fmt(sm.max),
                                  "spread": fmt(sm.spread), "cv_pct": fmt(sm.cv_pct)})
-            chart = ""
-            s0 = per_host[next(iter(per_host))][0]
-            key_points = {x.point_label for xs in per_host.values() for x in xs}
-            if charts and len(swept) == 1 and len(key_points) > 1:
-                chart = _chart(data, report_dir, f"{first.play}-{step}", key, s0.unit, swept[0], per_host)
-            tables.append({"metric": key, "unit": s0.unit, "direction": s0.direction.value, "rows": rows,
-                           "chart": chart})
+            s0 = next(s for s in ss if s.key == key)
+            tables.append({"metric": key, "name": names[key], "unit": s0.unit, "direction": s0.direction.value,
+                           "rows": rows, "repeated": any(r["n"] > 1 for r in rows)})
         wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
-        kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "unit": s.unit,
+        kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "name": names[s.key], "unit": s.unit,
                       "median": fmt(s.summary.median), "n": s.summary.n}
                      for name in wanted for s in ss if s.metric == name]
         partial = f"{kind}.md.j2"
         out.append({"play": first.play, "step": step, "title": first.title, "kind": kind,
                     "partial": partial if partial in templates else "",
-                    "hosts": list(dict.fromkeys(s.host for s in ss)), "swept": swept, "points": points,
+                    "hosts": list(dict.fromkeys(s.host for s in ss)), "swept": swept,
+                    "swept_words": [param_words(p) for p in swept], "points": points,
                     "repeats": max(s.summary.n for s in ss), "warmups": max(s.warmups for s in ss),
-                    "tables": tables, "kind_rows": kind_rows})
+                    "tables": tables, "kind_rows": kind_rows, "sweep_table": _sweep_table(ss, TABLE_METRICS.get(kind, wanted))})
     return out
 
 
@@ -185,8 +167,8 @@ def _awr_lines(data: RunData, host: str) -> list[dict[str, Any]]:
             continue
         vals = {m.metric: m.value for m in data.measurements if m.artifact == a.path
                 and m.metric in ("cpus", "cores", "sockets", "memory_gb")}
-        line = (f.get("host_name", ""), f.get("platform", ""), *(vals.get(k) for k in ("cpus", "cores", "sockets")),
-                vals.get("memory_gb"))
+        line: tuple[Any, ...] = (f.get("host_name", ""), f.get("platform", ""),
+                                 *(vals.get(k) for k in ("cpus", "cores", "sockets")), vals.get("memory_gb"))
         if line in seen:
             continue
         seen.add(line)
@@ -205,14 +187,14 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
         e = None if r.title.startswith("restore ") else restored.get((host, r.step))  # said once, on the change
         change = (r.diff or r.msg or "").strip().replace("\n", "; ")
         out.append({"step": r.step, "title": r.title, "play": play_of(r.step, data.play_names()),
-                    "status": r.status.value, "change": change,
+                    "status": r.status.value, "change": change, "restore": r.title.startswith("restore "),
                     "original": "" if e is None else e.describe(),
                     "restored": "" if e is None else ("yes" if e.reverted else "no")})
     return out
 
 
 def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
+    groups: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for s in host_series:
         if not s.metric.startswith("wait.") or s.label("section", "top") != "top":
             continue
@@ -233,7 +215,7 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
             rows.append({"event": ev["event"], "wait_class": ev["wait_class"],
                          "waits": fmt(ev["waits"], 0) if ev["has_waits"] else "", "time_s": fmt(ev["time_s"], 0),
                          "avg_ms": fmt(avg, 2), "pct_db_time": fmt(ev["pct_db_time"])})
-        out.append({"play": play, "workload": title, "point": point, "events": rows})
+        out.append({"play": play, "workload": title, "point": point, "point_words": label_words_of(point), "events": rows})
     return out
 
 
@@ -241,12 +223,14 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
     groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
-            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric], "value": fmt(s.summary.median),
-                                                    "unit": s.unit})
+            tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
+            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
+                                                                     "value": fmt(s.summary.median, 0 if tool else 1), "unit": s.unit})
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [{"play": pl, "workload": t, "point": p, "metrics": ms} for (pl, _s, t, p), ms in groups.items()]
+    return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": ms}
+            for (pl, _s, t, p), ms in groups.items()]
 
 
 def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:
@@ -268,13 +252,69 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:
 
 def _working_sets(data: RunData) -> dict[str, float]:
     out: dict[str, float] = {}
+    plan_vars = dict(data.plan.vars) if data.plan else {}
     for p in data.plan.plays if data.plan else ():
-        v = {**dict(data.plan.vars), **dict(p.vars)}
+        v = {**plan_vars, **dict(p.vars)}
         if isinstance(v.get("working_set_mb"), int | float):
             out[p.name] = float(v["working_set_mb"])
         elif isinstance(v.get("working_set_gb"), int | float):
             out[p.name] = float(v["working_set_gb"]) * 1024
     return out
+
+
+def _supporting(rows: Mapping[Row, list[Series]], support: Sequence[Series]) -> dict[Row, list[Series]]:
+    """Supporting metrics in the same workload rows as the headline (by kind when the headline is by kind)."""
+    workload_of = {(s.play, s.step): r.workload for r, ss in rows.items() for s in ss}
+    out: dict[Row, list[Series]] = defaultdict(list)
+    for s in support:
+        if (s.play, s.step) in workload_of:
+            out[Row(workload_of[(s.play, s.step)], s.key)].append(s)
+    return out
+
+
+def _parse_problems(data: RunData) -> list[dict[str, Any]]:
+    """Parse errors said once per message, with the files that had it (three mpstat files, one line)."""
+    out: dict[tuple[str, str], dict[str, Any]] = {}
+    for a in data.artifacts:
+        for e in a.errors:
+            text = str(e)
+            for prefix in (f"{data.run_dir / a.path}: ", f"{a.path}: "):
+                text = text.removeprefix(prefix)
+            out.setdefault((a.kind, text), {"kind": a.kind, "error": text, "artifacts": []})["artifacts"].append(a.path)
+    return list(out.values())
+
+
+def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequence[Mapping[str, Any]],
+                  plays: Sequence[str]) -> dict[str, Any]:
+    """Per system at its best point (of the first headline metric): host line, top waits, OS statistics."""
+    first = next(iter(rows.values()), [])
+    best = {p: best_of([s for s in first if s.play == p]) for p in plays if any(s.play == p for s in first)}
+    cols = [p for p in plays if p in best]
+    label = {p: " ".join(f"{k}={v}" for k, v in best[p].params) or "—" for p in cols}
+    host_rows: list[dict[str, Any]] = []
+    events: dict[str, dict[str, Any]] = {}
+    os_rows: dict[str, dict[str, str]] = {}
+    for p in cols:
+        for h in hosts:
+            if p not in h["plays"]:
+                continue
+            line = h["awr_lines"][0] if h["awr_lines"] else {}
+            host_rows.append({"play": p, "host": h["name"], "line": line, "point": point_words(best[p].params)})
+            for g in h["waits"]:
+                if g["play"] == p and g["point"] == label[p]:
+                    for e in g["events"][:5]:
+                        events.setdefault(e["event"], {"event": e["event"], "wait_class": e["wait_class"],
+                                                       "cells": {}})["cells"][p] = (
+                            f"{e['avg_ms']} ms, {e['pct_db_time']}%" if e["avg_ms"] != "—" else f"{e['pct_db_time']}%")
+            for g in h["os"]:
+                if g["play"] == p and g["point"] == label[p]:
+                    for m in g["metrics"]:
+                        os_rows.setdefault(m["name"], {})[p] = m["value"]
+    swept = [f"{p} at {point_words(best[p].params)}" for p in cols if best[p].params]
+    return {"columns": cols, "points": [point_words(best[p].params) for p in cols], "hosts": host_rows,
+            "points_text": "; ".join(swept),
+            "waits": [{**e, "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
+            "os": [{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()]}
 
 
 def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
@@ -284,24 +324,39 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     claims = data.plan.reproduces if data.plan else ()
     sim = _simulated(data)
     charts = charts and matplotlib_available()
-    findings = [{**{k: _plain(v) for k, v in asdict(f).items()},
-                 "numbers": [{"name": n, "value": v} for n, v in f.numbers]}
-                for f in all_findings(all_series, rated, _working_sets(data))]
+    findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
+                 "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
+                     "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
                     for v in verdicts(claims, all_series, sim["any"])]
     stats = recap(data.results)
+    heads = [s for s in all_series if s.headline]
+    rows = rows_of(heads)
+    wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
+    support = [s for s in all_series if not s.headline and s.metric in wanted and ".prep[" not in s.step]
+    names = metric_names([*heads, *support])
+    play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
+    play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
+    args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
+    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir) if charts else []
+    hosts = _hosts(data, all_series)
     return {
         "run": _run(data, report_dir), "simulated": sim, "generated_by": f"planner {__version__}",
         "plays": [{"name": p.get("name", ""), "hosts": list(p.get("hosts", [])),
-                   "rated": [{"metric": k, "value": fmt(v)} for k, v in rated.get(str(p.get("name")), {}).items()]}
+                   "rated": [{"metric": k, "name": display_name(k), "value": fmt(v)}
+                             for k, v in rated.get(str(p.get("name")), {}).items()]}
                   for p in data.meta.get("plays", [])],
         "recap": [{"host": h, **asdict(s)} for h, s in stats.items() if h],
-        "summary": _summary(data, all_series),
-        "workloads": _workloads(data, all_series, report_dir, charts, templates or set()),
-        "hosts": _hosts(data, all_series), "findings": findings, "verdicts": verdict_rows,
+        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list},
+        "result": result(rows, names, play_order, verdict_rows, findings),
+        "side_by_side": _side_by_side(data, rows, hosts, play_order),
+        "workloads": _workloads(data, all_series, templates or set()),
+        "hosts": hosts, "findings": findings, "verdicts": verdict_rows,
         "parse_errors": [{"artifact": a.path, "kind": a.kind, "host": a.host, "error": e}
                          for a in data.artifacts for e in a.errors],
+        "parse_problems": _parse_problems(data),
         "artifacts": [{"path": a.path, "kind": a.kind, "host": a.host, "simulated": a.simulated, "ok": a.parsed_ok}
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,

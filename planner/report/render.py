@@ -3,29 +3,40 @@
 Templates are looked up in: the directory of a template given as a path, ``<plan dir>/templates``, then the
 copy shipped in the package (planner/report/templates). The context is documented in
 docs/report-context.md and built by planner.report.context.
+
+A run folder is something people send each other, so what it carries is untrusted: `planner report RUN`
+uses the template its plan.yaml names only when that is one shipped in the package, never the run folder's
+own templates/, unless ``--template`` names it on the command line. Every template, trusted or not, runs in
+the sandbox of planner.safejinja. Likewise the plan's ``report: output:`` may only write inside the plan's
+folder or the run folder; anywhere else needs ``-o`` on the command line.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import jinja2
 
-from planner.errors import InputError, PlannerError, Problem
+from planner.errors import InputError, Location, PlannerError, Problem
 from planner.files import write_bytes
 from planner.plan.model import Plan
 from planner.report.context import build_context
 from planner.results.measure import RunData, read_run
+from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
 
 DEFAULT_TEMPLATE = "default.md.j2"
 _PACKAGE_TEMPLATES = Path(__file__).resolve().parent / "templates"
 
 
-def template_dirs(template: str, plan_file: Path | None) -> tuple[str, list[Path]]:
-    """(template name, search path) for a template given by name or by path."""
+def template_dirs(template: str, plan_file: Path | None, trusted: bool = True) -> tuple[str, list[Path]]:
+    """(template name, search path) for a template given by name or by path; untrusted (named by a received
+    run folder's plan.yaml): only the package's own templates."""
     dirs: list[Path] = []
     name = template
     given = Path(template)
+    if not trusted:
+        return given.name, [_PACKAGE_TEMPLATES]
     if given.is_file():
         dirs.append(given.resolve().parent)
         name = given.name
@@ -36,55 +47,99 @@ def template_dirs(template: str, plan_file: Path | None) -> tuple[str, list[Path
 
 
 def environment(dirs: list[Path]) -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
+    return SandboxEnvironment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
                               undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
                               lstrip_blocks=True, keep_trailing_newline=True)
 
 
-def render(data: RunData, template: str, report_dir: Path, charts: bool = True) -> str:
+def render(data: RunData, template: str, report_dir: Path, charts: bool = True, trusted: bool = True) -> str:
     plan_file = data.plan.source if data.plan else None
-    name, dirs = template_dirs(template, plan_file)
+    name, dirs = template_dirs(template, plan_file, trusted)
     env = environment(dirs)
     try:
         tpl = env.get_template(name)
     except jinja2.TemplateNotFound:
         raise InputError([Problem(None, "", f"report template {template!r} not found",
                                   f"looked in {', '.join(str(d) for d in dirs) or 'no template folder'}")]) from None
+    except jinja2.TemplateSyntaxError as e:
+        raise InputError([Problem(Location(e.filename or name, e.lineno or 1, 1), "",
+                                  f"report template syntax error: {e.message}", "fix the template")]) from None
     ctx = build_context(data, report_dir, set(env.list_templates()), charts)
     try:
-        return tpl.render(**ctx)
+        with template_errors_only():
+            # templates stay readable with blank lines around blocks; the report gets at most one in a row
+            return re.sub(r"\n{3,}", "\n\n", tpl.render(**ctx))
     except jinja2.UndefinedError as e:
         raise PlannerError(f"report template {name}: {e.message}",
                            hint="the template uses a key the report context does not have; "
                                 "see docs/report-context.md") from None
     except jinja2.TemplateError as e:
-        raise PlannerError(f"report template {name}: {e}", hint="fix the template") from None
+        raise InputError([Problem(_error_line(e, name), "", f"report template {name}: {e}",
+                                  "fix the template")]) from None
 
 
-def plan_report_copy(plan: Plan) -> list[Path]:
-    """The plan's own report path (``report: output:``, relative to the plan file), if it names one."""
+def _error_line(exc: BaseException, name: str) -> Location:
+    at = template_position(exc)
+    return Location(at[0], at[1], 1) if at else Location(name, 1, 1)
+
+
+def plan_report_copy(plan: Plan, run_dir: Path | None = None) -> list[Path]:
+    """The plan's own report path (``report: output:``, relative to the plan file), if it names one.
+
+    InputError when it leads outside the plan's folder and the run folder: a plan (perhaps one received)
+    must not overwrite any file anywhere; a report elsewhere is asked for with ``-o`` on the command line."""
     if plan.report is None or not plan.report.output:
         return []
-    return [plan.source.resolve().parent / plan.report.output]
+    base = plan.source.resolve().parent
+    target = (base / plan.report.output).resolve()
+    roots = [base] + ([Path(run_dir).resolve()] if run_dir is not None else [])
+    if not any(target.is_relative_to(r) and target != r for r in roots):
+        raise InputError([Problem(None, "report.output",
+                                  f"{plan.report.output!r} leads outside the plan's folder ({base}) and the run folder",
+                                  "write it below the plan's folder, or ask for it: planner report RUN -o PATH")])
+    return [target]
+
+
+FORMATS = ("md", "html")
 
 
 def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
-                      output: Path | None = None) -> Path:
+                      output: Path | None = None, fmt: str = "md", notes: list[str] | None = None) -> Path:
     """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
 
-    Returns the main report's path. Parse problems do not fail the report: they are listed in it.
+    ``fmt="html"``: one self-contained page, ``<run_dir>/report.html`` (or ``output``), charts inline.
+    ``plan`` is the plan the user ran (trusted: its templates/ folder is searched); without it the run
+    folder's recorded plan is read and its template honoured only when the package ships it (see the module
+    docstring); ``notes`` receives what was not honoured. Returns the main report's path. Parse problems do
+    not fail the report: they are listed in it.
     """
     run_dir = Path(run_dir)
     given = plan is not None  # report.output is relative to the plan file the user ran, not the recorded copy
     data = read_run(run_dir, plan)
     plan = data.plan
     spec = plan.report if plan else None
+    trusted = given or template is not None
     name = template or (spec.template if spec else DEFAULT_TEMPLATE)
+    if not trusted and not (_PACKAGE_TEMPLATES / Path(name).name).is_file():
+        if notes is not None:
+            notes.append(f"the run's plan.yaml names report template {name!r}, which is not one planner ships: "
+                         f"not used (a run folder's templates are not trusted); {DEFAULT_TEMPLATE} used instead. "
+                         f"To use it: planner report RUN --template {name}")
+        name = DEFAULT_TEMPLATE
+    if fmt == "html":
+        from planner.report.html import markdown_to_html
+
+        main = Path(output) if output else run_dir / "report.html"
+        base = main.resolve().parent
+        text = render(data, name, base)
+        title = next((ln[2:] for ln in text.splitlines() if ln.startswith("# ")), data.run_id)
+        write_bytes(main, markdown_to_html(text, base, title).encode())
+        return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
     if output is None and given and plan is not None:
-        targets += plan_report_copy(plan)
+        targets += plan_report_copy(plan, run_dir)
     for target in targets:
-        text = render(data, name, target.resolve().parent)
+        text = render(data, name, target.resolve().parent, trusted=trusted)
         write_bytes(target, text.encode())
     return main

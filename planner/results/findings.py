@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from planner.metrics import Direction
 from planner.plan.model import Claim
+from planner.results.measure import RunData, play_of
 from planner.results.stats import PlayValue, Series, fmt, play_value
 
 
@@ -231,6 +232,70 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
     return [*cached_reads(all_series, working_set_mb, t), *wait_class_share(all_series, t),
             *cpu_bound(all_series, t), *noisy_repeats(all_series, t), *below_rated(all_series, rated or {}, t),
             *rac_not_iops(all_series)]
+
+
+# -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------
+
+# fio engines that keep one I/O in flight per job whatever iodepth says (fio's man page, "iodepth": "Note
+# that increasing iodepth beyond 1 will not affect synchronous ioengines").
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
+_TRUE = frozenset({"1", "true", "yes", "on"})
+
+
+def _job_options(facts: Mapping[str, str]) -> dict[str, dict[str, str]]:
+    """job name -> its effective options ([global] first, then the job's own), from the fio parser's facts."""
+    glob = {k[len("global."):]: v for k, v in facts.items() if k.startswith("global.")}
+    jobs: dict[str, dict[str, str]] = defaultdict(lambda: dict(glob))
+    for k, v in facts.items():
+        if k.startswith("job[") and "]." in k:
+            name, _, opt = k[4:].partition("].")
+            jobs[name][opt] = v
+    return dict(jobs) or {"": glob}
+
+
+def _is_device(path: str) -> bool:
+    # a sandboxed host maps /dev/x under its root: the /dev/ segment still says it is a device
+    return path.startswith("/dev/") or "/dev/" in path
+
+
+def fio_setup(data: RunData) -> list[Finding]:
+    """A device benchmark run buffered (no direct=1: the page cache is measured, e.g. 314k IOPS of randwrite
+    "to a disk") and an iodepth sweep on a synchronous engine (every point has the same queue depth)."""
+    plays = data.play_names()
+    out: list[Finding] = []
+    by_path = {a.path: a for a in data.artifacts if a.kind == "fio_json"}
+    swept_sync: set[tuple[str, str, str]] = set()
+    for r in data.results:
+        for art in r.artifacts:
+            a = by_path.get(art.path)
+            if a is None:
+                continue
+            params = dict(r.params)
+            label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
+            where = (play_of(r.step, plays), r.host, r.title, label)
+            for job, opts in _job_options(dict(a.facts)).items():
+                files = [f for f in opts.get("filename", "").split(":") if f]
+                devices = [f for f in files if _is_device(f)]
+                direct = opts.get("direct", "0").strip().lower() in _TRUE
+                if devices and not direct and opts.get("buffered", "").strip().lower() not in ("0", "false"):
+                    out.append(Finding(
+                        "fio_buffered", Severity.WARNING, "Device benchmark ran buffered", *where,
+                        f"fio job {job or '?'} on {', '.join(devices)} ran without direct=1: reads and writes "
+                        "went through the page cache, so the figures measure memory, not the device — "
+                        "add direct: 1 to the step",
+                        (("job", job), ("device", ", ".join(devices)), ("direct", opts.get("direct", "unset")))))
+                engine = opts.get("ioengine", "psync").strip().lower()  # fio's default engine on Linux: psync
+                key = (where[0], r.host, r.step)
+                if "iodepth" in params and engine in SYNC_ENGINES and key not in swept_sync:
+                    swept_sync.add(key)
+                    out.append(Finding(
+                        "fio_sync_iodepth", Severity.WARNING, "iodepth swept with a synchronous engine",
+                        where[0], r.host, r.title, "",
+                        f"iodepth is swept but ioengine={engine} issues one I/O at a time per job: every point "
+                        "ran at queue depth 1, so the sweep shows noise, not queue depth — use ioengine: libaio "
+                        "(or io_uring) with direct: 1, or sweep numjobs instead",
+                        (("ioengine", engine), ("iodepth", str(params["iodepth"])))))
+    return out
 
 
 # -- reproduction verdicts ---------------------------------------------------------------------------------

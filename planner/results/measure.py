@@ -137,7 +137,7 @@ def load_run_plan(run_dir: Path) -> Plan | None:
     try:
         from planner.plan.loader import load_plan
 
-        return load_plan(plan_file)
+        return load_plan(plan_file, inventory_must_exist=False)  # ../inventory.yaml is beside the original
     except Exception:  # noqa: BLE001 - an old or broken plan must not stop a report of the numbers
         return None
 
@@ -220,6 +220,7 @@ def os_summary(parsed: Parsed) -> list[Metric]:
         wio = [m.value for m in rows if m.name == "mpstat.iowait_pct"]
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        samples: int = len(idle)
     elif parsed.kind == "vmstat":
         def col(name: str) -> list[float]:
             return [m.value for m in parsed.metrics if m.name == name
@@ -227,7 +228,9 @@ def os_summary(parsed: Parsed) -> list[Metric]:
         idle, wio = col("vmstat.id"), col("vmstat.wa")
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        samples = len(idle)
     elif parsed.kind == "iostat":
+        samples = len({m.label("sample") for m in parsed.all("iostat.r_iops")} - ({"1"} if since_boot else set()))
         add("os.read_iops", _mean_by_sample(parsed.all("iostat.r_iops"), since_boot), "IOPS", Direction.HIGHER)
         add("os.write_iops", _mean_by_sample(parsed.all("iostat.w_iops"), since_boot), "IOPS", Direction.HIGHER)
         per_dev: dict[str, list[float]] = defaultdict(list)
@@ -236,6 +239,10 @@ def os_summary(parsed: Parsed) -> list[Metric]:
                 per_dev[m.label("device")].append(m.value)
         if per_dev:
             add("os.util_pct_max", max(statistics.fmean(v) for v in per_dev.values()), "%")
+    else:
+        return out
+    # how many samples the window's figures are means of (issue 15: a short point's window was empty)
+    out.append(Metric("os.samples", float(samples), "samples", Direction.NEUTRAL, src, (("tool", parsed.kind),), True))
     return out
 
 
@@ -280,6 +287,28 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     return out
 
 
+def _results(run_dir: Path) -> tuple[StepResult, ...]:
+    raw = _read_json(run_dir / "results.json", [])
+    try:
+        return _latest(StepResult.from_json(d) for d in raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError([Problem(None, "", f"{run_dir / 'results.json'}: not a results file ({type(e).__name__}: {e})",
+                                  "the run folder is damaged; re-run the plan")]) from None
+
+
+def _inside(run_dir: Path, relpath: str) -> Path | None:
+    """``run_dir/relpath`` when it stays inside the run folder, symbolic links resolved; else None. A run
+    folder is shared input: its results.json must not make `planner show/report` read /etc/passwd."""
+    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or Path(relpath).is_absolute():
+        return None
+    root = run_dir.resolve()
+    try:
+        target = (root / relpath).resolve()
+    except (OSError, RuntimeError):
+        return None
+    return target if target.is_relative_to(root) and target != root else None
+
+
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
     run_dir = Path(run_dir)
@@ -287,7 +316,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give a run folder path or a run id under --runs-dir")])
     meta = _read_json(run_dir / "meta.json", {})
-    results = _latest(StepResult.from_json(d) for d in _read_json(run_dir / "results.json", []))
+    results = _results(run_dir)
     plan = plan or load_run_plan(run_dir)
     kinds = step_kinds(plan)
     plays = [str(p.get("name", "")) for p in meta.get("plays", [])] or [p.name for p in (plan.plays if plan else ())]
@@ -306,7 +335,9 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         for a in r.artifacts:
             if a.kind not in KINDS or a.path in shadowed:
                 continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
-            parsed, errors = _parse(run_dir / a.path, a.kind)
+            inside = _inside(run_dir, a.path)
+            parsed, errors = _parse(inside, a.kind) if inside else (None, [
+                f"{a.path}: not read: the path leads outside the run folder (a crafted or damaged results.json)"])
             simulated = a.simulated or bool(parsed and parsed.simulated)
             artifacts.append(ReadArtifact(a.path, a.kind, play, r.host, r.step, simulated,
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))

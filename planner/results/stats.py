@@ -134,6 +134,11 @@ class Series:
         return dict(self.labels).get(name, default)
 
 
+# Labels that name WHAT is measured, never just where: fio's read and write figures of a zip over
+# rw: [read, write] (dir=read at rw=read, dir=write at rw=write) are two metrics, not one swept metric.
+IDENTITY_LABELS = frozenset({"dir", "op"})
+
+
 def _point_labels(measurements: Sequence[Measurement]) -> dict[tuple[str, str, str, str], frozenset[str]]:
     """Per (play, host, step, metric): labels that only restate the sweep point.
 
@@ -153,8 +158,8 @@ def _point_labels(measurements: Sequence[Measurement]) -> dict[tuple[str, str, s
     for k, labels in seen.items():
         if len(points[k]) < 2:
             continue
-        out[k] = frozenset(name for name, by_point in labels.items()
-                           if len(by_point) == len(points[k]) and all(len(v) == 1 for v in by_point.values())
+        out[k] = frozenset(name for name, by_point in labels.items() if name not in IDENTITY_LABELS
+                           and len(by_point) == len(points[k]) and all(len(v) == 1 for v in by_point.values())
                            and len({next(iter(v)) for v in by_point.values()}) > 1)
     return out
 

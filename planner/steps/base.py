@@ -7,6 +7,7 @@ arguments; everything about the host comes through the ``StepContext``.
 from __future__ import annotations
 
 import abc
+import dataclasses
 import enum
 import posixpath
 import shlex
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar, overload
 
 from planner.errors import StepError
+from planner.files import sha256_file
 from planner.host import Host
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, Status
@@ -79,6 +81,11 @@ class StepContext:
     destructive: bool = False
     allow_destroy: tuple[str, ...] = ()
     simulated: bool = False
+    # sync_start: the engine's start gate (planner.engine.syncstart.Member), used by run(measured=True)
+    sync: Any = None
+    # check mode: what earlier steps on this host would have changed (e.g. a disk group created by a step
+    # before), so a later step's preview says what apply will do after them; shared per host by the engine
+    predicted: dict[str, Any] = field(default_factory=dict)
     # Set by the engine around a workload point (planner.engine.window): the point's folder on the host, empty
     # at the start of every attempt ("" for a step run on its own), and the play's database report
     # (collect: [awr] or [statspack], else "").
@@ -103,13 +110,23 @@ class StepContext:
 
     def run(self, argv: Sequence[str], *, check: bool = True, become: bool | None = None,
             become_user: str | None = None, login: bool = False, timeout: float | None = None,
-            env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None) -> CommandResult:
+            env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None,
+            measured: bool = False) -> CommandResult:
+        """``measured``: the point's measured command (fio, runit.sh...): under ``sync_start`` it starts at the
+        instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
+        gate = self.sync if measured else None
+        if gate is not None:
+            argv = gate.wrap(argv)
         use_become = self.become if become is None else become
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
                           timeout=timeout if timeout is not None else
                           self.timeout_s if self.timeout_s is not None else self.default_timeout_s, env=env, cwd=cwd,
                           stdin=stdin)
+        if gate is not None:
+            r = gate.strip(r)
+        if stdin and not r.stdin:  # the record keeps the script a tool read (redacted), not only its argv
+            r = dataclasses.replace(r, stdin=stdin.decode("utf-8", "replace"))
         self.log(self.host.name, self.step_path, r)
         if check and not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
@@ -132,7 +149,7 @@ class StepContext:
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
         local = self.artifacts / (name or posixpath.basename(remote))
         self.conn.get(remote, local)
-        return Artifact(str(local.relative_to(self.run_dir)), kind, simulated=self.simulated)
+        return Artifact(str(local.relative_to(self.run_dir)), kind, sha256_file(local), simulated=self.simulated)
 
 
 def check_host_path(path: str, what: str = "path") -> str:
@@ -263,6 +280,10 @@ class StepType(abc.ABC):
                 out[key] = cap
         return out
 
+    def preview(self, ctx: StepContext) -> str:
+        """``-C -D`` for a workload point: the exact command lines, the files planner would write and the SQL
+        it would send (read-only: nothing is written). Kinds without more to say give their check message."""
+        return self.check(ctx).msg
     @classmethod
     def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
         """Seconds one (sweep) point takes on the lab, from its rendered arguments; None: not a timed workload."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from planner.files import sha256_file
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.transport.facts import gather
@@ -21,5 +22,5 @@ class FactsCollect(StepType):
         path = ctx.artifacts / "facts.json"
         path.write_text(json.dumps(facts.to_json(), indent=2) + "\n")
         return Outcome(Status.OK, f"{facts.hostname}: {facts.cpus} CPUs, {facts.memory_gb} GB",
-                       artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts"),),
+                       artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts", sha256_file(path)),),
                        data={"facts": facts.to_json()})

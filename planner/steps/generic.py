@@ -11,6 +11,7 @@ from typing import Any
 import jinja2
 
 from planner.errors import StepError
+from planner.safejinja import SandboxEnvironment, template_errors_only
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType, check_host_path
 from planner.transport.streams import FetchTooLarge, parse_size
@@ -48,7 +49,7 @@ class Command(StepType):
         if self._creates(ctx):
             return Outcome(Status.OK, f"skipped: {self.args['creates']} exists")
         chdir = self.args.get("chdir")
-        r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None)
+        r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None, measured=True)
         status = Status.CHANGED if self.args.get("changed_when", True) else Status.OK
         return Outcome(status, r.stdout.strip()[-500:], data={"rc": r.exit_code, "stdout": r.stdout[-4000:]})
 
@@ -133,10 +134,11 @@ class Template(_FileStep):
 
     def content(self, ctx: StepContext) -> str:
         src = _local_file(ctx, str(self.args["src"]))
-        env = jinja2.Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+        env = SandboxEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                                  loader=jinja2.FileSystemLoader(str(src.parent)))
         try:
-            return env.get_template(src.name).render(dict(ctx.vars))
+            with template_errors_only():
+                return env.get_template(src.name).render(dict(ctx.vars))
         except jinja2.TemplateError as e:
             raise StepError(f"template {src}: {e}", hint="define the variable in vars:, the inventory or -e") from e
 

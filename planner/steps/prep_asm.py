@@ -94,8 +94,11 @@ class AsmDiskgroup(StepType):
                             hint="paths, globs or ASM labels (ORCL:X, AFD:X) without quotes or spaces")
         return specs
 
-    def _plan(self, view: AsmView) -> AsmPlan:
+    def _plan(self, view: AsmView, pending: Mapping[str, Any] | None = None) -> AsmPlan:
+        """What to put in. ``pending`` (check mode): disk groups earlier steps would have made, name -> paths,
+        so the preview of a later add says what apply will do after them (not "create" with every disk)."""
         name = self.group()
+        planned = set((pending or {}).get(name, ()))
         matched: dict[str, AsmDisk] = {}
         missing = []
         for spec in self.specs():
@@ -107,9 +110,11 @@ class AsmDiskgroup(StepType):
             raise StepError(f"disk(s) not visible to ASM: {', '.join(missing)}",
                             hint="check the paths and the ASM instance's asm_diskstring")
         number = view.groups.get(name)
+        if number is None and name in (pending or {}):
+            number = -1  # not there yet, but an earlier step of this check creates it
         add = []
         for d in matched.values():
-            if number is not None and d.group_number == number:
+            if number is not None and d.group_number == number or d.path in planned:
                 continue
             if d.header_status == "MEMBER":
                 other = view.group_name(d.group_number) or "a disk group that is not mounted"
@@ -158,7 +163,9 @@ class AsmDiskgroup(StepType):
         return "".join(f"{verb} {plan.name}: + {d.path} ({d.header_status})\n" for d in plan.add)
 
     def check(self, ctx: StepContext) -> Change:
-        plan = self._plan(read_asm(open_database(ctx, config_for(ctx), asm=True)))
+        pending = ctx.predicted.setdefault("asm_diskgroups", {})
+        plan = self._plan(read_asm(open_database(ctx, config_for(ctx), asm=True)), pending)
+        pending.setdefault(plan.name, set()).update(d.path for d in plan.add)
         if not plan.add:
             return Change(False, f"disk group {plan.name} has its disks")
         self._power()

@@ -21,6 +21,13 @@ from planner.steps.wl_common import parse_outcome, save_text
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
 
 
+PARAMS_SQL = ("select name, value from v$parameter where name in "
+              "('timed_statistics', 'disk_asynch_io', 'filesystemio_options')")
+ASYNC_SQL = "select count(*) from v$iostat_file where filetype_name = 'Data File' and asynch_io <> 'ASYNC_ON'"
+RESULT_SQL = ("select start_time, end_time, max_iops, max_mbps, max_pmbps, latency, "
+              "num_physical_disks from dba_rsrc_io_calibrate")
+
+
 def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
     """A SQL*Plus-style listing of DBA_RSRC_IO_CALIBRATE rows: header, dashes sized to the widest cell."""
     widths = [max([len(c)] + [len(r[i] or "") for r in rows]) for i, c in enumerate(_COLUMNS)]
@@ -45,6 +52,16 @@ class CalibrateIo(StepType):
     def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
         return 600.0  # DBMS_RESOURCE_MANAGER.CALIBRATE_IO takes about ten minutes, whatever its arguments
 
+    def preview(self, ctx: StepContext) -> str:
+        disks, latency = self.params()
+        self.check(ctx)
+        return "\n".join([
+            "$ sqlplus -S / as sysdba   (as the oracle user, each script on stdin)", f"    {PARAMS_SQL};",
+            f"    {ASYNC_SQL};",
+            "    variable o0 number\n    variable o1 number\n    variable o2 number",
+            f"    begin dbms_resource_manager.calibrate_io({disks}, {latency}, :o0, :o1, :o2); end;",
+            "    select :o0, :o1, :o2 from dual;", f"    {RESULT_SQL};"])
+
     def params(self) -> tuple[int, int]:
         return (whole_number(self.args, "num_physical_disks", 1, "calibrate_io", minimum=1),
                 whole_number(self.args, "max_latency", 20, "calibrate_io", minimum=1))
@@ -57,8 +74,7 @@ class CalibrateIo(StepType):
 
     @staticmethod
     def prerequisites(db: Any) -> dict[str, str]:
-        rows = db.query("select name, value from v$parameter where name in "
-                        "('timed_statistics', 'disk_asynch_io', 'filesystemio_options')")
+        rows = db.query(PARAMS_SQL)
         params = {str(r[0]).lower(): str(r[1] or "") for r in rows if r and r[0]}
         if params.get("timed_statistics", "").upper() != "TRUE":
             raise StepError("CALIBRATE_IO needs timed_statistics=TRUE (it is "
@@ -68,8 +84,7 @@ class CalibrateIo(StepType):
             raise StepError("CALIBRATE_IO needs asynchronous I/O: disk_asynch_io is "
                             f"{params.get('disk_asynch_io') or 'unset'}",
                             hint="set disk_asynch_io=TRUE (static: SCOPE=SPFILE and a restart, e.g. an init_ora step)")
-        off = db.query("select count(*) from v$iostat_file where filetype_name = 'Data File' "
-                       "and asynch_io <> 'ASYNC_ON'")
+        off = db.query(ASYNC_SQL)
         if off and off[0] and off[0][0] not in (None, "0"):
             raise StepError(f"CALIBRATE_IO needs asynchronous I/O on every datafile; {off[0][0]} have ASYNC_OFF "
                             f"(filesystemio_options={params.get('filesystemio_options') or 'unset'})",
@@ -84,8 +99,7 @@ class CalibrateIo(StepType):
             params = self.prerequisites(db)
             max_iops, max_mbps, actual = db.callproc("dbms_resource_manager.calibrate_io", [disks, latency],
                                                      out_types=[int, int, int])
-            rows = db.query("select start_time, end_time, max_iops, max_mbps, max_pmbps, latency, "
-                            "num_physical_disks from dba_rsrc_io_calibrate")
+            rows = db.query(RESULT_SQL)
         finally:
             db.close()
         if max_iops is None or max_mbps is None:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError
+from planner.files import sha256_file
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Parsed
 from planner.parsers import parse_file, summarise
@@ -74,7 +75,7 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
     local = ctx.artifacts / name
     local.parent.mkdir(parents=True, exist_ok=True)
     local.write_text(text)
-    return Artifact(str(local.relative_to(ctx.run_dir)), kind, simulated=ctx.simulated)
+    return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,

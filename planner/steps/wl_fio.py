@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,10 @@ from planner.parsers import parse_file
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+
+# fio engines that ignore iodepth (fio's man page, iodepth: "increasing iodepth beyond 1 will not affect
+# synchronous ioengines"); planner.results.findings.SYNC_ENGINES is the report's copy of this list.
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 
 # --- fio -------------------------------------------------------------------------------------------------
 
@@ -329,6 +334,24 @@ class Fio(StepType):
         devices = [f for f in written if is_device(ctx, f)]
         check_destructive(ctx, devices, what="fio write")
 
+    def setup_warnings(self, ctx: StepContext, sections: Sequence[Section]) -> list[str]:
+        """What makes the point measure something else than the plan says (also a report finding)."""
+        out = []
+        for eff in _jobs(sections):
+            files = [f for f in re.split(r"(?<!\\):", eff.get("filename") or "") if f.startswith("/")]
+            devices = [f for f in files if f.startswith("/dev/")]  # no round trip: check() stays silent
+            if devices and str(eff.get("direct") or "0").lower() not in ("1", "true"):
+                out.append(f"warning: fio runs buffered on {', '.join(devices)} (no direct=1): the page cache, "
+                           "not the device, is measured — add direct: 1")
+                break
+        point = dict(ctx.point.params) if ctx.point is not None else {}
+        engines = {str(eff.get("ioengine") or "psync").lower() for eff in _jobs(sections)}
+        if "iodepth" in point and engines & SYNC_ENGINES:
+            out.append(f"warning: iodepth is swept with the synchronous engine {'/'.join(sorted(engines & SYNC_ENGINES))}: "
+                       "it keeps one I/O in flight per job, so every point runs at queue depth 1 — use libaio or "
+                       "io_uring")
+        return out
+
     def _data_dir(self, ctx: StepContext, sections: Sequence[Section], wd: str) -> str:
         """fio's working folder: where a job without an absolute filename/directory lays out its data files.
         That is the plan-stable step folder (reused by later points and runs, not rewritten each time);
@@ -342,7 +365,16 @@ class Fio(StepType):
     def check(self, ctx: StepContext) -> Change:
         sections, origin = self.job_sections(ctx)
         targets = ", ".join(sorted({f for f, _ in job_targets(sections)})) or "fio's default files"
-        return Change(True, f"would run fio ({origin}) on {targets}")
+        return Change(True, "; ".join([f"would run fio ({origin}) on {targets}", *self.setup_warnings(ctx, sections)]))
+
+    def preview(self, ctx: StepContext) -> str:
+        sections, origin = self.job_sections(ctx)
+        wd = "<point dir>"
+        job = render_job_file(sections, ctx.path)
+        lines = [f"$ fio --output-format=json --output={wd}/fio.json {wd}/job.fio",
+                 f"{wd}/job.fio (from {origin}):", *("    " + x for x in job.rstrip("\n").splitlines()),
+                 *self.setup_warnings(ctx, sections)]
+        return "\n".join(lines)
 
     def apply(self, ctx: StepContext) -> Outcome:
         sections, _ = self.job_sections(ctx)
@@ -351,12 +383,15 @@ class Fio(StepType):
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
         ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
         argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
-        r = ctx.run(argv, check=False, cwd=self._data_dir(ctx, sections, wd), timeout=self._timeout(ctx, sections))
+        r = ctx.run(argv, check=False, cwd=self._data_dir(ctx, sections, wd), timeout=self._timeout(ctx, sections),
+                    measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
         arts = fetch_existing(ctx, [(job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
         main = next((a for a in arts if a.kind == "fio_json"), None)
-        return finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
+        out = finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
+        warnings = self.setup_warnings(ctx, sections)
+        return replace(out, msg="; ".join([out.msg, *warnings])) if warnings else out
 

@@ -123,7 +123,7 @@ class Iozone(StepType):
             if len(files) > 1:
                 ctx.sh(_COPY, files[0], *files[1:])
         out, err = f"{wd}/iozone.out", f"{wd}/iozone.err"
-        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=wd)
+        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=wd, measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"

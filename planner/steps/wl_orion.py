@@ -78,6 +78,11 @@ class Orion(StepType):
                 argv += [f"-{key}", str(self.args[key])]
         return argv
 
+    def preview(self, ctx: StepContext) -> str:
+        argv, testname = self.argv(ctx), str(self.args.get("testname") or "orion")
+        luns = "".join(f"    {ctx.path(x)}\n" for x in self.luns())
+        return f"$ {shlex.join(argv)}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
+
     def check(self, ctx: StepContext) -> Change:
         argv = self.argv(ctx)
         write = int(self.args.get("write", 0) or 0)
@@ -92,7 +97,7 @@ class Orion(StepType):
             guard.check_destructive(ctx, luns, what=f"ORION -write {write}")
         work = point_dir(ctx, self.kind)
         ctx.conn.put("".join(ctx.path(x) + "\n" for x in luns).encode(), posixpath.join(work, f"{testname}.lun"))
-        r = ctx.run(argv, cwd=work, check=False)
+        r = ctx.run(argv, cwd=work, check=False, measured=True)
         arts = [save_text(ctx, "orion_console.txt", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))]
         ls = ctx.sh('cd "$1" && for f in "$2"_*; do [ -f "$f" ] && printf "%s\\n" "$f"; done; exit 0',
                     work, testname, check=False)

@@ -14,7 +14,7 @@ import posixpath
 import re
 import tarfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -120,6 +120,35 @@ def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[st
     return ["taskset", "-c", affinity, *argv]
 
 
+def cpu_list(affinity: str) -> list[int]:
+    """The CPUs of a taskset list such as ``0-5,8`` (malformed parts are left to taskset to refuse)."""
+    cpus: list[int] = []
+    for part in affinity.split(","):
+        lo, _, hi = part.partition("-")
+        if lo.isdigit() and (not hi or hi.isdigit()):
+            cpus += range(int(lo), int(hi or lo) + 1)
+    return cpus
+
+
+def affinity_warning(affinity: str | None, host_cpus: Any) -> str:
+    """A warning when the taskset list names CPUs the host does not have ("" when it fits or is unknown).
+
+    taskset -c with a CPU beyond the host's fails outright when none exists, and silently pins fewer
+    users than planned when some do: either way the point is not the one the plan describes.
+    """
+    try:
+        n = int(host_cpus or 0)
+    except (TypeError, ValueError):
+        n = 0
+    if affinity is None or n < 1:
+        return ""
+    beyond = [c for c in cpu_list(affinity) if c >= n]
+    if not beyond:
+        return ""
+    return (f"warning: slb affinity {affinity} names CPU(s) {', '.join(map(str, beyond[:8]))} but the host has "
+            f"{n} CPU(s) (0-{n - 1}): the users are pinned to fewer CPUs than planned, or taskset fails")
+
+
 class Slb(StepType):
     """SLB: ``[taskset -c CPUS] ./runit.sh USERS [SECONDS]`` in the kit copied to the host."""
 
@@ -127,7 +156,7 @@ class Slb(StepType):
     exclusive = True
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"seconds": 2, "buffer_mb": 64}  # a rehearsal proves the kit runs, briefly
-    report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.users", "slb.runtime_s")
+    report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.avg_nsec_per_op", "slb.users", "slb.runtime_s")
 
     @classmethod
     def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
@@ -140,9 +169,24 @@ class Slb(StepType):
         aff = self.args.get("affinity")
         return runit_argv(users, _positive(self.args, "seconds", None), None if aff is None else str(aff))
 
+    def _affinity_warning(self, ctx: StepContext) -> str:
+        aff = self.args.get("affinity")
+        return affinity_warning(None if aff is None else str(aff), ctx.facts.get("cpus"))
+
     def check(self, ctx: StepContext) -> Change:
         kit = load_kit(self.args.get("kit"), ctx.plan_dir)
-        return Change(True, f"would run {' '.join(self._argv())} with the kit {kit.source}")
+        warn = self._affinity_warning(ctx)
+        return Change(True, f"would run {' '.join(self._argv())} with the kit {kit.source}"
+                      + (f"; {warn}" if warn else ""))
+
+    def preview(self, ctx: StepContext) -> str:
+        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
+        env = f"SLB_MB={_positive(self.args, 'buffer_mb', None)} " if self.args.get("buffer_mb") else ""
+        lines = [f"kit {kit.source} -> {kit_dir} ({len(kit.files)} files, built there once)",
+                 f"$ cd {kit_dir} && {env}{' '.join(self._argv())} ><point dir>/slb.out 2><point dir>/slb.err"]
+        warn = self._affinity_warning(ctx)
+        return "\n".join(lines + ([warn] if warn else []))
 
     def install(self, ctx: StepContext, kit: Kit) -> str:
         """The kit's folder on the host, copied and built unless an identical build is already there."""
@@ -166,12 +210,14 @@ class Slb(StepType):
         env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
         seconds = _positive(self.args, "seconds", 10) or 10
         timeout = ctx.timeout_s if ctx.timeout_s is not None else 2.4 * seconds + TIMEOUT_MARGIN_S
-        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout)
+        r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout, measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"slb {what}: {' '.join(argv)}: {tail(ctx.conn.read_text(err), 600)}"
         arts = fetch_existing(ctx, [(out, None, "slb"), (err, None, "log")], nonempty=True)
         main = next((a for a in arts if a.kind == "slb"), None)
-        return finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
+        done = finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
+        warn = self._affinity_warning(ctx)
+        return replace(done, msg=f"{done.msg}; {warn}") if warn else done
 

@@ -200,6 +200,16 @@ class Slob(StepType):
         return Change(True, f"would run SLOB {version.value} in {kit}: {shlex.join(argv)} "
                             f"({sessions} sessions, UPDATE_PCT={upd})")
 
+    def preview(self, ctx: StepContext) -> str:
+        kit = self.kit(ctx)
+        _runit, conf, version = self._read_kit(ctx, kit)
+        argv, sessions, upd = self.command(version)
+        lines = [f"$ cd {kit} && {shlex.join(argv)}   # SLOB {version.value}, {sessions} sessions"]
+        if conf is not None:
+            lines.append(f"{kit}/slob.conf (the original is kept and put back after the point):")
+            lines += ["    " + x for x in render_conf(conf, self.conf_values(version, upd)).rstrip("\n").splitlines()]
+        return "\n".join(lines)
+
     # -- running -----------------------------------------------------------------------------------------
     def _as_oracle(self, ctx: StepContext) -> dict[str, Any]:
         user = ctx.vars.get("oracle_user")
@@ -250,7 +260,7 @@ class Slob(StepType):
             if original is not None:
                 ctx.conn.put(render_conf(original, values).encode(), conf_path)
                 arts.append(ctx.fetch(conf_path, "slob.conf"))
-            r = ctx.run(argv, cwd=kit, check=False, env=env, **run_as)
+            r = ctx.run(argv, cwd=kit, check=False, env=env, measured=True, **run_as)
         finally:
             if original is not None:
                 ctx.conn.put(original.encode(), conf_path)

@@ -51,6 +51,7 @@ class CommandResult:
     truncated: bool = False  # the middle of a stream was left out (it held more than KEEP_HEAD + KEEP_TAIL)
     stdout_bytes: int | None = None  # how many bytes the stream really held (None: not counted)
     stderr_bytes: int | None = None
+    stdin: str = ""  # what the command read on stdin (e.g. a sqlplus script), for the command log
 
     @property
     def ok(self) -> bool:

@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import posixpath
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from planner.errors import StepError, input_error
-from planner.transport.connection import Connection
+from planner.transport.connection import CommandResult, Connection
+
+CommandLog = Callable[[CommandResult], None]  # the run record's command log (commands.jsonl), for one host
 
 TOOLS: tuple[str, ...] = ("iostat", "mpstat", "vmstat")
 PGID_FILE = "ostats.pgid"
@@ -68,6 +70,32 @@ echo "pgid $(cat -- "$dir/ostats.pgid")"
 """
 
 
+# Waits (bounded by $1 tenths of a second) until every sampler's file holds a sample of the window: mpstat's
+# first report comes one interval after it starts; iostat's and vmstat's first report is since boot, so they
+# need a second one. Prints "samples TOOL N" per tool.
+_WAIT_SCRIPT = r"""
+limit=$1; dir=$2; shift 2
+count() {
+    case $1 in
+    mpstat) awk '$2 == "all" && $1 != "Average:"' "$dir/mpstat.txt" 2>/dev/null | wc -l ;;
+    iostat) grep -c '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T' "$dir/iostat.txt" 2>/dev/null || true ;;
+    vmstat) awk 'NR > 2' "$dir/vmstat.txt" 2>/dev/null | wc -l ;;
+    esac
+}
+need() { case $1 in mpstat) echo 1 ;; *) echo 2 ;; esac; }
+i=0
+while :; do
+    short=""
+    for t in "$@"; do [ "$(count "$t")" -ge "$(need "$t")" ] || short="$short $t"; done
+    [ -z "$short" ] && break
+    i=$((i + 1))
+    [ "$i" -le "$limit" ] || break
+    sleep 0.1 2>/dev/null || sleep 1
+done
+for t in "$@"; do echo "samples $t $(count "$t")"; done
+"""
+
+
 def output_name(tool: str) -> str:
     """The file a sampler writes (``iostat.txt``): the _START script writes "$dir/<tool>.txt"."""
     return f"{tool}.txt"
@@ -92,10 +120,29 @@ class OSStatsSampler:
     skipped: tuple[str, ...]  # asked for but not installed there
     pgid: int | None  # None when no tool could run
     started_at: str  # host clock, ISO 8601 UTC; "" when nothing ran
+    log: CommandLog | None = field(default=None, compare=False)  # the start and stop commands go to the record
 
     @property
     def files(self) -> tuple[str, ...]:
         return tuple(posixpath.join(self.remote_dir, output_name(t)) for t in self.tools)
+
+    def wait_for_samples(self) -> dict[str, int]:
+        """Wait (at most two intervals and a second, one round trip) until each tool's file holds a sample
+        taken in the window, so a point shorter than the interval never leaves it empty; returns the
+        number of reports each file holds (iostat's and vmstat's first one is since boot)."""
+        if not self.tools:
+            return {}
+        limit = (2 * self.interval_s + 1) * 10
+        r = self.conn.run(["sh", "-c", _WAIT_SCRIPT, "sh", str(limit), self.remote_dir, *self.tools],
+                          timeout=2 * self.interval_s + 30)
+        if self.log is not None:
+            self.log(r)
+        out: dict[str, int] = {}
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if len(f) == 3 and f[0] == "samples" and f[2].isdigit():
+                out[f[1]] = int(f[2])
+        return out
 
     def stop(self, grace_s: float = 5.0) -> list[str]:
         """Kill the group (TERM, then KILL after ``grace_s``), check none is left; return the files written.
@@ -103,8 +150,8 @@ class OSStatsSampler:
         Safe to call more than once.
         """
         if self.pgid is not None:
-            _kill_group(self.conn, self.pgid, grace_s)
-            _remove_pgid_file(self.conn, self.remote_dir)
+            _kill_group(self.conn, self.pgid, grace_s, self.log)
+            _remove_pgid_file(self.conn, self.remote_dir, self.log)
         return list(self.files)
 
     def __enter__(self) -> OSStatsSampler:
@@ -115,7 +162,7 @@ class OSStatsSampler:
 
 
 def start(conn: Connection, remote_dir: str, interval_s: int = 5,
-          tools: Sequence[str] = TOOLS) -> OSStatsSampler:
+          tools: Sequence[str] = TOOLS, log: CommandLog | None = None) -> OSStatsSampler:
     """Start sampling every ``interval_s`` seconds into ``remote_dir``; returns at once.
 
     Tools missing on the host are skipped (``sampler.skipped``), not an error. Raises InputError for an
@@ -138,6 +185,8 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
 
     r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s), *wanted],
                  timeout=60)
+    if log is not None:
+        log(r)
     if not r.ok:
         raise StepError(f"{conn.host.name}: cannot start OS statistics in {remote_dir}: "
                         f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
@@ -157,7 +206,7 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
             pgid = _parse_pgid(value)
     if ran and pgid is None:
         raise StepError(f"{conn.host.name}: OS statistics started but reported no process group: {r.stdout!r}")
-    return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at)
+    return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at, log)
 
 
 def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:
@@ -190,22 +239,24 @@ def members(conn: Connection, pgid: int) -> list[Member]:
     return found
 
 
-def _kill_group(conn: Connection, pgid: int, grace_s: float) -> None:
-    _signal_group(conn, pgid, "TERM")
+def _kill_group(conn: Connection, pgid: int, grace_s: float, log: CommandLog | None = None) -> None:
+    _signal_group(conn, pgid, "TERM", log)
     if _wait_gone(conn, pgid, grace_s):
         return
-    _signal_group(conn, pgid, "KILL")
+    _signal_group(conn, pgid, "KILL", log)
     if not _wait_gone(conn, pgid, 5.0):
         left = ", ".join(f"{m.pid} {m.command}" for m in members(conn, pgid))
         raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
                         hint=f"kill process group {pgid} by hand")
 
 
-def _signal_group(conn: Connection, pgid: int, signame: str) -> None:
+def _signal_group(conn: Connection, pgid: int, signame: str, log: CommandLog | None = None) -> None:
     if pgid < 2:  # kill -1 would signal every process the user may signal
         raise StepError(f"{conn.host.name}: refusing to signal process group {pgid}")
     # `kill -s SIG -- -PGID` is the form both dash and bash accept; a group already gone fails harmlessly.
-    conn.run(["kill", "-s", signame, "--", f"-{pgid}"], timeout=30)
+    r = conn.run(["kill", "-s", signame, "--", f"-{pgid}"], timeout=30)
+    if log is not None:
+        log(r)
 
 
 def _wait_gone(conn: Connection, pgid: int, within_s: float) -> bool:
@@ -238,5 +289,7 @@ def _is_ours(conn: Connection, pgid: int, remote_dir: str) -> bool:
     return len(args) >= 5 and args[3] == MARKER and args[4] == remote_dir and bool(members(conn, pgid))
 
 
-def _remove_pgid_file(conn: Connection, remote_dir: str) -> None:
-    conn.run(["rm", "-f", "--", posixpath.join(remote_dir, PGID_FILE)], timeout=30)
+def _remove_pgid_file(conn: Connection, remote_dir: str, log: CommandLog | None = None) -> None:
+    r = conn.run(["rm", "-f", "--", posixpath.join(remote_dir, PGID_FILE)], timeout=30)
+    if log is not None:
+        log(r)

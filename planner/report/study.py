@@ -1,0 +1,241 @@
+"""The study as a whole: systems side by side, one chart per headline metric, the Result that opens a report.
+
+Metric names are words (planner.metrics.display_name); a label that tells two series apart is printed only
+where it differs. Keys stay in the context (``metric``) for templates that want them and for exports.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from planner.files import slug
+from planner.metrics import Direction, display_name, distinguishing_labels
+from planner.report.charts import ChartLine, ChartPoint, sweep_chart
+from planner.results.stats import Series, combine_hosts, fmt
+
+# How a swept parameter reads on an axis (a parameter not listed reads as its name).
+PARAM_WORDS: Mapping[str, str] = {
+    "readers": "SLOB reader sessions", "writers": "SLOB writer sessions", "threads": "threads",
+    "iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size", "users": "SLB processes",
+    "num_disks": "disks", "record_kb": "record size (KB)", "file_size": "file size",
+}
+
+
+def param_words(name: str) -> str:
+    return PARAM_WORDS.get(name, name.replace("_", " "))
+
+
+def point_words(params: Sequence[tuple[str, object]]) -> str:
+    return ", ".join(f"{v} {param_words(k)}" if k in ("readers", "writers", "threads") else f"{param_words(k)} {v}"
+                     for k, v in params) or "—"
+
+
+def label_words_of(label: str) -> str:
+    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none."""
+    pairs: list[tuple[str, object]] = [(k, v) for k, _, v in (p.partition("=") for p in label.split()) if v]
+    return point_words(pairs) if pairs else ""
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One summary row: a workload (by kind when every play has one of that kind) and a metric key."""
+
+    workload: str
+    key: str
+
+
+def metric_names(heads: Sequence[Series]) -> dict[str, str]:
+    """Key -> words, with the labels that differ between keys of the same metric."""
+    by_metric: dict[str, dict[str, tuple[tuple[str, str], ...]]] = defaultdict(dict)
+    units: dict[str, str] = {}
+    for s in heads:
+        by_metric[s.metric][s.key] = s.labels
+        units[s.key] = s.unit
+    out = {}
+    for metric, keys in by_metric.items():
+        shown = distinguishing_labels(list(keys.values()))
+        for key, labels in keys.items():
+            out[key] = display_name(metric, labels, units[key], shown)
+    return out
+
+
+def rows_of(heads: Sequence[Series]) -> dict[Row, list[Series]]:
+    # Systems are compared on the same kind of workload even when each play names its step differently
+    # ("SLOB read-only, 64 to 256 readers" on one, an unnamed slob step on the other): rows go by kind
+    # whenever no play has two workloads of that kind.
+    titles: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for s in heads:
+        if s.title not in titles[s.kind][s.play]:
+            titles[s.kind][s.play].append(s.title)
+    by_kind = {k for k, plays in titles.items() if all(len(t) == 1 for t in plays.values())}
+    out: dict[Row, list[Series]] = defaultdict(list)
+    for s in heads:
+        if s.kind in by_kind:
+            names = list(dict.fromkeys(t for ts in titles[s.kind].values() for t in ts))
+            out[Row(" / ".join(names), s.key)].append(s)
+        else:
+            out[Row(s.title, s.key)].append(s)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Best:
+    """A play's figure on one row: its best point, the play's hosts combined."""
+
+    value: float
+    low: float
+    high: float
+    params: tuple[tuple[str, object], ...]
+    points: int  # how many sweep points it was chosen from
+
+
+def _by_point(ss: Sequence[Series]) -> dict[tuple[str, str], list[Series]]:
+    out: dict[tuple[str, str], list[Series]] = defaultdict(list)
+    for s in ss:
+        out[(s.step, repr(s.params))].append(s)
+    return out
+
+
+def _combined(ss: Sequence[Series]) -> tuple[float, float, float]:
+    unit = ss[0].unit
+    return (combine_hosts([s.summary.median for s in ss], unit)[0], combine_hosts([s.summary.min for s in ss], unit)[0],
+            combine_hosts([s.summary.max for s in ss], unit)[0])
+
+
+def best_of(ss: Sequence[Series]) -> Best:
+    pts = _by_point(ss)
+    cands = [(_combined(g), g[0].params) for g in pts.values()]
+    pick = min if ss[0].direction is Direction.LOWER else max
+    (med, lo, hi), params = pick(cands, key=lambda c: c[0][0])
+    return Best(med, lo, hi, params, len(pts))
+
+
+def _fixed(args: Mapping[tuple[str, str], Mapping[str, Any]], s: Series, name: str) -> str | None:
+    """The value a play ran an unswept parameter at (readers: 16), when the plan says it literally."""
+    v = args.get((s.play, s.step), {}).get(name)
+    return None if v is None or isinstance(v, list | dict) or "{{" in str(v) else str(v)
+
+
+def chart_lines(ss: Sequence[Series], plays: Sequence[str],
+                args: Mapping[tuple[str, str], Mapping[str, Any]]) -> tuple[str, list[ChartLine]]:
+    """(x parameter, lines): one line per play, or per play and value of a second swept parameter."""
+    values: dict[str, set[str]] = defaultdict(set)
+    for s in ss:
+        for k, v in s.params:
+            values[k].add(str(v))
+    xname = max(values, key=lambda k: len(values[k])) if values else ""
+    if not xname:  # no sweep: the parameter the plays were run at, when they share one
+        xname = next((k for k in ("readers", "threads", "users", "iodepth") if all(_fixed(args, s, k) for s in ss)), "")
+    lines: list[ChartLine] = []
+    multi = len({s.play for s in ss}) > 1
+    for play in plays:
+        groups: dict[str, list[ChartPoint]] = defaultdict(list)
+        for g in _by_point([s for s in ss if s.play == play]).values():
+            params = dict(g[0].params)
+            x = str(params.pop(xname)) if xname in params else (_fixed(args, g[0], xname) or play)
+            # the other swept parameters: a line each, unless they only restate x (a zip sweep)
+            rest = [(k, v) for k, v in params.items() if len(values.get(k, ())) > 1
+                    and len(values[k]) != len(values[xname])]
+            med, lo, hi = _combined(g)
+            groups[point_words(rest) if rest else ""].append(ChartPoint(x, lo, med, hi))
+        for other, pts in groups.items():
+            label = ", ".join(p for p in (play if multi or not other else "", other) if p)
+            lines.append(ChartLine(label or play, tuple(pts)))
+    return xname, lines
+
+
+def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
+           args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path) -> list[dict[str, Any]]:
+    """One chart per headline row of a swept or multi-system study."""
+    out: list[dict[str, Any]] = []
+    workloads = {r.workload for r in rows}
+    for row, ss in rows.items():
+        points = {(s.play, repr(s.params)) for s in ss}
+        if len(points) < 2:
+            continue
+        xname, lines = chart_lines(ss, plays, args)
+        words = names[row.key]
+        base = words.rsplit(" (", 1)[0]
+        unit = ss[0].unit
+        xw = param_words(xname) if xname else "system"
+        title = f"{base}, by {xw}" + (f" — {row.workload}" if len(workloads) > 1 else "")
+        stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
+                                    slug(xw)) if p).lower().replace("_", "-")
+        path = run_dir / "charts" / f"{stem}.svg"
+        written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines)
+        if written:
+            out.append({"title": title, "metric": row.key, "name": words, "x": xname,
+                        "path": os.path.relpath(written, report_dir), "file": str(written),
+                        "series": [ln.label for ln in lines]})
+    return out
+
+
+def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Sequence[tuple[str, str]],
+            supporting: Mapping[Row, list[Series]] | None = None) -> dict[str, Any]:
+    """Rows (workload, metric), columns plays (or play / host): the best sweep point, as the seed compared
+    systems ("I tried numerous values for readers and 256 gave me the best result"). ``supporting`` rows
+    (logical reads, DB CPU ...) are shown at the point where the play's first headline metric was best."""
+    out = []
+    first: dict[str, list[Series]] = {}
+    for row, ss in rows.items():
+        first.setdefault(row.workload, ss)
+    at = {(w, p): best_of([s for s in ss if s.play == p]).params
+          for w, ss in first.items() for p in {s.play for s in ss}}
+    for row, ss in (supporting or {}).items():
+        cells = []
+        for p, h in cols:
+            mine = [s for s in ss if s.play == p and (not h or s.host == h) and s.params == at.get((row.workload, p))]
+            cells.append(fmt(_combined(mine)[0]) if mine else "—")
+        s0 = ss[0]
+        if any(c != "—" for c in cells):
+            out.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
+                        "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": True})
+    head = []
+    for row, ss in rows.items():
+        cells = []
+        for p, h in cols:
+            mine = [s for s in ss if s.play == p and (not h or s.host == h)]
+            if not mine:
+                cells.append("—")
+                continue
+            b = best_of(mine)
+            cells.append(fmt(b.value) + (f" ({point_words(b.params)})" if b.points > 1 else ""))
+        s0 = ss[0]
+        head.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
+                     "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": False})
+    return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
+
+
+def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
+           verdict_rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The answer first: per system its headline figure (best point named), each claim's verdict, the finding
+    that matters most (warnings before notes, in the order the checks rank them)."""
+    systems = []
+    first_by_workload: dict[str, Row] = {}
+    for row in rows:
+        first_by_workload.setdefault(row.workload, row)
+    for play in plays:
+        lines = []
+        for row in first_by_workload.values():
+            mine = [s for s in rows[row] if s.play == play]
+            if not mine:
+                continue
+            b = best_of(mine)
+            unit = mine[0].unit
+            words = names[row.key].rsplit(" (", 1)[0]
+            where = (f" at {point_words(b.params)} (best of {b.points} points)" if b.points > 1
+                     else f" at {point_words(b.params)}" if b.params else "")
+            spread = f", {fmt(b.low)}–{fmt(b.high)} over repeats" if b.high > b.low else ""
+            lines.append({"name": words, "value": fmt(b.value), "unit": unit, "point": point_words(b.params),
+                          "text": f"{fmt(b.value)} {'' if unit in words else unit + ' '}{words}{where}{spread}"
+                          .replace("  ", " ")})
+        if lines:
+            systems.append({"play": play, "lines": lines})
+    ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
+    return {"systems": systems, "verdicts": list(verdict_rows), "top_finding": ranked[0] if ranked else None,
+            "more_findings": max(len(findings) - 1, 0)}
