@@ -6,8 +6,7 @@ and known_hosts checking that never trusts a key silently. Precedence is Fabric'
 ssh_config > defaults.
 
 Measured traps handled here:
-- paramiko never sets TCP_NODELAY, so each command round trip waited ~40 ms on Nagle's algorithm;
-  we open the socket ourselves.
+- paramiko never sets TCP_NODELAY: we open the socket ourselves (planner/transport/ssh/sockets.py).
 - ``recv_exit_status()`` before reading the output deadlocks once a stream fills the channel
   window (paramiko #448, #1778); stdout and stderr are drained together in a select loop.
 - paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339): known_hosts
@@ -25,9 +24,6 @@ import hashlib
 import os
 import posixpath
 import secrets
-import shlex
-import socket
-import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -35,25 +31,32 @@ from typing import Any
 
 import paramiko
 
-from planner.errors import ConnectError, HostKeyError, PlannerError, StepError
+from planner.errors import ConnectError, StepError
 from planner.host import Host
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
-from planner.transport.ssh.known_hosts import KnownKey, known_keys
+from planner.transport.ssh.fileops import check, file_error, refused
+from planner.transport.ssh.known_hosts import (
+    KnownKey,
+    append_key,
+    ca_only_error,
+    changed_key_error,
+    known_keys,
+    revoked_error,
+    unknown_key_error,
+)
+from planner.transport.ssh.sockets import tcp_socket
 from planner.transport.ssh.target import SSHTarget, merge_target
 from planner.transport.streams import (
     READ_BUF,
-    FetchTooLarge,
     LocalSink,
     OutputBuffer,
     fetch_cap,
-    outside_root,
 )
 
 SFTP_CHUNK = 32768  # paramiko's largest SFTP read request
 SFTP_WINDOW = 8 << 20
-_append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
 
 
 @functools.lru_cache(maxsize=8)
@@ -94,21 +97,10 @@ class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
         self.conn.refuse_revoked(key)  # before accept-new: a revoked key is never recorded
         cas = [k for k in self.conn.known if k.marker == "cert-authority"]
         if cas and not any(not k.marker for k in self.conn.known):
-            where = ", ".join(f"{k.file}:{k.line}" for k in cas)
-            raise HostKeyError(f"{self.conn.host.name}: known_hosts trusts a certificate authority for {hostname} "
-                               f"({where}), but planner cannot check host certificates (paramiko does not "
-                               f"support them); the host's own key ({_fingerprint(key)}) is not recorded",
-                               hint="add the host's own key to known_hosts (ssh-keyscan, then check its "
-                                    "fingerprint); --accept-new-host-keys does not apply where a CA is trusted")
+            raise ca_only_error(self.conn.host.name, hostname, cas, _fingerprint(key))
         if not t.accept_new:
-            raise HostKeyError(f"{self.conn.host.name}: unknown host key for {hostname} ({_fingerprint(key)}); "
-                               f"not in {files}",
-                               hint="check the fingerprint, then rerun with --accept-new-host-keys to record it")
-        target = t.known_hosts[0]
-        with _append_lock:
-            target.parent.mkdir(parents=True, exist_ok=True)
-            with target.open("a") as f:
-                f.write(f"{hostname} {key.get_name()} {key.get_base64()}\n")
+            raise unknown_key_error(self.conn.host.name, hostname, _fingerprint(key), files)
+        append_key(t.known_hosts[0], hostname, key.get_name(), key.get_base64())
 
 
 class SSHConnection(Connection):
@@ -165,12 +157,8 @@ class SSHConnection(Connection):
         except paramiko.BadHostKeyException as e:
             client.close()
             self.refuse_revoked(e.key)
-            lines = ", ".join(f"{k.file}:{k.line}" for k in known if not k.marker)
-            raise HostKeyError(
-                f"{where}: HOST KEY CHANGED: got {_fingerprint(e.key)}, known_hosts has "
-                f"{_fingerprint(e.expected_key)} at {lines}",
-                hint=f"if the host was really reinstalled, remove line(s) {lines} "
-                     f"(ssh-keygen -R '{t.key_name}' -f {known[0].file}) and reconnect") from e
+            raise changed_key_error(where, _fingerprint(e.key), _fingerprint(e.expected_key), known,
+                                    t.key_name) from e
         except ConnectError:
             client.close()
             raise
@@ -195,10 +183,7 @@ class SSHConnection(Connection):
                (key.get_name(), key.get_base64())]
         if hit:
             t = self.target
-            raise HostKeyError(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}: REVOKED HOST KEY "
-                               f"{_fingerprint(key)}, marked @revoked at {hit[0].file}:{hit[0].line}",
-                               hint="the host still offers a key that was revoked: have its keys replaced; "
-                                    "planner never accepts it, --accept-new-host-keys included")
+            raise revoked_error(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}", _fingerprint(key), hit[0])
 
     def _open_socket(self, where: str) -> Any:
         t = self.target
@@ -206,20 +191,7 @@ class SSHConnection(Connection):
             return paramiko.ProxyCommand(t.proxy_command)
         if t.proxy_jump:
             return self._jump_channel(where)
-        try:
-            sock = socket.create_connection((t.hostname, t.port), timeout=t.connect_timeout)
-        except socket.gaierror as e:
-            raise ConnectError(f"{where}: cannot resolve {t.hostname}: {e}",
-                               hint="check ansible_host and HostName in ~/.ssh/config") from e
-        except TimeoutError as e:
-            raise ConnectError(f"{where}: connect timed out after {t.connect_timeout:g}s",
-                               hint="is the host up and port reachable (firewall)?") from e
-        except OSError as e:
-            raise ConnectError(f"{where}: cannot connect: {e.strerror or e}",
-                               hint="is sshd running there? check ansible_host/ansible_port") from e
-        if self._tcp_nodelay:
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        return sock
+        return tcp_socket(t, where, nodelay=self._tcp_nodelay)
 
     def _jump_channel(self, where: str) -> paramiko.Channel:
         """ProxyJump a,b: reach b through a (recursively), then open a direct-tcpip channel to us."""
@@ -301,13 +273,8 @@ class SSHConnection(Connection):
         """Run one command, its output streamed into ``out`` / ``err``; (line shown, exit code, timed out)."""
         buser = become_user or self.host.become_user
         shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd)
-        # setsid -w: a new process group (its pid, echoed first on stderr) that a timeout can kill whole; -w keeps
-        # the exit status. Inside sudo, so the group belongs to the become user. The leader then execs the command
-        # (argv is a program, never a shell builtin): one process less per command on the host.
-        inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
-        inner += "exec " + command_line(argv, env=env)
-        wrapped = command_line(["setsid", "-w", "sh", "-c", f"echo {PGID_MARK.decode()}$$ >&2; {inner}"],
-                               become=become, become_user=buser, login=login)
+        wrapped = ssh_scripts.in_process_group(argv, become=become, become_user=buser, login=login, env=env,
+                                               cwd=cwd, mark=PGID_MARK.decode())
         transport = self.ensure_connected()
         started = time.monotonic()
         for fresh in (False, True):
@@ -396,16 +363,16 @@ class SSHConnection(Connection):
             try:
                 self._write(tmp, payload)
             except FileNotFoundError:
-                self._check(self.run(["mkdir", "-p", "--", directory or "."]), f"create {directory}")
+                check(self.host.name, self.run(["mkdir", "-p", "--", directory or "."]), f"create {directory}")
                 self._write(tmp, payload)
         except (OSError, paramiko.SSHException, EOFError) as e:
-            raise self._file_error(e, f"upload {remote}") from e
+            raise file_error(self.host.name, self.transport, e, f"upload {remote}") from e
         mode_arg = f"{mode:04o}" if mode is not None else ""
         r = self.run(["sh", "-c", ssh_scripts.FINISH_PUT, "sh", tmp, digest, remote, mode_arg])
         if r.exit_code == 9:
             raise StepError(f"{self.host.name}: upload of {remote} arrived corrupted ({r.stderr.strip()}, "
                             f"sent {digest})", hint="retry; check the host's disk and network")
-        self._check(r, f"install {remote}")
+        check(self.host.name, r, f"install {remote}")
 
     def _write(self, path: str, payload: bytes) -> None:
         with self._sftp_client().open(path, "wb") as f:
@@ -422,7 +389,7 @@ class SSHConnection(Connection):
                 argv = ["sh", "-c", ssh_scripts.GET, "sh", remote, str(ssh_scripts.GET_INLINE_MAX), root,
                         "" if max_bytes is None else str(max_bytes)]
                 r = captured(*self._exec(argv, header, err)[:2], header, err, time.monotonic() - started)
-                self._refused(r, remote, root, max_bytes)
+                refused(self.host.name, r, remote, root, max_bytes)
                 head, _, body = r.stdout.partition("\n")
                 words = head.split()
                 if words[:1] == ["inline"] and len(words) == 3 and not r.truncated:  # small: came in this exec
@@ -433,7 +400,7 @@ class SSHConnection(Connection):
                 elif words[:1] == ["sftp"] and body:  # large: SFTP from the resolved path, then its checksum
                     self._sftp_stream(body, sink)
                     r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", body])
-                    self._check(r, f"checksum {remote}")
+                    check(self.host.name, r, f"checksum {remote}")
                     remote_sha = r.stdout.split()[0]
                 else:
                     raise StepError(f"{self.host.name}: cannot fetch {remote}: unexpected answer {head[:80]!r}")
@@ -445,7 +412,7 @@ class SSHConnection(Connection):
             if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):  # only local writes say so
                 raise StepError(f"{self.host.name}: cannot fetch {remote} to {local}: {os.strerror(e.errno)} "
                                 f"on the controller (free space in {local.parent} first)") from e
-            raise self._file_error(e, f"fetch {remote}") from e
+            raise file_error(self.host.name, self.transport, e, f"fetch {remote}") from e
 
     def _sftp_stream(self, path: str, sink: LocalSink) -> None:
         """Read ``path`` over SFTP into ``sink`` a window at a time. paramiko's getfo() prefetches the whole file
@@ -458,25 +425,3 @@ class SSHConnection(Connection):
                 chunks = [(o, min(SFTP_CHUNK, end - o)) for o in range(start, end, SFTP_CHUNK)]
                 for data in f.readv(chunks, max_concurrent_prefetch_requests=64):
                     sink.write(data)
-
-    def _refused(self, r: CommandResult, remote: str, root: str, max_bytes: int | None) -> None:
-        """The GET script's refusals (planner/transport/ssh/scripts.py) as the errors they mean."""
-        if r.exit_code == 3:
-            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), remote)
-        if r.exit_code == 4:
-            raise outside_root(self.host.name, remote, r.stderr, root)
-        if r.exit_code == 5 and max_bytes is not None:
-            raise FetchTooLarge(self.host.name, remote, int(r.stderr.strip() or 0), max_bytes)
-        self._check(r, f"read {remote}")
-
-    def _file_error(self, e: BaseException, what: str) -> PlannerError:
-        """An SFTP failure: ConnectError when the connection died under it (the point may be retried)."""
-        t = self.transport
-        if t is None or not t.is_active():
-            return ConnectError(f"{self.host.name}: connection lost while trying to {what}: {e or type(e).__name__}",
-                                hint="the host or its sshd went away")
-        return StepError(f"{self.host.name}: cannot {what}: {e or type(e).__name__}")
-
-    def _check(self, r: CommandResult, what: str) -> None:
-        if not r.ok:
-            raise StepError(f"{self.host.name}: cannot {what}: exit {r.exit_code}: {r.stderr.strip()}")

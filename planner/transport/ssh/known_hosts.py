@@ -11,9 +11,14 @@ import binascii
 import hashlib
 import hmac
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+
+from planner.errors import HostKeyError
+
+_append_lock = threading.Lock()  # accept-new appends to one known_hosts file from many threads
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,3 +88,41 @@ def names_match(patterns: list[str], name: str) -> bool:
         else:
             hit = hit or _glob(p, name)
     return hit
+
+
+def append_key(known_hosts: Path, hostname: str, key_type: str, key_base64: str) -> None:
+    """--accept-new-host-keys: record a host's key as OpenSSH's StrictHostKeyChecking=accept-new does."""
+    with _append_lock:
+        known_hosts.parent.mkdir(parents=True, exist_ok=True)
+        with known_hosts.open("a") as f:
+            f.write(f"{hostname} {key_type} {key_base64}\n")
+
+
+# -- what planner says when a key is refused (OpenSSH's words where it has them) ---------------------------
+
+
+def unknown_key_error(host: str, hostname: str, fingerprint: str, files: str) -> HostKeyError:
+    return HostKeyError(f"{host}: unknown host key for {hostname} ({fingerprint}); not in {files}",
+                        hint="check the fingerprint, then rerun with --accept-new-host-keys to record it")
+
+
+def ca_only_error(host: str, hostname: str, cas: list[KnownKey], fingerprint: str) -> HostKeyError:
+    where = ", ".join(f"{k.file}:{k.line}" for k in cas)
+    return HostKeyError(f"{host}: known_hosts trusts a certificate authority for {hostname} ({where}), but planner "
+                        f"cannot check host certificates (paramiko does not support them); the host's own key "
+                        f"({fingerprint}) is not recorded",
+                        hint="add the host's own key to known_hosts (ssh-keyscan, then check its fingerprint); "
+                             "--accept-new-host-keys does not apply where a CA is trusted")
+
+
+def revoked_error(where: str, fingerprint: str, hit: KnownKey) -> HostKeyError:
+    return HostKeyError(f"{where}: REVOKED HOST KEY {fingerprint}, marked @revoked at {hit.file}:{hit.line}",
+                        hint="the host still offers a key that was revoked: have its keys replaced; "
+                             "planner never accepts it, --accept-new-host-keys included")
+
+
+def changed_key_error(where: str, got: str, expected: str, known: list[KnownKey], key_name: str) -> HostKeyError:
+    lines = ", ".join(f"{k.file}:{k.line}" for k in known if not k.marker)
+    return HostKeyError(f"{where}: HOST KEY CHANGED: got {got}, known_hosts has {expected} at {lines}",
+                        hint=f"if the host was really reinstalled, remove line(s) {lines} "
+                             f"(ssh-keygen -R '{key_name}' -f {known[0].file}) and reconnect")

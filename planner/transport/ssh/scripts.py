@@ -1,9 +1,14 @@
 """The fixed shell scripts the SSH transport sends (planner/transport/ssh/client.py): user values only ever come in as "$1", "$2"...
 
-Kept apart from ssh.py so that module stays about paramiko; nothing here imports it.
+Kept apart from client.py so that module stays about paramiko; nothing here imports it.
 """
 
 from __future__ import annotations
+
+import shlex
+from collections.abc import Mapping, Sequence
+
+from planner.transport.connection import command_line
 
 # TERM the command's process group, give it 2 s to flush, then KILL what is left.
 # (dash's kill rejects "--", so the negative pgid follows the signal directly.)
@@ -29,3 +34,15 @@ GET = ('p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
        'if [ -n "$4" ] && [ "$n" -gt "$4" ]; then echo "$n" >&2; exit 5; fi; '
        'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s" "$n" "$p"; exit 0; fi; '
        'h=$(sha256sum < "$p") || exit 8; echo "inline $n ${h%% *}"; base64 < "$p"')
+
+
+def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
+                     env: Mapping[str, str] | None, cwd: str | None, mark: str) -> str:
+    """The line sent for one command. setsid -w: a new process group (its pid, echoed first on stderr after
+    ``mark``) that a timeout can kill whole; -w keeps the exit status. Inside sudo, so the group belongs to
+    the become user. The leader then execs the command (argv is a program, never a shell builtin): one
+    process less per command on the host. Every part is quoted by command_line; no text is pasted."""
+    inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
+    inner += "exec " + command_line(argv, env=env)
+    return command_line(["setsid", "-w", "sh", "-c", f"echo {mark}$$ >&2; {inner}"],
+                        become=become, become_user=become_user, login=login)
