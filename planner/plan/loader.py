@@ -84,12 +84,8 @@ def load_plan_partly(path: Path, inventory_must_exist: bool = True) -> tuple[Pla
 
 def steps_with_problems(problems: list[Problem]) -> frozenset[str]:
     """The step paths (``plays[0].workloads[1]``) some of these problems are about."""
-    out = set()
-    for p in problems:
-        m = re.match(r"^(plays\[\d+\]\.(?:prep|workloads|collect)\[\d+\])", p.path or "")
-        if m:
-            out.add(m.group(1))
-    return frozenset(out)
+    return frozenset(m.group(1) for p in problems
+                     if (m := re.match(r"^(plays\[\d+\]\.(?:prep|workloads|collect)\[\d+\])", p.path or "")))
 
 
 _TEMPLATE_SPAN = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
