@@ -154,7 +154,7 @@ def test_interrupt_each_phase(tmp_path: Path, make_lab: Callable[..., Any], phas
         assert not (run / "report.md").exists()
         assert any(r["step"].endswith("collect[0]") and r["status"] == "changed" for r in results)
     # the lock is released: a new run may take the host at once
-    assert not (root / "tmp/planner.lock").exists()
+    assert not list(root.glob("tmp/planner.lock*"))
     assert elapsed < 45, f"took {elapsed:.1f}s"
 
 

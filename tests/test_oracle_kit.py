@@ -229,7 +229,7 @@ def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:
 
 # -- row 5: flashback by version ----------------------------------------------------------------------------
 def test_flashback_before_11_2_is_switched_in_mount_and_the_window_loss_is_said(prep_root: Path) -> None:
-    from planner.steps.prep_db import Flashback
+    from planner.steps.prep_flashback import Flashback
 
     update_state(prep_root, lambda s: s["database"].__setitem__("version", "11.1.0.7.0"))
     ctx = context(prep_root)
@@ -247,7 +247,7 @@ def test_flashback_before_11_2_is_switched_in_mount_and_the_window_loss_is_said(
 
 
 def test_flashback_on_11_2_and_later_stays_open(prep_root: Path) -> None:
-    from planner.steps.prep_db import Flashback
+    from planner.steps.prep_flashback import Flashback
 
     update_state(prep_root, lambda s: s["database"].__setitem__("version", "11.2.0.3.0"))
     out = Flashback({"state": "off"}).apply(context(prep_root))

@@ -92,7 +92,7 @@ def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_pa
     assert code == 0, (run / "console.log").read_text()[-3000:]
     assert len(results) == 6 and all(r["status"] == "changed" for r in results), results
     run_id = json.loads((run / "meta.json").read_text())["run_id"]
-    host_run = root / "tmp/planner" / run_id
+    host_run = root / "tmp/planner" / run_id / "alpha"  # one run folder per inventory host
     expected = {host_run / slug(r["step"]) / f"point{r['point']:03d}" for r in results}
     assert point_folders(root) == expected  # one per point, and no other point folder anywhere on the host
     assert not list((root / "tmp").glob("planner-*"))  # the old per-run folders of the Oracle steps are gone
@@ -176,6 +176,6 @@ def test_planner_workdir_holds_the_runs_and_the_plan_stable_folders_alike(tmp_pa
     assert code == 0, (run / "console.log").read_text()[-3000:]
     pw = root / "scratch/pw"
     run_id = json.loads((run / "meta.json").read_text())["run_id"]
-    assert {p.parent.parent for p in point_folders(root)} == {pw / run_id}
+    assert {p.parent.parent for p in point_folders(root)} == {pw / run_id / "alpha"}
     assert list(pw.glob("fio-*")) and list(pw.glob("kits/slb-*/slb"))
     assert not (root / "tmp/planner").exists()

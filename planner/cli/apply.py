@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.cli.hostvars import render_inventory
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged, load_meta
 from planner.engine.runrecord import RunRecord
@@ -20,7 +21,7 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.loader import check_plan, load_plan
+from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import is_secret_name, parse_extra_vars
 from planner.steps import ARG_CHECKS
@@ -38,22 +39,29 @@ def _split(values: list[str]) -> frozenset[str]:
     return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
 
 
-def load(plan_path: Path, inventory_path: Path | None, extra: list[str], limit: str | None = None) -> Loaded:
+def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
+         limit: str | None = None) -> Loaded:
     if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
-    plan = load_plan(plan_path)
-    problems: list[Problem] = []
+    plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
+    if plan is None:
+        raise InputError(problems)
+    schema_problems = steps_with_problems(problems)
     extra_vars: dict[str, Any] = {}
     try:
         extra_vars = parse_extra_vars(extra, Path.cwd())
     except InputError as e:
         problems += e.problems
-    inv_path = inventory_path or plan.inventory
+    inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
+    if not inventory_path and any(p.path == "inventory" for p in problems):
+        raise InputError(problems)  # the plan's inventory: is missing, and said so already
     try:
         inventory = load_inventory(inv_path) if inv_path else local_inventory()
     except InputError as e:
         raise InputError(problems + e.problems) from None
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS)
+    inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
+    problems += rendered
+    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
     if limit:
@@ -122,6 +130,9 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit)
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
+        from planner.engine.runner import RunOptions, selected
+
+        chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
         for play in loaded.plan.plays:
             console.line(f"play #{play.name} ({play.hosts}):")
             if args.list_hosts:
@@ -129,6 +140,8 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
                     console.line(f"    {h.name}")
             if args.list_tasks:
                 for s in play.steps:
+                    if not selected(s, play, chosen):
+                        continue  # as ansible-playbook --list-tasks -t: only what the run would do
                     console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
         return 0
     return execute(loaded, args, argv, console)
@@ -151,7 +164,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
-                      inventory=_inventory_sources(loaded))
+                      inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
@@ -206,7 +219,7 @@ def check_runs_dir(runs_dir: Path) -> None:
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.results import resolve_run
-    from planner.engine.resume import check_hosts, load_previous
+    from planner.engine.resume import check_hosts, check_inventory_unchanged, load_previous
 
     if args.check or args.rehearse or args.list_hosts or args.list_tasks:
         raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
@@ -214,6 +227,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     run_dir = resolve_run(args.resume, args.runs_dir)
     merged = resume_args(args, run_dir)
     loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit)
+    check_inventory_unchanged(run_dir, loaded.inventory.files, _secrets(loaded))
     previous = load_previous(run_dir)
     check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
     console = Console(verbosity=args.verbose)
@@ -248,8 +262,8 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
     merged = argparse.Namespace(**vars(new))
     for k in DEFINING:
         setattr(merged, k, getattr(old, k))
-    if merged.inventory is not None and not merged.inventory.is_absolute():
-        merged.inventory = cwd / merged.inventory
+    if merged.inventory is not None:  # -i as the run was given it, relative to where it was started
+        merged.inventory = [p if p.is_absolute() else cwd / p for p in merged.inventory]
     recorded = Path(str(meta.get("plan_file") or old.plan))
     merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
     merged.runs_dir = run_dir.parent

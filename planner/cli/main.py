@@ -19,9 +19,21 @@ from planner.errors import InputError, PlannerError, Problem
 EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
 
 
+def forks(text: str) -> int:
+    """-f/--forks: a whole number of hosts worked on at once, at least 1 (0 or less would run nothing)."""
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole number (give 1 or more)") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"{n}: give 1 or more hosts worked on in parallel")
+    return n
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
-    p.add_argument("-i", "--inventory", type=Path, help="inventory file (default: the plan's inventory:)")
+    p.add_argument("-i", "--inventory", type=Path, action="append",
+                   help="inventory file or directory; repeat to merge several (default: the plan's inventory:)")
     p.add_argument("-l", "--limit", help="further limit hosts with a pattern (a:b, a:&b, a:!b)")
     p.add_argument("-t", "--tags", action="append", default=[], help="only steps with these tags (comma list)")
     p.add_argument("--skip-tags", action="append", default=[], help="skip steps with these tags")
@@ -29,7 +41,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="k=v, JSON/YAML text, or @file.yaml; highest precedence")
     p.add_argument("-C", "--check", action="store_true", help="predict ok/changed; change nothing")
     p.add_argument("-D", "--diff", action="store_true", help="show before/after of what changes")
-    p.add_argument("-f", "--forks", type=int, default=5, help="hosts worked on in parallel (default 5)")
+    p.add_argument("-f", "--forks", type=forks, default=5, help="hosts worked on in parallel (default 5)")
     p.add_argument("-v", "--verbose", action="count", default=0, help="more output (-vv, -vvv)")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records go (default ./runs)")
     p.add_argument("--keep-prep", action="store_true", help="leave host prep in place after the run")
@@ -58,11 +70,12 @@ def build_parser() -> argparse.ArgumentParser:
     _run_options(sub.add_parser("check", help="same as apply --check", epilog=EPILOG))
     v = sub.add_parser("validate", help="check plans (syntax, schema, variables, inventory) without any host")
     v.add_argument("plans", type=Path, nargs="+")
-    v.add_argument("-i", "--inventory", type=Path)
+    v.add_argument("-i", "--inventory", type=Path, action="append", help="inventory file or directory (repeatable)")
     v.add_argument("-e", "--extra-vars", action="append", default=[])
     sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
     inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
-    inv.add_argument("-i", "--inventory", type=Path, required=True)
+    inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
+                     help="inventory file or directory (repeatable)")
     g = inv.add_mutually_exclusive_group(required=True)
     g.add_argument("--list", action="store_true")
     g.add_argument("--graph", action="store_true")
@@ -70,9 +83,13 @@ def build_parser() -> argparse.ArgumentParser:
     ps.add_argument("files", type=Path, nargs="+")
     ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
     rs = sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)")
-    rs.add_argument("run", type=Path, help="the run folder")
-    rs.add_argument("--accept-new-host-keys", action="store_true")
-    rs.add_argument("-f", "--forks", type=int, default=5)
+    rs.add_argument("run", help="the run folder, or its run id under --runs-dir")
+    rs.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records are (default ./runs)")
+    rs.add_argument("--accept-new-host-keys", action="store_true",
+                    help="accept and record unknown SSH host keys (changed keys are always refused)")
+    rs.add_argument("--known-hosts", type=Path, help="known_hosts file (default: the one the run used)")
+    rs.add_argument("--ssh-config", type=Path, help="ssh config file (default: the one the run used)")
+    rs.add_argument("-f", "--forks", type=forks, default=5)
     from planner.cli.analyze import add_analyze_command
     from planner.cli.results import add_result_commands
 
@@ -119,6 +136,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
+    """``planner restore RUN`` reaches the hosts as the run did: its --known-hosts and --ssh-config (read back
+    from meta.json's argv, relative to where it was started) unless given again here."""
+    from planner.engine.runrecord import load_meta
+
+    meta = load_meta(args.run)
+    try:
+        old = build_parser().parse_args([str(a) for a in meta.get("argv") or []])
+    except SystemExit:
+        return  # a command line this version cannot read: the options given here (or the defaults) apply
+    cwd = Path(str(meta.get("cwd") or "."))
+    for key in ("known_hosts", "ssh_config"):
+        recorded = getattr(old, key, None)
+        if getattr(args, key) is None and recorded is not None:
+            setattr(args, key, recorded if recorded.is_absolute() else cwd / recorded)
+
+
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     cmd = args.command
     if cmd != "parse":  # plugin step kinds (docs/plugins.md) are known before any plan or schema is read
@@ -159,10 +193,14 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
         return analyze_command(args, sys.stdout)
     if cmd == "restore":
+        from planner.cli.results import resolve_run
         from planner.engine.console import Console
         from planner.engine.restore import restore_run
 
-        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys)
+        args.run = resolve_run(str(args.run), args.runs_dir)
+        _ssh_options_of_the_run(args)
+        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys,
+                           known_hosts=args.known_hosts, ssh_config=args.ssh_config)
     from planner.cli.results import dispatch_result_command
 
     return dispatch_result_command(args)

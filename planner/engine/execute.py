@@ -237,7 +237,7 @@ def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, reco
         ctx = make_context(spec, hs, {}, settings, record, artifacts)
         out = step.revert(ctx, entry.saved)
         return StepResult(entry.step, title, hs.host.name, out.status, out.msg, out.diff,
-                          started=started, ended=utc_now())
+                          started=started, ended=utc_now(), data=out.data)
     except ConnectError as e:
         return StepResult(entry.step, title, hs.host.name, Status.UNREACHABLE, str(e),
                           started=started, ended=utc_now())

@@ -14,14 +14,14 @@ import json
 import os
 import platform
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from planner.engine.execute import HostState
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
-from planner.host import DEFAULT_WORKDIR
+from planner.files import slug
+from planner.host import DEFAULT_WORKDIR, Host
 from planner.status import Status, StepResult
 from planner.transport import facts as facts_mod
 from planner.transport import remote_procs as procs
@@ -43,8 +43,11 @@ fi
 """
 
 
-def lock_path(root: str, variables: Mapping[str, Any]) -> str:
-    return root + str(variables.get("planner_lock", "/tmp/planner.lock"))
+def lock_path(root: str, host: Host) -> str:
+    """The host's lock: by default one per inventory host name, so several inventory hosts that are one
+    machine (or one loopback address) are worked on side by side in one run, as Ansible would. Hosts that
+    must exclude each other (one database, one set of disks) name one lock with ``planner_lock``."""
+    return root + str(host.vars.get("planner_lock") or f"/tmp/planner.lock.{slug(host.name)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,10 +90,11 @@ def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list
 
 
 def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_stale: bool = False,
-                 dead_pid: int | None = None, prepare_dir: str = "", reply: str | None = None) -> Holder | None:
+                 dead_pids: frozenset[int] | None = None, prepare_dir: str = "", reply: str | None = None) -> Holder | None:
     """Take the host for ``run_id``; returns the holder of the stale lock that was broken (or taken over).
 
-    ``dead_pid``: a resumed run's dead controller, whose lock (same run id, same pid) is taken over.
+    ``dead_pids``: a resumed run's dead controllers (the first and every resume since), whose lock (same run id,
+    one of those pids) is taken over: a resume that died before it took the lock leaves the first one's.
     ``reply``: what LOCK_SCRIPT already printed (run with the facts); then only a broken lock costs a round trip.
     """
     broken: Holder | None = None
@@ -104,12 +108,14 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
         holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
         alive = holder.alive()
         # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)
-        own = dead_pid is not None and holder.run_id == run_id and holder.pid == dead_pid
+        own = dead_pids is not None and holder.run_id == run_id and holder.pid in dead_pids
         if alive is False and (break_stale or own) and attempt == 1:
             conn.run(["rm", "-rf", "--", path])
             broken = holder
             continue
-        state = ("stale: its controller process is gone" if alive is False
+        state = ("this run: another of its inventory hosts names the same lock (planner_lock)"
+                 if holder.run_id == run_id and holder.pid == os.getpid() and alive
+                 else "stale: its controller process is gone" if alive is False
                  else "controller on another machine: cannot tell whether it still runs" if alive is None
                  else "in progress")
         hint = ("break it with --break-stale-lock" if alive is False
@@ -130,11 +136,17 @@ def _base(hs: HostState) -> str:
     return str(hs.host.vars.get("planner_root", "") or "") + str(hs.host.vars.get("planner_workdir") or DEFAULT_WORKDIR)
 
 
+def run_workdir(hs: HostState, run_id: str) -> str:
+    """The run's folder on the host, one per inventory host: hosts that are one machine never share point
+    folders or the record of their commands' process groups."""
+    return f"{_base(hs)}/{run_id}/{slug(hs.host.name)}"
+
+
 def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:
     """The facts and the lock attempt in one round trip: (facts, the command, the lock's reply for take_host)."""
     assert hs.conn is not None
     root = str(hs.host.vars.get("planner_root", "") or "")
-    args = lock_args(lock_path(root, hs.host.vars), run_id, utc_now(), procs.running_dir(f"{_base(hs)}/{run_id}"))
+    args = lock_args(lock_path(root, hs.host), run_id, utc_now(), procs.running_dir(run_workdir(hs, run_id)))
     return facts_mod.gather_after(hs.conn, root, LOCK_SCRIPT, args)
 
 
@@ -156,7 +168,7 @@ def start_host(hs: HostState, record: RunRecord | None) -> tuple[StepResult, str
         return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e)), None
 
 
-def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int | None,
+def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pids: frozenset[int] | None,
               reply: str | None = None) -> tuple[StepResult | None, str, bool]:
     """Lock the host for ``run_id``, make its commands trackable; (a result to show or None, a note, locked).
 
@@ -165,11 +177,10 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int
     """
     assert hs.conn is not None
     root = str(hs.host.vars.get("planner_root", "") or "")
-    base = _base(hs)
-    hs.workdir = f"{base}/{run_id}"
+    hs.workdir = run_workdir(hs, run_id)
     try:
-        broken = acquire_lock(hs.conn, lock_path(root, hs.host.vars), run_id, utc_now(), break_stale=break_stale,
-                              dead_pid=resumes_pid, prepare_dir=procs.running_dir(hs.workdir), reply=reply)
+        broken = acquire_lock(hs.conn, lock_path(root, hs.host), run_id, utc_now(), break_stale=break_stale,
+                              dead_pids=resumes_pids, prepare_dir=procs.running_dir(hs.workdir), reply=reply)
     except ConnectError as e:
         hs.unreachable = True
         return StepResult("lock", "Taking the host", hs.host.name, Status.UNREACHABLE, str(e)), "", False
@@ -177,16 +188,16 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int
         hs.blocked = str(e)
         return StepResult("lock", "Taking the host", hs.host.name, Status.FAILED, str(e)), "", False
     note = ""
-    if broken is not None and broken.run_id == run_id and broken.pid == resumes_pid:
+    if broken is not None and broken.run_id == run_id and resumes_pids and broken.pid in resumes_pids:
         note = f"took over the lock of this run's dead controller (pid {broken.pid})"
     elif broken is not None:
         note = (f"broke the stale lock of run {broken.run_id} (controller {broken.controller} pid {broken.pid} "
                 f"is gone, since {broken.since}); its prep may still be in place: planner restore {broken.run_id}")
     try:
         # the dead holder's leftover workload would run beside ours: stop it first
-        stopped = procs.stop_leftovers(hs.conn, f"{base}/{broken.run_id}") if broken and _is_run_id(broken) else []
-        stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pid is not None and broken is None else []
-        if broken is not None or resumes_pid is not None:  # otherwise the lock script made the directory
+        stopped = procs.stop_leftovers(hs.conn, run_workdir(hs, broken.run_id)) if broken is not None and _is_run_id(broken) else []
+        stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pids is not None and broken is None else []
+        if broken is not None or resumes_pids is not None:  # otherwise the lock script made the directory
             procs.prepare(hs.conn, hs.workdir)
     except ConnectError as e:
         hs.unreachable = True
@@ -205,7 +216,7 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pid: int
 def remote_meta(states: Sequence[HostState]) -> dict[str, dict[str, str]]:
     """meta.json ``remote``: where `planner restore` and `--resume` find each host's lock and workdir."""
     return {hs.host.name: {"workdir": hs.workdir, "lock": lock_path(str(hs.host.vars.get("planner_root", "") or ""),
-                                                                    hs.host.vars)} for hs in states}
+                                                                    hs.host)} for hs in states}
 
 
 def _is_run_id(holder: Holder | None) -> bool:
@@ -219,7 +230,7 @@ def release_host(hs: HostState, run_id: str) -> str | None:
     try:
         assert hs.conn is not None
         hs.conn.resume()
-        release_lock(hs.conn, lock_path(root, hs.host.vars), run_id, procs.running_dir(hs.workdir) if hs.workdir else "")
+        release_lock(hs.conn, lock_path(root, hs.host), run_id, procs.running_dir(hs.workdir) if hs.workdir else "")
         return None
     except PlannerError as e:
         return f"{hs.host.name}: could not release the host lock: {e}"

@@ -28,9 +28,11 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
@@ -141,14 +143,19 @@ def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]
 def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: ExecSettings,
                    record: RunRecord | None, artifacts: Path, console: Console,
                    on_result: Callable[[StepResult], None], *, play: str | None = None,
-                   unreachable: Callable[[str], str | None] = lambda host: None) -> None:
+                   unreachable: Callable[[str], str | None] = lambda host: None, one_restart: bool = False) -> None:
     """Revert the log's pending entries (of one play, or all), last saved first.
 
     An entry whose host has no connection is left pending; ``unreachable(host)`` says why in a result, or
-    returns None when the host's unreachability is recorded already (the runner's case).
+    returns None when the host's unreachability is recorded already (the runner's case). A host another run
+    holds (``blocked``, e.g. the lock of this run's first controller) is not ours to undo. ``one_restart``:
+    the init_ora reverts leave their restart to one per host at the end (planner.engine.restarts).
     """
+    restart_due: dict[str, tuple[HostState, Any, str]] = {}
     for entry in log.pending(play):
         hs = states.get(entry.host)
+        if hs is not None and hs.blocked:
+            continue
         if hs is None or hs.conn is None or hs.unreachable:
             why = unreachable(entry.host)
             if why is not None:
@@ -157,9 +164,15 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
             continue
         hs.conn.resume()
         console.banner("RESTORE", entry.title)
-        r = revert_step(entry, hs, settings, record, artifacts)
+        told = replace(entry, saved=restarts.with_deferral(entry.kind, entry.saved)) if one_restart else entry
+        r = revert_step(told, hs, settings, record, artifacts)
+        if (r.data or {}).get("restart"):
+            restart_due[hs.host.name] = (hs, r.data["restart"], entry.play)
         log.mark(entry, r.status in (Status.OK, Status.CHANGED))
         on_result(r)
+    for hs, db_json, play_path in restart_due.values():
+        console.banner("RESTORE", restarts.TITLE_RESTORE)
+        on_result(restarts.restart_restore(play_path, hs, db_json, settings, record, artifacts))
 
 
 def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
@@ -175,7 +188,8 @@ def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
     return out
 
 
-def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False) -> int:
+def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
+                known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
     meta_path = run_dir / "meta.json"
     if not meta_path.is_file():
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
@@ -191,7 +205,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
 
     hosts = hosts_from_meta(meta)
     needed = [hosts[n] for n in dict.fromkeys([*remote, *(e.host for e in pending)]) if n in hosts]
-    conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys))
+    conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys,
+                                             known_hosts=known_hosts, ssh_config=ssh_config))
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
     try:

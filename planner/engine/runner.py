@@ -8,28 +8,29 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import contextlib
-import enum
 import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from planner.engine import hostlock, probes
+from planner.engine import probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, make_context, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step
 from planner.engine.fanout import on_hosts
+from planner.engine.hosts import HostsMixin
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
+from planner.engine.point_progress import live_text, plan_progress
+from planner.engine.preview import preview_points
 from planner.engine.progress import Progress, duration, point_label, point_names
 from planner.engine.restore import RestoreLog, revert_pending
-from planner.engine.resume import Previous, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory, utc_now
-from planner.engine.syncstart import Clocks, SyncStart
-from planner.errors import ConnectError
+from planner.engine.resume import Previous, record_inventory, reopen_record
+from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory
+from planner.engine.syncstart import Clocks, SyncStart, record_skew
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
 from planner.plan.sweeps import expand
@@ -38,58 +39,9 @@ from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.base import StepContext
 from planner.steps.saved_state import RestoreEntry
-from planner.transport.connection import Connection
-
-Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
 
 
-class Phase(enum.Enum):
-    """Where a run is: an interrupt names it (meta.json ``interrupted_phase``, the console's warning)."""
-
-    START = "start"
-    FACTS = "facts"
-    PREP = "prep"
-    WORKLOAD = "workload"
-    COLLECT = "collect"
-    RESTORE = "restore"
-
-
-_PHASE_OF = {Section.PREP: Phase.PREP, Section.WORKLOADS: Phase.WORKLOAD, Section.COLLECT: Phase.COLLECT}
-
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    check: bool = False
-    diff: bool = False
-    forks: int = 5
-    tags: frozenset[str] = frozenset()
-    skip_tags: frozenset[str] = frozenset()
-    extra_vars: Mapping[str, Any] = field(default_factory=dict)
-    runs_dir: Path = Path("runs")
-    keep_prep: bool = False
-    simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
-    argv: tuple[str, ...] = ()
-    secrets: tuple[str, ...] = ()
-    break_stale_lock: bool = False
-    inventory: tuple[Path, ...] = ()  # inventory files/folders read: snapshotted (redacted) into the record
-
-
-@dataclass(slots=True)
-class RunOutcome:
-    results: list[StepResult]
-    record: RunRecord | None
-    exit_code: int
-    interrupted: bool = False
-
-
-def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
-    tags = spec.tags | play.tags
-    if opts.tags and not (tags & opts.tags) and "all" not in opts.tags:
-        return False
-    return not (opts.skip_tags and tags & opts.skip_tags)
-
-
-class Runner:
+class Runner(HostsMixin):
     def __init__(self, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], opts: RunOptions,
                  console: Console, connector: Connector, previous: Previous | None = None) -> None:
         self.plan = plan
@@ -122,6 +74,7 @@ class Runner:
             self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                       secrets=self.opts.secrets, simulated=self.opts.simulated)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
+            record_inventory(self.record, self.opts.inventory_files)
             if self.opts.inventory:
                 snapshot_inventory(self.record, self.opts.inventory)
         self.restore_log.attach(self.record)
@@ -155,71 +108,6 @@ class Runner:
         self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
                                           title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved)))
 
-    # -- hosts ---------------------------------------------------------------------------------------------
-    def _connect(self, hosts: Sequence[Host]) -> None:
-        new = [h for h in hosts if h.name not in self.states]
-        if not new:
-            return
-        conns = self.connector(new)
-        for h in new:
-            c = conns.get(h.name)
-            if isinstance(c, Connection):
-                self.states[h.name] = HostState(h, c)
-            else:
-                self.states[h.name] = HostState(h, None, unreachable=True)
-                r = StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now())
-                self._add(r)
-                self.console.result(r)
-        fresh = [self.states[h.name] for h in new if self.states[h.name].active]
-        if not fresh:
-            return
-        self.phase = Phase.FACTS
-        self.console.banner("TASK", "Gathering Facts")
-        if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
-            self._locked += fresh
-        replies: dict[str, str | None] = {}  # host -> the lock's reply (with a run record; check mode takes none)
-        for hs, (r, reply) in zip(fresh, self._map(lambda hs: hostlock.start_host(hs, self.record), fresh),
-                                  strict=True):
-            replies[hs.host.name] = reply
-            self._add(r)
-            self.console.result(r)
-        if self.record is None:
-            return
-        self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
-        run_id, taking = self.record.id, [s for s in fresh if s.active]
-        dead = int(self.previous.meta.get("pid") or 0) if self.previous else None  # --resume: its controller
-
-        def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
-            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pid=dead,
-                                      reply=replies.get(hs.host.name))
-
-        for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
-            if not locked:  # another run's lock: never ours to release
-                self._locked.remove(hs)
-            if note:
-                self.console.warn(f"{hs.host.name}: {note}")
-            if r is not None:
-                self._add(r)
-                self.console.result(r)
-        self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
-
-    def _release_locks(self, run_id: str) -> None:
-        # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
-        for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
-                                 [hs for hs in self._locked if hs.conn is not None]):
-            if warning:
-                self.console.warn(warning)
-
-    def _map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
-        if len(states) <= 1:
-            return [fn(s) for s in states]
-        with ThreadPoolExecutor(max_workers=max(1, min(self.opts.forks, len(states)))) as pool:
-            try:
-                return list(pool.map(fn, states))
-            except KeyboardInterrupt:
-                self._cancel_all()  # so the worker threads' remote commands end and the pool can close
-                raise
-
     # -- steps ---------------------------------------------------------------------------------------------
     def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
         v = variables_for(self.plan, play, hs.host, self.opts.extra_vars)
@@ -243,11 +131,23 @@ class Runner:
             if self.record is not None:
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
                                                                              "args": args})
+            if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
+                variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
         self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
         self._save_results()
+
+    def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
+        """The play's one database restart for the static parameters its init_ora steps deferred."""
+        todo = None if self.opts.check else restarts.after_prep(
+            index, play, states, self.results, lambda hs: self._variables(play, hs), self.settings, self.record,
+            self.record.path if self.record else self.settings.plan_dir)
+        if todo:
+            self.console.banner("TASK", restarts.TITLE_PREP)
+            self._on_hosts(todo[1], todo[0], self.opts.forks)
+            self._save_results()
 
     def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
         def record(r: StepResult) -> None:
@@ -272,9 +172,26 @@ class Runner:
             points = [(p, step_type.capped_for_rehearsal(a)) for p, a in points]
         return points
 
+    def _when_false(self, play: Play, spec: StepSpec, states: list[HostState]) -> list[HostState]:
+        """Hosts on which the workload's ``when:`` is false: skipped (shown and counted), like prep and collect."""
+        if not spec.when:
+            return []
+        skipped = [hs for hs in states if not eval_when(spec.when, self._variables(play, hs))]
+        if skipped:
+            self.console.banner("TASK", spec.title)
+        for hs in skipped:
+            self._add(r := StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false"))
+            self.console.result(r)
+        return skipped
+
     def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
         plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
         variables: dict[str, dict[str, Any]] = {}
+        skipped = self._when_false(play, spec, states)
+        states = [hs for hs in states if hs not in skipped]
+        if not states:
+            self._save_results()
+            return
         for hs in states:
             variables[hs.host.name] = self._variables(play, hs)
             plans[hs.host.name] = self._points(play, spec, hs)
@@ -287,13 +204,14 @@ class Runner:
         window = win.window_spec(play)
         for host, pts in plans.items():
             self.console.name_points(spec.path, host, point_names([p for p, _ in pts]))
-        self._plan_progress(spec, {h: pts for h, pts in plans.items()}, npoints)
+        plan_progress(self.progress, self.previous, spec, plans, npoints)
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
                 r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
                                f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
-                               diff=self._preview(play, spec, hs, plans[hs.host.name]) if self.opts.diff else None)
+                               diff=preview_points(spec, hs, self._variables(play, hs), self.settings,
+                                                   plans[hs.host.name]) if self.opts.diff else None)
                 self._add(r)
                 self.console.result(r)
             return
@@ -337,7 +255,7 @@ class Runner:
             started = time.monotonic()
             # every host of a synchronised play needs its own thread to meet at the barrier
             forks = len(active) if sync is not None else self.opts.forks
-            self.console.live_start(self._live_text(spec, name0.split(":")[0], started,
+            self.console.live_start(live_text(self.progress, spec, name0.split(":")[0], started,
                                                     win.expected_seconds(spec.kind, args0)))
             try:
                 self._on_hosts(one, active, forks)
@@ -345,62 +263,12 @@ class Runner:
                 self.console.live_stop()
             self._save_results()
             if sync is not None:
-                self._record_sync(spec, point0, name0, sync)
+                record_skew(self.sync_log, spec, point0, name0, sync, self.console, self.record)
             done_s = time.monotonic() - started
             self.progress.done(spec.path, done_s)
             self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
                               f"about {duration(self.progress.left_s())} left in the run")
         self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
-
-    def _preview(self, play: Play, spec: StepSpec, hs: HostState,
-                 points: list[tuple[SweepPoint, dict[str, Any]]]) -> str:
-        """-C -D: each point's exact commands, files and SQL (StepType.preview), read-only."""
-        names = point_names([p for p, _ in points])
-        out: list[str] = []
-        for point, args in points:
-            out.append(f"{point_label(point, names)}:")
-            try:
-                ctx = make_context(spec, hs, self._variables(play, hs), self.settings, None, self.settings.plan_dir,
-                                   point)
-                text = step_class(spec.kind)(args).preview(ctx)
-            except Exception as e:  # noqa: BLE001 - a preview that cannot be made says why; the check goes on
-                text = f"(no preview: {e})"
-            out += ["    " + line for line in text.splitlines()]
-        return "\n".join(out) + "\n"
-
-    def _record_sync(self, spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart) -> None:
-        """The point's measured start skew: console line and sync_start.json in the run record."""
-        entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
-        self.sync_log.append(entry)
-        spread = entry["spread_ms"]
-        late = max((h.get("start_ms", 0.0) for h in entry["hosts"].values()), default=0.0)
-        self.console.info(f"synchronised start: {len(entry['hosts'])} hosts "
-                          + (f"within {spread:.2f} ms" if spread is not None else "(start not measured)")
-                          + (f", the last {late:.1f} ms after the start time" if late > 1 else ""))
-        for note in entry["notes"]:
-            self.console.warn(f"synchronised start: {note}")
-        if self.record is not None:
-            try:
-                self.record.write("sync_start.json", self.sync_log)
-            except OSError as e:
-                self.console.warn(f"run record: {e}")
-
-    def _plan_progress(self, spec: StepSpec, plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]],
-                       npoints: int) -> None:
-        """The step's executions still to run (after a --resume: without those done before it)."""
-        left = sum(1 for i in range(npoints) if any(
-            i < len(pts) and not (self.previous is not None and self.previous.is_done(host, spec.path, pts[i][0].index))
-            for host, pts in plans.items()))
-        first = next((pts[0][1] for pts in plans.values() if pts), {})
-        self.progress.plan(spec.path, left, win.expected_seconds(spec.kind, first))
-
-    def _live_text(self, spec: StepSpec, name: str, started: float, expected_s: float | None) -> Callable[[], str]:
-        def text() -> str:
-            elapsed = time.monotonic() - started
-            left = self.progress.left_s(spec.path, elapsed)
-            return (f"running: {spec.title} {name}: {duration(elapsed)} of {duration(expected_s)} expected; "
-                    f"about {duration(left)} left in the run")
-        return text
 
     def _cancel_all(self) -> None:
         for hs in self.states.values():
@@ -418,7 +286,8 @@ class Runner:
             self.console.result(r)
 
         revert_pending(self.restore_log, self.states, self.settings, self.record,
-                       self.record.path if self.record else Path("."), self.console, done, play=play_name)
+                       self.record.path if self.record else Path("."), self.console, done, play=play_name,
+                       one_restart=True)  # one database restart per play (planner.engine.restarts)
         self._save_results()
 
     def _play(self, index: int, play: Play) -> None:
@@ -432,9 +301,14 @@ class Runner:
         if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
             self.phase = Phase.PREP  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
             self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
-        for spec in play.steps:
-            if not selected(spec, play, self.opts):
-                continue
+        prepped = False
+        for spec in [*(s for s in play.steps if selected(s, play, self.opts)), None]:  # None: the play's end
+            if (spec is None or spec.section is not Section.PREP) and not prepped:
+                prepped = True
+                probes.unwrap(states)
+                self._restart_after_prep(index, play, [s for s in states if s in todo])
+            if spec is None:
+                break
             if spec.section is not Section.PREP:
                 probes.unwrap(states)
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
@@ -472,7 +346,7 @@ class Runner:
                     with contextlib.suppress(Exception):  # best effort: an estimate, never a failure
                         plans[host.name] = self._points(play, spec, HostState(host, None))
                 if plans:
-                    self._plan_progress(spec, plans, max(len(p) for p in plans.values()))
+                    plan_progress(self.progress, self.previous, spec, plans, max(len(p) for p in plans.values()))
 
     def run(self) -> RunOutcome:
         self._open_record()

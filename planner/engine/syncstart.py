@@ -26,7 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from planner.engine.console import Console
+from planner.engine.runrecord import RunRecord
 from planner.errors import Interrupted
+from planner.plan.model import StepSpec, SweepPoint
 from planner.transport.connection import CommandResult, Connection
 
 MARKER = "planner-sync-start"
@@ -236,3 +239,22 @@ class Member:
         values = text.split()
         if len(values) == 2 and values[0].isdigit() and values[1].lstrip("-").isdigit():
             self.sync.started(self.host, int(values[0]), int(values[1]))
+
+
+def record_skew(log: list[dict[str, Any]], spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart,
+            console: Console, record: RunRecord | None) -> None:
+    """The point's measured start skew: console line and sync_start.json in the run record."""
+    entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
+    log.append(entry)
+    spread = entry["spread_ms"]
+    late = max((h.get("start_ms", 0.0) for h in entry["hosts"].values()), default=0.0)
+    console.info(f"synchronised start: {len(entry['hosts'])} hosts "
+                      + (f"within {spread:.2f} ms" if spread is not None else "(start not measured)")
+                      + (f", the last {late:.1f} ms after the start time" if late > 1 else ""))
+    for note in entry["notes"]:
+        console.warn(f"synchronised start: {note}")
+    if record is not None:
+        try:
+            record.write("sync_start.json", log)
+        except OSError as e:
+            console.warn(f"run record: {e}")

@@ -9,8 +9,8 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import date, datetime
 from pathlib import Path
 from types import MappingProxyType
@@ -45,6 +45,8 @@ class Inventory:
     source: Path
     members: Mapping[str, tuple[str, ...]] = field(default_factory=dict)  # group -> direct hosts
     limited_out: frozenset[str] = frozenset()  # hosts a --limit removed; patterns still know them
+    files: tuple[Path, ...] = ()  # every file read: sources, group_vars/, host_vars/ (for --resume's check)
+    sources: tuple[Path, ...] = ()  # the -i files/folders as given (the run record snapshots them)
 
     def select(self, pattern: str, *, allow_empty: bool = False) -> list[Host]:
         """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none."""
@@ -71,24 +73,75 @@ class Inventory:
             source=self.source,
             members=MappingProxyType({g: tuple(h for h in hs if h in keep) for g, hs in self.members.items()}),
             limited_out=self.limited_out | (set(self.hosts) - keep),
+            files=self.files,
+            sources=self.sources,
         )
 
 
-def load_inventory(path: Path) -> Inventory:
-    """Read an INI or YAML inventory and the group_vars/ host_vars/ beside it; InputError lists all problems."""
-    path = Path(path)
-    file = str(path)
-    if not path.exists():
-        raise InputError([Problem(None, "", f"inventory {file} does not exist",
-                                  "give the path of an INI or YAML inventory with -i")])
-    text = read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
+# Ansible's INVENTORY_IGNORE_EXTS (REJECT_EXTS + .orig, .cfg, .retry): files in an inventory directory
+# that are not inventory sources; group_vars/ and host_vars/ there are the directory's own variables.
+IGNORED_SUFFIXES = (".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", ".rst", ".orig", ".cfg", ".retry")
+VARS_DIRS = ("group_vars", "host_vars")
+
+
+def load_inventory(path: Path | str | Sequence[Path | str]) -> Inventory:
+    """Read INI or YAML inventories and the group_vars/ host_vars/ beside them; InputError lists all problems.
+
+    ``path`` may be one source or several (``-i a -i b``: merged in order, as ansible-playbook does), and a
+    source may be a directory: every inventory file in it (recursively, sorted by name), with the
+    directory's own group_vars/ and host_vars/."""
+    paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
     graph = InventoryGraph()
-    _read_source(graph, text, file, path.suffix.lower())
+    read: list[Path] = []
+    bases: list[Path] = []
+    problems: list[Problem] = []
+    for source in paths:
+        files = _source_files(source) if source.is_dir() else [source]
+        if source.is_dir() and not files:
+            problems.append(Problem(None, "", f"inventory directory {source} holds no inventory file",
+                                    "put an INI or YAML inventory in it, or give a file with -i"))
+        bases.append(source if source.is_dir() else source.parent)
+        for f in files:
+            text = _read_text(f, problems)
+            if text is not None:
+                _read_source(graph, text, str(f), f.suffix.lower())
+                read.append(f)
+    if problems:
+        raise InputError(problems)
     graph.reconcile()
-    file_vars = _vars_files(graph, path.parent)
+    file_vars: dict[tuple[str, str], dict[str, Any]] = {}
+    for base in dict.fromkeys(bases):  # each source's own group_vars/ host_vars/, later sources win
+        for key, variables in _vars_files(graph, base, read).items():
+            file_vars[key] = {**file_vars.get(key, {}), **variables}
     if graph.problems:
         raise InputError(graph.problems)
-    return _freeze(graph, file_vars, path)
+    return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths))
+
+
+def _read_text(path: Path, problems: list[Problem]) -> str | None:
+    if not path.exists():
+        problems.append(Problem(None, "", f"inventory {path} does not exist",
+                                "give the path of an INI or YAML inventory with -i"))
+        return None
+    try:
+        return read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
+    except InputError as exc:
+        problems.extend(exc.problems)
+        return None
+
+
+def _source_files(folder: Path) -> list[Path]:
+    """The inventory files of a directory source, as ansible-core's InventoryManager walks it."""
+    out: list[Path] = []
+    for p in sorted(folder.iterdir(), key=lambda q: q.name):
+        if p.name.startswith(".") or p.name.endswith(IGNORED_SUFFIXES):
+            continue
+        if p.is_dir():
+            if p.name not in VARS_DIRS:
+                out.extend(_source_files(p))
+        elif p.is_file():
+            out.append(p)
+    return out
 
 
 def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> None:
@@ -107,7 +160,7 @@ def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> No
     read_ini(graph, text, file)
 
 
-def _vars_files(graph: InventoryGraph, base: Path) -> dict[tuple[str, str], dict[str, Any]]:
+def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tuple[str, str], dict[str, Any]]:
     """group_vars/<name> and host_vars/<name>: the first of <name>, .yml, .yaml, .json, or a directory."""
     found: dict[tuple[str, str], dict[str, Any]] = {}
     for kind, names in (("group_vars", list(graph.groups)), ("host_vars", list(graph.hosts))):
@@ -117,6 +170,7 @@ def _vars_files(graph: InventoryGraph, base: Path) -> dict[tuple[str, str], dict
         for name in names:
             merged: dict[str, Any] = {}
             for f in _candidates(folder, name):
+                read.append(f)
                 variables, problems = read_vars_file(f, str(f))
                 graph.problems.extend(problems)
                 for key, value, at in variables:
@@ -185,7 +239,8 @@ def make_host(name: str, groups: tuple[str, ...], variables: Mapping[str, Any], 
     )
 
 
-def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]], path: Path) -> Inventory:
+def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]], path: Path,
+            read: tuple[Path, ...]) -> Inventory:
     hosts = {}
     for name in graph.hosts:
         variables = _merged_vars(graph, files, name)
@@ -196,6 +251,7 @@ def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any
         children=MappingProxyType({g: tuple(n.children) for g, n in graph.groups.items()}),
         source=path,
         members=MappingProxyType({g: tuple(n.hosts) for g, n in graph.groups.items()}),
+        files=read,
     )
 
 

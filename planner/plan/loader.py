@@ -57,16 +57,35 @@ def load_plan(path: Path, inventory_must_exist: bool = True) -> Plan:
 
     ``inventory_must_exist=False`` is for a run record's copy of a plan: its relative ``inventory:`` points
     beside the original plan file, not into the run folder, and a report needs no inventory."""
+    plan, problems = load_plan_partly(path, inventory_must_exist)
+    if problems:
+        raise InputError(problems)
+    assert plan is not None
+    return plan
+
+
+def load_plan_partly(path: Path, inventory_must_exist: bool = True) -> tuple[Plan | None, list[Problem]]:
+    """The plan's problems, and the plan made of its steps that have none (None when too little is left).
+
+    For reporting every problem of a plan in one pass: the inventory-dependent checks (undefined variables,
+    host patterns) still run on what could be built, so fixing the schema errors does not reveal a second
+    list. Never run a plan that had problems."""
     doc = load_yaml(path)
     problems = validate_document(doc)
     build = _Build(doc, path)
     build.inventory_must_exist = inventory_must_exist
     plan, more = build.plan()
-    problems += more
-    if problems:
-        raise InputError(list(dict.fromkeys(problems)))
-    assert plan is not None
-    return plan
+    problems = list(dict.fromkeys(problems + more))
+    if plan is None and problems:
+        build.lenient = True
+        plan, _ = build.plan()
+    return plan, problems
+
+
+def steps_with_problems(problems: list[Problem]) -> frozenset[str]:
+    """The step paths (``plays[0].workloads[1]``) some of these problems are about."""
+    return frozenset(m.group(1) for p in problems
+                     if (m := re.match(r"^(plays\[\d+\]\.(?:prep|workloads|collect)\[\d+\])", p.path or "")))
 
 
 _TEMPLATE_SPAN = re.compile(r"\{\{.*?\}\}|\{%.*?%\}|\{#.*?#\}", re.S)
@@ -112,6 +131,7 @@ class _Build:
     def __init__(self, doc: Document, path: Path) -> None:
         self.doc, self.path, self.where = doc, path, Locator(doc)
         self.problems: list[Problem] = []
+        self.lenient = False  # build what is sound and drop the rest (load_plan_partly's second pass)
         self.inventory_must_exist = True
 
     def problem(self, path: NodePath, message: str, hint: str, key: bool = False) -> None:
@@ -134,14 +154,14 @@ class _Build:
         for i, p in enumerate(raw_plays):
             if isinstance(p, dict):
                 self.clear_passwords(p.get("vars"), ("plays", i, "vars"))
-        if self.problems or any(p is None for p in plays):
+        if not self.lenient and (self.problems or any(p is None for p in plays)):
             return None, self.problems
         try:
             plan = Plan(
-                name=str(data["plan"]), source=self.path, description=str(data.get("description", "")),
+                name=str(data.get("plan") if self.lenient else data["plan"]), source=self.path, description=str(data.get("description", "")),
                 inventory=inventory, vars=dict(data.get("vars") or {}),
                 plays=tuple(p for p in plays if p is not None),
-                report=ReportSpec(**report) if isinstance(report, dict) else None,
+                report=ReportSpec(**report) if isinstance(report, dict) and not self.lenient else None,
                 allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
                 schema_version=int(data.get("version", SCHEMA_VERSION)), document=data)
         except (KeyError, TypeError, ValueError, OverflowError):
@@ -152,7 +172,7 @@ class _Build:
         if not isinstance(value, str) or not value:
             return None
         resolved = self.path.parent / Path(value).expanduser()
-        if self.inventory_must_exist and not is_template(value) and not resolved.is_file():
+        if self.inventory_must_exist and not is_template(value) and not (resolved.is_file() or resolved.is_dir()):
             self.problem(("inventory",), f"inventory file '{value}' not found (looked for {resolved})",
                          "fix the path (it is relative to the plan file), create the file, or pass -i FILE")
         return resolved
@@ -227,7 +247,8 @@ class _Build:
                 ok = ok and spec is not None
                 if spec is not None:
                     steps[section].append(spec)
-        if not ok or not isinstance(raw.get("name"), str) or not isinstance(raw.get("hosts"), str):
+        if (not ok and not self.lenient) or not isinstance(raw.get("name"), str) \
+                or not isinstance(raw.get("hosts"), str):
             return None
         try:
             return Play(name=raw["name"], hosts=raw["hosts"], prep=tuple(steps[Section.PREP]),
@@ -240,7 +261,7 @@ class _Build:
             return None  # reported by the schema
 
     def step(self, section: Section, item: Any, path: NodePath) -> StepSpec | None:
-        parsed, _ = parse_step(section.value, item, self.where, path)  # its problems: validate_document
+        parsed, _ = parse_step(section.value, item, self.where, path, partial=self.lenient)  # validate_document
         if parsed is None:
             return None
         opts, kind = parsed.options, parsed.kind
@@ -274,15 +295,20 @@ class _Build:
                 warmup=int(opts.get("warmup", 0)), zip=zip_names, destructive=bool(opts.get("destructive", False)),
                 location=self.doc.location(path))
         except (TypeError, ValueError, AssertionError, OverflowError):
-            return None
+            if not self.lenient:
+                return None
+            # only for checking its variables: the options' problems are reported by the schema already
+            return StepSpec(kind=kind, section=section, args=args, path=format_path(path), name=kind,
+                            zip=tuple(z for z in zip_names if isinstance(z, str)), location=self.doc.location(path))
 
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
-               kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+               kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset()) -> list[Problem]:
     """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
 
     ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
-    plan layer knows the language, the step kinds know what a host would refuse."""
+    plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
+    paths whose schema problems are already reported; only their undefined variables are added."""
     try:
         doc: Document | None = load_yaml(plan.source)
     except InputError:
@@ -301,7 +327,8 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
-                for p in _check_step(spec, variables, doc, plan.source.parent, kinds):
+                for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
+                                     spec.path in variables_only):
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -354,7 +381,7 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
 
 
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
-                plan_dir: Path, kinds: Mapping[str, ArgsCheck]) -> list[Problem]:
+                plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
@@ -373,6 +400,11 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
                                     "fix the {{ }} expression"))
     if problems:
         return problems
+    if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
+        try:
+            return _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            return []  # arguments too malformed for the kind's check; the schema problems say why
     problems += validate_step_args(spec.kind, rendered, where, step_path)
     if not problems:
         problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)

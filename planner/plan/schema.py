@@ -297,7 +297,8 @@ class ParsedStep:
     options: dict[str, Any]
 
 
-def parse_step(section: str, item: Any, where: Locator, path: NodePath) -> tuple[ParsedStep | None, list[Problem]]:
+def parse_step(section: str, item: Any, where: Locator, path: NodePath,
+               partial: bool = False) -> tuple[ParsedStep | None, list[Problem]]:
     """Split and validate a step item ``{kind: args, name:, tags:, ...}`` (or a bare kind name)."""
     name = format_path(path)
     allowed = STEP_OPTIONS | (WORKLOAD_OPTIONS if section == Section.WORKLOADS.value else frozenset())
@@ -360,7 +361,8 @@ def parse_step(section: str, item: Any, where: Locator, path: NodePath) -> tuple
                 problems.append(Problem(where.value((*path, kind, key)), f"{name}.{kind}.{key}",
                                         f"'{key}' cannot use a variable", "write the value itself"))
             options[key] = value
-    return (None if problems else ParsedStep(kind, args, options)), problems
+    # partial: the step even with problems, for checking its variables in the same pass (loader.load_plan_partly)
+    return (None if problems and not partial else ParsedStep(kind, args, options)), problems
 
 
 def _inside_step(path: tuple[Any, ...]) -> bool:

@@ -16,7 +16,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from planner.errors import PlannerError
+from planner.errors import PlannerError, StepError
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
@@ -24,7 +24,8 @@ from planner.steps.base import NotYetImplemented, StepType
 from planner.steps.collect import FactsCollect
 from planner.steps.generic import Command, Copy, Fetch, Template
 from planner.steps.prep_asm import AsmDiskgroup
-from planner.steps.prep_db import Flashback, InitOra
+from planner.steps.prep_db import InitOra
+from planner.steps.prep_flashback import Flashback
 from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl
 
 REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch, FactsCollect)}
@@ -45,6 +46,16 @@ ARG_CHECKS: dict[str, Callable[[Mapping[str, Any], Path, Mapping[str, Any]], Non
 
 ENTRY_POINT_GROUP = "planner.steps"  # [project.entry-points."planner.steps"] kind = "package.module:Class"
 _loaded: set[str] = set()  # entry points already registered (load_plugins may be called again)
+
+
+def _not_implemented(rendered: object, plan_dir: object, variables: object = None) -> None:
+    # refused at the plan check: a plan naming it validated, then failed on every host (issue 15 item 8)
+    raise StepError("collect: ash is not implemented yet: it would fail on every host",
+                    hint="remove it; the AWR or Statspack report (collect: [awr] / [statspack]) lists the top "
+                         "wait events")
+
+
+ARG_CHECKS["ash"] = _not_implemented
 
 
 def step_class(kind: str) -> type[StepType]:

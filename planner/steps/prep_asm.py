@@ -2,7 +2,8 @@
 
 Every disk's v$asm_disk.header_status is checked first: CANDIDATE, PROVISIONED and FORMER are usable; a
 MEMBER of another group is refused naming that group. Revert drops only what the run created, and only when
-the step had ``destructive: true`` (dropping a disk group destroys its data); otherwise it says what it left.
+the step had ``destructive: true`` (as a step option or inside asm_diskgroup's arguments: dropping a disk group
+destroys its data); otherwise it says what it left, and the entry stays unreverted (the report says so).
 """
 
 from __future__ import annotations
@@ -198,7 +199,7 @@ class AsmDiskgroup(StepType):
         number = view.groups.get(name)
         members = [d.path for d in view.disks if number is not None and d.group_number == number]
         return {"db": cfg.to_json(), "name": name, "existed": number is not None, "members": members,
-                "destructive": ctx.destructive}
+                "destructive": ctx.destructive or self.args.get("destructive") is True}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         cfg = DbConfig.from_json(saved["db"])
@@ -216,7 +217,9 @@ class AsmDiskgroup(StepType):
             return Outcome(Status.OK, f"disk group {name} as it was")
         if not saved.get("destructive"):
             what = f"disk group {name}" if not saved["existed"] else f"disks {', '.join(d.path for d in added)}"
-            return Outcome(Status.OK, f"left {what} in place: the step was not destructive: true (drop by hand)")
+            # not restored: SKIPPED keeps the entry unreverted, so the report says restored "no", not "yes"
+            return Outcome(Status.SKIPPED, f"left {what} in place: the step was not destructive: true "
+                                           "(drop it by hand)")
         if not saved["existed"]:
             db.execute(f"drop diskgroup {name} including contents")
             return Outcome(Status.CHANGED, f"dropped disk group {name} (created by this run)")

@@ -104,6 +104,47 @@ def refuse_hooks(found: Sequence[str]) -> None:
                         hint=HOOK_HINT)
 
 
+# Values fio itself accepts for the options planner knows (fio's man page, 3.33: "rw=str", "bs=int[,int]...",
+# "iodepth=int", "numjobs=int", "direct=bool", "size=int", "runtime=time"): a typo such as rw=randrd is refused
+# at the plan check instead of failing on the host. Other options are fio's to judge.
+RW_VALUES = ("read", "write", "trim", "randread", "randwrite", "randtrim", "rw", "readwrite", "randrw",
+             "trimwrite", "randtrimwrite")
+_SIZE = r"\d+(?:\.\d+)?(?:[kmgtpe]i?)?b?"
+_CHECKS: dict[str, tuple[re.Pattern[str], str]] = {
+    "rw": (re.compile(rf"^(?:{'|'.join(RW_VALUES)})(?::\d*)?$"), "one of " + ", ".join(RW_VALUES)
+           + " (optionally :N for sequential runs of N)"),
+    "bs": (re.compile(rf"^{_SIZE}(?:,(?:{_SIZE})?){{0,2}}$", re.I), "a block size such as 8k, or 4k,64k for "
+           "reads,writes"),
+    "iodepth": (re.compile(r"^[1-9]\d*$"), "a whole number of 1 or more"),
+    "numjobs": (re.compile(r"^[1-9]\d*$"), "a whole number of 1 or more"),
+    "direct": (re.compile(r"^(?:0|1|true|false)$", re.I), "0 or 1 (true or false)"),
+    "size": (re.compile(rf"^(?:{_SIZE}|\d{{1,3}}%)$", re.I), "a size such as 1g, or a percentage such as 50%"),
+    "runtime": (re.compile(r"^\d+(?:\.\d+)?(?:us|ms|s|m|h|d)?$", re.I), "a time such as 60, 60s or 5m"),
+}
+_ALIASES = {"readwrite": "rw", "blocksize": "bs", "io_size": "size", "timeout": "runtime"}
+
+
+def bad_values(options: Iterable[tuple[str, Any]], where: str) -> list[tuple[str, str]]:
+    """(what is wrong, what the option takes) for each value of a known fio option that fio would refuse."""
+    found = []
+    for key, value in options:
+        name = str(key).strip().lower()
+        check = _CHECKS.get(_ALIASES.get(name, name))
+        if check is None or value is None:
+            continue
+        for v in value if isinstance(value, list | tuple) else [value]:  # a swept option: every value
+            text = str(int(v)) if isinstance(v, bool) else str(v).strip()
+            if not check[0].fullmatch(text):
+                found.append((f"{str(key).strip()}={text!r} ({where})", f"{str(key).strip()} takes {check[1]}"))
+    return list(dict.fromkeys(found))
+
+
+def refuse_values(found: Sequence[tuple[str, str]]) -> None:
+    if found:
+        raise StepError("fio would refuse " + "; ".join(m for m, _ in found),
+                        hint="; ".join(dict.fromkeys(h for _, h in found)))
+
+
 def _value(key: str, value: Any) -> str:
     text = str(int(value)) if isinstance(value, bool) else str(value)
     if "\n" in text or "\r" in text:
@@ -227,6 +268,10 @@ class Fio(StepType):
             self._inline_job()
         elif Path(str(self.args["job_file"])).is_absolute():
             self.validate_files(Path("/"))
+        a = self.args  # after the line-break and name checks above: those say what is wrong more precisely
+        refuse_values(bad_values([(k, a[k]) for k in _ARG_OPTIONS if a.get(k) is not None], "step argument")
+                      + bad_values(dict(a.get("extra") or {}).items(), "extra:")
+                      + bad_values(dict(a.get("job") or {}).items(), "job:"))
 
     def validate_files(self, plan_dir: Path) -> None:
         """The job file's text, read on the controller (``job_file`` is relative to the plan's folder)."""
@@ -239,6 +284,11 @@ class Fio(StepType):
         except (OSError, UnicodeDecodeError):
             return  # not readable yet: apply says so, and checks the text it reads then
         refuse_hooks(text_hooks(text, str(local)))
+        try:
+            sections = parse_job_file(text, str(local))
+        except StepError:
+            return  # apply reports a malformed job file with its line
+        refuse_values([v for name, opts in sections for v in bad_values(opts, f"{local} [{name}]")])
 
     def _mapping_hooks(self) -> list[str]:
         a = self.args

@@ -1,0 +1,82 @@
+"""Jinja2 in inventory variables that planner itself reads, rendered as Ansible renders them.
+
+Ansible templates every host variable when it is used, so ``ansible_host: "127.0.0.{{ lastoctet }}"`` connects
+to 127.0.0.7 and ``planner_workdir: /x/work_{{ inventory_hostname }}`` is one folder per host. Step arguments
+already see rendered values (planner.plan.templating.variables_for resolves references); what the engine
+and the transport read straight from Host (the address, port, user, key, planner_root, planner_workdir,
+planner_lock...) is rendered here once, with the same variables a step would see, before any host is
+touched. An undefined variable there is bad input (exit 5), named with the host and the variable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import jinja2
+
+from planner.errors import Problem
+from planner.host import Host
+from planner.inventory.graph import Inventory, make_host
+from planner.plan.templating import has_template, render, resolve_variables, undefined_name
+
+# the variables planner reads from Host itself; the rest stay lazily rendered per step, as before
+RENDERED_PREFIXES = ("ansible_", "planner_")
+
+
+def _magic(host: Host) -> dict[str, Any]:
+    return {"inventory_hostname": host.name, "inventory_hostname_short": host.name.split(".")[0],
+            "group_names": sorted(g for g in host.groups if g != "all")}
+
+
+def _templated(value: Any) -> bool:
+    if isinstance(value, Mapping):
+        return any(_templated(v) for v in value.values())
+    if isinstance(value, list | tuple):
+        return any(_templated(v) for v in value)
+    return has_template(value)
+
+
+def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any],
+                base: Path) -> tuple[Host, list[Problem]]:
+    keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and _templated(v)]
+    if not keys:
+        return host, []
+    context = resolve_variables({**plan_vars, **host.vars, **extra_vars, **_magic(host)})
+    variables = dict(host.vars)
+    problems: list[Problem] = []
+    for key in keys:
+        try:
+            variables[key] = render(host.vars[key], context)
+        except jinja2.UndefinedError as exc:
+            name = undefined_name(exc)
+            why = f"undefined variable '{name}'" if name else str(exc.message)
+            problems.append(Problem(None, f"inventory host {host.name}", f"{key}: {why}",
+                                    "define it in the inventory (host or group vars), the plan's vars:, or -e"))
+        except jinja2.TemplateError as exc:
+            problems.append(Problem(None, f"inventory host {host.name}", f"{key}: template error: {exc}",
+                                    "fix the {{ }} expression"))
+    if problems:
+        return host, problems
+    try:
+        return make_host(host.name, host.groups, variables, base), []
+    except (ValueError, TypeError) as exc:  # e.g. a port that renders to text
+        return host, [Problem(None, f"inventory host {host.name}", f"rendered connection variables: {exc}",
+                              "make the variable render to a valid value")]
+
+
+def render_inventory(inventory: Inventory, plan_vars: Mapping[str, Any],
+                     extra_vars: Mapping[str, Any]) -> tuple[Inventory, list[Problem]]:
+    """The inventory with each host's planner/connection variables rendered; every problem at once."""
+    base = inventory.source if inventory.source.is_dir() else inventory.source.parent
+    hosts: dict[str, Host] = {}
+    problems: list[Problem] = []
+    for name, host in inventory.hosts.items():
+        hosts[name], more = render_host(host, plan_vars, extra_vars, base)
+        problems += more
+    if not problems and all(hosts[n] is inventory.hosts[n] for n in hosts):
+        return inventory, []
+    return replace(inventory, hosts=MappingProxyType(hosts)), problems

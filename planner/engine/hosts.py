@@ -1,0 +1,102 @@
+"""The runner's hosts: connecting, gathering facts with the lock tried in the same round trip, taking and
+releasing the run's locks, and running one function on many hosts at once (up to ``forks``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from planner.engine import hostlock
+from planner.engine.console import Console
+from planner.engine.execute import HostState
+from planner.engine.options import Connector, Phase, RunOptions
+from planner.engine.resume import Previous, controller_pids
+from planner.engine.runrecord import RunRecord, utc_now
+from planner.host import Host
+from planner.status import Status, StepResult
+from planner.transport.connection import Connection
+
+
+class HostsMixin:
+    """Part of planner.engine.runner.Runner, kept in its own file (the runner sets these in __init__)."""
+
+    states: dict[str, HostState]
+    connector: Connector
+    console: Console
+    record: RunRecord | None
+    previous: Previous | None
+    opts: RunOptions
+    phase: Phase
+    _locked: list[HostState]
+
+    def _add(self, r: StepResult) -> None:
+        raise NotImplementedError  # Runner._add
+
+    def _cancel_all(self) -> None:
+        raise NotImplementedError  # Runner._cancel_all
+
+    # -- hosts ---------------------------------------------------------------------------------------------
+    def _connect(self, hosts: Sequence[Host]) -> None:
+        new = [h for h in hosts if h.name not in self.states]
+        if not new:
+            return
+        conns = self.connector(new)
+        for h in new:
+            c = conns.get(h.name)
+            if isinstance(c, Connection):
+                self.states[h.name] = HostState(h, c)
+            else:
+                self.states[h.name] = HostState(h, None, unreachable=True)
+                r = StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now())
+                self._add(r)
+                self.console.result(r)
+        fresh = [self.states[h.name] for h in new if self.states[h.name].active]
+        if not fresh:
+            return
+        self.phase = Phase.FACTS
+        self.console.banner("TASK", "Gathering Facts")
+        if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
+            self._locked += fresh
+        replies: dict[str, str | None] = {}  # host -> the lock's reply (with a run record; check mode takes none)
+        for hs, (r, reply) in zip(fresh, self._map(lambda hs: hostlock.start_host(hs, self.record), fresh),
+                                  strict=True):
+            replies[hs.host.name] = reply
+            self._add(r)
+            self.console.result(r)
+        if self.record is None:
+            return
+        self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
+        run_id, taking = self.record.id, [s for s in fresh if s.active]
+        dead = controller_pids(self.previous.meta) if self.previous else None  # --resume: its controllers
+
+        def take(hs: HostState) -> tuple[StepResult | None, str, bool]:
+            return hostlock.take_host(hs, run_id, break_stale=self.opts.break_stale_lock, resumes_pids=dead,
+                                      reply=replies.get(hs.host.name))
+
+        for hs, (r, note, locked) in zip(taking, self._map(take, taking), strict=True):
+            if not locked:  # another run's lock: never ours to release
+                self._locked.remove(hs)
+            if note:
+                self.console.warn(f"{hs.host.name}: {note}")
+            if r is not None:
+                self._add(r)
+                self.console.result(r)
+        self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
+
+    def _release_locks(self, run_id: str) -> None:
+        # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
+        for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
+                                 [hs for hs in self._locked if hs.conn is not None]):
+            if warning:
+                self.console.warn(warning)
+
+    def _map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
+        if len(states) <= 1:
+            return [fn(s) for s in states]
+        with ThreadPoolExecutor(max_workers=max(1, min(self.opts.forks, len(states)))) as pool:
+            try:
+                return list(pool.map(fn, states))
+            except KeyboardInterrupt:
+                self._cancel_all()  # so the worker threads' remote commands end and the pool can close
+                raise

@@ -1,0 +1,65 @@
+"""What a run is asked to do (RunOptions), what it ended as (RunOutcome), where it is (Phase)."""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from planner.engine.runrecord import RunRecord
+from planner.errors import ConnectError
+from planner.host import Host
+from planner.plan.model import Play, Section, StepSpec
+from planner.status import StepResult
+from planner.transport.connection import Connection
+
+Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
+
+
+class Phase(enum.Enum):
+    """Where a run is: an interrupt names it (meta.json ``interrupted_phase``, the console's warning)."""
+
+    START = "start"
+    FACTS = "facts"
+    PREP = "prep"
+    WORKLOAD = "workload"
+    COLLECT = "collect"
+    RESTORE = "restore"
+
+
+_PHASE_OF = {Section.PREP: Phase.PREP, Section.WORKLOADS: Phase.WORKLOAD, Section.COLLECT: Phase.COLLECT}
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    check: bool = False
+    diff: bool = False
+    forks: int = 5
+    tags: frozenset[str] = frozenset()
+    skip_tags: frozenset[str] = frozenset()
+    extra_vars: Mapping[str, Any] = field(default_factory=dict)
+    runs_dir: Path = Path("runs")
+    keep_prep: bool = False
+    simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
+    argv: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
+    break_stale_lock: bool = False
+    inventory_files: tuple[Path, ...] = ()  # fingerprinted in the record: --resume refuses a changed inventory
+    inventory: tuple[Path, ...] = ()  # inventory files/folders read: snapshotted (redacted) into the record
+
+
+@dataclass(slots=True)
+class RunOutcome:
+    results: list[StepResult]
+    record: RunRecord | None
+    exit_code: int
+    interrupted: bool = False
+
+
+def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
+    tags = spec.tags | play.tags
+    if opts.tags and not (tags & opts.tags) and "all" not in opts.tags:
+        return False
+    return not (opts.skip_tags and tags & opts.skip_tags)
