@@ -172,7 +172,7 @@ def test_constant_templates_in_vars_are_rendered(tmp_path: Path, capsys: pytest.
     plan.write_text("plan: c\nvars: {x: '{{ 2 * 3 }}'}\nplays:\n  - name: one\n    hosts: localhost\n"
                     "    workloads:\n      - command: {argv: [echo, '{{ x }}']}\n")
     assert main(["apply", str(plan), "--runs-dir", str(tmp_path / "runs")]) == 0
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())  # not planner.sqlite beside it
     assert json.loads((run / "results.json").read_text())[-1]["data"]["stdout"] == "6\n"
 
 
@@ -210,7 +210,7 @@ def test_report_output_inside_the_plans_folder_and_o_anywhere(tmp_path: Path, ca
     plan.write_text(PLAN.replace("hosts: lab", "hosts: localhost") % "hi" + "report: {output: reports/latest.md}\n")
     assert main(["apply", str(plan), "--runs-dir", str(tmp_path / "runs")]) == 0
     assert (folder / "reports" / "latest.md").is_file()
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())  # not planner.sqlite beside it
     elsewhere = tmp_path / "elsewhere" / "r.md"
     elsewhere.parent.mkdir()
     assert main(["report", str(run), "-o", str(elsewhere)]) == 0  # asked for on the command line
