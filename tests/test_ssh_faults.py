@@ -132,3 +132,45 @@ def test_missing_key_file_is_reported_before_connecting(lab: Lab, tmp_path: Path
     h = lab.hosts[0]
     with pytest.raises(ConnectError, match="does not exist"):
         SSHConnection(Host(name=h.name, address=h.address, port=h.port, key_file=tmp_path / "nokey"))
+
+
+def test_a_port_that_never_speaks_ssh_is_unreachable_without_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 14 row 12: a TCP port that accepts but never sends an SSH banner. paramiko's transport thread
+    logged its own traceback to stderr (Python's last-resort log handler); planner says it in words."""
+    import socket
+
+    from planner.cli.main import main
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:  # accept and say nothing until the test ends
+        listener.settimeout(0.2)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    threading.Thread(target=accept, daemon=True).start()
+    port = listener.getsockname()[1]
+    (tmp_path / "inv.ini").write_text(f"[lab]\nsilent ansible_host=127.0.0.1 ansible_port={port} "
+                                      "planner_connect_timeout=2\n")
+    (tmp_path / "plan.yaml").write_text("plan: silent\nplays:\n  - name: p\n    hosts: lab\n"
+                                        "    prep:\n      - command: {cmd: 'true'}\n")
+    try:
+        code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "inv.ini"), "--runs-dir",
+                     str(tmp_path / "runs"), "--no-report", "--known-hosts", str(tmp_path / "kh")])
+    finally:
+        stop.set()
+        for s in held:
+            s.close()
+        listener.close()
+    out = capsys.readouterr()
+    assert code == 4
+    assert "Traceback" not in out.err + out.out and "Exception (client)" not in out.err + out.out
+    assert "no SSH banner" in out.out + out.err

@@ -7,10 +7,8 @@ ssh_config > defaults.
 
 Measured traps handled here:
 - paramiko never sets TCP_NODELAY: we open the socket ourselves (planner/transport/ssh/sockets.py).
-- ``recv_exit_status()`` before reading the output deadlocks once a stream fills the channel
-  window (paramiko #448, #1778); stdout and stderr are drained together in a select loop.
-- paramiko's ``HostKeys.load`` gives up on a whole file for some bad lines (pyinfra #1339): known_hosts
-  is read line by line (planner/transport/ssh/known_hosts.py).
+- ``recv_exit_status()`` before reading deadlocks on a full window (paramiko #448, #1778): see channel.py.
+- paramiko's ``HostKeys.load`` drops a whole file for one bad line (pyinfra #1339): see known_hosts.py.
 """
 
 from __future__ import annotations
@@ -21,6 +19,7 @@ import dataclasses
 import errno
 import functools
 import hashlib
+import logging
 import os
 import posixpath
 import secrets
@@ -55,6 +54,9 @@ from planner.transport.streams import (
     fetch_cap,
 )
 
+# paramiko's transport thread logs its failures with tracebacks; with no handler, Python's last-resort one
+# printed them on stderr. planner reports each failure itself, in words.
+logging.getLogger("paramiko").addHandler(logging.NullHandler())
 SFTP_CHUNK = 32768  # paramiko's largest SFTP read request
 SFTP_WINDOW = 8 << 20
 
@@ -169,8 +171,9 @@ class SSHConnection(Connection):
                                     "authorized_keys; `ssh -v` shows what the server accepts") from e
         except (OSError, EOFError, paramiko.SSHException) as e:
             client.close()
-            raise ConnectError(f"{where}: SSH handshake failed: {e or type(e).__name__}",
-                               hint="is an SSH server listening there?") from e
+            silent = "banner" in str(e) or str(e) == "No existing session"  # paramiko's words for a mute peer
+            why = "no SSH banner: the port accepts but does not speak SSH" if silent else f"SSH handshake failed: {e}"
+            raise ConnectError(f"{where}: {why}", hint="is an SSH server listening there?") from e
         transport = client.get_transport()
         if transport is not None and t.keepalive_s > 0:
             # Not paramiko's set_keepalive: its requests want no reply, so a frozen host would go unnoticed.
