@@ -149,9 +149,8 @@ def _compare(args: argparse.Namespace) -> int:
     from planner.cli.tables import print_table
     from planner.metrics import display_keys
     from planner.report.study import label_words_of
-    from planner.results.compare import compare
+    from planner.results.compare import cell_text, compare
     from planner.results.measure import read_run
-    from planner.results.stats import fmt
 
     if len(args.runs) < 2:
         raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
@@ -168,14 +167,7 @@ def _compare(args: argparse.Namespace) -> int:
     cols = [*head, c.runs[0], *(f"{r} (vs first)" for r in c.runs[1:])]
     rows = []
     for row in c.rows:
-        cells = []
-        for i, cell in enumerate(row.cells):
-            if cell.value is None:
-                cells.append("—")
-            elif i == 0 or cell.pct is None:
-                cells.append(fmt(cell.value))
-            else:
-                cells.append(f"{fmt(cell.value)} ({cell.pct:+.1f}% {cell.verdict})")
+        cells = [cell_text(i, cell) for i, cell in enumerate(row.cells)]
         rows.append([*([row.play] if c.by_play else []), row.workload, label_words_of(row.point) or "—",
                      names[row.metric], *cells])
     print_table(cols, rows, numeric=tuple(range(len(head), len(cols))))

@@ -112,15 +112,17 @@ def format_table(c: Comparison) -> str:
     lines = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in c.rows:
         first = [row.play] if c.by_play else []
-        cells = []
-        for i, cell in enumerate(row.cells):
-            if cell.value is None:
-                cells.append("—")
-            elif i == 0 or cell.pct is None:
-                cells.append(fmt(cell.value))
-            else:
-                cells.append(f"{fmt(cell.value)} ({cell.pct:+.1f}% {cell.verdict})")
+        cells = [cell_text(i, cell) for i, cell in enumerate(row.cells)]
         lines.append("| " + " | ".join([*first, row.workload, row.point, row.metric, row.unit, *cells]) + " |")
     if not c.rows:
         lines.append("(no metrics to compare: none are headline metrics, or none match --metric)")
     return "\n".join(lines) + "\n"
+
+
+def cell_text(i: int, cell: Cell) -> str:
+    """A compared value as shown: the first run plain, the others with their change and verdict."""
+    if cell.value is None:
+        return "—"
+    if i == 0 or cell.pct is None:
+        return fmt(cell.value)
+    return f"{fmt(cell.value)} ({cell.pct:+.1f}% {cell.verdict})"
