@@ -49,5 +49,8 @@ def test_a_short_point_with_the_default_interval_has_samples(tmp_path: Path) -> 
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     report = (run / "report.md").read_text()
     assert "no CPU rows" not in report
-    counts = dict(re.findall(r"samples in the window \((\w+)\) (\d+)", report, re.I))
+    # one row for all samplers: "Samples in the window (mpstat / vmstat) 1 / 2"
+    m = re.search(r"samples in the window \(([\w /]+)\) ([\d /]+)", report, re.I)
+    assert m, report
+    counts = dict(zip(m.group(1).split(" / "), m.group(2).strip().split(" / "), strict=True))
     assert set(counts) == {"mpstat", "vmstat"} and all(int(n) >= 1 for n in counts.values()), report

@@ -23,7 +23,7 @@ from planner.engine.runrecord import slug
 from planner.engine.window import WindowSpec, run_in_window
 from planner.host import Host
 from planner.plan.model import SweepPoint
-from planner.rehearsal.standins import install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fetch_existing
@@ -69,7 +69,9 @@ def project(tmp: Path) -> Path:
     (root / "dev" / "sdb").write_bytes(bytes(1 << 20))
     (root / "opt/orion/bin").mkdir(parents=True)
     (root / "opt/orion/bin/orion").symlink_to(ORION)
-    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
+    # the Oracle environment SLOB's runit.sh needs (issue 16 row 2); the data cache check off: a stand-in
+    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100\n")
     (tmp / "plan.yaml").write_text(PLAN)
     return root
 

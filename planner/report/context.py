@@ -232,8 +232,19 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": ms}
+    return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": _one_samples_row(ms)}
             for (pl, _s, t, p), ms in groups.items()]
+
+
+def _one_samples_row(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each sampler's count of samples in the window as one row, "(iostat / mpstat / vmstat) 1 / 3 / 3"."""
+    label = OS_LABELS["os.samples"]
+    counts = sorted((m for m in metrics if m["name"].startswith(label + " (")), key=lambda m: m["name"])
+    if len(counts) < 2:
+        return metrics
+    tools = " / ".join(m["name"][len(label) + 2:-1] for m in counts)
+    row = {"name": f"{label} ({tools})", "value": " / ".join(m["value"] for m in counts), "unit": ""}
+    return [m for m in metrics if m not in counts] + [row]
 
 
 def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:

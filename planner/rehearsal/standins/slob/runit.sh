@@ -77,7 +77,9 @@ msg NOTIFY "PLANNER STAND-IN: simulated SLOB run, not a measurement"
 msg NOTIFY "Conducting SLOB pre-test checks."
 msg NOTIFY "UPDATE_PCT == $UPDATE_PCT, RUN_TIME == $RUN_TIME, SCALE == $SCALE, WORK_UNIT == $WORK_UNIT"
 msg NOTIFY "Number of SLOB sessions: $SESSIONS ($SCHEMAS schema(s) x $THREADS_PER_SCHEMA thread(s))"
-SECS=$(awk -v t="$RUN_TIME" -v s="${PLANNER_STANDIN_TIME_SCALE:-0.01}" 'BEGIN { printf "%.3f", t * s }')
+# Scaled real time, but at least 1.5 s: the real kit's 1 s iostat/vmstat/mpstat (below) get a row, as they do
+# over a real RUN_TIME (>= 30 s); a 0.3 s stand-in run left mpstat.out a bare header.
+SECS=$(awk -v t="$RUN_TIME" -v s="${PLANNER_STANDIN_TIME_SCALE:-0.01}" 'BEGIN { x = t * s; if (x < 1.5) x = 1.5; printf "%.3f", x }')
 PIDS=""
 if [ -z "${NO_OS_PERF_DATA:-}" ]; then
   command -v iostat >/dev/null 2>&1 && { iostat -t -xm 1 > iostat.out 2>&1 & PIDS="$PIDS $!"; }
