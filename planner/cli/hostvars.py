@@ -21,31 +21,18 @@ import jinja2
 from planner.errors import Problem
 from planner.host import Host
 from planner.inventory.graph import Inventory, make_host
-from planner.plan.templating import has_template, render, resolve_variables, undefined_name
+from planner.plan.templating import any_template, magic_vars, render, resolve_variables, undefined_name
 
 # the variables planner reads from Host itself; the rest stay lazily rendered per step, as before
 RENDERED_PREFIXES = ("ansible_", "planner_")
 
 
-def _magic(host: Host) -> dict[str, Any]:
-    return {"inventory_hostname": host.name, "inventory_hostname_short": host.name.split(".")[0],
-            "group_names": sorted(g for g in host.groups if g != "all")}
-
-
-def _templated(value: Any) -> bool:
-    if isinstance(value, Mapping):
-        return any(_templated(v) for v in value.values())
-    if isinstance(value, list | tuple):
-        return any(_templated(v) for v in value)
-    return has_template(value)
-
-
 def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any],
                 base: Path) -> tuple[Host, list[Problem]]:
-    keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and _templated(v)]
+    keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and any_template(v)]
     if not keys:
         return host, []
-    context = resolve_variables({**plan_vars, **host.vars, **extra_vars, **_magic(host)})
+    context = resolve_variables({**plan_vars, **host.vars, **extra_vars, **magic_vars(host)})
     variables = dict(host.vars)
     problems: list[Problem] = []
     for key in keys:

@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.engine.restore import load_restore_log, read_json_list
-from planner.engine.runrecord import RunRecord, load_meta
+from planner.engine.runrecord import RunRecord, load_meta, redact_text
 from planner.errors import InputError, Problem
 from planner.steps.saved_state import RestoreEntry
 
@@ -153,18 +153,13 @@ def check_inventory_unchanged(run_dir: Path, files: Sequence[Path], secrets: Seq
     copy_file = run_dir / INVENTORY_COPY
     copy: dict[str, str] = json.loads(copy_file.read_text()) if copy_file.is_file() else {}
 
-    def redact(text: str) -> str:
-        for s in secrets:
-            text = text.replace(s, "********") if s else text
-        return text
-
     lines: list[str] = []
     for p in changed:
         if p not in now:
             lines.append(f"{p}: read by the run, not by this inventory")
         elif p not in then:
             lines.append(f"{p}: not read by the run")
-        lines += difflib.unified_diff(copy.get(p, "").splitlines(), redact(now.get(p, "")).splitlines(),
+        lines += difflib.unified_diff(copy.get(p, "").splitlines(), redact_text(now.get(p, ""), secrets).splitlines(),
                                       f"{p} (the run's)", f"{p} (now)", lineterm="", n=1)
     shown = "\n".join(lines[:40]) + ("\n..." if len(lines) > 40 else "")
     raise InputError([Problem(None, "", f"the inventory changed since run {run_dir.name}:\n{shown}",

@@ -96,6 +96,19 @@ def _html_start(text: str) -> int:
     return m.start() if m else 0
 
 
+def read_html(text: str, kind: str, source: str) -> tuple[_Collector, int]:
+    """The report's tables, and where its HTML starts (after any SQL*Plus prompt lines, whose newlines are
+    kept so line numbers stay the file's); ParseError for markup HTMLParser cannot read."""
+    collector = _Collector()
+    start = _html_start(text)
+    try:
+        collector.feed("\n" * text.count("\n", 0, start) + text[start:])
+        collector.close()
+    except (AssertionError, ValueError) as exc:  # HTMLParser on badly broken markup
+        raise ParseError(kind, "html", f"unreadable HTML: {exc}", source=source) from exc
+    return collector, start
+
+
 def looks_like(text: str) -> bool:
     head = text[_html_start(text):][:16384]
     if "AWR RAC Report for DB:" in head or "WORKLOAD REPOSITORY REPORT (RAC)" in head or \
@@ -280,13 +293,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     check_text(text, KIND, source)
     if not looks_like(text):
         raise ParseError(KIND, "header", "not an AWR HTML report", source=source)
-    collector = _Collector()
-    start = _html_start(text)
-    try:
-        collector.feed("\n" * text.count("\n", 0, start) + text[start:])  # line numbers stay the file's
-        collector.close()
-    except (AssertionError, ValueError) as exc:  # HTMLParser on badly broken markup
-        raise ParseError(KIND, "html", f"unreadable HTML: {exc}", source=source) from exc
+    collector, start = read_html(text, KIND, source)
     tables, sink = collector.tables, MetricSink(source)
     if collector.title:
         sink.facts["title"] = collector.title.strip()

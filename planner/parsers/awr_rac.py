@@ -28,7 +28,7 @@ from planner.parsers.awr_common import (
     parse_avg_wait_ms,
     parse_number,
 )
-from planner.parsers.awr_html import Table, _Collector, _html_start, _tables
+from planner.parsers.awr_html import Table, _html_start, _tables, read_html
 from planner.parsers.awr_text import check_text
 from planner.parsers.numbers import put
 
@@ -145,13 +145,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     check_text(text, KIND, source)
     if not looks_like(text):
         raise ParseError(KIND, "header", "not an AWR RAC (global) HTML report", source=source)
-    collector = _Collector()
-    start = _html_start(text)
-    try:
-        collector.feed("\n" * text.count("\n", 0, start) + text[start:])
-        collector.close()
-    except (AssertionError, ValueError) as exc:
-        raise ParseError(KIND, "html", f"unreadable HTML: {exc}", source=source) from exc
+    collector, _ = read_html(text, KIND, source)
     sink = MetricSink(source)
     sink.facts["report"] = "global (RAC)"
     if collector.title:

@@ -173,7 +173,7 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
     StrictUndefined carrying the reason, so only a step that uses it fails.
     """
     # a value with any template is rendered, even one naming no variable (`"{{ 1/0 }}"`, `"{{ 2 * 3 }}"`)
-    done: dict[str, Any] = {k: v for k, v in merged.items() if not _any_template(v)}
+    done: dict[str, Any] = {k: v for k, v in merged.items() if not any_template(v)}
     active: set[str] = set()
 
     def resolve(name: str) -> Any:
@@ -216,12 +216,19 @@ def refused(variables: Mapping[str, Any]) -> dict[str, str]:
     return {k: str(v._undefined_hint) for k, v in variables.items() if isinstance(v, Refused)}
 
 
-def _any_template(value: Any) -> bool:
+def any_template(value: Any) -> bool:
+    """A template anywhere in the value (mappings and lists searched)."""
     if isinstance(value, Mapping):
-        return any(_any_template(v) for v in value.values())
+        return any(any_template(v) for v in value.values())
     if isinstance(value, list | tuple):
-        return any(_any_template(v) for v in value)
+        return any(any_template(v) for v in value)
     return has_template(value)
+
+
+def magic_vars(host: Host) -> dict[str, Any]:
+    """Ansible's per-host magic variables (they override everything)."""
+    return {"inventory_hostname": host.name, "inventory_hostname_short": host.name.split(".")[0],
+            "group_names": sorted(g for g in host.groups if g != "all")}
 
 
 def variables_for(plan: Plan, play: Play, host: Host, extra_vars: Mapping[str, Any]) -> dict[str, Any]:
@@ -229,13 +236,7 @@ def variables_for(plan: Plan, play: Play, host: Host, extra_vars: Mapping[str, A
     merged: dict[str, Any] = {}
     for source in (plan.vars, host.vars, play.vars, extra_vars):
         merged.update(source)
-    merged.update({
-        "inventory_hostname": host.name,
-        "inventory_hostname_short": host.name.split(".")[0],
-        "group_names": sorted(g for g in host.groups if g != "all"),
-        "play_name": play.name,
-        "plan_name": plan.name,
-    })
+    merged.update({**magic_vars(host), "play_name": play.name, "plan_name": plan.name})
     return resolve_variables(merged)
 
 
