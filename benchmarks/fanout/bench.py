@@ -1,12 +1,15 @@
 """Fan-out benchmark: the same host prep through planner, ansible-playbook, pyinfra and a bare paramiko script.
 
-    python benchmarks/fanout/bench.py [--sizes 1,10,30] [--reps 3] [--reps-large 2] [--pyinfra PATH]
+    python benchmarks/fanout/bench.py [--sizes 1,10,30] [--rtt 0,20,50] [--reps 3] [--reps-large 2]
+                                      [--reps-ansible 1] [--reps-ansible-large 1] [--pyinfra PATH]
                                       [--tools planner,ansible,pyinfra,bare] [--out RESULTS.md]
 
 For each N a lab of N real sshd processes on loopback is built (planner.rehearsal.lab); every host gets a sandbox with
-4 fake block devices and a small result file. Each repetition runs every tool (in a rotating order) cold
-(fresh sandboxes) then warm (nothing left to change), timing the whole command and sampling the RSS of its
-process tree. Results: medians per (tool, N, cold/warm), ratios against planner, and the peak tree RSS.
+4 fake block devices and a small result file. For each RTT above 0 a latency proxy (latency_proxy.py, its own
+process) stands between the tools and the sshds: one 127.0.0.1 port per host, each direction delayed by RTT/2, and
+every tool's inventory and known_hosts name the proxy's ports. Each repetition runs every tool (in a rotating
+order) cold (fresh sandboxes) then warm (nothing left to change), timing the whole command and sampling the RSS of
+its process tree. Results: medians per (tool, N, RTT, cold/warm), ratios against planner, and the peak tree RSS.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from planner.rehearsal.sandbox import add_devices  # noqa: E402
 DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]
 INIT_ORA = "# init.ora fragment written by the fan-out benchmark\n*.cpu_count=16\n*.db_recycle_cache_size=64M\n"
 PAGE = os.sysconf("SC_PAGE_SIZE")
-LOADS: list[float] = []  # 1-minute load average at the start of each size and at the end
+LOADS: list[tuple[str, tuple[float, float, float]]] = []  # (when, 1/5/15-minute load average)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +56,7 @@ class Measure:
 class Sample:
     tool: str
     n: int
+    rtt: int  # added round-trip time, ms (0: no proxy)
     phase: str  # cold | warm
     rep: int
     m: Measure
@@ -138,12 +142,71 @@ def verify(lab: Lab) -> list[str]:
     return bad
 
 
-def write_pyinfra_inventory(lab: Lab, path: Path) -> None:
-    hosts = [(h.name, {"ssh_hostname": h.address, "ssh_port": h.port, "ssh_user": lab.user,
-                       "ssh_key": str(lab.client_key), "ssh_known_hosts_file": str(lab.known_hosts),
-                       "ssh_strict_host_key_checking": "yes", "planner_root": str(lab.sandbox(h.name))})
-             for h in lab.hosts]
-    path.write_text(f"hosts = {hosts!r}\n")
+Endpoint = tuple[str, int]  # (address, port) a tool connects to for one host
+
+
+def write_known_hosts(lab: Lab, endpoints: dict[str, Endpoint], path: Path) -> None:
+    """The lab's host keys under the names the tools will connect to: ``[127.0.0.1]:<proxy port>`` through the
+    proxy, so every tool still verifies the host key (against the sshd behind that port)."""
+    keys = {}
+    for line in lab.known_hosts.read_text().splitlines():
+        name, rest = line.split(" ", 1)
+        keys[name] = rest
+    path.write_text("".join(f"[{endpoints[h.name][0]}]:{endpoints[h.name][1]} {keys[f'[{h.address}]:{h.port}']}\n"
+                            for h in lab.hosts))
+
+
+def write_inventories(lab: Lab, endpoints: dict[str, Endpoint], known_hosts: Path, work: Path) -> None:
+    """inventory.yml (planner, ansible-playbook, bare: the keys Lab.write_inventory writes) and
+    inventory_pyinfra.py, both naming ``endpoints`` and ``known_hosts``."""
+    import yaml
+
+    common_args = f"-o UserKnownHostsFile={known_hosts} -o StrictHostKeyChecking=yes"
+    hosts = {h.name: {"ansible_host": endpoints[h.name][0], "ansible_port": endpoints[h.name][1],
+                      "ansible_user": lab.user, "ansible_ssh_private_key_file": str(lab.client_key),
+                      "ansible_ssh_common_args": common_args, "planner_root": str(lab.sandbox(h.name)),
+                      "planner_known_hosts": str(known_hosts)} for h in lab.hosts}
+    (work / "inventory.yml").write_text(yaml.safe_dump({"all": {"hosts": hosts}}, sort_keys=False))
+    py_hosts = [(h.name, {"ssh_hostname": endpoints[h.name][0], "ssh_port": endpoints[h.name][1],
+                          "ssh_user": lab.user, "ssh_key": str(lab.client_key),
+                          "ssh_known_hosts_file": str(known_hosts), "ssh_strict_host_key_checking": "yes",
+                          "planner_root": str(lab.sandbox(h.name))}) for h in lab.hosts]
+    (work / "inventory_pyinfra.py").write_text(f"hosts = {py_hosts!r}\n")
+
+
+class Proxy:
+    """latency_proxy.py in its own process (not in any tool's process tree, not on bench's GIL) in front of the
+    lab's sshds. Its stdin is a pipe from us: closing it, or our death, stops it."""
+
+    def __init__(self, lab: Lab, rtt_ms: int, log: Path) -> None:
+        targets = [f"{h.address}:{h.port}" for h in lab.hosts]
+        self._log = log.open("w")
+        self.proc = subprocess.Popen([sys.executable, str(HERE / "latency_proxy.py"), "--rtt-ms", str(rtt_ms),
+                                      *targets], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self._log, text=True)
+        self.endpoints: dict[str, Endpoint] = {}
+        assert self.proc.stdout is not None
+        routes = {}
+        for line in self.proc.stdout:
+            if line.strip() == "ready":
+                break
+            listen, target = line.split()
+            address, port = listen.rsplit(":", 1)
+            routes[target] = (address, int(port))
+        else:
+            self.stop()
+            raise RuntimeError(f"latency proxy exited before it was ready: {log.read_text()[-2000:]}")
+        self.endpoints = {h.name: routes[f"{h.address}:{h.port}"] for h in lab.hosts}
+
+    def stop(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()  # EOF: the proxy closes its listeners and exits
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()  # only our own child, by its pid
+            self.proc.wait()
+        self._log.close()
 
 
 # -- the tools -----------------------------------------------------------------------------------------------
@@ -204,35 +267,60 @@ def tool_env(work: Path, tag: str) -> dict[str, str]:
 
 # -- the run -------------------------------------------------------------------------------------------------
 
-def run_size(n: int, reps: int, chosen: list[Tool], base: Path, log: Callable[[str], None]) -> list[Sample]:
-    work = base / f"n{n}"
-    lab = build_lab(work / "lab", n)
+def run_size(n: int, rtts: list[int], reps: dict[str, int], chosen: list[Tool], base: Path,
+             log: Callable[[str], None]) -> list[Sample]:
+    """One lab of n hosts, measured at each RTT in turn (a proxy per RTT above 0); ``reps`` per tool name."""
+    lab = build_lab(base / f"n{n}" / "lab", n)
     samples: list[Sample] = []
     try:
-        lab.write_inventory(work / "inventory.yml")
-        write_pyinfra_inventory(lab, work / "inventory_pyinfra.py")
-        for rep in range(reps):
-            order = chosen[rep % len(chosen):] + chosen[:rep % len(chosen)]  # rotate: no tool always first
-            for tool in order:
-                reset_sandboxes(lab)
-                tag = f"{tool.name}-{rep}"
-                (work / "fetch" / tag).mkdir(parents=True, exist_ok=True)
-                for phase in ("cold", "warm"):
-                    m = measured(tool.argv(n, work, tag), cwd=HERE, env=tool_env(work, tag),
-                                 log=work / f"{tag}-{phase}.log")
-                    problems = verify(lab)
-                    changed = tool.changed(m.out)
-                    log(f"N={n:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s  tree {m.tree_rss >> 20:4d} MB"
-                        f"  rc={m.rc} changed={changed}")
-                    if m.rc != 0 or problems:
-                        raise RuntimeError(f"{tool.name} N={n} {phase} failed (rc={m.rc}): {problems[:3]}\n"
-                                           f"{m.out[-3000:]}")
-                    if phase == "warm" and tool.name in ("planner", "bare") and changed:
-                        raise RuntimeError(f"{tool.name} warm run changed {changed}: not idempotent")
-                    samples.append(Sample(tool.name, n, phase, rep, m))
-                tool.cleanup(work, tag)
+        for rtt in rtts:
+            load = os.getloadavg()
+            LOADS.append((f"N={n} RTT={rtt} ms", load))
+            log(f"N={n} RTT={rtt} ms: load average {load[0]:.1f} {load[1]:.1f} {load[2]:.1f}")
+            work = base / f"n{n}" / f"rtt{rtt}"
+            work.mkdir(parents=True, exist_ok=True)
+            proxy = Proxy(lab, rtt, work / "proxy.log") if rtt else None
+            try:
+                if proxy:
+                    write_known_hosts(lab, proxy.endpoints, work / "known_hosts")
+                    write_inventories(lab, proxy.endpoints, work / "known_hosts", work)
+                else:
+                    write_inventories(lab, {h.name: (h.address, h.port or 22) for h in lab.hosts},
+                                      lab.known_hosts, work)
+                samples += _run_cell(lab, n, rtt, reps, chosen, work, log)
+            finally:
+                if proxy:
+                    proxy.stop()
     finally:
         lab.stop()
+    return samples
+
+
+def _run_cell(lab: Lab, n: int, rtt: int, reps: dict[str, int], chosen: list[Tool], work: Path,
+              log: Callable[[str], None]) -> list[Sample]:
+    samples: list[Sample] = []
+    for rep in range(max(reps.values(), default=0)):
+        order = chosen[rep % len(chosen):] + chosen[:rep % len(chosen)]  # rotate: no tool always first
+        for tool in order:
+            if rep >= reps[tool.name]:
+                continue
+            reset_sandboxes(lab)
+            tag = f"{tool.name}-{rep}"
+            (work / "fetch" / tag).mkdir(parents=True, exist_ok=True)
+            for phase in ("cold", "warm"):
+                m = measured(tool.argv(n, work, tag), cwd=HERE, env=tool_env(work, tag),
+                             log=work / f"{tag}-{phase}.log")
+                problems = verify(lab)
+                changed = tool.changed(m.out)
+                log(f"N={n:<3} RTT={rtt:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s"
+                    f"  tree {m.tree_rss >> 20:4d} MB  rc={m.rc} changed={changed}")
+                if m.rc != 0 or problems:
+                    raise RuntimeError(f"{tool.name} N={n} RTT={rtt} {phase} failed (rc={m.rc}): {problems[:3]}\n"
+                                       f"{m.out[-3000:]}")
+                if phase == "warm" and tool.name in ("planner", "bare") and changed:
+                    raise RuntimeError(f"{tool.name} warm run changed {changed}: not idempotent")
+                samples.append(Sample(tool.name, n, rtt, phase, rep, m))
+            tool.cleanup(work, tag)
     return samples
 
 
@@ -262,10 +350,10 @@ def versions(pyinfra: str | None) -> str:
     return ", ".join(p for p in parts if p)
 
 
-def report(samples: list[Sample], sizes: list[int], names: list[str], command: str, pyinfra_note: str,
-           sched_note: str, pyinfra: str | None) -> str:
-    def med(tool: str, n: int, phase: str) -> float | None:
-        xs = [s.m.seconds for s in samples if (s.tool, s.n, s.phase) == (tool, n, phase)]
+def report(samples: list[Sample], sizes: list[int], rtts: list[int], names: list[str], command: str,
+           pyinfra_note: str, sched_note: str, pyinfra: str | None, elapsed: float) -> str:
+    def med(tool: str, n: int, rtt: int, phase: str) -> float | None:
+        xs = [s.m.seconds for s in samples if (s.tool, s.n, s.rtt, s.phase) == (tool, n, rtt, phase)]
         return statistics.median(xs) if xs else None
 
     def peak(tool: str, n: int) -> int | None:
@@ -276,36 +364,42 @@ def report(samples: list[Sample], sizes: list[int], names: list[str], command: s
         xs = [s.m.max_rss for s in samples if (s.tool, s.n) == (tool, n)]
         return max(xs) if xs else None
 
-    def reps(n: int) -> int:
-        return len({s.rep for s in samples if s.n == n})
+    def reps(n: int, rtt: int) -> str:
+        """'3', or '3, ansible 1' when a tool had fewer repetitions (the time budget)."""
+        per = {t: len({s.rep for s in samples if (s.tool, s.n, s.rtt) == (t, n, rtt)}) for t in names}
+        most = max(per.values(), default=0)
+        return ", ".join([str(most), *(f"{t} {k}" for t, k in per.items() if k != most)])
 
-    lines = [f"| N | phase | reps | {' | '.join(f'{t} s' for t in names)} | "
-             + " | ".join(f"planner/{t}" for t in names if t != "planner") + " |",
-             "|---:|---|---:|" + "---:|" * (len(names) * 2 - 1)]
+    # the ratios the issue's targets are about first, then the rest
+    others: list[str] = [t for t in ("bare", "pyinfra", "ansible") if t in names]
+    others += [t for t in names if t not in others and t != "planner"]
+    lines = [f"| N | RTT ms | phase | reps | {' | '.join(f'{t} s' for t in names)} | "
+             + " | ".join(f"planner/{t}" for t in others) + " |",
+             "|---:|---:|---|---|" + "---:|" * (len(names) + len(others))]
     for n in sizes:
-        for phase in ("cold", "warm"):
-            p = med("planner", n, phase)
-            cells = [f"{v:.2f}" if (v := med(t, n, phase)) is not None else "n/m" for t in names]
-            ratios = []
-            for t in names:
-                if t == "planner":
-                    continue
-                v = med(t, n, phase)
-                ratios.append(f"{p / v:.3f}" if p and v else "n/m")
-            lines.append(f"| {n} | {phase} | {reps(n)} | {' | '.join(cells)} | {' | '.join(ratios)} |")
+        for rtt in rtts:
+            for phase in ("cold", "warm"):
+                p = med("planner", n, rtt, phase)
+                cells = [f"{v:.2f}" if (v := med(t, n, rtt, phase)) is not None else "n/m" for t in names]
+                ratios = [f"{p / v:.3f}" if p and (v := med(t, n, rtt, phase)) else "n/m" for t in others]
+                lines.append(f"| {n} | {rtt} | {phase} | {reps(n, rtt)} | {' | '.join(cells)} | "
+                             f"{' | '.join(ratios)} |")
     mem = [f"| N | {' | '.join(f'{t} tree MB' for t in names)} | {' | '.join(f'{t} largest process MB' for t in names)} |",
            "|---:|" + "---:|" * (2 * len(names))]
     for n in sizes:
         tree = [f"{v / 2**20:.0f}" if (v := peak(t, n)) else "n/m" for t in names]
         one = [f"{v / 2**20:.0f}" if (v := single(t, n)) else "n/m" for t in names]
         mem.append(f"| {n} | {' | '.join(tree)} | {' | '.join(one)} |")
-    raw = ["| tool | N | phase | seconds (each repetition) |", "|---|---:|---|---|"]
+    raw = ["| tool | N | RTT ms | phase | seconds (each repetition) |", "|---|---:|---:|---|---|"]
     for t in names:
         for n in sizes:
-            for phase in ("cold", "warm"):
-                xs = [f"{s.m.seconds:.2f}" for s in samples if (s.tool, s.n, s.phase) == (t, n, phase)]
-                if xs:
-                    raw.append(f"| {t} | {n} | {phase} | {', '.join(xs)} |")
+            for rtt in rtts:
+                for phase in ("cold", "warm"):
+                    xs = [f"{s.m.seconds:.2f}" for s in samples
+                          if (s.tool, s.n, s.rtt, s.phase) == (t, n, rtt, phase)]
+                    if xs:
+                        raw.append(f"| {t} | {n} | {rtt} | {phase} | {', '.join(xs)} |")
+    loads = "; ".join(f"{when}: {a:.1f} {b:.1f} {c:.1f}" for when, (a, b, c) in LOADS)
     return "\n".join([
         "<!-- generated by benchmarks/fanout/bench.py; the analysis below the tables is written by hand -->",
         "## Measured",
@@ -316,13 +410,14 @@ def report(samples: list[Sample], sizes: list[int], names: list[str], command: s
         "",
         f"Versions: {versions(pyinfra)}",
         "",
-        f"Load average (1 min) when each size started and at the end: {', '.join(f'{x:.1f}' for x in LOADS)} "
-        "(the machine is shared; other work running beside the benchmark shows here)",
+        f"Load average (1, 5, 15 min) when each cell started and at the end: {loads} (the machine is shared; "
+        "other work running beside the benchmark shows here)",
         "",
-        f"I/O scheduler step in the planner plan: {sched_note}. {pyinfra_note}",
+        f"Whole run: {elapsed:.0f} s. I/O scheduler step in the planner plan: {sched_note}. {pyinfra_note}",
         "",
-        "Wall time of the whole command (start-up included), median of the repetitions; ratio = planner time / "
-        "other tool's time (below 1: planner is faster; 0.1 = 10x faster).",
+        "RTT: round-trip time added by benchmarks/fanout/latency_proxy.py between every tool and every host "
+        "(0: no proxy, straight to the loopback sshd). Wall time of the whole command (start-up included), "
+        "median of the repetitions; ratio = planner time / other tool's time (below 1: planner is faster).",
         "",
         *lines,
         "",
@@ -343,6 +438,11 @@ def main() -> int:
     ap.add_argument("--sizes", default="1,10,30")
     ap.add_argument("--reps", type=int, default=3, help="repetitions per size")
     ap.add_argument("--reps-large", type=int, default=None, help="repetitions at the largest size (time budget)")
+    ap.add_argument("--rtt", default="0", help="round-trip times to add, ms, e.g. 0,20,50 (0: no proxy)")
+    ap.add_argument("--reps-ansible", type=int, default=None,
+                    help="ansible-playbook's repetitions (default: as the others; it is ~20x slower)")
+    ap.add_argument("--reps-ansible-large", type=int, default=None,
+                    help="ansible-playbook's repetitions at the largest size")
     ap.add_argument("--tools", default="planner,ansible,pyinfra,bare")
     ap.add_argument("--pyinfra", default=shutil.which("pyinfra"),
                     help="pyinfra executable (a separate venv: pyinfra pins paramiko<5)")
@@ -350,6 +450,9 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=None, help="work folder (default: a temp dir, removed)")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    rtts = [int(r) for r in args.rtt.split(",")]
+    if any(r < 0 for r in rtts):
+        ap.error("--rtt: round-trip times are milliseconds >= 0")
     wanted = [t.strip() for t in args.tools.split(",")]
     available = tools(args.pyinfra)
     pyinfra_note = ""
@@ -367,17 +470,21 @@ def main() -> int:
     t0 = time.monotonic()
     try:
         for n in sizes:
-            LOADS.append(os.getloadavg()[0])
-            reps = args.reps_large if (args.reps_large and n == max(sizes)) else args.reps
-            samples += run_size(n, reps, chosen, base, lambda s: print(s, flush=True))
+            large = n == max(sizes)
+            reps = args.reps_large if (args.reps_large and large) else args.reps
+            ansible = args.reps_ansible_large if (args.reps_ansible_large is not None and large) else \
+                args.reps_ansible if args.reps_ansible is not None else reps
+            per_tool = {t: ansible if t == "ansible" else reps for t in names}
+            samples += run_size(n, rtts, per_tool, chosen, base, lambda s: print(s, flush=True))
     finally:
         if args.work is None:
             shutil.rmtree(base, ignore_errors=True)
-    LOADS.append(os.getloadavg()[0])
+    LOADS.append(("end", os.getloadavg()))
     command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, REPO), *sys.argv[1:]])
-    text = report(samples, sizes, names, command, pyinfra_note, sched_note, args.pyinfra)
+    elapsed = time.monotonic() - t0
+    text = report(samples, sizes, rtts, names, command, pyinfra_note, sched_note, args.pyinfra, elapsed)
     print(text)
-    print(f"total {time.monotonic() - t0:.0f} s", file=sys.stderr)
+    print(f"total {elapsed:.0f} s", file=sys.stderr)
     if args.out:
         args.out.write_text(text)
     return 0
