@@ -1,7 +1,8 @@
 """Fan-out benchmark: the same host prep through planner, ansible-playbook, pyinfra and a bare paramiko script.
 
     python benchmarks/fanout/bench.py [--sizes 1,10,30] [--rtt 0,20,50] [--reps 3] [--reps-large 2]
-                                      [--reps-ansible 1] [--reps-ansible-large 1] [--pyinfra PATH]
+                                      [--reps-ansible 1] [--reps-ansible-large 1] [--ansible-rtt-large 0,50]
+                                      [--pyinfra PATH]
                                       [--tools planner,ansible,pyinfra,bare] [--out RESULTS.md]
 
 For each N a lab of N real sshd processes on loopback is built (planner.rehearsal.lab); every host gets a sandbox with
@@ -258,8 +259,16 @@ def tools(pyinfra: str | None) -> dict[str, Tool]:
     return found
 
 
-def tool_env(work: Path, tag: str) -> dict[str, str]:
+def planner_env() -> dict[str, str]:
+    """The environment planner runs in: this checkout's planner first on the path, whatever tree the venv's
+    editable install points at (a scratch worktree measures its own code)."""
     env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join([str(REPO), *filter(None, [env.get("PYTHONPATH")])])
+    return env
+
+
+def tool_env(work: Path, tag: str, tool: str) -> dict[str, str]:
+    env = planner_env() if tool == "planner" else dict(os.environ)
     env.update(ANSIBLE_CONFIG=str(HERE / "ansible.cfg"), ANSIBLE_SSH_CONTROL_PATH_DIR=str(work / "cp" / tag),
                ANSIBLE_NOCOLOR="1", FANOUT_FETCH_DIR=str(work / "fetch" / tag), PYTHONDONTWRITEBYTECODE="0")
     return env
@@ -267,9 +276,9 @@ def tool_env(work: Path, tag: str) -> dict[str, str]:
 
 # -- the run -------------------------------------------------------------------------------------------------
 
-def run_size(n: int, rtts: list[int], reps: dict[str, int], chosen: list[Tool], base: Path,
+def run_size(n: int, rtts: list[int], reps: dict[int, dict[str, int]], chosen: list[Tool], base: Path,
              log: Callable[[str], None]) -> list[Sample]:
-    """One lab of n hosts, measured at each RTT in turn (a proxy per RTT above 0); ``reps`` per tool name."""
+    """One lab of n hosts, measured at each RTT in turn (a proxy per RTT above 0); ``reps[rtt][tool name]``."""
     lab = build_lab(base / f"n{n}" / "lab", n)
     samples: list[Sample] = []
     try:
@@ -287,7 +296,7 @@ def run_size(n: int, rtts: list[int], reps: dict[str, int], chosen: list[Tool], 
                 else:
                     write_inventories(lab, {h.name: (h.address, h.port or 22) for h in lab.hosts},
                                       lab.known_hosts, work)
-                samples += _run_cell(lab, n, rtt, reps, chosen, work, log)
+                samples += _run_cell(lab, n, rtt, reps[rtt], chosen, work, log)
             finally:
                 if proxy:
                     proxy.stop()
@@ -308,7 +317,7 @@ def _run_cell(lab: Lab, n: int, rtt: int, reps: dict[str, int], chosen: list[Too
             tag = f"{tool.name}-{rep}"
             (work / "fetch" / tag).mkdir(parents=True, exist_ok=True)
             for phase in ("cold", "warm"):
-                m = measured(tool.argv(n, work, tag), cwd=HERE, env=tool_env(work, tag),
+                m = measured(tool.argv(n, work, tag), cwd=HERE, env=tool_env(work, tag, tool.name),
                              log=work / f"{tag}-{phase}.log")
                 problems = verify(lab)
                 changed = tool.changed(m.out)
@@ -336,14 +345,15 @@ def machine() -> str:
 def versions(pyinfra: str | None) -> str:
     def first_line(argv: list[str]) -> str:
         try:
-            out = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=60)
+            out = subprocess.run(argv, capture_output=True, text=True, check=False, timeout=60, env=planner_env())
             return (out.stdout or out.stderr).splitlines()[0].strip()
         except (OSError, IndexError, subprocess.TimeoutExpired):
             return "?"
 
     import paramiko
 
-    parts = [first_line([sys.executable, "-m", "planner", "--version"]),
+    where = first_line([sys.executable, "-c", "import planner; print(planner.__file__)"])
+    parts = [first_line([sys.executable, "-m", "planner", "--version"]) + f" (from {where})",
              first_line(["ansible-playbook", "--version"]), f"paramiko {paramiko.__version__} (bare)"]
     if pyinfra:
         parts.append(first_line([pyinfra, "--version"]))
@@ -368,7 +378,7 @@ def report(samples: list[Sample], sizes: list[int], rtts: list[int], names: list
         """'3', or '3, ansible 1' when a tool had fewer repetitions (the time budget)."""
         per = {t: len({s.rep for s in samples if (s.tool, s.n, s.rtt) == (t, n, rtt)}) for t in names}
         most = max(per.values(), default=0)
-        return ", ".join([str(most), *(f"{t} {k}" for t, k in per.items() if k != most)])
+        return ", ".join([str(most), *(f"{t} {k}" if k else f"{t} not run" for t, k in per.items() if k != most)])
 
     # the ratios the issue's targets are about first, then the rest
     others: list[str] = [t for t in ("bare", "pyinfra", "ansible") if t in names]
@@ -443,6 +453,8 @@ def main() -> int:
                     help="ansible-playbook's repetitions (default: as the others; it is ~20x slower)")
     ap.add_argument("--reps-ansible-large", type=int, default=None,
                     help="ansible-playbook's repetitions at the largest size")
+    ap.add_argument("--ansible-rtt-large", default=None,
+                    help="the RTTs at which ansible-playbook runs at the largest size (default: all of --rtt)")
     ap.add_argument("--tools", default="planner,ansible,pyinfra,bare")
     ap.add_argument("--pyinfra", default=shutil.which("pyinfra"),
                     help="pyinfra executable (a separate venv: pyinfra pins paramiko<5)")
@@ -474,8 +486,12 @@ def main() -> int:
             reps = args.reps_large if (args.reps_large and large) else args.reps
             ansible = args.reps_ansible_large if (args.reps_ansible_large is not None and large) else \
                 args.reps_ansible if args.reps_ansible is not None else reps
-            per_tool = {t: ansible if t == "ansible" else reps for t in names}
-            samples += run_size(n, rtts, per_tool, chosen, base, lambda s: print(s, flush=True))
+            ansible_rtts = set(rtts)
+            if large and args.ansible_rtt_large is not None:
+                ansible_rtts = {int(r) for r in args.ansible_rtt_large.split(",") if r}
+            per_cell = {rtt: {t: (ansible if rtt in ansible_rtts else 0) if t == "ansible" else reps for t in names}
+                        for rtt in rtts}
+            samples += run_size(n, rtts, per_cell, chosen, base, lambda s: print(s, flush=True))
     finally:
         if args.work is None:
             shutil.rmtree(base, ignore_errors=True)
