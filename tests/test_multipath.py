@@ -7,6 +7,7 @@ as a non-root user (planner.rehearsal.labuser) to see the kernel's "Permission d
 
 from __future__ import annotations
 
+import json
 import shutil
 import stat
 import tempfile
@@ -16,6 +17,7 @@ from pathlib import Path
 import pytest
 from prep_helpers import context
 
+from planner.cli.main import main
 from planner.errors import StepError
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
@@ -74,6 +76,23 @@ def test_a_path_device_named_alone_is_set_on_its_multipath_map_and_says_so(mpath
     assert out.data["devices"] == {"dm-0": "kyber", "dm-1": "kyber"}
     assert "sdb is a path of dm-0 (violin_lun1): set there" in out.msg
     assert active(mpath_root, "sdb") == "mq-deadline" and active(mpath_root, "dm-0") == "kyber"
+
+
+def test_lvm_on_multipath_is_walked_down_to_the_map_that_schedules(mpath_root: Path) -> None:
+    """A bio-based dm (an LVM volume: only "none") passes bios down; under it the multipath map schedules."""
+    lv = mpath_root / "sys/block/dm-5"
+    (lv / "queue").mkdir(parents=True)
+    (lv / "queue/scheduler").write_text("none\n")
+    (lv / "dm").mkdir()
+    (lv / "dm/name").write_text("vg_data-lv_data\n")
+    (lv / "dm/uuid").write_text("LVM-abc\n")
+    (lv / "slaves/dm-0").mkdir(parents=True)
+    (mpath_root / "dev/vg_data").mkdir()
+    (mpath_root / "dev/vg_data/lv_data").symlink_to("../dm-5")
+    out = IoScheduler({"devices": "/dev/vg_data/lv_data", "scheduler": "kyber"}).apply(context(mpath_root))
+    assert out.data["devices"] == {"dm-0": "kyber"}
+    assert "dm-5 keeps none (bio-based: its slaves' schedulers count)" in out.msg
+    assert active(mpath_root, "sdb") == "mq-deadline"
 
 
 def test_persist_by_dm_uuid_and_wwid_and_restore_removes_exactly_planners_rules(mpath_root: Path) -> None:
@@ -161,3 +180,42 @@ def test_root_only_sysfs_refuses_a_non_root_user_and_become_gets_through(nonroot
         assert f'ENV{{DM_UUID}}=="{LUN1_UUID}"' in (sandbox / RULE_FILE.lstrip("/")).read_text()
         assert sudo.revert(ctx, saved).status is Status.CHANGED
     assert active(sandbox, "dm-0") == "mq-deadline" and not (sandbox / RULE_FILE.lstrip("/")).exists()
+
+
+PLAN = """\
+plan: nonroot
+description: io_scheduler as a non-root SSH user
+plays:
+  - name: prep
+    hosts: all
+    prep:
+      - io_scheduler: {{devices: /dev/mapper/violin_lun1, scheduler: none}}
+        become: {become}
+    workloads:
+      - command: {{argv: ['true']}}
+"""
+
+
+@pytest.mark.ssh
+def test_apply_as_a_non_root_user_becomes_root_for_the_step_and_for_its_restore(nonroot_lab: Lab) -> None:
+    """Before: the end-of-play restore ran without the step's become, so on a real host (and on this root-only
+    sandbox) the scheduler stayed changed after the study: "cannot create .../queue/scheduler: Permission
+    denied"."""
+    sandbox = nonroot_lab.sandbox(nonroot_lab.hosts[0].name)
+    add_devices(sandbox, ["/dev/mapper/violin_lun1"])
+    inv, runs = nonroot_lab.root / "hosts.yml", nonroot_lab.root / "runs"
+    nonroot_lab.write_inventory(inv)
+    outcomes = {}
+    for become in ("false", "true"):
+        plan = nonroot_lab.root / f"plan_{become}.yaml"
+        plan.write_text(PLAN.format(become=become))
+        code = main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report"])
+        latest = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
+        results = {r["title"]: (r["status"], r["msg"]) for r in json.loads((latest / "results.json").read_text())}
+        outcomes[become] = code, results
+        assert active(sandbox, "dm-0") == "mq-deadline"  # unchanged, or put back by the restore
+    code, results = outcomes["false"]
+    assert code != 0 and "Permission denied" in results["io_scheduler"][1]
+    code, results = outcomes["true"]
+    assert code == 0, results
+    assert results["io_scheduler"][0] == "changed" and results["restore io_scheduler"][0] == "changed"

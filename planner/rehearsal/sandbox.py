@@ -56,6 +56,9 @@ def _disk_names() -> Iterator[str]:
 def add_devices(root: Path, devices: Iterable[str]) -> dict[str, str]:
     """Create each device (path or bracket range) in the sandbox; returns path -> kernel name."""
     root = Path(root)
+    tmp = root / "tmp"  # a host's /tmp is everyone's (1777): the engine's lock and run folders go there
+    tmp.mkdir(parents=True, exist_ok=True)
+    tmp.chmod(0o1777)
     names = _disk_names()
     made: dict[str, str] = {}
     dm = 0

@@ -1,16 +1,20 @@
 """Block devices on a host as io_scheduler sees them: where the I/O scheduler counts, and udev rules by stable keys.
 
-Where the scheduler counts (kernel Documentation/block/queue-sysfs.rst, "scheduler (RW)"; device-mapper's
-request-based targets, Documentation/admin-guide/device-mapper/ and drivers/md/dm-rq.c; Red Hat "Configuring
-device mapper multipath" (RHEL 8/9), "Setting the disk scheduler" and the DM Multipath guide for RHEL 7 §"I/O
-schedulers and request-based dm-multipath"):
+Where the scheduler counts:
 
 - dm-multipath is *request-based* (since 2.6.31; blk-mq "dm-mq" since 4.x): the dm device has a request queue
-  with its own elevator; dm-rq clones each scheduled request and inserts it straight into a path's queue
-  (blk_insert_cloned_request), so the path devices' (slaves') schedulers are bypassed. The dm device's
-  ``queue/scheduler`` then offers real choices ("[mq-deadline] kyber bfq none").
-- bio-based dm targets (linear, striped: LVM) have no elevator ("none" is all they show) and pass bios down:
-  there the slaves' schedulers are the ones used.
+  with its own elevator, and dm-rq hands each scheduled request to a path with blk_insert_cloned_request(),
+  whose comment reads "Since we have a scheduler attached on the top device, bypass a potential scheduler on
+  the bottom device for insert" (block/blk-core.c to 5.15, block/blk-mq.c from 5.16; only zoned sequential
+  writes differ, 6.x). Kernel commit 76e33fe4e2c4 ("dm mpath: reinstate bio-based support", 2016) gives the
+  reason: request-based multipath leverages "block core's request-based IO schedulers ... _before_ DM multipath
+  would make the decision on where to steer the IO". Red Hat, "How to set a permanent I/O scheduler on one or
+  more specific devices using udev" (https://access.redhat.com/solutions/3756041, RHEL 7-9): "When using
+  multipath devices, starting on RHEL6, only the scheduler of the DM device (i.e. /sys/block/dm-X/queue/
+  scheduler) is applicable and takes effect." Its ``queue/scheduler`` offers real choices
+  (Documentation/block/queue-sysfs.rst "scheduler (RW)"), e.g. "[mq-deadline] kyber bfq none".
+- bio-based dm targets (linear, striped: LVM; multipath with queue_mode bio) have no elevator ("none" is all
+  they show) and pass bios down: there the slaves' schedulers are the ones used.
 
 So: a request-based dm device is set itself and its paths are left alone; a path device named in a plan that is
 a slave of a request-based dm device is set on that dm device (a storage engineer names the LUN's path, means
@@ -18,7 +22,8 @@ the LUN: writing the path would change nothing the benchmark measures); a bio-ba
 its slaves.
 
 Persistence (udev(7): ENV{key} matches a device property, ATTRS{file} a sysfs attribute of the device or a
-parent): a kernel name (sdX, dm-N) is assigned in discovery order and can change at the next boot, so rules
+parent): a kernel name (sdX, dm-N) is assigned in discovery order and can change at the next boot ("Device names
+such as sdN are not guaranteed to be persistent across reboots", the same Red Hat solution), so rules
 match DM_UUID (dm/uuid: "mpath-<wwid>" for multipath, set by 10-dm.rules), else DM_NAME, or, for a plain SCSI
 disk, the SCSI device's ``wwid`` attribute (VPD page 0x83, the WWID multipath and scsi_id derive theirs from)
 read from the very sysfs file the rule matches, so no translation (scsi_id's "3"+NAA, ID_WWN's truncation) can
