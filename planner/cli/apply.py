@@ -219,7 +219,8 @@ def check_runs_dir(runs_dir: Path) -> None:
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.results import resolve_run
-    from planner.engine.resume import check_hosts, check_inventory_unchanged, load_previous
+    from planner.engine.inventory_copy import check_inventory_unchanged
+    from planner.engine.resume import check_hosts, load_previous
 
     if args.check or args.rehearse or args.list_hosts or args.list_tasks:
         raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
