@@ -21,7 +21,8 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
+from planner.plan.check import check_plan
+from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import is_secret_name, parse_extra_vars
 from planner.steps import ARG_CHECKS
