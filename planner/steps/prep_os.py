@@ -135,8 +135,8 @@ class IoScheduler(StepType):
                                    f"bypasses the paths' schedulers")
                 return
             if d.request_based:  # the dm device schedules; its paths are bypassed and left alone
-                why = why or (f"{d.label} is request-based multipath: its scheduler counts, its paths' "
-                              f"({', '.join(d.slaves) or 'none'}) are bypassed")
+                # one wording for every map, so a 16-LUN step's message stays one line (the diff names each)
+                why = why or "request-based multipath: the dm device's scheduler counts, its paths' are bypassed"
             children = () if d.request_based else d.slaves
             for child in children:  # bio-based dm (LVM, md): the bios reach the slaves, theirs count
                 visit(child, True)
@@ -261,7 +261,8 @@ class IoScheduler(StepType):
             path, original = saved["rule_path"], saved.get("rule")
             now = ctx.conn.read_text(path)
             # exactly the rules planner wrote go (and the ones they replaced come back); other rules stay
-            back = unmerge_rules(now, saved.get("wrote", ()), saved.get("replaced", {}))
+            back = (unmerge_rules(now, saved["wrote"], saved.get("replaced", {})) if "wrote" in saved
+                    else original or "")  # a record from before per-rule restore: the whole file as it was
             if now is not None and back != now:
                 if original is None and not has_rules(back):
                     ctx.run(["rm", "-f", "--", path])
