@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import pwd
 import shutil
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -40,6 +41,10 @@ class LabUser:
                 return f"{tool} is missing"
         if not Path("/etc/sudoers.d").is_dir():
             return "/etc/sudoers.d is missing (sudo's include directory)"
+        probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True,
+                               text=True, check=False)
+        if probe.returncode != 0:  # a container without CAP_SYS_ADMIN, seccomp...
+            return f"no private mount namespace here: {probe.stderr.strip() or probe.returncode}"
         return None
 
     def uid(self) -> int:
