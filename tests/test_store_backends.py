@@ -315,3 +315,15 @@ def test_store_urls_refuse_passwords_and_bad_schemes(tmp_path: Path, capsys: pyt
     assert code == 5 and "three slashes" in err
     with pytest.raises(InputError, match="holds a password"):
         parse_store_url(None, tmp_path, env={"PLANNER_STORE": "postgres://u:pw@h/db"})
+
+
+def test_apply_refuses_a_password_in_the_store_url_before_any_host(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    from test_engine_local import PLAN
+
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={tmp_path}/h\n")
+    (tmp_path / "plan.yaml").write_text(PLAN.format(extra=""))
+    code, out, err = cli(capsys, "apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
+                         "--runs-dir", str(tmp_path / "runs"), "--store", "postgresql://me:hunter2@db/planner")
+    assert code == 5 and "holds a password" in err and "hunter2" not in out + err
+    assert not any((tmp_path / "runs").glob("*/meta.json"))  # no run started, no host touched
