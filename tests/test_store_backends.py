@@ -276,7 +276,7 @@ def test_store_failure_at_the_end_of_apply_keeps_the_run(tmp_path: Path, capsys:
     code, out, err = cli(capsys, "apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
                          "--runs-dir", str(tmp_path / "runs"), "--no-report")
     assert code == 0, err
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if (p / "meta.json").is_file())
     said = out + err
     assert "run not saved in the results store" in said and f"planner store push {run}" in said
     assert json.loads((run / "meta.json").read_text())["status"] == "complete"
@@ -327,3 +327,17 @@ def test_apply_refuses_a_password_in_the_store_url_before_any_host(tmp_path: Pat
                          "--runs-dir", str(tmp_path / "runs"), "--store", "postgresql://me:hunter2@db/planner")
     assert code == 5 and "holds a password" in err and "hunter2" not in out + err
     assert not any((tmp_path / "runs").glob("*/meta.json"))  # no run started, no host touched
+
+
+def test_pull_writes_nothing_outside_the_run_folder(store_url: str, tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "a")
+    assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
+    with open_store(parse_store_url(store_url, Path("."))) as st, st._tx():  # a tampered store row
+        st._exec("INSERT INTO run_files VALUES (?, ?, ?)", (run.name, "../../escaped.txt", b"owned"))
+        st._exec("INSERT INTO run_files VALUES (?, ?, ?)", (run.name, str(tmp_path / "abs.txt"), b"owned"))
+    assert cli(capsys, "store", "pull", run.name, "--store", store_url, "--runs-dir", str(tmp_path / "b" / "c"))[0] == 0
+    assert (tmp_path / "b" / "c" / run.name / "meta.json").is_file()
+    assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "b" / "escaped.txt").exists()
+    assert not (tmp_path / "abs.txt").exists()

@@ -83,7 +83,7 @@ def test_apply_pushes_its_run_to_the_team_store(pg: PgCluster, tmp_path: Path, m
     code, out, err = cli(capsys, "apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
                          "--runs-dir", str(tmp_path / "runs"), "--no-report", "--store", url)
     assert code == 0, err
-    run = next((tmp_path / "runs").iterdir())
+    run = next(p for p in (tmp_path / "runs").iterdir() if (p / "meta.json").is_file())
     assert "not saved" not in out + err
     with open_store(parse_store_url(url, Path("."))) as st:
         row = st.run(run.name)

@@ -10,6 +10,7 @@ committed. Statements are written with ``?`` placeholders; the PostgreSQL backen
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
@@ -142,6 +143,11 @@ class SqlStore:
             except self.driver_errors as e:
                 raise self._failed(e) from None
 
+    def _bulk(self, table: str, cols: str, rows: Sequence[Sequence[Any]]) -> None:
+        """Many rows into one table (PostgreSQL uses COPY: a run's hundreds of measurements in one go)."""
+        marks = ",".join("?" * len(cols.split(",")))
+        self._many(f"INSERT INTO {table} ({cols}) VALUES ({marks})", rows)
+
     # -- schema ----------------------------------------------------------------------------------------------
     @property
     def version(self) -> int:
@@ -206,7 +212,7 @@ class SqlStore:
         self._many("INSERT INTO run_files VALUES (?, ?, ?)", [(rid, n, data) for n, data in s.files])
         self._many("INSERT INTO artifacts VALUES (?, ?, ?, ?, ?, ?)",
                    [(rid, a.path, a.kind, a.size, a.sha256, a.content) for a in s.artifacts])
-        self._many(f"INSERT INTO measurements ({M_COLS}) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        self._bulk("measurements", M_COLS,
                    [(m.run_id, m.play, m.host, m.step, m.title, m.kind, m.artifact, m.artifact_kind,
                      json.dumps(dict(m.params), default=str), m.point, m.repeat, int(m.warmup), m.metric,
                      json.dumps(dict(m.labels)), m.value, m.unit, m.direction.value, int(m.simulated),
@@ -281,9 +287,15 @@ def _run_row(r: Sequence[Any]) -> RunRow:
                   r[12] or "")
 
 
+@functools.lru_cache(maxsize=4096)
+def _items(text: str) -> tuple[tuple[str, Any], ...]:
+    """params/labels JSON -> items; a run repeats the same few texts hundreds of times (parsed once each)."""
+    return tuple(json.loads(text).items())
+
+
 def _measurement(r: Sequence[Any]) -> Measurement:
-    return Measurement(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], tuple(json.loads(r[8]).items()), r[9],
-                       r[10], bool(r[11]), r[12], tuple(json.loads(r[13]).items()), r[14], r[15],
+    return Measurement(r[0], r[1], r[2], r[3], r[4], r[5], r[6], r[7], _items(r[8]), r[9],
+                       r[10], bool(r[11]), r[12], _items(r[13]), r[14], r[15],
                        Direction(r[16]), bool(r[17]), bool(r[18]), bool(r[19]), r[20] or "")
 
 

@@ -8,7 +8,7 @@ this planner's asks for ``planner store migrate``; one newer is refused.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
@@ -43,6 +43,16 @@ class PostgresStore(SqlStore):
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s")
+
+    def _bulk(self, table: str, cols: str, rows: Sequence[Sequence[Any]]) -> None:
+        if not rows:
+            return
+        try:
+            with self.db.cursor().copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as e:
+            raise self._failed(e) from None
 
     @contextmanager
     def _tx(self) -> Iterator[None]:
