@@ -341,3 +341,23 @@ def test_pull_writes_nothing_outside_the_run_folder(store_url: str, tmp_path: Pa
     assert (tmp_path / "b" / "c" / run.name / "meta.json").is_file()
     assert not (tmp_path / "escaped.txt").exists() and not (tmp_path / "b" / "escaped.txt").exists()
     assert not (tmp_path / "abs.txt").exists()
+
+
+def test_runs_of_a_legacy_index_are_reindexed_for_host_filters(tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    import sqlite3
+
+    from planner.store.schema import statements
+    from planner.store.url import Backend
+
+    run = seed_study(tmp_path)
+    con = sqlite3.connect(tmp_path / "planner.sqlite")  # planner 0.1's index of that folder: no host rows
+    for stmt in statements(1, Backend.SQLITE):
+        con.execute(stmt)
+    con.execute("INSERT INTO runs (id, plan, status, hosts, path) VALUES (?, 'p', 'complete', '[]', ?)",
+                (run.name, str(run)))
+    con.execute("PRAGMA user_version = 1")
+    con.commit()
+    con.close()
+    code, out, _ = cli(capsys, "runs", "--runs-dir", str(tmp_path), "--host", "vio")
+    assert code == 0 and run.name in out and "slob_violin_vs_exadata" in out

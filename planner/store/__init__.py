@@ -61,11 +61,12 @@ def rebuild(runs_dir: Path) -> int:
 
 
 def sync(runs_dir: Path) -> SqlStore:
-    """The embedded store with every run folder indexed (folders not in it yet, or still running, read now)."""
+    """The embedded store with every run folder indexed: folders not in it yet, still running, or indexed by
+    planner 0.1 (no content hash, no host rows for --host) are read now."""
     store = open_store(default_url(runs_dir))
     for folder in run_folders(runs_dir):
         row = store.run(folder.name)
-        if row is None or row.status in ("running", ""):
+        if row is None or row.status in ("running", "") or not row.content_hash:
             try:
                 store.put_run(read_run(folder))
             except InputError:
