@@ -35,7 +35,7 @@ def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
         return PostgresStore(url, migrating=migrating)
     assert url.path is not None
     url.path.parent.mkdir(parents=True, exist_ok=True)
-    return SqliteStore(url.path, url)
+    return SqliteStore(url.path, url, migrate=not migrating)
 
 
 def store_path(runs_dir: Path) -> Path:
