@@ -163,7 +163,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
         check_runs_dir(Path(args.runs_dir))
         from planner.cli.store import store_url
 
-        store_url(args)  # a malformed --store / PLANNER_STORE (or one with a password) before any host
+        if store_url(args).backend.value == "postgresql":  # a malformed URL (or one with a password): before any host
+            import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
