@@ -49,9 +49,15 @@ def default_state() -> dict[str, Any]:
     return {
         "database": {"name": "ORCL", "unique_name": "orcl", "dbid": 1611251337, "status": "OPEN",
                      "flashback_on": "YES", "log_mode": "ARCHIVELOG", "registered": False,
-                     "instance_name": "orcl", "host_name": "labhost", "version": "19.0.0.0.0"},
+                     "instance_name": "orcl", "host_name": "labhost", "version": "19.0.0.0.0",
+                     # RAC (shared with the global-AWR stand-in): cluster_database, and the instances served as
+                     # GV$INSTANCE, [{inst_id, instance_name, host_name}]; empty: instance_name alone
+                     "cluster_database": False, "instances": []},
         "spfile": {},  # name -> value as written in ALTER SYSTEM (e.g. "64M", "SETALL")
         "memory": {},  # name -> v$parameter.value, only where it differs from the default
+        # the ASM instance of this node (a RAC node runs +ASM1, +ASM2...: rac_state) and the OS users in its OSASM
+        # group; None: the user who seeded the sandbox (the lab's SSH user) is the Grid owner
+        "asm": {"sid": "+ASM", "osasm_users": None},
         "diskgroups": {"DATA": {"number": 1, "type": "EXTERN", "au_size": 4194304, "attributes": {}}},
         "disks": disks,
         "rebalance": {},  # group name -> polls of v$asm_operation left before the rebalance is done
@@ -135,7 +141,7 @@ def _v_spparameter(state: dict[str, Any]) -> list[Row]:
 def _v_instance(state: dict[str, Any]) -> list[Row]:
     db = state["database"]
     return [{"instance_name": db["instance_name"], "instance_number": 1, "status": db["status"],
-             "host_name": db["host_name"], "version": db["version"]}]
+             "host_name": db["host_name"], "version": db["version"]}]  # a RAC seed's: _standin_rac.py
 
 
 def _v_database(state: dict[str, Any]) -> list[Row]:
@@ -201,6 +207,8 @@ VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "v$buffer_pool": _v_buffer_pool, "v$sga_dynamic_components": _v_sga_dynamic_components,
 }
 ASM_VIEWS = {"v$asm_diskgroup", "v$asm_disk", "v$asm_operation", "v$instance", "dual"}
+# views the ASM instance answers differently from the database (filled by _standin_rac.py)
+ASM_OVERRIDES: dict[str, Callable[[dict[str, Any]], list[Row]]] = {}
 
 # -- statements ---------------------------------------------------------------------------------------------
 Handler = Callable[["Session", "re.Match[str]"], list[str]]
@@ -253,9 +261,10 @@ def split_top(text: str, sep: str) -> list[str]:
 class Session:
     """One sqlplus session: settings, bind variables, the instance it is connected to."""
 
-    def __init__(self, state: dict[str, Any], asm: bool) -> None:
+    def __init__(self, state: dict[str, Any], asm: bool, idle: bool = False) -> None:
         self.state = state
         self.asm = asm
+        self.idle = idle  # "Connected to an idle instance": ORACLE_SID names no instance running here (connect_check)
         self.feedback = True
         self.colsep = " "
         self.variables: dict[str, Any] = {}
@@ -269,6 +278,9 @@ class Session:
         raise OraError("ORA-00900: invalid SQL statement")
 
     def need_open(self) -> None:
+        if self.idle:  # ORA-01034 + ORA-27101: _standin_rac.IDLE cites them
+            raise OraError("ORA-01034: ORACLE not available", "ORA-27101: shared memory realm does not exist",
+                           "Linux-x86_64 Error: 2: No such file or directory")
         if not self.asm and self.state["database"]["status"] == "SHUTDOWN":
             raise OraError("ORA-01034: ORACLE not available", "Process ID: 0", "Session ID: 0 Serial number: 0")
 
@@ -307,11 +319,14 @@ def matches(session: Session, where: str, row: Row) -> bool:
            r"(?:\s+order\s+by\s+(?P<order>\w+))?")
 def _select(s: Session, m: re.Match[str]) -> list[str]:
     view = m["view"].lower()
+    if s.idle:  # an idle instance answers nothing, not even "no such view"
+        s.need_open()
     if view not in VIEWS or (s.asm and view not in ASM_VIEWS):
         raise OraError("ORA-00942: table or view does not exist")
-    if view != "dual":
+    if view != "dual" or s.idle:
         s.need_open()
-    rows = [r for r in VIEWS[view](s.state) if not m["where"] or matches(s, m["where"], r)]
+    source = ASM_OVERRIDES.get(view, VIEWS[view]) if s.asm else VIEWS[view]
+    rows = [r for r in source(s.state) if not m["where"] or matches(s, m["where"], r)]
     if m["order"]:
         rows.sort(key=lambda r: str(r.get(m["order"].lower(), "")))
     cols = split_top(m["cols"], ",")
