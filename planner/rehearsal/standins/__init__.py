@@ -51,11 +51,11 @@ def rac_state(state: dict[str, Any], nodes: int = 2, unique_name: str = "SLOB") 
 
 
 def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: str | None = None,
-                     registered: bool = False, rac: bool = False, grid_user: str | None = None,
+                     registered: bool | None = None, rac: bool = False, grid_user: str | None = None,
                      **database: Any) -> Path:
     """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
 
-    ``registered`` says whether srvctl knows the database; ``rac`` seeds a RAC node (``rac_state``: SLOB1/SLOB2 of
+    ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node (``rac_state``: SLOB1/SLOB2 of
     db_unique_name SLOB, +ASM1, registered); ``grid_user`` names the only OS user in the OSASM group (role
     separation: ``/ as sysasm`` by anyone else fails ORA-01031; default: the user running this, the lab's);
     ``database`` overrides seed fields of ``state["database"]`` (e.g. ``flashback_on="NO"``).
@@ -73,7 +73,7 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
     state = _default_state()
     if rac:
         rac_state(state)
-    state["database"].update(**({} if rac and not registered else {"registered": registered}), **database)
+    state["database"].update(registered=rac if registered is None else registered, **database)
     state["asm"]["osasm_users"] = [grid_user or getpass.getuser()]
     state["oracle_home"] = oracle_home
     path = state_file(root)
