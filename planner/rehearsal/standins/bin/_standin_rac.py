@@ -91,13 +91,16 @@ def os_user() -> str:
 
 
 def connect_check(state: dict[str, Any], sid: str, asm: bool) -> bool:
-    """Whether the session is idle (True), or raise the connect error. ``/ as sysasm`` needs the OS user in the
-    OSASM group, else ORA-01031 "insufficient privileges" (Oracle Automatic Storage Management Administrator's
-    Guide, "About Privileges for Oracle ASM" / "Using One Operating System Group for All Oracle ASM Privileges":
-    https://docs.oracle.com/en/database/oracle/oracle-database/19/ostmg/admin-asm-instances.html). The ASM SID
-    must be this node's (+ASM on a single-instance Grid, +ASM1/+ASM2 on RAC nodes: "The SID for an Oracle ASM
-    instance ... is +ASM ... in an Oracle RAC environment, +ASMnode_number", same Guide). A database SID must be
-    the local instance's on a RAC seed; a single-instance seed answers to any SID (sandboxes name no instance)."""
+    """Whether the session is idle (True), or raise the connect error. ``/ as sysasm`` by operating system
+    authentication needs the OS user in the OSASM group: "Membership in the operating system group designated as
+    the OSASM group provides operating system authentication for the SYSASM system privilege ... Initially, only
+    the user that installs ASM is a member" (Oracle ASM Administrator's Guide 12.1, "Operating System
+    Authentication for Oracle ASM": https://docs.oracle.com/database/121/OSTMG/GUID-359A6592-6AF6-483E-9B31-C70DB308608D.htm);
+    anyone else gets ORA-01031 "insufficient privileges". The ASM SID must be this node's: "The default Oracle ASM
+    SID for a single-instance database is +ASM, and the default SID for Oracle ASM for an Oracle RAC node is
+    +ASMnode_number", with ORACLE_HOME the Grid home (same Guide, "Starting Up an Oracle ASM Instance":
+    https://docs.oracle.com/database/121/OSTMG/GUID-00ABDCF7-F6D3-44CD-AA34-089CA252CFCD.htm). A database SID
+    must be the local instance's on a RAC seed; a single-instance seed answers to any SID (sandboxes name none)."""
     if asm:
         users = asm_of(state).get("osasm_users")
         if users is not None and os_user() not in users:
