@@ -112,11 +112,20 @@ def test_single_instance_db_unique_name_is_read_not_the_sid(prep_root: Path) -> 
 
 def test_flashback_before_11_2_on_rac_stops_every_instance_through_srvctl(tmp_path: Path) -> None:
     root = rac_root(tmp_path, version="11.1.0.7.0")
+    change = Flashback({"state": "off"}).check(rac_ctx(root, check=True))
+    assert "restarts into MOUNT for it (srvctl stop/start database -d SLOB" in change.msg
     out = Flashback({"state": "off"}).apply(rac_ctx(root))
     assert out.status is Status.CHANGED and load_state(root)["database"]["flashback_on"] == "NO"
     history = load_state(root)["history"]
     assert history.index("srvctl stop database -d SLOB -o immediate") < history.index("alter database flashback off")
     assert "srvctl start database -d SLOB" in history
+
+
+def test_flashback_before_11_2_on_an_unregistered_rac_is_refused_at_check(tmp_path: Path) -> None:
+    root = rac_root(tmp_path, version="11.1.0.7.0", registered=False)
+    with pytest.raises(StepError, match="planner restarts a RAC database only through srvctl"):
+        Flashback({"state": "off"}).check(rac_ctx(root, check=True))
+    assert load_state(root)["database"]["flashback_on"] == "YES"
 
 
 # -- ASM: this node's instance, as the grid user --------------------------------------------------------------
@@ -139,12 +148,36 @@ def test_asm_sid_that_disagrees_with_v_asm_client_is_an_error_naming_both(tmp_pa
 
 def test_asm_sid_that_cannot_be_read_is_refused_with_the_inventory_hint(prep_root: Path) -> None:
     # a database with no open ASM files: V$ASM_CLIENT is empty, so only the inventory can say
-    update_state(prep_root, lambda s: [g.update(database_files=False) for g in s["diskgroups"].values()])
+    def no_database_files(state: dict[str, Any]) -> None:
+        for group in state["diskgroups"].values():
+            group["database_files"] = False
+
+    update_state(prep_root, no_database_files)
     step = AsmDiskgroup({"name": "SLOB", "disks": "/dev/mapper/lun01"})
     with pytest.raises(StepError, match="cannot tell which ASM instance runs on this node") as e:
         step.check(context(prep_root, check=True))
     assert e.value.hint and "set asm_sid" in e.value.hint
     assert step.check(context(prep_root, check=True, asm_sid="+ASM")).changed is True  # stated: used as stated
+
+
+def test_asm_sid_is_read_from_the_running_asm_pmon_process_when_the_database_cannot_say(prep_root: Path) -> None:
+    def asm7_without_database_files(state: dict[str, Any]) -> None:
+        state["asm"]["sid"] = "+ASM7"
+        for group in state["diskgroups"].values():
+            group["database_files"] = False
+
+    update_state(prep_root, asm7_without_database_files)
+    # a process named as an ASM instance's PMON is (asm_pmon_<SID>), as ps shows it
+    pmon = subprocess.Popen(["bash", "-c", "exec -a asm_pmon_+ASM7 sleep 120"])
+    try:
+        step = AsmDiskgroup({"name": "SLOB", "disks": "/dev/mapper/lun01"})
+        assert step.save(context(prep_root))["db"]["asm_sid"] == "+ASM7"
+        with pytest.raises(StepError, match=r"asm_sid \+ASM1 \(inventory\) is not the ASM instance running on this "
+                                            r"node, \+ASM7 \(its asm_pmon_\+ASM7 process\)"):
+            step.check(context(prep_root, check=True, asm_sid="+ASM1"))
+    finally:
+        pmon.kill()
+        pmon.wait()
 
 
 def test_asm_as_a_user_outside_osasm_is_refused_at_check_with_the_grid_user_hint(tmp_path: Path) -> None:

@@ -8,8 +8,9 @@
   registered with Oracle Clusterware", same reference) the restart is refused, never done on this node alone.
 - The ASM instance of this node: V$ASM_CLIENT in the database instance, which "displays information about the
   Oracle ASM instance if the database has any open Oracle ASM files" (Oracle Database Reference, V$ASM_CLIENT),
-  i.e. +ASM on a single-instance Grid / Oracle Restart host and +ASM1, +ASM2... on RAC nodes; else the inventory's
-  ``asm_sid``; else refused with that hint. An ``asm_sid`` that disagrees with V$ASM_CLIENT is an error naming both.
+  i.e. +ASM on a single-instance Grid / Oracle Restart host and +ASM1, +ASM2... on RAC nodes; else the one
+  asm_pmon_+ASMn process running here; else the inventory's ``asm_sid``; else refused with that hint. An
+  ``asm_sid`` that disagrees with what was read is an error naming both.
 """
 
 from __future__ import annotations
@@ -140,12 +141,31 @@ def asm_sid(ctx: StepContext, cfg: DbConfig) -> str:
             why = f"the database could not be asked ({e})"
     else:
         why = "oracle_sid is not set, so the database cannot be asked (V$ASM_CLIENT)"
+    source = "the ASM instance this database uses, {} (V$ASM_CLIENT.INSTANCE_NAME)"
+    if not read:
+        running = running_asm_sids(ctx)
+        if len(running) == 1:
+            read, source = running[0], "the ASM instance running on this node, {} (its asm_pmon_{} process)"
+        elif running:
+            why += f"; several ASM instances run here ({', '.join(running)})"
     if read and stated and read.upper() != stated.upper():
-        raise StepError(f"asm_sid {stated} (inventory) is not the ASM instance this database uses, {read} "
-                        "(V$ASM_CLIENT.INSTANCE_NAME)", hint=f"set asm_sid: {read}, or remove it (planner reads it)")
+        raise StepError(f"asm_sid {stated} (inventory) is not {source.format(read, read)}",
+                        hint=f"set asm_sid: {read}, or remove it (planner reads it)")
     if read or stated:
         return read or stated
     raise StepError(f"cannot tell which ASM instance runs on this node: {why}", hint=ASM_SID_HINT)
+
+
+_PMON = re.compile(r"^asm_pmon_(\+ASM[0-9]*)$")
+
+
+def running_asm_sids(ctx: StepContext) -> list[str]:
+    """The ASM instances running on this host, by their PMON process: on Linux and UNIX background processes are
+    named <prefix>_<process>_<SID>, asm_pmon_+ASM1 for an ASM instance's PMON (Oracle Database Reference,
+    "Background Processes": https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/background-processes.html)."""
+    r = ctx.run(["ps", "-eo", "args"], check=False)
+    names = {m.group(1) for line in r.stdout.splitlines() if line.split() and (m := _PMON.match(line.split()[0]))}
+    return sorted(names) if r.ok else []
 
 
 def asm_config(ctx: StepContext, cfg: DbConfig) -> DbConfig:

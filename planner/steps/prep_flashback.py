@@ -87,12 +87,15 @@ class Flashback(StepType):
         return str(rows[0][0])
 
     def check(self, ctx: StepContext) -> Change:
-        db = open_database(ctx, config_for(ctx))
+        cfg = config_for(ctx)
+        db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
         if have == want:
             return Change(False, f"flashback_on is {have}")
         note = f"; WARNING: {WINDOW_LOST}" if want == "NO" else ""
-        mount = "; Oracle before 11.2: restarts into MOUNT for it" if db_version(db) < (11, 2) else ""
+        # before 11.2 it restarts: how is read now (a RAC database srvctl does not list is refused at check)
+        mount = (f"; Oracle before 11.2: restarts into MOUNT for it ({restart_way(ctx, cfg, db).describe()})"
+                 if db_version(db) < (11, 2) else "")
         return Change(True, f"would turn flashback {self.args['state']}{mount}{note}",
                       f"flashback_on: {have} -> {want}\n")
 
