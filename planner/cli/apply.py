@@ -21,7 +21,8 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
+from planner.plan.check import check_plan
+from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import is_secret_name, parse_extra_vars
 from planner.steps import ARG_CHECKS
@@ -160,6 +161,10 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 
     if not args.check:
         check_runs_dir(Path(args.runs_dir))
+        from planner.cli.store import store_url
+
+        if store_url(args).backend.value == "postgresql":  # a malformed URL (or one with a password): before any host
+            import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
@@ -173,7 +178,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
         # Imported before the run, not in its report phase: an interrupt landing inside an import leaves a
         # half-imported module and (seen with `python -m`) can make the process die by SIGINT, not exit 99.
         import planner.report.render  # noqa: F401
-        import planner.results.store  # noqa: F401
+        import planner.store  # noqa: F401
 
         _preload_charts()
     runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
@@ -190,7 +195,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                         console.line(f"report copy (the plan's report: output): {_shown(copy)}")
                 except PlannerError as e:  # the measurements are safe in the record; re-render later
                     console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
-            _index(args.runs_dir, outcome.record.path, console)
+            _index(args, outcome.record.path, console)
     except KeyboardInterrupt:
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
@@ -219,7 +224,8 @@ def check_runs_dir(runs_dir: Path) -> None:
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.results import resolve_run
-    from planner.engine.resume import check_hosts, check_inventory_unchanged, load_previous
+    from planner.engine.inventory_copy import check_inventory_unchanged
+    from planner.engine.resume import check_hosts, load_previous
 
     if args.check or args.rehearse or args.list_hosts or args.list_tasks:
         raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",
@@ -295,18 +301,12 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> int:
     return 99
 
 
-def _index(runs_dir: Path, run_dir: Path, console: Console) -> None:
-    """Add the run's measurements to the project's SQLite store (the run folder stays the source of truth)."""
-    import sqlite3
+def _index(args: argparse.Namespace, run_dir: Path, console: Console) -> None:
+    """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
+    failure is a warning: the run folder stays the source of truth and can be pushed again."""
+    from planner.cli.store import push_after_apply, store_url
 
-    from planner.results.measure import read_run
-    from planner.results.store import open_store
-
-    try:
-        with open_store(runs_dir) as store:
-            store.put_run(read_run(run_dir))
-    except (PlannerError, sqlite3.Error) as e:
-        console.warn(f"run not indexed in the results store: {e} (planner index rebuilds it)")
+    push_after_apply(store_url(args), run_dir, console.warn)
 
 
 def validate_command(args: argparse.Namespace) -> int:
