@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from planner.parsers import detect, parse_file, summarise
+from planner.results.stats import fmt
 
 DATA = Path(__file__).parent / "data/awr_rac"
 REAL = DATA / "awrgrpt_11203_dd453_fragment.txt"
@@ -71,3 +72,111 @@ def test_a_global_report_missing_its_per_second_table_says_so() -> None:
     p = parse_text(text, "awr_rac.txt")
     assert [e.section for e in p.errors] == ["System Statistics - Per Second"]
     assert p.get("physical_read_iops") is None  # no IOPS invented from nothing
+
+
+# -- collection and the report, on a two-instance RAC stand-in (issue 16 row 4's done-when) -------------------
+import json  # noqa: E402
+
+import pytest  # noqa: E402
+from prep_helpers import context  # noqa: E402
+
+from planner.cli.main import main  # noqa: E402
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, update_state  # noqa: E402
+from planner.rehearsal.standins.slob_kit import install_slob_kit  # noqa: E402
+
+KIT = "/home/oracle/SLOB"
+TWO = [{"inst_id": 1, "instance_name": "SLOB1", "host_name": "racnode1"},
+       {"inst_id": 2, "instance_name": "SLOB2", "host_name": "racnode2"}]
+
+
+def _make_rac(root: Path) -> None:
+    def seed(s: dict) -> None:
+        s["database"].update(name="SLOB", unique_name="SLOB", instance_name="SLOB1", cluster_database=True,
+                             instances=TWO)
+    update_state(root, seed)
+
+
+def _slob_rac_project(tmp: Path, stats: str = "awr") -> Path:
+    root = tmp / "hosts" / "alpha"
+    install_standins(root)
+    install_slob_kit(root / KIT.lstrip("/"))
+    _make_rac(root)
+    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=SLOB1 slob_max_cache_pct=100 "
+                                   "oracle_diagnostics_pack=true\n")
+    (tmp / "plan.yaml").write_text(
+        "plan: p\nplays:\n  - name: p\n    hosts: lab\n    workloads:\n      - name: s\n"
+        f"        slob: {{kit: {KIT}, readers: 8, run_time: 30, setup: true, database_statistics_type: {stats}}}\n")
+    return root
+
+
+def _run(tmp: Path) -> tuple[int, Path, dict]:
+    code = main(["apply", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini"), "--runs-dir", str(tmp / "runs")])
+    run = next(p for p in (tmp / "runs").iterdir() if p.is_dir())
+    (res,) = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "s"]
+    return code, run, res
+
+
+def test_rac_standin_report_shows_cluster_totals_from_the_global_report(tmp_path: Path) -> None:
+    _slob_rac_project(tmp_path)
+    code, run, res = _run(tmp_path)
+    assert code == 0, res["msg"]
+    kinds = {a["path"].rsplit("/", 1)[-1]: a["kind"] for a in res["artifacts"]}
+    assert kinds["awr_rac.txt"] == "awr_rac_text" and kinds["awr.txt"] == "awr_text"
+    assert "RAC: cluster totals from the kit's global report (awr_rac.txt)" in res["msg"]
+    glob = parse_file(run / next(a["path"] for a in res["artifacts"] if a["kind"] == "awr_rac_text"))
+    cluster = glob.value("physical_read_iops", instance="all")
+    one, two = glob.value("physical_read_iops", instance="1"), glob.value("physical_read_iops", instance="2")
+    assert cluster and one and two and one < cluster and two < cluster
+    inst = parse_file(run / next(a["path"] for a in res["artifacts"] if a["kind"] == "awr_text"))
+    assert inst.fact("rac") == "YES"  # awr.txt is instance 1's: about half the cluster's physical reads
+    assert inst.value("physical_reads_per_s") == pytest.approx(one, rel=0.01)
+    report = (run / "report.md").read_text()
+    assert "## Cluster (RAC)" in report
+    assert "| all (cluster total) |" in report
+    assert f"| 1: SLOB1 on racnode1 | {fmt(one)} |" in report and f"| 2: SLOB2 on racnode2 | {fmt(two)} |" in report
+    assert f"| all (cluster total) | {fmt(cluster)} |" in report
+    # the headline (Summary) is the cluster's read IOPS, not instance 1's
+    summary = report.split("## Summary", 1)[1].split("## ", 1)[0]
+    assert f"| Physical read IOPS | {fmt(cluster)} |" in summary
+    assert "RAC figures are not IOPS" not in report  # the cluster's IOPS are there: no "add them up" note
+    assert "instance 1" not in summary and fmt(one) not in summary  # no instance's figure passes for the system's
+    from planner.results.measure import read_run
+
+    heads = {m.key: m.value for m in read_run(run).measurements if m.headline and "iops" in m.metric}
+    assert heads == {"physical_read_iops{basis=requests,instance=all}": cluster,
+                     "physical_write_iops{basis=requests,instance=all}":
+                         glob.value("physical_write_iops", instance="all")}
+
+
+def test_rac_with_statspack_says_per_instance_only_and_why(tmp_path: Path) -> None:
+    _slob_rac_project(tmp_path, "statspack")
+    code, _run_dir, res = _run(tmp_path)
+    assert code == 0, res["msg"]
+    assert not any(a["kind"] == "awr_rac_text" for a in res["artifacts"])
+    assert "Statspack has no global report, so the figures are per instance only" in res["msg"]
+    assert "GV$INSTANCE has 2 instance(s)" in res["msg"]
+
+
+def test_awr_collection_on_rac_keeps_the_global_report_beside_the_instance_one(prep_root: Path) -> None:
+    from planner.steps import dbreport
+
+    _make_rac(prep_root)
+    ctx = context(prep_root, oracle_diagnostics_pack=True)
+    token = dbreport.begin(ctx, "awr")
+    assert token.cluster.rac and token.cluster.instances == 2 and token.notes == ()
+    arts = dbreport.end(ctx, token, "awr")
+    assert [a.kind for a in arts] == ["awr_text", "awr_rac_text"]
+    p = parse_file(prep_root / arts[1].path)
+    assert p.fact("instance[2]") == "SLOB2" and p.value("instances") == 2
+    sp = dbreport.begin(ctx, "statspack")
+    assert "Statspack has no global report" in sp.notes[0] and "GV$INSTANCE has 2 instance(s)" in sp.notes[0]
+
+
+def test_a_single_instance_database_gets_no_global_report(prep_root: Path) -> None:
+    from planner.steps import dbreport
+
+    ctx = context(prep_root, oracle_diagnostics_pack=True)
+    token = dbreport.begin(ctx, "awr")
+    assert not token.cluster.rac and token.cluster.why == "GV$INSTANCE has 1 instance(s)"
+    assert [a.kind for a in dbreport.end(ctx, token, "awr")] == ["awr_text"]
