@@ -180,3 +180,16 @@ def test_a_single_instance_database_gets_no_global_report(prep_root: Path) -> No
     token = dbreport.begin(ctx, "awr")
     assert not token.cluster.rac and token.cluster.why == "GV$INSTANCE has 1 instance(s)"
     assert [a.kind for a in dbreport.end(ctx, token, "awr")] == ["awr_text"]
+
+
+def test_the_global_report_in_two_layouts_is_measured_once_and_analyze_calls_its_totals_cluster() -> None:
+    from planner.results.analyze import analyze, series_of
+    from planner.results.measure import _shadowed
+    from planner.status import Artifact
+
+    arts = [Artifact("p/awr.txt", "awr_text"), Artifact("p/awr_rac.txt", "awr_rac_text"),
+            Artifact("p/awr_rac.html.gz", "awr_rac_html")]
+    assert _shadowed(arts) == {"p/awr_rac.html.gz"}  # its figures would count twice beside the text's
+    assert _shadowed(arts[:1] + arts[2:]) == set()  # alone, the HTML global report is measured
+    hosts = {s.host for fa in analyze([CONSTRUCTED]).files for s in series_of(fa) if s.metric == "physical_read_iops"}
+    assert hosts == {"cluster", "instance 1", "instance 2"}

@@ -283,13 +283,16 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     """Artifacts of one execution that repeat another's figures, so each figure is measured once (or every
     repeat would count twice in n, spread and CV):
 
-    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured;
+    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured; the global
+      report in text (awr_rac.txt) over its HTML form (awr_rac.html.gz);
     - two samplings of one OS tool (SLOB's own iostat.out beside planner's window ``iostat.txt``): the
       window's, which covers exactly the workload, else the first.
     """
     out: set[str] = set()
     reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
     out.update(a.path for a in reports[1:])
+    if any(a.kind in GLOBAL_KINDS for a in artifacts):  # SLOB's awr_rac.txt and awr_rac.html.gz: the text is read
+        out.update(a.path for a in artifacts if a.kind == "awr_rac_html")
     for kind in OS_KINDS:
         same = [a for a in artifacts if a.kind == kind]
         if len(same) > 1:
