@@ -193,3 +193,27 @@ def test_the_global_report_in_two_layouts_is_measured_once_and_analyze_calls_its
     assert _shadowed(arts[:1] + arts[2:]) == set()  # alone, the HTML global report is measured
     hosts = {s.host for fa in analyze([CONSTRUCTED]).files for s in series_of(fa) if s.metric == "physical_read_iops"}
     assert hosts == {"cluster", "instance 1", "instance 2"}
+
+
+def _s(play: str, labels: tuple[tuple[str, str], ...], value: float, headline: bool = True) -> object:
+    from planner.metrics import Direction
+    from planner.results.stats import Series
+
+    key = "physical_read_iops{" + ",".join(f"{k}={v}" for k, v in labels) + "}"
+    return Series(play, "h", "plays[0].workloads[0]", "s", "slob", (), "physical_read_iops", key, labels, "IOPS",
+                  Direction.HIGHER, headline, False, (value,), 0)
+
+
+def test_a_rac_cluster_total_sits_beside_a_single_instance_figure_and_is_the_plays_value() -> None:
+    """Violin (one instance) vs Exadata (RAC): one summary row, and a claim on physical_read_iops reads the
+    cluster's total, not one of the three RAC series (which made it 'inconclusive: name one')."""
+    from planner.report.study import rows_of
+    from planner.results.stats import play_value
+
+    single = _s("violin", (("basis", "requests"),), 150_000.0)
+    cluster = _s("exadata", (("basis", "requests"), ("instance", "all")), 240_000.0)
+    inst = _s("exadata", (("basis", "blocks"), ("instance", "1")), 121_000.0, headline=False)
+    rows = rows_of([single, cluster])  # type: ignore[list-item]
+    assert [r.key for r in rows] == ["physical_read_iops{basis=requests}"] and len(next(iter(rows.values()))) == 2
+    (pv,) = play_value([single, cluster, inst], "exadata", "physical_read_iops")  # type: ignore[list-item]
+    assert pv.value == 240_000.0 and "instance=all" in pv.key

@@ -25,6 +25,7 @@ from planner.report.study import (
     param_words,
     point_words,
     result,
+    row_key,
     rows_of,
     summary,
 )
@@ -371,6 +372,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     support = [s for s in all_series if not s.headline and s.metric in wanted and ".prep[" not in s.step
                and dict(s.labels).get("instance", "all") == "all" and "awr_scope" not in dict(s.labels)]  # RAC: cluster
     names = metric_names([*heads, *support])
+    for s in heads:  # summary rows put a RAC cluster total beside single-instance figures (study.row_key)
+        names.setdefault(row_key(s.key), names[s.key])
     play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
     play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
     args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
