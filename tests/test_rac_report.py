@@ -217,3 +217,24 @@ def test_a_rac_cluster_total_sits_beside_a_single_instance_figure_and_is_the_pla
     assert [r.key for r in rows] == ["physical_read_iops{basis=requests}"] and len(next(iter(rows.values()))) == 2
     (pv,) = play_value([single, cluster, inst], "exadata", "physical_read_iops")  # type: ignore[list-item]
     assert pv.value == 240_000.0 and "instance=all" in pv.key
+
+
+@pytest.mark.parametrize(("collect", "said", "kinds"), [
+    ("statspack", "Statspack has no global report, so the figures are per instance only", ["statspack"]),
+    ("awr", "", ["awr_text", "awr_rac_text"])])
+def test_collect_around_a_non_slob_point_on_rac(tmp_path: Path, collect: str, said: str, kinds: list[str]) -> None:
+    from planner.rehearsal.standins import standin_vars
+
+    root = tmp_path / "hosts" / "alpha"
+    install_standins(root)
+    _make_rac(root)
+    hostvars = " ".join(f"{k}={v}" for k, v in standin_vars(root).items())
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local {hostvars} "
+                                        "oracle_diagnostics_pack=true\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: c\nplays:\n  - name: c\n    hosts: lab\n    workloads:\n      - name: s\n"
+        f"        calibrate_io: {{num_physical_disks: 2, max_latency: 10}}\n    collect: [{collect}]\n")
+    code, _run_dir, res = _run(tmp_path)
+    assert code == 0, res["msg"]
+    assert said in res["msg"] and ("GV$INSTANCE has 2 instance(s)" in res["msg"]) == bool(said)
+    assert [a["kind"] for a in res["artifacts"] if a["kind"] in ("statspack", "awr_text", "awr_rac_text")] == kinds
