@@ -81,19 +81,15 @@ import pytest  # noqa: E402
 from prep_helpers import context  # noqa: E402
 
 from planner.cli.main import main  # noqa: E402
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins, update_state  # noqa: E402
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, rac_state, update_state  # noqa: E402
 from planner.rehearsal.standins.slob_kit import install_slob_kit  # noqa: E402
 
 KIT = "/home/oracle/SLOB"
-TWO = [{"inst_id": 1, "instance_name": "SLOB1", "host_name": "racnode1"},
-       {"inst_id": 2, "instance_name": "SLOB2", "host_name": "racnode2"}]
 
 
 def _make_rac(root: Path) -> None:
-    def seed(s: dict) -> None:
-        s["database"].update(name="SLOB", unique_name="SLOB", instance_name="SLOB1", cluster_database=True,
-                             instances=TWO)
-    update_state(root, seed)
+    """The RAC node seed the identity stand-ins share (SLOB1 here on labhost, SLOB2 on labhost2, +ASM1)."""
+    update_state(root, lambda s: rac_state(s))
 
 
 def _slob_rac_project(tmp: Path, stats: str = "awr") -> Path:
@@ -134,7 +130,7 @@ def test_rac_standin_report_shows_cluster_totals_from_the_global_report(tmp_path
     report = (run / "report.md").read_text()
     assert "## Cluster (RAC)" in report
     assert "| all (cluster total) |" in report
-    assert f"| 1: SLOB1 on racnode1 | {fmt(one)} |" in report and f"| 2: SLOB2 on racnode2 | {fmt(two)} |" in report
+    assert f"| 1: SLOB1 on labhost | {fmt(one)} |" in report and f"| 2: SLOB2 on labhost2 | {fmt(two)} |" in report
     assert f"| all (cluster total) | {fmt(cluster)} |" in report
     # the headline (Summary) is the cluster's read IOPS, not instance 1's
     summary = report.split("## Summary", 1)[1].split("## ", 1)[0]

@@ -1,9 +1,9 @@
-"""RAC statements for the sqlplus stand-in (PLANNER STAND-IN, not Oracle): GV$INSTANCE and
+"""RAC statements for the sqlplus stand-in (PLANNER STAND-IN, not Oracle):
 DBMS_WORKLOAD_REPOSITORY.AWR_GLOBAL_REPORT_TEXT.
 
 Loaded with planner/rehearsal/standins/sql_workload.py by the sqlplus stand-in. RAC mode is the stand-in state's
 ``database.cluster_database`` and ``database.instances`` (planner/rehearsal/standins/awrgen_rac.py reads them
-with single-instance defaults). GV$INSTANCE is registered only when bin/_standin.py does not define it itself.
+with single-instance defaults).
 
 AWR_GLOBAL_REPORT_TEXT(l_dbid, l_inst_num, l_bid, l_eid [, l_options]): l_inst_num is a comma-separated list of
 instance numbers, empty or NULL for all of them (Oracle Database PL/SQL Packages and Types Reference,
@@ -13,27 +13,13 @@ DBMS_WORKLOAD_REPOSITORY, AWR_GLOBAL_REPORT_TEXT); unknown snapshots raise ORA-2
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from _standin import VIEWS, OraError, Session  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
+from _standin import OraError, Session  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
 
 from planner.rehearsal.standins import awrgen_rac
 from planner.rehearsal.standins.sql_workload import _report, statement
 
-
-def _gv_instance(state: dict[str, Any]) -> list[dict[str, Any]]:
-    db = state["database"]
-    insts = awrgen_rac.instances(state)
-    if not insts:  # a single instance: GV$INSTANCE is V$INSTANCE with INST_ID 1
-        return [{"inst_id": 1, "instance_number": 1, "instance_name": db.get("instance_name", ""),
-                 "host_name": db.get("host_name", ""), "status": db.get("status", "OPEN"),
-                 "version": db.get("version", "")}]
-    return [{"inst_id": i.inst_id, "instance_number": i.inst_id, "instance_name": i.instance_name,
-             "host_name": i.host_name, "status": db.get("status", "OPEN"), "version": db.get("version", "")}
-            for i in insts]
-
-
-VIEWS.setdefault("gv$instance", _gv_instance)
+# GV$INSTANCE itself is served by bin/_standin_rac.py (RAC identity), from the same db.json fields.
 
 
 @statement(r"select\s+output\s+from\s+table\s*\(\s*dbms_workload_repository\.awr_global_report_text\s*\(\s*(\d+)\s*,"
