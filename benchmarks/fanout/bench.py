@@ -124,7 +124,7 @@ def reset_sandboxes(lab: Lab) -> None:
         for sub in ("sys", "dev", "tmp"):
             shutil.rmtree(sb / sub, ignore_errors=True)
         add_devices(sb, DEVICES)
-        (sb / "tmp").mkdir()
+        (sb / "tmp").mkdir(exist_ok=True)  # add_devices makes it (1777) since main fd65581
         (sb / "tmp" / "result.txt").write_text(f"result of {h.name}\n")
 
 
