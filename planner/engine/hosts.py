@@ -3,11 +3,12 @@ releasing the run's locks, and running one function on many hosts at once (up to
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from planner.engine import hostlock
+from planner.engine import batch, hostlock, probes
 from planner.engine.console import Console
 from planner.engine.execute import HostState
 from planner.engine.options import Connector, Phase, RunOptions
@@ -15,6 +16,7 @@ from planner.engine.resume import Previous, controller_pids
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.host import Host
 from planner.status import Status, StepResult
+from planner.transport import remote_procs as procs
 from planner.transport.connection import Connection
 
 
@@ -37,10 +39,12 @@ class HostsMixin:
         raise NotImplementedError  # Runner._cancel_all
 
     # -- hosts ---------------------------------------------------------------------------------------------
-    def _connect(self, hosts: Sequence[Host]) -> None:
+    def _connect(self, hosts: Sequence[Host], plan: Callable[[HostState], probes.Batch] | None = None) -> set[str]:
+        """Connect the hosts not connected yet, facts and lock in one exec each, with ``plan``'s batch of the
+        play's reads (planner.engine.probes) in it too; returns the hosts whose batch ran there."""
         new = [h for h in hosts if h.name not in self.states]
         if not new:
-            return
+            return set()
         conns = self.connector(new)
         for h in new:
             c = conns.get(h.name)
@@ -53,19 +57,23 @@ class HostsMixin:
                 self.console.result(r)
         fresh = [self.states[h.name] for h in new if self.states[h.name].active]
         if not fresh:
-            return
+            return set()
         self.phase = Phase.FACTS
         self.console.banner("TASK", "Gathering Facts")
         if self.record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
             self._locked += fresh
         replies: dict[str, str | None] = {}  # host -> the lock's reply (with a run record; check mode takes none)
-        for hs, (r, reply) in zip(fresh, self._map(lambda hs: hostlock.start_host(hs, self.record), fresh),
-                                  strict=True):
+        batches = {hs.host.name: plan(hs) if plan is not None else None for hs in fresh}
+        got: dict[str, batch.Reply] = {}
+        for hs, (r, reply, b) in zip(fresh, self._map(lambda hs: hostlock.start_host(
+                hs, self.record, batches[hs.host.name]), fresh), strict=True):
             replies[hs.host.name] = reply
+            if b is not None:
+                got[hs.host.name] = b
             self._add(r)
             self.console.result(r)
         if self.record is None:
-            return
+            return self._wrap(fresh, batches, got, "")
         self._locked = [s for s in self._locked if s.active or s not in fresh]  # unreachable: as before
         run_id, taking = self.record.id, [s for s in fresh if s.active]
         dead = controller_pids(self.previous.meta) if self.previous else None  # --resume: its controllers
@@ -83,11 +91,26 @@ class HostsMixin:
                 self._add(r)
                 self.console.result(r)
         self.record.write_meta(remote={**self.record.meta.get("remote", {}), **hostlock.remote_meta(self._locked)})
+        return self._wrap([hs for hs in taking if hs in self._locked], batches, got, run_id)
+
+    def _wrap(self, states: Sequence[HostState], batches: Mapping[str, probes.Batch | None],
+              got: Mapping[str, batch.Reply], run_id: str) -> set[str]:
+        """Each host's connection answers its batched reads; one whose lock the exec released takes it again
+        before anything else goes to the host."""
+        done = set()
+        for hs in states:
+            b, reply = batches.get(hs.host.name), got.get(hs.host.name)
+            if b is None or reply is None or not hs.active or hs.conn is None:
+                continue
+            raw = hs.conn.inner if isinstance(hs.conn, procs.TrackedConnection) else hs.conn
+            probes.wrap(hs, b, reply, functools.partial(hostlock.relock, hs, raw, run_id))
+            done.add(hs.host.name)
+        return done
 
     def _release_locks(self, run_id: str) -> None:
         # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).
         for warning in self._map(lambda hs: hostlock.release_host(hs, run_id),
-                                 [hs for hs in self._locked if hs.conn is not None]):
+                                 [hs for hs in self._locked if hs.conn is not None and not hs.released]):
             if warning:
                 self.console.warn(warning)
 
