@@ -23,7 +23,7 @@ from planner.transport import facts as facts_mod
 from planner.transport.connection import CommandResult
 from planner.transport.streams import OutputBuffer
 
-# $1 lock dir ("" for none: check mode, or a host already taken), $2 holder.json text, $3 the run's process-group
+# $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
 # dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
 # at the end, $6 the run id (only a lock holding it is released); then one command line per batched read.
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
@@ -40,7 +40,7 @@ frame() {
   printf '#.\n'
 }
 got=1
-if [ -n "$lock" ]; then
+if [ -n "$lock" ] && [ -n "$info" ]; then
   got=
   s=$(now)
   {

@@ -1,8 +1,10 @@
-"""The runner's hosts: connecting, gathering facts with the lock tried in the same round trip, taking and
-releasing the run's locks, and running one function on many hosts at once (up to ``forks``)."""
+"""The runner's hosts: connecting, gathering facts with the lock tried in the same round trip (with the play's
+batched reads, planner.engine.probes), taking and releasing the run's locks, and running one function on many
+hosts at once (up to ``forks``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -10,12 +12,15 @@ from typing import Any
 
 from planner.engine import batch, hostlock, probes
 from planner.engine.console import Console
-from planner.engine.execute import HostState
+from planner.engine.execute import ExecSettings, HostState
 from planner.engine.options import Connector, Phase, RunOptions
 from planner.engine.resume import Previous, controller_pids
 from planner.engine.runrecord import RunRecord, utc_now
+from planner.engine.window import WINDOW_KINDS
 from planner.host import Host
+from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.status import Status, StepResult
+from planner.steps import step_class
 from planner.transport import remote_procs as procs
 from planner.transport.connection import Connection
 
@@ -32,8 +37,15 @@ class HostsMixin:
     phase: Phase
     _locked: list[HostState]
 
+    plan: Plan
+    play_hosts: Mapping[str, Sequence[Host]]
+    settings: ExecSettings
+
     def _add(self, r: StepResult) -> None:
         raise NotImplementedError  # Runner._add
+
+    def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
+        raise NotImplementedError  # Runner._variables
 
     def _cancel_all(self) -> None:
         raise NotImplementedError  # Runner._cancel_all
@@ -106,6 +118,29 @@ class HostsMixin:
             probes.wrap(hs, b, reply, functools.partial(hostlock.relock, hs, raw, run_id))
             done.add(hs.host.name)
         return done
+
+    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
+        """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when
+        this is the host's last play and nothing after its steps needs the host (no prep to restore)."""
+        later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
+                    for p in self.plan.plays[index + 1:])
+        restores = not (self.opts.keep_prep or play.keep_prep) and any(
+            step_class(s.kind).reversible for s in specs)
+        may_end = self.record is not None and self.previous is None and not later and not restores
+        return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in WINDOW_KINDS)],
+                           self._variables(play, hs), self.settings, reads_only=self.previous is not None,
+                           may_end=may_end)
+
+    def _prepare(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> None:
+        b = self._batch(index, play, specs, hs)
+        lock = ("", "", "")
+        if b.release and self.record is not None and hs in self._locked:
+            lock = (hostlock.lock_path(str(hs.host.vars.get("planner_root", "") or ""), hs.host), "",
+                    procs.running_dir(hs.workdir))
+        raw = hs.conn.inner if isinstance(hs.conn, procs.TrackedConnection) else hs.conn
+        run_id = self.record.id if self.record else ""
+        probes.prepare(hs, b if lock[0] or not b.release else dataclasses.replace(b, release=False), self.record,
+                       lock, relock=lambda: hostlock.relock(hs, raw, run_id) if raw is not None else None)
 
     def _release_locks(self, run_id: str) -> None:
         # One round trip per host, all hosts at once (one after the other cost ~30 ms x N at the end of a run).

@@ -8,7 +8,6 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import os
 import threading
 import time
@@ -17,7 +16,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from planner.engine import hostlock, probes, restarts
+from planner.engine import probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, run_step
@@ -40,7 +39,6 @@ from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.base import StepContext
 from planner.steps.saved_state import RestoreEntry
-from planner.transport import remote_procs
 
 
 class Runner(HostsMixin):
@@ -328,29 +326,6 @@ class Runner(HostsMixin):
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
         probes.unwrap(states)
-
-    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
-        """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when
-        this is the host's last play and nothing after its steps needs the host (no prep to restore)."""
-        later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
-                    for p in self.plan.plays[index + 1:])
-        restores = not (self.opts.keep_prep or play.keep_prep) and any(
-            step_class(s.kind).reversible for s in specs)
-        may_end = self.record is not None and self.previous is None and not later and not restores
-        return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
-                           self._variables(play, hs), self.settings, reads_only=self.previous is not None,
-                           may_end=may_end)
-
-    def _prepare(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> None:
-        b = self._batch(index, play, specs, hs)
-        lock = ("", "", "")
-        if b.release and self.record is not None and hs in self._locked:
-            lock = (hostlock.lock_path(str(hs.host.vars.get("planner_root", "") or ""), hs.host), "",
-                    remote_procs.running_dir(hs.workdir))
-        raw = hs.conn.inner if isinstance(hs.conn, remote_procs.TrackedConnection) else hs.conn
-        run_id = self.record.id if self.record else ""
-        probes.prepare(hs, b if lock[0] or not b.release else dataclasses.replace(b, release=False), self.record,
-                       lock, relock=lambda: hostlock.relock(hs, raw, run_id) if raw is not None else None)
 
     def _work_left(self, play: Play, hs: HostState) -> bool:
         """--resume: whether the play still has a workload point or collect step to do on the host."""
