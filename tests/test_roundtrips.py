@@ -29,12 +29,12 @@ pytestmark = pytest.mark.ssh
 WARM_EXECS = 1
 WARM_SFTP = 0
 # Cold apply, per host: the same one exec (its answers: the 4 schedulers differ, the file is absent), then
-# the lock taken again before the first change (1), io_scheduler's write and read-back of each device (4 + 4,
-# the step's own way), template's read (1: the writes dropped the batch's answers) and upload (1 SFTP session +
-# its checksum/rename exec, 1); uname and the fetch were read before the first change, so they ask again (2);
-# the lock's release (1). 1 + 1 + 8 + 1 + 1 + 2 + 1 = 15 execs, 1 SFTP session (before the one-exec batch:
-# also 15, the probe batch's own exec where the lock is now taken again).
-COLD_EXECS = 15
+# the lock taken again before the first change (1), io_scheduler's writes with their read-back (1: all devices in
+# one exec), template's read (1: the writes dropped the batch's answers) and upload (1 SFTP session + its
+# checksum/rename exec, 1); uname and the fetch were read before the first change, so they ask again (2); the
+# lock's release (1). 1 + 1 + 1 + 1 + 1 + 2 + 1 = 8 execs, 1 SFTP session (before: 15, of which 8 were
+# io_scheduler's write and read-back per device).
+COLD_EXECS = 8
 COLD_SFTP = 1
 
 

@@ -159,7 +159,7 @@ def start_host(hs: HostState, record: RunRecord | None,
     try:
         assert hs.conn is not None
         root = str(hs.host.vars.get("planner_root", "") or "")
-        if b is None:
+        if b is None or not (b.probes or b.release):  # nothing batched: the lighter facts script
             reply = None
             if record is None:
                 f, _ = facts_mod.gather(hs.conn, root)
