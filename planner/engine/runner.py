@@ -128,15 +128,19 @@ class Runner(HostsMixin):
             if spec.when and not eval_when(spec.when, variables):
                 return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
-            if self.record is not None:
+            if self.record is not None:  # written once the step's hosts are noted (below)
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
-                                                                             "args": args})
+                                                                             "args": args}, write=False)
             if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
                 variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
-        self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        try:
+            self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        finally:
+            if self.record is not None:  # the step's hosts' arguments, in one write (also when interrupted)
+                self.record.note_resolved(play.name, "", spec.path, None)
         self._save_results()
 
     def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
@@ -199,7 +203,9 @@ class Runner(HostsMixin):
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {
                     "title": spec.title, "kind": spec.kind,
                     "points": [{"point": p.index + 1, "params": dict(p.params), "repeat": p.repeat + 1,
-                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]})
+                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]}, write=False)
+        if self.record is not None:
+            self.record.note_resolved(play.name, "", spec.path, None)
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
         for host, pts in plans.items():
