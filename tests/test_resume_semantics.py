@@ -35,7 +35,9 @@ def project(tmp_path: Path, make_lab: Callable[..., Lab]) -> tuple[Lab, Path, Pa
 def test_resume_refuses_a_changed_inventory_or_vars_file(tmp_path: Path, make_lab: Callable[..., Lab]) -> None:
     lab, root, plan, inv, runs, sleep = project(tmp_path, make_lab)
     run = kill_at_point_3(root, plan, inv, runs, sleep)
-    assert meta_of(run)["inventory_sha256"], "the run did not fingerprint its inventory"
+    files = meta_of(run)["inventory"]["files"]
+    assert files and all(v["sha256"] and (run / v["copy"]).is_file() for v in files.values()), files
+    assert not (run / "inventory_files.json").exists(), "the inventory is kept once, in inventory/"
     group_vars = inv.parent / "group_vars/all.yml"
     group_vars.write_text("oracle_sid: OTHERDB\n")
     done = planner("apply", "--resume", run.name, "--runs-dir", str(runs), "--no-report")
@@ -82,3 +84,23 @@ def test_a_resume_that_fails_early_does_not_poison_the_next(tmp_path: Path, make
     meta = meta_of(run)
     assert meta["status"] == "complete" and len(meta["resumed"]) == 2
     assert not list(root.glob("tmp/planner.lock*"))
+
+
+def test_a_run_recorded_with_the_old_second_copy_is_still_compared(tmp_path: Path) -> None:
+    """Runs recorded before the one copy kept the texts in inventory_files.json: their resume still refuses."""
+    from planner.engine.inventory_copy import _sha, check_inventory_unchanged
+    from planner.errors import InputError
+
+    inv = tmp_path / "hosts.ini"
+    inv.write_text("db1 oracle_sid=SLOB\n")
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    key = str(inv.resolve())
+    (run / "meta.json").write_text(json.dumps({"inventory_sha256": {key: _sha(inv.read_text())}}))
+    (run / "inventory_files.json").write_text(json.dumps({key: inv.read_text()}))
+    check_inventory_unchanged(run, [inv])  # unchanged: accepted
+    inv.write_text("db1 oracle_sid=OTHER\n")
+    with pytest.raises(InputError) as e:
+        check_inventory_unchanged(run, [inv])
+    text = str(e.value.problems[0].message)
+    assert "-db1 oracle_sid=SLOB" in text and "+db1 oracle_sid=OTHER" in text, text

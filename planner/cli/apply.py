@@ -21,7 +21,8 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.loader import check_plan, load_plan_partly, steps_with_problems
+from planner.plan.check import check_plan
+from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import is_secret_name, parse_extra_vars
 from planner.steps import ARG_CHECKS
@@ -219,7 +220,8 @@ def check_runs_dir(runs_dir: Path) -> None:
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.results import resolve_run
-    from planner.engine.resume import check_hosts, check_inventory_unchanged, load_previous
+    from planner.engine.inventory_copy import check_inventory_unchanged
+    from planner.engine.resume import check_hosts, load_previous
 
     if args.check or args.rehearse or args.list_hosts or args.list_tasks:
         raise InputError([Problem(None, "", "--resume cannot be combined with --check, --rehearse or --list-*",

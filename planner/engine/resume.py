@@ -24,8 +24,6 @@ What a resumed run does, and why:
 from __future__ import annotations
 
 import difflib
-import hashlib
-import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.engine.restore import load_restore_log, read_json_list
-from planner.engine.runrecord import RunRecord, load_meta, redact_text
+from planner.engine.runrecord import RunRecord, load_meta
 from planner.errors import InputError, Problem
 from planner.steps.saved_state import RestoreEntry
 
@@ -113,57 +111,6 @@ def check_plan_unchanged(plan_file: Path, run_dir: Path) -> None:
     raise InputError([Problem(None, "", f"the plan changed since run {run_dir.name}: {plan_file} differs from "
                                         f"the run's copy:\n{shown}",
                               "put the plan back as it was, or start a new run (planner restore RUN first)")])
-
-
-INVENTORY_COPY = "inventory_files.json"  # the texts (redacted) behind meta.json's inventory_sha256, for the diff
-
-
-def inventory_texts(files: Sequence[Path]) -> dict[str, str]:
-    """Every file the inventory was read from (sources, group_vars/, host_vars/): absolute path -> text."""
-    out: dict[str, str] = {}
-    for f in files:
-        try:
-            out[str(Path(f).resolve())] = Path(f).read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            out[str(Path(f).resolve())] = ""
-    return out
-
-
-def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", errors="surrogateescape")).hexdigest()
-
-
-def record_inventory(record: RunRecord, files: Sequence[Path]) -> None:
-    """Fingerprint the inventory in meta.json, like the plan's copy: a resume is refused if it changed."""
-    texts = inventory_texts(files)
-    record.write_meta(inventory_sha256={p: _sha(t) for p, t in texts.items()})
-    record.write(INVENTORY_COPY, texts)
-
-
-def check_inventory_unchanged(run_dir: Path, files: Sequence[Path], secrets: Sequence[str] = ()) -> None:
-    """Refuse a resume whose inventory (or its vars files) is not what the run read: the same run would go
-    on against another database or other disks (e.g. a changed oracle_sid)."""
-    then = load_meta(run_dir).get("inventory_sha256")
-    if not isinstance(then, dict):
-        return  # a run recorded before inventories were fingerprinted: nothing to compare with
-    now = inventory_texts(files)
-    changed = sorted(p for p in set(then) | set(now) if then.get(p) != (_sha(now[p]) if p in now else None))
-    if not changed:
-        return
-    copy_file = run_dir / INVENTORY_COPY
-    copy: dict[str, str] = json.loads(copy_file.read_text()) if copy_file.is_file() else {}
-
-    lines: list[str] = []
-    for p in changed:
-        if p not in now:
-            lines.append(f"{p}: read by the run, not by this inventory")
-        elif p not in then:
-            lines.append(f"{p}: not read by the run")
-        lines += difflib.unified_diff(copy.get(p, "").splitlines(), redact_text(now.get(p, ""), secrets).splitlines(),
-                                      f"{p} (the run's)", f"{p} (now)", lineterm="", n=1)
-    shown = "\n".join(lines[:40]) + ("\n..." if len(lines) > 40 else "")
-    raise InputError([Problem(None, "", f"the inventory changed since run {run_dir.name}:\n{shown}",
-                              "put the inventory back as it was, or start a new run (planner restore RUN first)")])
 
 
 def check_hosts(previous: Previous, hosts: Mapping[str, Any]) -> None:

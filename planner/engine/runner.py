@@ -23,13 +23,14 @@ from planner.engine.execute import ExecSettings, HostState, run_step
 from planner.engine.fanout import on_hosts
 from planner.engine.hosts import HostsMixin
 from planner.engine.interrupts import deferred_interrupts
+from planner.engine.inventory_copy import snapshot_inventory
 from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
 from planner.engine.point_progress import live_text, plan_progress
 from planner.engine.preview import preview_points
 from planner.engine.progress import Progress, duration, point_label, point_names
 from planner.engine.restore import RestoreLog, revert_pending
-from planner.engine.resume import Previous, record_inventory, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record, slug, snapshot_inventory
+from planner.engine.resume import Previous, reopen_record
+from planner.engine.runrecord import RunRecord, finish_record, open_record, slug
 from planner.engine.syncstart import Clocks, SyncStart, record_skew
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
@@ -74,9 +75,8 @@ class Runner(HostsMixin):
             self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                       secrets=self.opts.secrets, simulated=self.opts.simulated)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
-            record_inventory(self.record, self.opts.inventory_files)
-            if self.opts.inventory:
-                snapshot_inventory(self.record, self.opts.inventory)
+            if self.opts.inventory_files:
+                snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)
         self.restore_log.attach(self.record)
 
     def _save_results(self) -> None:

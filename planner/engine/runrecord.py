@@ -29,10 +29,7 @@ from planner.transport.connection import CommandResult
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 RESOLVED_PLAN = "plan.resolved.yaml"  # each step's arguments per host, after variables (beside plan.yaml)
-INVENTORY_DIR = "inventory"  # the inventory as read, redacted, with its group_vars/ and host_vars/
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
-_SECRET_VALUE = re.compile(r"(?im)^(\s*[-\w.]*(?:pass(?:word|wd)?|secret|token|private_key)[-\w.]*\s*[:=]\s*)(\S.*)$")
-_SECRET_INLINE = re.compile(r"(?i)(\b\w*(?:pass(?:word|wd)?|secret|token)\w*=)(\S+)")
 # SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
 _SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|\S+)")
 
@@ -333,47 +330,6 @@ def _plain(v: Any) -> Any:
     if isinstance(v, list | tuple):
         return [_plain(x) for x in v]
     return v if v is None or isinstance(v, bool | int | float | str) else str(v)
-
-
-def inventory_files(source: Path) -> list[tuple[Path, str]]:
-    """(file, its path in the snapshot) for an inventory file or folder and the group_vars/, host_vars/
-    beside a file (Ansible reads those from the inventory's folder)."""
-    out: list[tuple[Path, str]] = []
-    if source.is_dir():
-        base = source
-        roots = [source]
-    else:
-        base = source.parent
-        out.append((source, source.name))
-        roots = [base / "group_vars", base / "host_vars"]
-    for root in roots:
-        if root.is_dir():
-            out += [(f, f.relative_to(base).as_posix()) for f in sorted(root.rglob("*"))
-                    if f.is_file() and not any(p.startswith(".") for p in f.relative_to(base).parts)]
-    return out
-
-
-def redact_inventory(text: str) -> str:
-    """A password-like variable's value replaced by ******** (INI, YAML, vars files)."""
-    text = _SECRET_VALUE.sub(r"\1********", text)
-    return _SECRET_INLINE.sub(r"\1********", text)
-
-
-def snapshot_inventory(rec: RunRecord, sources: Sequence[Path]) -> list[str]:
-    """Copy the inventory (and its vars files) into ``inventory/`` of the run, redacted, so the folder is
-    self-contained; returns the snapshot's paths (also in meta.json ``inventory``)."""
-    written: list[str] = []
-    for i, source in enumerate(sources):
-        prefix = INVENTORY_DIR if len(sources) == 1 else f"{INVENTORY_DIR}/{i + 1}"
-        for f, rel in inventory_files(Path(source)):
-            try:
-                text = f.read_text(errors="replace")
-            except OSError:
-                continue
-            rec.write_text(f"{prefix}/{rel}", redact_inventory(text))
-            written.append(f"{prefix}/{rel}")
-    rec.write_meta(inventory={"sources": [str(s) for s in sources], "snapshot": written})
-    return written
 
 
 def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: int,

@@ -13,7 +13,7 @@ reads the composed schema. The plan layer never imports step code.
 Validation reports every problem at once. Steps are not validated through the editor schema's
 ``oneOf`` (whose errors are noise): the step's kind key picks its sub-schema, and errors inside it
 are reported. Template strings (``"{{ run_time }}"``) are accepted anywhere in step arguments here;
-the rendered values are validated again per host by ``planner.plan.loader.check_plan``.
+the rendered values are validated again per host by ``planner.plan.check.check_plan``.
 """
 
 from __future__ import annotations

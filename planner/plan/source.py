@@ -60,6 +60,14 @@ for _tag, _regexp, _first in _RESOLVERS:
 PlanLoader.add_constructor("tag:yaml.org,2002:int", PlanLoader.construct_yaml_int)
 
 
+_PATH_PART = re.compile(r"([^.\[\]]+)|\[(\d+)\]")
+
+
+def parse_path(text: str) -> NodePath:
+    """``plays[1].workloads[0]`` -> ``("plays", 1, "workloads", 0)`` (inverse of format_path)."""
+    return tuple(int(i) if i else name for name, i in _PATH_PART.findall(text))
+
+
 def format_path(path: NodePath) -> str:
     """``("plays", 1, "workloads", 0)`` -> ``plays[1].workloads[0]``."""
     out = ""

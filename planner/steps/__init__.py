@@ -40,7 +40,7 @@ for _kind in ("iostat", "mpstat", "vmstat", "ash"):
 
 BUILTIN_KINDS = frozenset(REGISTRY)
 
-# For the plan check (planner.plan.loader.check_plan): each kind's own check of its rendered arguments.
+# For the plan check (planner.plan.check.check_plan): each kind's own check of its rendered arguments.
 ARG_CHECKS: dict[str, Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]] = {
     kind: cls.check_args for kind, cls in REGISTRY.items()}
 

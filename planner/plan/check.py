@@ -1,0 +1,153 @@
+"""Checking a loaded plan against an inventory before any run: host patterns, undefined variables per
+host, ``when:`` expressions that can be evaluated early, and arguments that are wrong only once rendered
+(each step kind's own check, injected as ``kinds``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any, Protocol
+
+import jinja2
+import jinja2.meta
+
+from planner.errors import InputError, Location, Problem, StepError
+from planner.host import Host
+from planner.plan.model import Plan, StepSpec
+from planner.plan.schema import Locator, validate_step_args
+from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
+from planner.plan.sweeps import zip_problems
+from planner.plan.templating import environment, eval_when, refused, render, undefined_name, variables_for
+
+# A step kind's own check of its rendered arguments; raises StepError naming the refused value.
+ArgsCheck = Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]  # rendered args, plan dir, host vars
+
+
+class InventoryLike(Protocol):
+    def select(self, pattern: str) -> list[Host]: ...
+
+
+def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
+               kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset()) -> list[Problem]:
+    """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
+
+    ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
+    plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
+    paths whose schema problems are already reported; only their undefined variables are added."""
+    try:
+        doc: Document | None = load_yaml(plan.source)
+    except InputError:
+        doc = None  # the file changed since load_plan: fall back to the steps' own locations
+    found: dict[tuple[Location | None, str, str, str], list[str]] = {}
+    problems: list[Problem] = []
+    for i, play in enumerate(plan.plays):
+        try:
+            hosts = inventory.select(play.hosts)
+        except InputError as exc:
+            loc = doc.location(("plays", i, "hosts")) if doc else play.location
+            problems += [Problem(loc, f"plays[{i}].hosts", p.message, p.hint) for p in exc.problems]
+            continue
+        for host in hosts:
+            variables = variables_for(plan, play, host, extra_vars)
+            for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
+                found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
+            for spec in play.steps:
+                for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
+                                     spec.path in variables_only):
+                    found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
+    for (loc, path, message, hint), names in found.items():
+        who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
+        problems.append(Problem(loc, path, f"{message} for {who}", hint))
+    return problems
+
+
+_SANDBOX_HINT = "use the sandbox-safe Jinja subset: no attributes starting with '_', no Python internals"
+
+
+def _refused_vars(names: Mapping[str, str], plan: Plan, play_index: int, extra_vars: Mapping[str, Any],
+                  doc: Document | None, inventory: InventoryLike) -> list[Problem]:
+    """Variables whose templates the sandbox refused, reported where they were written (used or not)."""
+    out: list[Problem] = []
+    play = plan.plays[play_index]
+    for name, why in names.items():
+        if name in extra_vars:
+            out.append(Problem(None, "-e", f"{name}: {why}", _SANDBOX_HINT))
+        elif name in play.vars or name in plan.vars:
+            path: NodePath = ("plays", play_index, "vars", name) if name in play.vars else ("vars", name)
+            loc = doc.location(path) if doc else play.location
+            out.append(Problem(loc, format_path(path), why, _SANDBOX_HINT))
+        else:
+            source = getattr(inventory, "source", None)
+            out.append(Problem(Location(str(source), 1, 1) if source else None, "",
+                               f"inventory {why}", _SANDBOX_HINT))
+    return out
+
+
+def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
+                step_path: NodePath) -> list[Problem]:
+    """A ``when:`` that can be evaluated before the run (it names only known variables) is: ``1/0`` or
+    ``n + 1`` with a string ``n`` is refused here, not in the middle of a run."""
+    if not isinstance(spec.when, str):
+        return []
+    expr = spec.when.strip()
+    expr = expr[2:-2] if expr.startswith("{{") and expr.endswith("}}") else expr
+    try:
+        names = jinja2.meta.find_undeclared_variables(environment().parse("{{ " + expr + " }}"))
+    except jinja2.TemplateSyntaxError:
+        return []  # reported by load_plan
+    if not names <= set(variables) or "planner_facts" in names:
+        return []  # runtime values: checked when the step runs
+    try:
+        eval_when(spec.when, variables)
+    except InputError as exc:
+        loc = where.value((*step_path[:-1], "when"))
+        return [Problem(loc, format_path((*step_path[:-1], "when")), p.message, p.hint) for p in exc.problems]
+    return []
+
+
+def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
+                plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False) -> list[Problem]:
+    step_path = (*parse_path(spec.path), spec.kind)
+    where = Locator(doc, spec.location)
+    rendered: dict[str, Any] = {}
+    problems: list[Problem] = _check_when(spec, variables, where, step_path)
+    for key, value in spec.args.items():
+        loc = where.value((*step_path, key))
+        try:
+            rendered[key] = render(value, variables)
+        except jinja2.UndefinedError as exc:
+            name = undefined_name(exc)
+            message = f"undefined variable '{name}'" if name else str(exc.message)
+            problems.append(Problem(loc, format_path((*step_path, key)), message,
+                                    "define it in vars:, the inventory, or -e NAME=VALUE"))
+        except jinja2.TemplateError as exc:
+            problems.append(Problem(loc, format_path((*step_path, key)), f"template error: {exc}",
+                                    "fix the {{ }} expression"))
+    if problems:
+        return problems
+    if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
+        try:
+            return _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            return []  # arguments too malformed for the kind's check; the schema problems say why
+    problems += validate_step_args(spec.kind, rendered, where, step_path)
+    if not problems:
+        problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
+    for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
+        problems.append(Problem(where.value((*step_path, name) if name else step_path),
+                                format_path(step_path), message, hint))
+    return problems
+
+
+def _refused_args(check: ArgsCheck | None, rendered: dict[str, Any], where: Locator, step_path: NodePath,
+                  plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
+    """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
+    the plan): a value that would be refused on the host is refused here, before any host is touched."""
+    if check is None:
+        return []
+    try:
+        check(rendered, plan_dir, variables)
+    except StepError as exc:
+        return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
+    return []
+
