@@ -121,6 +121,7 @@ DISPLAY_NAMES: dict[str, str] = {
     # derived from AWR / Statspack (planner/parsers/derived.py)
     "physical_read_iops": "Physical read IOPS",
     "physical_write_iops": "Physical write IOPS",
+    "physical_read_mb_per_s": "Physical read throughput", "physical_write_mb_per_s": "Physical write throughput",
     "read_iops_per_core": "Physical read IOPS per core",
     "single_block_read_latency_ms": "{event}, avg wait",
     "redo_mb_per_s": "Redo rate",

@@ -100,3 +100,7 @@ def small_disk() -> Iterator[Callable[[Path, str], Path]]:
     yield mount
     for path in reversed(mounted):
         subprocess.run(["umount", "-l", str(path)], check=False, capture_output=True)
+
+
+# -- the results store (issue 19): a throwaway PostgreSQL cluster and a store of each backend -----------------
+from pg_cluster import pg_cluster, store_url  # noqa: E402, F401

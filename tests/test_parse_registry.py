@@ -47,7 +47,8 @@ def test_kinds_cover_every_parser() -> None:
     assert {"awr_text", "awr_html", "statspack", "awr_excerpt", "orion_summary", "orion_csv", "fio_json",
             "slb", "iozone", "calibrate_io", "iostat", "mpstat", "vmstat",
             "awr_compare", "awr_rac_html", "fio_text",  # issue 18 added these three
-            "orion_csv_us"} == set(KINDS)  # issue 16: a 12c+ _lat.csv is in microseconds
+            "orion_csv_us",  # issue 16: a 12c+ _lat.csv is in microseconds
+            "awr_rac_text"} == set(KINDS)  # issue 16 row 4: the global RAC report in text
 
 
 def test_calibrate_detected() -> None:

@@ -70,12 +70,19 @@ def test_device_injection_refused(prep_root: Path, bad: str) -> None:
 
 
 def test_persist_writes_and_restores_a_udev_rule(prep_root: Path) -> None:
+    """By the disk's WWID (issue 16 row 7): a disk without one is refused, never given a KERNEL=="sdb" rule."""
     rule = prep_root / "etc/udev/rules.d/60-planner-scheduler.rules"
     ctx = context(prep_root)
     step = IoScheduler({"devices": ["sdb"], "scheduler": "kyber", "persist": True})
+    with pytest.raises(StepError, match="stable key for sdb"):
+        step.check(ctx)
+    (prep_root / "sys/block/sdb/device").mkdir()
+    (prep_root / "sys/block/sdb/device/wwid").write_text("naa.600a0b80001234560000abcd12345678\n")
     saved = step.save(ctx)
     step.apply(ctx)
-    assert 'KERNEL=="sdb", ATTR{queue/scheduler}="kyber"' in rule.read_text()
+    assert ('ATTRS{wwid}=="naa.600a0b80001234560000abcd12345678", ATTR{queue/scheduler}="kyber"'
+            in rule.read_text())
+    assert "KERNEL" not in rule.read_text()
     assert step.check(ctx).changed is False
     step.revert(ctx, saved)
     assert not rule.exists()

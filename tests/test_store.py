@@ -12,7 +12,8 @@ from test_report_helpers import seed_study
 from planner.cli.main import main
 from planner.errors import InputError
 from planner.results.measure import read_run
-from planner.results.store import MIGRATIONS, Store, rebuild, store_path, sync
+from planner.store import MIGRATIONS, rebuild, store_path, sync
+from planner.store import SqliteStore as Store
 
 
 def test_new_store_is_migrated_to_the_latest_version() -> None:

@@ -161,6 +161,10 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 
     if not args.check:
         check_runs_dir(Path(args.runs_dir))
+        from planner.cli.store import store_url
+
+        if store_url(args).backend.value == "postgresql":  # a malformed URL (or one with a password): before any host
+            import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
@@ -174,7 +178,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
         # Imported before the run, not in its report phase: an interrupt landing inside an import leaves a
         # half-imported module and (seen with `python -m`) can make the process die by SIGINT, not exit 99.
         import planner.report.render  # noqa: F401
-        import planner.results.store  # noqa: F401
+        import planner.store  # noqa: F401
 
         _preload_charts()
     runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
@@ -191,7 +195,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                         console.line(f"report copy (the plan's report: output): {_shown(copy)}")
                 except PlannerError as e:  # the measurements are safe in the record; re-render later
                     console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
-            _index(args.runs_dir, outcome.record.path, console)
+            _index(args, outcome.record.path, console)
     except KeyboardInterrupt:
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
@@ -297,18 +301,12 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> int:
     return 99
 
 
-def _index(runs_dir: Path, run_dir: Path, console: Console) -> None:
-    """Add the run's measurements to the project's SQLite store (the run folder stays the source of truth)."""
-    import sqlite3
+def _index(args: argparse.Namespace, run_dir: Path, console: Console) -> None:
+    """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
+    failure is a warning: the run folder stays the source of truth and can be pushed again."""
+    from planner.cli.store import push_after_apply, store_url
 
-    from planner.results.measure import read_run
-    from planner.results.store import open_store
-
-    try:
-        with open_store(runs_dir) as store:
-            store.put_run(read_run(run_dir))
-    except (PlannerError, sqlite3.Error) as e:
-        console.warn(f"run not indexed in the results store: {e} (planner index rebuilds it)")
+    push_after_apply(store_url(args), run_dir, console.warn)
 
 
 def validate_command(args: argparse.Namespace) -> int:

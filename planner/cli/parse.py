@@ -21,7 +21,7 @@ from planner.parsers import describe, parse_file
 
 FORMATS = ("table", "json", "csv")
 _COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
-_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_rac_html"})
+_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_rac_html", "awr_rac_text"})
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
-"""Subcommands over past runs: runs, show, report, compare, export, index.
+"""Subcommands over past runs: runs, show, report, compare, export, index (and store: planner.cli.store).
 
-RUN is a run folder path or a run id (folder name) under --runs-dir (default ./runs).
+RUN is a run folder path or a run id (folder name) under --runs-dir (default ./runs), or, with --store URL
+or PLANNER_STORE, a run id in that results store.
 """
 
 from __future__ import annotations
@@ -15,16 +16,34 @@ from typing import Any
 
 from planner.errors import InputError, Problem
 
-COMMANDS = ("runs", "show", "report", "compare", "export", "index")
+COMMANDS = ("runs", "show", "report", "compare", "export", "index", "store")
 
 
 def _runs_dir(p: argparse.ArgumentParser) -> None:
+    from planner.cli.store import add_store_option
+
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records are (default ./runs)")
+    add_store_option(p)
+
+
+def since(text: str) -> str:
+    """--since: an ISO date or date-time (UTC, as run records write them), compared with each run's start."""
+    import datetime as dt
+
+    try:
+        when = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a date: give 2026-03-01 or 2026-03-01T14:00") from None
+    if when.tzinfo is not None:
+        when = when.astimezone(dt.UTC).replace(tzinfo=None)
+    return when.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def add_result_commands(sub: Any) -> None:
     p = sub.add_parser("runs", help="list recorded runs")
     p.add_argument("--plan", help="only runs of this plan")
+    p.add_argument("--host", help="only runs that used this host (its inventory name)")
+    p.add_argument("--since", type=since, metavar="DATE", help="only runs started at or after DATE (UTC)")
     _runs_dir(p)
     p = sub.add_parser("show", help="a run's status, headline metrics and findings")
     p.add_argument("run", help="run folder or run id")
@@ -45,8 +64,12 @@ def add_result_commands(sub: Any) -> None:
     p.add_argument("--format", choices=("csv", "json"), default="csv")
     p.add_argument("-o", "--output", type=Path, help="write to a file instead of stdout")
     _runs_dir(p)
-    p = sub.add_parser("index", help="rebuild the results store (runs-dir/planner.sqlite) from the run folders")
+    p = sub.add_parser("index", help="rebuild the results store (runs-dir/planner.sqlite) from the run folders; "
+                                     "with --store, push every folder there")
     _runs_dir(p)
+    from planner.cli.store import add_store_command
+
+    add_store_command(sub)
 
 
 def resolve_run(run: str, runs_dir: Path) -> Path:
@@ -68,38 +91,56 @@ def resolve_run(run: str, runs_dir: Path) -> Path:
 
 def dispatch_result_command(args: argparse.Namespace) -> int:
     handler = {"runs": _runs, "show": _show, "report": _report, "compare": _compare, "export": _export,
-               "index": _index}.get(args.command)
+               "index": _index, "store": _store}.get(args.command)
     if handler is None:
         raise InputError([Problem(None, "", f"unknown command {args.command!r}", "see planner --help")])
     return handler(args)
 
 
-def _runs(args: argparse.Namespace) -> int:
-    from planner.cli.tables import print_table
-    from planner.results.store import sync
+def _store(args: argparse.Namespace) -> int:
+    from planner.cli.store import store_command
 
-    with sync(args.runs_dir) as store:
-        rows = store.runs(args.plan)
+    return store_command(args)
+
+
+def _runs(args: argparse.Namespace) -> int:
+    from planner.cli.store import named_store
+    from planner.cli.tables import print_table
+    from planner.store import RunFilter, open_store, sync
+
+    url = named_store(args)
+    where = RunFilter(plan=args.plan, host=args.host, since=args.since)
+    with (open_store(url) if url else sync(args.runs_dir)) as store:
+        rows = store.runs(where=where)
     if not rows:
-        print(f"no runs{' of plan ' + args.plan if args.plan else ''} under {args.runs_dir}")
+        what = "".join(f" {k} {v}" for k, v in (("of plan", args.plan), ("on host", args.host),
+                                                 ("since", args.since)) if v)
+        print(f"no runs{what} in {url or args.runs_dir}")
         return 0
     table = []
     for r in rows:
         commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
-        table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else "")])
-    print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS"], table)
+        table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else ""),
+                      *([r.controller or "-"] if url else [])])
+    print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS", *(["CONTROLLER"] if url else [])], table)
     return 0
 
 
 def _show(args: argparse.Namespace) -> int:
+    from planner.cli.store import run_data
+
+    with run_data(args.run, args) as data:
+        _show_run(data)
+    return 0
+
+
+def _show_run(data: Any) -> None:
     from planner.cli.tables import print_table
     from planner.metrics import display_keys, words_in
     from planner.report.study import point_words
     from planner.results.findings import all_findings
-    from planner.results.measure import read_run
     from planner.results.stats import fmt, series
 
-    data = read_run(resolve_run(args.run, args.runs_dir))
     m = data.meta
     from planner.engine.runrecord import status_text
 
@@ -130,14 +171,14 @@ def _show(args: argparse.Namespace) -> int:
     for a in data.artifacts:
         for e in a.errors:
             print(f"  parse problem: {e}")
-    return 0
 
 
 def _report(args: argparse.Namespace) -> int:
+    from planner.cli.store import folder_for_report
     from planner.report.render import render_run_report
 
     notes: list[str] = []
-    out = render_run_report(resolve_run(args.run, args.runs_dir), template=args.template, output=args.output,
+    out = render_run_report(folder_for_report(args.run, args), template=args.template, output=args.output,
                             fmt=args.format, notes=notes)
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
@@ -146,18 +187,18 @@ def _report(args: argparse.Namespace) -> int:
 
 
 def _compare(args: argparse.Namespace) -> int:
+    from planner.cli.store import run_data
     from planner.cli.tables import print_table
     from planner.metrics import display_keys
     from planner.report.study import label_words_of
     from planner.results.compare import cell_text, compare
-    from planner.results.measure import read_run
 
     if len(args.runs) < 2:
         raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
     runs = []
-    for r in args.runs:
-        data = read_run(resolve_run(r, args.runs_dir))
-        runs.append((data.run_id, data.measurements))
+    for r in args.runs:  # each a folder under --runs-dir or, with --store, a run pushed by any controller
+        with run_data(r, args) as data:
+            runs.append((data.run_id, data.measurements))
     c = compare(runs, args.metric)
     if not c.rows:
         print("no metrics to compare: none are headline metrics, or none match --metric")
@@ -187,9 +228,10 @@ def export_rows(measurements: Any) -> list[dict[str, Any]]:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from planner.results.measure import read_run
+    from planner.cli.store import run_data
 
-    rows = export_rows(read_run(resolve_run(args.run, args.runs_dir)).measurements)
+    with run_data(args.run, args) as data:
+        rows = export_rows(data.measurements)
     if args.format == "json":
         text = json.dumps(rows, indent=2, default=str) + "\n"
     else:
@@ -208,8 +250,16 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace) -> int:
-    from planner.results.store import rebuild, store_path
+    from planner.cli.store import named_store
+    from planner.results.measure import read_run
+    from planner.store import open_store, rebuild, run_folders, store_path
 
-    n = rebuild(args.runs_dir)
-    print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
+    url = named_store(args)
+    if url is None:
+        n = rebuild(args.runs_dir)
+        print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
+        return 0
+    with open_store(url) as store:
+        changed = sum(store.put_run(read_run(f)) for f in run_folders(args.runs_dir))
+    print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}")
     return 0

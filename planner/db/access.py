@@ -82,14 +82,14 @@ class DbConfig:
     oracle_home: str = ""
     oracle_sid: str = ""
     oracle_user: str | None = None
-    db_name: str = ""  # srvctl's -d (db_unique_name); default: oracle_sid
+    db_name: str = ""  # inventory oracle_db_name: must equal V$DATABASE.DB_UNIQUE_NAME (planner.db.identity)
     host: str = ""
     port: int = 1521
     service: str = ""
     password_env: str | None = None
     password_file: str | None = None
     grid_home: str = ""
-    asm_sid: str = "+ASM"
+    asm_sid: str = ""  # inventory asm_sid, or read from V$ASM_CLIENT (planner.db.identity.asm_config)
     grid_user: str | None = None
     poll_s: float = 2.0
     open_timeout_s: float = 600.0
@@ -104,9 +104,9 @@ class DbConfig:
         if access not in ("sqlplus", "thin"):
             raise StepError(f"oracle_access must be sqlplus or thin, not {access!r}")
         sid = str(v.get("oracle_sid") or "")
-        asm_sid = str(v.get("asm_sid") or "+ASM")
+        asm_sid = str(v.get("asm_sid") or "")
         for what, value in (("oracle_sid", sid), ("asm_sid", asm_sid)):
-            if not _SID.fullmatch(value):
+            if (value or what == "oracle_sid") and not _SID.fullmatch(value):  # asm_sid unset: read it
                 raise StepError(f"{what} {value!r} is not a valid SID", hint=f"set {what} in the inventory")
         user = v.get("oracle_user")
         grid_user = v.get("grid_user") or user
@@ -114,7 +114,7 @@ class DbConfig:
             if u is not None and not _USER.fullmatch(str(u)):
                 raise StepError(f"bad OS user name {u!r}")
         return DbConfig(access=access, oracle_home=home.rstrip("/"), oracle_sid=sid,
-                        oracle_user=str(user) if user else None, db_name=str(v.get("oracle_db_name") or sid),
+                        oracle_user=str(user) if user else None, db_name=str(v.get("oracle_db_name") or ""),
                         host=str(v.get("oracle_host") or host_address), port=int(v.get("oracle_port") or 1521),
                         service=str(v.get("oracle_service") or ""), password_env=v.get("oracle_password_env"),
                         password_file=v.get("oracle_password_file"),
@@ -222,6 +222,24 @@ def ora_error(text: str, what: str) -> OracleError | None:
     return OracleError(f"{what}: {msg}", hint=next((HINTS[c] for c, _ in codes if c in HINTS), None))
 
 
+def _asm_error(err: OracleError, sid: str, user: str | None) -> OracleError:
+    """The ASM connection's errors say which inventory var to set: ``/ as sysasm`` by an OS user outside the
+    OSASM group is ORA-01031 (with role separation the Grid owner is not oracle); an ORACLE_SID with no ASM
+    instance on this node connects to an idle instance, ORA-01034 / ORA-27101 (+ASM on a RAC node, whose ASM is
+    +ASM1, +ASM2...)."""
+    text = str(err)
+    who = f"OS user {user}" if user else "the SSH user (no grid_user or oracle_user set)"
+    if "ORA-01031" in text:
+        return OracleError(f"{text} (connecting to {sid} / as sysasm as {who})",
+                           hint="`/ as sysasm` needs the OSASM group (asmadmin): set grid_user to the Grid "
+                                "Infrastructure owner (e.g. grid) and grid_home to its home")
+    if "ORA-01034" in text or "ORA-27101" in text:
+        return OracleError(f"{text} (no ASM instance {sid} on this node)",
+                           hint="set asm_sid to this node's ASM instance (+ASM1, +ASM2... on RAC nodes), "
+                                "or remove it so planner reads it from V$ASM_CLIENT")
+    return err
+
+
 class SqlplusDatabase:
     """``sqlplus -S / as sysdba`` (or ``/ as sysasm``) per call, script on stdin."""
 
@@ -243,6 +261,8 @@ class SqlplusDatabase:
         r = self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
                          env=env, stdin=script.encode(), timeout=timeout)
         err = ora_error(r.stdout, what) or ora_error(r.stderr, what)
+        if err and self.asm:
+            raise _asm_error(err, env["ORACLE_SID"], user)
         if err:
             raise err
         if not r.ok:

@@ -232,7 +232,8 @@ def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, reco
     """Put back one prep step's saved original state (its kind's StepType.revert)."""
     started = utc_now()
     title = f"restore {entry.title}"
-    spec = StepSpec(kind=entry.kind, section=Section.PREP, args=entry.args, path=entry.step, name=entry.title)
+    spec = StepSpec(kind=entry.kind, section=Section.PREP, args=entry.args, path=entry.step, name=entry.title,
+                    become=entry.become, become_user=entry.become_user)
     try:
         step = step_class(entry.kind)(entry.args)
         ctx = make_context(spec, hs, {}, settings, record, artifacts)

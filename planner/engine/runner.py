@@ -106,7 +106,8 @@ class Runner(HostsMixin):
         if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
             return  # the dead run's entry holds the state from before it; this one would hold its prep
         self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
-                                          title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved)))
+                                          title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved),
+                                          become=spec.become, become_user=spec.become_user))
 
     # -- steps ---------------------------------------------------------------------------------------------
     def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:

@@ -132,6 +132,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             warnings.append(f"OS statistics not collected: {e}")
     if dbmod is not None and token is not None and spec.db_report and failure is None:
         artifacts += dbmod.end(ctx, token, spec.db_report)
+        warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
         failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner
         raise failure

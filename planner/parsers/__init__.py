@@ -38,7 +38,8 @@ class _Entry:
 # Detection order matters: specific report headers first, loose excerpt matching last.
 _ENTRIES: tuple[_Entry, ...] = (
     _Entry("awr_compare", "awr_compare", names=(r"awrdd.*\.(txt|lst|out)$",)),
-    _Entry("awr_rac_html", "awr_rac", names=(r"(awr_rac|awrgrpt).*\.html?$",)),
+    _Entry("awr_rac_html", "awr_rac", names=(r"(awr_rac|awrgrpt).*\.html?(\.gz)?$",)),
+    _Entry("awr_rac_text", "awr_rac_text", names=(r"(awr_rac|awrgrpt).*\.(txt|lst|out)$",)),
     _Entry("awr_html", "awr_html", names=(r"awr.*\.html?$",)),
     _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
     _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
@@ -236,6 +237,7 @@ def summarise(parsed: Parsed) -> list[Metric]:
 KIND_NAMES: dict[str, str] = {
     "awr_compare": "AWR Compare Period report (awrddrpt, text)",
     "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
+    "awr_rac_text": "AWR global RAC report (awrgrpt / AWR_GLOBAL_REPORT_TEXT, text)",
     "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
     "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
     "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from planner.host import Host
+from planner.rehearsal.labuser import LabUser
 
 SSHD = Path("/usr/sbin/sshd")
 _PRIVSEP_DIR = Path("/run/sshd")
@@ -62,6 +63,7 @@ class Lab:
         self.known_hosts = known_hosts
         self._hosts: dict[str, LabHost] = {}
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
+        self._overlay: Path | None = None  # a LabUser's account files (labuser.py); None: log in as ourselves
 
     @property
     def hosts(self) -> list[Host]:
@@ -129,12 +131,14 @@ class Lab:
 
 
 def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeout_s: float = 10.0,
-              names: Sequence[str] | None = None) -> Lab:
+              names: Sequence[str] | None = None, user: LabUser | None = None) -> Lab:
     """Start ``n_hosts`` sshd processes under ``root`` and wait until all accept connections.
 
     ``names`` gives the hosts their names (rehearsal mirrors inventory names); default lab01, lab02...
+    ``user``: the hosts are reached as that non-root user, who may sudo (planner.rehearsal.labuser); ``root``
+    must then be reachable by others (each parent directory searchable).
     """
-    reason = sshd_available()
+    reason = sshd_available() or (user.unavailable() if user else None)
     if reason:
         raise LabError(reason)
     if os.geteuid() == 0 and not _PRIVSEP_DIR.is_dir():
@@ -145,7 +149,12 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     _keygen(client_key)
     authorized = root / "authorized_keys"
     authorized.write_text(client_key.with_suffix(".pub").read_text())
-    lab = Lab(root, getpass.getuser(), client_key, root / "known_hosts")
+    lab = Lab(root, user.name if user else getpass.getuser(), client_key, root / "known_hosts")
+    if user:
+        closed = [str(p) for p in (root, *root.parents) if not os.stat(p).st_mode & 0o001]
+        if closed:
+            raise LabError(f"{user.name} could not reach the lab: {', '.join(closed)} not searchable by others")
+        lab._overlay = user.prepare(root)
     width = max(2, len(str(n_hosts)))
     try:
         for i in range(n_hosts):
@@ -196,7 +205,10 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path) -> None:
     ]))
     log = (sshd_dir / "sshd.log").open("wb")
     # A new session per sshd: its process group is ours alone, so stop() cannot hit anything else.
-    proc = subprocess.Popen([str(SSHD), "-D", "-e", "-f", str(config)], stdin=subprocess.DEVNULL,
+    argv = [str(SSHD), "-D", "-e", "-f", str(config)]
+    if lab._overlay is not None:
+        argv = LabUser.wrap(lab._overlay, argv)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
                             stdout=log, stderr=log, start_new_session=True)
     log.close()
     lab._procs[name] = proc

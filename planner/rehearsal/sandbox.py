@@ -1,8 +1,15 @@
 """Sandbox contents for simulated hosts (rehearsal and tests): a fake sysfs and /dev, Oracle stand-ins, kits.
 
 A sandbox directory plays a host's "/" (the ``planner_root`` host var). Block devices are sparse files under
-``dev/`` with the sysfs entries Linux would show: ``sys/block/<dev>/queue/scheduler`` and, for a multipath
-alias under ``/dev/mapper``, a ``dm-N`` device whose ``slaves/`` lists its path device.
+``dev/`` with the sysfs entries Linux would show: ``sys/block/<dev>/queue/scheduler``, a SCSI disk's
+``device/wwid`` and, for a multipath alias under ``/dev/mapper``, a request-based ``dm-N`` device (its own
+elevator, ``dm/name``, ``dm/uuid`` "mpath-<wwid>") whose ``slaves/`` lists its path device (which lists the dm
+device in ``holders/``), as drivers/md/dm-sysfs.c and the block layer show them.
+
+sysfs is root's: every attribute is mode 0644 (read for all, written by root only; Documentation/block/
+queue-sysfs.rst "scheduler (RW)", fs/sysfs: attributes are created root-owned). The sandbox writes its files
+0644 and its directories 0755 whatever the umask, so when the controller runs as root (CI) a non-root SSH user
+gets "Permission denied" exactly where a real host refuses, and ``become: true`` (sudo) gets through.
 """
 
 from __future__ import annotations
@@ -10,7 +17,6 @@ from __future__ import annotations
 import itertools
 import re
 import shlex
-import shutil
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
@@ -19,6 +25,9 @@ from planner.steps import REGISTRY
 from planner.steps.base import KitStandIn
 
 SCHEDULERS = "[mq-deadline] kyber bfq none"  # what a current blk-mq kernel shows for a SCSI disk
+# and for a request-based dm-multipath map (dm-mq): it has an elevator of its own (drivers/md/dm-rq.c)
+DM_SCHEDULERS = SCHEDULERS
+NAA_PREFIX = "600a0b80"  # an NAA-6 vendor prefix; each sandbox LUN gets a distinct 32-hex-digit WWID
 DEVICE_BYTES = 256 << 20  # sparse: costs no disk until written
 _RANGE = re.compile(r"\[(\d+)-(\d+)\]")
 
@@ -47,46 +56,61 @@ def _disk_names() -> Iterator[str]:
 def add_devices(root: Path, devices: Iterable[str]) -> dict[str, str]:
     """Create each device (path or bracket range) in the sandbox; returns path -> kernel name."""
     root = Path(root)
+    tmp = root / "tmp"  # a host's /tmp is everyone's (1777): the engine's lock and run folders go there
+    tmp.mkdir(parents=True, exist_ok=True)
+    tmp.chmod(0o1777)
     names = _disk_names()
     made: dict[str, str] = {}
     dm = 0
-    for pattern in sorted(devices):
-        for path in expand_brackets(pattern):
+    for n, pattern in enumerate(sorted(devices)):
+        for i, path in enumerate(expand_brackets(pattern)):
             if not path.startswith("/dev/") or path in made or ".." in path:
                 continue
             disk = next(names)
-            _block(root, disk, SCHEDULERS)
+            naa = f"{NAA_PREFIX}{n:08x}{i:016x}"  # sysfs wwid "naa.<hex>"; multipath's WWID is "3<hex>"
             if path.startswith("/dev/mapper/") or path.startswith("/dev/disk/"):
                 dmname = f"dm-{dm}"
                 dm += 1
-                _block(root, dmname, "none")
-                slaves = root / "sys/block" / dmname / "slaves"
-                slaves.mkdir(parents=True, exist_ok=True)
-                (slaves / disk).mkdir(exist_ok=True)
-                (root / "sys/block" / dmname / "dm").mkdir(exist_ok=True)
-                (root / "sys/block" / dmname / "dm" / "name").write_text(Path(path).name + "\n")
+                _block(root, disk, SCHEDULERS, wwid=naa)
+                _block(root, dmname, DM_SCHEDULERS)
+                _dir(root / "sys/block" / dmname / "slaves" / disk)
+                _dir(root / "sys/block" / disk / "holders" / dmname)
+                _file(root / "sys/block" / dmname / "dm" / "name", Path(path).name)
+                _file(root / "sys/block" / dmname / "dm" / "uuid", f"mpath-3{naa}")
                 link = root / path.lstrip("/")
-                link.parent.mkdir(parents=True, exist_ok=True)
+                _dir(link.parent)
                 if not link.is_symlink():
                     depth = len(Path(path).parts) - 3  # /dev/mapper/x -> ../dm-0
                     link.symlink_to("../" * depth + dmname)
                 made[path] = dmname
             else:
-                made[path] = Path(path).name
-                if Path(path).name != disk:  # a plan naming /dev/sdq gets exactly that device
-                    shutil.rmtree(root / "sys/block" / disk)
-                    (root / "dev" / disk).unlink()
-                    _block(root, Path(path).name, SCHEDULERS)
+                made[path] = Path(path).name  # a plan naming /dev/sdq gets exactly that device
+                _block(root, Path(path).name, SCHEDULERS, wwid=naa)
     return made
 
 
-def _block(root: Path, name: str, schedulers: str) -> None:
-    queue = root / "sys/block" / name / "queue"
-    queue.mkdir(parents=True, exist_ok=True)
-    (queue / "scheduler").write_text(schedulers + "\n")
-    (queue / "rotational").write_text("0\n")
+def _dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o755)
+
+
+def _file(path: Path, text: str) -> None:
+    """A sysfs attribute: 0644, the owner is whoever builds the sandbox (root in CI)."""
+    _dir(path.parent)
+    path.write_text(text + "\n")
+    path.chmod(0o644)
+
+
+def _block(root: Path, name: str, schedulers: str, *, wwid: str = "") -> None:
+    sysdir = root / "sys/block" / name
+    for d in (root / "sys", root / "sys/block", sysdir):
+        _dir(d)
+    _file(sysdir / "queue" / "scheduler", schedulers)
+    _file(sysdir / "queue" / "rotational", "0")
+    if wwid:
+        _file(sysdir / "device" / "wwid", f"naa.{wwid}")
     dev = root / "dev" / name
-    dev.parent.mkdir(parents=True, exist_ok=True)
+    _dir(dev.parent)
     if not dev.exists():
         with dev.open("wb") as f:
             f.truncate(DEVICE_BYTES)

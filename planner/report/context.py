@@ -16,6 +16,7 @@ from typing import Any
 from planner import __version__
 from planner.metrics import display_name, words_in
 from planner.report.charts import matplotlib_available
+from planner.report.rac import rac_sections
 from planner.report.study import (
     Row,
     best_of,
@@ -24,6 +25,7 @@ from planner.report.study import (
     param_words,
     point_words,
     result,
+    row_key,
     rows_of,
     summary,
 )
@@ -367,8 +369,11 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     heads = [s for s in all_series if s.headline]
     rows = rows_of(heads)
     wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
-    support = [s for s in all_series if not s.headline and s.metric in wanted and ".prep[" not in s.step]
+    support = [s for s in all_series if not s.headline and s.metric in wanted and ".prep[" not in s.step
+               and dict(s.labels).get("instance", "all") == "all" and "awr_scope" not in dict(s.labels)]  # RAC: cluster
     names = metric_names([*heads, *support])
+    for s in heads:  # summary rows put a RAC cluster total beside single-instance figures (study.row_key)
+        names.setdefault(row_key(s.key), names[s.key])
     play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
     play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
     args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
@@ -384,6 +389,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
         "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list},
         "result": result(rows, names, play_order, verdict_rows, findings),
         "side_by_side": _side_by_side(data, rows, hosts, play_order),
+        "rac": rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise
         "workloads": _workloads(data, all_series, templates or set()),
         "hosts": hosts, "findings": findings, "verdicts": verdict_rows,
         "parse_errors": [{"artifact": a.path, "kind": a.kind, "host": a.host, "error": e}

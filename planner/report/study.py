@@ -77,10 +77,21 @@ def rows_of(heads: Sequence[Series]) -> dict[Row, list[Series]]:
     for s in heads:
         if s.kind in by_kind:
             names = list(dict.fromkeys(t for ts in titles[s.kind].values() for t in ts))
-            out[Row(" / ".join(names), s.key)].append(s)
+            out[Row(" / ".join(names), row_key(s.key))].append(s)
         else:
-            out[Row(s.title, s.key)].append(s)
+            out[Row(s.title, row_key(s.key))].append(s)
     return out
+
+
+def row_key(key: str) -> str:
+    """A RAC cluster total (``instance=all``, planner.parsers.awr_rac_text) is the system's figure, so it shares
+    its row with a single-instance system's: ``physical_read_iops{basis=requests,instance=all}`` ->
+    ``physical_read_iops{basis=requests}``."""
+    if "instance=all" not in key or "{" not in key:
+        return key
+    name, _, rest = key.partition("{")
+    labels = [x for x in rest.rstrip("}").split(",") if x != "instance=all"]
+    return name + ("{" + ",".join(labels) + "}" if labels else "")
 
 
 @dataclass(frozen=True, slots=True)

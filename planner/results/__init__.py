@@ -1,1 +1,1 @@
-"""From run folders to numbers: measurements, statistics over repeats, findings, comparisons and the results store."""
+"""From run folders to numbers: measurements, statistics over repeats, findings, comparisons (planner.store keeps them)."""

@@ -21,7 +21,8 @@ from planner.parsers import Described, describe, parse_file, summarise
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
 from planner.results.stats import Series, fmt
 
-AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html"})
+AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html",
+                        "awr_rac_text"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +75,7 @@ def _derive(parsed: Parsed) -> list[Metric]:
     from planner.parsers.derived import derive
 
     out = list(derive(parsed))
-    if parsed.fact("rac") == "YES":
+    if parsed.fact("rac") == "YES" and parsed.fact("report") != "global (RAC)":  # a global report is the cluster's
         out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
     return out
 
@@ -96,8 +97,8 @@ def _views(parsed: Parsed) -> list[tuple[tuple[tuple[str, object], ...], list[Me
 
 def _host(m: Metric, kind: str) -> str:
     inst = m.label("instance")
-    if kind == "awr_rac_html":
-        return f"instance {inst}" if inst and inst != "*" else "cluster"
+    if kind in ("awr_rac_html", "awr_rac_text"):
+        return f"instance {inst}" if inst and inst not in ("*", "all") else "cluster"
     return f"instance {inst}" if inst else ""
 
 

@@ -190,6 +190,8 @@ def below_rated(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, f
 def rac_not_iops(all_series: Sequence[Series]) -> list[Finding]:
     out: list[Finding] = []
     for where, ms in _index(all_series).items():
+        if any("instance=all" in k for k in ms if k.startswith("physical_read_iops{")):
+            continue  # the global report gave the cluster's IOPS (planner.parsers.awr_rac_text): nothing to warn
         if "awr.rac" in ms and (pr := ms.get("physical_reads_per_s")) is not None:
             out.append(Finding(
                 "rac_not_iops", Severity.NOTE, "RAC figures are not IOPS", *where,

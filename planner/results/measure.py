@@ -6,7 +6,10 @@ artifact is kept and the report says which section could not be read.
 
 Derived metrics added here (besides planner.parsers.derived for AWR-family reports), each ``derived=True``:
 
-- ``awr.rac`` = 1 when an AWR/Statspack report says RAC=YES (findings use it: RAC reads are not IOPS);
+- ``awr.rac`` = 1 when a per-instance AWR/Statspack report says RAC=YES (findings use it: RAC reads are not IOPS);
+- a global (RAC) report (``awr_rac_text``) is the headline of its execution: the cluster's IOPS / MB/s
+  (``instance=all``); the per-instance report beside it is measured with ``awr_scope=instance <n>`` (so its
+  figures never mix with the cluster's in one series) and is no headline;
 - ``os.cpu_busy_pct`` = mean over samples of 100 - %idle (mpstat ``cpu=all`` interval rows, else vmstat id);
 - ``os.cpu_iowait_pct`` = mean %iowait (mpstat ``cpu=all``, else vmstat wa);
 - ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
@@ -20,7 +23,7 @@ import json
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -31,6 +34,9 @@ from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
 AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
+# The global (RAC) report: its cluster totals (instance=all) are the headline; a per-instance report of the same
+# execution is then context, never the system's figure (planner.parsers.awr_rac_text).
+GLOBAL_KINDS = frozenset({"awr_rac_text"})
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
 ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
 OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
@@ -172,6 +178,11 @@ def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
         return set()  # context for the workload, shown per host, never a result of its own
     if parsed.kind in AWR_KINDS:
         return {m.key for m in derived if m.name in AWR_HEADLINE}
+    if parsed.kind in GLOBAL_KINDS:  # the cluster's IOPS and MB/s, and its ('*' rows) single-block latency
+        from planner.parsers import summarise
+
+        return {m.key for m in summarise(parsed)} | {m.key for m in derived
+                                                      if m.name == "single_block_read_latency_ms"}
     try:
         from planner.parsers import summarise
 
@@ -182,14 +193,14 @@ def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
 
 def _derive(parsed: Parsed) -> list[Metric]:
     out: list[Metric] = []
-    if parsed.kind in AWR_KINDS:
+    if parsed.kind in AWR_KINDS | GLOBAL_KINDS:
         try:
             from planner.parsers.derived import derive
 
             out += derive(parsed)
         except Exception:  # noqa: BLE001 - derived metrics are optional extras
             pass
-        if parsed.fact("rac") == "YES":
+        if parsed.fact("rac") == "YES" and parsed.kind not in GLOBAL_KINDS:
             out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
     if parsed.kind in OS_KINDS:
         out += os_summary(parsed)
@@ -272,13 +283,16 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     """Artifacts of one execution that repeat another's figures, so each figure is measured once (or every
     repeat would count twice in n, spread and CV):
 
-    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured;
+    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured; the global
+      report in text (awr_rac.txt) over its HTML form (awr_rac.html.gz);
     - two samplings of one OS tool (SLOB's own iostat.out beside planner's window ``iostat.txt``): the
       window's, which covers exactly the workload, else the first.
     """
     out: set[str] = set()
     reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
     out.update(a.path for a in reports[1:])
+    if any(a.kind in GLOBAL_KINDS for a in artifacts):  # SLOB's awr_rac.txt and awr_rac.html.gz: the text is read
+        out.update(a.path for a in artifacts if a.kind == "awr_rac_html")
     for kind in OS_KINDS:
         same = [a for a in artifacts if a.kind == kind]
         if len(same) > 1:
@@ -332,6 +346,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         for m in _data_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
+        has_global = any(a.kind in GLOBAL_KINDS for a in r.artifacts)
         for a in r.artifacts:
             if a.kind not in KINDS or a.path in shadowed:
                 continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
@@ -344,8 +359,11 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
             if parsed is None:
                 continue
             derived = _derive(parsed)
-            heads = _headline(parsed, derived)
+            heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
+            scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
+                if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's
             for m in (*parsed.metrics, *derived):
+                m = replace(m, labels=m.labels + scope) if scope else m
                 measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
                                                  a.path, a.kind, m,
                                                  simulated, heads))

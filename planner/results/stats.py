@@ -221,6 +221,8 @@ def play_value(all_series: Sequence[Series], play: str, metric: str) -> list[Pla
     for s in all_series:
         if s.play == play and matches(s, metric):
             by_key.setdefault(s.key, {}).setdefault((s.step, s.point_label), []).append(s)
+    if any("instance=all" in k for k in by_key):  # RAC: the cluster's total is the play's, not an instance's share
+        by_key = {k: v for k, v in by_key.items() if "instance=" not in k or "instance=all" in k}
     out: list[PlayValue] = []
     for key, points in by_key.items():
         cands: list[PlayValue] = []

@@ -4,7 +4,9 @@
 The engine calls ``begin(ctx, kind)`` before the point and ``end(ctx, token, kind)`` after it; ``end``
 returns the report as an artifact of the point (``awr_<b>_<e>.txt`` from
 DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT, or ``sp_<b>_<e>.txt`` from ``@?/rdbms/admin/spreport``, which needs
-the sqlplus backend). Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
+the sqlplus backend). On RAC (planner.steps.rac) the AWR end also keeps the global report over every instance,
+``awr_rac_<b>_<e>.txt`` from AWR_GLOBAL_REPORT_TEXT; Statspack, which has none, says the figures are per instance.
+Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
 The collect steps ``awr`` / ``statspack`` themselves only declare this; they have nothing to do at the end.
 """
 
@@ -20,6 +22,7 @@ from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.rac import Cluster, global_report_sql, read_cluster, statspack_note
 from planner.steps.wl_common import point_dir, save_text
 
 KINDS = ("awr", "statspack")
@@ -31,6 +34,16 @@ class SnapToken:
     begin_snap: int
     dbid: int
     inst_num: int
+    cluster: Cluster = Cluster(1, False, "not asked")
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        """What the point's result says about the report's scope (the engine's window adds them as warnings)."""
+        if self.kind == "statspack" and self.cluster.rac:
+            return (statspack_note(self.cluster),)
+        if self.kind == "awr" and self.cluster.rac and self.cluster.instances < 2:
+            return (f"RAC ({self.cluster.why}): only one instance is open, so the global report covers it alone",)
+        return ()
 
 
 def _check_kind(kind: str) -> None:
@@ -63,9 +76,10 @@ def begin(ctx: StepContext, kind: str) -> SnapToken:
         snap = _snap(db, kind)
         dbid = db.query("select dbid from v$database")
         inst = db.query("select instance_number from v$instance")
+        cluster = read_cluster(db)
     finally:
         db.close()
-    return SnapToken(kind, snap, int(dbid[0][0] or 0), int(inst[0][0] or 1))
+    return SnapToken(kind, snap, int(dbid[0][0] or 0), int(inst[0][0] or 1), cluster)
 
 
 def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
@@ -78,11 +92,11 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
         if kind == "awr":
             sql = (f"select output from table(dbms_workload_repository.awr_report_text("
                    f"{token.dbid}, {token.inst_num}, {b}, {e}))")
-            if isinstance(db, SqlplusDatabase):  # raw text: query() would strip the report's indentation
-                text = db.run_script(sql + ";", "AWR_REPORT_TEXT")
-            else:
-                text = "\n".join((r[0] or "") for r in db.query(sql)) + "\n"
-            return [save_text(ctx, f"awr_{b}_{e}.txt", text, "awr_text")]
+            out = [save_text(ctx, f"awr_{b}_{e}.txt", _report_text(db, sql, "AWR_REPORT_TEXT"), "awr_text")]
+            if token.cluster.rac:  # the cluster's figures: the per-instance report has one instance's share
+                text = _report_text(db, global_report_sql(token.dbid, b, e), "AWR_GLOBAL_REPORT_TEXT")
+                out.append(save_text(ctx, f"awr_rac_{b}_{e}.txt", text, "awr_rac_text"))
+            return out
         assert isinstance(db, SqlplusDatabase)
         work = point_dir(ctx, "statspack")
         ctx.run(["chmod", "1777", work], check=False)  # the Oracle OS user writes the report there
@@ -92,6 +106,12 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
         return [ctx.fetch(remote, f"sp_{b}_{e}.txt", "statspack")]
     finally:
         db.close()
+
+
+def _report_text(db: object, sql: str, what: str) -> str:
+    if isinstance(db, SqlplusDatabase):  # raw text: query() would strip the report's indentation
+        return db.run_script(sql + ";", what)
+    return "\n".join((r[0] or "") for r in db.query(sql)) + "\n"  # type: ignore[attr-defined]
 
 
 class _Declared(StepType):

@@ -1,5 +1,9 @@
 """asm_diskgroup: create an ASM disk group or add disks to it, through the ASM instance (sqlplus / as sysasm).
 
+The ASM instance is this node's, read from the database (V$ASM_CLIENT: +ASM1 on RAC node 1) or stated as
+``asm_sid`` (planner.db.identity); it is reached as ``grid_user`` (default: oracle_user) with ORACLE_HOME=grid_home
+via become, so a role-separated Grid owner works and a user outside OSASM is refused at check (ORA-01031 + hint).
+
 Every disk's v$asm_disk.header_status is checked first: CANDIDATE, PROVISIONED and FORMER are usable; a
 MEMBER of another group is refused naming that group. Revert drops only what the run created, and only when
 the step had ``destructive: true`` (as a step option or inside asm_diskgroup's arguments: dropping a disk group
@@ -15,7 +19,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from planner.db.access import Database, DbConfig, config_for, open_database
+from planner.db.access import Database, DbConfig, config_for
+from planner.db.identity import asm_config, open_asm
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
@@ -164,7 +169,7 @@ class AsmDiskgroup(StepType):
 
     def check(self, ctx: StepContext) -> Change:
         pending = ctx.predicted.setdefault("asm_diskgroups", {})
-        plan = self._plan(read_asm(open_database(ctx, config_for(ctx), asm=True)), pending)
+        plan = self._plan(read_asm(open_asm(ctx, asm_config(ctx, config_for(ctx)))), pending)
         pending.setdefault(plan.name, set()).update(d.path for d in plan.add)
         if not plan.add:
             return Change(False, f"disk group {plan.name} has its disks")
@@ -175,8 +180,8 @@ class AsmDiskgroup(StepType):
         return Change(True, f"would {what} disk group {plan.name}", self._diff(plan))
 
     def apply(self, ctx: StepContext) -> Outcome:
-        cfg = config_for(ctx)
-        db = open_database(ctx, cfg, asm=True)
+        cfg = asm_config(ctx, config_for(ctx))
+        db = open_asm(ctx, cfg)
         plan = self._plan(read_asm(db))
         if not plan.add:
             return Outcome(Status.OK, f"disk group {plan.name} has its disks")
@@ -193,8 +198,8 @@ class AsmDiskgroup(StepType):
         return Outcome(Status.CHANGED, msg, self._diff(plan))
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
-        cfg = config_for(ctx)
-        view = read_asm(open_database(ctx, cfg, asm=True))
+        cfg = asm_config(ctx, config_for(ctx))  # saved with the ASM SID read: restore connects the same way
+        view = read_asm(open_asm(ctx, cfg))
         name = self.group()
         number = view.groups.get(name)
         members = [d.path for d in view.disks if number is not None and d.group_number == number]
@@ -203,7 +208,7 @@ class AsmDiskgroup(StepType):
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         cfg = DbConfig.from_json(saved["db"])
-        db = open_database(ctx, cfg, asm=True)
+        db = open_asm(ctx, cfg if cfg.asm_sid else asm_config(ctx, cfg))
         view = read_asm(db)
         name = str(saved["name"])
         if not GROUP_NAME.fullmatch(name):

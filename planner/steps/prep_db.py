@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.identity import oracle_run_kw, restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
@@ -139,20 +140,18 @@ def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
 
 
 def restart_database(ctx: StepContext, cfg: DbConfig) -> tuple[str, Database]:
-    """srvctl when the database is registered with Grid, else sqlplus shutdown immediate / startup."""
-    srvctl = ctx.path(cfg.oracle_home) + "/bin/srvctl"
-    user = cfg.oracle_user
-    kw: dict[str, Any] = {"become": True if user else None, "become_user": user, "login": bool(user),
-                          "env": {"ORACLE_HOME": cfg.oracle_home}, "timeout": cfg.open_timeout_s}
-    if ctx.run([srvctl, "config", "database", "-d", cfg.db_name], check=False, **kw).ok:
-        ctx.run([srvctl, "stop", "database", "-d", cfg.db_name, "-o", "immediate"], **kw)
-        ctx.run([srvctl, "start", "database", "-d", cfg.db_name], **kw)
-        how = f"srvctl stop/start database -d {cfg.db_name}"
+    """srvctl for the whole database when Grid manages it (-d its db_unique_name, read from V$DATABASE), else
+    sqlplus shutdown immediate / startup of its single instance; a RAC database srvctl does not list is refused
+    (planner.db.identity.restart_way), never restarted on this node alone."""
+    way = restart_way(ctx, cfg)
+    if way.srvctl is not None:
+        kw = oracle_run_kw(cfg)
+        ctx.run(way.argv(ctx, cfg, "stop"), **kw)
+        ctx.run(way.argv(ctx, cfg, "start"), **kw)
     else:
         SqlplusDatabase(ctx, cfg).run_script("shutdown immediate\nstartup", "restart",
                                               timeout=cfg.open_timeout_s)
-        how = "sqlplus shutdown immediate / startup"
-    return how, wait_open(ctx, cfg)
+    return way.describe(), wait_open(ctx, cfg)
 
 
 @dataclass(frozen=True, slots=True)
@@ -272,11 +271,14 @@ class InitOra(StepType):
         return params, (read_pools(db) if cache else BufferPools(0, 0, 0, 0))
 
     def check(self, ctx: StepContext) -> Change:
-        db = open_database(ctx, config_for(ctx))
+        cfg = config_for(ctx)
+        db = open_database(ctx, cfg)
         todo = self._plan(*self._read(ctx, db), ctx=ctx)
         if not todo:
             return Change(False, "parameters already set")
-        restart = " and restart the database" if any(s.restart for s in todo) else ""
+        # how the restart will go is read now: a RAC database srvctl does not manage is refused at check
+        restart = (f" and restart the database ({restart_way(ctx, cfg, db).describe()})"
+                   if any(s.restart for s in todo) else "")
         return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}", self._diff(todo))
 
     def apply(self, ctx: StepContext) -> Outcome:
@@ -285,10 +287,12 @@ class InitOra(StepType):
         todo = self._plan(*self._read(ctx, db), ctx=ctx)
         if not todo:
             return Outcome(Status.OK, "parameters already set" + self._effective(ctx, db)[0])
+        restarted = any(s.restart for s in todo)
+        if restarted:
+            restart_way(ctx, cfg, db)  # refused before the spfile changes, not after
         for s in todo:
             db.execute(alter_set(s.param, s.rendered, s.scope))
         msg = f"set {', '.join(s.param.name for s in todo)}"
-        restarted = any(s.restart for s in todo)
         if restarted and ctx.vars.get(DEFER_RESTART):
             left = [s for s in self._plan(read_params(db, list(self.wanted()))) if not s.restart]
             if left:

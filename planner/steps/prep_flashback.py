@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.identity import oracle_run_kw, restart_way
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
@@ -37,17 +38,15 @@ def set_flashback(ctx: StepContext, cfg: DbConfig, db: Database, on: bool) -> tu
     if version >= (11, 2):
         db.execute(stmt)
         return f"OPEN (Oracle {version[0]}.{version[1]})", db
-    srvctl = ctx.path(cfg.oracle_home) + "/bin/srvctl"
-    user = cfg.oracle_user
-    kw: dict[str, Any] = {"become": True if user else None, "become_user": user, "login": bool(user),
-                          "env": {"ORACLE_HOME": cfg.oracle_home}, "timeout": cfg.open_timeout_s}
+    way = restart_way(ctx, cfg, db)  # a RAC database srvctl does not list is refused, not MOUNTed on one node
     sqlplus = SqlplusDatabase(ctx, cfg)
-    if ctx.run([srvctl, "config", "database", "-d", cfg.db_name], check=False, **kw).ok:
+    if way.srvctl is not None:
         # every instance down, then this one alone MOUNTed ("mounted by only one instance"), then all back
-        ctx.run([srvctl, "stop", "database", "-d", cfg.db_name, "-o", "immediate"], **kw)
+        kw = oracle_run_kw(cfg)
+        ctx.run(way.argv(ctx, cfg, "stop"), **kw)
         sqlplus.run_script(f"startup mount\n{stmt};\nshutdown immediate", "flashback in MOUNT",
                            timeout=cfg.open_timeout_s)
-        ctx.run([srvctl, "start", "database", "-d", cfg.db_name], **kw)
+        ctx.run(way.argv(ctx, cfg, "start"), **kw)
     else:
         sqlplus.run_script(f"shutdown immediate\nstartup mount\n{stmt};\nalter database open;",
                            "flashback in MOUNT", timeout=cfg.open_timeout_s)
@@ -88,12 +87,15 @@ class Flashback(StepType):
         return str(rows[0][0])
 
     def check(self, ctx: StepContext) -> Change:
-        db = open_database(ctx, config_for(ctx))
+        cfg = config_for(ctx)
+        db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
         if have == want:
             return Change(False, f"flashback_on is {have}")
         note = f"; WARNING: {WINDOW_LOST}" if want == "NO" else ""
-        mount = "; Oracle before 11.2: restarts into MOUNT for it" if db_version(db) < (11, 2) else ""
+        # before 11.2 it restarts: how is read now (a RAC database srvctl does not list is refused at check)
+        mount = (f"; Oracle before 11.2: restarts into MOUNT for it ({restart_way(ctx, cfg, db).describe()})"
+                 if db_version(db) < (11, 2) else "")
         return Change(True, f"would turn flashback {self.args['state']}{mount}{note}",
                       f"flashback_on: {have} -> {want}\n")
 

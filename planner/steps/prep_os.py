@@ -1,8 +1,8 @@
 """OS prep steps: io_scheduler, sysctl, hugepages. Every system path goes through ctx.path (sandbox roots).
 
-io_scheduler resolves each device (path, glob, multipath alias, WWID) on the host with one fixed script:
-symlinks are followed and device-mapper devices are walked down their ``slaves/`` to the sd devices, where
-the scheduler matters. Classic names map onto blk-mq kernels (noop -> none, deadline -> mq-deadline,
+io_scheduler resolves each device (path, glob, multipath alias, WWID) on the host with one fixed script
+(planner.steps.blockdev): symlinks are followed; the scheduler is set where it counts, on a request-based
+(multipath) dm device itself, on the slaves of a bio-based one, and udev rules match stable keys. Classic names map onto blk-mq kernels (noop -> none, deadline -> mq-deadline,
 cfq -> bfq) when the device does not offer the classic name. In a sandbox (planner_root set) the fake sysfs
 file is a plain file, so planner writes it the way the kernel shows it ("[none] mq-deadline ...").
 """
@@ -19,49 +19,29 @@ from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
+from planner.steps.blockdev import (
+    RESOLVE,
+    RULE_FILE,
+    BlockDev,
+    has_rules,
+    merge_rules,
+    parse_resolve,
+    rule_line,
+    rules_for,
+    unmerge_rules,
+)
 
 BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 DEV_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
 WWID = re.compile(r"^(0x)?[0-9a-fA-F]{16,}$")
-RULE_FILE = "/etc/udev/rules.d/60-planner-scheduler.rules"
 WRITE = 'printf "%s\\n" "$1" > "$2"'  # values are positional parameters, never script text
 # io_scheduler: every device's write ($1 value, $2 path, $3 value, $4 path...), then each read back, one line
 # per device, in one round trip (a changed step costs one exec, not two per device).
 WRITE_ALL = ('n=0; for a in "$@"; do n=$((n+1)); if [ $((n % 2)) = 1 ]; then v=$a; '
-             'else printf "%s\\n" "$v" > "$a" || exit; fi; done; '
+             'else printf "%s\\n" "$v" > "$a" || { printf "\\nplanner-failed\\t%s\\n" "$a" >&2; exit 1; }; fi; done; '
              'n=0; for a in "$@"; do n=$((n+1)); if [ $((n % 2)) = 0 ]; then l=; '
              '{ read -r l < "$a"; } 2>/dev/null; printf "%s\\n" "$l"; fi; done')
 SYSCTL_NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-/]*$")
-
-# $1 = sandbox root ('' on a real host), then device specs (validated, no spaces). Globs expand here.
-RESOLVE = r"""
-IFS='
-'
-root=$1; shift
-emit() {
-  q="$root/sys/block/$1/queue/scheduler"
-  if [ -r "$q" ]; then printf 'S\t%s\t%s\n' "$1" "$(cat "$q")"; else printf 'S\t%s\t\n' "$1"; fi
-  [ "$2" -lt 3 ] && [ -d "$root/sys/block/$1/slaves" ] || return 0
-  for s in "$root/sys/block/$1/slaves"/*; do
-    [ -e "$s" ] || [ -L "$s" ] || continue
-    printf 'L\t%s\t%s\n' "$1" "${s##*/}"
-    emit "${s##*/}" $(($2 + 1))
-  done
-}
-for spec in "$@"; do
-  found=0
-  for f in $root$spec; do
-    [ -e "$f" ] || [ -L "$f" ] || continue
-    t=$(readlink -f -- "$f") || continue
-    k=${t##*/}
-    found=1
-    if [ -d "$root/sys/block/$k" ]; then printf 'M\t%s\t%s\n' "$spec" "$k"; emit "$k" 0
-    else printf 'N\t%s\t%s\n' "$spec" "$k"; fi
-  done
-  [ $found = 1 ] || printf 'X\t%s\n' "$spec"
-done
-"""
-
 
 def parse_scheduler(text: str) -> tuple[str, tuple[str, ...]]:
     """'[mq-deadline] kyber bfq none' -> ('mq-deadline', (all four)); a bare word is the active one."""
@@ -112,6 +92,7 @@ class SchedChange:
     target: str | None  # None: left alone (a dm device that does not offer the scheduler)
     available: tuple[str, ...]
     note: str = ""
+    match: str | None = None  # the udev rule's stable key (blockdev.BlockDev.udev_match)
 
 
 class IoScheduler(StepType):
@@ -140,69 +121,71 @@ class IoScheduler(StepType):
 
     def _resolve(self, ctx: StepContext) -> list[SchedChange]:
         specs = device_specs(self.args["devices"])
-        r = ctx.sh(RESOLVE, ctx.root, *specs)
-        matches: dict[str, list[str]] = {}
-        slaves: dict[str, list[str]] = {}
-        sched: dict[str, str] = {}
-        missing, not_block = [], []
-        for line in r.stdout.splitlines():
-            kind, *f = line.split("\t")
-            if kind == "M":
-                matches.setdefault(f[0], []).append(f[1])
-            elif kind == "S":
-                sched[f[0]] = f[1] if len(f) > 1 else ""
-            elif kind == "L":
-                slaves.setdefault(f[0], []).append(f[1])
-            elif kind == "X":
-                missing.append(f[0])
-            elif kind == "N":
-                not_block.append(f"{f[0]} ({f[1]})")
-        if missing or not_block:
-            raise StepError("device(s) not found: " + ", ".join(missing + not_block) + f" on {ctx.host.name}",
+        found = parse_resolve(ctx.sh(RESOLVE, ctx.root, *specs).stdout)
+        if found.missing:
+            raise StepError("device(s) not found: " + ", ".join(found.missing) + f" on {ctx.host.name}",
                             hint="nothing was changed on this host; check the names (a partition is not a disk)")
         want = str(self.args["scheduler"])
+        topo = found.devices
         out: dict[str, SchedChange] = {}
         problems = []
 
-        def visit(dev: str, required: bool) -> None:
+        def visit(dev: str, required: bool, why: str = "") -> None:
             if dev in out:
                 return
-            children = slaves.get(dev, [])
-            for child in children:
+            d = topo.get(dev, BlockDev(dev))
+            paths = [h for h in d.holders if topo[h].request_based] if not d.is_dm else []
+            if paths:  # a path of a multipath map: the map's scheduler is the one used
+                for h in paths:
+                    visit(h, True, f"{dev} is a path of {topo[h].label}: set there, request-based multipath "
+                                   f"bypasses the paths' schedulers")
+                return
+            if d.request_based:  # the dm device schedules; its paths are bypassed and left alone
+                # one wording for every map, so a 16-LUN step's message stays one line (the diff names each)
+                why = why or "request-based multipath: the dm device's scheduler counts, its paths' are bypassed"
+            children = () if d.request_based else d.slaves
+            for child in children:  # bio-based dm (LVM, md): the bios reach the slaves, theirs count
                 visit(child, True)
-            text = sched.get(dev, "")
-            if not text.strip():
+            if not d.scheduler.strip():
                 if not children:
                     problems.append(f"{dev} has no queue/scheduler")
                 return
-            active, available = parse_scheduler(text)
+            active, available = parse_scheduler(d.scheduler)
             pick = choose(want, available)
             path = ctx.path(f"/sys/block/{dev}/queue/scheduler")
             if pick is None and (required and not children):
-                problems.append(f"{dev} does not offer {want} (offers: {' '.join(available)})")
+                problems.append(f"{d.label} does not offer {want} (offers: {' '.join(available)})")
                 return
-            target, note = pick if pick else (None, f"{dev} keeps {active} ({want} not offered)")
-            out[dev] = SchedChange(dev, path, active, target, available, note)
+            if pick:
+                target, note = pick[0], "; ".join(n for n in (pick[1], why) if n)
+            else:
+                target, note = None, f"{dev} keeps {active} (bio-based: its slaves' schedulers count)"
+            out[dev] = SchedChange(dev, path, active, target, available, note, d.udev_match())
 
         for spec in specs:
-            for k in matches.get(spec, []):
+            for k in found.matches.get(spec, ()):
                 visit(k, True)
         if problems:
             raise StepError("; ".join(problems), hint="nothing was changed on this host")
         return list(out.values())
 
-    def _rule(self, devices: list[SchedChange]) -> str:
-        lines = ["# written by planner io_scheduler; remove to go back to the distribution default"]
-        lines += [f'ACTION=="add|change", KERNEL=="{d.device}", ATTR{{queue/scheduler}}="{d.target}"'
-                  for d in devices if d.target and not d.device.startswith("dm-")]
-        return "\n".join(lines) + "\n"
+    @staticmethod
+    def _mine(ctx: StepContext, devices: list[SchedChange]) -> dict[str, str]:
+        """Rule lines by stable key (never KERNEL=="sdX": kernel names follow discovery order, they change)."""
+        no_key = [d.device for d in devices if d.target and d.match is None]
+        if no_key:
+            raise StepError(f"persist: true needs a stable key for {', '.join(no_key)} on {ctx.host.name}, and sysfs "
+                            f"gives none (no dm/uuid or dm/name, no device/wwid)",
+                            hint="nothing was changed; a rule by kernel name (sdX, dm-N) could hit another disk "
+                                 "after a reboot: drop persist, or name the multipath map (/dev/mapper/...)")
+        return {d.match: rule_line(d.match, d.target) for d in devices if d.target and d.match}
 
     def _predict(self, ctx: StepContext) -> tuple[list[SchedChange], list[SchedChange], str | None, str | None]:
         # save() runs right before apply() on this same instance: reuse its resolve (one round trip less).
         devices = self.__dict__.pop("_saved_devices", None) or self._resolve(ctx)
         todo = [d for d in devices if d.target and d.target != d.active]
-        rule = self._rule(devices) if self.args.get("persist") else None
-        have_rule = ctx.conn.read_text(ctx.path(RULE_FILE)) if rule is not None else None
+        have_rule = ctx.conn.read_text(ctx.path(RULE_FILE)) if self.args.get("persist") else None
+        rule = merge_rules(have_rule, self._mine(ctx, devices)) if self.args.get("persist") else None
         return devices, todo, rule, have_rule
 
     @staticmethod
@@ -239,27 +222,41 @@ class IoScheduler(StepType):
         devices, todo, rule, have_rule = self._predict(ctx)
         pairs = [x for d in todo for x in (kernel_view(d.target or "", d.available) if ctx.root else d.target or "",
                                            d.path)]
-        now = (ctx.sh(WRITE_ALL, *pairs).stdout.split("\n") if todo else []) + [""] * len(todo)
+        try:
+            now = (ctx.sh(WRITE_ALL, *pairs).stdout.split("\n") if todo else []) + [""] * len(todo)
+        except StepError as e:
+            failed = str(e).rpartition("planner-failed\t")[2].split("\n")[0].strip()
+            d = next((d for d in todo if d.path == failed), None)
+            if d is None or "denied" not in str(e):
+                raise
+            raise StepError(f"{ctx.host.name} refused the write to {d.path} ({d.device}): Permission denied; "
+                            f"only root may write queue/scheduler", hint="give the step become: true (sudo to "
+                            "root), or connect as root") from e
         wrong = [d.device for d, line in zip(todo, now, strict=False) if parse_scheduler(line)[0] != d.target]
         if wrong:
             raise StepError(f"the scheduler did not change on {', '.join(wrong)}",
                             hint="is the device busy, or does the kernel refuse the scheduler?")
         if rule is not None and rule != have_rule:
             ctx.sh('mkdir -p "${2%/*}" && cat > "$2"', "", ctx.path(RULE_FILE), stdin=rule.encode())
+        counts = sorted({d.device for d in devices if d.target})
         if not todo and rule == have_rule:
             return Outcome(Status.OK, f"{len(devices)} device(s) already on {self.args['scheduler']}"
                            f"{self._notes(devices)}")
         summary = ", ".join(f"{d.device}={d.target}" for d in todo) or "udev rule"
         return Outcome(Status.CHANGED, f"set {summary}{self._notes(devices)}", self._diff(todo, rule, have_rule),
-                       data={"devices": {d.device: d.target for d in devices if d.target}})
+                       data={"devices": {d.device: d.target for d in devices if d.target}, "counts": counts})
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         devices = self._resolve(ctx)
         self._saved_devices = devices
         rule_path = ctx.path(RULE_FILE)
-        return {"devices": {d.device: {"path": d.path, "active": d.active} for d in devices},
-                "rule_path": rule_path, "persist": bool(self.args.get("persist")),
-                "rule": ctx.conn.read_text(rule_path) if self.args.get("persist") else None}
+        saved: dict[str, Any] = {"devices": {d.device: {"path": d.path, "active": d.active} for d in devices},
+                                 "rule_path": rule_path, "persist": bool(self.args.get("persist"))}
+        if self.args.get("persist"):
+            have = ctx.conn.read_text(rule_path)
+            mine = self._mine(ctx, devices)
+            saved.update(rule=have, wrote=sorted(mine.values()), replaced=rules_for(have, mine))
+        return saved
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         done = []
@@ -269,13 +266,17 @@ class IoScheduler(StepType):
                 ctx.sh(WRITE, kernel_view(d["active"], available) if ctx.root else d["active"], d["path"])
                 done.append(f"{dev}: {active} -> {d['active']}")
         if saved.get("persist"):
-            path, original = saved["rule_path"], saved["rule"]
-            if ctx.conn.read_text(path) != original:
-                if original is None:
+            path, original = saved["rule_path"], saved.get("rule")
+            now = ctx.conn.read_text(path)
+            # exactly the rules planner wrote go (and the ones they replaced come back); other rules stay
+            back = (unmerge_rules(now, saved["wrote"], saved.get("replaced", {})) if "wrote" in saved
+                    else original or "")  # a record from before per-rule restore: the whole file as it was
+            if now is not None and back != now:
+                if original is None and not has_rules(back):
                     ctx.run(["rm", "-f", "--", path])
                 else:
-                    ctx.sh('cat > "$2"', "", path, stdin=original.encode())
-                done.append(f"{RULE_FILE} restored")
+                    ctx.sh('cat > "$2"', "", path, stdin=back.encode())
+                done.append(f"{RULE_FILE}: planner's rule(s) removed")
         if not done:
             return Outcome(Status.OK, "schedulers already as they were")
         return Outcome(Status.CHANGED, "; ".join(done))

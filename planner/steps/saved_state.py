@@ -30,17 +30,23 @@ class RestoreEntry:
     args: Mapping[str, Any] = field(default_factory=dict)  # the step's rendered arguments (revert needs them)
     saved: Mapping[str, Any] = field(default_factory=dict)  # what StepType.save returned
     reverted: bool = False
+    # the step's own become (None: the host's): a step that needed sudo to change the host needs it to put it back
+    become: bool | None = None
+    become_user: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"play": self.play, "host": self.host, "step": self.step, "title": self.title, "kind": self.kind,
-                "args": dict(self.args), "saved": dict(self.saved), "reverted": self.reverted}
+                "args": dict(self.args), "saved": dict(self.saved), "reverted": self.reverted,
+                "become": self.become, "become_user": self.become_user}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RestoreEntry:
         step = str(d.get("step", ""))
         return cls(play=str(d.get("play") or step.split(".")[0]), host=str(d.get("host", "")), step=step,
                    title=str(d.get("title", "")), kind=str(d.get("kind", "")), args=dict(d.get("args") or {}),
-                   saved=dict(d.get("saved") or {}), reverted=bool(d.get("reverted")))
+                   saved=dict(d.get("saved") or {}), reverted=bool(d.get("reverted")),
+                   become=None if d.get("become") is None else bool(d.get("become")),
+                   become_user=None if d.get("become_user") is None else str(d.get("become_user")))
 
     def marked(self, reverted: bool) -> RestoreEntry:
         return replace(self, reverted=reverted)

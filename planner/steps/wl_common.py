@@ -29,7 +29,8 @@ from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 
-PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io"})
+PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io",
+                          "awr_rac_text"})
 
 
 def point_dir(ctx: StepContext, kind: str) -> str:

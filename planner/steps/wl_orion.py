@@ -123,11 +123,39 @@ class Orion(StepType):
 
 
 def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
-    """From 12c on ORION writes ``_lat.csv`` in microseconds (11.1: milliseconds): name it ``orion_csv_us`` so
-    it is read as such (the version is the summary's ``ORION VERSION`` line)."""
+    """Name a microsecond ``_lat.csv`` ``orion_csv_us`` so it is read as such (11.1 writes milliseconds).
+
+    The unit of a 12c+ ``_lat.csv`` is UNVERIFIED in public sources (docs/oracle-behaviour.md row 8 says what
+    was searched): only the summary's "Minimum Small Latency=97.677 usecs" (12.2.0.1, 19.3 console samples)
+    states a unit. So each run checks itself: the summary's minimum-latency point is looked up in the CSV, and
+    the cell that matches the summary's microseconds (or its milliseconds) decides. Only when the summary has
+    no such line does the version decide (``ORION VERSION`` / banner: 12 and later = microseconds)."""
     summary = next((a for a in arts if a.kind == "orion_summary"), None)
     text = (ctx.run_dir / summary.path).read_text(errors="replace") if summary else ""
-    m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
-    if not m or int(m.group(1)) < 12:
-        return arts
-    return [replace(a, kind="orion_csv_us") if a.path.endswith("_lat.csv") else a for a in arts]
+    lat = next((a for a in arts if a.path.endswith("_lat.csv")), None)
+    unit = _csv_unit(text, (ctx.run_dir / lat.path).read_text(errors="replace")) if lat else None
+    if unit is None:
+        m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
+        unit = "us" if m and int(m.group(1)) >= 12 else "ms"
+    return [replace(a, kind="orion_csv_us") if a is lat and unit == "us" else a for a in arts]
+
+
+_MIN_LAT = re.compile(r"Minimum Small Latency=([\d.]+)\s*(usecs)?\s*@ Small=(\d+) and Large=(\d+)")
+
+
+def _csv_unit(summary: str, csv: str) -> str | None:
+    """'us' or 'ms' when the CSV cell at the summary's minimum-latency point matches it in that unit."""
+    m = _MIN_LAT.search(summary)
+    rows = [[c.strip() for c in ln.split(",")] for ln in csv.splitlines() if ln.strip()]
+    if not m or not rows:
+        return None
+    value, small, large = float(m.group(1)), m.group(3), m.group(4)
+    us = value if m.group(2) else value * 1000.0  # 11.1's summary has no unit: milliseconds
+    try:
+        cell = float(next(r for r in rows[1:] if r[0] == large)[rows[0].index(small)])
+    except (StopIteration, ValueError, IndexError):
+        return None
+    for unit, want in (("us", us), ("ms", us / 1000.0)):
+        if abs(cell - want) <= max(0.011, 0.01 * want):  # the CSV rounds to 2 decimals
+            return unit
+    return None

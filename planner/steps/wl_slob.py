@@ -44,12 +44,13 @@ from planner.steps.base import (
     check_host_path,
     whole_number,
 )
+from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, cluster_of, slob_note
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
 _ERROR_LINE = re.compile(r"^.*\b(ORA-\d{5}|SP2-\d{4}|FATAL)\b.*$", re.M)
-OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", "statspack.txt", "iostat.out", "vmstat.out", "mpstat.out",
-           "db_stats.out", "tm.out", "sqlplus.out", "slob_debug.out")  # what runit.sh writes into the kit
+OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", *(n for n, _ in SLOB_GLOBAL_OUTPUTS), "statspack.txt", "iostat.out",
+           "vmstat.out", "mpstat.out", "db_stats.out", "tm.out", "sqlplus.out", "slob_debug.out")  # runit.sh writes them
 # Before runit.sh, one round trip: back up slob.conf (unless a crashed run left its backup, the real original),
 # and remove the kit's reports of any earlier run.
 _PREPARE = ('k=$1; b=$2; shift 2; cd -- "$k" || exit 1; '
@@ -377,7 +378,7 @@ class Slob(StepType):
                 ctx.conn.put(original.encode(), conf_path)
             moved = ctx.sh(_COLLECT, kit, wd, backup, *OUTPUTS, check=False).stdout
         arts.append(save_text(ctx, "runit.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
-        main = [("awr.txt", "awr_text"), ("awr.html", "awr_html"), ("awr.html.gz", "awr_html")]
+        main = [("awr.txt", "awr_text"), ("awr.html", "awr_html"), ("awr.html.gz", "awr_html"), *SLOB_GLOBAL_OUTPUTS]
         if stats == "statspack":
             main = [("statspack.txt", "statspack")]
         logs = [("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
@@ -385,8 +386,11 @@ class Slob(StepType):
         there = set(moved.split())
         fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
         arts += fetched
+        got = [a.path.rsplit("/", 1)[-1] for a in fetched]  # on RAC, the cluster's figures or why there are none:
+        info["rac"] = slob_note(None if any(n in got for n, _ in SLOB_GLOBAL_OUTPUTS) else cluster_of(ctx), stats, got)
         what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct}); "
-                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M")
+                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M"
+                + (f"; {info['rac']}" if info["rac"] else ""))
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
             problem = "; ".join(dict.fromkeys(errors))[:600] or (r.stderr.strip() or f"exit code {r.exit_code}")[-300:]

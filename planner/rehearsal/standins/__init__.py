@@ -8,6 +8,7 @@ on a real host and these stand-ins in a sandbox.
 
 from __future__ import annotations
 
+import getpass
 import json
 import sys
 from collections.abc import Callable, Mapping
@@ -34,12 +35,30 @@ def state_file(root: Path) -> Path:
     return Path(root) / STATE_REL
 
 
+def rac_state(state: dict[str, Any], nodes: int = 2, unique_name: str = "SLOB") -> None:
+    """Make a seed state a RAC node's: ``nodes`` instances SLOB1..n of the database ``unique_name`` (its db_unique_name,
+    distinct from every instance name), this sandbox being node 1 (labhost, instance SLOB1, ASM instance +ASM1),
+    registered with Grid (srvctl), CLUSTER_DATABASE true. Shared convention with the global-AWR stand-in:
+    ``database.cluster_database``, ``database.instances`` [{inst_id, instance_name, host_name}], ``database.unique_name``."""
+    db = state["database"]
+    names = [f"{unique_name}{n}" for n in range(1, nodes + 1)]
+    hosts = [db["host_name"], *(f"{db['host_name']}{n}" for n in range(2, nodes + 1))]
+    listed = [{"inst_id": n, "instance_name": i, "host_name": h}
+              for n, (i, h) in enumerate(zip(names, hosts, strict=True), 1)]
+    db.update(name=unique_name, unique_name=unique_name, instance_name=names[0], registered=True,
+              cluster_database=True, instances=listed)
+    state["asm"]["sid"] = "+ASM1"
+
+
 def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: str | None = None,
-                     registered: bool = False, **database: Any) -> Path:
+                     registered: bool | None = None, rac: bool = False, grid_user: str | None = None,
+                     **database: Any) -> Path:
     """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
 
-    ``registered`` says whether srvctl knows the database; ``database`` overrides seed fields of
-    ``state["database"]`` (e.g. ``flashback_on="NO"``).
+    ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node (``rac_state``: SLOB1/SLOB2 of
+    db_unique_name SLOB, +ASM1, registered); ``grid_user`` names the only OS user in the OSASM group (role
+    separation: ``/ as sysasm`` by anyone else fails ORA-01031; default: the user running this, the lab's);
+    ``database`` overrides seed fields of ``state["database"]`` (e.g. ``flashback_on="NO"``).
     """
     root = Path(root)
     for home in {oracle_home, grid_home or oracle_home}:
@@ -52,7 +71,10 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
             # a symlink, not a copy: Python resolves it for sys.path, so the programs find their modules
             link.symlink_to(BIN / prog)
     state = _default_state()
-    state["database"].update(registered=registered, **database)
+    if rac:
+        rac_state(state)
+    state["database"].update(registered=rac if registered is None else registered, **database)
+    state["asm"]["osasm_users"] = [grid_user or getpass.getuser()]
     state["oracle_home"] = oracle_home
     path = state_file(root)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -61,8 +83,13 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
 
 
 def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
-    """Inventory vars for a sandbox host with stand-ins (no oracle_user: the lab cannot sudo)."""
-    return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": "orcl", "oracle_access": "sqlplus",
+    """Inventory vars for a sandbox host with stand-ins (no oracle_user: the lab cannot sudo). ORACLE_SID is
+    the seeded instance's (SLOB1 on a RAC node seed): another SID reaches an idle instance, as on a real node."""
+    try:
+        sid = str(load_state(root)["database"].get("instance_name") or "orcl")
+    except (OSError, ValueError, KeyError):
+        sid = "orcl"  # not installed yet: the seed's default
+    return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
             "oracle_poll_interval_s": 0}
 
 

@@ -55,6 +55,7 @@ class DbInfo:
     log_buffer_kb: int = 16384
     block_kb: int = 8
     asm_disks: int = 0  # members of the largest ASM disk group: more LUNs raise the device limit
+    rac: bool = False  # database.cluster_database with more than one instance (awrgen_rac)
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,8 +228,12 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
     for disk in data.get("disks", []):
         if isinstance(disk, dict) and disk.get("group"):
             members[str(disk["group"])] = members.get(str(disk["group"]), 0) + 1
-    return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)),
-                   instance=str(d.get("instance_name", db.instance)), release=str(d.get("version", db.release)),
+    from planner.rehearsal.standins.awrgen_rac import instances
+
+    insts = instances(data)
+    first = insts[0].instance_name if insts else str(d.get("instance_name", db.instance))
+    return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)), rac=bool(insts),
+                   instance=first, release=str(d.get("version", db.release)),
                    buffer_cache_mb=max(4, cache), shared_pool_mb=max(64, int(sga * 0.2)),
                    asm_disks=max(members.values(), default=0))
 
@@ -336,11 +341,19 @@ def cli(argv: Sequence[str] | None = None) -> int:
     b = next_snap_id(state)
     iv = Interval(b, next_snap_id(state), begin, a.run_time)
     fig = simulate(w, host, db)
-    if a.stats == "statspack":
-        (out / "statspack.txt").write_text(render.statspack(fig, host, db, iv, w.sessions))
+    from planner.rehearsal.standins import awrgen_rac as rac
+
+    insts = rac.load_instances(state)
+    # On RAC the kit's awr.txt / statspack.txt is the instance it connected to (awrrpti: instance 1), with that
+    # instance's share only; awr_rac.txt (awrgrpt) has the cluster (SLOB 2.x runit.sh f_generate_awr_report).
+    mine = rac.per_instance(fig, insts)[0][1] if insts else fig
+    if a.stats == "statspack":  # Statspack has no global report: per instance only, on RAC too
+        (out / "statspack.txt").write_text(render.statspack(mine, host, db, iv, w.sessions))
     else:
-        (out / "awr.txt").write_text(render.awr_text(fig, host, db, iv, w.sessions))
-        (out / "awr.html").write_text(render.awr_html(fig, host, db, iv, w.sessions))
+        (out / "awr.txt").write_text(render.awr_text(mine, host, db, iv, w.sessions))
+        (out / "awr.html").write_text(render.awr_html(mine, host, db, iv, w.sessions))
+        if insts:
+            (out / "awr_rac.txt").write_text(rac.global_text(fig, host, db, iv, insts))
     return 0
 
 

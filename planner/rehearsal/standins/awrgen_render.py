@@ -44,7 +44,7 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
            "DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
            "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
            f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
-           f"{db.release:<10} NO  NO", "",
+           f"{db.release:<10} {'YES' if db.rac else 'NO':<3} NO", "",
            "Instance     Inst Num Startup Time",
            "------------ -------- ---------------",
            f"{db.instance:<12} {db.inst_num:>8} {db.startup}", "",
@@ -160,7 +160,8 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
              "</head><body class=\"awr\">\n<h1 class=\"awr\">\nWORKLOAD REPOSITORY report for\n\n</h1>\n<p />\n"]
     info = "This table displays database instance information"
     parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
-                        [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release, "NO", "NO"]]))
+                        [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
+                         "YES" if db.rac else "NO", "NO"]]))
     parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
                         [[db.instance, str(db.inst_num), db.startup]]))
     parts.append(_table("This table displays host information",
@@ -230,7 +231,7 @@ def statspack(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: in
     out = [_banner(sessions), "STATSPACK report for", "",
            "Database    DB Id    Instance     Inst Num  Startup Time   Release     RAC",
            "~~~~~~~~ ----------- ------------ -------- --------------- ----------- ---",
-           f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} NO", "",
+           f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} {'YES' if db.rac else 'NO'}", "",
            "Host Name             Platform                CPUs Cores Sockets   Memory (G)",
            "~~~~ ---------------- ---------------------- ----- ----- ------- ------------",
            f"     {host.name[:16]:<16} {host.platform:<22} {host.cpus:>5} {host.cores:>5} {host.sockets:>7} "

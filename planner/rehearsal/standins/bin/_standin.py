@@ -17,35 +17,20 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-STATE_REL = "var/lib/planner-standin/db.json"
-UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
-SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
+from _standin_memory import (  # noqa: F401  (re-exported: _standin_ddl, awrgen, sql_workload use them here)
+    CACHE_PARAMS,
+    PARAMETERS,
+    SIZE,
+    UNITS,
+    buffer_pools,
+    cache_value,
+    granule_bytes,
+    memory_value,
+    segment_pool,
+    to_bytes,
+)
 
-# name: (type, default, isses_modifiable, issys_modifiable); type as in v$parameter: 1 bool 2 str 3 int 6 big int
-PARAMETERS: dict[str, tuple[int, str, str, str]] = {
-    "cpu_count": (3, "16", "FALSE", "IMMEDIATE"),
-    "db_cache_size": (6, "0", "FALSE", "IMMEDIATE"),
-    "db_recycle_cache_size": (6, "0", "FALSE", "IMMEDIATE"),
-    "db_keep_cache_size": (6, "0", "FALSE", "IMMEDIATE"),
-    "sga_target": (6, "4294967296", "FALSE", "IMMEDIATE"),
-    "sga_max_size": (6, "4294967296", "FALSE", "FALSE"),
-    "pga_aggregate_target": (6, "1073741824", "FALSE", "IMMEDIATE"),
-    "filesystemio_options": (2, "none", "FALSE", "FALSE"),
-    "disk_asynch_io": (1, "TRUE", "FALSE", "FALSE"),
-    "timed_statistics": (1, "TRUE", "TRUE", "IMMEDIATE"),
-    "processes": (3, "300", "FALSE", "FALSE"),
-    "db_block_size": (3, "8192", "FALSE", "FALSE"),
-    "db_writer_processes": (3, "2", "FALSE", "FALSE"),
-    "db_file_multiblock_read_count": (3, "128", "TRUE", "IMMEDIATE"),
-    "use_large_pages": (2, "TRUE", "FALSE", "FALSE"),
-    "parallel_max_servers": (3, "80", "FALSE", "IMMEDIATE"),
-    "remote_login_passwordfile": (2, "EXCLUSIVE", "FALSE", "FALSE"),
-    "compatible": (2, "19.0.0", "FALSE", "FALSE"),
-    "db_name": (2, "orcl", "FALSE", "FALSE"),
-    "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
-    "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
-}
-CACHE_PARAMS = ("db_cache_size", "db_keep_cache_size", "db_recycle_cache_size")
+STATE_REL = "var/lib/planner-standin/db.json"
 
 
 class OraError(Exception):
@@ -64,9 +49,15 @@ def default_state() -> dict[str, Any]:
     return {
         "database": {"name": "ORCL", "unique_name": "orcl", "dbid": 1611251337, "status": "OPEN",
                      "flashback_on": "YES", "log_mode": "ARCHIVELOG", "registered": False,
-                     "instance_name": "orcl", "host_name": "labhost", "version": "19.0.0.0.0"},
+                     "instance_name": "orcl", "host_name": "labhost", "version": "19.0.0.0.0",
+                     # RAC (shared with the global-AWR stand-in): cluster_database, and the instances served as
+                     # GV$INSTANCE, [{inst_id, instance_name, host_name}]; empty: instance_name alone
+                     "cluster_database": False, "instances": []},
         "spfile": {},  # name -> value as written in ALTER SYSTEM (e.g. "64M", "SETALL")
         "memory": {},  # name -> v$parameter.value, only where it differs from the default
+        # the ASM instance of this node (a RAC node runs +ASM1, +ASM2...: rac_state) and the OS users in its OSASM
+        # group; None: the user who seeded the sandbox (the lab's SSH user) is the Grid owner
+        "asm": {"sid": "+ASM", "osasm_users": None},
         "diskgroups": {"DATA": {"number": 1, "type": "EXTERN", "au_size": 4194304, "attributes": {}}},
         "disks": disks,
         "rebalance": {},  # group name -> polls of v$asm_operation left before the rebalance is done
@@ -97,79 +88,6 @@ def locked_state() -> Iterator[dict[str, Any]]:
         tmp = path.with_suffix(".tmp")
         tmp.write_text(json.dumps(state, indent=1))
         os.replace(tmp, path)
-
-
-def to_bytes(value: str) -> str:
-    m = SIZE.match(value.strip())
-    return str(int(m.group(1)) * UNITS[m.group(2).upper()]) if m else value
-
-
-def memory_value(state: dict[str, Any], name: str) -> str:
-    return state["memory"].get(name, PARAMETERS[name][1])
-
-
-# -- buffer pools: how Oracle sizes them ------------------------------------------------------------------
-def granule_bytes(state: dict[str, Any]) -> int:
-    """The SGA granule by SGA size, as Oracle documents it (11.2+; 10g: 4 MB up to 1 GB, else 16 MB):
-    <1G 4M, <=8G 16M, <=16G 32M, <=32G 64M, <=64G 128M, <=128G 256M, above 512M.
-    Source: Oracle Database 18c Installation Guide for Solaris, "Granule Size for SGA Values"
-    https://docs.oracle.com/cd/E96517_01/cwsol/configuring-additional-shared-memory-identifiers-limit.html"""
-    sga = max(int(memory_value(state, "sga_max_size")), int(memory_value(state, "sga_target")))
-    gib = 1 << 30
-    if str(state["database"].get("version", "19")).split(".")[0] == "10":
-        return 4 << 20 if sga <= gib else 16 << 20
-    for limit, granule in ((1, 4), (8, 16), (16, 32), (32, 64), (64, 128), (128, 256)):
-        if sga <= limit * gib:
-            return granule << 20
-    return 512 << 20
-
-
-def _round_up(n: int, unit: int) -> int:
-    return -(-n // unit) * unit
-
-
-def cache_value(state: dict[str, Any], name: str, nbytes: int) -> int:
-    """What v$parameter shows after ``name`` is set to ``nbytes``: Oracle rounds the buffer caches up.
-    DB_CACHE_SIZE: "The value must be at least 4M * number of cpus (smaller values are automatically rounded up
-    to this value). A user-specified value larger than this is rounded up to the nearest granule size."
-    (Oracle Database Reference 11.2-19c, DB_CACHE_SIZE:
-    https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html);
-    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE are rounded up to the granule as well (same Reference)."""
-    if nbytes <= 0:
-        return 0
-    granule = granule_bytes(state)
-    if name == "db_cache_size":
-        nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
-    return _round_up(nbytes, granule)
-
-
-def buffer_pools(state: dict[str, Any]) -> dict[str, int]:
-    """Current bytes of the DEFAULT, KEEP and RECYCLE pools (0: not configured).
-
-    KEEP and RECYCLE are sized by hand only (automatic SGA management never tunes them); under SGA_TARGET or
-    MEMORY_TARGET DB_CACHE_SIZE is a minimum: "If the parameter is specified, then the user-specified value
-    indicates a minimum value for the memory pool" (DB_CACHE_SIZE, Oracle Database Reference 19c, above), and
-    the instance gives DEFAULT what the other pools leave (modelled: 60 % of the target minus KEEP and
-    RECYCLE). Without a target DEFAULT is DB_CACHE_SIZE, or "48 MB or 4 MB * number of CPUs" when unset."""
-    keep = int(memory_value(state, "db_keep_cache_size"))
-    recycle = int(memory_value(state, "db_recycle_cache_size"))
-    floor = int(memory_value(state, "db_cache_size"))
-    sga = int(memory_value(state, "sga_target")) or int(memory_value(state, "memory_target")) * 6 // 10
-    granule = granule_bytes(state)
-    if sga:
-        auto = (sga * 6 // 10 - keep - recycle) // granule * granule
-        default = max(floor, auto, cache_value(state, "db_cache_size", granule))
-    else:
-        default = floor or _round_up(max(48 << 20, 4 * (1 << 20) * int(memory_value(state, "cpu_count"))), granule)
-    return {"DEFAULT": default, "KEEP": keep, "RECYCLE": recycle}
-
-
-def segment_pool(state: dict[str, Any], pool: str) -> str:
-    """The pool a segment created with STORAGE (BUFFER_POOL ``pool``) is cached in: "If you specify KEEP or
-    RECYCLE and the respective pool is not configured, then Oracle caches the object in the DEFAULT pool"
-    (Oracle SQL Language Reference, storage_clause, BUFFER_POOL:
-    https://docs.oracle.com/en/database/oracle/oracle-database/19/sqlrf/storage_clause.html)."""
-    return pool if buffer_pools(state).get(pool) else "DEFAULT"
 
 
 def version_tuple(state: dict[str, Any]) -> tuple[int, ...]:
@@ -223,7 +141,7 @@ def _v_spparameter(state: dict[str, Any]) -> list[Row]:
 def _v_instance(state: dict[str, Any]) -> list[Row]:
     db = state["database"]
     return [{"instance_name": db["instance_name"], "instance_number": 1, "status": db["status"],
-             "host_name": db["host_name"], "version": db["version"]}]
+             "host_name": db["host_name"], "version": db["version"]}]  # a RAC seed's: _standin_rac.py
 
 
 def _v_database(state: dict[str, Any]) -> list[Row]:
@@ -289,6 +207,8 @@ VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "v$buffer_pool": _v_buffer_pool, "v$sga_dynamic_components": _v_sga_dynamic_components,
 }
 ASM_VIEWS = {"v$asm_diskgroup", "v$asm_disk", "v$asm_operation", "v$instance", "dual"}
+# views the ASM instance answers differently from the database (filled by _standin_rac.py)
+ASM_OVERRIDES: dict[str, Callable[[dict[str, Any]], list[Row]]] = {}
 
 # -- statements ---------------------------------------------------------------------------------------------
 Handler = Callable[["Session", "re.Match[str]"], list[str]]
@@ -341,9 +261,10 @@ def split_top(text: str, sep: str) -> list[str]:
 class Session:
     """One sqlplus session: settings, bind variables, the instance it is connected to."""
 
-    def __init__(self, state: dict[str, Any], asm: bool) -> None:
+    def __init__(self, state: dict[str, Any], asm: bool, idle: bool = False) -> None:
         self.state = state
         self.asm = asm
+        self.idle = idle  # "Connected to an idle instance": ORACLE_SID names no instance running here (connect_check)
         self.feedback = True
         self.colsep = " "
         self.variables: dict[str, Any] = {}
@@ -357,6 +278,9 @@ class Session:
         raise OraError("ORA-00900: invalid SQL statement")
 
     def need_open(self) -> None:
+        if self.idle:  # ORA-01034 + ORA-27101: _standin_rac.IDLE cites them
+            raise OraError("ORA-01034: ORACLE not available", "ORA-27101: shared memory realm does not exist",
+                           "Linux-x86_64 Error: 2: No such file or directory")
         if not self.asm and self.state["database"]["status"] == "SHUTDOWN":
             raise OraError("ORA-01034: ORACLE not available", "Process ID: 0", "Session ID: 0 Serial number: 0")
 
@@ -395,11 +319,14 @@ def matches(session: Session, where: str, row: Row) -> bool:
            r"(?:\s+order\s+by\s+(?P<order>\w+))?")
 def _select(s: Session, m: re.Match[str]) -> list[str]:
     view = m["view"].lower()
+    if s.idle:  # an idle instance answers nothing, not even "no such view"
+        s.need_open()
     if view not in VIEWS or (s.asm and view not in ASM_VIEWS):
         raise OraError("ORA-00942: table or view does not exist")
-    if view != "dual":
+    if view != "dual" or s.idle:
         s.need_open()
-    rows = [r for r in VIEWS[view](s.state) if not m["where"] or matches(s, m["where"], r)]
+    source = ASM_OVERRIDES.get(view, VIEWS[view]) if s.asm else VIEWS[view]
+    rows = [r for r in source(s.state) if not m["where"] or matches(s, m["where"], r)]
     if m["order"]:
         rows.sort(key=lambda r: str(r.get(m["order"].lower(), "")))
     cols = split_top(m["cols"], ",")

@@ -103,6 +103,8 @@ while [ "$i" -le "$SESSIONS" ]; do
   echo "$i|$((RUN_TIME * 100))|$((RUN_TIME * 3))|3.000|" >> db_stats.out
   i=$((i + 1))
 done
+# The reports: awr.txt (+ awr.html) or statspack.txt, and on a RAC stand-in also awr_rac.txt, the global report, as
+# the real runit.sh's f_generate_awr_report writes awrrpti's awr.txt and awrgrpt.sql's awr_rac.txt / awr_rac.html.
 PY=${PLANNER_PYTHON:-python3}
 PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen slob \
   --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \

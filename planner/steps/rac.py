@@ -1,0 +1,88 @@
+"""RAC: how many instances a database has, and the global (cluster) AWR report beside the per-instance one.
+
+A per-instance AWR report (awrrpt / AWR_REPORT_TEXT, SLOB's awr.txt) covers one instance: on RAC its physical
+reads are that instance's share, never the cluster's. The cluster's figures are in the global report:
+``DBMS_WORKLOAD_REPOSITORY.AWR_GLOBAL_REPORT_TEXT(dbid, inst_num_list, bid, eid)`` (Oracle Database PL/SQL
+Packages and Types Reference, DBMS_WORKLOAD_REPOSITORY; an empty instance list reports every instance), or
+``awrgrpt.sql``, which SLOB 2.x runs after each test (runit.sh ``f_generate_awr_report``: awr_rac.txt, and
+awr_rac.html gzipped to awr_rac.html.gz). Statspack has no global report: on RAC it is per instance only, and
+planner says so (never a silent fallback).
+
+A database is RAC when GV$INSTANCE has more than one row, or when CLUSTER_DATABASE is TRUE (one instance of a
+cluster database still open: the report says that only one instance was seen).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from planner.db.access import config_for, open_database
+from planner.errors import OracleError
+from planner.steps.base import StepContext
+
+# What SLOB 2.x writes on RAC beside awr.txt (runit.sh f_generate_awr_report), with the parser kind of each.
+SLOB_GLOBAL_OUTPUTS = (("awr_rac.txt", "awr_rac_text"), ("awr_rac.html.gz", "awr_rac_html"),
+                       ("awr_rac.html", "awr_rac_html"))
+
+
+@dataclass(frozen=True, slots=True)
+class Cluster:
+    instances: int  # rows of GV$INSTANCE (1 when it could not be read and CLUSTER_DATABASE is not TRUE)
+    cluster_database: bool
+    why: str  # how planner knows, in words
+
+    @property
+    def rac(self) -> bool:
+        return self.instances > 1 or self.cluster_database
+
+
+def read_cluster(db: object) -> Cluster:
+    """Ask the database (an open planner.db.access Database) whether it is RAC."""
+    cluster = False
+    try:
+        rows = db.query("select value from v$parameter where name = 'cluster_database'")  # type: ignore[attr-defined]
+        cluster = bool(rows) and str(rows[0][0] or "").strip().upper() == "TRUE"
+    except OracleError:
+        pass  # GV$INSTANCE below decides; its failure is said
+    try:
+        rows = db.query("select count(*) from gv$instance")  # type: ignore[attr-defined]
+        n = int(rows[0][0] or 0) if rows else 0
+    except (OracleError, ValueError, TypeError) as e:
+        why = f"GV$INSTANCE could not be read ({str(e).splitlines()[0][:120]})"
+        return Cluster(1, cluster, why + ("; CLUSTER_DATABASE=TRUE" if cluster else "; CLUSTER_DATABASE is not TRUE"))
+    why = f"GV$INSTANCE has {n} instance(s)" + ("; CLUSTER_DATABASE=TRUE" if cluster else "")
+    return Cluster(max(1, n), cluster, why)
+
+
+def global_report_sql(dbid: int, begin: int, end: int) -> str:
+    """The global report over every instance (an empty instance list is all of them)."""
+    return (f"select output from table(dbms_workload_repository.awr_global_report_text("
+            f"{dbid}, '', {begin}, {end}))")
+
+
+def statspack_note(c: Cluster) -> str:
+    return (f"RAC ({c.why}): Statspack has no global report, so the figures are per instance only (the instance "
+            "planner connected to), not the cluster's — collect awr (Diagnostics Pack) for cluster totals")
+
+
+def slob_note(c: Cluster | None, stats: str, fetched: Sequence[str]) -> str:
+    """What the SLOB outcome says about the cluster: '' on a single instance."""
+    if any(n in fetched for n, _ in SLOB_GLOBAL_OUTPUTS):
+        return "RAC: cluster totals from the kit's global report (" + ", ".join(
+            n for n, _ in SLOB_GLOBAL_OUTPUTS if n in fetched) + ")"
+    if c is None or not c.rac:
+        return ""
+    if stats == "statspack":
+        return statspack_note(c)
+    return (f"RAC ({c.why}) but the kit wrote no awr_rac.txt / awr_rac.html.gz (awrgrpt): the figures are one "
+            "instance's awr.txt, not the cluster's")
+
+
+def cluster_of(ctx: StepContext) -> Cluster:
+    """read_cluster over a connection of its own (the step's database settings)."""
+    db = open_database(ctx, config_for(ctx))
+    try:
+        return read_cluster(db)
+    finally:
+        db.close()

@@ -1,0 +1,74 @@
+"""The results store: an index and a team's shared history of run folders (the folders stay the truth).
+
+Two backends behind one interface (``base.Store``): the embedded SQLite file ``<runs_dir>/planner.sqlite``
+(the default; kept in step with the folders by ``sync``, recreated by ``planner index``) and a team's
+PostgreSQL (``--store postgresql://user@host:5432/planner`` or ``PLANNER_STORE``), written by
+``planner store push`` and at the end of every apply, read back by ``planner store pull``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planner.errors import InputError
+from planner.results.measure import read_run
+from planner.store.base import RunFilter, RunRow, SqlStore, Store, StoreUnreachable
+from planner.store.schema import LATEST, MIGRATIONS
+from planner.store.sqlite import SqliteStore
+from planner.store.url import DB_NAME, Backend, StoreURL, default_url, parse_store_url
+
+__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
+           "StoreURL", "StoreUnreachable", "open_store", "parse_store_url", "rebuild", "run_folders",
+           "store_path", "sync"]
+
+
+def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
+    """Connect to the store ``url`` names (the SQLite file's folder is created; a server is never created)."""
+    if url.backend is Backend.POSTGRES:
+        try:
+            from planner.store.postgres import PostgresStore
+        except ImportError as e:  # psycopg is a dependency; a hand-trimmed install may still lack it
+            from planner.errors import Problem
+
+            raise InputError([Problem(None, "--store", f"PostgreSQL store needs psycopg 3 ({e})",
+                                      "pip install 'psycopg[binary]>=3.1'")]) from None
+        return PostgresStore(url, migrating=migrating)
+    assert url.path is not None
+    url.path.parent.mkdir(parents=True, exist_ok=True)
+    return SqliteStore(url.path, url, migrate=not migrating)
+
+
+def store_path(runs_dir: Path) -> Path:
+    return Path(runs_dir) / DB_NAME
+
+
+def run_folders(runs_dir: Path) -> list[Path]:
+    if not Path(runs_dir).is_dir():
+        return []
+    return sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and (p / "meta.json").is_file())
+
+
+def rebuild(runs_dir: Path) -> int:
+    """``planner index``: drop the embedded store and recreate it from the run folders; the runs indexed."""
+    path = store_path(runs_dir)
+    path.unlink(missing_ok=True)
+    count = 0
+    with open_store(default_url(runs_dir)) as store:
+        for folder in run_folders(runs_dir):
+            store.put_run(read_run(folder))
+            count += 1
+    return count
+
+
+def sync(runs_dir: Path) -> SqlStore:
+    """The embedded store with every run folder indexed: folders not in it yet, still running, or indexed by
+    planner 0.1 (no content hash, no host rows for --host) are read now."""
+    store = open_store(default_url(runs_dir))
+    for folder in run_folders(runs_dir):
+        row = store.run(folder.name)
+        if row is None or row.status in ("running", "") or not row.content_hash:
+            try:
+                store.put_run(read_run(folder))
+            except InputError:
+                continue  # a damaged folder is listed by nothing rather than stopping the listing
+    return store

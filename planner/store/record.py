@@ -1,0 +1,152 @@
+"""What a run puts in the store, read from its folder (the source of truth), and a folder rebuilt from it.
+
+In: the record's own files (meta, results, recap, restore log, plan and resolved plan, facts, inventory
+snapshot, console transcript: all already redacted by the run record), every artifact's name, size and
+sha256, the measurements, findings and verdicts. Artifact CONTENT is kept only for artifacts planner
+parses (the AWR/Statspack/ORION/fio/SLB/iozone/OS-stat outputs the numbers come from, each at most
+MAX_KEPT bytes): with them a pulled folder re-measures and re-renders exactly as the original, and they
+are text of a few hundred KB. Logs, scripts, traces and kit output stay in the folder only (names, sizes
+and sums are in the store, so a copy can be checked against it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from planner.results.findings import ClaimVerdict, Finding, all_findings, verdicts
+from planner.results.measure import Measurement, RunData, _inside
+from planner.results.stats import series
+
+RECORD_FILES = ("meta.json", "results.json", "recap.json", "restore.json", "plan.yaml", "plan.resolved.yaml",
+                "console.log")
+RECORD_DIRS = ("facts", "inventory")
+MAX_KEPT = 16 * 1024 * 1024
+PULLED_NOTE = "pulled.json"  # written by pull: where the folder came from and which artifacts are not in it
+
+
+@dataclass(frozen=True, slots=True)
+class ArtifactEntry:
+    path: str
+    kind: str
+    size: int | None  # None: listed by results.json but not in the folder
+    sha256: str
+    content: bytes | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredRun:
+    """One run as the store holds it."""
+
+    run_id: str
+    plan: str
+    plan_file: str
+    git_commit: str | None
+    git_dirty: bool | None
+    started: str | None
+    ended: str | None
+    status: str | None
+    simulated: bool
+    hosts: tuple[str, ...]
+    path: str  # the folder it was pushed from, on its controller
+    controller: str
+    recap: str  # recap.json's text ('' when none)
+    files: tuple[tuple[str, bytes], ...]
+    artifacts: tuple[ArtifactEntry, ...]
+    measurements: tuple[Measurement, ...]
+    findings: tuple[Finding, ...]
+    verdicts: tuple[ClaimVerdict, ...]
+    content_hash: str
+
+
+def _record_files(run_dir: Path) -> Iterator[tuple[str, bytes]]:
+    for name in RECORD_FILES:
+        if (run_dir / name).is_file():
+            yield name, (run_dir / name).read_bytes()
+    for d in RECORD_DIRS:
+        if (run_dir / d).is_dir():
+            for f in sorted((run_dir / d).rglob("*")):
+                if f.is_file() and not f.is_symlink() and _inside(run_dir, f.relative_to(run_dir).as_posix()):
+                    yield f.relative_to(run_dir).as_posix(), f.read_bytes()
+
+
+def _artifacts(run: RunData) -> list[ArtifactEntry]:
+    from planner.parsers import KINDS
+
+    out: dict[str, ArtifactEntry] = {}
+    for r in run.results:
+        for a in r.artifacts:
+            if a.path in out:
+                continue
+            inside = _inside(run.run_dir, a.path)  # a crafted results.json must not upload /etc/shadow
+            if inside is None or not inside.is_file():
+                out[a.path] = ArtifactEntry(a.path, a.kind, None, a.sha256)
+                continue
+            data = inside.read_bytes()
+            keep = a.kind in KINDS and len(data) <= MAX_KEPT
+            out[a.path] = ArtifactEntry(a.path, a.kind, len(data), hashlib.sha256(data).hexdigest(),
+                                        data if keep else None)
+    return list(out.values())
+
+
+def content_hash(files: tuple[tuple[str, bytes], ...], artifacts: tuple[ArtifactEntry, ...]) -> str:
+    h = hashlib.sha256()
+    for name, data in sorted(files):
+        h.update(f"f {name} {hashlib.sha256(data).hexdigest()}\n".encode())
+    for a in sorted(artifacts, key=lambda a: a.path):
+        h.update(f"a {a.path} {a.size} {a.sha256}\n".encode())
+    return h.hexdigest()
+
+
+def capture(run: RunData) -> StoredRun:
+    meta, git = run.meta, dict(run.meta.get("git") or {})
+    files = tuple(_record_files(run.run_dir))
+    artifacts = tuple(_artifacts(run))
+    all_series = series(run.measurements)
+    rated = {p.name: dict(p.rated) for p in run.plan.plays} if run.plan else {}
+    claims = run.plan.reproduces if run.plan else ()
+    recap = dict(files).get("recap.json", b"").decode(errors="replace")
+    return StoredRun(
+        run.run_id, str(meta.get("plan", "")), str(meta.get("plan_file", "")), git.get("commit"),
+        None if git.get("dirty") is None else bool(git.get("dirty")), meta.get("started"), meta.get("ended"),
+        meta.get("status"), run.simulated, tuple(sorted(meta.get("hosts") or {})), str(run.run_dir.resolve()),
+        str(meta.get("controller") or ""), recap, files, artifacts, run.measurements,
+        tuple(all_findings(all_series, rated)), tuple(verdicts(claims, all_series, run.simulated)),
+        content_hash(files, artifacts))
+
+
+def _safe_rel(name: str) -> PurePosixPath | None:
+    """A store row names a file inside the folder being rebuilt, or it is not written (a store is input too)."""
+    p = PurePosixPath(name)
+    if not name or "\x00" in name or p.is_absolute() or ".." in p.parts or "\\" in name:
+        return None
+    return p
+
+
+def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
+    """``dest/<run id>`` rebuilt from the store; returns it and the artifacts not in it (content not kept)."""
+    from planner.files import write_bytes, write_json
+
+    folder = dest / run.run_id
+    missing: list[str] = []
+    for name, data in run.files:
+        rel = _safe_rel(name)
+        if rel is not None:
+            write_bytes(folder / rel, data, 0o600)
+    for a in run.artifacts:
+        rel = _safe_rel(a.path)
+        if rel is not None and a.content is not None:
+            write_bytes(folder / rel, a.content, 0o600)
+        else:
+            missing.append(a.path)
+    write_json(folder / PULLED_NOTE, {"run_id": run.run_id, "pushed_from": f"{run.controller}:{run.path}",
+                                      "content_hash": run.content_hash,
+                                      "artifacts_not_kept": missing})
+    return folder, missing
+
+
+def dumps(obj: object) -> str:
+    return json.dumps(obj, default=str, sort_keys=True)
