@@ -23,11 +23,19 @@ from planner.transport.ssh import client as ssh
 
 pytestmark = pytest.mark.ssh
 
-# Warm apply, per host: facts + lock (1), the prep steps' probes: io_scheduler's resolve and template's read (1),
-# uname (1), fetch (1: a small file comes back in the exec with its checksum), lock release (1).
-# Before the batching: 8 execs + 1 SFTP; before inline fetch: 5 execs + 1 SFTP.
-WARM_EXECS = 5
+# Warm apply, per host: ONE exec (planner.engine.batch): the lock, the facts, io_scheduler's resolve and
+# template's read, `uname -a` (changed_when: false), the fetch (inline with its checksum), the lock's release.
+# Before: 5 execs (facts + lock, probe batch, uname, fetch, release); before that 8 execs + 1 SFTP.
+WARM_EXECS = 1
 WARM_SFTP = 0
+# Cold apply, per host: the same one exec (its answers: the 4 schedulers differ, the file is absent), then
+# the lock taken again before the first change (1), io_scheduler's writes with their read-back (1: all devices in
+# one exec), template's read (1: the writes dropped the batch's answers) and upload (1 SFTP session + its
+# checksum/rename exec, 1); uname and the fetch were read before the first change, so they ask again (2); the
+# lock's release (1). 1 + 1 + 1 + 1 + 1 + 2 + 1 = 8 execs, 1 SFTP session (before: 15, of which 8 were
+# io_scheduler's write and read-back per device).
+COLD_EXECS = 8
+COLD_SFTP = 1
 
 
 @dataclass
@@ -49,7 +57,7 @@ class Trips:
 @pytest.fixture
 def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Trips]:
     t = Trips()
-    run, sftp_client = ssh.SSHConnection.run, ssh.SSHConnection._sftp_client
+    run, get, sftp_client = ssh.SSHConnection.run, ssh.SSHConnection.get, ssh.SSHConnection._sftp_client
 
     def counted_run(self: ssh.SSHConnection, argv: Any, **kw: Any) -> Any:
         with t.lock:
@@ -68,24 +76,36 @@ def trips(monkeypatch: pytest.MonkeyPatch) -> Iterator[Trips]:
                 t.sftp[self.host.name] += 1
         return client
 
+    def counted_get(self: ssh.SSHConnection, remote: str, local: Path, **kw: Any) -> Any:
+        with t.lock:  # one exec (GET), which SSHConnection.get runs without going through run()
+            t.execs[self.host.name] += 1
+            t.commands[self.host.name].append(f"get {remote}")
+        return get(self, remote, local, **kw)
+
     monkeypatch.setattr(ssh.SSHConnection, "run", counted_run)
+    monkeypatch.setattr(ssh.SSHConnection, "get", counted_get)
     monkeypatch.setattr(ssh.SSHConnection, "_sftp_client", counted_sftp)
     yield t
 
 
-def test_warm_apply_round_trips_per_host(make_lab: Callable[..., Lab], tmp_path: Path, trips: Trips) -> None:
+def test_cold_and_warm_apply_round_trips_per_host(make_lab: Callable[..., Lab], tmp_path: Path, trips: Trips) -> None:
     lab = make_lab(3)
     inventory = fanout_inventory(lab, tmp_path)
     cold = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 2 and r["failed"] == 0 for r in cold.values()), cold
+    for h in lab.hosts:
+        execs, sessions = trips.execs[h.name], trips.sftp[h.name]
+        assert execs == COLD_EXECS, f"{h.name}: {execs} exec round trips cold: {trips.commands[h.name]}"
+        assert sessions == COLD_SFTP, f"{h.name}: {sessions} SFTP sessions cold"
+        assert not list(lab.sandbox(h.name).glob("tmp/planner.lock*")), "the lock was not released"
 
     trips.reset()
     warm = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in warm.values()), warm
     for h in lab.hosts:
         execs, sessions = trips.execs[h.name], trips.sftp[h.name]
-        assert execs <= WARM_EXECS, f"{h.name}: {execs} exec round trips: {trips.commands[h.name]}"
-        assert sessions <= WARM_SFTP, f"{h.name}: {sessions} SFTP sessions"
+        assert execs == WARM_EXECS, f"{h.name}: {execs} exec round trips: {trips.commands[h.name]}"
+        assert sessions == WARM_SFTP, f"{h.name}: {sessions} SFTP sessions"
         assert not list(lab.sandbox(h.name).glob("tmp/planner.lock*")), "the lock was not released"
 
 

@@ -14,7 +14,6 @@ from typing import Any, TextIO
 
 from planner.errors import InputError, Problem
 from planner.files import atomic_write
-from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
 
 FORMATS = ("md", "json")
 
@@ -29,6 +28,9 @@ def add_analyze_command(sub: Any) -> None:
 
 
 def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
+    # here, not at the top: every verb's parser is built with this module, only `analyze` needs the findings
+    from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
+
     missing = [f for f in args.files if not Path(f).is_file()]
     if missing:
         raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])

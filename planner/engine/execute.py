@@ -37,6 +37,7 @@ class HostState:
     unreachable: bool = False
     blocked: str = ""  # e.g. held by another run: the host takes no steps at all
     workdir: str = ""  # this run's working directory on the host
+    released: bool = False  # the play's one exec released the host's lock (planner.engine.probes)
     predicted: dict[str, Any] = field(default_factory=dict)  # check mode: earlier steps' predicted changes
 
     @property

@@ -17,6 +17,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from planner.engine import batch, probes
 from planner.engine.execute import HostState
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
@@ -150,22 +151,52 @@ def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, s
     return facts_mod.gather_after(hs.conn, root, LOCK_SCRIPT, args)
 
 
-def start_host(hs: HostState, record: RunRecord | None) -> tuple[StepResult, str | None]:
-    """Gather the host's facts, and with a run record try its lock in the same round trip: (the facts result,
-    the lock's reply for take_host or None). Check mode (no record) takes no lock."""
+def start_host(hs: HostState, record: RunRecord | None,
+               b: probes.Batch | None = None) -> tuple[StepResult, str | None, batch.Reply | None]:
+    """Gather the host's facts, and with a run record try its lock in the same round trip; with ``b``, the
+    play's batched reads (and the lock's release) ride in it too: (the facts result, the lock's reply for
+    take_host or None, the batch's reply). Check mode (no record) takes no lock."""
     try:
         assert hs.conn is not None
-        reply = None
-        if record is None:
-            f, _ = facts_mod.gather(hs.conn, str(hs.host.vars.get("planner_root", "") or ""))
-        else:
-            f, cmd, reply = gather_and_lock(hs, record.id)
-            record.log_command(hs.host.name, "facts", cmd)
-            record.write(f"facts/{hs.host.name}.json", f.to_json())
-        hs.facts = f.to_json()
-        return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK), reply
+        root = str(hs.host.vars.get("planner_root", "") or "")
+        if b is None or not (b.probes or b.release):  # nothing batched: the lighter facts script
+            reply = None
+            if record is None:
+                f, _ = facts_mod.gather(hs.conn, root)
+            else:
+                f, cmd, reply = gather_and_lock(hs, record.id)
+                record.log_command(hs.host.name, "facts", cmd)
+            return _facts_ok(hs, record, f), reply, None
+        lock = ("", "", "") if record is None else lock_args(
+            lock_path(root, hs.host), record.id, utc_now(), procs.running_dir(run_workdir(hs, record.id)))
+        r = hs.conn.run(batch.argv(b.lines, lock=lock, facts_root=root, release=b.release and record is not None,
+                                   run_id=record.id if record else ""), timeout=b.timeout_s)
+        got = batch.parse(r.stdout)
+        if got.facts is None and got.lock is None:  # the script did not start (e.g. no mktemp): as before
+            return start_host(hs, record, None)
+        text = got.facts.stdout.decode(errors="replace") if got.facts else ""
+        if record is not None:  # the command log shows this exec's lock and facts; each batched read is
+            # logged under the step that uses it
+            record.log_command(hs.host.name, "facts", CommandResult(
+                r.command, r.exit_code, (got.lock or "") + text, r.stderr, r.duration_s, r.timed_out))
+        hs.released = got.released
+        return _facts_ok(hs, record, facts_mod.parse(text)), got.lock, got
     except ConnectError as e:
-        return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e)), None
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.UNREACHABLE, str(e)), None, None
+
+
+def _facts_ok(hs: HostState, record: RunRecord | None, f: Facts) -> StepResult:
+    if record is not None:
+        record.write(f"facts/{hs.host.name}.json", f.to_json())
+    hs.facts = f.to_json()
+    return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK)
+
+
+def relock(hs: HostState, conn: Connection, run_id: str) -> None:
+    """Take the host again after the play's one exec released its lock (a step needs the host after all)."""
+    root = str(hs.host.vars.get("planner_root", "") or "")
+    acquire_lock(conn, lock_path(root, hs.host), run_id, utc_now(), prepare_dir=procs.running_dir(hs.workdir))
+    hs.released = False
 
 
 def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pids: frozenset[int] | None,

@@ -129,15 +129,19 @@ class Runner(HostsMixin):
             if spec.when and not eval_when(spec.when, variables):
                 return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
-            if self.record is not None:
+            if self.record is not None:  # written once the step's hosts are noted (below)
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
-                                                                             "args": args})
+                                                                             "args": args}, write=False)
             if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
                 variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 
-        self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        try:
+            self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+        finally:
+            if self.record is not None:  # the step's hosts' arguments, in one write (also when interrupted)
+                self.record.note_resolved(play.name, "", spec.path, None)
         self._save_results()
 
     def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
@@ -200,7 +204,9 @@ class Runner(HostsMixin):
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {
                     "title": spec.title, "kind": spec.kind,
                     "points": [{"point": p.index + 1, "params": dict(p.params), "repeat": p.repeat + 1,
-                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]})
+                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]}, write=False)
+        if self.record is not None:
+            self.record.note_resolved(play.name, "", spec.path, None)
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
         for host, pts in plans.items():
@@ -296,24 +302,22 @@ class Runner(HostsMixin):
     def _play(self, index: int, play: Play) -> None:
         hosts = self.play_hosts.get(play.name, ())
         self.console.banner("PLAY", play.name)
-        self._connect(hosts)
+        specs = [s for s in play.steps if selected(s, play, self.opts)]
+        batched = self._connect(hosts, lambda hs: self._batch(index, play, specs, hs))  # facts, lock and reads
         states = [self.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
-        if (prep := [s for s in play.prep if selected(s, play, self.opts)]) and todo:
-            self.phase = Phase.PREP  # the prep steps' read-only probes, one round trip per host (planner.engine.probes)
-            self._map(lambda hs: probes.prepare(hs, prep, self._variables(play, hs), self.settings, self.record), todo)
+        if later := [hs for hs in todo if hs.host.name not in batched]:
+            self.phase = Phase.PREP  # the play's reads, one round trip per host (planner.engine.probes)
+            self._map(lambda hs: self._prepare(index, play, specs, hs), later)
         prepped = False
-        for spec in [*(s for s in play.steps if selected(s, play, self.opts)), None]:  # None: the play's end
+        for spec in [*specs, None]:  # None: the play's end
             if (spec is None or spec.section is not Section.PREP) and not prepped:
                 prepped = True
-                probes.unwrap(states)
                 self._restart_after_prep(index, play, [s for s in states if s in todo])
             if spec is None:
                 break
-            if spec.section is not Section.PREP:
-                probes.unwrap(states)
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
@@ -328,6 +332,7 @@ class Runner(HostsMixin):
                 self._simple_step(play, spec, live)
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
+        probes.unwrap(states)
 
     def _work_left(self, play: Play, hs: HostState) -> bool:
         """--resume: whether the play still has a workload point or collect step to do on the host."""

@@ -104,9 +104,8 @@ class RunRecord:
             self._secrets = (*self._secrets, secret)
 
     def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
-        """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the
-        record notes each file changed (meta.json ``redacted_artifacts``) so a reader knows why a hash
-        no longer matches the host's file. Returns the files changed."""
+        """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the record
+        notes each file changed (meta.json ``redacted_artifacts``: why a hash no longer matches the host's)."""
         if not self._secrets:
             return []
         changed: list[str] = []
@@ -145,14 +144,15 @@ class RunRecord:
         write_bytes(target, self.redact(text).encode())
         return target
 
-    def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any]) -> None:
-        """Record one step's arguments on one host after variables (and its sweep points): plan.resolved.yaml.
-
-        plan.yaml is the plan as given; this is what each host was actually asked to do, so a reader needs
-        neither the inventory nor the -e values to know which arguments ran."""
+    def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any] | None, *, write: bool = True) -> None:
+        """One step's arguments on one host after variables (and sweep points), in plan.resolved.yaml; ``write=False``
+        only notes, ``entry`` None writes what was noted (once per step: a dump per host was O(hosts^2))."""
         with self._lock:
             resolved = self._load_resolved()
-            resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
+            if entry is not None:
+                resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
+            if not write:
+                return
             doc = {"plays": [{"name": p, "hosts": hosts} for p, hosts in resolved.items()]}
             text = "# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
             text += yaml.safe_dump(_plain(doc), sort_keys=False, default_flow_style=False, allow_unicode=True)

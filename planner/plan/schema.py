@@ -25,14 +25,15 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from importlib import resources
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import Location, Problem
 from planner.plan.model import Section
 from planner.plan.source import Document, NodePath, format_path
+
+if TYPE_CHECKING:  # jsonschema (~0.1 s to import) loads when a plan is first validated, not for every verb
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 SECTIONS = tuple(s.value for s in Section)
 
@@ -90,6 +91,8 @@ def plan_schema() -> dict[str, Any]:
 
 @cache
 def _validator(ref: str | None = None) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     raw = _raw()
     return Draft202012Validator(raw if ref is None else {"$ref": f"#/$defs/{ref}", "$defs": raw["$defs"]})
 

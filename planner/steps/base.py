@@ -54,6 +54,13 @@ class Probe:
     become: bool = False
     become_user: str = "root"
     ok: frozenset[int] = frozenset({0})  # exit codes whose answer is kept; any other makes the step ask again
+    cwd: str = ""  # the command's working directory (a command step's chdir)
+    # a fetch: ``argv`` is (the host path,), answered to ``conn.get(path, local, max_bytes=fetch_max)``
+    fetch: bool = False
+    fetch_max: int | None = None
+
+
+ANY_EXIT = frozenset(range(256))  # a command whose every exit code is its answer (the step judges it)
 
 
 @dataclass(slots=True)
@@ -319,10 +326,12 @@ class StepType(abc.ABC):
         return None  # most kinds have nothing to check beyond their schema
 
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
-        """The read-only commands save()/check() start with, built with ctx.sh_probe / ctx.read_probe.
+        """The read-only commands save()/check() start with, built with ctx.sh_probe / ctx.read_probe; for a
+        step whose whole work is a read (a ``changed_when: false`` command, a fetch), that read itself.
 
-        The runner may run a play's probes for a host in ONE round trip before its prep steps (planner.engine.probes);
-        the step's own identical command is then answered from that batch unless something ran in between.
+        The runner runs a play's probes for a host in ONE round trip, with its facts and lock
+        (planner.engine.probes); the step's own identical command is then answered from that batch unless
+        something ran in between.
         """
         return ()
 

@@ -13,7 +13,7 @@ import jinja2
 from planner.errors import StepError
 from planner.safejinja import SandboxEnvironment, template_errors_only
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Outcome, Probe, StepContext, StepType, check_host_path
+from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, StepContext, StepType, check_host_path
 from planner.transport.streams import FetchTooLarge, parse_size
 
 
@@ -39,6 +39,15 @@ class Command(StepType):
         if not creates:
             return False
         return ctx.run(["test", "-e", ctx.path(str(creates))], check=False).exit_code == 0
+
+    def probes(self, ctx: StepContext) -> Sequence[Probe]:
+        # changed_when: false says the command only reads: its result is its answer, whatever the exit code.
+        # Not in check mode (the command does not run then), nor with creates (a test comes first).
+        if ctx.check_mode or self.args.get("changed_when", True) or self.args.get("creates"):
+            return []
+        chdir = self.args.get("chdir")
+        return [Probe(tuple(self.argv()), ctx.become, ctx.become_user, ANY_EXIT,
+                      cwd=ctx.path(str(chdir)) if chdir else "")]
 
     def check(self, ctx: StepContext) -> Change:
         if self._creates(ctx):
@@ -164,6 +173,9 @@ class Fetch(StepType):
     def _cap(self) -> int | None:
         given = self.args.get("max_size")
         return parse_size(given) if given is not None else None
+
+    def probes(self, ctx: StepContext) -> Sequence[Probe]:
+        return [] if ctx.check_mode else [Probe((ctx.path(str(self.args["src"])),), fetch=True, fetch_max=self._cap())]
 
     def check(self, ctx: StepContext) -> Change:
         return Change(False, f"would fetch {self.args['src']}")

@@ -35,6 +35,12 @@ BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 DEV_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
 WWID = re.compile(r"^(0x)?[0-9a-fA-F]{16,}$")
 WRITE = 'printf "%s\\n" "$1" > "$2"'  # values are positional parameters, never script text
+# io_scheduler: every device's write ($1 value, $2 path, $3 value, $4 path...), then each read back, one line
+# per device, in one round trip (a changed step costs one exec, not two per device).
+WRITE_ALL = ('n=0; for a in "$@"; do n=$((n+1)); if [ $((n % 2)) = 1 ]; then v=$a; '
+             'else printf "%s\\n" "$v" > "$a" || { printf "\\nplanner-failed\\t%s\\n" "$a" >&2; exit 1; }; fi; done; '
+             'n=0; for a in "$@"; do n=$((n+1)); if [ $((n % 2)) = 0 ]; then l=; '
+             '{ read -r l < "$a"; } 2>/dev/null; printf "%s\\n" "$l"; fi; done')
 SYSCTL_NAME = re.compile(r"^[a-z0-9_][a-z0-9_.\-/]*$")
 
 def parse_scheduler(text: str) -> tuple[str, tuple[str, ...]]:
@@ -214,17 +220,19 @@ class IoScheduler(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         self.need_root(ctx)
         devices, todo, rule, have_rule = self._predict(ctx)
-        for d in todo:
-            assert d.target is not None
-            try:
-                ctx.sh(WRITE, kernel_view(d.target, d.available) if ctx.root else d.target, d.path)
-            except StepError as e:
-                if "denied" not in str(e):
-                    raise
-                raise StepError(f"{ctx.host.name} refused the write to {d.path} ({d.device}): Permission denied; "
-                                f"only root may write queue/scheduler", hint="give the step become: true (sudo to "
-                                "root), or connect as root") from e
-        wrong = [d.device for d in todo if parse_scheduler(ctx.conn.read_text(d.path) or "")[0] != d.target]
+        pairs = [x for d in todo for x in (kernel_view(d.target or "", d.available) if ctx.root else d.target or "",
+                                           d.path)]
+        try:
+            now = (ctx.sh(WRITE_ALL, *pairs).stdout.split("\n") if todo else []) + [""] * len(todo)
+        except StepError as e:
+            failed = str(e).rpartition("planner-failed\t")[2].split("\n")[0].strip()
+            d = next((d for d in todo if d.path == failed), None)
+            if d is None or "denied" not in str(e):
+                raise
+            raise StepError(f"{ctx.host.name} refused the write to {d.path} ({d.device}): Permission denied; "
+                            f"only root may write queue/scheduler", hint="give the step become: true (sudo to "
+                            "root), or connect as root") from e
+        wrong = [d.device for d, line in zip(todo, now, strict=False) if parse_scheduler(line)[0] != d.target]
         if wrong:
             raise StepError(f"the scheduler did not change on {', '.join(wrong)}",
                             hint="is the device busy, or does the kernel refuse the scheduler?")

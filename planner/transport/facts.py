@@ -52,6 +52,11 @@ class Facts:
         return asdict(self)
 
 
+def script() -> str:
+    """The facts script's text ($1: the sandbox root), for a host-side batch that runs it among other sections."""
+    return _SCRIPT
+
+
 # Ends the output of a script run before the facts in the same round trip (see gather_after).
 _MARK = "--planner-facts--"
 

@@ -33,6 +33,7 @@ import paramiko
 from planner.errors import ConnectError, StepError
 from planner.host import Host
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
+from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
 from planner.transport.ssh.fileops import check, file_error, refused
@@ -47,12 +48,9 @@ from planner.transport.ssh.known_hosts import (
 )
 from planner.transport.ssh.sockets import tcp_socket
 from planner.transport.ssh.target import SSHTarget, merge_target
-from planner.transport.streams import (
-    READ_BUF,
-    LocalSink,
-    OutputBuffer,
-    fetch_cap,
-)
+from planner.transport.streams import READ_BUF, LocalSink, OutputBuffer, fetch_cap
+
+noinvoke.restore()  # paramiko is imported: invoke may load again (only for ssh_config's Match exec)
 
 # paramiko's transport thread logs its failures with tracebacks; with no handler, Python's last-resort one
 # printed them on stderr. planner reports each failure itself, in words.
@@ -63,7 +61,7 @@ SFTP_WINDOW = 8 << 20
 
 @functools.lru_cache(maxsize=8)
 def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
-    return paramiko.SSHConfig.from_path(path)
+    return noinvoke.ssh_config(paramiko, path)
 
 
 def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: Path | None = None,

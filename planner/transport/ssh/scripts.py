@@ -5,6 +5,7 @@ Kept apart from client.py so that module stays about paramiko; nothing here impo
 
 from __future__ import annotations
 
+import base64
 import shlex
 from collections.abc import Mapping, Sequence
 
@@ -46,3 +47,20 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     inner += "exec " + command_line(argv, env=env)
     return command_line(["setsid", "-w", "sh", "-c", f"echo {mark}$$ >&2; {inner}"],
                         become=become, become_user=become_user, login=login)
+
+
+def get_argv(remote: str, inline_max: int, root: str, max_bytes: int | None) -> list[str]:
+    """GET's exec: the file inline up to ``inline_max`` bytes (else its SFTP path), refused past ``max_bytes``."""
+    return ["sh", "-c", GET, "sh", remote, str(inline_max), root, "" if max_bytes is None else str(max_bytes)]
+
+
+def inline_reply(stdout: str) -> tuple[bytes, str] | None:
+    """GET's answer for a small file: (its bytes, the sha256 the host took), or None for any other answer."""
+    head, _, body = stdout.partition("\n")
+    words = head.split()
+    if words[:1] != ["inline"] or len(words) != 3:
+        return None
+    try:
+        return base64.b64decode(body), words[2]
+    except ValueError:
+        return None

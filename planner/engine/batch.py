@@ -1,0 +1,153 @@
+"""A host's whole warm play in ONE exec: the lock, the facts, every batched read, then the lock's release.
+
+The script is fixed text (``SCRIPT``); everything that varies comes in as positional parameters, and each
+batched command is one line built by ``command_line`` (shlex-quoted, exactly the line the transport would send
+for it alone: sshd hands that line to a shell too, so ``eval`` adds no parsing). No user text is ever pasted
+into the script.
+
+Output framing: every byte a section or command prints is base64-encoded on the host, and every frame line
+starts with ``#``, which is outside the base64 alphabet. Whatever a command prints (including text that looks
+like a frame, or the script's own arguments read from ``ps``) cannot make a frame line: the parse is exact.
+A frame is ``#<name> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only a
+frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from planner.transport import facts as facts_mod
+from planner.transport.connection import CommandResult
+from planner.transport.streams import OutputBuffer
+
+# $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
+# dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
+# at the end, $6 the run id (only a lock holding it is released); then one command line per batched read.
+# The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
+SCRIPT = r"""
+lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
+t=$(mktemp -d) || exit 8
+trap 'rm -rf -- "$t"' EXIT
+now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+frame() {
+  printf '#%s %s %s %s\n' "$1" "$2" "$3" "$4"
+  [ -s "$t/o" ] && base64 < "$t/o"
+  printf '#-\n'
+  [ -s "$t/e" ] && base64 < "$t/e"
+  printf '#.\n'
+}
+got=1
+if [ -n "$lock" ] && [ -n "$info" ]; then
+  got=
+  s=$(now)
+  {
+    d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
+    if mkdir -- "$lock" 2>/dev/null; then
+      printf '%s\n' "$info" >"$lock/holder.json"
+      if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || echo "cannot create $procs" >&2; fi
+      echo acquired
+    else
+      echo held; cat -- "$lock/holder.json" 2>/dev/null
+    fi
+  } >"$t/o" 2>"$t/e"
+  read -r first <"$t/o"; [ "$first" = acquired ] && got=1
+  frame lock 0 "$s" "$(now)"
+fi
+if [ "$root" != - ]; then
+  s=$(now)
+  _facts() {
+FACTS
+  }
+  _facts "$root" >"$t/o" 2>"$t/e"
+  frame facts $? "$s" "$(now)"
+fi
+[ -n "$got" ] || exit 0
+s=$(now)
+for c in "$@"; do
+  eval "$c" >"$t/o" 2>"$t/e" </dev/null; rc=$?
+  e=$(now); frame run "$rc" "$s" "$e"; s=$e
+done
+if [ "$release" = 1 ] && [ -n "$lock" ]; then
+  : >"$t/o"; : >"$t/e"
+  grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && { rm -rf -- "$lock"; [ -z "$procs" ] || rm -rf -- "$procs"; }
+  frame release $? "$s" "$(now)"
+fi
+""".replace("FACTS", facts_mod.script())
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    name: str  # lock, facts, run, release
+    rc: int
+    seconds: float
+    stdout: bytes
+    stderr: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """What the one exec said, section by section (a section missing: it did not run or was cut short)."""
+
+    lock: str | None = None  # LOCK_SCRIPT's reply: "acquired" or "held\n<holder.json>"
+    facts: Frame | None = None
+    runs: tuple[Frame, ...] = ()
+    released: bool = False
+    frames: tuple[Frame, ...] = field(default=(), repr=False)
+
+
+def argv(lines: Sequence[str], *, lock: Sequence[str] = ("", "", ""), facts_root: str | None = None,
+         release: bool = False, run_id: str = "") -> list[str]:
+    """The exec: ``lock`` = hostlock.lock_args (the lock, holder.json text, the process-group dir) or empty."""
+    return ["sh", "-c", SCRIPT, "sh", *lock, "-" if facts_root is None else facts_root, "1" if release else "",
+            run_id, *lines]
+
+
+def parse(stdout: str) -> Reply:
+    """The frames that arrived whole, in order."""
+    frames: list[Frame] = []
+    head: list[str] | None = None
+    out: list[str] = []
+    err: list[str] | None = None
+    for line in stdout.split("\n"):
+        if line.startswith("#") and line not in ("#-", "#."):
+            head, out, err = line[1:].split(" "), [], None
+        elif head is None:
+            continue
+        elif line == "#-":
+            err = []
+        elif line == "#.":
+            frame = _frame(head, out, err)
+            if frame is None:
+                break  # a damaged frame: what follows cannot be trusted in order
+            frames.append(frame)
+            head = None
+        else:
+            (out if err is None else err).append(line)
+    lock = next((f for f in frames if f.name == "lock"), None)
+    return Reply(lock=lock.stdout.decode(errors="replace") if lock else None,
+                 facts=next((f for f in frames if f.name == "facts"), None),
+                 runs=tuple(f for f in frames if f.name == "run"),
+                 released=any(f.name == "release" and f.rc == 0 for f in frames), frames=tuple(frames))
+
+
+def _frame(head: list[str], out: list[str], err: list[str] | None) -> Frame | None:
+    if len(head) != 4 or err is None or not all(h.isdigit() for h in head[1:]):
+        return None
+    try:
+        stdout, stderr = base64.b64decode("".join(out), validate=True), base64.b64decode("".join(err), validate=True)
+    except (binascii.Error, ValueError):
+        return None
+    start, end = int(head[2]), int(head[3])
+    return Frame(head[0], int(head[1]), max(0.0, (end - start) / 1e9) if start and end else 0.0, stdout, stderr)
+
+
+def as_result(line: str, f: Frame) -> CommandResult:
+    """A batched command's frame as the CommandResult it would have had alone (same caps on its output)."""
+    out, err = OutputBuffer(), OutputBuffer()
+    out.write(f.stdout)
+    err.write(f.stderr)
+    return CommandResult(line, f.rc, out.text(), err.text(), f.seconds, False, out.truncated or err.truncated,
+                         out.total, err.total)
