@@ -56,10 +56,19 @@ def read_identity(db: Database) -> DbIdentity:
     rows = db.query("select db_unique_name from v$database")
     if not rows or not rows[0][0]:
         raise StepError("V$DATABASE returned no DB_UNIQUE_NAME")
-    insts = tuple(Instance(int(r[0] or 0), str(r[1]), str(r[2] or "")) for r in
-                  db.query("select inst_id, instance_name, host_name from gv$instance order by inst_id") if r[1])
-    cluster = db.query("select value from v$parameter where name = 'cluster_database'")
-    return DbIdentity(str(rows[0][0]), insts, bool(cluster and str(cluster[0][0]).upper() == "TRUE"))
+    return DbIdentity(str(rows[0][0]), read_instances(db), read_cluster_database(db))
+
+
+def read_instances(db: Database) -> tuple[Instance, ...]:
+    """GV$INSTANCE: one row per running instance of the database (more than one: RAC)."""
+    return tuple(Instance(int(r[0] or 0), str(r[1]), str(r[2] or "")) for r in
+                 db.query("select inst_id, instance_name, host_name from gv$instance order by inst_id") if r[1])
+
+
+def read_cluster_database(db: Database) -> bool:
+    """CLUSTER_DATABASE is TRUE on RAC, even while only one of its instances is open."""
+    rows = db.query("select value from v$parameter where name = 'cluster_database'")
+    return bool(rows) and str(rows[0][0] or "").strip().upper() == "TRUE"
 
 
 def checked_unique_name(cfg: DbConfig, ident: DbIdentity) -> str:

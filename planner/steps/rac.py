@@ -14,10 +14,12 @@ cluster database still open: the report says that only one instance was seen).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from planner.db.access import config_for, open_database
+from planner.db.access import Database, config_for, open_database
+from planner.db.identity import read_cluster_database, read_instances
 from planner.errors import OracleError
 from planner.steps.base import StepContext
 
@@ -37,17 +39,14 @@ class Cluster:
         return self.instances > 1 or self.cluster_database
 
 
-def read_cluster(db: object) -> Cluster:
-    """Ask the database (an open planner.db.access Database) whether it is RAC."""
+def read_cluster(db: Database) -> Cluster:
+    """Ask the database whether it is RAC: the same two reads as the restart's identity (planner.db.identity),
+    but a failure here is said in the report rather than stopping the collection."""
     cluster = False
+    with contextlib.suppress(OracleError):  # GV$INSTANCE below decides; its failure is said
+        cluster = read_cluster_database(db)
     try:
-        rows = db.query("select value from v$parameter where name = 'cluster_database'")  # type: ignore[attr-defined]
-        cluster = bool(rows) and str(rows[0][0] or "").strip().upper() == "TRUE"
-    except OracleError:
-        pass  # GV$INSTANCE below decides; its failure is said
-    try:
-        rows = db.query("select count(*) from gv$instance")  # type: ignore[attr-defined]
-        n = int(rows[0][0] or 0) if rows else 0
+        n = len(read_instances(db))
     except (OracleError, ValueError, TypeError) as e:
         why = f"GV$INSTANCE could not be read ({str(e).splitlines()[0][:120]})"
         return Cluster(1, cluster, why + ("; CLUSTER_DATABASE=TRUE" if cluster else "; CLUSTER_DATABASE is not TRUE"))
