@@ -180,7 +180,8 @@ _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
     "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                       ("orion.min_small_latency_ms", {})),
     "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {})),
-    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"})),
+    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
+               ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
     "calibrate_io": (("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
     "mpstat": (("mpstat.usr_pct", {"cpu": "all", "time": "Average"}),
                ("mpstat.sys_pct", {"cpu": "all", "time": "Average"}),
@@ -241,7 +242,7 @@ KIND_NAMES: dict[str, str] = {
     "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
     "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
     "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",
-    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone throughput output",
+    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone output (throughput mode or result table)",
     "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
 }
 
