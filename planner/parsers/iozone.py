@@ -114,8 +114,8 @@ def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> 
     found += iozone_auto.parse_tables(text, sink, "ops/s" if _OPS_MODE.search(text) else "KB/s")
     if not found:
         raise _nothing_read(text, source)
-    if v := _VERSION.search(text):
-        sink.facts["version"] = v.group(1)
+    if ver := _VERSION.search(text):
+        sink.facts["version"] = ver.group(1)
     if rec is not None:
         sink.facts["record_kb"] = f"{rec:g}"
     elif any(m.unit == "KB/s" and m.label("mode") != "auto" for m in sink.metrics):

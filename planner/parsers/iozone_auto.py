@@ -85,7 +85,8 @@ def read_row(sink: MetricSink, line: str, no: int, cols: tuple[Column, ...], run
 def parse_tables(text: str, sink: MetricSink, unit: str) -> int:
     """Every result table in ``text``; returns the number of cells read."""
     lines = text.expandtabs().splitlines()
-    run, cols, found = 0, (), 0
+    run, found = 0, 0
+    cols: tuple[Column, ...] = ()
     for no, line in enumerate(lines, 1):
         if HEADER.match(line):
             run += 1
