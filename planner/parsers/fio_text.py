@@ -41,6 +41,8 @@ _MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
 def looks_like(text: str) -> bool:
     if re.search(r"\{\s*\"fio version\"", text[:200_000]):
         return False  # --output-format=json,normal: the JSON is the precise copy (planner/parsers/fio.py)
+    if re.search(r"^\s*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
+        return False  # terse,normal: the terse line is the precise copy (planner/parsers/fio_terse.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
         bool(re.search(r"^\s+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
