@@ -1,0 +1,69 @@
+"""AWR sections beyond the summary page, on real reports (tests/data/awr/README.md, "Added for issue 26"):
+Foreground Wait Events, Instance Activity Stats, Avg Wait units down to ns."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.parsers import awr_html, describe
+from planner.parsers.awr_common import parse_avg_wait_ms
+from planner.parsers.derived import derive
+
+DATA = Path(__file__).parent / "data" / "awr"
+
+
+def load(name: str) -> str:
+    return (DATA / name).read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(("cell", "ms"), [("792.80ns", 0.0007928), ("858.01ns", 0.00085801), (".00ns", 0.0),
+                                          ("14.94us", 0.01494), ("3.82ms", 3.82), ("52.86 s", 52860.0),
+                                          ("184", 184.0)])
+def test_avg_wait_every_unit_awr_prints(cell: str, ms: float) -> None:
+    assert parse_avg_wait_ms(cell) == pytest.approx(ms)
+
+
+def test_19c_html_foreground_wait_events_give_the_single_block_latency_the_top_10_lacks() -> None:
+    p = awr_html.parse(load("awr_19c_orclcdb_waits_activity.html"), "awr.html")
+    ev = {"event": "db file sequential read", "section": "foreground"}
+    assert p.get("wait.waits", event="db file sequential read", section="top") is None  # not in its Top 10
+    assert (p.value("wait.waits", **ev), p.value("wait.time_s", **ev), p.value("wait.avg_ms", **ev)) == \
+        (7586, 16, 2.06)
+    assert p.get("wait.waits", **ev).source.line == 74
+    assert p.value("wait.pct_db_time", **ev) == 0.11
+    lat = [m for m in derive(p) if m.name == "single_block_read_latency_ms"]
+    assert len(lat) == 1 and lat[0].value == pytest.approx(16 / 7586 * 1000)
+    assert str(describe(p)).endswith("everything read")
+
+
+def test_instance_activity_stats_read_once_each_with_per_second() -> None:
+    p = awr_html.parse(load("awr_19c_orclcdb_waits_activity.html"), "awr.html")
+    assert p.value("activity.physical_read_io_requests") == 8827
+    assert p.value("activity.physical_read_io_requests_per_s") == 2.45
+    assert p.value("activity.physical_read_io_requests_per_txn") == 0.04
+    assert p.get("activity.physical_read_io_requests_per_s").source.line == 368
+    assert p.value("activity.physical_read_total_io_requests_per_s") == 6.31
+    keys = [(m.name, m.labels) for m in p.metrics]
+    assert len(keys) == len(set(keys))  # "execute count" is in Key Instance Activity and Instance Activity
+    assert p.value("activity.execute_count_per_s") == 1919.08
+
+
+def test_12c_html_foreground_table_with_us_and_ms_cells() -> None:
+    p = awr_html.parse(load("awr_122_aimsdb_waits_activity.html"))
+    fg = {"section": "foreground"}
+    assert p.value("wait.avg_ms", event="PGA memory operation", **fg) == pytest.approx(0.01494)  # 14.94us
+    assert p.value("wait.avg_ms", event="acknowledge over PGA limit", **fg) == 9.77
+    assert p.value("wait.waits", event="db file sequential read", **fg) == 1412
+    assert p.value("activity.physical_read_io_requests_per_s") == 0.45
+
+
+def test_18c_rac_instance_foreground_events_and_activity_carry_the_instance() -> None:
+    p = awr_html.parse(load("awr_18c_rac_prdg_waits_activity.html"))
+    m = p.get("wait.waits", event="cell single block physical read", section="foreground")
+    assert m.value == 1075359 and m.label("instance") == "1"
+    assert p.value("wait.avg_ms", event="cell single block physical read", section="foreground") == \
+        pytest.approx(0.42051)
+    assert p.get("activity.physical_read_io_requests_per_s").label("instance") == "1"
+    assert p.value("activity.physical_read_io_requests_per_s") == 42.55
