@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from planner.parsers import awr_html, describe
+from planner.parsers import awr_html, awr_text, describe
 from planner.parsers.awr_common import parse_avg_wait_ms
 from planner.parsers.derived import derive
 
@@ -67,3 +67,50 @@ def test_18c_rac_instance_foreground_events_and_activity_carry_the_instance() ->
         pytest.approx(0.42051)
     assert p.get("activity.physical_read_io_requests_per_s").label("instance") == "1"
     assert p.value("activity.physical_read_io_requests_per_s") == 42.55
+
+
+def test_19c_text_foreground_events_blank_timeouts_and_unit_cells() -> None:
+    p = awr_text.parse(load("awr_19c_racdb_pdb_waits_activity.txt"), "awr.txt")
+    fg = {"section": "foreground", "instance": "1"}
+    got = {m.label("event"): m.value for m in p.all("wait.waits") if m.label("section") == "foreground"}
+    assert len(got) == 16 and got["db file sequential read"] == 13 and got["enq: TX - row lock content"] == 1
+    assert p.value("wait.time_s", event="enq: TX - row lock content", **fg) == 53
+    assert p.value("wait.avg_ms", event="enq: TX - row lock content", **fg) == pytest.approx(52860)  # 52.86 s
+    assert p.value("wait.avg_ms", event="db file sequential read", **fg) == 3.23
+    assert p.value("wait.avg_ms", event="control file sequential re", **fg) == pytest.approx(0.26869)
+    assert p.value("wait.pct_db_time", event="db file sequential read", **fg) == 0.1
+    idle = {"event": "SQL*Net message from clien", **fg}  # an idle event: no % DB time
+    assert (p.value("wait.time_s", **idle), p.value("wait.avg_ms", **idle)) == (3730, pytest.approx(186480))
+    assert p.get("wait.pct_db_time", **idle) is None
+    assert str(describe(p)).endswith("everything read")
+
+
+def test_19c_text_instance_activity_every_page_names_cut_at_32() -> None:
+    p = awr_text.parse(load("awr_19c_racdb_pdb_waits_activity.txt"), "awr.txt")
+    assert p.value("activity.physical_read_io_requests") == 20
+    assert p.value("activity.physical_read_io_requests_per_s") == 0.0
+    assert p.value("activity.physical_read_io_requests_per_txn") == 10.0
+    assert p.value("activity.logical_read_bytes_from_cache_per_txn") == 30408704.0
+    assert p.value("activity.physical_read_total_multi_block") == 0  # "physical read total multi block"
+    assert p.value("activity.user_calls") == 163  # the third page
+    assert p.get("activity.session_cursor_cache_count") is None  # Absolute Values: other columns, not read
+    assert len({m.name for m in p.metrics if m.name.startswith("activity.")}) == 84 * 3
+
+
+def test_11g_text_foreground_events_not_the_background_ones() -> None:
+    p = awr_text.parse(load("awr_11201_orcl_fabioprado_waits.txt"), "awr.txt")
+    fg = {"event": "db file sequential read", "section": "foreground"}
+    assert (p.value("wait.waits", **fg), p.value("wait.time_s", **fg), p.value("wait.avg_ms", **fg),
+            p.value("wait.pct_db_time", **fg)) == (35732, 6575, 184, 77.5)  # the author's "@jls" mark ignored
+    assert p.value("wait.waits", event="PL/SQL lock timer", section="foreground") == 40655
+    assert p.get("wait.pct_db_time", event="PL/SQL lock timer") is None
+    assert not [m for m in p.all("wait.waits") if m.value == 51]  # Background Wait Events: not foreground
+
+
+def test_container_of_a_pdb_level_report_and_of_a_cdb_report() -> None:
+    pdb = awr_text.parse(load("awr_19c_racdb_pdb.txt"))
+    assert (pdb.fact("report_level"), pdb.fact("container")) == ("pdb", "PDB1")
+    cdb = awr_html.parse(load("awr_19c_orclcdb.html"))
+    assert (cdb.fact("report_level"), cdb.fact("container"), cdb.fact("containers")) == \
+        ("cdb", "CDB$ROOT", "PDB$SEED,CDB$ROOT,PDB1")
+    assert awr_html.parse(load("awr_122_aimsdb_noncdb.html")).fact("container") == ""

@@ -28,6 +28,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.awr_header import record_container
 from planner.parsers.awr_text import check_text
 from planner.parsers.numbers import put
 
@@ -141,6 +142,12 @@ def _header(tables: list[Table], sink: MetricSink) -> bool:
                 if get.get(key):
                     sink.facts[fact] = get[key]
     return "version" in sink.facts
+
+
+def _containers(tables: list[Table], sink: MetricSink, pdb_report: bool) -> None:
+    names = [c for t in _tables(tables, "this table displays pdb instance information")
+             for _, cells in t.rows if 0 <= (i := _col(t, "Container Name")) < len(cells) and (c := cells[i])]
+    record_container(sink, names, pdb_report)
 
 
 def _host(tables: list[Table], sink: MetricSink) -> bool:
@@ -334,6 +341,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if not _header(tables, sink):
         sink.errors.append(ParseError(KIND, "header", "database instance table missing or unknown version",
                                       source=source))
+    _containers(tables, sink, re.search(r"WORKLOAD REPOSITORY PDB report", text[start:start + 65536]) is not None)
     labels = {"instance": sink.facts["inst_num"]} if sink.facts.get("rac") == "YES" and \
         sink.facts.get("inst_num") else {}
     required = {"Host": lambda: _host(tables, sink), "Snapshots": lambda: _snapshots(tables, sink),

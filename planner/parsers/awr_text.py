@@ -51,6 +51,8 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
         ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
         ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
+        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, **labels)),
+        ("Instance Activity Stats", lambda: sec.parse_activity(lines, sink, **labels)),
     ]
     for name, read in readers:
         try:
