@@ -3,6 +3,7 @@ Foreground Wait Events, Instance Activity Stats, Avg Wait units down to ns."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,43 @@ def test_container_of_a_pdb_level_report_and_of_a_cdb_report() -> None:
     assert (cdb.fact("report_level"), cdb.fact("container"), cdb.fact("containers")) == \
         ("cdb", "CDB$ROOT", "PDB$SEED,CDB$ROOT,PDB1")
     assert awr_html.parse(load("awr_122_aimsdb_noncdb.html")).fact("container") == ""
+
+
+def test_analyze_18c_rac_instance_report_iops_rac_note_and_its_own_latency() -> None:
+    """Before: no IOPS, no RAC note, and "latency cannot be computed" beside the report's own latency."""
+    from planner.results.analyze import analyze
+    a = analyze([DATA / "awr_18c_rac_prdg_waits_activity.html"])
+    heads = {m.key: m.value for m in a.files[0].headline}
+    assert heads["physical_read_iops{basis=requests,instance=1}"] == 42.6
+    codes = {f.code: f for f in a.findings}
+    assert "latency_missing" not in codes
+    assert "rac_not_iops" in codes and "42.6 IOPS shown are this instance's own" in codes["rac_not_iops"].message
+
+
+def test_analyze_19c_cdb_report_has_the_latency_only_its_foreground_events_hold() -> None:
+    from planner.results.analyze import analyze
+    a = analyze([DATA / "awr_19c_orclcdb_waits_activity.html"])
+    assert "latency_missing" not in {f.code for f in a.findings}
+    assert any(m.name == "single_block_read_latency_ms" for m in a.files[0].headline)
+
+
+def _gfm(text: str) -> str:
+    """What a Markdown renderer without outer pipes makes of a text report: ``a | b | c`` rows, ``---|---``."""
+    out = []
+    for line in text.splitlines():
+        if re.match(r"^\s*[-~ ]+$", line) and "-" in line:
+            out.append("|".join("---" for _ in line.split()))
+        elif re.search(r"\S\s{2,}\S", line):
+            out.append(" | ".join(re.split(r"\s{2,}", line.strip())))
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def test_markdown_rendered_rac_report_is_never_headlined_as_a_single_instance() -> None:
+    """Constructed from the real 19c RAC text report (no real Markdown-rendered RAC report was kept)."""
+    from planner.parsers import parse_text, summarise
+    p = parse_text(_gfm(load("awr_19c_racdb_pdb_waits_activity.txt")), "awr.md")
+    assert p.fact("layout") == "markdown" and p.fact("rac") == "YES" and p.fact("version") == "19.0.0.0.0"
+    iops = [m for m in summarise(p) if m.name.endswith("_iops")]
+    assert all(m.label("instance") for m in iops)  # an instance's figure, or none: never the database's
