@@ -182,7 +182,7 @@ _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
                   ("fio.clat_ms", {"stat": "p99"})),
     "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                       ("orion.min_small_latency_ms", {})),
-    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {})),
+    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
     "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
                ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
     "calibrate_io": (("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
