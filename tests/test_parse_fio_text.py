@@ -82,3 +82,16 @@ def test_fio20_bytes_per_second_with_a_space_and_lower_case_units() -> None:
     assert p.value("fio.bw_kib", job="mysql-binlog") == pytest.approx(422959 / 1024)
     assert p.value("fio.iops", job="mysql-binlog") == 25 and p.value("fio.runtime_ms", job="mysql-binlog") == 300596
     assert p.value("fio.bw_kib", job="seq-read") == 260808 and p.value("fio.iops", job="seq-read") == 65201
+
+
+def test_dm_device_disk_stats_util_not_its_aggrutil() -> None:
+    """Lines of index id 22462659576's bcache section: a dm device prints util= then aggrutil= of its slaves."""
+    text = ("seq-read: (groupid=0, jobs=1): err= 0: pid=10074\n"
+            "read : io=15282mb, bw=260808kb/s, iops=65201 , runt= 60001msec\n"
+            "Disk stats (read/write):\n"
+            "  dm-2: ios=4315361/16, merge=0/0, ticks=2845276/1736, in_queue=2847916, util=99.33%, "
+            "aggrios=4315361/18, aggrmerge=0/0, aggrticks=2841500/1736, aggrin_queue=0, aggrutil=0.00%\n"
+            "  sda: ios=3582145/2136, merge=0/45192, ticks=664188/157000, in_queue=822612, util=96.33%\n")
+    p = fio_text.parse(text, "t")
+    assert p.value("fio.disk_util_pct", device="dm-2") == 99.33
+    assert p.value("fio.disk_util_pct", device="sda") == 96.33

@@ -30,7 +30,7 @@ _LAT = re.compile(rf"^\s+(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMB
 _PCT_HEAD = re.compile(r"^\s+(clat|lat) percentiles \((nsec|usec|msec)\):")
 _PCT = re.compile(rf"({NUMBER})th=\[\s*({NUMBER})\]")
 _CPU = re.compile(rf"^\s+cpu\s*:\s*usr=({NUMBER})%,\s*sys=({NUMBER})%")
-_DISK = re.compile(rf"^\s+(\S+): ios=.*util=({NUMBER})%")
+_DISK = re.compile(rf"^\s+(\S+): ios=.*?\butil=({NUMBER})%")  # not the aggrutil= of a dm device
 _VERSION = re.compile(r"^\s*(?:fio-|fio )?(\d+\.\d+[\w.\-]*)\s*$")  # fio-3.1, "fio 2.0.7", bare 2.0.8 (2.0.x)
 _TO_MS = {"nsec": 1e-6, "usec": 1e-3, "msec": 1.0}
 _KIB = {"B": 1 / 1024, "KB": 1.0, "KiB": 1.0, "MB": 1024.0, "MiB": 1024.0, "GB": 1024.0 ** 2, "GiB": 1024.0 ** 2,
