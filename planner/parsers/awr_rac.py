@@ -35,7 +35,8 @@ from planner.parsers.awr_common import (
     parse_number,
 )
 from planner.parsers.awr_html import Table, _html_start, _tables, read_html
-from planner.parsers.awr_rac_text import _GLOBAL_STATS, _PER_SECOND, HEADLINE, cluster_io
+from planner.parsers.awr_rac_text import _GLOBAL_STATS, _PER_SECOND, cluster_io
+from planner.parsers.awr_rac_text import HEADLINE as _CLUSTER_IO
 from planner.parsers.awr_text import check_text
 from planner.parsers.numbers import put
 
@@ -148,7 +149,9 @@ def _top_events(tables: list[Table], sink: MetricSink) -> int:
     return n
 
 
-__all__ = ["HEADLINE", "looks_like", "parse"]
+# The cluster's IOPS and MB/s, and the single-block read latency the report prints for the cluster ('*' rows).
+HEADLINE = (*_CLUSTER_IO, *(("wait.avg_ms", {"instance": "*", "event": e, "section": "top"})
+                            for e in ("db file sequential read", "cell single block physical read")))
 
 
 def _per_second(tables: list[Table], sink: MetricSink) -> int:
