@@ -143,3 +143,12 @@ def test_banner_only_run_is_refused_as_such() -> None:
     assert iozone.looks_like(text)
     with pytest.raises(ParseError, match=r"iozone 3\.424 \(single run\): banner only, no result table"):
         iozone.parse(text, "b")
+
+
+def test_table_row_with_junk_is_named_not_dropped_silently() -> None:
+    text = (DATA / "iozone-auto-zram-ramdisk.txt").read_text().replace(
+        "1048576     128  359506  390935   608138   870010  493423  310893  783716   391109   654727",
+        "1048576     128  359506  390935   608138   870010  493423  310893  783716   391109   654727<br>")
+    p = iozone.parse(text, "j")
+    assert len(p.all("iozone.throughput")) == 17 * 9  # the rows after it still read
+    assert [(e.section, e.line) for e in p.errors] == [("auto table", 13)]

@@ -26,6 +26,7 @@ from planner.parsers.numbers import put
 
 HEADER = re.compile(r"^\s*kB\s+reclen\s+write\b", re.IGNORECASE)
 _ROW = re.compile(r"^\s*\d+\s+\d+(?:\s+\d+)*\s*$")
+_ROW_START = re.compile(r"^\s*\d+\s+\d+\s+\d+")
 _WORD = re.compile(r"\S+")
 _TOLERANCE = 2  # columns: the header word may sit up to this far from the end of its field
 _MAX_COLUMNS = 32  # a header longer than this is not iozone's
@@ -93,6 +94,9 @@ def parse_tables(text: str, sink: MetricSink, unit: str) -> int:
             cols = columns(line, lines[no - 2] if no > 1 else "")
         elif cols and is_row(line):
             found += read_row(sink, line, no, cols, run, unit)
+        elif cols and _ROW_START.match(line):  # a row with something glued on: said, never half-read
+            sink.errors.append(ParseError("iozone", "auto table", "row not in the 'KB reclen value...' form; "
+                                          "line skipped", source=sink.source, line=no))
         elif cols and line.strip() and not line.lstrip().startswith(("random", "iozone test complete")):
             cols = ()  # the table ended (an Excel report or prose follows)
     return found
