@@ -155,3 +155,10 @@ def test_markdown_rendered_rac_report_is_never_headlined_as_a_single_instance() 
     assert p.fact("layout") == "markdown" and p.fact("rac") == "YES" and p.fact("version") == "19.0.0.0.0"
     iops = [m for m in summarise(p) if m.name.endswith("_iops")]
     assert all(m.label("instance") for m in iops)  # an instance's figure, or none: never the database's
+
+
+def test_text_instance_activity_indented_paste() -> None:
+    text = "\n".join("    " + line for line in load("awr_19c_racdb_pdb_waits_activity.txt").splitlines())
+    p = awr_text.parse(text, "awr.txt")
+    assert p.value("activity.physical_read_io_requests_per_txn") == 10.0 and p.value("activity.user_calls") == 163
+    assert p.get("activity.session_cursor_cache_count") is None

@@ -417,16 +417,19 @@ def parse_activity(lines: Lines, sink: MetricSink, **labels: str) -> int:
     """Instance Activity Stats (every page of it, Key Instance Activity Stats read once): ``activity.<name>``
     total, ``_per_s``, ``_per_txn``. Text cuts names to 32 characters (``physical read total multi block``)."""
     seen: set[str] = set()
-    inside = False
+    inside = header = False
     for lineno, text in lines:
         if _ACTIVITY_TITLE.match(text):
             inside = True
             continue
         t = text.strip()
-        if not inside or not t or t.startswith(("->", "Statistic")):
+        if not inside or not t or t.startswith("->"):
+            continue
+        if t.startswith("Statistic"):
+            header = True
             continue
         if _DASHES.match(t):
-            inside = inside and t.startswith("---") and text.startswith("-")  # the header rule, not the end
+            inside, header = header, False  # the rule under the header; any other rule ends the page
             continue
         m = _ACTIVITY_ROW.match(text)
         if not m:
