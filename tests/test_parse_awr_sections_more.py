@@ -162,3 +162,13 @@ def test_text_instance_activity_indented_paste() -> None:
     p = awr_text.parse(text, "awr.txt")
     assert p.value("activity.physical_read_io_requests_per_txn") == 10.0 and p.value("activity.user_calls") == 163
     assert p.get("activity.session_cursor_cache_count") is None
+
+
+def test_foreground_wait_events_pasted_alone_give_the_latency() -> None:
+    """A blog or ticket pastes only this section (the real 11.2.0.1 one here)."""
+    from planner.parsers import parse_text
+    text = load("awr_11201_orcl_fabioprado_waits.txt")
+    p = parse_text(text[text.index("Foreground Wait Events"):text.index("Background Wait Events")], "paste.txt")
+    assert p.kind == "awr_excerpt" and p.value("wait.waits", event="db file sequential read") == 35732
+    lat = [m for m in derive(p) if m.name == "single_block_read_latency_ms"]
+    assert len(lat) == 1 and lat[0].value == pytest.approx(6575 / 35732 * 1000)
