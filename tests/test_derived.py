@@ -49,7 +49,19 @@ def test_exadata_cell_single_block_latency() -> None:
         pytest.approx(1238 / 2003269 * 1000)
 
 
-def test_rac_gets_no_iops() -> None:
+def test_rac_instance_without_io_requests_gets_no_iops() -> None:
+    """11.2.0.3 prints only Physical reads (blocks): for one RAC instance that is no IOPS figure at all."""
     k = by_key(derive(awr_text.parse((DATA / "awr_11203_rac_askmaclean.txt").read_text())))
     assert not any("iops" in key for key in k)
-    assert k["logical_to_physical_ratio"] == pytest.approx(196888.0 / 5076.7)
+    assert k["logical_to_physical_ratio{instance=1}"] == pytest.approx(196888.0 / 5076.7)
+
+
+def test_rac_instance_report_gets_its_own_iops_from_io_requests() -> None:
+    """The 18c RAC instance report (instance 1 of 2): Physical read IO requests 42.5/s in its Load Profile."""
+    from planner.parsers import awr_html
+    p = awr_html.parse((DATA / "awr_18c_rac_prdg_waits_activity.html").read_text())
+    k = by_key(derive(p))
+    assert k["physical_read_iops{basis=requests,instance=1}"] == p.value("physical_read_io_requests_per_s")
+    assert "physical_read_iops{basis=requests}" not in k  # never headlined as a single instance's database
+    assert k["single_block_read_latency_ms{event=cell single block physical read,instance=1}"] == \
+        pytest.approx(452 / 1075359 * 1000, rel=0.01)

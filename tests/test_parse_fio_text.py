@@ -54,3 +54,44 @@ def test_fio2_layout_and_unreadable_number() -> None:
 def test_no_job_is_a_named_error() -> None:
     with pytest.raises(ParseError):
         fio_text.parse("fio-3.1\nStarting 1 process\n")
+
+
+def test_fio208_padded_commas_bare_version_and_k_suffixed_latencies() -> None:
+    """fio 2.0.x: ``iops=79090 , runt= 53032msec``, ``min=1 , max=211 ,``, ``max=1147.1K``, version ``2.0.8``."""
+    p = parse_file(DATA / "fio-2.0.8-four-groups-indented.txt")
+    assert p.kind == "fio_text" and p.fact("fio_version") == "fio-2.0.8" and not p.errors
+    sr, rr = dict(job="seq-read", dir="read"), dict(job="rand-read", dir="read")
+    assert (p.value("fio.iops", **sr), p.value("fio.bw_kib", **sr), p.value("fio.runtime_ms", **sr)) == \
+        (79090, 316360, 53032)
+    assert p.value("fio.slat_ms", stat="max", **sr) == pytest.approx(0.211)
+    assert p.value("fio.clat_ms", stat="mean", **sr) == pytest.approx(0.39768)
+    assert p.value("fio.clat_ms", stat="max", **rr) == pytest.approx(1147.1)  # 1147.1K usec
+    assert p.value("fio.clat_ms", stat="p99", **rr) == 143  # a percentile table in msec
+    assert p.value("fio.iops", job="rand-write", dir="write") == 602
+    assert p.value("fio.bw_kib", job="rand-write", dir="write") == 2410.2
+    assert p.value("fio.disk_util_pct", device="sdb") == 99.71
+    assert {m.label("job") for m in p.all("fio.iops")} == {"seq-read", "rand-read", "seq-write", "rand-write"}
+
+
+def test_fio20_bytes_per_second_with_a_space_and_lower_case_units() -> None:
+    text = ("mysql-binlog: (groupid=0, jobs=160): err= 0: pid=2880: Tue Jan  7 16:54:26 2014\n"
+            "  read : io=124160KB, bw=422959 B/s, iops=25 , runt=300596msec\n"
+            "seq-read: (groupid=1, jobs=1): err= 0: pid=10074\n"
+            "read : io=15282mb, bw=260808kb/s, iops=65201 , runt= 60001msec\n")
+    p = fio_text.parse(text, "t")
+    assert p.value("fio.bw_kib", job="mysql-binlog") == pytest.approx(422959 / 1024)
+    assert p.value("fio.iops", job="mysql-binlog") == 25 and p.value("fio.runtime_ms", job="mysql-binlog") == 300596
+    assert p.value("fio.bw_kib", job="seq-read") == 260808 and p.value("fio.iops", job="seq-read") == 65201
+
+
+def test_dm_device_disk_stats_util_not_its_aggrutil() -> None:
+    """Lines of index id 22462659576's bcache section: a dm device prints util= then aggrutil= of its slaves."""
+    text = ("seq-read: (groupid=0, jobs=1): err= 0: pid=10074\n"
+            "read : io=15282mb, bw=260808kb/s, iops=65201 , runt= 60001msec\n"
+            "Disk stats (read/write):\n"
+            "  dm-2: ios=4315361/16, merge=0/0, ticks=2845276/1736, in_queue=2847916, util=99.33%, "
+            "aggrios=4315361/18, aggrmerge=0/0, aggrticks=2841500/1736, aggrin_queue=0, aggrutil=0.00%\n"
+            "  sda: ios=3582145/2136, merge=0/45192, ticks=664188/157000, in_queue=822612, util=96.33%\n")
+    p = fio_text.parse(text, "t")
+    assert p.value("fio.disk_util_pct", device="dm-2") == 99.33
+    assert p.value("fio.disk_util_pct", device="sda") == 96.33

@@ -84,3 +84,71 @@ def test_arbitrary_text_raises_only_parse_error(text: str, rec: float | None) ->
         assert e.parser and e.section  # a named error
     else:
         assert parsed.metrics or parsed.errors  # never an empty success
+
+
+# The result table (auto mode, or a run without -t): real files, values as printed (README).
+
+def _cell(p: object, test: str, **labels: str) -> float:
+    return p.value("iozone.throughput", mode="auto", test=test, **labels)  # type: ignore[attr-defined]
+
+
+def test_table_3_424_lower_case_kb_one_row() -> None:
+    p = iozone.parse((DATA / "iozone-3.424-table-i012.txt").read_text(), "t")
+    row = {"file_kb": "1048576", "reclen_kb": "4096", "run": "1"}
+    assert [_cell(p, t, **row) for t in ("write", "rewrite", "read", "reread", "random read", "random write")] \
+        == [145374, 244325, 202032, 163068, 163827, 221012]
+    assert p.get("iozone.throughput", test="random read").unit == "KB/s"
+    assert p.value("iozone.iops", test="random write") == pytest.approx(221012 / 4096)
+    assert len(p.all("iozone.throughput")) == 6  # no value invented for the blank columns
+    assert p.fact("version") == "3.424" and p.errors == ()
+
+
+def test_table_blank_columns_place_values_by_position() -> None:
+    p = iozone.parse((DATA / "iozone-3.408-table-sparse.txt").read_text(), "s")
+    got = {m.label("test"): m.value for m in p.all("iozone.throughput")}
+    assert got == {"write": 31782, "rewrite": 22524, "random read": 816017, "random write": 10411,
+                   "stride read": 3779260}
+    assert p.errors == ()
+
+
+def test_table_2009_forum_paste_random_columns() -> None:
+    p = iozone.parse((DATA / "iozone-auto-2009-forum.txt").read_text(), "f")
+    assert _cell(p, "random read", file_kb="16384", reclen_kb="4") == 24719
+    assert _cell(p, "random write") == 11304
+    assert p.value("iozone.iops", test="random write") == pytest.approx(11304 / 4)
+    assert p.get("iozone.throughput", test="read") is None
+
+
+def test_table_auto_mode_every_row_and_two_tables_two_runs() -> None:
+    text = (DATA / "iozone-auto-zram-ramdisk.txt").read_text()
+    p = iozone.parse(text, "z")
+    assert len(p.all("iozone.throughput")) == 18 * 9
+    assert _cell(p, "bkwd read", file_kb="1048576", reclen_kb="512") == 1093451
+    assert _cell(p, "stride read", file_kb="2097152", reclen_kb="16384") == 563297
+    assert _cell(p, "record rewrite", file_kb="2097152", reclen_kb="64") == 313568
+    twice = iozone.parse(text + "\n" + text, "z2")  # a second table is a second run, never the same key
+    keys = [(m.name, m.labels) for m in twice.metrics]
+    assert len(keys) == len(set(keys)) and {m.label("run") for m in twice.metrics} == {"1", "2"}
+
+
+def test_table_headline_in_summary() -> None:
+    from planner.parsers import summarise
+    p = iozone.parse((DATA / "iozone-3.424-table-i012.txt").read_text(), "t")
+    assert {(m.name, m.label("test")) for m in summarise(p)} >= {("iozone.throughput", "random read"),
+                                                                  ("iozone.iops", "random write")}
+
+
+def test_banner_only_run_is_refused_as_such() -> None:
+    text = (DATA / "iozone-3.424-table-i012.txt").read_text().split("\tRecord Size")[0]
+    assert iozone.looks_like(text)
+    with pytest.raises(ParseError, match=r"iozone 3\.424 \(single run\): banner only, no result table"):
+        iozone.parse(text, "b")
+
+
+def test_table_row_with_junk_is_named_not_dropped_silently() -> None:
+    text = (DATA / "iozone-auto-zram-ramdisk.txt").read_text().replace(
+        "1048576     128  359506  390935   608138   870010  493423  310893  783716   391109   654727",
+        "1048576     128  359506  390935   608138   870010  493423  310893  783716   391109   654727<br>")
+    p = iozone.parse(text, "j")
+    assert len(p.all("iozone.throughput")) == 17 * 9  # the rows after it still read
+    assert [(e.section, e.line) for e in p.errors] == [("auto table", 13)]

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from planner.parsers import detect, parse_file
 from planner.parsers.derived import derive
 
@@ -42,3 +44,20 @@ def test_derived_shares_count_the_cluster_rows_once() -> None:
     d = {m.key: m.value for m in derive(parse_file(FILE))}
     assert round(d["wait_class_share_pct{wait_class=User I/O}"], 2) == 32.12  # 26365.9 s / 82096.39 s, not twice
     assert round(d["single_block_read_latency_ms{event=db file sequential read}"], 3) == 0.468  # 0.31 s / 663
+
+
+def test_global_html_gives_the_cluster_iops_from_system_statistics() -> None:
+    """Real awrgrpt HTML (SLOB2, tests/data/awr_rac/README.md): before, no cluster IOPS at all."""
+    from planner.parsers import summarise
+    p = parse_file(Path(__file__).parent / "data" / "awr_rac" / "awr_rac_122_slob2_sysstat.html")
+    assert p.kind == "awr_rac_html" and not p.errors
+    assert p.value("physical_read_io_requests_per_s") == 8051.28  # physical read total IO requests, per Second
+    assert p.value("physical_read_iops", instance="all") == 8051.28
+    assert p.get("physical_read_iops", instance="all").label("basis") == "requests"  # type: ignore[union-attr]
+    assert p.value("physical_write_iops", instance="all") == 1.89
+    assert p.value("physical_read_mb_per_s", instance="all") == pytest.approx(524990867.63 / 1048576)
+    assert p.value("physical_reads_per_s", instance="1") == 64077.91  # System Statistics - Per Second, I# 1
+    assert p.value("redo_size_per_s", instance="1") == pytest.approx(4.46 * 1024)
+    heads = {(m.name, m.label("instance")) for m in summarise(p)}  # the cluster's, never one instance's
+    assert ("physical_read_iops", "all") in heads and {i for _, i in heads} == {"all", "*"}
+    assert ("wait.avg_ms", "*") in heads  # the printed cluster latency of db file sequential read

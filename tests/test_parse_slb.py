@@ -85,3 +85,24 @@ def test_per_process_latency_spread_over_processes() -> None:
     assert (lo, hi) == (procs[0], procs[-1]) and med == (procs[2] + procs[3]) / 2
     m = p.get("slb.avg_nsec_per_op", run="1", op="wops", stat="max")
     assert m.unit == "ns" and m.direction is Direction.LOWER and m.derived
+
+
+def test_2009_memhammer_layout_blocks_are_runs() -> None:
+    """The first kit's lines (no Test Summary) were refused as not a recognised benchmark output."""
+    from planner.parsers import detect, parse_file, summarise
+    f = Path(__file__).parent / "data" / "slb" / "slb-2009-memhammer-nehalem.txt"
+    assert detect(f.read_text()) == "slb"
+    p = parse_file(f)
+    assert p.fact("layout").startswith("2009") and not p.errors
+    one = {"run": "1", "op": "ops", "proc": "1"}
+    assert (p.value("slb.proc_ops", **one), p.value("slb.proc_avg_nsec_per_op", **one),
+            p.value("slb.proc_secs", **one), p.value("slb.proc_tput", **one)) == \
+        (1572864000, 30.6, 48.204156, 32629219.8)
+    assert [p.value("slb.users", run=r) for r in "1234"] == [1, 1, 2, 4]
+    assert p.value("slb.ops_per_s", run="3") == pytest.approx(31224462.9 + 31222829.0)
+    assert (p.value("slb.avg_nsec_per_op", run="4", stat="min"), p.value("slb.avg_nsec_per_op", run="4", stat="max")) \
+        == (36.6, 36.7)
+    assert p.fact("run[3]") == "2 threads .25GB each:"
+    assert {m.label("run") for m in summarise(p) if m.name == "slb.ops_per_s"} == {"1", "2", "3", "4"}
+    keys = [(m.name, m.labels) for m in p.metrics]
+    assert len(keys) == len(set(keys))

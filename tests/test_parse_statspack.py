@@ -57,7 +57,7 @@ def test_12102_statspack_complete() -> None:
     assert p.value("efficiency.buffer_hit_pct") == 82.94 and p.value("efficiency.execute_to_parse_pct") == 52.94
     assert p.value("efficiency.parse_cpu_to_parse_elapsd_pct") == 60.43
     # 12c lists idle background events (lreg timer, AQPC idle) in its Top 5: read as printed, in order
-    assert [m.label("event") for m in p.metrics if m.name == "wait.time_s"] == \
+    assert [m.label("event") for m in p.metrics if m.name == "wait.time_s" and m.label("section") == "top"] == \
         ["lreg timer", "AQPC idle", "heartbeat redo informer", "db file sequential read", "CPU time"]
     assert p.value("wait.waits", event="db file sequential read") == 76367
     assert p.value("wait.avg_ms", event="AQPC idle") == 30009

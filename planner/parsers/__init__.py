@@ -22,7 +22,7 @@ from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
-                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON or normal output, SLB, "
+                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
                   "iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
 
 
@@ -44,6 +44,7 @@ _ENTRIES: tuple[_Entry, ...] = (
     _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
     _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
     _Entry("fio_json", "fio", names=(r"\.json$",)),
+    _Entry("fio_terse", "fio_terse", names=(r"fio.*\.(terse|csv)$",)),
     _Entry("fio_text", "fio_text", names=(r"fio.*\.(txt|log|out)$",)),
     _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
     _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
@@ -177,10 +178,13 @@ _HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
                  ("fio.clat_ms", {"stat": "p99"})),
     "fio_text": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
                  ("fio.clat_ms", {"stat": "p99"})),
+    "fio_terse": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                  ("fio.clat_ms", {"stat": "p99"})),
     "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                       ("orion.min_small_latency_ms", {})),
-    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {})),
-    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"})),
+    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
+    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
+               ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
     "calibrate_io": (("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
     "mpstat": (("mpstat.usr_pct", {"cpu": "all", "time": "Average"}),
                ("mpstat.sys_pct", {"cpu": "all", "time": "Average"}),
@@ -240,8 +244,8 @@ KIND_NAMES: dict[str, str] = {
     "awr_rac_text": "AWR global RAC report (awrgrpt / AWR_GLOBAL_REPORT_TEXT, text)",
     "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
     "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
-    "fio_text": "fio normal (text) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",
-    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone throughput output",
+    "fio_text": "fio normal (text) output", "fio_terse": "fio terse (--minimal) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",
+    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone output (throughput mode or result table)",
     "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
 }
 

@@ -15,7 +15,10 @@ from planner.parsers.numbers import NUMBER, put, read
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 
-NUMERIC_TOKEN = re.compile(rf"^{NUMBER}(?:K|M|G|ms|us|s)?$")
+NUMERIC_TOKEN = re.compile(rf"^{NUMBER}(?:K|M|G|ms|us|ns|s)?$")
+# An Avg Wait cell with its unit (12.2+): AWR prints ns, us, ms or s, whichever keeps the figure readable.
+TIMED_TOKEN = re.compile(rf"^{NUMBER}(?:ms|us|ns|s)$")
+_WAIT_UNITS = (("ms", 1.0), ("us", 1e-3), ("ns", 1e-6), ("s", 1e3))
 _SCALE = {"": 1.0, "K": 1e3, "M": 1e6, "G": 1e9}
 
 
@@ -32,9 +35,10 @@ def parse_number(text: str) -> float | None:
 
 
 def parse_avg_wait_ms(text: str) -> float | None:
-    """AWR 12.2+ Avg Wait cells carry a unit (``3.82ms``, ``749.07us``, ``52.86 s``); older ones are ms."""
+    """AWR 12.2+ Avg Wait cells carry a unit (``3.82ms``, ``749.07us``, ``792.80ns``, ``52.86 s``); older
+    ones are ms."""
     s = text.strip().replace(" ", "")
-    for suffix, factor in (("ms", 1.0), ("us", 1e-3), ("s", 1e3)):
+    for suffix, factor in _WAIT_UNITS:
         if s.endswith(suffix):
             v = parse_number(s[: -len(suffix)])
             return None if v is None else v * factor

@@ -65,9 +65,22 @@ def parse_header_122(lines: Lines, sink: MetricSink) -> bool:
                 if m.group(5) and "System Data Visible" in head:
                     sink.facts["system_data_visible"] = m.group(5)
     k = find(lines, r"^\s*Container DB Id\s+Container Name")
-    if k >= 0:
-        names = [row.split()[1] for _, row in _values_after(lines, k) if len(row.split()) >= 2
-                 and row.split()[0].isdigit()]
-        if names:
-            sink.facts["containers"] = ",".join(names)
+    names = [row.split()[1] for _, row in _values_after(lines, k) if len(row.split()) >= 2
+             and row.split()[0].isdigit()] if k >= 0 else []
+    record_container(sink, names, find(lines[:40], r"WORKLOAD REPOSITORY PDB report") >= 0)
     return found
+
+
+def record_container(sink: MetricSink, names: list[str], pdb_report: bool) -> None:
+    """Which container the figures are of: ``container`` (PDB1, or CDB$ROOT for a CDB-wide report) and
+    ``report_level`` (pdb / cdb). A PDB-level report ("WORKLOAD REPOSITORY PDB report") lists only its PDB."""
+    if names:
+        sink.facts["containers"] = ",".join(names)
+    pdbs = [n for n in names if n not in ("CDB$ROOT", "PDB$SEED")]
+    if pdb_report:
+        sink.facts["report_level"] = "pdb"
+        if pdbs:
+            sink.facts["container"] = ",".join(pdbs)
+    elif sink.facts.get("cdb") == "YES":
+        sink.facts["report_level"] = "cdb"
+        sink.facts["container"] = "CDB$ROOT"

@@ -28,6 +28,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.awr_header import record_container
 from planner.parsers.awr_text import check_text
 from planner.parsers.numbers import put
 
@@ -143,6 +144,12 @@ def _header(tables: list[Table], sink: MetricSink) -> bool:
     return "version" in sink.facts
 
 
+def _containers(tables: list[Table], sink: MetricSink, pdb_report: bool) -> None:
+    names = [c for t in _tables(tables, "this table displays pdb instance information")
+             for _, cells in t.rows if 0 <= (i := _col(t, "Container Name")) < len(cells) and (c := cells[i])]
+    record_container(sink, names, pdb_report)
+
+
 def _host(tables: list[Table], sink: MetricSink) -> bool:
     for t in _tables(tables, "this table displays host information"):
         for line, cells in t.rows[:1]:
@@ -199,14 +206,17 @@ def _efficiency(tables: list[Table], sink: MetricSink, **labels: str) -> int:
     return n
 
 
-def _top_events(tables: list[Table], sink: MetricSink, **labels: str) -> int:
+_EVENT_COLUMNS = (("waits", ("Waits",)), ("time", ("Total Wait Time (sec)", "Total Wait Time (s)", "Time(s)", "Time (s)")),
+                  ("avg", ("Avg Wait", "Wait Avg(ms)", "Avg wait (ms)")), ("pct", ("% DB time", "%Total Call Time")),
+                  ("class", ("Wait Class",)))
+
+
+def _events(tables: list[Table], summaries: tuple[str, ...], section: str, sink: MetricSink,
+            **labels: str) -> int:
+    """Rows of the wait-event tables whose summary starts with one of ``summaries``, as ``section``."""
     rank = 0
-    for t in _tables(tables, "this table displays top 10 wait events") + \
-            _tables(tables, "this table displays top 5 timed"):
-        ci = {k: _col(t, *names) for k, names in (
-            ("waits", ("Waits",)), ("time", ("Total Wait Time (sec)", "Time(s)", "Time (s)")),
-            ("avg", ("Avg Wait", "Wait Avg(ms)", "Avg wait (ms)")), ("pct", ("% DB time", "%Total Call Time")),
-            ("class", ("Wait Class",)))}
+    for t in [t for prefix in summaries for t in _tables(tables, prefix)]:
+        ci = {k: _col(t, *names) for k, names in _EVENT_COLUMNS}
         for line, cells in t.rows:
             def cell(key: str, cells: list[str] = cells, ci: dict[str, int] = ci) -> str:
                 i = ci[key]
@@ -214,8 +224,37 @@ def _top_events(tables: list[Table], sink: MetricSink, **labels: str) -> int:
             rank += 1
             add_event(sink, EventRow(cells[0], parse_number(cell("waits")), parse_number(cell("time")),
                                      parse_avg_wait_ms(cell("avg")), parse_number(cell("pct")),
-                                     full_wait_class(cell("class")), line), rank, "top", **labels)
+                                     full_wait_class(cell("class")), line), rank, section, **labels)
     return rank
+
+
+def _top_events(tables: list[Table], sink: MetricSink, **labels: str) -> int:
+    return _events(tables, ("this table displays top 10 wait events", "this table displays top 5 timed"), "top",
+                   sink, **labels)
+
+
+def _foreground_events(tables: list[Table], sink: MetricSink, **labels: str) -> int:
+    """Foreground Wait Events: every foreground event, where db file sequential read is when the Top 10 lacks it."""
+    return _events(tables, ("this table displays foreground wait events",), "foreground", sink, **labels)
+
+
+_ACTIVITY_PER = (("", "count"), ("_per_s", "count/s"), ("_per_txn", "count/txn"))
+
+
+def _activity(tables: list[Table], sink: MetricSink, **labels: str) -> int:
+    """Instance Activity Stats (and its Key subset, read once): ``activity.<statistic>`` total, per s, per txn."""
+    seen: set[str] = set()
+    for t in _tables(tables, "this table displays key instance activity") + \
+            _tables(tables, "this table displays instance activity"):
+        for line, cells in t.rows:
+            name = slug(cells[0]) if cells else ""
+            if not name or name in seen or len(cells) < 4:
+                continue
+            seen.add(name)
+            for (suffix, unit), cell in zip(_ACTIVITY_PER, cells[1:4], strict=True):
+                if (v := parse_number(cell)) is not None:
+                    put(sink, f"activity.{name}{suffix}", v, unit, N, line, labels)
+    return len(seen)
 
 
 def _wait_classes(tables: list[Table], sink: MetricSink, **labels: str) -> int:
@@ -302,6 +341,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if not _header(tables, sink):
         sink.errors.append(ParseError(KIND, "header", "database instance table missing or unknown version",
                                       source=source))
+    _containers(tables, sink, re.search(r"WORKLOAD REPOSITORY PDB report", text[start:start + 65536]) is not None)
     labels = {"instance": sink.facts["inst_num"]} if sink.facts.get("rac") == "YES" and \
         sink.facts.get("inst_num") else {}
     required = {"Host": lambda: _host(tables, sink), "Snapshots": lambda: _snapshots(tables, sink),
@@ -310,6 +350,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     optional = (lambda: _efficiency(tables, sink, **labels), lambda: _wait_classes(tables, sink, **labels),
                 lambda: _host_cpu(tables, sink, **labels), lambda: _instance_cpu(tables, sink, **labels),
                 lambda: _io_profile(tables, sink, **labels),
+                lambda: _foreground_events(tables, sink, **labels), lambda: _activity(tables, sink, **labels),
                 lambda: _cache_sizes(tables, sink))
     for name, read in required.items():
         if not read():

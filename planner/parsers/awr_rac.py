@@ -12,7 +12,12 @@ instance values carry ``instance=<I#>``. Tables are found by their ``summary`` a
   %wio, %idle).
 - ``Top Timed Events``: wait.* with section=top, instance=* (cluster) or I#.
 
-Physical reads of a RAC cluster are not the storage's IOPS (see derived.py); no IOPS is derived here.
+- ``System Statistics - Per Second``: per instance (``I#``) and the ``Sum`` row (cluster) logical/physical
+  reads and writes, redo, calls ..., as the text form (planner.parsers.awr_rac_text).
+- ``System Statistics (Global)``: the cluster's physical read/write total IO requests and bytes per second.
+
+The cluster's and each instance's IOPS and MB/s are derived as in the text form (``cluster_io``:
+``instance=all``, ``basis=requests`` from IO requests, else ``basis=blocks``); they are the headline.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers.awr_common import (
     EventRow,
+    H,
     L,
     N,
     add_event,
@@ -29,6 +35,8 @@ from planner.parsers.awr_common import (
     parse_number,
 )
 from planner.parsers.awr_html import Table, _html_start, _tables, read_html
+from planner.parsers.awr_rac_text import _GLOBAL_STATS, _PER_SECOND, cluster_io
+from planner.parsers.awr_rac_text import HEADLINE as _CLUSTER_IO
 from planner.parsers.awr_text import check_text
 from planner.parsers.numbers import put
 
@@ -141,6 +149,35 @@ def _top_events(tables: list[Table], sink: MetricSink) -> int:
     return n
 
 
+# The cluster's IOPS and MB/s, and the single-block read latency the report prints for the cluster ('*' rows).
+HEADLINE = (*_CLUSTER_IO, *(("wait.avg_ms", {"instance": "*", "event": e, "section": "top"})
+                            for e in ("db file sequential read", "cell single block physical read")))
+
+
+def _per_second(tables: list[Table], sink: MetricSink) -> int:
+    rows = [(line, cells) for t in _tables(tables, "system statistics - per second") for line, cells in t.rows
+            if len(cells) == 1 + len(_PER_SECOND) and (cells[0].isdigit() or cells[0] == "Sum")]
+    rows.sort(key=lambda r: r[1][0] != "Sum")  # the cluster first: parsed.value(name) is the cluster's
+    for line, cells in rows:
+        labels = {} if cells[0] == "Sum" else {"instance": cells[0]}
+        for (name, unit, factor), c in zip(_PER_SECOND, cells[1:], strict=True):
+            if (v := parse_number(c)) is not None:
+                put(sink, name, v * factor, unit, H if name.startswith("physical") else N, line, labels)
+    return len(rows)
+
+
+def _global_stats(tables: list[Table], sink: MetricSink) -> int:
+    n = 0
+    for t in _tables(tables, "system statistics (global)"):
+        for line, cells in t.rows:
+            key = cells[0].strip().lower() if cells else ""
+            if key in _GLOBAL_STATS and len(cells) > 2 and (v := parse_number(cells[2])) is not None:
+                metric, unit = _GLOBAL_STATS[key]
+                put(sink, metric, v, unit, H, line)
+                n += 1
+    return n
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     check_text(text, KIND, source)
     if not looks_like(text):
@@ -158,6 +195,9 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                        ("Top Timed Events", lambda: _top_events(tables, sink))):
         if not read():
             sink.errors.append(ParseError(KIND, name, "table missing or empty (truncated report?)", source=source))
+    _per_second(tables, sink)  # where present: a trimmed copy may keep only the summary tables
+    _global_stats(tables, sink)
     if not sink.metrics:
         raise ParseError(KIND, "report", "no table could be read", source=source)
+    sink.metrics += cluster_io(sink.freeze(KIND))
     return sink.freeze(KIND)

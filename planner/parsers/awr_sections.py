@@ -13,6 +13,8 @@ from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
     HOST_CPU_COLUMNS,
     NUMERIC_TOKEN,
+    TIMED_TOKEN,
+    EventRow,
     H,
     L,
     N,
@@ -208,10 +210,10 @@ def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
     return n
 
 
-def _table_after(lines: Lines, k: int, first_col: str) -> tuple[str, int]:
+def _table_after(lines: Lines, k: int, first_col: str, within: int = 8) -> tuple[str, int]:
     """(joined header text, index of first data row) of a dashed table whose header starts ``first_col``."""
     h = find(lines, rf"^\s*{first_col}\b", k)
-    if h < 0 or h - k > 8:
+    if h < 0 or h - k > within:
         return "", -1
     header = " ".join(t for _, t in lines[k + 1:h + 1])
     start = h + 1
@@ -360,3 +362,85 @@ def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
         return False
     put(sink, "db_time_s", v, "s", N, lines[k][0], labels)
     return True
+
+
+def _detail_event(tokens: list[str], line: int) -> EventRow | None:
+    """A Foreground Wait Events row: ``name waits [%timeouts] time avg [waits/txn] [%DB time]``.
+
+    11g prints every column (``184`` ms); 12.2+ leaves %Time-outs blank when null and prints Avg wait with its
+    unit (``3.23ms``, ``268.69us``, ``52.86 s``), so the unit cell anchors the row: time is just before it,
+    waits first. Idle events have no % DB time.
+    """
+    start = next((i for i, t in enumerate(tokens) if i and all(NUMERIC_TOKEN.match(x) for x in tokens[i:])), -1)
+    if start <= 0:
+        return None
+    name, nums = " ".join(tokens[:start]), tokens[start:]
+    avg = next((i for i, t in enumerate(nums) if TIMED_TOKEN.match(t)), -1)
+    if avg < 0:  # 11g, all in ms: waits timeouts time avg txn [pct]
+        avg = 3 if len(nums) >= 4 else -1
+    if avg < 2:
+        return None
+    pct = nums[avg + 2] if len(nums) > avg + 2 else ""
+    return EventRow(name, parse_number(nums[0]), parse_number(nums[avg - 1]), parse_avg_wait_ms(nums[avg]),
+                    parse_number(pct) if pct else None, "", line)
+
+
+def parse_foreground_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """Foreground Wait Events (11g+): every foreground event, section=foreground; db file sequential read is
+    here when the Top 5/10 lacks it."""
+    k = find(lines, r"^\s*Foreground Wait Events\b")
+    if k < 0:
+        return 0
+    _header, start = _table_after(lines, k, "Event", 14)  # five "->" notes and a 3-line header
+    if start < 0:
+        return 0
+    rank = 0
+    for lineno, text in lines[start:]:
+        t = text.strip()
+        if not t:
+            continue
+        if _DASHES.match(t):
+            break
+        row = _detail_event([x for x in event_tokens(text) if x != "@jls"], lineno)
+        if row is None:
+            break
+        rank += 1
+        add_event(sink, row, rank, "foreground", **labels)
+    return rank
+
+
+_ACTIVITY_TITLE = re.compile(r"^\s*(Key )?Instance Activity Stats(?!\s*-)\b", re.I)
+_ACTIVITY_ROW = re.compile(rf"^\s*(\S.*?)\s+({_NUMTXT})\s+({_NUMTXT})\s+({_NUMTXT})\s*$")
+
+
+def parse_activity(lines: Lines, sink: MetricSink, **labels: str) -> int:
+    """Instance Activity Stats (every page of it, Key Instance Activity Stats read once): ``activity.<name>``
+    total, ``_per_s``, ``_per_txn``. Text cuts names to 32 characters (``physical read total multi block``)."""
+    seen: set[str] = set()
+    inside = header = False
+    for lineno, text in lines:
+        if _ACTIVITY_TITLE.match(text):
+            inside = True
+            continue
+        t = text.strip()
+        if not inside or not t or t.startswith("->"):
+            continue
+        if t.startswith("Statistic"):
+            header = True
+            continue
+        if _DASHES.match(t):
+            inside, header = header, False  # the rule under the header; any other rule ends the page
+            continue
+        m = _ACTIVITY_ROW.match(text)
+        if not m:
+            inside = False
+            continue
+        name = slug(m.group(1))
+        if name in seen:
+            continue
+        seen.add(name)
+        for suffix, unit, cell in (("", "count", m.group(2)), ("_per_s", "count/s", m.group(3)),
+                                   ("_per_txn", "count/txn", m.group(4))):
+            if (v := parse_number(cell)) is not None:
+                put(sink, f"activity.{name}{suffix}", v, unit, N, lineno, labels)
+    return len(seen)

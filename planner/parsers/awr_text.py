@@ -51,6 +51,8 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
         ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
         ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
+        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, **labels)),
+        ("Instance Activity Stats", lambda: sec.parse_activity(lines, sink, **labels)),
     ]
     for name, read in readers:
         try:
@@ -63,6 +65,11 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
                                           source=sink.source))
 
 
+def _is_row(line: str) -> bool:
+    """A Markdown table row: ``| a | b |``, or GitHub's ``a | b | c`` without the outer pipes."""
+    return line.lstrip().startswith("|") or line.count("|") >= 2
+
+
 def demarkdown(text: str) -> tuple[str, bool]:
     """AWR text that went through an HTML-to-Markdown converter: ``| a | b |`` rows, ``|---|`` rules, bold.
 
@@ -70,13 +77,13 @@ def demarkdown(text: str) -> tuple[str, bool]:
     the line count is kept so every value still points at its line. Returns (text, whether it was Markdown).
     """
     lines = text.split("\n")
-    piped = sum(1 for ln in lines[:400] if ln.lstrip().startswith("|"))
+    piped = sum(1 for ln in lines[:400] if _is_row(ln))
     if piped < 3 and "**" not in text[:20000]:
         return text, False
     out = []
     for ln in lines:
         t = re.sub(r"\\([_*#|~\\-])", r"\1", ln).replace("**", "").replace("`", "")
-        if t.lstrip().startswith("|"):
+        if _is_row(t):
             cells = [c.strip() for c in t.strip().strip("|").split("|")]
             t = "   ".join("-" * max(3, len(c)) if re.fullmatch(r":?-{3,}:?", c) else c for c in cells)
         out.append(re.sub(r"^#{1,6}\s+", "", t))

@@ -14,8 +14,13 @@ Formulas (per second unless stated; ``P`` is the parsed report):
   * 100, where DB time (s) = db_time_min * 60 (or db_time_s from the Time Model). CPU counts as "DB CPU".
 - ``logical_to_physical_ratio`` = P.logical_reads_per_s / P.physical_reads_per_s.
 
-RAC reports (fact rac=YES) get no IOPS metrics: "Physical Reads/s" of one instance, or of the cluster,
-is not the storage's IOPS and the brief forbids presenting it as such.
+- ``physical_read_iops`` (basis=requests) falls back on Instance Activity Stats' ``physical read IO requests``
+  per second when the Load Profile lacks the row.
+
+A RAC instance report (fact rac=YES) gets its own instance's IOPS only from IO requests (``basis=requests``,
+label ``instance=<n>``; none when the instance number is not printed): "Physical Reads/s" counts blocks, and one instance is not the cluster, whose total
+the global report gives (``instance=all``, planner.parsers.awr_rac_text). Every derived metric of a RAC
+instance report carries its ``instance`` label, so it sits with the values it was computed from.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from planner.metrics import Direction, Metric, MetricSink, Parsed
+from planner.parsers.numbers import put
 
 _SINGLE_BLOCK = ("db file sequential read", "cell single block physical read")
 
@@ -41,35 +47,36 @@ def derive(parsed: Parsed) -> list[Metric]:
         m = parsed.get(name)
         return m.source.line if m and m.source else None
 
-    if not rac:
-        read_iops = None
-        for name, basis, out in (("physical_read_io_requests_per_s", "requests", "physical_read_iops"),
-                                 ("physical_reads_per_s", "blocks", "physical_read_iops")):
-            v = parsed.value(name)
-            if v is not None:
-                read_iops = v
-                sink.add(out, v, "IOPS", H, line_of(name), derived=True, basis=basis)
-                break
-        for name, basis in (("physical_write_io_requests_per_s", "requests"), ("physical_writes_per_s", "blocks")):
-            v = parsed.value(name)
-            if v is not None:
-                sink.add("physical_write_iops", v, "IOPS", H, line_of(name), derived=True, basis=basis)
-                break
-        cores = parsed.value("cores")
-        if read_iops is not None and cores:
-            sink.add("read_iops_per_core", read_iops / cores, "IOPS/core", H, line_of("cores"), derived=True)
+    inst = {"instance": parsed.fact("inst_num")} if rac and parsed.fact("inst_num") else {}
+    read_iops = None
+    for name, basis in (("physical_read_io_requests_per_s", "requests"),
+                        ("activity.physical_read_io_requests_per_s", "requests"), ("physical_reads_per_s", "blocks")):
+        v = parsed.value(name)
+        if v is not None and not (rac and (basis == "blocks" or not inst)):
+            read_iops = v
+            put(sink, "physical_read_iops", v, "IOPS", H, line_of(name), {"basis": basis, **inst}, derived=True)
+            break
+    for name, basis in (("physical_write_io_requests_per_s", "requests"),
+                        ("activity.physical_write_io_requests_per_s", "requests"), ("physical_writes_per_s", "blocks")):
+        v = parsed.value(name)
+        if v is not None and not (rac and (basis == "blocks" or not inst)):
+            put(sink, "physical_write_iops", v, "IOPS", H, line_of(name), {"basis": basis, **inst}, derived=True)
+            break
+    cores = parsed.value("cores")
+    if read_iops is not None and cores:
+        put(sink, "read_iops_per_core", read_iops / cores, "IOPS/core", H, line_of("cores"), inst, derived=True)
     for event in _SINGLE_BLOCK:
         printed = next((m.label("event") for m in parsed.all("wait.waits") if _is_event(m.label("event"), event)),
                        event)
         waits_m = parsed.get("wait.waits", event=printed)
         time_s = parsed.value("wait.time_s", event=printed)
         if waits_m and waits_m.value and time_s is not None:
-            sink.add("single_block_read_latency_ms", time_s / waits_m.value * 1000, "ms", L,
-                     waits_m.source.line if waits_m.source else None, derived=True, event=event)
+            put(sink, "single_block_read_latency_ms", time_s / waits_m.value * 1000, "ms", L,
+                waits_m.source.line if waits_m.source else None, {"event": event, **inst}, derived=True)
             break
     redo = parsed.value("redo_size_per_s")
     if redo is not None:
-        sink.add("redo_mb_per_s", redo / 1048576, "MB/s", H, line_of("redo_size_per_s"), derived=True)
+        put(sink, "redo_mb_per_s", redo / 1048576, "MB/s", H, line_of("redo_size_per_s"), inst, derived=True)
     db_time_s = parsed.value("db_time_s")
     if db_time_s is None and (mins := parsed.value("db_time_min")) is not None:
         db_time_s = mins * 60
@@ -83,9 +90,10 @@ def derive(parsed: Parsed) -> list[Metric]:
             if cls:
                 per_class[cls] += m.value
         for cls, seconds in per_class.items():
-            sink.add("wait_class_share_pct", seconds / db_time_s * 100, "%", N, None, derived=True,
-                     wait_class=cls)
+            put(sink, "wait_class_share_pct", seconds / db_time_s * 100, "%", N, None, {"wait_class": cls, **inst},
+                derived=True)
     lio, pio = parsed.value("logical_reads_per_s"), parsed.value("physical_reads_per_s")
     if lio is not None and pio:
-        sink.add("logical_to_physical_ratio", lio / pio, "ratio", N, line_of("logical_reads_per_s"), derived=True)
+        put(sink, "logical_to_physical_ratio", lio / pio, "ratio", N, line_of("logical_reads_per_s"), inst,
+            derived=True)
     return sink.metrics

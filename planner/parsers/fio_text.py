@@ -19,18 +19,19 @@ from planner.metrics import Direction, MetricSink, Parsed
 from planner.parsers.numbers import NUMBER, put, read, warn
 
 KIND = "fio_text"
-_JOB = re.compile(r"^(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
+_JOB = re.compile(r"^\s*(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
 _DIR3 = re.compile(rf"^\s+(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), BW=({NUMBER})([KMGT]i?B)/s"
                    rf"(?: \(({NUMBER})([kKMGT]?B)/s\))?(?:\(({NUMBER})([KMGT]i?B)/({NUMBER})msec\))?")
-_DIR2 = re.compile(rf"^\s+(read|write|trim|mixed)\s*: io=\s*({NUMBER})([KMGT]?B), bw=\s*({NUMBER})([KMGT]?B)/s, "
-                   rf"iops=\s*({NUMBER}), runt=\s*({NUMBER})msec")
-_LAT = re.compile(rf"^\s+(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMBER}[kKmM]?),\s*max=\s*"
-                  rf"({NUMBER}[kKmM]?),\s*avg=\s*({NUMBER}),\s*stdev=\s*({NUMBER})")
+# fio 2.0.x pads before commas and units: "iops=79090 , runt= 53032msec", "bw=422959 B/s"
+_DIR2 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: io=\s*({NUMBER})\s*([KMGT]?B), bw=\s*({NUMBER})\s*([KMGT]?B)/s\s*,"
+                   rf"\s*iops=\s*({NUMBER})\s*,\s*runt=\s*({NUMBER})\s*msec", re.IGNORECASE)
+_LAT = re.compile(rf"^\s+(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMBER}[kKmM]?)\s*,\s*max=\s*"
+                  rf"({NUMBER}[kKmM]?)\s*,\s*avg=\s*({NUMBER}[kKmM]?)\s*,\s*stdev=\s*({NUMBER}[kKmM]?)")
 _PCT_HEAD = re.compile(r"^\s+(clat|lat) percentiles \((nsec|usec|msec)\):")
 _PCT = re.compile(rf"({NUMBER})th=\[\s*({NUMBER})\]")
 _CPU = re.compile(rf"^\s+cpu\s*:\s*usr=({NUMBER})%,\s*sys=({NUMBER})%")
-_DISK = re.compile(rf"^\s+(\S+): ios=.*util=({NUMBER})%")
-_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$")
+_DISK = re.compile(rf"^\s+(\S+): ios=.*?\butil=({NUMBER})%")  # not the aggrutil= of a dm device
+_VERSION = re.compile(r"^\s*(?:fio-|fio )?(\d+\.\d+[\w.\-]*)\s*$")  # fio-3.1, "fio 2.0.7", bare 2.0.8 (2.0.x)
 _TO_MS = {"nsec": 1e-6, "usec": 1e-3, "msec": 1.0}
 _KIB = {"B": 1 / 1024, "KB": 1.0, "KiB": 1.0, "MB": 1024.0, "MiB": 1024.0, "GB": 1024.0 ** 2, "GiB": 1024.0 ** 2,
         "TB": 1024.0 ** 3, "TiB": 1024.0 ** 3}
@@ -41,6 +42,8 @@ _MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
 def looks_like(text: str) -> bool:
     if re.search(r"\{\s*\"fio version\"", text[:200_000]):
         return False  # --output-format=json,normal: the JSON is the precise copy (planner/parsers/fio.py)
+    if re.search(r"^\s*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
+        return False  # terse,normal: the terse line is the precise copy (planner/parsers/fio_terse.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
         bool(re.search(r"^\s+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
@@ -61,9 +64,11 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     seen: dict[str, int] = {}
     directions = 0
     H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
-    for no, line in enumerate(text.splitlines(), 1):
-        if (v := _VERSION.match(line)) and "fio_version" not in sink.facts:
-            sink.facts["fio_version"] = v.group(1)
+    lines = [*text.splitlines(), ""]
+    for no, line in enumerate(lines[:-1], 1):
+        if (v := _VERSION.match(line)) and "fio_version" not in sink.facts and \
+                (line.lstrip().startswith("fio") or lines[no].lstrip().lower().startswith("starting ")):
+            sink.facts["fio_version"] = "fio-" + v.group(1)
         if m := _JOB.match(line):
             name = m.group(1).strip()
             seen[name] = seen.get(name, 0) + 1
@@ -88,7 +93,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                 runtime = _val(sink, d.group(9), no) if d.group(9) else None
             elif d2:
                 iops, bw = _val(sink, d2.group(6), no), _val(sink, d2.group(4), no)
-                bw_kib = None if bw is None else bw * _KIB[d2.group(5)]
+                bw_kib = None if bw is None else bw * _KIB[d2.group(5).upper()]  # 2.0.x may print kb/s
                 bw_mbs = None if bw_kib is None else bw_kib * 1024 / 1e6
                 runtime = _val(sink, d2.group(7), no)
             for name, value, unit, direction in (("fio.iops", iops, "IO/s", H), ("fio.bw_kib", bw_kib, "KiB/s", H),

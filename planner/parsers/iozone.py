@@ -1,4 +1,4 @@
-"""iozone throughput mode (``-t N``) output.
+"""iozone output: throughput mode (``-t N``), and the result table of auto mode and single runs (iozone_auto).
 
 For each test block (label ``test``: "initial writers", "random readers", ...; ``procs``; ``run``,
 1-based per iozone banner):
@@ -9,6 +9,9 @@ For each test block (label ``test``: "initial writers", "random readers", ...; `
 - ``iozone.iops`` (derived, label ``view``) = throughput KB/s / record size KB, or the ops/s value
   itself in ``-O`` mode. The record size comes from ``Record Size 8 KB``, the ``-r`` option of the
   command line, or the ``record_kb`` argument (which wins).
+
+A file with an iozone banner but no result is refused as such ("iozone 3.424 (auto mode): banner only, no
+result table"), not as an unknown file. The version (``Version $Revision: 3.424 $``) is the fact ``version``.
 
 "Parent sees" is the figure the iozone 3.420 docs say to note; "Children see" is the sum of the
 per-process rates and can be far higher. Both are kept; reports choose.
@@ -21,6 +24,7 @@ import re
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers import iozone_auto
 from planner.parsers.numbers import NUMBER, checked, put
 
 _NUM = rf"({NUMBER})"  # the whole token (31,681.06), checked by planner.parsers.numbers
@@ -31,10 +35,29 @@ _RECORD = re.compile(r"Record Size\s+(\d+)\s*([kKmM])B", re.IGNORECASE)
 _CMD_R = re.compile(r"(?:^|\s)-r\s*(\d+)([kKmMgG]?)(?=\s|$)")
 _BANNER = "Iozone: Performance Test of File I/O"
 _UNITS = {"kb/sec": "KB/s", "ops/sec": "ops/s", "kb": "KB", "ops": "ops"}
+_VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
+_OPS_MODE = re.compile(r"OPS Mode|Output is in operations per second", re.IGNORECASE)
 
 
 def looks_like(text: str) -> bool:
-    return "Parent sees throughput for" in text or "Children see throughput for" in text
+    return ("Parent sees throughput for" in text or "Children see throughput for" in text or _BANNER in text
+            or any(iozone_auto.HEADER.match(line) for line in text.splitlines()))
+
+
+def _mode(text: str) -> str:
+    if m := re.search(r"Throughput test with (\d+) process", text):
+        return f"throughput mode, -t {m.group(1)}"
+    return "auto mode" if re.search(r"^\s*Auto Mode", text, re.MULTILINE) else "single run"
+
+
+def _nothing_read(text: str, source: str) -> ParseError:
+    if _BANNER in text or "iozone test complete." in text:
+        v = _VERSION.search(text)
+        who = f"iozone {v.group(1)}" if v else "iozone (version not printed)"
+        return ParseError("iozone", "results", f"{who} ({_mode(text)}): banner only, no result table",
+                          source=source)
+    return ParseError("iozone", "throughput", "no 'Children see / Parent sees throughput for' line and no "
+                      "'KB reclen write ...' result table", source=source)
 
 
 def _record_kb(text: str) -> float | None:
@@ -88,12 +111,14 @@ def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> 
         elif (m := _XFER.search(line)) and labels and \
                 (v := checked(sink, "iozone", "min xfer", m.group(1), no)) is not None:
             put(sink, "iozone.min_xfer", v, _unit(m.group(2), sink, no), Direction.NEUTRAL, no, labels)
+    found += iozone_auto.parse_tables(text, sink, "ops/s" if _OPS_MODE.search(text) else "KB/s")
     if not found:
-        raise ParseError("iozone", "throughput", "no 'Children see / Parent sees throughput for' line",
-                         source=source)
+        raise _nothing_read(text, source)
+    if ver := _VERSION.search(text):
+        sink.facts["version"] = ver.group(1)
     if rec is not None:
         sink.facts["record_kb"] = f"{rec:g}"
-    elif any(m.unit == "KB/s" for m in sink.metrics):
+    elif any(m.unit == "KB/s" and m.label("mode") != "auto" for m in sink.metrics):
         sink.errors.append(ParseError("iozone", "record size", "no 'Record Size' line and no -r option: "
                                       "IOPS not computed (pass record_kb)", source=source))
     if run and "iozone test complete." not in text:

@@ -95,10 +95,12 @@ def _views(parsed: Parsed) -> list[tuple[tuple[tuple[str, object], ...], list[Me
     return out
 
 
-def _host(m: Metric, kind: str) -> str:
+def _host(m: Metric, p: Parsed) -> str:
     inst = m.label("instance")
-    if kind in ("awr_rac_html", "awr_rac_text"):
+    if p.kind in ("awr_rac_html", "awr_rac_text"):
         return f"instance {inst}" if inst and inst not in ("*", "all") else "cluster"
+    if not inst and p.fact("rac") == "YES":  # a RAC instance report: its host, snapshot and flag rows too
+        inst = p.fact("inst_num")
     return f"instance {inst}" if inst else ""
 
 
@@ -112,7 +114,7 @@ def series_of(fa: FileAnalysis) -> list[Series]:
     headline = {m.key for m in fa.headline}
     for params, metrics, derived in _views(p):
         for m in [*metrics, *derived]:
-            out.append(Series(fa.path, _host(m, p.kind), p.kind, title, p.kind, params, m.name, m.key, m.labels,
+            out.append(Series(fa.path, _host(m, p), p.kind, title, p.kind, params, m.name, m.key, m.labels,
                               m.unit, m.direction, m.key in headline, p.simulated, (m.value,), 0))
     return out
 

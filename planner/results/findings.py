@@ -193,12 +193,16 @@ def rac_not_iops(all_series: Sequence[Series]) -> list[Finding]:
         if any("instance=all" in k for k in ms if k.startswith("physical_read_iops{")):
             continue  # the global report gave the cluster's IOPS (planner.parsers.awr_rac_text): nothing to warn
         if "awr.rac" in ms and (pr := ms.get("physical_reads_per_s")) is not None:
+            own = next((v for k, v in ms.items() if k.startswith("physical_read_iops{") and "instance=" in k), None)
+            what = (f"the {fmt(own.summary.median)} IOPS shown are this instance's own read IO requests/s, not the "
+                    "cluster's" if own else "it is not the storage's IOPS, so planner reports no IOPS from it")
             out.append(Finding(
                 "rac_not_iops", Severity.NOTE, "RAC figures are not IOPS", *where,
                 f"this is a RAC report: 'Physical reads' {fmt(pr.summary.median)}/s counts one instance's "
-                "blocks per second; it is not the storage's IOPS, so planner reports no IOPS from it — "
-                "add up per-instance IO requests over all instances for the cluster's figure",
-                (("physical reads/s (blocks)", fmt(pr.summary.median)), ("RAC", "YES"))))
+                f"blocks per second; {what} — add up per-instance IO requests over all instances (or read the "
+                "global report, awrgrpt) for the cluster's figure",
+                (("physical reads/s (blocks)", fmt(pr.summary.median)), ("RAC", "YES"),
+                 *((("instance read IOPS", fmt(own.summary.median)),) if own else ()))))
     return out
 
 

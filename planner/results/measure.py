@@ -7,7 +7,7 @@ artifact is kept and the report says which section could not be read.
 Derived metrics added here (besides planner.parsers.derived for AWR-family reports), each ``derived=True``:
 
 - ``awr.rac`` = 1 when a per-instance AWR/Statspack report says RAC=YES (findings use it: RAC reads are not IOPS);
-- a global (RAC) report (``awr_rac_text``) is the headline of its execution: the cluster's IOPS / MB/s
+- a global (RAC) report (``awr_rac_text``, or ``awr_rac_html`` alone) is the headline of its execution: the cluster's IOPS / MB/s
   (``instance=all``); the per-instance report beside it is measured with ``awr_scope=instance <n>`` (so its
   figures never mix with the cluster's in one series) and is no headline;
 - ``os.cpu_busy_pct`` = mean over samples of 100 - %idle (mpstat ``cpu=all`` interval rows, else vmstat id);
@@ -36,7 +36,7 @@ from planner.transport.ostats import output_name
 AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
 # The global (RAC) report: its cluster totals (instance=all) are the headline; a per-instance report of the same
 # execution is then context, never the system's figure (planner.parsers.awr_rac_text).
-GLOBAL_KINDS = frozenset({"awr_rac_text"})
+GLOBAL_KINDS = frozenset({"awr_rac_text", "awr_rac_html"})  # both give the cluster's IOPS (cluster_io)
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
 ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
 OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
@@ -291,7 +291,7 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     out: set[str] = set()
     reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
     out.update(a.path for a in reports[1:])
-    if any(a.kind in GLOBAL_KINDS for a in artifacts):  # SLOB's awr_rac.txt and awr_rac.html.gz: the text is read
+    if any(a.kind == "awr_rac_text" for a in artifacts):  # SLOB's awr_rac.txt and awr_rac.html.gz: the text is read
         out.update(a.path for a in artifacts if a.kind == "awr_rac_html")
     for kind in OS_KINDS:
         same = [a for a in artifacts if a.kind == kind]
