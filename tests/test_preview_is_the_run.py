@@ -1,4 +1,4 @@
-"""-C -D shows what the run then does: for every example plan, the tool commands and the files a rehearsal
+"""Every example plan rehearses end to end, and -C -D shows what the run then does: for every example plan, the tool commands and the files a rehearsal
 writes are the ones its preview printed, and the preview prints nothing the run does not do.
 
 The two rehearsals run in different sandboxes and runs, so paths are compared with the sandbox root and the
@@ -79,6 +79,11 @@ def test_preview_shows_what_the_rehearsal_runs_and_writes(plan: str, tmp_path: P
     assert main(args) == 0, capsys.readouterr().out[-3000:]
     capsys.readouterr()
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["status"] == "complete" and meta["simulated"] is (plan != "local_demo")
+    if plan != "local_demo":  # the example plans rehearse end to end, their report marked as simulated
+        assert "SIMULATED" in (run / "report.md").read_text().upper()
+        assert any(r["artifacts"] for r in json.loads((run / "results.json").read_text()))
     shown, ran = _preview_commands(preview), _run_commands(run)
     unshown = [c for c in ran if not any(s in c for s in shown)]
     assert not unshown, f"the run did what -C -D did not show: {unshown[:3]}\nshown: {sorted(shown)[:5]}"
