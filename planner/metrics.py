@@ -196,8 +196,25 @@ def _words(name: str) -> str:
     return text[:1].upper() + text[1:]
 
 
+_PERCENTILE = re.compile(r"^p(\d+(?:\.\d+)?)$")
+
+
+def _ordinal(number: str) -> str:
+    last = number.split(".")[-1]
+    suffix = "th" if last[-2:] in ("11", "12", "13") else {"1": "st", "2": "nd", "3": "rd"}.get(last[-1:], "th")
+    return f"{number}{suffix}"
+
+
 def label_words(key: str, value: str) -> str:
+    m = _PERCENTILE.match(value) if key == "stat" else None
+    if m:
+        return f"{_ordinal(m.group(1))} percentile"
     return LABEL_WORDS.get(key, "{k} {v}").format(k=key.replace("_", " "), v=value)
+
+
+def _always_shown(key: str, value: str) -> bool:
+    """A percentile is never left for the reader to guess: "completion latency" alone reads as the mean."""
+    return key == "stat" and bool(_PERCENTILE.match(value))
 
 
 def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: str = "",
@@ -217,7 +234,8 @@ def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: st
     if "{" in text:  # a placeholder whose label this metric lacks
         text = _UNLABELLED.get(metric) or re.sub(r"\{(\w+)\}", lambda m: m.group(1).replace("_", " "), text)
         text = text[:1].upper() + text[1:]
-    extra = [label_words(k, v) for k, v in labels if k not in used and shown is not None and k in shown]
+    extra = [label_words(k, v) for k, v in labels
+             if k not in used and (_always_shown(k, v) or (shown is not None and k in shown))]
     if extra:
         text += ", " + ", ".join(extra)
     if unit and unit not in _UNIT_IN_NAME and unit not in text:

@@ -79,3 +79,41 @@ def test_a_difference_inside_the_repeats_spread_is_within_noise() -> None:
     assert clear.rows[0].cells[1].verdict == "better"
     single = compare([("A", rep("A", [100_000])), ("B", rep("B", [110_000]))])  # one run each: no spread known
     assert single.rows[0].cells[1].verdict == "better"
+
+
+def _fio_run(tmp_path: Path, runs: Path, bs: str, hosts: int) -> str:
+    names = ["alpha", "beta"][:hosts]
+    lines = []
+    for h in names:
+        (tmp_path / "hosts" / h / "data").mkdir(parents=True, exist_ok=True)
+        lines.append(f"{h} ansible_connection=local planner_root={tmp_path / 'hosts' / h}")
+    inv = tmp_path / f"hosts-{hosts}.ini"
+    inv.write_text("[lab]\n" + "\n".join(lines) + "\n")
+    plan = tmp_path / f"plan-{bs}-{hosts}.yaml"
+    plan.write_text("plan: cmp\nplays:\n  - name: disk\n    hosts: lab\n    workloads:\n"
+                    f"      - fio: {{target: /data/f.dat, rw: randread, bs: {bs}, size: 2m, runtime: 1, "
+                    "ioengine: psync}\n")
+    before = set(runs.iterdir()) if runs.exists() else set()
+    assert main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report"]) == 0
+    (new,) = set(runs.iterdir()) - before - {runs / "planner.sqlite"}
+    return new.name
+
+
+def test_compare_names_the_settings_the_runs_differ_in_above_the_numbers(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = tmp_path / "runs"
+    a = _fio_run(tmp_path, runs, "4k", 1)
+    b = _fio_run(tmp_path, runs, "8k", 2)
+    c = _fio_run(tmp_path, runs, "4k", 1)
+    capsys.readouterr()
+    assert main(["compare", a, b, "--runs-dir", str(runs)]) == 0
+    out = capsys.readouterr().out
+    head, _, numbers = out.partition("fio IOPS")
+    assert "The runs differ in 2 setting(s)" in head  # before the first figure, not after it
+    block = next(line for line in head.splitlines() if "block size (fio)" in line)
+    assert block.split()[-2:] == ["4k", "8k"]
+    hosts = next(line for line in head.splitlines() if line.split()[1:2] == ["hosts"])
+    assert hosts.split()[-2:] == ["1", "2"]
+    assert numbers  # the comparison itself still follows
+    assert main(["compare", a, c, "--runs-dir", str(runs)]) == 0
+    assert "The runs were set alike" in capsys.readouterr().out

@@ -338,7 +338,7 @@ SIGNED = {  # device -> (how to sign a blank 4 MiB device, evidence the refusal 
     "ext4": ([(1080, b"\x53\xef")], "ext"),
     "dos": ([(510, b"\x55\xaa")], "dos partition table"),
     "gpt": ([(510, b"\x55\xaa"), (512, b"EFI PART")], "gpt partition table"),
-    "asm": ([(32, b"ORCLDISKDATA_0000"), (40, b"DATA_0000"), (72, b"DATA")], "ASM disk header"),
+    "asm": ([(32, b"ORCLDISKDATA_0000"), (72, b"DATA_0000"), (104, b"DATA")], "ASM disk header"),
 }
 
 

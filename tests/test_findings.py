@@ -157,3 +157,15 @@ def test_verdict_accepts_several_series_that_agree() -> None:
     assert verdict_for(Claim("SOL II", "exadata", "calibrate.max_iops", 3913, 10), ms).verdict is Verdict.REPRODUCED
     differ = s(m("fio.iops", 1, labels={"job": "a"}, direction=H), m("fio.iops", 2, labels={"job": "b"}, direction=H))
     assert verdict_for(Claim("x", "exadata", "fio.iops", 1, 10), differ).verdict is Verdict.INCONCLUSIVE
+
+
+def test_noisy_repeats_are_one_warning_per_step_not_per_metric_and_point() -> None:
+    # a sweep of 3 points x 2 metrics, every series noisy: one warning naming the noisiest, the rest counted
+    ms = [m(metric, base * f, repeat=i, headline=True, unit="IOPS", direction=H, params={"readers": r})
+          for r, base in ((16, 100_000), (32, 150_000), (64, 200_000))
+          for metric, spread in (("physical_read_iops", (0.8, 1.0, 1.2)), ("physical_write_iops", (0.7, 1.0, 1.3)))
+          for i, f in enumerate(spread)]
+    found = noisy_repeats(s(*ms))
+    assert len(found) == 1
+    assert found[0].message.startswith("Physical write IOPS varies by CV 30.0%")  # words, the worst first
+    assert "5 more metric/point pair(s)" in found[0].message and ("noisy series", "6") in found[0].numbers

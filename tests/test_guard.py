@@ -54,9 +54,12 @@ def root(tmp_path: Path) -> Path:
     poke(gpt, 510, b"\x55\xaa")  # protective MBR
     poke(gpt, 512, b"EFI PART")
     asm = blank(dev / "asm")
+    # the disk header block as kfed prints it: kfbh (32 bytes), then kfdhdb: driver.provstr at +0x000 (the
+    # ASMLib label after ORCLDISK), dskname at +0x028, grpname at +0x048, fgname at +0x068
     poke(asm, 32, b"ORCLDISKDATA_0000")  # kfdhdb.driver.provstr
-    poke(asm, 40, b"DATA_0000")  # kfdhdb.dskname
-    poke(asm, 72, b"DATA")  # kfdhdb.grpname
+    poke(asm, 72, b"DATA_0000")  # kfdhdb.dskname
+    poke(asm, 104, b"DATA")  # kfdhdb.grpname
+    poke(asm, 136, b"DATA_0000")  # kfdhdb.fgname
     poke(blank(dev / "lvm"), 512, b"LABELONE")
     poke(blank(dev / "swap"), 4086, b"SWAPSPACE2")
     return r
@@ -122,9 +125,11 @@ def test_byte_signatures_pure() -> None:
     assert [s.what for s in byte_signatures(bytes(head))] == ["xfs filesystem"]
     head = bytearray(8192)
     head[32:40] = b"ORCLDISK"
-    head[72:76] = b"RECO"
+    head[72:81] = b"RECO_0003"  # kfdhdb.dskname (kfed: 0x028 past the 32-byte block header)
+    head[104:108] = b"RECO"  # kfdhdb.grpname (0x048)
     (sig,) = byte_signatures(bytes(head))
-    assert sig.what == "ASM disk header" and "disk group RECO" in sig.detail
+    # the group is the group, the disk is the disk (the disk's name once passed for its group)
+    assert sig.what == "ASM disk header" and sig.detail == "ORCLDISK at offset 32, disk group RECO, disk RECO_0003"
 
 
 def test_signatures_lists_everything_found(root: Path) -> None:

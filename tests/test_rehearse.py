@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -63,23 +62,7 @@ def test_misspelt_device_fails_rehearsal_at_the_plan_line(tmp_path: Path, capsys
     assert not (tmp_path / "runs").exists()
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("plan", ["violin_vs_exadata", "ssd_calibrate_orion_iozone", "slb_affinity"])
-def test_example_plans_rehearse_end_to_end(plan: str, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
-    plans = _checkout(tmp_path)
-    code = main(["apply", "--rehearse", str(plans / f"{plan}.yaml"), "--runs-dir", str(tmp_path / "runs"),
-                 "-e", "run_time=30"])
-    out = capsys.readouterr().out
-    assert code == 0, out[-4000:]
-    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
-    meta = json.loads((run / "meta.json").read_text())
-    assert meta["simulated"] is True and meta["status"] == "complete"
-    report = (run / "report.md").read_text()
-    assert "SIMULATED" in report.upper()
-    results = json.loads((run / "results.json").read_text())
-    assert any(r["artifacts"] for r in results)
+# The example plans rehearse end to end in tests/test_preview_is_the_run.py (after their -C -D preview).
 
 
 @pytest.mark.slow

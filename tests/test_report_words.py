@@ -52,6 +52,20 @@ def test_two_parameter_sweep_gets_a_line_per_value_of_the_second() -> None:
     assert lines[0].points[2].low == pytest.approx(28.8) and lines[0].points[2].high == pytest.approx(35.2)
 
 
+def test_square_cross_product_is_two_dimensional_not_a_zip() -> None:
+    # bs x iodepth with two values each: equal value counts do not make it a zip (each bs meets every iodepth)
+    ss = [_s("disk", (("bs", b), ("iodepth", d)), d * (2 if b == "8k" else 1)) for b in ("4k", "8k") for d in (1, 4)]
+    x, lines = chart_lines(ss, ["disk"], {})
+    assert x == "iodepth"  # the numeric parameter on the axis, the other one a series each
+    assert [ln.label for ln in lines] == ["block size 4k", "block size 8k"]
+    assert [[p.x for p in ln.points] for ln in lines] == [["1", "4"], ["1", "4"]]
+    # with two systems, each series says its system and its second value
+    two = ss + [_s("nvme", (("bs", b), ("iodepth", d)), 9) for b in ("4k", "8k") for d in (1, 4)]
+    _, lines = chart_lines(two, ["disk", "nvme"], {})
+    assert [ln.label for ln in lines] == ["disk, block size 4k", "disk, block size 8k", "nvme, block size 4k",
+                                          "nvme, block size 8k"]
+
+
 def test_zip_sweep_is_one_line_and_systems_are_series() -> None:
     zipped = [_s("ssd", (("iodepth", d), ("numjobs", j)), d) for d, j in ((1, 1), (4, 2), (16, 4))]
     x, lines = chart_lines(zipped, ["ssd"], {})
@@ -102,3 +116,19 @@ def test_runs_columns_stay_aligned_with_long_run_ids(tmp_path: Path, capsys: pyt
     lines = [ln for ln in capsys.readouterr().out.splitlines() if "slob_violin_vs_exadata" in ln]
     assert len(lines) == 2 and long_id in lines[1]  # never cut
     assert len({ln.index("slob_violin_vs_exadata") for ln in lines}) == 1  # the PLAN column lines up
+
+
+def test_percentile_metrics_say_which_percentile() -> None:
+    # the fio headline completion latency is the p99; alone in a table it must not read as the mean
+    assert display_name("fio.clat_ms", (("stat", "p99"),), "ms", frozenset()) == \
+        "fio completion latency, 99th percentile (ms)"
+    assert display_name("fio.clat_ms", (("stat", "p99.9"),), "ms") == "fio completion latency, 99.9th percentile (ms)"
+    assert display_name("fio.lat_ms", (("stat", "mean"),), "ms", frozenset()) == "fio total latency (ms)"
+
+
+def test_figures_keep_three_significant_digits() -> None:
+    from planner.results.stats import fmt
+
+    assert fmt(0.107) == "0.107" and fmt(3.084) == "3.08" and fmt(49.83) == "49.8"  # was 0.1 / 3.1 / 49.8
+    assert fmt(0.2) == "0.2" and fmt(2.0) == "2.0"  # no digits it does not have
+    assert fmt(15619.4) == "15,619.4" and fmt(138000.0) == "138,000" and fmt(0.0492) == "0.0492"

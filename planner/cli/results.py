@@ -11,10 +11,14 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, Problem
+
+if TYPE_CHECKING:
+    from planner.results.settings import Setting
 
 COMMANDS = ("runs", "show", "report", "compare", "export", "index", "store")
 
@@ -192,14 +196,17 @@ def _compare(args: argparse.Namespace) -> int:
     from planner.metrics import display_keys
     from planner.report.study import label_words_of
     from planner.results.compare import cell_text, compare
+    from planner.results.settings import run_settings
 
     if len(args.runs) < 2:
         raise InputError([Problem(None, "", "compare needs at least two runs", "give RUN_A RUN_B [RUN_C ...]")])
-    runs = []
+    runs, settings = [], []
     for r in args.runs:  # each a folder under --runs-dir or, with --store, a run pushed by any controller
         with run_data(r, args) as data:
             runs.append((data.run_id, data.measurements))
+            settings.append(data)
     c = compare(runs, args.metric)
+    _print_differences(c.runs, [run_settings(d, c.by_play) for d in settings])
     if not c.rows:
         print("no metrics to compare: none are headline metrics, or none match --metric")
         return 0
@@ -213,6 +220,25 @@ def _compare(args: argparse.Namespace) -> int:
                      names[row.metric], *cells])
     print_table(cols, rows, numeric=tuple(range(len(head), len(cols))))
     return 0
+
+
+def _print_differences(run_ids: Sequence[str], settings: Sequence[Mapping[Setting, str]]) -> None:
+    """Above the numbers, what the runs were not set alike in: a figure's change may come from these."""
+    from planner.cli.tables import print_table
+    from planner.report.study import param_words
+    from planner.results.settings import differences
+
+    found = differences(settings)
+    if not found:
+        print("The runs were set alike: same step arguments, host count and host facts.\n")
+        return
+    print(f"The runs differ in {len(found)} setting(s); a difference in the figures below may come from these:")
+    scoped = any(d.setting.scope for d in found)
+    rows = [[*([d.setting.scope] if scoped else []),
+             f"{param_words(d.setting.name)} ({d.setting.kind})" if d.setting.kind else d.setting.name, *d.values]
+            for d in found]
+    print_table([*(["system"] if scoped else []), "setting", *run_ids], rows)
+    print()
 
 
 FIELDS = ("run_id", "play", "host", "step", "title", "kind", "params", "point", "repeat", "warmup", "metric",

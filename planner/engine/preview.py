@@ -12,8 +12,9 @@ from planner.steps import step_class
 
 
 def preview_points(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
-               points: list[tuple[SweepPoint, dict[str, Any]]]) -> str:
-    """-C -D: each point's exact commands, files and SQL (StepType.preview), read-only."""
+               points: list[tuple[SweepPoint, dict[str, Any]]], db_report: str = "") -> str:
+    """-C -D: each point's exact commands, files and SQL (StepType.preview), read-only. The context is the
+    one the run gives the point (its database report, its folder), so the preview renders what the run writes."""
     names = point_names([p for p, _ in points])
     out: list[str] = []
     for point, args in points:
@@ -21,6 +22,7 @@ def preview_points(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], 
         try:
             ctx = make_context(spec, hs, variables, settings, None, settings.plan_dir,
                                point)
+            ctx.db_report = db_report
             text = step_class(spec.kind)(args).preview(ctx)
         except Exception as e:  # noqa: BLE001 - a preview that cannot be made says why; the check goes on
             text = f"(no preview: {e})"

@@ -218,7 +218,8 @@ class Runner(HostsMixin):
                 r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
                                f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
                                diff=preview_points(spec, hs, self._variables(play, hs), self.settings,
-                                                   plans[hs.host.name]) if self.opts.diff else None)
+                                                   plans[hs.host.name], window.db_report or "")
+                               if self.opts.diff else None)
                 self._add(r)
                 self.console.result(r)
             return

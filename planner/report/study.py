@@ -132,16 +132,48 @@ def _fixed(args: Mapping[tuple[str, str], Mapping[str, Any]], s: Series, name: s
     return None if v is None or isinstance(v, list | dict) or "{{" in str(v) else str(v)
 
 
+def _numeric_values(vals: set[str]) -> bool:
+    try:
+        [float(v) for v in vals]
+    except ValueError:
+        return False
+    return True
+
+
+def _x_parameter(values: Mapping[str, set[str]]) -> str:
+    """The swept parameter on the x axis: the one with most values; on a tie a numeric one (iodepth over bs),
+    then the one that varies fastest (the last key of a cross product, as the plan lists them)."""
+    order = list(values)
+    return max(order, key=lambda k: (len(values[k]), _numeric_values(values[k]), order.index(k)))
+
+
+def _paired(ss: Sequence[Series], a: str, b: str) -> bool:
+    """Whether parameters a and b only restate each other (a zip sweep: one b value per a value and back),
+    as opposed to a cross product, where each value of one meets several values of the other."""
+    pairs = {(str(dict(s.params).get(a)), str(dict(s.params).get(b))) for s in ss}
+    return len(pairs) == len({p for p, _ in pairs}) == len({q for _, q in pairs})
+
+
+def series_parameters(ss: Sequence[Series], xname: str) -> list[str]:
+    """The swept parameters other than x that get a line per value: not those that only restate x (a zip)."""
+    values: dict[str, set[str]] = {}
+    for s in ss:
+        for k, v in s.params:
+            values.setdefault(k, set()).add(str(v))
+    return [k for k in values if k != xname and len(values[k]) > 1 and not _paired(ss, xname, k)]
+
+
 def chart_lines(ss: Sequence[Series], plays: Sequence[str],
                 args: Mapping[tuple[str, str], Mapping[str, Any]]) -> tuple[str, list[ChartLine]]:
     """(x parameter, lines): one line per play, or per play and value of a second swept parameter."""
-    values: dict[str, set[str]] = defaultdict(set)
+    values: dict[str, set[str]] = {}
     for s in ss:
         for k, v in s.params:
-            values[k].add(str(v))
-    xname = max(values, key=lambda k: len(values[k])) if values else ""
+            values.setdefault(k, set()).add(str(v))
+    xname = _x_parameter(values) if values else ""
     if not xname:  # no sweep: the parameter the plays were run at, when they share one
         xname = next((k for k in ("readers", "threads", "users", "iodepth") if all(_fixed(args, s, k) for s in ss)), "")
+    series_by = series_parameters(ss, xname)
     lines: list[ChartLine] = []
     multi = len({s.play for s in ss}) > 1
     for play in plays:
@@ -149,9 +181,7 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
         for g in _by_point([s for s in ss if s.play == play]).values():
             params = dict(g[0].params)
             x = str(params.pop(xname)) if xname in params else (_fixed(args, g[0], xname) or play)
-            # the other swept parameters: a line each, unless they only restate x (a zip sweep)
-            rest = [(k, v) for k, v in params.items() if len(values.get(k, ())) > 1
-                    and len(values[k]) != len(values[xname])]
+            rest = [(k, v) for k, v in params.items() if k in series_by]
             med, lo, hi = _combined(g)
             groups[point_words(rest) if rest else ""].append(ChartPoint(x, lo, med, hi))
         for other, pts in groups.items():
@@ -174,7 +204,9 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
         base = words.rsplit(" (", 1)[0]
         unit = ss[0].unit
         xw = param_words(xname) if xname else "system"
-        title = f"{base}, by {xw}" + (f" — {row.workload}" if len(workloads) > 1 else "")
+        per = " and ".join(param_words(k) for k in series_parameters(ss, xname))
+        title = (f"{base}, by {xw}" + (f", one line per {per}" if per else "")
+                 + (f" — {row.workload}" if len(workloads) > 1 else ""))
         stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
                                     slug(xw)) if p).lower().replace("_", "-")
         path = run_dir / "charts" / f"{stem}.svg"

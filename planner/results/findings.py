@@ -14,7 +14,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from planner.metrics import Direction
+from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results.measure import RunData, play_of
 from planner.results.stats import PlayValue, Series, fmt, play_value
@@ -148,19 +148,30 @@ def cpu_bound(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> lis
 
 
 def noisy_repeats(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
-    out: list[Finding] = []
+    """One warning per workload step, not one per metric and point (a sweep's eleven would bury the rest):
+    the noisiest series is named, the others are counted."""
+    groups: dict[tuple[str, str, str], list[tuple[float, Series]]] = defaultdict(list)
     for s in all_series:
         if not s.headline or len(s.values) < 2:
             continue
         cv = s.summary.cv_pct
         if cv is not None and cv > t.cv_pct:
-            sm = s.summary
-            out.append(Finding(
-                "noisy_repeats", Severity.WARNING, "Noisy repeats", *_where(s),
-                f"{s.key} varies by CV {cv:.1f}% over {sm.n} repeats (min {fmt(sm.min)}, median "
-                f"{fmt(sm.median)}, max {fmt(sm.max)} {s.unit}): a single run of this point is not a result",
-                (("metric", s.key), ("repeats", str(sm.n)), ("CV %", f"{cv:.1f}"), ("min", fmt(sm.min)),
-                 ("max", fmt(sm.max)), ("threshold %", f"{t.cv_pct:g}"))))
+            groups[(s.play, s.host, s.title)].append((cv, s))
+    out: list[Finding] = []
+    for found in groups.values():
+        cv, s = max(found, key=lambda f: f[0])
+        sm = s.summary
+        points = len({f[1].point_label for f in found})
+        others = len(found) - 1
+        more = (f"; {others} more metric/point pair(s) of this step over CV {t.cv_pct:g}% too, at {points} "
+                f"point(s)" if others else "")
+        name = display_name(s.metric, s.labels, s.unit, frozenset())
+        out.append(Finding(
+            "noisy_repeats", Severity.WARNING, "Noisy repeats", *_where(s),
+            f"{name} varies by CV {cv:.1f}% over {sm.n} repeats (min {fmt(sm.min)}, median "
+            f"{fmt(sm.median)}, max {fmt(sm.max)} {s.unit}): a single run of this point is not a result{more}",
+            (("metric", s.key), ("repeats", str(sm.n)), ("CV %", f"{cv:.1f}"), ("min", fmt(sm.min)),
+             ("max", fmt(sm.max)), ("threshold %", f"{t.cv_pct:g}"), ("noisy series", str(len(found))))))
     return out
 
 

@@ -90,13 +90,17 @@ def combine_hosts(values: Sequence[float], unit: str) -> tuple[float, str]:
 
 
 def fmt(v: float | None, digits: int = 1) -> str:
-    """Numbers as the seeds print them: thousands separators, one decimal unless integral or tiny."""
+    """Numbers as the seeds print them: thousands separators, one decimal unless integral; at least three
+    significant digits below 10 (0.107 ms stays 0.107, never 0.1), without trailing zeros it does not have."""
     if v is None:
         return "—"
     if v != 0 and abs(v) < 0.1:
         return f"{v:.3g}"
     if float(v).is_integer() and abs(v) >= 1000:
         return f"{v:,.0f}"
+    if digits == 1 and abs(v) < 10:
+        text = f"{v:.{2 if abs(v) >= 1 else 3}f}".rstrip("0")
+        return text + "0" if text.endswith(".") else text
     return f"{v:,.{digits}f}"
 
 

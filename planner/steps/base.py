@@ -21,7 +21,7 @@ from planner.files import sha256_file
 from planner.host import Host
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, Status
-from planner.transport.connection import CommandResult, Connection
+from planner.transport.connection import CommandResult, Connection, command_line
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +140,13 @@ class StepContext:
             detail = (r.stderr.strip() or r.stdout.strip())[-2000:]
             raise StepError(f"command {what}: {shlex.join(argv)[:300]}" + (f": {detail}" if detail else ""))
         return r
+
+    def command_text(self, argv: Sequence[str], *, become: bool | None = None, become_user: str | None = None,
+                     login: bool = False, env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+        """The shell line ``run`` with these arguments sends and records: what -C -D shows is what runs."""
+        use_become = self.become if become is None else become
+        return command_line(list(argv), become=use_become, become_user=become_user or self.become_user or "root",
+                            login=login, env=env, cwd=cwd)
 
     def sh(self, script: str, *args: str, **kw: Any) -> CommandResult:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""

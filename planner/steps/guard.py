@@ -113,8 +113,9 @@ def byte_signatures(head: bytes) -> list[Signature]:
         return head[offset:offset + len(magic)] == magic
 
     if at(32, b"ORCLDISK"):
-        group = _text(head[72:102])
-        disk = _text(head[40:70])
+        # kfed's layout: kfbh (32 bytes), then kfdhdb with dskname at +0x028 and grpname at +0x048
+        disk = _text(head[72:104])
+        group = _text(head[104:136])
         detail = "ORCLDISK at offset 32" + (f", disk group {group}" if group else "") + (
             f", disk {disk}" if disk else "")
         out.append(Signature("ASM disk header", detail))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -106,14 +107,34 @@ class Iozone(StepType):
     def check(self, ctx: StepContext) -> Change:
         return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir(ctx, self.kind)))))
 
+    def create_argv(self, ctx: StepContext, files: Sequence[str]) -> list[str] | None:
+        """The file creation run before the measured one (``create_files: true``), else None."""
+        if not self.args.get("create_files"):
+            return None
+        return create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
+                           self.args.get("file_size"), files[0])
+
+    def preview(self, ctx: StepContext) -> str:
+        files = self.files(ctx, step_dir(ctx, self.kind))
+        wd = "<point dir>"
+        lines = [f"$ {shlex.join(['mkdir', '-p', '--', *sorted({posixpath.dirname(f) for f in files})])}"]
+        make = self.create_argv(ctx, files)
+        if make is not None:
+            lines.append(f"$ cd {wd} && {shlex.join(make)} >{wd}/create.out 2>{wd}/create.err"
+                         "   # writes the data file once, one process (-i 0, kept with -w)")
+            if len(files) > 1:
+                lines.append(f"$ {shlex.join(['cp', '-f', '--', files[0], *files[1:]])}"
+                             "   # the other processes' files are copies of it")
+        lines.append(f"$ cd {wd} && {shlex.join(self.argv(ctx, files))} >{wd}/iozone.out 2>{wd}/iozone.err")
+        return "\n".join(lines)
+
     def apply(self, ctx: StepContext) -> Outcome:
         files = self.files(ctx, step_dir(ctx, self.kind))
         argv = self.argv(ctx, files)
         wd = point_dir(ctx, self.kind)
         ctx.run(["mkdir", "-p", "--", *sorted({posixpath.dirname(f) for f in files})])  # the data files' folders
-        if self.args.get("create_files"):
-            make = create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
-                               self.args.get("file_size"), files[0])
+        make = self.create_argv(ctx, files)
+        if make is not None:
             r = ctx.sh(_RUN, f"{wd}/create.out", f"{wd}/create.err", *make, check=False, cwd=wd)
             if not r.ok:
                 arts = fetch_existing(ctx, [(f"{wd}/create.out", None, "log"), (f"{wd}/create.err", None, "log")],

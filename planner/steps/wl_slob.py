@@ -309,14 +309,26 @@ class Slob(StepType):
                 f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
                 f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})"), info
 
+    def point_conf(self, ctx: StepContext, version: KitVersion, original: str | None,
+                   update_pct: int) -> tuple[dict[str, str], str, str]:
+        """(slob.conf values for this point, statistics type, why): what apply writes and -C -D shows."""
+        values: dict[str, str] = self.conf_values(version, update_pct) if original is not None else {}
+        values.pop("DATABASE_STATISTICS_TYPE", None)
+        stats, why = self._statistics(ctx, version, original)
+        if original is not None and version is KitVersion.SLOB24:
+            values["DATABASE_STATISTICS_TYPE"] = stats  # said in the outcome: never changed silently
+        return values, stats, why
+
     def preview(self, ctx: StepContext) -> str:
         kit = self.kit(ctx)
         _runit, conf, version = self._read_kit(ctx, kit)
         argv, sessions, upd = self.command(version)
-        lines = [f"$ cd {kit} && {shlex.join(argv)}   # SLOB {version.value}, {sessions} sessions"]
+        values, stats, why = self.point_conf(ctx, version, conf, upd)
+        line = ctx.command_text(argv, cwd=kit, env=self._environment(ctx), **self._as_oracle(ctx))
+        lines = [f"$ {line}   # SLOB {version.value}, {sessions} sessions; statistics: {stats} ({why})"]
         if conf is not None:
             lines.append(f"{kit}/slob.conf (the original is kept and put back after the point):")
-            lines += ["    " + x for x in render_conf(conf, self.conf_values(version, upd)).rstrip("\n").splitlines()]
+            lines += ["    " + x for x in render_conf(conf, values).rstrip("\n").splitlines()]
         return "\n".join(lines)
 
     # -- running -----------------------------------------------------------------------------------------
@@ -351,11 +363,7 @@ class Slob(StepType):
         env = self._environment(ctx)
         schemas = _int(self.args, "readers") + _int(self.args, "writers")
         arts: list[Artifact] = []
-        values: dict[str, str] = self.conf_values(version, update_pct) if original is not None else {}
-        values.pop("DATABASE_STATISTICS_TYPE", None)
-        stats, why = self._statistics(ctx, version, original)
-        if original is not None and version is KitVersion.SLOB24:
-            values["DATABASE_STATISTICS_TYPE"] = stats  # said in the outcome: never changed silently
+        values, stats, why = self.point_conf(ctx, version, original, update_pct)
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         info = {"sessions": sessions, "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
                 "statistics_why": why, **cache}
