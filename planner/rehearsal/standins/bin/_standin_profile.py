@@ -57,8 +57,13 @@ def _dba_data_files(state: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def _v_datafile(state: dict[str, Any]) -> list[Row]:
+    """V$DATAFILE: FILE#, NAME of every data file of the database (Oracle Database Reference, V$DATAFILE)."""
+    return [{"file#": r["file_id"], "name": r["file_name"], "status": "ONLINE"} for r in _dba_data_files(state)]
+
+
 VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "dba_segments": _dba_segments,
-              "dba_data_files": _dba_data_files,
+              "dba_data_files": _dba_data_files, "v$datafile": _v_datafile,
               "dba_tablespaces": lambda s: [{"tablespace_name": t} for t in (s.get("tablespaces") or {})]})
 
 

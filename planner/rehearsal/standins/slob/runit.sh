@@ -13,7 +13,7 @@ set -u
 KIT=$(cd "$(dirname "$0")" && pwd)
 cd "$KIT" || exit 1
 [ -f ./standin.env ] && . ./standin.env
-STANDIN_GETOPTS=${STANDIN_GETOPTS:-yes}; STANDIN_GLOBAL_REPORT=${STANDIN_GLOBAL_REPORT:-no}
+STANDIN_GETOPTS=${STANDIN_GETOPTS:-yes}; STANDIN_GLOBAL_REPORT=${STANDIN_GLOBAL_REPORT:-yes}
 msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
 whole() { case "$1" in ''|*[!0-9]*) return 1;; esac; return 0; }
 if ! type sqlplus >/dev/null 2>&1; then
