@@ -20,10 +20,11 @@ from planner.db.access import config_for, open_database
 from planner.db.memory import read_pools
 from planner.errors import StepError
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
+from planner.rehearsal.standins.profile import SLOB_FACTS, HostProfile, SlobRelease
 from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.status import Status
 from planner.steps.prep_db import InitOra
-from planner.steps.wl_slob import KitVersion, Slob, kit_pool
+from planner.steps.wl_slob import KitVersion, Slob
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = "/home/oracle/SLOB"
@@ -56,19 +57,28 @@ def test_keep_pool_rounds_to_the_granule_and_keep_objects_fall_back_to_default(p
     assert pools.keep == 48 << 20 and pools.holding("KEEP") == "KEEP"  # 40M -> 3 granules
 
 
-def test_slob_cache_sets_the_pool_of_the_kit_version(prep_root: Path) -> None:
-    kit = prep_root / KIT.lstrip("/")
-    install_slob_kit(kit)
-    ctx = context(prep_root, slob_kit=KIT)
-    out = InitOra({"slob_cache": "64M"}).apply(ctx)
-    assert "db_keep_cache_size" in out.msg and "cached in KEEP 64M" in out.msg
-    assert load_state(prep_root)["spfile"] == {"db_keep_cache_size": "64M"}
-    assert kit_pool(KitVersion.SLOB1) == "RECYCLE" and kit_pool(KitVersion.SLOB2) == "KEEP"
-    (kit / "slob.conf").unlink()  # no slob.conf: SLOB 1, whose tables used the recycle pool
-    out = InitOra({"slob_cache": "64M"}).apply(context(prep_root, slob_kit=KIT))
-    assert "db_recycle_cache_size" in out.msg
-    with pytest.raises(StepError, match="slob_kit"):
+@pytest.mark.parametrize("release", list(SlobRelease))
+def test_slob_cache_sets_the_pool_dba_segments_gives_the_kits_tables(tmp_path: Path, release: SlobRelease) -> None:
+    """SLOB 2.4.0 creates cf1/cf2 in RECYCLE, 2.5.x in KEEP: the pool is read from DBA_SEGMENTS, not the kit."""
+    root = tmp_path / "host"
+    install_standins(root, profile=HostProfile(slob_release=release))
+    install_slob_kit(root / KIT.lstrip("/"), release=release)
+    pool = SLOB_FACTS[release].buffer_pool
+    out = InitOra({"slob_cache": "64M"}).apply(context(root))
+    param = {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[pool]
+    assert param in out.msg and f"cached in {pool} 64M" in out.msg and "DBA_SEGMENTS" in out.msg
+    assert load_state(root)["spfile"] == {param: "64M"}
+
+
+def test_slob_cache_refuses_what_it_cannot_read(prep_root: Path) -> None:
+    update_state(prep_root, lambda s: s["segments"].pop("USER1.CF1"))
+    with pytest.raises(StepError, match="DBA_SEGMENTS has no USER1.CF1"):
         InitOra({"slob_cache": "64M"}).apply(context(prep_root))
+    update_state(prep_root, lambda s: s["segments"].__setitem__(
+        "USER1.CF1", {"tablespace": "IOPS", "buffer_pool": "DEFAULT", "segment_type": "TABLE"}))
+    with pytest.raises(StepError, match="BUFFER_POOL DEFAULT") as e:
+        InitOra({"slob_cache": "64M"}).apply(context(prep_root))
+    assert "db_cache_size" in (e.value.hint or "")
 
 
 def _headline(tmp: Path, old_prep: bool) -> Path:
@@ -108,6 +118,11 @@ def test_headline_rehearsal_reports_effective_pools_and_statistics_per_play(
     assert report.count("Database statistics — ") >= 3
     assert "AWR (the play's collect; Diagnostics Pack: CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING)" in report
     assert "its data cached in the KEEP pool, 64M effective" in report
+    # the inventory's homes are 11.2.0.3: the stand-in database is that release, not the seed's 19c
+    assert "11.2.0.3.0" in report and "19.0.0.0.0" not in report
+    # the Violin plays' data is on the +SLOB disk group they prepared, and the kit's awr_rac.txt (single
+    # instance) is no cluster report
+    assert "tablespace SLOB on +SLOB" in (run / "results.json").read_text() and "Cluster (RAC)" not in report
 
 
 # -- row 2: the Oracle environment --------------------------------------------------------------------------
@@ -130,10 +145,11 @@ def test_standin_runit_needs_oracle_sid_for_its_bequeath_connect(tmp_path: Path)
     assert r.returncode == 1 and "ORA-12162" in r.stdout and "connectivity check failed" in r.stdout
 
 
-def _slob_project(tmp: Path, host_vars: str, step: str = "readers: 1, run_time: 30, setup: true") -> Path:
+def _slob_project(tmp: Path, host_vars: str, step: str = "readers: 1, run_time: 30, setup: true",
+                  release: SlobRelease = SlobRelease.V2_5_3) -> Path:
     root = tmp / "hosts" / "alpha"
-    install_standins(root)
-    install_slob_kit(root / KIT.lstrip("/"))
+    install_standins(root, profile=HostProfile(slob_release=release))
+    install_slob_kit(root / KIT.lstrip("/"), release=release)
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} {host_vars}\n")
     (tmp / "plan.yaml").write_text(f"plan: p\nplays:\n  - name: p\n    hosts: lab\n    workloads:\n"
                                    f"      - name: s\n        slob: {{kit: {KIT}, {step}}}\n")
@@ -146,6 +162,22 @@ def _apply(tmp: Path) -> tuple[int, Path, dict]:
     run = next(p for p in (tmp / "runs").iterdir() if p.is_dir())
     (res,) = [r for r in json.loads((run / "results.json").read_text()) if r["title"] == "s"]
     return code, run, res
+
+
+@pytest.mark.parametrize("release", list(SlobRelease))
+def test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release(tmp_path: Path,
+                                                                            release: SlobRelease) -> None:
+    """The stand-in kit's setup.sh creates cf1/cf2 as that release's does; the point says the pool it read."""
+    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100", release=release)
+    update_state(root, lambda s: s["memory"].update(db_keep_cache_size=str(64 << 20),
+                                                    db_recycle_cache_size=str(64 << 20)))
+    update_state(root, lambda s: s["segments"].clear())  # setup.sh must create them
+    code, _run, res = _apply(tmp_path)
+    pool = SLOB_FACTS[release].buffer_pool
+    assert code == 0, res["msg"]
+    assert res["data"]["kit_pool"] == pool and res["data"]["cache_pool"] == pool
+    assert f"data in {pool} 64M" in res["msg"]
+    assert load_state(root)["segments"]["USER1.CF1"]["buffer_pool"] == pool
 
 
 def test_runit_and_setup_get_oracle_sid_home_and_path_from_the_inventory(tmp_path: Path) -> None:

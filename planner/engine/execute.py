@@ -68,6 +68,7 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         host=host, conn=hs.conn, vars=variables, step_path=spec.path, plan_dir=settings.plan_dir,
         artifacts=artifacts, run_dir=record.path if record else artifacts,
         log=record.log_command if record else (lambda *_: None),
+        add_secret=record.add_secret if record else None,
         check_mode=settings.check, diff_mode=settings.diff, become=bool(become),
         become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,

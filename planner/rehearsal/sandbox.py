@@ -21,6 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
+from planner.rehearsal.standins.profile import SlobRelease, profile_for
 from planner.steps import REGISTRY
 from planner.steps.base import KitStandIn
 
@@ -128,12 +129,13 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
             f.parent.mkdir(parents=True, exist_ok=True)
             with f.open("ab") as fh:
                 fh.truncate(DEVICE_BYTES)
+    profile = profile_for(host.vars)  # what the inventory says the host's Oracle and SLOB kit are
     if oracle:
         from planner.rehearsal.standins import DEFAULT_HOME, install_standins, update_state
 
         home = str(host.vars.get("oracle_home") or DEFAULT_HOME)
         grid = host.vars.get("grid_home")
-        install_standins(root, home, grid_home=str(grid) if grid else None)
+        install_standins(root, home, grid_home=str(grid) if grid else None, profile=profile)
         cpus = host.vars.get("cpus")
         if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
             # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it
@@ -144,7 +146,7 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
             # The host's LUNs are candidates; the stand-in's own DATA group disks stay as they were.
             update_state(root, lambda s: s.__setitem__("disks", [d for d in s["disks"] if d["group"]] + disks))
     for kind, path in kits.items():
-        _install_kit(root, kind, path, host)
+        _install_kit(root, kind, path, host, profile.slob_release)
 
 
 # Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
@@ -158,7 +160,7 @@ def _kit_standin(kind: str) -> KitStandIn | None:
     return None if step_type is None else next(iter(step_type.kit_args.values()), None)
 
 
-def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
+def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRelease) -> None:
     """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
     from planner.rehearsal import standins
 
@@ -170,7 +172,7 @@ def _install_kit(root: Path, kind: str, path: str, host: Host) -> None:
 
         if not (target / "runit.sh").exists():
             # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
-            install_slob_kit(target, loaded_schemas=4096)
+            install_slob_kit(target, loaded_schemas=4096, release=release)
             # The file is sourced by sh on the host: every value is shlex-quoted (an inventory name is user input).
             env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
             env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()

@@ -98,6 +98,9 @@ class StepContext:
     # (collect: [awr] or [statspack], else "").
     point_dir: str = ""
     db_report: str = ""
+    # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
+    # record, its commands and its artifacts (the run record's add_secret); None outside a run
+    add_secret: Any = None
 
     @property
     def root(self) -> str:

@@ -2,10 +2,13 @@
 
 A step that would overwrite devices (ORION ``write > 0``, fio writes to a block device) must carry
 ``destructive: true``, and every device must either be blank or be listed in the plan's ``allow_destroy``.
-A device that holds a filesystem, a partition table, an LVM label, swap or an ASM disk header is refused,
-and the message shows the evidence. Evidence comes from ``blkid -p`` and ``wipefs -n`` when the host has
-them, plus planner's own look at the first bytes, which also works on the plain files that play devices
-in a sandbox (and on hosts without util-linux).
+A device that holds a filesystem, a partition table, an LVM label, swap, an ASM disk header or an Oracle
+datafile header is refused, and the message shows the evidence. Evidence comes from ``blkid -p`` and ``wipefs
+-n`` when the host has them, plus planner's own look at the first bytes, which also works on the plain files
+that play devices in a sandbox (and on hosts without util-linux). A target that is in use is refused too: a
+data file or ASM disk of the host's database (V$DATAFILE, V$ASM_DISK, when the inventory names an Oracle SID),
+a file some process holds open (/proc/<pid>/fd), a mounted device (/proc/self/mounts) and a device that
+another one is built on (sysfs ``holders/``: a multipath map, LVM, md).
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from planner.errors import StepError
+from planner.errors import PlannerError, StepError
 
 if TYPE_CHECKING:  # planner.steps imports this module: no import cycle at run time
     from planner.steps.base import StepContext
@@ -98,7 +101,56 @@ def signatures(ctx: StepContext, device: str) -> list[Signature]:
     seen = " ".join(s.detail for s in found)
     found += [s for t, s in _wipefs(ctx, target) if f"TYPE={t}" not in seen]  # wipefs adds what blkid missed
     found += byte_signatures(_hex_bytes(r.stdout))
+    found += in_use(ctx, device)
     return _dedupe(found)
+
+
+# One round trip: mounts of the device, processes holding it open, devices built on it (sysfs holders/). /proc is
+# the real one (a sandbox's files are real files too); sysfs is the host's (``$2``, mapped into a sandbox).
+_IN_USE = ('t=$(readlink -f -- "$1" 2>/dev/null) || t=$1; '
+           'awk -v t="$t" -v d="$1" \'$1 == t || $1 == d { print "mount " $2 }\' /proc/self/mounts 2>/dev/null; '
+           'find /proc/[0-9]*/fd -maxdepth 1 -lname "$t" 2>/dev/null | head -n 50 | while read -r f; do '
+           'p=${f#/proc/}; p=${p%%/*}; printf "open %s %s\\n" "$p" "$(cat "/proc/$p/comm" 2>/dev/null)"; done '
+           '| sort -u | head -n 10; n=${t##*/}; '
+           'for h in "$2/class/block/$n/holders"/* "$2/block/$n/holders"/*; do '
+           '[ -e "$h" ] && printf "holder %s\\n" "${h##*/}"; done | sort -u | head -n 10; exit 0')
+
+
+def in_use(ctx: StepContext, device: str) -> list[Signature]:
+    """Evidence that ``device`` is in use now: the database's own files and disks, mounts, open handles,
+    holders. What cannot be read on the database is evidence too (a file of an unknown database may be its)."""
+    r = ctx.sh(_IN_USE, ctx.path(device), ctx.path("/sys"), check=False)
+    out: list[Signature] = []
+    for line in r.stdout.splitlines()[:40]:
+        what, _, rest = line.partition(" ")
+        if what == "mount":
+            out.append(Signature("mounted filesystem", f"/proc/self/mounts: mounted on {rest[:200]}"))
+        elif what == "open":
+            out.append(Signature("open file", f"/proc/{rest[:80]} holds it open"))
+        elif what == "holder":
+            out.append(Signature("device in use", f"sysfs holders/: {rest[:80]} is built on it"))
+    return out + database_files(ctx, device)
+
+
+def database_files(ctx: StepContext, device: str) -> list[Signature]:
+    """V$DATAFILE names and V$ASM_DISK paths of the host's database (only where the inventory names an Oracle
+    SID: planner then knows a database runs there)."""
+    if not ctx.vars.get("oracle_sid") and not ctx.host.vars.get("oracle_sid"):
+        return []
+    from planner.db.access import config_for, open_database  # the guard needs the database only here
+
+    try:
+        db = open_database(ctx, config_for(ctx))
+        files = {str(r[0]) for r in db.query("select name from v$datafile") if r and r[0]}
+        disks = {str(r[0]) for r in db.query("select path from v$asm_disk where group_number <> 0") if r and r[0]}
+    except PlannerError as e:
+        return [Signature("database files unknown", f"V$DATAFILE / V$ASM_DISK could not be read: "
+                                                    f"{str(e).splitlines()[0][:200]}")]
+    if device in files:
+        return [Signature("Oracle data file", f"V$DATAFILE lists {device}")]
+    if device in disks:
+        return [Signature("ASM disk of the database", f"V$ASM_DISK lists {device} in a disk group")]
+    return []
 
 
 def _hex_bytes(od_text: str) -> bytes:
@@ -112,6 +164,8 @@ def byte_signatures(head: bytes) -> list[Signature]:
     def at(offset: int, magic: bytes) -> bool:
         return head[offset:offset + len(magic)] == magic
 
+    if at(28, b"\x7d\x7c\x7b\x7a") or at(28, b"\x7a\x7b\x7c\x7d"):
+        out.append(Signature("Oracle datafile header", _datafile_detail(head)))
     if at(32, b"ORCLDISK"):
         # kfed's layout: kfbh (32 bytes), then kfdhdb with dskname at +0x028 and grpname at +0x048
         disk = _text(head[72:104])
@@ -138,6 +192,21 @@ def byte_signatures(head: bytes) -> list[Signature]:
             if at(page - 10, magic):
                 out.append(Signature("swap space", f"{magic.decode()} at offset {page - 10}"))
     return out
+
+
+def _datafile_detail(head: bytes) -> str:
+    """Block 0 of an Oracle data file (the OS block header): magic 0x7A7B7C7D at offset 28 and the block size
+    at 20; block 1 (the file header, kcvfh) starts with type 0x0b. Public dumps: a 12.1.0.2 system01.dbf ``od``
+    (topic.alibabacloud.com, "Size of the datafile recorded in the Oracle database datafile header"), a
+    10.2.0.2 users01.dbf byte listing (comp.databases.oracle.server, 2006-09-05) and an 11g BBED ``print kcvfh``."""
+    little = head[28:32] == b"\x7d\x7c\x7b\x7a"
+    size = int.from_bytes(head[20:24], "little" if little else "big")
+    detail = "magic 0x7A7B7C7D at offset 28"
+    if size in (2048, 4096, 8192, 16384, 32768):
+        detail += f", block size {size}"
+        if len(head) > size and head[size] == 0x0B:
+            detail += ", file header block (type 0x0b) at block 1"
+    return detail
 
 
 def _text(raw: bytes) -> str:

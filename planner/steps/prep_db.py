@@ -19,6 +19,7 @@ from typing import Any
 from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
 from planner.db.identity import oracle_run_kw, restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
+from planner.db.segments import SegmentPlace, read_segment
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
 from planner.status import Status
@@ -30,7 +31,8 @@ UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 <
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
 # ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
-# planner reads the kit (the ``slob_kit`` variable) and sets that pool's parameter (planner.steps.wl_slob.kit_pool).
+# planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
+# planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
 KIT_CACHE = "slob_cache"
 DEFER_RESTART = "planner_defer_restart"  # the engine restarts once per play (see the module docstring)
 
@@ -173,18 +175,18 @@ STATIC_PARAMETERS = frozenset({
 })
 
 
-def _kit_path(ctx: StepContext) -> str:
-    kit = str(ctx.vars.get("slob_kit") or "")
-    if not kit.startswith("/"):
-        raise StepError("init_ora slob_cache needs the SLOB kit's folder in the slob_kit variable",
-                        hint="set slob_kit (the folder holding runit.sh) in the plan's vars or the inventory")
-    return ctx.path(kit.rstrip("/"))
+def _kit_place(ctx: StepContext) -> SegmentPlace:
+    """Where the SLOB kit's tables live; their pool must be KEEP or RECYCLE for slob_cache to size it."""
+    place = read_segment(open_database(ctx, config_for(ctx)))
+    if place.buffer_pool == "DEFAULT":
+        raise StepError(f"init_ora slob_cache: {place.owner}.{place.table} uses BUFFER_POOL DEFAULT "
+                        "(DBA_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
+                        hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
+    return place
 
 
 def _kit_pool_parameter(ctx: StepContext) -> str:
-    from planner.steps.wl_slob import kit_pool, read_kit_version
-
-    return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[kit_pool(read_kit_version(ctx, _kit_path(ctx)))]
+    return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[_kit_place(ctx).buffer_pool]
 
 
 class InitOra(StepType):
@@ -319,15 +321,14 @@ class InitOra(StepType):
         have = configured_pools(db)
         note = f"; {pools.describe()}"
         if KIT_CACHE in self.args:
-            from planner.steps.wl_slob import kit_pool, read_kit_version
-
-            version = read_kit_version(ctx, _kit_path(ctx))
-            pool = kit_pool(version)
+            place = _kit_place(ctx)
+            pool = place.buffer_pool
             if pool not in have or pools.holding(pool) != pool:
-                raise StepError(f"SLOB {version.value} tables use BUFFER_POOL {pool}, but the instance has no {pool} "
-                                f"pool after the change (V$BUFFER_POOL: {', '.join(have) or 'none'})",
+                raise StepError(f"SLOB tables use BUFFER_POOL {pool} (DBA_SEGMENTS, {place.owner}.{place.table}), but "
+                                f"the instance has no {pool} pool after the change (V$BUFFER_POOL: "
+                                f"{', '.join(have) or 'none'})",
                                 hint="check the alert log: the SGA may have no room for the pool")
-            note += f"; SLOB {version.value} tables (BUFFER_POOL {pool}) cached in {pool} {pools.size(pool) >> 20}M"
+            note += f"; SLOB tables (BUFFER_POOL {pool}, DBA_SEGMENTS) cached in {pool} {pools.size(pool) >> 20}M"
         return note, pools
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:

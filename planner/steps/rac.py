@@ -9,7 +9,10 @@ awr_rac.html gzipped to awr_rac.html.gz). Statspack has no global report: on RAC
 planner says so (never a silent fallback).
 
 A database is RAC when GV$INSTANCE has more than one row, or when CLUSTER_DATABASE is TRUE (one instance of a
-cluster database still open: the report says that only one instance was seen).
+cluster database still open: the report says that only one instance was seen). SLOB 2.4+ writes awr_rac.txt on
+every AWR run, RAC or not (2.4.0 runit.sh f_generate_awr_report, goryszewskig/SLOB-PDB @ e8d9167 :696-710; the
+kit's own sample is a "RAC NO" report), so the file is no proof of RAC: the database decides, and only when
+GV$INSTANCE cannot be read does the global report's own instance count.
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ class Cluster:
     instances: int  # rows of GV$INSTANCE (1 when it could not be read and CLUSTER_DATABASE is not TRUE)
     cluster_database: bool
     why: str  # how planner knows, in words
+    read: bool = True  # False: GV$INSTANCE could not be read (the instance count is a guess)
 
     @property
     def rac(self) -> bool:
@@ -49,7 +53,8 @@ def read_cluster(db: Database) -> Cluster:
         n = len(read_instances(db))
     except (OracleError, ValueError, TypeError) as e:
         why = f"GV$INSTANCE could not be read ({str(e).splitlines()[0][:120]})"
-        return Cluster(1, cluster, why + ("; CLUSTER_DATABASE=TRUE" if cluster else "; CLUSTER_DATABASE is not TRUE"))
+        return Cluster(1, cluster, why + ("; CLUSTER_DATABASE=TRUE" if cluster else "; CLUSTER_DATABASE is not TRUE"),
+                       read=False)
     why = f"GV$INSTANCE has {n} instance(s)" + ("; CLUSTER_DATABASE=TRUE" if cluster else "")
     return Cluster(max(1, n), cluster, why)
 
@@ -65,13 +70,23 @@ def statspack_note(c: Cluster) -> str:
             "planner connected to), not the cluster's — collect awr (Diagnostics Pack) for cluster totals")
 
 
-def slob_note(c: Cluster | None, stats: str, fetched: Sequence[str]) -> str:
-    """What the SLOB outcome says about the cluster: '' on a single instance."""
-    if any(n in fetched for n, _ in SLOB_GLOBAL_OUTPUTS):
-        return "RAC: cluster totals from the kit's global report (" + ", ".join(
-            n for n, _ in SLOB_GLOBAL_OUTPUTS if n in fetched) + ")"
-    if c is None or not c.rac:
-        return ""
+def from_global_report(c: Cluster, instances_in_report: int | None) -> Cluster:
+    """When GV$INSTANCE could not be read, the global report's own instance count decides (its Database
+    Instances table lists every instance it covers)."""
+    if c.read or not instances_in_report:
+        return c
+    return Cluster(instances_in_report, c.cluster_database,
+                   f"{c.why}; the kit's global report lists {instances_in_report} instance(s)", read=False)
+
+
+def slob_note(c: Cluster, stats: str, fetched: Sequence[str]) -> str:
+    """What the SLOB outcome says about the cluster: '' on a single instance without a global report."""
+    kept = [n for n, _ in SLOB_GLOBAL_OUTPUTS if n in fetched]
+    if not c.rac:
+        return (f"single instance ({c.why}): the kit's {', '.join(kept)} kept but not read as a cluster's "
+                "figures (SLOB 2.4+ writes it on every AWR run, RAC or not)") if kept else ""
+    if kept:
+        return f"RAC: cluster totals from the kit's global report ({', '.join(kept)}), as {c.why}"
     if stats == "statspack":
         return statspack_note(c)
     return (f"RAC ({c.why}) but the kit wrote no awr_rac.txt / awr_rac.html.gz (awrgrpt): the figures are one "

@@ -111,6 +111,14 @@ def _positive(args: Any, name: str, default: int | None) -> int | None:
     return whole_number(args, name, default, "slb", minimum=1)
 
 
+def takes_seconds(kit: Kit) -> bool:
+    """Whether the kit's runit.sh reads a second argument. planner's own kit takes ``runit.sh USERS [SECONDS]``;
+    Kevin Closson's SLB ``runit.sh`` takes the number of processes only (its run time is fixed in the kit): a
+    runit.sh that never reads ``$2`` gets one argument."""
+    runit = next((f.data for f in kit.files if f.path == "runit.sh"), b"").decode("utf-8", "replace")
+    return bool(re.search(r"\$\{?2\b|\$[@*]", runit))
+
+
 def runit_argv(users: int, seconds: int | None, affinity: str | None) -> list[str]:
     argv = ["./runit.sh", str(users), *([str(seconds)] if seconds else [])]
     if affinity is None:
@@ -162,12 +170,19 @@ class Slb(StepType):
     def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
         return 2.0 * float(args.get("seconds", 10))  # the kit's warm-up, then the measured seconds
 
-    def _argv(self) -> list[str]:
+    def _argv(self, kit: Kit | None = None) -> list[str]:
         users = _positive(self.args, "users", None)
         if users is None:
             raise StepError("slb needs users")
         aff = self.args.get("affinity")
-        return runit_argv(users, _positive(self.args, "seconds", None), None if aff is None else str(aff))
+        seconds = _positive(self.args, "seconds", None) if kit is None or takes_seconds(kit) else None
+        return runit_argv(users, seconds, None if aff is None else str(aff))
+
+    def _one_argument_note(self, kit: Kit) -> str:
+        if takes_seconds(kit) or self.args.get("seconds") is None:
+            return ""
+        return (f"the kit's runit.sh takes one argument (users), as Kevin Closson's SLB does: seconds "
+                f"{self.args.get('seconds')} was not passed and the kit's own run time applies")
 
     def _affinity_warning(self, ctx: StepContext) -> str:
         aff = self.args.get("affinity")
@@ -175,16 +190,16 @@ class Slb(StepType):
 
     def check(self, ctx: StepContext) -> Change:
         kit = load_kit(self.args.get("kit"), ctx.plan_dir)
-        warn = self._affinity_warning(ctx)
-        return Change(True, f"would run {' '.join(self._argv())} with the kit {kit.source}"
-                      + (f"; {warn}" if warn else ""))
+        notes = [n for n in (self._one_argument_note(kit), self._affinity_warning(ctx)) if n]
+        return Change(True, f"would run {' '.join(self._argv(kit))} with the kit {kit.source}"
+                      + "".join(f"; {n}" for n in notes))
 
     def preview(self, ctx: StepContext) -> str:
         kit = load_kit(self.args.get("kit"), ctx.plan_dir)
         kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
         env = f"SLB_MB={_positive(self.args, 'buffer_mb', None)} " if self.args.get("buffer_mb") else ""
         lines = [f"kit {kit.source} -> {kit_dir} ({len(kit.files)} files, built there once)",
-                 f"$ cd {kit_dir} && {env}{' '.join(self._argv())} ><point dir>/slb.out 2><point dir>/slb.err"]
+                 f"$ cd {kit_dir} && {env}{' '.join(self._argv(kit))} ><point dir>/slb.out 2><point dir>/slb.err"]
         warn = self._affinity_warning(ctx)
         return "\n".join(lines + ([warn] if warn else []))
 
@@ -203,8 +218,9 @@ class Slb(StepType):
         return kit_dir
 
     def apply(self, ctx: StepContext) -> Outcome:
-        argv = self._argv()
-        kit_dir = self.install(ctx, load_kit(self.args.get("kit"), ctx.plan_dir))
+        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        argv = self._argv(kit)
+        kit_dir = self.install(ctx, kit)
         wd = point_dir(ctx, self.kind)
         out, err = f"{wd}/slb.out", f"{wd}/slb.err"
         env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
@@ -218,6 +234,6 @@ class Slb(StepType):
         arts = fetch_existing(ctx, [(out, None, "slb"), (err, None, "log")], nonempty=True)
         main = next((a for a in arts if a.kind == "slb"), None)
         done = finish(ctx, "slb", arts, main, failure, lambda p: parse_file(p, "slb"))
-        warn = self._affinity_warning(ctx)
-        return replace(done, msg=f"{done.msg}; {warn}") if warn else done
+        notes = [n for n in (self._one_argument_note(kit), self._affinity_warning(ctx)) if n]
+        return replace(done, msg=done.msg + "".join(f"; {n}" for n in notes)) if notes else done
 

@@ -2,10 +2,11 @@
 
 Kit version (``detect_version``), from the kit's own files, first match wins:
 - no ``slob.conf`` in the kit: SLOB 1 (``runit.sh <writers> <readers>``; it had no configuration file);
-- a version banner ``SLOB 2.4`` or later in slob.conf's comments, README or misc/ files, or a runit.sh that
-  parses options (``getopts``, or a usage text naming ``-s <...> -t <...>``): SLOB 2.4+
-  (``runit.sh <schemas>``, or ``runit.sh -s <schemas> -t <threads>`` when threads_per_schema is given);
-- otherwise SLOB 2.0-2.3 (``runit.sh <sessions>``).
+- a version banner ``SLOB 2.n`` in slob.conf's comments, README or misc/ files decides: 2.4 or later is SLOB 2.4+
+  (``runit.sh <schemas>``, or ``runit.sh -s <schemas> -t <threads>`` when threads_per_schema is given), earlier
+  is SLOB 2.0-2.3 (``runit.sh <sessions>``);
+- without a banner, a runit.sh that parses options (``getopts``, or a usage text naming ``-s <...> -t <...>``):
+  SLOB 2.4+; otherwise SLOB 2.0-2.3.
 
 readers and writers are mapped onto 2.x as sessions (schemas) = readers + writers and
 UPDATE_PCT = round(100 * writers / sessions) unless update_pct is given (SLOB accepts 0-50 or 100 only).
@@ -32,7 +33,9 @@ from typing import Any, ClassVar
 from planner.db.access import config_for, open_database
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
+from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
 from planner.errors import OracleError, StepError
+from planner.parsers import parse_text
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import (
@@ -44,7 +47,7 @@ from planner.steps.base import (
     check_host_path,
     whole_number,
 )
-from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, cluster_of, slob_note
+from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, Cluster, cluster_of, from_global_report, slob_note
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
 
 BACKUP_SUFFIX = ".planner-orig"
@@ -68,13 +71,6 @@ class KitVersion(enum.Enum):
     SLOB1 = "1"
     SLOB2 = "2.0-2.3"
     SLOB24 = "2.4+"
-
-
-def kit_pool(version: KitVersion) -> str:
-    """The BUFFER_POOL the kit's tables live in. SLOB 2.x creates cf1/cf2 with ``STORAGE (BUFFER_POOL KEEP ...)``
-    (SLOB 2.5.3.0 setup.sh, ``f_create_table``); SLOB 1 (the seed's 2012 kit) was run with "a small buffer cache
-    recycle pool" (flashdba 2012, shared/seeds/slob-violin-vs-exadata.txt)."""
-    return "RECYCLE" if version is KitVersion.SLOB1 else "KEEP"
 
 
 # slob.conf values runit.sh refuses, with its own rule (SLOB 2.4 runit.sh, goryszewskig/SLOB-PDB @ 12cdbe65:
@@ -122,12 +118,14 @@ def scale_blocks(scale: str | None, block_size: int = 8192) -> int:
 
 
 def detect_version(runit: str | None, conf: str | None, notes: str = "") -> KitVersion:
-    """See the module docstring. ``notes``: README / misc text that may carry a version banner."""
+    """See the module docstring. ``notes``: README / misc text that may carry a version banner. A banner states
+    the release, so it decides both ways (a 2.3 banner is 2.0-2.3 whatever runit.sh's text mentions); only a kit
+    without one is judged by its runit.sh."""
     if conf is None:
         return KitVersion.SLOB1
-    for m in re.finditer(r"SLOB\s+(\d+)\.(\d+)", (conf or "") + "\n" + notes):
-        if (int(m.group(1)), int(m.group(2))) >= (2, 4):
-            return KitVersion.SLOB24
+    m = re.search(r"SLOB\s+(\d+)\.(\d+)", (conf or "") + "\n" + notes)
+    if m and int(m.group(1)) == 2:
+        return KitVersion.SLOB24 if int(m.group(2)) >= 4 else KitVersion.SLOB2
     text = runit or ""
     if "getopts" in text or re.search(r"-s\s*<[^>]+>\s*-t\s*<", text):
         return KitVersion.SLOB24
@@ -163,6 +161,24 @@ def render_conf(original: str, values: Mapping[str, str]) -> str:
         out.append("# set by planner")
         out += [f"{k}={shlex.quote(values[k])}" for k in rest]
     return "\n".join(out) + "\n"
+
+
+MAX_SESSIONS = 4096  # 2.4.0 runit.sh:1129-1132: "Maximum tested active database session count is 4096."
+
+
+def _capped(schemas: int, threads: int, source: str) -> int:
+    if schemas * threads > MAX_SESSIONS:
+        raise StepError(f"slob: {schemas} schemas x {threads} threads per schema ({source}) = {schemas * threads} "
+                        f"sessions; runit.sh refuses more than {MAX_SESSIONS}",
+                        hint="fewer readers/writers or a smaller THREADS_PER_SCHEMA")
+    return schemas * threads
+
+
+def sessions_words(schemas: int, sessions: int) -> str:
+    """'4 sessions', or '64 schemas x 4 threads = 256 sessions' when THREADS_PER_SCHEMA multiplies them."""
+    if sessions == schemas or schemas < 1:
+        return f"{sessions} sessions"
+    return f"{schemas} schemas x {sessions // schemas} threads = {sessions} sessions"
 
 
 def _int(args: Mapping[str, Any], key: str) -> int:
@@ -209,8 +225,9 @@ class Slob(StepType):
     def kit(self, ctx: StepContext) -> str:
         return ctx.path(self._kit_arg().rstrip("/"))
 
-    def command(self, version: KitVersion) -> tuple[list[str], int, int]:
-        """(runit.sh argv, sessions, update_pct) for this point."""
+    def command(self, version: KitVersion, kit_conf: str | None = None) -> tuple[list[str], int, int]:
+        """(runit.sh argv, sessions, update_pct) for this point; sessions = schemas x THREADS_PER_SCHEMA (from -t,
+        else the step's conf: key or the kit's slob.conf ``kit_conf``), as runit.sh connects them."""
         readers, writers = _int(self.args, "readers"), _int(self.args, "writers")
         sessions = readers + writers
         if sessions < 1:
@@ -229,8 +246,24 @@ class Slob(StepType):
             return ["sh", "./runit.sh", str(sessions)], sessions, update_pct
         if threads is not None:
             t = _int(self.args, "threads_per_schema")
-            return ["sh", "./runit.sh", "-s", str(sessions), "-t", str(t)], sessions * t, update_pct
-        return ["sh", "./runit.sh", str(sessions)], sessions, update_pct
+            return ["sh", "./runit.sh", "-s", str(sessions), "-t", str(t)], _capped(sessions, t, "-t"), update_pct
+        t = self.conf_threads(kit_conf)  # single-option invocation: slob.conf's THREADS_PER_SCHEMA applies
+        return ["sh", "./runit.sh", str(sessions)], _capped(sessions, t, "slob.conf"), update_pct
+
+    def schemas(self) -> int:
+        return _int(self.args, "readers") + _int(self.args, "writers")
+
+    def conf_threads(self, kit_conf: str | None) -> int:
+        """THREADS_PER_SCHEMA as runit.sh will read it: the step's conf: key, else the kit's slob.conf, else 1
+        (2.4.0 runit.sh:1017 ``THREADS_PER_SCHEMA=${THREADS_PER_SCHEMA:=1}``; usage text :801-805)."""
+        raw = dict(self.args.get("conf") or {}).get("THREADS_PER_SCHEMA")
+        text = str(raw) if raw is not None else conf_value(kit_conf or "", "THREADS_PER_SCHEMA")
+        if text is None or not text.strip():
+            return 1
+        if not text.strip().isdigit() or int(text) < 1:
+            raise StepError(f"slob: THREADS_PER_SCHEMA {text[:20]!r} in slob.conf is not a whole number >= 1",
+                            hint="fix the kit's slob.conf, or give threads_per_schema in the step")
+        return int(text)
 
     def conf_values(self, version: KitVersion, update_pct: int) -> dict[str, str]:
         values = {"UPDATE_PCT": str(update_pct)}
@@ -249,10 +282,11 @@ class Slob(StepType):
     def check(self, ctx: StepContext) -> Change:
         kit = self.kit(ctx)
         _runit, conf, version = self._read_kit(ctx, kit)
-        argv, sessions, upd = self.command(version)
+        argv, sessions, upd = self.command(version, conf)
         stats, why = self._statistics(ctx, version, conf)
         return Change(True, f"would run SLOB {version.value} in {kit}: {shlex.join(argv)} "
-                            f"({sessions} sessions, UPDATE_PCT={upd}); statistics: {stats} ({why})")
+                            f"({sessions_words(self.schemas(), sessions)}, UPDATE_PCT={upd}); statistics: {stats} "
+                            f"({why})")
 
     def _statistics(self, ctx: StepContext, version: KitVersion, conf: str | None) -> tuple[str, str]:
         """AWR or Statspack for this point, and why (planner.db.licence decides by the Diagnostics Pack)."""
@@ -283,31 +317,30 @@ class Slob(StepType):
     def _cache_check(self, ctx: StepContext, version: KitVersion, schemas: int, conf: Mapping[str, str],
                      original: str | None) -> tuple[str | None, dict[str, Any]]:
         """Refuse a point whose data would be read from the buffer cache, not storage: the kit's tables live in
-        ``kit_pool(version)``, or in DEFAULT when that pool is not configured; a uniform random read over the
-        data set hits the cache about cache/data of the time."""
+        the BUFFER_POOL DBA_SEGMENTS gives USER1.CF1 (SLOB 2.4.0 RECYCLE, 2.5.x KEEP: read, never inferred from
+        the kit), or in DEFAULT when that pool is not configured; a uniform random read over the data set hits
+        the cache about cache/data of the time."""
+        db = open_database(ctx, config_for(ctx))
+        place = read_segment(db)
         try:
-            pools = read_pools(open_database(ctx, config_for(ctx)))
+            pools = read_pools(db)
         except OracleError as exc:
             raise StepError(f"slob: cannot read the buffer pools (V$SGA_DYNAMIC_COMPONENTS): {exc.message}",
                             hint=exc.hint) from exc
-        wanted = kit_pool(version)
+        wanted = place.buffer_pool
         pool = pools.holding(wanted)
         block = int(conf.get("BLOCK_SZ") or conf_value(original or "", "BLOCK_SZ") or 8192)
         blocks = scale_blocks(conf.get("SCALE") or conf_value(original or "", "SCALE"), block)
         data_bytes = schemas * blocks * block
         cache = pools.size(pool)
         info = {"cache_pool": pool, "kit_pool": wanted, "cache_bytes": cache, "data_bytes": data_bytes,
-                "buffer_pools": pools.to_json()}
+                "buffer_pools": pools.to_json(), "slob_data": place.to_json()}
         limit = float(ctx.vars.get("slob_max_cache_pct", 10))
         pct = 100.0 * cache / data_bytes if data_bytes else 100.0
         info["cache_pct_of_data"] = round(pct, 1)
         if version is KitVersion.SLOB1 or min(pct, 100.0) <= limit:
             return None, info
-        where = (f"no {wanted} pool is configured, so they are cached in DEFAULT" if pool != wanted
-                 else f"the {wanted} pool is")
-        return (f"SLOB {version.value} tables use BUFFER_POOL {wanted} (setup.sh f_create_table); {where} "
-                f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
-                f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})"), info
+        return _cached_refusal(place, pool, cache, data_bytes, schemas, pct, limit), info
 
     def point_conf(self, ctx: StepContext, version: KitVersion, original: str | None,
                    update_pct: int) -> tuple[dict[str, str], str, str]:
@@ -322,7 +355,7 @@ class Slob(StepType):
     def preview(self, ctx: StepContext) -> str:
         kit = self.kit(ctx)
         _runit, conf, version = self._read_kit(ctx, kit)
-        argv, sessions, upd = self.command(version)
+        argv, sessions, upd = self.command(version, conf)
         values, stats, why = self.point_conf(ctx, version, conf, upd)
         line = ctx.command_text(argv, cwd=kit, env=self._environment(ctx), **self._as_oracle(ctx))
         lines = [f"$ {line}   # SLOB {version.value}, {sessions} sessions; statistics: {stats} ({why})"]
@@ -346,8 +379,9 @@ class Slob(StepType):
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         tablespace = str(ctx.vars.get("slob_tablespace", "IOPS"))
+        created = self._tablespace(ctx, tablespace)
         r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env, **run_as)
-        log = save_text(ctx, "setup.log", r.stdout + r.stderr)
+        log = save_text(ctx, "setup.log", (f"planner: {created}\n" if created else "") + r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
                             + "; ".join(m.group(0).strip() for m in _ERROR_LINE.finditer(r.stdout))[:500],
@@ -358,19 +392,24 @@ class Slob(StepType):
     def apply(self, ctx: StepContext) -> Outcome:
         kit = self.kit(ctx)
         _runit, original, version = self._read_kit(ctx, kit)
-        argv, sessions, update_pct = self.command(version)
+        argv, sessions, update_pct = self.command(version, original)
         run_as = self._as_oracle(ctx)
         env = self._environment(ctx)
-        schemas = _int(self.args, "readers") + _int(self.args, "writers")
+        self._secrets(ctx, original)
+        schemas = self.schemas()
         arts: list[Artifact] = []
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
+        if self.args.get("setup"):  # first: setup.sh creates the tables whose pool the cache check reads
+            arts += self._setup(ctx, kit, schemas, run_as, env)
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
-        info = {"sessions": sessions, "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
+        data_on = str(self.args.get("data_on") or "")
+        placed = placement_refusal(_place(cache), data_on) if data_on else None
+        refused = placed or refused
+        info = {"sessions": sessions, "schemas": schemas, "threads_per_schema": sessions // max(1, schemas),
+                "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
                 "statistics_why": why, **cache}
         if refused:
-            return Outcome(Status.FAILED, f"slob: {refused}", data=info)
-        if self.args.get("setup"):
-            arts += self._setup(ctx, kit, schemas, run_as, env)
+            return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), data=info)
         conf_path = posixpath.join(kit, "slob.conf")
         backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
         wd = point_dir(ctx, self.kind)
@@ -392,12 +431,18 @@ class Slob(StepType):
         logs = [("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
                 ("tm.out", ""), ("sqlplus.out", ""), ("slob_debug.out", "")]
         there = set(moved.split())
+        cluster = self._cluster(ctx, wd, there)
+        if not cluster.rac:  # a single instance's awr_rac.txt is kept, never parsed as a cluster's figures
+            main = [(n, "" if (n, k) in SLOB_GLOBAL_OUTPUTS else k) for n, k in main]
         fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
         arts += fetched
         got = [a.path.rsplit("/", 1)[-1] for a in fetched]  # on RAC, the cluster's figures or why there are none:
-        info["rac"] = slob_note(None if any(n in got for n, _ in SLOB_GLOBAL_OUTPUTS) else cluster_of(ctx), stats, got)
-        what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct}); "
-                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M"
+        info["rac"] = slob_note(cluster, stats, got)
+        info["cluster"] = {"instances": cluster.instances, "rac": cluster.rac, "why": cluster.why}
+        what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions_words(schemas, sessions)}, "
+                f"UPDATE_PCT={update_pct}); "
+                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M, "
+                f"{_where(_place(cache))}"
                 + (f"; {info['rac']}" if info["rac"] else ""))
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
@@ -407,6 +452,36 @@ class Slob(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts), data=info)
         return parse_outcome(ctx, arts, what, info)
 
+    def _tablespace(self, ctx: StepContext, name: str) -> str:
+        """create_tablespace: SIZE makes the tablespace setup.sh loads into, on data_on, when it is missing."""
+        size = self.args.get("create_tablespace")
+        if not size:
+            return ""
+        data_on = str(self.args.get("data_on") or "")
+        if not data_on:
+            raise StepError("slob: create_tablespace needs data_on (the disk group +NAME or directory to put it on)")
+        return ensure_tablespace(open_database(ctx, config_for(ctx)), name, data_on, str(size))
+
+    def _secrets(self, ctx: StepContext, original: str | None) -> None:
+        """SLOB's admin password (slob.conf SYSDBA_PASSWD; 'manager' when unset, 2.4.0 runit.sh:1034) is printed by
+        runit.sh and setup.sh in their banners (runit.sh:1243 ``SYSDBA_PASSWD: "..."``, :1253 ``Admin Connect
+        String``; 2.5 setup.sh ``ADMIN_CONNECT_STRING: "..."``): the record masks it from before the first run."""
+        if not callable(ctx.add_secret):
+            return
+        given = dict(self.args.get("conf") or {}).get("SYSDBA_PASSWD")
+        value = str(given) if given is not None else conf_value(original or "", "SYSDBA_PASSWD")
+        ctx.add_secret(value or "manager")
+
+    @staticmethod
+    def _cluster(ctx: StepContext, wd: str, there: set[str]) -> Cluster:
+        """RAC or not from GV$INSTANCE / CLUSTER_DATABASE; the kit's awr_rac.txt only when those cannot be read."""
+        cluster = cluster_of(ctx)
+        if cluster.read or "awr_rac.txt" not in there:
+            return cluster
+        text = ctx.conn.read_text(posixpath.join(wd, "awr_rac.txt")) or ""
+        found = parse_text(text[:4_000_000], "awr_rac.txt", "awr_rac_text").facts
+        return from_global_report(cluster, sum(1 for k, _v in found if k.startswith("instance[")))
+
     @staticmethod
     def _logs(ctx: StepContext, fetched: list[Artifact]) -> list[str]:
         out = []
@@ -414,6 +489,28 @@ class Slob(StepType):
             if a.path.rsplit("/", 1)[-1] in ("sqlplus.out", "slob_debug.out"):
                 out.append((ctx.run_dir / a.path).read_text(errors="replace"))
         return out
+
+
+def _place(cache: Mapping[str, Any]) -> SegmentPlace:
+    d = cache["slob_data"]
+    return SegmentPlace(d["owner"], d["table"], d["tablespace"], d["buffer_pool"], tuple(d["files"]))
+
+
+def _where(place: SegmentPlace) -> str:
+    """'tablespace IOPS on +DATA' (the disk group, or the data files' directory)."""
+    first = place.files[0]
+    where = first.split("/", 1)[0] if first.startswith("+") else posixpath.dirname(first)
+    return f"tablespace {place.tablespace} on {where}"
+
+
+def _cached_refusal(place: SegmentPlace, pool: str, cache: int, data_bytes: int, schemas: int, pct: float,
+                    limit: float) -> str:
+    wanted = place.buffer_pool
+    where = (f"no {wanted} pool is configured, so they are cached in DEFAULT" if pool != wanted
+             else f"the {wanted} pool is")
+    return (f"SLOB tables use BUFFER_POOL {wanted} (DBA_SEGMENTS.BUFFER_POOL of {place.owner}.{place.table}); {where} "
+            f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
+            f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})")
 
 
 def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:

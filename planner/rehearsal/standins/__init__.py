@@ -15,6 +15,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from planner.rehearsal.standins.profile import HostProfile, apply_profile
+
 BIN = Path(__file__).resolve().parent / "bin"
 PROGRAMS = ("sqlplus", "srvctl", "asmcmd", "tnsping")
 STATE_REL = "var/lib/planner-standin/db.json"
@@ -52,12 +54,14 @@ def rac_state(state: dict[str, Any], nodes: int = 2, unique_name: str = "SLOB") 
 
 def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: str | None = None,
                      registered: bool | None = None, rac: bool = False, grid_user: str | None = None,
-                     **database: Any) -> Path:
+                     profile: HostProfile | None = None, **database: Any) -> Path:
     """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
 
     ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node (``rac_state``: SLOB1/SLOB2 of
     db_unique_name SLOB, +ASM1, registered); ``grid_user`` names the only OS user in the OSASM group (role
     separation: ``/ as sysasm`` by anyone else fails ORA-01031; default: the user running this, the lab's);
+    ``profile`` is what the inventory says the host is (planner.rehearsal.standins.profile: version, CDB, pfile,
+    Resource Manager, SLOB release, failure modes; its ``rac`` is the same as ``rac=True``);
     ``database`` overrides seed fields of ``state["database"]`` (e.g. ``flashback_on="NO"``).
     """
     root = Path(root)
@@ -71,7 +75,10 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
             # a symlink, not a copy: Python resolves it for sys.path, so the programs find their modules
             link.symlink_to(BIN / prog)
     state = _default_state()
-    if rac:
+    if profile is not None:
+        apply_profile(state, profile)
+        set_slob_pool(state, profile.slob.buffer_pool)
+    if rac or (profile is not None and profile.rac):
         rac_state(state)
     state["database"].update(registered=rac if registered is None else registered, **database)
     state["asm"]["osasm_users"] = [grid_user or getpass.getuser()]
@@ -91,6 +98,13 @@ def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
         sid = "orcl"  # not installed yet: the seed's default
     return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
             "oracle_poll_interval_s": 0}
+
+
+def set_slob_pool(state: dict[str, Any], pool: str) -> None:
+    """The BUFFER_POOL of the seeded SLOB tables (USER1.CF1, CF2): what that kit release's setup.sh created."""
+    for key, seg in state.get("segments", {}).items():
+        if seg.get("segment_type") == "TABLE" and key.startswith("USER"):
+            seg["buffer_pool"] = pool
 
 
 def load_state(root: Path) -> dict[str, Any]:

@@ -238,6 +238,15 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
                    asm_disks=max(members.values(), default=0))
 
 
+def slob_pool(state: Path) -> str:
+    """USER1.CF1's BUFFER_POOL in the stand-in database (DBA_SEGMENTS; DEFAULT when it has none)."""
+    try:
+        seg = json.loads((state / "db.json").read_text()).get("segments", {}).get("USER1.CF1", {})
+        return str(seg.get("buffer_pool") or "DEFAULT")
+    except (OSError, ValueError, AttributeError):
+        return "DEFAULT"
+
+
 def next_snap_id(state: Path) -> int:
     """A monotonically rising snapshot id kept beside the stand-in database's state."""
     state.mkdir(parents=True, exist_ok=True)
@@ -330,13 +339,16 @@ def cli(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--scale-blocks", type=int, default=10000)
     p.add_argument("--schemas", type=int, default=1)
     p.add_argument("--stats", choices=["awr", "statspack"], default="awr")
-    p.add_argument("--buffer-pool", default="DEFAULT", help="the BUFFER_POOL the workload's tables were created in")
+    p.add_argument("--buffer-pool", default="", help="the BUFFER_POOL the workload's tables were created in "
+                                                     "(default: USER1.CF1's in the stand-in database)")
+    p.add_argument("--global-report", choices=["yes", "no"], default="no",
+                   help="write awr_rac.txt (awrgrpt) on a single instance too, as SLOB 2.4+ runit.sh does")
     p.add_argument("--begin", help="ISO time of the begin snapshot (default: now - run time)")
     a = p.parse_args(argv)
     w = Workload(a.sessions, a.update_pct, a.run_time, a.work_unit, a.redo_stress, a.scale_blocks, a.schemas)
     out = Path(a.out_dir)
     state = state_dir(a.root, out / ".standin_state")
-    host, db = discover_host(), load_db(state, a.buffer_pool)
+    host, db = discover_host(), load_db(state, a.buffer_pool or slob_pool(state))
     begin = datetime.fromisoformat(a.begin) if a.begin else datetime.now() - timedelta(seconds=a.run_time)
     b = next_snap_id(state)
     iv = Interval(b, next_snap_id(state), begin, a.run_time)
@@ -352,8 +364,9 @@ def cli(argv: Sequence[str] | None = None) -> int:
     else:
         (out / "awr.txt").write_text(render.awr_text(mine, host, db, iv, w.sessions))
         (out / "awr.html").write_text(render.awr_html(mine, host, db, iv, w.sessions))
-        if insts:
-            (out / "awr_rac.txt").write_text(rac.global_text(fig, host, db, iv, insts))
+        if insts or a.global_report == "yes":  # SLOB 2.4+ runs awrgrpt.sql on every AWR run, RAC or not
+            one = (rac.Instance(db.inst_num, db.instance, host.name),)
+            (out / "awr_rac.txt").write_text(rac.global_text(fig, host, db, iv, insts or one))
     return 0
 
 

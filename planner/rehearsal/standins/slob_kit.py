@@ -7,22 +7,42 @@ import shutil
 import sys
 from pathlib import Path
 
+from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
+
 KIT = Path(__file__).resolve().parent / "slob"
 
 
-def install_slob_kit(dest: Path, *, loaded_schemas: int = 0) -> Path:
-    """Copy the kit to ``dest`` and write ``standin.env`` (the Python and import path its reports need).
+def _conf(release: SlobRelease) -> str:
+    """The stand-in slob.conf with the release's banner (planner reads it: wl_slob.detect_version); before 2.4
+    there is no DATABASE_STATISTICS_TYPE (AWR only) and no THREADS_PER_SCHEMA."""
+    facts = SLOB_FACTS[release]
+    lines = (KIT / "slob.conf").read_text().splitlines()
+    lines[0] = f"#### PLANNER STAND-IN for SLOB {release.value} slob.conf -- NOT SLOB: a stand-in kit for planner's tests"
+    if not facts.statistics_type:
+        lines = [x for x in lines if not x.startswith(("DATABASE_STATISTICS_TYPE", "THREADS_PER_SCHEMA"))]
+    return "\n".join(lines) + "\n"
+
+
+def install_slob_kit(dest: Path, *, loaded_schemas: int = 0, release: SlobRelease = SlobRelease.V2_5_3) -> Path:
+    """Copy the kit to ``dest`` and write ``standin.env`` (the Python and import path its reports need, and the
+    release whose behaviour the scripts imitate: planner/rehearsal/standins/profile.py SLOB_FACTS).
 
     ``loaded_schemas`` > 0 marks the kit as already set up (as if setup.sh had loaded that many schemas).
     """
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    for name in ("runit.sh", "setup.sh", "slob.conf", "README.md"):
+    for name in ("runit.sh", "setup.sh", "README.md"):
         shutil.copy2(KIT / name, dest / name)
+    (dest / "slob.conf").write_text(_conf(release))
+    facts = SLOB_FACTS[release]
     repo = Path(__file__).resolve().parents[3]  # the directory holding the planner package
     # runit.sh sources this with sh: quoted, so a path holding a quote or $(...) stays a value.
     (dest / "standin.env").write_text(f"PLANNER_PYTHON={shlex.quote(sys.executable)}\n"
-                                      f"PLANNER_PYTHONPATH={shlex.quote(str(repo))}\n")
+                                      f"PLANNER_PYTHONPATH={shlex.quote(str(repo))}\n"
+                                      f"STANDIN_SLOB_RELEASE={release.value}\n"
+                                      f"STANDIN_BUFFER_POOL={facts.buffer_pool}\n"
+                                      f"STANDIN_GETOPTS={'yes' if facts.getopts else 'no'}\n"
+                                      f"STANDIN_GLOBAL_REPORT={'yes' if facts.global_report else 'no'}\n")
     if loaded_schemas:
         (dest / ".standin_schemas").write_text(f"{loaded_schemas}\n")
     return dest

@@ -63,6 +63,14 @@ def default_state() -> dict[str, Any]:
         "rebalance": {},  # group name -> polls of v$asm_operation left before the rebalance is done
         "restarts": 0,
         "history": [],  # every statement run, for tests
+        # a lab database where SLOB's setup.sh has run (SLOB 2.5.x: cf1/cf2 KEEP) in tablespace IOPS on +DATA;
+        # the stand-in kit's setup.sh re-creates them with its release's pool (_standin_profile.py)
+        "tablespaces": {"IOPS": {"files": ["+DATA/ORCL/DATAFILE/iops.256.1"]}},
+        "segments": {f"USER1.{t}": {"tablespace": "IOPS", "buffer_pool": pool, "segment_type": kind}
+                     for t, pool, kind in (("CF1", "KEEP", "TABLE"), ("CF2", "KEEP", "TABLE"),
+                                           ("I_CF1", "DEFAULT", "INDEX"))},
+        # profile.py's failure modes: a startup that fails, parameters ALTER SYSTEM refuses
+        "failures": {"instance_stays_down": False, "refused_parameters": []},
     }
 
 
@@ -99,6 +107,10 @@ def startup(state: dict[str, Any], mount: bool = False) -> list[str]:
     db = state["database"]
     if db["status"] != "SHUTDOWN":
         raise OraError("ORA-01081: cannot start already-running ORACLE - shut it down first")
+    if (state.get("failures") or {}).get("instance_stays_down"):
+        # an instance that does not come back: an SGA the host cannot give (ORA-27102 "out of memory", Oracle
+        # Database Error Messages), as after a cache size too large for the host
+        raise OraError("ORA-27102: out of memory", "Linux-x86_64 Error: 12: Cannot allocate memory")
     state["memory"] = {}
     for name, value in state["spfile"].items():
         ptype = PARAMETERS[name][0]

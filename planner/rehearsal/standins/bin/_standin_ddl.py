@@ -23,6 +23,7 @@ from _standin import (
     to_bytes,
     version_tuple,
 )
+from _standin_profile import refusal  # also registers the profile's views and CREATE TABLESPACE / TABLE
 
 BOOLS = {"TRUE", "FALSE"}
 
@@ -62,6 +63,7 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     if scope != "spfile" and PARAMETERS[name][3] == "FALSE":
         raise OraError("ORA-02095: specified initialization parameter cannot be modified")
     sp, mem = _parse_value(name, m["value"])
+    refusal(s.state, name, scope)  # a pfile instance, a parameter the host refuses (profile.py)
     if scope in ("spfile", "both"):
         s.state["spfile"][name] = sp
     if scope in ("memory", "both"):

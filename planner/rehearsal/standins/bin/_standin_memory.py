@@ -36,6 +36,7 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "db_name": (2, "orcl", "FALSE", "FALSE"),
     "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
     "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
+    "resource_manager_plan": (2, "", "FALSE", "IMMEDIATE"),  # empty: Resource Manager off (profile.py)
 }
 CACHE_PARAMS = ("db_cache_size", "db_keep_cache_size", "db_recycle_cache_size")
 

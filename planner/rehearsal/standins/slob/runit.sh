@@ -6,9 +6,14 @@
 # getopts (-s/-t "requires a non-zero integer argument"), then the "Initial slob.conf sanity check" (RUN_TIME >= 30,
 # WORK_UNIT 3..1024, f_check_pct_logic: a percentage in 51..99 is refused), then f_test_conn (sqlplus -L, bequeath
 # with ORACLE_SID when no SQL*Net service is set). Read, not copied: SLOB's licence forbids redistribution.
+# The release it imitates comes from standin.env (planner/rehearsal/standins/profile.py SLOB_FACTS cites each):
+# STANDIN_GETOPTS=no is the 2.0-2.3 command line (runit.sh <sessions>, AWR only); STANDIN_GLOBAL_REPORT=yes writes
+# awr_rac.txt after every AWR run, RAC or not, as 2.4.0's runit.sh does (SLOB-PDB @ e8d9167 runit.sh:696-710).
 set -u
 KIT=$(cd "$(dirname "$0")" && pwd)
 cd "$KIT" || exit 1
+[ -f ./standin.env ] && . ./standin.env
+STANDIN_GETOPTS=${STANDIN_GETOPTS:-yes}; STANDIN_GLOBAL_REPORT=${STANDIN_GLOBAL_REPORT:-yes}
 msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
 whole() { case "$1" in ''|*[!0-9]*) return 1;; esac; return 0; }
 if ! type sqlplus >/dev/null 2>&1; then
@@ -19,7 +24,7 @@ fi
 THREADS=""
 if [ $# -eq 1 ]; then
   SCHEMAS=$1
-elif [ $# -eq 4 ] && [ "$1" = "-s" ] && [ "$3" = "-t" ]; then
+elif [ "$STANDIN_GETOPTS" = yes ] && [ $# -eq 4 ] && [ "$1" = "-s" ] && [ "$3" = "-t" ]; then
   SCHEMAS=$2
   THREADS=$4
 else
@@ -34,11 +39,12 @@ fi
 rm -f statspack.txt awr.txt awr_rac.txt awr.html awr.html.gz awr_rac.html.gz iostat.out vmstat.out mpstat.out \
   db_stats.out sqlplus.out slob_debug.out tm.out
 . ./slob.conf
-[ -f ./standin.env ] && . ./standin.env
 UPDATE_PCT=${UPDATE_PCT:-25}; SCAN_PCT=${SCAN_PCT:-0}; RUN_TIME=${RUN_TIME:-300}; SCALE=${SCALE:-10000}; WORK_UNIT=${WORK_UNIT:-256}
 REDO_STRESS=${REDO_STRESS:-LITE}; THREADS_PER_SCHEMA=${THREADS_PER_SCHEMA:-1}
 DATABASE_STATISTICS_TYPE=${DATABASE_STATISTICS_TYPE:-statspack}
+[ "$STANDIN_GETOPTS" = yes ] || { DATABASE_STATISTICS_TYPE=awr; THREADS_PER_SCHEMA=1; }  # before 2.4: AWR only
 [ -n "$THREADS" ] && THREADS_PER_SCHEMA=$THREADS
+SYSDBA_PASSWD=${SYSDBA_PASSWD:-manager}
 for v in UPDATE_PCT SCAN_PCT RUN_TIME WORK_UNIT THREADS_PER_SCHEMA; do
   eval "val=\$$v"
   whole "$val" || { msg FATAL "slob.conf: $v must be a whole number, not '$val'"; exit 1; }
@@ -66,6 +72,15 @@ if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM DUAL;\nEXIT;\n' | s
   cat sqlplus.out
   exit 1
 fi
+# 2.4.0 runit.sh:1129-1132: more than 4096 sessions is refused
+if [ $((SCHEMAS * THREADS_PER_SCHEMA)) -gt 4096 ]; then
+  msg FATAL "Cannot attach ${THREADS_PER_SCHEMA} (slob.conf) sessions to $SCHEMAS schemas."
+  msg FATAL "Maximum tested active database session count is 4096."
+  exit 1
+fi
+# 2.4.0 runit.sh:1243/:1253 prints the admin password and connect string in its banner (planner redacts them)
+echo "SYSDBA_PASSWD: \"$SYSDBA_PASSWD\""
+echo "        Admin Connect String: \"system/$SYSDBA_PASSWD\""
 LOADED=$(cat .standin_schemas 2>/dev/null || echo 0)
 if [ "$LOADED" -lt "$SCHEMAS" ]; then
   echo "ORA-01017: invalid username/password; logon denied (user$SCHEMAS: run setup.sh first)" > sqlplus.out
@@ -109,7 +124,7 @@ PY=${PLANNER_PYTHON:-python3}
 PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen slob \
   --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
   --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
-  --stats "$DATABASE_STATISTICS_TYPE" --buffer-pool KEEP > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
+  --stats "$DATABASE_STATISTICS_TYPE" --global-report "$STANDIN_GLOBAL_REPORT" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
 echo "Tm $RUN_TIME" > tm.out
 msg NOTIFY "Run time $RUN_TIME seconds."
 msg NOTIFY "SLOB test is complete."

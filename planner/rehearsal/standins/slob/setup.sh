@@ -2,11 +2,15 @@
 # PLANNER STAND-IN for SLOB's setup.sh -- NOT SLOB. Usage: sh ./setup.sh <tablespace> <number-of-schemas>
 # Follows the public SLOB 2.5.3.0 setup.sh (read, never copied): f_test_oracle_utilities checks `type sqlplus`
 # and `type tnsping` on PATH ("Please validate your environment. SQL*Plus is not executable in current $PATH"),
-# f_test_conn connects by bequeath (ORACLE_SID), and f_create_table creates cf1/cf2 with
-# STORAGE (BUFFER_POOL KEEP ...): SLOB 2.x data lives in the KEEP pool, or in DEFAULT when no KEEP pool exists.
+# f_test_conn connects by bequeath (ORACLE_SID), f_test_tablespace needs the tablespace to exist already
+# (ORA-00959 otherwise), and cf1/cf2 are created with the release's STORAGE (BUFFER_POOL ...): KEEP in 2.5.x,
+# RECYCLE in 2.4.0 (goryszewskig/SLOB-PDB @ e8d9167 setup.sh:958, :971); standin.env names the pool
+# (planner/rehearsal/standins/profile.py SLOB_FACTS). The stand-in sqlplus records them in DBA_SEGMENTS.
 set -u
 KIT=$(cd "$(dirname "$0")" && pwd)
 cd "$KIT" || exit 1
+[ -f ./standin.env ] && . ./standin.env
+POOL=${STANDIN_BUFFER_POOL:-KEEP}
 msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
 if [ $# -ne 2 ]; then
   msg FATAL "Usage: sh ./setup.sh <tablespace> <number-of-schemas>"
@@ -25,12 +29,22 @@ if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM dual;\nEXIT;\n' | s
   msg FATAL "If not connecting via SQL*Net please check \$ORACLE_SID"
   exit 1
 fi
-echo "cf1, cf2: STORAGE (BUFFER_POOL KEEP) (simulated)" >> cr_tab_and_load.out
 msg NOTIFY "PLANNER STAND-IN: loading $2 schema(s) into tablespace $1 (simulated)"
 i=1
-while [ "$i" -le "$2" ]; do
-  echo "user$i loaded (simulated)" >> cr_tab_and_load.out
-  i=$((i + 1))
-done
+{
+  echo "WHENEVER SQLERROR EXIT 2;"
+  while [ "$i" -le "$2" ]; do
+    echo "create table user$i.cf1 (custid number) tablespace $1 storage (buffer_pool $POOL);"
+    echo "create table user$i.cf2 (custid number) tablespace $1 storage (buffer_pool $POOL);"
+    i=$((i + 1))
+  done
+  echo "EXIT;"
+} | sqlplus -L system/manager >> cr_tab_and_load.out 2>&1
+if grep -q "ORA-" cr_tab_and_load.out; then
+  msg FATAL "Cannot create tables in user-specified tablespace (\"$1\")"
+  grep "ORA-" cr_tab_and_load.out
+  exit 1
+fi
+echo "cf1, cf2: STORAGE (BUFFER_POOL $POOL) (simulated)" >> cr_tab_and_load.out
 echo "$2" > .standin_schemas
 msg NOTIFY "SLOB setup complete."

@@ -1,0 +1,110 @@
+"""Where SLOB's data lives, read from the database: USER1.CF1's BUFFER_POOL and data files.
+
+SLOB's releases differ in the pool their setup.sh gives cf1/cf2 (2.4.0 ``BUFFER_POOL RECYCLE``, 2.5.x ``KEEP``;
+docs/oracle-behaviour.md row 1a), and a disk group a play prepares holds SLOB's data only if its tablespace was
+created there (row 2). Both are read, never inferred from the kit: DBA_SEGMENTS gives the table's tablespace and
+BUFFER_POOL ("Buffer pool to be used for segment blocks: DEFAULT, KEEP, RECYCLE", Oracle Database Reference,
+DBA_SEGMENTS), DBA_DATA_FILES the files of that tablespace (FILE_NAME; an ASM file is ``+GROUP/...``).
+A read that fails or finds no USER1.CF1 is an error with the reason: no silent default pool.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from planner.db.access import Database
+from planner.errors import OracleError, StepError
+
+SLOB_OWNER, SLOB_TABLE = "USER1", "CF1"  # SLOB's first schema's table: every schema is loaded alike
+_IDENT = re.compile(r"^[A-Z][A-Z0-9_$#]{0,127}$")
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentPlace:
+    """A table's tablespace, buffer pool and data files, as the dictionary has them."""
+
+    owner: str
+    table: str
+    tablespace: str
+    buffer_pool: str  # DEFAULT | KEEP | RECYCLE
+    files: tuple[str, ...]
+
+    def describe(self) -> str:
+        return (f"{self.owner}.{self.table} in tablespace {self.tablespace} (BUFFER_POOL {self.buffer_pool}; "
+                f"DBA_DATA_FILES: {', '.join(self.files[:4])}{' ...' if len(self.files) > 4 else ''})")
+
+    def to_json(self) -> dict[str, object]:
+        return {"owner": self.owner, "table": self.table, "tablespace": self.tablespace,
+                "buffer_pool": self.buffer_pool, "files": list(self.files)}
+
+
+def read_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> SegmentPlace:
+    """DBA_SEGMENTS -> DBA_DATA_FILES for ``owner.table``; StepError (with the reason) when it cannot be read."""
+    what = f"{owner}.{table}"
+    try:
+        rows = db.query(f"select tablespace_name, buffer_pool from dba_segments where owner = '{owner}' "
+                        f"and segment_name = '{table}'")
+    except OracleError as e:
+        raise StepError(f"cannot read {what}'s segment (DBA_SEGMENTS): {e.message}", hint=e.hint) from e
+    if not rows or not rows[0][0]:
+        raise StepError(f"DBA_SEGMENTS has no {what}: the SLOB schemas are not loaded in this database",
+                        hint="run the kit's setup.sh (slob step setup: true) before measuring")
+    tablespace, pool = str(rows[0][0]).strip().upper(), str(rows[0][1] or "").strip().upper()
+    if pool not in ("DEFAULT", "KEEP", "RECYCLE") or not _IDENT.fullmatch(tablespace):
+        raise StepError(f"DBA_SEGMENTS gave {what} an unreadable tablespace / BUFFER_POOL "
+                        f"({tablespace[:40]!r}, {pool[:40]!r})")
+    try:
+        files = tuple(str(r[0]) for r in db.query(
+            f"select file_name from dba_data_files where tablespace_name = '{tablespace}'") if r and r[0])
+    except OracleError as e:
+        raise StepError(f"cannot read tablespace {tablespace}'s data files (DBA_DATA_FILES): {e.message}",
+                        hint=e.hint) from e
+    if not files:
+        raise StepError(f"DBA_DATA_FILES lists no file of tablespace {tablespace} (holding {what})")
+    return SegmentPlace(owner, table, tablespace, pool, files[:256])
+
+
+def on_storage(files: tuple[str, ...], data_on: str) -> bool:
+    """Every file is in the disk group ``+NAME`` (ASM names are case-insensitive) or under the directory."""
+    if data_on.startswith("+"):
+        group = data_on.rstrip("/").upper() + "/"
+        return all(f.upper().startswith(group) for f in files)
+    base = data_on.rstrip("/") + "/"
+    return all(f.startswith(base) for f in files)
+
+
+def placement_refusal(place: SegmentPlace, data_on: str) -> str | None:
+    """Why the point would not measure the storage the play prepared, or None when the data is there."""
+    if on_storage(place.files, data_on):
+        return None
+    return (f"{place.owner}.{place.table} (the data SLOB reads) is in tablespace {place.tablespace}, whose files "
+            f"are {', '.join(place.files[:3])}{' ...' if len(place.files) > 3 else ''} (DBA_SEGMENTS -> "
+            f"DBA_DATA_FILES), not on {data_on}, which the step's data_on names: the figures would describe "
+            "other storage")
+
+
+def tablespace_files(db: Database, name: str) -> tuple[str, ...] | None:
+    """The data files of tablespace ``name``; None when it does not exist."""
+    if not _IDENT.fullmatch(name):
+        raise StepError(f"refusing tablespace name {name[:40]!r}", hint="a tablespace name is letters, digits, _ $ #")
+    if not db.query(f"select tablespace_name from dba_tablespaces where tablespace_name = '{name}'"):
+        return None
+    return tuple(str(r[0]) for r in db.query(
+        f"select file_name from dba_data_files where tablespace_name = '{name}'") if r and r[0])
+
+
+def ensure_tablespace(db: Database, name: str, data_on: str, size: str) -> str:
+    """SLOB's setup.sh needs its tablespace to exist (2.5 ``f_test_tablespace`` creates a test table in it):
+    create it on ``data_on`` when missing (a bigfile tablespace, the data file an Oracle-managed file in the disk
+    group, or ``<dir>/<name>01.dbf``); an existing one elsewhere is refused, never moved."""
+    name = name.upper()
+    files = tablespace_files(db, name)
+    if files is not None:
+        if not on_storage(files, data_on):
+            raise StepError(f"tablespace {name} exists on {', '.join(files[:3])}, not on {data_on}",
+                            hint="give slob_tablespace a new name, or drop that tablespace yourself")
+        return f"tablespace {name} already on {data_on}"
+    where = data_on if data_on.startswith("+") else f"{data_on.rstrip('/')}/{name.lower()}01.dbf"
+    db.execute(f"create bigfile tablespace {name} datafile '{where}' size {size} autoextend on")
+    return f"created tablespace {name} on {data_on} ({size}, autoextend)"
