@@ -21,9 +21,21 @@ def test_top_level_holds_at_most_ten_modules() -> None:
     assert len(list(PLANNER.glob("*.py"))) <= 10
 
 
-def test_no_module_is_far_over_400_lines() -> None:
-    # ~400 is the house rule; the margin keeps an honest 410-line module from failing CI while a 600-line
-    # one still does. Stand-in programs in standins/bin are host-side scripts, not planner modules.
-    big = {str(p.relative_to(PLANNER)): n for p in PLANNER.rglob("*.py")
-           if "standins/bin" not in str(p) and (n := len(p.read_text().splitlines())) > 430}
-    assert big == {}
+# Modules are split by responsibility, not by line count; what is kept short is each function. The two
+# known long ones: a stand-in's report layout (one text template written as code) and the workload loop,
+# which is to become its own class.
+LONG_FUNCTIONS = {("rehearsal/standins/awrgen_render.py", "awr_text"), ("engine/runner.py", "_workload")}
+
+
+def test_no_function_is_over_80_lines() -> None:
+    import ast
+
+    long = set()
+    for p in PLANNER.rglob("*.py"):
+        if "standins/bin" in str(p):  # host-side scripts, not planner modules
+            continue
+        for node in ast.walk(ast.parse(p.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.end_lineno is not None \
+                    and node.end_lineno - node.lineno + 1 > 80:
+                long.add((str(p.relative_to(PLANNER)), node.name))
+    assert long - LONG_FUNCTIONS == set(), "split these by what they do"
