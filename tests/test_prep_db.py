@@ -175,3 +175,15 @@ def test_asm_preview_of_a_later_add_agrees_with_apply(prep_root: Path) -> None:
     applied = context(prep_root)  # apply, step by step, on a fresh context: what the preview promised
     create.apply(applied)
     assert grow.apply(applied).diff == preview.diff
+
+
+def test_sessions_is_a_static_parameter_the_standin_accepts(prep_root: Path) -> None:
+    # SESSIONS: integer, default (1.5 * PROCESSES) + 22, not modifiable (Oracle Database Reference 11.2-19c,
+    # SESSIONS): SCOPE=SPFILE and a restart; the stand-in once refused it as an illegal option
+    ctx = context(prep_root)
+    step = InitOra({"sessions": 1000})
+    assert "sessions: 472 (not in spfile) -> 1000 (static: restart)" in (step.check(ctx).diff or "")
+    out = step.apply(ctx)
+    assert out.status is Status.CHANGED, out.msg
+    state = load_state(prep_root)
+    assert state["memory"]["sessions"] == "1000" and state["restarts"] == 1

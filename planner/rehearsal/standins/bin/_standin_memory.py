@@ -26,6 +26,7 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "disk_asynch_io": (1, "TRUE", "FALSE", "FALSE"),
     "timed_statistics": (1, "TRUE", "TRUE", "IMMEDIATE"),
     "processes": (3, "300", "FALSE", "FALSE"),
+    "sessions": (3, "472", "FALSE", "FALSE"),  # derived: (1.5 * PROCESSES) + 22 (Reference 11.2-19c, SESSIONS)
     "db_block_size": (3, "8192", "FALSE", "FALSE"),
     "db_writer_processes": (3, "2", "FALSE", "FALSE"),
     "db_file_multiblock_read_count": (3, "128", "TRUE", "IMMEDIATE"),
