@@ -8,8 +8,10 @@ into the script.
 Output framing: every byte a section or command prints is base64-encoded on the host, and every frame line
 starts with ``#``, which is outside the base64 alphabet. Whatever a command prints (including text that looks
 like a frame, or the script's own arguments read from ``ps``) cannot make a frame line: the parse is exact.
-A frame is ``#<name> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only a
-frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+A frame is ``#<name> <seq> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only
+a frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+``seq`` numbers the frames from 1: the transport keeps the head and the tail of a long output, and a cut that
+lands between frames would otherwise hand the tail's frames to the reads right after the head's.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
 t=$(mktemp -d) || exit 8
 trap 'rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+seq=0
 frame() {
-  printf '#%s %s %s %s\n' "$1" "$2" "$3" "$4"
+  seq=$((seq+1))
+  printf '#%s %s %s %s %s\n' "$1" "$seq" "$2" "$3" "$4"
   [ -s "$t/o" ] && base64 < "$t/o"
   printf '#-\n'
   [ -s "$t/e" ] && base64 < "$t/e"
@@ -115,13 +119,15 @@ def parse(stdout: str) -> Reply:
         if line.startswith("#") and line not in ("#-", "#."):
             head, out, err = line[1:].split(" "), [], None
         elif head is None:
+            if line:
+                break  # text between frames: the transport's note where it left out the middle
             continue
         elif line == "#-":
             err = []
         elif line == "#.":
-            frame = _frame(head, out, err)
+            frame = _frame(head, out, err, len(frames) + 1)
             if frame is None:
-                break  # a damaged frame: what follows cannot be trusted in order
+                break  # a damaged frame, or one after a gap: what follows cannot be trusted in order
             frames.append(frame)
             head = None
         else:
@@ -133,15 +139,15 @@ def parse(stdout: str) -> Reply:
                  released=any(f.name == "release" and f.rc == 0 for f in frames), frames=tuple(frames))
 
 
-def _frame(head: list[str], out: list[str], err: list[str] | None) -> Frame | None:
-    if len(head) != 4 or err is None or not all(h.isdigit() for h in head[1:]):
+def _frame(head: list[str], out: list[str], err: list[str] | None, seq: int) -> Frame | None:
+    if len(head) != 5 or err is None or not all(h.isdigit() for h in head[1:]) or int(head[1]) != seq:
         return None
     try:
         stdout, stderr = base64.b64decode("".join(out), validate=True), base64.b64decode("".join(err), validate=True)
     except (binascii.Error, ValueError):
         return None
-    start, end = int(head[2]), int(head[3])
-    return Frame(head[0], int(head[1]), max(0.0, (end - start) / 1e9) if start and end else 0.0, stdout, stderr)
+    start, end = int(head[3]), int(head[4])
+    return Frame(head[0], int(head[2]), max(0.0, (end - start) / 1e9) if start and end else 0.0, stdout, stderr)
 
 
 def as_result(line: str, f: Frame) -> CommandResult:
