@@ -10,7 +10,6 @@ SIGKILLed while it blocks.
 from __future__ import annotations
 
 import json
-import signal
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -18,7 +17,11 @@ from typing import Any
 
 import pytest
 import yaml
-from test_fault_interrupts import processes_with, run_dirs, start_apply, unique_sleep, wait_for
+from test_fault_interrupts import (
+    kill_when_blocked,
+    processes_with,
+    unique_sleep,
+)
 from test_fault_resume import planner
 
 PASSWORD = "Orig-s3cr3t-pw-for-restore-test"
@@ -51,16 +54,7 @@ def killed_run(tmp_path: Path, make_lab: Callable[..., Any], monkeypatch: pytest
     data = yaml.safe_load(inv.read_text())
     data["all"]["hosts"][host]["oracle_password_env"] = "PLANNER_TEST_APP_PW"
     inv.write_text(yaml.safe_dump(data))
-    proc = start_apply(plan, inv, runs, "--no-report")
-    try:
-        wait_for(lambda: (root / "blocked").exists() and processes_with(sleep), "the workload to block", proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    [run] = run_dirs(runs)
+    run = kill_when_blocked(plan, inv, runs, root / "blocked", sleep)
     assert (root / "etc/app.conf").read_text() == "db_password=changed\n"
     shared = (run / "restore.json").read_text()
     assert PASSWORD not in shared and "db_password=********" in shared  # the shareable copy stays redacted

@@ -22,8 +22,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.transport import facts as facts_mod
+from planner.transport import remote_procs as procs_mod
 from planner.transport.connection import CommandResult
 from planner.transport.streams import OutputBuffer
+
+# The lock attempt ($lock, $info, $procs set; STATE_FNS defined). First the workdir base must be the login user's
+# own ("unsafe ..." when not: nothing is taken); a lock that exists is read only when it is the login user's own
+# folder: another user's (a squat in world-writable /tmp) or a symlink is "foreign", never read, never broken.
+LOCK_BODY = r"""
+d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$d" 2>/dev/null
+if [ -n "$procs" ] && ! _base "${procs%/*/*/*}"; then
+  :
+elif mkdir -- "$lock" 2>/dev/null; then
+  printf '%s\n' "$info" >"$lock/holder.json"
+  if [ -n "$procs" ]; then _procs "$procs" || echo "cannot create $procs" >&2; fi
+  echo acquired
+elif _mine "$lock"; then
+  echo held; cat -- "$lock/holder.json" 2>/dev/null
+else
+  echo foreign; ls -ldn -- "$lock" 2>&1
+fi
+"""
 
 # $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
 # dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
@@ -31,6 +50,7 @@ from planner.transport.streams import OutputBuffer
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
+STATE_FNS
 t=$(mktemp -d) || exit 8
 trap 'rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
@@ -48,14 +68,7 @@ if [ -n "$lock" ] && [ -n "$info" ]; then
   got=
   s=$(now)
   {
-    d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
-    if mkdir -- "$lock" 2>/dev/null; then
-      printf '%s\n' "$info" >"$lock/holder.json"
-      if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || echo "cannot create $procs" >&2; fi
-      echo acquired
-    else
-      echo held; cat -- "$lock/holder.json" 2>/dev/null
-    fi
+LOCK_BODY
   } >"$t/o" 2>"$t/e"
   read -r first <"$t/o"; [ "$first" = acquired ] && got=1
   frame lock 0 "$s" "$(now)"
@@ -79,7 +92,7 @@ if [ "$release" = 1 ] && [ -n "$lock" ]; then
   grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && { rm -rf -- "$lock"; [ -z "$procs" ] || rm -rf -- "$procs"; }
   frame release $? "$s" "$(now)"
 fi
-""".replace("FACTS", facts_mod.script())
+""".replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS).replace("LOCK_BODY", LOCK_BODY)
 
 
 @dataclass(frozen=True, slots=True)

@@ -365,6 +365,9 @@ def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict
             raise PlannerError(f"run {run_id} is still running (controller {holder.controller} pid {holder.pid})",
                                hint="stop it with Ctrl-C or SIGTERM: it restores the hosts itself")
         stopped = stop_leftovers(hs.conn, where["workdir"]) if where.get("workdir") else []
+        for line in stopped:
+            if line.startswith("left process group"):  # someone planted a record: say so whatever the verbosity
+                console.warn(f"{name}: {line}")
         if stopped:
             r = StepResult("restore", "Stopping what the dead controller left running", name, Status.CHANGED,
                            "; ".join(stopped))
