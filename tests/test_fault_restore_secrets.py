@@ -166,3 +166,21 @@ def test_restore_writes_only_where_the_step_writes(tmp_path: Path, make_lab: Cal
     assert done.returncode == 2, done.stdout + done.stderr
     assert "the restore log names" in done.stdout and "where this step writes" in done.stdout, done.stdout
     assert not (root / "home").exists()
+
+
+@pytest.mark.ssh
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("workdir", ["/tmp/elsewhere", "{wd}/../../other-run/h"])
+def test_restore_refuses_a_remote_folder_that_is_not_the_runs(workdir: str, tmp_path: Path,
+                                                              make_lab: Callable[..., Any],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """meta.json says where the run's processes were recorded on each host; a restore stops what is there."""
+    _root, run, _private, sleep = killed_run(tmp_path, make_lab, monkeypatch)
+    meta = json.loads((run / "meta.json").read_text())
+    [(host, where)] = meta["remote"].items()
+    meta["remote"][host] = {**where, "workdir": workdir.format(wd=where["workdir"])}
+    (run / "meta.json").write_text(json.dumps(meta))
+    done = planner("restore", str(run))
+    assert done.returncode == 5, done.stdout + done.stderr
+    assert f"remote.{host} names workdir" in done.stderr and "not this run's folder" in done.stderr, done.stderr
+    assert processes_with(sleep), "nothing was touched"

@@ -49,7 +49,7 @@ from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
 from planner.engine.runrecord import RunRecord, utc_now, write_json
 from planner.errors import InputError, PlannerError, Problem
-from planner.files import write_bytes
+from planner.files import slug, write_bytes
 from planner.host import Host
 from planner.status import Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
@@ -310,7 +310,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     meta = json.loads(meta_path.read_text())
     log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
     pending = log.pending()
-    remote: dict[str, dict[str, str]] = dict(meta.get("remote") or {})  # workdir and lock per host
+    remote = _checked_remote(run_dir, meta.get("remote"))  # workdir and lock per host
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
@@ -349,6 +349,23 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
         meta.update(status="interrupted", interrupted_phase="controller killed", ended=meta.get("ended") or utc_now())
     write_json(meta_path, meta)
     return int(exit_code(stats))
+
+
+def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
+    """meta.json ``remote``, refused unless each workdir is this run's folder for that host (``.../<run>/<host>``)
+    and each path is absolute without ``..``: a restore stops the processes recorded there and removes the lock."""
+    out: dict[str, dict[str, str]] = {}
+    for name, where in (given or {}).items() if isinstance(given, dict) else ():
+        where = where if isinstance(where, dict) else {}
+        wd, lock = str(where.get("workdir") or ""), str(where.get("lock") or "")
+        plain = all(p == "" or (p.startswith("/") and ".." not in p.split("/")) for p in (wd, lock))
+        if not plain or (wd and not wd.endswith(f"/{run_dir.name}/{slug(str(name))}")):
+            raise InputError([Problem(None, "", f"{run_dir / 'meta.json'}: remote.{name} names workdir {wd!r} "
+                                                f"and lock {lock!r}, not this run's folder on that host: refused, "
+                                                "nothing was touched", "a run record planner did not write is "
+                                                "not restored; put the hosts back by hand from restore.json")])
+        out[str(name)] = {"workdir": wd, "lock": lock}
+    return out
 
 
 def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict[str, HostState],
