@@ -27,23 +27,19 @@ RUNNING_DIR = ".running"
 # Shell functions for the state planner keeps on a host (the workdir base, /tmp/planner by default, and the host
 # lock), which sit where every local user may write. A folder is used only when it is the login user's own, not
 # a symlink, and (for the base) writable by nobody else: what lies below it then cannot be planted by anyone.
-# `_uid PATH`: the owner's uid, not following a symlink.
+# Builtins where they can (`test -O`: bash, dash, ksh and busybox have it): the lock rides in every play's one
+# exec, and each fork there is paid per host. `_uid PATH`: the owner's uid, not following a symlink.
 STATE_FNS = r"""
-me=$(id -u)
 _uid() { ls -ldn -- "$1" 2>/dev/null | awk '{print $3}'; }
-_mine() { [ -d "$1" ] && [ ! -L "$1" ] && [ "$(_uid "$1")" = "$me" ]; }
-_private() {
-  _mine "$1" || return 1
-  case $(ls -ldn -- "$1") in d????w*|d???????w*) return 1;; esac
-}
+_mine() { [ -d "$1" ] && [ ! -L "$1" ] && [ -O "$1" ]; }
 _base() {
-  [ -e "$1" ] || [ -L "$1" ] || { mkdir -p -- "${1%/*}" 2>/dev/null; mkdir -m 0755 -- "$1" 2>/dev/null; }
-  _private "$1" || { echo "unsafe $1: $(ls -ldn -- "$1" 2>&1)"; return 1; }
+  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+    mkdir -p -- "${1%/*}" 2>/dev/null; mkdir -m 0755 -- "$1" 2>/dev/null && return 0
+  fi
+  if _mine "$1"; then case $(ls -ldn -- "$1") in d????w*|d???????w*) ;; *) return 0;; esac; fi
+  echo "unsafe $1: $(ls -ldn -- "$1" 2>&1)"; return 1
 }
-_procs() {
-  _base "${1%/*/*/*}" || return 1
-  mkdir -p -- "${1%/*}" && { [ -L "$1" ] || mkdir -p -- "$1"; } && _mine "$1" && chmod 1777 -- "$1"
-}
+_procs() { mkdir -p -- "$1" && _mine "$1" && chmod 1777 -- "$1"; }
 """
 
 _SKIP21 = "_ " * 21  # /proc/PID/stat: field 22 is the start time (comm of a shell has no spaces)
@@ -65,7 +61,7 @@ _WRAP = (
 # A leader that is gone leaves no owner to compare: then the record must be the login user's or root's.
 _STOP = STATE_FNS + (
     'd=$1; [ -d "$d" ] || exit 0\n'
-    '_private "${d%/*/*/*}" || { echo "unsafe ${d%/*/*/*}: $(ls -ldn -- "${d%/*/*/*}" 2>&1)"; exit 0; }\n'
+    '_base "${d%/*/*/*}" || exit 0\n'
     'for f in "$d"/*; do\n'
     '  [ -f "$f" ] && [ ! -L "$f" ] || continue; g=${f##*/}\n'
     '  case $g in ""|*[!0-9]*) continue;; esac\n'
@@ -74,7 +70,7 @@ _STOP = STATE_FNS + (
     '  if [ -r "/proc/$g/stat" ]; then read -r ' + _SKIP21 + 't _ <"/proc/$g/stat"; fi\n'
     '  if { [ -z "$t" ] || [ "$t" = "$want" ]; } && kill -s 0 -- "-$g" 2>/dev/null; then\n'
     '    fu=$(_uid "$f"); pu=$(_uid "/proc/$g")\n'
-    '    if [ -n "$pu" ] && [ "$fu" != "$pu" ] || { [ -z "$pu" ] && [ "$fu" != "$me" ] && [ "$fu" != 0 ]; }; then\n'
+    '    if [ -n "$pu" ] && [ "$fu" != "$pu" ] || { [ -z "$pu" ] && [ ! -O "$f" ] && [ "$fu" != 0 ]; }; then\n'
     '      echo "foreign $g $fu ${pu:-gone}"; continue\n'
     '    fi\n'
     '    kill -s TERM -- "-$g" 2>/dev/null; i=0\n'
@@ -112,7 +108,7 @@ class TrackedConnection(WrappedConnection):
 def prepare(conn: Connection, workdir: str) -> None:
     """Create the ``.running`` dir (world-writable like /tmp: steps may run as another user via become) below a
     workdir base that is the login user's own; StepError when the base is not (another user made it)."""
-    r = conn.run(["sh", "-c", STATE_FNS + '_procs "$1"', "sh", running_dir(workdir)])
+    r = conn.run(["sh", "-c", STATE_FNS + '_base "${1%/*/*/*}" && _procs "$1"', "sh", running_dir(workdir)])
     if r.stdout.startswith("unsafe "):
         raise unsafe_base(conn.host.name, r.stdout)
 
