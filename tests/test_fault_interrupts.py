@@ -82,6 +82,21 @@ def start_apply(plan: Path, inv: Path, runs: Path, *extra: str) -> subprocess.Po
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
 
+def kill_when_blocked(plan: Path, inv: Path, runs: Path, marker: Path, sleep: str) -> Path:
+    """Start an apply, SIGKILL its controller once ``marker`` exists and ``sleep`` runs; returns the run folder."""
+    proc = start_apply(plan, inv, runs, "--no-report")
+    try:
+        wait_for(lambda: marker.exists() and processes_with(sleep), "the workload to block", proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    [run] = run_dirs(runs)
+    return run
+
+
 def finish(proc: subprocess.Popen[str], timeout: float = 60) -> str:
     try:
         out, _ = proc.communicate(timeout=timeout)

@@ -13,7 +13,6 @@ file on the host, writes "start N", then "end N"; point 3 blocks (a sleep unique
 from __future__ import annotations
 
 import json
-import signal
 import subprocess
 import sys
 import time
@@ -24,12 +23,12 @@ from typing import Any
 import pytest
 from test_fault_interrupts import (
     finish,
+    kill_when_blocked,
     meta_of,
     processes_with,
     run_dirs,
     start_apply,
     unique_sleep,
-    wait_for,
 )
 
 PLAN = """\
@@ -63,16 +62,7 @@ def project(tmp_path: Path, make_lab: Callable[..., Any]) -> tuple[Path, Path, P
 
 def kill_at_point_3(root: Path, plan: Path, inv: Path, runs: Path, sleep: str) -> Path:
     """Start the run, SIGKILL the controller while point 3 blocks; returns the run folder."""
-    proc = start_apply(plan, inv, runs, "--no-report")
-    try:
-        wait_for(lambda: (root / "blocked").exists() and processes_with(sleep), "point 3 to block", proc)
-        proc.send_signal(signal.SIGKILL)
-        proc.wait(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
-    [run] = run_dirs(runs)
+    run = kill_when_blocked(plan, inv, runs, root / "blocked", sleep)
     # the state a killed controller leaves: prep in place, the workload still running, the lock held
     assert (root / "etc/prep.txt").read_text() == "prepped\n"
     assert processes_with(sleep), "the killed controller's workload should still run on the host"

@@ -171,3 +171,40 @@ def test_a_later_play_batches_in_its_own_exec_and_releases_the_lock(tmp_path: Pa
     assert second[2] == "" and second[5] == "1", "the second exec does not take the lock again, only releases it"
     assert second[7:] == ["echo two", "echo three"]
     assert not list((tmp_path / "h/tmp").glob("planner.lock*")), "the lock was released"
+
+
+def _b64_bytes(n: int) -> int:
+    chars = 4 * -(-n // 3)
+    return chars + -(-chars // 76)  # wrapped at 76 columns
+
+
+def _filler(header: int, total: int) -> str:
+    """A command whose frame (its header line, stdout and stderr as base64, ``#-``, ``#.``) is ``total`` bytes.
+    The base64 sizes move in steps of 4 (a newline every 19), so the exit code's width reaches those between."""
+    for rc in (0, 10, 100):
+        for err in range(0, 240, 3):
+            rest = total - header - len(str(rc)) + 1 - 6 - _b64_bytes(err)
+            quads = rest * 19 // 77
+            for n in range(3 * max(0, quads - 40), 3 * (quads + 40), 3):
+                if _b64_bytes(n) == rest:
+                    return f"head -c {n} /dev/zero; head -c {err} /dev/zero >&2; exit {rc}"
+    raise AssertionError(f"no frame of {total} bytes")
+
+
+def test_a_cut_on_frame_boundaries_never_hands_a_later_frame_to_an_earlier_read() -> None:
+    """The 1 MiB head and 64 KiB tail of the batch's output, cut exactly between frames: the tail's frames are
+    those of the last reads, so taking frames in order handed probe 3 the output and exit code of probe 5."""
+    from planner.transport.streams import KEEP_HEAD, KEEP_TAIL
+    conn = LocalConnection(Host("h", "localhost"))
+    header = len(conn.run(batch.argv(["true"])).stdout.split("\n", 1)[0]) + 1
+    cmds = [_filler(header, KEEP_HEAD // 2), ": 2; " + _filler(header, KEEP_HEAD - KEEP_HEAD // 2),
+            "head -c 3000000 /dev/zero", "echo middle",
+            _filler(header, KEEP_TAIL // 2), ": 6; " + _filler(header, KEEP_TAIL - KEEP_TAIL // 2)]
+    probes = [Probe(("sh", "-c", c), ok=ANY_EXIT) for c in cmds]
+    answers, r = run_batch(conn, probes)
+    assert r.truncated and r.exit_code == 0
+    got = [answers.get(("run", p.argv, False, "", "")) for p in probes]
+    alone = [conn.run(["sh", "-c", c]) for c in cmds[:2]]
+    assert [(g.stdout, g.stderr) if g else None for g in got[:2]] == [(a.stdout, a.stderr) for a in alone]
+    for c, g in zip(cmds[2:], got[2:], strict=True):
+        assert g is None, f"{c!r} was answered with another read's frame (exit code {g.exit_code})"

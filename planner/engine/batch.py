@@ -8,8 +8,10 @@ into the script.
 Output framing: every byte a section or command prints is base64-encoded on the host, and every frame line
 starts with ``#``, which is outside the base64 alphabet. Whatever a command prints (including text that looks
 like a frame, or the script's own arguments read from ``ps``) cannot make a frame line: the parse is exact.
-A frame is ``#<name> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only a
-frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+A frame is ``#<name> <seq> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only
+a frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+``seq`` numbers the frames from 1: the transport keeps the head and the tail of a long output, and a cut that
+lands between frames would otherwise hand the tail's frames to the reads right after the head's.
 """
 
 from __future__ import annotations
@@ -20,8 +22,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from planner.transport import facts as facts_mod
+from planner.transport import remote_procs as procs_mod
 from planner.transport.connection import CommandResult
 from planner.transport.streams import OutputBuffer
+
+# The lock attempt ($lock, $info, $procs set; STATE_FNS defined). First the workdir base must be the login user's
+# own ("unsafe ..." when not: nothing is taken); a lock that exists is read only when it is the login user's own
+# folder: another user's (a squat in world-writable /tmp) or a symlink is "foreign", never read, never broken.
+LOCK_BODY = r"""
+d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$d" 2>/dev/null
+if [ -n "$procs" ] && ! _base "${procs%/*/*/*}"; then
+  :
+elif mkdir -- "$lock" 2>/dev/null; then
+  printf '%s\n' "$info" >"$lock/holder.json"
+  if [ -n "$procs" ]; then _procs "$procs" || echo "cannot create $procs" >&2; fi
+  echo acquired
+elif _mine "$lock"; then
+  echo held; cat -- "$lock/holder.json" 2>/dev/null
+else
+  echo foreign; ls -ldn -- "$lock" 2>&1
+fi
+"""
 
 # $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
 # dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
@@ -29,11 +50,14 @@ from planner.transport.streams import OutputBuffer
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
+STATE_FNS
 t=$(mktemp -d) || exit 8
 trap 'rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+seq=0
 frame() {
-  printf '#%s %s %s %s\n' "$1" "$2" "$3" "$4"
+  seq=$((seq+1))
+  printf '#%s %s %s %s %s\n' "$1" "$seq" "$2" "$3" "$4"
   [ -s "$t/o" ] && base64 < "$t/o"
   printf '#-\n'
   [ -s "$t/e" ] && base64 < "$t/e"
@@ -44,14 +68,7 @@ if [ -n "$lock" ] && [ -n "$info" ]; then
   got=
   s=$(now)
   {
-    d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
-    if mkdir -- "$lock" 2>/dev/null; then
-      printf '%s\n' "$info" >"$lock/holder.json"
-      if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || echo "cannot create $procs" >&2; fi
-      echo acquired
-    else
-      echo held; cat -- "$lock/holder.json" 2>/dev/null
-    fi
+LOCK_BODY
   } >"$t/o" 2>"$t/e"
   read -r first <"$t/o"; [ "$first" = acquired ] && got=1
   frame lock 0 "$s" "$(now)"
@@ -75,7 +92,7 @@ if [ "$release" = 1 ] && [ -n "$lock" ]; then
   grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && { rm -rf -- "$lock"; [ -z "$procs" ] || rm -rf -- "$procs"; }
   frame release $? "$s" "$(now)"
 fi
-""".replace("FACTS", facts_mod.script())
+""".replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS).replace("LOCK_BODY", LOCK_BODY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,13 +132,15 @@ def parse(stdout: str) -> Reply:
         if line.startswith("#") and line not in ("#-", "#."):
             head, out, err = line[1:].split(" "), [], None
         elif head is None:
+            if line:
+                break  # text between frames: the transport's note where it left out the middle
             continue
         elif line == "#-":
             err = []
         elif line == "#.":
-            frame = _frame(head, out, err)
+            frame = _frame(head, out, err, len(frames) + 1)
             if frame is None:
-                break  # a damaged frame: what follows cannot be trusted in order
+                break  # a damaged frame, or one after a gap: what follows cannot be trusted in order
             frames.append(frame)
             head = None
         else:
@@ -133,15 +152,15 @@ def parse(stdout: str) -> Reply:
                  released=any(f.name == "release" and f.rc == 0 for f in frames), frames=tuple(frames))
 
 
-def _frame(head: list[str], out: list[str], err: list[str] | None) -> Frame | None:
-    if len(head) != 4 or err is None or not all(h.isdigit() for h in head[1:]):
+def _frame(head: list[str], out: list[str], err: list[str] | None, seq: int) -> Frame | None:
+    if len(head) != 5 or err is None or not all(h.isdigit() for h in head[1:]) or int(head[1]) != seq:
         return None
     try:
         stdout, stderr = base64.b64decode("".join(out), validate=True), base64.b64decode("".join(err), validate=True)
     except (binascii.Error, ValueError):
         return None
-    start, end = int(head[2]), int(head[3])
-    return Frame(head[0], int(head[1]), max(0.0, (end - start) / 1e9) if start and end else 0.0, stdout, stderr)
+    start, end = int(head[3]), int(head[4])
+    return Frame(head[0], int(head[2]), max(0.0, (end - start) / 1e9) if start and end else 0.0, stdout, stderr)
 
 
 def as_result(line: str, f: Frame) -> CommandResult:

@@ -6,6 +6,10 @@ stale; ``--break-stale-lock`` breaks it. A run resumed with ``--resume`` takes o
 controller left without that flag (same run id, process gone); while that controller still lives it is
 refused like anyone else. The first attempt rides in the facts' round trip (``start_host``); only breaking or
 taking over a lock costs more.
+
+The lock sits in world-writable /tmp, so a lock is read, taken over or broken only when it is a folder of the
+login user's: one another user made (a squat) or a symlink is refused by name, never followed, never broken.
+The workdir base it prepares must be the login user's own too (remote_procs.STATE_FNS).
 """
 
 from __future__ import annotations
@@ -31,17 +35,7 @@ from planner.transport.facts import Facts
 
 # $3 (optional): this run's remote_procs directory, made in the same round trip once the lock is ours.
 # No `exit`: the runner runs this before the facts script in one round trip (facts.gather_after).
-LOCK_SCRIPT = r"""
-lock=$1; info=$2; procs=$3
-d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$(dirname -- "$lock")" 2>/dev/null
-if mkdir -- "$lock" 2>/dev/null; then
-  printf '%s\n' "$info" >"$lock/holder.json"
-  if [ -n "$procs" ]; then mkdir -p -- "$procs" && chmod 1777 -- "$procs" || { echo "cannot create $procs" >&2; }; fi
-  echo acquired
-else
-  echo held; cat -- "$lock/holder.json" 2>/dev/null
-fi
-"""
+LOCK_SCRIPT = 'lock=$1; info=$2; procs=$3\n' + procs.STATE_FNS + batch.LOCK_BODY
 
 
 def lock_path(root: str, host: Host) -> str:
@@ -106,6 +100,14 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
             out = conn.run(["sh", "-c", LOCK_SCRIPT, "sh", *lock_args(path, run_id, since, prepare_dir)]).stdout
         if out.startswith("acquired"):
             return broken
+        if out.startswith("unsafe "):
+            raise procs.unsafe_base(conn.host.name, out)
+        if out.startswith("foreign"):
+            listing = out.split("\n", 1)[1].strip() if "\n" in out else ""
+            raise StepError(f"the host lock {path} was not made by planner as the login user: another user made "
+                            f"it, or it is not a folder ({listing}); refused: never read, never broken",
+                            hint=f"if nobody should have made it, remove {path} as root; or set planner_lock to a "
+                                 "path only the login user can write")
         holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
         alive = holder.alive()
         # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)

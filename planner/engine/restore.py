@@ -20,12 +20,23 @@ host whose planner workdir was cleaned still gets its original back. It is a hid
 whatever lists or indexes the run folders of runs_dir (folders with a meta.json) never sees it. If it is
 missing (the run folder was moved or received from elsewhere), restore and resume refuse rather than write
 a redacted value.
+
+The private copy is what gets written to hosts, so it is trusted only when this controller wrote it for this
+run: it holds the sha256 of the run's identity in meta.json (run id, start, plan file, hosts, plays: the
+fields never rewritten after the run opens) and an HMAC over that and its entries, keyed by a 0600 key in
+the user's config folder. A log placed beside a received folder, or one of another run of the same id, is
+refused before any host is touched.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
+import hmac
 import json
+import os
+import secrets
+import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
@@ -38,7 +49,7 @@ from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
 from planner.engine.runrecord import RunRecord, utc_now, write_json
 from planner.errors import InputError, PlannerError, Problem
-from planner.files import write_bytes
+from planner.files import slug, write_bytes
 from planner.host import Host
 from planner.status import Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
@@ -50,8 +61,98 @@ def private_restore_path(run_dir: Path) -> Path:
     return run_dir.parent / f".{run_dir.name}.restore.json"
 
 
-def _write_private(path: Path, data: list[dict[str, Any]]) -> None:
-    write_bytes(path, (json.dumps(data, indent=2, default=str) + "\n").encode(), mode=0o600)  # holds secrets
+LOG_FORMAT = 2
+MAX_LOG_BYTES = 256 << 20  # entries hold saved file contents; far past any real prep, short of exhausting memory
+_IDENTITY = ("run_id", "started", "plan_file", "hosts", "plays")  # written once, when the record opens
+
+
+def run_binding(run_dir: Path) -> str:
+    """The sha256 of the run's identity as its meta.json says it ("" when there is no readable meta.json)."""
+    try:
+        meta = json.loads((run_dir / "meta.json").read_text())
+    except (OSError, ValueError):
+        return ""
+    ident = {k: meta.get(k) for k in _IDENTITY} if isinstance(meta, dict) else {}
+    return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def _key_path() -> Path:
+    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "planner" / "restore.key"
+
+
+def controller_key(create: bool = True) -> bytes | None:
+    """This user's key for sealing restore logs (made 0600 on first use); None when there is none yet."""
+    path = _key_path()
+    if not path.exists() and create:
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        tmp = path.with_name(f".restore.key.{os.getpid()}")
+        write_bytes(tmp, secrets.token_hex(32).encode(), mode=0o600)
+        with contextlib.suppress(FileExistsError):
+            os.link(tmp, path)  # never replaces a key another planner made at the same moment
+        tmp.unlink()
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
+            raise InputError([Problem(None, "", f"{path}: the restore-log key is not this user's alone "
+                                                f"(owner {st.st_uid}, mode {st.st_mode & 0o777:o})",
+                                      f"remove {path} (planner makes a new one) and restore runs made since by hand")])
+        return f.read(256)
+
+
+def _seal(key: bytes, binding: str, entries: list[dict[str, Any]]) -> str:
+    body = json.dumps({"run": binding, "entries": entries}, sort_keys=True, default=str)
+    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
+
+
+def write_private(path: Path, data: list[dict[str, Any]], binding: str) -> None:
+    """The sealed private log: bound to its run, signed by this controller's key (it holds secrets: 0600)."""
+    entries = json.loads(json.dumps(data, default=str))  # what a reader will see, sealed as such
+    key = controller_key()
+    assert key is not None
+    doc = {"planner_restore_log": LOG_FORMAT, "run": binding, "entries": entries,
+           "seal": _seal(key, binding, entries)}
+    write_bytes(path, (json.dumps(doc, indent=2) + "\n").encode(), mode=0o600)
+
+
+def _refused(path: Path, run_dir: Path, why: str, what: str) -> InputError:
+    return InputError([Problem(None, "", f"cannot {what} run {run_dir.name}: the restore log {path} {why}: "
+                                         "not used, nothing was written to any host", (
+        f"run planner {what} on the controller, and as the user, that made the run; else put the hosts back "
+        "by hand from the run folder's restore.json"))])
+
+
+def read_private(path: Path, run_dir: Path, what: str = "restore") -> list[dict[str, Any]] | None:
+    """The private log's entries when this controller sealed it for this run; None when there is none."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except FileNotFoundError:
+        return None
+    except OSError as e:
+        raise _refused(path, run_dir, f"cannot be opened as a plain file ({e.strerror})", what) from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
+            raise _refused(path, run_dir, "is not a regular file of this user", what)
+        raw = f.read(MAX_LOG_BYTES + 1)
+    try:
+        doc = json.loads(raw) if len(raw) <= MAX_LOG_BYTES else None
+    except ValueError:
+        doc = None
+    if not isinstance(doc, dict) or doc.get("planner_restore_log") != LOG_FORMAT \
+            or not isinstance(doc.get("entries"), list) or not isinstance(doc.get("seal"), str):
+        raise _refused(path, run_dir, "is not a sealed restore log (damaged, too large, written by an older "
+                                      "planner or not by planner)", what)
+    if doc.get("run") != run_binding(run_dir):
+        raise _refused(path, run_dir, "belongs to another run (its run identity differs from meta.json's)", what)
+    key = controller_key(create=False)
+    if key is None or not hmac.compare_digest(_seal(key, str(doc["run"]), doc["entries"]), doc["seal"]):
+        raise _refused(path, run_dir, "was not written by planner on this controller (its seal does not match)",
+                       what)
+    return [d for d in doc["entries"] if isinstance(d, dict)]
 
 
 def read_json_list(path: Path) -> list[dict[str, Any]]:
@@ -83,10 +184,12 @@ class RestoreLog:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
+        self.binding = run_binding(run_dir) if run_dir is not None else ""
 
     def attach(self, record: RunRecord) -> None:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
+        self.binding = run_binding(record.path)
         self.shared = lambda data: record.write("restore.json", data)
 
     def add(self, entry: RestoreEntry) -> None:
@@ -117,7 +220,7 @@ class RestoreLog:
         if self.run_dir is None:
             return  # check mode: nothing is recorded
         data = [e.to_json() for e in self.entries]
-        _write_private(private_restore_path(self.run_dir), data)  # first: the copy a restore writes back
+        write_private(private_restore_path(self.run_dir), data, self.binding)  # first: the copy a restore writes back
         if self.shared is not None:
             self.shared(data)
             return
@@ -136,12 +239,12 @@ def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]
     """
     shared = read_json_list(run_dir / "restore.json")
     private_path = private_restore_path(run_dir)
-    private = read_json_list(private_path)
-    if len(private) >= len(shared) and private_path.is_file():
+    private = read_private(private_path, run_dir, what)
+    if private is not None and len(private) >= len(shared):
         return [RestoreEntry.from_json(d) for d in private]
     if all(d.get("reverted") for d in shared):
         return [RestoreEntry.from_json(d) for d in shared]  # nothing to write back: history only
-    missing = "is missing" if not private_path.is_file() else "holds fewer entries than restore.json"
+    missing = "is missing" if private is None else "holds fewer entries than restore.json"
     raise InputError([Problem(None, "", (
         f"cannot {what} run {run_dir.name}: the unredacted original state {private_path} {missing}; the run "
         "folder's restore.json is the shareable copy, with secrets replaced by ********, and writing it back "
@@ -207,7 +310,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     meta = json.loads(meta_path.read_text())
     log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
     pending = log.pending()
-    remote: dict[str, dict[str, str]] = dict(meta.get("remote") or {})  # workdir and lock per host
+    remote = _checked_remote(run_dir, meta.get("remote"))  # workdir and lock per host
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
@@ -248,6 +351,23 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     return int(exit_code(stats))
 
 
+def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
+    """meta.json ``remote``, refused unless each workdir is this run's folder for that host (``.../<run>/<host>``)
+    and each path is absolute without ``..``: a restore stops the processes recorded there and removes the lock."""
+    out: dict[str, dict[str, str]] = {}
+    for name, where in (given or {}).items() if isinstance(given, dict) else ():
+        where = where if isinstance(where, dict) else {}
+        wd, lock = str(where.get("workdir") or ""), str(where.get("lock") or "")
+        plain = all(p == "" or (p.startswith("/") and ".." not in p.split("/")) for p in (wd, lock))
+        if not plain or (wd and not wd.endswith(f"/{run_dir.name}/{slug(str(name))}")):
+            raise InputError([Problem(None, "", f"{run_dir / 'meta.json'}: remote.{name} names workdir {wd!r} "
+                                                f"and lock {lock!r}, not this run's folder on that host: refused, "
+                                                "nothing was touched", "a run record planner did not write is "
+                                                "not restored; put the hosts back by hand from restore.json")])
+        out[str(name)] = {"workdir": wd, "lock": lock}
+    return out
+
+
 def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict[str, HostState],
                     console: Console) -> list[StepResult]:
     """Before reverting prep, stop what the dead controller left running (its workload would undo the
@@ -262,6 +382,9 @@ def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict
             raise PlannerError(f"run {run_id} is still running (controller {holder.controller} pid {holder.pid})",
                                hint="stop it with Ctrl-C or SIGTERM: it restores the hosts itself")
         stopped = stop_leftovers(hs.conn, where["workdir"]) if where.get("workdir") else []
+        for line in stopped:
+            if line.startswith("left process group"):  # someone planted a record: say so whatever the verbosity
+                console.warn(f"{name}: {line}")
         if stopped:
             r = StepResult("restore", "Stopping what the dead controller left running", name, Status.CHANGED,
                            "; ".join(stopped))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import codecs
 import gzip
 import importlib
+import io
 import re
 import zlib
 from collections.abc import Callable
@@ -20,6 +21,10 @@ from types import ModuleType
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
+
+# What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
+# room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
+MAX_INFLATED_BYTES = 64 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
@@ -137,10 +142,7 @@ def _is_garbage(text: str) -> bool:
 def decode(data: bytes, source: str) -> str:
     """Bytes to text: gunzips (SLOB writes awr.html.gz), honours BOMs, utf-8 then latin-1."""
     if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError, zlib.error) as e:
-            raise ParseError("detect", "gzip", f"corrupt gzip data: {e}", source=source) from None
+        data = _gunzip(data, source)
     for bom, enc in ((codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"),
                      (codecs.BOM_UTF16_BE, "utf-16")):
         if data.startswith(bom):
@@ -160,6 +162,20 @@ def decode(data: bytes, source: str) -> str:
         raise ParseError("detect", "file kind", "binary or garbage content; " + NOT_RECOGNISED,
                          source=source)
     return text.replace("\r\n", "\n")
+
+
+def _gunzip(data: bytes, source: str) -> bytes:
+    """Every member of a gzip stream, read only up to MAX_INFLATED_BYTES (a bomb is refused, never held)."""
+    try:
+        with gzip.GzipFile(fileobj=io.BytesIO(data)) as f:
+            out = f.read(MAX_INFLATED_BYTES + 1)
+    except (OSError, EOFError, zlib.error) as e:
+        raise ParseError("detect", "gzip", f"corrupt gzip data: {e}", source=source) from None
+    if len(out) > MAX_INFLATED_BYTES:
+        raise ParseError("detect", "gzip", f"{len(data)} bytes of gzip that inflates to more than "
+                         f"{MAX_INFLATED_BYTES >> 20} MiB: not read, no benchmark report is that large (if this one "
+                         "really is, gunzip it and give planner the text)", source=source)
+    return out
 
 
 def parse_file(path: Path, kind: str | None = None) -> Parsed:

@@ -120,7 +120,10 @@ class _FileStep(StepType):
         return {"dest": self.dest(ctx), "content": content}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
-        dest, original = saved["dest"], saved["content"]
+        dest, original = self.dest(ctx), saved["content"]
+        if saved.get("dest") != dest:  # the log's path is never used as given: the step's own is
+            raise StepError(f"the restore log names {saved.get('dest')!r} where this step writes {dest}: not "
+                            "restored", hint=f"put {dest} back by hand if it needs it")
         current = ctx.conn.read_text(dest)
         if current == original:
             return Outcome(Status.OK, f"{dest} already as it was")

@@ -95,6 +95,15 @@ class SchedChange:
     match: str | None = None  # the udev rule's stable key (blockdev.BlockDev.udev_match)
 
 
+_KERNEL_NAME = re.compile(r"[A-Za-z0-9_.:+-]+")  # a /sys/block entry (sda, nvme0n1, dm-3); never "." or ".."
+
+
+def _scheduler_path(ctx: StepContext, dev: object) -> str:
+    if not _KERNEL_NAME.fullmatch(str(dev)) or str(dev) in (".", ".."):
+        raise StepError(f"refused block device name {dev!r}", hint="a kernel name such as sda or dm-3")
+    return ctx.path(f"/sys/block/{dev}/queue/scheduler")
+
+
 class IoScheduler(StepType):
     kind = "io_scheduler"
     sections = frozenset({Section.PREP})
@@ -152,7 +161,7 @@ class IoScheduler(StepType):
                 return
             active, available = parse_scheduler(d.scheduler)
             pick = choose(want, available)
-            path = ctx.path(f"/sys/block/{dev}/queue/scheduler")
+            path = _scheduler_path(ctx, dev)
             if pick is None and (required and not children):
                 problems.append(f"{d.label} does not offer {want} (offers: {' '.join(available)})")
                 return
@@ -261,12 +270,13 @@ class IoScheduler(StepType):
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         done = []
         for dev, d in saved["devices"].items():
-            active, available = parse_scheduler(ctx.conn.read_text(d["path"]) or "")
+            path = _scheduler_path(ctx, dev)  # the log's own paths are never used as given
+            active, available = parse_scheduler(ctx.conn.read_text(path) or "")
             if active != d["active"]:
-                ctx.sh(WRITE, kernel_view(d["active"], available) if ctx.root else d["active"], d["path"])
+                ctx.sh(WRITE, kernel_view(d["active"], available) if ctx.root else d["active"], path)
                 done.append(f"{dev}: {active} -> {d['active']}")
         if saved.get("persist"):
-            path, original = saved["rule_path"], saved.get("rule")
+            path, original = ctx.path(RULE_FILE), saved.get("rule")
             now = ctx.conn.read_text(path)
             # exactly the rules planner wrote go (and the ones they replaced come back); other rules stay
             back = (unmerge_rules(now, saved["wrote"], saved.get("replaced", {})) if "wrote" in saved
@@ -299,14 +309,19 @@ class Sysctl(StepType):
     def wanted(self, ctx: StepContext | None) -> dict[str, str]:
         out = {}
         for name, value in self.args.items():
-            if not SYSCTL_NAME.fullmatch(str(name)) or ".." in str(name):
-                raise StepError(f"refused sysctl name {name!r}",
-                                hint="give a name such as vm.swappiness (lower-case letters, digits, _ . - /)")
+            self._name(name)
             text = str(value)
             if isinstance(value, bool) or not text.isprintable() or not text.strip():
                 raise StepError(f"refused value {value!r} for {name}", hint="one line of printable text")
             out[str(name)] = text
         return out
+
+    @staticmethod
+    def _name(name: object) -> str:
+        if not SYSCTL_NAME.fullmatch(str(name)) or ".." in str(name):
+            raise StepError(f"refused sysctl name {name!r}",
+                            hint="give a name such as vm.swappiness (lower-case letters, digits, _ . - /)")
+        return str(name)
 
     @staticmethod
     def proc_path(ctx: StepContext, name: str) -> str:
@@ -354,7 +369,7 @@ class Sysctl(StepType):
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         done = []
         for n, original in saved["values"].items():
-            path = saved["paths"][n]
+            path = self.proc_path(ctx, self._name(n))  # the log's own paths are never used as given
             now = " ".join((ctx.conn.read_text(path) or "").split())
             if now != original:
                 ctx.sh(WRITE, original, path)

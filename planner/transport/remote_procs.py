@@ -18,10 +18,29 @@ import dataclasses
 import posixpath
 from collections.abc import Mapping
 
+from planner.errors import StepError
 from planner.transport import ostats
 from planner.transport.connection import Argv, CommandResult, Connection, WrappedConnection, command_line
 
 RUNNING_DIR = ".running"
+
+# Shell functions for the state planner keeps on a host (the workdir base, /tmp/planner by default, and the host
+# lock), which sit where every local user may write. A folder is used only when it is the login user's own, not
+# a symlink, and (for the base) writable by nobody else: what lies below it then cannot be planted by anyone.
+# Builtins where they can (`test -O`: bash, dash, ksh and busybox have it): the lock rides in every play's one
+# exec, and each fork there is paid per host. `_uid PATH`: the owner's uid, not following a symlink.
+STATE_FNS = r"""
+_uid() { ls -ldn -- "$1" 2>/dev/null | awk '{print $3}'; }
+_mine() { [ -d "$1" ] && [ ! -L "$1" ] && [ -O "$1" ]; }
+_base() {
+  if [ ! -e "$1" ] && [ ! -L "$1" ]; then
+    mkdir -p -- "${1%/*}" 2>/dev/null; mkdir -m 0755 -- "$1" 2>/dev/null && return 0
+  fi
+  if _mine "$1"; then case $(ls -ldn -- "$1") in d????w*|d???????w*) ;; *) return 0;; esac; fi
+  echo "unsafe $1: $(ls -ldn -- "$1" 2>&1)"; return 1
+}
+_procs() { mkdir -p -- "$1" && _mine "$1" && chmod 1777 -- "$1"; }
+"""
 
 _SKIP21 = "_ " * 21  # /proc/PID/stat: field 22 is the start time (comm of a shell has no spaces)
 
@@ -37,15 +56,23 @@ _WRAP = (
 
 # Builtins inside the loop: records of finished commands stay until the lock is released, so a long run
 # leaves thousands, and a fork per record would make a restore slow.
-_STOP = (
+# A record names a group to stop only when its file was written by the group leader's own user (the wrapper runs
+# as the command's user): the folder is world-writable, and anyone may plant a record naming root's processes.
+# A leader that is gone leaves no owner to compare: then the record must be the login user's or root's.
+_STOP = STATE_FNS + (
     'd=$1; [ -d "$d" ] || exit 0\n'
+    '_base "${d%/*/*/*}" || exit 0\n'
     'for f in "$d"/*; do\n'
-    '  [ -f "$f" ] || continue; g=${f##*/}\n'
+    '  [ -f "$f" ] && [ ! -L "$f" ] || continue; g=${f##*/}\n'
     '  case $g in ""|*[!0-9]*) continue;; esac\n'
     '  [ "$g" -gt 1 ] || continue\n'
     '  read -r want < "$f" || want=; t=\n'
     '  if [ -r "/proc/$g/stat" ]; then read -r ' + _SKIP21 + 't _ <"/proc/$g/stat"; fi\n'
     '  if { [ -z "$t" ] || [ "$t" = "$want" ]; } && kill -s 0 -- "-$g" 2>/dev/null; then\n'
+    '    fu=$(_uid "$f"); pu=$(_uid "/proc/$g")\n'
+    '    if [ -n "$pu" ] && [ "$fu" != "$pu" ] || { [ -z "$pu" ] && [ ! -O "$f" ] && [ "$fu" != 0 ]; }; then\n'
+    '      echo "foreign $g $fu ${pu:-gone}"; continue\n'
+    '    fi\n'
     '    kill -s TERM -- "-$g" 2>/dev/null; i=0\n'
     '    while kill -s 0 -- "-$g" 2>/dev/null && [ "$i" -lt 30 ]; do sleep 0.1; i=$((i+1)); done\n'
     '    kill -s KILL -- "-$g" 2>/dev/null && echo "killed $g" || echo "stopped $g"\n'
@@ -79,8 +106,20 @@ class TrackedConnection(WrappedConnection):
 
 
 def prepare(conn: Connection, workdir: str) -> None:
-    """Create the ``.running`` dir (world-writable like /tmp: steps may run as another user via become)."""
-    conn.run(["sh", "-c", 'mkdir -p -- "$1" && chmod 1777 -- "$1"', "sh", running_dir(workdir)])
+    """Create the ``.running`` dir (world-writable like /tmp: steps may run as another user via become) below a
+    workdir base that is the login user's own; StepError when the base is not (another user made it)."""
+    r = conn.run(["sh", "-c", STATE_FNS + '_base "${1%/*/*/*}" && _procs "$1"', "sh", running_dir(workdir)])
+    if r.stdout.startswith("unsafe "):
+        raise unsafe_base(conn.host.name, r.stdout)
+
+
+def unsafe_base(host: str, said: str) -> StepError:
+    """The refusal of a workdir base another user could write or replace (``said``: _base's "unsafe" line)."""
+    path, _, listing = said[len("unsafe "):].strip().partition(": ")
+    return StepError(f"{host}: planner's folder {path} is not safe to use: it must be a folder of the login user "
+                     f"that nobody else may write, and it is not ({listing.strip()}); nothing was written there",
+                     hint=f"if another user made it, remove {path} as root; or set planner_workdir to a folder "
+                          "only the login user can write")
 
 
 def stop_leftovers(conn: Connection, workdir: str) -> list[str]:
@@ -90,8 +129,13 @@ def stop_leftovers(conn: Connection, workdir: str) -> list[str]:
     under become by another user is stopped only when that user is the same or the login user is root.
     """
     r = conn.run(["sh", "-c", _STOP, "sh", running_dir(workdir)], timeout=120)
+    if r.stdout.startswith("unsafe "):
+        raise unsafe_base(conn.host.name, r.stdout)
     done = [f"stopped process group {line.split()[1]} left running by the dead controller"
             for line in r.stdout.splitlines() if line.startswith(("killed ", "stopped "))]
+    done += [f"left process group {w[1]} alone: its record was written by uid {w[2]}, the group is uid {w[3]}'s "
+             "(a record planted by another user)" for w in (line.split() for line in r.stdout.splitlines())
+             if len(w) == 4 and w[0] == "foreign"]
     found = conn.run(["sh", "-c", '[ -d "$1" ] || exit 0; find "$1" -name "$2" -type f', "sh", workdir,
                       ostats.PGID_FILE], timeout=120)
     for f in found.stdout.splitlines():
