@@ -14,12 +14,13 @@ import importlib
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
+from planner.parsers.unwrap import candidates, unwrap
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON or normal output, SLB, "
@@ -97,13 +98,58 @@ def detect(text: str, filename: str = "") -> str | None:
     return None
 
 
+_HTML_REPORTS = ("awr_rac_html", "awr_html", "awr_compare")  # HTML is their own layout, not a wrapper
+
+
+def _detects(kind: str, text: str) -> bool:
+    fn = _func(_BY_KIND[kind], _BY_KIND[kind].looks_like)
+    try:
+        return bool(fn and fn(text))
+    except Exception:  # noqa: BLE001 - a detector bug must not hide the other kinds
+        return False
+
+
+def _refused(text: str, unwrapped: str, source: str, default: str) -> ParseError:
+    """The honest reason nothing was read: the tool and layout named when recognised (planner/parsers/refusals.py)."""
+    from planner.parsers.refusals import explain
+
+    why = explain(unwrapped, text)
+    return ParseError("detect", "file kind", why or default, source=source)
+
+
 def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
-    """Parse ``text`` as ``kind`` (detected when None). Raises ParseError, never anything else."""
-    if kind is None:
-        kind = detect(text, source)
-        if kind is None:
-            what = "empty input" if not text.strip() else NOT_RECOGNISED
-            raise ParseError("detect", "file kind", what, source=source)
+    """Parse ``text`` as ``kind`` (unwrapped and detected when None). Raises ParseError, never anything else.
+
+    An explicit ``kind`` is planner's own artifact and is read as it is; a file of unknown kind first loses
+    its paste wrappers (planner/parsers/unwrap.py), and what was taken off is the fact ``unwrapped``.
+    """
+    if kind is not None:
+        return _checked(_run(kind, text, source), ())
+    if not text.strip():
+        raise ParseError("detect", "file kind", "empty input", source=source)
+    keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
+    first_error: ParseError | None = None
+    with_errors: tuple[Parsed, tuple[str, ...]] | None = None
+    for cand in candidates(text, keep_html):
+        found = detect(cand.text, source)
+        if found is None:
+            continue
+        try:
+            parsed = _run(found, cand.text, source)
+        except ParseError as e:
+            first_error = first_error or e
+            continue
+        if not parsed.errors:
+            return _checked(parsed, cand.notes)
+        with_errors = with_errors or (parsed, cand.notes)
+    if with_errors is not None:
+        return _checked(*with_errors)
+    if first_error is not None:
+        raise first_error
+    raise _refused(text, unwrap(text, keep_html).text, source, NOT_RECOGNISED)
+
+
+def _run(kind: str, text: str, source: str) -> Parsed:
     entry = _BY_KIND.get(kind)
     if entry is None:
         raise ParseError("detect", "file kind", f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}",
@@ -123,6 +169,23 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
     if not isinstance(parsed, Parsed) or (not parsed.metrics and not parsed.errors):
         raise ParseError(kind, "whole file", "no metrics found", source=source)
     return parsed
+
+
+def _checked(parsed: Parsed, notes: tuple[str, ...]) -> Parsed:
+    """Never two values under one key: a second value with the same name and labels is named, by line."""
+    seen: dict[str, Metric] = {}
+    errors = list(parsed.errors)
+    for m in parsed.metrics:
+        first = seen.setdefault(m.key, m)
+        if first is not m:
+            errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
+                                     f"{first.source.line if first.source else '?'} and "
+                                     f"{m.source.line if m.source else '?'}): the run they belong to is not "
+                                     "labelled", source=parsed.source, line=m.source.line if m.source else None))
+    facts = parsed.facts + ((("unwrapped", "; ".join(notes)),) if notes else ())
+    if len(errors) == len(parsed.errors) and not notes:
+        return parsed
+    return replace(parsed, facts=facts, errors=tuple(errors))
 
 
 def _is_garbage(text: str) -> bool:
@@ -255,10 +318,13 @@ class Described:
     version: str
     layout: str  # "markdown", "" ...
     unread: tuple[str, ...]  # sections missing, numbers skipped, lines skipped
+    unwrapped: str = ""  # the paste wrappers taken off before reading (planner/parsers/unwrap.py)
 
     def __str__(self) -> str:
         parts = [f"read as {self.kind_name}" + (f" ({self.layout} layout)" if self.layout else "")]
         parts.append(f"version {self.version}" if self.version else "version not printed")
+        if self.unwrapped:
+            parts.append(f"unwrapped: {self.unwrapped}")
         parts.append("not read: " + "; ".join(self.unread) if self.unread else "everything read")
         return ", ".join(parts)
 
@@ -270,4 +336,4 @@ def describe(parsed: Parsed) -> Described:
     if parsed.fact("lines_skipped"):
         unread.append(f"lines {parsed.fact('lines_skipped')}")
     return Described(parsed.kind, KIND_NAMES.get(parsed.kind, parsed.kind), version, parsed.fact("layout"),
-                     tuple(unread))
+                     tuple(unread), parsed.fact("unwrapped"))

@@ -57,10 +57,15 @@ def _table(sink: MetricSink, lines: list[str], i: int) -> int:
     rows = 0
     for j in range(i + 2, len(lines)):
         row = lines[j]
-        if not row.strip() or row.strip().endswith("selected.") or row.lstrip().startswith("SQL>"):
+        if not row.strip() or row.strip().endswith("selected.") or row.lstrip().startswith("SQL>") or \
+                not re.search(r"\d", row):  # a closing fence or a prompt right under the last row ends it
             break
         # SQL*Plus right-aligns numbers in their dashed span; each cut runs to the next span's start.
         cells = [row[a:b].strip() for a, b in cuts]
+        blank = [n.upper() for n, c in zip(names, cells, strict=True) if n in _KEYS and not c]
+        if blank:
+            sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE", f"row {rows + 1}: "
+                                          f"{', '.join(blank)} blank, not read", source=sink.source, line=j + 1))
         got = 0
         for name, cell in zip(names, cells, strict=True):
             if name in _KEYS and cell:
