@@ -124,12 +124,12 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
     its paste wrappers (planner/parsers/unwrap.py), and what was taken off is the fact ``unwrapped``.
     """
     if kind is not None:
-        return _checked(_run(kind, text, source), ())
+        return _checked(_run(kind, text, source), (), text)
     if not text.strip():
         raise ParseError("detect", "file kind", "empty input", source=source)
     keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
     first_error: ParseError | None = None
-    with_errors: tuple[Parsed, tuple[str, ...]] | None = None
+    with_errors: tuple[Parsed, tuple[str, ...], str] | None = None
     for cand in candidates(text, keep_html):
         found = detect(cand.text, source)
         if found is None:
@@ -140,8 +140,8 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
             first_error = first_error or e
             continue
         if not parsed.errors:
-            return _checked(parsed, cand.notes)
-        with_errors = with_errors or (parsed, cand.notes)
+            return _checked(parsed, cand.notes, cand.text)
+        with_errors = with_errors or (parsed, cand.notes, cand.text)
     if with_errors is not None:
         return _checked(*with_errors)
     if first_error is not None:
@@ -171,10 +171,39 @@ def _run(kind: str, text: str, source: str) -> Parsed:
     return parsed
 
 
-def _checked(parsed: Parsed, notes: tuple[str, ...]) -> Parsed:
-    """Never two values under one key: a second value with the same name and labels is named, by line."""
+# Lines that carry results, per kind. One that gave no value and no warning lost its values without a word:
+# it is listed by line, so "everything read" is never said over it.
+_RESULT_LINES: dict[str, re.Pattern[str]] = {k: re.compile(v, re.M) for k, v in {
+    "orion_summary": r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) Latency:|"
+                     r"^\s*Name:\s*\S+\s+Size:|^\s*(?:Small IO size|Large IO size|Write|Duration for each Data Point|"
+                     r"Total Data Points):",
+    "iozone": r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
+    "slb": r"^\s*Users:|Total\s+[wr]ops\b",
+    "fio_text": r"^\s+(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\((?:nsec|usec|msec)\):"
+                r"\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)",
+    "calibrate_io": r"^\s*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]",
+}.items()}
+
+
+def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
+    pattern = _RESULT_LINES.get(parsed.kind)
+    if pattern is None:
+        return []
+    said = {m.source.line for m in parsed.metrics if m.source} | {e.line for e in parsed.errors}
+    out = []
+    for no, line in enumerate(text.split("\n"), 1):
+        if no not in said and pattern.search(line):
+            out.append(ParseError(parsed.kind, "values", f"line not read: {line.strip()[:80]!r}",
+                                  source=parsed.source, line=no))
+            if len(out) >= 50:  # bounded: a file of unread lines says so in its first fifty
+                break
+    return out
+
+
+def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
+    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
     seen: dict[str, Metric] = {}
-    errors = list(parsed.errors)
+    errors = list(parsed.errors) + _unread_lines(parsed, text)
     for m in parsed.metrics:
         first = seen.setdefault(m.key, m)
         if first is not m:
