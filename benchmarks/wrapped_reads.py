@@ -1,7 +1,7 @@
 """Before/after figures for pasted files: how many wrapped copies of the project's real files read the same
 values as the bare file, per kind (issue 26). Run with the planner to measure on PYTHONPATH:
 
-    python benchmarks/wrapped_reads.py            # this checkout
+    python benchmarks/wrapped_reads.py            # this checkout (--held-out: wrappers no test generates)
     PYTHONPATH=/path/to/old/checkout python benchmarks/wrapped_reads.py
 
 Each real file in tests/data is wrapped in every wrapper of tests/test_unwrap.py (fixed, no randomness);
@@ -29,6 +29,14 @@ WRAPPERS = {
     "trailing comment": w.trailing("# collected by hand"), "fence(indent 4)": lambda t: w.fence("", True)(w.indent(4)(t)),
 }
 ROWS = {"ts prefix": w.row_prefix("ts"), "host prefix": w.row_prefix("host")}
+# Held out: wrappers the tests never generate, to see the unwrapper generalise rather than fit.
+HELD_OUT = {
+    "html <br> lines": lambda t: "<html><body><div class=\"post\">" + "<br/>\n".join(
+        __import__("html").escape(ln).replace(" ", "&nbsp;") for ln in t.split("\n")) + "</div></body></html>",
+    "quote x3 tight": lambda t: "\n".join((">>>" + ln) for ln in t.split("\n")),
+    "indent 2 + prompt + trailing $": lambda t: w.indent(2)("$ sh run.sh\n" + t + "\n$"),
+    "blank-line spaced fence": lambda t: "Output:\n\n~~~\n" + t + "\n~~~\n\nthanks",
+}
 
 
 def _values(text: str, source: str) -> list[tuple[str, float]] | None:
@@ -43,9 +51,10 @@ def main() -> None:
     for kind, rel in sorted({**w.BODIES, **w.HTML_REPORTS}.items()):
         body = w._body(rel)
         bare = _values(body, rel)
-        wrappers = dict(WRAPPERS, **(ROWS if kind in w.ROW_KINDS else {}))
+        wrappers = dict(HELD_OUT) if "--held-out" in sys.argv else \
+            dict(WRAPPERS, **(ROWS if kind in w.ROW_KINDS else {}))
         if kind in w.HTML_REPORTS:
-            wrappers = {k: wrappers[k] for k in ("prompt", "trailing comment")}
+            wrappers = {k: v for k, v in wrappers.items() if k in ("prompt", "trailing comment", "indent 2 + prompt")}
         for fn in wrappers.values():
             tally[kind][1] += 1
             tally[kind][0] += int(bare is not None and _values(fn(body), rel) == bare)

@@ -31,7 +31,8 @@ BODIES = {
     "iostat": "ostats/iostat-x-t.txt", "mpstat": "ostats/mpstat-P-ALL.txt", "vmstat": "ostats/vmstat-n.txt",
 }
 HTML_REPORTS = {"awr_html": "awr/awr_19c_orclcdb.html", "awr_rac_html": "awr_rac/awr_rac_122_slob2.html"}
-ROW_KINDS = ("iostat", "mpstat", "vmstat")
+# A harness or `ts` prefixes every row of what it captures: the OS tools and the benchmark tools' own text.
+ROW_KINDS = ("iostat", "mpstat", "vmstat", "fio_text", "iozone", "slb", "orion_summary", "calibrate_io")
 
 Wrapper = Callable[[str], str]
 
@@ -80,7 +81,9 @@ def trailing(line: str) -> Wrapper:
 
 
 def row_prefix(kind: str) -> Wrapper:
-    stamp = {"ts": "Dec 01 10:00:01 ", "iso": "2026-12-01T10:00:01+00:00 ", "host": "db1: "}[kind]
+    stamp = {"ts": "Dec 01 10:00:01 ", "iso": "2026-12-01T10:00:01+00:00 ", "host": "db1: ",
+             # avocado-misc-tests PR #1675 pastes fio's output this way, one harness tag per row
+             "avocado": "12:06:53 DEBUG| [stdout] "}[kind]
     return lambda t: _lines(t, lambda ln: stamp + ln)
 
 
@@ -137,8 +140,8 @@ def test_wrapped_body_reads_the_same(kind: str, inner: list[Wrapper], outer: lis
 
 
 @pytest.mark.parametrize("kind", ROW_KINDS)
-@settings(max_examples=12, deadline=None)
-@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host"]), min_size=1, max_size=2, unique=True),
+@settings(max_examples=40, deadline=None)
+@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado"]), min_size=1, max_size=2, unique=True),
        outer=st.lists(_OUTER, max_size=1))
 def test_row_prefixes_come_off_os_rows(kind: str, prefixes: list[str], outer: list[Wrapper]) -> None:
     wrapped = _apply(_body(BODIES[kind]), [row_prefix(p) for p in prefixes])
@@ -195,3 +198,23 @@ def test_rows_of_time_only_stay_for_mpstat() -> None:
     got = parse_text(body, "mpstat.txt")
     assert got.kind == "mpstat" and {m.label("time") for m in got.metrics} - {"Average"}
     assert not got.fact("unwrapped")
+
+
+# The shapes real pastes come in, seen in public threads (the body is the project's own real file, so the values
+# are known): avocado-misc-tests PR #1675 logs fio's output one harness tag per row; red-hat-storage/ocs-ci
+# PR #283 quotes it indented by 57 spaces inside a log; koverstreet/bcachefs issue #478 fences it with the bare
+# command line (no prompt) on top; WordPress turns a paste into <br/> lines with &nbsp; indentation.
+REAL_SHAPES: dict[str, Wrapper] = {
+    "avocado harness tag": lambda t: _lines(t, lambda ln: "12:06:53 DEBUG| [stdout] " + ln),
+    "57-space log indentation": indent(57),
+    "fence, bare command line": lambda t: "```\n" + t.replace("[root@vm10-34-16-20 ~]# ", "", 1) + "```\n",
+    "WordPress <br/> lines": lambda t: "<div>" + "<br/>\n".join(html.escape(ln).replace(" ", "&nbsp;")
+                                                                for ln in t.split("\n")) + "</div>",
+    "tilde fence under prose": lambda t: f"Output:\n\n~~~\n{t}\n~~~\n\nthanks",
+}
+
+
+@pytest.mark.parametrize("shape", sorted(REAL_SHAPES))
+@pytest.mark.parametrize("kind", ["fio_text", "iostat", "calibrate_io"])
+def test_real_paste_shapes(kind: str, shape: str) -> None:
+    _check(kind, REAL_SHAPES[shape](_body(BODIES[kind])))

@@ -129,7 +129,7 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         raise ParseError("detect", "file kind", "empty input", source=source)
     keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
     first_error: ParseError | None = None
-    with_errors: tuple[Parsed, tuple[str, ...], str] | None = None
+    best: tuple[bool, int, Parsed, tuple[str, ...], str] | None = None
     for cand in candidates(text, keep_html):
         found = detect(cand.text, source)
         if found is None:
@@ -139,11 +139,13 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         except ParseError as e:
             first_error = first_error or e
             continue
-        if not parsed.errors:
-            return _checked(parsed, cand.notes, cand.text)
-        with_errors = with_errors or (parsed, cand.notes, cand.text)
-    if with_errors is not None:
-        return _checked(*with_errors)
+        # Read cleanly first, then most values: a timestamp on every row hides lines from a line-anchored
+        # reader without an error, so the reading with that column off can be the complete one.
+        rank = (not parsed.errors, len(parsed.metrics))
+        if best is None or rank > best[:2]:
+            best = (*rank, parsed, cand.notes, cand.text)
+    if best is not None:
+        return _checked(*best[2:])
     if first_error is not None:
         raise first_error
     raise _refused(text, unwrap(text, keep_html).text, source, NOT_RECOGNISED)

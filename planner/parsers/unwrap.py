@@ -2,8 +2,9 @@
 
 Wrappers handled: an HTML page around a ``<pre>`` block (tags and entities), ``> `` mail quoting (nested),
 Markdown fences and headings, shell prompts with their command line and ``#`` comment lines, one indentation
-common to every line (or a Markdown code block indented under prose), and - only when nothing is detected
-without it - a timestamp or host name in front of every row (``ts``, ``pdsh``, ``while date; iostat``).
+common to every line (or a Markdown code block indented under prose), and a timestamp, test-harness tag or
+host name in front of nearly every row (``ts``, ``pdsh``, avocado's ``12:06:53 DEBUG| [stdout]``), tried as
+another reading beside the text as it is.
 
 Every step keeps the line count (a stripped line becomes blank, a stripped prefix leaves the rest), so a
 value still points at its line in the file as given. What was taken off is said in words (``Unwrapped.notes``);
@@ -21,7 +22,8 @@ from dataclasses import dataclass
 # Lines the tool never prints: a prompt and its command, SQL*Plus commands, '#' comments, trailing prompts.
 _PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
                      r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))(?:[ \t].*)?$")
-_FENCE = re.compile(r"^\s*`{3,}[\w+.-]*\s*$")
+# ``` of any length; ~~~ only as 3 or 4 tildes, since AWR text underlines its section titles with ~
+_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,4}(?!~))[\w+.-]*\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
 _QUOTE = re.compile(r"^(?:[ \t]*>[ ]?)+")
 _QUOTE_TIGHT = re.compile(r"^(?:[ \t]*>)+")
@@ -29,16 +31,20 @@ _ATTRIBUTION = re.compile(r"^.{0,300}\b(?:wrote|writes|schrieb|a Ã©crit|escribiÃ
 _TIGHT = re.compile(r"^(?:[ \t]*>)+[^\s>]")
 _TAG = re.compile(r"<[^>\n]{0,400}>")
 _PRE = re.compile(r"<(pre|code|xmp)\b[^>]*>(.*?)</\1\s*>", re.I | re.S)
-_BREAK = re.compile(r"<br\s*/?>|</(?:p|div|li|tr|h\d)\s*>", re.I)
+_BREAK = re.compile(r"(?:<br\s*/?>|</(?:p|div|li|tr|h\d)\s*>)\n?", re.I)  # the source's own newline too
 _HTMLISH = re.compile(r"<(?:pre|br|p|div|code|html|body|span|font|blockquote)\b[^>]*>", re.I)
 _ENTITY = re.compile(r"&(?:[a-z]{2,8}|#\d{1,6}|#x[0-9a-f]{1,5});", re.I)
+# One separator after the prefix comes off, no more: the tool's own indentation (fio's "  read:") stays.
 _ROW_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("timestamp", re.compile(r"^\[?\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?\]?"
-                             r"(?:[ \t]+|$)")),
-    ("timestamp", re.compile(r"^\[?[A-Z][a-z]{2} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\]?(?:[ \t]+|$)")),
-    ("timestamp", re.compile(r"^\[?\d{9,10}(?:\.\d+)?\]?(?:[ \t]+|$)")),
-    ("timestamp", re.compile(r"^\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?(?:[ \t]++(?![AP]M\b)|$)")),  # not mpstat's AM
-    ("host name", re.compile(r"^\[?[A-Za-z][\w.-]{0,63}(?:\]|:)(?:[ \t]+|$)")),
+                             r"(?:[ \t]|$)")),
+    ("timestamp", re.compile(r"^\[?[A-Z][a-z]{2} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\]?(?:[ \t]|$)")),
+    ("timestamp", re.compile(r"^\[?\d{9,10}(?:\.\d+)?\]?(?:[ \t]|$)")),
+    ("timestamp", re.compile(r"^\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?(?:[ \t](?![ \t]*[AP]M\b)|$)")),  # not mpstat's AM
+    # a test harness's log tag after the time: "12:06:53 DEBUG| [stdout] " (avocado), "INFO | ", "[stdout] "
+    ("log tag", re.compile(r"^(?:(?:DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|TRACE)\s?\|(?:[ \t]|$))?"
+                           r"(?:\[(?:stdout|stderr|out|err)\](?:[ \t]|$))?(?<=[ \t|\]])")),
+    ("host name", re.compile(r"^\[?[A-Za-z][\w.-]{0,63}(?:\]|:)(?:[ \t]|$)")),
 )
 _BLOCK_SHARE = 0.5  # a quoted / fenced / indented block that is at least half the lines is the paste
 _ROW_SHARE = 0.8  # a row prefix must be on nearly every line before it is taken for a wrapper
@@ -209,8 +215,8 @@ def _row_prefixed(u: Unwrapped) -> Iterator[Unwrapped]:
 
 def candidates(text: str, keep_html: bool = False) -> Iterator[Unwrapped]:
     """The readings of ``text`` to try, in order: the safe unwrap first, then the guesses that drop more (an
-    indented block under prose, a timestamp or host column on every row). The registry takes the first that
-    is detected and read cleanly, so a guess never replaces a reading that works."""
+    indented block under prose, a timestamp, harness tag or host column on every row). The registry keeps the
+    reading that is clean and has the most values; a guess is only tried when its wrapper is on the text."""
     base = unwrap(text, keep_html)
     yield base
     block = _indented_block(base)
