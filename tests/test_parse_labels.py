@@ -134,7 +134,8 @@ def test_only_a_printed_average_is_taken_as_printed() -> None:
 # Real files read completely today, and the line-oriented kinds whose every number on a data line is a value.
 COUNTED = ["calibrate/dba_rsrc_io_calibrate_19c.txt", "ostats/vmstat-n.txt", "ostats/iostat-x-t.txt",
            "ostats/mpstat-P-ALL.txt", "orion/orion-11.1.0.7-sdb_summary.txt", "iozone/iozone-3.506-t4-random.txt",
-           "slb/slb-westmere-seed.txt", "fio/fio-3.1-randwrite-normal.txt", "orion/mytest_iops.csv"]
+           "slb/slb-westmere-seed.txt", "fio/fio-3.1-randwrite-normal.txt", "orion/mytest_iops.csv",
+           "ostats/iostat-xz-sysstat10.txt", "ostats/vmstat-t.txt", "fio/fio-3.33-randread.json"]
 _SPOILERS = ("", "n/a", "1,2345", "1.2.3", "12abc")
 
 
@@ -142,7 +143,7 @@ def _value_lines(p: Parsed) -> list[int]:
     return sorted({m.source.line for m in p.metrics if m.source and m.source.line and not m.derived})
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(rel=st.sampled_from(COUNTED), pick=st.integers(0, 10_000), spoil=st.sampled_from(_SPOILERS))
 def test_everything_read_only_when_the_count_says_so(rel: str, pick: int, spoil: str) -> None:
     """Spoil one number on a line that gave values; the claim must follow the count of values read."""

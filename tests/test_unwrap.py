@@ -82,6 +82,7 @@ def trailing(line: str) -> Wrapper:
 
 def row_prefix(kind: str) -> Wrapper:
     stamp = {"ts": "Dec 01 10:00:01 ", "iso": "2026-12-01T10:00:01+00:00 ", "host": "db1: ",
+             "sysstat": "09/29/25 15:22:19 ",  # the per-row stamp of sysstat PR #414's iostat -T
              # avocado-misc-tests PR #1675 pastes fio's output this way, one harness tag per row
              "avocado": "12:06:53 DEBUG| [stdout] "}[kind]
     return lambda t: _lines(t, lambda ln: stamp + ln)
@@ -141,7 +142,7 @@ def test_wrapped_body_reads_the_same(kind: str, inner: list[Wrapper], outer: lis
 
 @pytest.mark.parametrize("kind", ROW_KINDS)
 @settings(max_examples=40, deadline=None)
-@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado"]), min_size=1, max_size=2, unique=True),
+@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado", "sysstat"]), min_size=1, max_size=2, unique=True),
        outer=st.lists(_OUTER, max_size=1))
 def test_row_prefixes_come_off_os_rows(kind: str, prefixes: list[str], outer: list[Wrapper]) -> None:
     wrapped = _apply(_body(BODIES[kind]), [row_prefix(p) for p in prefixes])

@@ -40,6 +40,7 @@ _ROW_PREFIXES: tuple[tuple[str, re.Pattern[str]], ...] = (
                              r"(?:[ \t]|$)")),
     ("timestamp", re.compile(r"^\[?[A-Z][a-z]{2} {1,2}\d{1,2} \d{2}:\d{2}:\d{2}(?:\.\d+)?\]?(?:[ \t]|$)")),
     ("timestamp", re.compile(r"^\[?\d{9,10}(?:\.\d+)?\]?(?:[ \t]|$)")),
+    ("timestamp", re.compile(r"^\[?\d{2}/\d{2}/\d{2,4} \d{2}:\d{2}:\d{2}(?: [AP]M)?\]?(?:[ \t]|$)")),  # sysstat's own
     ("timestamp", re.compile(r"^\[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?(?:[ \t](?![ \t]*[AP]M\b)|$)")),  # not mpstat's AM
     # a test harness's log tag after the time: "12:06:53 DEBUG| [stdout] " (avocado), "INFO | ", "[stdout] "
     ("log tag", re.compile(r"^(?:(?:DEBUG|INFO|NOTICE|WARN(?:ING)?|ERROR|TRACE)\s?\|(?:[ \t]|$))?"
