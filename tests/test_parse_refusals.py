@@ -85,3 +85,13 @@ def test_prose_is_still_not_recognised() -> None:
     with pytest.raises(ParseError) as e:
         parse_text("Hello,\nplease find my notes below.\nThanks\n", "mail.txt")
     assert NOT_RECOGNISED in str(e.value)
+
+
+@pytest.mark.timeout(60)
+@pytest.mark.parametrize("text", ["x\n" + "\n" * 200_000 + "x\n", "<pre>x\n" * 50_000 + "</pre>" + "<pre>y\n" * 50_000],
+                         ids=["blank-lines", "unclosed-pre"])
+def test_detection_stays_linear_on_blank_runs(text: str) -> None:
+    """`^\\s*` under re.M crossed blank lines, so a run of them (or a wrapper blanked line by line) was quadratic:
+    200,000 blank lines took hours to be refused. A refusal now comes at once."""
+    with pytest.raises(ParseError):
+        parse_text(text, "blank.txt")

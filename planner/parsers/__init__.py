@@ -20,7 +20,7 @@ from types import ModuleType
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
-from planner.parsers.unwrap import candidates, unwrap
+from planner.parsers.unwrap import candidates
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON or normal output, SLB, "
@@ -130,7 +130,9 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
     keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
     first_error: ParseError | None = None
     best: tuple[bool, int, Parsed, tuple[str, ...], str] | None = None
+    base = ""
     for cand in candidates(text, keep_html):
+        base = base or cand.text
         found = detect(cand.text, source)
         if found is None:
             continue
@@ -148,7 +150,7 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         return _checked(*best[2:])
     if first_error is not None:
         raise first_error
-    raise _refused(text, unwrap(text, keep_html).text, source, NOT_RECOGNISED)
+    raise _refused(text, base, source, NOT_RECOGNISED)
 
 
 def _run(kind: str, text: str, source: str) -> Parsed:

@@ -44,7 +44,7 @@ def looks_like(text: str) -> bool:
     if re.search(r"\{\s*\"fio version\"", text[:200_000]):
         return False  # --output-format=json,normal: the JSON is the precise copy (planner/parsers/fio.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
-        bool(re.search(r"^\s+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
+        bool(re.search(r"^[ \t]+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
 
 def _val(sink: MetricSink, tok: str, line: int) -> float | None:

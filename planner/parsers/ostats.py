@@ -68,7 +68,7 @@ def _banner(sink: MetricSink, text: str) -> None:
 
 
 def looks_like_iostat(text: str) -> bool:
-    return bool(re.search(r"^\s*Device:?\s+.*(r/s|tps)", text, re.MULTILINE))
+    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)", text, re.MULTILINE))
 
 
 def looks_like_mpstat(text: str) -> bool:
@@ -76,8 +76,8 @@ def looks_like_mpstat(text: str) -> bool:
 
 
 def looks_like_vmstat(text: str) -> bool:
-    return bool(re.search(r"^\s*procs\s+-+memory-+", text, re.MULTILINE)) and \
-        bool(re.search(r"^\s*r\s+b\s+swpd\s+free", text, re.MULTILINE))
+    return bool(re.search(r"^[ \t]*procs\s+-+memory-+", text, re.MULTILINE)) and \
+        bool(re.search(r"^[ \t]*r\s+b\s+swpd\s+free", text, re.MULTILINE))
 
 
 def looks_like(text: str) -> bool:

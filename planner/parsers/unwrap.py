@@ -31,6 +31,7 @@ _ATTRIBUTION = re.compile(r"^.{0,300}\b(?:wrote|writes|schrieb|a Ã©crit|escribiÃ
 _TIGHT = re.compile(r"^(?:[ \t]*>)+[^\s>]")
 _TAG = re.compile(r"<[^>\n]{0,400}>")
 _PRE = re.compile(r"<(pre|code|xmp)\b[^>]*>(.*?)</\1\s*>", re.I | re.S)
+_PRE_CLOSE = re.compile(r"</(?:pre|code|xmp)\s*>", re.I)
 _BREAK = re.compile(r"(?:<br\s*/?>|</(?:p|div|li|tr|h\d)\s*>)\n?", re.I)  # the source's own newline too
 _HTMLISH = re.compile(r"<(?:pre|br|p|div|code|html|body|span|font|blockquote)\b[^>]*>", re.I)
 _ENTITY = re.compile(r"&(?:[a-z]{2,8}|#\d{1,6}|#x[0-9a-f]{1,5});", re.I)
@@ -81,9 +82,11 @@ def _html(u: Unwrapped) -> Unwrapped:
     text = u.text
     if not _HTMLISH.search(text[:200_000]) and not _ENTITY.search(text[:200_000]):
         return u
-    if _PRE.search(text):
+    # only up to the last closing tag: an unclosed <pre> after it would be scanned to the end, once per tag
+    closes = [m.end() for m in _PRE_CLOSE.finditer(text)]
+    if closes and _PRE.search(text, 0, closes[-1]):
         out, at = [], 0
-        for m in _PRE.finditer(text):
+        for m in _PRE.finditer(text, 0, closes[-1]):
             out.append("\n" * text.count("\n", at, m.start(2)))  # outside <pre>: blank lines, numbers kept
             out.append(m.group(2))
             at = m.end(2)
@@ -136,7 +139,8 @@ def _prompts(u: Unwrapped, markdown_tables: bool) -> Unwrapped:
     lines = u.text.split("\n")
     gone = [i for i, ln in enumerate(lines) if _PROMPT.match(ln) and
             not (markdown_tables and _HEADING.match(ln))]
-    out = ["" if i in set(gone) else ln for i, ln in enumerate(lines)]
+    drop = set(gone)
+    out = ["" if i in drop else ln for i, ln in enumerate(lines)]
     return u.then("\n".join(out), _lines_note("shell prompt, command or comment", [i + 1 for i in gone]))
 
 
@@ -171,8 +175,9 @@ def _indented_block(u: Unwrapped) -> Unwrapped:
     if not block or len(block) < _BLOCK_SHARE * len(rows) or len(block) == len(rows):
         return u
     prefix = _common_indent(lines, block)
-    prose = [i + 1 for i in rows if i not in set(block)]
-    out = [ln[len(prefix):] if i in set(block) else "" for i, ln in enumerate(lines)]
+    keep = set(block)
+    prose = [i + 1 for i in rows if i not in keep]
+    out = [ln[len(prefix):] if i in keep else "" for i, ln in enumerate(lines)]
     return u.then("\n".join(out), _lines_note(f"indented code block ({_indent_words(prefix)}) under prose", prose))
 
 
@@ -198,7 +203,8 @@ def _strip_prefix(u: Unwrapped) -> Unwrapped:
             continue
         if what == "host name" and len({_taken(pattern, lines[i]).strip() for i in hits}) > 1:
             continue  # "Device:", "avg-cpu:" ... are the tool's own words, not one host's name
-        out = [pattern.sub("", ln, count=1) if i in set(hits) else ln for i, ln in enumerate(lines)]
+        strip = set(hits)
+        out = [pattern.sub("", ln, count=1) if i in strip else ln for i, ln in enumerate(lines)]
         return u.then("\n".join(out), f"{what} in front of {len(hits)} rows")
     return u
 
