@@ -219,3 +219,17 @@ REAL_SHAPES: dict[str, Wrapper] = {
 @pytest.mark.parametrize("kind", ["fio_text", "iostat", "calibrate_io"])
 def test_real_paste_shapes(kind: str, shape: str) -> None:
     _check(kind, REAL_SHAPES[shape](_body(BODIES[kind])))
+
+
+def test_cli_reads_a_mailed_vmstat_completely(tmp_path: Path) -> None:
+    """A vmstat read completely exited 2 over its trailing fence or comment line; now it is 0 and says so."""
+    import io
+
+    from planner.cli.parse import run_parse
+
+    f = tmp_path / "vmstat_mail.txt"
+    f.write_text(quote(1, True)(fence("", True)(trailing("# collected by hand")(_body(BODIES["vmstat"])))))
+    out = io.StringIO()
+    assert run_parse([f], "table", out) == 0
+    first = out.getvalue().splitlines()[0]
+    assert "read as vmstat" in first and "unwrapped: '> ' mail quoting" in first and first.endswith("everything read")
