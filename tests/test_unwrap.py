@@ -233,3 +233,12 @@ def test_cli_reads_a_mailed_vmstat_completely(tmp_path: Path) -> None:
     assert run_parse([f], "table", out) == 0
     first = out.getvalue().splitlines()[0]
     assert "read as vmstat" in first and "unwrapped: '> ' mail quoting" in first and first.endswith("everything read")
+
+
+def test_blog_page_with_a_layout_table_around_a_pre_report() -> None:
+    """A blog's layout <table> and the report title inside its <pre> look like AWR HTML: read as the <pre> text."""
+    page = ("<html><head><title>blog</title></head><body><table class='layout'><tr><td>menu</td></tr></table>\n"
+            f"<pre>{html.escape(_body(BODIES['awr_text']))}</pre></body></html>\n")
+    got = parse_text(page, "blog.html")
+    assert got.kind == "awr_text" and _values(got) == _values(_bare("awr_text"))
+    assert "HTML page around a <pre> block" in got.fact("unwrapped")

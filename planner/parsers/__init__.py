@@ -129,6 +129,24 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         raise ParseError("detect", "file kind", "empty input", source=source)
     keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
     first_error: ParseError | None = None
+    base = ""
+    # A blog page can look like an AWR HTML report (a layout <table>, the report's title in its <pre>): when it
+    # does not read as one, it is read again as a page around a <pre> block.
+    retry = keep_html and re.search(r"<pre\b", text[:2_000_000], re.I) is not None
+    for keep in (True, False) if retry else (keep_html,):
+        best, error, first = _best_reading(text, source, keep)
+        base, first_error = base or first, first_error or error
+        if best is not None:
+            return _checked(*best)
+    if first_error is not None:
+        raise first_error
+    raise _refused(text, base, source, NOT_RECOGNISED)
+
+
+def _best_reading(text: str, source: str, keep_html: bool
+                  ) -> tuple[tuple[Parsed, tuple[str, ...], str] | None, ParseError | None, str]:
+    """The clean reading with the most values among the unwrap candidates; the first error; the base text."""
+    first_error: ParseError | None = None
     best: tuple[bool, int, Parsed, tuple[str, ...], str] | None = None
     base = ""
     for cand in candidates(text, keep_html):
@@ -146,11 +164,7 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         rank = (not parsed.errors, len(parsed.metrics))
         if best is None or rank > best[:2]:
             best = (*rank, parsed, cand.notes, cand.text)
-    if best is not None:
-        return _checked(*best[2:])
-    if first_error is not None:
-        raise first_error
-    raise _refused(text, base, source, NOT_RECOGNISED)
+    return (best[2:] if best else None), first_error, base
 
 
 def _run(kind: str, text: str, source: str) -> Parsed:
