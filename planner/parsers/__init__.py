@@ -15,12 +15,13 @@ import io
 import re
 import zlib
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
+from planner.parsers.unwrap import candidates
 
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
 # room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
@@ -103,13 +104,76 @@ def detect(text: str, filename: str = "") -> str | None:
     return None
 
 
+_HTML_REPORTS = ("awr_rac_html", "awr_html", "awr_compare")  # HTML is their own layout, not a wrapper
+
+
+def _detects(kind: str, text: str) -> bool:
+    fn = _func(_BY_KIND[kind], _BY_KIND[kind].looks_like)
+    try:
+        return bool(fn and fn(text))
+    except Exception:  # noqa: BLE001 - a detector bug must not hide the other kinds
+        return False
+
+
+def _refused(text: str, unwrapped: str, source: str, default: str) -> ParseError:
+    """The honest reason nothing was read: the tool and layout named when recognised (planner/parsers/refusals.py)."""
+    from planner.parsers.refusals import explain
+
+    why = explain(unwrapped, text)
+    return ParseError("detect", "file kind", why or default, source=source)
+
+
 def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
-    """Parse ``text`` as ``kind`` (detected when None). Raises ParseError, never anything else."""
-    if kind is None:
-        kind = detect(text, source)
-        if kind is None:
-            what = "empty input" if not text.strip() else NOT_RECOGNISED
-            raise ParseError("detect", "file kind", what, source=source)
+    """Parse ``text`` as ``kind`` (unwrapped and detected when None). Raises ParseError, never anything else.
+
+    An explicit ``kind`` is planner's own artifact and is read as it is; a file of unknown kind first loses
+    its paste wrappers (planner/parsers/unwrap.py), and what was taken off is the fact ``unwrapped``.
+    """
+    if kind is not None:
+        return _checked(_run(kind, text, source), (), text)
+    if not text.strip():
+        raise ParseError("detect", "file kind", "empty input", source=source)
+    keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
+    first_error: ParseError | None = None
+    base = ""
+    # A blog page can look like an AWR HTML report (a layout <table>, the report's title in its <pre>): when it
+    # does not read as one, it is read again as a page around a <pre> block.
+    retry = keep_html and re.search(r"<pre\b", text[:2_000_000], re.I) is not None
+    for keep in (True, False) if retry else (keep_html,):
+        best, error, first = _best_reading(text, source, keep)
+        base, first_error = base or first, first_error or error
+        if best is not None:
+            return _checked(*best)
+    if first_error is not None:
+        raise first_error
+    raise _refused(text, base, source, NOT_RECOGNISED)
+
+
+def _best_reading(text: str, source: str, keep_html: bool
+                  ) -> tuple[tuple[Parsed, tuple[str, ...], str] | None, ParseError | None, str]:
+    """The clean reading with the most values among the unwrap candidates; the first error; the base text."""
+    first_error: ParseError | None = None
+    best: tuple[bool, int, Parsed, tuple[str, ...], str] | None = None
+    base = ""
+    for cand in candidates(text, keep_html):
+        base = base or cand.text
+        found = detect(cand.text, source)
+        if found is None:
+            continue
+        try:
+            parsed = _run(found, cand.text, source)
+        except ParseError as e:
+            first_error = first_error or e
+            continue
+        # Read cleanly first, then most values: a timestamp on every row hides lines from a line-anchored
+        # reader without an error, so the reading with that column off can be the complete one.
+        rank = (not parsed.errors, len(parsed.metrics))
+        if best is None or rank > best[:2]:
+            best = (*rank, parsed, cand.notes, cand.text)
+    return (best[2:] if best else None), first_error, base
+
+
+def _run(kind: str, text: str, source: str) -> Parsed:
     entry = _BY_KIND.get(kind)
     if entry is None:
         raise ParseError("detect", "file kind", f"unknown kind {kind!r}; known kinds: {', '.join(KINDS)}",
@@ -129,6 +193,52 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
     if not isinstance(parsed, Parsed) or (not parsed.metrics and not parsed.errors):
         raise ParseError(kind, "whole file", "no metrics found", source=source)
     return parsed
+
+
+# Lines that carry results, per kind. One that gave no value and no warning lost its values without a word:
+# it is listed by line, so "everything read" is never said over it.
+_RESULT_LINES: dict[str, re.Pattern[str]] = {k: re.compile(v, re.M) for k, v in {
+    "orion_summary": r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) Latency:|"
+                     r"^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|Duration for each Data Point|"
+                     r"Total Data Points):",
+    "iozone": r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
+    "slb": r"^[ \t]*Users:|Total\s+[wr]ops\b",
+    "fio_text": r"^[ \t]+(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\((?:nsec|usec|msec)\):"
+                r"\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)",
+    "calibrate_io": r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]",
+}.items()}
+
+
+def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
+    pattern = _RESULT_LINES.get(parsed.kind)
+    if pattern is None:
+        return []
+    said = {m.source.line for m in parsed.metrics if m.source} | {e.line for e in parsed.errors}
+    out = []
+    for no, line in enumerate(text.split("\n"), 1):
+        if no not in said and pattern.search(line):
+            out.append(ParseError(parsed.kind, "values", f"line not read: {line.strip()[:80]!r}",
+                                  source=parsed.source, line=no))
+            if len(out) >= 50:  # bounded: a file of unread lines says so in its first fifty
+                break
+    return out
+
+
+def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
+    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
+    seen: dict[str, Metric] = {}
+    errors = list(parsed.errors) + _unread_lines(parsed, text)
+    for m in parsed.metrics:
+        first = seen.setdefault(m.key, m)
+        if first is not m:
+            errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
+                                     f"{first.source.line if first.source else '?'} and "
+                                     f"{m.source.line if m.source else '?'}): the run they belong to is not "
+                                     "labelled", source=parsed.source, line=m.source.line if m.source else None))
+    facts = parsed.facts + ((("unwrapped", "; ".join(notes)),) if notes else ())
+    if len(errors) == len(parsed.errors) and not notes:
+        return parsed
+    return replace(parsed, facts=facts, errors=tuple(errors))
 
 
 def _is_garbage(text: str) -> bool:
@@ -275,10 +385,13 @@ class Described:
     version: str
     layout: str  # "markdown", "" ...
     unread: tuple[str, ...]  # sections missing, numbers skipped, lines skipped
+    unwrapped: str = ""  # the paste wrappers taken off before reading (planner/parsers/unwrap.py)
 
     def __str__(self) -> str:
         parts = [f"read as {self.kind_name}" + (f" ({self.layout} layout)" if self.layout else "")]
         parts.append(f"version {self.version}" if self.version else "version not printed")
+        if self.unwrapped:
+            parts.append(f"unwrapped: {self.unwrapped}")
         parts.append("not read: " + "; ".join(self.unread) if self.unread else "everything read")
         return ", ".join(parts)
 
@@ -290,4 +403,4 @@ def describe(parsed: Parsed) -> Described:
     if parsed.fact("lines_skipped"):
         unread.append(f"lines {parsed.fact('lines_skipped')}")
     return Described(parsed.kind, KIND_NAMES.get(parsed.kind, parsed.kind), version, parsed.fact("layout"),
-                     tuple(unread))
+                     tuple(unread), parsed.fact("unwrapped"))

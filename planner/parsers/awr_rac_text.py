@@ -74,7 +74,7 @@ def looks_like(text: str) -> bool:
     if TITLE in head:
         return True
     # a report cut above its title (a pasted fragment): the cluster's two own tables
-    return "Database Summary" in head and re.search(r"^\s*I#\s+Instance\s+Host", head, re.M) is not None
+    return "Database Summary" in head and re.search(r"^[ \t]*I#\s+Instance\s+Host", head, re.M) is not None
 
 
 def _spans(dashes: str) -> list[tuple[int, int]]:
@@ -116,7 +116,7 @@ def _summary(lines: list[str], sink: MetricSink) -> bool:
 def _instances(lines: list[str], sink: MetricSink) -> int:
     n = 0
     for i, line in enumerate(lines):
-        if not re.match(r"^\s*I#\s+Instance\s+Host", line):
+        if not re.match(r"^[ \t]*I#\s+Instance\s+Host", line):
             continue
         for k in range(i + 2, len(lines)):
             m = _INSTANCE_ROW.match(lines[k])

@@ -44,8 +44,9 @@ def _key(printed: str) -> str:
     return _ALIASES.get(key, key)
 
 
-def _table(sink: MetricSink, lines: list[str], i: int) -> int:
-    """Read the listing whose header is lines[i]; returns the number of rows read."""
+def _table(sink: MetricSink, lines: list[str], i: int, before: int = 0) -> int:
+    """Read the listing whose header is lines[i]; returns the number of rows read. Rows are numbered on from
+    ``before`` (the rows of earlier listings in the file), so two listings never share a row label."""
     if i + 1 >= len(lines) or not re.fullmatch(r"[\s-]+", lines[i + 1]) or "-" not in lines[i + 1]:
         sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE", "header without the "
                                       "dashed line under it", source=sink.source, line=i + 1))
@@ -57,10 +58,15 @@ def _table(sink: MetricSink, lines: list[str], i: int) -> int:
     rows = 0
     for j in range(i + 2, len(lines)):
         row = lines[j]
-        if not row.strip() or row.strip().endswith("selected.") or row.lstrip().startswith("SQL>"):
+        if not row.strip() or row.strip().endswith("selected.") or row.lstrip().startswith("SQL>") or \
+                not re.search(r"\d", row):  # a closing fence or a prompt right under the last row ends it
             break
         # SQL*Plus right-aligns numbers in their dashed span; each cut runs to the next span's start.
         cells = [row[a:b].strip() for a, b in cuts]
+        blank = [n.upper() for n, c in zip(names, cells, strict=True) if n in _KEYS and not c]
+        if blank:
+            sink.errors.append(ParseError("calibrate_io", "DBA_RSRC_IO_CALIBRATE", f"row {before + rows + 1}: "
+                                          f"{', '.join(blank)} blank, not read", source=sink.source, line=j + 1))
         got = 0
         for name, cell in zip(names, cells, strict=True):
             if name in _KEYS and cell:
@@ -72,10 +78,10 @@ def _table(sink: MetricSink, lines: list[str], i: int) -> int:
                     continue
                 value = reading.value
                 metric, unit, direction = _KEYS[name]
-                sink.add(metric, value, unit, direction, j + 1, form="dba_rsrc_io_calibrate", row=str(rows + 1))
+                sink.add(metric, value, unit, direction, j + 1, form="dba_rsrc_io_calibrate", row=str(before + rows + 1))
                 got += 1
             elif name in ("start_time", "end_time") and cell:
-                sink.facts[f"row{rows + 1}.{name}"] = cell
+                sink.facts[f"row{before + rows + 1}.{name}"] = cell
         rows += 1 if got else 0
     return rows
 
@@ -83,7 +89,7 @@ def _table(sink: MetricSink, lines: list[str], i: int) -> int:
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.splitlines()
-    block, seen_keys, found = 1, set[str](), 0
+    block, seen_keys, found, listed = 1, set[str](), 0, 0
     for i, line in enumerate(lines):
         if m := _KV.match(line):
             key = _key(m.group(1))
@@ -97,7 +103,8 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             sink.add(metric, value, unit, direction, i + 1, form="dbms_output", block=str(block))
             found += 1
         elif _HEAD.search(line):
-            found += _table(sink, lines, i)
+            rows = _table(sink, lines, i, listed)
+            found, listed = found + rows, listed + rows
     if not any(m.name in ("calibrate.max_iops", "calibrate.max_mbps") for m in sink.metrics):
         raise ParseError("calibrate_io", "results", "no 'max_iops = N' lines and no DBA_RSRC_IO_CALIBRATE "
                          "listing", source=source)

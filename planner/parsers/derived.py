@@ -1,4 +1,4 @@
-"""Derived metrics computed from a parsed AWR / Statspack report; every one has derived=True.
+"""Derived metrics computed from a parsed AWR / Statspack report; each has derived=True unless it is printed.
 
 Formulas (per second unless stated; ``P`` is the parsed report):
 
@@ -7,8 +7,10 @@ Formulas (per second unless stated; ``P`` is the parsed report):
   ``basis=blocks``: blocks/s equal IOPS only for single-block reads (SLOB), an upper bound otherwise.
 - ``physical_write_iops`` = P.physical_write_io_requests_per_s, else P.physical_writes_per_s (basis=blocks).
 - ``read_iops_per_core``  = physical_read_iops / cores (the seed's "20k IOPS per core").
-- ``single_block_read_latency_ms`` = wait.time_s / wait.waits * 1000 for "db file sequential read"
-  and "cell single block physical read" (Exadata), from the first table that has both values.
+- ``single_block_read_latency_ms`` for "db file sequential read" and "cell single block physical read"
+  (Exadata), from the first table that prints the event: the printed average (wait.avg_ms, derived=False)
+  when it is as precise as wait.time_s / wait.waits * 1000 from the printed (rounded) totals, else that
+  quotient (derived=True). Printed beats recomputed; rounder printed figures (``1`` ms) do not.
 - ``redo_mb_per_s``       = P.redo_size_per_s / 1048576.
 - ``wait_class_share_pct{wait_class}`` = sum of wait.time_s of the Top events in that class / DB time (s)
   * 100, where DB time (s) = db_time_min * 60 (or db_time_s from the Time Model). CPU counts as "DB CPU".
@@ -27,7 +29,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from planner.metrics import Direction, Metric, MetricSink, Parsed
+from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
 from planner.parsers.numbers import put
 
 _SINGLE_BLOCK = ("db file sequential read", "cell single block physical read")
@@ -38,10 +40,40 @@ def _is_event(printed: str, full: str) -> bool:
     return printed == full or (len(printed) >= 20 and full.startswith(printed))
 
 
+def _half_unit(value: float) -> float:
+    """Half the last printed digit of ``value``: ``0.749`` -> 0.0005, ``1`` -> 0.5 (how far rounding can move it)."""
+    for decimals in range(10):
+        if abs(round(value, decimals) - value) <= 1e-9 * max(1.0, abs(value)):
+            return 0.5 * 10.0 ** -decimals
+    return 0.5e-10
+
+
+def _single_block_latency(parsed: Parsed, event: str, inst: dict[str, str]) -> Metric | None:
+    """The report's own average where it prints one as precisely as the recomputed one (0.749 ms, not the 0.92
+    of rounded seconds over waits); recomputed, and flagged derived, where it is missing or rounder (``1`` ms
+    beside 1,238 s over 2,003,269 waits). The first table that prints the event decides."""
+    rows: dict[tuple[tuple[str, str], ...], dict[str, Metric]] = {}
+    for m in parsed.metrics:
+        if m.name in ("wait.waits", "wait.time_s", "wait.avg_ms") and _is_event(m.label("event"), event):
+            rows.setdefault(m.labels, {})[m.name] = m
+    for row in rows.values():
+        avg, waits, time_s = row.get("wait.avg_ms"), row.get("wait.waits"), row.get("wait.time_s")
+        computed = time_s.value / waits.value * 1000 if waits and waits.value and time_s else None
+        line = next((m.source.line for m in (avg, waits) if m and m.source), None)
+        if avg is not None and (computed is None or waits is None or time_s is None or
+                                _half_unit(avg.value) <= _half_unit(time_s.value) / waits.value * 1000):
+            return Metric("single_block_read_latency_ms", avg.value, "ms", Direction.LOWER,
+                          Source(parsed.source, line), (("event", event), *inst.items()), derived=False)
+        if computed is not None:
+            return Metric("single_block_read_latency_ms", computed, "ms", Direction.LOWER,
+                          Source(parsed.source, line), (("event", event), *inst.items()), derived=True)
+    return None
+
+
 def derive(parsed: Parsed) -> list[Metric]:
     sink = MetricSink(parsed.source)
     rac = parsed.fact("rac") == "YES"
-    H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
+    H, N = Direction.HIGHER, Direction.NEUTRAL
 
     def line_of(name: str) -> int | None:
         m = parsed.get(name)
@@ -66,13 +98,8 @@ def derive(parsed: Parsed) -> list[Metric]:
     if read_iops is not None and cores:
         put(sink, "read_iops_per_core", read_iops / cores, "IOPS/core", H, line_of("cores"), inst, derived=True)
     for event in _SINGLE_BLOCK:
-        printed = next((m.label("event") for m in parsed.all("wait.waits") if _is_event(m.label("event"), event)),
-                       event)
-        waits_m = parsed.get("wait.waits", event=printed)
-        time_s = parsed.value("wait.time_s", event=printed)
-        if waits_m and waits_m.value and time_s is not None:
-            put(sink, "single_block_read_latency_ms", time_s / waits_m.value * 1000, "ms", L,
-                waits_m.source.line if waits_m.source else None, {"event": event, **inst}, derived=True)
+        if (latency := _single_block_latency(parsed, event, inst)) is not None:
+            sink.metrics.append(latency)
             break
     redo = parsed.value("redo_size_per_s")
     if redo is not None:

@@ -13,6 +13,7 @@ values are as precise as the text and no more: prefer the JSON output when there
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
@@ -32,6 +33,7 @@ _PCT = re.compile(rf"({NUMBER})th=\[\s*({NUMBER})\]")
 _CPU = re.compile(rf"^\s+cpu\s*:\s*usr=({NUMBER})%,\s*sys=({NUMBER})%")
 _DISK = re.compile(rf"^\s+(\S+): ios=.*?\butil=({NUMBER})%")  # not the aggrutil= of a dm device
 _VERSION = re.compile(r"^\s*(?:fio-|fio )?(\d+\.\d+[\w.\-]*)\s*$")  # fio-3.1, "fio 2.0.7", bare 2.0.8 (2.0.x)
+_BANNER = re.compile(r"^\S.*?: \(g=\d+\): rw=")
 _TO_MS = {"nsec": 1e-6, "usec": 1e-3, "msec": 1.0}
 _KIB = {"B": 1 / 1024, "KB": 1.0, "KiB": 1.0, "MB": 1024.0, "MiB": 1024.0, "GB": 1024.0 ** 2, "GiB": 1024.0 ** 2,
         "TB": 1024.0 ** 3, "TiB": 1024.0 ** 3}
@@ -42,10 +44,10 @@ _MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
 def looks_like(text: str) -> bool:
     if re.search(r"\{\s*\"fio version\"", text[:200_000]):
         return False  # --output-format=json,normal: the JSON is the precise copy (planner/parsers/fio.py)
-    if re.search(r"^\s*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
+    if re.search(r"^[ \t]*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
         return False  # terse,normal: the terse line is the precise copy (planner/parsers/fio_terse.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
-        bool(re.search(r"^\s+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
+        bool(re.search(r"^[ \t]+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
 
 def _val(sink: MetricSink, tok: str, line: int) -> float | None:
@@ -57,18 +59,29 @@ def _val(sink: MetricSink, tok: str, line: int) -> float | None:
     return r.value * _SI[r.unit]
 
 
+def _unread(sink: MetricSink, line: str, no: int) -> None:
+    """A result line fio printed that this reader could not take whole: said by line, never silently gone."""
+    sink.errors.append(ParseError("fio_text", "job", f"line not read: {line.strip()[:80]!r}", source=sink.source,
+                                  line=no))
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     job, pct_scale, pct_name = "", 0.0, ""
     labels: dict[str, str] = {}
     seen: dict[str, int] = {}
     directions = 0
+    run, closed = 1, False  # one fio invocation per run: its disk stats come last, a job banner opens the next
+    disks: list[tuple[int, int]] = []  # (index in sink.metrics, run)
     H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
     lines = [*text.splitlines(), ""]
     for no, line in enumerate(lines[:-1], 1):
-        if (v := _VERSION.match(line)) and "fio_version" not in sink.facts and \
-                (line.lstrip().startswith("fio") or lines[no].lstrip().lower().startswith("starting ")):
+        v = _VERSION.match(line)
+        version = bool(v) and (line.lstrip().startswith("fio") or lines[no].lstrip().lower().startswith("starting "))
+        if v and version and "fio_version" not in sink.facts:
             sink.facts["fio_version"] = "fio-" + v.group(1)
+        if closed and (_BANNER.match(line) or version):
+            run, closed = run + 1, False
         if m := _JOB.match(line):
             name = m.group(1).strip()
             seen[name] = seen.get(name, 0) + 1
@@ -110,6 +123,8 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         elif (ph := _PCT_HEAD.match(line)) and labels:
             pct_name, pct_scale = f"fio.{ph.group(1)}_ms", _TO_MS[ph.group(2)]
         elif pct_name and line.lstrip().startswith("|"):
+            if len(_PCT.findall(line)) < line.count("th=["):
+                _unread(sink, line, no)
             for p in _PCT.finditer(line):
                 pv, value = read(p.group(1)).value, _val(sink, p.group(2), no)
                 if pv is not None and value is not None:
@@ -121,11 +136,16 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                 if (value := _val(sink, tok, no)) is not None:
                     put(sink, name, value, "%", N, no, {"job": job})
         elif disk := _DISK.match(line):
+            closed = True
             if (value := _val(sink, disk.group(2), no)) is not None:
+                disks.append((len(sink.metrics), run))
                 put(sink, "fio.disk_util_pct", value, "%", N, no, {"device": disk.group(1)})
         elif not line.lstrip().startswith("|"):
             pct_name = ""  # the percentile table ends at its first line without a '|'
 
+    if run > 1:  # several runs in one log: a device's utilisation once per run, so each carries its run
+        for i, r in disks:
+            sink.metrics[i] = replace(sink.metrics[i], labels=(*sink.metrics[i].labels, ("run", str(r))))
     if not directions:
         raise ParseError("fio_text", "jobs", "no 'read: IOPS=' / 'write: IOPS=' line under a "
                          "'(groupid=N, jobs=N)' job line", source=source)

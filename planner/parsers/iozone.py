@@ -34,6 +34,7 @@ _XFER = re.compile(rf"Min xfer\s*=\s*{_NUM}\s*(\S+)")
 _RECORD = re.compile(r"Record Size\s+(\d+)\s*([kKmM])B", re.IGNORECASE)
 _CMD_R = re.compile(r"(?:^|\s)-r\s*(\d+)([kKmMgG]?)(?=\s|$)")
 _BANNER = "Iozone: Performance Test of File I/O"
+_START = re.compile(r"^\s*(?:Run began:|Command line used:)")
 _UNITS = {"kb/sec": "KB/s", "ops/sec": "ops/s", "kb": "KB", "ops": "ops"}
 _VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
 _OPS_MODE = re.compile(r"OPS Mode|Output is in operations per second", re.IGNORECASE)
@@ -86,12 +87,17 @@ def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> 
         raise ParseError("iozone", "record size", f"record size must be positive, got {rec}", source=source)
     run, test, found = 0, "", 0
     labels: dict[str, str] = {}
+    seen: set[tuple[str, str, str]] = set()  # results of the current run
     for no, line in enumerate(text.splitlines(), 1):
-        if _BANNER in line:
-            run += 1
+        # A run starts at its banner, or - banner cut off - at its "Run began" / "Command line used" line.
+        if (_BANNER in line or _START.search(line)) and (seen or not run):
+            run, seen = run + 1, set()
         if m := _TPUT.search(line):
             view = "children" if m.group(1).startswith("Children") else "parent"
             test = re.sub(r"\s+", " ", m.group(3).strip())
+            if (view, test, m.group(2)) in seen:  # the same test again: the next run, its header not pasted
+                run, seen = max(run, 1) + 1, set()
+            seen.add((view, test, m.group(2)))
             labels = {"run": str(max(run, 1)), "test": test, "procs": m.group(2)}
             unit = _unit(m.group(5), sink, no)
             value = checked(sink, "iozone", "throughput", m.group(4), no)

@@ -68,7 +68,7 @@ def _banner(sink: MetricSink, text: str) -> None:
 
 
 def looks_like_iostat(text: str) -> bool:
-    return bool(re.search(r"^\s*Device:?\s+.*(r/s|tps)", text, re.MULTILINE))
+    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)", text, re.MULTILINE))
 
 
 def looks_like_mpstat(text: str) -> bool:
@@ -76,8 +76,8 @@ def looks_like_mpstat(text: str) -> bool:
 
 
 def looks_like_vmstat(text: str) -> bool:
-    return bool(re.search(r"^\s*procs\s+-+memory-+", text, re.MULTILINE)) and \
-        bool(re.search(r"^\s*r\s+b\s+swpd\s+free", text, re.MULTILINE))
+    return bool(re.search(r"^[ \t]*procs\s+-+memory-+", text, re.MULTILINE)) and \
+        bool(re.search(r"^[ \t]*r\s+b\s+swpd\s+free", text, re.MULTILINE))
 
 
 def looks_like(text: str) -> bool:
@@ -166,7 +166,12 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
         if rest and rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
             cols = rest[1:]
             continue
-        if not cols or not rest or not (rest[0] == "all" or rest[0].isdigit()):
+        if not cols or not rest:
+            continue
+        if not (rest[0] == "all" or rest[0].isdigit()):
+            if sum(_num(t) is not None for t in rest) * 2 >= len(cols):  # a CPU row without a readable CPU
+                sink.errors.append(ParseError("mpstat", "CPU row", f"row without a CPU number: {rest[0][:20]!r}",
+                                              source=source, line=no))
             continue
         time = "Average" if time.rstrip(":") == "Average" else time
         if time != last_time:

@@ -15,7 +15,7 @@ KIND = "statspack"
 
 
 def looks_like(text: str) -> bool:
-    return re.search(r"^\s*STATSPACK (Statistics )?report for", text[:8192], re.M | re.I) is not None
+    return re.search(r"^[ \t]*STATSPACK (Statistics )?report for", text[:8192], re.M | re.I) is not None
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:
