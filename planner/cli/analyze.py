@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from planner.errors import InputError, Problem
-from planner.files import atomic_write
+from planner.output import write_output
 
 FORMATS = ("md", "json")
 
@@ -42,5 +42,5 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(md)
     if args.output:
-        atomic_write(Path(args.output), md.encode())
+        write_output(Path(args.output), md.encode())
     return 2 if result.failed else 0

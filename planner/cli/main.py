@@ -136,6 +136,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return e.exit_code
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a file planner reads or writes on this controller failed: said in words, exit 1
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"ERROR! {where}{e.strerror or e}", file=sys.stderr)
+        return 1
 
 
 def _ssh_options_of_the_run(args: argparse.Namespace) -> None:

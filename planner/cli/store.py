@@ -98,9 +98,6 @@ def _store_id(store: Any, run: str) -> str:
 def _pull(store: Any, run_id: str, dest: Path) -> tuple[Path, list[str]]:
     from planner.store.record import write_folder
 
-    if (dest / run_id / "meta.json").exists():
-        raise InputError([Problem(None, "", f"{dest / run_id} already holds a run folder",
-                                  "the folder is the source of truth: pull into another --runs-dir, or use it as it is")])
     stored = store.stored_run(run_id)
     assert stored is not None
     return write_folder(stored, dest)

@@ -34,8 +34,23 @@ def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
                                       "pip install 'psycopg[binary]>=3.1'")]) from None
         return PostgresStore(url, migrating=migrating)
     assert url.path is not None
-    url.path.parent.mkdir(parents=True, exist_ok=True)
+    _folder_of(url.path)
     return SqliteStore(url.path, url, migrate=not migrating)
+
+
+def _folder_of(path: Path) -> None:
+    """The SQLite file's folder, created when missing; a file in its place is refused in words."""
+    from planner.errors import Problem
+
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        what = "is not a folder" if folder.exists() or isinstance(e, FileExistsError | NotADirectoryError) \
+            else f"cannot be created ({e.strerror or e})"
+        raise InputError([Problem(None, "--runs-dir", f"{folder} {what}",
+                                  "give the folder that holds the run folders with --runs-dir (or another "
+                                  "--store)")]) from None
 
 
 def store_path(runs_dir: Path) -> Path:
@@ -44,6 +59,8 @@ def store_path(runs_dir: Path) -> Path:
 
 def run_folders(runs_dir: Path) -> list[Path]:
     if not Path(runs_dir).is_dir():
+        if Path(runs_dir).exists():
+            _folder_of(Path(runs_dir) / DB_NAME)  # refused in words
         return []
     return sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and (p / "meta.json").is_file())
 
@@ -51,6 +68,7 @@ def run_folders(runs_dir: Path) -> list[Path]:
 def rebuild(runs_dir: Path) -> int:
     """``planner index``: drop the embedded store and recreate it from the run folders; the runs indexed."""
     path = store_path(runs_dir)
+    _folder_of(path)
     path.unlink(missing_ok=True)
     count = 0
     with open_store(default_url(runs_dir)) as store:

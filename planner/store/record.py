@@ -127,10 +127,19 @@ def _safe_rel(name: str) -> PurePosixPath | None:
 
 
 def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
-    """``dest/<run id>`` rebuilt from the store; returns it and the artifacts not in it (content not kept)."""
+    """``dest/<run id>`` rebuilt from the store; returns it and the artifacts not in it (content not kept).
+    The id is checked first (a row naming ``../../x`` or ``/home/u/.ssh`` writes nothing) and the folder must
+    be new: files are never written through what is already there."""
+    from planner.errors import InputError, Problem
     from planner.files import write_bytes, write_json
+    from planner.runid import run_folder
 
-    folder = dest / run.run_id
+    folder = run_folder(dest, run.run_id, f"results store row {run.run_id!r}")
+    if folder.exists() or folder.is_symlink():
+        held = "a run folder" if (folder / "meta.json").exists() else "something"
+        raise InputError([Problem(None, "", f"{folder} already holds {held}",
+                                  "the folder is the source of truth: pull into another --runs-dir, or use it as "
+                                  "it is")])
     missing: list[str] = []
     for name, data in run.files:
         rel = _safe_rel(name)

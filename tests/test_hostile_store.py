@@ -1,0 +1,93 @@
+"""Hostile inputs, round 3, the store's half (issue 24): run ids from outside, pushes that would replace
+another run, and what the store's readers print and write. Every store test runs on SQLite and on a real
+PostgreSQL (``store_url``, tests/pg_cluster.py)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from test_report_helpers import seed_study
+from test_store_backends import cli, migrated
+
+from planner.results.measure import read_run
+from planner.store import open_store, parse_store_url
+from planner.store.record import capture
+
+ESCAPES = ("../../x", "/tmp/planner-hostile-abs", "..", ".hidden", "-rf", "a/b", "a\nb", "")
+
+
+def plant(url: str, run: Path, run_id: str) -> None:
+    """What a colleague with a modified planner (or plain SQL) can put in the team store."""
+    real = capture(read_run(run))
+    stored = dataclasses.replace(real, run_id=run_id, measurements=tuple(
+        dataclasses.replace(m, run_id=run_id) for m in real.measurements))
+    with open_store(parse_store_url(url, Path("."))) as st:
+        st.put_stored(stored)
+
+
+def tree(root: Path) -> set[str]:
+    return {p.relative_to(root).as_posix() for p in root.rglob("*")}
+
+
+@pytest.mark.parametrize("verb", ["pull", "report", "show", "export"])
+def test_a_store_row_whose_run_id_escapes_writes_nothing(store_url: str, tmp_path: Path, verb: str,
+                                                         capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "src")
+    (tmp_path / "home" / "victim" / ".ssh").mkdir(parents=True)
+    absolute = tmp_path / "home" / "victim" / ".ssh"
+    for rid in ("../../x", str(absolute)):
+        plant(store_url, run, rid)
+    runs = tmp_path / "w" / "runs"
+    runs.mkdir(parents=True)
+    before = tree(tmp_path)
+    for rid in ("../../x", str(absolute)):
+        argv = {"pull": ["store", "pull", rid], "report": ["report", rid], "show": ["show", rid],
+                "export": ["export", rid]}[verb]
+        code, _, err = cli(capsys, *argv, "--store", store_url, "--runs-dir", str(runs))
+        assert code == 5, err
+        assert "is not a run id" in err and "Traceback" not in err
+    assert tree(tmp_path) == before  # not a file written: not ../../x, not the victim's .ssh
+    assert not (tmp_path / "x").exists() and not list(absolute.iterdir())
+
+
+def test_a_received_folder_whose_meta_names_an_escaping_id_is_refused(store_url: str, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "recv")
+    meta = json.loads((run / "meta.json").read_text())
+    (run / "meta.json").write_text(json.dumps({**meta, "run_id": "../../x"}))
+    code, _, err = cli(capsys, "store", "push", str(run), "--store", store_url)
+    assert code == 5 and "is not a run id" in err and "meta.json run_id" in err
+    with open_store(parse_store_url(store_url, Path("."))) as st:
+        assert st.runs() == []  # refused before the upload: no store reader can meet it
+    code, _, err = cli(capsys, "show", str(run))
+    assert code == 5 and "is not a run id" in err
+
+
+@pytest.mark.parametrize("bad", ESCAPES)
+def test_run_ids_have_one_strict_shape(bad: str) -> None:
+    from planner.errors import InputError
+    from planner.runid import check_run_id, is_run_id, new_run_id
+
+    assert not is_run_id(bad)
+    with pytest.raises(InputError):
+        check_run_id(bad, "here")
+    assert is_run_id(new_run_id("My plan/../x", "ctl.example.com"))
+
+
+def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(store_url: str, tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "src")
+    assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
+    runs, outside = tmp_path / "runs", tmp_path / "outside"
+    runs.mkdir()
+    outside.mkdir()
+    (runs / run.name).symlink_to(outside)
+    code, _, err = cli(capsys, "store", "pull", run.name, "--store", store_url, "--runs-dir", str(runs))
+    assert code == 5 and "leads outside" in err
+    assert not list(outside.iterdir())
