@@ -91,3 +91,68 @@ def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(sto
     code, _, err = cli(capsys, "store", "pull", run.name, "--store", store_url, "--runs-dir", str(runs))
     assert code == 5 and "leads outside" in err
     assert not list(outside.iterdir())
+
+
+def test_two_controllers_starting_the_same_plan_in_the_same_second_get_two_ids(tmp_path: Path,
+                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import datetime as dt
+    import platform
+
+    from planner.engine.runrecord import RunRecord
+    from planner.runid import is_run_id, new_run_id
+
+    now = dt.datetime(2026, 12, 1, 20, 0, 0, tzinfo=dt.UTC)
+    a, b = new_run_id("slob", "ctl-a", now), new_run_id("slob", "ctl-b", now)
+    assert a != b and a.startswith("20261201T200000Z-slob-ctl-a-") and is_run_id(a) and is_run_id(b)
+    assert new_run_id("slob", "ctl-a", now) != a  # the random part: one controller, two runs, one second
+    assert min(new_run_id("slob", "zz", now + dt.timedelta(seconds=1)), a) == a  # sorts by start
+    monkeypatch.setattr(platform, "node", lambda: "ctl-one")
+    first = RunRecord(tmp_path / "one", "slob")
+    monkeypatch.setattr(platform, "node", lambda: "ctl-two")
+    second = RunRecord(tmp_path / "two", "slob")
+    assert first.id != second.id and "-slob-ctl-one-" in first.id and "-slob-ctl-two-" in second.id
+    first.close()
+    second.close()
+
+
+def other_controllers_copy(run: Path, dest: Path) -> Path:
+    """The same run id, made by another controller (another folder, other numbers)."""
+    import shutil
+
+    copy = dest / run.name
+    shutil.copytree(run, copy)
+    meta = json.loads((copy / "meta.json").read_text())
+    (copy / "meta.json").write_text(json.dumps({**meta, "controller": "ctl-two"}))
+    (copy / "plan.yaml").write_text((copy / "plan.yaml").read_text() + "\n# the other controller's run\n")
+    return copy
+
+
+def test_a_push_of_an_existing_id_with_other_content_is_refused_unless_replace(store_url: str, tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "one")
+    assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
+    with open_store(parse_store_url(store_url, Path("."))) as st:
+        first = st.run(run.name)
+    assert first is not None
+    copy = other_controllers_copy(run, tmp_path / "two")
+    code, out, err = cli(capsys, "store", "push", str(copy), "--store", store_url)
+    assert code == 5 and "already in the results store with other content" in err and "--replace" in err
+    assert cli(capsys, "index", "--runs-dir", str(tmp_path / "two"), "--store", store_url)[0] == 5
+    with open_store(parse_store_url(store_url, Path("."))) as st:
+        assert st.run(run.name) == first  # the first controller's run is still the stored one
+    code, out, err = cli(capsys, "store", "push", str(copy), "--store", store_url, "--replace")
+    assert code == 0 and "pushed" in out, err
+    with open_store(parse_store_url(store_url, Path("."))) as st:
+        now = st.run(run.name)
+    assert now is not None and now.content_hash != first.content_hash and now.path == str(copy.resolve())
+
+
+def test_the_same_folder_pushed_again_after_it_changed_updates_its_run(store_url: str, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "one")
+    assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
+    (run / "plan.yaml").write_text((run / "plan.yaml").read_text() + "\n# resumed and finished\n")
+    code, out, err = cli(capsys, "store", "push", str(run), "--store", store_url)
+    assert code == 0 and "pushed" in out, err  # one run, its own folder: a resume's push is not refused

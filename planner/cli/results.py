@@ -277,7 +277,6 @@ def _export(args: argparse.Namespace) -> int:
 
 def _index(args: argparse.Namespace) -> int:
     from planner.cli.store import named_store
-    from planner.results.measure import read_run
     from planner.store import open_store, rebuild, run_folders, store_path
 
     url = named_store(args)
@@ -285,7 +284,10 @@ def _index(args: argparse.Namespace) -> int:
         n = rebuild(args.runs_dir)
         print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
         return 0
+    from planner.cli.store import push_folders
+
     with open_store(url) as store:
-        changed = sum(store.put_run(read_run(f)) for f in run_folders(args.runs_dir))
-    print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}")
-    return 0
+        changed, refused = push_folders(store, run_folders(args.runs_dir), quiet=True)
+    print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}"
+          + (f"; {refused} refused (see above)" if refused else ""))
+    return 5 if refused else 0

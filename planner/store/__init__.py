@@ -12,12 +12,12 @@ from pathlib import Path
 
 from planner.errors import InputError
 from planner.results.measure import read_run
-from planner.store.base import RunFilter, RunRow, SqlStore, Store, StoreUnreachable
+from planner.store.base import PushRefused, RunFilter, RunRow, SqlStore, Store, StoreUnreachable
 from planner.store.schema import LATEST, MIGRATIONS
 from planner.store.sqlite import SqliteStore
 from planner.store.url import DB_NAME, Backend, StoreURL, default_url, parse_store_url
 
-__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
+__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "PushRefused", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
            "StoreURL", "StoreUnreachable", "open_store", "parse_store_url", "rebuild", "run_folders",
            "store_path", "sync"]
 
@@ -73,7 +73,7 @@ def rebuild(runs_dir: Path) -> int:
     count = 0
     with open_store(default_url(runs_dir)) as store:
         for folder in run_folders(runs_dir):
-            store.put_run(read_run(folder))
+            store.put_run(read_run(folder), replace=True)
             count += 1
     return count
 
@@ -86,7 +86,7 @@ def sync(runs_dir: Path) -> SqlStore:
         row = store.run(folder.name)
         if row is None or row.status in ("running", "") or not row.content_hash:
             try:
-                store.put_run(read_run(folder))
+                store.put_run(read_run(folder), replace=True)  # the index follows its folders
             except InputError:
                 continue  # a damaged folder is listed by nothing rather than stopping the listing
     return store
