@@ -61,7 +61,17 @@ def sha256_file(path: Path) -> str:
 
 
 _SLUG = re.compile(r"[^A-Za-z0-9_.-]+")
+_PLAIN = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,99}")
 
 
 def slug(text: str) -> str:
     return _SLUG.sub("_", text).strip("_")[:60] or "x"
+
+
+def name_file(name: str) -> str:
+    """A file name for ``name`` (an inventory host name: outside input) that stays one plain name: the name
+    itself when it is one, else its slug and a hash of it (``../../x`` never becomes a path, two odd names
+    never share a file)."""
+    if _PLAIN.fullmatch(name) and name not in (".", ".."):
+        return name
+    return f"{slug(name).lstrip('.') or 'x'}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"

@@ -16,12 +16,13 @@ import re
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
 from planner import __version__
+from planner.errors import PlannerError
 from planner.files import slug, write_bytes, write_json
 from planner.host import Host
 from planner.plan.model import Plan
@@ -137,12 +138,19 @@ class RunRecord:
             self.meta.update(fields)
             write_json(self.path / "meta.json", self.redact_value(self.meta))
 
+    def _target(self, relpath: str) -> Path:
+        """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
+        p = PurePosixPath(relpath)
+        if not relpath or p.is_absolute() or ".." in p.parts or "\x00" in relpath:
+            raise PlannerError(f"record file {relpath!r} would lead outside the run folder {self.path}")
+        return self.path / p
+
     def write(self, relpath: str, data: Any) -> None:
         text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
-        write_bytes(self.path / relpath, self.redact(text).encode())
+        write_bytes(self._target(relpath), self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
-        target = self.path / relpath
+        target = self._target(relpath)
         write_bytes(target, self.redact(text).encode())
         return target
 
