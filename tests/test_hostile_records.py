@@ -47,3 +47,46 @@ def test_an_inventory_host_named_like_a_path_keeps_its_facts_inside_the_run(lab,
 
     assert "../../x" in read_run(run).facts  # read back under the inventory name
     assert stat.S_IMODE(facts.stat().st_mode) == 0o600
+
+
+HOSTILE = "\x1b]0;pwned\x07\x1b[2J\x9b31m[link=http://127.0.0.1/x]click[/link]\x00\r"
+
+
+def _shown_safely(text: str) -> None:
+    assert not any(c in text for c in "\x1b\x07\x00\r\x9b"), repr(text)
+    assert r"\x1b]0;pwned\x07" in text and "[link=http://127.0.0.1/x]click[/link]" in text
+
+
+def test_show_and_runs_print_control_bytes_from_records_escaped(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from test_report_helpers import seed_study
+    from test_store_backends import cli
+
+    run = seed_study(tmp_path / "runs")
+    meta = json.loads((run / "meta.json").read_text())
+    meta.update(plan=f"plan{HOSTILE}", started=f"2026{HOSTILE}", hosts={f"h{HOSTILE}": {}})
+    (run / "meta.json").write_text(json.dumps(meta))
+    code, out, err = cli(capsys, "show", str(run))
+    assert code == 0, err
+    _shown_safely(out)
+    code, out, err = cli(capsys, "runs", "--runs-dir", str(tmp_path / "runs"))
+    assert code == 0, err
+    _shown_safely(out)
+
+
+def test_runs_and_errors_print_store_rows_escaped(store_url: str, tmp_path: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    from test_hostile_store import plant
+    from test_report_helpers import seed_study
+    from test_store_backends import cli, migrated
+
+    migrated(store_url)
+    run = seed_study(tmp_path / "runs")
+    plant(store_url, run, f"20260101T100000Z-{HOSTILE}")
+    plant(store_url, run, f"20260101T100000Z-b{HOSTILE}")
+    code, out, err = cli(capsys, "runs", "--store", store_url)
+    assert code == 0, err
+    _shown_safely(out)
+    code, _, err = cli(capsys, "show", "20260101T100000Z", "--store", store_url, "--runs-dir", str(tmp_path / "x"))
+    assert code == 5  # two runs match: their ids are listed in the hint
+    _shown_safely(err)

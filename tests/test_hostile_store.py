@@ -156,3 +156,16 @@ def test_the_same_folder_pushed_again_after_it_changed_updates_its_run(store_url
     (run / "plan.yaml").write_text((run / "plan.yaml").read_text() + "\n# resumed and finished\n")
     code, out, err = cli(capsys, "store", "push", str(run), "--store", store_url)
     assert code == 0 and "pushed" in out, err  # one run, its own folder: a resume's push is not refused
+
+
+def test_a_nul_in_a_text_field_is_pushed_on_both_backends(store_url: str, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    migrated(store_url)
+    run = seed_study(tmp_path / "one")
+    meta = json.loads((run / "meta.json").read_text())
+    (run / "meta.json").write_text(json.dumps({**meta, "plan": "slob\x00x", "status": "complete\x00"}))
+    code, out, err = cli(capsys, "store", "push", str(run), "--store", store_url)
+    assert code == 0 and "pushed" in out, err  # was exit 4 "unreachable" on PostgreSQL
+    with open_store(parse_store_url(store_url, Path("."))) as st:
+        row = st.run(run.name)
+    assert row is not None and row.plan == "slob\ufffdx"

@@ -101,8 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _problems_out(err: InputError) -> None:
-    for p in err.problems:
-        print(f"ERROR! {p}", file=sys.stderr)
+    from planner.engine.console import escape_controls
+
+    for p in err.problems:  # problems quote input (store rows, file names): control bytes shown, not sent
+        print(f"ERROR! {escape_controls(str(p))}", file=sys.stderr)
     n = len(err.problems)
     print(f"planner: {n} problem{'s' if n != 1 else ''} found; nothing was run", file=sys.stderr)
 
@@ -132,7 +134,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("planner: interrupted", file=sys.stderr)
         return 99
     except PlannerError as e:
-        print(f"ERROR! {e}", file=sys.stderr)
+        from planner.engine.console import escape_controls
+
+        print(f"ERROR! {escape_controls(str(e))}", file=sys.stderr)
         return e.exit_code
     except BrokenPipeError:
         return 0

@@ -7,6 +7,7 @@ or PLANNER_STORE, a run id in that results store.
 from __future__ import annotations
 
 import argparse
+import builtins
 import csv
 import io
 import json
@@ -160,14 +161,17 @@ def _show(args: argparse.Namespace) -> int:
 
 def _show_run(data: Any) -> None:
     from planner.cli.tables import print_table
+    from planner.engine.console import escape_controls
+    from planner.engine.runrecord import status_text
     from planner.metrics import display_keys, words_in
     from planner.report.study import point_words
     from planner.results.findings import all_findings
     from planner.results.stats import fmt, series
 
-    m = data.meta
-    from planner.engine.runrecord import status_text
+    def print(text: str = "") -> None:  # every line holds record text: control bytes shown, never sent
+        builtins.print(escape_controls(text))
 
+    m = data.meta
     print(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
     print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
     if data.simulated:

@@ -104,6 +104,7 @@ class SqlStore:
     backend: Backend
     db: Any  # the DB-API connection
     driver_errors: tuple[type[Exception], ...] = ()
+    unreachable_errors: tuple[type[Exception], ...] = ()  # of those, the ones that mean "cannot reach it"
 
     def __enter__(self) -> SqlStore:
         return self
@@ -136,12 +137,15 @@ class SqlStore:
     def _failed(self, e: Exception) -> PlannerError:
         """A driver error in words (no traceback, no credentials: the URL never holds any)."""
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        return StoreUnreachable(f"results store {self.url}: {first}")
+        if isinstance(e, self.unreachable_errors):
+            return StoreUnreachable(f"results store {self.url}: {first}")
+        return PlannerError(f"results store {self.url} refused the operation: {first}",
+                            hint="the store is reachable; this is planner's or the data's fault, not the network's")
 
     def _exec(self, sql: str, args: Sequence[Any] = ()) -> Any:
         try:
             cur = self.db.cursor()
-            cur.execute(self._sql(sql), tuple(args))
+            cur.execute(self._sql(sql), sql_args(args))
         except self.driver_errors as e:
             raise self._failed(e) from None
         return cur
@@ -149,7 +153,7 @@ class SqlStore:
     def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
             try:
-                self.db.cursor().executemany(self._sql(sql), [tuple(r) for r in rows])
+                self.db.cursor().executemany(self._sql(sql), [sql_args(r) for r in rows])
             except self.driver_errors as e:
                 raise self._failed(e) from None
 
@@ -293,6 +297,12 @@ class SqlStore:
         return StoredRun(r.id, r.plan, r.plan_file, r.git_commit or None, r.git_dirty, r.started or None,
                          r.ended or None, r.status or None, r.simulated, r.hosts, r.path, r.controller,
                          row[13] or "", files, arts, tuple(self.measurements(run_id)), found, verd, r.content_hash)
+
+
+def sql_args(values: Sequence[Any]) -> tuple[Any, ...]:
+    """Statement arguments with NUL in text shown as U+FFFD: PostgreSQL text cannot hold NUL, and a record
+    holding one (outside text) must land the same on both backends, not fail the push."""
+    return tuple(v.replace("\x00", "\ufffd") if isinstance(v, str) and "\x00" in v else v for v in values)
 
 
 def _now() -> str:

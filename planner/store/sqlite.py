@@ -23,6 +23,7 @@ BUSY_SECONDS = 60.0
 class SqliteStore(SqlStore):
     backend = Backend.SQLITE
     driver_errors = (sqlite3.Error,)
+    unreachable_errors = (sqlite3.OperationalError,)  # locked, I/O, disk full: the file, not the data
 
     def __init__(self, path: Path | str, url: StoreURL | None = None, *, migrate: bool = True) -> None:
         self.path = str(path)
