@@ -90,3 +90,41 @@ def test_runs_and_errors_print_store_rows_escaped(store_url: str, tmp_path: Path
     code, _, err = cli(capsys, "show", "20260101T100000Z", "--store", store_url, "--runs-dir", str(tmp_path / "x"))
     assert code == 5  # two runs match: their ids are listed in the hint
     _shown_safely(err)
+
+
+def test_the_index_and_saved_artifacts_are_private(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    import os
+    from types import SimpleNamespace
+
+    from test_report_helpers import seed_study
+    from test_store_backends import cli
+
+    from planner.steps.wl_common import save_text
+
+    runs = tmp_path / "runs"
+    seed_study(runs)
+    assert cli(capsys, "index", "--runs-dir", str(runs))[0] == 0
+    assert stat.S_IMODE((runs / "planner.sqlite").stat().st_mode) == 0o600
+    os.chmod(runs / "planner.sqlite", 0o644)  # made by an older planner
+    assert cli(capsys, "runs", "--runs-dir", str(runs))[0] == 0
+    assert stat.S_IMODE((runs / "planner.sqlite").stat().st_mode) == 0o600
+    team = tmp_path / "team.sqlite"
+    assert cli(capsys, "store", "migrate", "--store", f"sqlite:///{team}")[0] == 0
+    assert stat.S_IMODE(team.stat().st_mode) == 0o600
+    ctx = SimpleNamespace(artifacts=tmp_path / "run" / "artifacts" / "h" / "exec001", run_dir=tmp_path / "run",
+                          simulated=False)
+    art = save_text(ctx, "runit.log", "kit output\n")  # type: ignore[arg-type]
+    assert stat.S_IMODE((tmp_path / "run" / art.path).stat().st_mode) == 0o600
+
+
+def test_a_reading_verb_never_turns_a_file_into_a_store(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from test_store_backends import cli
+
+    empty = tmp_path / "EMPTYFILE"
+    empty.write_bytes(b"")
+    for argv in (["runs"], ["show", "x"], ["export", "x"], ["store", "pull", "x"]):
+        code, _, err = cli(capsys, *argv, "--store", f"sqlite:///{empty}", "--runs-dir", str(tmp_path / "r"))
+        assert code == 5 and "is not a planner results store" in err and "store migrate" in err, err
+        assert empty.read_bytes() == b""
+    code, _, err = cli(capsys, "runs", "--store", f"sqlite:///{tmp_path}/none.sqlite")
+    assert code == 5 and "no results store at" in err and not (tmp_path / "none.sqlite").exists()

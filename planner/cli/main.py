@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from planner import __version__
-from planner.errors import InputError, PlannerError, Problem
+from planner.errors import InputError, PlannerError
 
 EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
 
@@ -192,11 +192,9 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
         return 0
     if cmd == "parse":
-        from planner.cli.parse import run_parse
+        from planner.cli.parse import check_input_files, run_parse
 
-        missing = [f for f in args.files if not f.is_file()]
-        if missing:
-            raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
+        check_input_files(list(args.files))
         return run_parse(list(args.files), args.format, sys.stdout)
     if cmd == "analyze":
         from planner.cli.analyze import analyze_command

@@ -135,7 +135,7 @@ def _runs(args: argparse.Namespace) -> int:
 
     url = named_store(args)
     where = RunFilter(plan=args.plan, host=args.host, since=args.since)
-    with (open_store(url) if url else sync(args.runs_dir)) as store:
+    with (open_store(url, readonly=True) if url else sync(args.runs_dir)) as store:
         rows = store.runs(where=where)
     if not rows:
         what = "".join(f" {k} {v}" for k, v in (("of plan", args.plan), ("on host", args.host),

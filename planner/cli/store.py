@@ -60,7 +60,7 @@ def add_store_command(sub: Any) -> None:
 def store_command(args: argparse.Namespace) -> int:
     url = store_url(args)
     cmd = args.store_command
-    with open_store(url, migrating=cmd == "migrate") as store:
+    with open_store(url, migrating=cmd == "migrate", readonly=cmd == "pull") as store:
         if cmd == "migrate":
             before = store.version
             n = store.migrate()
@@ -135,7 +135,7 @@ def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
         url = named_store(args)
         if url is None:
             raise
-        with open_store(url) as store:
+        with open_store(url, readonly=True) as store:
             rid = _store_id(store, run)
             with tempfile.TemporaryDirectory(prefix="planner-pull-") as tmp:
                 folder, _ = _pull(store, rid, Path(tmp))
@@ -154,7 +154,7 @@ def folder_for_report(run: str, args: argparse.Namespace) -> Path:
         url = named_store(args)
         if url is None:
             raise
-        with open_store(url) as store:
+        with open_store(url, readonly=True) as store:
             folder, _ = _pull(store, _store_id(store, run), Path(args.runs_dir))
         print(f"pulled {folder.name} from {url} into {folder}", file=sys.stderr)
         return folder

@@ -22,8 +22,10 @@ __all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "PushRefused", "RunFilt
            "store_path", "sync"]
 
 
-def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
-    """Connect to the store ``url`` names (the SQLite file's folder is created; a server is never created)."""
+def open_store(url: StoreURL, *, migrating: bool = False, readonly: bool = False) -> SqlStore:
+    """Connect to the store ``url`` names (the SQLite file's folder is created; a server is never created).
+    ``readonly``: a reading verb's store (runs, show, compare, export, report, pull): an SQLite file is opened
+    read-only, never created nor migrated."""
     if url.backend is Backend.POSTGRES:
         try:
             from planner.store.postgres import PostgresStore
@@ -34,6 +36,10 @@ def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
                                       "pip install 'psycopg[binary]>=3.1'")]) from None
         return PostgresStore(url, migrating=migrating)
     assert url.path is not None
+    if readonly:
+        if url.path.parent.exists() and not url.path.parent.is_dir():
+            _folder_of(url.path)  # refused in words, nothing created
+        return SqliteStore(url.path, url, migrate=False, readonly=True)
     _folder_of(url.path)
     return SqliteStore(url.path, url, migrate=not migrating)
 

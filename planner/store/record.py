@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from planner.files import sha256_file
 from planner.results.findings import ClaimVerdict, Finding, all_findings, verdicts
 from planner.results.measure import Measurement, RunData, _inside
 from planner.results.stats import series
@@ -85,10 +86,10 @@ def _artifacts(run: RunData) -> list[ArtifactEntry]:
             if inside is None or not inside.is_file():
                 out[a.path] = ArtifactEntry(a.path, a.kind, None, a.sha256)
                 continue
-            data = inside.read_bytes()
-            keep = a.kind in KINDS and len(data) <= MAX_KEPT
-            out[a.path] = ArtifactEntry(a.path, a.kind, len(data), hashlib.sha256(data).hexdigest(),
-                                        data if keep else None)
+            size = inside.stat().st_size  # a fetched file may be gigabytes: hashed streaming, read only when kept
+            data = inside.read_bytes() if a.kind in KINDS and size <= MAX_KEPT else None
+            digest = hashlib.sha256(data).hexdigest() if data is not None else sha256_file(inside)
+            out[a.path] = ArtifactEntry(a.path, a.kind, size if data is None else len(data), digest, data)
     return list(out.values())
 
 
