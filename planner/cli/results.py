@@ -7,7 +7,6 @@ or PLANNER_STORE, a run id in that results store.
 from __future__ import annotations
 
 import argparse
-import builtins
 import csv
 import io
 import json
@@ -168,19 +167,19 @@ def _show_run(data: Any) -> None:
     from planner.results.findings import all_findings
     from planner.results.stats import fmt, series
 
-    def print(text: str = "") -> None:  # every line holds record text: control bytes shown, never sent
-        builtins.print(escape_controls(text))
+    def say(text: str = "") -> None:  # every line holds record text: control bytes shown, never sent
+        print(escape_controls(text))
 
     m = data.meta
-    print(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
-    print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
+    say(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
+    say(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
     if data.simulated:
-        print("  SIMULATED: numbers come from stand-ins, not real hardware")
+        say("  SIMULATED: numbers come from stand-ins, not real hardware")
     all_series = series(data.measurements)
     heads = [s for s in all_series if s.headline]
     if heads:
         names = display_keys(list(dict.fromkeys((s.key, s.unit) for s in heads)))
-        print()
+        say()
         rows = []
         for s in heads:
             sm = s.summary
@@ -192,13 +191,13 @@ def _show_run(data: Any) -> None:
     rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
     found = all_findings(all_series, rated)
     if found:
-        print("\nfindings:")
+        say("\nfindings:")
         for f in found:
             where = " ".join(x for x in (f.play, f.host) if x)
-            print(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
+            say(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
     for a in data.artifacts:
         for e in a.errors:
-            print(f"  parse problem: {e}")
+            say(f"  parse problem: {e}")
 
 
 def _report(args: argparse.Namespace) -> int:
