@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.output import write_output
+from planner.files import write_output
 
 FORMATS = ("md", "json")
 

@@ -269,7 +269,7 @@ def _export(args: argparse.Namespace) -> int:
             w.writerow({**r, "params": json.dumps(r["params"], default=str), "labels": json.dumps(r["labels"])})
         text = buf.getvalue()
     if args.output:
-        from planner.output import write_output
+        from planner.files import write_output
 
         write_output(args.output, text.encode())
         print(f"{len(rows)} measurements written to {args.output}", file=sys.stderr)

@@ -19,8 +19,7 @@ from pathlib import Path
 import jinja2
 
 from planner.errors import InputError, Location, PlannerError, Problem
-from planner.files import write_bytes
-from planner.output import write_output
+from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
 from planner.report.context import build_context
 from planner.results.measure import RunData, read_run
