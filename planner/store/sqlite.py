@@ -51,7 +51,7 @@ class SqliteStore(SqlStore):
             raise InputError([Problem(None, "--store", f"no results store at {path}",
                                       f"`planner store migrate --store {self.url}` creates one")])
         try:
-            if not readonly:
+            if not readonly and self.path != ":memory:":
                 _private(Path(path))
             target = f"file:{quote(_uri_path(self.path))}?mode=ro" if readonly else self.path
             self.db = sqlite3.connect(target, timeout=BUSY_SECONDS, isolation_level=None, uri=readonly)
