@@ -187,12 +187,12 @@ with open_store(parse_store_url(url, Path("."))) as store:
         store._write_children = paused
     print("ready", flush=True)
     sys.stdin.readline()  # the barrier: the parent releases every writer at once
-    print("pushed" if store.put_run(run) else "unchanged", flush=True)
+    print("pushed" if store.put_run(run, replace="replace" in sys.argv[4:]) else "unchanged", flush=True)
 """
 
 
-def _writer(url: str, folder: Path, mode: str = "push") -> subprocess.Popen[str]:
-    p = subprocess.Popen([sys.executable, "-c", CHILD, url, str(folder), mode], stdin=subprocess.PIPE,
+def _writer(url: str, folder: Path, mode: str = "push", *flags: str) -> subprocess.Popen[str]:
+    p = subprocess.Popen([sys.executable, "-c", CHILD, url, str(folder), mode, *flags], stdin=subprocess.PIPE,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert p.stdout is not None
     assert p.stdout.readline().strip() == "ready", p.stderr.read() if p.stderr else ""
@@ -233,8 +233,8 @@ def test_the_same_run_pushed_at_once_is_one_run(store_url: str, tmp_path: Path) 
         assert st.measurements(run.name) == list(read_run(run).measurements)
 
 
-def _kill_mid_push(url: str, folder: Path) -> None:
-    p = _writer(url, folder, "pause")
+def _kill_mid_push(url: str, folder: Path, *flags: str) -> None:
+    p = _writer(url, folder, "pause", *flags)
     assert p.stdin is not None and p.stdout is not None
     p.stdin.write("go\n")
     p.stdin.flush()
@@ -250,15 +250,16 @@ def test_a_push_killed_half_way_leaves_no_half_written_run(store_url: str, tmp_p
     _kill_mid_push(store_url, v1)
     with open_store(parse_store_url(store_url, Path("."))) as st:
         assert st.runs() == [] and st.measurements(v1.name) == [] and st.stored_run(v1.name) is None
-    # the run pushed whole; then a changed copy of it (same id) killed while replacing it: the first stays
+    # the run pushed whole; then a changed copy of it (same id, --replace) killed while replacing it: the
+    # first stays
     assert _release([_writer(store_url, v1)]) == ["pushed"]
     v2 = seed_study(tmp_path / "labB", violin_iops=1.0)
-    _kill_mid_push(store_url, v2)
+    _kill_mid_push(store_url, v2, "replace")
     with open_store(parse_store_url(store_url, Path("."))) as st:
         stored = st.stored_run(v1.name)
         assert stored is not None and stored.measurements == read_run(v1).measurements
         assert [r.id for r in st.runs()] == [v1.name]
-    assert _release([_writer(store_url, v2)]) == ["pushed"]  # nothing was left locked
+    assert _release([_writer(store_url, v2, "push", "replace")]) == ["pushed"]  # nothing was left locked
 
 
 def test_store_failure_at_the_end_of_apply_keeps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],

@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.errors import InputError, Problem
-from planner.files import atomic_write
+from planner.files import write_output
 
 FORMATS = ("md", "json")
 
@@ -29,11 +28,10 @@ def add_analyze_command(sub: Any) -> None:
 
 def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     # here, not at the top: every verb's parser is built with this module, only `analyze` needs the findings
+    from planner.cli.parse import check_input_files
     from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
 
-    missing = [f for f in args.files if not Path(f).is_file()]
-    if missing:
-        raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
+    check_input_files([Path(f) for f in args.files])
     result = analyze(list(args.files), parse_rated(args.rated))
     md = to_markdown(result)
     if args.format == "json":
@@ -42,5 +40,5 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(md)
     if args.output:
-        atomic_write(Path(args.output), md.encode())
+        write_output(Path(args.output), md.encode())
     return 2 if result.failed else 0

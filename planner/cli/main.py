@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from planner import __version__
-from planner.errors import InputError, PlannerError, Problem
+from planner.errors import InputError, PlannerError
 
 EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
 
@@ -101,8 +101,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _problems_out(err: InputError) -> None:
-    for p in err.problems:
-        print(f"ERROR! {p}", file=sys.stderr)
+    from planner.engine.console import escape_controls
+
+    for p in err.problems:  # problems quote input (store rows, file names): control bytes shown, not sent
+        print(f"ERROR! {escape_controls(str(p))}", file=sys.stderr)
     n = len(err.problems)
     print(f"planner: {n} problem{'s' if n != 1 else ''} found; nothing was run", file=sys.stderr)
 
@@ -132,10 +134,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("planner: interrupted", file=sys.stderr)
         return 99
     except PlannerError as e:
-        print(f"ERROR! {e}", file=sys.stderr)
+        from planner.engine.console import escape_controls
+
+        print(f"ERROR! {escape_controls(str(e))}", file=sys.stderr)
         return e.exit_code
     except BrokenPipeError:
         return 0
+    except OSError as e:  # a file planner reads or writes on this controller failed: said in words, exit 1
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"ERROR! {where}{e.strerror or e}", file=sys.stderr)
+        return 1
 
 
 def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
@@ -184,11 +192,9 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
         return 0
     if cmd == "parse":
-        from planner.cli.parse import run_parse
+        from planner.cli.parse import check_input_files, run_parse
 
-        missing = [f for f in args.files if not f.is_file()]
-        if missing:
-            raise InputError([Problem(None, "", f"{f}: no such file", "check the path") for f in missing])
+        check_input_files(list(args.files))
         return run_parse(list(args.files), args.format, sys.stdout)
     if cmd == "analyze":
         from planner.cli.analyze import analyze_command

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.errors import ParseError, input_error
+from planner.errors import InputError, ParseError, Problem, input_error
 from planner.metrics import Metric, Parsed
 from planner.parsers import describe, parse_file
 
@@ -159,3 +159,31 @@ def run_parse(files: list[Path], fmt: str, out: TextIO) -> int:
         _plain(results, out)
     failed = any(r.error is not None or (r.parsed is not None and r.parsed.errors) for r in results)
     return 2 if failed else 0
+
+
+def check_input_files(files: list[Path]) -> None:
+    """Every file to read is a regular file: a FIFO, device or folder is named as what it is (a FIFO read
+    could block for ever, a device never end), a missing one as missing; all at once, before reading any."""
+    problems = []
+    for f in files:
+        what = _not_a_file(Path(f))
+        if what:
+            problems.append(Problem(None, "", f"{f}: {what}", "give the path of a regular file"))
+    if problems:
+        raise InputError(problems)
+
+
+def _not_a_file(path: Path) -> str:
+    import stat
+
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file"
+    except OSError as e:
+        return f"cannot be read ({e.strerror or e})"
+    if stat.S_ISREG(mode):
+        return ""
+    kinds = ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISDIR, "a folder"), (stat.S_ISCHR, "a character device"),
+             (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+    return "is " + next((w for test, w in kinds if test(mode)), "not a regular file") + ", not a regular file"

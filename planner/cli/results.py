@@ -77,20 +77,44 @@ def add_result_commands(sub: Any) -> None:
 
 
 def resolve_run(run: str, runs_dir: Path) -> Path:
+    """RUN as a folder path, else a run id (or one part of one) under --runs-dir. An id is checked for the
+    run-id shape and to stay inside --runs-dir: ``show ''`` or ``show ../x`` match nothing."""
+    from planner.runid import ID_CHARS, SHAPE, run_folder
+
     direct = Path(run)
-    if (direct / "meta.json").is_file():
+    if run and (direct / "meta.json").is_file():
         return direct
-    under = Path(runs_dir) / run
-    if (under / "meta.json").is_file():
-        return under
+    if not ID_CHARS.fullmatch(run):
+        raise InputError([Problem(None, "", f"no run {run!r}: not a run folder, nor a run id",
+                                  "give a run folder path, or a run id (letters, digits, '_', '.', '-') under "
+                                  f"--runs-dir; see `planner runs --runs-dir {runs_dir}`")])
+    runs = _runs_dir_of(runs_dir)
+    if runs is not None and SHAPE.fullmatch(run):
+        under = run_folder(runs, run, f"run {run!r}")
+        if (under / "meta.json").is_file():
+            return under
     # a part of a run id, matched as text: `planner show '*'` is not a glob (pathlib refuses '**')
-    matches = sorted(p for p in Path(runs_dir).iterdir() if run in p.name and (p / "meta.json").is_file()) \
-        if Path(runs_dir).is_dir() and "/" not in run else []
+    matches = sorted(p for p in runs.iterdir() if run in p.name and (p / "meta.json").is_file()) if runs else []
     if len(matches) == 1:
         return matches[0]
     hint = (f"{len(matches)} runs match: {', '.join(p.name for p in matches[:5])}" if matches
             else f"see `planner runs --runs-dir {runs_dir}`")
     raise InputError([Problem(None, "", f"no run {run!r} (not a run folder, nor a run id under {runs_dir})", hint)])
+
+
+def _runs_dir_of(runs_dir: Path) -> Path | None:
+    """--runs-dir when it is a folder, None when there is nothing there; a file there is refused in words."""
+    p = Path(runs_dir)
+    if p.is_dir():
+        return p
+    if p.exists() or p.is_symlink():
+        raise runs_dir_not_a_folder(p)
+    return None
+
+
+def runs_dir_not_a_folder(p: Path) -> InputError:
+    return InputError([Problem(None, "--runs-dir", f"{p} is not a folder",
+                               "give the folder that holds the run folders (default ./runs)")])
 
 
 def dispatch_result_command(args: argparse.Namespace) -> int:
@@ -114,7 +138,7 @@ def _runs(args: argparse.Namespace) -> int:
 
     url = named_store(args)
     where = RunFilter(plan=args.plan, host=args.host, since=args.since)
-    with (open_store(url) if url else sync(args.runs_dir)) as store:
+    with (open_store(url, readonly=True) if url else sync(args.runs_dir)) as store:
         rows = store.runs(where=where)
     if not rows:
         what = "".join(f" {k} {v}" for k, v in (("of plan", args.plan), ("on host", args.host),
@@ -140,23 +164,26 @@ def _show(args: argparse.Namespace) -> int:
 
 def _show_run(data: Any) -> None:
     from planner.cli.tables import print_table
+    from planner.engine.console import escape_controls
+    from planner.engine.runrecord import status_text
     from planner.metrics import display_keys, words_in
     from planner.report.study import point_words
     from planner.results.findings import all_findings
     from planner.results.stats import fmt, series
 
-    m = data.meta
-    from planner.engine.runrecord import status_text
+    def say(text: str = "") -> None:  # every line holds record text: control bytes shown, never sent
+        print(escape_controls(text))
 
-    print(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
-    print(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
+    m = data.meta
+    say(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
+    say(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
     if data.simulated:
-        print("  SIMULATED: numbers come from stand-ins, not real hardware")
+        say("  SIMULATED: numbers come from stand-ins, not real hardware")
     all_series = series(data.measurements)
     heads = [s for s in all_series if s.headline]
     if heads:
         names = display_keys(list(dict.fromkeys((s.key, s.unit) for s in heads)))
-        print()
+        say()
         rows = []
         for s in heads:
             sm = s.summary
@@ -168,13 +195,13 @@ def _show_run(data: Any) -> None:
     rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
     found = all_findings(all_series, rated)
     if found:
-        print("\nfindings:")
+        say("\nfindings:")
         for f in found:
             where = " ".join(x for x in (f.play, f.host) if x)
-            print(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
+            say(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
     for a in data.artifacts:
         for e in a.errors:
-            print(f"  parse problem: {e}")
+            say(f"  parse problem: {e}")
 
 
 def _report(args: argparse.Namespace) -> int:
@@ -268,7 +295,9 @@ def _export(args: argparse.Namespace) -> int:
             w.writerow({**r, "params": json.dumps(r["params"], default=str), "labels": json.dumps(r["labels"])})
         text = buf.getvalue()
     if args.output:
-        args.output.write_text(text)
+        from planner.files import write_output
+
+        write_output(args.output, text.encode())
         print(f"{len(rows)} measurements written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -277,7 +306,6 @@ def _export(args: argparse.Namespace) -> int:
 
 def _index(args: argparse.Namespace) -> int:
     from planner.cli.store import named_store
-    from planner.results.measure import read_run
     from planner.store import open_store, rebuild, run_folders, store_path
 
     url = named_store(args)
@@ -285,7 +313,10 @@ def _index(args: argparse.Namespace) -> int:
         n = rebuild(args.runs_dir)
         print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
         return 0
+    from planner.cli.store import push_folders
+
     with open_store(url) as store:
-        changed = sum(store.put_run(read_run(f)) for f in run_folders(args.runs_dir))
-    print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}")
-    return 0
+        changed, refused = push_folders(store, run_folders(args.runs_dir), quiet=True)
+    print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}"
+          + (f"; {refused} refused (see above)" if refused else ""))
+    return 5 if refused else 0

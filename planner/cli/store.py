@@ -50,13 +50,17 @@ def add_store_command(sub: Any) -> None:
                            help="run folders or ids" if name == "push" else "run ids in the store")
         p.add_argument("--runs-dir", type=Path, default=Path("runs"),
                        help="where run folders are (pull writes there; default ./runs)")
+        if name == "push":
+            p.add_argument("--replace", action="store_true",
+                           help="replace a stored run of the same id whose content differs (pushed from another "
+                                "controller or folder); without it such a push is refused")
         add_store_option(p)
 
 
 def store_command(args: argparse.Namespace) -> int:
     url = store_url(args)
     cmd = args.store_command
-    with open_store(url, migrating=cmd == "migrate") as store:
+    with open_store(url, migrating=cmd == "migrate", readonly=cmd == "pull") as store:
         if cmd == "migrate":
             before = store.version
             n = store.migrate()
@@ -66,10 +70,7 @@ def store_command(args: argparse.Namespace) -> int:
             from planner.cli.results import resolve_run
 
             folders = [resolve_run(r, args.runs_dir) for r in args.runs]  # every bad name before any upload
-            for folder in folders:
-                changed = store.put_run(read_run(folder))
-                print(f"{folder.name}: {'pushed' if changed else 'already in the store, unchanged'}")
-            return 0
+            return 5 if push_folders(store, folders, replace=args.replace)[1] else 0
         if cmd == "pull":
             ids = [_store_id(store, r) for r in args.runs]
             for rid in ids:
@@ -82,6 +83,26 @@ def store_command(args: argparse.Namespace) -> int:
             store.delete_run(rid)
             print(f"{rid}: deleted from {url}")
         return 0
+
+
+def push_folders(store: Any, folders: list[Path], *, replace: bool = False, quiet: bool = False) -> tuple[int, int]:
+    """Push each folder; one refused (the store holds its id with other content) does not stop the others,
+    each refusal is said in words. Returns how many changed the store and how many were refused."""
+    from planner.store import PushRefused
+
+    refused = changed_count = 0
+    for folder in folders:
+        try:
+            changed = store.put_run(read_run(folder), replace=replace)
+        except PushRefused as e:
+            refused += 1
+            for p in e.problems:
+                print(f"ERROR! {p}", file=sys.stderr)
+            continue
+        changed_count += changed
+        if not quiet:
+            print(f"{folder.name}: {'pushed' if changed else 'already in the store, unchanged'}")
+    return changed_count, refused
 
 
 def _store_id(store: Any, run: str) -> str:
@@ -98,9 +119,6 @@ def _store_id(store: Any, run: str) -> str:
 def _pull(store: Any, run_id: str, dest: Path) -> tuple[Path, list[str]]:
     from planner.store.record import write_folder
 
-    if (dest / run_id / "meta.json").exists():
-        raise InputError([Problem(None, "", f"{dest / run_id} already holds a run folder",
-                                  "the folder is the source of truth: pull into another --runs-dir, or use it as it is")])
     stored = store.stored_run(run_id)
     assert stored is not None
     return write_folder(stored, dest)
@@ -117,7 +135,7 @@ def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
         url = named_store(args)
         if url is None:
             raise
-        with open_store(url) as store:
+        with open_store(url, readonly=True) as store:
             rid = _store_id(store, run)
             with tempfile.TemporaryDirectory(prefix="planner-pull-") as tmp:
                 folder, _ = _pull(store, rid, Path(tmp))
@@ -136,7 +154,7 @@ def folder_for_report(run: str, args: argparse.Namespace) -> Path:
         url = named_store(args)
         if url is None:
             raise
-        with open_store(url) as store:
+        with open_store(url, readonly=True) as store:
             folder, _ = _pull(store, _store_id(store, run), Path(args.runs_dir))
         print(f"pulled {folder.name} from {url} into {folder}", file=sys.stderr)
         return folder

@@ -17,6 +17,7 @@ from typing import Any, Protocol, cast
 
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError
+from planner.files import name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan.model import Section, StepSpec, SweepPoint
 from planner.status import Artifact, Status, StepResult
@@ -140,7 +141,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         raise
     except Exception as e:  # an engine bug: keep the traceback in the record, fail the host, not the run
         if record:
-            record.write_text(f"errors/{hs.host.name}-{spec.path}.txt", traceback.format_exc())
+            record.write_text(f"errors/{name_file(hs.host.name)}-{spec.path}.txt", traceback.format_exc())
         return result(Status.FAILED, f"internal error {type(e).__name__}: {e} (traceback in the run record)")
 
 

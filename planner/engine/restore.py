@@ -51,6 +51,7 @@ from planner.engine.runrecord import RunRecord, utc_now, write_json
 from planner.errors import InputError, PlannerError, Problem
 from planner.files import slug, write_bytes
 from planner.host import Host
+from planner.runid import read_meta
 from planner.status import Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.remote_procs import running_dir, stop_leftovers
@@ -307,7 +308,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     if not meta_path.is_file():
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
-    meta = json.loads(meta_path.read_text())
+    meta = read_meta(run_dir)
     log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
     pending = log.pending()
     remote = _checked_remote(run_dir, meta.get("remote"))  # workdir and lock per host

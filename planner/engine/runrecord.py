@@ -1,4 +1,4 @@
-"""The run record: ``runs/<UTC-timestamp>-<plan>/``, self-contained and always readable.
+"""The run record: ``runs/<UTC-timestamp>-<plan>-<controller>-<random>/``, self-contained and always readable.
 
 Every JSON file is written atomically (temp file + rename); commands.jsonl is appended one complete line at a
 time and flushed, so an interrupted run still leaves valid files. meta.json carries the run's status:
@@ -16,15 +16,17 @@ import re
 import subprocess
 import threading
 from collections.abc import Mapping, Sequence
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
 
 from planner import __version__
+from planner.errors import PlannerError
 from planner.files import slug, write_bytes, write_json
 from planner.host import Host
 from planner.plan.model import Plan
+from planner.runid import new_run_id, read_meta
 from planner.transport.connection import CommandResult
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
@@ -60,13 +62,14 @@ class RunRecord:
     """Writes one run folder. Thread-safe: hosts run in parallel."""
 
     def __init__(self, runs_dir: Path, plan_name: str, *, secrets: tuple[str, ...] = ()) -> None:
-        stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
-        base = runs_dir / f"{stamp}-{slug(plan_name)}"
-        path, n = base, 1
-        while path.exists():
-            n += 1
-            path = base.with_name(f"{base.name}-{n}")
-        path.mkdir(parents=True)
+        runs_dir.mkdir(parents=True, exist_ok=True)
+        while True:  # the id's random part makes a clash rare; mkdir without exist_ok makes it impossible
+            path = runs_dir / new_run_id(plan_name, platform.node())
+            try:
+                path.mkdir()
+                break
+            except FileExistsError:
+                continue
         self._attach(path, secrets)
 
     def _attach(self, path: Path, secrets: tuple[str, ...]) -> None:
@@ -135,12 +138,19 @@ class RunRecord:
             self.meta.update(fields)
             write_json(self.path / "meta.json", self.redact_value(self.meta))
 
+    def _target(self, relpath: str) -> Path:
+        """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
+        p = PurePosixPath(relpath)
+        if not relpath or p.is_absolute() or ".." in p.parts or "\x00" in relpath:
+            raise PlannerError(f"record file {relpath!r} would lead outside the run folder {self.path}")
+        return self.path / p
+
     def write(self, relpath: str, data: Any) -> None:
         text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
-        write_bytes(self.path / relpath, self.redact(text).encode())
+        write_bytes(self._target(relpath), self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
-        target = self.path / relpath
+        target = self._target(relpath)
         write_bytes(target, self.redact(text).encode())
         return target
 
@@ -383,4 +393,4 @@ def status_text(meta: Mapping[str, Any]) -> str:
 
 
 def load_meta(run_dir: Path) -> Mapping[str, Any]:
-    return json.loads((run_dir / "meta.json").read_text())
+    return read_meta(run_dir)

@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import json
 import re
-import shlex
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -320,9 +319,9 @@ def parse_extra_vars(items: list[str], base_dir: Path) -> dict[str, Any]:
 
 def _key_values(item: str, problems: list[Problem]) -> dict[str, Any] | None:
     try:
-        words = shlex.split(item)
+        words = split_kv(item)
     except ValueError as exc:
-        problems.append(Problem(None, "-e", f"'{item}': {exc}", "check the quotes"))
+        problems.append(Problem(None, "-e", f"'{item}': {exc}", "check the quotes and the {{ }} / {% %} blocks"))
         return None
     out: dict[str, Any] = {}
     for word in words or [item]:
@@ -331,5 +330,57 @@ def _key_values(item: str, problems: list[Problem]) -> dict[str, Any] | None:
             problems.append(Problem(None, "-e", f"'{word}' is not NAME=VALUE",
                                     "give -e NAME=VALUE, -e '{\"NAME\": VALUE}' or -e @file.yaml"))
             return None
-        out[name] = value
+        out[name] = _unquote(value)
     return out
+
+
+_OPEN = {"{{": "}}", "{%": "%}", "{#": "#}"}
+
+
+def split_kv(text: str) -> list[str]:
+    """``k=v k2=v2`` split at whitespace as Ansible's ``-e`` does (ansible.parsing.splitter.split_args): never
+    inside quotes or a Jinja block, so ``v={{ x }}`` and ``c="a b"`` stay one word each. Quotes are kept
+    here and taken off the value by ``_unquote``; an unclosed quote or block is a ValueError."""
+    words: list[str] = []
+    word: list[str] = []
+    quote, blocks, i = "", list[str](), 0
+    while i < len(text):
+        c, two = text[i], text[i:i + 2]
+        if quote:
+            if c == "\\" and i + 1 < len(text):
+                word.append(text[i:i + 2])
+                i += 2
+                continue
+            quote = "" if c == quote else quote
+        elif two in _OPEN:
+            blocks.append(_OPEN[two])
+            word.append(two)
+            i += 2
+            continue
+        elif blocks and two == blocks[-1]:
+            blocks.pop()
+            word.append(two)
+            i += 2
+            continue
+        elif c in "'\"":
+            quote = c
+        elif c.isspace() and not blocks:
+            if word:
+                words.append("".join(word))
+                word = []
+            i += 1
+            continue
+        word.append(c)
+        i += 1
+    if quote:
+        raise ValueError(f"no closing quotation ({quote})")
+    if blocks:
+        raise ValueError(f"an unclosed Jinja block (no {blocks[-1]})")
+    return [*words, "".join(word)] if word else words
+
+
+def _unquote(value: str) -> str:
+    """A value wrapped in one pair of matching quotes loses them (Ansible's ``unquote``); ``a="b c"`` too."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value

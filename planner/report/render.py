@@ -19,7 +19,7 @@ from pathlib import Path
 import jinja2
 
 from planner.errors import InputError, Location, PlannerError, Problem
-from planner.files import write_bytes
+from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
 from planner.report.context import build_context
 from planner.results.measure import RunData, read_run
@@ -133,7 +133,7 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
         base = main.resolve().parent
         text = render(data, name, base)
         title = next((ln[2:] for ln in text.splitlines() if ln.startswith("# ")), data.run_id)
-        write_bytes(main, markdown_to_html(text, base, title).encode())
+        _write(main, markdown_to_html(text, base, title).encode(), given_path=output is not None)
         return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
@@ -141,5 +141,13 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
         targets += plan_report_copy(plan, run_dir)
     for target in targets:
         text = render(data, name, target.resolve().parent, trusted=trusted)
-        write_bytes(target, text.encode())
+        _write(target, text.encode(), given_path=target == output)
     return main
+
+
+def _write(target: Path, data: bytes, *, given_path: bool) -> None:
+    """A report in the run folder is a record file; one the user sent with ``-o`` goes where it points."""
+    if given_path:
+        write_output(target, data)
+    else:
+        write_bytes(target, data)

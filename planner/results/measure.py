@@ -30,6 +30,7 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.plan.model import Plan
+from planner.runid import read_meta
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
@@ -329,7 +330,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     if not (run_dir / "meta.json").is_file():
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give a run folder path or a run id under --runs-dir")])
-    meta = _read_json(run_dir / "meta.json", {})
+    meta: Mapping[str, Any] = read_meta(run_dir)  # an object with a run id of the strict shape: a received folder is input
     results = _results(run_dir)
     plan = plan or load_run_plan(run_dir)
     kinds = step_kinds(plan)
@@ -367,9 +368,19 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                 measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
                                                  a.path, a.kind, m,
                                                  simulated, heads))
-    facts = {p.stem: _read_json(p, {}) for p in sorted((run_dir / "facts").glob("*.json"))}
+    facts = _facts(run_dir)
     restore = tuple(_read_json(run_dir / "restore.json", []))
     return RunData(run_dir, meta, results, tuple(measurements), tuple(artifacts), facts, restore, plan, kinds)
+
+
+def _facts(run_dir: Path) -> dict[str, Mapping[str, Any]]:
+    """facts/<file>.json by inventory host name (kept inside the file: an odd name has a hashed file name)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for p in sorted((run_dir / "facts").glob("*.json")):
+        f = _read_json(p, {})
+        if isinstance(f, dict):
+            out[str(f.get("inventory_name") or p.stem)] = f
+    return out
 
 
 def _where(path: str, m: Metric) -> str:

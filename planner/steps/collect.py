@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from planner.files import sha256_file
+from planner.files import sha256_file, write_bytes
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.transport.facts import gather
@@ -20,7 +20,7 @@ class FactsCollect(StepType):
         facts, result = gather(ctx.conn, ctx.root)
         ctx.log(ctx.host.name, ctx.step_path, result)
         path = ctx.artifacts / "facts.json"
-        path.write_text(json.dumps(facts.to_json(), indent=2) + "\n")
+        write_bytes(path, (json.dumps(facts.to_json(), indent=2) + "\n").encode(), 0o600)
         return Outcome(Status.OK, f"{facts.hostname}: {facts.cpus} CPUs, {facts.memory_gb} GB",
                        artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts", sha256_file(path)),),
                        data={"facts": facts.to_json()})

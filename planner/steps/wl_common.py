@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError
-from planner.files import sha256_file
+from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Parsed
 from planner.parsers import parse_file, summarise
@@ -74,8 +74,7 @@ def fetch_existing(ctx: StepContext, wanted: Iterable[tuple[str, str | None, str
 def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifact:
     """Keep controller-side text (a console log, a calibrate_io.txt) as an artifact of this point."""
     local = ctx.artifacts / name
-    local.parent.mkdir(parents=True, exist_ok=True)
-    local.write_text(text)
+    write_bytes(local, text.encode(), 0o600)  # a record file: private like the rest of the run folder
     return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)
 
 

@@ -12,18 +12,20 @@ from pathlib import Path
 
 from planner.errors import InputError
 from planner.results.measure import read_run
-from planner.store.base import RunFilter, RunRow, SqlStore, Store, StoreUnreachable
+from planner.store.base import PushRefused, RunFilter, RunRow, SqlStore, Store, StoreUnreachable
 from planner.store.schema import LATEST, MIGRATIONS
 from planner.store.sqlite import SqliteStore
 from planner.store.url import DB_NAME, Backend, StoreURL, default_url, parse_store_url
 
-__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
+__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "PushRefused", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
            "StoreURL", "StoreUnreachable", "open_store", "parse_store_url", "rebuild", "run_folders",
            "store_path", "sync"]
 
 
-def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
-    """Connect to the store ``url`` names (the SQLite file's folder is created; a server is never created)."""
+def open_store(url: StoreURL, *, migrating: bool = False, readonly: bool = False) -> SqlStore:
+    """Connect to the store ``url`` names (the SQLite file's folder is created; a server is never created).
+    ``readonly``: a reading verb's store (runs, show, compare, export, report, pull): an SQLite file is opened
+    read-only, never created nor migrated."""
     if url.backend is Backend.POSTGRES:
         try:
             from planner.store.postgres import PostgresStore
@@ -34,8 +36,27 @@ def open_store(url: StoreURL, *, migrating: bool = False) -> SqlStore:
                                       "pip install 'psycopg[binary]>=3.1'")]) from None
         return PostgresStore(url, migrating=migrating)
     assert url.path is not None
-    url.path.parent.mkdir(parents=True, exist_ok=True)
+    if readonly:
+        if url.path.parent.exists() and not url.path.parent.is_dir():
+            _folder_of(url.path)  # refused in words, nothing created
+        return SqliteStore(url.path, url, migrate=False, readonly=True)
+    _folder_of(url.path)
     return SqliteStore(url.path, url, migrate=not migrating)
+
+
+def _folder_of(path: Path) -> None:
+    """The SQLite file's folder, created when missing; a file in its place is refused in words."""
+    from planner.errors import Problem
+
+    folder = path.parent
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        what = "is not a folder" if folder.exists() or isinstance(e, FileExistsError | NotADirectoryError) \
+            else f"cannot be created ({e.strerror or e})"
+        raise InputError([Problem(None, "--runs-dir", f"{folder} {what}",
+                                  "give the folder that holds the run folders with --runs-dir (or another "
+                                  "--store)")]) from None
 
 
 def store_path(runs_dir: Path) -> Path:
@@ -44,6 +65,8 @@ def store_path(runs_dir: Path) -> Path:
 
 def run_folders(runs_dir: Path) -> list[Path]:
     if not Path(runs_dir).is_dir():
+        if Path(runs_dir).exists():
+            _folder_of(Path(runs_dir) / DB_NAME)  # refused in words
         return []
     return sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and (p / "meta.json").is_file())
 
@@ -51,11 +74,12 @@ def run_folders(runs_dir: Path) -> list[Path]:
 def rebuild(runs_dir: Path) -> int:
     """``planner index``: drop the embedded store and recreate it from the run folders; the runs indexed."""
     path = store_path(runs_dir)
+    _folder_of(path)
     path.unlink(missing_ok=True)
     count = 0
     with open_store(default_url(runs_dir)) as store:
         for folder in run_folders(runs_dir):
-            store.put_run(read_run(folder))
+            store.put_run(read_run(folder), replace=True)
             count += 1
     return count
 
@@ -68,7 +92,7 @@ def sync(runs_dir: Path) -> SqlStore:
         row = store.run(folder.name)
         if row is None or row.status in ("running", "") or not row.content_hash:
             try:
-                store.put_run(read_run(folder))
+                store.put_run(read_run(folder), replace=True)  # the index follows its folders
             except InputError:
                 continue  # a damaged folder is listed by nothing rather than stopping the listing
     return store

@@ -33,6 +33,16 @@ class StoreUnreachable(PlannerError):
     exit_code = 4
 
 
+class PushRefused(InputError):
+    """The store holds this run id with other content, from another controller or folder (exit 5)."""
+
+    def __init__(self, run_id: str, controller: str, path: str) -> None:
+        super().__init__([Problem(None, "", f"run {run_id} is already in the results store with other content "
+                                  f"(pushed from {controller}:{path}): not replaced",
+                                  "if this folder is the one to keep, push it again with --replace; the stored "
+                                  "run is otherwise lost")])
+
+
 @dataclass(frozen=True, slots=True)
 class RunRow:
     id: str
@@ -63,7 +73,7 @@ class Store(Protocol):
     @property
     def version(self) -> int: ...
     def migrate(self) -> int: ...
-    def put_run(self, run: RunData) -> bool: ...
+    def put_run(self, run: RunData, *, replace: bool = False) -> bool: ...
     def runs(self, plan: str | None = None, *, where: RunFilter | None = None) -> list[RunRow]: ...
     def run(self, run_id: str) -> RunRow | None: ...
     def measurements(self, run_id: str, metric: str | None = None) -> list[Measurement]: ...
@@ -94,6 +104,7 @@ class SqlStore:
     backend: Backend
     db: Any  # the DB-API connection
     driver_errors: tuple[type[Exception], ...] = ()
+    unreachable_errors: tuple[type[Exception], ...] = ()  # of those, the ones that mean "cannot reach it"
 
     def __enter__(self) -> SqlStore:
         return self
@@ -126,12 +137,15 @@ class SqlStore:
     def _failed(self, e: Exception) -> PlannerError:
         """A driver error in words (no traceback, no credentials: the URL never holds any)."""
         first = (str(e).strip().splitlines() or [type(e).__name__])[0]
-        return StoreUnreachable(f"results store {self.url}: {first}")
+        if isinstance(e, self.unreachable_errors):
+            return StoreUnreachable(f"results store {self.url}: {first}")
+        return PlannerError(f"results store {self.url} refused the operation: {first}",
+                            hint="the store is reachable; this is planner's or the data's fault, not the network's")
 
     def _exec(self, sql: str, args: Sequence[Any] = ()) -> Any:
         try:
             cur = self.db.cursor()
-            cur.execute(self._sql(sql), tuple(args))
+            cur.execute(self._sql(sql), sql_args(args))
         except self.driver_errors as e:
             raise self._failed(e) from None
         return cur
@@ -139,7 +153,7 @@ class SqlStore:
     def _many(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
         if rows:
             try:
-                self.db.cursor().executemany(self._sql(sql), [tuple(r) for r in rows])
+                self.db.cursor().executemany(self._sql(sql), [sql_args(r) for r in rows])
             except self.driver_errors as e:
                 raise self._failed(e) from None
 
@@ -182,12 +196,16 @@ class SqlStore:
         return applied
 
     # -- writing ---------------------------------------------------------------------------------------------
-    def put_run(self, run: RunData) -> bool:
-        """Insert or update one run in one transaction; False when the store already had this content."""
-        return self.put_stored(capture(run))
+    def put_run(self, run: RunData, *, replace: bool = False) -> bool:
+        """Insert or update one run in one transaction; False when the store already had this content.
+        A run id the store holds with other content, pushed from another controller or folder, is refused
+        (PushRefused) unless ``replace``: two controllers' runs must never silently become one."""
+        return self.put_stored(capture(run), replace=replace)
 
-    def put_stored(self, s: StoredRun) -> bool:
+    def put_stored(self, s: StoredRun, *, replace: bool = False) -> bool:
         dirty = None if s.git_dirty is None else int(s.git_dirty)
+        same_origin = "" if replace else \
+            " AND COALESCE(runs.controller, '') = excluded.controller AND COALESCE(runs.path, '') = excluded.path"
         with self._tx():
             cur = self._exec(
                 f"INSERT INTO runs ({RUN_COLS}, pushed_at, recap) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
@@ -196,10 +214,14 @@ class SqlStore:
                 "ended = excluded.ended, status = excluded.status, simulated = excluded.simulated, "
                 "hosts = excluded.hosts, path = excluded.path, controller = excluded.controller, "
                 "content_hash = excluded.content_hash, pushed_at = excluded.pushed_at, recap = excluded.recap "
-                "WHERE COALESCE(runs.content_hash, '') <> excluded.content_hash",
+                "WHERE COALESCE(runs.content_hash, '') <> excluded.content_hash" + same_origin,
                 (s.run_id, s.plan, s.plan_file, s.git_commit, dirty, s.started, s.ended, s.status, int(s.simulated),
                  json.dumps(list(s.hosts)), s.path, s.controller, s.content_hash, _now(), s.recap))
-            if cur.rowcount == 0:
+            if cur.rowcount == 0:  # the upsert holds the row's lock: what it found is what is there
+                held = self._exec("SELECT content_hash, controller, path FROM runs WHERE id = ?",
+                                  (s.run_id,)).fetchone()
+                if held is not None and (held[0] or "") != s.content_hash:
+                    raise PushRefused(s.run_id, str(held[1] or "?"), str(held[2] or "?"))
                 return False  # same run, same content: already there
             for table in ("measurements", "run_hosts", "run_files", "artifacts", "findings", "verdicts"):
                 self._exec(f"DELETE FROM {table} WHERE run_id = ?", (s.run_id,))
@@ -275,6 +297,12 @@ class SqlStore:
         return StoredRun(r.id, r.plan, r.plan_file, r.git_commit or None, r.git_dirty, r.started or None,
                          r.ended or None, r.status or None, r.simulated, r.hosts, r.path, r.controller,
                          row[13] or "", files, arts, tuple(self.measurements(run_id)), found, verd, r.content_hash)
+
+
+def sql_args(values: Sequence[Any]) -> tuple[Any, ...]:
+    """Statement arguments with NUL in text shown as U+FFFD: PostgreSQL text cannot hold NUL, and a record
+    holding one (outside text) must land the same on both backends, not fail the push."""
+    return tuple(v.replace("\x00", "\ufffd") if isinstance(v, str) and "\x00" in v else v for v in values)
 
 
 def _now() -> str:

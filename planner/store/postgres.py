@@ -15,7 +15,7 @@ from typing import Any
 import psycopg
 
 from planner.errors import InputError, PlannerError, Problem
-from planner.store.base import SqlStore, StoreUnreachable
+from planner.store.base import SqlStore, StoreUnreachable, sql_args
 from planner.store.schema import LATEST
 from planner.store.url import PASSWORD_HINT, Backend, StoreURL
 
@@ -26,6 +26,7 @@ MIGRATION_LOCK = 0x706C616E6E6572  # pg_advisory_xact_lock key ("planner")
 class PostgresStore(SqlStore):
     backend = Backend.POSTGRES
     driver_errors = (psycopg.Error,)
+    unreachable_errors = (psycopg.OperationalError,)
 
     def __init__(self, url: StoreURL, *, migrating: bool = False) -> None:
         self.url = url
@@ -50,7 +51,7 @@ class PostgresStore(SqlStore):
         try:
             with self.db.cursor().copy(f"COPY {table} ({cols}) FROM STDIN") as copy:
                 for row in rows:
-                    copy.write_row(row)
+                    copy.write_row(sql_args(row))
         except psycopg.Error as e:
             raise self._failed(e) from None
 

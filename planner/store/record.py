@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from planner.files import sha256_file
 from planner.results.findings import ClaimVerdict, Finding, all_findings, verdicts
 from planner.results.measure import Measurement, RunData, _inside
 from planner.results.stats import series
@@ -85,10 +86,10 @@ def _artifacts(run: RunData) -> list[ArtifactEntry]:
             if inside is None or not inside.is_file():
                 out[a.path] = ArtifactEntry(a.path, a.kind, None, a.sha256)
                 continue
-            data = inside.read_bytes()
-            keep = a.kind in KINDS and len(data) <= MAX_KEPT
-            out[a.path] = ArtifactEntry(a.path, a.kind, len(data), hashlib.sha256(data).hexdigest(),
-                                        data if keep else None)
+            size = inside.stat().st_size  # a fetched file may be gigabytes: hashed streaming, read only when kept
+            data = inside.read_bytes() if a.kind in KINDS and size <= MAX_KEPT else None
+            digest = hashlib.sha256(data).hexdigest() if data is not None else sha256_file(inside)
+            out[a.path] = ArtifactEntry(a.path, a.kind, size if data is None else len(data), digest, data)
     return list(out.values())
 
 
@@ -127,10 +128,19 @@ def _safe_rel(name: str) -> PurePosixPath | None:
 
 
 def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
-    """``dest/<run id>`` rebuilt from the store; returns it and the artifacts not in it (content not kept)."""
+    """``dest/<run id>`` rebuilt from the store; returns it and the artifacts not in it (content not kept).
+    The id is checked first (a row naming ``../../x`` or ``/home/u/.ssh`` writes nothing) and the folder must
+    be new: files are never written through what is already there."""
+    from planner.errors import InputError, Problem
     from planner.files import write_bytes, write_json
+    from planner.runid import run_folder
 
-    folder = dest / run.run_id
+    folder = run_folder(dest, run.run_id, f"results store row {run.run_id!r}")
+    if folder.exists() or folder.is_symlink():
+        held = "a run folder" if (folder / "meta.json").exists() else "something"
+        raise InputError([Problem(None, "", f"{folder} already holds {held}",
+                                  "the folder is the source of truth: pull into another --runs-dir, or use it as "
+                                  "it is")])
     missing: list[str] = []
     for name, data in run.files:
         rel = _safe_rel(name)
