@@ -26,7 +26,7 @@ from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
-from planner.steps import ARG_CHECKS
+from planner.steps import ARG_CHECKS, load_plugins
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +41,44 @@ def _split(values: list[str]) -> frozenset[str]:
     return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
 
 
+def _keys(doc: Any) -> set[str]:
+    """Every mapping key in a YAML document, each node visited once (aliases share nodes: no blow-up)."""
+    keys: set[str] = set()
+    seen: set[int] = set()
+    todo = [doc]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or not isinstance(node, dict | list):
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            keys.update(k for k in node if isinstance(k, str))
+            todo.extend(node.values())
+        else:
+            todo.extend(node)
+    return keys
+
+
+def _plugins_for(plan_path: Path) -> None:
+    """Import the step plugins of the kinds this plan names (any mapping key of it that a plugin provides),
+    and no other: a broken plugin the plan does not use stays unimported. One that it uses: exit 5."""
+    import yaml
+
+    try:
+        names = _keys(yaml.safe_load(read_input(plan_path, "plan")))
+    except (InputError, yaml.YAMLError, RecursionError):
+        return  # the loader says what is wrong with the file
+    try:
+        load_plugins(names)
+    except PlannerError as e:
+        raise InputError([Problem(None, "", e.message, e.hint or "")]) from None
+
+
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None) -> Loaded:
     if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
+    _plugins_for(plan_path)
     plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
     if plan is None:
         raise InputError(problems)
