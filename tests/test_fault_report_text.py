@@ -150,3 +150,16 @@ def test_md_text_renders_as_exactly_its_characters(text: str) -> None:
     assert shown == want
     code = md.parse(str(md_code("a `b`` c")))[1].children
     assert code is not None and [c.content for c in code] == ["a `b`` c"]
+
+
+def test_planner_analyze_markdown_escapes_what_the_files_say(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from planner.cli.main import main
+
+    events = ("![a](/etc/shadow)                   177,142,915       4,804      0   60.0 Configurat\n"
+              "DB CPU                                            1,573          20.8\n")
+    report = tmp_path / "awr ![b](x) |.txt"
+    report.write_text(awr_excerpt(1000.0, events=events))
+    assert main(["analyze", str(report)]) == 0
+    md = capsys.readouterr().out
+    assert _images(md) == [] and "\\!\\[b\\](x) \\|.txt" in md

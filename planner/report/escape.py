@@ -24,35 +24,13 @@ from typing import Any
 from jinja2 import Environment, pass_environment
 from markupsafe import Markup
 
+from planner.mdescape import md_text, one_line
+
 __all__ = ["Outside", "md_text", "md_code", "html_text", "outside", "finalize", "FILTERS"]
-
-# C0/C1 controls, DEL and the Unicode line/paragraph separators: a newline in a table cell ends the row, a
-# newline in a paragraph can start a heading or a list; ESC/OSC bytes are for terminals, not a page
-_CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-# What CommonMark/GFM give a meaning to inside a line: backslash, code, emphasis, links and images, raw HTML
-# (`<` opens both), entities, table cells, strikethrough. `_` only where it can open or close emphasis (not
-# between two letters: db_file_sequential stays readable in the .md).
-_SPECIAL = re.compile(r"[\\`*\[\]<!|~&]|(?<![^\W_])_|_(?![^\W_])")
-# What means something only where a line starts (a value may be printed there): heading, quote, list item,
-# thematic break or setext underline, ordered list item
-_LEADING = re.compile(r"^(\s*)(?:([#>])|([-+=])(?=[\s=-]|$)|(\d+)([.)])(?=\s|$))")
-
-
-def _lead(m: re.Match[str]) -> str:
-    if m.group(4):
-        return f"{m.group(1)}{m.group(4)}\\{m.group(5)}"
-    return f"{m.group(1)}\\{m.group(2) or m.group(3)}"
-
-
-def md_text(value: object) -> str:
-    """``value`` as Markdown text that renders as exactly its characters (controls as spaces)."""
-    text = _SPECIAL.sub(r"\\\g<0>", _CONTROLS.sub(" ", str(value)))
-    return _LEADING.sub(_lead, text, count=1)
-
 
 def md_code(value: object) -> Markup:
     """``value`` as one Markdown code span that its own backticks cannot close (outside tables)."""
-    text = _CONTROLS.sub(" ", str(value))
+    text = one_line(value)
     if not text:
         return Markup("")
     fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
@@ -62,7 +40,7 @@ def md_code(value: object) -> Markup:
 
 def html_text(value: object) -> str:
     """``value`` as HTML text or attribute content (the page's title; markdown-it escapes the body)."""
-    return html.escape(_CONTROLS.sub(" ", str(value)), quote=True)
+    return html.escape(one_line(value), quote=True)
 
 
 class Outside(str):
