@@ -24,7 +24,7 @@ from typing import Any
 from jinja2 import Environment, pass_environment
 from markupsafe import Markup
 
-from planner.mdescape import md_text, one_line
+from planner.results.mdtext import md_text, one_line
 
 __all__ = ["Outside", "md_text", "md_code", "html_text", "outside", "finalize", "FILTERS"]
 

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
-from planner.mdescape import md_text
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import Described, describe, parse_file, summarise
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
+from planner.results.mdtext import md_text
 from planner.results.stats import Series, fmt
 
 AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html",

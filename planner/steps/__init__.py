@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError, StepError
+from planner.plan.kind_schema import schema_problem
 from planner.plan.model import Section
-from planner.plan.schema import add_step_kinds, schema_problem
+from planner.plan.schema import add_step_kinds
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
 from planner.steps.base import NotYetImplemented, StepType
 from planner.steps.collect import FactsCollect

@@ -2,8 +2,8 @@
 (through planner.report.escape's autoescape) and by every other Markdown planner writes (``planner analyze``).
 
 ``md_text(x)`` renders, in CommonMark and GFM tables, as exactly the characters of ``x``: never an image, a
-link, raw HTML, a code span, emphasis, a table cell break, a heading or a list. A foundation module (no imports
-from planner).
+link, raw HTML, a code span, emphasis, a table cell break, a heading or a list. It imports nothing from planner, so the
+report (above results/) and results/ share it.
 """
 
 from __future__ import annotations
