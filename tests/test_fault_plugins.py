@@ -160,3 +160,24 @@ def test_the_validator_never_retrieves_a_remote_reference(server: http.server.HT
         schema._raw.cache_clear()
         schema._validator.cache_clear()
     assert _Counting.hits == []
+
+
+def test_restore_imports_only_the_plugin_its_run_used(tmp_path: Path, server: http.server.HTTPServer) -> None:
+    """`planner restore RUN` of a run whose prep was a plugin kind: that plugin is imported (its revert is
+    needed), the broken one beside it is not, and the host is put back."""
+    from test_plugins import install, project
+
+    site, marker = tmp_path / "site", tmp_path / "imported"
+    marker.mkdir()
+    install(site)
+    _install(site, "boom", server.server_address[1], marker)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(site), os.environ.get("PYTHONPATH")]))}
+    root, plan, inv = project(tmp_path)
+    done = planner(env, "apply", str(plan), "-i", str(inv), "--runs-dir", str(tmp_path / "runs"), "--keep-prep")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "etc/motd").read_text() == "benchmark running, hands off\n"  # kept
+    [run] = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    done = planner(env, "restore", str(run), "--runs-dir", str(tmp_path / "runs"))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "etc/motd").read_text() == "welcome\n"
+    assert "broken" not in done.stderr and list(marker.iterdir()) == []
