@@ -3,16 +3,18 @@
 The one home of the mechanism (docs/secrets.md). A variable holds a secret when
 
 - its name says so: one of its words (split at ``_``, ``-``, ``.`` and camelCase) is ``password``,
-  ``passwd``, ``pwd``, ``pw``, ``pass``, ``passphrase``, ``secret``, ``token``, ``key``, ``apikey`` or
-  ``credential`` (plural too), or the name contains ``password``, ``passwd``, ``passphrase``, ``secret``,
-  ``token``, ``credential`` or ``api_key``/``apikey`` (``dbpassword``); a name whose last word is ``env``,
-  ``file`` or ``path`` names where a secret is (``sys_password_env``, ``ansible_ssh_private_key_file``), not one;
+  ``passwd``, ``pwd``, ``passphrase``, ``secret``, ``token``, ``apikey`` or ``credential`` (plural too), its
+  last word is ``key``, ``pass`` or ``pw`` (``ssh_key``, ``ansible_become_pass``; not ``host_key_checking``),
+  or the name contains ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``credential`` or
+  ``api_key``/``apikey`` (``dbpassword``); a name whose last word is ``env``, ``file`` or ``path`` names where
+  a secret is (``sys_password_env``, ``ansible_ssh_private_key_file``), not one;
 - or a plan, play, inventory (host or group vars) or ``-e`` declares it: ``planner_secrets: [name, ...]``
   (a name declared anywhere is a secret everywhere).
 
 Such a variable's value (every string in it, for a list or mapping) is replaced by ``MASK`` wherever it appears
 in what planner writes or prints. A value guessed from its name must be at least MIN_GUESSED characters (``-e
-first_pass=1`` would otherwise mask every "1"); a declared one is masked at any length but the empty one.
+first_pass=1`` would otherwise mask every "1") and not a word such as true/false/yes/no/none; a declared one
+is masked at any length but the empty one.
 
 Callers: ``secret_values`` once, where the variables are known (the CLI), then ``redact_text`` /
 ``redact_value`` / ``redact_problem`` with what it returned; ``mask_url`` for a URL given on the command line.
@@ -33,13 +35,17 @@ MASK = "********"
 DECLARE = "planner_secrets"  # the variable that lists a plan's or an inventory's own secret names
 MIN_GUESSED = 4
 
-SECRET_WORDS = frozenset({"password", "passwd", "pwd", "pw", "pass", "passphrase", "secret", "token", "key",
-                          "apikey", "credential"})
+SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"})
+# Short words that say secret only as the name's last word: ssh_key, ansible_become_pass, root_pw, but not
+# host_key_checking or key_size (whose "false" / "2048" would then be masked everywhere)
+LAST_WORDS = frozenset({"key", "pass", "pw"})
+# Values never guessed to be secrets: masking every "false" in a record would destroy it
+_PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
 _INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key", re.I)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 POINTER_WORDS = frozenset({"env", "file", "path"})
 
-__all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "is_secret_name", "declared", "secret_values",
+__all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "is_secret_name", "declared", "secret_values",
            "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
 
 
@@ -52,7 +58,9 @@ def is_secret_name(name: str) -> bool:
     words = _words(name)
     if not words or words[-1] in POINTER_WORDS or name == DECLARE:
         return False
-    return any(w.rstrip("s") in SECRET_WORDS or w in SECRET_WORDS for w in words) or bool(_INSIDE.search(name))
+    last = words[-1]
+    return (any(w.rstrip("s") in SECRET_WORDS or w in SECRET_WORDS for w in words) or bool(_INSIDE.search(name))
+            or last in LAST_WORDS or last.rstrip("s") in LAST_WORDS)
 
 
 def declared(scopes: Iterable[Mapping[str, Any]]) -> frozenset[str]:
@@ -92,7 +100,7 @@ def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ())
             if key in names:
                 found.extend(s for s in _strings(value) if s)
             elif is_secret_name(key):
-                found.extend(s for s in _strings(value) if len(s) >= MIN_GUESSED)
+                found.extend(s for s in _strings(value) if len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES)
     return tuple(dict.fromkeys(found))
 
 

@@ -26,7 +26,8 @@ def test_every_documented_secret_name_is_one(name: str) -> None:
 
 @pytest.mark.parametrize("name", ["readers", "keep_prep", "workload", "sys_password_env", "sys_password_file",
                                   "ansible_ssh_private_key_file", "wallet_path", "keyspace", "monkey",
-                                  "passes", "planner_secrets", "bypass_cache"])
+                                  "passes", "planner_secrets", "bypass_cache", "ansible_host_key_checking", "key_size",
+                                  "pass_count"])
 def test_ordinary_names_and_pointers_are_not(name: str) -> None:
     assert not is_secret_name(name)
 
@@ -35,6 +36,7 @@ def test_declared_names_are_secrets_at_any_length_guessed_ones_from_four_charact
     scopes = [{"planner_secrets": ["wallet_phrase"], "readers": 16}, {"wallet_phrase": "ab", "api_key": "xyz",
                                                                       "token": {"a": ["Long-enough"]}}]
     assert secret_values(scopes) == ("ab", "Long-enough")
+    assert secret_values([{"ssh_key": "false", "api_key": "None", "vault_token": "true"}]) == ()
 
 
 PLAN = """\
