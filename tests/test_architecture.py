@@ -17,8 +17,14 @@ def test_importing_the_runner_imports_no_cli_and_no_argparse() -> None:
     assert out == "[]"
 
 
-def test_top_level_holds_at_most_ten_modules() -> None:
-    assert len(list(PLANNER.glob("*.py"))) <= 10
+# The foundation every layer may import, each named in docs/architecture.md with what it holds: a new
+# top-level module is a decision made here, not a file that lands beside them.
+FOUNDATION = {"__init__", "__main__", "errors", "files", "host", "inputs", "metrics", "redaction", "runid",
+              "safejinja", "status"}
+
+
+def test_top_level_holds_only_the_foundation() -> None:
+    assert {p.stem for p in PLANNER.glob("*.py")} == FOUNDATION
 
 
 # Modules are split by responsibility, not by line count; what is kept short is each function. The two

@@ -24,8 +24,9 @@ from planner.inventory.graph import Inventory, load_inventory, local_inventory
 from planner.plan.check import check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
-from planner.plan.templating import is_secret_name, parse_extra_vars
-from planner.steps import ARG_CHECKS
+from planner.plan.templating import parse_extra_vars
+from planner.redaction import is_secret_name, redact_problem, secret_values
+from planner.steps import ARG_CHECKS, load_plugins
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +41,44 @@ def _split(values: list[str]) -> frozenset[str]:
     return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
 
 
+def _keys(doc: Any) -> set[str]:
+    """Every mapping key in a YAML document, each node visited once (aliases share nodes: no blow-up)."""
+    keys: set[str] = set()
+    seen: set[int] = set()
+    todo = [doc]
+    while todo:
+        node = todo.pop()
+        if id(node) in seen or not isinstance(node, dict | list):
+            continue
+        seen.add(id(node))
+        if isinstance(node, dict):
+            keys.update(k for k in node if isinstance(k, str))
+            todo.extend(node.values())
+        else:
+            todo.extend(node)
+    return keys
+
+
+def _plugins_for(plan_path: Path) -> None:
+    """Import the step plugins of the kinds this plan names (any mapping key of it that a plugin provides),
+    and no other: a broken plugin the plan does not use stays unimported. One that it uses: exit 5."""
+    import yaml
+
+    try:
+        names = _keys(yaml.safe_load(read_input(plan_path, "plan")))
+    except (InputError, yaml.YAMLError, RecursionError):
+        return  # the loader says what is wrong with the file
+    try:
+        load_plugins(names)
+    except PlannerError as e:
+        raise InputError([Problem(None, "", e.message, e.hint or "")]) from None
+
+
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None) -> Loaded:
     if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
+    _plugins_for(plan_path)
     plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
     if plan is None:
         raise InputError(problems)
@@ -76,36 +111,37 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         except InputError:
             hosts = []  # check_plan has already reported it with its location
         play_hosts[play.name] = [h for h in hosts if allowed is None or h.name in allowed]
-    if problems:
-        raise InputError(problems)
+    if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
+        secrets = secrets_of(plan, inventory, extra_vars)
+        raise InputError([redact_problem(p, secrets) for p in problems])
     return Loaded(plan, inventory, extra_vars, play_hosts)
 
 
-# Ansible's literal password variables: discouraged, but if an inventory carries one it must not leak.
-_LITERAL_SECRETS = frozenset({"ansible_password", "ansible_ssh_pass", "ansible_become_password",
-                              "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password"})
+def _scopes(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every variable scope a secret may be named or declared in (planner.redaction)."""
+    return [dict(plan.vars), *(dict(p.vars) for p in plan.plays), *(dict(h.vars) for h in inventory.hosts.values()),
+            extra_vars]
 
 
-MIN_GUESSED_SECRET = 4
+def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> tuple[str, ...]:
+    """Values that must never reach the record, a store or an error: variables whose name says secret or that
+    ``planner_secrets`` declares (planner.redaction), and the passwords *_password_env / *_password_file
+    (any secret name + ``_env`` / ``_file``) point at (``~`` expanded, as the reader expands it)."""
+    scopes = _scopes(plan, inventory, extra_vars)
+    found = list(secret_values(scopes))
+    for variables in scopes:
+        for key, value in variables.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                continue
+            if key.endswith("_env") and is_secret_name(key[:-4]) and os.environ.get(value):
+                found.append(os.environ[value])
+            if key.endswith("_file") and is_secret_name(key[:-5]):
+                found.extend(_password_file(value))
+    return tuple(dict.fromkeys(s for s in found if s))
 
 
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    """Values that must never reach the record: passwords from *_password_env / *_password_file (``~``
-    expanded, as the reader expands it), any literal password variable an inventory holds, and ``-e``
-    variables whose name says they are a password (``-e admin_password=...``)."""
-    found: list[str] = []
-    sources = [*(h.vars for h in loaded.inventory.hosts.values()), loaded.extra_vars]
-    for variables in sources:
-        for key, value in variables.items():
-            # a guess by name: a value under 4 characters (`-e first_pass=1`) would mask every "1" in the record
-            if (key in _LITERAL_SECRETS or is_secret_name(key)) and isinstance(value, str | int) \
-                    and len(str(value)) >= MIN_GUESSED_SECRET:
-                found.append(str(value))
-            if key.endswith("_password_env") and isinstance(value, str) and os.environ.get(value):
-                found.append(os.environ[value])
-            if key.endswith("_password_file") and isinstance(value, str):
-                found.extend(_password_file(value))
-    return tuple(dict.fromkeys(s for s in found if s))
+    return secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars)
 
 
 def _password_file(name: str) -> list[str]:

@@ -20,18 +20,20 @@ from typing import Any
 
 from planner.engine.runrecord import RunRecord, load_meta, redact_text
 from planner.errors import InputError, Problem
+from planner.redaction import MASK, is_secret_name
 
 INVENTORY_DIR = "inventory"  # the inventory as read, redacted, with its group_vars/ and host_vars/
 LEGACY_COPY = "inventory_files.json"  # runs recorded before the one copy: absolute path -> redacted text
 
-_SECRET_VALUE = re.compile(r"(?im)^(\s*[-\w.]*(?:pass(?:word|wd)?|secret|token|private_key)[-\w.]*\s*[:=]\s*)(\S.*)$")
-_SECRET_INLINE = re.compile(r"(?i)(\b\w*(?:pass(?:word|wd)?|secret|token)\w*=)(\S+)")
+_ASSIGNED = re.compile(r"(?m)^(\s*-?\s*)([\w.-]+)(\s*[:=]\s*)(\S.*)$")  # YAML `k: v`, INI `k=v` on a line
+_INLINE = re.compile(r"\b([\w.-]+)=(\S+)")  # INI host lines: `db1 ansible_host=... asm_pwd=...`
 
 
 def redact_inventory(text: str) -> str:
-    """A password-like variable's value replaced by ******** (INI, YAML, vars files)."""
-    text = _SECRET_VALUE.sub(r"\1********", text)
-    return _SECRET_INLINE.sub(r"\1********", text)
+    """A secret variable's value (by planner.redaction's name pattern) replaced by ******** (INI, YAML, vars
+    files); a value planner_secrets declares is masked by the record, which knows the values."""
+    text = _ASSIGNED.sub(lambda m: f"{m[1]}{m[2]}{m[3]}{MASK}" if is_secret_name(m[2]) else m[0], text)
+    return _INLINE.sub(lambda m: f"{m[1]}={MASK}" if is_secret_name(m[1]) else m[0], text)
 
 
 def _sha(text: str) -> str:

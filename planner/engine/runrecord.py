@@ -26,6 +26,7 @@ from planner.errors import PlannerError
 from planner.files import slug, write_bytes, write_json
 from planner.host import Host
 from planner.plan.model import Plan
+from planner.redaction import MASK, redact_text, redact_value, secret_forms
 from planner.runid import new_run_id, read_meta
 from planner.transport.connection import CommandResult
 
@@ -226,36 +227,6 @@ class RunRecord:
         with self._lock:
             if not self._commands.closed:
                 self._commands.close()
-
-
-MASK = "********"
-
-
-def secret_forms(secrets: Sequence[str]) -> list[str]:
-    """Each secret as written and as JSON escapes it (with and without ensure_ascii), longest first so a
-    secret containing another is masked whole."""
-    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
-    return sorted(forms, key=len, reverse=True)
-
-
-def redact_text(text: str, secrets: Sequence[str]) -> str:
-    for form in secret_forms(secrets):
-        text = text.replace(form, MASK)
-    return text
-
-
-def redact_value(value: Any, secrets: Sequence[str]) -> Any:
-    """The same JSON-like value with every string (keys included) redacted."""
-    if not secrets:
-        return value
-    if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, Mapping):
-        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
-                for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [redact_value(v, secrets) for v in value]
-    return value
 
 
 def redact_head(text: str, limit: int, secrets: Sequence[str]) -> str:

@@ -65,6 +65,30 @@ def _unread(sink: MetricSink, line: str, no: int) -> None:
                                   line=no))
 
 
+def _direction(sink: MetricSink, d: re.Match[str] | None, d2: re.Match[str] | None, no: int,
+               labels: dict[str, str]) -> None:
+    """One ``read:``/``write:`` line: fio 3.x (``d``) or 2.x (``d2``) layout."""
+    H, N = Direction.HIGHER, Direction.NEUTRAL
+    if d:
+        iops, bw = _val(sink, d.group(2), no), _val(sink, d.group(3), no)
+        bw_kib = None if bw is None else bw * _KIB[d.group(4)]
+        mbs = _val(sink, d.group(5), no) if d.group(5) else None
+        bw_mbs = mbs * _MB.get(d.group(6), 1.0) if mbs is not None else \
+            (bw_kib * 1024 / 1e6 if bw_kib is not None else None)
+        runtime = _val(sink, d.group(9), no) if d.group(9) else None
+    else:
+        assert d2 is not None  # the caller matched one of the two layouts
+        iops, bw = _val(sink, d2.group(6), no), _val(sink, d2.group(4), no)
+        bw_kib = None if bw is None else bw * _KIB[d2.group(5).upper()]  # 2.0.x may print kb/s
+        bw_mbs = None if bw_kib is None else bw_kib * 1024 / 1e6
+        runtime = _val(sink, d2.group(7), no)
+    for name, value, unit, direction in (("fio.iops", iops, "IO/s", H), ("fio.bw_kib", bw_kib, "KiB/s", H),
+                                         ("fio.bw_mbs", bw_mbs, "MB/s", H),
+                                         ("fio.runtime_ms", runtime, "ms", N)):
+        if value is not None:
+            put(sink, name, value, unit, direction, no, labels)
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     job, pct_scale, pct_name = "", 0.0, ""
@@ -73,7 +97,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     directions = 0
     run, closed = 1, False  # one fio invocation per run: its disk stats come last, a job banner opens the next
     disks: list[tuple[int, int]] = []  # (index in sink.metrics, run)
-    H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
+    L, N = Direction.LOWER, Direction.NEUTRAL
     lines = [*text.splitlines(), ""]
     for no, line in enumerate(lines[:-1], 1):
         v = _VERSION.match(line)
@@ -97,23 +121,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         d2 = None if d else _DIR2.match(line)
         if d or d2:
             labels = {"job": job, "dir": line.split(":")[0].strip()}
-            if d:
-                iops, bw = _val(sink, d.group(2), no), _val(sink, d.group(3), no)
-                bw_kib = None if bw is None else bw * _KIB[d.group(4)]
-                mbs = _val(sink, d.group(5), no) if d.group(5) else None
-                bw_mbs = mbs * _MB.get(d.group(6), 1.0) if mbs is not None else \
-                    (bw_kib * 1024 / 1e6 if bw_kib is not None else None)
-                runtime = _val(sink, d.group(9), no) if d.group(9) else None
-            elif d2:
-                iops, bw = _val(sink, d2.group(6), no), _val(sink, d2.group(4), no)
-                bw_kib = None if bw is None else bw * _KIB[d2.group(5).upper()]  # 2.0.x may print kb/s
-                bw_mbs = None if bw_kib is None else bw_kib * 1024 / 1e6
-                runtime = _val(sink, d2.group(7), no)
-            for name, value, unit, direction in (("fio.iops", iops, "IO/s", H), ("fio.bw_kib", bw_kib, "KiB/s", H),
-                                                 ("fio.bw_mbs", bw_mbs, "MB/s", H),
-                                                 ("fio.runtime_ms", runtime, "ms", N)):
-                if value is not None:
-                    put(sink, name, value, unit, direction, no, labels)
+            _direction(sink, d, d2, no, labels)
             directions += 1
         elif (lat := _LAT.match(line)) and labels:
             scale = _TO_MS[lat.group(2)]

@@ -89,12 +89,21 @@ def plan_schema() -> dict[str, Any]:
     return copy.deepcopy(_raw())
 
 
+def _no_retrieval(uri: str) -> Any:
+    """The validators' registry retrieves nothing: jsonschema would otherwise fetch a remote ``$ref`` over HTTP."""
+    from referencing.exceptions import NoSuchResource
+
+    raise NoSuchResource(ref=uri)  # type: ignore[call-arg]
+
+
 @cache
 def _validator(ref: str | None = None) -> Draft202012Validator:
     from jsonschema import Draft202012Validator
+    from referencing import Registry
 
     raw = _raw()
-    return Draft202012Validator(raw if ref is None else {"$ref": f"#/$defs/{ref}", "$defs": raw["$defs"]})
+    return Draft202012Validator(raw if ref is None else {"$ref": f"#/$defs/{ref}", "$defs": raw["$defs"]},
+                                registry=Registry(retrieve=_no_retrieval))  # type: ignore[call-arg]
 
 
 def _defs() -> dict[str, Any]:

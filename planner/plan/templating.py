@@ -92,14 +92,7 @@ def _parse(text: str) -> jinja2.nodes.Template:
         raise jinja2.TemplateSyntaxError("template nested too deeply", 1) from None
 
 
-_SECRET_NAME = re.compile(r"passw(?:or)?d|(?:^|_)(?:pass|pw|secret|token|credentials?)$", re.I)
 _SECRET_POINTER = re.compile(r"_(?:env|file)$", re.I)
-
-
-def is_secret_name(name: str) -> bool:
-    """A variable whose value is a password by its name (``sys_password``, ``ansible_become_pass``,
-    ``api_token``); ``*_password_env`` / ``*_password_file`` name where a password is, and are not one."""
-    return bool(_SECRET_NAME.search(name)) and not _SECRET_POINTER.search(name)
 
 
 def is_password_name(name: str) -> bool:

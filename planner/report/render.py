@@ -21,6 +21,7 @@ import jinja2
 from planner.errors import InputError, Location, PlannerError, Problem
 from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
+from planner.report import escape
 from planner.report.context import build_context
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
@@ -47,9 +48,12 @@ def template_dirs(template: str, plan_file: Path | None, trusted: bool = True) -
 
 
 def environment(dirs: list[Path]) -> jinja2.Environment:
-    return SandboxEnvironment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
-                              undefined=jinja2.StrictUndefined, autoescape=False, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True)
+    """Autoescaping with the Markdown escape (planner.report.escape): no template prints outside text raw."""
+    env = SandboxEnvironment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
+                             undefined=jinja2.StrictUndefined, autoescape=True, finalize=escape.finalize,
+                             trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
+    env.filters.update(escape.FILTERS)
+    return env
 
 
 def render(data: RunData, template: str, report_dir: Path, charts: bool = True, trusted: bool = True) -> str:
@@ -64,7 +68,7 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True, 
     except jinja2.TemplateSyntaxError as e:
         raise InputError([Problem(Location(e.filename or name, e.lineno or 1, 1), "",
                                   f"report template syntax error: {e.message}", "fix the template")]) from None
-    ctx = build_context(data, report_dir, set(env.list_templates()), charts)
+    ctx = escape.outside(build_context(data, report_dir, set(env.list_templates()), charts))
     try:
         with template_errors_only():
             # templates stay readable with blank lines around blocks; the report gets at most one in a row
@@ -132,8 +136,8 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
         main = Path(output) if output else run_dir / "report.html"
         base = main.resolve().parent
         text = render(data, name, base)
-        title = next((ln[2:] for ln in text.splitlines() if ln.startswith("# ")), data.run_id)
-        _write(main, markdown_to_html(text, base, title).encode(), given_path=output is not None)
+        _write(main, markdown_to_html(text, base, run_dir / "charts", data.run_id).encode(),
+               given_path=output is not None)
         return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]

@@ -19,6 +19,7 @@ from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import Described, describe, parse_file, summarise
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
+from planner.results.mdtext import md_text
 from planner.results.stats import Series, fmt
 
 AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html",
@@ -162,27 +163,29 @@ def _where(f: Finding) -> str:
 
 
 def to_markdown(a: Analysis) -> str:
+    """The analysis as Markdown; every text from the files (paths, versions, event names, errors) escaped."""
+    e = md_text
     lines = ["# planner analyze", "", "## Files", "", "| file | read as | version | not read |", "|---|---|---|---|"]
     for fa in a.files:
         if fa.described is None:
-            lines.append(f"| {fa.path} | not read | | {fa.error} |")
+            lines.append(f"| {e(fa.path)} | not read | | {e(fa.error)} |")
             continue
         d = fa.described
         kind = d.kind_name + (f" ({d.layout})" if d.layout else "")
-        lines.append(f"| {fa.path} | {kind} | {d.version or '—'} | {'; '.join(d.unread) or 'everything read'} |")
+        lines.append(f"| {e(fa.path)} | {e(kind)} | {e(d.version or '—')} | {e('; '.join(d.unread) or 'everything read')} |")
     lines += ["", "## Findings", ""]
     if not a.findings:
         lines.append("No finding: nothing in these files looks like a trap the seeds' threads fell into.")
     for f in sorted(a.findings, key=lambda f: (f.severity is not Severity.WARNING, f.play, f.code)):
-        lines += [f"### {f.severity.value.upper()}: {f.title}", "", f"*{_where(f)}*", "", f.message, "",
-                  "| what | value |", "|---|---|", *(f"| {w} | {v} |" for w, v in f.numbers), ""]
+        lines += [f"### {f.severity.value.upper()}: {e(f.title)}", "", f"*{e(_where(f))}*", "", e(f.message), "",
+                  "| what | value |", "|---|---|", *(f"| {e(w)} | {e(v)} |" for w, v in f.numbers), ""]
     for name in a.rated_unmatched:
-        lines.append(f"- rated {name} = {fmt(dict(a.rated)[name])}: no file has a metric {name}; nothing compared")
+        lines.append(f"- rated {e(name)} = {fmt(dict(a.rated)[name])}: no file has a metric {e(name)}; nothing compared")
     lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
     for fa in a.files:
         for m in (fa.derived or fa.headline):
             line = m.source.line if m.source and m.source.line else ""
-            lines.append(f"| {fa.path} | {m.key} | {fmt(m.value, 2)} | {m.unit} | {line} |")
+            lines.append(f"| {e(fa.path)} | {e(m.key)} | {fmt(m.value, 2)} | {e(m.unit)} | {line} |")
     return "\n".join(lines).rstrip() + "\n"
 
 

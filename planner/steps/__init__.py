@@ -11,12 +11,15 @@ carries its schema on the class (``args_schema``) and is registered by ``load_pl
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+import re
+from collections.abc import Callable, Iterable, Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError, StepError
+from planner.plan.kind_schema import schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
@@ -46,6 +49,8 @@ ARG_CHECKS: dict[str, Callable[[Mapping[str, Any], Path, Mapping[str, Any]], Non
 
 ENTRY_POINT_GROUP = "planner.steps"  # [project.entry-points."planner.steps"] kind = "package.module:Class"
 _loaded: set[str] = set()  # entry points already registered (load_plugins may be called again)
+_broken: dict[str, PlannerError] = {}  # kind -> why its plugin cannot be used (imported once, said each time)
+_KIND = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def _not_implemented(rendered: object, plan_dir: object, variables: object = None) -> None:
@@ -59,7 +64,15 @@ ARG_CHECKS["ash"] = _not_implemented
 
 
 def step_class(kind: str) -> type[StepType]:
-    return REGISTRY[kind]
+    """The class of a kind; a plugin's is imported the first time a kind it provides is asked for (a restore
+    of a run that used it), never before. KeyError for a kind nobody provides, PluginError for a broken one."""
+    cls = REGISTRY.get(kind)
+    if cls is None and kind in _entry_points():
+        load_plugins([kind])
+        cls = REGISTRY.get(kind)
+    if cls is None:
+        raise KeyError(kind)
+    return cls
 
 
 def section_of(cls: type[StepType]) -> str:
@@ -72,15 +85,46 @@ def section_of(cls: type[StepType]) -> str:
                        "section or all three", hint="set sections = frozenset({Section.PREP}) (or WORKLOADS, COLLECT)")
 
 
+class PluginError(PlannerError):
+    """An installed step plugin that cannot be used: its import failed (or exited), or its declarations are wrong."""
+
+    exit_code = 5
+
+
+def _broken_error(origin: str, why: str) -> PluginError:
+    return PluginError(f"plugin {origin} is broken: {why}",
+                       hint="fix or uninstall that package (pip uninstall ...); plans that do not use its kind "
+                            "and show, report and restore of other runs are not affected")
+
+
+def _declarations(cls: Any, where: str) -> str | None:
+    """What is wrong with a step class's declarations, or None: planner reads them at every plan check."""
+    if not (isinstance(cls, type) and issubclass(cls, StepType)):
+        return "its entry point does not name a planner.steps.base.StepType subclass"
+    kind = getattr(cls, "kind", None)
+    if not isinstance(kind, str) or not _KIND.fullmatch(kind):
+        return f"kind {kind!r} is not a lower-case name (a-z, 0-9, _)"
+    sections = getattr(cls, "sections", None)
+    if not isinstance(sections, frozenset | set) or not sections or not all(isinstance(x, Section) for x in sections):
+        return (f"sections {sections!r} is not a set of planner.plan.model.Section "
+                "(write sections = frozenset({Section.PREP}))")
+    if len(sections) not in (1, len(Section)):
+        return "sections must be one section or all three"
+    if not isinstance(getattr(cls, "reversible", False), bool):
+        return "reversible must be True or False"
+    return schema_problem(cls.args_schema)
+
+
 def register(cls: type[StepType], origin: str = "") -> None:
-    """Add one step kind: to the registry, the plan check and the plan schema (its ``args_schema``)."""
+    """Add one step kind: to the registry, the plan check and the plan schema (its ``args_schema``), after its
+    declarations are checked (PluginError otherwise)."""
     where = origin or f"{cls.__module__}.{cls.__qualname__}"
-    if not (isinstance(cls, type) and issubclass(cls, StepType)) or not isinstance(getattr(cls, "kind", None), str):
-        raise PlannerError(f"step plugin {where} is not a StepType subclass with a kind",
-                           hint="subclass planner.steps.base.StepType and set kind = 'my_kind' (docs/plugins.md)")
+    why = _declarations(cls, where)
+    if why is not None:
+        raise _broken_error(where, why)
     if cls.kind in BUILTIN_KINDS or (cls.kind in REGISTRY and REGISTRY[cls.kind] is not cls):
-        raise PlannerError(f"step plugin {where}: step kind '{cls.kind}' is already registered "
-                           f"({REGISTRY[cls.kind].__module__})", hint="give the plugin's kind a name of its own")
+        raise _broken_error(where, f"step kind '{cls.kind}' is already registered ({REGISTRY[cls.kind].__module__}); "
+                            "give the plugin's kind a name of its own")
     schema = dict(cls.args_schema) if cls.args_schema is not None else {"type": "object"}
     schema.setdefault("description", (cls.__doc__ or "").strip().split("\n")[0] or f"step kind from {where}")
     add_step_kinds({cls.kind: {**schema, "x-section": section_of(cls)}})
@@ -88,24 +132,50 @@ def register(cls: type[StepType], origin: str = "") -> None:
     ARG_CHECKS[cls.kind] = cls.check_args
 
 
-def load_plugins() -> list[str]:
+@functools.cache
+def _entry_points() -> dict[str, metadata.EntryPoint]:
+    """The installed plugins' entry points by name (the kind they provide), read from the packages' metadata
+    only: nothing is imported."""
+    return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def _load_one(ep: metadata.EntryPoint) -> None:
+    origin = f"'{ep.name}' ({ep.value}" + (f", package {ep.dist.name})" if ep.dist else ")")
+    try:
+        cls = ep.load()
+    except KeyboardInterrupt:
+        raise
+    except SystemExit as e:  # sys.exit() at import must not end planner, least of all with exit 0
+        raise _broken_error(origin, f"its import called sys.exit({e.code!r})") from None
+    except BaseException as e:  # a plugin's own import failure: say which plugin, never a bare traceback
+        raise _broken_error(origin, f"its import failed: {type(e).__name__}: {e}") from None
+    if getattr(cls, "kind", None) != ep.name and isinstance(cls, type) and issubclass(cls, StepType):
+        raise _broken_error(origin, f"the entry point's name must be the kind it provides ({cls.kind!r})")
+    register(cls, origin)
+
+
+def load_plugins(kinds: Iterable[str] | None = None, *, errors: list[str] | None = None) -> list[str]:
     """Register the step kinds other installed packages declare in the ``planner.steps`` entry-point group.
 
-    Called by the CLI before it reads a plan; a library user calls it once too. Returns the kinds added now.
-    A plugin that fails to import, or is not a StepType, stops planner with an error naming it: a plan that
-    uses it could not be checked, and silently running without it would hide the problem.
+    ``kinds``: only the plugins providing these kinds are imported (the kinds a plan names; the CLI passes
+    them), None: every installed one (``planner schema``). A broken plugin raises PluginError ("plugin X is
+    broken: ..."), or with ``errors`` given is left out and said there. Returns the kinds added now.
     """
+    wanted = None if kinds is None else set(kinds)
     added = []
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.value in _loaded:
+    for name, ep in _entry_points().items():
+        if (wanted is not None and name not in wanted) or ep.value in _loaded:
             continue
-        origin = f"entry point '{ep.name} = {ep.value}'" + (f" of {ep.dist.name}" if ep.dist else "")
         try:
-            cls = ep.load()
-        except Exception as e:  # a plugin's own import failure: say which plugin, never a bare traceback
-            raise PlannerError(f"step plugin {origin} cannot be loaded: {type(e).__name__}: {e}",
-                               hint="fix or uninstall that package (pip uninstall ...)") from e
-        register(cls, origin)
+            if name in _broken:
+                raise _broken[name]
+            _load_one(ep)
+        except PlannerError as e:
+            _broken[name] = e
+            if errors is None:
+                raise
+            errors.append(str(e.message))
+            continue
         _loaded.add(ep.value)
-        added.append(cls.kind)
+        added.append(name)
     return added

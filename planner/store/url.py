@@ -15,6 +15,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 from planner.errors import InputError, Problem
+from planner.redaction import mask_url
 
 ENV = "PLANNER_STORE"
 DB_NAME = "planner.sqlite"
@@ -44,7 +45,8 @@ def default_url(runs_dir: Path) -> StoreURL:
 
 
 def _bad(text: str, what: str, hint: str) -> InputError:
-    return InputError([Problem(None, "--store", f"store URL {text!r}: {what}", hint)])
+    """A refused URL, named with any password it holds masked (whatever its scheme: sqlite://u:pw@/x too)."""
+    return InputError([Problem(None, "--store", f"store URL {mask_url(text)!r}: {what}", hint)])
 
 
 def parse_store_url(text: str | None, runs_dir: Path, env: dict[str, str] | None = None) -> StoreURL:
@@ -56,35 +58,20 @@ def parse_store_url(text: str | None, runs_dir: Path, env: dict[str, str] | None
     try:
         parts = urlsplit(given)
         port = parts.port
-    except ValueError as e:
-        raise _bad(_masked(given), f"not a URL ({e})", "give sqlite:///path or postgresql://user@host:5432/db") \
-            from None
+    except ValueError:  # not quoted: its text holds the URL's parts, a password among them
+        raise _bad(given, "not a URL (its port is not a number, or its address is unreadable)",
+                   "give sqlite:///path or postgresql://user@host:5432/db") from None
     scheme = parts.scheme.lower()
     if scheme == "sqlite":
-        if parts.netloc or not parts.path or parts.path == "/":
+        if parts.netloc or parts.query or parts.fragment or not parts.path or parts.path == "/":
             raise _bad(given, "an SQLite URL names a file", "give sqlite:///path/to/planner.sqlite (three slashes)")
         return StoreURL(Backend.SQLITE, given, Path(parts.path))
     if scheme in ("postgresql", "postgres"):
         if parts.password is not None or "password" in parse_qs(parts.query):
-            raise InputError([Problem(None, origin, f"store URL {_masked(given)!r} holds a password", PASSWORD_HINT)])
+            raise InputError([Problem(None, origin, f"store URL {mask_url(given)!r} holds a password", PASSWORD_HINT)])
         if not parts.path.strip("/"):
             raise _bad(given, "no database named", "give postgresql://user@host:5432/planner")
         del port  # read above only to check it is a number
         return StoreURL(Backend.POSTGRES, given)
-    raise _bad(_masked(given), f"unknown scheme {parts.scheme or '(none)'!r}",
+    raise _bad(given, f"unknown scheme {parts.scheme or '(none)'!r}",
                "give sqlite:///path/to/planner.sqlite or postgresql://user@host:5432/planner")
-
-
-def _masked(text: str) -> str:
-    """The URL with any password replaced, for error messages (the refused URL must not be echoed whole)."""
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return "<unreadable URL>"
-    out = text
-    if parts.password:
-        out = out.replace(f":{parts.password}@", ":********@", 1)
-    if "password=" in parts.query:
-        q = "&".join("password=********" if kv.startswith("password=") else kv for kv in parts.query.split("&"))
-        out = out.replace(parts.query, q, 1)
-    return out

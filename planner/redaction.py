@@ -1,0 +1,157 @@
+"""Secrets: which variables hold one, and how a value is kept out of every record, result, store row and error.
+
+The one home of the mechanism (docs/secrets.md). A variable holds a secret when
+
+- its name says so: one of its words (split at ``_``, ``-``, ``.`` and camelCase) is ``password``,
+  ``passwd``, ``pwd``, ``passphrase``, ``secret``, ``token``, ``apikey`` or ``credential`` (plural too), its
+  last word is ``key``, ``pass`` or ``pw`` (``ssh_key``, ``ansible_become_pass``; not ``host_key_checking``),
+  or the name contains ``password``, ``passwd``, ``passphrase``, ``secret``, ``token``, ``credential`` or
+  ``api_key``/``apikey`` (``dbpassword``); a name whose last word is ``env``, ``file`` or ``path`` names where
+  a secret is (``sys_password_env``, ``ansible_ssh_private_key_file``), not one;
+- or a plan, play, inventory (host or group vars) or ``-e`` declares it: ``planner_secrets: [name, ...]``
+  (a name declared anywhere is a secret everywhere).
+
+Such a variable's value (every string in it, for a list or mapping) is replaced by ``MASK`` wherever it appears
+in what planner writes or prints. A value guessed from its name must be at least MIN_GUESSED characters (``-e
+first_pass=1`` would otherwise mask every "1") and not a word such as true/false/yes/no/none; a declared one
+is masked at any length but the empty one.
+
+Callers: ``secret_values`` once, where the variables are known (the CLI), then ``redact_text`` /
+``redact_value`` / ``redact_problem`` with what it returned; ``mask_url`` for a URL given on the command line.
+A foundation module: no planner imports but errors, so every layer may use it.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from planner.errors import Problem
+
+MASK = "********"
+DECLARE = "planner_secrets"  # the variable that lists a plan's or an inventory's own secret names
+MIN_GUESSED = 4
+
+SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"})
+# Short words that say secret only as the name's last word: ssh_key, ansible_become_pass, root_pw, but not
+# host_key_checking or key_size (whose "false" / "2048" would then be masked everywhere)
+LAST_WORDS = frozenset({"key", "pass", "pw"})
+# Values never guessed to be secrets: masking every "false" in a record would destroy it
+_PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
+_INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key", re.I)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+POINTER_WORDS = frozenset({"env", "file", "path"})
+
+__all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "is_secret_name", "declared", "secret_values",
+           "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
+
+
+def _words(name: str) -> list[str]:
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a variable called ``name`` holds a secret by its name (see the module docstring)."""
+    words = _words(name)
+    if not words or words[-1] in POINTER_WORDS or name == DECLARE:
+        return False
+    last = words[-1]
+    return (any(w.rstrip("s") in SECRET_WORDS or w in SECRET_WORDS for w in words) or bool(_INSIDE.search(name))
+            or last in LAST_WORDS or last.rstrip("s") in LAST_WORDS)
+
+
+def declared(scopes: Iterable[Mapping[str, Any]]) -> frozenset[str]:
+    """The names every scope's ``planner_secrets`` lists (a single name may be given as a string)."""
+    names: set[str] = set()
+    for scope in scopes:
+        value = scope.get(DECLARE)
+        if isinstance(value, str):
+            names.add(value)
+        elif isinstance(value, list | tuple):
+            names.update(str(v) for v in value if isinstance(v, str | int))
+    return frozenset(names)
+
+
+def _strings(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, bool) or value is None or depth > 20:
+        return
+    if isinstance(value, str | int | float):
+        yield str(value)
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v, depth + 1)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v, depth + 1)
+
+
+def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> tuple[str, ...]:
+    """Every secret value of these variable scopes: by name, by ``planner_secrets`` (of any scope) and the
+    names in ``also`` (a caller's own list, e.g. Ansible's literal password variables)."""
+    names = declared(scopes) | frozenset(also)
+    found: list[str] = []
+    for scope in scopes:
+        for key, value in scope.items():
+            if not isinstance(key, str) or key == DECLARE:
+                continue
+            if key in names:
+                found.extend(s for s in _strings(value) if s)
+            elif is_secret_name(key):
+                found.extend(s for s in _strings(value) if len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES)
+    return tuple(dict.fromkeys(found))
+
+
+def secret_forms(secrets: Sequence[str]) -> list[str]:
+    """Each secret as written and as JSON escapes it (with and without ensure_ascii), longest first so a
+    secret containing another is masked whole."""
+    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    return sorted(forms, key=len, reverse=True)
+
+
+def redact_text(text: str, secrets: Sequence[str]) -> str:
+    for form in secret_forms(secrets):
+        text = text.replace(form, MASK)
+    return text
+
+
+def redact_value(value: Any, secrets: Sequence[str]) -> Any:
+    """The same JSON-like value with every string (keys included) redacted."""
+    if not secrets:
+        return value
+    if isinstance(value, str):
+        return redact_text(value, secrets)
+    if isinstance(value, Mapping):
+        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
+                for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [redact_value(v, secrets) for v in value]
+    return value
+
+
+def redact_problem(problem: Problem, secrets: Sequence[str]) -> Problem:
+    """A problem as it may be printed: a value that reached its message or hint (``fio would refuse
+    rw='<a password>'``) masked."""
+    if not secrets:
+        return problem
+    return Problem(problem.location, redact_text(problem.path, secrets), redact_text(problem.message, secrets),
+                   redact_text(problem.hint, secrets))
+
+
+def mask_url(text: str) -> str:
+    """A URL with its password (``user:pw@``, ``?password=``) masked, whatever its scheme, for messages."""
+    try:
+        parts = urlsplit(text)
+        password = parts.password
+    except ValueError:
+        return "<unreadable URL>"
+    out = text
+    if password:
+        out = out.replace(f":{password}@", f":{MASK}@", 1)
+    if re.search(r"(?i)(?:^|&)[^&=]*(?:password|passwd|pwd|secret|token)[^&=]*=", parts.query):
+        q = "&".join(f"{kv.partition('=')[0]}={MASK}" if is_secret_name(kv.partition("=")[0]) else kv
+                     for kv in parts.query.split("&"))
+        out = out.replace(parts.query, q, 1)
+    return out
