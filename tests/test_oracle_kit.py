@@ -53,7 +53,10 @@ def test_keep_pool_rounds_to_the_granule_and_keep_objects_fall_back_to_default(p
     assert pools.granule == 16 << 20  # a 4 GB SGA: 16 MB granules
     InitOra({"db_keep_cache_size": "40M"}).apply(ctx)
     pools = read_pools(db)
-    assert pools.keep == 48 << 20 and pools.holding("KEEP") == "KEEP"  # 40M -> 3 granules
+    assert pools.keep == 64 << 20 and pools.holding("KEEP") == "KEEP"  # 40M -> 4M x 16 CPUs = 4 granules
+    _cpus(prep_root, 2)
+    InitOra({"db_keep_cache_size": "40M"}).apply(ctx)
+    assert read_pools(db).keep == 48 << 20  # above the 8M floor: 40M -> 3 granules
 
 
 def test_slob_cache_sets_the_pool_of_the_kit_version(prep_root: Path) -> None:

@@ -75,12 +75,15 @@ def cache_value(state: dict[str, Any], name: str, nbytes: int) -> int:
     to this value). A user-specified value larger than this is rounded up to the nearest granule size."
     (Oracle Database Reference 11.2-19c, DB_CACHE_SIZE:
     https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html);
-    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE are rounded up to the granule as well (same Reference)."""
+    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE have the same floor: "values greater than zero are automatically
+    modified to be either the granule size * number of processor groups, or 4 MB * number of CPUs, whichever is
+    greater" (Oracle Database Reference 11.2-19c, DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE:
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_KEEP_CACHE_SIZE.html), then the
+    granule."""
     if nbytes <= 0:
         return 0
     granule = granule_bytes(state)
-    if name == "db_cache_size":
-        nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
+    nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
     return _round_up(nbytes, granule)
 
 
