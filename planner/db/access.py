@@ -91,6 +91,9 @@ class DbConfig:
     grid_home: str = ""
     asm_sid: str = ""  # inventory asm_sid, or read from V$ASM_CLIENT (planner.db.identity.asm_config)
     grid_user: str | None = None
+    # set by init_ora before its first spfile write (planner.db.pfile): the way back when a restart fails
+    pfile_backup: str = ""
+    spfile: str = ""
     poll_s: float = 2.0
     open_timeout_s: float = 600.0
     rebalance_timeout_s: float = 3600.0

@@ -17,7 +17,10 @@ from _standin import (
     OraError,
     Session,
     cache_value,
+    host_file,
     literal,
+    read_pfile,
+    spfile_in_use,
     split_top,
     statement,
     to_bytes,
@@ -58,7 +61,9 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     name = m["name"].lower()
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
-    scope = (m["scope"] or "both").lower()
+    # the default scope is BOTH with an spfile in use, MEMORY without (ALTER SYSTEM, SQL Language Reference)
+    scope = (m["scope"] or ("both" if spfile_in_use(s.state) else "memory")).lower()
+    _spfile_needed(s, scope)
     if scope != "spfile" and PARAMETERS[name][3] == "FALSE":
         raise OraError("ORA-02095: specified initialization parameter cannot be modified")
     sp, mem = _parse_value(name, m["value"])
@@ -78,10 +83,41 @@ def _alter_system_reset(s: Session, m: re.Match[str]) -> list[str]:
     name = m["name"].lower()
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
+    _spfile_needed(s, (m["scope"] or "both").lower())
     if name not in s.state["spfile"]:
         raise OraError("ORA-32010: cannot find entry to delete in SPFILE")
     del s.state["spfile"][name]
     return s.done("System altered.")
+
+
+def _spfile_needed(s: Session, scope: str) -> None:
+    if scope in ("spfile", "both") and not spfile_in_use(s.state):  # _standin.spfile_in_use cites it
+        raise OraError("ORA-32001: write to SPFILE requested but no SPFILE is in use")
+
+
+@statement(r"create\s+pfile\s*=\s*'(?P<path>[^']+)'\s+from\s+spfile")
+def _create_pfile(s: Session, m: re.Match[str]) -> list[str]:
+    """CREATE PFILE 'x' FROM SPFILE writes the spfile's settings as text, ``*.name=value`` a line (SQL Language
+    Reference, CREATE PFILE); without an spfile: ORA-01565 (the default spfile cannot be identified)."""
+    if s.state["database"].get("no_spfile"):
+        raise OraError("ORA-01565: error in identifying file '?/dbs/spfile@.ora'",
+                       "ORA-27037: unable to obtain file status")
+    target = host_file(m["path"])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(f"*.{n}={v}\n" for n, v in sorted(s.state["spfile"].items())))
+    return s.done("File created.")
+
+
+@statement(r"create\s+spfile(?:\s*=\s*'(?P<spfile>[^']+)')?\s+from\s+pfile\s*=\s*'(?P<path>[^']+)'")
+def _create_spfile(s: Session, m: re.Match[str]) -> list[str]:
+    """CREATE SPFILE FROM PFILE='x' replaces the spfile with the text file's settings; the spfile the running
+    instance started from cannot be overwritten: ORA-32002 "cannot create SPFILE already being used by the
+    instance" (Oracle Database Error Messages, https://docs.oracle.com/en/error-help/db/ora-32002)."""
+    if spfile_in_use(s.state) and s.state["database"]["status"] != "SHUTDOWN":
+        raise OraError("ORA-32002: cannot create SPFILE already being used by the instance")
+    s.state["spfile"] = read_pfile(m["path"])
+    s.state["database"]["no_spfile"] = False
+    return s.done("File created.")
 
 
 @statement(r"alter\s+database\s+flashback\s+(?P<on>on|off)")
