@@ -9,12 +9,22 @@ from pathlib import Path
 
 import pytest
 from prep_helpers import context
+from test_wl_slob import apply, project
 
-from planner.db.access import config_for
-from planner.errors import StepError
+from planner.db.access import config_for, open_database
+from planner.db.caging import read_caging
+from planner.db.container import read_container
+from planner.errors import OracleError, StepError
+from planner.parsers import parse_file
 from planner.rehearsal.standins import DEFAULT_HOME, load_state, update_state
+from planner.results.findings import all_findings, blocks_not_requests
+from planner.results.measure import read_run
 from planner.status import Status
+from planner.steps import step_class
+from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
 from planner.steps.prep_db import InitOra, restart_database
+from planner.steps.wl_orion import orion_points
+from planner.steps.wl_slob import setup_budget_s
 
 
 def _cpus(root: Path, n: int) -> None:
@@ -97,3 +107,148 @@ def test_a_restart_of_a_down_instance_only_starts_it(prep_root: Path) -> None:
     assert "was down" in how
     state = load_state(prep_root)
     assert state["database"]["status"] == "OPEN" and "shutdown immediate" not in state["history"]
+
+
+# -- 11: the container: non-CDB, CDB$ROOT, a PDB; what a PDB refuses ------------------------------------------
+@pytest.mark.parametrize(("version", "cdb", "pdb", "said"), [
+    ("11.2.0.3.0", False, "", "non-CDB ORCL (before 12.1: no containers)"),
+    ("19.0.0.0.0", False, "", "non-CDB ORCL"),
+    ("19.0.0.0.0", True, "", "CDB$ROOT of a CDB"),
+    ("19.0.0.0.0", True, "PDB1", "PDB PDB1 of a CDB"),
+])
+def test_the_container_is_read_across_versions_and_cdb_kinds(prep_root: Path, version: str, cdb: bool, pdb: str,
+                                                            said: str) -> None:
+    update_state(prep_root, lambda s: s["database"].update(version=version, cdb=cdb))
+    ctx = context(prep_root, **({"oracle_pdb": pdb} if pdb else {}))
+    container = read_container(open_database(ctx, config_for(ctx)))
+    assert container.describe() == said and container.pdb is bool(pdb)
+
+
+def test_in_a_pdb_init_ora_refuses_what_a_pdb_cannot_set_and_says_db_cache_size_is_a_minimum(prep_root: Path) -> None:
+    update_state(prep_root, lambda s: s["database"].update(cdb=True, pdbs=["PDB1"]))
+    ctx = context(prep_root, oracle_pdb="PDB1")
+    for step in (InitOra({"db_keep_cache_size": "64M"}), InitOra({"db_cache_size": "1G", "processes": 600})):
+        with pytest.raises(StepError, match=r"cannot be set in PDB PDB1 of a CDB \(V\$PARAMETER.ISPDB_MODIFIABLE"):
+            step.check(ctx)
+        with pytest.raises(StepError, match="ISPDB_MODIFIABLE"):
+            step.apply(ctx)
+    assert not any(h.startswith("alter system") for h in load_state(prep_root)["history"])
+    out = InitOra({"db_cache_size": "1G"}).apply(ctx)
+    assert out.status is Status.CHANGED and "DB_CACHE_SIZE is a minimum guaranteed to the PDB" in out.msg
+    assert "alter session set container = PDB1" in load_state(prep_root)["history"]
+
+
+def test_an_unknown_pdb_is_an_oracle_error_naming_it(prep_root: Path) -> None:
+    update_state(prep_root, lambda s: s["database"].update(cdb=True, pdbs=["PDB1"]))
+    ctx = context(prep_root, oracle_pdb="SALES")
+    with pytest.raises(OracleError, match="ORA-65011"):
+        InitOra({"db_cache_size": "1G"}).check(ctx)
+
+
+# -- 10: Resource Manager caging, read per point ----------------------------------------------------------------
+@pytest.mark.parametrize(("version", "db", "cpu_count", "caged", "said"), [
+    ("19.0.0.0.0", {}, None, False, "not caged: no Resource Manager plan active"),
+    ("19.0.0.0.0", {"open_windows": ["MONDAY_WINDOW"]}, None, False,
+     "not caged: Resource Manager plan DEFAULT_MAINTENANCE_PLAN, opened by the scheduler window MONDAY_WINDOW, is "
+     "active but CPU_COUNT is not set"),
+    ("19.0.0.0.0", {"open_windows": ["MONDAY_WINDOW"]}, "16", True,
+     "caged: Resource Manager plan DEFAULT_MAINTENANCE_PLAN, opened by the scheduler window MONDAY_WINDOW, limits "
+     "the instance to CPU_COUNT=16 CPUs"),
+    ("11.1.0.7.0", {"resource_manager_plan": "DEFAULT_PLAN"}, "8", True,
+     "caged: Resource Manager plan DEFAULT_PLAN limits the instance to CPU_COUNT=8 CPUs"),
+])
+def test_caging_is_read_and_said_in_words(prep_root: Path, version: str, db: dict, cpu_count: str | None,
+                                          caged: bool, said: str) -> None:
+    def seed(s: dict) -> None:
+        s["database"].update(version=version, **db)
+        if cpu_count:
+            s["spfile"]["cpu_count"] = cpu_count
+            s["memory"]["cpu_count"] = cpu_count
+    update_state(prep_root, seed)
+    ctx = context(prep_root)
+    caging = read_caging(open_database(ctx, config_for(ctx)))
+    assert caging.caged is caged and caging.describe().startswith(said), caging.describe()
+
+
+def test_a_caged_slob_point_says_so_and_iops_per_core_uses_the_caged_cores(tmp_path: Path) -> None:
+    root = project(tmp_path, readers="2", repeat=1)
+    update_state(root, lambda s: (s["database"].update(open_windows=["MONDAY_WINDOW"]),
+                                  s["spfile"].update(cpu_count="4"), s["memory"].update(cpu_count="4")))
+    code, run, results = apply(tmp_path)
+    assert code == 0, results[0]["msg"]
+    data = results[0]["data"]
+    assert data["caging"]["caged"] is True and "CPU caged: Resource Manager plan DEFAULT_MAINTENANCE_PLAN" in \
+        results[0]["msg"]
+    assert data["container"]["describe"] == "non-CDB ORCL"
+    per_core = [m for m in read_run(run).measurements if m.metric == "read_iops_per_core"]
+    iops = next(m.value for m in read_run(run).measurements if m.metric == "physical_read_iops")
+    assert per_core and all(dict(m.labels)["cores"].startswith("caged ") for m in per_core)
+    awr = next(a for a in results[0]["artifacts"] if a["kind"] == "awr_text")
+    parsed = parse_file(run / awr["path"], "awr_text")
+    cpus, cores = parsed.value("cpus"), parsed.value("cores")
+    assert cpus and cores
+    assert per_core[0].value == pytest.approx(iops / min(cores, 4 * cores / cpus))
+
+
+# -- 9: read IOPS from blocks/s while reads were batched --------------------------------------------------------
+def _point(iops_basis: str, parallel_waits: float) -> list:
+    from test_findings import m, s
+
+    return s(m("physical_read_iops", 150_000, labels={"basis": iops_basis}),
+             m("wait.waits", 40_000_000, labels={"event": "db file sequential read", "section": "top"}),
+             m("wait.waits", parallel_waits, labels={"event": "db file parallel read", "section": "top"}))
+
+
+def test_a_blocks_basis_iops_is_flagged_when_multiblock_reads_are_not_trivial() -> None:
+    found = blocks_not_requests(_point("blocks", 2_000_000))
+    assert [f.code for f in found] == ["blocks_not_requests"] and ("multi-block waits %", "4.8") in found[0].numbers
+    assert blocks_not_requests(_point("blocks", 10_000)) == []  # 0.02%: trivial
+    assert blocks_not_requests(_point("requests", 2_000_000)) == []  # requests are IOPS whatever the batching
+    assert any(f.code == "blocks_not_requests" for f in all_findings(_point("blocks", 2_000_000)))
+
+
+# -- 6: a duration model per kind, and setup.sh's own budget ---------------------------------------------------
+def test_orion_points_follow_num_disks_and_the_run_type() -> None:
+    """The 11.1.0.7 -run simple -num_disks 1 summary says "Total Data Points: 8" (shared/reference §3.2)."""
+    assert orion_points({"luns": ["/dev/sdb"], "run": "simple", "num_disks": 1}) == 8
+    assert orion_points({"luns": ["/dev/sdb", "/dev/sdc"], "run": "simple"}) == 15  # num_disks: the LUNs
+    assert orion_points({"luns": ["/dev/sdb"], "run": "normal", "num_disks": 1}) == 8 + 2 * 3
+    assert orion_points({"luns": ["a"], "run": "oltp", "num_disks": 3}) == 15
+    assert orion_points({"luns": ["a"], "run": "dss", "num_disks": 3}) == 6
+
+
+def test_each_kind_gets_a_timeout_from_its_own_model_not_the_3600s_default() -> None:
+    eight = [f"/dev/mapper/lun{i}" for i in range(8)]
+    orion = step_class("orion")({"luns": eight, "run": "normal", "duration": 60})
+    assert orion.default_timeout_s({}) == 2 * 60 * orion_points(orion.args) + TIMEOUT_MARGIN_S > 40_000
+    assert step_class("calibrate_io")({}).default_timeout_s({}) == 600 + TIMEOUT_MARGIN_S
+    iozone = step_class("iozone")({"tests": [2], "file_size": "10g", "threads": 4, "create_files": True})
+    assert iozone.default_timeout_s({}) == 10240 * 4 * 2 / 10 + TIMEOUT_MARGIN_S
+    assert iozone.default_timeout_s({"iozone_min_mb_per_s": 100}) == 10240 * 4 * 2 / 100 + TIMEOUT_MARGIN_S
+    assert step_class("iozone")({"tests": [2]}).default_timeout_s({}) == DEFAULT_TIMEOUT_S  # -a: not modelled
+
+
+def test_setup_sh_has_its_own_budget_from_the_data_it_loads() -> None:
+    data = 256 * 10_000 * 8192  # 256 schemas of SCALE=10000 8 KB blocks
+    assert setup_budget_s({}, data) == data / (5 << 20) + TIMEOUT_MARGIN_S > 3600
+    assert setup_budget_s({}, 1 << 20) == 1800  # never less than half an hour
+    assert setup_budget_s({"slob_setup_timeout_s": 86400}, data) == 86400
+
+
+def test_orion_outcome_gives_its_own_estimate_beside_the_model(tmp_path: Path) -> None:
+    from test_wl_orion import apply as orion_apply
+    from test_wl_orion import project as orion_project
+
+    orion_project(tmp_path)
+    code, _run, result = orion_apply(tmp_path)
+    assert code == 0, result["msg"]
+    assert result["data"]["orion_estimate_min"] is not None and result["data"]["model_min"] == round(8 / 60, 1)
+    assert "ORION estimated" in result["msg"] and "planner's model" in result["msg"]
+
+
+# -- 18: ORION options a run type ignores -------------------------------------------------------------------------
+@pytest.mark.parametrize("run", ["simple", "normal"])
+def test_orion_options_that_only_advanced_reads_are_refused_with_simple_and_normal(run: str) -> None:
+    with pytest.raises(StepError, match=f"-run {run} ignores -write, -size_small"):
+        step_class("orion")({"luns": ["/dev/sdb"], "run": run, "write": 20, "size_small": 16}).validate()
+    step_class("orion")({"luns": ["/dev/sdb"], "run": "advanced", "write": 20, "size_small": 16}).validate()

@@ -271,17 +271,30 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
     """Per workload step: the statistics source (AWR / Statspack) and why, and the buffer pool holding the
     workload's data with its effective size, as the step recorded them (planner.steps.wl_slob)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
+    cagings: dict[tuple[str, str], dict[str, str]] = {}
     for r in data.results:
         d = r.data or {}
         if r.host != host or not d.get("statistics"):
             continue
         cache = d.get("cache_bytes")
+        point = ", ".join(f"{k}={v}" for k, v in r.params) + ": " if r.params else ""
+        cagings.setdefault((r.step, str(d.get("statistics"))), {}).setdefault(_said(d, "caging"), point)
         out.setdefault((r.step, str(d.get("statistics"))), {
             "play": play_of(r.step, data.play_names()), "workload": r.title,
             "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack", "why": str(d.get("statistics_why", "")),
             "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
-            "pct": d.get("cache_pct_of_data")})
+            "pct": d.get("cache_pct_of_data"), "container": _said(d, "container"), "caging": _said(d, "caging")})
+    for key, words in cagings.items():  # a window opening mid-sweep cages some points and not others: say which
+        said = {w: p for w, p in words.items() if w}
+        if len(said) > 1:
+            out[key]["caging"] = "varied by point: " + "; ".join(f"{p}{w}" for w, p in said.items())
     return list(out.values())
+
+
+def _said(d: Mapping[str, Any], key: str) -> str:
+    """The words a step recorded for what it read (planner.db.container / caging), '' when it read none."""
+    v = d.get(key)
+    return str(v.get("describe", "")) if isinstance(v, Mapping) else ""
 
 
 def _working_sets(data: RunData) -> dict[str, float]:

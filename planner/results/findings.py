@@ -34,11 +34,12 @@ class Thresholds:
     iops_per_core: float = 18_000.0  # the seed's ~20k-30k read IOPS per core ceiling, with some margin
     cv_pct: float = 10.0
     rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
+    multiblock_share_pct: float = 1.0  # multi-block read waits beyond this share: blocks/s is not IOPS
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops
+    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops, blocks_not_requests
     severity: Severity
     title: str
     play: str
@@ -229,11 +230,54 @@ def latency_missing(all_series: Sequence[Series]) -> list[Finding]:
     return out
 
 
+_MULTIBLOCK_EVENTS = ("db file parallel read", "db file scattered read")
+
+
+def _waits_of(all_series: Sequence[Series], where: tuple[str, str, str, str], events: Sequence[str]) -> float:
+    """Median waits of ``events`` at one point, whichever wait table gave them (cut names matched, 20+ chars)."""
+    seen: dict[str, float] = {}
+    for s in all_series:
+        if s.metric != "wait.waits" or _where(s) != where:
+            continue
+        event = s.label("event")
+        full = next((e for e in events if e == event or (len(event) >= 20 and e.startswith(event))), None)
+        if full is not None:
+            seen[full] = max(seen.get(full, 0.0), s.summary.median)
+    return sum(seen.values())
+
+
+def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+    """Read IOPS taken from blocks/s (no "physical read IO requests" in the report) while multi-block reads
+    were not trivial: each db file parallel read / scattered read wait reads several blocks in one request, so
+    blocks/s overstates IOPS. SLOB's simple.ora sets the _db_block_prefetch / _db_file_noncontig_mblock_read_count
+    parameters to 0 "to force db file sequential read" for that reason."""
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        iops = next((v for k, v in ms.items() if v.metric == "physical_read_iops" and v.label("basis") == "blocks"),
+                    None)
+        if iops is None:
+            continue
+        multi = _waits_of(all_series, where, _MULTIBLOCK_EVENTS)
+        single = _waits_of(all_series, where, _SINGLE_BLOCK_EVENTS)
+        share = 100.0 * multi / (multi + single) if multi + single else 0.0
+        if share >= t.multiblock_share_pct:
+            out.append(Finding(
+                "blocks_not_requests", Severity.WARNING, "Read IOPS counted in blocks while reads were batched",
+                *where, f"read IOPS {fmt(iops.summary.median)} is blocks per second (this report has no 'physical "
+                f"read IO requests'), but {share:.1f}% of the read waits were multi-block (db file parallel read / "
+                "scattered read), each one request for several blocks: the figure overstates IOPS — use a report "
+                "with physical read IO requests (11.2.0.4+ Load Profile, or Instance Activity Stats) or set SLOB's "
+                "prefetch parameters to 0",
+                (("read IOPS (blocks/s)", fmt(iops.summary.median)), ("multi-block waits %", f"{share:.1f}"),
+                 ("threshold %", f"{t.multiblock_share_pct:g}"))))
+    return out
+
+
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
     return [*cached_reads(all_series, working_set_mb, t), *wait_class_share(all_series, t),
             *cpu_bound(all_series, t), *noisy_repeats(all_series, t), *below_rated(all_series, rated or {}, t),
-            *rac_not_iops(all_series)]
+            *rac_not_iops(all_series), *blocks_not_requests(all_series, t)]
 
 
 # -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------

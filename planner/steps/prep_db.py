@@ -17,7 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.access import Database, DbConfig, SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.container import read_container, refuse_outside_a_pdb
 from planner.db.identity import RestartWay, oracle_run_kw, restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
 from planner.db.pfile import (
@@ -165,6 +166,7 @@ def restart_database(ctx: StepContext, cfg: DbConfig) -> tuple[str, Database]:
     (planner.db.identity.restart_way), never restarted on this node alone. An instance already down is only
     started (``shutdown`` on it fails ORA-01034). A start that fails on memory sizing comes back from the
     backup pfile (planner.db.pfile) and the step fails saying so."""
+    cfg = cdb_root(cfg)
     up = instance_up(ctx, cfg)
     way = restart_way(ctx, cfg) if up else None
     if way is not None and way.srvctl is not None:
@@ -327,20 +329,31 @@ class InitOra(StepType):
     def check(self, ctx: StepContext) -> Change:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        pf = read_parameter_file(db)
+        pf, where = self._where(ctx, db)
         todo = self._plan(*self._read(ctx, db), ctx=ctx, pf=pf)
         if not todo:
             return Change(False, "parameters already set")
         # how the restart will go is read now: a RAC database srvctl does not manage is refused at check
         restart = (f" and restart the database ({restart_way(ctx, cfg, db).describe()})"
                    if any(s.restart for s in todo) else "")
-        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}",
+        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}{where}",
                       self._diff(todo))
+
+    def _where(self, ctx: StepContext, db: Database) -> tuple[ParameterFile, str]:
+        """The parameter file and the container; in a PDB what it cannot set is refused here, before any change."""
+        container = read_container(db)
+        refuse_outside_a_pdb(db, container, list(self.wanted(ctx)))
+        note = ""
+        if container.pdb:
+            note = f"; in {container.describe()}"
+            if "db_cache_size" in self.wanted(ctx):
+                note += " DB_CACHE_SIZE is a minimum guaranteed to the PDB, not its cache size"
+        return read_parameter_file(db), note
 
     def apply(self, ctx: StepContext) -> Outcome:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        pf = read_parameter_file(db)
+        pf, where = self._where(ctx, db)
         todo = self._plan(*self._read(ctx, db), ctx=ctx, pf=pf)
         if not todo:
             return Outcome(Status.OK, "parameters already set" + self._effective(ctx, db)[0])
@@ -350,11 +363,12 @@ class InitOra(StepType):
         backup = ""
         if not pf.pfile:
             cfg = dataclasses.replace(cfg, pfile_backup=backup_path(cfg, ctx.run_dir.name), spfile=pf.spfile)
-            backup = (f"; spfile backed up to {cfg.pfile_backup}" if take_backup(ctx, db, cfg.pfile_backup) else
+            root = open_database(ctx, cdb_root(cfg)) if cfg.pdb else db
+            backup = (f"; spfile backed up to {cfg.pfile_backup}" if take_backup(ctx, root, cfg.pfile_backup) else
                       f"; spfile backup {cfg.pfile_backup} kept from earlier in this run")
         for s in todo:
             db.execute(alter_set(s.param, s.rendered, s.scope))
-        msg = f"set {', '.join(s.param.name for s in todo)}{_memory_only(pf)}{backup}"
+        msg = f"set {', '.join(s.param.name for s in todo)}{_memory_only(pf)}{where}{backup}"
         if restarted and ctx.vars.get(DEFER_RESTART):
             left = [s for s in self._plan(read_params(db, list(self.wanted()))) if not s.restart]
             if left:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.access import Database, DbConfig, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.identity import oracle_run_kw, restart_way
 from planner.errors import StepError
 from planner.plan.model import Section
@@ -87,7 +87,7 @@ class Flashback(StepType):
         return str(rows[0][0])
 
     def check(self, ctx: StepContext) -> Change:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
         if have == want:
@@ -100,7 +100,7 @@ class Flashback(StepType):
                       f"flashback_on: {have} -> {want}\n")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
         if have == want:
@@ -113,7 +113,7 @@ class Flashback(StepType):
                        f"flashback_on: {have} -> {want}{note}\n")
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         return {"db": cfg.to_json(), "flashback_on": self.current(open_database(ctx, cfg))}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:

@@ -30,12 +30,15 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
+from planner.db.caging import read_caging
+from planner.db.container import read_container
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
     Change,
     KitStandIn,
     Outcome,
@@ -327,14 +330,16 @@ class Slob(StepType):
         return {}
 
     def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any],
-               env: Mapping[str, str]) -> list[Artifact]:
-        """setup.sh once per run and host (again only if a later point needs more schemas)."""
+               env: Mapping[str, str], data_bytes: int = 0) -> list[Artifact]:
+        """setup.sh once per run and host (again only if a later point needs more schemas), with its own budget:
+        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes."""
         marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         tablespace = str(ctx.vars.get("slob_tablespace", "IOPS"))
-        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env, **run_as)
+        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env,
+                    timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
         log = save_text(ctx, "setup.log", r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
@@ -358,11 +363,11 @@ class Slob(StepType):
             values["DATABASE_STATISTICS_TYPE"] = stats  # said in the outcome: never changed silently
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         info = {"sessions": sessions, "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
-                "statistics_why": why, **cache}
+                "statistics_why": why, **cache, **point_database(ctx)}
         if refused:
             return Outcome(Status.FAILED, f"slob: {refused}", data=info)
         if self.args.get("setup"):
-            arts += self._setup(ctx, kit, schemas, run_as, env)
+            arts += self._setup(ctx, kit, schemas, run_as, env, int(cache.get("data_bytes") or 0))
         conf_path = posixpath.join(kit, "slob.conf")
         backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
         wd = point_dir(ctx, self.kind)
@@ -389,7 +394,8 @@ class Slob(StepType):
         got = [a.path.rsplit("/", 1)[-1] for a in fetched]  # on RAC, the cluster's figures or why there are none:
         info["rac"] = slob_note(None if any(n in got for n, _ in SLOB_GLOBAL_OUTPUTS) else cluster_of(ctx), stats, got)
         what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions} sessions, UPDATE_PCT={update_pct}); "
-                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M"
+                f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M; "
+                f"{info['container']['describe']}; CPU {info['caging']['describe']}"
                 + (f"; {info['rac']}" if info["rac"] else ""))
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
@@ -406,6 +412,31 @@ class Slob(StepType):
             if a.path.rsplit("/", 1)[-1] in ("sqlplus.out", "slob_debug.out"):
                 out.append((ctx.run_dir / a.path).read_text(errors="replace"))
         return out
+
+
+SETUP_MB_PER_S = 5.0  # a conservative load rate for setup.sh (it inserts row by row per schema); slob_setup_mb_per_s
+SETUP_MIN_S = 1800.0
+
+
+def setup_budget_s(variables: Mapping[str, Any], data_bytes: int) -> float:
+    """setup.sh's timeout: the data it loads at ``slob_setup_mb_per_s`` (default 5 MB/s) plus the margin, at least
+    half an hour; ``slob_setup_timeout_s`` states it outright. A planner estimate: no SLOB source gives a rate."""
+    given = variables.get("slob_setup_timeout_s")
+    if given not in (None, ""):
+        return float(given)
+    rate = float(variables.get("slob_setup_mb_per_s") or SETUP_MB_PER_S)
+    return max(SETUP_MIN_S, data_bytes / (rate * (1 << 20)) + TIMEOUT_MARGIN_S)
+
+
+def point_database(ctx: StepContext) -> dict[str, Any]:
+    """Read per point, as a window may open between two points: the container the kit runs in and whether
+    Resource Manager cages the CPU (planner.db.container, planner.db.caging). Unreadable: the point is refused."""
+    try:
+        db = open_database(ctx, config_for(ctx))
+        return {"container": read_container(db).to_json(), "caging": read_caging(db).to_json()}
+    except OracleError as exc:
+        raise StepError(f"slob: cannot read the container and Resource Manager state: {exc.message}",
+                        hint=exc.hint) from exc
 
 
 def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:

@@ -356,10 +356,17 @@ class Session:
             return self.variables.get(e[1:].lower())
         if e.lower() == "count(*)":
             raise AssertionError("handled by select")
+        fn = re.fullmatch(r"sys_context\s*\(\s*'userenv'\s*,\s*'(\w+)'\s*\)", e, re.I)
+        if fn:
+            return USERENV[fn.group(1).upper()](self) if fn.group(1).upper() in USERENV else None
         key = e.lower().split(".")[-1]
         if key in row:
             return row[key]
         return literal(e)
+
+
+# SYS_CONTEXT('USERENV', name) -> fn(session) (filled by _standin_cdb.py: CON_NAME)
+USERENV: dict[str, Callable[[Session], Any]] = {}
 
 
 def matches(session: Session, where: str, row: Row) -> bool:

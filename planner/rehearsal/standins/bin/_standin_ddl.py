@@ -26,6 +26,7 @@ from _standin import (
     to_bytes,
     version_tuple,
 )
+from _standin_memory import NOT_PDB_MODIFIABLE
 
 BOOLS = {"TRUE", "FALSE"}
 
@@ -66,6 +67,8 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     _spfile_needed(s, scope)
     if scope != "spfile" and PARAMETERS[name][3] == "FALSE":
         raise OraError("ORA-02095: specified initialization parameter cannot be modified")
+    if getattr(s, "container", "CDB$ROOT") != "CDB$ROOT" and name in NOT_PDB_MODIFIABLE:
+        raise OraError("ORA-65040: operation not allowed from within a pluggable database")
     sp, mem = _parse_value(name, m["value"])
     if scope in ("spfile", "both"):
         s.state["spfile"][name] = sp

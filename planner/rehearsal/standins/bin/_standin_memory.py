@@ -37,6 +37,11 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
     "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
 }
+# "Modifiable in a PDB: No" (Oracle Database Reference 12.1-19c, each parameter's page), among those above
+NOT_PDB_MODIFIABLE = frozenset({"db_keep_cache_size", "db_recycle_cache_size", "sga_max_size", "processes",
+                                "filesystemio_options", "disk_asynch_io", "db_writer_processes", "use_large_pages",
+                                "db_block_size", "memory_target", "compatible", "db_name",
+                                "remote_login_passwordfile", "control_management_pack_access"})
 CACHE_PARAMS = ("db_cache_size", "db_keep_cache_size", "db_recycle_cache_size")
 
 
