@@ -109,7 +109,8 @@ def test_headline_rehearsal_reports_effective_pools_and_statistics_per_play(
     report = (run / "report.md").read_text()
     assert report.count("effective buffer pools:") >= 3 and "KEEP 64M" in report
     assert report.count("Database statistics — ") >= 3
-    assert "AWR (the play's collect; Diagnostics Pack: CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING)" in report
+    assert ("AWR (the play's collect; Diagnostics Pack: oracle_diagnostics_pack: true (stated in the plan or "
+            "inventory); CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING)") in report
     assert "its data cached in the KEEP pool, 64M effective" in report
 
 
@@ -192,13 +193,15 @@ def _pack(root: Path, value: str) -> None:
 
 
 def test_awr_without_the_diagnostics_pack_becomes_statspack_and_says_why(tmp_path: Path) -> None:
-    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100",
+    # stated licensed, but CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off: the one "no" it can say
+    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                                   "oracle_diagnostics_pack=true",
                          "readers: 1, run_time: 30, setup: true, database_statistics_type: awr")
     _pack(root, "NONE")
     code, run, res = _apply(tmp_path)
     assert code == 0, res["msg"]
     assert res["data"]["statistics"] == "statspack"
-    assert "CONTROL_MANAGEMENT_PACK_ACCESS=NONE: AWR needs the Diagnostics Pack" in res["msg"]
+    assert "CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off on this database: AWR needs the" in res["msg"]
     used = next(a for a in res["artifacts"] if a["path"].endswith("slob.conf"))
     assert "DATABASE_STATISTICS_TYPE=statspack" in (run / used["path"]).read_text()
 
@@ -207,7 +210,6 @@ def test_a_stated_licence_allows_awr_and_an_awr_only_kit_is_refused_unlicensed(t
     root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
                                    "oracle_diagnostics_pack=true",
                          "readers: 1, run_time: 30, setup: true, database_statistics_type: awr")
-    _pack(root, "NONE")
     code, _run, res = _apply(tmp_path)
     assert code == 0 and res["data"]["statistics"] == "awr" and "stated in the plan or inventory" in res["msg"]
     ctx = context(root, oracle_diagnostics_pack=False)
@@ -219,8 +221,8 @@ def test_collect_awr_is_refused_where_the_pack_is_not_enabled(prep_root: Path) -
     from planner.steps import dbreport
 
     _pack(prep_root, "NONE")
-    with pytest.raises(StepError, match="AWR needs the Oracle Diagnostics Pack and CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
-        dbreport.begin(context(prep_root), "awr")
+    with pytest.raises(StepError, match="AWR needs the Oracle Diagnostics Pack and .*CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
+        dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
 
 
 def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:

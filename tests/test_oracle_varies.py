@@ -14,15 +14,20 @@ from test_wl_slob import apply, project
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
 from planner.db.container import read_container
+from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
-from planner.parsers import parse_file
-from planner.rehearsal.standins import DEFAULT_HOME, load_state, update_state
-from planner.results.findings import all_findings, blocks_not_requests
-from planner.results.measure import read_run
-from planner.status import Status
+from planner.metrics import Direction
+from planner.parsers import parse_file, parse_text
+from planner.plan.model import Plan, Play, Section, StepSpec
+from planner.rehearsal.standins import DEFAULT_HOME, load_state, rac_state, update_state
+from planner.results.findings import all_findings, blocks_not_requests, fio_setup, iozone_buffered
+from planner.results.measure import ReadArtifact, RunData, read_run
+from planner.status import Artifact, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
+from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra, restart_database
+from planner.steps.prep_flashback import Flashback
 from planner.steps.wl_orion import orion_points
 from planner.steps.wl_slob import setup_budget_s
 
@@ -252,3 +257,109 @@ def test_orion_options_that_only_advanced_reads_are_refused_with_simple_and_norm
     with pytest.raises(StepError, match=f"-run {run} ignores -write, -size_small"):
         step_class("orion")({"luns": ["/dev/sdb"], "run": run, "write": 20, "size_small": 16}).validate()
     step_class("orion")({"luns": ["/dev/sdb"], "run": "advanced", "write": 20, "size_small": 16}).validate()
+
+
+# -- 6b: CONTROL_MANAGEMENT_PACK_ACCESS is not a licence ----------------------------------------------------------
+def test_the_enterprise_edition_default_pack_access_is_no_licence_for_awr(prep_root: Path) -> None:
+    # DIAGNOSTIC+TUNING, the EE default, and nothing stated
+    allowed, why = diagnostics_pack(context(prep_root, oracle_diagnostics_pack=None))
+    assert allowed is False and "licence is not stated" in why and "not a licence" in why
+    allowed, why = diagnostics_pack(context(prep_root, oracle_diagnostics_pack=True))
+    assert allowed is True and "stated" in why
+    update_state(prep_root, lambda s: s["memory"].update(control_management_pack_access="NONE"))
+    allowed, why = diagnostics_pack(context(prep_root, oracle_diagnostics_pack=True))
+    assert allowed is False and "=NONE switches the packs off" in why
+
+
+# -- 12: buffered I/O: fio file jobs on libaio without direct=1, iozone without -I ------------------------------
+def _run_data(tmp: Path, kind: str, args: dict, facts: tuple = ()) -> RunData:
+    spec = StepSpec(kind=kind, section=Section.WORKLOADS, args=args, path="plays[0].workloads[0]", name=kind)
+    plan = Plan(name="p", source=tmp / "plan.yaml", plays=(Play(name="ssd", hosts="lab", workloads=(spec,)),))
+    art = Artifact("artifacts/fio.json", "fio_json")
+    result = StepResult(spec.path, kind, "alpha", Status.CHANGED, artifacts=(art,) if facts else ())
+    read = (ReadArtifact(art.path, "fio_json", "ssd", "alpha", spec.path, False, facts),) if facts else ()
+    return RunData(tmp, {"plays": [{"name": "ssd"}]}, (result,), (), read, {"alpha": {"memory_gb": 11.74}}, (), plan)
+
+
+def test_fio_file_jobs_on_libaio_without_direct_and_iozone_without_dash_i_are_flagged_with_page_cache_exposure(
+        tmp_path: Path) -> None:
+    fio = (("job[ssd].filename", "/data/f1"), ("job[ssd].ioengine", "libaio"), ("job[ssd].size", "4g"),
+           ("job[ssd].numjobs", "2"))
+    found = [f for f in fio_setup(_run_data(tmp_path, "fio", {}, fio)) if f.code == "buffered_io"]
+    assert len(found) == 1 and "buffered I/O is not async" in found[0].message
+    assert "the test's data (8 GB) fits in the host's 11.74 GB of memory" in found[0].message
+    assert not [f for f in fio_setup(_run_data(tmp_path, "fio", {}, (*fio, ("job[ssd].direct", "1"))))
+                if f.code == "buffered_io"]
+    found = iozone_buffered(_run_data(tmp_path, "iozone", {"flags": ["-w", "-e", "-c"], "file_size": "1g",
+                                                           "threads": 4}))
+    assert len(found) == 1 and "without -I" in found[0].message and "(4 GB) fits in" in found[0].message
+    assert iozone_buffered(_run_data(tmp_path, "iozone", {"flags": ["-I"], "file_size": "1g", "threads": 4})) == []
+
+
+# -- 16: FLASHBACK_ON = RESTORE POINT ONLY ----------------------------------------------------------------------
+def test_flashback_off_under_a_guaranteed_restore_point_is_refused_at_check_naming_it(prep_root: Path) -> None:
+    update_state(prep_root, lambda s: (s["database"].update(flashback_on="RESTORE POINT ONLY"),
+                                       s.update(restore_points=[{"name": "BEFORE_SLOB", "guarantee": "YES"}])))
+    ctx = context(prep_root)
+    with pytest.raises(StepError, match="RESTORE POINT ONLY .*BEFORE_SLOB"):
+        Flashback({"state": "off"}).check(ctx)
+    with pytest.raises(StepError, match="cannot be reached"):
+        Flashback({"state": "off"}).apply(ctx)
+    assert not any(h.startswith("alter database flashback") for h in load_state(prep_root)["history"])
+    assert Flashback({"state": "on"}).apply(ctx).status is Status.CHANGED  # ON is reachable
+
+
+# -- 17: CALIBRATE_IO: every RAC instance open, a 0 ms latency, max_latency at plan check ----------------------
+def test_calibrate_io_on_rac_needs_every_instance_open(prep_root: Path) -> None:
+    update_state(prep_root, rac_state)
+    ctx = context(prep_root)
+    db = open_database(ctx, config_for(ctx))
+    step_class("calibrate_io").every_instance_open(db)  # both open: fine
+    update_state(prep_root, lambda s: s["database"]["instances"][1].update(status="SHUTDOWN"))
+    with pytest.raises(StepError, match=r"needs every instance open, and SLOB2 \(CLOSED\)"):
+        step_class("calibrate_io")({}).apply(ctx)
+
+
+def test_a_zero_ms_calibrate_latency_is_under_one_ms_and_never_the_best() -> None:
+    zero = parse_text("max_iops = 1353418\nlatency = 0\nmax_mbps = 18850\n", "<zero>", "calibrate_io")
+    three = parse_text("max_iops = 3913\nlatency = 3\nmax_mbps = 137\n", "<three>", "calibrate_io")
+    (z,) = zero.all("calibrate.latency_ms")
+    (t,) = three.all("calibrate.latency_ms")
+    assert z.direction is Direction.NEUTRAL and z.label("resolution") == "under 1 ms (whole ms)"
+    assert t.direction is Direction.LOWER and t.label("resolution") == ""
+
+
+def test_calibrate_max_latency_below_10_fails_plan_check() -> None:
+    with pytest.raises(StepError, match="below Oracle's minimum of 10 ms"):
+        step_class("calibrate_io").check_args({"max_latency": 5}, Path("."))
+    step_class("calibrate_io").check_args({"max_latency": 10}, Path("."))
+
+
+# -- 8: hidden "_" parameters: read from X$KSPPI / X$KSPPCV, set quoted SCOPE=SPFILE with the restart ------------
+def test_slobs_hidden_prefetch_parameters_are_read_set_in_the_spfile_restarted_and_put_back(prep_root: Path) -> None:
+    ctx = context(prep_root)
+    wanted = {"_db_block_prefetch_limit": 0, "_db_block_prefetch_quota": 0, "_db_file_noncontig_mblock_read_count": 0}
+    step = InitOra(wanted)
+    change = step.check(ctx)
+    assert "_db_block_prefetch_quota: 10 (not in spfile) -> 0 (static: restart)" in (change.diff or "")
+    saved = step.save(ctx)
+    out = step.apply(ctx)
+    assert out.status is Status.CHANGED and "restarted" in out.msg, out.msg
+    state = load_state(prep_root)
+    assert "alter system set \"_db_block_prefetch_quota\"=0 scope=spfile sid='*'" in state["history"]
+    assert state["memory"]["_db_file_noncontig_mblock_read_count"] == "0" and state["restarts"] == 1
+    assert step.check(ctx).changed is False
+    step.revert(ctx, saved)
+    state = load_state(prep_root)
+    assert "alter system reset \"_db_block_prefetch_quota\" scope=spfile sid='*'" in state["history"]
+    assert state["spfile"] == {} and "_db_block_prefetch_quota" not in state["memory"]
+
+
+# -- 15 (part): an omitted ASM redundancy is NORMAL, and is said ------------------------------------------------
+def test_an_asm_disk_group_without_redundancy_says_it_is_normal_mirrored(prep_root: Path) -> None:
+    ctx = context(prep_root)
+    step = AsmDiskgroup({"name": "SLOB", "disks": ["/dev/mapper/lun01"]})
+    assert "redundancy not given: Oracle's default NORMAL (two-way mirrored writes)" in step.check(ctx).msg
+    assert "default NORMAL" in step.apply(ctx).msg
+    stated = AsmDiskgroup({"name": "SLOB2", "disks": ["/dev/mapper/lun02"], "redundancy": "external"})
+    assert "redundancy not given" not in stated.check(ctx).msg

@@ -30,7 +30,7 @@ from planner.report.study import (
     summary,
 )
 from planner.report.study import charts as study_charts
-from planner.results.findings import all_findings, fio_setup, verdicts
+from planner.results.findings import all_findings, fio_setup, iozone_buffered, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -373,7 +373,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *iozone_buffered(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}

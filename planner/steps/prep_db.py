@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.db.access import Database, DbConfig, SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.access import Database, DbConfig, Row, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.container import read_container, refuse_outside_a_pdb
 from planner.db.identity import RestartWay, oracle_run_kw, restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
@@ -77,19 +77,48 @@ def read_params(db: Database, names: Sequence[str]) -> dict[str, Param]:
     binds = {f"n{i}": n for i, n in enumerate(names)}
     marks = ", ".join(f":n{i}" for i in range(len(names)))
     mem = db.query(f"select name, type, value, issys_modifiable from v$parameter where name in ({marks})", binds)
-    sp = {r[0]: r for r in db.query(
-        f"select name, value, isspecified from v$spparameter where name in ({marks}) and sid = '*'", binds)}
+    sp = {str(r[0]): r for r in db.query(
+        f"select name, value, isspecified from v$spparameter where name in ({marks}) and sid = '*'", binds) if r[0]}
     found = {}
     for name, ptype, value, sysmod in mem:
         if name is None:
             continue
         spr = sp.get(name, (name, None, "FALSE"))
         found[name] = Param(name, int(ptype or 0), value, sysmod or "FALSE", spr[1], spr[2] == "TRUE")
+    found.update(_hidden(db, [n for n in names if n not in found and n.startswith("_")], sp))
     missing = [n for n in names if n not in found]
     if missing:
         raise StepError(f"unknown initialization parameter(s): {', '.join(missing)}",
                         hint="check the spelling against v$parameter")
     return found
+
+
+def _hidden(db: Database, names: Sequence[str], sp: Mapping[str, Row]) -> dict[str, Param]:
+    """Hidden ("_") parameters at their default are not in V$PARAMETER; X$KSPPI (names, types) and X$KSPPCV
+    (current values) list every parameter and are readable as SYSDBA. Whether one can change without a restart
+    is not published, so planner takes it as static: SCOPE=SPFILE and the play's restart."""
+    if not names:
+        return {}
+    binds = {f"n{i}": n for i, n in enumerate(names)}
+    marks = ", ".join(f":n{i}" for i in range(len(names)))
+    index = {str(r[0]): (str(r[1]), int(float(r[2] or 0))) for r in db.query(
+        f"select indx, ksppinm, ksppity from x$ksppi where ksppinm in ({marks})", binds) if r[0] is not None}
+    if not index:
+        return {}
+    ids = ", ".join(f":i{i}" for i in range(len(index)))
+    values = {str(r[0]): r[1] for r in db.query(f"select indx, ksppstvl from x$ksppcv where indx in ({ids})",
+                                                 {f"i{i}": int(k) for i, k in enumerate(index)})}
+    out = {}
+    for indx, (name, ptype) in index.items():
+        spr = sp.get(name, (name, None, "FALSE"))
+        out[name] = Param(name, ptype, values.get(indx), "FALSE", spr[1], spr[2] == "TRUE")
+    return out
+
+
+def sql_name(name: str) -> str:
+    """A hidden parameter's name must be double-quoted in ALTER SYSTEM (a nonquoted identifier begins with a
+    letter: SQL Language Reference, "Database Object Names and Qualifiers")."""
+    return f'"{name}"' if name.startswith("_") else name
 
 
 def render_value(p: Param, value: Any, *, trusted: bool = False) -> str:
@@ -127,7 +156,7 @@ def canon(p: Param, text: str | None) -> str | None:
 
 
 def alter_set(p: Param, rendered: str, scope: str) -> str:
-    return f"alter system set {p.name}={rendered} scope={scope} sid='*'"
+    return f"alter system set {sql_name(p.name)}={rendered} scope={scope} sid='*'"
 
 
 def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
@@ -213,7 +242,8 @@ class _Set:
 STATIC_PARAMETERS = frozenset({
     "sga_max_size", "processes", "filesystemio_options", "disk_asynch_io", "use_large_pages", "db_block_size",
     "db_writer_processes", "compatible", "memory_max_target", "sessions", "db_files", "log_buffer",
-    "_db_block_prefetch_quota", "lock_sga", "pre_page_sga",
+    "_db_block_prefetch_quota", "_db_block_prefetch_limit", "_db_file_noncontig_mblock_read_count", "lock_sga",
+    "pre_page_sga",
 })
 
 
@@ -424,7 +454,7 @@ class InitOra(StepType):
                 db.execute(alter_set(orig, render_value(orig, orig.spfile, trusted=True), "spfile"))
                 done.append(f"{name}: spfile -> {orig.spfile}")
             elif not orig.specified and cur.specified:
-                db.execute(f"alter system reset {name} scope=spfile sid='*'")
+                db.execute(f"alter system reset {sql_name(name)} scope=spfile sid='*'")
                 done.append(f"{name}: reset (was not in the spfile)")
             if canon(cur, cur.memory) != canon(orig, orig.memory):
                 if orig.dynamic:

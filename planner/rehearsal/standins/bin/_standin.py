@@ -181,7 +181,8 @@ Row = dict[str, Any]
 def _v_parameter(state: dict[str, Any]) -> list[Row]:
     rows = [{"name": n, "type": t, "value": memory_value(state, n), "display_value": memory_value(state, n),
              "isdefault": "FALSE" if n in state["memory"] else "TRUE", "isses_modifiable": ses,
-             "issys_modifiable": sys_} for n, (t, _d, ses, sys_) in PARAMETERS.items()]
+             "issys_modifiable": sys_} for n, (t, _d, ses, sys_) in PARAMETERS.items()
+            if not n.startswith("_") or n in state["memory"]]  # hidden ones only when not default
     # SPFILE names the server parameter file in use, empty when the instance started from a pfile
     spfile = SPFILE_PATH.format(home=state.get("oracle_home", ""), sid=state["database"]["instance_name"])
     rows.append({"name": "spfile", "type": 2, "value": spfile if spfile_in_use(state) else None,
@@ -263,7 +264,19 @@ def _v_sga_dynamic_components(state: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def _x_ksppi(state: dict[str, Any]) -> list[Row]:
+    """X$KSPPI: every parameter, hidden ones too (KSPPINM name, KSPPITY type); SYSDBA only."""
+    return [{"indx": i, "ksppinm": n, "ksppity": t} for i, (n, (t, *_r)) in enumerate(PARAMETERS.items())]
+
+
+def _x_ksppcv(state: dict[str, Any]) -> list[Row]:
+    """X$KSPPCV: each parameter's current value (KSPPSTVL) and whether it is the default (KSPPSTDF)."""
+    return [{"indx": i, "ksppstvl": memory_value(state, n), "ksppstdf": "FALSE" if n in state["memory"] else "TRUE"}
+            for i, n in enumerate(PARAMETERS)]
+
+
 VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
+    "x$ksppi": _x_ksppi, "x$ksppcv": _x_ksppcv,
     "v$parameter": _v_parameter, "v$spparameter": _v_spparameter, "v$instance": _v_instance,
     "v$database": _v_database, "v$asm_diskgroup": _v_asm_diskgroup, "v$asm_disk": _v_asm_disk,
     "v$asm_operation": _v_asm_operation, "dual": lambda _s: [{"dummy": "X"}],

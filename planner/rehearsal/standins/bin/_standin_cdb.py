@@ -14,6 +14,7 @@ from typing import Any
 
 from _standin import USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
 from _standin_memory import NOT_PDB_MODIFIABLE
+from _standin_rac import instances
 
 ROOT = "CDB$ROOT"
 MAINTENANCE_PLAN = "DEFAULT_MAINTENANCE_PLAN"
@@ -94,7 +95,21 @@ def _dba_scheduler_windows(state: dict[str, Any]) -> list[Row]:
              "enabled": "TRUE"} for n in names]
 
 
+def _v_restore_point(state: dict[str, Any]) -> list[Row]:
+    """V$RESTORE_POINT: NAME, GUARANTEE_FLASHBACK_DATABASE (knob ``restore_points`` [{name, guarantee}])."""
+    return [{"name": r["name"], "guarantee_flashback_database": r.get("guarantee", "NO")}
+            for r in state.get("restore_points", [])]
+
+
+def _v_thread(state: dict[str, Any]) -> list[Row]:
+    """V$THREAD: one enabled redo thread per instance, STATUS OPEN while that instance runs (Oracle Database
+    Reference, V$THREAD). Knob: an instance's ``status`` in ``database.instances``."""
+    return [{"thread#": i["inst_id"], "instance": i["instance_name"], "enabled": "PUBLIC",
+             "status": "OPEN" if i["status"] != "SHUTDOWN" else "CLOSED"} for i in instances(state)]
+
+
 _BASE_PARAMETER = VIEWS["v$parameter"]
 _BASE_DATABASE = VIEWS["v$database"]
 VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "v$rsrc_plan": _v_rsrc_plan,
-              "dba_scheduler_windows": _dba_scheduler_windows})
+              "dba_scheduler_windows": _dba_scheduler_windows, "v$restore_point": _v_restore_point,
+              "v$thread": _v_thread})

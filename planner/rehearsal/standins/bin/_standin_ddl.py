@@ -55,11 +55,22 @@ def _parse_value(name: str, raw: str) -> tuple[str, str]:
     return raw, raw
 
 
-@statement(r"alter\s+system\s+set\s+(?P<name>[A-Za-z_][\w$#]*)\s*=\s*(?P<value>'(?:[^']|'')*'|[^\s']+)"
+def _name(s: Session, raw: str) -> str:
+    """A parameter name as ALTER SYSTEM takes it: one beginning with "_" must be double-quoted, else ORA-00911
+    "invalid character" (SQL Language Reference, "Database Object Names and Qualifiers": nonquoted identifiers
+    begin with a letter)."""
+    quoted = raw.startswith('"') and raw.endswith('"')
+    name = raw.strip('"').lower()
+    if name.startswith("_") and not quoted:
+        raise OraError("ORA-00911: invalid character")
+    return name
+
+
+@statement(r"alter\s+system\s+set\s+(?P<name>\"?[A-Za-z_][\w$#]*\"?)\s*=\s*(?P<value>'(?:[^']|'')*'|[^\s']+)"
            r"(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?(?:\s+sid\s*=\s*'(?P<sid>[^']*)')?")
 def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    name = m["name"].lower()
+    name = _name(s, m["name"])
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
     # the default scope is BOTH with an spfile in use, MEMORY without (ALTER SYSTEM, SQL Language Reference)
@@ -79,11 +90,11 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     return s.done("System altered.")
 
 
-@statement(r"alter\s+system\s+reset\s+(?P<name>[A-Za-z_][\w$#]*)(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?"
+@statement(r"alter\s+system\s+reset\s+(?P<name>\"?[A-Za-z_][\w$#]*\"?)(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?"
            r"(?:\s+sid\s*=\s*'(?P<sid>[^']*)')?")
 def _alter_system_reset(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    name = m["name"].lower()
+    name = _name(s, m["name"])
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
     _spfile_needed(s, (m["scope"] or "both").lower())
@@ -137,6 +148,10 @@ def _flashback(s: Session, m: re.Match[str]) -> list[str]:
         raise OraError("ORA-38706: Cannot turn on FLASHBACK DATABASE logging.",
                        "ORA-38707: Media recovery is not enabled.")
     db["flashback_on"] = "YES" if m["on"].lower() == "on" else "NO"
+    if db["flashback_on"] == "NO" and any(r.get("guarantee") == "YES" for r in s.state.get("restore_points", [])):
+        # a guaranteed restore point keeps flashback logging for it: V$DATABASE.FLASHBACK_ON "RESTORE POINT ONLY"
+        # (Oracle Database Reference, V$DATABASE)
+        db["flashback_on"] = "RESTORE POINT ONLY"
     if db["flashback_on"] == "NO":
         db["flashback_logs"] = 0  # the window is gone: turning it back ON starts a new, empty one
     return s.done("Database altered.")

@@ -36,6 +36,11 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "db_name": (2, "orcl", "FALSE", "FALSE"),
     "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
     "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
+    # hidden parameters SLOB's simple.ora sets to 0 "to force db file sequential read": V$PARAMETER lists a "_"
+    # name only when it is not at its default (X$KSPPI / X$KSPPCV always do); the defaults here are the stand-in's
+    "_db_block_prefetch_limit": (3, "0", "FALSE", "FALSE"),
+    "_db_block_prefetch_quota": (3, "10", "FALSE", "FALSE"),
+    "_db_file_noncontig_mblock_read_count": (3, "11", "FALSE", "FALSE"),
 }
 # "Modifiable in a PDB: No" (Oracle Database Reference 12.1-19c, each parameter's page), among those above
 NOT_PDB_MODIFIABLE = frozenset({"db_keep_cache_size", "db_recycle_cache_size", "sga_max_size", "processes",
