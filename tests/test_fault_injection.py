@@ -357,7 +357,8 @@ def write_step(tool: str, dev: str, destructive: bool = True) -> dict[str, Any]:
     args: dict[str, Any] = (
         {"fio": {"target": dev, "rw": "write", "bs": "64k", "size": "1M", "ioengine": "psync", "direct": 0}}
         if tool == "fio" else
-        {"orion": {"binary": "/opt/orion/bin/orion", "testname": "t", "luns": [dev], "write": 30, "duration": 1}})
+        {"orion": {"binary": "/opt/orion/bin/orion", "testname": "t", "luns": [dev], "run": "advanced", "write": 30,
+                   "duration": 1}})  # -write is read by -run advanced only
     return {**args, "name": f"{tool} write", **({"destructive": True} if destructive else {})}
 
 

@@ -33,7 +33,8 @@ def apply(lab: Lab, tmp: Path, workload: str, title: str) -> tuple[int, Path, di
     lab.write_inventory(inv)
     (tmp / "plan.yaml").write_text(textwrap.dedent(f"""\
         plan: bad_output
-        vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100}}
+        vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100,
+               oracle_diagnostics_pack: true}}
         plays:
           - name: bad output
             hosts: {host.name}

@@ -54,7 +54,10 @@ def test_keep_pool_rounds_to_the_granule_and_keep_objects_fall_back_to_default(p
     assert pools.granule == 16 << 20  # a 4 GB SGA: 16 MB granules
     InitOra({"db_keep_cache_size": "40M"}).apply(ctx)
     pools = read_pools(db)
-    assert pools.keep == 48 << 20 and pools.holding("KEEP") == "KEEP"  # 40M -> 3 granules
+    assert pools.keep == 64 << 20 and pools.holding("KEEP") == "KEEP"  # 40M -> 4M x 16 CPUs = 4 granules
+    _cpus(prep_root, 2)
+    InitOra({"db_keep_cache_size": "40M"}).apply(ctx)
+    assert read_pools(db).keep == 48 << 20  # above the 8M floor: 40M -> 3 granules
 
 
 @pytest.mark.parametrize("release", list(SlobRelease))
@@ -116,7 +119,8 @@ def test_headline_rehearsal_reports_effective_pools_and_statistics_per_play(
     report = (run / "report.md").read_text()
     assert report.count("effective buffer pools:") >= 3 and "KEEP 64M" in report
     assert report.count("Database statistics — ") >= 3
-    assert "AWR (the play's collect; Diagnostics Pack: CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING)" in report
+    assert ("AWR (the play's collect; Diagnostics Pack: oracle_diagnostics_pack: true (stated in the plan or "
+            "inventory); CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING)") in report
     assert "its data cached in the KEEP pool, 64M effective" in report
     # the inventory's homes are 11.2.0.3: the stand-in database is that release, not the seed's 19c
     assert "11.2.0.3.0" in report and "19.0.0.0.0" not in report
@@ -221,13 +225,15 @@ def _pack(root: Path, value: str) -> None:
 
 
 def test_awr_without_the_diagnostics_pack_becomes_statspack_and_says_why(tmp_path: Path) -> None:
-    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100",
+    # stated licensed, but CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off: the one "no" it can say
+    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                                   "oracle_diagnostics_pack=true",
                          "readers: 1, run_time: 30, setup: true, database_statistics_type: awr")
     _pack(root, "NONE")
     code, run, res = _apply(tmp_path)
     assert code == 0, res["msg"]
     assert res["data"]["statistics"] == "statspack"
-    assert "CONTROL_MANAGEMENT_PACK_ACCESS=NONE: AWR needs the Diagnostics Pack" in res["msg"]
+    assert "CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off on this database: AWR needs the" in res["msg"]
     used = next(a for a in res["artifacts"] if a["path"].endswith("slob.conf"))
     assert "DATABASE_STATISTICS_TYPE=statspack" in (run / used["path"]).read_text()
 
@@ -236,7 +242,6 @@ def test_a_stated_licence_allows_awr_and_an_awr_only_kit_is_refused_unlicensed(t
     root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
                                    "oracle_diagnostics_pack=true",
                          "readers: 1, run_time: 30, setup: true, database_statistics_type: awr")
-    _pack(root, "NONE")
     code, _run, res = _apply(tmp_path)
     assert code == 0 and res["data"]["statistics"] == "awr" and "stated in the plan or inventory" in res["msg"]
     ctx = context(root, oracle_diagnostics_pack=False)
@@ -248,8 +253,8 @@ def test_collect_awr_is_refused_where_the_pack_is_not_enabled(prep_root: Path) -
     from planner.steps import dbreport
 
     _pack(prep_root, "NONE")
-    with pytest.raises(StepError, match="AWR needs the Oracle Diagnostics Pack and CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
-        dbreport.begin(context(prep_root), "awr")
+    with pytest.raises(StepError, match="AWR needs the Oracle Diagnostics Pack and .*CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
+        dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
 
 
 def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:

@@ -51,7 +51,9 @@ def test_seed_values() -> None:
     assert p.value("calibrate.latency_ms") == 0  # a real printed zero, kept
     assert p.value("calibrate.max_mbps") == 137
     assert p.get("calibrate.max_iops").direction is Direction.HIGHER
-    assert p.get("calibrate.latency_ms").direction is Direction.LOWER
+    # the OUT actual_latency is whole milliseconds: its 0 means "under 1 ms", never the best latency
+    assert p.get("calibrate.latency_ms").direction is Direction.NEUTRAL
+    assert p.get("calibrate.latency_ms").label("resolution") == "under 1 ms (whole ms)"
     assert p.get("calibrate.max_mbps").source.line == 4
 
 

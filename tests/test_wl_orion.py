@@ -17,20 +17,20 @@ plays:
     hosts: lab
     workloads:
       - name: orion run
-        orion: {{binary: /opt/orion/bin/orion, testname: ssd, luns: [{luns}], run: simple, num_disks: 1,
+        orion: {{binary: /opt/orion/bin/orion, testname: ssd, luns: [{luns}], run: {run}, num_disks: 1,
                 duration: 1{extra}}}
 {options}
 """
 
 
-def project(tmp: Path, luns: str = "/dev/sdb", extra: str = "", options: str = "") -> Path:
+def project(tmp: Path, luns: str = "/dev/sdb", extra: str = "", options: str = "", run: str = "simple") -> Path:
     root = tmp / "hosts" / "alpha"
     (root / "dev").mkdir(parents=True)
     (root / "dev" / "sdb").write_bytes(b"\0" * (1 << 20))
     (root / "opt" / "orion" / "bin").mkdir(parents=True)
     (root / "opt" / "orion" / "bin" / "orion").symlink_to(STANDIN)
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
-    (tmp / "plan.yaml").write_text(PLAN.format(luns=luns, extra=extra, options=options))
+    (tmp / "plan.yaml").write_text(PLAN.format(luns=luns, extra=extra, options=options, run=run))
     return root
 
 
@@ -69,7 +69,7 @@ def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -
 
 
 def test_write_refused_on_a_device_holding_ext4(tmp_path: Path) -> None:
-    root = project(tmp_path, extra=", write: 30", options="        destructive: true")
+    root = project(tmp_path, extra=", write: 30", run="advanced", options="        destructive: true")
     dev = bytearray(1 << 20)
     dev[1080:1082] = b"\x53\xef"  # ext2/3/4 superblock magic at 1024 + 0x38
     (root / "dev" / "sdb").write_bytes(bytes(dev))
@@ -80,13 +80,13 @@ def test_write_refused_on_a_device_holding_ext4(tmp_path: Path) -> None:
 
 
 def test_write_needs_destructive_true(tmp_path: Path) -> None:
-    project(tmp_path, extra=", write: 30")
+    project(tmp_path, extra=", write: 30", run="advanced")
     code, _run, result = apply(tmp_path)
     assert code == 2 and "not marked destructive" in result["msg"]
 
 
 def test_write_on_a_blank_device_marked_destructive_runs(tmp_path: Path) -> None:
-    project(tmp_path, extra=", write: 30", options="        destructive: true")
+    project(tmp_path, extra=", write: 30", run="advanced", options="        destructive: true")
     code, _run, result = apply(tmp_path)
     assert code == 0, result["msg"]
     assert "-write 30" in result["msg"]

@@ -71,7 +71,8 @@ def project(tmp: Path) -> Path:
     (root / "opt/orion/bin/orion").symlink_to(ORION)
     # the Oracle environment SLOB's runit.sh needs (issue 16 row 2); the data cache check off: a stand-in
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
-                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100\n")
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                                   "oracle_diagnostics_pack=true\n")
     (tmp / "plan.yaml").write_text(PLAN)
     return root
 

@@ -38,7 +38,8 @@ def project(tmp: Path, readers: str = "[1, 2, 4]", repeat: int = 2, extra: str =
     # runit.sh needs the Oracle environment from the inventory (issue 16 row 2); these sweep tests are not about
     # the buffer cache, so its check is opened wide (slob_max_cache_pct; tests/test_oracle_kit.py covers it).
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
-                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100\n")
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                                   "oracle_diagnostics_pack=true\n")
     (tmp / "plan.yaml").write_text(PLAN.format(kit=kit, readers=readers, repeat=repeat, extra=extra))
     return root
 
@@ -172,7 +173,8 @@ def test_sweep_over_the_ssh_lab(lab, tmp_path: Path) -> None:  # type: ignore[no
     inv = tmp_path / "lab.yml"
     lab.write_inventory(inv)
     plan = PLAN.format(kit=kit, readers="[1, 2, 4]", repeat=2, extra=", database_statistics_type: awr")
-    plan = plan.replace("plays:", f"vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100}}"
+    plan = plan.replace("plays:", f"vars: {{oracle_home: {DEFAULT_HOME}, oracle_sid: orcl, slob_max_cache_pct: 100, "
+                                         "oracle_diagnostics_pack: true}"
                                   "\nplays:")
     (tmp_path / "plan.yaml").write_text(plan.replace("hosts: lab", f"hosts: {host.name}"))
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(inv), "--runs-dir", str(tmp_path / "runs"),

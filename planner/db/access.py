@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.errors import OracleError, StepError
@@ -83,6 +83,7 @@ class DbConfig:
     oracle_sid: str = ""
     oracle_user: str | None = None
     db_name: str = ""  # inventory oracle_db_name: must equal V$DATABASE.DB_UNIQUE_NAME (planner.db.identity)
+    pdb: str = ""  # inventory oracle_pdb: sqlplus sessions ALTER SESSION SET CONTAINER to it (planner.db.container)
     host: str = ""
     port: int = 1521
     service: str = ""
@@ -91,6 +92,9 @@ class DbConfig:
     grid_home: str = ""
     asm_sid: str = ""  # inventory asm_sid, or read from V$ASM_CLIENT (planner.db.identity.asm_config)
     grid_user: str | None = None
+    # set by init_ora before its first spfile write (planner.db.pfile): the way back when a restart fails
+    pfile_backup: str = ""
+    spfile: str = ""
     poll_s: float = 2.0
     open_timeout_s: float = 600.0
     rebalance_timeout_s: float = 3600.0
@@ -105,6 +109,9 @@ class DbConfig:
             raise StepError(f"oracle_access must be sqlplus or thin, not {access!r}")
         sid = str(v.get("oracle_sid") or "")
         asm_sid = str(v.get("asm_sid") or "")
+        pdb = str(v.get("oracle_pdb") or "")
+        if pdb and not _SID.fullmatch(pdb):
+            raise StepError(f"oracle_pdb {pdb!r} is not a valid container name", hint="set oracle_pdb to the PDB's name")
         for what, value in (("oracle_sid", sid), ("asm_sid", asm_sid)):
             if (value or what == "oracle_sid") and not _SID.fullmatch(value):  # asm_sid unset: read it
                 raise StepError(f"{what} {value!r} is not a valid SID", hint=f"set {what} in the inventory")
@@ -114,7 +121,7 @@ class DbConfig:
             if u is not None and not _USER.fullmatch(str(u)):
                 raise StepError(f"bad OS user name {u!r}")
         return DbConfig(access=access, oracle_home=home.rstrip("/"), oracle_sid=sid,
-                        oracle_user=str(user) if user else None, db_name=str(v.get("oracle_db_name") or ""),
+                        oracle_user=str(user) if user else None, db_name=str(v.get("oracle_db_name") or ""), pdb=pdb,
                         host=str(v.get("oracle_host") or host_address), port=int(v.get("oracle_port") or 1521),
                         service=str(v.get("oracle_service") or ""), password_env=v.get("oracle_password_env"),
                         password_file=v.get("oracle_password_file"),
@@ -157,6 +164,11 @@ def refuse_thin_before_12c(v: Mapping[str, Any]) -> None:
         raise StepError(f"oracle_access: thin needs Oracle Database 12.1 or later; this host's database is "
                         f"{version[0]}.{version[1]} (python-oracledb thin mode cannot connect to it)",
                         hint="set oracle_access: sqlplus for this host (the default)")
+
+
+def cdb_root(cfg: DbConfig) -> DbConfig:
+    """The instance as a whole (startup, shutdown, flashback): never inside the inventory's PDB."""
+    return replace(cfg, pdb="")
 
 
 def config_for(ctx: StepContext) -> DbConfig:
@@ -257,7 +269,8 @@ class SqlplusDatabase:
     def run_script(self, body: str, what: str, *, timeout: float | None = None) -> str:
         """Run a SQL*Plus script (SETTINGS prepended, exit appended); raise OracleError on ORA-/SP2- lines."""
         argv, env, user = self._argv_env()
-        script = SETTINGS + body.rstrip("\n") + "\nexit\n"
+        into = f"alter session set container = {self.cfg.pdb};\n" if self.cfg.pdb and not self.asm else ""
+        script = SETTINGS + into + body.rstrip("\n") + "\nexit\n"
         r = self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
                          env=env, stdin=script.encode(), timeout=timeout)
         err = ora_error(r.stdout, what) or ora_error(r.stderr, what)

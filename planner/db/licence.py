@@ -4,11 +4,12 @@ Why: AWR (DBMS_WORKLOAD_REPOSITORY snapshots and reports, DBA_HIST_* views) is p
 Pack: "The following are part of the Oracle Diagnostics Pack: ... Automatic Workload Repository ...
 DBMS_WORKLOAD_REPOSITORY package" (Oracle Database Licensing Information User Manual, Oracle Diagnostics
 Pack, https://docs.oracle.com/en/database/oracle/oracle-database/19/dblic/Licensing-Information.html).
-CONTROL_MANAGEMENT_PACK_ACCESS (11g+) says which packs the DBA has enabled: "DIAGNOSTIC+TUNING" (the default
-on Enterprise Edition), "DIAGNOSTIC", or "NONE" (Oracle Database Reference,
-https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/CONTROL_MANAGEMENT_PACK_ACCESS.html).
-Statspack ships with the database and needs no pack. A plan or inventory may state the licence itself with
-``oracle_diagnostics_pack: true|false``; otherwise planner reads the parameter, and never guesses.
+CONTROL_MANAGEMENT_PACK_ACCESS (11g+) is not a licence: its default on Enterprise Edition is
+"DIAGNOSTIC+TUNING" whether the packs were bought or not (Oracle Database Reference,
+https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/CONTROL_MANAGEMENT_PACK_ACCESS.html). So the
+licence must be stated, ``oracle_diagnostics_pack: true|false`` in the inventory (or the plan); the parameter can
+only forbid AWR: with "NONE" the packs are switched off, licensed or not. Statspack ships with the database and
+needs no pack. Nothing stated: no AWR, and the reason says what to state.
 """
 
 from __future__ import annotations
@@ -30,19 +31,26 @@ def _as_bool(v: Any) -> bool | None:
 
 
 def diagnostics_pack(ctx: StepContext, vars_: Mapping[str, Any] | None = None) -> tuple[bool, str]:
-    """(licensed, why): the ``oracle_diagnostics_pack`` statement when given, else CONTROL_MANAGEMENT_PACK_ACCESS."""
+    """(AWR allowed, why): the ``oracle_diagnostics_pack`` statement, then CONTROL_MANAGEMENT_PACK_ACCESS=NONE
+    (which switches the packs off) as the only thing read that can say no."""
     v = (vars_ if vars_ is not None else ctx.vars).get(LICENCE_VAR)
-    if v is not None and _as_bool(v) is not None:
-        return bool(_as_bool(v)), f"{LICENCE_VAR}: {str(v).lower()} (stated in the plan or inventory)"
+    stated = _as_bool(v) if v is not None else None
+    if stated is None:
+        return False, (f"the Diagnostics Pack licence is not stated ({LICENCE_VAR} in the inventory): "
+                       "CONTROL_MANAGEMENT_PACK_ACCESS=DIAGNOSTIC+TUNING is the Enterprise Edition default, not a "
+                       "licence")
+    said = f"{LICENCE_VAR}: {str(v).lower()} (stated in the plan or inventory)"
+    if not stated:
+        return False, said
     try:
         rows = open_database(ctx, config_for(ctx)).query(
             "select value from v$parameter where name = 'control_management_pack_access'")
     except OracleError as exc:
-        return False, f"CONTROL_MANAGEMENT_PACK_ACCESS unreadable ({exc.message[:120]})"
+        return False, f"{said}, but CONTROL_MANAGEMENT_PACK_ACCESS is unreadable ({exc.message[:120]})"
     value = str(rows[0][0] if rows and rows[0] and rows[0][0] else "").upper()
-    if not value:
-        return False, "no CONTROL_MANAGEMENT_PACK_ACCESS (before 11g): the pack is not known to be licensed"
-    return "DIAGNOSTIC" in value, f"CONTROL_MANAGEMENT_PACK_ACCESS={value}"
+    if value == "NONE":
+        return False, f"{said}, but CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off on this database"
+    return True, said + (f"; CONTROL_MANAGEMENT_PACK_ACCESS={value}" if value else "")
 
 
 def statistics_choice(ctx: StepContext, asked: str, source: str, *, can_statspack: bool) -> tuple[str, str]:

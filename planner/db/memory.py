@@ -4,8 +4,10 @@ Why: what a cache-size parameter asks for is not what the instance gives. Oracle
 at least 4 MB x CPU_COUNT and to the granule ("The value must be at least 4M * number of cpus (smaller values
 are automatically rounded up to this value). A user-specified value larger than this is rounded up to the
 nearest granule size", Oracle Database Reference 11.2-19c, DB_CACHE_SIZE,
-https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html), rounds
-DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE to the granule, and under SGA_TARGET / MEMORY_TARGET takes
+https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html), gives
+DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE the same floor ("values greater than zero are automatically modified
+to be either the granule size * number of processor groups, or 4 MB * number of CPUs, whichever is greater",
+Reference 11.1-19c, DB_KEEP_CACHE_SIZE.html / DB_RECYCLE_CACHE_SIZE.html) and the granule, and under SGA_TARGET / MEMORY_TARGET takes
 DB_CACHE_SIZE only as a minimum of the DEFAULT pool. So planner reads the effective sizes from
 V$SGA_DYNAMIC_COMPONENTS (bytes, with the granule) and V$BUFFER_POOL (the pools configured) after a change.
 """
@@ -78,6 +80,5 @@ def rounded(name: str, wanted: int, granule: int, cpu_count: int) -> int:
     """What Oracle makes of ``wanted`` bytes for a cache parameter (see the module docstring)."""
     if wanted <= 0 or granule <= 0:
         return wanted
-    if name == "db_cache_size":
-        wanted = max(wanted, 4 * MB * max(1, cpu_count))
+    wanted = max(wanted, 4 * MB * max(1, cpu_count))  # all three caches: see the module docstring
     return -(-wanted // granule) * granule

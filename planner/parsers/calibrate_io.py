@@ -39,6 +39,16 @@ def looks_like(text: str) -> bool:
         bool(_HEAD.search(text))
 
 
+def _add(sink: MetricSink, key: str, value: float, line: int, **labels: str) -> None:
+    """CALIBRATE_IO's actual_latency is a whole number of milliseconds (OUT BINARY_INTEGER, PL/SQL Packages and
+    Types Reference, DBMS_RESOURCE_MANAGER.CALIBRATE_IO): on flash it reads 0, meaning "under 1 ms", not zero.
+    That 0 is kept, labelled, and given no better/worse direction, so it never compares as the best latency."""
+    metric, unit, direction = _KEYS[key]
+    if metric == "calibrate.latency_ms" and value == 0 and labels.get("form") == "dbms_output":
+        direction, labels = Direction.NEUTRAL, {**labels, "resolution": "under 1 ms (whole ms)"}
+    sink.add(metric, value, unit, direction, line, False, **labels)
+
+
 def _key(printed: str) -> str:
     key = printed.lower().replace(" ", "_")
     return _ALIASES.get(key, key)
@@ -76,9 +86,7 @@ def _table(sink: MetricSink, lines: list[str], i: int, before: int = 0) -> int:
                                                   f"{name.upper()} is not a number read whole: {cell[:20]!r}",
                                                   source=sink.source, line=j + 1))
                     continue
-                value = reading.value
-                metric, unit, direction = _KEYS[name]
-                sink.add(metric, value, unit, direction, j + 1, form="dba_rsrc_io_calibrate", row=str(before + rows + 1))
+                _add(sink, name, reading.value, j + 1, form="dba_rsrc_io_calibrate", row=str(before + rows + 1))
                 got += 1
             elif name in ("start_time", "end_time") and cell:
                 sink.facts[f"row{before + rows + 1}.{name}"] = cell
@@ -99,8 +107,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             if key in seen_keys:  # the same key again: the next printed block
                 block, seen_keys = block + 1, set()
             seen_keys.add(key)
-            metric, unit, direction = _KEYS[key]
-            sink.add(metric, value, unit, direction, i + 1, form="dbms_output", block=str(block))
+            _add(sink, key, value, i + 1, form="dbms_output", block=str(block))
             found += 1
         elif _HEAD.search(line):
             rows = _table(sink, lines, i, listed)

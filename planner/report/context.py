@@ -30,7 +30,7 @@ from planner.report.study import (
     summary,
 )
 from planner.report.study import charts as study_charts
-from planner.results.findings import all_findings, fio_setup, verdicts
+from planner.results.findings import all_findings, fio_setup, iozone_buffered, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -271,17 +271,30 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
     """Per workload step: the statistics source (AWR / Statspack) and why, and the buffer pool holding the
     workload's data with its effective size, as the step recorded them (planner.steps.wl_slob)."""
     out: dict[tuple[str, str], dict[str, Any]] = {}
+    cagings: dict[tuple[str, str], dict[str, str]] = {}
     for r in data.results:
         d = r.data or {}
         if r.host != host or not d.get("statistics"):
             continue
         cache = d.get("cache_bytes")
+        point = ", ".join(f"{k}={v}" for k, v in r.params) + ": " if r.params else ""
+        cagings.setdefault((r.step, str(d.get("statistics"))), {}).setdefault(_said(d, "caging"), point)
         out.setdefault((r.step, str(d.get("statistics"))), {
             "play": play_of(r.step, data.play_names()), "workload": r.title,
             "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack", "why": str(d.get("statistics_why", "")),
             "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
-            "pct": d.get("cache_pct_of_data")})
+            "pct": d.get("cache_pct_of_data"), "container": _said(d, "container"), "caging": _said(d, "caging")})
+    for key, words in cagings.items():  # a window opening mid-sweep cages some points and not others: say which
+        said = {w: p for w, p in words.items() if w}
+        if len(said) > 1:
+            out[key]["caging"] = "varied by point: " + "; ".join(f"{p}{w}" for w, p in said.items())
     return list(out.values())
+
+
+def _said(d: Mapping[str, Any], key: str) -> str:
+    """The words a step recorded for what it read (planner.db.container / caging), '' when it read none."""
+    v = d.get(key)
+    return str(v.get("describe", "")) if isinstance(v, Mapping) else ""
 
 
 def _working_sets(data: RunData) -> dict[str, float]:
@@ -360,7 +373,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *iozone_buffered(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}

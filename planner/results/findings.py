@@ -10,9 +10,11 @@ datasheet argument ("an X2-8 is rated at 1.5M IOPS, your test is wrong") and RAC
 from __future__ import annotations
 
 import enum
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
@@ -34,11 +36,12 @@ class Thresholds:
     iops_per_core: float = 18_000.0  # the seed's ~20k-30k read IOPS per core ceiling, with some margin
     cv_pct: float = 10.0
     rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
+    multiblock_share_pct: float = 1.0  # multi-block read waits beyond this share: blocks/s is not IOPS
 
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops
+    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops, blocks_not_requests
     severity: Severity
     title: str
     play: str
@@ -244,11 +247,54 @@ def latency_missing(all_series: Sequence[Series]) -> list[Finding]:
     return out
 
 
+_MULTIBLOCK_EVENTS = ("db file parallel read", "db file scattered read")
+
+
+def _waits_of(all_series: Sequence[Series], where: tuple[str, str, str, str], events: Sequence[str]) -> float:
+    """Median waits of ``events`` at one point, whichever wait table gave them (cut names matched, 20+ chars)."""
+    seen: dict[str, float] = {}
+    for s in all_series:
+        if s.metric != "wait.waits" or _where(s) != where:
+            continue
+        event = s.label("event")
+        full = next((e for e in events if e == event or (len(event) >= 20 and e.startswith(event))), None)
+        if full is not None:
+            seen[full] = max(seen.get(full, 0.0), s.summary.median)
+    return sum(seen.values())
+
+
+def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+    """Read IOPS taken from blocks/s (no "physical read IO requests" in the report) while multi-block reads
+    were not trivial: each db file parallel read / scattered read wait reads several blocks in one request, so
+    blocks/s overstates IOPS. SLOB's simple.ora sets the _db_block_prefetch / _db_file_noncontig_mblock_read_count
+    parameters to 0 "to force db file sequential read" for that reason."""
+    out: list[Finding] = []
+    for where, ms in _index(all_series).items():
+        iops = next((v for k, v in ms.items() if v.metric == "physical_read_iops" and v.label("basis") == "blocks"),
+                    None)
+        if iops is None:
+            continue
+        multi = _waits_of(all_series, where, _MULTIBLOCK_EVENTS)
+        single = _waits_of(all_series, where, _SINGLE_BLOCK_EVENTS)
+        share = 100.0 * multi / (multi + single) if multi + single else 0.0
+        if share >= t.multiblock_share_pct:
+            out.append(Finding(
+                "blocks_not_requests", Severity.WARNING, "Read IOPS counted in blocks while reads were batched",
+                *where, f"read IOPS {fmt(iops.summary.median)} is blocks per second (this report has no 'physical "
+                f"read IO requests'), but {share:.1f}% of the read waits were multi-block (db file parallel read / "
+                "scattered read), each one request for several blocks: the figure overstates IOPS — use a report "
+                "with physical read IO requests (11.2.0.4+ Load Profile, or Instance Activity Stats) or set SLOB's "
+                "prefetch parameters to 0",
+                (("read IOPS (blocks/s)", fmt(iops.summary.median)), ("multi-block waits %", f"{share:.1f}"),
+                 ("threshold %", f"{t.multiblock_share_pct:g}"))))
+    return out
+
+
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
     return [*cached_reads(all_series, working_set_mb, t), *wait_class_share(all_series, t),
             *cpu_bound(all_series, t), *noisy_repeats(all_series, t), *below_rated(all_series, rated or {}, t),
-            *rac_not_iops(all_series)]
+            *rac_not_iops(all_series), *blocks_not_requests(all_series, t)]
 
 
 # -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------
@@ -302,6 +348,8 @@ def fio_setup(data: RunData) -> list[Finding]:
                         "add direct: 1 to the step",
                         (("job", job), ("device", ", ".join(devices)), ("direct", opts.get("direct", "unset")))))
                 engine = opts.get("ioengine", "psync").strip().lower()  # fio's default engine on Linux: psync
+                if files and not devices and not direct and engine == "libaio":
+                    out.append(_buffered_aio(where, job, opts, data.facts.get(r.host, {})))
                 key = (where[0], r.host, r.step)
                 if "iodepth" in params and engine in SYNC_ENGINES and key not in swept_sync:
                     swept_sync.add(key)
@@ -312,6 +360,70 @@ def fio_setup(data: RunData) -> list[Finding]:
                         "ran at queue depth 1, so the sweep shows noise, not queue depth — use ioengine: libaio "
                         "(or io_uring) with direct: 1, or sweep numjobs instead",
                         (("ioengine", engine), ("iodepth", str(params["iodepth"])))))
+    return out
+
+
+_BYTES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.I)
+
+
+def size_gb(text: Any) -> float | None:
+    """A fio / iozone size (``1g``, ``512m``, ``4096k``; a bare number is bytes for fio) in GiB, else None."""
+    m = _BYTES.match(str(text or ""))
+    if not m:
+        return None
+    return float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()] / (1 << 30)
+
+
+def page_cache_exposure(data_gb: float | None, facts: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The test's data against the host's memory: data smaller than memory can be served from the page cache."""
+    try:
+        memory = float(facts.get("memory_gb") or 0)
+    except (TypeError, ValueError):
+        memory = 0.0
+    if data_gb is None or not memory:
+        return "the page cache can hold part or all of the data", ()
+    fits = "fits in" if data_gb <= memory else f"is {data_gb / memory:.1f}x"
+    return (f"the test's data ({data_gb:g} GB) {fits} the host's {memory:g} GB of memory",
+            (("data GB", f"{data_gb:g}"), ("host memory GB", f"{memory:g}")))
+
+
+def _buffered_aio(where: tuple[str, str, str, str], job: str, opts: Mapping[str, str],
+                  facts: Mapping[str, Any]) -> Finding:
+    """fio's man page, ioengine libaio: "Linux native asynchronous I/O. Note that Linux may only support queued
+    behavior with non-buffered I/O (set direct=1 or buffered=0)" - buffered libaio is not async."""
+    size = size_gb(opts.get("size"))
+    numjobs = int(opts.get("numjobs", "1") or 1) if str(opts.get("numjobs", "1")).isdigit() else 1
+    exposure, numbers = page_cache_exposure(size * numjobs if size is not None else None, facts)
+    return Finding(
+        "buffered_io", Severity.WARNING, "File job on libaio ran buffered", *where,
+        f"fio job {job or '?'} uses ioengine=libaio on files without direct=1: buffered I/O is not async (libaio "
+        f"queues only non-buffered I/O), so iodepth does not apply and the page cache is measured; {exposure} — "
+        "add direct: 1",
+        (("job", job), ("ioengine", "libaio"), ("direct", opts.get("direct", "unset")), *numbers))
+
+
+def iozone_buffered(data: RunData) -> list[Finding]:
+    """iozone without -I (O_DIRECT, iozone's documentation: "-I Use DIRECT I/O for all file operations") reads
+    and writes through the page cache, on files the same run just wrote or copied."""
+    if data.plan is None:
+        return []
+    plays = data.play_names()
+    out: list[Finding] = []
+    for p in data.plan.plays:
+        for spec in p.workloads:
+            flags = [str(f) for f in spec.args.get("flags") or ()] if spec.kind == "iozone" else ["-I"]
+            if "-I" in flags:
+                continue
+            for host in sorted({r.host for r in data.results if r.step == spec.path}):
+                size = size_gb(spec.args.get("file_size"))
+                threads = spec.args.get("threads", 1)
+                total = size * threads if size is not None and isinstance(threads, int) else None
+                exposure, numbers = page_cache_exposure(total, data.facts.get(host, {}))
+                out.append(Finding(
+                    "buffered_io", Severity.WARNING, "iozone ran buffered", play_of(spec.path, plays), host,
+                    spec.name or spec.kind, "",
+                    f"iozone ran without -I (O_DIRECT): reads and writes went through the page cache; {exposure} — "
+                    "add -I to flags to measure the storage", (("flags", " ".join(flags) or "none"), *numbers)))
     return out
 
 

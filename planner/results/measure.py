@@ -208,6 +208,24 @@ def _derive(parsed: Parsed) -> list[Metric]:
     return out
 
 
+def _caged(derived: list[Metric], parsed: Parsed, data: Mapping[str, Any]) -> list[Metric]:
+    """IOPS per core over the cores the instance could use: when the step read that Resource Manager caged it
+    (planner.db.caging), CPU_COUNT CPUs, i.e. CPU_COUNT x cores / CPUs cores, not every core of the host."""
+    caging = data.get("caging")
+    if not isinstance(caging, Mapping) or not caging.get("caged"):
+        return derived
+    cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(caging.get("cpu_count") or 0)
+    if not cpus or not cores or not count:
+        return derived
+    usable = min(cores, count * cores / cpus)
+    out = []
+    for m in derived:
+        if m.name == "read_iops_per_core":
+            m = replace(m, value=m.value * cores / usable, labels=m.labels + (("cores", f"caged {usable:g} of {cores:g}"),))
+        out.append(m)
+    return out
+
+
 def _mean_by_sample(metrics: list[Metric], skip_first: bool) -> float | None:
     per_sample: dict[str, float] = defaultdict(float)
     for m in metrics:
@@ -359,7 +377,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
-            derived = _derive(parsed)
+            derived = _caged(_derive(parsed), parsed, r.data or {})
             heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
                 if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's

@@ -177,7 +177,15 @@ class AsmDiskgroup(StepType):
         if not plan.exists:
             self._create_sql(plan)  # validates the arguments in check mode too
         what = "add disks to" if plan.exists else "create"
-        return Change(True, f"would {what} disk group {plan.name}", self._diff(plan))
+        return Change(True, f"would {what} disk group {plan.name}{self._redundancy_note(plan)}", self._diff(plan))
+
+    def _redundancy_note(self, plan: AsmPlan) -> str:
+        """CREATE DISKGROUP without a redundancy clause is NORMAL redundancy: "If you do not specify a redundancy
+        level, then NORMAL REDUNDANCY is the default" (Oracle ASM Administrator's Guide, "Creating Disk Groups"),
+        i.e. every write mirrored twice - said, since a benchmark then writes double what the plan suggests."""
+        if plan.exists or self.args.get("redundancy") is not None:
+            return ""
+        return "; redundancy not given: Oracle's default NORMAL (two-way mirrored writes) — state redundancy: external"
 
     def apply(self, ctx: StepContext) -> Outcome:
         cfg = asm_config(ctx, config_for(ctx))
@@ -192,7 +200,7 @@ class AsmDiskgroup(StepType):
             msg = f"added {len(plan.add)} disk(s) to {plan.name}; rebalance done"
         else:
             db.execute(self._create_sql(plan))
-            msg = f"created disk group {plan.name} on {len(plan.add)} disk(s)"
+            msg = f"created disk group {plan.name} on {len(plan.add)} disk(s){self._redundancy_note(plan)}"
         if self._plan(read_asm(db)).add:
             raise StepError(f"disk group {plan.name} still lacks disks after the change")
         return Outcome(Status.CHANGED, msg, self._diff(plan))

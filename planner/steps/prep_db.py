@@ -10,15 +10,25 @@ also checks every deferred step's parameters are in effect) and once after the p
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
-from planner.db.identity import oracle_run_kw, restart_way
+from planner.db.access import Database, DbConfig, Row, SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.container import read_container, refuse_outside_a_pdb
+from planner.db.identity import RestartWay, oracle_run_kw, restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
+from planner.db.pfile import (
+    ParameterFile,
+    backup_path,
+    read_parameter_file,
+    start_failure,
+    start_from_backup,
+    take_backup,
+)
 from planner.db.segments import SegmentPlace, read_segment
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
@@ -69,19 +79,48 @@ def read_params(db: Database, names: Sequence[str]) -> dict[str, Param]:
     binds = {f"n{i}": n for i, n in enumerate(names)}
     marks = ", ".join(f":n{i}" for i in range(len(names)))
     mem = db.query(f"select name, type, value, issys_modifiable from v$parameter where name in ({marks})", binds)
-    sp = {r[0]: r for r in db.query(
-        f"select name, value, isspecified from v$spparameter where name in ({marks}) and sid = '*'", binds)}
+    sp = {str(r[0]): r for r in db.query(
+        f"select name, value, isspecified from v$spparameter where name in ({marks}) and sid = '*'", binds) if r[0]}
     found = {}
     for name, ptype, value, sysmod in mem:
         if name is None:
             continue
         spr = sp.get(name, (name, None, "FALSE"))
         found[name] = Param(name, int(ptype or 0), value, sysmod or "FALSE", spr[1], spr[2] == "TRUE")
+    found.update(_hidden(db, [n for n in names if n not in found and n.startswith("_")], sp))
     missing = [n for n in names if n not in found]
     if missing:
         raise StepError(f"unknown initialization parameter(s): {', '.join(missing)}",
                         hint="check the spelling against v$parameter")
     return found
+
+
+def _hidden(db: Database, names: Sequence[str], sp: Mapping[str, Row]) -> dict[str, Param]:
+    """Hidden ("_") parameters at their default are not in V$PARAMETER; X$KSPPI (names, types) and X$KSPPCV
+    (current values) list every parameter and are readable as SYSDBA. Whether one can change without a restart
+    is not published, so planner takes it as static: SCOPE=SPFILE and the play's restart."""
+    if not names:
+        return {}
+    binds = {f"n{i}": n for i, n in enumerate(names)}
+    marks = ", ".join(f":n{i}" for i in range(len(names)))
+    index = {str(r[0]): (str(r[1]), int(float(r[2] or 0))) for r in db.query(
+        f"select indx, ksppinm, ksppity from x$ksppi where ksppinm in ({marks})", binds) if r[0] is not None}
+    if not index:
+        return {}
+    ids = ", ".join(f":i{i}" for i in range(len(index)))
+    values = {str(r[0]): r[1] for r in db.query(f"select indx, ksppstvl from x$ksppcv where indx in ({ids})",
+                                                 {f"i{i}": int(k) for i, k in enumerate(index)})}
+    out = {}
+    for indx, (name, ptype) in index.items():
+        spr = sp.get(name, (name, None, "FALSE"))
+        out[name] = Param(name, ptype, values.get(indx), "FALSE", spr[1], spr[2] == "TRUE")
+    return out
+
+
+def sql_name(name: str) -> str:
+    """A hidden parameter's name must be double-quoted in ALTER SYSTEM (a nonquoted identifier begins with a
+    letter: SQL Language Reference, "Database Object Names and Qualifiers")."""
+    return f'"{name}"' if name.startswith("_") else name
 
 
 def render_value(p: Param, value: Any, *, trusted: bool = False) -> str:
@@ -119,7 +158,7 @@ def canon(p: Param, text: str | None) -> str | None:
 
 
 def alter_set(p: Param, rendered: str, scope: str) -> str:
-    return f"alter system set {p.name}={rendered} scope={scope} sid='*'"
+    return f"alter system set {sql_name(p.name)}={rendered} scope={scope} sid='*'"
 
 
 def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
@@ -141,19 +180,53 @@ def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
         time.sleep(cfg.poll_s)
 
 
+def instance_up(ctx: StepContext, cfg: DbConfig) -> bool:
+    """Whether the instance runs: an idle one answers ORA-01034 / ORA-27101 to any query."""
+    try:
+        SqlplusDatabase(ctx, cfg).query("select status from v$instance")
+        return True
+    except OracleError as e:
+        if "ORA-01034" in str(e) or "ORA-27101" in str(e):
+            return False
+        raise
+
+
 def restart_database(ctx: StepContext, cfg: DbConfig) -> tuple[str, Database]:
     """srvctl for the whole database when Grid manages it (-d its db_unique_name, read from V$DATABASE), else
     sqlplus shutdown immediate / startup of its single instance; a RAC database srvctl does not list is refused
-    (planner.db.identity.restart_way), never restarted on this node alone."""
-    way = restart_way(ctx, cfg)
-    if way.srvctl is not None:
-        kw = oracle_run_kw(cfg)
-        ctx.run(way.argv(ctx, cfg, "stop"), **kw)
-        ctx.run(way.argv(ctx, cfg, "start"), **kw)
+    (planner.db.identity.restart_way), never restarted on this node alone. An instance already down is only
+    started (``shutdown`` on it fails ORA-01034). A start that fails on memory sizing comes back from the
+    backup pfile (planner.db.pfile) and the step fails saying so."""
+    cfg = cdb_root(cfg)
+    up = instance_up(ctx, cfg)
+    way = restart_way(ctx, cfg) if up else None
+    if way is not None and way.srvctl is not None:
+        ctx.run(way.argv(ctx, cfg, "stop"), **oracle_run_kw(cfg))
+    elif up:
+        SqlplusDatabase(ctx, cfg).run_script("shutdown immediate", "shutdown", timeout=cfg.open_timeout_s)
+    try:
+        _start(ctx, cfg, way)
+    except OracleError as e:
+        code = start_failure(e)
+        if code is None or not cfg.pfile_backup:
+            raise
+        start_from_backup(ctx, cfg, cfg.pfile_backup, cfg.spfile)
+        _start(ctx, cfg, way)
+        raise StepError(f"the instance did not start with the new parameters ({e}); planner started it from the "
+                        f"backup pfile {cfg.pfile_backup}, wrote the spfile back from it and restarted: the "
+                        "database runs as before the change",
+                        hint=f"{code}: the memory asked does not fit this host; lower the sizes") from None
+    how = way.describe() if way is not None else "the instance was down: sqlplus startup (no shutdown)"
+    return how, wait_open(ctx, cfg)
+
+
+def _start(ctx: StepContext, cfg: DbConfig, way: RestartWay | None) -> None:
+    if way is not None and way.srvctl is not None:
+        r = ctx.run(way.argv(ctx, cfg, "start"), check=False, **oracle_run_kw(cfg))
+        if not r.ok:
+            raise OracleError(f"srvctl start database -d {way.srvctl}: {(r.stdout + r.stderr).strip()[-500:]}")
     else:
-        SqlplusDatabase(ctx, cfg).run_script("shutdown immediate\nstartup", "restart",
-                                              timeout=cfg.open_timeout_s)
-    return way.describe(), wait_open(ctx, cfg)
+        SqlplusDatabase(ctx, cfg).run_script("startup", "startup", timeout=cfg.open_timeout_s)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +244,8 @@ class _Set:
 STATIC_PARAMETERS = frozenset({
     "sga_max_size", "processes", "filesystemio_options", "disk_asynch_io", "use_large_pages", "db_block_size",
     "db_writer_processes", "compatible", "memory_max_target", "sessions", "db_files", "log_buffer",
-    "_db_block_prefetch_quota", "lock_sga", "pre_page_sga",
+    "_db_block_prefetch_quota", "_db_block_prefetch_limit", "_db_file_noncontig_mblock_read_count", "lock_sga",
+    "pre_page_sga",
 })
 
 
@@ -187,6 +261,11 @@ def _kit_place(ctx: StepContext) -> SegmentPlace:
 
 def _kit_pool_parameter(ctx: StepContext) -> str:
     return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[_kit_place(ctx).buffer_pool]
+
+
+def _memory_only(pf: ParameterFile) -> str:
+    return ("; the instance runs from a text pfile (V$PARAMETER SPFILE is empty): set in memory only (SCOPE=MEMORY), "
+            "lost at the next restart" if pf.pfile else "")
 
 
 class InitOra(StepType):
@@ -239,8 +318,9 @@ class InitOra(StepType):
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
 
     def _plan(self, params: Mapping[str, Param], pools: BufferPools | None = None,
-              ctx: StepContext | None = None) -> list[_Set]:
+              ctx: StepContext | None = None, pf: ParameterFile | None = None) -> list[_Set]:
         todo = []
+        pfile = pf is not None and pf.pfile
         pools = pools or BufferPools(0, 0, 0, 0)
         cpus = int(canon(params["cpu_count"], params["cpu_count"].memory) or 1) if "cpu_count" in params else 1
         for name, value in self.wanted(ctx).items():
@@ -252,9 +332,15 @@ class InitOra(StepType):
             if name in CACHE_PARAMETERS and want is not None and not mem_ok:
                 # Oracle shows the rounded value (planner.db.memory): 64M asked on 128 CPUs reads back 512M
                 mem_ok = canon(p, p.memory) == str(rounded(name, int(want), pools.granule, cpus))
-            if sp_ok and mem_ok:
+            if sp_ok and mem_ok or pfile and mem_ok:
                 continue
-            todo.append(_Set(p, rendered, "both" if p.dynamic else "spfile"))
+            if pfile and not p.dynamic:
+                raise StepError(f"{name} is static (ISSYS_MODIFIABLE={p.issys_modifiable}) and the instance runs "
+                                "from a text pfile (V$PARAMETER SPFILE is empty): ALTER SYSTEM cannot write it "
+                                "(SCOPE=SPFILE fails ORA-32001)",
+                                hint="set it in the instance's init.ora by hand, or create an spfile (CREATE SPFILE "
+                                     "FROM PFILE) and restart on it")
+            todo.append(_Set(p, rendered, "memory" if pfile else "both" if p.dynamic else "spfile"))
         return todo
 
     @staticmethod
@@ -275,26 +361,46 @@ class InitOra(StepType):
     def check(self, ctx: StepContext) -> Change:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        todo = self._plan(*self._read(ctx, db), ctx=ctx)
+        pf, where = self._where(ctx, db)
+        todo = self._plan(*self._read(ctx, db), ctx=ctx, pf=pf)
         if not todo:
             return Change(False, "parameters already set")
         # how the restart will go is read now: a RAC database srvctl does not manage is refused at check
         restart = (f" and restart the database ({restart_way(ctx, cfg, db).describe()})"
                    if any(s.restart for s in todo) else "")
-        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}", self._diff(todo))
+        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}{where}",
+                      self._diff(todo))
+
+    def _where(self, ctx: StepContext, db: Database) -> tuple[ParameterFile, str]:
+        """The parameter file and the container; in a PDB what it cannot set is refused here, before any change."""
+        container = read_container(db)
+        refuse_outside_a_pdb(db, container, list(self.wanted(ctx)))
+        note = ""
+        if container.pdb:
+            note = f"; in {container.describe()}"
+            if "db_cache_size" in self.wanted(ctx):
+                note += " DB_CACHE_SIZE is a minimum guaranteed to the PDB, not its cache size"
+        return read_parameter_file(db), note
 
     def apply(self, ctx: StepContext) -> Outcome:
         cfg = config_for(ctx)
         db = open_database(ctx, cfg)
-        todo = self._plan(*self._read(ctx, db), ctx=ctx)
+        pf, where = self._where(ctx, db)
+        todo = self._plan(*self._read(ctx, db), ctx=ctx, pf=pf)
         if not todo:
             return Outcome(Status.OK, "parameters already set" + self._effective(ctx, db)[0])
         restarted = any(s.restart for s in todo)
         if restarted:
             restart_way(ctx, cfg, db)  # refused before the spfile changes, not after
+        backup = ""
+        if not pf.pfile:
+            cfg = dataclasses.replace(cfg, pfile_backup=backup_path(cfg, ctx.run_dir.name), spfile=pf.spfile)
+            root = open_database(ctx, cdb_root(cfg)) if cfg.pdb else db
+            backup = (f"; spfile backed up to {cfg.pfile_backup}" if take_backup(ctx, root, cfg.pfile_backup) else
+                      f"; spfile backup {cfg.pfile_backup} kept from earlier in this run")
         for s in todo:
             db.execute(alter_set(s.param, s.rendered, s.scope))
-        msg = f"set {', '.join(s.param.name for s in todo)}"
+        msg = f"set {', '.join(s.param.name for s in todo)}{_memory_only(pf)}{where}{backup}"
         if restarted and ctx.vars.get(DEFER_RESTART):
             left = [s for s in self._plan(read_params(db, list(self.wanted()))) if not s.restart]
             if left:
@@ -304,7 +410,7 @@ class InitOra(StepType):
         if restarted:
             how, db = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
-        left = self._plan(*self._read(ctx, db), ctx=ctx)
+        left = self._plan(*self._read(ctx, db), ctx=ctx, pf=pf)
         if left:
             raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
         note, pools = self._effective(ctx, db)
@@ -349,7 +455,7 @@ class InitOra(StepType):
                 db.execute(alter_set(orig, render_value(orig, orig.spfile, trusted=True), "spfile"))
                 done.append(f"{name}: spfile -> {orig.spfile}")
             elif not orig.specified and cur.specified:
-                db.execute(f"alter system reset {name} scope=spfile sid='*'")
+                db.execute(f"alter system reset {sql_name(name)} scope=spfile sid='*'")
                 done.append(f"{name}: reset (was not in the spfile)")
             if canon(cur, cur.memory) != canon(orig, orig.memory):
                 if orig.dynamic:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from planner.db.access import Database, DbConfig, SqlplusDatabase, config_for, open_database
+from planner.db.access import Database, DbConfig, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.identity import oracle_run_kw, restart_way
 from planner.errors import StepError
 from planner.plan.model import Section
@@ -53,6 +53,9 @@ def set_flashback(ctx: StepContext, cfg: DbConfig, db: Database, on: bool) -> tu
     return f"MOUNTed, then reopened (Oracle {version[0]}.{version[1]} takes it only MOUNTed)", wait_open(ctx, cfg)
 
 
+RESTORE_POINT_ONLY = "RESTORE POINT ONLY"
+
+
 class Flashback(StepType):
     kind = "flashback"
     sections = frozenset({Section.PREP})
@@ -86,10 +89,27 @@ class Flashback(StepType):
             raise StepError("v$database returned no flashback_on")
         return str(rows[0][0])
 
+    def _refuse_restore_points(self, db: Database, have: str, want: str) -> None:
+        """V$DATABASE.FLASHBACK_ON "RESTORE POINT ONLY": "Flashback is ON but one can only flashback to
+        guaranteed restore points" (Oracle Database Reference 11.1+, V$DATABASE). A guaranteed restore point keeps
+        flashback logs written for changed blocks whatever FLASHBACK OFF says, so OFF cannot be reached; planner
+        never drops a restore point it did not create."""
+        if have != RESTORE_POINT_ONLY or want != "NO":
+            return
+        names = [str(r[0]) for r in db.query(
+            "select name from v$restore_point where guarantee_flashback_database = 'YES'") if r and r[0]]
+        raise StepError(f"flashback off cannot be reached: FLASHBACK_ON is RESTORE POINT ONLY — the guaranteed "
+                        f"restore point(s) {', '.join(names) or '(V$RESTORE_POINT lists none)'} keep writing flashback "
+                        "logs for changed blocks (the 'flashback buf free by RVWR' waits), and ALTER DATABASE "
+                        "FLASHBACK OFF does not stop that",
+                        hint="drop them by hand (DROP RESTORE POINT name) if they are no longer needed, or remove "
+                             "the flashback step and say so in the study")
+
     def check(self, ctx: StepContext) -> Change:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
+        self._refuse_restore_points(db, have, want)
         if have == want:
             return Change(False, f"flashback_on is {have}")
         note = f"; WARNING: {WINDOW_LOST}" if want == "NO" else ""
@@ -100,9 +120,10 @@ class Flashback(StepType):
                       f"flashback_on: {have} -> {want}\n")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         db = open_database(ctx, cfg)
         have, want = self.current(db), self.want()
+        self._refuse_restore_points(db, have, want)
         if have == want:
             return Outcome(Status.OK, f"flashback_on is {have}")
         how, db = set_flashback(ctx, cfg, db, want == "YES")
@@ -113,7 +134,7 @@ class Flashback(StepType):
                        f"flashback_on: {have} -> {want}{note}\n")
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
-        cfg = config_for(ctx)
+        cfg = cdb_root(config_for(ctx))
         return {"db": cfg.to_json(), "flashback_on": self.current(open_database(ctx, cfg))}
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
 from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
     Change,
     KitStandIn,
     Outcome,
@@ -69,6 +70,16 @@ class Iozone(StepType):
     kit_args = {"binary": KitStandIn.BINARY}
     unknown_duration = "runs until its files are read"
     report_metrics = ("iozone.iops", "iozone.throughput")
+
+    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
+        """The bytes iozone moves (file_size x threads x tests, plus the creation run) at ``iozone_min_mb_per_s``
+        (default 10 MB/s, a slow disk's floor) plus the margin; without a file size (-a) the host default."""
+        size = record_kb(self.args.get("file_size"))
+        if size is None:
+            return super().default_timeout_s(host_vars)
+        passes = len(list(self.args.get("tests") or ())) + (1 if self.args.get("create_files") else 0)
+        rate = float(host_vars.get("iozone_min_mb_per_s") or 10.0)
+        return size / 1024 * self._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S
 
     def _threads(self) -> int:
         return whole_number(self.args, "threads", 1, "iozone", minimum=1)

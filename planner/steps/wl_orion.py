@@ -21,12 +21,47 @@ from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps import guard
-from planner.steps.base import Change, KitStandIn, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
+    Change,
+    KitStandIn,
+    Outcome,
+    StepContext,
+    StepType,
+    check_host_path,
+)
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
 _KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv": "orion_csv",
           "_lat.csv": "orion_csv", "_trace.txt": "", "_hist.csv": "", "_hist.txt": ""}
+
+
+def orion_points(args: Mapping[str, Any]) -> int:
+    """Data points of one ORION run with its default load levels: small random I/O at 1..5 x num_disks
+    outstanding, large at 1..2 x num_disks ("Each Orion data point is a test for a specific mix of small and
+    large IO loads sustained for a duration", orion -help 11.2.0.4); simple tests the row and the column of that
+    matrix, normal and advanced the combinations too, oltp only small I/O, dss only large."""
+    raw = args.get("luns")
+    luns = [raw] if isinstance(raw, str) else list(raw or [])
+    try:
+        disks = max(1, int(args.get("num_disks") or len(luns) or 1))
+    except (TypeError, ValueError):
+        disks = max(1, len(luns))
+    small, large = 5 * disks, 2 * disks
+    run = str(args.get("run", "simple"))
+    if run == "oltp":
+        return small
+    if run == "dss":
+        return large
+    return small + large + 1 + (large * -(-small // 2) if run in ("normal", "advanced") else 0)
+
+
+# Options only -run advanced reads: simple and normal run ORION's fixed tests (8 KB small, 1 MB large, their own
+# matrix, read-only), so ORION takes them and measures something else than the plan says (orion -help 11.2:
+# "simple ... normal ... advanced - Use the parameters specified ... to run a test"; Oracle Database Performance
+# Tuning Guide 11.2, "Orion Command Line Options").
+ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large", "num_small", "num_large", "type")
 
 
 class Orion(StepType):
@@ -41,8 +76,16 @@ class Orion(StepType):
 
     @classmethod
     def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        # -run simple/normal test 20/40 data points of -duration seconds each
-        return float(args.get("duration", 60)) * {"simple": 20, "normal": 40}.get(str(args.get("run", "simple")), 20)
+        return float(args.get("duration", 60)) * orion_points(args)
+
+    def expected_s(self) -> float | None:
+        return self.point_seconds(self.args)
+
+    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
+        """Twice the modelled run plus the margin: the model counts ORION's default load levels, and ORION's own
+        "approximately N minutes" can exceed it (24 minutes for an 11.2.0.4 -run oltp on three LUNs)."""
+        expected = self.expected_s() or 0.0
+        return 2 * expected + TIMEOUT_MARGIN_S
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
@@ -59,6 +102,12 @@ class Orion(StepType):
 
     def validate(self) -> None:
         self.luns()
+        run = str(self.args.get("run", "simple"))
+        ignored = [k for k in ADVANCED_ONLY if self.args.get(k) not in (None, 0, "")]
+        if run in ("simple", "normal") and ignored:
+            raise StepError(f"orion: -run {run} ignores {', '.join('-' + k for k in ignored)}: ORION runs its fixed "
+                            f"{run} test (8 KB small and 1 MB large reads) whatever they say",
+                            hint="use run: advanced to set them, or remove them")
         if self.args.get("binary"):
             check_host_path(str(self.args["binary"]), "ORION binary")
 
@@ -115,11 +164,24 @@ class Orion(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write}
+        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.expected_s() or 0.0)}
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
-        out = parse_outcome(ctx, summary, what, data)
+        out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)
         return Outcome(out.status, out.msg, artifacts=tuple(arts), data=out.data)
+
+
+_ESTIMATE = re.compile(r"(?:Calibration|Test) will take approximately (\d+) minutes")
+
+
+def _estimates(console: str, modelled_s: float) -> dict[str, Any]:
+    """ORION's own estimate ("Calibration will take approximately 44 minutes." 11.2+, "Test will take
+    approximately 9 minutes" 11.1) beside planner's model, so a lab run's timeout can be checked against both."""
+    m = _ESTIMATE.search(console)
+    said = int(m.group(1)) if m else None
+    note = (f"ORION estimated {said} min, planner's model {modelled_s / 60:.0f} min" if said is not None else
+            f"planner's model {modelled_s / 60:.0f} min (ORION printed no estimate)")
+    return {"orion_estimate_min": said, "model_min": round(modelled_s / 60, 1), "duration_note": note}
 
 
 def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:

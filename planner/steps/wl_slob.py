@@ -31,6 +31,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
+from planner.db.caging import read_caging
+from planner.db.container import read_container
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
 from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
@@ -39,6 +41,7 @@ from planner.parsers import parse_text
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
     Change,
     KitStandIn,
     Outcome,
@@ -329,9 +332,7 @@ class Slob(StepType):
                             hint=exc.hint) from exc
         wanted = place.buffer_pool
         pool = pools.holding(wanted)
-        block = int(conf.get("BLOCK_SZ") or conf_value(original or "", "BLOCK_SZ") or 8192)
-        blocks = scale_blocks(conf.get("SCALE") or conf_value(original or "", "SCALE"), block)
-        data_bytes = schemas * blocks * block
+        data_bytes = _data_bytes(conf, original, schemas)
         cache = pools.size(pool)
         info = {"cache_pool": pool, "kit_pool": wanted, "cache_bytes": cache, "data_bytes": data_bytes,
                 "buffer_pools": pools.to_json(), "slob_data": place.to_json()}
@@ -372,15 +373,17 @@ class Slob(StepType):
         return {}
 
     def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any],
-               env: Mapping[str, str]) -> list[Artifact]:
-        """setup.sh once per run and host (again only if a later point needs more schemas)."""
+               env: Mapping[str, str], data_bytes: int = 0) -> list[Artifact]:
+        """setup.sh once per run and host (again only if a later point needs more schemas), with its own budget:
+        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes."""
         marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         tablespace = str(ctx.vars.get("slob_tablespace", "IOPS"))
         created = self._tablespace(ctx, tablespace)
-        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env, **run_as)
+        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env,
+                    timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
         log = save_text(ctx, "setup.log", (f"planner: {created}\n" if created else "") + r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
@@ -400,14 +403,14 @@ class Slob(StepType):
         arts: list[Artifact] = []
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
         if self.args.get("setup"):  # first: setup.sh creates the tables whose pool the cache check reads
-            arts += self._setup(ctx, kit, schemas, run_as, env)
+            arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas))
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         data_on = str(self.args.get("data_on") or "")
         placed = placement_refusal(_place(cache), data_on) if data_on else None
         refused = placed or refused
         info = {"sessions": sessions, "schemas": schemas, "threads_per_schema": sessions // max(1, schemas),
                 "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
-                "statistics_why": why, **cache}
+                "statistics_why": why, **cache, **point_database(ctx)}
         if refused:
             return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), data=info)
         conf_path = posixpath.join(kit, "slob.conf")
@@ -443,6 +446,7 @@ class Slob(StepType):
                 f"UPDATE_PCT={update_pct}); "
                 f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M, "
                 f"{_where(_place(cache))}"
+                f"; {info['container']['describe']}; CPU {info['caging']['describe']}"
                 + (f"; {info['rac']}" if info["rac"] else ""))
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
@@ -491,6 +495,12 @@ class Slob(StepType):
         return out
 
 
+def _data_bytes(conf: Mapping[str, str], original: str | None, schemas: int) -> int:
+    """The data set the kit loads and reads: schemas x SCALE blocks of BLOCK_SZ (the point's slob.conf values)."""
+    block = int(conf.get("BLOCK_SZ") or conf_value(original or "", "BLOCK_SZ") or 8192)
+    return schemas * scale_blocks(conf.get("SCALE") or conf_value(original or "", "SCALE"), block) * block
+
+
 def _place(cache: Mapping[str, Any]) -> SegmentPlace:
     d = cache["slob_data"]
     return SegmentPlace(d["owner"], d["table"], d["tablespace"], d["buffer_pool"], tuple(d["files"]))
@@ -511,6 +521,31 @@ def _cached_refusal(place: SegmentPlace, pool: str, cache: int, data_bytes: int,
     return (f"SLOB tables use BUFFER_POOL {wanted} (DBA_SEGMENTS.BUFFER_POOL of {place.owner}.{place.table}); {where} "
             f"{cache >> 20}M for a {data_bytes >> 20}M data set ({schemas} schemas): about {min(pct, 100):.0f}% of "
             f"reads would be cache hits, not storage I/O (limit slob_max_cache_pct={limit:g})")
+
+
+SETUP_MB_PER_S = 5.0  # a conservative load rate for setup.sh (it inserts row by row per schema); slob_setup_mb_per_s
+SETUP_MIN_S = 1800.0
+
+
+def setup_budget_s(variables: Mapping[str, Any], data_bytes: int) -> float:
+    """setup.sh's timeout: the data it loads at ``slob_setup_mb_per_s`` (default 5 MB/s) plus the margin, at least
+    half an hour; ``slob_setup_timeout_s`` states it outright. A planner estimate: no SLOB source gives a rate."""
+    given = variables.get("slob_setup_timeout_s")
+    if given not in (None, ""):
+        return float(given)
+    rate = float(variables.get("slob_setup_mb_per_s") or SETUP_MB_PER_S)
+    return max(SETUP_MIN_S, data_bytes / (rate * (1 << 20)) + TIMEOUT_MARGIN_S)
+
+
+def point_database(ctx: StepContext) -> dict[str, Any]:
+    """Read per point, as a window may open between two points: the container the kit runs in and whether
+    Resource Manager cages the CPU (planner.db.container, planner.db.caging). Unreadable: the point is refused."""
+    try:
+        db = open_database(ctx, config_for(ctx))
+        return {"container": read_container(db).to_json(), "caging": read_caging(db).to_json()}
+    except OracleError as exc:
+        raise StepError(f"slob: cannot read the container and Resource Manager state: {exc.message}",
+                        hint=exc.hint) from exc
 
 
 def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:

@@ -96,8 +96,9 @@ def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
         sid = str(load_state(root)["database"].get("instance_name") or "orcl")
     except (OSError, ValueError, KeyError):
         sid = "orcl"  # not installed yet: the seed's default
+    # the licence is stated, as a lab's inventory must (planner.db.licence): the stand-in labs take AWR
     return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
-            "oracle_poll_interval_s": 0}
+            "oracle_poll_interval_s": 0, "oracle_diagnostics_pack": True}
 
 
 def set_slob_pool(state: dict[str, Any], pool: str) -> None:

@@ -102,8 +102,57 @@ def version_tuple(state: dict[str, Any]) -> tuple[int, ...]:
     return tuple(int(x) for x in str(state["database"].get("version", "19.0.0.0.0")).split(".")[:2] if x.isdigit())
 
 
-def startup(state: dict[str, Any], mount: bool = False) -> list[str]:
-    """``startup`` (OPEN) or ``startup mount`` (MOUNTED: v$database answers, the data files are closed)."""
+def spfile_in_use(state: dict[str, Any]) -> bool:
+    """``database.pfile``: this instance was started from a text pfile, not an spfile; knob
+    ``database.no_spfile``: there is no spfile, so every plain startup reads the instance's init.ora
+    (``pfile_params``), as SLOB's own create kit sets a database up. Seed both for a pfile instance. Then
+    V$PARAMETER SPFILE is empty and ALTER SYSTEM ... SCOPE=SPFILE|BOTH fails ORA-32001 "write to SPFILE requested
+    but no SPFILE is in use" (Oracle Database Error Messages, https://docs.oracle.com/en/error-help/db/ora-32001)."""
+    return not state["database"].get("pfile")
+
+
+def _startup_parameters(state: dict[str, Any], pfile: str | None) -> dict[str, str]:
+    """What this startup reads: ``startup pfile='x'`` that text file; else the spfile, or the instance's own
+    init.ora (``state["pfile_params"]``) on a pfile instance."""
+    if pfile is not None:
+        return read_pfile(pfile)
+    return dict(state["spfile"] if spfile_in_use(state) else state.get("pfile_params", {}))
+
+
+def read_pfile(path: str) -> dict[str, str]:
+    """A text pfile as CREATE PFILE writes it: ``*.name=value`` lines (ORA-01078 + LRM-00109 when missing)."""
+    try:
+        text = host_file(path).read_text()
+    except OSError:
+        raise OraError("ORA-01078: failure in processing system parameters",
+                       f"LRM-00109: could not open parameter file '{path}'") from None
+    out = {}
+    for line in text.splitlines():
+        m = re.fullmatch(r"\*\.(\w+)=(.*)", line.strip())
+        if m and m.group(1) in PARAMETERS:
+            out[m.group(1)] = m.group(2).strip().strip("'")
+    return out
+
+
+def host_file(path: str) -> Path:
+    """A host path as the sandbox maps it: the state lives at <root>/var/lib/planner-standin/db.json."""
+    root = state_path().parents[3]
+    return root / path.lstrip("/")
+
+
+def _fits_in_memory(state: dict[str, Any]) -> None:
+    """Knob ``database.max_sga`` (bytes): the memory the host can give the SGA. A bigger SGA_TARGET or
+    SGA_MAX_SIZE fails startup as Oracle does: ORA-27102 "out of memory" (Oracle Database Error Messages,
+    https://docs.oracle.com/en/error-help/db/ora-27102), the instance left down."""
+    limit = state["database"].get("max_sga")
+    if limit and max(int(memory_value(state, "sga_target")), int(memory_value(state, "sga_max_size"))) > limit:
+        state["memory"] = {}
+        raise OraError("ORA-27102: out of memory", "Linux-x86_64 Error: 28: No space left on device")
+
+
+def startup(state: dict[str, Any], mount: bool = False, pfile: str | None = None) -> list[str]:
+    """``startup`` (OPEN) or ``startup mount`` (MOUNTED: v$database answers, the data files are closed);
+    ``startup pfile='x'`` starts from that text file (the instance then has no spfile in use)."""
     db = state["database"]
     if db["status"] != "SHUTDOWN":
         raise OraError("ORA-01081: cannot start already-running ORACLE - shut it down first")
@@ -111,10 +160,13 @@ def startup(state: dict[str, Any], mount: bool = False) -> list[str]:
         # an instance that does not come back: an SGA the host cannot give (ORA-27102 "out of memory", Oracle
         # Database Error Messages), as after a cache size too large for the host
         raise OraError("ORA-27102: out of memory", "Linux-x86_64 Error: 12: Cannot allocate memory")
+    db["pfile"] = pfile is not None or bool(db.get("no_spfile"))
+    params = _startup_parameters(state, pfile)
     state["memory"] = {}
-    for name, value in state["spfile"].items():
+    for name, value in params.items():
         ptype = PARAMETERS[name][0]
         state["memory"][name] = to_bytes(value) if ptype in (3, 6) else value
+    _fits_in_memory(state)
     for name in CACHE_PARAMS:  # the caches come up rounded, as ALTER SYSTEM rounds them (cache_value)
         if name in state["memory"]:
             state["memory"][name] = str(cache_value(state, name, int(state["memory"][name])))
@@ -139,13 +191,25 @@ Row = dict[str, Any]
 
 
 def _v_parameter(state: dict[str, Any]) -> list[Row]:
-    return [{"name": n, "type": t, "value": memory_value(state, n), "display_value": memory_value(state, n),
+    rows = [{"name": n, "type": t, "value": memory_value(state, n), "display_value": memory_value(state, n),
              "isdefault": "FALSE" if n in state["memory"] else "TRUE", "isses_modifiable": ses,
-             "issys_modifiable": sys_} for n, (t, _d, ses, sys_) in PARAMETERS.items()]
+             "issys_modifiable": sys_} for n, (t, _d, ses, sys_) in PARAMETERS.items()
+            if not n.startswith("_") or n in state["memory"]]  # hidden ones only when not default
+    # SPFILE names the server parameter file in use, empty when the instance started from a pfile
+    spfile = SPFILE_PATH.format(home=state.get("oracle_home", ""), sid=state["database"]["instance_name"])
+    rows.append({"name": "spfile", "type": 2, "value": spfile if spfile_in_use(state) else None,
+                 "display_value": None, "isdefault": "FALSE", "isses_modifiable": "FALSE",
+                 "issys_modifiable": "FALSE"})
+    return rows
+
+
+SPFILE_PATH = "{home}/dbs/spfile{sid}.ora"
 
 
 def _v_spparameter(state: dict[str, Any]) -> list[Row]:
-    sp = state["spfile"]
+    """"If a server parameter file was not used to start the instance, then each row of the view will contain
+    FALSE in the ISSPECIFIED column" (Oracle Database Reference, V$SPPARAMETER)."""
+    sp = state["spfile"] if spfile_in_use(state) else {}
     return [{"sid": "*", "name": n, "value": sp.get(n), "display_value": sp.get(n),
              "isspecified": "TRUE" if n in sp else "FALSE"} for n in PARAMETERS]
 
@@ -212,7 +276,19 @@ def _v_sga_dynamic_components(state: dict[str, Any]) -> list[Row]:
     return rows
 
 
+def _x_ksppi(state: dict[str, Any]) -> list[Row]:
+    """X$KSPPI: every parameter, hidden ones too (KSPPINM name, KSPPITY type); SYSDBA only."""
+    return [{"indx": i, "ksppinm": n, "ksppity": t} for i, (n, (t, *_r)) in enumerate(PARAMETERS.items())]
+
+
+def _x_ksppcv(state: dict[str, Any]) -> list[Row]:
+    """X$KSPPCV: each parameter's current value (KSPPSTVL) and whether it is the default (KSPPSTDF)."""
+    return [{"indx": i, "ksppstvl": memory_value(state, n), "ksppstdf": "FALSE" if n in state["memory"] else "TRUE"}
+            for i, n in enumerate(PARAMETERS)]
+
+
 VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
+    "x$ksppi": _x_ksppi, "x$ksppcv": _x_ksppcv,
     "v$parameter": _v_parameter, "v$spparameter": _v_spparameter, "v$instance": _v_instance,
     "v$database": _v_database, "v$asm_diskgroup": _v_asm_diskgroup, "v$asm_disk": _v_asm_disk,
     "v$asm_operation": _v_asm_operation, "dual": lambda _s: [{"dummy": "X"}],
@@ -305,10 +381,17 @@ class Session:
             return self.variables.get(e[1:].lower())
         if e.lower() == "count(*)":
             raise AssertionError("handled by select")
+        fn = re.fullmatch(r"sys_context\s*\(\s*'userenv'\s*,\s*'(\w+)'\s*\)", e, re.I)
+        if fn:
+            return USERENV[fn.group(1).upper()](self) if fn.group(1).upper() in USERENV else None
         key = e.lower().split(".")[-1]
         if key in row:
             return row[key]
         return literal(e)
+
+
+# SYS_CONTEXT('USERENV', name) -> fn(session) (filled by _standin_cdb.py: CON_NAME)
+USERENV: dict[str, Callable[[Session], Any]] = {}
 
 
 def matches(session: Session, where: str, row: Row) -> bool:

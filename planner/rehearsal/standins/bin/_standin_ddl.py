@@ -17,12 +17,16 @@ from _standin import (
     OraError,
     Session,
     cache_value,
+    host_file,
     literal,
+    read_pfile,
+    spfile_in_use,
     split_top,
     statement,
     to_bytes,
     version_tuple,
 )
+from _standin_memory import NOT_PDB_MODIFIABLE
 from _standin_profile import refusal  # also registers the profile's views and CREATE TABLESPACE / TABLE
 
 BOOLS = {"TRUE", "FALSE"}
@@ -52,16 +56,31 @@ def _parse_value(name: str, raw: str) -> tuple[str, str]:
     return raw, raw
 
 
-@statement(r"alter\s+system\s+set\s+(?P<name>[A-Za-z_][\w$#]*)\s*=\s*(?P<value>'(?:[^']|'')*'|[^\s']+)"
+def _name(s: Session, raw: str) -> str:
+    """A parameter name as ALTER SYSTEM takes it: one beginning with "_" must be double-quoted, else ORA-00911
+    "invalid character" (SQL Language Reference, "Database Object Names and Qualifiers": nonquoted identifiers
+    begin with a letter)."""
+    quoted = raw.startswith('"') and raw.endswith('"')
+    name = raw.strip('"').lower()
+    if name.startswith("_") and not quoted:
+        raise OraError("ORA-00911: invalid character")
+    return name
+
+
+@statement(r"alter\s+system\s+set\s+(?P<name>\"?[A-Za-z_][\w$#]*\"?)\s*=\s*(?P<value>'(?:[^']|'')*'|[^\s']+)"
            r"(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?(?:\s+sid\s*=\s*'(?P<sid>[^']*)')?")
 def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    name = m["name"].lower()
+    name = _name(s, m["name"])
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
-    scope = (m["scope"] or "both").lower()
+    # the default scope is BOTH with an spfile in use, MEMORY without (ALTER SYSTEM, SQL Language Reference)
+    scope = (m["scope"] or ("both" if spfile_in_use(s.state) else "memory")).lower()
+    _spfile_needed(s, scope)
     if scope != "spfile" and PARAMETERS[name][3] == "FALSE":
         raise OraError("ORA-02095: specified initialization parameter cannot be modified")
+    if getattr(s, "container", "CDB$ROOT") != "CDB$ROOT" and name in NOT_PDB_MODIFIABLE:
+        raise OraError("ORA-65040: operation not allowed from within a pluggable database")
     sp, mem = _parse_value(name, m["value"])
     refusal(s.state, name, scope)  # a pfile instance, a parameter the host refuses (profile.py)
     if scope in ("spfile", "both"):
@@ -73,17 +92,48 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     return s.done("System altered.")
 
 
-@statement(r"alter\s+system\s+reset\s+(?P<name>[A-Za-z_][\w$#]*)(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?"
+@statement(r"alter\s+system\s+reset\s+(?P<name>\"?[A-Za-z_][\w$#]*\"?)(?:\s+scope\s*=\s*(?P<scope>spfile|memory|both))?"
            r"(?:\s+sid\s*=\s*'(?P<sid>[^']*)')?")
 def _alter_system_reset(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    name = m["name"].lower()
+    name = _name(s, m["name"])
     if name not in PARAMETERS:
         raise OraError("ORA-02065: illegal option for ALTER SYSTEM")
+    _spfile_needed(s, (m["scope"] or "both").lower())
     if name not in s.state["spfile"]:
         raise OraError("ORA-32010: cannot find entry to delete in SPFILE")
     del s.state["spfile"][name]
     return s.done("System altered.")
+
+
+def _spfile_needed(s: Session, scope: str) -> None:
+    if scope in ("spfile", "both") and not spfile_in_use(s.state):  # _standin.spfile_in_use cites it
+        raise OraError("ORA-32001: write to SPFILE requested but no SPFILE is in use")
+
+
+@statement(r"create\s+pfile\s*=\s*'(?P<path>[^']+)'\s+from\s+spfile")
+def _create_pfile(s: Session, m: re.Match[str]) -> list[str]:
+    """CREATE PFILE 'x' FROM SPFILE writes the spfile's settings as text, ``*.name=value`` a line (SQL Language
+    Reference, CREATE PFILE); without an spfile: ORA-01565 (the default spfile cannot be identified)."""
+    if s.state["database"].get("no_spfile"):
+        raise OraError("ORA-01565: error in identifying file '?/dbs/spfile@.ora'",
+                       "ORA-27037: unable to obtain file status")
+    target = host_file(m["path"])
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("".join(f"*.{n}={v}\n" for n, v in sorted(s.state["spfile"].items())))
+    return s.done("File created.")
+
+
+@statement(r"create\s+spfile(?:\s*=\s*'(?P<spfile>[^']+)')?\s+from\s+pfile\s*=\s*'(?P<path>[^']+)'")
+def _create_spfile(s: Session, m: re.Match[str]) -> list[str]:
+    """CREATE SPFILE FROM PFILE='x' replaces the spfile with the text file's settings; the spfile the running
+    instance started from cannot be overwritten: ORA-32002 "cannot create SPFILE already being used by the
+    instance" (Oracle Database Error Messages, https://docs.oracle.com/en/error-help/db/ora-32002)."""
+    if spfile_in_use(s.state) and s.state["database"]["status"] != "SHUTDOWN":
+        raise OraError("ORA-32002: cannot create SPFILE already being used by the instance")
+    s.state["spfile"] = read_pfile(m["path"])
+    s.state["database"]["no_spfile"] = False
+    return s.done("File created.")
 
 
 @statement(r"alter\s+database\s+flashback\s+(?P<on>on|off)")
@@ -100,6 +150,10 @@ def _flashback(s: Session, m: re.Match[str]) -> list[str]:
         raise OraError("ORA-38706: Cannot turn on FLASHBACK DATABASE logging.",
                        "ORA-38707: Media recovery is not enabled.")
     db["flashback_on"] = "YES" if m["on"].lower() == "on" else "NO"
+    if db["flashback_on"] == "NO" and any(r.get("guarantee") == "YES" for r in s.state.get("restore_points", [])):
+        # a guaranteed restore point keeps flashback logging for it: V$DATABASE.FLASHBACK_ON "RESTORE POINT ONLY"
+        # (Oracle Database Reference, V$DATABASE)
+        db["flashback_on"] = "RESTORE POINT ONLY"
     if db["flashback_on"] == "NO":
         db["flashback_logs"] = 0  # the window is gone: turning it back ON starts a new, empty one
     return s.done("Database altered.")

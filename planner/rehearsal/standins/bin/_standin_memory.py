@@ -38,7 +38,17 @@ PARAMETERS: dict[str, tuple[int, str, str, str]] = {
     "memory_target": (6, "0", "FALSE", "IMMEDIATE"),
     "control_management_pack_access": (2, "DIAGNOSTIC+TUNING", "FALSE", "IMMEDIATE"),
     "resource_manager_plan": (2, "", "FALSE", "IMMEDIATE"),  # empty: Resource Manager off (profile.py)
+    # hidden parameters SLOB's simple.ora sets to 0 "to force db file sequential read": V$PARAMETER lists a "_"
+    # name only when it is not at its default (X$KSPPI / X$KSPPCV always do); the defaults here are the stand-in's
+    "_db_block_prefetch_limit": (3, "0", "FALSE", "FALSE"),
+    "_db_block_prefetch_quota": (3, "10", "FALSE", "FALSE"),
+    "_db_file_noncontig_mblock_read_count": (3, "11", "FALSE", "FALSE"),
 }
+# "Modifiable in a PDB: No" (Oracle Database Reference 12.1-19c, each parameter's page), among those above
+NOT_PDB_MODIFIABLE = frozenset({"db_keep_cache_size", "db_recycle_cache_size", "sga_max_size", "processes",
+                                "filesystemio_options", "disk_asynch_io", "db_writer_processes", "use_large_pages",
+                                "db_block_size", "memory_target", "compatible", "db_name",
+                                "remote_login_passwordfile", "control_management_pack_access"})
 CACHE_PARAMS = ("db_cache_size", "db_keep_cache_size", "db_recycle_cache_size")
 
 
@@ -77,12 +87,15 @@ def cache_value(state: dict[str, Any], name: str, nbytes: int) -> int:
     to this value). A user-specified value larger than this is rounded up to the nearest granule size."
     (Oracle Database Reference 11.2-19c, DB_CACHE_SIZE:
     https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html);
-    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE are rounded up to the granule as well (same Reference)."""
+    DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE have the same floor: "values greater than zero are automatically
+    modified to be either the granule size * number of processor groups, or 4 MB * number of CPUs, whichever is
+    greater" (Oracle Database Reference 11.2-19c, DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE:
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_KEEP_CACHE_SIZE.html), then the
+    granule."""
     if nbytes <= 0:
         return 0
     granule = granule_bytes(state)
-    if name == "db_cache_size":
-        nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
+    nbytes = max(nbytes, 4 * (1 << 20) * int(memory_value(state, "cpu_count")))
     return _round_up(nbytes, granule)
 
 

@@ -1,0 +1,115 @@
+"""Stand-in knowledge of where a session runs: CDB or PDB, and whether Resource Manager cages the CPU.
+
+NOT Oracle. Knobs in db.json ``database`` (all optional; a seed is a non-CDB with Resource Manager off):
+- ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
+  SYS_CONTEXT('USERENV','CON_NAME'), V$PARAMETER.ISPDB_MODIFIABLE.
+- ``resource_manager_plan`` (the plan set, "" for none) and ``open_windows`` (scheduler windows open now; each
+  opens DEFAULT_MAINTENANCE_PLAN): V$RSRC_PLAN, DBA_SCHEDULER_WINDOWS, RESOURCE_MANAGER_PLAN.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from _standin import USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
+from _standin_memory import NOT_PDB_MODIFIABLE
+from _standin_rac import instances
+
+ROOT = "CDB$ROOT"
+MAINTENANCE_PLAN = "DEFAULT_MAINTENANCE_PLAN"
+
+
+def _cdb(state: dict[str, Any]) -> bool:
+    return bool(state["database"].get("cdb")) and version_tuple(state) >= (12, 1)
+
+
+def container_of(s: Session) -> str:
+    return str(getattr(s, "container", "") or (ROOT if _cdb(s.state) else s.state["database"]["name"]))
+
+
+@statement(r"alter\s+session\s+set\s+container\s*=\s*(?P<name>[\w$#]+)")
+def _set_container(s: Session, m: re.Match[str]) -> list[str]:
+    """A common user (SYS) moves into a PDB with ALTER SESSION SET CONTAINER (12.1+; SQL Language Reference,
+    ALTER SESSION); a name that is no container of this CDB: ORA-65011; a non-CDB: ORA-65090 "operation only
+    allowed in a container database" (Oracle Database Error Messages)."""
+    s.need_open()
+    name = m["name"].upper()
+    if not _cdb(s.state):
+        raise OraError("ORA-65090: operation only allowed in a container database")
+    if name != ROOT and name not in [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]:
+        raise OraError(f"ORA-65011: Pluggable database {name} does not exist.")
+    s.container = name  # type: ignore[attr-defined]
+    return s.done("Session altered.")
+
+
+USERENV["CON_NAME"] = container_of
+
+
+def _v_parameter(state: dict[str, Any]) -> list[Row]:
+    """V$PARAMETER.ISPDB_MODIFIABLE (12.1+): whether the parameter can be set inside a PDB ("Modifiable in a
+    PDB: No" for DB_KEEP_CACHE_SIZE, DB_RECYCLE_CACHE_SIZE, SGA_MAX_SIZE, PROCESSES ... in the Reference); the
+    RESOURCE_MANAGER_PLAN a scheduler window set reads SCHEDULER[0x...]:<plan> (Reference, RESOURCE_MANAGER_PLAN)."""
+    rows = _BASE_PARAMETER(state)
+    if version_tuple(state) >= (12, 1):
+        rows = [{**r, "ispdb_modifiable": "FALSE" if r["name"] in NOT_PDB_MODIFIABLE else "TRUE"} for r in rows]
+    plan = _plan(state)
+    rows = [r for r in rows if r["name"] != "resource_manager_plan"]
+    value = (f"SCHEDULER[0x4D8B]:{plan}" if state["database"].get("open_windows") else plan) or None
+    rows.append({"name": "resource_manager_plan", "type": 2, "value": value, "display_value": value,
+                 "isdefault": "TRUE" if value is None else "FALSE", "isses_modifiable": "FALSE",
+                 "issys_modifiable": "IMMEDIATE", "ispdb_modifiable": "TRUE"})
+    return rows
+
+
+def _plan(state: dict[str, Any]) -> str:
+    db = state["database"]
+    return str(db.get("resource_manager_plan") or (MAINTENANCE_PLAN if db.get("open_windows") else ""))
+
+
+def _v_database(state: dict[str, Any]) -> list[Row]:
+    rows = _BASE_DATABASE(state)
+    if version_tuple(state) < (12, 1):
+        return rows  # no CDB column before 12.1: ORA-00904
+    return [{**r, "cdb": "YES" if _cdb(state) else "NO"} for r in rows]
+
+
+def _v_rsrc_plan(state: dict[str, Any]) -> list[Row]:
+    """V$RSRC_PLAN "displays the names of all currently active resource plans"; INSTANCE_CAGING is ON "if the
+    CPU_COUNT initialization parameter is set to a value other than 0 and Resource Manager is enabled" (11.2.0.2+;
+    Oracle Database Reference 11.2, V$RSRC_PLAN: https://docs.oracle.com/cd/E24693_01/server.11203/e24448/dynviews_2158.htm)."""
+    plan = _plan(state)
+    if not plan:
+        return []
+    caged = "ON" if "cpu_count" in state["memory"] or "cpu_count" in state["spfile"] else "OFF"
+    row = {"id": 1, "name": plan, "is_top_plan": "TRUE", "cpu_managed": "ON"}
+    if version_tuple(state) >= (11, 2):
+        row["instance_caging"] = caged
+    return [row]
+
+
+def _dba_scheduler_windows(state: dict[str, Any]) -> list[Row]:
+    open_now = set(state["database"].get("open_windows") or [])
+    names = sorted(open_now | {"MONDAY_WINDOW", "SATURDAY_WINDOW"})
+    return [{"window_name": n, "resource_plan": MAINTENANCE_PLAN, "active": "TRUE" if n in open_now else "FALSE",
+             "enabled": "TRUE"} for n in names]
+
+
+def _v_restore_point(state: dict[str, Any]) -> list[Row]:
+    """V$RESTORE_POINT: NAME, GUARANTEE_FLASHBACK_DATABASE (knob ``restore_points`` [{name, guarantee}])."""
+    return [{"name": r["name"], "guarantee_flashback_database": r.get("guarantee", "NO")}
+            for r in state.get("restore_points", [])]
+
+
+def _v_thread(state: dict[str, Any]) -> list[Row]:
+    """V$THREAD: one enabled redo thread per instance, STATUS OPEN while that instance runs (Oracle Database
+    Reference, V$THREAD). Knob: an instance's ``status`` in ``database.instances``."""
+    return [{"thread#": i["inst_id"], "instance": i["instance_name"], "enabled": "PUBLIC",
+             "status": "OPEN" if i["status"] != "SHUTDOWN" else "CLOSED"} for i in instances(state)]
+
+
+_BASE_PARAMETER = VIEWS["v$parameter"]
+_BASE_DATABASE = VIEWS["v$database"]
+VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "v$rsrc_plan": _v_rsrc_plan,
+              "dba_scheduler_windows": _dba_scheduler_windows, "v$restore_point": _v_restore_point,
+              "v$thread": _v_thread})
