@@ -21,11 +21,11 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.check import check_plan
+from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import is_secret_name, parse_extra_vars
-from planner.steps import ARG_CHECKS
+from planner.steps import ARG_CHECKS, device_writers, metric_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +38,15 @@ class Loaded:
 
 def _split(values: list[str]) -> frozenset[str]:
     return frozenset(t.strip() for v in values for t in v.split(",") if t.strip())
+
+
+def _template_problems(plan: Plan) -> list[Problem]:
+    """The plan's report template, checked with the plan: a name it reads that no report has fails now."""
+    if plan.report is None:
+        return []
+    from planner.report.render import template_problems
+
+    return template_problems(plan.report.template, plan.source)
 
 
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
@@ -62,7 +71,9 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         raise InputError(problems + e.problems) from None
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems)
+    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
+                           known=Names(metric_names(), device_writers()))
+    problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
     if limit:
@@ -155,7 +166,8 @@ def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
 
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
-            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
+            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
+            rehearsal_notes: tuple[str, ...] = ()) -> int:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
@@ -167,7 +179,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
-                      keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
+                      keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes,
+                      argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)
     conn = transport_connector or connector(TransportOptions(

@@ -66,6 +66,7 @@ def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
         "argv": " ".join(str(a) for a in m.get("argv", []) or []), "path": str(data.run_dir),
         "commands_file": os.path.relpath(data.run_dir / "commands.jsonl", report_dir),
         "git": {"commit": git.get("commit") or "", "dirty": git.get("dirty"), "plan_dirty": git.get("plan_dirty"),
+                "changed": [str(c) for c in git.get("changed") or [] if isinstance(c, str)][:20],
                 "note": git.get("note", "")},
     }
 
@@ -76,6 +77,8 @@ def _simulated(data: RunData) -> dict[str, Any]:
     if data.meta.get("simulated"):
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
                     "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)")
+        notes = data.meta.get("rehearsal_notes")
+        what += [f"hosts {n}" for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
     if fake:
@@ -349,6 +352,14 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
             "points_text": "; ".join(swept),
             "waits": [{**e, "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
             "os": [{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()]}
+
+
+# The top-level keys build_context gives a template (docs/report-context.md): validate checks a plan's template
+# against them before any host is touched.
+CONTEXT_KEYS = frozenset({
+    "run", "simulated", "generated_by", "plays", "recap", "summary", "result", "side_by_side", "rac", "workloads",
+    "hosts", "findings", "verdicts", "parse_errors", "parse_problems", "artifacts", "stats_method",
+    "charts_enabled", "combine_note"})
 
 
 def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,

@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import os
+import pwd
 import selectors
 import shlex
 import signal
@@ -86,6 +87,14 @@ def command_line(argv: Argv, *, become: bool = False, become_user: str = "root",
         # sudo -i hands its arguments to the login shell with escaping; sh -c keeps cd/&& working.
         line = shlex.join([*sudo, "sh", "-c", line])
     return line
+
+
+def login_user(host: Host) -> str | None:
+    """The account commands on ``host`` run as before any sudo: the controller's own for the local transport,
+    ansible_user over SSH (None when ssh_config or the default decides: not known here)."""
+    if host.connection == "local":
+        return pwd.getpwuid(os.geteuid()).pw_name
+    return host.user
 
 
 class Connection(abc.ABC):
