@@ -30,7 +30,7 @@ from planner.report.study import (
     summary,
 )
 from planner.report.study import charts as study_charts
-from planner.results.findings import all_findings, fio_setup, verdicts
+from planner.results.findings import all_findings, fio_setup, late_starts, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -75,10 +75,11 @@ def _simulated(data: RunData) -> dict[str, Any]:
     """What was simulated, counted per artifact kind (one line per kind, not per file)."""
     what = []
     if data.meta.get("simulated"):
-        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
-                    "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)")
         notes = data.meta.get("rehearsal_notes")
-        what += [f"hosts {n}" for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+        how = [f"; hosts {n}" for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
+                    "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)"
+                    + "".join(how))
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
     if fake:
@@ -371,7 +372,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *late_starts(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}

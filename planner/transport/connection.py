@@ -139,6 +139,13 @@ class Connection(abc.ABC):
     @abc.abstractmethod
     def close(self) -> None: ...
 
+    def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
+        """(stdout, the controller's time.time_ns() when its first bytes arrived; None: not known) of a short
+        command that succeeded (else ("", None)). The clock-offset estimate needs the instant the host's
+        answer left, not the end of the command, which also waits for the host's process to be reaped."""
+        r = self.run(argv, timeout=timeout)
+        return (r.stdout, None) if r.ok else ("", None)
+
     def read_text(self, remote: str) -> str | None:
         """The file's text, or None when it does not exist."""
         r = self.run(["sh", "-c", 'test -e "$1" || exit 3; cat -- "$1"', "sh", remote])
@@ -187,6 +194,9 @@ class WrappedConnection(Connection):
 
     def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
         self.inner.get(remote, local, max_bytes=max_bytes)
+
+    def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
+        return self.inner.first_output(argv, timeout=timeout)
 
     def close(self) -> None:
         self.inner.close()
