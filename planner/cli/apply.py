@@ -51,7 +51,12 @@ def _template_problems(plan: Plan) -> list[Problem]:
 
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None) -> Loaded:
-    if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
+    try:
+        exists = plan_path.exists()
+    except OSError as e:  # a folder on the way we may not search: in words, not a traceback
+        raise InputError([Problem(None, "", f"{plan_path}: cannot read the plan file ({e.strerror})",
+                                  "check the path and its permissions")]) from None
+    if not exists:  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
     plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
     if plan is None:

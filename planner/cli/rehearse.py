@@ -13,6 +13,7 @@ import argparse
 import getpass
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -53,6 +54,27 @@ class Login:
 
     lab_user: LabUser | None  # the inventory's non-root logins, with sudo; None: log in as ourselves
     note: str  # how hosts are reached; a limit of this machine is named in it
+    become_direct: bool = False  # no usable sudo for a non-root login: steps with become run as it
+
+
+_NOT_EXERCISED = "become was not exercised"
+
+
+def _as_ourselves(prefix: str) -> Login:
+    """Logged in as the user running planner: root needs no sudo; a user whose sudo asks for a password (or
+    has none) runs become steps as itself, on a sandbox it owns; either way become is not exercised."""
+    me = current_user()
+    if me == "root":
+        return Login(None, f"{prefix}: {_NOT_EXERCISED} (steps with become ran directly as root)")
+    try:
+        usable = shutil.which("sudo") is not None and subprocess.run(
+            ["sudo", "-n", "true"], capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        usable = False
+    if usable:
+        return Login(None, f"{prefix}, become through this machine's sudo")
+    return Login(None, f"{prefix}: {_NOT_EXERCISED} (sudo is missing or asks for a password here; steps with "
+                       f"become ran as {me}, who owns the sandbox)", become_direct=True)
 
 
 def _login(originals: Mapping[str, Host]) -> Login:
@@ -67,13 +89,8 @@ def _login(originals: Mapping[str, Host]) -> Login:
         if why is None:
             return Login(LabUser(wanted[0], tuple(wanted[1:])),
                          f"logged in as {', '.join(wanted)} (the inventory's ansible_user), become through real sudo")
-        if me == "root":
-            return Login(None, f"logged in as root, not as {', '.join(wanted)} ({why}): become was not exercised "
-                               "(steps with become ran directly as root)")
-    if me == "root":
-        return Login(None, "logged in as root (the inventory names no other ansible_user): become was not "
-                           "exercised (steps with become ran directly as root)")
-    return Login(None, f"logged in as {me}, become through this machine's sudo")
+        return _as_ourselves(f"logged in as {me}, not as {', '.join(wanted)} ({why})")
+    return _as_ourselves(f"logged in as {me}")
 
 
 def _hand_over(root: Path, ids: tuple[int, int]) -> None:
@@ -109,10 +126,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
         except LabError as e:
             reason = str(e)
     if lab is None:
-        me = current_user()
-        login = Login(None, f"ran as {me} on this machine" + (
-            ": become was not exercised (steps with become ran directly as root)" if me == "root" else
-            ", become through this machine's sudo"))
+        login = _as_ourselves(f"ran as {current_user()} on this machine")
     sims: dict[str, Host] = {}
     for name in names:
         orig = originals[name]
@@ -127,6 +141,8 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
             root.mkdir(parents=True, exist_ok=True)
             sims[name] = Host(name=name, address="localhost", connection="local", groups=orig.groups,
                               vars=_sim_vars(orig, root))
+        if login.become_direct:
+            sims[name] = replace(sims[name], vars={**sims[name].vars, "planner_become_direct": True})
         populate(root, sims[name], devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
         if login.lab_user is not None and sims[name].user:

@@ -65,8 +65,10 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
     host = hs.host
     become_user = spec.become_user or host.become_user
     become = spec.become if spec.become is not None else host.become
-    # Becoming the user we log in as adds nothing but a dependency on sudo (a root container has none).
-    become = bool(become) and login_user(host) != become_user
+    # Becoming the user we log in as adds nothing but a dependency on sudo (a root container has none); a
+    # rehearsal without usable sudo runs become steps as its login, on a sandbox that login owns.
+    direct = bool(host.vars.get("planner_simulated") and host.vars.get("planner_become_direct"))
+    become = bool(become) and login_user(host) != become_user and not direct
     return StepContext(
         host=host, conn=hs.conn, vars=variables, step_path=spec.path, plan_dir=settings.plan_dir,
         artifacts=artifacts, run_dir=record.path if record else artifacts,
