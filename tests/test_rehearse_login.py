@@ -115,6 +115,7 @@ def _as_nobody_reason() -> str | None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(900)
 def test_a_normal_user_without_usable_sudo_rehearses_and_the_report_says_become_was_not_exercised(
         tmp_path_factory: pytest.TempPathFactory) -> None:
     """README case 2, a normal user: `sudo -n` asks for a password (here: nobody, who has no sudo rule), so the
