@@ -166,6 +166,10 @@ DISPLAY_NAMES: dict[str, str] = {
     "iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
     "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer",
 }
+# Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
+# may name any member; other names must be ones planner produces (planner.steps.metric_names).
+OUTPUT_NAMED_FAMILIES = frozenset({"fio", "global", "iostat", "mpstat", "vmstat", "load_profile", "efficiency",
+                                   "host_cpu", "io_profile", "stat", "wait", "wait_class", "os"})
 # How a label reads in words; "{v}" is its value. Labels not listed read "key value".
 LABEL_WORDS: dict[str, str] = {
     "event": "{v}", "test": "{v}", "stat": "{v}", "wait_class": "{v}", "section": "{v} section",

@@ -56,3 +56,24 @@ def test_plan_applies_twice_and_the_second_apply_changes_nothing(make_lab: Calla
 
     second = apply_fanout(inventory, tmp_path / "runs")
     assert all(r["changed"] == 0 and r["failed"] == 0 and r["ok"] >= 5 for r in second.values())
+
+
+def test_the_benchmark_writes_no_absolute_path_of_this_machine() -> None:
+    """RESULTS.md is read on other machines: the checkout, the temporary folder and the home folder are named
+    portably in the command line and the versions line the benchmark writes."""
+    import importlib.util
+    import sys
+    import tempfile
+
+    spec = importlib.util.spec_from_file_location("fanout_bench", PLAN.parent / "bench.py")
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = bench  # its dataclasses look their module up
+    spec.loader.exec_module(bench)
+    repo = PLAN.parent.parent.parent
+    line = (f"planner 0.1.0 (from {repo}/planner/__init__.py) --pyinfra {tempfile.gettempdir()}/pyinfra-venv/bin/x "
+            f"--out {Path.home()}/r.md --work {tempfile.gettempdir()}")
+    shown = bench.portable(line)
+    assert str(repo) not in shown and tempfile.gettempdir() + "/" not in shown and str(Path.home()) + "/" not in shown
+    assert shown == ("planner 0.1.0 (from ./planner/__init__.py) --pyinfra $TMPDIR/pyinfra-venv/bin/x "
+                     "--out ~/r.md --work $TMPDIR")

@@ -342,6 +342,15 @@ def machine() -> str:
             f"Python {platform.python_version()}")
 
 
+def portable(text: str) -> str:
+    """``text`` without this machine's absolute paths (RESULTS.md is read on other machines): the checkout
+    reads ``.``, the temporary folder ``$TMPDIR``, the home folder ``~``."""
+    for root, word in ((str(REPO), "."), (tempfile.gettempdir(), "$TMPDIR"), (str(Path.home()), "~")):
+        if root not in ("", "/"):
+            text = re.sub(rf"{re.escape(root.rstrip('/'))}(?=/|\b|$)", word, text)
+    return text
+
+
 def versions(pyinfra: str | None) -> str:
     def first_line(argv: list[str]) -> str:
         try:
@@ -357,7 +366,7 @@ def versions(pyinfra: str | None) -> str:
              first_line(["ansible-playbook", "--version"]), f"paramiko {paramiko.__version__} (bare)"]
     if pyinfra:
         parts.append(first_line([pyinfra, "--version"]))
-    return ", ".join(p for p in parts if p)
+    return portable(", ".join(p for p in parts if p))
 
 
 def report(samples: list[Sample], sizes: list[int], rtts: list[int], names: list[str], command: str,
@@ -496,7 +505,7 @@ def main() -> int:
         if args.work is None:
             shutil.rmtree(base, ignore_errors=True)
     LOADS.append(("end", os.getloadavg()))
-    command = "python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, REPO), *sys.argv[1:]])
+    command = portable("python " + " ".join(shlex.quote(a) for a in [os.path.relpath(__file__, REPO), *sys.argv[1:]]))
     elapsed = time.monotonic() - t0
     text = report(samples, sizes, rtts, names, command, pyinfra_note, sched_note, args.pyinfra, elapsed)
     print(text)

@@ -21,12 +21,12 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.plan.check import check_plan
+from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
-from planner.steps import ARG_CHECKS, load_plugins
+from planner.steps import ARG_CHECKS, device_writers, load_plugins, metric_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,9 +74,23 @@ def _plugins_for(plan_path: Path) -> None:
         raise InputError([Problem(None, "", e.message, e.hint or "")]) from None
 
 
+def _template_problems(plan: Plan) -> list[Problem]:
+    """The plan's report template, checked with the plan: a name it reads that no report has fails now."""
+    if plan.report is None:
+        return []
+    from planner.report.render import template_problems
+
+    return template_problems(plan.report.template, plan.source)
+
+
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None) -> Loaded:
-    if not plan_path.exists():  # a FIFO or device is refused by name by the loader (planner.inputs)
+    try:
+        exists = plan_path.exists()
+    except OSError as e:  # a folder on the way we may not search: in words, not a traceback
+        raise InputError([Problem(None, "", f"{plan_path}: cannot read the plan file ({e.strerror})",
+                                  "check the path and its permissions")]) from None
+    if not exists:  # a FIFO or device is refused by name by the loader (planner.inputs)
         raise InputError([Problem(None, "", f"{plan_path}: no such plan file", "check the path")])
     _plugins_for(plan_path)
     plan, problems = load_plan_partly(plan_path)  # every problem in one pass: schema and variables together
@@ -97,7 +111,9 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         raise InputError(problems + e.problems) from None
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems)
+    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
+                           known=Names(metric_names(), device_writers()))
+    problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
     if limit:
@@ -191,7 +207,8 @@ def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
 
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
-            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None) -> int:
+            simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
+            rehearsal_notes: tuple[str, ...] = ()) -> int:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
@@ -203,7 +220,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
-                      keep_prep=args.keep_prep, simulated=simulated, argv=tuple(argv), secrets=_secrets(loaded),
+                      keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes,
+                      argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)
     conn = transport_connector or connector(TransportOptions(

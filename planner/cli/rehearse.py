@@ -13,17 +13,20 @@ import argparse
 import getpass
 import os
 import shutil
+import subprocess
 import tempfile
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+import planner
 from planner.cli.apply import Loaded, execute, load
 from planner.engine.console import Console
 from planner.errors import InputError
 from planner.host import Host
 from planner.rehearsal import preflight
+from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
 from planner.rehearsal.sandbox import populate
 from planner.steps import REGISTRY
 
@@ -45,40 +48,109 @@ def _sim_vars(host: Host, root: Path) -> dict[str, Any]:
     return v
 
 
-def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console) -> tuple[dict[str, Host], Any]:
-    """Sandboxes for every targeted host; returns simulated Hosts by name and the lab (or None)."""
+@dataclass(frozen=True, slots=True)
+class Login:
+    """Who the rehearsal logs in as, and what that leaves untested (said on the console and in the report)."""
+
+    lab_user: LabUser | None  # the inventory's non-root logins, with sudo; None: log in as ourselves
+    note: str  # how hosts are reached; a limit of this machine is named in it
+    become_direct: bool = False  # no usable sudo for a non-root login: steps with become run as it
+
+
+_NOT_EXERCISED = "become was not exercised"
+
+
+def _as_ourselves(prefix: str) -> Login:
+    """Logged in as the user running planner: root needs no sudo; a user whose sudo asks for a password (or
+    has none) runs become steps as itself, on a sandbox it owns; either way become is not exercised."""
+    me = current_user()
+    if me == "root":
+        return Login(None, f"{prefix}: {_NOT_EXERCISED} (steps with become ran directly as root)")
+    try:
+        usable = shutil.which("sudo") is not None and subprocess.run(
+            ["sudo", "-n", "true"], capture_output=True, timeout=10, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        usable = False
+    if usable:
+        return Login(None, f"{prefix}, become through this machine's sudo")
+    return Login(None, f"{prefix}: {_NOT_EXERCISED} (sudo is missing or asks for a password here; steps with "
+                       f"become ran as {me}, who owns the sandbox)", become_direct=True)
+
+
+def _login(originals: Mapping[str, Host]) -> Login:
+    """The inventory's own ansible_user where this machine can make it (a lab user with real sudo), as the lab
+    logs in; else ourselves, and when that is root, become is not exercised (a root login needs no sudo)."""
+    wanted = sorted({str(h.user) for h in originals.values() if login_name(h.user)})
+    me = current_user()
+    if wanted:
+        closed = closed_to_others(Path(planner.__file__))
+        why = LabUser.unavailable() or (f"planner's files are not reachable by other users ({closed} is closed)"
+                                        if closed else None)
+        if why is None:
+            return Login(LabUser(wanted[0], tuple(wanted[1:])),
+                         f"logged in as {', '.join(wanted)} (the inventory's ansible_user), become through real sudo")
+        return _as_ourselves(f"logged in as {me}, not as {', '.join(wanted)} ({why})")
+    return _as_ourselves(f"logged in as {me}")
+
+
+def _hand_over(root: Path, ids: tuple[int, int]) -> None:
+    """The login owns its sandbox as an Oracle host's owner does its software, kit and data; sysfs and /dev
+    stay root's (mode 0644), so a root-only write without become is refused as on the lab."""
+    for path in [root, *root.rglob("*")]:
+        rel = path.relative_to(root).parts
+        if rel and rel[0] in ("sys", "dev"):
+            continue
+        os.lchown(path, *ids)
+
+
+def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console
+                ) -> tuple[dict[str, Host], Any, str]:
+    """Sandboxes for every targeted host; returns simulated Hosts by name, the lab (or None) and how they are
+    reached (for the run record)."""
     names = sorted({h.name for hs in loaded.play_hosts.values() for h in hs})
     originals = {h.name: h for hs in loaded.play_hosts.values() for h in hs}
     oracle_hosts = _needs_oracle(loaded)
     from planner.rehearsal.lab import LabError, build_lab, sshd_available
 
     lab = None
+    login = Login(None, "")
     # PLANNER_REHEARSE_TRANSPORT=local skips sshd even where OpenSSH is installed (what a fresh machine does).
     reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
         sshd_available())
     if reason is None:
+        login = _login(originals)
+        if login.lab_user is not None:
+            base.chmod(0o755)  # the lab user must reach its sandbox, as on a host
         try:
-            lab = build_lab(base / "lab", len(names), names=names)
+            lab = build_lab(base / "lab", len(names), names=names, user=login.lab_user)
         except LabError as e:
             reason = str(e)
+    if lab is None:
+        login = _as_ourselves(f"ran as {current_user()} on this machine")
     sims: dict[str, Host] = {}
     for name in names:
         orig = originals[name]
         if lab is not None:
             lh = lab.host(name)
             root = lab.sandbox(name)
+            user = str(orig.user) if login.lab_user and orig.user in login.lab_user.names else lh.user
             sims[name] = replace(lh, vars={**_sim_vars(orig, root), **lh.vars}, groups=orig.groups,
-                                 become=False)
+                                 become=False, user=user)
         else:
             root = base / "hosts" / name
             root.mkdir(parents=True, exist_ok=True)
             sims[name] = Host(name=name, address="localhost", connection="local", groups=orig.groups,
                               vars=_sim_vars(orig, root))
+        if login.become_direct:
+            sims[name] = replace(sims[name], vars={**sims[name].vars, "planner_become_direct": True})
         populate(root, sims[name], devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
+        if login.lab_user is not None and sims[name].user:
+            _hand_over(root, login.lab_user.ids(str(sims[name].user)))
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
-    console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}; sandboxes under {base}")
-    return sims, lab
+    console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}, {login.note}; "
+                 f"sandboxes under {base}")
+    return sims, lab, f"reached over {how}, {login.note}"
 
 
 def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
@@ -92,10 +164,10 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
     base = Path(tempfile.mkdtemp(prefix="planner-rehearsal-"))
     lab = None
     try:
-        sims, lab = build_hosts(loaded, pf, base, console)
+        sims, lab, reached = build_hosts(loaded, pf, base, console)
         play_hosts: Mapping[str, list[Host]] = {p: [sims[h.name] for h in hs] for p, hs in loaded.play_hosts.items()}
         sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts))
-        return execute(sim_loaded, args, argv, console, simulated=True)
+        return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,))
     finally:
         if lab is not None:
             lab.stop()

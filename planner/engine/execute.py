@@ -24,7 +24,7 @@ from planner.status import Artifact, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext, StepType
 from planner.steps.saved_state import RestoreEntry
-from planner.transport.connection import Connection
+from planner.transport.connection import Connection, login_user
 
 
 @dataclass(slots=True)
@@ -64,14 +64,19 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
                  record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None) -> StepContext:
     assert hs.conn is not None
     host = hs.host
+    become_user = spec.become_user or host.become_user
     become = spec.become if spec.become is not None else host.become
+    # Becoming the user we log in as adds nothing but a dependency on sudo (a root container has none); a
+    # rehearsal without usable sudo runs become steps as its login, on a sandbox that login owns.
+    direct = bool(host.vars.get("planner_simulated") and host.vars.get("planner_become_direct"))
+    become = bool(become) and login_user(host) != become_user and not direct
     return StepContext(
         host=host, conn=hs.conn, vars=variables, step_path=spec.path, plan_dir=settings.plan_dir,
         artifacts=artifacts, run_dir=record.path if record else artifacts,
         log=record.log_command if record else (lambda *_: None),
         add_secret=record.add_secret if record else None,
-        check_mode=settings.check, diff_mode=settings.diff, become=bool(become),
-        become_user=spec.become_user or host.become_user, timeout_s=spec.timeout_s, point=point,
+        check_mode=settings.check, diff_mode=settings.diff, become=become,
+        become_user=become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
         simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal)

@@ -43,6 +43,7 @@ class RunOptions:
     runs_dir: Path = Path("runs")
     keep_prep: bool = False
     simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
+    rehearsal_notes: tuple[str, ...] = ()  # how the rehearsal reached its hosts (who logged in, was become used)
     argv: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     break_stale_lock: bool = False

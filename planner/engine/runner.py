@@ -73,7 +73,8 @@ class Runner(HostsMixin):
             self.record = reopen_record(self.previous, self.opts.secrets, list(self.opts.argv))
         else:
             self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
-                                      secrets=self.opts.secrets, simulated=self.opts.simulated)
+                                      secrets=self.opts.secrets, simulated=self.opts.simulated,
+                                      rehearsal_notes=self.opts.rehearsal_notes)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
             if self.opts.inventory_files:
                 snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)
@@ -230,55 +231,83 @@ class Runner(HostsMixin):
             active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
             if not active:
                 continue
-            point0, args0 = plans[active[0].host.name][i]
-            name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
-                                                                                 point0.index)})
-            self.console.banner("TASK", f"{spec.title} : {name0}")
-            # synchronised start across the play's hosts (e.g. RAC nodes): right before the measured command
-            sync = SyncStart([hs.host.name for hs in active], self.clocks) \
-                if play.sync_start and len(active) > 1 else None
-
-            def one(hs: HostState, i: int = i, sync: SyncStart | None = sync) -> StepResult:
-                try:
-                    return one_point(hs, i, sync)
-                finally:
-                    if sync is not None:
-                        sync.leave(hs.host.name)
-
-            def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
-                point, args = plans[hs.host.name][i]
-                workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
-
-                def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
-                    # run_in_window empties (and makes) the point folder: every attempt starts from nothing
-                    ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
-                    if sync is not None:
-                        ctx.sync = sync.member(hs.host.name, ctx.conn)
-                    # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
-                    stand_in = self.opts.simulated and not step_class(spec.kind).real_in_rehearsal
-                    expected = None if stand_in else win.expected_seconds(spec.kind, args)
-                    return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected)
-
-                return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
-                                self._artifacts(play, hs, spec, point), point=point, window=wrapped)
-
-            started = time.monotonic()
-            # every host of a synchronised play needs its own thread to meet at the barrier
-            forks = len(active) if sync is not None else self.opts.forks
-            self.console.live_start(live_text(self.progress, spec, name0.split(":")[0], started,
-                                                    win.expected_seconds(spec.kind, args0)))
-            try:
-                self._on_hosts(one, active, forks)
-            finally:
-                self.console.live_stop()
-            self._save_results()
-            if sync is not None:
-                record_skew(self.sync_log, spec, point0, name0, sync, self.console, self.record)
-            done_s = time.monotonic() - started
-            self.progress.done(spec.path, done_s)
-            self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
-                              f"about {duration(self.progress.left_s())} left in the run")
+            late = self._point(play, spec, active, plans, variables, window, i)
+            if late and play.sync_rerun_late:  # once: a second late start is kept, marked late
+                self._set_aside_late(play, spec, active, plans[active[0].host.name][i][0], late)
+                self._point(play, spec, [hs for hs in active if hs.active], plans, variables, window, i)
         self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
+
+    def _set_aside_late(self, play: Play, spec: StepSpec, active: list[HostState], point: SweepPoint,
+                        late: list[str]) -> None:
+        """A late synchronised start: the point's results leave the run's figures and its artifacts go aside
+        (``pointNNN-late-start``, kept for inspection) before the point runs once more."""
+        names = {hs.host.name for hs in active}
+        self.results = [r for r in self.results
+                        if not (r.step == spec.path and r.point == point.index and r.host in names)]
+        if self.record is not None:
+            for hs in active:
+                folder = self._artifacts(play, hs, spec, point)
+                if folder.is_dir():
+                    folder.rename(folder.with_name(f"{folder.name}-late-start"))
+        if self.sync_log:
+            self.sync_log[-1]["rerun"] = True
+        self.console.warn(f"synchronised start: {', '.join(late)} started late: point {point.index + 1} of "
+                          f"{spec.title} runs once more (sync_start: {{rerun_late: false}} keeps the first run)")
+
+    def _point(self, play: Play, spec: StepSpec, active: list[HostState],
+               plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]], variables: Mapping[str, Any],
+               window: Any, i: int) -> list[str]:
+        """Point ``i`` of a workload on ``active``; the hosts that started late under sync_start (else [])."""
+        late: list[str] = []
+        point0, args0 = plans[active[0].host.name][i]
+        name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
+                                                                             point0.index)})
+        self.console.banner("TASK", f"{spec.title} : {name0}")
+        # synchronised start across the play's hosts (e.g. RAC nodes): right before the measured command
+        sync = SyncStart([hs.host.name for hs in active], self.clocks, play.sync_tolerance_ms) \
+            if play.sync_start and len(active) > 1 else None
+
+        def one(hs: HostState, i: int = i, sync: SyncStart | None = sync) -> StepResult:
+            try:
+                return one_point(hs, i, sync)
+            finally:
+                if sync is not None:
+                    sync.leave(hs.host.name)
+
+        def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
+            point, args = plans[hs.host.name][i]
+            workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
+
+            def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
+                # run_in_window empties (and makes) the point folder: every attempt starts from nothing
+                ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
+                if sync is not None:
+                    ctx.sync = sync.member(hs.host.name, ctx.conn)
+                # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
+                stand_in = self.opts.simulated and not step_class(spec.kind).real_in_rehearsal
+                expected = None if stand_in else win.expected_seconds(spec.kind, args)
+                return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected)
+
+            return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
+                            self._artifacts(play, hs, spec, point), point=point, window=wrapped)
+
+        started = time.monotonic()
+        # every host of a synchronised play needs its own thread to meet at the barrier
+        forks = len(active) if sync is not None else self.opts.forks
+        self.console.live_start(live_text(self.progress, spec, name0.split(":")[0], started,
+                                                win.expected_seconds(spec.kind, args0)))
+        try:
+            self._on_hosts(one, active, forks)
+        finally:
+            self.console.live_stop()
+        self._save_results()
+        if sync is not None:
+            late = record_skew(self.sync_log, spec, point0, name0, sync, self.console, self.record)
+        done_s = time.monotonic() - started
+        self.progress.done(spec.path, done_s)
+        self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
+                          f"about {duration(self.progress.left_s())} left in the run")
+        return late
 
     def _cancel_all(self) -> None:
         for hs in self.states.values():

@@ -41,8 +41,28 @@ def utc_now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
+# What installing and running planner leaves in a clone (pip's build/, a venv, egg-info, run folders, report
+# copies, caches): never a change to what produced the result.
+_SETUP_LEFTOVERS = frozenset({"build", "dist", ".venv", "venv", "runs", "reports", "__pycache__", ".pytest_cache",
+                              ".mypy_cache", ".ruff_cache", ".hypothesis"})
+_CHANGES_LISTED = 20
+
+
+def _changes(porcelain: str) -> list[str]:
+    """The paths of ``git status --porcelain`` that can change a result: planner's own leftovers dropped."""
+    paths = []
+    for line in porcelain.splitlines():
+        path = line[3:].split(" -> ")[-1].strip('"')
+        parts = path.rstrip("/").split("/")
+        if any(p in _SETUP_LEFTOVERS or p.endswith(".egg-info") for p in parts) or path.endswith(".pyc"):
+            continue
+        paths.append(path)
+    return paths
+
+
 def git_provenance(path: Path) -> dict[str, Any]:
-    """The commit of the plan file's repository and whether the plan (or anything) is uncommitted."""
+    """The commit of the plan file's repository and whether the plan (or anything that can change the result)
+    is uncommitted, naming the first few changed paths."""
     cwd = path.parent if path.is_file() else path
     try:
         commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
@@ -51,10 +71,12 @@ def git_provenance(path: Path) -> dict[str, Any]:
             return {"commit": None, "dirty": None, "note": "not in a git repository"}
         status = subprocess.run(["git", "status", "--porcelain", "--", str(path.resolve())], cwd=cwd,
                                 capture_output=True, text=True, timeout=10)
-        tree = subprocess.run(["git", "status", "--porcelain"], cwd=cwd, capture_output=True, text=True,
+        # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
+        tree = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=cwd, capture_output=True, text=True,
                               timeout=10)
+        changed = _changes(tree.stdout)
         return {"commit": commit.stdout.strip(), "plan_dirty": bool(status.stdout.strip()),
-                "dirty": bool(tree.stdout.strip())}
+                "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
     except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None, "note": "git not available"}
 
@@ -285,7 +307,8 @@ def _open_log(path: Path) -> Any:
 
 
 def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], *,
-                argv: Sequence[str] = (), secrets: tuple[str, ...] = (), simulated: bool = False) -> RunRecord:
+                argv: Sequence[str] = (), secrets: tuple[str, ...] = (), simulated: bool = False,
+                rehearsal_notes: Sequence[str] = ()) -> RunRecord:
     """Create the run folder with meta.json (status running) and the plan as given."""
     rec = RunRecord(runs_dir, plan.name, secrets=secrets)
     hosts = sorted({h.name: h for hs in play_hosts.values() for h in hs}.values(), key=lambda h: h.name)
@@ -293,6 +316,7 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
         run_id=rec.id, plan=plan.name, plan_file=str(plan.source), description=plan.description,
         git=git_provenance(plan.source), **environment_meta(), started=utc_now(), ended=None,
         status="running", argv=[rec.redact(a) for a in argv], simulated=simulated,
+        **({"rehearsal_notes": [rec.redact(n) for n in rehearsal_notes]} if rehearsal_notes else {}),
         # enough to reach the hosts again for `planner restore` (no secrets: those stay in env/files)
         hosts={h.name: {"address": h.address, "port": h.port, "user": h.user,
                         "key_file": str(h.key_file) if h.key_file else None, "connection": h.connection,

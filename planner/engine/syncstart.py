@@ -5,15 +5,22 @@ command run after it: fio started ~3 s after the barrier with 0.28 s between the
 hosts. Here the release sits right before the measured command, and its timing does not depend on the
 transport at all:
 
-1. each host's clock offset against the controller is measured NTP-style (the sample with the shortest round
-   trip of a few ``date +%s%N``; kept for a minute per host);
-2. each host's step does its set-up, then arrives at the controller's barrier with its measured command;
+1. each host's clock offset against the controller is measured from a few ``date +%s%N`` (kept for a minute
+   per host). Not NTP's midpoint: over SSH almost all of a round trip
+   comes before ``date`` runs (channel, session, shells), so the midpoint read a host measured against itself
+   as 50-64 ms ahead. The reading is taken as made just before its first bytes came back;
+2. each host's step does its set-up, then runs the start wrapper once with a no-op under the measured
+   command's own become (sudo, the shells and the connection warm; how long that exec takes sizes the
+   margin), then arrives at the controller's barrier with its measured command;
 3. when the last host arrives, ONE start time T (controller clock, a margin ahead: several round trips) is
    chosen, and each host's command is sent wrapped in ``START_SCRIPT``: a small sh that sleeps until T in
    that host's clock (T + its offset), then execs the command. How long the exec took to reach a host does
    not matter as long as it is shorter than the margin; a host that got there late says so;
 4. the wrapper notes the instant it exec'd in a file on the host, read back after the command, so the run
-   record keeps the measured start skew of every point (``sync_start.json``).
+   record keeps the measured start skew of every point (``sync_start.json``);
+5. a host that started later than the tolerance (``sync_start: {tolerance_ms: 10}``, the default) marks its
+   point ``late`` there, on the console and in the report; the engine re-runs such a point once unless the
+   play says ``rerun_late: false``.
 """
 
 from __future__ import annotations
@@ -33,10 +40,12 @@ from planner.plan.model import StepSpec, SweepPoint
 from planner.transport.connection import CommandResult, Connection
 
 MARKER = "planner-sync-start"
+WARM_MARGINS = 2  # ... and at least this many of the slowest host's warm-up execs of the wrapper
 MIN_MARGIN_S = 0.15
 RTT_MARGINS = 3  # the start time is this many of the slowest host's round trips ahead, at least MIN_MARGIN_S
 OFFSET_SAMPLES = 3
 OFFSET_MAX_AGE_S = 60.0
+DEFAULT_TOLERANCE_MS = 10.0  # a host starting later than this after the start time marks its point late
 
 # $1 = the start time in this host's clock (ns since the epoch), $2 = a file name for the start line, then
 # the command. Everything that forks (bash, mktemp, mkfifo) happens before the start time; at it, bash wakes
@@ -81,6 +90,7 @@ exec "$@"
 # Reads the start line back and removes the file (one round trip after the command).
 _READ_BACK = 'f=${TMPDIR:-/tmp}/$1; cat -- "$f" 2>/dev/null; rm -f -- "$f"'
 CLOCK = ["date", "+%s%N"]
+_REMOVE = 'rm -f -- "${TMPDIR:-/tmp}/$1"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,18 +101,24 @@ class Offset:
 
 
 def measure_offset(conn: Connection, samples: int = OFFSET_SAMPLES) -> Offset | None:
-    """The host's clock offset from the sample with the shortest round trip; None without ``date +%s%N``."""
+    """The host's clock offset from a few ``date +%s%N``; None without it.
+
+    The host reads its clock at the end of a round trip, not in its middle (see the module docstring): each
+    sample is the reading minus the instant its first bytes arrived (Connection.first_output; the end of the
+    command where the transport cannot tell). The answer's way back (network, a busy controller's threads)
+    only ever makes a sample lower than the true offset, so the highest sample is the best; the round trip
+    kept is the shortest (it sizes the start margin)."""
     best: Offset | None = None
     for _ in range(samples):
         t0 = time.time_ns()
-        r = conn.run(CLOCK, timeout=30)
+        stdout, arrived = conn.first_output(CLOCK, timeout=30)
         t1 = time.time_ns()
-        text = r.stdout.strip()
-        if not r.ok or not text.isdigit():
+        text = stdout.strip()
+        if not text.isdigit():
             return None
-        o = Offset(int(text) - (t0 + t1) // 2, t1 - t0, time.monotonic())
-        if best is None or o.rtt_ns < best.rtt_ns:
-            best = o
+        o = Offset(int(text) - (arrived or t1), t1 - t0, time.monotonic())
+        best = o if best is None else Offset(max(best.offset_ns, o.offset_ns), min(best.rtt_ns, o.rtt_ns),
+                                             o.measured)
     return best
 
 
@@ -129,8 +145,10 @@ class Clocks:
 class SyncStart:
     """One point's synchronised start over ``hosts`` (a host whose step ends without arriving is let go)."""
 
-    def __init__(self, hosts: Sequence[str], clocks: Clocks) -> None:
+    def __init__(self, hosts: Sequence[str], clocks: Clocks, tolerance_ms: float = DEFAULT_TOLERANCE_MS) -> None:
         self.clocks = clocks
+        self.tolerance_ms = tolerance_ms
+        self.warm_ns: dict[str, int] = {}  # host -> how long its warm-up exec of the wrapper took
         self._expected = set(hosts)
         self._arrived: dict[str, Offset | None] = {}
         self._cond = threading.Condition()
@@ -165,7 +183,9 @@ class SyncStart:
         if self.release_ns is not None or not self._expected <= set(self._arrived):
             return
         rtts = [o.rtt_ns / 1e9 for o in self._arrived.values() if o is not None]
-        self.margin_s = max(MIN_MARGIN_S, RTT_MARGINS * max(rtts, default=0.0)) + self.clocks.extra_margin_s
+        warm = max(self.warm_ns.values(), default=0) / 1e9
+        self.margin_s = max(MIN_MARGIN_S, RTT_MARGINS * max(rtts, default=0.0), WARM_MARGINS * warm) \
+            + self.clocks.extra_margin_s
         self.release_ns = time.time_ns() + int(self.margin_s * 1e9)
         self._cond.notify_all()
 
@@ -183,7 +203,9 @@ class SyncStart:
             rel: list[float] = []
             for host, o in sorted(self._arrived.items()):
                 entry: dict[str, Any] = {"clock_offset_ms": None if o is None else round(o.offset_ns / 1e6, 3),
-                                         "rtt_ms": None if o is None else round(o.rtt_ns / 1e6, 3)}
+                                         "rtt_ms": None if o is None else round(o.rtt_ns / 1e6, 3),
+                                         "warm_up_ms": round(self.warm_ns[host] / 1e6, 3) if host in self.warm_ns
+                                         else None}
                 if host in self.starts and o is not None and t is not None:
                     late = self.starts[host] - o.offset_ns - t
                     entry["start_ms"] = round(late / 1e6, 3)  # after T; controller clock
@@ -192,11 +214,14 @@ class SyncStart:
                 hosts[host] = entry
             arrived_late = [-v / 1e9 for v in self.slack.values() if v < 0]
         spread = round(max(rel) - min(rel), 3) if len(rel) > 1 else None
+        behind = {h: e["start_ms"] for h, e in hosts.items() if e.get("start_ms", 0.0) > self.tolerance_ms}
+        notes = list(self.notes) + [f"{h} started {ms:.1f} ms after the start time (tolerance "
+                                    f"{self.tolerance_ms:g} ms)" for h, ms in sorted(behind.items())]
         if arrived_late:  # the margin was too short for the command to reach a host: longer next time
             with self.clocks.lock:
                 self.clocks.extra_margin_s = min(5.0, self.clocks.extra_margin_s + 2 * max(arrived_late))
         return {"release_at_ns": t, "margin_ms": round(self.margin_s * 1e3, 1), "spread_ms": spread,
-                "hosts": hosts, "notes": list(self.notes)}
+                "tolerance_ms": self.tolerance_ms, "late": sorted(behind), "hosts": hosts, "notes": notes}
 
 
 @dataclass
@@ -209,11 +234,15 @@ class Member:
     arrived: bool = False
     start_file: str = ""
 
-    def wrap(self, argv: Sequence[str]) -> list[str]:
-        """Wait for every host, then the command wrapped to start at T in this host's clock."""
+    def wrap(self, argv: Sequence[str], *, become: bool = False, become_user: str | None = None,
+             login: bool = False) -> list[str]:
+        """Wait for every host, then the command wrapped to start at T in this host's clock. ``become``: the
+        measured command's own, so the warm-up goes through the same sudo."""
         if self.arrived:  # a retry after a dropped connection: the others have long started
             return list(argv)
         offset = self.sync.clocks.offset(self.host, self.conn)
+        if offset is not None:
+            self._warm_up(become, become_user, login)
         self.arrived = True
         t = self.sync.arrive(self.host, offset, lambda: self.conn.cancelled.is_set())
         if offset is None:
@@ -221,6 +250,16 @@ class Member:
             return list(argv)
         self.start_file = f"planner-sync-{secrets.token_hex(8)}"
         return ["sh", "-c", START_SCRIPT, _BASH_WAIT, str(t + offset.offset_ns), self.start_file, *argv]
+
+    def _warm_up(self, become: bool, become_user: str | None, login: bool) -> None:
+        """The wrapper once, at once (start time 0), around a no-op that removes its start line: sudo, the
+        shells and the session are warm when the real start is sent, and its duration sizes the margin."""
+        name = f"planner-sync-{secrets.token_hex(8)}"
+        started = time.monotonic_ns()
+        r = self.conn.run(["sh", "-c", START_SCRIPT, _BASH_WAIT, "0", name, "sh", "-c", _REMOVE, "sh", name],
+                          become=become, become_user=become_user, login=login, timeout=30)
+        if r.ok:
+            self.sync.warm_ns[self.host] = time.monotonic_ns() - started
 
     def strip(self, r: CommandResult) -> CommandResult:
         """Keep the command's start instant: from the wrapper's file (bash) or its stderr line (sh, which
@@ -242,8 +281,9 @@ class Member:
 
 
 def record_skew(log: list[dict[str, Any]], spec: StepSpec, point: SweepPoint, name: str, sync: SyncStart,
-            console: Console, record: RunRecord | None) -> None:
-    """The point's measured start skew: console line and sync_start.json in the run record."""
+                console: Console, record: RunRecord | None) -> list[str]:
+    """The point's measured start skew: console line and sync_start.json in the run record; returns the hosts
+    that started later than the tolerance."""
     entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
     log.append(entry)
     spread = entry["spread_ms"]
@@ -252,9 +292,11 @@ def record_skew(log: list[dict[str, Any]], spec: StepSpec, point: SweepPoint, na
                       + (f"within {spread:.2f} ms" if spread is not None else "(start not measured)")
                       + (f", the last {late:.1f} ms after the start time" if late > 1 else ""))
     for note in entry["notes"]:
-        console.warn(f"synchronised start: {note}")
+        console.warn(f"synchronised start: {note}" + (" — the point is marked late" if "after the start" in note
+                                                       else ""))
     if record is not None:
         try:
             record.write("sync_start.json", log)
         except OSError as e:
             console.warn(f"run record: {e}")
+    return list(entry["late"])

@@ -5,6 +5,7 @@ host, ``when:`` expressions that can be evaluated early, and arguments that are 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -13,33 +14,46 @@ import jinja2.meta
 
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
+from planner.metrics import OUTPUT_NAMED_FAMILIES
 from planner.plan.model import Plan, StepSpec
-from planner.plan.schema import Locator, validate_step_args
+from planner.plan.schema import Locator, did_you_mean, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import zip_problems
 from planner.plan.templating import environment, eval_when, refused, render, undefined_name, variables_for
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
 ArgsCheck = Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]  # rendered args, plan dir, host vars
+DeviceWrites = Callable[[Mapping[str, Any]], bool]  # rendered args -> writes to block devices
 
 
 class InventoryLike(Protocol):
     def select(self, pattern: str) -> list[Host]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class Names:
+    """What the step kinds know that the plan check asks about (handed in: the plan layer cannot import them)."""
+
+    metrics: frozenset[str] = frozenset()  # metric names a reproduces: claim may use (planner.steps.metric_names)
+    writes_devices: Mapping[str, DeviceWrites] = field(default_factory=dict)  # kind -> StepType.writes_devices
+
+
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
-               kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset()) -> list[Problem]:
+               kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset(),
+               known: Names | None = None) -> list[Problem]:
     """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
 
     ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
     plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
-    paths whose schema problems are already reported; only their undefined variables are added."""
+    paths whose schema problems are already reported; only their undefined variables are added. ``known``:
+    claim metrics and device writes are checked against it (every problem at once, each at its line)."""
     try:
         doc: Document | None = load_yaml(plan.source)
     except InputError:
         doc = None  # the file changed since load_plan: fall back to the steps' own locations
     found: dict[tuple[Location | None, str, str, str], list[str]] = {}
-    problems: list[Problem] = []
+    problems: list[Problem] = _claim_problems(plan, known.metrics, doc) if known and known.metrics else []
+    writes = known.writes_devices if known else {}
     for i, play in enumerate(plan.plays):
         try:
             hosts = inventory.select(play.hosts)
@@ -53,7 +67,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
                 for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
-                                     spec.path in variables_only):
+                                     spec.path in variables_only, writes.get(spec.kind)):
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -85,8 +99,8 @@ def _refused_vars(names: Mapping[str, str], plan: Plan, play_index: int, extra_v
 
 def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
                 step_path: NodePath) -> list[Problem]:
-    """A ``when:`` that can be evaluated before the run (it names only known variables) is: ``1/0`` or
-    ``n + 1`` with a string ``n`` is refused here, not in the middle of a run."""
+    """A ``when:`` that can be evaluated before the run (it does not read ``planner_facts``) is: an undefined
+    variable, ``1/0`` or ``n + 1`` with a string ``n`` is refused here, not in the middle of a run."""
     if not isinstance(spec.when, str):
         return []
     expr = spec.when.strip()
@@ -95,8 +109,10 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
         names = jinja2.meta.find_undeclared_variables(environment().parse("{{ " + expr + " }}"))
     except jinja2.TemplateSyntaxError:
         return []  # reported by load_plan
-    if not names <= set(variables) or "planner_facts" in names:
+    if "planner_facts" in names:
         return []  # runtime values: checked when the step runs
+    # Every other name is known now: an undefined one (not guarded by `is defined` or `default`) is refused
+    # here, before any host is locked, not when the step's turn comes.
     try:
         eval_when(spec.when, variables)
     except InputError as exc:
@@ -105,8 +121,36 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
     return []
 
 
+def _claim_problems(plan: Plan, metrics: frozenset[str], doc: Document | None) -> list[Problem]:
+    """A claim on a metric no run can measure would only read "inconclusive" hours later: refused now."""
+    out = []
+    for k, claim in enumerate(plan.reproduces):
+        name = claim.metric.split("{", 1)[0]  # a key with labels names its metric first
+        if name in metrics or name.split(".", 1)[0] in OUTPUT_NAMED_FAMILIES and "." in name:
+            continue
+        loc = doc.location(("reproduces", k, "metric")) if doc else claim.location
+        out.append(Problem(loc, f"reproduces[{k}].metric", f"claim metric '{claim.metric}' is not one planner "
+                           "measures", did_you_mean(name, sorted(metrics)) or "`planner parse --format json FILE` "
+                           "lists the metric names of a tool's output"))
+    return out
+
+
+def _destructive(spec: StepSpec, rendered: Mapping[str, Any], writes: DeviceWrites | None,
+                 where: Locator, step_path: NodePath) -> list[Problem]:
+    """A device write the plan spells out needs ``destructive: true``, said now rather than mid-run."""
+    try:
+        if writes is None or spec.destructive or not writes(rendered):
+            return []
+    except (TypeError, ValueError):
+        return []  # arguments the schema already refuses
+    return [Problem(where.value(step_path), format_path(step_path),
+                    f"{spec.kind} writes to block devices and the step is not marked destructive",
+                    "add 'destructive: true' to the step if destroying the data on these devices is intended")]
+
+
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
-                plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False) -> list[Problem]:
+                plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False,
+                writes: DeviceWrites | None = None) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
@@ -131,6 +175,7 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
         except (TypeError, ValueError, KeyError, AttributeError, IndexError):
             return []  # arguments too malformed for the kind's check; the schema problems say why
     problems += validate_step_args(spec.kind, rendered, where, step_path)
+    problems += _destructive(spec, rendered, writes, where, step_path)
     if not problems:
         problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
     for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):

@@ -100,6 +100,15 @@ def _timeout(value: Any) -> float | None:
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2)]
 
 
+def _sync_options(value: Any) -> dict[str, Any]:
+    """``sync_start: true`` or ``sync_start: {tolerance_ms: 10, rerun_late: true}`` (the schema checks types)."""
+    if not isinstance(value, dict):
+        return {"sync_start": bool(value)}
+    return {"sync_start": bool(value.get("enabled", True)),
+            "sync_tolerance_ms": float(value.get("tolerance_ms", 10.0)),
+            "sync_rerun_late": bool(value.get("rerun_late", True))}
+
+
 def _strings(value: Any) -> frozenset[str]:
     if value is None:
         return frozenset()
@@ -234,7 +243,7 @@ class _Build:
         try:
             return Play(name=raw["name"], hosts=raw["hosts"], prep=tuple(steps[Section.PREP]),
                         workloads=tuple(steps[Section.WORKLOADS]), collect=tuple(steps[Section.COLLECT]),
-                        vars=dict(raw.get("vars") or {}), sync_start=bool(raw.get("sync_start", False)),
+                        vars=dict(raw.get("vars") or {}), **_sync_options(raw.get("sync_start", False)),
                         keep_prep=bool(raw.get("keep_prep", False)),
                         rated={str(k): float(v) for k, v in (raw.get("rated") or {}).items()},
                         tags=_strings(raw.get("tags")), location=self.doc.location(("plays", i)))

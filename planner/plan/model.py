@@ -70,6 +70,8 @@ class Play:
     collect: tuple[StepSpec, ...] = ()
     vars: Mapping[str, Any] = field(default_factory=dict)
     sync_start: bool = False  # start each workload point on all the play's hosts together
+    sync_tolerance_ms: float = 10.0  # sync_start: {tolerance_ms}: a host later than this marks its point late
+    sync_rerun_late: bool = True  # sync_start: {rerun_late}: a late point is run once more
     keep_prep: bool = False  # leave prep in place after the run (default: restore)
     rated: Mapping[str, float] = field(default_factory=dict)  # datasheet figures, e.g. {read_iops: 1500000}
     tags: frozenset[str] = frozenset()

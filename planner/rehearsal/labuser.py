@@ -10,8 +10,10 @@ namespace the machine's accounts are exactly as they were. Needs root (mount nam
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pwd
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -27,9 +29,47 @@ exec "$@"
 """
 
 
+# A login name as useradd(8) takes it by default (NAME_REGEX): an inventory's ansible_user is outside text.
+_NAME = re.compile(r"[a-z_][a-z0-9_-]{0,31}")
+
+
+def closed_to_others(path: Path) -> Path | None:
+    """The first folder on the way to ``path`` (through its symlinks too) that other users cannot search, or
+    None: a lab user can reach it (e.g. not a Python under /root, mode 0700)."""
+    for p in (Path(os.path.abspath(path)), Path(os.path.realpath(path))):
+        for folder in reversed(p.parents):
+            with contextlib.suppress(OSError):
+                if not os.stat(folder).st_mode & 0o001:
+                    return folder
+    return None
+
+
+def no_mount_namespace() -> str | None:
+    """None when a private mount namespace can be made here, else why not."""
+    probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True,
+                           text=True, check=False)
+    if probe.returncode != 0:  # a container without CAP_SYS_ADMIN, seccomp...
+        return f"no private mount namespace here: {probe.stderr.strip() or probe.returncode}"
+    return None
+
+
+def login_name(name: object) -> bool:
+    """Whether ``name`` can be a lab login: a plain account name, never root."""
+    return isinstance(name, str) and name != "root" and _NAME.fullmatch(name) is not None
+
+
 @dataclass(frozen=True, slots=True)
 class LabUser:
+    """``name`` (and ``others``: more logins, e.g. one per inventory ansible_user) may log in and sudo to anyone.
+
+    A name this machine already has keeps its account; only the sudo rule is added for it."""
+
     name: str = "planner-lab"
+    others: tuple[str, ...] = ()
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return (self.name, *(n for n in self.others if n != self.name))
 
     @staticmethod
     def unavailable() -> str | None:
@@ -41,34 +81,47 @@ class LabUser:
                 return f"{tool} is missing"
         if not Path("/etc/sudoers.d").is_dir():
             return "/etc/sudoers.d is missing (sudo's include directory)"
-        probe = subprocess.run(["unshare", "--mount", "--propagation", "private", "true"], capture_output=True,
-                               text=True, check=False)
-        if probe.returncode != 0:  # a container without CAP_SYS_ADMIN, seccomp...
-            return f"no private mount namespace here: {probe.stderr.strip() or probe.returncode}"
-        return None
+        return no_mount_namespace()
 
     def uid(self) -> int:
         """A uid no account of this machine uses (stable for one machine)."""
-        taken = {p.pw_uid for p in pwd.getpwall()} | {g for g in range(0, 1000)}
-        return next(u for u in range(64100, 65000) if u not in taken)
+        return self.uids()[self.name]
+
+    def uids(self) -> dict[str, int]:
+        """Each login's uid: its own where the machine has the account, else one no account uses."""
+        accounts = {p.pw_name: p.pw_uid for p in pwd.getpwall()}
+        free = (u for u in range(64100, 65000) if u not in set(accounts.values()))
+        return {n: accounts[n] if n in accounts else next(free) for n in self.names}
+
+    def ids(self, name: str) -> tuple[int, int]:
+        """(uid, gid) of one of the logins (each new account has a group of its own, of the same number)."""
+        with contextlib.suppress(KeyError):
+            entry = pwd.getpwnam(name)
+            return entry.pw_uid, entry.pw_gid
+        uid = self.uids()[name]
+        return uid, uid
 
     def prepare(self, lab_root: Path) -> Path:
-        """Write the overlay files and the user's home under ``lab_root``; returns the overlay folder."""
-        uid = self.uid()
+        """Write the overlay files and the users' homes under ``lab_root``; returns the overlay folder."""
         overlay = lab_root / "etc-overlay"
-        home = lab_root / "home" / self.name
-        home.mkdir(parents=True, exist_ok=True)
-        os.chown(home, uid, uid)
         (overlay / "sudoers.d").mkdir(parents=True, exist_ok=True)
-        line = {"passwd": f"{self.name}:x:{uid}:{uid}:planner lab:{home}:/bin/sh",
-                "group": f"{self.name}:x:{uid}:",
-                # "*": no password, not locked: sshd (UsePAM no) and sudo's PAM account check accept the login
-                "shadow": f"{self.name}:*:19000:0:99999:7:::"}
-        for name, extra in line.items():
+        existing = {p.pw_name for p in pwd.getpwall()}
+        lines: dict[str, list[str]] = {"passwd": [], "group": [], "shadow": []}
+        for name, uid in self.uids().items():
+            if name in existing:
+                continue
+            home = lab_root / "home" / name
+            home.mkdir(parents=True, exist_ok=True)
+            os.chown(home, uid, uid)
+            lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:/bin/sh")
+            lines["group"].append(f"{name}:x:{uid}:")
+            # "*": no password, not locked: sshd (UsePAM no) and sudo's PAM account check accept the login
+            lines["shadow"].append(f"{name}:*:19000:0:99999:7:::")
+        for name, extra in lines.items():
             src = Path("/etc") / name
             text = src.read_text() if src.exists() else ""
             dst = overlay / name
-            dst.write_text(text.rstrip("\n") + ("\n" if text else "") + extra + "\n")
+            dst.write_text(text.rstrip("\n") + ("\n" if text else "") + "".join(x + "\n" for x in extra))
             if src.exists():
                 shutil.copystat(src, dst)
                 st = src.stat()
@@ -77,7 +130,7 @@ class LabUser:
             if entry.is_file():
                 shutil.copy2(entry, overlay / "sudoers.d" / entry.name)
         rule = overlay / "sudoers.d" / "planner-lab"
-        rule.write_text(f"{self.name} ALL=(ALL) NOPASSWD: ALL\n")
+        rule.write_text("".join(f"{n} ALL=(ALL) NOPASSWD: ALL\n" for n in self.names))
         rule.chmod(0o440)  # sudo ignores a sudoers file others may write
         return overlay
 

@@ -135,7 +135,9 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
 
         home = str(host.vars.get("oracle_home") or DEFAULT_HOME)
         grid = host.vars.get("grid_home")
-        install_standins(root, home, grid_home=str(grid) if grid else None, profile=profile)
+        # the login is the user who installed ASM (the OSASM group's first member), as the lab user is the lab's
+        install_standins(root, home, grid_home=str(grid) if grid else None, grid_user=host.user or None,
+                        profile=profile)
         cpus = host.vars.get("cpus")
         if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
             # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it

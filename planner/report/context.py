@@ -30,7 +30,7 @@ from planner.report.study import (
     summary,
 )
 from planner.report.study import charts as study_charts
-from planner.results.findings import all_findings, fio_setup, iozone_buffered, verdicts
+from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import recap
@@ -66,6 +66,7 @@ def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
         "argv": " ".join(str(a) for a in m.get("argv", []) or []), "path": str(data.run_dir),
         "commands_file": os.path.relpath(data.run_dir / "commands.jsonl", report_dir),
         "git": {"commit": git.get("commit") or "", "dirty": git.get("dirty"), "plan_dirty": git.get("plan_dirty"),
+                "changed": [str(c) for c in git.get("changed") or [] if isinstance(c, str)][:20],
                 "note": git.get("note", "")},
     }
 
@@ -74,8 +75,11 @@ def _simulated(data: RunData) -> dict[str, Any]:
     """What was simulated, counted per artifact kind (one line per kind, not per file)."""
     what = []
     if data.meta.get("simulated"):
+        notes = data.meta.get("rehearsal_notes")
+        how = [f"; hosts {n}" for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
-                    "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)")
+                    "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)"
+                    + "".join(how))
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
     if fake:
@@ -364,6 +368,14 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
             "os": [{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()]}
 
 
+# The top-level keys build_context gives a template (docs/report-context.md): validate checks a plan's template
+# against them before any host is touched.
+CONTEXT_KEYS = frozenset({
+    "run", "simulated", "generated_by", "plays", "recap", "summary", "result", "side_by_side", "rac", "workloads",
+    "hosts", "findings", "verdicts", "parse_errors", "parse_problems", "artifacts", "stats_method",
+    "charts_enabled", "combine_note"})
+
+
 def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
                   charts: bool = True) -> dict[str, Any]:
     all_series = series(data.measurements)
@@ -373,7 +385,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *iozone_buffered(data)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *iozone_buffered(data),
+                          *late_starts(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}

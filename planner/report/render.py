@@ -17,12 +17,14 @@ import re
 from pathlib import Path
 
 import jinja2
+import jinja2.meta
 
-from planner.errors import InputError, Location, PlannerError, Problem
+from planner.errors import InputError, Location, Problem
 from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
+from planner.plan.schema import did_you_mean
 from planner.report import escape
-from planner.report.context import build_context
+from planner.report.context import CONTEXT_KEYS, build_context
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
 
@@ -73,13 +75,44 @@ def render(data: RunData, template: str, report_dir: Path, charts: bool = True, 
         with template_errors_only():
             # templates stay readable with blank lines around blocks; the report gets at most one in a row
             return re.sub(r"\n{3,}", "\n\n", tpl.render(**ctx))
-    except jinja2.UndefinedError as e:
-        raise PlannerError(f"report template {name}: {e.message}",
-                           hint="the template uses a key the report context does not have; "
-                                "see docs/report-context.md") from None
+    except jinja2.UndefinedError as e:  # a user's template: a bad input at its line, as a plan problem is
+        raise InputError([Problem(_error_line(e, name), "", f"report template {name}: {e.message}",
+                                  "the template uses a key the report context does not have; "
+                                  "see docs/report-context.md")]) from None
     except jinja2.TemplateError as e:
         raise InputError([Problem(_error_line(e, name), "", f"report template {name}: {e}",
                                   "fix the template")]) from None
+
+
+def template_problems(template: str, plan_file: Path) -> list[Problem]:
+    """A plan's report template checked before any host: it must exist and parse, and every top-level name it
+    reads must be a key of the report context (CONTEXT_KEYS), each unknown one at its file:line:col."""
+    name, dirs = template_dirs(template, plan_file)
+    env = environment(dirs)
+    try:
+        source, filename, _ = env.loader.get_source(env, name) if env.loader else ("", None, None)
+        tree = env.parse(source, name, filename)
+    except jinja2.TemplateNotFound:
+        return [Problem(None, "report.template", f"report template {template!r} not found",
+                        f"looked in {', '.join(str(d) for d in dirs) or 'no template folder'}")]
+    except jinja2.TemplateSyntaxError as e:
+        return [Problem(Location(e.filename or name, e.lineno or 1, 1), "report.template",
+                        f"report template syntax error: {e.message}", "fix the template")]
+    unknown = sorted(jinja2.meta.find_undeclared_variables(tree) - CONTEXT_KEYS - set(env.globals))
+    lines = source.splitlines()
+    return [Problem(_first_use(lines, key, filename or name), "report.template",
+                    f"report template {name}: '{key}' is undefined",
+                    did_you_mean(key, sorted(CONTEXT_KEYS)) or "the report context's keys are in docs/report-context.md")
+            for key in unknown]
+
+
+def _first_use(lines: list[str], key: str, filename: str) -> Location:
+    word = re.compile(rf"(?<![\w.]){re.escape(key)}\b")
+    for number, line in enumerate(lines, 1):
+        m = word.search(line)
+        if m:
+            return Location(filename, number, m.start() + 1)
+    return Location(filename, 1, 1)
 
 
 def _error_line(exc: BaseException, name: str) -> Location:

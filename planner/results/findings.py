@@ -10,6 +10,7 @@ datasheet argument ("an X2-8 is rated at 1.5M IOPS, your test is wrong") and RAC
 from __future__ import annotations
 
 import enum
+import json
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -319,6 +320,44 @@ def _job_options(facts: Mapping[str, str]) -> dict[str, dict[str, str]]:
 def _is_device(path: str) -> bool:
     # a sandboxed host maps /dev/x under its root: the /dev/ segment still says it is a device
     return path.startswith("/dev/") or "/dev/" in path
+
+
+_SYNC_LOG_MAX = 4 << 20  # sync_start.json of a received folder is input: a bounded read
+
+
+def late_starts(data: RunData) -> list[Finding]:
+    """A synchronised point where a host started later than the play's tolerance (sync_start.json "late")."""
+    path = data.run_dir / "sync_start.json"
+    try:
+        entries = json.loads(path.read_text()) if path.is_file() and path.stat().st_size <= _SYNC_LOG_MAX else []
+    except (OSError, ValueError):
+        return []
+    out = []
+    for e in entries if isinstance(entries, list) else []:
+        late = [h for h in e.get("late") or [] if isinstance(h, str)] if isinstance(e, dict) else []
+        if not late:
+            continue
+        hosts = e.get("hosts") if isinstance(e.get("hosts"), dict) else {}
+        worst = max((_num(h.get("start_ms")) for n, h in hosts.items() if n in late and isinstance(h, dict)),
+                    default=0.0)
+        rerun = bool(e.get("rerun"))
+        out.append(Finding(
+            "late_sync_start", Severity.NOTE if rerun else Severity.WARNING, "Synchronised start was late",
+            play_of(str(e.get("step", "")), data.play_names()), ", ".join(late), str(e.get("title", "")),
+            str(e.get("name", "")),
+            f"{', '.join(late)} started {worst:.1f} ms after the common start time, later than the tolerance of "
+            f"{fmt(_num(e.get('tolerance_ms')))} ms: for that time the hosts did not run together"
+            + ("; the point was run again and its figures are the second run's" if rerun else ""),
+            (("latest start after the start time", f"{worst:.1f} ms"), ("re-run", "yes" if rerun else "no"))))
+    return out
+
+
+def _num(value: object) -> float:
+    """A number of a record file (input): 0 when it is none."""
+    try:
+        return float(value) if isinstance(value, int | float | str) else 0.0
+    except ValueError:
+        return 0.0
 
 
 def fio_setup(data: RunData) -> list[Finding]:

@@ -179,3 +179,19 @@ def load_plugins(kinds: Iterable[str] | None = None, *, errors: list[str] | None
         _loaded.add(ep.value)
         added.append(name)
     return added
+
+
+def metric_names() -> frozenset[str]:
+    """Every metric name planner's parsers and step kinds produce under a fixed name (a ``reproduces:`` claim
+    must name one of these, or one of metrics.OUTPUT_NAMED_FAMILIES)."""
+    from planner.metrics import DISPLAY_NAMES
+    from planner.parsers.awr_common import LOAD_PROFILE, PER_COLUMNS
+
+    names = set(DISPLAY_NAMES) | {m for cls in REGISTRY.values() for m in cls.report_metrics}
+    names |= {f"{row.base}_per_{per}" for row in LOAD_PROFILE.values() for per in PER_COLUMNS}
+    return frozenset(names)
+
+
+def device_writers() -> dict[str, Callable[[Mapping[str, Any]], bool]]:
+    """Each step kind's StepType.writes_devices: the plan check refuses such a step without destructive: true."""
+    return {kind: cls.writes_devices for kind, cls in REGISTRY.items()}

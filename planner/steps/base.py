@@ -126,9 +126,9 @@ class StepContext:
         instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
         gate = self.sync if measured else None
-        if gate is not None:
-            argv = gate.wrap(argv)
         use_become = self.become if become is None else become
+        if gate is not None:
+            argv = gate.wrap(argv, become=use_become, become_user=become_user or self.become_user, login=login)
         r = self.conn.run(argv, become=use_become, become_user=become_user or self.become_user, login=login,
                           timeout=timeout if timeout is not None else
                           self.timeout_s if self.timeout_s is not None else self.default_timeout_s, env=env, cwd=cwd,

@@ -383,8 +383,13 @@ class Fio(StepType):
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
         ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
         argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
-        r = ctx.run(argv, check=False, cwd=self._data_dir(ctx, sections, wd), timeout=self._timeout(ctx, sections),
-                    measured=True)
+        cwd = self._data_dir(ctx, sections, wd)
+        if ctx.sync is not None:
+            # sync_start: fio lays out missing data files before its I/O, a host-dependent delay after the
+            # common start; its setup phase alone (create_only) runs first, as part of this host's set-up
+            ctx.run(["fio", "--create_only=1", f"--output={wd}/fio-layout.txt", job_path], cwd=cwd,
+                    timeout=self._timeout(ctx, sections))
+        r = ctx.run(argv, check=False, cwd=cwd, timeout=self._timeout(ctx, sections), measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"

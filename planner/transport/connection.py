@@ -10,6 +10,7 @@ from __future__ import annotations
 import abc
 import contextlib
 import os
+import pwd
 import selectors
 import shlex
 import signal
@@ -88,6 +89,14 @@ def command_line(argv: Argv, *, become: bool = False, become_user: str = "root",
     return line
 
 
+def login_user(host: Host) -> str | None:
+    """The account commands on ``host`` run as before any sudo: the controller's own for the local transport,
+    ansible_user over SSH (None when ssh_config or the default decides: not known here)."""
+    if host.connection == "local":
+        return pwd.getpwuid(os.geteuid()).pw_name
+    return host.user
+
+
 class Connection(abc.ABC):
     """run / put / get / close. Implementations must be safe to use from one worker thread at a time."""
 
@@ -129,6 +138,13 @@ class Connection(abc.ABC):
 
     @abc.abstractmethod
     def close(self) -> None: ...
+
+    def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
+        """(stdout, the controller's time.time_ns() when its first bytes arrived; None: not known) of a short
+        command that succeeded (else ("", None)). The clock-offset estimate needs the instant the host's
+        answer left, not the end of the command, which also waits for the host's process to be reaped."""
+        r = self.run(argv, timeout=timeout)
+        return (r.stdout, None) if r.ok else ("", None)
 
     def read_text(self, remote: str) -> str | None:
         """The file's text, or None when it does not exist."""
@@ -178,6 +194,9 @@ class WrappedConnection(Connection):
 
     def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
         self.inner.get(remote, local, max_bytes=max_bytes)
+
+    def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
+        return self.inner.first_output(argv, timeout=timeout)
 
     def close(self) -> None:
         self.inner.close()

@@ -7,6 +7,7 @@ import shutil
 import sys
 from pathlib import Path
 
+from planner.rehearsal.labuser import closed_to_others
 from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
 
 KIT = Path(__file__).resolve().parent / "slob"
@@ -37,8 +38,10 @@ def install_slob_kit(dest: Path, *, loaded_schemas: int = 0, release: SlobReleas
     facts = SLOB_FACTS[release]
     repo = Path(__file__).resolve().parents[3]  # the directory holding the planner package
     # runit.sh sources this with sh: quoted, so a path holding a quote or $(...) stays a value.
-    (dest / "standin.env").write_text(f"PLANNER_PYTHON={shlex.quote(sys.executable)}\n"
-                                      f"PLANNER_PYTHONPATH={shlex.quote(str(repo))}\n"
+    # The reports need the standard library only: a Python other users cannot reach (a pyenv under /root, when
+    # the lab logs in as the inventory's user) leaves runit.sh its own default, python3 from PATH.
+    python = "" if closed_to_others(Path(sys.executable)) else f"PLANNER_PYTHON={shlex.quote(sys.executable)}\n"
+    (dest / "standin.env").write_text(f"{python}PLANNER_PYTHONPATH={shlex.quote(str(repo))}\n"
                                       f"STANDIN_SLOB_RELEASE={release.value}\n"
                                       f"STANDIN_BUFFER_POOL={facts.buffer_pool}\n"
                                       f"STANDIN_GETOPTS={'yes' if facts.getopts else 'no'}\n"

@@ -268,6 +268,11 @@ class SSHConnection(Connection):
                                             timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         return captured(shown, code, out, err, time.monotonic() - started, timed_out)
 
+    def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
+        out = _Stamped()
+        _, code, timed_out = self._exec(argv, out, OutputBuffer(), timeout=timeout)
+        return (out.text(), out.first_ns) if code == 0 and not timed_out else ("", None)
+
     def _exec(self, argv: Argv, out: Sink, err: Sink, *, become: bool = False, become_user: str | None = None,
               login: bool = False, timeout: float | None = None, env: Mapping[str, str] | None = None,
               cwd: str | None = None, stdin: bytes | None = None) -> tuple[str, int, bool]:
@@ -426,3 +431,14 @@ class SSHConnection(Connection):
                 chunks = [(o, min(SFTP_CHUNK, end - o)) for o in range(start, end, SFTP_CHUNK)]
                 for data in f.readv(chunks, max_concurrent_prefetch_requests=64):
                     sink.write(data)
+
+
+class _Stamped(OutputBuffer):
+    """An output buffer that notes when its first bytes arrived (controller clock, time.time_ns())."""
+
+    first_ns: int | None = None
+
+    def write(self, data: bytes) -> None:
+        if self.first_ns is None and data:
+            self.first_ns = time.time_ns()
+        super().write(data)

@@ -1,0 +1,43 @@
+"""Provenance counts only changes that can alter a result: what installing and running planner leaves in a
+clone (pip's build/, a venv, egg-info, run folders) is not "uncommitted changes"."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from planner.engine.runrecord import git_provenance
+
+ENV = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+       "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid"}
+
+
+def _repo(tmp_path: Path) -> Path:
+    plan = tmp_path / "plans" / "p.yaml"
+    plan.parent.mkdir()
+    plan.write_text("plan: p\n")
+    for argv in (["git", "init", "-q"], ["git", "add", "-A"], ["git", "commit", "-q", "-m", "c"]):
+        subprocess.run(argv, cwd=tmp_path, env=ENV, check=True, capture_output=True)
+    return plan
+
+
+def test_provenance_ignores_what_installing_planner_leaves(tmp_path: Path) -> None:
+    plan = _repo(tmp_path)  # no .gitignore: an older clone's, or the user's own repository
+    for leftover in ("build/lib/planner/x.py", ".venv/bin/python", "planner.egg-info/PKG-INFO",
+                     "runs/20260101T000000Z-p/meta.json", "plans/reports/p.md", "tests/__pycache__/a.pyc"):
+        (tmp_path / leftover).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / leftover).write_text("x")
+    git = git_provenance(plan)
+    assert git["dirty"] is False and git["changed"] == [], git
+
+
+def test_a_change_that_matters_is_named(tmp_path: Path) -> None:
+    plan = _repo(tmp_path)
+    (tmp_path / "build").mkdir()
+    plan.write_text("plan: p\nvars: {x: 1}\n")
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "templates" / "mine.md.j2").write_text("# x\n")
+    git = git_provenance(plan)
+    assert git["dirty"] is True and git["plan_dirty"] is True
+    assert git["changed"] == ["plans/p.yaml", "templates/mine.md.j2"], git
