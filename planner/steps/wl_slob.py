@@ -358,8 +358,16 @@ class Slob(StepType):
         _runit, conf, version = self._read_kit(ctx, kit)
         argv, sessions, upd = self.command(version, conf)
         values, stats, why = self.point_conf(ctx, version, conf, upd)
-        line = ctx.command_text(argv, cwd=kit, env=self._environment(ctx), **self._as_oracle(ctx))
-        lines = [f"$ {line}   # SLOB {version.value}, {sessions} sessions; statistics: {stats} ({why})"]
+        env, run_as = self._environment(ctx), self._as_oracle(ctx)
+        lines = []
+        if self.args.get("setup"):
+            if self.args.get("create_tablespace"):
+                lines.append(f"(tablespace {self.tablespace(ctx)} created on {self.args.get('data_on')}, "
+                             f"{self.args['create_tablespace']}, when it is missing)")
+            setup = ctx.command_text(self.setup_argv(ctx), cwd=kit, env=env, **run_as)
+            lines.append(f"$ {setup}   # once per run and host, unless the schemas are loaded already")
+        line = ctx.command_text(argv, cwd=kit, env=env, **run_as)
+        lines.append(f"$ {line}   # SLOB {version.value}, {sessions} sessions; statistics: {stats} ({why})")
         if conf is not None:
             lines.append(f"{kit}/slob.conf (the original is kept and put back after the point):")
             lines += ["    " + x for x in render_conf(conf, values).rstrip("\n").splitlines()]
@@ -380,9 +388,8 @@ class Slob(StepType):
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
-        tablespace = str(ctx.vars.get("slob_tablespace", "IOPS"))
-        created = self._tablespace(ctx, tablespace)
-        r = ctx.run(["sh", "./setup.sh", tablespace, str(schemas)], cwd=kit, check=False, env=env,
+        created = self._tablespace(ctx, self.tablespace(ctx))
+        r = ctx.run(self.setup_argv(ctx), cwd=kit, check=False, env=env,
                     timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
         log = save_text(ctx, "setup.log", (f"planner: {created}\n" if created else "") + r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
@@ -455,6 +462,14 @@ class Slob(StepType):
         if not any(a.kind == main[0][1] for a in fetched):
             return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts), data=info)
         return parse_outcome(ctx, arts, what, info)
+
+    @staticmethod
+    def tablespace(ctx: StepContext) -> str:
+        return str(ctx.vars.get("slob_tablespace", "IOPS"))
+
+    def setup_argv(self, ctx: StepContext) -> list[str]:
+        """setup.sh's command line: the tablespace it loads into and the schema count (readers + writers)."""
+        return ["sh", "./setup.sh", self.tablespace(ctx), str(self.schemas())]
 
     def _tablespace(self, ctx: StepContext, name: str) -> str:
         """create_tablespace: SIZE makes the tablespace setup.sh loads into, on data_on, when it is missing."""
