@@ -221,7 +221,11 @@ class RestoreLog:
         if self.run_dir is None:
             return  # check mode: nothing is recorded
         data = [e.to_json() for e in self.entries]
-        write_private(private_restore_path(self.run_dir), data, self.binding)  # first: the copy a restore writes back
+        private = private_restore_path(self.run_dir)
+        if data and all(e.reverted for e in self.entries):
+            private.unlink(missing_ok=True)  # nothing left to write back: its secrets are kept no longer
+        else:
+            write_private(private, data, self.binding)  # first: the copy a restore writes back
         if self.shared is not None:
             self.shared(data)
             return
@@ -243,6 +247,8 @@ def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]
     private = read_private(private_path, run_dir, what)
     if private is not None and len(private) >= len(shared):
         return [RestoreEntry.from_json(d) for d in private]
+    if private is None and all(d.get("reverted") is True for d in shared):
+        return [RestoreEntry.from_json(d) for d in shared]  # all undone: nothing of it is ever written back
     if all(d.get("reverted") for d in shared):
         return [RestoreEntry.from_json(d) for d in shared]  # nothing to write back: history only
     missing = "is missing" if private is None else "holds fewer entries than restore.json"
