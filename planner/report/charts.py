@@ -36,7 +36,7 @@ def matplotlib_available() -> bool:
     return True
 
 
-def _numeric(xs: Sequence[str]) -> list[float] | None:
+def numeric_values(xs: Sequence[str]) -> list[float] | None:
     try:
         return [float(x) for x in xs]
     except ValueError:
@@ -60,7 +60,7 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
     matplotlib.rcParams["svg.hashsalt"] = "planner"
     matplotlib.rcParams["svg.fonttype"] = "none"  # text stays text: searchable, selectable, smaller
     all_x = list(dict.fromkeys(p.x for line in lines for p in line.points))
-    numeric = _numeric(all_x)
+    numeric = numeric_values(all_x)
     fig, ax = plt.subplots(figsize=(7.5, 4.0))
     try:
         top = 0.0

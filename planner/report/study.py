@@ -15,7 +15,7 @@ from typing import Any
 
 from planner.files import slug
 from planner.metrics import Direction, display_name, distinguishing_labels
-from planner.report.charts import ChartLine, ChartPoint, sweep_chart
+from planner.report.charts import ChartLine, ChartPoint, numeric_values, sweep_chart
 from planner.results.stats import Series, combine_hosts, fmt
 
 # How a swept parameter reads on an axis (a parameter not listed reads as its name).
@@ -132,19 +132,11 @@ def _fixed(args: Mapping[tuple[str, str], Mapping[str, Any]], s: Series, name: s
     return None if v is None or isinstance(v, list | dict) or "{{" in str(v) else str(v)
 
 
-def _numeric_values(vals: set[str]) -> bool:
-    try:
-        [float(v) for v in vals]
-    except ValueError:
-        return False
-    return True
-
-
 def _x_parameter(values: Mapping[str, set[str]]) -> str:
     """The swept parameter on the x axis: the one with most values; on a tie a numeric one (iodepth over bs),
     then the one that varies fastest (the last key of a cross product, as the plan lists them)."""
     order = list(values)
-    return max(order, key=lambda k: (len(values[k]), _numeric_values(values[k]), order.index(k)))
+    return max(order, key=lambda k: (len(values[k]), numeric_values(sorted(values[k])) is not None, order.index(k)))
 
 
 def _paired(ss: Sequence[Series], a: str, b: str) -> bool:
