@@ -141,10 +141,10 @@ class HostPool:
                 hs.conn.cancel()
 
     # -- the end -------------------------------------------------------------------------------------------
-    def release(self, run_id: str) -> None:
+    def release(self, run_id: str, clean: Callable[[HostState], bool] = lambda hs: False) -> None:
         """The run's locks: one round trip per host, all hosts at once (one after the other cost ~30 ms x N at
-        the end of a run)."""
-        for warning in self.map(lambda hs: hostlock.release_host(hs, run_id),
+        the end of a run); on the hosts ``clean`` says are done with, the run's work folder goes too."""
+        for warning in self.map(lambda hs: hostlock.release_host(hs, run_id, clean=clean(hs)),
                                 [hs for hs in self.locked if hs.conn is not None and not hs.released]):
             if warning:
                 self._console.warn(warning)

@@ -264,6 +264,12 @@ class Runner:
                 if plans:
                     plan_progress(self.progress, self.previous, spec, plans, max(len(p) for p in plans.values()))
 
+    def _done_with(self, hs: HostState, interrupted: bool) -> bool:
+        """Whether the run leaves nothing on the host for later: not interrupted, and its prep there restored
+        (or none). Otherwise its work folder stays for `planner restore`, which stops what a point there may
+        have left running (the OS samplers' records live in the point folders)."""
+        return not interrupted and not any(e.host == hs.host.name for e in self.restore_log.pending())
+
     def run(self) -> RunOutcome:
         self._open_record()
         if not self.opts.check:
@@ -284,7 +290,7 @@ class Runner:
                                       "measured so far")
                     self.restore()
                 if self.record is not None:
-                    self.pool.release(self.record.id)
+                    self.pool.release(self.record.id, lambda hs: self._done_with(hs, bool(interrupted)))
                 self.pool.close()
             stats = recap(self.results, [h for h in self.pool.states])
             code = exit_code(stats, bool(interrupted))
