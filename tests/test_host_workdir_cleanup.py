@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from test_fault_interrupts import finish, processes_with, run_dirs, start_apply, unique_sleep, wait_for
 from test_fault_resume import planner
+from test_semantics_when_locks import LOCK_PLAN, one_machine_inventory
 
 from planner.cli.main import main
 from planner.engine.hostlock import release_lock
@@ -203,3 +204,18 @@ def test_another_users_work_folder_is_left_alone(tmp_path: Path) -> None:
     subprocess.run(["chown", "-R", "65534:65534", str(workdir)], check=True)
     _release(conn, lock, "r1", workdir)
     assert (workdir / "theirs.txt").read_text() == "theirs"
+
+
+@pytest.mark.ssh
+def test_three_inventory_hosts_on_one_machine_leave_no_run_folder(make_lab: Callable[..., Lab],
+                                                                  tmp_path: Path) -> None:
+    """Released side by side, each removes its own folder; the last one out removes the run's."""
+    lab = make_lab(1)
+    root = lab.sandbox(lab.hosts[0].name)
+    inv, plan, runs = tmp_path / "inv.yml", tmp_path / "plan.yaml", tmp_path / "runs"
+    one_machine_inventory(lab, inv, ["db1", "db2", "db3"])
+    plan.write_text(LOCK_PLAN)
+    assert main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report"]) == 0
+    assert sorted((root / "ran").read_text().split()) == ["db1", "db2", "db3"]
+    [run] = [p.name for p in runs.iterdir() if p.is_dir()]
+    assert (root / "tmp/planner").is_dir() and not (root / "tmp/planner" / run).exists()
