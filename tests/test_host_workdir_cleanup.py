@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 from test_fault_interrupts import finish, processes_with, run_dirs, start_apply, unique_sleep, wait_for
-from test_fault_resume import planner
+from test_fault_resume import kill_at_point_3, planner
+from test_fault_resume import project as resume_project
 from test_semantics_when_locks import LOCK_PLAN, one_machine_inventory
 
 from planner.cli.main import main
@@ -219,3 +220,19 @@ def test_three_inventory_hosts_on_one_machine_leave_no_run_folder(make_lab: Call
     assert sorted((root / "ran").read_text().split()) == ["db1", "db2", "db3"]
     [run] = [p.name for p in runs.iterdir() if p.is_dir()]
     assert (root / "tmp/planner").is_dir() and not (root / "tmp/planner" / run).exists()
+
+
+@pytest.mark.ssh
+@pytest.mark.timeout(120)
+def test_planner_restore_of_a_killed_run_removes_its_work_folder(tmp_path: Path,
+                                                                 make_lab: Callable[..., Any]) -> None:
+    """The controller was killed: the folder stays for `planner restore`, which removes it with the lock once
+    it has stopped what was left running and put the prep back."""
+    root, plan, inv, runs, sleep = resume_project(tmp_path, make_lab)
+    run = kill_at_point_3(root, plan, inv, runs, sleep)
+    workdir = _workdir(run)
+    assert workdir.is_dir()
+    done = planner("restore", str(run))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (root / "etc/prep.txt").read_text() == "original\n" and not processes_with(sleep)
+    assert not workdir.parent.exists(), f"restore left the folder: {sorted(workdir.parent.rglob('*'))}"
