@@ -227,7 +227,6 @@ class StepType(abc.ABC):
     kind: ClassVar[str]
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
     reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
-    exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
     real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
     writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
     # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
@@ -243,8 +242,8 @@ class StepType(abc.ABC):
     unknown_duration: ClassVar[str] = ""
     # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
     report_metrics: ClassVar[tuple[str, ...]] = ()
-    # JSON schema of the arguments, for a kind that the built-in plan schema (plan/schemas) does not describe:
-    # plugin kinds set it; None means "an object, checked by check_args only".
+    # JSON schema of the arguments (every kind, built-in or plugin; the shared workload options are added by the
+    # schema builder, planner.plan.kind_schema); None means "an object, checked by check_args only".
     args_schema: ClassVar[Mapping[str, Any] | None] = None
 
     def __init__(self, args: Mapping[str, Any]) -> None:

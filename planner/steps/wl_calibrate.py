@@ -43,8 +43,31 @@ def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
 
 class CalibrateIo(StepType):
     kind: ClassVar[str] = "calibrate_io"
+    args_schema = {
+        "description": "DBMS_RESOURCE_MANAGER.CALIBRATE_IO",
+        "type": "object",
+        "properties": {
+            "num_physical_disks": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "max_latency": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["num_physical_disks", "max_latency"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False
     needs_database = True
     report_metrics = ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms")

@@ -18,6 +18,7 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
+from planner.plan.model import Section as PlanSection
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
@@ -225,7 +226,68 @@ class Fio(StepType):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
     kind = "fio"
-    exclusive = True
+    sections = frozenset({PlanSection.WORKLOADS})
+    args_schema = {
+        "description": "fio flexible I/O tester",
+        "type": "object",
+        "properties": {
+            "job": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]},
+                "description": "inline fio job options",
+            },
+            "job_file": {"type": "string", "minLength": 1},
+            "target": {"type": "string", "minLength": 1},
+            "rw": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "bs": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": ["string", "integer"]},
+                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
+                ],
+                "x-hint": "give a block size or a list of them",
+            },
+            "iodepth": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "numjobs": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "size": {"type": ["string", "integer"]},
+            "runtime": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "ioengine": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "direct": {"type": ["boolean", "integer"]},
+            "extra": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+        },
+        "additionalProperties": False,
+        "not": {"required": ["job", "job_file"]},
+        "x-hint": "give job or job_file, not both",
+    }
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
     device_args = ("target",)

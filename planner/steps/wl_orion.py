@@ -66,8 +66,85 @@ ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large", "num_small", "nu
 
 class Orion(StepType):
     kind: ClassVar[str] = "orion"
+    args_schema = {
+        "description": "Oracle ORION I/O calibration tool",
+        "type": "object",
+        "properties": {
+            "binary": {"type": "string"},
+            "testname": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+            "luns": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+            },
+            "run": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "string", "enum": ["simple", "normal", "advanced", "oltp", "dss"]},
+                    {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["simple", "normal", "advanced", "oltp", "dss"]},
+                        "minItems": 1,
+                    },
+                ],
+                "x-hint": "give simple, normal, advanced, oltp or dss",
+            },
+            "num_disks": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "write": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "matrix": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "size_small": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "size_large": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "duration": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "cache_size": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["testname"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
     device_args = ("luns",)
     files_for_devices = True  # ORION on datafiles, as the SSD seed ran it: a sandbox makes the files

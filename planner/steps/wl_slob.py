@@ -190,8 +190,94 @@ def _int(args: Mapping[str, Any], key: str) -> int:
 
 class Slob(StepType):
     kind: ClassVar[str] = "slob"
+    args_schema = {
+        "description": "SLOB (the user's kit on the host)",
+        "type": "object",
+        "properties": {
+            "kit": {"type": "string", "minLength": 1, "description": "path of the SLOB kit on the host"},
+            "readers": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "writers": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "run_time": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "scale": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "work_unit": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "redo_stress": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "threads_per_schema": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "update_pct": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "setup": {"type": "boolean"},
+            "data_on": {
+                "type": "string",
+                "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put SLOB's storage: a disk group (+SLOB) or a directory; each point checks that USER1.CF1's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory",
+            },
+            "create_tablespace": {
+                "type": "string",
+                "pattern": "^[0-9]+[KMGT]$",
+                "description": "with setup: true, create the SLOB tablespace (slob_tablespace, default IOPS) on data_on at this size when it does not exist (setup.sh needs it to exist)",
+                "x-hint": "give a size such as 16G",
+            },
+            "database_statistics_type": {"type": "string", "enum": ["awr", "statspack"]},
+            "conf": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]},
+                "description": "extra slob.conf keys",
+                "propertyNames": {"pattern": "^[A-Z_][A-Z0-9_]*$", "x-hint": "slob.conf keys are UPPER_CASE"},
+            },
+        },
+        "additionalProperties": False,
+        "required": ["kit"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
     needs_database = True
     kit_args = {"kit": KitStandIn.SLOB_KIT}
