@@ -16,7 +16,7 @@ from planner.db.access import config_for, open_database
 from planner.db.identity import read_cluster_database
 from planner.errors import StepError
 from planner.plan.model import Section
-from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
@@ -73,12 +73,9 @@ class CalibrateIo(StepType):
     report_metrics = ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
         # observed 4.5 to 9 minutes for one disk (18.3, dbwhisperer.wordpress.com "IO calibration" runs)
-        return 600.0
-
-    def expected_s(self) -> float | None:
-        return self.point_seconds(self.args)
+        return Duration.with_margin(600.0)
 
     def preview(self, ctx: StepContext) -> str:
         disks, latency = self.params()

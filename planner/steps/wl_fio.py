@@ -19,7 +19,7 @@ from typing import Any
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.model import Section as PlanSection
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
@@ -294,8 +294,11 @@ class Fio(StepType):
     report_metrics = ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("runtime", 60))
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """runtime plus ramp_time; without a runtime, a minute is assumed for the lab time. apply times the run
+        from the job itself."""
+        runtime = seconds_of(args.get("runtime"))
+        return Duration(60.0 if runtime is None else runtime + (seconds_of(args.get("ramp_time")) or 0.0))
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from planner.plan.model import Section
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
@@ -117,15 +118,17 @@ class Iozone(StepType):
     unknown_duration = "runs until its files are read"
     report_metrics = ("iozone.iops", "iozone.throughput")
 
-    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
-        """The bytes iozone moves (file_size x threads x tests, plus the creation run) at ``iozone_min_mb_per_s``
-        (default 10 MB/s, a slow disk's floor) plus the margin; without a file size (-a) the host default."""
-        size = record_kb(self.args.get("file_size"))
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """Not expected (unknown_duration). Budget: the bytes iozone moves (file_size x threads x tests, plus the
+        creation run) at ``iozone_min_mb_per_s`` (default 10 MB/s, a slow disk's floor) plus the margin; without
+        a file size (-a) the host default."""
+        size = record_kb(args.get("file_size"))
         if size is None:
-            return super().default_timeout_s(host_vars)
-        passes = len(list(self.args.get("tests") or ())) + (1 if self.args.get("create_files") else 0)
-        rate = float(host_vars.get("iozone_min_mb_per_s") or 10.0)
-        return size / 1024 * self._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S
+            return Duration()
+        passes = len(list(args.get("tests") or ())) + (1 if args.get("create_files") else 0)
+        rate = float((host_vars or {}).get("iozone_min_mb_per_s") or 10.0)
+        return Duration(None, size / 1024 * cls(args)._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S)
 
     def _threads(self) -> int:
         return whole_number(self.args, "threads", 1, "iozone", minimum=1)

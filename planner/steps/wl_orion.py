@@ -24,6 +24,7 @@ from planner.steps import guard
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
@@ -152,17 +153,12 @@ class Orion(StepType):
     report_metrics = ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("duration", 60)) * orion_points(args)
-
-    def expected_s(self) -> float | None:
-        return self.point_seconds(self.args)
-
-    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
-        """Twice the modelled run plus the margin: the model counts ORION's default load levels, and ORION's own
-        "approximately N minutes" can exceed it (24 minutes for an 11.2.0.4 -run oltp on three LUNs)."""
-        expected = self.expected_s() or 0.0
-        return 2 * expected + TIMEOUT_MARGIN_S
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """Each load level's duration times the levels; the budget is twice that plus the margin: the model
+        counts ORION's default load levels, and ORION's own "approximately N minutes" can exceed it (24
+        minutes for an 11.2.0.4 -run oltp on three LUNs)."""
+        expected = float(args.get("duration", 60)) * orion_points(args)
+        return Duration(expected, 2 * expected + TIMEOUT_MARGIN_S)
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
@@ -241,7 +237,7 @@ class Orion(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.expected_s() or 0.0)}
+        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.duration(self.args).expected_s or 0.0)}
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
         out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)

@@ -21,7 +21,7 @@ from typing import Any
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.model import Section
-from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of, whole_number
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
@@ -214,8 +214,9 @@ class Slb(StepType):
     report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.avg_nsec_per_op", "slb.users", "slb.runtime_s")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return 2.0 * float(args.get("seconds", 10))  # the kit's warm-up, then the measured seconds
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """The kit's warm-up, then the measured seconds (10 by default); apply times the run itself."""
+        return Duration(2.0 * (seconds_of(args.get("seconds")) or 10.0))
 
     def _argv(self, kit: Kit | None = None) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -43,11 +43,13 @@ from planner.status import Artifact, Status
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
     StepType,
     check_host_path,
+    seconds_of,
     whole_number,
 )
 from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, Cluster, cluster_of, from_global_report, slob_note
@@ -287,8 +289,11 @@ class Slob(StepType):
                       "db_time_per_s", "db_cpu_per_s")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("run_time", 300))
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """runit.sh runs RUN_TIME seconds. Without run_time, slob.conf's own is expected (300 in the kit as
+        shipped) but not known here: the budget is then the host's default."""
+        given = seconds_of(args.get("run_time"))
+        return Duration.with_margin(given) if given is not None else Duration(300.0)
 
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
@@ -298,11 +303,6 @@ class Slob(StepType):
             raise StepError("slob: " + "; ".join(refused),
                             hint="give values the SLOB kit accepts: run_time >= 30, work_unit 3-1024, update_pct / "
                                  "scan_pct 0-50 or 100, threads_per_schema >= 1")
-
-    def expected_s(self) -> float | None:
-        """runit.sh runs RUN_TIME seconds (with no run_time given, slob.conf's own value is not known here)."""
-        given = self.args.get("run_time")
-        return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
 
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
