@@ -69,8 +69,8 @@ def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
     failure = _wait(proc, timeout, too_much)
     for r in readers:
         r.join()
-    if failure is None and too_much.is_set():
-        failure = f"printed more than {max_bytes >> 20} MiB"
+    if too_much.is_set():  # also when it managed to exit before being killed
+        failure = f"printed more than {max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"printed more than {max_bytes} bytes"
     text = b"".join(out).decode("utf-8", "replace")
     return ScriptRun(text, b"".join(err).decode("utf-8", "replace"), failure)
 
@@ -80,8 +80,7 @@ def _wait(proc: subprocess.Popen[bytes], timeout: float, too_much: threading.Eve
     while proc.poll() is None:
         if too_much.is_set() or waited >= timeout:
             _kill(proc)
-            return (f"printed more than {MAX_INPUT_BYTES >> 20} MiB" if too_much.is_set()
-                    else f"did not finish within {timeout:g} s")
+            return f"did not finish within {timeout:g} s"  # replaced by the size when that was the reason
         try:
             proc.wait(0.05)
         except subprocess.TimeoutExpired:
