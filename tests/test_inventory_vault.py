@@ -220,3 +220,20 @@ def test_invalid_group_names_warn_in_ansible_words(tmp_path: Path, capsys: pytes
                    "details\n")
     (tmp_path / "hosts.ini").write_text("[ok_group]\nw3\n")
     assert inventory_list(capsys, "-i", str(tmp_path / "hosts.ini"))[2] == ""
+
+
+def test_a_vaulted_inventory_file_is_read_and_its_values_are_secrets(tmp_path: Path) -> None:
+    source = tmp_path / "hosts.ini"
+    source.write_text((VAULT / "hosts.ini.vault").read_text())
+    host = load_inventory(source, keys(DEFAULT)).hosts["db7"]
+    assert host.port == 2222 and host.vars["asm_pass_word"] == "Ini-vaulted-s3cret"
+    assert "Ini-vaulted-s3cret" in secret_values([dict(host.vars)])
+
+
+def test_decrypted_values_survive_copy_and_pickle_as_what_they_are() -> None:
+    import copy
+    import pickle
+
+    value = load_inventory(VAULT / "hosts.yml", keys(DEFAULT, ids=(PROD,))).hosts["db1"].vars["db_password"]
+    for again in (copy.deepcopy(value), pickle.loads(pickle.dumps(value))):
+        assert isinstance(again, VaultText) and again == INLINE_SECRET and again.ciphertext == value.ciphertext

@@ -16,7 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import Location, Problem
-from planner.inventory.vault import NO_KEYS, VaultCipher, VaultError, VaultKeys, VaultText, decrypt
+from planner.inventory.vault import (
+    NO_KEYS,
+    VaultCipher,
+    VaultError,
+    VaultKeys,
+    VaultText,
+    decrypt,
+    mark_secret,
+)
 
 LOCALHOST_NAMES = ("127.0.0.1", "localhost", "::1")
 CONNECTIONS = {"ssh": "ssh", "paramiko": "ssh", "smart": "ssh", "local": "local"}
@@ -59,6 +67,7 @@ class InventoryGraph:
         self.problems: list[Problem] = []
         self.vault = vault
         self.warnings: list[str] = []  # printed as ansible-inventory prints them, each once
+        self.secret_source = False  # set while a vaulted inventory file is read: its values are secrets
         self.add_group("all", None)
         self.add_group("ungrouped", None)
         self.add_child("all", "ungrouped", None)
@@ -116,7 +125,7 @@ class InventoryGraph:
             c.parents.append(parent)
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
-        value = self.opened(value, location)
+        value = mark_secret(self.opened(value, location)) if self.secret_source else self.opened(value, location)
         if key == "ansible_group_priority":
             try:
                 self.groups[group].priority = int(value)
@@ -128,7 +137,7 @@ class InventoryGraph:
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
-        value = self.opened(value, location)
+        value = mark_secret(self.opened(value, location)) if self.secret_source else self.opened(value, location)
         if check_special_var(self, key, value, location):
             self.hosts[host].vars[key] = value
 

@@ -36,6 +36,7 @@ from planner.inventory.patterns import evaluate
 from planner.inventory.script import read_script
 from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt, is_vaulted
 from planner.inventory.yaml_file import compose, is_null, read_vars_file, read_yaml
+from planner.redaction import SecretText
 
 YAML_SUFFIXES = (".yml", ".yaml", ".json")
 VARS_SUFFIXES = ("", ".yml", ".yaml", ".json")
@@ -116,6 +117,7 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
                 continue
             text = _read_text(f, problems, vault)
             if text is not None:
+                graph.secret_source = isinstance(text, SecretText)  # a vaulted inventory file
                 _read_source(graph, text, str(f), f.suffix.lower())
                 read.append(f)
     if problems:
@@ -144,7 +146,7 @@ def _read_text(path: Path, problems: list[Problem], vault: VaultKeys) -> str | N
     if not is_vaulted(text):
         return text
     try:
-        return decrypt(text, vault)
+        return SecretText(decrypt(text, vault))
     except VaultError as exc:
         problems.append(Problem(Location(str(path), 1, 1), "", f"cannot read this inventory: {exc}", VAULT_HINT))
         return None
