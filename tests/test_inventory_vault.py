@@ -237,3 +237,23 @@ def test_decrypted_values_survive_copy_and_pickle_as_what_they_are() -> None:
     value = load_inventory(VAULT / "hosts.yml", keys(DEFAULT, ids=(PROD,))).hosts["db1"].vars["db_password"]
     for again in (copy.deepcopy(value), pickle.loads(pickle.dumps(value))):
         assert isinstance(again, VaultText) and again == INLINE_SECRET and again.ciphertext == value.ciphertext
+
+
+def test_a_script_may_answer_vaulted_values_as_ansible_inventory_prints_them(tmp_path: Path) -> None:
+    ciphertext = (VAULT / "hosts.yml").read_text().split("db_password: !vault |\n", 1)[1].split("  children:")[0]
+    ciphertext = "\n".join(line.strip() for line in ciphertext.splitlines()) + "\n"
+    listing = {"dbs": {"hosts": ["db1"]}, "_meta": {"hostvars": {"db1": {
+        "db_password": {"__ansible_vault": ciphertext}}}}}
+    (tmp_path / "listing.json").write_text(json.dumps(listing))
+    script = executable(tmp_path / "inv.sh", f"#!/bin/sh\ncat '{tmp_path / 'listing.json'}'\n")
+    inv = load_inventory(script, keys(DEFAULT))
+    assert inv.hosts["db1"].vars["db_password"] == INLINE_SECRET
+    assert ansible_list(inv)["_meta"]["hostvars"]["db1"]["db_password"] == {"__ansible_vault": ciphertext}
+
+
+def test_a_script_named_without_a_folder_is_the_one_here_not_one_on_path(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: `-i inv.sh` ran `inv.sh` looked up on PATH ("No such file or directory")."""
+    executable(tmp_path / "inv.sh", "#!/bin/sh\necho '{\"dbs\": [\"db1\"]}'\n")
+    monkeypatch.chdir(tmp_path)
+    assert list(load_inventory(Path("inv.sh")).hosts) == ["db1"]

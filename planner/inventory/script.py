@@ -23,6 +23,7 @@ from typing import IO, Any
 from planner.errors import Location
 from planner.inputs import MAX_INPUT_BYTES
 from planner.inventory.data import InventoryGraph
+from planner.inventory.vault import VaultCipher
 
 SCRIPT_TIMEOUT_S = 60.0  # a cloud API call takes seconds; a hung script must not hang the run
 MAX_STDERR_BYTES = 64 << 10
@@ -54,7 +55,8 @@ def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
                max_bytes: int = MAX_INPUT_BYTES) -> ScriptRun:
     """Run ``path args`` without a shell, its stdin closed, in its own process group (killed whole on timeout)."""
     try:
-        proc = subprocess.Popen([str(path), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+        # absolute: `-i inv.sh` is the one in this folder, not one found on PATH
+        proc = subprocess.Popen([str(path.absolute()), *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, start_new_session=True)
     except OSError as exc:
         return ScriptRun("", "", f"cannot be run: {exc.strerror or exc}")
@@ -125,9 +127,17 @@ def _answer(path: Path, args: list[str]) -> Any:
     if args[0] == "--host" and not run.stdout.strip():
         return {}
     try:
-        return json.loads(run.stdout)
+        return json.loads(run.stdout, object_hook=_tagged)
     except ValueError as exc:
         raise ScriptProblem(f"'{path.name} {' '.join(args)}' did not print JSON ({exc}){said}") from None
+
+
+def _tagged(obj: dict[str, Any]) -> Any:
+    """The inventory_legacy JSON profile: `{"__ansible_vault": CIPHERTEXT}` is a vaulted value (decrypted by the
+    graph). `{"__ansible_unsafe": ...}` stays as written: ansible-inventory lists it back that way."""
+    if len(obj) == 1 and isinstance(obj.get("__ansible_vault"), str):
+        return VaultCipher(obj["__ansible_vault"])
+    return obj
 
 
 def _meta_hostvars(listing: dict[str, Any]) -> dict[str, Any] | None:
