@@ -182,11 +182,11 @@ def _vault_keys(args: argparse.Namespace) -> None:
     """The vault passwords, read (or asked) once, before any inventory: handed down as args.vault."""
     import getpass
 
-    from planner.inventory.vault import VaultKeys
+    from planner.inventory.vault import NO_KEYS
     from planner.inventory.vault_ids import VaultOptions, vault_keys
 
-    if not hasattr(args, "vault_id"):
-        args.vault = VaultKeys()
+    if not hasattr(args, "vault_id"):  # a command without vault flags (parse, report, ...)
+        args.vault = NO_KEYS
         return
     options = VaultOptions(tuple(args.vault_password_file), tuple(args.vault_id), args.ask_vault_pass)
     args.vault = vault_keys(options, getpass.getpass)

@@ -95,6 +95,10 @@ class InventoryGraph:
             return [self.opened(v, location) for v in value]
         return value
 
+    def _value(self, value: Any, location: Location | None) -> Any:
+        value = self.opened(value, location)
+        return mark_secret(value) if self.secret_source else value
+
     def add_host(self, name: str, group: str | None, port: int | None, location: Location | None) -> None:
         if name not in self.hosts:
             self.hosts[name] = HostNode(name, location)
@@ -125,7 +129,7 @@ class InventoryGraph:
             c.parents.append(parent)
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
-        value = mark_secret(self.opened(value, location)) if self.secret_source else self.opened(value, location)
+        value = self._value(value, location)
         if key == "ansible_group_priority":
             try:
                 self.groups[group].priority = int(value)
@@ -137,7 +141,7 @@ class InventoryGraph:
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
-        value = mark_secret(self.opened(value, location)) if self.secret_source else self.opened(value, location)
+        value = self._value(value, location)
         if check_special_var(self, key, value, location):
             self.hosts[host].vars[key] = value
 
