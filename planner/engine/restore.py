@@ -47,11 +47,11 @@ from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
-from planner.engine.runrecord import RunRecord, utc_now, write_json
+from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
 from planner.files import slug, write_bytes
 from planner.host import Host
-from planner.runid import read_meta
+from planner.results import runfolder
 from planner.status import Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.remote_procs import running_dir, stop_leftovers
@@ -70,10 +70,10 @@ _IDENTITY = ("run_id", "started", "plan_file", "hosts", "plays")  # written once
 def run_binding(run_dir: Path) -> str:
     """The sha256 of the run's identity as its meta.json says it ("" when there is no readable meta.json)."""
     try:
-        meta = json.loads((run_dir / "meta.json").read_text())
-    except (OSError, ValueError):
+        meta = runfolder.read_meta_object(run_dir)
+    except InputError:
         return ""
-    ident = {k: meta.get(k) for k in _IDENTITY} if isinstance(meta, dict) else {}
+    ident = {k: meta.get(k) for k in _IDENTITY}
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -191,7 +191,7 @@ class RestoreLog:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
         self.binding = run_binding(record.path)
-        self.shared = lambda data: record.write("restore.json", data)
+        self.shared = lambda data: record.write(runfolder.RESTORE, data)
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
@@ -229,11 +229,10 @@ class RestoreLog:
         if self.shared is not None:
             self.shared(data)
             return
-        shared_path = self.run_dir / "restore.json"
-        shared = read_json_list(shared_path)
+        shared = read_json_list(self.run_dir / runfolder.RESTORE)
         for d, e in zip(shared, self.entries, strict=False):
             d["reverted"] = e.reverted
-        write_json(shared_path, shared)
+        runfolder.write_restore_entries(self.run_dir, shared)
 
 
 def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]:
@@ -242,7 +241,7 @@ def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]
     Refuses (InputError, nothing written anywhere) when entries still to revert exist only in the redacted
     shareable copy: writing those back would put ``********`` into host files.
     """
-    shared = read_json_list(run_dir / "restore.json")
+    shared = read_json_list(run_dir / runfolder.RESTORE)
     private_path = private_restore_path(run_dir)
     private = read_private(private_path, run_dir, what)
     if private is not None and len(private) >= len(shared):
@@ -310,11 +309,10 @@ def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
 
 def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
                 known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
-    meta_path = run_dir / "meta.json"
-    if not meta_path.is_file():
+    if not runfolder.is_run_folder(run_dir):
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
-    meta = read_meta(run_dir)
+    meta = runfolder.read_meta_object(run_dir)  # updated below and written back
     log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
     pending = log.pending()
     remote = _checked_remote(run_dir, meta.get("remote"))  # workdir and lock per host
@@ -354,7 +352,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
                                             "done": len(pending) - len(log.pending())})
     if meta.get("status") == "running":  # its controller died (it was checked not to be running)
         meta.update(status="interrupted", interrupted_phase="controller killed", ended=meta.get("ended") or utc_now())
-    write_json(meta_path, meta)
+    runfolder.write_meta(run_dir, meta)
     return int(exit_code(stats))
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import yaml
 
 from planner.results.measure import RunData
+from planner.results.runfolder import RESOLVED_PLAN
 
-RESOLVED_PLAN = "plan.resolved.yaml"  # written by the engine's run record beside plan.yaml
 _MAX_BYTES = 16 << 20
 _FACTS = (("cpus", "CPUs"), ("memory_gb", "memory (GB)"), ("kernel", "kernel"))
 
