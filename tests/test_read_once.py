@@ -45,6 +45,20 @@ def test_run_meta_is_typed_and_hostile_input_is_refused(tmp_path: Path) -> None:
         runfolder.read_meta(tmp_path)
 
 
+def test_a_meta_json_with_fields_of_the_wrong_type_is_shown_and_reported_not_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from planner.cli.main import main
+
+    run = tmp_path / "runs" / "r1"
+    run.mkdir(parents=True)
+    (run / runfolder.META).write_text('{"run_id": "r1", "status": "complete", "plays": ["x"], "hosts": ["h"]}')
+    (run / runfolder.RESULTS).write_text("[]")
+    assert main(["show", str(run)]) == 0
+    assert "run r1: plan None — complete" in capsys.readouterr().out
+    assert main(["report", str(run), "-o", str(tmp_path / "r.md")]) == 0
+    assert (tmp_path / "r.md").read_text().startswith("#")
+
+
 def test_results_and_restore_entries_round_trip_through_the_module(tmp_path: Path) -> None:
     from planner.status import Status, StepResult
 

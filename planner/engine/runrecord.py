@@ -200,15 +200,14 @@ class RunRecord:
         resolved: dict[str, dict[str, dict[str, Any]]] | None = getattr(self, "_resolved", None)
         if resolved is None:
             resolved = {}
-            with contextlib.suppress(OSError, yaml.YAMLError, TypeError, AttributeError):
-                doc = yaml.safe_load((self.path / RESOLVED_PLAN).read_text()) or {}
-                for p in doc.get("plays", []):
+            with contextlib.suppress(TypeError, AttributeError, KeyError):
+                for p in runfolder.read_resolved_plan(self.path).get("plays", []):
                     resolved[str(p["name"])] = dict(p.get("hosts") or {})
             self._resolved = resolved
         return resolved
 
     def artifact_dir(self, *parts: str) -> Path:
-        d = self.path.joinpath("artifacts", *(slug(p) for p in parts))
+        d = self.path.joinpath(runfolder.ARTIFACTS, *(slug(p) for p in parts))
         d.mkdir(parents=True, exist_ok=True)
         return d
 

@@ -26,6 +26,7 @@ from planner.plan.model import Plan
 from planner.plan.schema import did_you_mean
 from planner.report import escape
 from planner.report.context import CONTEXT_KEYS, build_context, relocated
+from planner.results import runfolder
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
 
@@ -181,7 +182,7 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
         main = Path(output) if output else run_dir / "report.html"
         base = main.resolve().parent
         text = render(data, name, base)
-        _write(main, markdown_to_html(text, base, run_dir / "charts", data.run_id).encode(),
+        _write(main, markdown_to_html(text, base, run_dir / runfolder.CHARTS, data.run_id).encode(),
                given_path=output is not None)
         return main
     main = Path(output) if output else run_dir / "report.md"

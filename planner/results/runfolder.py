@@ -17,6 +17,8 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import yaml
+
 from planner.errors import InputError, Problem
 from planner.files import write_json
 from planner.runid import check_run_id
@@ -34,9 +36,11 @@ SYNC_START = "sync_start.json"
 FACTS = "facts"  # facts/<host file>.json
 INVENTORY = "inventory"  # the run's copy of its inventory
 ARTIFACTS = "artifacts"
+CHARTS = "charts"  # the report's charts (planner.report.study)
 # What the store keeps of a folder besides artifacts (planner.store.record)
 RECORD_FILES = (META, RESULTS, RECAP, RESTORE, PLAN, RESOLVED_PLAN, CONSOLE)
 RECORD_DIRS = (FACTS, INVENTORY)
+_MAX_RESOLVED_BYTES = 16 << 20
 
 
 def _text(v: Any) -> str:
@@ -197,6 +201,18 @@ def read_restore_entries(run_dir: Path) -> tuple[Mapping[str, Any], ...]:
 
 def write_restore_entries(run_dir: Path, entries: Sequence[Mapping[str, Any]]) -> None:
     write_json(Path(run_dir) / RESTORE, [dict(e) for e in entries])
+
+
+def read_resolved_plan(run_dir: Path) -> Mapping[str, Any]:
+    """plan.resolved.yaml as plain YAML, read bounded ({} when absent, too large or not a mapping)."""
+    path = Path(run_dir) / RESOLVED_PLAN
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_RESOLVED_BYTES:
+            return {}
+        doc = yaml.safe_load(path.read_text(errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def read_facts(run_dir: Path) -> dict[str, Mapping[str, Any]]:
