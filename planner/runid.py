@@ -1,7 +1,7 @@
 """Run ids: one strict shape wherever an id comes from outside, and the one place a new id is made.
 
 An id becomes a folder name (runs/<id>/, /tmp/planner/<id>/ on hosts, a pulled folder): one taken from a
-store row, a received folder's meta.json or the command line is checked against ``SHAPE`` and, when it names
+store row, a received folder's meta.json (read by planner.results.runfolder) or the command line is checked against ``SHAPE`` and, when it names
 a folder, that folder must resolve inside its parent (``../../x`` or ``/home/u/.ssh`` from a store row must
 never become a path). Foundation: imports only ``planner.errors``.
 """
@@ -9,11 +9,9 @@ never become a path). Foundation: imports only ``planner.errors``.
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 import secrets
 from pathlib import Path
-from typing import Any
 
 from planner.errors import InputError, Problem
 
@@ -57,19 +55,3 @@ def new_run_id(plan_name: str, controller: str, now: dt.datetime | None = None) 
     controllers starting the same plan in the same second still get two ids (the random part)."""
     stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
     return f"{stamp}-{_part(plan_name, 60)}-{_part(controller, 40)}-{secrets.token_hex(3)}"
-
-
-def read_meta(run_dir: Path) -> dict[str, Any]:
-    """A run folder's meta.json: a JSON object whose ``run_id``, when present, has the run-id shape."""
-    path = Path(run_dir) / "meta.json"
-    try:
-        meta = json.loads(path.read_text(errors="replace"))
-    except (OSError, ValueError) as e:
-        raise InputError([Problem(None, "", f"{path}: not readable as JSON ({e})",
-                                  "the run folder is damaged; give another run")]) from None
-    if not isinstance(meta, dict):
-        raise InputError([Problem(None, "", f"{path}: not a run record (a JSON {type(meta).__name__}, "
-                                  "not an object)", "the run folder is damaged or crafted; give another run")])
-    if meta.get("run_id") is not None:
-        check_run_id(meta["run_id"], f"{path} run_id")
-    return meta

@@ -22,6 +22,7 @@ from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.rehearsal.standins import DEFAULT_HOME, load_state, rac_state, update_state
 from planner.results.findings import all_findings, blocks_not_requests, fio_setup, iozone_buffered
 from planner.results.measure import ReadArtifact, RunData, read_run
+from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
@@ -278,7 +279,7 @@ def _run_data(tmp: Path, kind: str, args: dict, facts: tuple = ()) -> RunData:
     art = Artifact("artifacts/fio.json", "fio_json")
     result = StepResult(spec.path, kind, "alpha", Status.CHANGED, artifacts=(art,) if facts else ())
     read = (ReadArtifact(art.path, "fio_json", "ssd", "alpha", spec.path, False, facts),) if facts else ()
-    return RunData(tmp, {"plays": [{"name": "ssd"}]}, (result,), (), read, {"alpha": {"memory_gb": 11.74}}, (), plan)
+    return RunData(tmp, RunMeta.from_mapping({"plays": [{"name": "ssd"}]}), (result,), (), read, {"alpha": {"memory_gb": 11.74}}, (), plan)
 
 
 def test_fio_file_jobs_on_libaio_without_direct_and_iozone_without_dash_i_are_flagged_with_page_cache_exposure(

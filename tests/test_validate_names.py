@@ -75,9 +75,10 @@ def test_a_template_key_missing_at_render_time_is_exit_5_at_its_line(
     from planner.errors import InputError
     from planner.report.render import render
     from planner.results.measure import RunData
+    from planner.results.runfolder import RunMeta
 
     (tmp_path / "t.md.j2").write_text("# x\n\n{{ run.no_such_key }}\n")
-    data = RunData(run_dir=tmp_path, meta={}, results=(), measurements=(), artifacts=(), facts={}, restore=())
+    data = RunData(run_dir=tmp_path, meta=RunMeta(), results=(), measurements=(), artifacts=(), facts={}, restore=())
     with pytest.raises(InputError) as exc:
         render(data, str(tmp_path / "t.md.j2"), tmp_path, charts=False)
     assert exc.value.exit_code == 5

@@ -11,23 +11,29 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.cli.hostvars import render_inventory
 from planner.engine.console import Console
-from planner.engine.resume import DEFINING, Previous, check_plan_unchanged, load_meta
+from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
 from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
 from planner.inventory.vault import NO_KEYS, VaultKeys
+from planner.parsers.memo import remembering
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
+from planner.results import runfolder
+from planner.results.runfolder import read_meta
 from planner.steps import ARG_CHECKS, device_writers, load_plugins, metric_names
+
+if TYPE_CHECKING:
+    from planner.results.measure import RunData
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,24 +246,33 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
         _preload_charts()
     runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
     try:
-        outcome = runner.run()
-        if outcome.record is not None:
-            console.line(f"\nrun record: {outcome.record.path}")
-            if not args.no_report:
-                from planner.report.render import plan_report_copy, render_run_report
-
-                try:
-                    console.line(f"report: {render_run_report(outcome.record.path, loaded.plan)}")
-                    for copy in plan_report_copy(loaded.plan, outcome.record.path):
-                        console.line(f"report copy (the plan's report: output): {_shown(copy)}")
-                except PlannerError as e:  # the measurements are safe in the record; re-render later
-                    console.warn(f"report not rendered: {e} (fix it, then: planner report {outcome.record.path})")
-            _index(args, outcome.record.path, console)
+        with remembering():  # what the steps parsed is what the report and the store measure
+            outcome = runner.run()
+            if outcome.record is not None:
+                console.line(f"\nrun record: {outcome.record.path}")
+                _report_and_index(args, outcome.record.path, loaded.plan, console)
     except KeyboardInterrupt:
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
     return outcome.exit_code
+
+
+def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, console: Console) -> None:
+    """The run folder measured once, handed to the report (and its plan copy) and to the store push."""
+    data = None
+    if not args.no_report:
+        from planner.report.render import plan_report_copy, render_run_report
+        from planner.results.measure import read_run
+
+        try:
+            data = read_run(run_dir, plan)
+            console.line(f"report: {render_run_report(run_dir, plan, data=data)}")
+            for copy in plan_report_copy(plan, run_dir):
+                console.line(f"report copy (the plan's report: output): {_shown(copy)}")
+        except PlannerError as e:  # the measurements are safe in the record; re-render later
+            console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
+    _index(args, run_dir, console, data)
 
 
 def check_runs_dir(runs_dir: Path) -> None:
@@ -294,7 +309,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     previous = load_previous(run_dir)
     check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
     console = Console(verbosity=args.verbose)
-    console.line(f"resuming run {run_dir.name} ({previous.meta.get('status')}): {len(previous.done)} step(s) "
+    console.line(f"resuming run {run_dir.name} ({previous.meta.status}): {len(previous.done)} step(s) "
                  "and point(s) done before are not run again")
     return execute(loaded, merged, argv, console, previous=previous)
 
@@ -308,26 +323,26 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
         raise InputError([Problem(None, "", "--resume runs with the options of the run it resumes; "
                                   f"these were given again: {', '.join('--' + k.replace('_', '-') for k in given)}",
                                   "drop them (the run's own are in its meta.json argv)")])
-    meta = load_meta(run_dir)
-    if meta.get("status") == "complete":
+    meta = read_meta(run_dir)
+    if meta.status == "complete":
         raise InputError([Problem(None, "", f"run {run_dir.name} is complete: nothing to resume",
                                   "start a new run with planner apply PLAN")])
-    if meta.get("simulated"):
+    if meta.simulated:
         raise InputError([Problem(None, "", f"run {run_dir.name} is a rehearsal: its sandboxes are gone",
                                   "rehearse again with planner apply --rehearse PLAN")])
-    argv = list(meta.get("argv") or [])
+    argv = list(meta.argv)
     try:
         old = build_parser().parse_args(argv)
     except SystemExit:
         raise InputError([Problem(None, "", f"run {run_dir.name}: cannot read its command line {argv!r}",
                                   "restore the hosts with planner restore RUN and start a new run")]) from None
-    cwd = Path(str(meta.get("cwd") or "."))
+    cwd = Path(meta.cwd or ".")
     merged = argparse.Namespace(**vars(new))
     for k in DEFINING:
         setattr(merged, k, getattr(old, k))
     if merged.inventory is not None:  # -i as the run was given it, relative to where it was started
         merged.inventory = [p if p.is_absolute() else cwd / p for p in merged.inventory]
-    recorded = Path(str(meta.get("plan_file") or old.plan))
+    recorded = Path(meta.plan_file or old.plan)
     merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
     merged.runs_dir = run_dir.parent
     merged.check = False
@@ -353,17 +368,17 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> int:
     with deferred_interrupts(console):
         console.warn(f"interrupted while rendering the report: the measurements are safe in {record.path}; "
                      f"render it with: planner report {record.path}")
-        record.write_text("console.log", "\n".join(console.transcript) + "\n")
+        record.write_text(runfolder.CONSOLE, "\n".join(console.transcript) + "\n")
         record.write_meta(status="interrupted", exit_code=99, interrupted_phase="report")
     return 99
 
 
-def _index(args: argparse.Namespace, run_dir: Path, console: Console) -> None:
+def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None) -> None:
     """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
     failure is a warning: the run folder stays the source of truth and can be pushed again."""
     from planner.cli.store import push_after_apply, store_url
 
-    push_after_apply(store_url(args), run_dir, console.warn)
+    push_after_apply(store_url(args), run_dir, console.warn, data)
 
 
 def validate_command(args: argparse.Namespace) -> int:

@@ -164,14 +164,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
     """``planner restore RUN`` reaches the hosts as the run did: its --known-hosts and --ssh-config (read back
     from meta.json's argv, relative to where it was started) unless given again here."""
-    from planner.engine.runrecord import load_meta
+    from planner.results.runfolder import read_meta
 
-    meta = load_meta(args.run)
+    meta = read_meta(args.run)
     try:
-        old = build_parser().parse_args([str(a) for a in meta.get("argv") or []])
+        old = build_parser().parse_args(list(meta.argv))
     except SystemExit:
         return  # a command line this version cannot read: the options given here (or the defaults) apply
-    cwd = Path(str(meta.get("cwd") or "."))
+    cwd = Path(meta.cwd or ".")
     for key in ("known_hosts", "ssh_config"):
         recorded = getattr(old, key, None)
         if getattr(args, key) is None and recorded is not None:

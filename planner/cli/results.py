@@ -79,10 +79,11 @@ def add_result_commands(sub: Any) -> None:
 def resolve_run(run: str, runs_dir: Path) -> Path:
     """RUN as a folder path, else a run id (or one part of one) under --runs-dir. An id is checked for the
     run-id shape and to stay inside --runs-dir: ``show ''`` or ``show ../x`` match nothing."""
+    from planner.results.runfolder import is_run_folder
     from planner.runid import ID_CHARS, SHAPE, run_folder
 
     direct = Path(run)
-    if run and (direct / "meta.json").is_file():
+    if run and is_run_folder(direct):
         return direct
     if not ID_CHARS.fullmatch(run):
         raise InputError([Problem(None, "", f"no run {run!r}: not a run folder, nor a run id",
@@ -91,10 +92,10 @@ def resolve_run(run: str, runs_dir: Path) -> Path:
     runs = _runs_dir_of(runs_dir)
     if runs is not None and SHAPE.fullmatch(run):
         under = run_folder(runs, run, f"run {run!r}")
-        if (under / "meta.json").is_file():
+        if is_run_folder(under):
             return under
     # a part of a run id, matched as text: `planner show '*'` is not a glob (pathlib refuses '**')
-    matches = sorted(p for p in runs.iterdir() if run in p.name and (p / "meta.json").is_file()) if runs else []
+    matches = sorted(p for p in runs.iterdir() if run in p.name and is_run_folder(p)) if runs else []
     if len(matches) == 1:
         return matches[0]
     hint = (f"{len(matches)} runs match: {', '.join(p.name for p in matches[:5])}" if matches
@@ -175,8 +176,8 @@ def _show_run(data: Any) -> None:
         print(escape_controls(text))
 
     m = data.meta
-    say(f"run {data.run_id}: plan {m.get('plan')} — {status_text(m)}")
-    say(f"  {m.get('started')} .. {m.get('ended')}; hosts: {', '.join(sorted(m.get('hosts') or {}))}")
+    say(f"run {data.run_id}: plan {m.plan or None} — {status_text(m)}")
+    say(f"  {m.started} .. {m.ended}; hosts: {', '.join(sorted(m.hosts))}")
     if data.simulated:
         say("  SIMULATED: numbers come from stand-ins, not real hardware")
     all_series = series(data.measurements)

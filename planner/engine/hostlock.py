@@ -27,6 +27,7 @@ from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
 from planner.files import name_file, slug
 from planner.host import DEFAULT_WORKDIR, Host
+from planner.results import runfolder
 from planner.status import Status, StepResult
 from planner.transport import facts as facts_mod
 from planner.transport import remote_procs as procs
@@ -196,7 +197,7 @@ def start_host(hs: HostState, record: RunRecord | None,
 def _facts_ok(hs: HostState, record: RunRecord | None, f: Facts) -> StepResult:
     if record is not None:
         name, file = hs.host.name, name_file(hs.host.name)  # an inventory name is input: never a path
-        record.write(f"facts/{file}.json", f.to_json() | ({"inventory_name": name} if file != name else {}))
+        record.write(f"{runfolder.FACTS}/{file}.json", f.to_json() | ({"inventory_name": name} if file != name else {}))
     hs.facts = f.to_json()
     return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK)
 

@@ -18,9 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.engine.runrecord import RunRecord, load_meta, redact_text
+from planner.engine.runrecord import RunRecord, redact_text
 from planner.errors import InputError, Problem
 from planner.redaction import MASK, is_secret_name
+from planner.results.runfolder import read_meta
 
 INVENTORY_DIR = "inventory"  # the inventory as read, redacted, with its group_vars/ and host_vars/
 LEGACY_COPY = "inventory_files.json"  # runs recorded before the one copy: absolute path -> redacted text
@@ -99,7 +100,7 @@ def _recorded(run_dir: Path, meta: Mapping[str, Any]) -> tuple[dict[str, str], d
 def check_inventory_unchanged(run_dir: Path, files: Sequence[Path], secrets: Sequence[str] = ()) -> None:
     """Refuse a resume whose inventory (or its vars files) is not what the run read: the same run would go
     on against another database or other disks (e.g. a changed oracle_sid)."""
-    recorded = _recorded(run_dir, load_meta(run_dir))
+    recorded = _recorded(run_dir, read_meta(run_dir).raw)  # the inventory's fingerprints are its own
     if recorded is None:
         return
     then, copy = recorded

@@ -47,11 +47,12 @@ from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, revert_step
 from planner.engine.hostlock import read_holder, release_lock
-from planner.engine.runrecord import RunRecord, utc_now, write_json
+from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
 from planner.files import slug, write_bytes
 from planner.host import Host
-from planner.runid import read_meta
+from planner.results import runfolder
+from planner.results.runfolder import RunMeta
 from planner.status import Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.remote_procs import running_dir, stop_leftovers
@@ -70,10 +71,10 @@ _IDENTITY = ("run_id", "started", "plan_file", "hosts", "plays")  # written once
 def run_binding(run_dir: Path) -> str:
     """The sha256 of the run's identity as its meta.json says it ("" when there is no readable meta.json)."""
     try:
-        meta = json.loads((run_dir / "meta.json").read_text())
-    except (OSError, ValueError):
+        meta = runfolder.read_meta_object(run_dir)
+    except InputError:
         return ""
-    ident = {k: meta.get(k) for k in _IDENTITY} if isinstance(meta, dict) else {}
+    ident = {k: meta.get(k) for k in _IDENTITY}
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -191,7 +192,7 @@ class RestoreLog:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
         self.binding = run_binding(record.path)
-        self.shared = lambda data: record.write("restore.json", data)
+        self.shared = lambda data: record.write(runfolder.RESTORE, data)
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
@@ -229,11 +230,10 @@ class RestoreLog:
         if self.shared is not None:
             self.shared(data)
             return
-        shared_path = self.run_dir / "restore.json"
-        shared = read_json_list(shared_path)
+        shared = read_json_list(self.run_dir / runfolder.RESTORE)
         for d, e in zip(shared, self.entries, strict=False):
             d["reverted"] = e.reverted
-        write_json(shared_path, shared)
+        runfolder.write_restore_entries(self.run_dir, shared)
 
 
 def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]:
@@ -242,7 +242,7 @@ def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]
     Refuses (InputError, nothing written anywhere) when entries still to revert exist only in the redacted
     shareable copy: writing those back would put ``********`` into host files.
     """
-    shared = read_json_list(run_dir / "restore.json")
+    shared = read_json_list(run_dir / runfolder.RESTORE)
     private_path = private_restore_path(run_dir)
     private = read_private(private_path, run_dir, what)
     if private is not None and len(private) >= len(shared):
@@ -295,9 +295,10 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
         on_result(restarts.restart_restore(play_path, hs, db_json, settings, record, artifacts))
 
 
-def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
+def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Host]:
+    """The hosts as the run recorded them (RunMeta.hosts), to reach them again."""
     out = {}
-    for name, h in meta.get("hosts", {}).items():
+    for name, h in hosts.items():
         hv = {"planner_root": h.get("planner_root", "")}
         out[name] = Host(name=name, address=h["address"], port=h.get("port"), user=h.get("user"),
                          key_file=Path(h["key_file"]) if h.get("key_file") else None,
@@ -310,20 +311,20 @@ def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:
 
 def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
                 known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
-    meta_path = run_dir / "meta.json"
-    if not meta_path.is_file():
+    if not runfolder.is_run_folder(run_dir):
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
-    meta = read_meta(run_dir)
+    raw = runfolder.read_meta_object(run_dir)  # updated below and written back
+    meta = RunMeta.from_mapping(raw)
     log = RestoreLog(load_restore_log(run_dir), run_dir)  # refuses before any host is touched
     pending = log.pending()
-    remote = _checked_remote(run_dir, meta.get("remote"))  # workdir and lock per host
+    remote = _checked_remote(run_dir, raw.get("remote"))  # workdir and lock per host
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
     from planner.transport.connect import TransportOptions, connect
 
-    hosts = hosts_from_meta(meta)
+    hosts = hosts_from_meta(meta.hosts)
     needed = [hosts[n] for n in dict.fromkeys([*remote, *(e.host for e in pending)]) if n in hosts]
     conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys,
                                              known_hosts=known_hosts, ssh_config=ssh_config))
@@ -351,11 +352,11 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
                 hs.conn.close()
     stats = recap(results)
     console.recap(stats)
-    meta.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
-                                            "done": len(pending) - len(log.pending())})
-    if meta.get("status") == "running":  # its controller died (it was checked not to be running)
-        meta.update(status="interrupted", interrupted_phase="controller killed", ended=meta.get("ended") or utc_now())
-    write_json(meta_path, meta)
+    raw.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
+                                           "done": len(pending) - len(log.pending())})
+    if meta.status == "running":  # its controller died (it was checked not to be running)
+        raw.update(status="interrupted", interrupted_phase="controller killed", ended=meta.ended or utc_now())
+    runfolder.write_meta(run_dir, raw)
     return int(exit_code(stats))
 
 
@@ -368,7 +369,7 @@ def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
         wd, lock = str(where.get("workdir") or ""), str(where.get("lock") or "")
         plain = all(p == "" or (p.startswith("/") and ".." not in p.split("/")) for p in (wd, lock))
         if not plain or (wd and not wd.endswith(f"/{run_dir.name}/{slug(str(name))}")):
-            raise InputError([Problem(None, "", f"{run_dir / 'meta.json'}: remote.{name} names workdir {wd!r} "
+            raise InputError([Problem(None, "", f"{run_dir / runfolder.META}: remote.{name} names workdir {wd!r} "
                                                 f"and lock {lock!r}, not this run's folder on that host: refused, "
                                                 "nothing was touched", "a run record planner did not write is "
                                                 "not restored; put the hosts back by hand from restore.json")])

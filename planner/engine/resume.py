@@ -30,9 +30,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from planner.engine.restore import load_restore_log, read_json_list
-from planner.engine.runrecord import RunRecord, load_meta
+from planner.engine.restore import load_restore_log
+from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, Problem
+from planner.results import runfolder
+from planner.results.runfolder import RunMeta
 from planner.steps.saved_state import RestoreEntry
 
 DONE = ("ok", "changed")
@@ -45,7 +47,7 @@ class Previous:
     """What the run being resumed recorded."""
 
     run_dir: Path
-    meta: Mapping[str, Any]
+    meta: RunMeta
     results: tuple[Mapping[str, Any], ...]
     restore: tuple[RestoreEntry, ...]  # unredacted (planner.engine.restore.load_restore_log)
     done: frozenset[tuple[str, str, int | None]]  # (host, step path, point index) completed
@@ -64,8 +66,8 @@ class Previous:
 
 
 def load_previous(run_dir: Path) -> Previous:
-    meta = dict(load_meta(run_dir))
-    results = read_json_list(run_dir / "results.json")
+    meta = runfolder.read_meta(run_dir)
+    results = runfolder.read_result_entries(run_dir)
     entries = load_restore_log(run_dir, "resume")  # refuses when only the redacted copy is left
     done = frozenset((str(r.get("host")), str(r.get("step")), r.get("point")) for r in results
                      if r.get("status") in DONE and not r.get("ignored"))
@@ -78,7 +80,7 @@ class ReopenedRecord(RunRecord):
     def __init__(self, path: Path, *, secrets: tuple[str, ...] = ()) -> None:  # noqa: D107
         # Not RunRecord.__init__: that creates a new folder. The same attributes (_attach), existing folder.
         self._attach(path, secrets)
-        self.meta = dict(load_meta(path))
+        self.meta = runfolder.read_meta_object(path)
 
 
 def reopen_record(previous: Previous, secrets: tuple[str, ...], argv: list[str]) -> RunRecord:
@@ -90,15 +92,16 @@ def reopen_record(previous: Previous, secrets: tuple[str, ...], argv: list[str])
     return record
 
 
-def controller_pids(meta: Mapping[str, Any]) -> frozenset[int]:
+def controller_pids(meta: RunMeta | Mapping[str, Any]) -> frozenset[int]:
     """Every controller the run has had (the first and each resume): a lock left by any of them is the run's
     own. A resume that fails before taking the lock (e.g. an unknown host key) must not hide the first one's."""
+    meta = meta.raw if isinstance(meta, RunMeta) else meta
     pids = {meta.get("pid"), *(meta.get("pids") or ()), *(e.get("pid") for e in meta.get("resumed") or ())}
     return frozenset(int(p) for p in pids if isinstance(p, int) and p > 0)
 
 
 def check_plan_unchanged(plan_file: Path, run_dir: Path) -> None:
-    copy = run_dir / "plan.yaml"
+    copy = run_dir / runfolder.PLAN
     if not plan_file.is_file():
         raise InputError([Problem(None, "", f"the plan file of run {run_dir.name} is gone: {plan_file}",
                                   f"pass it: planner apply PLAN --resume {run_dir.name} (it must match {copy})")])
@@ -115,7 +118,7 @@ def check_plan_unchanged(plan_file: Path, run_dir: Path) -> None:
 
 def check_hosts(previous: Previous, hosts: Mapping[str, Any]) -> None:
     """The resumed run must target the hosts the run recorded, at the same addresses."""
-    recorded = dict(previous.meta.get("hosts") or {})
+    recorded = previous.meta.hosts
     problems = []
     for name in sorted(set(recorded) ^ set(hosts)):
         where = "the run recorded it but the inventory no longer selects it" if name in recorded \

@@ -33,6 +33,7 @@ from planner.engine.workload import WorkloadLoop
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
 from planner.plan.templating import eval_when, render, variables_for
+from planner.results import runfolder
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.saved_state import RestoreEntry
@@ -83,7 +84,7 @@ class Runner:
             with self._lock:  # a resumed run appends to what the run before it recorded
                 data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
             try:
-                self.record.write("results.json", data)
+                self.record.write(runfolder.RESULTS, data)
             except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
                 self.console.warn(f"run record: {e}")
                 self._record_failures.append(str(e))
@@ -148,7 +149,8 @@ class Runner:
         finally:
             if self.record is not None:  # the step's hosts' arguments, in one write (also when interrupted)
                 self.record.note_resolved(play.name, "", spec.path, None)
-        self.save_results()
+        if spec.section is not Section.PREP:  # prep results go with the next point's write: restore.json,
+            self.save_results()  # written before each change, is what a killed run is restored from
 
     def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
         """The play's one database restart for the static parameters its init_ora steps deferred."""
@@ -157,8 +159,7 @@ class Runner:
             self.record.path if self.record else self.settings.plan_dir)
         if todo:
             self.console.banner("TASK", restarts.TITLE_PREP)
-            self.pool.on_hosts(todo[1], todo[0], self.opts.forks)
-            self.save_results()
+            self.pool.on_hosts(todo[1], todo[0], self.opts.forks)  # recorded with the next point, as prep is
 
     def done(self, hs: HostState, spec: StepSpec, point: int | None = None) -> bool:
         """--resume: this step (or point) completed on the host in the run being resumed (prep runs again)."""

@@ -23,15 +23,16 @@ import yaml
 
 from planner import __version__
 from planner.errors import PlannerError
-from planner.files import slug, write_bytes, write_json
+from planner.files import slug, write_bytes
 from planner.host import Host
 from planner.plan.model import Plan
 from planner.redaction import MASK, redact_text, redact_value, secret_forms
-from planner.runid import new_run_id, read_meta
+from planner.results import runfolder
+from planner.results.runfolder import RESOLVED_PLAN, RunMeta
+from planner.runid import new_run_id
 from planner.transport.connection import CommandResult
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
-RESOLVED_PLAN = "plan.resolved.yaml"  # each step's arguments per host, after variables (beside plan.yaml)
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
 # SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
 _SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|\S+)")
@@ -101,7 +102,7 @@ class RunRecord:
         self.id = path.name
         self._lock = threading.Lock()
         self._secrets = tuple(s for s in secrets if s)
-        self._commands = _open_log(path / "commands.jsonl")
+        self._commands = _open_log(path / runfolder.COMMANDS)
         self.meta: dict[str, Any] = {}
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
         self._resolved: dict[str, dict[str, dict[str, Any]]] = {}  # play -> host -> step path -> entry
@@ -159,7 +160,7 @@ class RunRecord:
     def write_meta(self, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
-            write_json(self.path / "meta.json", self.redact_value(self.meta))
+            runfolder.write_meta(self.path, self.redact_value(self.meta))
 
     def _target(self, relpath: str) -> Path:
         """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
@@ -199,15 +200,14 @@ class RunRecord:
         resolved: dict[str, dict[str, dict[str, Any]]] | None = getattr(self, "_resolved", None)
         if resolved is None:
             resolved = {}
-            with contextlib.suppress(OSError, yaml.YAMLError, TypeError, AttributeError):
-                doc = yaml.safe_load((self.path / RESOLVED_PLAN).read_text()) or {}
-                for p in doc.get("plays", []):
+            with contextlib.suppress(TypeError, AttributeError, KeyError):
+                for p in runfolder.read_resolved_plan(self.path).get("plays", []):
                     resolved[str(p["name"])] = dict(p.get("hosts") or {})
             self._resolved = resolved
         return resolved
 
     def artifact_dir(self, *parts: str) -> Path:
-        d = self.path.joinpath("artifacts", *(slug(p) for p in parts))
+        d = self.path.joinpath(runfolder.ARTIFACTS, *(slug(p) for p in parts))
         d.mkdir(parents=True, exist_ok=True)
         return d
 
@@ -233,7 +233,7 @@ class RunRecord:
 
     def _reopen_commands(self) -> None:
         """Drop what a failed flush left buffered (a partial line) so later lines stay whole."""
-        path = self.path / "commands.jsonl"
+        path = self.path / runfolder.COMMANDS
         with contextlib.suppress(OSError):
             self._commands.close()
         with contextlib.suppress(OSError), path.open("rb+") as f:  # cut a half-written last line
@@ -324,7 +324,7 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
                         "planner_root": h.vars.get("planner_root", ""),
                         "known_hosts": h.vars.get("planner_known_hosts")} for h in hosts},
         plays=[{"name": p.name, "hosts": [h.name for h in play_hosts.get(p.name, ())]} for p in plan.plays])
-    rec.write_text("plan.yaml", plan.source.read_text())
+    rec.write_text(runfolder.PLAN, plan.source.read_text())
     return rec
 
 
@@ -342,8 +342,8 @@ def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence
     """Close a run: recap, console transcript and the final status. A full disk must not stop the run ending."""
     status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(code, "failed")
     with contextlib.suppress(OSError):
-        rec.write("recap.json", recap)
-        rec.write_text("console.log", "\n".join(transcript) + "\n")
+        rec.write(runfolder.RECAP, recap)
+        rec.write_text(runfolder.CONSOLE, "\n".join(transcript) + "\n")
         rec.write_meta(ended=utc_now(), status=status, exit_code=code,
                        **({"interrupted_phase": interrupted} if interrupted else {}))
     rec.close()
@@ -371,21 +371,18 @@ def _alive(pid: Any) -> bool | None:
     return True
 
 
-def status_text(meta: Mapping[str, Any]) -> str:
+def status_text(meta: RunMeta | Mapping[str, Any]) -> str:
     """A run's status as people say it: a run whose controller was killed (meta.json still says running,
     no exit code) is "interrupted", never "exit code None"."""
-    status, code = str(meta.get("status") or "unknown"), meta.get("exit_code")
-    phase = meta.get("interrupted_phase")
+    m = meta if isinstance(meta, RunMeta) else RunMeta.from_mapping(meta)
+    status, code, phase = m.status or "unknown", m.exit_code, m.interrupted_phase
     if status == "running" and code is None:
-        same_host = meta.get("controller") in (None, platform.node())
-        if same_host and _alive(meta.get("pid")) is False:
+        same_host = m.controller in ("", platform.node())
+        if same_host and _alive(m.pid) is False:
             return ("interrupted (its controller was killed before closing the run; `planner restore RUN` "
                     "restores prep, `planner apply --resume RUN` goes on)")
-        return "running" + (f" (controller pid {meta.get('pid')})" if meta.get("pid") else "")
+        return "running" + (f" (controller pid {m.pid})" if m.pid else "")
     if status == "interrupted":
         return "interrupted" + (f" during {phase}" if phase else "") + (f" (exit code {code})" if code is not None else "")
     return status + (f" (exit code {code})" if code is not None else "")
 
-
-def load_meta(run_dir: Path) -> Mapping[str, Any]:
-    return read_meta(run_dir)

@@ -37,6 +37,7 @@ from planner.engine.console import Console
 from planner.engine.runrecord import RunRecord
 from planner.errors import Interrupted
 from planner.plan.model import StepSpec, SweepPoint
+from planner.results import runfolder
 from planner.transport.connection import CommandResult, Connection
 
 MARKER = "planner-sync-start"
@@ -296,7 +297,7 @@ def record_skew(log: list[dict[str, Any]], spec: StepSpec, point: SweepPoint, na
                                                        else ""))
     if record is not None:
         try:
-            record.write("sync_start.json", log)
+            record.write(runfolder.SYNC_START, log)
         except OSError as e:
             console.warn(f"run record: {e}")
     return list(entry["late"])

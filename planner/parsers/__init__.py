@@ -22,6 +22,7 @@ from types import ModuleType
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, Parsed
+from planner.parsers.memo import parsed_once
 from planner.parsers.unwrap import candidates
 
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
@@ -348,9 +349,14 @@ def _gunzip(data: bytes, source: str) -> bytes:
 
 
 def parse_file(path: Path, kind: str | None = None) -> Parsed:
-    """Read and parse one file. Raises ParseError (unreadable, binary, unknown kind, bad content)."""
+    """Read and parse one file. Raises ParseError (unreadable, binary, unknown kind, bad content).
+    Inside ``memo.remembering()`` an unchanged file is parsed once (planner.parsers.memo)."""
+    return parsed_once(Path(path), kind, lambda: _read_and_parse(Path(path), kind))
+
+
+def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     try:
-        data = Path(path).read_bytes()
+        data = path.read_bytes()
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
     return parse_text(decode(data, str(path)), str(path), kind)

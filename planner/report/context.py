@@ -30,6 +30,7 @@ from planner.report.study import (
     summary,
 )
 from planner.report.study import charts as study_charts
+from planner.results import runfolder
 from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, verdicts
 from planner.results.measure import RunData, play_of
 from planner.results.stats import METHOD, Series, fmt, series
@@ -57,14 +58,12 @@ def _plain(v: Any) -> Any:
 
 def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
     m = data.meta
-    git = dict(m.get("git") or {})
+    git = m.git
     return {
-        "id": data.run_id, "plan": str(m.get("plan", "")), "plan_file": str(m.get("plan_file", "")),
-        "description": str(m.get("description", "") or ""), "status": str(m.get("status", "")),
-        "exit_code": m.get("exit_code"), "started": str(m.get("started") or ""), "ended": str(m.get("ended") or ""),
-        "planner_version": str(m.get("planner_version", "")), "python": str(m.get("python", "")),
-        "argv": " ".join(str(a) for a in m.get("argv", []) or []), "path": str(data.run_dir),
-        "commands_file": os.path.relpath(data.run_dir / "commands.jsonl", report_dir),
+        "id": data.run_id, "plan": m.plan, "plan_file": m.plan_file, "description": m.description,
+        "status": m.status, "exit_code": m.raw.get("exit_code"), "started": m.started or "", "ended": m.ended or "",
+        "planner_version": m.planner_version, "python": m.python, "argv": " ".join(m.argv),
+        "path": str(data.run_dir), "commands_file": os.path.relpath(data.run_dir / runfolder.COMMANDS, report_dir),
         "git": {"commit": git.get("commit") or "", "dirty": git.get("dirty"), "plan_dirty": git.get("plan_dirty"),
                 "changed": [str(c) for c in git.get("changed") or [] if isinstance(c, str)][:20],
                 "note": git.get("note", "")},
@@ -74,9 +73,8 @@ def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
 def _simulated(data: RunData) -> dict[str, Any]:
     """What was simulated, counted per artifact kind (one line per kind, not per file)."""
     what = []
-    if data.meta.get("simulated"):
-        notes = data.meta.get("rehearsal_notes")
-        how = [f"; hosts {n}" for n in notes if isinstance(n, str)] if isinstance(notes, list) else []
+    if data.meta.simulated:
+        how = [f"; hosts {n}" for n in data.meta.rehearsal_notes]
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
                     "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)"
                     + "".join(how))
@@ -84,7 +82,7 @@ def _simulated(data: RunData) -> dict[str, Any]:
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
     if fake:
         what.append("written by stand-ins: " + ", ".join(f"{k} x{n}" for k, n in sorted(fake.items())))
-    if real and data.meta.get("simulated"):
+    if real and data.meta.simulated:
         what.append("measured for real, but on the rehearsal machine, not the lab: "
                     + ", ".join(f"{k} x{n}" for k, n in sorted(real.items())))
     if not what and any(m.simulated for m in data.measurements):
@@ -255,7 +253,7 @@ def _one_samples_row(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:
     names = list(dict.fromkeys([*data.facts, *(r.host for r in data.results if r.host)]))
-    plays = {str(p.get("name")): list(p.get("hosts", [])) for p in data.meta.get("plays", [])}
+    plays = {p.name: list(p.hosts) for p in data.meta.plays}
     out = []
     for h in names:
         f = dict(data.facts.get(h, {}))
@@ -407,10 +405,10 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     hosts = _hosts(data, all_series)
     return {
         "run": _run(data, report_dir), "simulated": sim, "generated_by": f"planner {__version__}",
-        "plays": [{"name": p.get("name", ""), "hosts": list(p.get("hosts", [])),
+        "plays": [{"name": p.name, "hosts": list(p.hosts),
                    "rated": [{"metric": k, "name": display_name(k), "value": fmt(v)}
-                             for k, v in rated.get(str(p.get("name")), {}).items()]}
-                  for p in data.meta.get("plays", [])],
+                             for k, v in rated.get(p.name, {}).items()]}
+                  for p in data.meta.plays],
         "recap": [{"host": h, **asdict(s)} for h, s in stats.items() if h],
         "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list},
         "result": result(rows, names, play_order, verdict_rows, findings),
@@ -426,3 +424,10 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
     }
+
+
+def relocated(ctx: Mapping[str, Any], data: RunData, report_dir: Path) -> dict[str, Any]:
+    """The same context for a copy of the report in another folder (the plan's ``report: output:``): its links
+    relative to that folder, the charts the ones already drawn (a chart is drawn once per report)."""
+    charts = [{**c, "path": os.path.relpath(c["file"], report_dir)} for c in ctx["summary"]["charts"]]
+    return {**ctx, "run": _run(data, report_dir), "summary": {**ctx["summary"], "charts": charts}}

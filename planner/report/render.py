@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import jinja2
 import jinja2.meta
@@ -24,7 +25,8 @@ from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
 from planner.plan.schema import did_you_mean
 from planner.report import escape
-from planner.report.context import CONTEXT_KEYS, build_context
+from planner.report.context import CONTEXT_KEYS, build_context, relocated
+from planner.results import runfolder
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
 
@@ -59,18 +61,27 @@ def environment(dirs: list[Path]) -> jinja2.Environment:
 
 
 def render(data: RunData, template: str, report_dir: Path, charts: bool = True, trusted: bool = True) -> str:
+    tpl, env = _template(data, template, trusted)
+    return _render(tpl, build_context(data, report_dir, set(env.list_templates()), charts))
+
+
+def _template(data: RunData, template: str, trusted: bool) -> tuple[jinja2.Template, jinja2.Environment]:
     plan_file = data.plan.source if data.plan else None
     name, dirs = template_dirs(template, plan_file, trusted)
     env = environment(dirs)
     try:
-        tpl = env.get_template(name)
+        return env.get_template(name), env
     except jinja2.TemplateNotFound:
         raise InputError([Problem(None, "", f"report template {template!r} not found",
                                   f"looked in {', '.join(str(d) for d in dirs) or 'no template folder'}")]) from None
     except jinja2.TemplateSyntaxError as e:
         raise InputError([Problem(Location(e.filename or name, e.lineno or 1, 1), "",
                                   f"report template syntax error: {e.message}", "fix the template")]) from None
-    ctx = escape.outside(build_context(data, report_dir, set(env.list_templates()), charts))
+
+
+def _render(tpl: jinja2.Template, context: dict[str, Any]) -> str:
+    name = tpl.name or ""
+    ctx = escape.outside(context)
     try:
         with template_errors_only():
             # templates stay readable with blank lines around blocks; the report gets at most one in a row
@@ -141,18 +152,20 @@ FORMATS = ("md", "html")
 
 
 def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | None = None,
-                      output: Path | None = None, fmt: str = "md", notes: list[str] | None = None) -> Path:
+                      output: Path | None = None, fmt: str = "md", notes: list[str] | None = None,
+                      data: RunData | None = None) -> Path:
     """Render ``<run_dir>/report.md`` (or ``output``), and the plan's ``report.output`` too when set.
 
     ``fmt="html"``: one self-contained page, ``<run_dir>/report.html`` (or ``output``), charts inline.
     ``plan`` is the plan the user ran (trusted: its templates/ folder is searched); without it the run
     folder's recorded plan is read and its template honoured only when the package ships it (see the module
-    docstring); ``notes`` receives what was not honoured. Returns the main report's path. Parse problems do
-    not fail the report: they are listed in it.
+    docstring); ``notes`` receives what was not honoured; ``data``: the run as the caller measured it already
+    (an apply), else its folder is read. Returns the main report's path. Parse problems do not fail the
+    report: they are listed in it.
     """
     run_dir = Path(run_dir)
     given = plan is not None  # report.output is relative to the plan file the user ran, not the recorded copy
-    data = read_run(run_dir, plan)
+    data = data if data is not None else read_run(run_dir, plan)
     plan = data.plan
     spec = plan.report if plan else None
     trusted = given or template is not None
@@ -169,15 +182,17 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
         main = Path(output) if output else run_dir / "report.html"
         base = main.resolve().parent
         text = render(data, name, base)
-        _write(main, markdown_to_html(text, base, run_dir / "charts", data.run_id).encode(),
+        _write(main, markdown_to_html(text, base, run_dir / runfolder.CHARTS, data.run_id).encode(),
                given_path=output is not None)
         return main
     main = Path(output) if output else run_dir / "report.md"
     targets = [main]
     if output is None and given and plan is not None:
         targets += plan_report_copy(plan, run_dir)
+    tpl, env = _template(data, name, trusted)
+    first = build_context(data, main.resolve().parent, set(env.list_templates()))  # charts drawn here, once
     for target in targets:
-        text = render(data, name, target.resolve().parent, trusted=trusted)
+        text = _render(tpl, relocated(first, data, target.resolve().parent) if target != main else first)
         _write(target, text.encode(), given_path=target == output)
     return main
 

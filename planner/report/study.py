@@ -16,6 +16,7 @@ from typing import Any
 from planner.files import slug
 from planner.metrics import Direction, display_name, distinguishing_labels
 from planner.report.charts import ChartLine, ChartPoint, numeric_values, sweep_chart
+from planner.results import runfolder
 from planner.results.stats import Series, combine_hosts, fmt
 
 # How a swept parameter reads on an axis (a parameter not listed reads as its name).
@@ -201,7 +202,7 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                  + (f" — {row.workload}" if len(workloads) > 1 else ""))
         stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
                                     slug(xw)) if p).lower().replace("_", "-")
-        path = run_dir / "charts" / f"{stem}.svg"
+        path = run_dir / runfolder.CHARTS / f"{stem}.svg"
         written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines)
         if written:
             out.append({"title": title, "metric": row.key, "name": words, "x": xname,

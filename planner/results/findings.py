@@ -19,6 +19,7 @@ from typing import Any
 
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
+from planner.results import runfolder
 from planner.results.measure import RunData, play_of
 from planner.results.stats import PlayValue, Series, fmt, play_value
 
@@ -327,7 +328,7 @@ _SYNC_LOG_MAX = 4 << 20  # sync_start.json of a received folder is input: a boun
 
 def late_starts(data: RunData) -> list[Finding]:
     """A synchronised point where a host started later than the play's tolerance (sync_start.json "late")."""
-    path = data.run_dir / "sync_start.json"
+    path = data.run_dir / runfolder.SYNC_START
     try:
         entries = json.loads(path.read_text()) if path.is_file() and path.stat().st_size <= _SYNC_LOG_MAX else []
     except (OSError, ValueError):

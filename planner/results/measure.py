@@ -19,7 +19,6 @@ iostat's and vmstat's first sample (averages since boot) is left out.
 
 from __future__ import annotations
 
-import json
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,7 +30,8 @@ from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.plan.model import Plan
-from planner.runid import read_meta
+from planner.results import runfolder
+from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
@@ -105,7 +105,7 @@ class ReadArtifact:
 @dataclass(frozen=True, slots=True)
 class RunData:
     run_dir: Path
-    meta: Mapping[str, Any]
+    meta: RunMeta
     results: tuple[StepResult, ...]
     measurements: tuple[Measurement, ...]
     artifacts: tuple[ReadArtifact, ...]
@@ -116,30 +116,20 @@ class RunData:
 
     @property
     def run_id(self) -> str:
-        return str(self.meta.get("run_id") or self.run_dir.name)
+        return self.meta.run_id or self.run_dir.name
 
     @property
     def simulated(self) -> bool:
-        return bool(self.meta.get("simulated")) or any(a.simulated for a in self.artifacts) \
+        return self.meta.simulated or any(a.simulated for a in self.artifacts) \
             or any(m.simulated for m in self.measurements)
 
     def play_names(self) -> list[str]:
-        return [str(p.get("name", "")) for p in self.meta.get("plays", [])]
-
-
-def _read_json(path: Path, default: Any) -> Any:
-    try:
-        return json.loads(path.read_text())
-    except FileNotFoundError:
-        return default
-    except (OSError, ValueError) as e:
-        raise InputError([Problem(None, "", f"{path}: unreadable run record file ({e})",
-                                  "the run folder is damaged; re-run the plan")]) from None
+        return self.meta.play_names
 
 
 def load_run_plan(run_dir: Path) -> Plan | None:
     """The plan as the run recorded it (plan.yaml), or None when it no longer loads."""
-    plan_file = run_dir / "plan.yaml"
+    plan_file = run_dir / runfolder.PLAN
     if not plan_file.is_file():
         return None
     try:
@@ -322,12 +312,7 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
 
 
 def _results(run_dir: Path) -> tuple[StepResult, ...]:
-    raw = _read_json(run_dir / "results.json", [])
-    try:
-        return _latest(StepResult.from_json(d) for d in raw)
-    except (KeyError, TypeError, ValueError, AttributeError) as e:
-        raise InputError([Problem(None, "", f"{run_dir / 'results.json'}: not a results file ({type(e).__name__}: {e})",
-                                  "the run folder is damaged; re-run the plan")]) from None
+    return _latest(runfolder.read_results(run_dir))
 
 
 def _inside(run_dir: Path, relpath: str) -> Path | None:
@@ -346,15 +331,15 @@ def _inside(run_dir: Path, relpath: str) -> Path | None:
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     """Read a run folder. Raises InputError when it is not a run folder; parse problems are kept, not raised."""
     run_dir = Path(run_dir)
-    if not (run_dir / "meta.json").is_file():
+    if not runfolder.is_run_folder(run_dir):
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give a run folder path or a run id under --runs-dir")])
-    meta: Mapping[str, Any] = read_meta(run_dir)  # an object with a run id of the strict shape: a received folder is input
+    meta = runfolder.read_meta(run_dir)  # an object with a run id of the strict shape: a received folder is input
     results = _results(run_dir)
     plan = plan or load_run_plan(run_dir)
     kinds = step_kinds(plan)
-    plays = [str(p.get("name", "")) for p in meta.get("plays", [])] or [p.name for p in (plan.plays if plan else ())]
-    run_id = str(meta.get("run_id") or run_dir.name)
+    plays = meta.play_names or [p.name for p in (plan.plays if plan else ())]
+    run_id = meta.run_id or run_dir.name
     from planner.parsers import KINDS
 
     measurements: list[Measurement] = []
@@ -387,19 +372,9 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                 measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
                                                  a.path, a.kind, m,
                                                  simulated, heads))
-    facts = _facts(run_dir)
-    restore = tuple(_read_json(run_dir / "restore.json", []))
+    facts = runfolder.read_facts(run_dir)
+    restore = runfolder.read_restore_entries(run_dir)
     return RunData(run_dir, meta, results, tuple(measurements), tuple(artifacts), facts, restore, plan, kinds)
-
-
-def _facts(run_dir: Path) -> dict[str, Mapping[str, Any]]:
-    """facts/<file>.json by inventory host name (kept inside the file: an odd name has a hashed file name)."""
-    out: dict[str, Mapping[str, Any]] = {}
-    for p in sorted((run_dir / "facts").glob("*.json")):
-        f = _read_json(p, {})
-        if isinstance(f, dict):
-            out[str(f.get("inventory_name") or p.stem)] = f
-    return out
 
 
 def _where(path: str, m: Metric) -> str:

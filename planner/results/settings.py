@@ -15,12 +15,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 from planner.results.measure import RunData
+from planner.results.runfolder import read_resolved_plan
 
-RESOLVED_PLAN = "plan.resolved.yaml"  # written by the engine's run record beside plan.yaml
-_MAX_BYTES = 16 << 20
 _FACTS = (("cpus", "CPUs"), ("memory_gb", "memory (GB)"), ("kernel", "kernel"))
 
 
@@ -44,14 +41,7 @@ def _text(v: Any) -> str:
 
 
 def _resolved(data: RunData) -> Mapping[str, Any]:
-    path = data.run_dir / RESOLVED_PLAN
-    try:
-        if not path.is_file() or path.stat().st_size > _MAX_BYTES:
-            return {}
-        doc = yaml.safe_load(path.read_text(errors="replace"))
-    except (OSError, yaml.YAMLError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
+    return read_resolved_plan(data.run_dir)
 
 
 def _step_args(step: Mapping[str, Any]) -> list[Mapping[str, Any]]:

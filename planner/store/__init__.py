@@ -12,6 +12,7 @@ from pathlib import Path
 
 from planner.errors import InputError
 from planner.results.measure import read_run
+from planner.results.runfolder import is_run_folder
 from planner.store.base import PushRefused, RunFilter, RunRow, SqlStore, Store, StoreUnreachable
 from planner.store.schema import LATEST, MIGRATIONS
 from planner.store.sqlite import SqliteStore
@@ -68,7 +69,7 @@ def run_folders(runs_dir: Path) -> list[Path]:
         if Path(runs_dir).exists():
             _folder_of(Path(runs_dir) / DB_NAME)  # refused in words
         return []
-    return sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and (p / "meta.json").is_file())
+    return sorted(p for p in Path(runs_dir).iterdir() if p.is_dir() and is_run_folder(p))
 
 
 def rebuild(runs_dir: Path) -> int:

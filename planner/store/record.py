@@ -18,13 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from planner.files import sha256_file
+from planner.results import runfolder
 from planner.results.findings import ClaimVerdict, Finding, all_findings, verdicts
 from planner.results.measure import Measurement, RunData, _inside
+from planner.results.runfolder import RECORD_DIRS, RECORD_FILES
 from planner.results.stats import series
 
-RECORD_FILES = ("meta.json", "results.json", "recap.json", "restore.json", "plan.yaml", "plan.resolved.yaml",
-                "console.log")
-RECORD_DIRS = ("facts", "inventory")
 MAX_KEPT = 16 * 1024 * 1024
 PULLED_NOTE = "pulled.json"  # written by pull: where the folder came from and which artifacts are not in it
 
@@ -103,18 +102,18 @@ def content_hash(files: tuple[tuple[str, bytes], ...], artifacts: tuple[Artifact
 
 
 def capture(run: RunData) -> StoredRun:
-    meta, git = run.meta, dict(run.meta.get("git") or {})
+    meta = run.meta
     files = tuple(_record_files(run.run_dir))
     artifacts = tuple(_artifacts(run))
     all_series = series(run.measurements)
     rated = {p.name: dict(p.rated) for p in run.plan.plays} if run.plan else {}
     claims = run.plan.reproduces if run.plan else ()
-    recap = dict(files).get("recap.json", b"").decode(errors="replace")
+    recap = dict(files).get(runfolder.RECAP, b"").decode(errors="replace")
+    dirty = meta.git.get("dirty")
     return StoredRun(
-        run.run_id, str(meta.get("plan", "")), str(meta.get("plan_file", "")), git.get("commit"),
-        None if git.get("dirty") is None else bool(git.get("dirty")), meta.get("started"), meta.get("ended"),
-        meta.get("status"), run.simulated, tuple(sorted(meta.get("hosts") or {})), str(run.run_dir.resolve()),
-        str(meta.get("controller") or ""), recap, files, artifacts, run.measurements,
+        run.run_id, meta.plan, meta.plan_file, meta.git.get("commit"), None if dirty is None else bool(dirty),
+        meta.started, meta.ended, meta.raw.get("status"), run.simulated, tuple(sorted(meta.hosts)),
+        str(run.run_dir.resolve()), meta.controller, recap, files, artifacts, run.measurements,
         tuple(all_findings(all_series, rated)), tuple(verdicts(claims, all_series, run.simulated)),
         content_hash(files, artifacts))
 
@@ -137,7 +136,7 @@ def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
 
     folder = run_folder(dest, run.run_id, f"results store row {run.run_id!r}")
     if folder.exists() or folder.is_symlink():
-        held = "a run folder" if (folder / "meta.json").exists() else "something"
+        held = "a run folder" if (folder / runfolder.META).exists() else "something"
         raise InputError([Problem(None, "", f"{folder} already holds {held}",
                                   "the folder is the source of truth: pull into another --runs-dir, or use it as "
                                   "it is")])

@@ -1,0 +1,225 @@
+"""The run folder's layout, in one place: its file names, meta.json as a typed ``RunMeta``, and the results and
+restore entries, read and written only here.
+
+A run folder is written by the engine (planner.engine.runrecord) and read by the results, the report, the
+store and the CLI; it is also something people send each other, so every read checks what it gets: meta.json
+must be a JSON object whose ``run_id`` has the run-id shape (planner.runid), results.json and restore.json
+JSON lists. Sits in the results layer so that everything that reads or writes a folder may import it (the
+engine, the report and the store above it; the CLI on top).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import yaml
+
+from planner.errors import InputError, Problem
+from planner.files import write_json
+from planner.runid import check_run_id
+from planner.status import StepResult
+
+META = "meta.json"
+RESULTS = "results.json"
+RESTORE = "restore.json"
+RECAP = "recap.json"
+PLAN = "plan.yaml"  # the plan as given
+RESOLVED_PLAN = "plan.resolved.yaml"  # each step's arguments per host, after variables (beside plan.yaml)
+COMMANDS = "commands.jsonl"
+CONSOLE = "console.log"
+SYNC_START = "sync_start.json"
+FACTS = "facts"  # facts/<host file>.json
+INVENTORY = "inventory"  # the run's copy of its inventory
+ARTIFACTS = "artifacts"
+CHARTS = "charts"  # the report's charts (planner.report.study)
+# What the store keeps of a folder besides artifacts (planner.store.record)
+RECORD_FILES = (META, RESULTS, RECAP, RESTORE, PLAN, RESOLVED_PLAN, CONSOLE)
+RECORD_DIRS = (FACTS, INVENTORY)
+_MAX_RESOLVED_BYTES = 16 << 20
+
+
+def _text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def _opt_text(v: Any) -> str | None:
+    return None if v is None else str(v)
+
+
+def _int(v: Any) -> int | None:
+    return v if isinstance(v, int) and not isinstance(v, bool) else None
+
+
+def _strings(v: Any) -> tuple[str, ...]:
+    return tuple(str(x) for x in v) if isinstance(v, list | tuple) else ()
+
+
+def _mapping(v: Any) -> Mapping[str, Any]:
+    return MappingProxyType(dict(v)) if isinstance(v, Mapping) else MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class PlayHosts:
+    """A play as the run recorded it: its name and the inventory hosts it ran on."""
+
+    name: str
+    hosts: tuple[str, ...]
+
+
+def _plays(v: Any) -> tuple[PlayHosts, ...]:
+    if not isinstance(v, list):
+        return ()
+    return tuple(PlayHosts(_text(p.get("name", "")), _strings(p.get("hosts"))) for p in v if isinstance(p, Mapping))
+
+
+@dataclass(frozen=True, slots=True)
+class RunMeta:
+    """meta.json, parsed and checked once. ``raw`` keeps the object as written (for the few fields only shown
+    as they are, and for ``planner restore``/``--resume``, which update and rewrite it)."""
+
+    run_id: str = ""
+    plan: str = ""
+    plan_file: str = ""
+    description: str = ""
+    status: str = ""
+    exit_code: int | None = None
+    interrupted_phase: str = ""
+    started: str | None = None
+    ended: str | None = None
+    simulated: bool = False
+    rehearsal_notes: tuple[str, ...] = ()
+    plays: tuple[PlayHosts, ...] = ()
+    hosts: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
+    argv: tuple[str, ...] = ()
+    cwd: str = ""
+    controller: str = ""
+    pid: int | None = None  # the controller's process (the first one; a resumed run lists every one in raw)
+    planner_version: str = ""
+    python: str = ""
+    git: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    raw: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+
+    @classmethod
+    def from_mapping(cls, meta: Mapping[str, Any], where: str = META) -> RunMeta:
+        """The typed meta of a JSON object; a ``run_id`` not of the run-id shape is an InputError."""
+        if meta.get("run_id") is not None:
+            check_run_id(meta["run_id"], f"{where} run_id")
+        hosts = meta.get("hosts")
+        notes = meta.get("rehearsal_notes")
+        return cls(
+            run_id=_text(meta.get("run_id")), plan=_text(meta.get("plan")), plan_file=_text(meta.get("plan_file")),
+            description=_text(meta.get("description")), status=_text(meta.get("status")),
+            exit_code=_int(meta.get("exit_code")),
+            interrupted_phase=_text(meta.get("interrupted_phase")),
+            started=_opt_text(meta.get("started")), ended=_opt_text(meta.get("ended")),
+            simulated=bool(meta.get("simulated")),
+            rehearsal_notes=tuple(n for n in notes if isinstance(n, str)) if isinstance(notes, list) else (),
+            plays=_plays(meta.get("plays")),
+            hosts=MappingProxyType({str(k): _mapping(v) for k, v in hosts.items() if isinstance(v, Mapping)}
+                                   if isinstance(hosts, Mapping) else {}),
+            argv=_strings(meta.get("argv")), cwd=_text(meta.get("cwd")), controller=_text(meta.get("controller")),
+            pid=_int(meta.get("pid")),
+            planner_version=_text(meta.get("planner_version")), python=_text(meta.get("python")),
+            git=_mapping(meta.get("git")), raw=MappingProxyType(dict(meta)))
+
+    @property
+    def play_names(self) -> list[str]:
+        return [p.name for p in self.plays]
+
+
+def is_run_folder(path: Path) -> bool:
+    return (Path(path) / META).is_file()
+
+
+def read_meta_object(run_dir: Path) -> dict[str, Any]:
+    """A run folder's meta.json as the JSON object it is (checked: an object, a run id of the strict shape)."""
+    path = Path(run_dir) / META
+    try:
+        meta = json.loads(path.read_text(errors="replace"))
+    except (OSError, ValueError) as e:
+        raise InputError([Problem(None, "", f"{path}: not readable as JSON ({e})",
+                                  "the run folder is damaged; give another run")]) from None
+    if not isinstance(meta, dict):
+        raise InputError([Problem(None, "", f"{path}: not a run record (a JSON {type(meta).__name__}, "
+                                  "not an object)", "the run folder is damaged or crafted; give another run")])
+    if meta.get("run_id") is not None:
+        check_run_id(meta["run_id"], f"{path} run_id")
+    return meta
+
+
+def read_meta(run_dir: Path) -> RunMeta:
+    """A run folder's meta.json, typed (see read_meta_object for the checks)."""
+    return RunMeta.from_mapping(read_meta_object(run_dir), str(Path(run_dir) / META))
+
+
+def write_meta(run_dir: Path, meta: Mapping[str, Any]) -> None:
+    write_json(Path(run_dir) / META, dict(meta))
+
+
+def _read_json(path: Path, default: Any) -> Any:
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        return default
+    except (OSError, ValueError) as e:
+        raise InputError([Problem(None, "", f"{path}: unreadable run record file ({e})",
+                                  "the run folder is damaged; re-run the plan")]) from None
+
+
+def read_result_entries(run_dir: Path) -> list[dict[str, Any]]:
+    """results.json's entries as written (JSON objects; [] when there is no file yet)."""
+    data = _read_json(Path(run_dir) / RESULTS, [])
+    return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
+
+
+def read_results(run_dir: Path) -> tuple[StepResult, ...]:
+    """results.json as StepResults, in the order recorded; an entry that is not a result is an InputError."""
+    path = Path(run_dir) / RESULTS
+    raw = _read_json(path, [])
+    try:
+        return tuple(StepResult.from_json(d) for d in raw)
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise InputError([Problem(None, "", f"{path}: not a results file ({type(e).__name__}: {e})",
+                                  "the run folder is damaged; re-run the plan")]) from None
+
+
+def results_json(results: Sequence[StepResult], before: Sequence[Mapping[str, Any]] = ()) -> list[Any]:
+    """What results.json holds: a resumed run's earlier entries, then this run's results."""
+    return [*before, *(r.to_json() for r in results)]
+
+
+def read_restore_entries(run_dir: Path) -> tuple[Mapping[str, Any], ...]:
+    """restore.json (the shareable, redacted copy) as its JSON objects; () when there is none."""
+    data = _read_json(Path(run_dir) / RESTORE, [])
+    return tuple(d for d in data if isinstance(d, dict)) if isinstance(data, list) else ()
+
+
+def write_restore_entries(run_dir: Path, entries: Sequence[Mapping[str, Any]]) -> None:
+    write_json(Path(run_dir) / RESTORE, [dict(e) for e in entries])
+
+
+def read_resolved_plan(run_dir: Path) -> Mapping[str, Any]:
+    """plan.resolved.yaml as plain YAML, read bounded ({} when absent, too large or not a mapping)."""
+    path = Path(run_dir) / RESOLVED_PLAN
+    try:
+        if not path.is_file() or path.stat().st_size > _MAX_RESOLVED_BYTES:
+            return {}
+        doc = yaml.safe_load(path.read_text(errors="replace"))
+    except (OSError, yaml.YAMLError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def read_facts(run_dir: Path) -> dict[str, Mapping[str, Any]]:
+    """facts/<file>.json by inventory host name (kept inside the file: an odd name has a hashed file name)."""
+    out: dict[str, Mapping[str, Any]] = {}
+    for p in sorted((Path(run_dir) / FACTS).glob("*.json")):
+        f = _read_json(p, {})
+        if isinstance(f, dict):
+            out[str(f.get("inventory_name") or p.stem)] = f
+    return out
