@@ -93,12 +93,8 @@ class Progress:
             if st is not None:
                 st.left = max(0, st.left - 1)
 
-    def estimate(self, step: str) -> float | None:
-        """What one execution of ``step`` should take, overheads included."""
-        with self._lock:
-            return self._estimate(self._steps.get(step))
-
     def _estimate(self, st: _Step | None) -> float | None:
+        """What one execution of ``st`` should take, overheads included."""
         if st is None:
             return None
         if st.expected_s:
