@@ -45,3 +45,15 @@ def test_no_function_is_over_80_lines() -> None:
                     and node.end_lineno - node.lineno + 1 > 80:
                 long.add((str(p.relative_to(PLANNER)), node.name))
     assert long - LONG_FUNCTIONS == set(), "split these by what they do"
+
+
+def test_every_module_is_named_in_the_architecture_doc() -> None:
+    """A newcomer finds each module in docs/architecture.md with what it holds; a name there that is no
+    module any more (moved, renamed) is as wrong as a module not named."""
+    import re
+
+    doc = (PLANNER.parent / "docs" / "architecture.md").read_text()
+    modules = {str(p.relative_to(PLANNER)) for p in PLANNER.rglob("*.py")}
+    named = set(re.findall(r"^\s*- `([\w/]+\.py)`: \S", doc, re.M))
+    assert modules - named == set(), "name these in docs/architecture.md (## Every module), one line each"
+    assert named - modules == set(), "these are named in docs/architecture.md but are no module"
