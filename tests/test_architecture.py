@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 PLANNER = Path(__file__).resolve().parents[1] / "planner"
 
 
+@pytest.mark.slow
 def test_importing_the_runner_imports_no_cli_and_no_argparse() -> None:
     code = ("import sys, planner.engine.runner; "
             "print(sorted(m for m in sys.modules if m == 'argparse' or m.startswith('planner.cli')))")
@@ -33,6 +36,7 @@ def test_top_level_holds_only_the_foundation() -> None:
 LONG_FUNCTIONS = {("rehearsal/standins/awrgen_render.py", "awr_text"), ("engine/runner.py", "_workload")}
 
 
+@pytest.mark.slow
 def test_no_function_is_over_80_lines() -> None:
     import ast
 
