@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -128,7 +129,74 @@ MERGE_DEBT = {
 }
 
 
+# -- the two tiers (README "Tests"): `pytest -m "not slow"` is the fast tier, pure units that start no process;
+# the rest needs the machine. The markers are checked, not trusted: a test that asks for one of these fixtures
+# (directly or through another fixture) without the markers named fails collection, and a test without `slow`
+# that starts any process (sshd, fio, PostgreSQL, chromium, a rehearsal, a shell command) fails when it does.
+TIER_FIXTURES = {"lab": ("slow", "ssh"), "make_lab": ("slow", "ssh"), "pg_cluster": ("slow",),
+                 "store_url": ("slow",), "small_disk": ("slow",)}
+
+
+def _unmarked(item: pytest.Item) -> list[str]:
+    marks = {m.name for m in item.iter_markers()}
+    wanted = {m for f in getattr(item, "fixturenames", ()) for m in TIER_FIXTURES.get(f, ())}
+    if "ssh" in marks:
+        wanted.add("slow")
+    return [f"{item.nodeid}: mark it {', '.join(sorted(wanted - marks))}"] if wanted - marks else []
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    unmarked = [line for item in items for line in _unmarked(item)]
+    if unmarked:
+        raise pytest.UsageError("tests that need the machine must say so (tests/conftest.py TIER_FIXTURES):\n"
+                                + "\n".join(unmarked))
     for item in items:
         if item.nodeid in MERGE_DEBT:
             item.add_marker(pytest.mark.xfail(reason="merge debt: see tests/conftest.py MERGE_DEBT", strict=False))
+
+
+_STARTED = pytest.StashKey[list[str]]()
+
+
+@contextlib.contextmanager
+def _no_process(item: pytest.Item) -> Iterator[None]:
+    """Every process a test starts goes through subprocess.Popen (subprocess.run, asyncio, the local
+    transport, the lab's sshd, pg_ctl, chromium): in the fast tier, starting one fails with the reason. Fixtures
+    of any scope that the item sets up count as the item's."""
+    if item.get_closest_marker("slow") is not None:
+        yield
+        return
+    started = item.stash.setdefault(_STARTED, [])
+    before, real = len(started), subprocess.Popen.__init__
+
+    def refuse(self: subprocess.Popen[bytes], args: object, *a: object, **kw: object) -> None:
+        started.append(f"{args!r:.120}")
+        pytest.fail(f"this test starts a process ({started[-1]}): mark it slow (README, Tests)", pytrace=False)
+
+    subprocess.Popen.__init__ = refuse  # type: ignore[assignment,method-assign]
+    try:
+        yield
+    finally:
+        subprocess.Popen.__init__ = real  # type: ignore[method-assign]
+    if len(started) > before:  # refused, but the code under test caught the failure: still a failure
+        pytest.fail(f"this test starts a process ({started[before]}): mark it slow (README, Tests)", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Iterator[None]:
+    with _no_process(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    with _no_process(item):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    if nextitem is None or nextitem.path != item.path:  # module and session fixtures end here: not the test's
+        return (yield)
+    with _no_process(item):
+        return (yield)

@@ -13,7 +13,7 @@ from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 from planner.rehearsal.sandbox import add_devices
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 PLAN = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.yaml"
 DEVICES = ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"]

@@ -42,6 +42,7 @@ def test_compare_one_system_per_run_lines_up_plays_with_different_names() -> Non
     assert "159,183.9 (+15.3% better)" in table and "0.5 (-50.0% better)" in table
 
 
+@pytest.mark.slow
 def test_compare_runs_from_folders_via_cli(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seed_study(tmp_path, "20260101T100000Z-a")
     seed_study(tmp_path, "20260102T100000Z-b", violin_iops=236_486.7)
@@ -99,6 +100,7 @@ def _fio_run(tmp_path: Path, runs: Path, bs: str, hosts: int) -> str:
     return new.name
 
 
+@pytest.mark.slow
 def test_compare_names_the_settings_the_runs_differ_in_above_the_numbers(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     runs = tmp_path / "runs"

@@ -60,6 +60,7 @@ def only_run(project: Path) -> Path:
     return runs[-1]
 
 
+@pytest.mark.slow
 def test_apply_writes_a_complete_run_record(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(project) == 0
     out = capsys.readouterr().out
@@ -83,6 +84,7 @@ def test_apply_writes_a_complete_run_record(project: Path, capsys: pytest.Captur
     assert not list(rec.rglob("*.tmp"))
 
 
+@pytest.mark.slow
 def test_check_mode_predicts_and_touches_nothing(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(project, "--check", "--diff") == 0
     out = capsys.readouterr().out
@@ -93,6 +95,7 @@ def test_check_mode_predicts_and_touches_nothing(project: Path, capsys: pytest.C
     assert not (project / "runs").exists()
 
 
+@pytest.mark.slow
 def test_second_apply_changes_nothing_when_prep_is_kept(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert run(project, "--keep-prep", "--skip-tags", "never") == 0
     first = capsys.readouterr().out
@@ -104,6 +107,7 @@ def test_second_apply_changes_nothing_when_prep_is_kept(project: Path, capsys: p
     assert "ok: [alpha]" in second
 
 
+@pytest.mark.slow
 def test_restore_puts_back_an_existing_file(project: Path) -> None:
     target = project / "hosts" / "alpha" / "etc" / "scheduler.txt"
     target.write_text("mq-deadline\n")
@@ -111,6 +115,7 @@ def test_restore_puts_back_an_existing_file(project: Path) -> None:
     assert target.read_text() == "mq-deadline\n"
 
 
+@pytest.mark.slow
 def test_one_failing_host_does_not_stop_the_other(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "hosts" / "beta" / "etc").rmdir()  # beta cannot take the template
     (project / "hosts" / "beta" / "etc").write_text("not a directory")
@@ -133,6 +138,7 @@ def test_bad_plan_exits_5_with_location(project: Path, capsys: pytest.CaptureFix
     assert not (project / "runs").exists()
 
 
+@pytest.mark.slow
 def test_template_error_fails_the_step_not_the_run(project: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (project / "files" / "init.ora.j2").write_text("{{ no_such_var }}\n")
     assert run(project) == 2

@@ -17,7 +17,7 @@ import pytest
 
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 PROBE = Path(__file__).resolve().parents[1] / "benchmarks" / "memory" / "probe.py"
 BOUND_MB = 150  # python + paramiko + planner's imports take ~40-60 MB; the old code held 3x the output

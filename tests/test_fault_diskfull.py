@@ -25,6 +25,8 @@ from planner.parsers import parse_file
 from planner.rehearsal.lab import Lab
 from planner.transport.connection import CommandResult
 
+pytestmark = [pytest.mark.slow]
+
 ENOSPC = "No space left on device"
 
 

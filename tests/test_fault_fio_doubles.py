@@ -24,6 +24,7 @@ REAL_FIO = shutil.which("fio")
 pytestmark = pytest.mark.skipif(REAL_FIO is None, reason="fio is not installed")
 
 
+@pytest.mark.slow
 def test_host_disk_full_while_fio_writes_its_report(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     small_disk: Callable[[Path, str], Path]) -> None:
     root = tmp_path / "host"
@@ -65,6 +66,7 @@ def test_host_disk_full_while_fio_writes_its_report(tmp_path: Path, monkeypatch:
     assert json.loads((run / "meta.json").read_text())["status"] == "failed"
 
 
+@pytest.mark.slow
 def test_fio_json_cut_short(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "host"
     (root / "tmp").mkdir(parents=True)

@@ -24,7 +24,7 @@ import yaml
 from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 KEEPALIVE_S, COUNT = 1, 2
 

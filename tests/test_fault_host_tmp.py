@@ -33,7 +33,7 @@ plays:
       - command: {{argv: [sh, -c, '[ -e "$1" ] || {{ : >"$1"; sleep "$2"; }}', sh, "{marker}", "{sleep}"]}}
 """
 
-pytestmark = [pytest.mark.ssh, pytest.mark.timeout(120)]
+pytestmark = [pytest.mark.ssh, pytest.mark.timeout(120), pytest.mark.slow]
 
 
 def as_attacker(*argv: str) -> None:

@@ -13,6 +13,7 @@ from planner.host import Host
 from planner.rehearsal.sandbox import populate
 
 
+@pytest.mark.slow
 def test_rehearsal_env_file_quotes_a_hostile_host_name(tmp_path: Path) -> None:
     """Row 4: an inventory host named oel'$(touch MARKER)' must stay a name when runit.sh sources standin.env."""
     marker = tmp_path / "x"
@@ -50,6 +51,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_terminal_controls_from_host_output_are_shown_escaped(lab, tmp_path: Path,
                                                                capsys: pytest.CaptureFixture[str]) -> None:
@@ -76,6 +78,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_fetch_refuses_a_symlink_out_of_planner_root_and_keeps_artifacts_private(make_lab, tmp_path: Path) -> None:
     """Row 10: a link in the sandbox pointing outside it (think /etc/shadow) is not copied; what is fetched, and

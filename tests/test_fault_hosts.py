@@ -24,7 +24,7 @@ from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 from planner.transport.ssh import client as ssh
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 # Each point counts itself (mark.N in the host's sandbox); the second one to start naps $2 seconds.
 PLAN = """\

@@ -149,6 +149,7 @@ def quoted_plan(shapes: list[str]) -> dict[str, Any]:
     return plan_of({"prep": prep, "workloads": work, "collect": collect})
 
 
+@pytest.mark.slow
 def test_payloads_stay_one_literal_argument(tmp_path: Path) -> None:
     pj = Project(tmp_path)
     (pj.root / "proc/sys/kernel/core_pattern").write_text("core\n")
@@ -176,6 +177,7 @@ def test_payloads_stay_one_literal_argument(tmp_path: Path) -> None:
     assert system(snapshot(pj.root)) == system(before)  # every prep change (files, sysctl) was restored
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("shape", ["subst", "single_quote", "newline"])
 def test_copy_and_template_content_are_written_literally(tmp_path: Path, shape: str) -> None:
     pj = Project(tmp_path)
@@ -304,6 +306,8 @@ def test_sql_injection_refused_and_no_statement_ran(tmp_path: Path, capsys: pyte
 
 
 # -- 4. over the real SSH lab ------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.ssh
 def test_payloads_over_real_ssh(lab: Lab, tmp_path: Path) -> None:
     pj = Project(tmp_path)
     inv = tmp_path / "lab.yml"
@@ -367,6 +371,7 @@ def tool_ran(run: Path, tool: str) -> bool:
     return any(argv and argv[0].endswith(want) for c in commands(run) for argv in argvs(c["command"]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sig", list(SIGNED))
 @pytest.mark.parametrize("tool", ["fio", "orion"])
 def test_write_to_signed_device_refused_with_evidence(tmp_path: Path, capsys: pytest.CaptureFixture[str],
@@ -398,6 +403,7 @@ def test_write_without_destructive_true_refused(tmp_path: Path, tool: str) -> No
     assert not tool_ran(run, tool) and (pj.root / "dev" / "blank").read_bytes() == bytes(4 << 20)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool", ["fio", "orion"])
 def test_allow_destroy_and_destructive_let_the_write_run(tmp_path: Path, tool: str) -> None:
     pj = Project(tmp_path)
@@ -414,6 +420,7 @@ def test_allow_destroy_and_destructive_let_the_write_run(tmp_path: Path, tool: s
         assert all(d.read_bytes() != before[d.name] for d in devs)
 
 
+@pytest.mark.slow
 def test_nul_byte_is_refused_not_a_crash(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """exec() cannot take a NUL: refused by name (a failed step, or exit 5 for a path), never exit 1."""
     pj = Project(tmp_path)
@@ -500,6 +507,7 @@ def test_fio_job_file_relative_to_the_plan_never_runs_its_hooks(tmp_path: Path,
     assert pj.canary_seen() == []
 
 
+@pytest.mark.slow
 def test_fio_options_that_run_nothing_still_pass(tmp_path: Path) -> None:
     """Near misses are not refused: an ioengine named like a path-free engine, an option merely containing
     'exec' in its value, a job named 'program'."""

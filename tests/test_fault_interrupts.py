@@ -110,6 +110,8 @@ def finish(proc: subprocess.Popen[str], timeout: float = 60) -> str:
 PHASES = ["facts", "prep", "workload", "collect", "report"]
 
 
+@pytest.mark.slow
+@pytest.mark.ssh
 @pytest.mark.timeout(90)
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
 @pytest.mark.parametrize("phase", PHASES)

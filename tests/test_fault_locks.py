@@ -18,6 +18,8 @@ from typing import Any
 import pytest
 from test_fault_interrupts import finish, processes_with, run_dirs, start_apply, unique_sleep, wait_for
 
+pytestmark = [pytest.mark.slow, pytest.mark.ssh]
+
 PLAN = """\
 plan: lock_me
 plays:

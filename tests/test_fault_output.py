@@ -22,7 +22,7 @@ from planner.rehearsal.lab import Lab
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.slob_kit import install_slob_kit
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 ORION_STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 

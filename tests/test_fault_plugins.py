@@ -98,6 +98,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 def test_verbs_that_name_no_plugin_kind_import_no_plugin(tmp_path: Path, broken: tuple[dict[str, str], Path]) -> None:
     env, marker = broken
     run = seed_study(tmp_path / "runs")
@@ -112,6 +113,7 @@ def test_verbs_that_name_no_plugin_kind_import_no_plugin(tmp_path: Path, broken:
     assert sorted(p.name for p in marker.iterdir()) == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "why"), [
     ("boom", "its import failed: ImportError: no module named oracle_magic"),
     ("quits", "its import called sys.exit(0)"),
@@ -132,6 +134,7 @@ def test_a_plan_naming_a_broken_plugin_is_refused_in_words(kind: str, why: str, 
     assert _Counting.hits == []  # a remote $ref is never fetched
 
 
+@pytest.mark.slow
 def test_schema_prints_a_valid_schema_without_the_broken_kinds(broken: tuple[dict[str, str], Path]) -> None:
     env, _marker = broken
     done = planner(env, "schema")
@@ -162,6 +165,7 @@ def test_the_validator_never_retrieves_a_remote_reference(server: http.server.HT
     assert _Counting.hits == []
 
 
+@pytest.mark.slow
 def test_restore_imports_only_the_plugin_its_run_used(tmp_path: Path, server: http.server.HTTPServer) -> None:
     """`planner restore RUN` of a run whose prep was a plugin kind: that plugin is imported (its revert is
     needed), the broken one beside it is not, and the host is put back."""

@@ -66,6 +66,7 @@ def _vio(tmp_path: Path, *, facts_of: dict[str, object] | None = None, events: s
     return run
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_a_hosts_os_release_pretty_name_cannot_inline_a_controller_file(lab: Lab, tmp_path: Path) -> None:
     secret = _secret_file(tmp_path / "shadow")
@@ -88,6 +89,7 @@ def test_a_hosts_os_release_pretty_name_cannot_inline_a_controller_file(lab: Lab
     assert f"![x]({secret}) &lt;img src=http://127.0.0.1:9/x.png&gt; | cell" in page  # shown, as text
 
 
+@pytest.mark.slow
 def test_a_received_plan_description_cannot_inline_a_controller_file(tmp_path: Path) -> None:
     secret = _secret_file(tmp_path / "environ")
     run = _vio(tmp_path, description=f"Fast ![d]({secret})\n# Heading\n<script>x</script> [l](http://127.0.0.1:9/)")
@@ -97,6 +99,7 @@ def test_a_received_plan_description_cannot_inline_a_controller_file(tmp_path: P
     assert f"Fast ![d]({secret}) # Heading &lt;script&gt;x&lt;/script&gt; [l](http://127.0.0.1:9/)" in page
 
 
+@pytest.mark.slow
 def test_an_awr_wait_event_name_cannot_inline_a_file_beside_the_page(tmp_path: Path) -> None:
     events = ("![a](../secret.txt)                 177,142,915       4,804      0   60.0 User I/O\n"
               "DB CPU                                            1,573          20.8\n")
@@ -108,6 +111,7 @@ def test_an_awr_wait_event_name_cannot_inline_a_file_beside_the_page(tmp_path: P
     assert not _leaks(page) and "<td>![a](../secret.txt)</td>" in page
 
 
+@pytest.mark.slow
 def test_only_the_runs_own_regular_bounded_charts_are_inlined(tmp_path: Path) -> None:
     """The template is the user's (trusted), but what an image names is still contained: an absolute path,
     a symlink out of charts/, a file outside charts/, an oversized chart and a remote URL are not embedded."""
@@ -130,6 +134,7 @@ def test_only_the_runs_own_regular_bounded_charts_are_inlined(tmp_path: Path) ->
     assert os.path.getsize(charts / "huge.svg") == MAX_INLINE_BYTES + 1
 
 
+@pytest.mark.slow
 def test_the_page_title_is_the_heading_as_read(tmp_path: Path) -> None:
     run = _vio(tmp_path)
     meta = json.loads((run / "meta.json").read_text())

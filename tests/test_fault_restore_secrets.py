@@ -24,6 +24,8 @@ from test_fault_interrupts import (
 )
 from test_fault_resume import planner
 
+pytestmark = [pytest.mark.slow]
+
 PASSWORD = "Orig-s3cr3t-pw-for-restore-test"
 ORIGINAL = f"# app settings\ndb_password={PASSWORD}\n"
 

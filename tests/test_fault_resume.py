@@ -31,6 +31,8 @@ from test_fault_interrupts import (
     unique_sleep,
 )
 
+pytestmark = [pytest.mark.slow, pytest.mark.ssh]
+
 PLAN = """\
 plan: resume_me
 plays:

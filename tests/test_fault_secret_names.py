@@ -53,6 +53,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 def test_secret_names_and_declared_ones_are_redacted_in_record_and_store(tmp_path: Path,
                                                                         capsys: pytest.CaptureFixture[str]) -> None:
     root = tmp_path / "host"

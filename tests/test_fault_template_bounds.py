@@ -50,6 +50,7 @@ PAYLOADS = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", PAYLOADS)
 def test_each_payload_is_an_exit_5_at_its_line(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plan = tmp_path / "plan.yaml"
@@ -59,6 +60,7 @@ def test_each_payload_is_an_exit_5_at_its_line(name: str, tmp_path: Path, capsys
     assert f"{plan}:6:" in err and "Traceback" not in err, err
 
 
+@pytest.mark.slow
 def test_truncate_shorter_than_its_end_in_a_report_template(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = seed_study(tmp_path)
     tpl = tmp_path / "mine.md.j2"

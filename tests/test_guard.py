@@ -71,12 +71,14 @@ def refused(ctx: StepContext, dev: str) -> str:
     return str(e.value)
 
 
+@pytest.mark.slow
 def test_blank_device_is_allowed_only_when_destructive(root: Path) -> None:
     check_destructive(make_ctx(root), ["/dev/blank"], what="test write")  # no exception
     msg = refused(make_ctx(root, destructive=False), "/dev/blank")
     assert "not marked destructive" in msg and "/dev/blank" in msg and "destructive: true" in msg
 
 
+@pytest.mark.slow
 def test_ext4_is_refused_with_blkid_evidence(root: Path) -> None:
     msg = refused(make_ctx(root), "/dev/ext4")
     assert "/dev/ext4 holds" in msg and "0xEF53 at offset 1080" in msg
@@ -85,6 +87,7 @@ def test_ext4_is_refused_with_blkid_evidence(root: Path) -> None:
     assert "allow_destroy" in msg
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("dev", "evidence"), [
     ("/dev/mbr", "dos partition table"),
     ("/dev/gpt", "gpt partition table"),
@@ -97,6 +100,7 @@ def test_signed_devices_are_refused_with_evidence(root: Path, dev: str, evidence
     assert evidence in msg, msg
 
 
+@pytest.mark.slow
 def test_allow_destroy_lets_a_signed_device_through(root: Path) -> None:
     ctx = make_ctx(root, allow=("/dev/ext4", "/dev/asm"))
     check_destructive(ctx, ["/dev/ext4", "/dev/asm", "/dev/blank"], what="test write")
@@ -105,11 +109,13 @@ def test_allow_destroy_lets_a_signed_device_through(root: Path) -> None:
     assert "/dev/mbr holds" in msg and "/dev/ext4" not in msg
 
 
+@pytest.mark.slow
 def test_missing_device_counts_as_unknown_content(root: Path) -> None:
     msg = refused(make_ctx(root), "/dev/nothere")
     assert "cannot read" in msg and "no such file" in msg
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bad", ["dev/sdb", "/dev/../etc/passwd", "/dev/sdb; rm -rf /", "/dev/$(id)", "/dev/a b"])
 def test_unsafe_paths_are_refused_before_any_command(root: Path, bad: str) -> None:
     with pytest.raises(StepError, match="refusing device path"):
@@ -132,6 +138,7 @@ def test_byte_signatures_pure() -> None:
     assert sig.what == "ASM disk header" and sig.detail == "ORCLDISK at offset 32, disk group RECO, disk RECO_0003"
 
 
+@pytest.mark.slow
 def test_signatures_lists_everything_found(root: Path) -> None:
     found = signatures(make_ctx(root), "/dev/asm")
     assert any(s.what == "ASM disk header" for s in found)

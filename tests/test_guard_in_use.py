@@ -55,6 +55,7 @@ def test_an_oracle_datafile_header_is_recognised() -> None:
     assert byte_signatures(bytes(16384)) == []
 
 
+@pytest.mark.slow
 def test_orion_write_on_a_dbf_file_with_destructive_true_is_refused(tmp_path: Path) -> None:
     """The SSD plan's ORION targets are .dbf files: marked destructive, they still hold a database's data."""
     root = tmp_path / "host"
@@ -66,6 +67,7 @@ def test_orion_write_on_a_dbf_file_with_destructive_true_is_refused(tmp_path: Pa
     assert "magic 0x7A7B7C7D" in str(e.value)
 
 
+@pytest.mark.slow
 def test_the_databases_own_files_and_asm_disks_are_refused_even_blank(tmp_path: Path) -> None:
     root = tmp_path / "host"
     install_standins(root)
@@ -82,6 +84,7 @@ def test_the_databases_own_files_and_asm_disks_are_refused_even_blank(tmp_path: 
     assert sig.what == "database files unknown" and "ORA-01034" in sig.detail
 
 
+@pytest.mark.slow
 def test_a_file_held_open_and_a_device_with_holders_are_refused(tmp_path: Path) -> None:
     root = tmp_path / "host"
     held = _file(root / "data/held.dat")
@@ -96,6 +99,7 @@ def test_a_file_held_open_and_a_device_with_holders_are_refused(tmp_path: Path) 
     assert sig.what == "device in use" and "dm-0 is built on it" in sig.detail
 
 
+@pytest.mark.slow
 def test_a_mounted_loop_device_is_refused(tmp_path: Path) -> None:
     img = _file(tmp_path / "img")
     r = subprocess.run(["losetup", "--find", "--show", str(img)], capture_output=True, text=True)

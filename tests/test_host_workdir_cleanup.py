@@ -67,6 +67,7 @@ def _workdir(run: Path) -> Path:
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 def test_a_finished_run_leaves_no_work_folder_on_the_host(lab: Lab, tmp_path: Path) -> None:
     code, run = _apply(lab, tmp_path, WORKLOAD_PLAN)
     assert code == 0
@@ -79,6 +80,7 @@ def test_a_finished_run_leaves_no_work_folder_on_the_host(lab: Lab, tmp_path: Pa
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 def test_the_plays_one_exec_that_releases_the_host_removes_its_work_folder(lab: Lab, tmp_path: Path) -> None:
     code, run = _apply(lab, tmp_path, BATCHED_PLAN)
     assert code == 0
@@ -87,6 +89,7 @@ def test_the_plays_one_exec_that_releases_the_host_removes_its_work_folder(lab: 
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 def test_a_run_whose_prep_is_kept_keeps_its_work_folder_for_planner_restore(lab: Lab, tmp_path: Path) -> None:
     code, run = _apply(lab, tmp_path, WORKLOAD_PLAN, "--keep-prep")
     assert code == 0
@@ -112,6 +115,7 @@ BLOCK = '[ -e "$1/unblocked" ] || { echo started > "$1/workload.started"; sleep 
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_an_interrupted_run_keeps_its_work_folder_until_its_resume_ends(tmp_path: Path,
                                                                        make_lab: Callable[..., Any]) -> None:
@@ -159,6 +163,7 @@ def _release(conn: LocalConnection, lock: Path, run_id: str, workdir: Path) -> N
     release_lock(conn, str(lock), run_id, str(workdir / ".running"), str(workdir))
 
 
+@pytest.mark.slow
 def test_the_work_folder_goes_with_the_lock_and_only_when_the_lock_is_ours(tmp_path: Path) -> None:
     conn, lock, workdir = _folders(tmp_path, "r1")
     (workdir / "step/point000").mkdir(parents=True)
@@ -169,6 +174,7 @@ def test_the_work_folder_goes_with_the_lock_and_only_when_the_lock_is_ours(tmp_p
     assert not lock.exists() and not workdir.parent.exists() and workdir.parent.parent.is_dir()
 
 
+@pytest.mark.slow
 def test_a_symlinked_work_folder_is_not_followed(tmp_path: Path) -> None:
     conn, lock, workdir = _folders(tmp_path, "r1")
     victim = tmp_path / "victim"
@@ -182,6 +188,7 @@ def test_a_symlinked_work_folder_is_not_followed(tmp_path: Path) -> None:
     assert not lock.exists(), "the lock is released all the same"
 
 
+@pytest.mark.slow
 def test_a_symlinked_run_folder_is_not_followed(tmp_path: Path) -> None:
     conn, lock, workdir = _folders(tmp_path, "r1")
     elsewhere = tmp_path / "elsewhere"
@@ -191,6 +198,7 @@ def test_a_symlinked_run_folder_is_not_followed(tmp_path: Path) -> None:
     assert (elsewhere / "h").is_dir() and workdir.parent.is_symlink()
 
 
+@pytest.mark.slow
 def test_a_base_others_may_write_leaves_the_work_folder_alone(tmp_path: Path) -> None:
     conn, lock, workdir = _folders(tmp_path, "r1")
     workdir.parent.parent.chmod(0o1777)  # /tmp-like: what lies below could have been swapped
@@ -198,6 +206,7 @@ def test_a_base_others_may_write_leaves_the_work_folder_alone(tmp_path: Path) ->
     assert workdir.is_dir()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="another user's folder: needs root to make one")
 def test_another_users_work_folder_is_left_alone(tmp_path: Path) -> None:
     conn, lock, workdir = _folders(tmp_path, "r1")
@@ -208,6 +217,7 @@ def test_another_users_work_folder_is_left_alone(tmp_path: Path) -> None:
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 def test_three_inventory_hosts_on_one_machine_leave_no_run_folder(make_lab: Callable[..., Lab],
                                                                   tmp_path: Path) -> None:
     """Released side by side, each removes its own folder; the last one out removes the run's."""
@@ -223,6 +233,7 @@ def test_three_inventory_hosts_on_one_machine_leave_no_run_folder(make_lab: Call
 
 
 @pytest.mark.ssh
+@pytest.mark.slow
 @pytest.mark.timeout(120)
 def test_planner_restore_of_a_killed_run_removes_its_work_folder(tmp_path: Path,
                                                                  make_lab: Callable[..., Any]) -> None:

@@ -25,6 +25,7 @@ def writers(tmp_path: Path) -> dict[str, list[str]]:
 VERBS = ("analyze", "report-md", "report-html", "export")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", VERBS)
 def test_o_writes_into_a_character_device_and_leaves_it_one(verb: str, tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,6 +36,7 @@ def test_o_writes_into_a_character_device_and_leaves_it_one(verb: str, tmp_path:
     assert stat.S_ISCHR(os.lstat(null).st_mode)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", VERBS)
 def test_o_refuses_a_symlink_a_folder_and_a_block_device(verb: str, tmp_path: Path,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,6 +56,7 @@ def test_o_refuses_a_symlink_a_folder_and_a_block_device(verb: str, tmp_path: Pa
     assert stat.S_ISBLK(os.lstat(block).st_mode) and folder.is_dir() and not list(folder.iterdir())
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", VERBS)
 def test_o_into_proc_or_a_full_device_is_said_in_words(verb: str, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,6 +25,7 @@ def files_under(root: Path) -> set[Path]:
     return {p for p in root.rglob("*") if p.is_file()}
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_an_inventory_host_named_like_a_path_keeps_its_facts_inside_the_run(lab, tmp_path: Path,
                                                                            capsys: pytest.CaptureFixture[str]) -> None:
@@ -74,6 +75,7 @@ def test_show_and_runs_print_control_bytes_from_records_escaped(tmp_path: Path,
     _shown_safely(out)
 
 
+@pytest.mark.slow
 def test_runs_and_errors_print_store_rows_escaped(store_url: str, tmp_path: Path,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
     from test_hostile_store import plant

@@ -26,6 +26,7 @@ print(big.size, big.content is None, resource.getrusage(resource.RUSAGE_SELF).ru
 """
 
 
+@pytest.mark.slow
 def test_indexing_a_1gb_fetched_file_reads_it_in_bounded_memory(tmp_path: Path) -> None:
     run = seed_study(tmp_path / "runs")
     big = run / "artifacts" / "exa" / "big.log"

@@ -32,6 +32,7 @@ def tree(root: Path) -> set[str]:
     return {p.relative_to(root).as_posix() for p in root.rglob("*")}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", ["pull", "report", "show", "export"])
 def test_a_store_row_whose_run_id_escapes_writes_nothing(store_url: str, tmp_path: Path, verb: str,
                                                          capsys: pytest.CaptureFixture[str]) -> None:
@@ -54,6 +55,7 @@ def test_a_store_row_whose_run_id_escapes_writes_nothing(store_url: str, tmp_pat
     assert not (tmp_path / "x").exists() and not list(absolute.iterdir())
 
 
+@pytest.mark.slow
 def test_a_received_folder_whose_meta_names_an_escaping_id_is_refused(store_url: str, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -79,6 +81,7 @@ def test_run_ids_have_one_strict_shape(bad: str) -> None:
     assert is_run_id(new_run_id("My plan/../x", "ctl.example.com"))
 
 
+@pytest.mark.slow
 def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(store_url: str, tmp_path: Path,
                                                                              capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -127,6 +130,7 @@ def other_controllers_copy(run: Path, dest: Path) -> Path:
     return copy
 
 
+@pytest.mark.slow
 def test_a_push_of_an_existing_id_with_other_content_is_refused_unless_replace(store_url: str, tmp_path: Path,
                                                                              capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -148,6 +152,7 @@ def test_a_push_of_an_existing_id_with_other_content_is_refused_unless_replace(s
     assert now is not None and now.content_hash != first.content_hash and now.path == str(copy.resolve())
 
 
+@pytest.mark.slow
 def test_the_same_folder_pushed_again_after_it_changed_updates_its_run(store_url: str, tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -158,6 +163,7 @@ def test_the_same_folder_pushed_again_after_it_changed_updates_its_run(store_url
     assert code == 0 and "pushed" in out, err  # one run, its own folder: a resume's push is not refused
 
 
+@pytest.mark.slow
 def test_a_nul_in_a_text_field_is_pushed_on_both_backends(store_url: str, tmp_path: Path,
                                                           capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)

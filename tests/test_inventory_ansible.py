@@ -50,6 +50,7 @@ def ansible_output(tmp_path_factory: pytest.TempPathFactory) -> dict[tuple[Path,
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_list_equals_ansible_inventory(src: Path, ansible_output: dict[tuple[Path, str], str]) -> None:
     expected = json.loads(ansible_output[(src, "--list")])
@@ -57,11 +58,13 @@ def test_list_equals_ansible_inventory(src: Path, ansible_output: dict[tuple[Pat
     assert ours == expected
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_graph_equals_ansible_inventory(src: Path, ansible_output: dict[tuple[Path, str], str]) -> None:
     assert ansible_graph(load_inventory(src)) + "\n" == ansible_output[(src, "--graph")]
 
 
+@pytest.mark.slow
 def test_list_is_json_with_ansible_value_types() -> None:
     # checked against ansible-core 2.19 too, but spelled out so a reader sees the INI typing rules
     hostvars = ansible_list(load_inventory(DATA / "mixed_ini" / "hosts.cfg"))["_meta"]["hostvars"]

@@ -23,6 +23,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_templated_connection_and_planner_vars_are_rendered(lab: Lab, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:

@@ -80,6 +80,7 @@ def test_a_wrong_password_is_exit_5_and_says_which_were_tried(tmp_path: Path,
     assert code == 5 and f"no vault password given opens this Ansible Vault (tried: {wrong})" in err
 
 
+@pytest.mark.slow
 def test_every_password_source_as_ansible_takes_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     script = executable(tmp_path / "prod-client", """\
@@ -96,6 +97,7 @@ def test_every_password_source_as_ansible_takes_it(tmp_path: Path, monkeypatch: 
     assert listed["_meta"]["hostvars"]["db1"]["asm_admin"] == FILE_SECRET  # type: ignore[index]
 
 
+@pytest.mark.slow
 def test_a_missing_or_failing_password_source_is_exit_5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     failing = executable(tmp_path / "pw.sh", "#!/bin/sh\necho 'keyring locked' >&2\nexit 2\n")
     code, _, err = inventory_list(capsys, "-i", str(VAULT / "hosts.yml"), "--vault-password-file",
@@ -149,6 +151,7 @@ LISTING = {
 }
 
 
+@pytest.mark.slow
 def test_a_script_inventory_is_run_with_list(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: an executable -i file was read as INI ("expected key=value host variable")."""
     script = executable(tmp_path / "inventory.py", f"""\
@@ -165,6 +168,7 @@ def test_a_script_inventory_is_run_with_list(tmp_path: Path, capsys: pytest.Capt
     assert hostvars["w1"] == {"ansible_port": 2222} and hostvars["db3"]["role"] == "dg"
 
 
+@pytest.mark.slow
 def test_without_meta_each_host_is_asked_with_host(tmp_path: Path) -> None:
     script = executable(tmp_path / "inv.sh", """\
         #!/bin/sh
@@ -178,6 +182,7 @@ def test_without_meta_each_host_is_asked_with_host(tmp_path: Path) -> None:
     assert inv.hosts["db1"].port == 1521 and "ansible_port" not in inv.hosts["db2"].vars
 
 
+@pytest.mark.slow
 def test_a_failing_script_is_exit_5_with_its_stderr(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = executable(tmp_path / "cmdb.sh", "#!/bin/sh\necho 'CMDB token expired' >&2\nexit 1\n")
     code, _, err = inventory_list(capsys, "-i", str(script))
@@ -185,12 +190,14 @@ def test_a_failing_script_is_exit_5_with_its_stderr(tmp_path: Path, capsys: pyte
     assert f"{script}:1:1: inventory script: 'cmdb.sh --list' exited with code 1; it said: CMDB token expired" in err
 
 
+@pytest.mark.slow
 def test_a_script_printing_no_json_is_exit_5(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     script = executable(tmp_path / "inv.sh", "#!/bin/sh\necho '[web]'\n")
     code, _, err = inventory_list(capsys, "-i", str(script))
     assert code == 5 and "'inv.sh --list' did not print JSON" in err
 
 
+@pytest.mark.slow
 def test_a_script_run_is_bounded_in_time_and_output(tmp_path: Path) -> None:
     hung = executable(tmp_path / "hung.sh", "#!/bin/sh\nexec sleep 600\n")
     assert run_script(hung, ["--list"], timeout=0.3).failure == "did not finish within 0.3 s"
@@ -239,6 +246,7 @@ def test_decrypted_values_survive_copy_and_pickle_as_what_they_are() -> None:
         assert isinstance(again, VaultText) and again == INLINE_SECRET and again.ciphertext == value.ciphertext
 
 
+@pytest.mark.slow
 def test_a_script_may_answer_vaulted_values_as_ansible_inventory_prints_them(tmp_path: Path) -> None:
     ciphertext = (VAULT / "hosts.yml").read_text().split("db_password: !vault |\n", 1)[1].split("  children:")[0]
     ciphertext = "\n".join(line.strip() for line in ciphertext.splitlines()) + "\n"
@@ -251,6 +259,7 @@ def test_a_script_may_answer_vaulted_values_as_ansible_inventory_prints_them(tmp
     assert ansible_list(inv)["_meta"]["hostvars"]["db1"]["db_password"] == {"__ansible_vault": ciphertext}
 
 
+@pytest.mark.slow
 def test_a_script_named_without_a_folder_is_the_one_here_not_one_on_path(tmp_path: Path,
                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     """Before: `-i inv.sh` ran `inv.sh` looked up on PATH ("No such file or directory")."""

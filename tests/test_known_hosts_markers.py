@@ -16,7 +16,7 @@ from planner.rehearsal.lab import Lab
 from planner.transport.ssh.client import SSHConnection
 from planner.transport.ssh.known_hosts import known_keys
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
 def _lab_line(lab: Lab) -> tuple[str, str]:

@@ -22,6 +22,8 @@ from planner.steps.guard import check_destructive
 from planner.steps.prep_os import IoScheduler, parse_scheduler
 from planner.transport.connection import LocalConnection
 
+pytestmark = [pytest.mark.slow]
+
 
 def _unavailable() -> str | None:
     if shutil.which("losetup") is None:

@@ -55,6 +55,7 @@ def test_the_sandbox_shows_dm_multipath_as_sysfs_does(mpath_root: Path) -> None:
     assert stat.S_IMODE(mode) == 0o644  # sysfs attributes: read for all, written by the owner (root) only
 
 
+@pytest.mark.slow
 def test_a_multipath_map_is_set_on_the_dm_device_and_its_paths_are_left_alone(mpath_root: Path) -> None:
     """Today's code set the paths (sdb) and left dm-0 alone: the bypassed scheduler, the wrong one."""
     ctx = context(mpath_root)
@@ -70,6 +71,7 @@ def test_a_multipath_map_is_set_on_the_dm_device_and_its_paths_are_left_alone(mp
     assert step.revert(ctx, saved).status is Status.CHANGED and active(mpath_root, "dm-0") == "mq-deadline"
 
 
+@pytest.mark.slow
 def test_a_path_device_named_alone_is_set_on_its_multipath_map_and_says_so(mpath_root: Path) -> None:
     ctx = context(mpath_root)
     out = IoScheduler({"devices": ["sdb", "/dev/sdc"], "scheduler": "kyber"}).apply(ctx)
@@ -78,6 +80,7 @@ def test_a_path_device_named_alone_is_set_on_its_multipath_map_and_says_so(mpath
     assert active(mpath_root, "sdb") == "mq-deadline" and active(mpath_root, "dm-0") == "kyber"
 
 
+@pytest.mark.slow
 def test_lvm_on_multipath_is_walked_down_to_the_map_that_schedules(mpath_root: Path) -> None:
     """A bio-based dm (an LVM volume: only "none") passes bios down; under it the multipath map schedules."""
     lv = mpath_root / "sys/block/dm-5"
@@ -95,6 +98,7 @@ def test_lvm_on_multipath_is_walked_down_to_the_map_that_schedules(mpath_root: P
     assert active(mpath_root, "sdb") == "mq-deadline"
 
 
+@pytest.mark.slow
 def test_persist_by_dm_uuid_and_wwid_and_restore_removes_exactly_planners_rules(mpath_root: Path) -> None:
     rule = mpath_root / RULE_FILE.lstrip("/")
     rule.parent.mkdir(parents=True)
@@ -118,6 +122,7 @@ def test_persist_by_dm_uuid_and_wwid_and_restore_removes_exactly_planners_rules(
     assert rule.read_text().splitlines() == ["# site rules", theirs, later, old_mine]
 
 
+@pytest.mark.slow
 def test_persist_without_a_stable_key_is_refused_before_anything_changes(mpath_root: Path) -> None:
     (mpath_root / "sys/block/sdq/device/wwid").unlink()
     ctx = context(mpath_root)
@@ -157,6 +162,7 @@ def ssh_context(lab: Lab, conn: SSHConnection, *, become: bool) -> StepContext:
                        artifacts=run, run_dir=run, log=lambda *_: None, become=become)
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_root_only_sysfs_refuses_a_non_root_user_and_become_gets_through(nonroot_lab: Lab) -> None:
     """Before: the sandbox was writable by the SSH user (root in CI), so a plan without become passed here and
@@ -196,6 +202,7 @@ plays:
 """
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_apply_as_a_non_root_user_becomes_root_for_the_step_and_for_its_restore(nonroot_lab: Lab) -> None:
     """Before: the end-of-play restore ran without the step's become, so on a real host (and on this root-only

@@ -35,6 +35,7 @@ def _cpus(root: Path, n: int) -> None:
 
 
 # -- row 1: buffer cache ------------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_db_cache_size_is_rounded_up_to_4m_per_cpu_and_the_check_accepts_it(prep_root: Path) -> None:
     """64M on a 128-CPU host reads back 512M (DB_CACHE_SIZE: at least 4M x CPUs): not a failed change."""
     _cpus(prep_root, 128)
@@ -46,6 +47,7 @@ def test_db_cache_size_is_rounded_up_to_4m_per_cpu_and_the_check_accepts_it(prep
     assert "DEFAULT" in out.msg and out.data["buffer_pools"]["DEFAULT"] >= 512 << 20
 
 
+@pytest.mark.slow
 def test_keep_pool_rounds_to_the_granule_and_keep_objects_fall_back_to_default(prep_root: Path) -> None:
     ctx = context(prep_root)
     db = open_database(ctx, config_for(ctx))
@@ -60,6 +62,7 @@ def test_keep_pool_rounds_to_the_granule_and_keep_objects_fall_back_to_default(p
     assert read_pools(db).keep == 48 << 20  # above the 8M floor: 40M -> 3 granules
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", list(SlobRelease))
 def test_slob_cache_sets_the_pool_dba_segments_gives_the_kits_tables(tmp_path: Path, release: SlobRelease) -> None:
     """SLOB 2.4.0 creates cf1/cf2 in RECYCLE, 2.5.x in KEEP: the pool is read from DBA_SEGMENTS, not the kit."""
@@ -73,6 +76,7 @@ def test_slob_cache_sets_the_pool_dba_segments_gives_the_kits_tables(tmp_path: P
     assert load_state(root)["spfile"] == {param: "64M"}
 
 
+@pytest.mark.slow
 def test_slob_cache_refuses_what_it_cannot_read(prep_root: Path) -> None:
     update_state(prep_root, lambda s: s["segments"].pop("USER1.CF1"))
     with pytest.raises(StepError, match="DBA_SEGMENTS has no USER1.CF1"):
@@ -130,6 +134,7 @@ def test_headline_rehearsal_reports_effective_pools_and_statistics_per_play(
 
 
 # -- row 2: the Oracle environment --------------------------------------------------------------------------
+@pytest.mark.slow
 def test_standin_runit_refuses_without_sqlplus_on_path_as_the_real_one(tmp_path: Path) -> None:
     kit = install_slob_kit(tmp_path / "SLOB", loaded_schemas=1)
     r = subprocess.run(["sh", "./runit.sh", "1"], cwd=kit, capture_output=True, text=True,
@@ -140,6 +145,7 @@ def test_standin_runit_refuses_without_sqlplus_on_path_as_the_real_one(tmp_path:
     assert r.returncode == 1 and "SQL*Plus is not executable in current $PATH" in r.stdout
 
 
+@pytest.mark.slow
 def test_standin_runit_needs_oracle_sid_for_its_bequeath_connect(tmp_path: Path) -> None:
     root = tmp_path / "host"
     install_standins(root)
@@ -168,6 +174,7 @@ def _apply(tmp: Path) -> tuple[int, Path, dict]:
     return code, run, res
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("release", list(SlobRelease))
 def test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release(tmp_path: Path,
                                                                             release: SlobRelease) -> None:
@@ -184,6 +191,7 @@ def test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release(tmp_
     assert load_state(root)["segments"]["USER1.CF1"]["buffer_pool"] == pool
 
 
+@pytest.mark.slow
 def test_runit_and_setup_get_oracle_sid_home_and_path_from_the_inventory(tmp_path: Path) -> None:
     _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100")
     code, run, res = _apply(tmp_path)
@@ -194,6 +202,7 @@ def test_runit_and_setup_get_oracle_sid_home_and_path_from_the_inventory(tmp_pat
         assert f"ORACLE_HOME={DEFAULT_HOME}" in cmd and "ORACLE_SID=orcl" in cmd and f"{DEFAULT_HOME}/bin" in cmd
 
 
+@pytest.mark.slow
 def test_slob_without_oracle_sid_is_refused_with_the_inventory_hint(tmp_path: Path) -> None:
     _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME}")
     code, _run, res = _apply(tmp_path)
@@ -201,6 +210,7 @@ def test_slob_without_oracle_sid_is_refused_with_the_inventory_hint(tmp_path: Pa
 
 
 # -- row 3: slob.conf values the kit refuses ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(("step", "rule"), [
     ("run_time: 10", "run_time 10 is refused by the kit's runit.sh: Minimum supported RUN_TIME 30 seconds"),
     ("run_time: 30, work_unit: 2", "work_unit 2 is refused"),
@@ -224,6 +234,7 @@ def _pack(root: Path, value: str) -> None:
     update_state(root, lambda s: s["memory"].__setitem__("control_management_pack_access", value))
 
 
+@pytest.mark.slow
 def test_awr_without_the_diagnostics_pack_becomes_statspack_and_says_why(tmp_path: Path) -> None:
     # stated licensed, but CONTROL_MANAGEMENT_PACK_ACCESS=NONE switches the packs off: the one "no" it can say
     root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
@@ -238,6 +249,7 @@ def test_awr_without_the_diagnostics_pack_becomes_statspack_and_says_why(tmp_pat
     assert "DATABASE_STATISTICS_TYPE=statspack" in (run / used["path"]).read_text()
 
 
+@pytest.mark.slow
 def test_a_stated_licence_allows_awr_and_an_awr_only_kit_is_refused_unlicensed(tmp_path: Path) -> None:
     root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
                                    "oracle_diagnostics_pack=true",
@@ -249,6 +261,7 @@ def test_a_stated_licence_allows_awr_and_an_awr_only_kit_is_refused_unlicensed(t
         Slob({"kit": KIT})._statistics(ctx, KitVersion.SLOB2, "UPDATE_PCT=0\n")
 
 
+@pytest.mark.slow
 def test_collect_awr_is_refused_where_the_pack_is_not_enabled(prep_root: Path) -> None:
     from planner.steps import dbreport
 
@@ -257,6 +270,7 @@ def test_collect_awr_is_refused_where_the_pack_is_not_enabled(prep_root: Path) -
         dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
 
 
+@pytest.mark.slow
 def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:
     root = _slob_project(tmp_path, "")
     ctx = context(root)
@@ -265,6 +279,7 @@ def test_dry_run_says_which_statistics_and_why(tmp_path: Path) -> None:
 
 
 # -- row 5: flashback by version ----------------------------------------------------------------------------
+@pytest.mark.slow
 def test_flashback_before_11_2_is_switched_in_mount_and_the_window_loss_is_said(prep_root: Path) -> None:
     from planner.steps.prep_flashback import Flashback
 
@@ -283,6 +298,7 @@ def test_flashback_before_11_2_is_switched_in_mount_and_the_window_loss_is_said(
     assert "empty flashback window" in back.msg and load_state(prep_root)["database"]["flashback_on"] == "YES"
 
 
+@pytest.mark.slow
 def test_flashback_on_11_2_and_later_stays_open(prep_root: Path) -> None:
     from planner.steps.prep_flashback import Flashback
 
@@ -291,6 +307,7 @@ def test_flashback_on_11_2_and_later_stays_open(prep_root: Path) -> None:
     assert "OPEN (Oracle 11.2)" in out.msg and load_state(prep_root)["restarts"] == 0
 
 
+@pytest.mark.slow
 def test_standin_refuses_flashback_open_before_11_2(prep_root: Path) -> None:
     from planner.errors import OracleError
 
@@ -301,6 +318,7 @@ def test_standin_refuses_flashback_open_before_11_2(prep_root: Path) -> None:
 
 
 # -- row 9: python-oracledb thin mode needs 12.1+ -----------------------------------------------------------
+@pytest.mark.slow
 def test_thin_access_to_an_11_2_database_fails_plan_check_with_the_sqlplus_hint(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     _slob_project(tmp_path, "oracle_home=/u01/app/oracle/product/11.2.0.3/dbhome_1 oracle_sid=SLOB "
@@ -315,6 +333,7 @@ def test_thin_access_to_an_11_2_database_fails_plan_check_with_the_sqlplus_hint(
 
 
 # -- row 10: the SQL planner sends is in the run record -----------------------------------------------------
+@pytest.mark.slow
 def test_sql_sent_to_sqlplus_is_recorded_in_commands_jsonl(tmp_path: Path) -> None:
     root = tmp_path / "hosts" / "alpha"
     install_standins(root)

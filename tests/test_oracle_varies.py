@@ -41,6 +41,7 @@ def run(tmp: Path, *extra: str) -> tuple[int, Path, dict]:
 
 
 # -- row 3: awr_rac.txt is written on a single instance too ------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("release", [r for r in SlobRelease if SLOB_FACTS[r].global_report])
 def test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance(tmp_path: Path,
                                                                           release: SlobRelease) -> None:
@@ -78,6 +79,7 @@ def test_the_standin_kit_writes_awr_rac_txt_only_for_releases_that_do(tmp_path: 
 
 
 # -- row 5: sessions = schemas x THREADS_PER_SCHEMA ----------------------------------------------------------------
+@pytest.mark.slow
 def test_sessions_are_schemas_times_the_kits_threads_per_schema(tmp_path: Path) -> None:
     root = project(tmp_path, step="readers: 4")
     conf = root / KIT.lstrip("/") / "slob.conf"
@@ -112,6 +114,7 @@ def test_more_than_4096_sessions_is_refused_as_runit_sh_does() -> None:
 
 
 # -- row 14: SLOB's admin password never reaches the shareable record --------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("password", ["Sekr3t-Pw_9", None])  # None: unset, runit.sh's default system/manager
 def test_the_kits_sysdba_passwd_is_masked_everywhere_in_the_record(tmp_path: Path, password: str | None) -> None:
     root = project(tmp_path)
@@ -134,6 +137,7 @@ def _slob_group(s: dict) -> None:
     s["diskgroups"]["SLOB"] = {"number": 2, "type": "EXTERN", "au_size": 4194304, "attributes": {}}
 
 
+@pytest.mark.slow
 def test_a_point_refuses_data_that_is_not_on_the_disk_group_the_play_prepared(tmp_path: Path) -> None:
     from planner.rehearsal.standins import update_state
 
@@ -145,6 +149,7 @@ def test_a_point_refuses_data_that_is_not_on_the_disk_group_the_play_prepared(tm
     assert "+DATA/ORCL/DATAFILE/iops.256.1" in res["msg"] and "not on +SLOB" in res["msg"]
 
 
+@pytest.mark.slow
 def test_create_tablespace_puts_the_data_on_the_disk_group_and_setup_needs_it(tmp_path: Path) -> None:
     from planner.rehearsal.standins import load_state, update_state
 
@@ -162,6 +167,7 @@ def test_create_tablespace_puts_the_data_on_the_disk_group_and_setup_needs_it(tm
     assert res["data"]["slob_data"]["files"] == state["tablespaces"]["SLOBTS"]["files"]
 
 
+@pytest.mark.slow
 def test_setup_without_the_tablespace_fails_as_setup_sh_does(tmp_path: Path) -> None:
     project(tmp_path, host_vars="slob_tablespace=NOSUCHTS")
     code, _out, res = run(tmp_path)

@@ -38,6 +38,7 @@ def _cpus(root: Path, n: int) -> None:
 
 
 # -- 1d: the 4 MB x CPU_COUNT floor of the KEEP and RECYCLE caches ----------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["db_keep_cache_size", "db_recycle_cache_size"])
 def test_keep_and_recycle_caches_have_the_4m_per_cpu_floor_and_the_check_accepts_it(prep_root: Path,
                                                                                    name: str) -> None:
@@ -57,6 +58,7 @@ def _pfile_instance(root: Path) -> None:
     update_state(root, lambda s: s["database"].update(pfile=True, no_spfile=True))
 
 
+@pytest.mark.slow
 def test_init_ora_on_a_pfile_instance_sets_dynamic_ones_in_memory_and_refuses_static_ones(prep_root: Path) -> None:
     _pfile_instance(prep_root)
     ctx = context(prep_root)
@@ -78,6 +80,7 @@ def test_init_ora_on_a_pfile_instance_sets_dynamic_ones_in_memory_and_refuses_st
     assert not any(h.startswith("alter") and "filesystemio" in h for h in load_state(prep_root)["history"])
 
 
+@pytest.mark.slow
 def test_the_spfile_is_backed_up_once_per_run_before_the_first_write(prep_root: Path) -> None:
     update_state(prep_root, lambda s: s["spfile"].update(db_cache_size="2G"))
     ctx = context(prep_root)
@@ -92,6 +95,7 @@ def test_the_spfile_is_backed_up_once_per_run_before_the_first_write(prep_root: 
     assert "kept from earlier in this run" in out.msg and backup.read_text() == "*.db_cache_size=2G\n"
 
 
+@pytest.mark.slow
 def test_an_instance_that_will_not_start_comes_back_from_the_backup_pfile(prep_root: Path) -> None:
     """sga_max_size beyond the host's memory: ORA-27102 at startup; planner starts from the backup, puts the
     spfile back and fails the step saying so; the database is OPEN with its old parameters."""
@@ -106,6 +110,7 @@ def test_an_instance_that_will_not_start_comes_back_from_the_backup_pfile(prep_r
     assert state["memory"].get("sga_max_size") is None
 
 
+@pytest.mark.slow
 def test_a_restart_of_a_down_instance_only_starts_it(prep_root: Path) -> None:
     update_state(prep_root, lambda s: s["database"].update(status="SHUTDOWN"))
     ctx = context(prep_root)
@@ -116,6 +121,7 @@ def test_a_restart_of_a_down_instance_only_starts_it(prep_root: Path) -> None:
 
 
 # -- 11: the container: non-CDB, CDB$ROOT, a PDB; what a PDB refuses ------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(("version", "cdb", "pdb", "said"), [
     ("11.2.0.3.0", False, "", "non-CDB ORCL (before 12.1: no containers)"),
     ("19.0.0.0.0", False, "", "non-CDB ORCL"),
@@ -130,6 +136,7 @@ def test_the_container_is_read_across_versions_and_cdb_kinds(prep_root: Path, ve
     assert container.describe() == said and container.pdb is bool(pdb)
 
 
+@pytest.mark.slow
 def test_in_a_pdb_init_ora_refuses_what_a_pdb_cannot_set_and_says_db_cache_size_is_a_minimum(prep_root: Path) -> None:
     update_state(prep_root, lambda s: s["database"].update(cdb=True, pdbs=["PDB1"]))
     ctx = context(prep_root, oracle_pdb="PDB1")
@@ -144,6 +151,7 @@ def test_in_a_pdb_init_ora_refuses_what_a_pdb_cannot_set_and_says_db_cache_size_
     assert "alter session set container = PDB1" in load_state(prep_root)["history"]
 
 
+@pytest.mark.slow
 def test_an_unknown_pdb_is_an_oracle_error_naming_it(prep_root: Path) -> None:
     update_state(prep_root, lambda s: s["database"].update(cdb=True, pdbs=["PDB1"]))
     ctx = context(prep_root, oracle_pdb="SALES")
@@ -152,6 +160,7 @@ def test_an_unknown_pdb_is_an_oracle_error_naming_it(prep_root: Path) -> None:
 
 
 # -- 10: Resource Manager caging, read per point ----------------------------------------------------------------
+@pytest.mark.slow
 @pytest.mark.parametrize(("version", "db", "cpu_count", "caged", "said"), [
     ("19.0.0.0.0", {}, None, False, "not caged: no Resource Manager plan active"),
     ("19.0.0.0.0", {"open_windows": ["MONDAY_WINDOW"]}, None, False,
@@ -176,6 +185,7 @@ def test_caging_is_read_and_said_in_words(prep_root: Path, version: str, db: dic
     assert caging.caged is caged and caging.describe().startswith(said), caging.describe()
 
 
+@pytest.mark.slow
 def test_a_caged_slob_point_says_so_and_iops_per_core_uses_the_caged_cores(tmp_path: Path) -> None:
     root = project(tmp_path, readers="2", repeat=1)
     update_state(root, lambda s: (s["database"].update(open_windows=["MONDAY_WINDOW"]),
@@ -241,6 +251,7 @@ def test_setup_sh_has_its_own_budget_from_the_data_it_loads() -> None:
     assert setup_budget_s({"slob_setup_timeout_s": 86400}, data) == 86400
 
 
+@pytest.mark.slow
 def test_orion_outcome_gives_its_own_estimate_beside_the_model(tmp_path: Path) -> None:
     from test_wl_orion import apply as orion_apply
     from test_wl_orion import project as orion_project
@@ -261,6 +272,7 @@ def test_orion_options_that_only_advanced_reads_are_refused_with_simple_and_norm
 
 
 # -- 6b: CONTROL_MANAGEMENT_PACK_ACCESS is not a licence ----------------------------------------------------------
+@pytest.mark.slow
 def test_the_enterprise_edition_default_pack_access_is_no_licence_for_awr(prep_root: Path) -> None:
     # DIAGNOSTIC+TUNING, the EE default, and nothing stated
     allowed, why = diagnostics_pack(context(prep_root, oracle_diagnostics_pack=None))
@@ -298,6 +310,7 @@ def test_fio_file_jobs_on_libaio_without_direct_and_iozone_without_dash_i_are_fl
 
 
 # -- 16: FLASHBACK_ON = RESTORE POINT ONLY ----------------------------------------------------------------------
+@pytest.mark.slow
 def test_flashback_off_under_a_guaranteed_restore_point_is_refused_at_check_naming_it(prep_root: Path) -> None:
     update_state(prep_root, lambda s: (s["database"].update(flashback_on="RESTORE POINT ONLY"),
                                        s.update(restore_points=[{"name": "BEFORE_SLOB", "guarantee": "YES"}])))
@@ -311,6 +324,7 @@ def test_flashback_off_under_a_guaranteed_restore_point_is_refused_at_check_nami
 
 
 # -- 17: CALIBRATE_IO: every RAC instance open, a 0 ms latency, max_latency at plan check ----------------------
+@pytest.mark.slow
 def test_calibrate_io_on_rac_needs_every_instance_open(prep_root: Path) -> None:
     update_state(prep_root, rac_state)
     ctx = context(prep_root)
@@ -337,6 +351,7 @@ def test_calibrate_max_latency_below_10_fails_plan_check() -> None:
 
 
 # -- 8: hidden "_" parameters: read from X$KSPPI / X$KSPPCV, set quoted SCOPE=SPFILE with the restart ------------
+@pytest.mark.slow
 def test_slobs_hidden_prefetch_parameters_are_read_set_in_the_spfile_restarted_and_put_back(prep_root: Path) -> None:
     ctx = context(prep_root)
     wanted = {"_db_block_prefetch_limit": 0, "_db_block_prefetch_quota": 0, "_db_file_noncontig_mblock_read_count": 0}
@@ -357,6 +372,7 @@ def test_slobs_hidden_prefetch_parameters_are_read_set_in_the_spfile_restarted_a
 
 
 # -- 15 (part): an omitted ASM redundancy is NORMAL, and is said ------------------------------------------------
+@pytest.mark.slow
 def test_an_asm_disk_group_without_redundancy_says_it_is_normal_mirrored(prep_root: Path) -> None:
     ctx = context(prep_root)
     step = AsmDiskgroup({"name": "SLOB", "disks": ["/dev/mapper/lun01"]})

@@ -58,6 +58,7 @@ def _group_alive(pgid: int) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_samples_each_tool_for_the_window_and_stops_the_whole_group(tmp_path: Path) -> None:
     conn = LocalConnection(HOST)
     remote = str(tmp_path / "o st'$(touch x)")  # quoting-hostile: must reach the host as one argument
@@ -101,6 +102,7 @@ class _PathConnection(LocalConnection):
         return super().run(argv, env={**(env or {}), "PATH": self.path}, **kw)  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_missing_tool_is_skipped_not_fatal(tmp_path: Path) -> None:
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
@@ -121,6 +123,7 @@ def test_missing_tool_is_skipped_not_fatal(tmp_path: Path) -> None:
     assert sampler.pgid is not None and _group_alive(sampler.pgid) == []
 
 
+@pytest.mark.slow
 def test_stop_stale_kills_a_group_left_by_a_crashed_controller(tmp_path: Path) -> None:
     conn = LocalConnection(HOST)
     remote = str(tmp_path / "run")
@@ -137,6 +140,7 @@ def test_stop_stale_kills_a_group_left_by_a_crashed_controller(tmp_path: Path) -
         sampler.stop()
 
 
+@pytest.mark.slow
 def test_stop_stale_leaves_a_reused_pgid_alone(tmp_path: Path) -> None:
     conn = LocalConnection(HOST)
     remote = tmp_path / "run"
@@ -163,6 +167,7 @@ def test_bad_arguments_are_input_errors(tmp_path: Path, kwargs: dict[str, object
     assert not (tmp_path / "ostats.pgid").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_over_ssh_the_group_outlives_the_connection_and_stop_stale_ends_it(tmp_path: Path) -> None:
     from planner.rehearsal.lab import build_lab, sshd_available

@@ -132,6 +132,7 @@ def test_not_an_awr_raises(bad: str) -> None:
             mod.parse(bad)
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text(max_size=400), st.integers(min_value=0, max_value=6000))
 def test_any_input_gives_parsed_or_parse_error(noise: str, cut: int) -> None:

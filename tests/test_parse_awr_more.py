@@ -79,6 +79,7 @@ def test_18c_rac_html_host_cpu_instance_cpu_io_profile() -> None:
     assert p.value("io_profile.direct_blocks", scope="read") == 305.5
 
 
+@pytest.mark.slow
 def test_122_noncdb_html_pga_limit_report() -> None:
     p = awr_html.parse(load("awr_122_aimsdb_noncdb.html"), "aims.html")
     assert not p.errors

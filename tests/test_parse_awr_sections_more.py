@@ -26,6 +26,7 @@ def test_avg_wait_every_unit_awr_prints(cell: str, ms: float) -> None:
     assert parse_avg_wait_ms(cell) == pytest.approx(ms)
 
 
+@pytest.mark.slow
 def test_19c_html_foreground_wait_events_give_the_single_block_latency_the_top_10_lacks() -> None:
     p = awr_html.parse(load("awr_19c_orclcdb_waits_activity.html"), "awr.html")
     ev = {"event": "db file sequential read", "section": "foreground"}
@@ -71,6 +72,7 @@ def test_18c_rac_instance_foreground_events_and_activity_carry_the_instance() ->
     assert p.value("activity.physical_read_io_requests_per_s") == 42.55
 
 
+@pytest.mark.slow
 def test_19c_text_foreground_events_blank_timeouts_and_unit_cells() -> None:
     p = awr_text.parse(load("awr_19c_racdb_pdb_waits_activity.txt"), "awr.txt")
     fg = {"section": "foreground", "instance": "1"}
@@ -118,6 +120,7 @@ def test_container_of_a_pdb_level_report_and_of_a_cdb_report() -> None:
     assert awr_html.parse(load("awr_122_aimsdb_noncdb.html")).fact("container") == ""
 
 
+@pytest.mark.slow
 def test_analyze_18c_rac_instance_report_iops_rac_note_and_its_own_latency() -> None:
     """Before: no IOPS, no RAC note, and "latency cannot be computed" beside the report's own latency."""
     from planner.results.analyze import analyze

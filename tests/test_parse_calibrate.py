@@ -99,6 +99,7 @@ def test_wrong_kind_raises(text: str) -> None:
         calibrate_io.parse(text, "x")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text())
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
@@ -110,6 +111,7 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         assert parsed.metrics or parsed.errors  # never an empty success
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.integers(min_value=0, max_value=len(SESSION_19C)), st.text(max_size=4))
 def test_damaged_session_raises_only_parse_error(cut: int, junk: str) -> None:

@@ -125,6 +125,7 @@ def test_wrong_kind_or_empty_raises(text: str) -> None:
         fio.parse(text, "x.json")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text())
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
@@ -136,6 +137,7 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         assert parsed.metrics or parsed.errors  # never an empty success
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(sorted(p.name for p in DATA.iterdir() if p.suffix in (".json", ".out"))),
        st.integers(min_value=0, max_value=21000), st.text(max_size=5))

@@ -75,6 +75,7 @@ def test_wrong_kind_raises(text: str) -> None:
         iozone.parse(text, "x")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text(), st.one_of(st.none(), st.floats(allow_nan=True)))
 def test_arbitrary_text_raises_only_parse_error(text: str, rec: float | None) -> None:

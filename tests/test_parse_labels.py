@@ -143,6 +143,7 @@ def _value_lines(p: Parsed) -> list[int]:
     return sorted({m.source.line for m in p.metrics if m.source and m.source.line and not m.derived})
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(rel=st.sampled_from(COUNTED), pick=st.integers(0, 10_000), spoil=st.sampled_from(_SPOILERS))
 def test_everything_read_only_when_the_count_says_so(rel: str, pick: int, spoil: str) -> None:

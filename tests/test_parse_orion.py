@@ -116,6 +116,7 @@ def test_wrong_or_empty_input_raises(text: str) -> None:
         orion.parse(text, "bad_iops.csv")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text())
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
@@ -127,6 +128,7 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
         assert parsed.metrics or parsed.errors  # never an empty success
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(sorted(p.name for p in DATA.iterdir() if p.suffix in (".txt", ".csv"))),
        st.integers(min_value=0, max_value=3000))

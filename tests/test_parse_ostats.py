@@ -121,6 +121,7 @@ def test_wrong_kind_or_empty_raises(text: str) -> None:
         ostats.parse(text, "x")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text())
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
@@ -133,6 +134,7 @@ def test_arbitrary_text_raises_only_parse_error(text: str) -> None:
             assert parsed.metrics or parsed.errors  # never an empty success
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.sampled_from(sorted(p.name for p in DATA.glob("*.txt"))), st.integers(0, 3000),
        st.text(max_size=4))

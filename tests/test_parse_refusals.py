@@ -91,6 +91,7 @@ def test_prose_is_still_not_recognised() -> None:
     assert NOT_RECOGNISED in str(e.value)
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(60)
 @pytest.mark.parametrize("text", ["x\n" + "\n" * 200_000 + "x\n", "<pre>x\n" * 50_000 + "</pre>" + "<pre>y\n" * 50_000],
                          ids=["blank-lines", "unclosed-pre"])

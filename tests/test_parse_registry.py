@@ -36,6 +36,7 @@ EXPECTED = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("rel", "kind"), sorted(EXPECTED.items()))
 def test_detect_real_files_by_content(rel: str, kind: str) -> None:
     text = (DATA / rel).read_text()
@@ -159,6 +160,7 @@ def test_run_parse_adds_derived_metrics_for_awr_family() -> None:
     assert any(not m["derived"] for m in slb)
 
 
+@pytest.mark.slow
 def test_run_parse_partial_errors_exit_2_and_are_listed() -> None:
     out = io.StringIO()
     assert run_parse([DATA / "orion/orion-seed-x25m_summary.txt", DATA / "iozone/iozone-seed-x25m.txt"],
@@ -173,6 +175,7 @@ def test_run_parse_rejects_unknown_format() -> None:
         run_parse([], "xml", io.StringIO())
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.binary(max_size=2000), st.sampled_from(["x.txt", "a_iops.csv", "r.json", "awr.html", "iostat.out"]))
 def test_arbitrary_bytes_raise_only_parse_error(tmp_path_factory: pytest.TempPathFactory, data: bytes,
@@ -187,6 +190,7 @@ def test_arbitrary_bytes_raise_only_parse_error(tmp_path_factory: pytest.TempPat
         assert parsed.metrics or parsed.errors  # never an empty success
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=3000), st.sampled_from([None, *KINDS]))
 def test_arbitrary_text_into_every_kind_raises_only_parse_error(text: str, kind: str | None) -> None:

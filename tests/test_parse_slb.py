@@ -62,6 +62,7 @@ def test_wrong_kind_raises(text: str) -> None:
         slb.parse(text, "x")
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.text())
 def test_arbitrary_text_raises_only_parse_error(text: str) -> None:

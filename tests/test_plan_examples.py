@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PLANS = sorted((ROOT / "plans").glob("*.yaml"))
 
 
+@pytest.mark.slow
 def test_schema_is_valid_and_versioned() -> None:
     schema = plan_schema()
     Draft202012Validator.check_schema(schema)
@@ -37,6 +38,7 @@ def test_there_are_the_four_example_plans() -> None:
                                        "slb_affinity.yaml", "local_demo.yaml"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", PLANS, ids=[p.name for p in PLANS])
 def test_example_plan_loads_and_checks_against_its_inventory(path: Path) -> None:
     plan = load_plan(path)

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = [pytest.mark.slow]
+
 EXAMPLE = Path(__file__).resolve().parent / "data" / "plugin_example"
 
 

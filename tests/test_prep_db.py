@@ -14,6 +14,8 @@ from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra
 from planner.steps.prep_flashback import Flashback
 
+pytestmark = [pytest.mark.slow]
+
 
 def test_dynamic_parameter_set_with_scope_both_and_restored(prep_root: Path) -> None:
     ctx = context(prep_root)

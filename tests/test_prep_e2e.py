@@ -150,6 +150,7 @@ def test_killed_controller_then_planner_restore(tmp_path: Path) -> None:
     assert main(["restore", str(run_dir)]) == 0  # idempotent: nothing left to do
 
 
+@pytest.mark.slow
 def test_ctrl_c_during_the_workload_restores(tmp_path: Path) -> None:
     hosts = local_hosts(tmp_path)
     root = Path(hosts["h0"]["planner_root"])

@@ -25,6 +25,7 @@ def test_blk_mq_mapping_and_parsing() -> None:
     assert choose("kyber", ("none",)) is None
 
 
+@pytest.mark.slow
 def test_multipath_alias_resolves_to_its_paths_and_maps_noop(prep_root: Path) -> None:
     step = IoScheduler({"devices": "/dev/mapper/violin_lun1", "scheduler": "noop"})
     ctx = context(prep_root)
@@ -43,6 +44,7 @@ def test_multipath_alias_resolves_to_its_paths_and_maps_noop(prep_root: Path) ->
     assert step.revert(ctx, saved).status is Status.OK
 
 
+@pytest.mark.slow
 def test_wwid_glob_and_classic_kernel(prep_root: Path) -> None:
     ctx = context(prep_root)
     step = IoScheduler({"devices": [WWID, "/dev/sd[d]"], "scheduler": "deadline"})
@@ -52,6 +54,7 @@ def test_wwid_glob_and_classic_kernel(prep_root: Path) -> None:
     assert "dm-0 keeps none" in out.msg  # the dm device does not offer it: left alone, and said so
 
 
+@pytest.mark.slow
 def test_missing_device_fails_before_anything_changes(prep_root: Path) -> None:
     step = IoScheduler({"devices": ["sdb", "/dev/mapper/nope", "sdz"], "scheduler": "none"})
     with pytest.raises(StepError, match=r"not found: /dev/mapper/nope, /dev/sdz") as e:
@@ -69,6 +72,7 @@ def test_device_injection_refused(prep_root: Path, bad: str) -> None:
     assert log == []  # refused before any command ran
 
 
+@pytest.mark.slow
 def test_persist_writes_and_restores_a_udev_rule(prep_root: Path) -> None:
     """By the disk's WWID (issue 16 row 7): a disk without one is refused, never given a KERNEL=="sdb" rule."""
     rule = prep_root / "etc/udev/rules.d/60-planner-scheduler.rules"
@@ -88,6 +92,7 @@ def test_persist_writes_and_restores_a_udev_rule(prep_root: Path) -> None:
     assert not rule.exists()
 
 
+@pytest.mark.slow
 def test_sysctl_set_idempotent_restore(prep_root: Path) -> None:
     ctx = context(prep_root)
     step = Sysctl({"vm.swappiness": 1, "kernel.sem": "250 32000 100 256"})
@@ -101,6 +106,7 @@ def test_sysctl_set_idempotent_restore(prep_root: Path) -> None:
     assert Sysctl({"vm.swappiness": 60}).check(ctx).changed is False
 
 
+@pytest.mark.slow
 def test_sysctl_refuses_unknown_and_injected(prep_root: Path) -> None:
     ctx = context(prep_root)
     with pytest.raises(StepError, match="unknown kernel parameter.*vm.nope"):
@@ -113,6 +119,7 @@ def test_sysctl_refuses_unknown_and_injected(prep_root: Path) -> None:
     assert (prep_root / "proc/sys/vm/swappiness").read_text() == "-n $(id)\n"
 
 
+@pytest.mark.slow
 def test_hugepages_by_size_uses_the_page_size(prep_root: Path) -> None:
     ctx = context(prep_root)
     step = Hugepages({"size": "1G"})

@@ -16,7 +16,7 @@ from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 from planner.rehearsal.standins import load_state, standin_vars
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 ASM = """\
 plan: asm_semantics

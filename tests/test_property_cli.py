@@ -14,6 +14,8 @@ from hypothesis import strategies as st
 
 from planner.cli.main import main
 
+pytestmark = [pytest.mark.slow]
+
 SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 PER_EXAMPLE_S = 5.0

@@ -102,6 +102,7 @@ def test_every_kind_has_a_real_sample() -> None:
     assert [k for k, v in SAMPLES.items() if not v] == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_damaged_samples_raise_only_parse_error(kind: str) -> None:
     fn = parser_fn(kind)
@@ -114,6 +115,7 @@ def test_damaged_samples_raise_only_parse_error(kind: str) -> None:
     check()
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(KINDS), st.sampled_from(KINDS), st.data())
 def test_other_kinds_samples_never_crash_a_parser(kind: str, source_kind: str, data: st.DataObject) -> None:
@@ -126,6 +128,7 @@ def test_other_kinds_samples_never_crash_a_parser(kind: str, source_kind: str, d
         assert "parser failed (" not in str(e), f"a hidden parser crash: {e}"
 
 
+@pytest.mark.slow
 @settings(max_examples=120, deadline=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(KINDS), st.data(),
@@ -160,6 +163,7 @@ def test_parse_file_on_damaged_bytes_of_every_kind(tmp_path_factory: pytest.Temp
             assert parsed.metrics or parsed.errors
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", KINDS)
 def test_long_digit_runs_parse_in_linear_time(kind: str) -> None:
     """Squeezed columns ("Redo size: 123456789012345678901234x") once made the AWR Load Profile regex
@@ -189,6 +193,7 @@ def _exact(cents: int, decimals: int) -> float:
     return float(f"{cents / 100:.{decimals}f}")
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(NUMBERS, st.sampled_from(["", "-"]), st.sampled_from(["", "ms", "KB/sec", "%"]), st.booleans())
 def test_number_reader_reads_every_rendering_whole(num: tuple[int, bool, int], sign: str, unit: str,
@@ -203,6 +208,7 @@ def test_number_reader_reads_every_rendering_whole(num: tuple[int, bool, int], s
     assert r.value == want and r.unit == unit and not r.problem
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 10**7), st.integers(1, 10**8), st.booleans(),
        st.sampled_from(["plain", "markdown", "glued"]))
@@ -219,6 +225,7 @@ def test_orion_summary_values_read_whole(iops: int, mbps_cents: int, grouped: bo
     assert not p.errors
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 10**10), st.booleans(), st.sampled_from(["  ", "", " "]))
 def test_iozone_throughput_read_whole(cents: int, grouped: bool, gap: str) -> None:
@@ -229,6 +236,7 @@ def test_iozone_throughput_read_whole(cents: int, grouped: bool, gap: str) -> No
     assert p.value("iozone.throughput") == float(f"{value:.2f}") and p.get("iozone.throughput").unit == "KB/s"
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.integers(1, 10**7), st.integers(1, 10**6), st.booleans(), st.sampled_from(["equals", "dotted", "colon"]))
 def test_calibrate_io_values_read_whole(iops: int, mbps: int, grouped: bool, layout: str) -> None:
@@ -253,6 +261,7 @@ def _load_profile(rows: list[tuple[str, str, str]], layout: str) -> str:
     return "\n".join([head, *body])
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(st.lists(st.tuples(st.integers(0, 10**11), st.integers(0, 10**11)), min_size=4, max_size=4),
        st.booleans(), st.sampled_from(["normal", "wrapped", "flattened", "markdown"]))
@@ -269,6 +278,7 @@ def test_load_profile_values_read_whole_in_every_layout(pairs: list[tuple[int, i
     assert not p.errors
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.integers(0, 10**9), st.integers(-100000, 100000), st.booleans())
 def test_compare_period_values_and_negative_diff_read_whole(cents: int, diff_tenths: int, grouped: bool) -> None:
@@ -285,6 +295,7 @@ def test_compare_period_values_and_negative_diff_read_whole(cents: int, diff_ten
     assert p.value("physical_reads_per_txn_diff_pct") == float(f"{-diff_tenths / 10:.1f}")
 
 
+@pytest.mark.slow
 @settings(max_examples=100, deadline=None)
 @given(st.text(alphabet="0123456789,.", min_size=1, max_size=14))
 def test_a_number_not_read_whole_is_a_warning_never_a_wrong_value(token: str) -> None:

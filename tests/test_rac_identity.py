@@ -20,6 +20,8 @@ from planner.steps.prep_db import InitOra
 from planner.steps.prep_flashback import Flashback
 from planner.transport.connection import CommandResult, LocalConnection, command_line
 
+pytestmark = [pytest.mark.slow]
+
 GRID_HOME = "/u01/app/19.0.0/grid"
 
 

@@ -113,6 +113,7 @@ def _run(tmp: Path) -> tuple[int, Path, dict]:
     return code, run, res
 
 
+@pytest.mark.slow
 def test_rac_standin_report_shows_cluster_totals_from_the_global_report(tmp_path: Path) -> None:
     _slob_rac_project(tmp_path)
     code, run, res = _run(tmp_path)
@@ -145,6 +146,7 @@ def test_rac_standin_report_shows_cluster_totals_from_the_global_report(tmp_path
                          glob.value("physical_write_iops", instance="all")}
 
 
+@pytest.mark.slow
 def test_rac_with_statspack_says_per_instance_only_and_why(tmp_path: Path) -> None:
     _slob_rac_project(tmp_path, "statspack")
     code, _run_dir, res = _run(tmp_path)
@@ -154,6 +156,7 @@ def test_rac_with_statspack_says_per_instance_only_and_why(tmp_path: Path) -> No
     assert "GV$INSTANCE has 2 instance(s)" in res["msg"]
 
 
+@pytest.mark.slow
 def test_awr_collection_on_rac_keeps_the_global_report_beside_the_instance_one(prep_root: Path) -> None:
     from planner.steps import dbreport
 
@@ -169,6 +172,7 @@ def test_awr_collection_on_rac_keeps_the_global_report_beside_the_instance_one(p
     assert "Statspack has no global report" in sp.notes[0] and "GV$INSTANCE has 2 instance(s)" in sp.notes[0]
 
 
+@pytest.mark.slow
 def test_a_single_instance_database_gets_no_global_report(prep_root: Path) -> None:
     from planner.steps import dbreport
 
@@ -215,6 +219,7 @@ def test_a_rac_cluster_total_sits_beside_a_single_instance_figure_and_is_the_pla
     assert pv.value == 240_000.0 and "instance=all" in pv.key
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("collect", "said", "kinds"), [
     ("statspack", "Statspack has no global report, so the figures are per instance only", ["statspack"]),
     ("awr", "", ["awr_text", "awr_rac_text"])])

@@ -45,6 +45,7 @@ def test_multipath_alias_gets_a_dm_device_with_its_slave(tmp_path: Path) -> None
     assert (tmp_path / "dev/sdq").stat().st_size == 256 << 20
 
 
+@pytest.mark.slow
 def test_misspelt_device_fails_rehearsal_at_the_plan_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plan = tmp_path / "plans" / "typo.yaml"
     plan.parent.mkdir()

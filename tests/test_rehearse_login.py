@@ -152,6 +152,7 @@ def _rehearse_as_nobody(tmp_path: Path) -> None:
     assert "ran as nobody on this machine: become was not exercised" in report
 
 
+@pytest.mark.slow
 def test_a_plan_behind_a_folder_the_user_may_not_search_is_refused_in_words(tmp_path: Path) -> None:
     """pytest's tmp folders are root's (0700): for nobody, the plan cannot even be looked at."""
     import subprocess

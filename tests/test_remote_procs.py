@@ -6,9 +6,13 @@ import os
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from planner.host import Host
 from planner.transport.connection import LocalConnection
 from planner.transport.remote_procs import TrackedConnection, prepare, running_dir, stop_leftovers
+
+pytestmark = [pytest.mark.slow]
 
 
 def _conn(tmp_path: Path) -> tuple[TrackedConnection, Path]:

@@ -14,6 +14,7 @@ from planner.report.render import render_run_report
 SECTIONS = ("## Result", "## Summary", "## Findings", "## Reproduction", "## Workloads", "## Hosts", "## Provenance")
 
 
+@pytest.mark.slow
 def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_path: Path) -> None:
     run = seed_study(tmp_path)
     out = render_run_report(run)
@@ -42,6 +43,7 @@ def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_pat
     assert "SIMULATED" not in text
 
 
+@pytest.mark.slow
 def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     run = seed_study(tmp_path)
@@ -56,6 +58,7 @@ def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path)
     assert "<svg" in svg and "<dc:date>" not in svg  # no Date metadata: reproducible files
 
 
+@pytest.mark.slow
 def test_without_charts_the_table_stands_alone(tmp_path: Path) -> None:
     from planner.report.render import render
     from planner.results.measure import read_run
@@ -65,6 +68,7 @@ def test_without_charts_the_table_stands_alone(tmp_path: Path) -> None:
     assert "![" not in text and "(120,000–150,000)" in text and not (run / "charts").exists()
 
 
+@pytest.mark.slow
 def test_comparison_template_and_cli_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = seed_study(tmp_path)
     target = tmp_path / "out" / "cmp.md"
@@ -80,6 +84,7 @@ def test_comparison_template_and_cli_report(tmp_path: Path, capsys: pytest.Captu
     assert main(["report", run.name, "--runs-dir", str(tmp_path), "--template", "nope.md.j2"]) == 5
 
 
+@pytest.mark.slow
 def test_strict_undefined_names_the_missing_key(tmp_path: Path) -> None:
     run = seed_study(tmp_path)
     bad = tmp_path / "bad.md.j2"
@@ -88,12 +93,14 @@ def test_strict_undefined_names_the_missing_key(tmp_path: Path) -> None:
         render_run_report(run, template=str(bad), output=tmp_path / "bad.md")
 
 
+@pytest.mark.slow
 def test_simulated_banner(tmp_path: Path) -> None:
     text = render_run_report(seed_study(tmp_path, simulated=True)).read_text()
     assert "**SIMULATED" in text and "rehearsal" in text
     assert "**inconclusive**, measured 159,183.9 (+0.0%) — the run was simulated" in text
 
 
+@pytest.mark.slow
 def test_parse_errors_are_reported_and_the_rest_still_renders(tmp_path: Path) -> None:
     execs = [Exec("plays[0].workloads[0]", "slob", "exa", {"awr.txt": ("garbage\n", "awr_text")}),
              Exec("plays[0].workloads[0]", "slob", "exa", {"awr2.txt": (awr_excerpt(5_000), "awr_excerpt")},
@@ -104,6 +111,7 @@ def test_parse_errors_are_reported_and_the_rest_still_renders(tmp_path: Path) ->
     assert "5,000" in text
 
 
+@pytest.mark.slow
 def test_flashback_and_rac_findings_in_the_report(tmp_path: Path) -> None:
     execs = [Exec("plays[0].workloads[0]", "slob", "exa",
                   {"awr.txt": (awr_excerpt(5_782.1, events=FLASHBACK_EVENTS), "awr_excerpt")}),
@@ -116,6 +124,7 @@ def test_flashback_and_rac_findings_in_the_report(tmp_path: Path) -> None:
     assert "| MAC10 | AIX-Based Systems (64-bit) |" in text  # the RAC report's host line
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "name", "content", "akind", "expect"), [
     ("fio", "fio.json", DATA / "fio" / "fio-3.33-randread.json", "fio_json", "fio IOPS"),
     ("orion", "t_summary.txt", DATA / "orion" / "orion-seed-x25m_summary.txt", "orion_summary", "3,985"),
@@ -136,6 +145,7 @@ def test_each_workload_kind_renders_its_section(tmp_path: Path, kind: str, name:
     assert "One run per point." in text and "| run |" in text  # the workload's sweep table, one row
 
 
+@pytest.mark.slow
 def test_plan_report_output_is_written_too(tmp_path: Path) -> None:
     from planner.results.measure import load_run_plan
 
@@ -153,6 +163,7 @@ def test_plan_report_output_is_written_too(tmp_path: Path) -> None:
     assert not (tmp_path / "planner.sqlite").exists()  # indexing is `planner runs`/`index`, not rendering
 
 
+@pytest.mark.slow
 def test_apply_renders_the_report_of_a_real_run_record(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "host" / "etc").mkdir(parents=True)
     (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={tmp_path}/host\n")
@@ -174,6 +185,7 @@ def test_apply_renders_the_report_of_a_real_run_record(tmp_path: Path, capsys: p
     assert run.name in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_side_by_side_aligns_differently_named_workloads_of_one_kind(tmp_path: Path) -> None:
     """One play names its SLOB step, the other does not: still one row per metric, both systems in it."""
     execs = [Exec("plays[0].workloads[0]", "SLOB read-only, 16 to 256 readers", "exa",
@@ -187,6 +199,7 @@ def test_side_by_side_aligns_differently_named_workloads_of_one_kind(tmp_path: P
     assert "138,010.5" in row and "159,183.9" in row and "—" not in row
 
 
+@pytest.mark.slow
 def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
     """SLOB leaves awr.txt and awr.html of the same snapshots: 3 repeats are n=3, not 6."""
     execs = [Exec("plays[0].workloads[0]", "slob", "exa",
@@ -203,6 +216,7 @@ def test_one_report_in_two_layouts_counts_once(tmp_path: Path) -> None:
     assert "| 3 runs |" in text and "6 runs" not in text
 
 
+@pytest.mark.slow
 def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) -> None:
     facts = {"exa": {"hostname": "exa", "cpus": 2, "cores": 2, "sockets": 1, "memory_gb": 23.5,
                      "cpu_model": "", "distribution": "", "kernel": "6.1.0"}}
@@ -213,6 +227,7 @@ def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) ->
     assert "Host facts: exa — 2 CPUs, 2 cores, 1 sockets, 23.5 GB memory; kernel 6.1.0." in text
 
 
+@pytest.mark.slow
 def test_a_host_in_two_plays_shows_each_plays_own_waits(tmp_path: Path) -> None:
     """Violin with 8 then 16 LUNs: one host, two plays, both steps titled "slob" - never summed together."""
     from planner.report.render import render

@@ -12,6 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+pytestmark = [pytest.mark.slow]
+
 DATA = Path(__file__).parent / "data"
 
 PLAN = """\

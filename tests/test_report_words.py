@@ -75,6 +75,7 @@ def test_zip_sweep_is_one_line_and_systems_are_series() -> None:
     assert [ln.label for ln in lines] == ["ssd", "nvme"]
 
 
+@pytest.mark.slow
 def test_chart_starts_at_zero_has_words_and_keeps_the_legend_off_the_data(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     lines = [ChartLine("Exadata X2-8", (ChartPoint("64", 95, 100, 103), ChartPoint("128", 99, 103, 104)))]
@@ -86,6 +87,7 @@ def test_chart_starts_at_zero_has_words_and_keeps_the_legend_off_the_data(tmp_pa
     assert ">0<" in text or ">0 <" in text or "0</text>" in text  # the y axis has a 0 tick: it starts at zero
 
 
+@pytest.mark.slow
 def test_keys_stay_in_exports_and_parse_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = seed_study(tmp_path)
     assert main(["export", str(run), "--format", "json"]) == 0
@@ -95,6 +97,7 @@ def test_keys_stay_in_exports_and_parse_json(tmp_path: Path, capsys: pytest.Capt
     assert "orion.max_small_iops" in capsys.readouterr().out
 
 
+@pytest.mark.slow
 def test_report_of_a_recorded_run_keeps_its_plan_when_the_inventory_is_relative(tmp_path: Path) -> None:
     """The run folder's plan.yaml says inventory: ../inventory/lab.yaml, which is beside the original plan,
     not in the run folder: `planner report RUN` once lost the plan (template, claims, step kinds) over it."""
@@ -108,6 +111,7 @@ def test_report_of_a_recorded_run_keeps_its_plan_when_the_inventory_is_relative(
     assert text.startswith("# SLOB comparison") and "**reproduced**" in text
 
 
+@pytest.mark.slow
 def test_runs_columns_stay_aligned_with_long_run_ids(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     seed_study(tmp_path, "20260101T100000Z-a")
     long_id = "20260102T100000Z-" + "a-much-longer-run-id-than-forty-characters" * 2

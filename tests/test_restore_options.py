@@ -14,7 +14,7 @@ import yaml
 from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 PLAN = """\
 plan: restore_me

@@ -14,7 +14,7 @@ from test_fault_resume import PLAN, SCRIPT, kill_at_point_3, planner, workload_r
 
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
 def project(tmp_path: Path, make_lab: Callable[..., Lab]) -> tuple[Lab, Path, Path, Path, Path, str]:

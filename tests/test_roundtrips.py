@@ -21,7 +21,7 @@ from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 from planner.transport.ssh import client as ssh
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 # Warm apply, per host: ONE exec (planner.engine.batch): the lock, the facts, io_scheduler's resolve and
 # template's read, `uname -a` (changed_when: false), the fetch (inline with its checksum), the lock's release.

@@ -22,6 +22,7 @@ from planner.transport.connection import LocalConnection
 FORGER = r"printf '#run 0 1 2\n#-\n#.\n#release 0 1 2\n\377'; printf 'err #.\n#-\n' >&2; exit 3"
 
 
+@pytest.mark.slow
 def test_output_that_looks_like_frames_stays_the_commands_own() -> None:
     conn = LocalConnection(Host("h", "localhost"))
     probes = [Probe(("sh", "-c", FORGER), ok=ANY_EXIT), Probe(("echo", "second"), ok=ANY_EXIT)]
@@ -34,6 +35,7 @@ def test_output_that_looks_like_frames_stays_the_commands_own() -> None:
     assert not batch.parse(r.stdout).released, "a printed '#release' line is not the script's release"
 
 
+@pytest.mark.slow
 def test_a_batch_cut_short_keeps_only_the_frames_that_arrived_whole() -> None:
     """A host that dies mid-batch: what came before the cut counts, the frame it cut does not."""
     conn = LocalConnection(Host("h", "localhost"))
@@ -93,6 +95,7 @@ def _apply(tmp_path: Path, *extra: str) -> tuple[int, Path]:
     return code, dirs[-1] if dirs else runs
 
 
+@pytest.mark.slow
 def test_each_batched_command_is_recorded_as_if_run_alone(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[list[str]] = []
     real = LocalConnection.run
@@ -120,6 +123,7 @@ def test_each_batched_command_is_recorded_as_if_run_alone(tmp_path: Path, monkey
     assert not list((tmp_path / "h/tmp").glob("planner.lock*")), "the lock was released"
 
 
+@pytest.mark.slow
 def test_check_mode_runs_no_batched_command(tmp_path: Path) -> None:
     """-C -D: the prep probes ride in the facts' exec, a changed_when: false command does not run at all."""
     ran = tmp_path / "ran"
@@ -139,6 +143,7 @@ def test_check_mode_runs_no_batched_command(tmp_path: Path) -> None:
     assert not (tmp_path / "h/etc/x.txt").exists()
 
 
+@pytest.mark.slow
 def test_a_later_play_batches_in_its_own_exec_and_releases_the_lock(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     sent: list[list[str]] = []
@@ -191,6 +196,7 @@ def _filler(header: int, total: int) -> str:
     raise AssertionError(f"no frame of {total} bytes")
 
 
+@pytest.mark.slow
 def test_a_cut_on_frame_boundaries_never_hands_a_later_frame_to_an_earlier_read() -> None:
     """The 1 MiB head and 64 KiB tail of the batch's output, cut exactly between frames: the tail's frames are
     those of the last reads, so taking frames in order handed probe 3 the output and exit code of probe 5."""

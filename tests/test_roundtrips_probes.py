@@ -7,11 +7,15 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 from planner.cli.main import main
 from planner.engine.probes import ProbedConnection, run_batch
 from planner.host import Host
 from planner.steps.base import READ_TEXT, Probe
 from planner.transport.connection import Argv, CommandResult, LocalConnection
+
+pytestmark = [pytest.mark.slow]
 
 
 class Recording(LocalConnection):

@@ -20,6 +20,8 @@ from planner.host import Host
 from planner.steps.base import StepContext
 from planner.transport.connection import LocalConnection
 
+pytestmark = [pytest.mark.slow]
+
 
 def _apply(tmp_path: Path) -> Path:
     root = tmp_path / "hosts" / "alpha"

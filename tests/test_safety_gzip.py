@@ -53,6 +53,7 @@ def bombed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 REFUSAL = f"inflates to more than {MAX_INFLATED_BYTES >> 20} MiB"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("verb", ["parse", "analyze", "show", "report", "export"])
 def test_a_gzip_bomb_is_refused_by_name(verb: str, bombed: tuple[Path, Path], tmp_path: Path) -> None:
     run, bomb = bombed

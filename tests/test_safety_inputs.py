@@ -90,6 +90,7 @@ def test_endless_or_huge_inputs_are_refused_quickly(how: str, tmp_path: Path,
     assert expected in err, err
 
 
+@pytest.mark.slow
 def test_crafted_artifact_paths_stay_inside_the_run_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = seed_study(tmp_path / "runs")
     outside = tmp_path / "secret-fio.json"

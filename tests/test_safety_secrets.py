@@ -48,6 +48,7 @@ def _leaks(run: Path, console: str, secret: str) -> list[str]:
     return found + (["console"] if secret in console else [])
 
 
+@pytest.mark.slow
 def test_password_file_under_home_is_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                               capsys: pytest.CaptureFixture[str]) -> None:
     """`oracle_password_file: ~/pw`: the reader expanded ~, the secret collector did not."""
@@ -62,6 +63,7 @@ def test_password_file_under_home_is_redacted(tmp_path: Path, monkeypatch: pytes
     assert _leaks(run, console, "Tilde-s3cret-4-planner") == []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("secret", ['q"uote-s3cret', "back\\slash-s3cret", "nön-ascii-s3crét€"])
 def test_passwords_json_escapes_are_redacted_too(secret: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -89,6 +91,8 @@ def test_a_secret_split_by_the_output_cut_is_masked(tmp_path: Path) -> None:
         assert not any(tail.endswith(secret[:k]) for k in range(3, len(secret) + 1)), tail[-30:]
 
 
+@pytest.mark.slow
+@pytest.mark.ssh
 def test_a_fetched_file_holding_the_password_is_redacted_with_a_note(
         lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     secret = "Fetch3d-s3cret-over-ssh"
@@ -124,6 +128,7 @@ def test_a_fetched_file_holding_the_password_is_redacted_with_a_note(
     assert _leaks(run, console, secret) == []
 
 
+@pytest.mark.slow
 def test_password_like_extra_vars_are_redacted_in_meta_and_report(tmp_path: Path,
                                                                   capsys: pytest.CaptureFixture[str]) -> None:
     code, _, run = _run(tmp_path, "echo hello", "", "-e", "admin_password=Adm1n-s3cret",

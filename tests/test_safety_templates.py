@@ -98,6 +98,7 @@ def _received_run(tmp_path: Path, marker: Path) -> Path:
     return run
 
 
+@pytest.mark.slow
 def test_a_received_run_folder_never_runs_its_own_template(tmp_path: Path,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     marker = tmp_path / "pwned"
@@ -109,6 +110,7 @@ def test_a_received_run_folder_never_runs_its_own_template(tmp_path: Path,
     assert (run / "report.md").read_text().startswith("# ")  # the default report, rendered
 
 
+@pytest.mark.slow
 def test_a_run_folder_template_named_on_the_command_line_is_sandboxed(tmp_path: Path,
                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     marker = tmp_path / "pwned"
@@ -120,6 +122,7 @@ def test_a_run_folder_template_named_on_the_command_line_is_sandboxed(tmp_path: 
     assert "evil.md.j2:1:" in err and "unsafe" in err and "Traceback" not in err
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("body", ["{{ 1/0 }}", '{{ "a" + 1 }}', "{{ run.plan.no_such + 1 }}\n{{ [1][5] }}"])
 def test_report_template_runtime_errors_are_exit_5_with_the_line(body: str, tmp_path: Path,
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -166,6 +169,7 @@ def test_template_runtime_errors_are_exit_5_with_file_line(tmp_path: Path, capsy
     assert not (tmp_path / "r").exists() or not list((tmp_path / "r").iterdir())
 
 
+@pytest.mark.slow
 def test_constant_templates_in_vars_are_rendered(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """`vars: {x: "{{ 2 * 3 }}"}` was kept as the literal text (only variables naming others were rendered)."""
     plan = tmp_path / "plan.yaml"
@@ -203,6 +207,7 @@ def test_report_output_outside_the_plans_folder_is_refused(output: str, tmp_path
     assert not (tmp_path / "runs").exists()
 
 
+@pytest.mark.slow
 def test_report_output_inside_the_plans_folder_and_o_anywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "study"
     folder.mkdir()

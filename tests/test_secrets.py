@@ -9,6 +9,8 @@ import pytest
 
 from planner.cli.main import main
 
+pytestmark = [pytest.mark.slow]
+
 SECRET = "s3cr3t-Pa55-for-planner-test"
 
 

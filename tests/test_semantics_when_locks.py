@@ -15,7 +15,7 @@ from planner.cli.main import main
 from planner.engine.runner import Runner
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 WHEN_PLAN = """\
 plan: when_workloads

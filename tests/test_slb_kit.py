@@ -82,6 +82,7 @@ def test_regexes_match_the_seed_layout() -> None:
     assert m is not None and m["rops"] == "3159996366" and m["secs"] == "31"
 
 
+@pytest.mark.slow
 @needs_cc
 def test_two_users_print_the_seed_lines(kit: Path) -> None:
     r = _run([str(kit / "runit.sh"), "2", "1"])
@@ -89,6 +90,7 @@ def test_two_users_print_the_seed_lines(kit: Path) -> None:
     _check_output(r.stdout, 2)
 
 
+@pytest.mark.slow
 @needs_cc
 @needs_taskset
 def test_runs_pinned_under_taskset(kit: Path) -> None:
@@ -118,6 +120,7 @@ def _alive(pid: int) -> bool:
         return False
 
 
+@pytest.mark.slow
 @needs_cc
 @needs_taskset
 def test_users_inherit_affinity_and_sigterm_stops_them_all(kit: Path) -> None:
@@ -147,6 +150,7 @@ def test_users_inherit_affinity_and_sigterm_stops_them_all(kit: Path) -> None:
         proc.communicate()
 
 
+@pytest.mark.slow
 @needs_cc
 def test_a_failed_user_fails_the_run(kit: Path) -> None:
     def limit_memory() -> None:  # malloc of the 64 MiB buffer fails under a 32 MiB address-space cap
@@ -159,6 +163,7 @@ def test_a_failed_user_fails_the_run(kit: Path) -> None:
     assert "Test Summary" not in r.stdout
 
 
+@pytest.mark.slow
 @needs_cc
 @pytest.mark.parametrize("args", [["0"], ["x"], []])
 def test_bad_arguments_exit_2(kit: Path, args: list[str]) -> None:

@@ -25,6 +25,8 @@ def _config(tmp_path: Path, lab: Lab, extra: str = "") -> Path:
     return path
 
 
+@pytest.mark.slow
+@pytest.mark.ssh
 def test_inventory_beats_ssh_config_beats_defaults(lab: Lab, tmp_path: Path) -> None:
     cfg = _config(tmp_path, lab)
     h = lab.hosts[0]
@@ -40,6 +42,7 @@ def test_inventory_beats_ssh_config_beats_defaults(lab: Lab, tmp_path: Path) -> 
     assert (t.hostname, t.port, t.key_name) == ("not-in-config", 22, "not-in-config")
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_ssh_config_alias_connects(lab: Lab, tmp_path: Path) -> None:
     cfg = _config(tmp_path, lab)
@@ -49,6 +52,7 @@ def test_ssh_config_alias_connects(lab: Lab, tmp_path: Path) -> None:
     assert r.ok and r.stdout.split()[2:] == [target.address, str(target.port)]
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_proxy_jump_reaches_the_host_through_another(lab: Lab, tmp_path: Path) -> None:
     jump, target = lab.hosts[0], lab.hosts[2]
@@ -68,6 +72,8 @@ def test_missing_explicit_ssh_config_is_an_error(tmp_path: Path) -> None:
         resolve_target(Host(name="x", address="x"), ssh_config=tmp_path / "nope")
 
 
+@pytest.mark.slow
+@pytest.mark.ssh
 def test_known_hosts_read_line_by_line(lab: Lab, tmp_path: Path) -> None:
     blob = lab.known_hosts.read_text().splitlines()[0].split()[1:3]
     key = " ".join(blob)
@@ -91,6 +97,7 @@ def test_known_hosts_read_line_by_line(lab: Lab, tmp_path: Path) -> None:
     assert known_keys([known, tmp_path / "absent"], "db9.example") == []
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_ten_connections_open_concurrently(make_lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lab = make_lab(10)
@@ -106,6 +113,7 @@ def test_ten_connections_open_concurrently(make_lab, tmp_path: Path) -> None:  #
                 c.close()
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_proxy_command_is_used(lab: Lab, tmp_path: Path) -> None:
     jump, target = lab.hosts[0], lab.hosts[1]

@@ -17,7 +17,7 @@ from planner.transport.connect import connect_all
 from planner.transport.connection import CommandResult
 from planner.transport.ssh.client import SSHConnection
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
 def _close_all(conns: dict[str, SSHConnection | ConnectError]) -> None:

@@ -12,7 +12,7 @@ import yaml
 
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
 def test_lab_hosts_are_distinct_and_listening(lab: Lab) -> None:

@@ -17,7 +17,7 @@ from planner.errors import StepError
 from planner.rehearsal.lab import Lab
 from planner.transport.ssh.client import SSHConnection
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 
 @pytest.fixture

@@ -43,6 +43,7 @@ def _db(root: Path, profile: HostProfile):  # type: ignore[no-untyped-def]
     return open_database(ctx, config_for(ctx))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ["10.2.0.5.0", "11.2.0.3.0", "12.1.0.2.0", "19.0.0.0.0"])
 def test_the_standin_answers_with_the_profiles_version(tmp_path: Path, version: str) -> None:
     db = _db(tmp_path, HostProfile(oracle_version=version))

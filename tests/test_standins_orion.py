@@ -9,6 +9,8 @@ import pytest
 
 from planner.parsers import parse_file
 
+pytestmark = [pytest.mark.slow]
+
 ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 
 

@@ -48,6 +48,7 @@ def test_put_run_round_trips_measurements(tmp_path: Path) -> None:
         assert {m.host for m in only} == {"exa", "vio"} and all(m.unit == "IOPS" for m in only)
 
 
+@pytest.mark.slow
 def test_rebuild_and_sync_index_every_run_folder(tmp_path: Path) -> None:
     seed_study(tmp_path, "20260101T100000Z-a")
     seed_study(tmp_path, "20260102T100000Z-b", violin_iops=236_486.7)
@@ -61,6 +62,7 @@ def test_rebuild_and_sync_index_every_run_folder(tmp_path: Path) -> None:
         assert len(st.runs("slob_violin_vs_exadata")) == 2
 
 
+@pytest.mark.slow
 def test_cli_runs_index_and_export(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = seed_study(tmp_path, simulated=True)
     assert main(["index", "--runs-dir", str(tmp_path)]) == 0

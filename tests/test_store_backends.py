@@ -46,6 +46,7 @@ def tables(url: str) -> set[str]:
     return {r[0] for r in rows}
 
 
+@pytest.mark.slow
 def test_migrate_creates_the_same_schema_on_both_backends(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "store", "migrate", "--store", store_url)
     assert code == 0, err
@@ -55,6 +56,7 @@ def test_migrate_creates_the_same_schema_on_both_backends(store_url: str, capsys
     assert code == 0 and "up to date" in out
 
 
+@pytest.mark.slow
 def test_a_newer_schema_is_refused_in_words(store_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
     with open_store(parse_store_url(store_url, Path("."))) as st, st._tx():
@@ -65,6 +67,7 @@ def test_a_newer_schema_is_refused_in_words(store_url: str, capsys: pytest.Captu
     assert "Traceback" not in err
 
 
+@pytest.mark.slow
 def test_push_twice_is_one_run_and_pull_rebuilds_the_folder(store_url: str, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -103,6 +106,7 @@ def test_push_twice_is_one_run_and_pull_rebuilds_the_folder(store_url: str, tmp_
     assert code == 5 and "already holds a run folder" in err
 
 
+@pytest.mark.slow
 def test_report_of_a_pulled_run_is_the_report_of_the_original(store_url: str, tmp_path: Path,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -127,6 +131,7 @@ def _seed(root: Path, run_id: str, plan: str, hosts: list[str], started: str, io
     return run
 
 
+@pytest.mark.slow
 def test_runs_filters_by_plan_host_and_date(store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
     _seed(tmp_path / "labA", "r1-violin", "violin_study", ["vio"], "2026-01-05T09:00:00.000000Z")
@@ -150,6 +155,7 @@ def test_runs_filters_by_plan_host_and_date(store_url: str, tmp_path: Path, caps
     assert code == 5 and "is not a date" in err
 
 
+@pytest.mark.slow
 def test_compare_runs_pushed_by_two_controllers(store_url: str, tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
@@ -212,6 +218,7 @@ def _release(procs: list[subprocess.Popen[str]]) -> list[str]:
     return outs
 
 
+@pytest.mark.slow
 def test_two_controllers_pushing_at_once_both_land(store_url: str, tmp_path: Path) -> None:
     migrated(store_url)
     a = seed_study(tmp_path / "labA", "20260101T100000Z-a")
@@ -223,6 +230,7 @@ def test_two_controllers_pushing_at_once_both_land(store_url: str, tmp_path: Pat
         assert len(st.measurements(b.name)) == len(read_run(b).measurements)
 
 
+@pytest.mark.slow
 def test_the_same_run_pushed_at_once_is_one_run(store_url: str, tmp_path: Path) -> None:
     migrated(store_url)
     run = seed_study(tmp_path / "labA")
@@ -244,6 +252,7 @@ def _kill_mid_push(url: str, folder: Path, *flags: str) -> None:
     assert p.returncode == -signal.SIGKILL
 
 
+@pytest.mark.slow
 def test_a_push_killed_half_way_leaves_no_half_written_run(store_url: str, tmp_path: Path) -> None:
     migrated(store_url)
     v1 = seed_study(tmp_path / "labA")
@@ -262,6 +271,7 @@ def test_a_push_killed_half_way_leaves_no_half_written_run(store_url: str, tmp_p
     assert _release([_writer(store_url, v2, "push", "replace")]) == ["pushed"]  # nothing was left locked
 
 
+@pytest.mark.slow
 def test_store_failure_at_the_end_of_apply_keeps_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from test_engine_local import PLAN, TEMPLATE
@@ -330,6 +340,7 @@ def test_apply_refuses_a_password_in_the_store_url_before_any_host(tmp_path: Pat
     assert not any((tmp_path / "runs").glob("*/meta.json"))  # no run started, no host touched
 
 
+@pytest.mark.slow
 def test_pull_writes_nothing_outside_the_run_folder(store_url: str, tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)

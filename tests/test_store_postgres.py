@@ -14,6 +14,8 @@ from test_store_backends import cli, migrated
 
 from planner.store import open_store, parse_store_url
 
+pytestmark = [pytest.mark.slow]
+
 
 @pytest.fixture
 def pg(pg_cluster: PgCluster, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> PgCluster:

@@ -12,7 +12,7 @@ from planner.cli.main import main
 from planner.engine.syncstart import MARKER
 from planner.rehearsal.lab import Lab
 
-pytestmark = pytest.mark.ssh
+pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
 PLAN = """\
 plan: synced

@@ -129,6 +129,7 @@ def _check(kind: str, wrapped: str) -> None:
     assert len(got.errors) == len(bare.errors), [str(e) for e in got.errors]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(BODIES))
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(inner=st.lists(_INNER, max_size=2), outer=st.lists(_OUTER, max_size=2))
@@ -140,6 +141,7 @@ def test_wrapped_body_reads_the_same(kind: str, inner: list[Wrapper], outer: lis
     _check(kind, _apply(_body(BODIES[kind]), [*inner, *outer]))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ROW_KINDS)
 @settings(max_examples=40, deadline=None)
 @given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado", "sysstat"]), min_size=1, max_size=2, unique=True),

@@ -27,6 +27,7 @@ def test_interval_follows_the_points_length() -> None:
     assert interval == 1 and "every 1s instead of 5s" in note
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("fio") is None or shutil.which("mpstat") is None, reason="needs fio and mpstat")
 def test_a_short_point_with_the_default_interval_has_samples(tmp_path: Path) -> None:
     """A 1 s fio point with collect: [mpstat, vmstat] at the default interval: with 5 s sampling the window held

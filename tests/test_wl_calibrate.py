@@ -47,6 +47,7 @@ def apply(tmp: Path) -> tuple[int, Path, dict]:
     return code, run, result
 
 
+@pytest.mark.slow
 def test_calibrate_io_returns_the_standins_values(tmp_path: Path) -> None:
     project(tmp_path)
     code, run, result = apply(tmp_path)
@@ -62,6 +63,7 @@ def test_calibrate_io_returns_the_standins_values(tmp_path: Path) -> None:
     assert "PLANNER STAND-IN" in (run / art["path"]).read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "value", "needle"), [
     ("timed_statistics", "FALSE", "timed_statistics=TRUE"),
     ("disk_asynch_io", "FALSE", "disk_asynch_io"),
@@ -74,6 +76,7 @@ def test_prerequisites_are_checked_first(tmp_path: Path, name: str, value: str, 
     assert not any("calibrate_io" in sql.lower() for sql in load_state(root)["history"])  # never started
 
 
+@pytest.mark.slow
 def test_datafiles_without_async_io_are_refused(tmp_path: Path) -> None:
     root = project(tmp_path)
     update_state(root, lambda s: s.update(diskgroups={}))  # datafiles on a filesystem, filesystemio_options=none
@@ -100,6 +103,7 @@ def context(tmp: Path, root: Path) -> StepContext:
                        point=SweepPoint(0, (), 0))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("kind", "parser"), [("awr", "awr_text"), ("statspack", "statspack")])
 def test_snapshots_bracket_a_point_and_the_report_parses(tmp_path: Path, kind: str, parser: str) -> None:
     root = tmp_path / "hosts" / "alpha"

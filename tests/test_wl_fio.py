@@ -51,6 +51,7 @@ def iops(out: Any) -> float:
     return next(v for k, v in out.data["metrics"].items() if k.startswith("fio.iops"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("rw", ["randread", "randwrite"])
 def test_file_target_runs_for_real(local: tuple[Host, Path], tmp_path: Path, rw: str) -> None:
     host, root = local
@@ -69,6 +70,7 @@ def test_file_target_runs_for_real(local: tuple[Host, Path], tmp_path: Path, rw:
     assert fio_cmd.exit_code == 0 and "/tmp/planner/fio-plays-0-workloads-0/point000" in fio_cmd.command
 
 
+@pytest.mark.slow
 def test_inline_job_and_job_file(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     ctx = make_ctx(host, LocalConnection(host), tmp_path)
@@ -96,6 +98,7 @@ def test_inline_job_and_job_file(local: tuple[Host, Path], tmp_path: Path) -> No
     assert (root / "data" / "b.dat").exists() and (root / "data" / "c.dat").exists()
 
 
+@pytest.mark.slow
 def test_write_to_signed_device_is_refused_before_fio_runs(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     dev = root / "dev" / "sdx"
@@ -115,6 +118,7 @@ def test_write_to_signed_device_is_refused_before_fio_runs(local: tuple[Host, Pa
     assert out.status is Status.CHANGED, out.msg
 
 
+@pytest.mark.slow
 def test_blank_device_write_runs_when_destructive(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     with (root / "dev" / "blank").open("wb") as f:
@@ -124,6 +128,7 @@ def test_blank_device_write_runs_when_destructive(local: tuple[Host, Path], tmp_
     assert out.status is Status.CHANGED and iops(out) > 0, out.msg
 
 
+@pytest.mark.slow
 def test_fio_failure_and_bad_output_fail_the_point_keeping_artifacts(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, _ = local
     ctx = make_ctx(host, LocalConnection(host), tmp_path)
@@ -163,6 +168,7 @@ def test_job_file_parsing() -> None:
         Fio({"rw": "read\n[evil]"})._global()
 
 
+@pytest.mark.slow
 def test_sweep_end_to_end_through_the_cli(tmp_path: Path) -> None:
     root = tmp_path / "hosts" / "alpha"
     (root / "data").mkdir(parents=True)
@@ -201,6 +207,7 @@ def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[tuple[StepContext, Path]]:
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_fio_over_real_ssh(lab_ctx: tuple[StepContext, Path]) -> None:
     ctx, sandbox = lab_ctx
@@ -211,6 +218,7 @@ def test_fio_over_real_ssh(lab_ctx: tuple[StepContext, Path]) -> None:
     assert doc["jobs"][0]["write"]["iops"] > 0
 
 
+@pytest.mark.slow
 def test_buffered_device_and_sync_iodepth_warn(local: tuple[Host, Path], tmp_path: Path) -> None:
     """Issue 15 item 15: a buffered device benchmark and an iodepth sweep on psync say so on the point."""
     host, root = local
@@ -228,6 +236,7 @@ def test_buffered_device_and_sync_iodepth_warn(local: tuple[Host, Path], tmp_pat
     assert "warning" not in change.msg
 
 
+@pytest.mark.slow
 def test_report_keeps_read_and_write_apart_and_finds_fio_traps(tmp_path: Path) -> None:
     """Issue 15 item 15: a zip over rw: [read, write] gives two metrics (dir=read, dir=write), not one merged
     row whose "best point" mixes reads and writes; the report's findings name the buffered device run and the
@@ -262,6 +271,7 @@ def test_report_keeps_read_and_write_apart_and_finds_fio_traps(tmp_path: Path) -
     assert "Device benchmark ran buffered" in report and "iodepth swept with a synchronous engine" in report
 
 
+@pytest.mark.slow
 def test_check_diff_shows_each_points_command_and_job_file(tmp_path: Path) -> None:
     """Issue 15 item 10: -C -D shows, per point, the command line and the job file planner would write."""
     root = tmp_path / "hosts" / "alpha"

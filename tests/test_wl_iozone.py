@@ -98,6 +98,7 @@ def test_argv_is_built_like_the_seed() -> None:
     assert [record_kb(x) for x in (8, "8k", "1m", "1M", "x", None)] == [8, 8, 1024, 1024, None, None]
 
 
+@pytest.mark.slow
 def test_full_step_with_created_files(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     log: list[CommandResult] = []
@@ -118,6 +119,7 @@ def test_full_step_with_created_files(local: tuple[Host, Path], tmp_path: Path) 
     assert "Parent sees throughput for  4 random readers" in (tmp_path / "run" / main.path).read_text()
 
 
+@pytest.mark.slow
 def test_default_files_and_missing_files_fail(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     out = Iozone({"binary": "/opt/iozone/iozone", "record_size": "8k", "file_size": "4m", "tests": [2],
@@ -131,6 +133,7 @@ def test_default_files_and_missing_files_fail(local: tuple[Host, Path], tmp_path
         Iozone({"tests": [2], "threads": 3, "files": ["a", "b"]}).apply(make_ctx(host, LocalConnection(host), tmp_path))
 
 
+@pytest.mark.slow
 def test_garbage_output_fails_with_the_parse_error_and_keeps_it(local: tuple[Host, Path], tmp_path: Path) -> None:
     host, root = local
     (root / "opt" / "iozone" / "iozone").write_text("#!/bin/sh\necho 'iozone: something odd happened'\n")
@@ -161,6 +164,7 @@ def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[tuple[StepContext, Path]]:
     conn.close()
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_iozone_double_over_real_ssh(lab_ctx: tuple[StepContext, Path]) -> None:
     ctx, _ = lab_ctx

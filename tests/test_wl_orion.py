@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from planner.cli.main import main
 from planner.rehearsal.standins.awrgen import MARKER
 
@@ -42,6 +44,7 @@ def apply(tmp: Path) -> tuple[int, Path, dict]:
     return code, run, result
 
 
+@pytest.mark.slow
 def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -> None:
     root = project(tmp_path)
     code, run, result = apply(tmp_path)
@@ -68,6 +71,7 @@ def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -
     assert "-run simple -testname ssd -num_disks 1" in commands
 
 
+@pytest.mark.slow
 def test_write_refused_on_a_device_holding_ext4(tmp_path: Path) -> None:
     root = project(tmp_path, extra=", write: 30", run="advanced", options="        destructive: true")
     dev = bytearray(1 << 20)
@@ -85,6 +89,7 @@ def test_write_needs_destructive_true(tmp_path: Path) -> None:
     assert code == 2 and "not marked destructive" in result["msg"]
 
 
+@pytest.mark.slow
 def test_write_on_a_blank_device_marked_destructive_runs(tmp_path: Path) -> None:
     project(tmp_path, extra=", write: 30", run="advanced", options="        destructive: true")
     code, _run, result = apply(tmp_path)
@@ -92,6 +97,7 @@ def test_write_on_a_blank_device_marked_destructive_runs(tmp_path: Path) -> None
     assert "-write 30" in result["msg"]
 
 
+@pytest.mark.slow
 def test_a_missing_lun_fails_clearly(tmp_path: Path) -> None:
     project(tmp_path, luns="/dev/sdz")
     code, _run, result = apply(tmp_path)

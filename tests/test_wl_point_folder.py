@@ -30,7 +30,7 @@ from planner.steps.base import StepContext
 from planner.steps.wl_common import fetch_existing
 from planner.transport.connection import LocalConnection
 
-pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
+pytestmark = [pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed"), pytest.mark.slow]
 
 ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 KIT = "home/oracle/SLOB"

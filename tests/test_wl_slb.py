@@ -48,6 +48,7 @@ def builds(log: list[CommandResult]) -> list[CommandResult]:
     return [r for r in log if "make;" in r.command]
 
 
+@pytest.mark.slow
 @needs_cc
 def test_default_kit_runs_and_is_built_once(local: Host, tmp_path: Path) -> None:
     log: list[CommandResult] = []
@@ -76,6 +77,7 @@ def test_default_kit_runs_and_is_built_once(local: Host, tmp_path: Path) -> None
     assert out3.status is Status.CHANGED and len(builds(log3)) == 1, out3.msg
 
 
+@pytest.mark.slow
 @needs_cc
 def test_kit_from_a_tarball(local: Host, tmp_path: Path) -> None:
     tar_path = tmp_path / "slbkit.tar.gz"
@@ -89,6 +91,7 @@ def test_kit_from_a_tarball(local: Host, tmp_path: Path) -> None:
     assert out.status is Status.CHANGED, out.msg
 
 
+@pytest.mark.slow
 def test_bad_output_fails_the_point_and_keeps_the_artifact(local: Host, tmp_path: Path) -> None:
     kit = tmp_path / "fakekit"
     kit.mkdir()
@@ -136,6 +139,7 @@ def test_affinity_beyond_the_hosts_cpus_warns(local: Host, tmp_path: Path) -> No
     assert "names CPU(s) 2, 3, 4, 5 but the host has 2 CPU(s)" in change.msg
 
 
+@pytest.mark.slow
 @needs_cc
 def test_affinity_warning_reaches_the_points_message(local: Host, tmp_path: Path) -> None:
     ctx = make_ctx(local, LocalConnection(local), tmp_path)
@@ -156,6 +160,7 @@ def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[StepContext]:
     conn.close()
 
 
+@pytest.mark.slow
 @needs_cc
 @pytest.mark.ssh
 def test_slb_over_real_ssh(lab_ctx: StepContext) -> None:

@@ -59,6 +59,7 @@ def physical_reads(run: Path, result: dict, kind: str = "awr_text") -> float:
     return value
 
 
+@pytest.mark.slow
 def test_sweep_gives_six_points_whose_physical_reads_rise_with_readers(tmp_path: Path) -> None:
     root = project(tmp_path)
     original = (root / KIT.lstrip("/") / "slob.conf").read_text()
@@ -89,6 +90,7 @@ def test_sweep_gives_six_points_whose_physical_reads_rise_with_readers(tmp_path:
     assert len(setups) == 3 and "IOPS 4" in setups[-1]
 
 
+@pytest.mark.slow
 def test_statspack_is_collected_when_the_kit_says_so(tmp_path: Path) -> None:
     project(tmp_path, readers="2", repeat=1, extra=", writers: 1")
     code, run, results = apply(tmp_path)
@@ -99,6 +101,7 @@ def test_statspack_is_collected_when_the_kit_says_so(tmp_path: Path) -> None:
     assert physical_reads(run, results[0], "statspack") > 0
 
 
+@pytest.mark.slow
 def test_kit_errors_fail_the_point_and_keep_the_logs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     project(tmp_path, readers="1", repeat=1)
     monkeypatch.setenv("PLANNER_STANDIN_FAIL", "ora")
@@ -108,6 +111,7 @@ def test_kit_errors_fail_the_point_and_keep_the_logs(tmp_path: Path, monkeypatch
     assert any(a["path"].endswith("slob_debug.out") for a in results[0]["artifacts"])
 
 
+@pytest.mark.slow
 def test_setup_missing_is_reported_from_the_kit(tmp_path: Path) -> None:
     project(tmp_path, readers="1", repeat=1)
     plan = (tmp_path / "plan.yaml").read_text().replace("setup: true", "setup: false")
@@ -116,6 +120,7 @@ def test_setup_missing_is_reported_from_the_kit(tmp_path: Path) -> None:
     assert code == 2 and "ORA-01017" in results[0]["msg"]
 
 
+@pytest.mark.slow
 def test_a_malformed_report_fails_the_point_with_the_parser_named(tmp_path: Path) -> None:
     root = project(tmp_path, readers="1", repeat=1)
     kit = root / KIT.lstrip("/")
@@ -163,6 +168,7 @@ def test_render_conf_replaces_keys_and_keeps_the_rest() -> None:
     assert render_conf("A=1\n", {"A": "x; rm -rf /"}).startswith("A='x; rm -rf /'")
 
 
+@pytest.mark.slow
 @pytest.mark.ssh
 def test_sweep_over_the_ssh_lab(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     host = lab.hosts[0]

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from planner.files import write_output
+from planner.status import ExitCode
 
 FORMATS = ("md", "json")
 
@@ -41,4 +42,4 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
         out.write(md)
     if args.output:
         write_output(Path(args.output), md.encode())
-    return 2 if result.failed else 0
+    return ExitCode.FAILED if result.failed else ExitCode.OK

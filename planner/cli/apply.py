@@ -30,6 +30,7 @@ from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
 from planner.results import runfolder
 from planner.results.runfolder import read_meta
+from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, device_writers, load_plugins, metric_names
 
 if TYPE_CHECKING:
@@ -185,10 +186,8 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
         return _resume(args, argv)
     if args.plan is None:
         raise InputError([Problem(None, "", "no plan file given", "planner apply PLAN (or --resume RUN)")])
-    if args.rehearse:
-        from planner.cli.rehearse import rehearse_command
-
-        return rehearse_command(args, argv)
+    if args.rehearse:  # the CLI sends --rehearse to planner.cli.rehearse: never run a rehearsal on the real hosts
+        raise RuntimeError("apply_command called with --rehearse; planner.cli.rehearse.rehearse_command runs it")
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
@@ -205,7 +204,7 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
                     if not selected(s, play, chosen):
                         continue  # as ansible-playbook --list-tasks -t: only what the run would do
                     console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
-        return 0
+        return ExitCode.OK
     return execute(loaded, args, argv, console)
 
 
@@ -295,7 +294,7 @@ def check_runs_dir(runs_dir: Path) -> None:
 
 def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
-    from planner.cli.results import resolve_run
+    from planner.cli.find_run import resolve_run
     from planner.engine.inventory_copy import check_inventory_unchanged
     from planner.engine.resume import check_hosts, load_previous
 
@@ -316,7 +315,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
 
 def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
     """The options of the run being resumed, with this command line's transport and output options."""
-    from planner.cli.main import build_parser  # re-parsing a recorded argv is the CLI's job
+    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
 
     given = [k for k in DEFINING if getattr(new, k) not in (None, [], False)]
     if given:
@@ -369,8 +368,8 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> int:
         console.warn(f"interrupted while rendering the report: the measurements are safe in {record.path}; "
                      f"render it with: planner report {record.path}")
         record.write_text(runfolder.CONSOLE, "\n".join(console.transcript) + "\n")
-        record.write_meta(status="interrupted", exit_code=99, interrupted_phase="report")
-    return 99
+        record.write_meta(status="interrupted", exit_code=int(ExitCode.INTERRUPTED), interrupted_phase="report")
+    return ExitCode.INTERRUPTED
 
 
 def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None) -> None:
@@ -392,7 +391,7 @@ def validate_command(args: argparse.Namespace) -> int:
     if problems:
         raise InputError(problems)
     print(f"{len(args.plans)} plan(s) valid", file=sys.stderr)
-    return 0
+    return ExitCode.OK
 
 
 def _shown(path: Path) -> str:

@@ -18,6 +18,7 @@ from typing import Any, TextIO
 from planner.errors import InputError, ParseError, Problem, input_error
 from planner.metrics import Metric, Parsed
 from planner.parsers import DbReport, describe, kinds_where, parse_file
+from planner.status import ExitCode
 
 FORMATS = ("table", "json", "csv")
 _COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
@@ -87,7 +88,8 @@ def _csv(results: list[FileResult], out: TextIO) -> None:
 
 
 def _described(results: list[FileResult]) -> list[str]:
-    """Per file, first: which kind it was read as, its version, what could not be read (issue 18, item 4)."""
+    """Per file, first: which kind it was read as, its version, what could not be read: a file read
+    as the wrong kind must be seen before its numbers are."""
     return [f"{r.path}: {describe(r.parsed)}" if r.parsed else f"{r.path}: not read" for r in results]
 
 
@@ -158,7 +160,7 @@ def run_parse(files: list[Path], fmt: str, out: TextIO) -> int:
     else:
         _plain(results, out)
     failed = any(r.error is not None or (r.parsed is not None and r.parsed.errors) for r in results)
-    return 2 if failed else 0
+    return ExitCode.FAILED if failed else ExitCode.OK
 
 
 def check_input_files(files: list[Path]) -> None:

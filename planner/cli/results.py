@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, Problem
+from planner.status import ExitCode
 
 if TYPE_CHECKING:
     from planner.results.settings import Setting
-
-COMMANDS = ("runs", "show", "report", "compare", "export", "index", "store")
 
 
 def _runs_dir(p: argparse.ArgumentParser) -> None:
@@ -76,48 +75,6 @@ def add_result_commands(sub: Any) -> None:
     add_store_command(sub)
 
 
-def resolve_run(run: str, runs_dir: Path) -> Path:
-    """RUN as a folder path, else a run id (or one part of one) under --runs-dir. An id is checked for the
-    run-id shape and to stay inside --runs-dir: ``show ''`` or ``show ../x`` match nothing."""
-    from planner.results.runfolder import is_run_folder
-    from planner.runid import ID_CHARS, SHAPE, run_folder
-
-    direct = Path(run)
-    if run and is_run_folder(direct):
-        return direct
-    if not ID_CHARS.fullmatch(run):
-        raise InputError([Problem(None, "", f"no run {run!r}: not a run folder, nor a run id",
-                                  "give a run folder path, or a run id (letters, digits, '_', '.', '-') under "
-                                  f"--runs-dir; see `planner runs --runs-dir {runs_dir}`")])
-    runs = _runs_dir_of(runs_dir)
-    if runs is not None and SHAPE.fullmatch(run):
-        under = run_folder(runs, run, f"run {run!r}")
-        if is_run_folder(under):
-            return under
-    # a part of a run id, matched as text: `planner show '*'` is not a glob (pathlib refuses '**')
-    matches = sorted(p for p in runs.iterdir() if run in p.name and is_run_folder(p)) if runs else []
-    if len(matches) == 1:
-        return matches[0]
-    hint = (f"{len(matches)} runs match: {', '.join(p.name for p in matches[:5])}" if matches
-            else f"see `planner runs --runs-dir {runs_dir}`")
-    raise InputError([Problem(None, "", f"no run {run!r} (not a run folder, nor a run id under {runs_dir})", hint)])
-
-
-def _runs_dir_of(runs_dir: Path) -> Path | None:
-    """--runs-dir when it is a folder, None when there is nothing there; a file there is refused in words."""
-    p = Path(runs_dir)
-    if p.is_dir():
-        return p
-    if p.exists() or p.is_symlink():
-        raise runs_dir_not_a_folder(p)
-    return None
-
-
-def runs_dir_not_a_folder(p: Path) -> InputError:
-    return InputError([Problem(None, "--runs-dir", f"{p} is not a folder",
-                               "give the folder that holds the run folders (default ./runs)")])
-
-
 def dispatch_result_command(args: argparse.Namespace) -> int:
     handler = {"runs": _runs, "show": _show, "report": _report, "compare": _compare, "export": _export,
                "index": _index, "store": _store}.get(args.command)
@@ -145,14 +102,14 @@ def _runs(args: argparse.Namespace) -> int:
         what = "".join(f" {k} {v}" for k, v in (("of plan", args.plan), ("on host", args.host),
                                                  ("since", args.since)) if v)
         print(f"no runs{what} in {url or args.runs_dir}")
-        return 0
+        return ExitCode.OK
     table = []
     for r in rows:
         commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
         table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else ""),
                       *([r.controller or "-"] if url else [])])
     print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS", *(["CONTROLLER"] if url else [])], table)
-    return 0
+    return ExitCode.OK
 
 
 def _show(args: argparse.Namespace) -> int:
@@ -160,7 +117,7 @@ def _show(args: argparse.Namespace) -> int:
 
     with run_data(args.run, args) as data:
         _show_run(data)
-    return 0
+    return ExitCode.OK
 
 
 def _show_run(data: Any) -> None:
@@ -215,7 +172,7 @@ def _report(args: argparse.Namespace) -> int:
     for note in notes:
         print(f"note: {note}", file=sys.stderr)
     print(f"report: {out}")
-    return 0
+    return ExitCode.OK
 
 
 def _compare(args: argparse.Namespace) -> int:
@@ -237,7 +194,7 @@ def _compare(args: argparse.Namespace) -> int:
     _print_differences(c.runs, [run_settings(d, c.by_play) for d in settings])
     if not c.rows:
         print("no metrics to compare: none are headline metrics, or none match --metric")
-        return 0
+        return ExitCode.OK
     names = display_keys(list(dict.fromkeys((row.metric, row.unit) for row in c.rows)))
     head = ["system", "workload", "point", "metric"] if c.by_play else ["workload", "point", "metric"]
     cols = [*head, c.runs[0], *(f"{r} (vs first)" for r in c.runs[1:])]
@@ -247,7 +204,7 @@ def _compare(args: argparse.Namespace) -> int:
         rows.append([*([row.play] if c.by_play else []), row.workload, label_words_of(row.point) or "—",
                      names[row.metric], *cells])
     print_table(cols, rows, numeric=tuple(range(len(head), len(cols))))
-    return 0
+    return ExitCode.OK
 
 
 def _print_differences(run_ids: Sequence[str], settings: Sequence[Mapping[Setting, str]]) -> None:
@@ -302,7 +259,7 @@ def _export(args: argparse.Namespace) -> int:
         print(f"{len(rows)} measurements written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
-    return 0
+    return ExitCode.OK
 
 
 def _index(args: argparse.Namespace) -> int:
@@ -313,11 +270,11 @@ def _index(args: argparse.Namespace) -> int:
     if url is None:
         n = rebuild(args.runs_dir)
         print(f"indexed {n} run(s) into {store_path(args.runs_dir)}")
-        return 0
+        return ExitCode.OK
     from planner.cli.store import push_folders
 
     with open_store(url) as store:
         changed, refused = push_folders(store, run_folders(args.runs_dir), quiet=True)
     print(f"pushed {changed} new or changed run(s) from {args.runs_dir} into {url}"
           + (f"; {refused} refused (see above)" if refused else ""))
-    return 5 if refused else 0
+    return ExitCode.BAD_INPUT if refused else ExitCode.OK

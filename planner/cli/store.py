@@ -17,6 +17,7 @@ from typing import Any
 
 from planner.errors import InputError, Problem
 from planner.results.measure import RunData, read_run
+from planner.status import ExitCode
 from planner.store import StoreURL, open_store, parse_store_url
 from planner.store.url import ENV
 
@@ -65,24 +66,24 @@ def store_command(args: argparse.Namespace) -> int:
             before = store.version
             n = store.migrate()
             print(f"results store {url}: schema v{store.version}" + (f" (was v{before})" if n else ", up to date"))
-            return 0
+            return ExitCode.OK
         if cmd == "push":
-            from planner.cli.results import resolve_run
+            from planner.cli.find_run import resolve_run
 
             folders = [resolve_run(r, args.runs_dir) for r in args.runs]  # every bad name before any upload
-            return 5 if push_folders(store, folders, replace=args.replace)[1] else 0
+            return ExitCode.BAD_INPUT if push_folders(store, folders, replace=args.replace)[1] else ExitCode.OK
         if cmd == "pull":
             ids = [_store_id(store, r) for r in args.runs]
             for rid in ids:
                 folder, missing = _pull(store, rid, Path(args.runs_dir))
                 extra = f"; {len(missing)} artifact(s) not kept in the store (see pulled.json)" if missing else ""
                 print(f"{rid}: pulled into {folder}{extra}")
-            return 0
+            return ExitCode.OK
         ids = [_store_id(store, r) for r in args.runs]
         for rid in ids:
             store.delete_run(rid)
             print(f"{rid}: deleted from {url}")
-        return 0
+        return ExitCode.OK
 
 
 def push_folders(store: Any, folders: list[Path], *, replace: bool = False, quiet: bool = False) -> tuple[int, int]:
@@ -127,7 +128,7 @@ def _pull(store: Any, run_id: str, dest: Path) -> tuple[Path, list[str]]:
 @contextmanager
 def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
     """A run folder under --runs-dir, else (when a store is named) the run read from a temporary pull."""
-    from planner.cli.results import resolve_run
+    from planner.cli.find_run import resolve_run
 
     try:
         folder = resolve_run(run, args.runs_dir)
@@ -146,7 +147,7 @@ def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
 
 def folder_for_report(run: str, args: argparse.Namespace) -> Path:
     """``planner report RUN``: the folder, pulled into --runs-dir first when only the store has it."""
-    from planner.cli.results import resolve_run
+    from planner.cli.find_run import resolve_run
 
     try:
         return resolve_run(run, args.runs_dir)

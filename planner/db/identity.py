@@ -1,4 +1,4 @@
-"""Who the database is, read from the database and from Grid, never guessed (issue 16 row 4).
+"""Who the database is, read from the database and from Grid, never guessed (a guess names the wrong one).
 
 - db_unique_name: V$DATABASE.DB_UNIQUE_NAME. srvctl's ``-d`` takes it ("srvctl config database [-db
   db_unique_name]", Oracle RAC Administration and Deployment Guide, SRVCTL reference); the instance name (SLOB1)

@@ -16,7 +16,7 @@ from typing import Any
 
 import oracledb
 
-from planner.db.access import HINTS, DbConfig, Row
+from planner.db.config import HINTS, DbConfig, Row
 from planner.errors import OracleError, StepError
 
 DriverError = oracledb.Error  # what the driver raises (tests need it without importing oracledb)

@@ -94,6 +94,7 @@ class Progress:
                 st.left = max(0, st.left - 1)
 
     def _estimate(self, st: _Step | None) -> float | None:
+        """What one execution of ``st`` should take, overheads included."""
         if st is None:
             return None
         if st.expected_s:

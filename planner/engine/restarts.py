@@ -1,4 +1,4 @@
-"""One database restart per play (issue 15 item 4).
+"""One database restart per play: a static parameter costs one restart, however many steps set one.
 
 init_ora steps with static parameters used to restart the database each: two such steps in one play meant
 two restarts at apply and two at restore, while rehearsal promises "restarts once per play". The runner

@@ -13,6 +13,7 @@ from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
+from planner.steps import dbreport
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
@@ -82,14 +83,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     warnings: list[str] = []
     sampler = None
     token = None
-    dbmod: Any = None
     if spec.db_report and not writes_db_report:
-        try:
-            from planner.steps import dbreport as dbmod  # arrives with the Oracle workloads
-        except ImportError:
-            warnings.append(f"collect {spec.db_report}: not available yet")
-        if dbmod is not None:
-            token = dbmod.begin(ctx, spec.db_report)
+        token = dbreport.begin(ctx, spec.db_report)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)
@@ -120,8 +115,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
                 raise
             # the point already failed (e.g. the host went away): its own error is the one to report
             warnings.append(f"OS statistics not collected: {e}")
-    if dbmod is not None and token is not None and spec.db_report and failure is None:
-        artifacts += dbmod.end(ctx, token, spec.db_report)
+    if token is not None and spec.db_report and failure is None:
+        artifacts += dbreport.end(ctx, token, spec.db_report)
         warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
         failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner

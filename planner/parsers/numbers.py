@@ -2,7 +2,7 @@
 
 Tool output and pasted copies of it print numbers as ``13,985``, ``1,139.22``, ``.7``, ``-72.07``,
 ``1.61E+07``, ``26.4K`` or with a unit glued on (``3.82ms``, ``31,681.06KB/sec``). A reader that stops at
-the first comma turns ``13,985`` into 13 without a word (issue 18). Here a token is first taken as the
+the first comma turns ``13,985`` into 13 without a word (a parser once did). Here a token is first taken as the
 whole run of digits, commas and dots (``NUMBER``), then checked: thousands separators must group by three,
 at most one decimal point. Anything else is a ``Reading`` with a ``problem`` and no value, and the parser
 turns that into a named warning with its line (``warn``), never into a wrong number.

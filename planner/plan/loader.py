@@ -153,7 +153,7 @@ class _Build:
                 plays=tuple(p for p in plays if p is not None),
                 report=ReportSpec(**report) if isinstance(report, dict) and not self.lenient else None,
                 allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
-                schema_version=int(data.get("version", SCHEMA_VERSION)), document=data)
+                schema_version=int(data.get("version", SCHEMA_VERSION)))
         except (KeyError, TypeError, ValueError, OverflowError):
             return None, self.problems  # only reachable with schema problems, already reported
         return plan, self.problems

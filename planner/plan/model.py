@@ -1,7 +1,7 @@
 """The typed plan model: what a plan file means once it has been loaded, validated and resolved.
 
 Flow: plan file -> planner.plan.source (YAML with locations) -> planner.plan.schema (versioned JSON Schema)
--> ``Plan`` (this module) -> per-host ``ResolvedStep``s (variables rendered, sweeps expanded).
+-> ``Plan`` (this module); the engine expands sweeps into ``SweepPoint``s and renders each host's arguments.
 """
 
 from __future__ import annotations
@@ -100,7 +100,6 @@ class Plan:
     allow_destroy: tuple[str, ...] = ()  # devices the plan allows destructive steps to write
     reproduces: tuple[Claim, ...] = ()
     schema_version: int = SCHEMA_VERSION
-    document: Any = None  # the plan as loaded (plain data), kept for the run record
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,13 +116,3 @@ class SweepPoint:
         p = " ".join(f"{k}={v}" for k, v in self.params)
         kind = f"warmup {self.repeat + 1}" if self.warmup else f"repeat {self.repeat + 1}"
         return f"{p} ({kind})" if p else kind
-
-
-@dataclass(frozen=True, slots=True)
-class ResolvedStep:
-    """A step for one host: arguments rendered with that host's variables (and one sweep point's values)."""
-
-    spec: StepSpec
-    host: str
-    args: Mapping[str, Any]
-    point: SweepPoint | None = None

@@ -262,7 +262,7 @@ def os_summary(parsed: Parsed) -> list[Metric]:
             add("os.util_pct_max", max(statistics.fmean(v) for v in per_dev.values()), "%")
     else:
         return out
-    # how many samples the window's figures are means of (issue 15: a short point's window was empty)
+    # how many samples the window's figures are means of (a short point's window can be empty)
     out.append(Metric("os.samples", float(samples), "samples", Direction.NEUTRAL, src, (("tool", parsed.kind),), True))
     return out
 

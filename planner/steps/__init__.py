@@ -81,7 +81,7 @@ _KIND = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def _not_implemented(rendered: object, plan_dir: object, variables: object = None) -> None:
-    # refused at the plan check: a plan naming it validated, then failed on every host (issue 15 item 8)
+    # refused at the plan check: a plan naming it validated, then failed on every host
     raise StepError("collect: ash is not implemented yet: it would fail on every host",
                     hint="remove it; the AWR or Statspack report (collect: [awr] / [statspack]) lists the top "
                          "wait events")

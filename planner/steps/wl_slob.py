@@ -660,6 +660,3 @@ def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:
                                          for n in ("README", "README.md", "misc/README")) if t)
     return runit, conf, detect_version(runit, conf, notes)
 
-
-def read_kit_version(ctx: StepContext, kit: str) -> KitVersion:
-    return read_kit(ctx, kit)[2]

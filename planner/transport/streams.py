@@ -14,8 +14,8 @@ from typing import Any
 
 from planner.errors import StepError
 
-# A command's output is held with bounded memory (issue 14 row 7: 200 MB on stdout once cost 1.4 GB of RSS): the
-# first KEEP_HEAD bytes and the last KEEP_TAIL bytes of each stream are kept, the middle is counted and left out
+# A command's output is held with bounded memory (200 MB on stdout once cost the controller 1.4 GB of RSS):
+# the first KEEP_HEAD bytes and the last KEEP_TAIL bytes of each stream are kept, the middle is counted and left out
 # with a note in the text. The run record keeps the first 1 MiB per stream (runrecord.OUTPUT_LIMIT), so the head
 # stops a little short of it to leave room for the note. Tools whose whole output matters write it to a file on
 # the host, which is fetched (streamed, hashed as it arrives).

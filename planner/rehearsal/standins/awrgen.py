@@ -11,22 +11,22 @@ shared/reference/output-formats.md describes, so the project's real parsers read
 Every report carries the line ``PLANNER STAND-IN`` (a text line before the header, an HTML comment) and the
 database is named ``STANDIN``: nobody can mistake one for a measurement.
 
-Runnable on a host: ``python -m planner.rehearsal.standins.awrgen slob --sessions 4 --out-dir DIR ...`` writes
-awr.txt + awr.html (or statspack.txt) for the stand-in kit.
+The stand-in kit runs ``python -m planner.rehearsal.standins.awrgen_cli slob ...``, which writes awr.txt + awr.html
+(or statspack.txt) from this model.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
 import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 MARKER = "PLANNER STAND-IN"
 STATE_DIR = "var/lib/planner-standin"  # under the sandbox root: snapshot counter, db state
@@ -197,6 +197,34 @@ def discover_host() -> HostInfo:
         memory_gb=round(_env_float("PLANNER_STANDIN_MEMORY_GB", mem_gb or 16.0), 2))
 
 
+@dataclass(frozen=True, slots=True)
+class Instance:
+    inst_id: int
+    instance_name: str
+    host_name: str
+
+
+def instances(state: Mapping[str, Any]) -> tuple[Instance, ...]:
+    """GV$INSTANCE of the stand-in database: more than one only when it is RAC (cluster_database true)."""
+    d = state.get("database", {}) if isinstance(state, Mapping) else {}
+    rows = d.get("instances") if isinstance(d, Mapping) else None
+    if not d.get("cluster_database") or not isinstance(rows, list) or len(rows) < 2:
+        return ()
+    out = []
+    for i, r in enumerate(rows, 1):
+        if isinstance(r, Mapping):
+            out.append(Instance(int(r.get("inst_id", i)), str(r.get("instance_name", f"inst{i}")),
+                                str(r.get("host_name", f"host{i}"))))
+    return tuple(sorted(out, key=lambda x: x.inst_id))
+
+
+def load_instances(state_dir: Path) -> tuple[Instance, ...]:
+    try:
+        return instances(json.loads((state_dir / "db.json").read_text()))
+    except (OSError, ValueError, TypeError):
+        return ()
+
+
 def state_dir(root: str, fallback: Path) -> Path:
     """Where the stand-in database keeps its state: the sandbox's when there is one, else ``fallback``."""
     return Path(root) / STATE_DIR if root else fallback
@@ -228,8 +256,6 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
     for disk in data.get("disks", []):
         if isinstance(disk, dict) and disk.get("group"):
             members[str(disk["group"])] = members.get(str(disk["group"]), 0) + 1
-    from planner.rehearsal.standins.awrgen_rac import instances
-
     insts = instances(data)
     first = insts[0].instance_name if insts else str(d.get("instance_name", db.instance))
     return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)), rac=bool(insts),
@@ -321,54 +347,3 @@ def io_profile_rows(f: Figures) -> list[tuple[str, float, float]]:
             ("Optimized Total (MB)", 0.0, 0.0), ("Redo (MB)", 0.0, f.redo_bytes / 1048576),
             ("Database (blocks)", f.read_blocks, f.write_blocks),
             ("Via Buffer Cache (blocks)", f.read_blocks, f.write_blocks), ("Direct (blocks)", 0.0, 0.0)]
-
-
-def cli(argv: Sequence[str] | None = None) -> int:
-    """``awrgen slob --out-dir DIR --sessions N [...]``: the stand-in kit's report writer."""
-    from planner.rehearsal.standins import awrgen_render as render
-
-    p = argparse.ArgumentParser(prog="awrgen", description=f"{MARKER}: write simulated AWR/Statspack reports")
-    p.add_argument("what", choices=["slob"])
-    p.add_argument("--out-dir", required=True)
-    p.add_argument("--root", default=os.environ.get("PLANNER_ROOT", ""))
-    p.add_argument("--sessions", type=int, required=True)
-    p.add_argument("--update-pct", type=int, default=0)
-    p.add_argument("--run-time", type=float, default=300.0)
-    p.add_argument("--work-unit", type=int, default=64)
-    p.add_argument("--redo-stress", default="LITE")
-    p.add_argument("--scale-blocks", type=int, default=10000)
-    p.add_argument("--schemas", type=int, default=1)
-    p.add_argument("--stats", choices=["awr", "statspack"], default="awr")
-    p.add_argument("--buffer-pool", default="", help="the BUFFER_POOL the workload's tables were created in "
-                                                     "(default: USER1.CF1's in the stand-in database)")
-    p.add_argument("--global-report", choices=["yes", "no"], default="no",
-                   help="write awr_rac.txt (awrgrpt) on a single instance too, as SLOB 2.4+ runit.sh does")
-    p.add_argument("--begin", help="ISO time of the begin snapshot (default: now - run time)")
-    a = p.parse_args(argv)
-    w = Workload(a.sessions, a.update_pct, a.run_time, a.work_unit, a.redo_stress, a.scale_blocks, a.schemas)
-    out = Path(a.out_dir)
-    state = state_dir(a.root, out / ".standin_state")
-    host, db = discover_host(), load_db(state, a.buffer_pool or slob_pool(state))
-    begin = datetime.fromisoformat(a.begin) if a.begin else datetime.now() - timedelta(seconds=a.run_time)
-    b = next_snap_id(state)
-    iv = Interval(b, next_snap_id(state), begin, a.run_time)
-    fig = simulate(w, host, db)
-    from planner.rehearsal.standins import awrgen_rac as rac
-
-    insts = rac.load_instances(state)
-    # On RAC the kit's awr.txt / statspack.txt is the instance it connected to (awrrpti: instance 1), with that
-    # instance's share only; awr_rac.txt (awrgrpt) has the cluster (SLOB 2.x runit.sh f_generate_awr_report).
-    mine = rac.per_instance(fig, insts)[0][1] if insts else fig
-    if a.stats == "statspack":  # Statspack has no global report: per instance only, on RAC too
-        (out / "statspack.txt").write_text(render.statspack(mine, host, db, iv, w.sessions))
-    else:
-        (out / "awr.txt").write_text(render.awr_text(mine, host, db, iv, w.sessions))
-        (out / "awr.html").write_text(render.awr_html(mine, host, db, iv, w.sessions))
-        if insts or a.global_report == "yes":  # SLOB 2.4+ runs awrgrpt.sql on every AWR run, RAC or not
-            one = (rac.Instance(db.inst_num, db.instance, host.name),)
-            (out / "awr_rac.txt").write_text(rac.global_text(fig, host, db, iv, insts or one))
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(cli())

@@ -22,42 +22,21 @@ figures are one simulation and each instance shows its share.
 
 from __future__ import annotations
 
-import json
 import statistics
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import replace
 
-from planner.rehearsal.standins.awrgen import MARKER, DbInfo, Event, Figures, HostInfo, Interval, num, stamp
-
-
-@dataclass(frozen=True, slots=True)
-class Instance:
-    inst_id: int
-    instance_name: str
-    host_name: str
-
-
-def instances(state: Mapping[str, Any]) -> tuple[Instance, ...]:
-    """GV$INSTANCE of the stand-in database: more than one only when it is RAC (cluster_database true)."""
-    d = state.get("database", {}) if isinstance(state, Mapping) else {}
-    rows = d.get("instances") if isinstance(d, Mapping) else None
-    if not d.get("cluster_database") or not isinstance(rows, list) or len(rows) < 2:
-        return ()
-    out = []
-    for i, r in enumerate(rows, 1):
-        if isinstance(r, Mapping):
-            out.append(Instance(int(r.get("inst_id", i)), str(r.get("instance_name", f"inst{i}")),
-                                str(r.get("host_name", f"host{i}"))))
-    return tuple(sorted(out, key=lambda x: x.inst_id))
-
-
-def load_instances(state_dir: Path) -> tuple[Instance, ...]:
-    try:
-        return instances(json.loads((state_dir / "db.json").read_text()))
-    except (OSError, ValueError, TypeError):
-        return ()
+from planner.rehearsal.standins.awrgen import (
+    MARKER,
+    DbInfo,
+    Event,
+    Figures,
+    HostInfo,
+    Instance,
+    Interval,
+    num,
+    stamp,
+)
 
 
 def share(f: Figures, part: float) -> Figures:

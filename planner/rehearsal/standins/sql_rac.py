@@ -1,9 +1,9 @@
 """RAC statements for the sqlplus stand-in (PLANNER STAND-IN, not Oracle):
 DBMS_WORKLOAD_REPOSITORY.AWR_GLOBAL_REPORT_TEXT.
 
-Loaded with planner/rehearsal/standins/sql_workload.py by the sqlplus stand-in. RAC mode is the stand-in state's
-``database.cluster_database`` and ``database.instances`` (planner/rehearsal/standins/awrgen_rac.py reads them
-with single-instance defaults).
+Loaded after planner/rehearsal/standins/sql_workload.py by the sqlplus stand-in (bin/sqlplus). RAC mode is the
+stand-in state's ``database.cluster_database`` and ``database.instances`` (planner/rehearsal/standins/awrgen.py
+reads them with single-instance defaults).
 
 AWR_GLOBAL_REPORT_TEXT(l_dbid, l_inst_num, l_bid, l_eid [, l_options]): l_inst_num is a comma-separated list of
 instance numbers, empty or NULL for all of them (Oracle Database PL/SQL Packages and Types Reference,
@@ -16,7 +16,7 @@ import re
 
 from _standin import OraError, Session  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
 
-from planner.rehearsal.standins import awrgen_rac
+from planner.rehearsal.standins import awrgen, awrgen_rac
 from planner.rehearsal.standins.sql_workload import _report, statement
 
 # GV$INSTANCE itself is served by bin/_standin_rac.py (RAC identity), from the same db.json fields.
@@ -27,12 +27,12 @@ from planner.rehearsal.standins.sql_workload import _report, statement
 def _awr_global_report_text(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
     fig, host, db, iv = _report(s, "awr_snaps", int(m.group(3)), int(m.group(4)))
-    insts = awrgen_rac.instances(s.state)
+    insts = awrgen.instances(s.state)
     wanted = {int(x) for x in re.findall(r"\d+", m.group(2) or "")}
     if wanted:
         insts = tuple(i for i in insts if i.inst_id in wanted)
     if not insts:  # a single-instance database: its one instance is the whole "cluster"
-        insts = (awrgen_rac.Instance(1, db.instance, host.name),)
+        insts = (awrgen.Instance(1, db.instance, host.name),)
     if int(m.group(1)) != db.dbid:
         raise OraError(f"ORA-20200: Database/Instance {m.group(1)}/1 does not exist in DBA_HIST_DATABASE_INSTANCE")
     return awrgen_rac.global_text(fig, host, db, iv, insts).splitlines()

@@ -159,5 +159,3 @@ def _calibrate_io(s: Session, m: re.Match[str]) -> list[str]:
             s.variables[name[1:].lower()] = value
     return s.done("PL/SQL procedure successfully completed.")
 
-
-from planner.rehearsal.standins import sql_rac  # noqa: E402, F401  (registers GV$INSTANCE and AWR_GLOBAL_REPORT_TEXT)

@@ -121,7 +121,7 @@ done
 # The reports: awr.txt (+ awr.html) or statspack.txt, and on a RAC stand-in also awr_rac.txt, the global report, as
 # the real runit.sh's f_generate_awr_report writes awrrpti's awr.txt and awrgrpt.sql's awr_rac.txt / awr_rac.html.
 PY=${PLANNER_PYTHON:-python3}
-PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen slob \
+PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen_cli slob \
   --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
   --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
   --stats "$DATABASE_STATISTICS_TYPE" --global-report "$STANDIN_GLOBAL_REPORT" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
