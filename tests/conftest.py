@@ -114,16 +114,7 @@ MERGE_DEBT = {
     "tests/test_fault_injection.py::test_sql_values_are_literals_and_nothing_else_ran",
     "tests/test_fault_injection.py::test_write_without_destructive_true_refused[fio]",
     "tests/test_fault_injection.py::test_write_without_destructive_true_refused[orion]",
-    "tests/test_oracle_kit.py::test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release[SlobRelease.V2_3]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_4_0]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_4_2]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_5_3]",
-    "tests/test_oracle_varies.py::test_the_standin_kit_writes_awr_rac_txt_only_for_releases_that_do",
-    "tests/test_oracle_varies_db.py::test_the_container_is_read_across_versions_and_cdb_kinds[11.2.0.3.0-False--non-CDB ORCL (before 12.1: no containers)]",
     "tests/test_prep_e2e.py::test_killed_controller_then_planner_restore",
-    "tests/test_standin_profile.py::test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile[spfile-True]",
-    "tests/test_standin_profile.py::test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile[pfile-False]",
-    "tests/test_standin_profile.py::test_cdb_resource_manager_and_the_failure_modes",
     "tests/test_wl_orion.py::test_write_needs_destructive_true",
 }
 
