@@ -111,11 +111,7 @@ from pg_cluster import pg_cluster, store_url  # noqa: E402, F401
 # them. Not strict: one that passes again is a pass.
 MERGE_DEBT = {
     "tests/test_fault_fio_doubles.py::test_host_disk_full_while_fio_writes_its_report",
-    "tests/test_fault_injection.py::test_sql_values_are_literals_and_nothing_else_ran",
-    "tests/test_fault_injection.py::test_write_without_destructive_true_refused[fio]",
-    "tests/test_fault_injection.py::test_write_without_destructive_true_refused[orion]",
     "tests/test_prep_e2e.py::test_killed_controller_then_planner_restore",
-    "tests/test_wl_orion.py::test_write_needs_destructive_true",
 }
 
 
