@@ -110,7 +110,6 @@ from pg_cluster import pg_cluster, store_url  # noqa: E402, F401
 # left to fix them in that session. Each is listed in the session's note; the next session fixes and removes
 # them. Not strict: one that passes again is a pass.
 MERGE_DEBT = {
-    "tests/test_fault_fio_doubles.py::test_host_disk_full_while_fio_writes_its_report",
     "tests/test_prep_e2e.py::test_killed_controller_then_planner_restore",
 }
 
