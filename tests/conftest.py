@@ -104,17 +104,3 @@ def small_disk() -> Iterator[Callable[[Path, str], Path]]:
 
 # -- the results store (issue 19): a throwaway PostgreSQL cluster and a store of each backend -----------------
 from pg_cluster import pg_cluster, store_url  # noqa: E402, F401
-
-# Tests that broke where two branches of this session met (stand-in profile vs database rows, validate-time
-# refusals vs tests that expect a run folder, ...): found by the full run after the last merge, with no time
-# left to fix them in that session. Each is listed in the session's note; the next session fixes and removes
-# them. Not strict: one that passes again is a pass.
-MERGE_DEBT = {
-    "tests/test_prep_e2e.py::test_killed_controller_then_planner_restore",
-}
-
-
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    for item in items:
-        if item.nodeid in MERGE_DEBT:
-            item.add_marker(pytest.mark.xfail(reason="merge debt: see tests/conftest.py MERGE_DEBT", strict=False))
