@@ -106,29 +106,6 @@ def small_disk() -> Iterator[Callable[[Path, str], Path]]:
 # -- the results store (issue 19): a throwaway PostgreSQL cluster and a store of each backend -----------------
 from pg_cluster import pg_cluster, store_url  # noqa: E402, F401
 
-# Tests that broke where two branches of this session met (stand-in profile vs database rows, validate-time
-# refusals vs tests that expect a run folder, ...): found by the full run after the last merge, with no time
-# left to fix them in that session. Each is listed in the session's note; the next session fixes and removes
-# them. Not strict: one that passes again is a pass.
-MERGE_DEBT = {
-    "tests/test_fault_fio_doubles.py::test_host_disk_full_while_fio_writes_its_report",
-    "tests/test_fault_injection.py::test_sql_values_are_literals_and_nothing_else_ran",
-    "tests/test_fault_injection.py::test_write_without_destructive_true_refused[fio]",
-    "tests/test_fault_injection.py::test_write_without_destructive_true_refused[orion]",
-    "tests/test_oracle_kit.py::test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release[SlobRelease.V2_3]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_4_0]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_4_2]",
-    "tests/test_oracle_varies.py::test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance[SlobRelease.V2_5_3]",
-    "tests/test_oracle_varies.py::test_the_standin_kit_writes_awr_rac_txt_only_for_releases_that_do",
-    "tests/test_oracle_varies_db.py::test_the_container_is_read_across_versions_and_cdb_kinds[11.2.0.3.0-False--non-CDB ORCL (before 12.1: no containers)]",
-    "tests/test_prep_e2e.py::test_killed_controller_then_planner_restore",
-    "tests/test_standin_profile.py::test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile[spfile-True]",
-    "tests/test_standin_profile.py::test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile[pfile-False]",
-    "tests/test_standin_profile.py::test_cdb_resource_manager_and_the_failure_modes",
-    "tests/test_wl_orion.py::test_write_needs_destructive_true",
-}
-
-
 # -- the two tiers (README "Tests"): `pytest -m "not slow"` is the fast tier, pure units that start no process;
 # the rest needs the machine. The markers are checked, not trusted: a test that asks for one of these fixtures
 # (directly or through another fixture) without the markers named fails collection, and a test without `slow`
@@ -150,9 +127,6 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     if unmarked:
         raise pytest.UsageError("tests that need the machine must say so (tests/conftest.py TIER_FIXTURES):\n"
                                 + "\n".join(unmarked))
-    for item in items:
-        if item.nodeid in MERGE_DEBT:
-            item.add_marker(pytest.mark.xfail(reason="merge debt: see tests/conftest.py MERGE_DEBT", strict=False))
 
 
 _STARTED = pytest.StashKey[list[str]]()

@@ -29,6 +29,7 @@ def test_host_disk_full_while_fio_writes_its_report(tmp_path: Path, monkeypatch:
                                                     small_disk: Callable[[Path, str], Path]) -> None:
     root = tmp_path / "host"
     small = small_disk(root / "tmp/small", "256k")
+    small.chmod(0o700)  # a tmpfs comes up 1777; planner's folder must be one only the login user can write
     wrapper = tmp_path / "bin" / "fio"
     wrapper.parent.mkdir()
     # TEST DOUBLE of "something else filled the disk": the first run is plain fio; the second fills the

@@ -178,8 +178,10 @@ def _apply(tmp: Path) -> tuple[int, Path, dict]:
 @pytest.mark.parametrize("release", list(SlobRelease))
 def test_a_slob_point_reads_its_pool_from_dba_segments_on_every_kit_release(tmp_path: Path,
                                                                             release: SlobRelease) -> None:
-    """The stand-in kit's setup.sh creates cf1/cf2 as that release's does; the point says the pool it read."""
-    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100", release=release)
+    """The stand-in kit's setup.sh creates cf1/cf2 as that release's does; the point says the pool it read.
+    The licence is stated: SLOB 2.0-2.3 can only take AWR snapshots, and AWR needs the Diagnostics Pack."""
+    root = _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                         "oracle_diagnostics_pack=true", release=release)
     update_state(root, lambda s: s["memory"].update(db_keep_cache_size=str(64 << 20),
                                                     db_recycle_cache_size=str(64 << 20)))
     update_state(root, lambda s: s["segments"].clear())  # setup.sh must create them

@@ -15,6 +15,7 @@ from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.results.measure import read_run
 
 KIT = "/home/oracle/SLOB"
+LICENSED = "oracle_diagnostics_pack=true"  # AWR only runs where the Diagnostics Pack licence is stated
 
 
 def project(tmp: Path, release: SlobRelease = SlobRelease.V2_5_3, step: str = "readers: 4",
@@ -45,7 +46,7 @@ def run(tmp: Path, *extra: str) -> tuple[int, Path, dict]:
 @pytest.mark.parametrize("release", [r for r in SlobRelease if SLOB_FACTS[r].global_report])
 def test_a_single_instance_with_the_kits_awr_rac_txt_stays_single_instance(tmp_path: Path,
                                                                           release: SlobRelease) -> None:
-    project(tmp_path, release)
+    project(tmp_path, release, host_vars=LICENSED)  # the global report is AWR's, so the pack is stated
     code, out, res = run(tmp_path)
     assert code == 0, res["msg"]
     kinds = {a["path"].rsplit("/", 1)[-1]: a["kind"] for a in res["artifacts"]}
@@ -70,7 +71,7 @@ def test_the_global_reports_instance_count_decides_only_when_gv_instance_cannot_
 
 
 def test_the_standin_kit_writes_awr_rac_txt_only_for_releases_that_do(tmp_path: Path) -> None:
-    project(tmp_path, SlobRelease.V2_3)
+    project(tmp_path, SlobRelease.V2_3, host_vars=LICENSED)  # 2.0-2.3 can only take AWR snapshots
     code, _out, res = run(tmp_path)
     assert code == 0, res["msg"]
     assert not any(a["path"].endswith("awr_rac.txt") for a in res["artifacts"])

@@ -123,9 +123,11 @@ def _start(plan: Path, inv: Path, runs: Path) -> subprocess.Popen[bytes]:
 
 def _prepped(runs: Path, root: Path) -> bool:
     recs = list(runs.glob("*/restore.json")) if runs.exists() else []
-    # ... and the play's one restart, which now follows the last prep step (issue 15 item 4)
-    return bool(recs) and len(json.loads(recs[0].read_text() or "[]")) == 5 and \
-        "SLOB" in load_state(root)["diskgroups"] and load_state(root)["restarts"] >= 1
+    # ... and the play's one restart, which follows the last prep step: done once the instance is open again
+    # (shutdown and startup are two sqlplus calls; between them the database is down)
+    state = load_state(root)
+    return bool(recs) and len(json.loads(recs[0].read_text() or "[]")) == 5 and "SLOB" in state["diskgroups"] \
+        and state["restarts"] >= 1 and state["database"]["status"] == "OPEN"
 
 
 def test_killed_controller_then_planner_restore(tmp_path: Path) -> None:

@@ -83,10 +83,16 @@ def test_write_refused_on_a_device_holding_ext4(tmp_path: Path) -> None:
     assert "opt/orion/bin/orion" not in (run / "commands.jsonl").read_text()  # ORION never started
 
 
-def test_write_needs_destructive_true(tmp_path: Path) -> None:
-    project(tmp_path, extra=", write: 30", run="advanced")
-    code, _run, result = apply(tmp_path)
-    assert code == 2 and "not marked destructive" in result["msg"]
+def test_write_needs_destructive_true(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Refused by the plan check (exit 5, file:line:col and the fix), so no run starts and the LUN is untouched."""
+    root = project(tmp_path, extra=", write: 30", run="advanced")
+    code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"), "--runs-dir",
+                 str(tmp_path / "runs"), "--no-report"])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert "plan.yaml:7:" in err and "not marked destructive" in err and "add 'destructive: true'" in err, err
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").iterdir())
+    assert (root / "dev" / "sdb").read_bytes() == b"\0" * (1 << 20)
 
 
 @pytest.mark.slow

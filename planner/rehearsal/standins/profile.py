@@ -139,11 +139,14 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
 def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
     """Write the profile into a stand-in state (db.json); ``rac`` is applied by install_standins (rac_state)."""
     db = state["database"]
+    # a pfile instance is the stand-in's pfile + no_spfile knobs (_standin.spfile_in_use), so it stays one after
+    # a restart; the plan is the database knob V$RSRC_PLAN and V$PARAMETER read (_standin_cdb.py)
+    pfile = p.parameter_file == "pfile"
     db.update(version=p.oracle_version, version_full=p.version_full, cdb=p.cdb, pdb=p.pdb,
-              parameter_file=p.parameter_file)
+              parameter_file=p.parameter_file, pfile=pfile, no_spfile=pfile)
     state["memory"]["compatible"] = ".".join(p.oracle_version.split(".")[:3])
     if p.resource_manager_plan:
-        state["memory"]["resource_manager_plan"] = p.resource_manager_plan
+        db["resource_manager_plan"] = p.resource_manager_plan
     state["failures"] = {"instance_stays_down": p.instance_stays_down, "refused_parameters": list(p.refused_parameters)}
     state["slob"] = {"release": p.slob_release.value, "buffer_pool": p.slob.buffer_pool,
                      "global_report": p.slob.global_report}

@@ -82,7 +82,7 @@ def _alter_system_set(s: Session, m: re.Match[str]) -> list[str]:
     if getattr(s, "container", "CDB$ROOT") != "CDB$ROOT" and name in NOT_PDB_MODIFIABLE:
         raise OraError("ORA-65040: operation not allowed from within a pluggable database")
     sp, mem = _parse_value(name, m["value"])
-    refusal(s.state, name, scope)  # a pfile instance, a parameter the host refuses (profile.py)
+    refusal(s.state, name)  # a parameter the host refuses (profile.py)
     if scope in ("spfile", "both"):
         s.state["spfile"][name] = sp
     if scope in ("memory", "both"):

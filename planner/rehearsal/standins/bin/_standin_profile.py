@@ -1,9 +1,8 @@
 """Stand-in views and statements for what varies between hosts (planner/rehearsal/standins/profile.py).
 
 NOT Oracle. Registers on import (sqlplus imports it): where SLOB's data lives (DBA_SEGMENTS, DBA_DATA_FILES,
-CREATE TABLESPACE, the kit's CREATE TABLE), the container (V$DATABASE.CDB), the parameter file (V$PARAMETER
-``spfile``) and Resource Manager (``resource_manager_plan``), and the failure modes (an instance that does not
-come back, a parameter refused). State: ``tablespaces`` {NAME: {files: [...]}}, ``segments`` {"OWNER.NAME":
+CREATE TABLESPACE, the kit's CREATE TABLE) and the failure modes (an instance that does not come back, a
+parameter refused). State: ``tablespaces`` {NAME: {files: [...]}}, ``segments`` {"OWNER.NAME":
 {tablespace, buffer_pool, segment_type}}, ``failures`` {instance_stays_down, refused_parameters}.
 """
 
@@ -13,27 +12,6 @@ import re
 from typing import Any
 
 from _standin import VIEWS, OraError, Row, Session, statement
-
-_BASE_PARAMETER = VIEWS["v$parameter"]
-_BASE_DATABASE = VIEWS["v$database"]
-
-
-def _v_parameter(state: dict[str, Any]) -> list[Row]:
-    """V$PARAMETER ``spfile``: the server parameter file in use, empty when the instance started from a pfile
-    (Oracle Database Reference, SPFILE: "The value of this parameter is the name of the current server parameter
-    file (SPFILE) in use"); ``resource_manager_plan``: empty when Resource Manager is off (Reference,
-    RESOURCE_MANAGER_PLAN: "If you do not specify this parameter, the Resource Manager is off by default")."""
-    db = state["database"]
-    spfile = "" if db.get("parameter_file") == "pfile" else f"{state.get('oracle_home', '')}/dbs/spfile{db['instance_name']}.ora"
-    return [*_BASE_PARAMETER(state), {"name": "spfile", "type": 2, "value": spfile, "display_value": spfile,
-                                      "isdefault": "FALSE" if spfile else "TRUE", "isses_modifiable": "FALSE",
-                                      "issys_modifiable": "FALSE"}]
-
-
-def _v_database(state: dict[str, Any]) -> list[Row]:
-    """V$DATABASE.CDB (12.1+): YES in a multitenant container database (Oracle Database Reference, V$DATABASE)."""
-    cdb = "YES" if state["database"].get("cdb") else "NO"
-    return [{**r, "cdb": cdb} for r in _BASE_DATABASE(state)]
 
 
 def _dba_segments(state: dict[str, Any]) -> list[Row]:
@@ -62,7 +40,8 @@ def _v_datafile(state: dict[str, Any]) -> list[Row]:
     return [{"file#": r["file_id"], "name": r["file_name"], "status": "ONLINE"} for r in _dba_data_files(state)]
 
 
-VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "dba_segments": _dba_segments,
+# V$PARAMETER SPFILE (_standin.py) and V$DATABASE.CDB (_standin_cdb.py, 12.1+ only) have one definition each
+VIEWS.update({"dba_segments": _dba_segments,
               "dba_data_files": _dba_data_files, "v$datafile": _v_datafile,
               "dba_tablespaces": lambda s: [{"tablespace_name": t} for t in (s.get("tablespaces") or {})]})
 
@@ -101,11 +80,9 @@ def _create_table(s: Session, m: re.Match[str]) -> list[str]:
     return s.done("Table created.")
 
 
-def refusal(state: dict[str, Any], name: str, scope: str) -> None:
-    """ALTER SYSTEM SET's refusals that depend on the host: no spfile in use (ORA-32001 "write to SPFILE requested
-    but no SPFILE is in use", Oracle Database Error Messages) and a parameter the profile says is refused."""
-    if scope in ("spfile", "both") and state["database"].get("parameter_file") == "pfile":
-        raise OraError("ORA-32001: write to SPFILE requested but no SPFILE is in use")
+def refusal(state: dict[str, Any], name: str) -> None:
+    """ALTER SYSTEM SET's refusal that depends on the host: a parameter the profile says is refused (no spfile in
+    use is _standin_ddl._spfile_needed's, ORA-32001)."""
     if name in ((state.get("failures") or {}).get("refused_parameters") or ()):
         raise OraError("ORA-02097: parameter cannot be modified because specified value is invalid",
                        f"ORA-00384: Insufficient memory to grow cache ({name})")
