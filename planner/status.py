@@ -28,6 +28,18 @@ class Artifact:
 
 
 @dataclass(frozen=True, slots=True)
+class RestartRequest:
+    """A step's ask that the engine restart something once for the play, instead of the step doing it now.
+
+    A step kind that ``defers_restart`` returns one when the engine told it to defer (StepContext.defer_restart);
+    the engine then calls the kind's ``restart_once`` (after the play's prep) or ``restart_restored`` (after
+    its restore) with it. ``target`` is what to restart in the kind's own words (init_ora: its DbConfig JSON).
+    """
+
+    target: Mapping[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
 class StepResult:
     step: str  # StepSpec.path, e.g. "plays[0].prep[1]"
     title: str
@@ -44,6 +56,7 @@ class StepResult:
     started: str = ""
     ended: str = ""
     ignored: bool = False  # failed but the step had ignore_errors
+    restart: RestartRequest | None = None  # a restart the step left to the engine (kept as data.restart)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,17 +65,21 @@ class StepResult:
             "repeat": self.repeat, "warmup": self.warmup,
             "artifacts": [{"path": a.path, "kind": a.kind, "sha256": a.sha256, "simulated": a.simulated}
                           for a in self.artifacts],
-            "data": dict(self.data), "started": self.started, "ended": self.ended, "ignored": self.ignored,
+            "data": {**dict(self.data), **({"restart": dict(self.restart.target)} if self.restart else {})},
+            "started": self.started, "ended": self.ended, "ignored": self.ignored,
         }
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> StepResult:
+        data = dict(d.get("data") or {})
+        restart = data.pop("restart", None)
         return StepResult(
             d["step"], d["title"], d["host"], Status(d["status"]), d.get("msg", ""), d.get("diff"),
             d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
             tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
                   for a in d.get("artifacts", [])),
-            d.get("data", {}), d.get("started", ""), d.get("ended", ""), d.get("ignored", False))
+            data, d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
+            RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None)
 
 
 @dataclass(slots=True)

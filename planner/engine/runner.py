@@ -133,8 +133,6 @@ class Runner(HostsMixin):
             if self.record is not None:  # written once the step's hosts are noted (below)
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
                                                                              "args": args}, write=False)
-            if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
-                variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self._artifacts(play, hs, spec, None), on_save=self._on_save)
 

@@ -134,6 +134,6 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         artifacts += dbmod.end(ctx, token, spec.db_report)
         warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
-        failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner
+        ctx.window_artifacts = tuple(artifacts)  # the failed point's result keeps them (execute.run_step)
         raise failure
     return result, artifacts, warnings
