@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,13 @@ class Status(enum.Enum):
     SKIPPED = "skipped"
     UNREACHABLE = "unreachable"
     INTERRUPTED = "interrupted"
+
+
+class Phase(enum.Enum):
+    """When in the run a result happened: applying the plan, or putting the hosts back."""
+
+    APPLY = "apply"
+    RESTORE = "restore"
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +65,12 @@ class StepResult:
     ended: str = ""
     ignored: bool = False  # failed but the step had ignore_errors
     restart: RestartRequest | None = None  # a restart the step left to the engine (kept as data.restart)
+    # Where the step stands in the plan: the play's index, the section ("prep", "workloads", "collect"; "" for
+    # the run's own steps: connect, lock, facts) and the step's index in it (None: the play's one restart)
+    play: int | None = None
+    section: str = ""
+    index: int | None = None
+    phase: Phase = Phase.APPLY
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -67,6 +81,7 @@ class StepResult:
                           for a in self.artifacts],
             "data": {**dict(self.data), **({"restart": dict(self.restart.target)} if self.restart else {})},
             "started": self.started, "ended": self.ended, "ignored": self.ignored,
+            "play": self.play, "section": self.section, "index": self.index, "phase": self.phase.value,
         }
 
     @staticmethod
@@ -79,7 +94,30 @@ class StepResult:
             tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
                   for a in d.get("artifacts", [])),
             data, d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
-            RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None)
+            RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None,
+            *_place(d))
+
+
+_OLD_PATH = re.compile(r"plays\[(\d+)\]\.(prep|workloads|collect)(?:\[(\d+)\])?")
+
+
+def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:
+    """A recorded result's play, section, index and phase (old folders: see legacy_place)."""
+    if "phase" not in d:
+        return legacy_place(str(d.get("step", "")), str(d.get("title", "")))
+    play, index = d.get("play"), d.get("index")
+    return (play if isinstance(play, int) else None, str(d.get("section") or ""),
+            index if isinstance(index, int) else None, Phase(d["phase"]))
+
+
+def legacy_place(step: str, title: str = "") -> tuple[int | None, str, int | None, Phase]:
+    """Play, section, index and phase of a record from before they were written as fields: then only its step
+    path (``plays[0].prep[1]``) and a restore's title said them. Read here once, for such old run folders."""
+    m = _OLD_PATH.match(step)
+    phase = Phase.RESTORE if title.startswith(("restore ", "restore:")) else Phase.APPLY
+    if m is None:
+        return None, "", None, phase
+    return int(m.group(1)), m.group(2), None if m.group(3) is None else int(m.group(3)), phase
 
 
 @dataclass(slots=True)

@@ -20,7 +20,7 @@ from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, 
 from planner.files import name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan.model import Section, StepSpec, SweepPoint
-from planner.status import Artifact, Status, StepResult
+from planner.status import Artifact, Phase, Status, StepResult
 from planner.steps import BUILTIN_KINDS, step_class
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.saved_state import RestoreEntry
@@ -92,6 +92,16 @@ def internal_error(kind: str, e: Exception, record: RunRecord | None, hs: HostSt
     return f"{_who(kind)} is broken: {type(e).__name__}: {e}{where}"
 
 
+def place(spec: StepSpec) -> dict[str, Any]:
+    """The StepResult fields that say where ``spec`` stands in the plan."""
+    return {"play": spec.play, "section": spec.section.value, "index": spec.index}
+
+
+def spec_result(spec: StepSpec, host: str, status: Status, msg: str = "", **kw: Any) -> StepResult:
+    """A result of ``spec`` on ``host`` that ran nothing (skipped: a false condition, a failed host)."""
+    return StepResult(spec.path, spec.title, host, status, msg, **place(spec), **kw)
+
+
 def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
                  record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None, *,
                  defer_restart: bool = False) -> StepContext:
@@ -127,7 +137,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     (planner.engine.restarts: once per play).
     """
     started = utc_now()
-    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started,
+                            **place(spec)}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: dict[str, Any] = {}
@@ -271,6 +282,11 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     return "; ".join([msg, *notes]) if notes else msg
 
 
+def entry_place(entry: RestoreEntry) -> dict[str, Any]:
+    """The StepResult fields of a revert of ``entry``: its prep step, at restore."""
+    return {"play": entry.play_index, "section": Section.PREP.value, "index": entry.index, "phase": Phase.RESTORE}
+
+
 def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, record: RunRecord | None,
                 artifacts: Path, *, defer_restart: bool = False) -> StepResult:
     """Put back one prep step's saved original state (its kind's StepType.revert). ``defer_restart``: a kind
@@ -282,7 +298,8 @@ def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, reco
 
     def result(status: Status, msg: str, out: Outcome | None = None) -> StepResult:
         return StepResult(entry.step, title, hs.host.name, status, msg, out.diff if out else None, started=started,
-                          ended=utc_now(), data=out.data if out else {}, restart=out.restart if out else None)
+                          ended=utc_now(), data=out.data if out else {}, restart=out.restart if out else None,
+                          **entry_place(entry))
 
     try:
         step = step_class(entry.kind)(entry.args)

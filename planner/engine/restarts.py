@@ -19,7 +19,7 @@ from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError
 from planner.plan.model import Play, Section, StepSpec
 from planner.plan.templating import render
-from planner.status import RestartRequest, Status, StepResult
+from planner.status import Phase, RestartRequest, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext
 
@@ -37,24 +37,30 @@ def due(results: Sequence[StepResult], host: str, paths: set[str]) -> list[StepR
             and r.status is Status.CHANGED]
 
 
-def _run(kind: str, path: str, title: str, hs: HostState, body: Callable[[StepContext], Outcome],
-         variables: Mapping[str, Any], settings: ExecSettings, record: RunRecord | None,
-         artifacts: Path) -> StepResult:
+def _run(kind: str, play: int | None, phase: Phase, title: str, hs: HostState,
+         body: Callable[[StepContext], Outcome], variables: Mapping[str, Any], settings: ExecSettings,
+         record: RunRecord | None, artifacts: Path) -> StepResult:
     started = utc_now()
-    spec = StepSpec(kind=kind, section=Section.PREP, args={}, path=path, name=title)
+    path = f"plays[{play}].prep.restart"  # its id in the record, as before
+    spec = StepSpec(kind=kind, section=Section.PREP, args={}, path=path, name=title, play=play)
+    where: dict[str, Any] = {"play": play, "section": Section.PREP.value, "phase": phase, "started": started}
+
+    def result(status: Status, msg: str) -> StepResult:
+        return StepResult(path, title, hs.host.name, status, msg, ended=utc_now(), **where)
+
     try:
-        out = hook_result(kind, "restart", body(make_context(spec, hs, variables, settings, record, artifacts)), Outcome)
-        return StepResult(path, title, hs.host.name, out.status, out.msg, started=started, ended=utc_now())
+        out = hook_result(kind, "restart", body(make_context(spec, hs, variables, settings, record, artifacts)),
+                          Outcome)
+        return result(out.status, out.msg)
     except ConnectError as e:
-        return StepResult(path, title, hs.host.name, Status.UNREACHABLE, str(e), started=started, ended=utc_now())
+        return result(Status.UNREACHABLE, str(e))
     except PlannerError as e:
-        return StepResult(path, title, hs.host.name, Status.FAILED, str(e), started=started, ended=utc_now())
+        return result(Status.FAILED, str(e))
     except Exception as e:  # a kind's bug (a plugin's): the host's restart fails, the controller goes on
-        return StepResult(path, title, hs.host.name, Status.FAILED, internal_error(kind, e, record, hs, path),
-                          started=started, ended=utc_now())
+        return result(Status.FAILED, internal_error(kind, e, record, hs, path))
 
 
-def restart_prep(play_path: str, kind: str, hs: HostState, pending: Sequence[tuple[StepResult, Mapping[str, Any]]],
+def restart_prep(play: int, kind: str, hs: HostState, pending: Sequence[tuple[StepResult, Mapping[str, Any]]],
                  variables: Mapping[str, Any], settings: ExecSettings, record: RunRecord | None,
                  artifacts: Path) -> StepResult:
     """The one restart at the end of a play's prep; ``pending``: (the deferred result, its rendered args)."""
@@ -62,15 +68,15 @@ def restart_prep(play_path: str, kind: str, hs: HostState, pending: Sequence[tup
     steps = [cls(args) for _, args in pending]
     request = pending[-1][0].restart
     assert request is not None  # due() keeps only the results that asked
-    return _run(kind, f"{play_path}.prep.restart", TITLE_PREP, hs, lambda ctx: cls.restart_once(ctx, request, steps),
+    return _run(kind, play, Phase.APPLY, TITLE_PREP, hs, lambda ctx: cls.restart_once(ctx, request, steps),
                 variables, settings, record, artifacts)
 
 
-def restart_restore(play_path: str, kind: str, hs: HostState, request: RestartRequest, settings: ExecSettings,
+def restart_restore(play: int | None, kind: str, hs: HostState, request: RestartRequest, settings: ExecSettings,
                     record: RunRecord | None, artifacts: Path) -> StepResult:
     cls = step_class(kind)
-    return _run(kind, f"{play_path}.prep.restart", TITLE_RESTORE, hs,
-                lambda ctx: cls.restart_restored(ctx, request), {}, settings, record, artifacts)
+    return _run(kind, play, Phase.RESTORE, TITLE_RESTORE, hs, lambda ctx: cls.restart_restored(ctx, request), {},
+                settings, record, artifacts)
 
 
 def after_prep(index: int, play: Play, states: Sequence[HostState], results: Sequence[StepResult],
@@ -88,6 +94,6 @@ def after_prep(index: int, play: Play, states: Sequence[HostState], results: Seq
         items = [(r, render(dict(specs[r.step].args), variables)) for r in pending[hs.host.name]]
         kind = specs[items[-1][0].step].kind  # one kind defers today (init_ora); its steps restart together
         mine = [(r, a) for r, a in items if specs[r.step].kind == kind]
-        return restart_prep(f"plays[{index}]", kind, hs, mine, variables, settings, record, artifacts)
+        return restart_prep(index, kind, hs, mine, variables, settings, record, artifacts)
 
     return [hs for hs in states if hs.host.name in pending], one

@@ -44,7 +44,7 @@ from typing import Any
 
 from planner.engine import restarts
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, revert_step
+from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
 from planner.engine.hostlock import read_holder, release_lock
 from planner.engine.runrecord import RunRecord, utc_now, write_json
 from planner.errors import InputError, PlannerError, Problem
@@ -270,7 +270,7 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
     holds (``blocked``, e.g. the lock of this run's first controller) is not ours to undo. ``one_restart``:
     the init_ora reverts leave their restart to one per host at the end (planner.engine.restarts).
     """
-    restart_due: dict[str, tuple[HostState, RestartRequest, str, str]] = {}
+    restart_due: dict[str, tuple[HostState, RestartRequest, int | None, str]] = {}
     for entry in log.pending(play):
         hs = states.get(entry.host)
         if hs is not None and hs.blocked:
@@ -279,18 +279,19 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
             why = unreachable(entry.host)
             if why is not None:
                 console.banner("RESTORE", entry.title)
-                on_result(StepResult(entry.step, f"restore {entry.title}", entry.host, Status.UNREACHABLE, why))
+                on_result(StepResult(entry.step, f"restore {entry.title}", entry.host, Status.UNREACHABLE, why,
+                                     **entry_place(entry)))
             continue
         hs.conn.resume()
         console.banner("RESTORE", entry.title)
         r = revert_step(entry, hs, settings, record, artifacts, defer_restart=one_restart)
         if r.restart is not None:
-            restart_due[hs.host.name] = (hs, r.restart, entry.play, entry.kind)
+            restart_due[hs.host.name] = (hs, r.restart, entry.play_index, entry.kind)
         log.mark(entry, r.status in (Status.OK, Status.CHANGED))
         on_result(r)
-    for hs, request, play_path, kind in restart_due.values():
+    for hs, request, play_index, kind in restart_due.values():
         console.banner("RESTORE", restarts.TITLE_RESTORE)
-        on_result(restarts.restart_restore(play_path, kind, hs, request, settings, record, artifacts))
+        on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
 
 
 def hosts_from_meta(meta: dict[str, Any]) -> dict[str, Host]:

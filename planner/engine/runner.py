@@ -19,7 +19,7 @@ from typing import Any
 from planner.engine import probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step, spec_result
 from planner.engine.fanout import on_hosts
 from planner.engine.hosts import HostsMixin
 from planner.engine.interrupts import deferred_interrupts
@@ -106,9 +106,10 @@ class Runner(HostsMixin):
     def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
         if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
             return  # the dead run's entry holds the state from before it; this one would hold its prep
-        self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
+        self.restore_log.add(RestoreEntry(play=f"plays[{spec.play}]", host=hs.host.name, step=spec.path,
                                           title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved),
-                                          become=spec.become, become_user=spec.become_user))
+                                          become=spec.become, become_user=spec.become_user,
+                                          play_index=spec.play, index=spec.index))
 
     # -- steps ---------------------------------------------------------------------------------------------
     def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
@@ -128,7 +129,7 @@ class Runner(HostsMixin):
         def one(hs: HostState) -> StepResult:
             variables = self._variables(play, hs)
             if spec.when and not eval_when(spec.when, variables):
-                return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
+                return spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
             if self.record is not None:  # written once the step's hosts are noted (below)
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
@@ -184,7 +185,7 @@ class Runner(HostsMixin):
         if skipped:
             self.console.banner("TASK", spec.title)
         for hs in skipped:
-            self._add(r := StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false"))
+            self._add(r := spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false"))
             self.console.result(r)
         return skipped
 
@@ -214,11 +215,11 @@ class Runner(HostsMixin):
         if self.opts.check:
             self.console.banner("TASK", spec.title)
             for hs in states:
-                r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
-                               f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
-                               diff=preview_points(spec, hs, self._variables(play, hs), self.settings,
-                                                   plans[hs.host.name], window.db_report or "")
-                               if self.opts.diff else None)
+                r = spec_result(spec, hs.host.name, Status.SKIPPED,
+                                f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
+                                diff=preview_points(spec, hs, self._variables(play, hs), self.settings,
+                                                    plans[hs.host.name], window.db_report or "")
+                                if self.opts.diff else None)
                 self._add(r)
                 self.console.result(r)
             return
