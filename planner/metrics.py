@@ -147,6 +147,7 @@ DISPLAY_NAMES: dict[str, str] = {
     # OS statistics over the workload window (planner/transport/ostats.py)
     "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.read_iops": "OS read IOPS",
     "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
+    "os.samples": "Samples in the window",
     # tools
     "calibrate.max_iops": "CALIBRATE_IO max IOPS",
     "calibrate.max_mbps": "CALIBRATE_IO max throughput",
@@ -245,6 +246,12 @@ def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: st
     if unit and unit not in _UNIT_IN_NAME and unit not in text:
         text += f" ({unit})"
     return text
+
+
+def short_name(metric: str) -> str:
+    """The words of a listed metric for a table row beside its value, a percentage marked ("CPU busy %")."""
+    words = DISPLAY_NAMES[metric]
+    return f"{words} %" if "_pct" in metric else words
 
 
 def distinguishing_labels(label_sets: list[tuple[tuple[str, str], ...]]) -> frozenset[str]:

@@ -9,7 +9,8 @@ The one home of the mechanism (docs/secrets.md). A variable holds a secret when
   ``api_key``/``apikey`` (``dbpassword``); a name whose last word is ``env``, ``file`` or ``path`` names where
   a secret is (``sys_password_env``, ``ansible_ssh_private_key_file``), not one;
 - or a plan, play, inventory (host or group vars) or ``-e`` declares it: ``planner_secrets: [name, ...]``
-  (a name declared anywhere is a secret everywhere).
+  (a name declared anywhere is a secret everywhere);
+- or its value is a ``SecretText`` (a value decrypted from Ansible Vault), whatever the variable's name.
 
 Such a variable's value (every string in it, for a list or mapping) is replaced by ``MASK`` wherever it appears
 in what planner writes or prints. A value guessed from its name must be at least MIN_GUESSED characters (``-e
@@ -45,8 +46,16 @@ _INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?k
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 POINTER_WORDS = frozenset({"env", "file", "path"})
 
-__all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "is_secret_name", "declared", "secret_values",
-           "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
+__all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "SecretText", "is_secret_name", "declared",
+           "secret_values", "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
+
+
+class SecretText(str):
+    """A string known to be a secret wherever it sits (a value decrypted from a vault): ``secret_values`` finds
+    it in any variable, and its repr, the form error messages quote, is the mask."""
+
+    def __repr__(self) -> str:
+        return repr(MASK)
 
 
 def _words(name: str) -> list[str]:
@@ -88,13 +97,26 @@ def _strings(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _strings(v, depth + 1)
 
 
+def _marked(value: Any, depth: int = 0) -> Iterator[str]:
+    if isinstance(value, SecretText):
+        if value:
+            yield str(value)
+    elif isinstance(value, Mapping) and depth <= 20:
+        for v in value.values():
+            yield from _marked(v, depth + 1)
+    elif isinstance(value, list | tuple) and depth <= 20:
+        for v in value:
+            yield from _marked(v, depth + 1)
+
+
 def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> tuple[str, ...]:
-    """Every secret value of these variable scopes: by name, by ``planner_secrets`` (of any scope) and the
-    names in ``also`` (a caller's own list, e.g. Ansible's literal password variables)."""
+    """Every secret value of these variable scopes: by name, by ``planner_secrets`` (of any scope), every
+    ``SecretText`` and the names in ``also`` (a caller's own list, e.g. Ansible's literal password variables)."""
     names = declared(scopes) | frozenset(also)
     found: list[str] = []
     for scope in scopes:
         for key, value in scope.items():
+            found.extend(_marked(value))
             if not isinstance(key, str) or key == DECLARE:
                 continue
             if key in names:

@@ -12,6 +12,7 @@ import pytest
 import yaml
 
 from planner.cli.main import main
+from planner.engine.runner import Runner
 from planner.rehearsal.lab import Lab
 
 pytestmark = pytest.mark.ssh
@@ -93,7 +94,9 @@ plays:
 
 
 def test_three_inventory_hosts_on_one_machine_do_not_block_each_other(
-        make_lab: Callable[..., Lab], tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+        make_lab: Callable[..., Lab], tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Runner, "_done_with", lambda self, hs, interrupted: False)  # keep the host folders to look at
     lab = make_lab(1)
     root = lab.sandbox(lab.hosts[0].name)
     inv, plan = tmp_path / "inv.yml", tmp_path / "plan.yaml"

@@ -17,7 +17,7 @@ from planner.engine.window import WindowSpec, expected_seconds, sample_interval
 def test_interval_follows_the_points_length() -> None:
     assert expected_seconds("fio", {"runtime": 2}) == 2 and expected_seconds("fio", {"runtime": "1m"}) == 60
     assert expected_seconds("fio", {"runtime": 10, "ramp_time": 5}) == 15
-    assert expected_seconds("slb", {}) == 10 and expected_seconds("calibrate_io", {}) is None
+    assert expected_seconds("slb", {}) == 20 and expected_seconds("calibrate_io", {}) == 600  # as preflight says
     auto = WindowSpec(("mpstat",))
     assert sample_interval(auto, 2) == (1, "") and sample_interval(auto, 12) == (4, "")
     assert sample_interval(auto, 600) == (5, "") and sample_interval(auto, None) == (1, "")

@@ -147,7 +147,7 @@ def test_check_has_no_side_effects_and_registry(local: tuple[Host, Path], tmp_pa
         make_ctx(host, LocalConnection(host), tmp_path, log=log))
     assert change.changed and "would run fio" in change.msg and "/data/y.dat" in change.msg
     assert log == [] and not (root / "data" / "y.dat").exists()
-    assert REGISTRY["fio"] is Fio and Fio.exclusive
+    assert REGISTRY["fio"] is Fio
 
 
 def test_job_file_parsing() -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from planner.cli.main import main
+from planner.engine.runner import Runner
 from planner.engine.runrecord import slug
 from planner.engine.window import WindowSpec, run_in_window
 from planner.host import Host
@@ -85,11 +86,18 @@ def apply(tmp: Path) -> tuple[int, Path, list[dict[str, Any]]]:
     return code, run, results
 
 
+@pytest.fixture
+def keep_host_folders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The run's folder on the host stays for the test to look into (a finished run removes it)."""
+    monkeypatch.setattr(Runner, "_done_with", lambda self, hs, interrupted: False)
+
+
 def point_folders(root: Path) -> set[Path]:
     return {p for p in root.rglob("point*") if p.is_dir() and re.fullmatch(r"point\d{3}", p.name)}
 
 
-def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_path: Path) -> None:
+def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_path: Path,
+                                                                           keep_host_folders: None) -> None:
     root = project(tmp_path)
     code, run, results = apply(tmp_path)
     assert code == 0, (run / "console.log").read_text()[-3000:]
@@ -118,7 +126,8 @@ def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_pa
     assert (root / KIT / "awr.txt").exists() and not (root / KIT / "slob.conf.planner-orig").exists()
 
 
-def test_a_second_run_uses_new_point_folders_and_reuses_the_data_files(tmp_path: Path) -> None:
+def test_a_second_run_uses_new_point_folders_and_reuses_the_data_files(tmp_path: Path,
+                                                                       keep_host_folders: None) -> None:
     root = project(tmp_path)
     (tmp_path / "plan.yaml").write_text(PLAN.split("      - name: slb")[0])  # the two fio steps
     assert apply(tmp_path)[0] == 0
@@ -169,7 +178,8 @@ def test_the_window_empties_the_point_folder_before_every_attempt(tmp_path: Path
         run_in_window(ctx, WindowSpec(), str(root / "tmp"), False, body)
 
 
-def test_planner_workdir_holds_the_runs_and_the_plan_stable_folders_alike(tmp_path: Path) -> None:
+def test_planner_workdir_holds_the_runs_and_the_plan_stable_folders_alike(tmp_path: Path,
+                                                                         keep_host_folders: None) -> None:
     """planner_workdir is planner's own folder on the host: run folders, fio data files and the built SLB kit
     all go under it (it once meant three different things to three modules)."""
     root = project(tmp_path)

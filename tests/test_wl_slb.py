@@ -115,7 +115,7 @@ def test_argument_checks(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
     with pytest.raises(StepError, match="no runit.sh"):
         load_kit("empty", tmp_path)
-    assert REGISTRY["slb"] is Slb and Slb.exclusive
+    assert REGISTRY["slb"] is Slb
     assert "buffer_mb" not in sweepable_params("slb")
 
 

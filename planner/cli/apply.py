@@ -21,6 +21,7 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
+from planner.inventory.vault import NO_KEYS, VaultKeys
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
@@ -84,7 +85,7 @@ def _template_problems(plan: Plan) -> list[Problem]:
 
 
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
-         limit: str | None = None) -> Loaded:
+         limit: str | None = None, vault: VaultKeys = NO_KEYS) -> Loaded:
     try:
         exists = plan_path.exists()
     except OSError as e:  # a folder on the way we may not search: in words, not a traceback
@@ -106,9 +107,11 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     if not inventory_path and any(p.path == "inventory" for p in problems):
         raise InputError(problems)  # the plan's inventory: is missing, and said so already
     try:
-        inventory = load_inventory(inv_path) if inv_path else local_inventory()
+        inventory = load_inventory(inv_path, vault) if inv_path else local_inventory()
     except InputError as e:
         raise InputError(problems + e.problems) from None
+    for warning in inventory.warnings:  # as ansible-playbook warns, before anything else is said
+        print(f"[WARNING]: {warning}", file=sys.stderr)
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
     problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
@@ -180,7 +183,7 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
         from planner.cli.rehearse import rehearse_command
 
         return rehearse_command(args, argv)
-    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit)
+    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
         from planner.engine.runner import RunOptions, selected
@@ -286,7 +289,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
                                   "resume a run as it was started")])
     run_dir = resolve_run(args.resume, args.runs_dir)
     merged = resume_args(args, run_dir)
-    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit)
+    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit, args.vault)
     check_inventory_unchanged(run_dir, loaded.inventory.files, _secrets(loaded))
     previous = load_previous(run_dir)
     check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})
@@ -367,7 +370,7 @@ def validate_command(args: argparse.Namespace) -> int:
     problems: list[Problem] = []
     for path in args.plans:
         try:
-            load(path, args.inventory, args.extra_vars)
+            load(path, args.inventory, args.extra_vars, vault=args.vault)
             print(f"{path}: ok")
         except InputError as e:
             problems += e.problems

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from planner import __version__
-from planner.errors import InputError, PlannerError
+from planner.errors import InputError, PlannerError, Problem
 
 EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
 
@@ -28,6 +28,16 @@ def forks(text: str) -> int:
     if n < 1:
         raise argparse.ArgumentTypeError(f"{n}: give 1 or more hosts worked on in parallel")
     return n
+
+
+def _vault_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--vault-password-file", "--vault-pass-file", action="append", default=[], metavar="FILE",
+                   help="vault password file (an executable one is run and prints it); default "
+                        "$ANSIBLE_VAULT_PASSWORD_FILE")
+    p.add_argument("--vault-id", action="append", default=[], metavar="[LABEL@]SOURCE",
+                   help="a vault password for vault id LABEL from a file, a script or 'prompt' (repeatable)")
+    p.add_argument("-J", "--ask-vault-password", "--ask-vault-pass", dest="ask_vault_pass", action="store_true",
+                   help="ask for the vault password")
 
 
 def _run_options(p: argparse.ArgumentParser) -> None:
@@ -61,6 +71,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                         "already done are not run again; results go to the same run folder")
     p.add_argument("--break-stale-lock", action="store_true",
                    help="take a host whose lock was left by a run whose controller process is gone")
+    p.add_argument("--syntax-check", action="store_true",
+                   help="check the plan and inventory as `planner validate` does, then stop (no host is touched)")
+    _vault_options(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -74,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("plans", type=Path, nargs="+")
     v.add_argument("-i", "--inventory", type=Path, action="append", help="inventory file or directory (repeatable)")
     v.add_argument("-e", "--extra-vars", action="append", default=[])
+    _vault_options(v)
     sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
     inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
     inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
@@ -81,6 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
     g = inv.add_mutually_exclusive_group(required=True)
     g.add_argument("--list", action="store_true")
     g.add_argument("--graph", action="store_true")
+    _vault_options(inv)
     ps = sub.add_parser("parse", help="read benchmark outputs (AWR, Statspack, ORION, fio, SLB, iozone, ...)")
     ps.add_argument("files", type=Path, nargs="+")
     ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
@@ -163,8 +178,35 @@ def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
             setattr(args, key, recorded if recorded.is_absolute() else cwd / recorded)
 
 
+def _vault_keys(args: argparse.Namespace) -> None:
+    """The vault passwords, read (or asked) once, before any inventory: handed down as args.vault."""
+    import getpass
+
+    from planner.inventory.vault import NO_KEYS
+    from planner.inventory.vault_ids import VaultOptions, vault_keys
+
+    if not hasattr(args, "vault_id"):  # a command without vault flags (parse, report, ...)
+        args.vault = NO_KEYS
+        return
+    options = VaultOptions(tuple(args.vault_password_file), tuple(args.vault_id), args.ask_vault_pass)
+    args.vault = vault_keys(options, getpass.getpass)
+
+
+def _warn(warnings: Sequence[str]) -> None:
+    for text in warnings:
+        print(f"[WARNING]: {text}", file=sys.stderr)
+
+
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     cmd = args.command  # plugins (docs/plugins.md) load lazily: for the kinds a plan names, or all for `schema`
+    _vault_keys(args)
+    if cmd in ("apply", "check") and args.syntax_check:  # ansible-playbook's word for `planner validate`
+        from planner.cli.apply import validate_command
+
+        if args.plan is None:
+            raise InputError([Problem(None, "", "no plan file given", "planner apply --syntax-check PLAN")])
+        args.plans = [args.plan]
+        return validate_command(args)
     if cmd in ("apply", "check"):
         from planner.cli.apply import apply_command
 
@@ -189,7 +231,8 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     if cmd == "inventory":
         from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
 
-        inv = load_inventory(args.inventory)
+        inv = load_inventory(args.inventory, args.vault)
+        _warn(inv.warnings)
         print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
         return 0
     if cmd == "parse":

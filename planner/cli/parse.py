@@ -17,11 +17,11 @@ from typing import Any, TextIO
 
 from planner.errors import InputError, ParseError, Problem, input_error
 from planner.metrics import Metric, Parsed
-from planner.parsers import describe, parse_file
+from planner.parsers import DbReport, describe, kinds_where, parse_file
 
 FORMATS = ("table", "json", "csv")
 _COLUMNS = ("file", "kind", "metric", "value", "unit", "direction", "line")
-_AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_rac_html", "awr_rac_text"})
+_AWR_FAMILY = kinds_where(lambda k: k.db_report not in (DbReport.NONE, DbReport.COMPARE))
 
 
 @dataclass(frozen=True, slots=True)

@@ -154,7 +154,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
 
 
 def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
-    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit)
+    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     pf = preflight.check(loaded.plan, loaded.play_hosts, loaded.extra_vars)
     if pf.errors:

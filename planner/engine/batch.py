@@ -44,6 +44,21 @@ else
 fi
 """
 
+# `_drop WORKDIR`: remove the run's work folder on the host (``<base>/<run id>/<host>``, then ``<base>/<run id>``
+# once no other inventory host of this machine has its folder there), run only while the lock is still ours.
+# The path is planner's own (hostlock.run_workdir, or meta.json checked by the restore), and each of the three
+# folders must be the login user's, not a symlink, and the base writable by nobody else: then nothing below
+# it can have been planted or swapped, and `rm -rf` stays inside. Anything else: left alone.
+DROP_FN = r"""
+_drop() {
+  w=$1; r=${w%/*}; b=${r%/*}
+  case $w in /?*/?*/?*) ;; *) return 0;; esac
+  _mine "$b" && _mine "$r" && _mine "$w" || return 0
+  case $(ls -ldn -- "$b") in d????w*|d???????w*) return 0;; esac
+  rm -rf -- "$w" 2>/dev/null; rmdir -- "$r" 2>/dev/null; return 0
+}
+"""
+
 # $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
 # dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
 # at the end, $6 the run id (only a lock holding it is released); then one command line per batched read.
@@ -89,10 +104,12 @@ for c in "$@"; do
 done
 if [ "$release" = 1 ] && [ -n "$lock" ]; then
   : >"$t/o"; : >"$t/e"
-  grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && { rm -rf -- "$lock"; [ -z "$procs" ] || rm -rf -- "$procs"; }
+  grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && {
+    [ -z "$procs" ] || { rm -rf -- "$procs"; _drop "${procs%/*}"; }; rm -rf -- "$lock"; }
   frame release $? "$s" "$(now)"
 fi
-""".replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS).replace("LOCK_BODY", LOCK_BODY)
+""".replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS + DROP_FN).replace(
+    "LOCK_BODY", LOCK_BODY)
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,10 +129,16 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
     raise StepError(f"could not take the host lock {path}", hint="another run took it at the same moment")
 
 
-def release_lock(conn: Connection, path: str, run_id: str, running: str = "") -> None:
-    # Only remove a lock that is ours; with it, the run's records of its commands' process groups ($3).
-    conn.run(["sh", "-c", 'grep -q -- "\\"run_id\\": \\"$2\\"" "$1/holder.json" 2>/dev/null && '
-              '{ rm -rf -- "$1"; [ -z "$3" ] || rm -rf -- "$3"; }', "sh", path, run_id, running])
+# Only a lock that is ours is removed; with it, the run's records of its commands' process groups ($3) and,
+# when asked, the run's work folder on the host ($4, batch.DROP_FN's checks), before the lock goes.
+RELEASE_SCRIPT = procs.STATE_FNS + batch.DROP_FN + (
+    'grep -q -- "\\"run_id\\": \\"$2\\"" "$1/holder.json" 2>/dev/null && '
+    '{ [ -z "$3" ] || rm -rf -- "$3"; [ -z "$4" ] || _drop "$4"; rm -rf -- "$1"; }')
+
+
+def release_lock(conn: Connection, path: str, run_id: str, running: str = "", workdir: str = "") -> None:
+    """Release the host's lock if ``run_id`` holds it; ``workdir``: also remove the run's work folder there."""
+    conn.run(["sh", "-c", RELEASE_SCRIPT, "sh", path, run_id, running, workdir])
 
 
 def _base(hs: HostState) -> str:
@@ -258,13 +264,16 @@ def _is_run_id(holder: Holder | None) -> bool:
     return holder is not None and bool(re.fullmatch(r"[A-Za-z0-9_][A-Za-z0-9_.-]*", holder.run_id))
 
 
-def release_host(hs: HostState, run_id: str) -> str | None:
-    """Release the host if this run holds it; a warning when that fails."""
+def release_host(hs: HostState, run_id: str, *, clean: bool = False) -> str | None:
+    """Release the host if this run holds it; ``clean``: with the run's work folder there (the run is over on
+    this host). A warning when that fails."""
     root = str(hs.host.vars.get("planner_root", "") or "")
+    drop = hs.workdir if clean and hs.workdir == run_workdir(hs, run_id) else ""  # only ever this run's own
     try:
         assert hs.conn is not None
         hs.conn.resume()
-        release_lock(hs.conn, lock_path(root, hs.host), run_id, procs.running_dir(hs.workdir) if hs.workdir else "")
+        release_lock(hs.conn, lock_path(root, hs.host), run_id, procs.running_dir(hs.workdir) if hs.workdir else "",
+                     drop)
         return None
     except PlannerError as e:
         return f"{hs.host.name}: could not release the host lock: {e}"

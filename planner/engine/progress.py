@@ -5,8 +5,8 @@ is one combination of the swept values, counted 1-based over the step's points; 
 counted 1-based over that point's repeats. A SweepPoint's ``index`` counts every execution and stays the
 record's key (results.json, artifact folders); people never see it.
 
-The time left: each remaining execution costs its expected length (a workload's duration argument, see
-planner.engine.window.expected_seconds) scaled by what the points so far really took against theirs (set-up,
+The time left: each remaining execution costs its expected length (the step kind's duration model,
+StepType.duration) scaled by what the points so far really took against theirs (set-up,
 fetching and parsing add to a tool's own runtime); an execution of unknown length costs the mean of the
 measured ones. Executions done before a ``--resume`` are never counted.
 """
@@ -92,11 +92,6 @@ class Progress:
             st = self._steps.get(step)
             if st is not None:
                 st.left = max(0, st.left - 1)
-
-    def estimate(self, step: str) -> float | None:
-        """What one execution of ``step`` should take, overheads included."""
-        with self._lock:
-            return self._estimate(self._steps.get(step))
 
     def _estimate(self, st: _Step | None) -> float | None:
         if st is None:

@@ -342,7 +342,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
             if hs is not None and hs.conn is not None and where.get("lock"):
                 with contextlib.suppress(PlannerError):
                     release_lock(hs.conn, where["lock"], run_dir.name,
-                                 running_dir(where["workdir"]) if where.get("workdir") else "")
+                                 running_dir(where["workdir"]) if where.get("workdir") else "",
+                                 "" if any(e.host == name for e in log.pending()) else where.get("workdir", ""))
     finally:
         for hs in states.values():
             if hs.conn is not None:

@@ -8,62 +8,60 @@ becomes unreachable takes no further steps in that play; the others go on.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from planner.engine import probes, restarts
+from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, run_step, spec_result
-from planner.engine.fanout import on_hosts
-from planner.engine.hosts import HostsMixin
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.inventory_copy import snapshot_inventory
 from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
-from planner.engine.point_progress import live_text, plan_progress
-from planner.engine.preview import preview_points
-from planner.engine.progress import Progress, duration, point_label, point_names
+from planner.engine.point_progress import plan_progress
+from planner.engine.pool import HostPool
+from planner.engine.progress import Progress
 from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record, slug
-from planner.engine.syncstart import Clocks, SyncStart, record_skew
+from planner.engine.runrecord import RunRecord, finish_record, open_record
+from planner.engine.workload import WorkloadLoop
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
-from planner.plan.sweeps import expand
 from planner.plan.templating import eval_when, render, variables_for
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
-from planner.steps.base import StepContext
 from planner.steps.saved_state import RestoreEntry
+from planner.transport import remote_procs as procs
 
 
-class Runner(HostsMixin):
+class Runner:
+    """One run of a plan: its record, its results and its plays' steps; the hosts are the pool's
+    (planner.engine.pool), the workload steps the workload loop's (planner.engine.workload)."""
+
     def __init__(self, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], opts: RunOptions,
                  console: Console, connector: Connector, previous: Previous | None = None) -> None:
         self.plan = plan
         self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
         self.opts = opts
         self.console = console
-        self.connector = connector
         self.results: list[StepResult] = []
-        self.states: dict[str, HostState] = {}
         self.previous = previous  # --resume: what the run being resumed recorded
         self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
         self.phase = Phase.START  # where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
-        self._locked: list[HostState] = []
         self._record_failures: list[str] = []
         self.progress = Progress()  # the workloads' executions left, for the ETA
-        self.clocks = Clocks()  # sync_start: the hosts' clock offsets
-        self.sync_log: list[dict[str, Any]] = []  # sync_start: each point's measured start skew
+        self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
+                             previous=previous, add=self.add, set_phase=self._set_phase)
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
+        self.workloads = WorkloadLoop(self)
 
     # -- record ------------------------------------------------------------------------------------------
     def _open_record(self) -> None:
@@ -80,7 +78,7 @@ class Runner(HostsMixin):
                 snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)
         self.restore_log.attach(self.record)
 
-    def _save_results(self) -> None:
+    def save_results(self) -> None:
         if self.record:
             with self._lock:  # a resumed run appends to what the run before it recorded
                 data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
@@ -90,13 +88,20 @@ class Runner(HostsMixin):
                 self.console.warn(f"run record: {e}")
                 self._record_failures.append(str(e))
 
-    def _add(self, r: StepResult) -> None:
+    def _set_phase(self, phase: Phase) -> None:
+        self.phase = phase
+
+    def drop_results(self, dropped: Callable[[StepResult], bool]) -> None:
+        with self._lock:
+            self.results[:] = [r for r in self.results if not dropped(r)]
+
+    def add(self, r: StepResult) -> None:
         if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
             for path in self.record.scrub_artifacts([a.path for a in r.artifacts]):
                 self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json)")
         with self._lock:
             self.results.append(r)
-        st = self.states.get(r.host)
+        st = self.pool.states.get(r.host)
         if st and not r.ignored:
             if r.status is Status.FAILED:
                 st.failed = True
@@ -112,12 +117,12 @@ class Runner(HostsMixin):
                                           play_index=spec.play, index=spec.index))
 
     # -- steps ---------------------------------------------------------------------------------------------
-    def _variables(self, play: Play, hs: HostState) -> dict[str, Any]:
+    def variables(self, play: Play, hs: HostState) -> dict[str, Any]:
         v = variables_for(self.plan, play, hs.host, self.opts.extra_vars)
         v["planner_facts"] = hs.facts
         return v
 
-    def _artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
+    def artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
         parts = [play.name, hs.host.name, spec.path.split(".", 1)[-1]]
         if point is not None:
             parts.append(f"point{point.index:03d}")
@@ -127,7 +132,7 @@ class Runner(HostsMixin):
         self.console.banner("TASK", spec.title)
 
         def one(hs: HostState) -> StepResult:
-            variables = self._variables(play, hs)
+            variables = self.variables(play, hs)
             if spec.when and not eval_when(spec.when, variables):
                 return spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
@@ -135,33 +140,26 @@ class Runner(HostsMixin):
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
                                                                              "args": args}, write=False)
             return run_step(spec, hs, args, variables, self.settings, self.record,
-                            self._artifacts(play, hs, spec, None), on_save=self._on_save)
+                            self.artifacts(play, hs, spec, None), on_save=self._on_save)
 
         try:
-            self._on_hosts(one, [s for s in states if s.active and not self._done(hs=s, spec=spec)], self.opts.forks)
+            self.pool.on_hosts(one, [s for s in states if s.active and not self.done(hs=s, spec=spec)], self.opts.forks)
         finally:
             if self.record is not None:  # the step's hosts' arguments, in one write (also when interrupted)
                 self.record.note_resolved(play.name, "", spec.path, None)
-        self._save_results()
+        self.save_results()
 
     def _restart_after_prep(self, index: int, play: Play, states: list[HostState]) -> None:
         """The play's one database restart for the static parameters its init_ora steps deferred."""
         todo = None if self.opts.check else restarts.after_prep(
-            index, play, states, self.results, lambda hs: self._variables(play, hs), self.settings, self.record,
+            index, play, states, self.results, lambda hs: self.variables(play, hs), self.settings, self.record,
             self.record.path if self.record else self.settings.plan_dir)
         if todo:
             self.console.banner("TASK", restarts.TITLE_PREP)
-            self._on_hosts(todo[1], todo[0], self.opts.forks)
-            self._save_results()
+            self.pool.on_hosts(todo[1], todo[0], self.opts.forks)
+            self.save_results()
 
-    def _on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
-        def record(r: StepResult) -> None:
-            self._add(r)
-            self.console.result(r)
-
-        on_hosts(fn, states, forks, record, self._cancel_all)
-
-    def _done(self, hs: HostState, spec: StepSpec, point: int | None = None) -> bool:
+    def done(self, hs: HostState, spec: StepSpec, point: int | None = None) -> bool:
         """--resume: this step (or point) completed on the host in the run being resumed (prep runs again)."""
         done = self.previous is not None and spec.section is not Section.PREP and self.previous.is_done(
             hs.host.name, spec.path, point)
@@ -170,149 +168,6 @@ class Runner(HostsMixin):
             self.console.line(f"skipping: [{hs.host.name}] {spec.title}{name}: done before the resume")
         return done
 
-    def _points(self, play: Play, spec: StepSpec, hs: HostState) -> list[tuple[SweepPoint, dict[str, Any]]]:
-        points = expand(spec, render(dict(spec.args), self._variables(play, hs)))
-        if self.opts.simulated:  # rehearsal: real workloads run briefly (StepType.rehearsal_caps)
-            step_type = step_class(spec.kind)
-            points = [(p, step_type.capped_for_rehearsal(a)) for p, a in points]
-        return points
-
-    def _when_false(self, play: Play, spec: StepSpec, states: list[HostState]) -> list[HostState]:
-        """Hosts on which the workload's ``when:`` is false: skipped (shown and counted), like prep and collect."""
-        if not spec.when:
-            return []
-        skipped = [hs for hs in states if not eval_when(spec.when, self._variables(play, hs))]
-        if skipped:
-            self.console.banner("TASK", spec.title)
-        for hs in skipped:
-            self._add(r := spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false"))
-            self.console.result(r)
-        return skipped
-
-    def _workload(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
-        plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
-        variables: dict[str, dict[str, Any]] = {}
-        skipped = self._when_false(play, spec, states)
-        states = [hs for hs in states if hs not in skipped]
-        if not states:
-            self._save_results()
-            return
-        for hs in states:
-            variables[hs.host.name] = self._variables(play, hs)
-            plans[hs.host.name] = self._points(play, spec, hs)
-            if self.record is not None:
-                self.record.note_resolved(play.name, hs.host.name, spec.path, {
-                    "title": spec.title, "kind": spec.kind,
-                    "points": [{"point": p.index + 1, "params": dict(p.params), "repeat": p.repeat + 1,
-                                "warmup": p.warmup, "args": a} for p, a in plans[hs.host.name]]}, write=False)
-        if self.record is not None:
-            self.record.note_resolved(play.name, "", spec.path, None)
-        npoints = max((len(p) for p in plans.values()), default=0)
-        window = win.window_spec(play)
-        for host, pts in plans.items():
-            self.console.name_points(spec.path, host, point_names([p for p, _ in pts]))
-        plan_progress(self.progress, self.previous, spec, plans, npoints)
-        if self.opts.check:
-            self.console.banner("TASK", spec.title)
-            for hs in states:
-                r = spec_result(spec, hs.host.name, Status.SKIPPED,
-                                f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
-                                diff=preview_points(spec, hs, self._variables(play, hs), self.settings,
-                                                    plans[hs.host.name], window.db_report or "")
-                                if self.opts.diff else None)
-                self._add(r)
-                self.console.result(r)
-            return
-        for i in range(npoints):
-            active = [hs for hs in states if hs.active and i < len(plans[hs.host.name])]
-            if not active:
-                break
-            active = [hs for hs in active if not self._done(hs, spec, plans[hs.host.name][i][0].index)]
-            if not active:
-                continue
-            late = self._point(play, spec, active, plans, variables, window, i)
-            if late and play.sync_rerun_late:  # once: a second late start is kept, marked late
-                self._set_aside_late(play, spec, active, plans[active[0].host.name][i][0], late)
-                self._point(play, spec, [hs for hs in active if hs.active], plans, variables, window, i)
-        self.progress.plan(spec.path, 0, None)  # a host that left the play leaves nothing to wait for
-
-    def _set_aside_late(self, play: Play, spec: StepSpec, active: list[HostState], point: SweepPoint,
-                        late: list[str]) -> None:
-        """A late synchronised start: the point's results leave the run's figures and its artifacts go aside
-        (``pointNNN-late-start``, kept for inspection) before the point runs once more."""
-        names = {hs.host.name for hs in active}
-        self.results = [r for r in self.results
-                        if not (r.step == spec.path and r.point == point.index and r.host in names)]
-        if self.record is not None:
-            for hs in active:
-                folder = self._artifacts(play, hs, spec, point)
-                if folder.is_dir():
-                    folder.rename(folder.with_name(f"{folder.name}-late-start"))
-        if self.sync_log:
-            self.sync_log[-1]["rerun"] = True
-        self.console.warn(f"synchronised start: {', '.join(late)} started late: point {point.index + 1} of "
-                          f"{spec.title} runs once more (sync_start: {{rerun_late: false}} keeps the first run)")
-
-    def _point(self, play: Play, spec: StepSpec, active: list[HostState],
-               plans: Mapping[str, list[tuple[SweepPoint, dict[str, Any]]]], variables: Mapping[str, Any],
-               window: Any, i: int) -> list[str]:
-        """Point ``i`` of a workload on ``active``; the hosts that started late under sync_start (else [])."""
-        late: list[str] = []
-        point0, args0 = plans[active[0].host.name][i]
-        name0 = point_label(point0, {point0.index: self.console.point_name(spec.path, active[0].host.name,
-                                                                             point0.index)})
-        self.console.banner("TASK", f"{spec.title} : {name0}")
-        # synchronised start across the play's hosts (e.g. RAC nodes): right before the measured command
-        sync = SyncStart([hs.host.name for hs in active], self.clocks, play.sync_tolerance_ms) \
-            if play.sync_start and len(active) > 1 else None
-
-        def one(hs: HostState, i: int = i, sync: SyncStart | None = sync) -> StepResult:
-            try:
-                return one_point(hs, i, sync)
-            finally:
-                if sync is not None:
-                    sync.leave(hs.host.name)
-
-        def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
-            point, args = plans[hs.host.name][i]
-            workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
-
-            def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
-                # run_in_window empties (and makes) the point folder: every attempt starts from nothing
-                ctx.point_dir, ctx.db_report = workdir, window.db_report or ""
-                if sync is not None:
-                    ctx.sync = sync.member(hs.host.name, ctx.conn)
-                # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
-                stand_in = self.opts.simulated and not step_class(spec.kind).real_in_rehearsal
-                expected = None if stand_in else win.expected_seconds(spec.kind, args)
-                return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected)
-
-            return run_step(spec, hs, args, variables[hs.host.name], self.settings, self.record,
-                            self._artifacts(play, hs, spec, point), point=point, window=wrapped)
-
-        started = time.monotonic()
-        # every host of a synchronised play needs its own thread to meet at the barrier
-        forks = len(active) if sync is not None else self.opts.forks
-        self.console.live_start(live_text(self.progress, spec, name0.split(":")[0], started,
-                                                win.expected_seconds(spec.kind, args0)))
-        try:
-            self._on_hosts(one, active, forks)
-        finally:
-            self.console.live_stop()
-        self._save_results()
-        if sync is not None:
-            late = record_skew(self.sync_log, spec, point0, name0, sync, self.console, self.record)
-        done_s = time.monotonic() - started
-        self.progress.done(spec.path, done_s)
-        self.console.line(f"progress: {spec.title} {name0.split(':')[0]} done in {done_s:.1f}s; "
-                          f"about {duration(self.progress.left_s())} left in the run")
-        return late
-
-    def _cancel_all(self) -> None:
-        for hs in self.states.values():
-            if hs.conn is not None:
-                hs.conn.cancel()
-
     def restore(self, play_name: str | None = None) -> None:
         """Revert saved prep in reverse order (all plays, or one): planner.engine.restore.revert_pending."""
         if not self.restore_log.pending(play_name):
@@ -320,26 +175,26 @@ class Runner(HostsMixin):
         self.phase = Phase.RESTORE
 
         def done(r: StepResult) -> None:
-            self._add(r)
+            self.add(r)
             self.console.result(r)
 
-        revert_pending(self.restore_log, self.states, self.settings, self.record,
+        revert_pending(self.restore_log, self.pool.states, self.settings, self.record,
                        self.record.path if self.record else Path("."), self.console, done, play=play_name,
                        one_restart=True)  # one database restart per play (planner.engine.restarts)
-        self._save_results()
+        self.save_results()
 
     def _play(self, index: int, play: Play) -> None:
         hosts = self.play_hosts.get(play.name, ())
         self.console.banner("PLAY", play.name)
         specs = [s for s in play.steps if selected(s, play, self.opts)]
-        batched = self._connect(hosts, lambda hs: self._batch(index, play, specs, hs))  # facts, lock and reads
-        states = [self.states[h.name] for h in hosts]
+        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))  # facts, lock and reads
+        states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
         if later := [hs for hs in todo if hs.host.name not in batched]:
             self.phase = Phase.PREP  # the play's reads, one round trip per host (planner.engine.probes)
-            self._map(lambda hs: self._prepare(index, play, specs, hs), later)
+            self.pool.map(lambda hs: self._prepare(index, play, specs, hs), later)
         prepped = False
         for spec in [*specs, None]:  # None: the play's end
             if (spec is None or spec.section is not Section.PREP) and not prepped:
@@ -356,19 +211,42 @@ class Runner(HostsMixin):
                 break
             self.phase = _PHASE_OF[spec.section]
             if spec.section is Section.WORKLOADS:
-                self._workload(play, spec, live)
+                self.workloads.step(play, spec, live)
             else:
                 self._simple_step(play, spec, live)
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
         probes.unwrap(states)
 
+    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
+        """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when
+        this is the host's last play and nothing after its steps needs the host (no prep to restore)."""
+        later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
+                    for p in self.plan.plays[index + 1:])
+        restores = not (self.opts.keep_prep or play.keep_prep) and any(
+            step_class(s.kind).reversible for s in specs)
+        may_end = self.record is not None and self.previous is None and not later and not restores
+        return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
+                           self.variables(play, hs), self.settings, reads_only=self.previous is not None,
+                           may_end=may_end)
+
+    def _prepare(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> None:
+        b = self._batch(index, play, specs, hs)
+        lock = ("", "", "")
+        if b.release and self.record is not None and hs in self.pool.locked:
+            lock = (hostlock.lock_path(str(hs.host.vars.get("planner_root", "") or ""), hs.host), "",
+                    procs.running_dir(hs.workdir))
+        raw = hs.conn.inner if isinstance(hs.conn, procs.TrackedConnection) else hs.conn
+        run_id = self.record.id if self.record else ""
+        probes.prepare(hs, b if lock[0] or not b.release else dataclasses.replace(b, release=False), self.record,
+                       lock, relock=lambda: hostlock.relock(hs, raw, run_id) if raw is not None else None)
+
     def _work_left(self, play: Play, hs: HostState) -> bool:
         """--resume: whether the play still has a workload point or collect step to do on the host."""
         specs = [s for s in play.workloads + play.collect if selected(s, play, self.opts)
                  and s.kind not in win.WINDOW_KINDS]
         return self.previous is None or self.previous.work_left(hs.host.name, (
-            (s.path, [p.index for p, _ in self._points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
+            (s.path, [p.index for p, _ in self.workloads.points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
             for s in specs))
 
     def _plan_run_progress(self) -> None:
@@ -381,9 +259,15 @@ class Runner(HostsMixin):
                 plans: dict[str, list[tuple[SweepPoint, dict[str, Any]]]] = {}
                 for host in self.play_hosts.get(play.name, ()):
                     with contextlib.suppress(Exception):  # best effort: an estimate, never a failure
-                        plans[host.name] = self._points(play, spec, HostState(host, None))
+                        plans[host.name] = self.workloads.points(play, spec, HostState(host, None))
                 if plans:
                     plan_progress(self.progress, self.previous, spec, plans, max(len(p) for p in plans.values()))
+
+    def _done_with(self, hs: HostState, interrupted: bool) -> bool:
+        """Whether the run leaves nothing on the host for later: not interrupted, and its prep there restored
+        (or none). Otherwise its work folder stays for `planner restore`, which stops what a point there may
+        have left running (the OS samplers' records live in the point folders)."""
+        return not interrupted and not any(e.host == hs.host.name for e in self.restore_log.pending())
 
     def run(self) -> RunOutcome:
         self._open_record()
@@ -400,20 +284,18 @@ class Runner(HostsMixin):
                 # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
                 stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))
                 if interrupted:
-                    self._cancel_all()
+                    self.pool.cancel_all()
                     self.console.warn(f"interrupted during {interrupted}: restoring prep, keeping everything "
                                       "measured so far")
                     self.restore()
                 if self.record is not None:
-                    self._release_locks(self.record.id)
-                for hs in self.states.values():
-                    if hs.conn is not None:
-                        hs.conn.close()
-            stats = recap(self.results, [h for h in self.states])
+                    self.pool.release(self.record.id, lambda hs: self._done_with(hs, bool(interrupted)))
+                self.pool.close()
+            stats = recap(self.results, [h for h in self.pool.states])
             code = exit_code(stats, bool(interrupted))
             self.console.recap(stats)
             if self.record:
-                self._save_results()
+                self.save_results()
                 lost = self._record_failures + self.record.write_errors
                 if lost and code == 0:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed

@@ -5,7 +5,6 @@ workloads that do not write their own database report. (The host lock lives in p
 from __future__ import annotations
 
 import posixpath
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -13,6 +12,7 @@ from typing import Any
 from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
+from planner.steps import step_class
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
@@ -25,11 +25,6 @@ WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workl
 # A window's figures are means over its samples: fewer than this many and one sample is the figure.
 MIN_SAMPLES = 3
 MAX_AUTO_INTERVAL_S = 5
-# The arguments that give a workload point's length, per step kind (fio runtime, SLB seconds, SLOB run_time,
-# ORION duration per data point: a lower bound); an SLB point without seconds runs the kit's 10 s.
-DURATION_ARGS = ("runtime", "seconds", "run_time", "duration")
-_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
-
 
 @dataclass(frozen=True, slots=True)
 class WindowSpec:
@@ -50,17 +45,12 @@ def window_spec(play: Play) -> WindowSpec:
 
 
 def expected_seconds(kind: str, args: Mapping[str, Any]) -> float | None:
-    """How long a workload point should run, from its arguments (None when they do not say)."""
-    for key in DURATION_ARGS:
-        value = args.get(key)
-        if value is None or isinstance(value, bool):
-            continue
-        m = _DURATION.match(str(value))
-        if m:
-            seconds = float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
-            ramp = _DURATION.match(str(args.get("ramp_time", "")))
-            return seconds + (float(ramp.group(1)) if ramp and not ramp.group(2) else 0.0)
-    return 10.0 if kind == "slb" else None
+    """How long a workload point should run, from its arguments (None when they do not say): the kind's own
+    duration model (StepType.duration), the one preflight and the timeouts ask too."""
+    try:
+        return step_class(kind).duration(args).expected_s
+    except KeyError:
+        return None
 
 
 def sample_interval(spec: WindowSpec, expected_s: float | None) -> tuple[int, str]:

@@ -16,6 +16,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import Location, Problem
+from planner.inventory.vault import (
+    NO_KEYS,
+    VaultCipher,
+    VaultError,
+    VaultKeys,
+    VaultText,
+    decrypt,
+    mark_secret,
+)
 
 LOCALHOST_NAMES = ("127.0.0.1", "localhost", "::1")
 CONNECTIONS = {"ssh": "ssh", "paramiko": "ssh", "smart": "ssh", "local": "local"}
@@ -23,6 +32,11 @@ _TRUE = frozenset({"y", "yes", "on", "1", "true", "t"})
 _FALSE = frozenset({"n", "no", "off", "0", "false", "f"})
 _BRACKETED_HOSTPORT = re.compile(r"^\[(.+)\]:([0-9]+)$")
 _HOSTPORT = re.compile(r"^((?:[^:\[\]]|\[[^\]]*\])+):([0-9]+)$")
+# ansible-core's INVALID_VARIABLE_NAMES: a group name must be a valid variable name to be used in templates
+_INVALID_GROUP_CHARS = re.compile(r"^[\d\W]|[^\w]")
+GROUP_NAME_WARNING = "Invalid characters were found in group names but not replaced, use -vvvv to see details"
+VAULT_HINT = ("give the vault password with --vault-password-file FILE, --vault-id [LABEL@]FILE, --ask-vault-pass "
+              "or ANSIBLE_VAULT_PASSWORD_FILE")
 
 
 @dataclass
@@ -47,10 +61,13 @@ class HostNode:
 class InventoryGraph:
     """Groups and hosts as a reader declares them; problems are collected, never raised."""
 
-    def __init__(self) -> None:
+    def __init__(self, vault: VaultKeys = NO_KEYS) -> None:
         self.groups: dict[str, GroupNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.problems: list[Problem] = []
+        self.vault = vault
+        self.warnings: list[str] = []  # printed as ansible-inventory prints them, each once
+        self.secret_source = False  # set while a vaulted inventory file is read: its values are secrets
         self.add_group("all", None)
         self.add_group("ungrouped", None)
         self.add_child("all", "ungrouped", None)
@@ -61,6 +78,26 @@ class InventoryGraph:
     def add_group(self, name: str, location: Location | None) -> None:
         if name not in self.groups:
             self.groups[name] = GroupNode(name, location)
+            if _INVALID_GROUP_CHARS.search(name) and GROUP_NAME_WARNING not in self.warnings:
+                self.warnings.append(GROUP_NAME_WARNING)
+
+    def opened(self, value: Any, location: Location | None) -> Any:
+        """The value with every inline `!vault` decrypted (a VaultText); a problem where one cannot be."""
+        if isinstance(value, VaultCipher):
+            try:
+                return VaultText(decrypt(value.ciphertext, self.vault), value.ciphertext)
+            except VaultError as exc:
+                self.problem(location, f"cannot decrypt this !vault value: {exc}", VAULT_HINT)
+                return None
+        if isinstance(value, dict):
+            return {k: self.opened(v, location) for k, v in value.items()}
+        if isinstance(value, list):
+            return [self.opened(v, location) for v in value]
+        return value
+
+    def _value(self, value: Any, location: Location | None) -> Any:
+        value = self.opened(value, location)
+        return mark_secret(value) if self.secret_source else value
 
     def add_host(self, name: str, group: str | None, port: int | None, location: Location | None) -> None:
         if name not in self.hosts:
@@ -92,6 +129,7 @@ class InventoryGraph:
             c.parents.append(parent)
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
+        value = self._value(value, location)
         if key == "ansible_group_priority":
             try:
                 self.groups[group].priority = int(value)
@@ -103,6 +141,7 @@ class InventoryGraph:
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
+        value = self._value(value, location)
         if check_special_var(self, key, value, location):
             self.hosts[host].vars[key] = value
 

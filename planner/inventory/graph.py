@@ -9,6 +9,7 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime
@@ -24,6 +25,7 @@ from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
     LOCALHOST_NAMES,
+    VAULT_HINT,
     InventoryGraph,
     check_special_var,
     to_bool,
@@ -31,7 +33,10 @@ from planner.inventory.data import (
 )
 from planner.inventory.ini import read_ini
 from planner.inventory.patterns import evaluate
+from planner.inventory.script import read_script
+from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt, is_vaulted
 from planner.inventory.yaml_file import compose, is_null, read_vars_file, read_yaml
+from planner.redaction import SecretText
 
 YAML_SUFFIXES = (".yml", ".yaml", ".json")
 VARS_SUFFIXES = ("", ".yml", ".yaml", ".json")
@@ -47,6 +52,7 @@ class Inventory:
     limited_out: frozenset[str] = frozenset()  # hosts a --limit removed; patterns still know them
     files: tuple[Path, ...] = ()  # every file read: sources, group_vars/, host_vars/ (for --resume's check)
     sources: tuple[Path, ...] = ()  # the -i files/folders as given (the run record snapshots them)
+    warnings: tuple[str, ...] = ()  # what ansible-inventory warns about for the same files, in its words
 
     def select(self, pattern: str, *, allow_empty: bool = False) -> list[Host]:
         """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none."""
@@ -75,6 +81,7 @@ class Inventory:
             limited_out=self.limited_out | (set(self.hosts) - keep),
             files=self.files,
             sources=self.sources,
+            warnings=self.warnings,
         )
 
 
@@ -84,14 +91,16 @@ IGNORED_SUFFIXES = (".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", 
 VARS_DIRS = ("group_vars", "host_vars")
 
 
-def load_inventory(path: Path | str | Sequence[Path | str]) -> Inventory:
-    """Read INI or YAML inventories and the group_vars/ host_vars/ beside them; InputError lists all problems.
+def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = NO_KEYS) -> Inventory:
+    """Read INI, YAML or script inventories and the group_vars/ host_vars/ beside them; InputError lists all
+    problems.
 
     ``path`` may be one source or several (``-i a -i b``: merged in order, as ansible-playbook does), and a
     source may be a directory: every inventory file in it (recursively, sorted by name), with the
-    directory's own group_vars/ and host_vars/."""
+    directory's own group_vars/ and host_vars/. An executable file is an inventory script, as in Ansible.
+    ``vault`` holds the passwords that open vaulted files and inline ``!vault`` values."""
     paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
-    graph = InventoryGraph()
+    graph = InventoryGraph(vault)
     read: list[Path] = []
     bases: list[Path] = []
     problems: list[Problem] = []
@@ -102,8 +111,13 @@ def load_inventory(path: Path | str | Sequence[Path | str]) -> Inventory:
                                     "put an INI or YAML inventory in it, or give a file with -i"))
         bases.append(source if source.is_dir() else source.parent)
         for f in files:
-            text = _read_text(f, problems)
+            if f.is_file() and os.access(f, os.X_OK):
+                read_script(graph, f)
+                read.append(f)
+                continue
+            text = _read_text(f, problems, vault)
             if text is not None:
+                graph.secret_source = isinstance(text, SecretText)  # a vaulted inventory file
                 _read_source(graph, text, str(f), f.suffix.lower())
                 read.append(f)
     if problems:
@@ -115,18 +129,26 @@ def load_inventory(path: Path | str | Sequence[Path | str]) -> Inventory:
             file_vars[key] = {**file_vars.get(key, {}), **variables}
     if graph.problems:
         raise InputError(graph.problems)
-    return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths))
+    return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths),
+                   warnings=tuple(graph.warnings))
 
 
-def _read_text(path: Path, problems: list[Problem]) -> str | None:
+def _read_text(path: Path, problems: list[Problem], vault: VaultKeys) -> str | None:
     if not path.exists():
         problems.append(Problem(None, "", f"inventory {path} does not exist",
                                 "give the path of an INI or YAML inventory with -i"))
         return None
     try:
-        return read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
+        text = read_input(path, "inventory")  # a regular file of bounded size: -i /dev/zero or a FIFO is refused
     except InputError as exc:
         problems.extend(exc.problems)
+        return None
+    if not is_vaulted(text):
+        return text
+    try:
+        return SecretText(decrypt(text, vault))
+    except VaultError as exc:
+        problems.append(Problem(Location(str(path), 1, 1), "", f"cannot read this inventory: {exc}", VAULT_HINT))
         return None
 
 
@@ -171,9 +193,10 @@ def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tup
             merged: dict[str, Any] = {}
             for f in _candidates(folder, name):
                 read.append(f)
-                variables, problems = read_vars_file(f, str(f))
+                variables, problems = read_vars_file(f, str(f), graph.vault)
                 graph.problems.extend(problems)
-                for key, value, at in variables:
+                for key, raw, at in variables:
+                    value = graph.opened(raw, at)
                     if check_special_var(graph, key, value, at):
                         merged[key] = value
             if merged:
@@ -296,7 +319,10 @@ def ansible_list(inv: Inventory) -> dict[str, Any]:
 
 
 def _jsonable(value: Any) -> Any:
-    """YAML dates and timestamps print as ISO strings, as Ansible's JSON encoder prints them."""
+    """YAML dates and timestamps print as ISO strings, as Ansible's JSON encoder prints them; an inline vault
+    value as its ciphertext, as ansible-inventory shows it."""
+    if isinstance(value, VaultText):
+        return {"__ansible_vault": value.ciphertext}
     if isinstance(value, dict):
         return {k: _jsonable(v) for k, v in value.items()}
     if isinstance(value, list):

@@ -13,7 +13,16 @@ import yaml
 
 from planner.errors import InputError, Location, Problem
 from planner.inputs import check_alias_growth, read_input
-from planner.inventory.data import InventoryGraph, expand_host_range, split_host_port
+from planner.inventory.data import VAULT_HINT, InventoryGraph, expand_host_range, split_host_port
+from planner.inventory.vault import (
+    NO_KEYS,
+    VaultCipher,
+    VaultError,
+    VaultKeys,
+    decrypt,
+    is_vaulted,
+    mark_secret,
+)
 
 _SECTIONS = ("vars", "children", "hosts")
 
@@ -60,7 +69,15 @@ def _plain_tagged(loader: yaml.constructor.SafeConstructor, _suffix: str, node: 
     return loader.construct_mapping(node, deep=True)
 
 
+def _vault_tagged(loader: Any, node: yaml.Node) -> VaultCipher:  # a _Constructor; the stubs want a Loader
+    if not isinstance(node, yaml.ScalarNode):
+        raise yaml.constructor.ConstructorError(None, None, "!vault must tag a string (the output of "
+                                                "ansible-vault encrypt_string)", node.start_mark)
+    return VaultCipher(str(loader.construct_scalar(node)))
+
+
 _Constructor.add_multi_constructor("!", _plain_tagged)
+_Constructor.add_constructor("!vault", _vault_tagged)  # decrypted by the graph, which holds the passwords
 
 
 def value_of(node: yaml.Node) -> Any:
@@ -151,16 +168,25 @@ def _hosts(graph: InventoryGraph, group: str, pattern: Any, knode: yaml.Node, no
             graph.set_host_var(host, str(key), value_of(value), where(file, vnode))
 
 
-def read_vars_file(path: Path, file: str) -> tuple[list[tuple[str, Any, Location]], list[Problem]]:
-    """A group_vars/host_vars file: a YAML or JSON mapping; empty files count as no variables."""
+def read_vars_file(path: Path, file: str, vault: VaultKeys = NO_KEYS
+                   ) -> tuple[list[tuple[str, Any, Location]], list[Problem]]:
+    """A group_vars/host_vars file: a YAML or JSON mapping, maybe a whole-file vault; empty files count as no
+    variables. Every string of a vaulted file is a secret (mark_secret)."""
     try:
         text = read_input(path, "variables file")
     except InputError as exc:
         return [], [Problem(p.location or Location(file, 1, 1), "", p.message, p.hint) for p in exc.problems]
+    vaulted = is_vaulted(text)
+    if vaulted:
+        try:
+            text = decrypt(text, vault)
+        except VaultError as exc:
+            return [], [Problem(Location(file, 1, 1), "", f"cannot read this variables file: {exc}", VAULT_HINT)]
     root, problems = compose(text, file)
     if problems or root is None or is_null(root):
         return [], problems
     if not isinstance(root, yaml.MappingNode):
         return [], [Problem(where(file, root), "", "a variables file must be a mapping of name: value",
                             "write one 'name: value' per line")]
-    return [(str(k), value_of(v), where(file, kn)) for k, kn, v in items(root)], []
+    found = [(str(k), value_of(v), where(file, kn)) for k, kn, v in items(root)]
+    return ([(k, mark_secret(v), at) for k, v, at in found] if vaulted else found), []

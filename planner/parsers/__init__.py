@@ -9,12 +9,13 @@ parser never stops ``planner parse`` reading the other kinds.
 from __future__ import annotations
 
 import codecs
+import enum
 import gzip
 import importlib
 import io
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -32,39 +33,107 @@ NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR
                   "iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
 
 
+class DbReport(enum.Enum):
+    """Whether a kind is a database report, and which: the measure step picks a point's report by it."""
+
+    NONE = "none"
+    ONE = "one"  # one instance's AWR or Statspack report: one per point, whatever layouts it was fetched in
+    EXCERPT = "excerpt"  # sections of an AWR/Statspack report pasted (read like one, never fetched by a step)
+    GLOBAL = "global"  # the RAC global report: its cluster totals are the headline
+    COMPARE = "compare"  # an AWR Compare Period report (two periods, read on its own)
+
+
+Headline = tuple[tuple[str, Mapping[str, str]], ...]  # (metric name, labels that must match)
+_FIO_HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                           ("fio.clat_ms", {"stat": "p99"}))
+
+
 @dataclass(frozen=True, slots=True)
-class _Entry:
+class ParserKind:
+    """Everything planner knows about one kind of tool output, said once: how it is detected and parsed, its
+    words, its headline metrics, whether it is a database report and which step kind produces it."""
+
     kind: str
     module: str  # under planner.parsers
+    display_name: str  # what ``planner parse`` and ``planner analyze`` say it was read as
     looks_like: str = "looks_like"
     parse: str = "parse"
     names: tuple[str, ...] = ()  # file-name regexes that make this kind the first candidate
+    # The headline: (metric, labels) to pick; None: the module's HEADLINE, else the derived metrics (AWR family).
+    headline: Headline | None = None
+    best_cell: bool = False  # a CSV matrix: its best cell is the headline
+    # It prints one figure several times (CALIBRATE_IO's DBMS_OUTPUT block, often twice, and its
+    # DBA_RSRC_IO_CALIBRATE row are one calibration): the first one read is the headline.
+    one_figure: bool = False
+    html_report: bool = False  # HTML is its own layout, not a paste wrapper
+    # Lines that carry results: one that gave no value and no warning is listed, so "everything read" is never
+    # said over it.
+    result_lines: str = ""
+    db_report: DbReport = DbReport.NONE
+    os_stats: bool = False  # an OS sampler's output around a workload point
+    step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
 
 
 # Detection order matters: specific report headers first, loose excerpt matching last.
-_ENTRIES: tuple[_Entry, ...] = (
-    _Entry("awr_compare", "awr_compare", names=(r"awrdd.*\.(txt|lst|out)$",)),
-    _Entry("awr_rac_html", "awr_rac", names=(r"(awr_rac|awrgrpt).*\.html?(\.gz)?$",)),
-    _Entry("awr_rac_text", "awr_rac_text", names=(r"(awr_rac|awrgrpt).*\.(txt|lst|out)$",)),
-    _Entry("awr_html", "awr_html", names=(r"awr.*\.html?$",)),
-    _Entry("awr_text", "awr_text", names=(r"awr.*\.(txt|lst|out)$",)),
-    _Entry("statspack", "statspack", names=(r"(statspack|sp_).*\.(txt|lst)$",)),
-    _Entry("fio_json", "fio", names=(r"\.json$",)),
-    _Entry("fio_terse", "fio_terse", names=(r"fio.*\.(terse|csv)$",)),
-    _Entry("fio_text", "fio_text", names=(r"fio.*\.(txt|log|out)$",)),
-    _Entry("orion_csv", "orion", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",)),
-    _Entry("orion_summary", "orion", "looks_like_summary", "parse_summary", (r"_summary\.txt$",)),
-    _Entry("orion_csv_us", "orion", "looks_like_csv", "parse_csv_us"),  # a 12c+ _lat.csv (wl_orion names it)
-    _Entry("calibrate_io", "calibrate_io"),
-    _Entry("slb", "slb"),
-    _Entry("iozone", "iozone"),
-    _Entry("iostat", "ostats", "looks_like_iostat", "parse_iostat", (r"iostat",)),
-    _Entry("mpstat", "ostats", "looks_like_mpstat", "parse_mpstat", (r"mpstat",)),
-    _Entry("vmstat", "ostats", "looks_like_vmstat", "parse_vmstat", (r"vmstat",)),
-    _Entry("awr_excerpt", "excerpt"),
+PARSER_KINDS: tuple[ParserKind, ...] = (
+    ParserKind("awr_compare", "awr_compare", "AWR Compare Period report (awrddrpt, text)",
+               names=(r"awrdd.*\.(txt|lst|out)$",), html_report=True, db_report=DbReport.COMPARE),
+    ParserKind("awr_rac_html", "awr_rac", "AWR global RAC report (awrgrpt, HTML)",
+               names=(r"(awr_rac|awrgrpt).*\.html?(\.gz)?$",), html_report=True, db_report=DbReport.GLOBAL),
+    ParserKind("awr_rac_text", "awr_rac_text", "AWR global RAC report (awrgrpt / AWR_GLOBAL_REPORT_TEXT, text)",
+               names=(r"(awr_rac|awrgrpt).*\.(txt|lst|out)$",), db_report=DbReport.GLOBAL),
+    ParserKind("awr_html", "awr_html", "AWR report (HTML)", names=(r"awr.*\.html?$",), html_report=True,
+               db_report=DbReport.ONE),
+    ParserKind("awr_text", "awr_text", "AWR report (text)", names=(r"awr.*\.(txt|lst|out)$",),
+               db_report=DbReport.ONE),
+    ParserKind("statspack", "statspack", "Statspack report", names=(r"(statspack|sp_).*\.(txt|lst)$",),
+               db_report=DbReport.ONE),
+    ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_FIO_HEADLINE, step_kind="fio"),
+    ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
+               headline=_FIO_HEADLINE),
+    ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
+               headline=_FIO_HEADLINE,
+               result_lines=r"^[ \t]+(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
+                            r"(?:nsec|usec|msec)\):\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)"),
+    ParserKind("orion_csv", "orion", "ORION csv matrix", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",),
+               best_cell=True, step_kind="orion"),
+    ParserKind("orion_summary", "orion", "ORION summary/console", "looks_like_summary", "parse_summary",
+               (r"_summary\.txt$",), headline=(("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
+                                                ("orion.min_small_latency_ms", {})),
+               result_lines=r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) Latency:|"
+                            r"^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|"
+                            r"Duration for each Data Point|Total Data Points):", step_kind="orion"),
+    # a 12c+ _lat.csv (wl_orion names it)
+    ParserKind("orion_csv_us", "orion", "ORION 12c+ latency csv (us)", "looks_like_csv", "parse_csv_us",
+               best_cell=True, step_kind="orion"),
+    ParserKind("calibrate_io", "calibrate_io", "CALIBRATE_IO result",
+               headline=(("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
+               one_figure=True, step_kind="calibrate_io",
+               result_lines=r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]"),
+    ParserKind("slb", "slb", "SLB output",
+               headline=(("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
+               result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb"),
+    ParserKind("iozone", "iozone", "iozone output (throughput mode or result table)",
+               headline=(("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
+                         ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
+               result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
+               step_kind="iozone"),
+    ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
+    ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
+               headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})
+                              for m in ("usr", "sys", "iowait", "idle"))),
+    ParserKind("vmstat", "ostats", "vmstat", "looks_like_vmstat", "parse_vmstat", (r"vmstat",), os_stats=True),
+    ParserKind("awr_excerpt", "excerpt", "AWR/Statspack excerpt (pasted sections)", db_report=DbReport.EXCERPT),
 )
-KINDS: tuple[str, ...] = tuple(e.kind for e in _ENTRIES)
-_BY_KIND = {e.kind: e for e in _ENTRIES}
+KINDS: tuple[str, ...] = tuple(e.kind for e in PARSER_KINDS)
+_BY_KIND = {e.kind: e for e in PARSER_KINDS}
+
+
+def kinds_where(test: Callable[[ParserKind], bool]) -> frozenset[str]:
+    """The kinds whose record passes ``test`` (``lambda k: k.os_stats``): tables elsewhere derive from here."""
+    return frozenset(k.kind for k in PARSER_KINDS if test(k))
+
+
 _modules: dict[str, ModuleType | Exception] = {}
 
 
@@ -77,7 +146,7 @@ def _module(name: str) -> ModuleType | Exception:
     return _modules[name]
 
 
-def _func(entry: _Entry, attr: str) -> Callable[..., object] | None:
+def _func(entry: ParserKind, attr: str) -> Callable[..., object] | None:
     mod = _module(entry.module)
     fn = getattr(mod, attr, None) if isinstance(mod, ModuleType) else None
     return fn if callable(fn) else None
@@ -85,14 +154,14 @@ def _func(entry: _Entry, attr: str) -> Callable[..., object] | None:
 
 def available_kinds() -> tuple[str, ...]:
     """The kinds whose parser module imports here (AWR parsers may be absent)."""
-    return tuple(e.kind for e in _ENTRIES if _func(e, e.parse) is not None)
+    return tuple(e.kind for e in PARSER_KINDS if _func(e, e.parse) is not None)
 
 
 def detect(text: str, filename: str = "") -> str | None:
     """The kind of ``text``, or None. A matching file name only moves its kind to the front."""
     base = Path(filename).name.lower()
-    hinted = [e for e in _ENTRIES if base and any(re.search(p, base) for p in e.names)]
-    for entry in hinted + [e for e in _ENTRIES if e not in hinted]:
+    hinted = [e for e in PARSER_KINDS if base and any(re.search(p, base) for p in e.names)]
+    for entry in hinted + [e for e in PARSER_KINDS if e not in hinted]:
         fn = _func(entry, entry.looks_like)
         if fn is None:
             continue
@@ -104,7 +173,7 @@ def detect(text: str, filename: str = "") -> str | None:
     return None
 
 
-_HTML_REPORTS = ("awr_rac_html", "awr_html", "awr_compare")  # HTML is their own layout, not a wrapper
+_HTML_REPORTS = tuple(k.kind for k in PARSER_KINDS if k.html_report)
 
 
 def _detects(kind: str, text: str) -> bool:
@@ -195,18 +264,8 @@ def _run(kind: str, text: str, source: str) -> Parsed:
     return parsed
 
 
-# Lines that carry results, per kind. One that gave no value and no warning lost its values without a word:
-# it is listed by line, so "everything read" is never said over it.
-_RESULT_LINES: dict[str, re.Pattern[str]] = {k: re.compile(v, re.M) for k, v in {
-    "orion_summary": r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) Latency:|"
-                     r"^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|Duration for each Data Point|"
-                     r"Total Data Points):",
-    "iozone": r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
-    "slb": r"^[ \t]*Users:|Total\s+[wr]ops\b",
-    "fio_text": r"^[ \t]+(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\((?:nsec|usec|msec)\):"
-                r"\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)",
-    "calibrate_io": r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]",
-}.items()}
+_RESULT_LINES: dict[str, re.Pattern[str]] = {k.kind: re.compile(k.result_lines, re.M) for k in PARSER_KINDS
+                                            if k.result_lines}
 
 
 def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
@@ -297,33 +356,6 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
     return parse_text(decode(data, str(path)), str(path), kind)
 
 
-# Headline metrics per kind: (metric name, labels that must match). AWR-family modules may define
-# HEADLINE = ((name, {labels}), ...) themselves; derived metrics are the fallback for them.
-_HEADLINES: dict[str, tuple[tuple[str, dict[str, str]], ...]] = {
-    "fio_json": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
-                 ("fio.clat_ms", {"stat": "p99"})),
-    "fio_text": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
-                 ("fio.clat_ms", {"stat": "p99"})),
-    "fio_terse": (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
-                  ("fio.clat_ms", {"stat": "p99"})),
-    "orion_summary": (("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
-                      ("orion.min_small_latency_ms", {})),
-    "slb": (("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
-    "iozone": (("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
-               ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
-    "calibrate_io": (("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
-    "mpstat": (("mpstat.usr_pct", {"cpu": "all", "time": "Average"}),
-               ("mpstat.sys_pct", {"cpu": "all", "time": "Average"}),
-               ("mpstat.iowait_pct", {"cpu": "all", "time": "Average"}),
-               ("mpstat.idle_pct", {"cpu": "all", "time": "Average"})),
-}
-
-
-# Kinds whose output prints one figure several times: CALIBRATE_IO's DBMS_OUTPUT block (often twice, as
-# session logs show) and its DBA_RSRC_IO_CALIBRATE row are one calibration; the first one read is the headline.
-_ONE_FIGURE_KINDS = frozenset({"calibrate_io"})
-
-
 def _best(metrics: list[Metric]) -> list[Metric]:
     """For a CSV matrix: the best cell (highest, or lowest when lower is better)."""
     if not metrics:
@@ -334,10 +366,10 @@ def _best(metrics: list[Metric]) -> list[Metric]:
 
 def summarise(parsed: Parsed) -> list[Metric]:
     """The few numbers a report leads with for this kind (every job/run/label combination of them)."""
-    if parsed.kind in ("orion_csv", "orion_csv_us"):
-        return _best(list(parsed.metrics))
-    wanted = _HEADLINES.get(parsed.kind)
     entry = _BY_KIND.get(parsed.kind)
+    if entry is not None and entry.best_cell:
+        return _best(list(parsed.metrics))
+    wanted = entry.headline if entry is not None else None
     if wanted is None and entry is not None:
         mod = _module(entry.module)
         head = getattr(mod, "HEADLINE", None) if isinstance(mod, ModuleType) else None
@@ -357,23 +389,14 @@ def summarise(parsed: Parsed) -> list[Metric]:
     out: list[Metric] = []
     for name, labels in wanted:
         found = [m for m in parsed.metrics if m.name == name and all(m.label(k) == v for k, v in labels.items())]
-        if found and parsed.kind in _ONE_FIGURE_KINDS:
+        if found and entry is not None and entry.one_figure:
             found = [m for m in found if m.labels == found[0].labels]
         out.extend(found)
     return out
 
 
 # What each kind is, in a user's words: ``planner parse`` and ``planner analyze`` say it per file.
-KIND_NAMES: dict[str, str] = {
-    "awr_compare": "AWR Compare Period report (awrddrpt, text)",
-    "awr_rac_html": "AWR global RAC report (awrgrpt, HTML)",
-    "awr_rac_text": "AWR global RAC report (awrgrpt / AWR_GLOBAL_REPORT_TEXT, text)",
-    "awr_html": "AWR report (HTML)", "awr_text": "AWR report (text)", "statspack": "Statspack report",
-    "awr_excerpt": "AWR/Statspack excerpt (pasted sections)", "fio_json": "fio JSON output",
-    "fio_text": "fio normal (text) output", "fio_terse": "fio terse (--minimal) output", "orion_csv": "ORION csv matrix", "orion_csv_us": "ORION 12c+ latency csv (us)", "orion_summary": "ORION summary/console",
-    "calibrate_io": "CALIBRATE_IO result", "slb": "SLB output", "iozone": "iozone output (throughput mode or result table)",
-    "iostat": "iostat", "mpstat": "mpstat", "vmstat": "vmstat",
-}
+KIND_NAMES: dict[str, str] = {k.kind: k.display_name for k in PARSER_KINDS}
 
 
 @dataclass(frozen=True, slots=True)

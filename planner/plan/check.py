@@ -4,8 +4,10 @@ host, ``when:`` expressions that can be evaluated early, and arguments that are 
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -16,9 +18,9 @@ from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.metrics import OUTPUT_NAMED_FAMILIES
 from planner.plan.model import Plan, StepSpec
-from planner.plan.schema import Locator, did_you_mean, validate_step_args
+from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
-from planner.plan.sweeps import zip_problems
+from planner.plan.sweeps import expand, zip_problems
 from planner.plan.templating import environment, eval_when, refused, render, undefined_name, variables_for
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
@@ -171,28 +173,51 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
         return problems
     if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
         try:
-            return _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
+            return _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
         except (TypeError, ValueError, KeyError, AttributeError, IndexError):
             return []  # arguments too malformed for the kind's check; the schema problems say why
     problems += validate_step_args(spec.kind, rendered, where, step_path)
     problems += _destructive(spec, rendered, writes, where, step_path)
     if not problems:
-        problems += _refused_args(kinds.get(spec.kind), rendered, where, step_path, plan_dir, variables)
+        problems += _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
     for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
         problems.append(Problem(where.value((*step_path, name) if name else step_path),
                                 format_path(step_path), message, hint))
     return problems
 
 
-def _refused_args(check: ArgsCheck | None, rendered: dict[str, Any], where: Locator, step_path: NodePath,
-                  plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
+MAX_CHECKED_POINTS = 4096  # beyond: each swept value is checked once, in bounded time, not every combination
+
+
+def _points(spec: StepSpec, rendered: dict[str, Any]) -> list[dict[str, Any]]:
+    """The distinct arguments of each sweep point, as the host gets them. With a bad ``zip:`` (said apart) or
+    a matrix too large to walk, each swept value is checked once beside the others' first values."""
+    swept = {k: v for k, v in rendered.items() if k in sweepable_params(spec.kind) and isinstance(v, list) and v}
+    try:
+        if math.prod(len(v) for v in swept.values()) > MAX_CHECKED_POINTS:
+            raise InputError([])
+        runs = [args for _point, args in expand(replace(spec, repeat=1, warmup=0), rendered)]
+    except InputError:
+        first = {**rendered, **{k: v[0] for k, v in swept.items()}}
+        runs = [{**first, k: value} for k, values in swept.items() for value in values] or [rendered]
+    seen: dict[str, dict[str, Any]] = {}
+    for args in runs:
+        seen.setdefault(json.dumps(args, sort_keys=True, default=str), args)
+    return list(seen.values())
+
+
+def _refused_args(check: ArgsCheck | None, spec: StepSpec, rendered: dict[str, Any], where: Locator,
+                  step_path: NodePath, plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
     """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
-    the plan): a value that would be refused on the host is refused here, before any host is touched."""
+    the plan), per sweep point: a value that would be refused on the host is refused here, before any host is
+    touched, once however many points share it."""
     if check is None:
         return []
-    try:
-        check(rendered, plan_dir, variables)
-    except StepError as exc:
-        return [Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")]
-    return []
-
+    out: list[Problem] = []
+    for args in _points(spec, rendered):
+        try:
+            check(args, plan_dir, variables)
+        except StepError as exc:
+            problem = Problem(where.value(step_path), format_path(step_path), exc.message, exc.hint or "")
+            out += [] if problem in out else [problem]
+    return out

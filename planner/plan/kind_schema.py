@@ -1,10 +1,17 @@
-"""The check of a plugin step kind's ``args_schema`` before it is composed into the plan schema
-(planner.plan.schema.add_step_kinds): a JSON Schema 2020-12 object that refers only inside itself."""
+"""The schema builder: a step kind's ``args_schema`` checked (a JSON Schema 2020-12 object that refers only
+inside itself) and composed with the hand-written frame (schemas/plan.frame.json) into the plan schema.
+
+Every kind, planner's own and a plugin's, carries its arguments' schema on its class; the options all steps or
+all workloads share (name, when, repeat, warmup, zip...) are written once in the frame and added here. The
+built-in kinds' composition is shipped as schemas/plan.schema.json (for editors, and read without importing
+the steps layer); a test checks that it is what the classes say."""
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterable, Mapping
+from importlib import resources
 from typing import Any
 
 _META = "https://json-schema.org/draft/2020-12/schema"
@@ -53,3 +60,71 @@ def schema_problem(schema: Any) -> str | None:
         where = "/".join(str(p) for p in e.absolute_path) or "its top level"
         return f"args_schema is not a valid JSON Schema (2020-12) at {where}: {e.message}"
     return None
+
+
+# The sections' step holders in the plan schema, and the options every step of that section takes beside its kind.
+HOLDERS = {"prep": ("PrepStep", "StepOptions"), "workloads": ("WorkloadStep", "WorkloadOptions"),
+           "collect": ("CollectStep", "StepOptions")}
+GENERATED = ("Generated from plan.frame.json and each step kind's args_schema by planner.plan.kind_schema.compose "
+             "(python -m planner.steps.schema_export); do not edit.")
+
+
+def frame() -> dict[str, Any]:
+    """The hand-written part of the plan schema: the plan, plays, reports, claims and the step options."""
+    text = resources.files("planner").joinpath("plan/schemas/plan.frame.json").read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+def _options(defs: Mapping[str, Any], name: str) -> dict[str, Any]:
+    own = defs[name]["properties"]
+    return own if name == "StepOptions" else {**defs["StepOptions"]["properties"], **own}
+
+
+def _with_options(schema: dict[str, Any]) -> dict[str, Any]:
+    """The frame with each holder's and WorkloadOptions' step options filled in: written once, in StepOptions."""
+    defs = schema["$defs"]
+    defs["WorkloadOptions"]["properties"] = _options(defs, "WorkloadOptions")
+    for holder, options in HOLDERS.values():
+        node = defs[holder]
+        obj = next((b for b in node.get("oneOf", []) if b.get("type") == "object"), node)
+        obj["properties"] = {**_options(defs, options), **obj["properties"]}
+    return schema
+
+
+def kind_def(schema: Mapping[str, Any], section: str, args: Mapping[str, Any]) -> dict[str, Any]:
+    """A kind's sub-schema: its arguments' schema marked with its section; a workload's arguments also take the
+    shared workload options (repeat, warmup, zip, destructive), which no kind repeats in its own schema."""
+    out = {"x-section": section, **copy.deepcopy(dict(args))}
+    defs = schema["$defs"]
+    if section == "workloads" and isinstance(out.get("properties"), dict):
+        shared = {k: v for k, v in defs["WorkloadOptions"]["properties"].items()
+                  if k not in defs["StepOptions"]["properties"]}
+        out["properties"] = {**out["properties"], **copy.deepcopy(shared)}
+    return out
+
+
+def add_kinds(schema: dict[str, Any], kinds: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """Compose step kinds (kind -> its sub-schema from ``kind_def``) into ``schema``: into ``$defs`` and into
+    each section's holder that may hold it (modifies and returns ``schema``)."""
+    defs = schema["$defs"]
+    for kind, d in kinds.items():
+        defs[kind] = d
+        for section, (holder, _) in HOLDERS.items():
+            if d["x-section"] not in (section, "any"):
+                continue
+            node = defs[holder]
+            branches = node.get("oneOf", []) if "properties" not in node else []
+            obj = next((b for b in branches if b.get("type") == "object"), node)
+            obj["properties"][kind] = {"$ref": f"#/$defs/{kind}"}
+            obj.setdefault("oneOf", []).append({"required": [kind]})
+            for b in branches:  # a bare kind name (collect: [iostat]) is listed in an enum
+                if "enum" in b:
+                    b["enum"].append(kind)
+    return schema
+
+
+def compose(kinds: Mapping[str, tuple[str, Mapping[str, Any]]]) -> dict[str, Any]:
+    """The whole plan schema from the frame and the kinds (kind -> (section, its arguments' schema)), in order."""
+    schema = _with_options(frame())
+    schema["$comment"] = GENERATED
+    return add_kinds(schema, {k: kind_def(schema, section, args) for k, (section, args) in kinds.items()})

@@ -2,7 +2,8 @@
 
 ``schemas/plan.schema.json`` (Draft 2020-12, ``$id`` .../plan/1/...) describes a whole plan for
 editors; each step type has its own sub-schema under ``$defs`` named for the type, marked with
-``x-section`` (prep, workloads, collect or any). Our own keywords, ignored by validators:
+``x-section`` (prep, workloads, collect or any). It is generated (planner.plan.kind_schema.compose): the
+frame is written by hand in ``schemas/plan.frame.json``, each kind's arguments on its class (planner/steps). Our own keywords, ignored by validators:
 ``x-sweep: true`` marks a workload parameter that may be given as a list to sweep it, ``x-hint``
 is the hint printed with an error at that node.
 
@@ -28,6 +29,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import Location, Problem
+from planner.plan.kind_schema import HOLDERS, add_kinds, kind_def
 from planner.plan.model import Section
 from planner.plan.source import Document, NodePath, format_path
 
@@ -45,7 +47,6 @@ def _builtin() -> dict[str, Any]:
 
 
 _ADDED: dict[str, dict[str, Any]] = {}  # step kinds added by plugins: kind -> its sub-schema (with x-section)
-_HOLDERS = {"prep": "PrepStep", "workloads": "WorkloadStep", "collect": "CollectStep"}
 
 
 def add_step_kinds(defs: Mapping[str, Mapping[str, Any]]) -> None:
@@ -54,9 +55,10 @@ def add_step_kinds(defs: Mapping[str, Mapping[str, Any]]) -> None:
     for kind, d in defs.items():
         if kind in _builtin()["$defs"]:
             raise ValueError(f"step kind '{kind}' is planner's own: a plugin cannot replace it")
-        if d.get("x-section") not in (*_HOLDERS, "any"):
+        section = d.get("x-section")
+        if section not in (*HOLDERS, "any"):
             raise ValueError(f"step kind '{kind}': x-section must be prep, workloads, collect or any")
-        _ADDED[kind] = copy.deepcopy(dict(d))
+        _ADDED[kind] = kind_def(_builtin(), str(section), {k: v for k, v in d.items() if k != "x-section"})
     _raw.cache_clear()
     _validator.cache_clear()
 
@@ -66,22 +68,7 @@ def _raw() -> dict[str, Any]:
     """The built-in schema with the added kinds in ``$defs`` and in each section's list of step types."""
     if not _ADDED:
         return _builtin()
-    raw = copy.deepcopy(_builtin())
-    defs = raw["$defs"]
-    for kind, d in _ADDED.items():
-        defs[kind] = d
-        for section, holder in _HOLDERS.items():
-            if d["x-section"] not in (section, "any"):
-                continue
-            node = defs[holder]
-            branches = node.get("oneOf", []) if "properties" not in node else []
-            obj = next((b for b in branches if b.get("type") == "object"), node)
-            obj["properties"][kind] = {"$ref": f"#/$defs/{kind}"}
-            obj["oneOf"].append({"required": [kind]})
-            for b in branches:  # a bare kind name (collect: [iostat]) is listed in an enum
-                if "enum" in b:
-                    b["enum"].append(kind)
-    return raw
+    return add_kinds(copy.deepcopy(_builtin()), copy.deepcopy(_ADDED))
 
 
 def plan_schema() -> dict[str, Any]:

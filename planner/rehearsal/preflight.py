@@ -93,7 +93,7 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
                     continue
                 if spec.section is Section.WORKLOADS:  # only workloads sweep and take lab time
                     for _point, point_args in expand(spec, args):
-                        host_time += step_type.point_seconds(point_args) or 0.0
+                        host_time += step_type.duration(point_args, host.vars).expected_s or 0.0
             play_time = max(play_time, host_time)  # hosts of a play run side by side
         pf.lab_seconds += play_time
     return pf

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__
-from planner.metrics import display_name, words_in
+from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
 from planner.report.rac import rac_sections
@@ -47,9 +47,9 @@ TABLE_METRICS: Mapping[str, tuple[str, ...]] = {
 }
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
-OS_LABELS = {"os.cpu_busy_pct": "CPU busy %", "os.cpu_iowait_pct": "CPU iowait %", "os.read_iops": "OS read IOPS",
-             "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation %",
-             "os.samples": "Samples in the window"}
+# The OS statistics of the workload window the report's OS table shows, in words from metrics.DISPLAY_NAMES.
+OS_LABELS = {m: short_name(m) for m in ("os.cpu_busy_pct", "os.cpu_iowait_pct", "os.read_iops", "os.write_iops",
+                                        "os.util_pct_max", "os.samples")}
 
 
 def _plain(v: Any) -> Any:

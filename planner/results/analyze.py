@@ -17,13 +17,12 @@ from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
-from planner.parsers import Described, describe, parse_file, summarise
+from planner.parsers import DbReport, Described, describe, kinds_where, parse_file, summarise
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
 from planner.results.mdtext import md_text
 from planner.results.stats import Series, fmt
 
-AWR_FAMILY = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt", "awr_compare", "awr_rac_html",
-                        "awr_rac_text"})
+AWR_FAMILY = kinds_where(lambda k: k.db_report is not DbReport.NONE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,22 +29,23 @@ from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
+from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.plan.model import Plan, Section
 from planner.runid import read_meta
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
-AWR_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_excerpt"})
+# Derived from the parsers' one record per kind (planner.parsers.PARSER_KINDS).
+AWR_KINDS = kinds_where(lambda k: k.db_report in (DbReport.ONE, DbReport.EXCERPT))
 # The global (RAC) report: its cluster totals (instance=all) are the headline; a per-instance report of the same
 # execution is then context, never the system's figure (planner.parsers.awr_rac_text).
-GLOBAL_KINDS = frozenset({"awr_rac_text", "awr_rac_html"})  # both give the cluster's IOPS (cluster_io)
+GLOBAL_KINDS = kinds_where(lambda k: k.db_report is DbReport.GLOBAL)  # both give the cluster's IOPS
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
-ONE_REPORT_KINDS = frozenset({"awr_text", "awr_html", "statspack"})
-OS_KINDS = frozenset({"iostat", "mpstat", "vmstat"})
-# Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
+ONE_REPORT_KINDS = kinds_where(lambda k: k.db_report is DbReport.ONE)
+OS_KINDS = kinds_where(lambda k: k.os_stats)
 # Without the plan, a step's kind is guessed from what it produced.
-KIND_OF_ARTIFACT = {"fio_json": "fio", "orion_summary": "orion", "orion_csv": "orion", "orion_csv_us": "orion", "slb": "slb",
-                    "iozone": "iozone", "calibrate_io": "calibrate_io"}
+KIND_OF_ARTIFACT = {k.kind: k.step_kind for k in PARSER_KINDS if k.step_kind}
+# Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
 AWR_HEADLINE = ("physical_read_iops", "physical_write_iops", "read_iops_per_core", "single_block_read_latency_ms")
 
 

@@ -4,9 +4,11 @@ collect: [iostat, mpstat, vmstat] are not steps: the engine samples them around 
 (planner.engine.window), so they are registered only so that plans naming them validate. `ash` is declared in
 the plan language but has no engine yet.
 
-Adding a built-in step kind is one file here (a StepType subclass that says everything about the kind) and
-one line below, plus its arguments' sub-schema in planner/plan/schemas/plan.schema.json. A plugin kind
-carries its schema on the class (``args_schema``) and is registered by ``load_plugins``.
+Adding a built-in step kind is one file here (a StepType subclass that says everything about the kind, its
+arguments' JSON schema ``args_schema`` included) and one line below; then ``python -m
+planner.steps.schema_export`` regenerates the shipped plan schema (tests/test_plan_schema_generated.py says
+so when it is stale). A plugin kind carries its schema on the class the same way and is registered by
+``load_plugins``.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError, StepError
-from planner.plan.kind_schema import schema_problem
+from planner.plan.kind_schema import compose, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
@@ -31,17 +33,42 @@ from planner.steps.prep_db import InitOra
 from planner.steps.prep_flashback import Flashback
 from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl
 
-REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch, FactsCollect)}
-REGISTRY.update({cls.kind: cls for cls in (wl_fio.Fio, wl_slb.Slb, wl_iozone.Iozone)})
-REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_calibrate.CalibrateIo,
-                                          dbreport.AwrCollect, dbreport.StatspackCollect)})
-REGISTRY.update({cls.kind: cls for cls in (IoScheduler, Sysctl, Hugepages, InitOra, Flashback, AsmDiskgroup)})
+# In the plan schema's order (planner schema, the "prep steps are: ..." hints): generic, prep, workloads, collect.
+REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch)}
+REGISTRY.update({cls.kind: cls for cls in (IoScheduler, AsmDiskgroup, InitOra, Flashback, Sysctl, Hugepages)})
+REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_slb.Slb, wl_calibrate.CalibrateIo,
+                                          wl_iozone.Iozone, wl_fio.Fio)})
+REGISTRY.update({cls.kind: cls for cls in (dbreport.AwrCollect, dbreport.StatspackCollect)})
 
-for _kind in ("iostat", "mpstat", "vmstat", "ash"):
-    REGISTRY[_kind] = type(f"NotYet_{_kind}", (NotYetImplemented,),
-                           {"kind": _kind, "issue": "a later issue (iostat/mpstat/vmstat wrap workloads instead)"})
+
+def _sampler(description: str) -> dict[str, Any]:
+    return {"description": description, "type": ["object", "null"],
+            "properties": {"interval": {"type": "integer", "description": "seconds between samples",
+                                        "x-hint": "give whole seconds, 1 or more", "minimum": 1}},
+            "additionalProperties": False}
+
+
+def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:
+    return type(f"NotYet_{kind}", (NotYetImplemented,),
+                {"kind": kind, "sections": frozenset({Section.COLLECT}), "args_schema": schema,
+                 "issue": "a later issue (iostat/mpstat/vmstat wrap workloads instead)"})
+
+
+REGISTRY["iostat"] = _not_yet("iostat", _sampler("iostat -x during each workload point"))
+REGISTRY["mpstat"] = _not_yet("mpstat", _sampler("mpstat -P ALL during each workload point"))
+REGISTRY["vmstat"] = _not_yet("vmstat", _sampler("vmstat during each workload point"))
+REGISTRY["facts"] = FactsCollect
+REGISTRY["ash"] = _not_yet("ash", {"description": "active session history summary", "type": ["object", "null"],
+                                   "properties": {}, "additionalProperties": False})
 
 BUILTIN_KINDS = frozenset(REGISTRY)
+
+
+def builtin_schema() -> dict[str, Any]:
+    """The plan schema of planner's own kinds, composed from their classes: what schemas/plan.schema.json ships
+    (python -m planner.steps.schema_export writes it; a test checks the two agree)."""
+    return compose({kind: (section_of(cls), cls.args_schema or {"type": "object"})
+                    for kind, cls in REGISTRY.items() if kind in BUILTIN_KINDS})
 
 # For the plan check (planner.plan.check.check_plan): each kind's own check of its rendered arguments.
 ARG_CHECKS: dict[str, Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]] = {

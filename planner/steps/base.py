@@ -10,6 +10,7 @@ import abc
 import dataclasses
 import enum
 import posixpath
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -223,6 +224,29 @@ class KitStandIn(enum.Enum):
 
 DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time
 TIMEOUT_MARGIN_S = 600.0  # beyond a workload's expected run time: its start-up, ramp and report
+_SECONDS = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h)?\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Duration:
+    """How long one step (a workload point) is expected to run, and the budget its commands get when the plan
+    gives no timeout. None: the arguments do not say (expected), the host's default applies (budget)."""
+
+    expected_s: float | None = None
+    budget_s: float | None = None
+
+    @classmethod
+    def with_margin(cls, expected_s: float | None) -> Duration:
+        """The usual budget: the expected time plus TIMEOUT_MARGIN_S, or half again for a long run."""
+        if expected_s is None:
+            return cls()
+        return cls(expected_s, expected_s + max(TIMEOUT_MARGIN_S, 0.5 * expected_s))
+
+
+def seconds_of(value: Any) -> float | None:
+    """A duration argument in seconds: 90, 90s, 30m, 2h; None when absent or not a duration."""
+    m = _SECONDS.match(str(value)) if value is not None and not isinstance(value, bool) else None
+    return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""] if m else None
 
 
 class StepType(abc.ABC):
@@ -235,7 +259,6 @@ class StepType(abc.ABC):
     kind: ClassVar[str]
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
     reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
-    exclusive: ClassVar[bool] = False  # workloads: never beside another workload on the host
     real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
     writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
     # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
@@ -251,8 +274,8 @@ class StepType(abc.ABC):
     unknown_duration: ClassVar[str] = ""
     # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
     report_metrics: ClassVar[tuple[str, ...]] = ()
-    # JSON schema of the arguments, for a kind that the built-in plan schema (plan/schemas) does not describe:
-    # plugin kinds set it; None means "an object, checked by check_args only".
+    # JSON schema of the arguments (every kind, built-in or plugin; the shared workload options are added by the
+    # schema builder, planner.plan.kind_schema); None means "an object, checked by check_args only".
     args_schema: ClassVar[Mapping[str, Any] | None] = None
     # A change that needs a restart (a static init.ora parameter): the engine then sets ctx.defer_restart, the
     # step answers with Outcome.restart, and the engine calls restart_once / restart_restored once per play.
@@ -261,16 +284,12 @@ class StepType(abc.ABC):
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
 
-    def expected_s(self) -> float | None:
-        """How long this step (a workload point) is expected to run, when its arguments say (SLOB's run_time)."""
-        return None
-
     def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
         """Each command's timeout when the plan gives none: a command that hangs (a frozen NFS mount, a tool
-        waiting on a terminal) must not hold a run forever."""
-        expected = self.expected_s()
-        if expected is not None:
-            return expected + max(TIMEOUT_MARGIN_S, 0.5 * expected)
+        waiting on a terminal) must not hold a run forever. The kind's ``duration`` budget, else the host's."""
+        budget = self.duration(self.args, host_vars).budget_s
+        if budget is not None:
+            return budget
         given = host_vars.get("planner_default_timeout_s")
         try:
             return float(given) if given not in (None, "") and float(given) > 0 else DEFAULT_TIMEOUT_S
@@ -316,11 +335,6 @@ class StepType(abc.ABC):
         it would send (read-only: nothing is written). Kinds without more to say give their check message."""
         return self.check(ctx).msg
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        """Seconds one (sweep) point takes on the lab, from its rendered arguments; None: not a timed workload."""
-        return None
-
-    @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
         """Whether these arguments write to block devices (the lab run then needs ``destructive: true``)."""
         return False
@@ -365,6 +379,13 @@ class StepType(abc.ABC):
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         return Outcome(Status.OK, "nothing to restore")
+
+    # -- the duration model: preflight's lab time, the rehearsal estimate, progress and timeouts all ask it --
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """One point's expected run time and budget, from its rendered arguments (one sweep point's values) and
+        the host's variables. Default: not a timed step, the host's default timeout."""
+        return Duration()
 
     @classmethod
     def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:

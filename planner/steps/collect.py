@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 from planner.files import sha256_file, write_bytes
+from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.transport.facts import gather
@@ -12,6 +13,13 @@ from planner.transport.facts import gather
 
 class FactsCollect(StepType):
     kind = "facts"
+    sections = frozenset({Section.COLLECT})
+    args_schema = {
+        "description": "host facts",
+        "type": ["object", "null"],
+        "properties": {},
+        "additionalProperties": False,
+    }
 
     def check(self, ctx: StepContext) -> Change:
         return Change(False, "would record host facts")

@@ -127,7 +127,33 @@ class _Declared(StepType):
 
 class AwrCollect(_Declared):
     kind: ClassVar[str] = "awr"
+    args_schema = {
+        "description": "AWR report around each workload point",
+        "type": ["object", "null"],
+        "properties": {
+            "interval": {
+                "type": "integer",
+                "description": "seconds between samples",
+                "x-hint": "give whole seconds, 1 or more",
+                "minimum": 1,
+            },
+        },
+        "additionalProperties": False,
+    }
 
 
 class StatspackCollect(_Declared):
     kind: ClassVar[str] = "statspack"
+    args_schema = {
+        "description": "Statspack report around each workload point",
+        "type": ["object", "null"],
+        "properties": {
+            "interval": {
+                "type": "integer",
+                "description": "seconds between samples",
+                "x-hint": "give whole seconds, 1 or more",
+                "minimum": 1,
+            },
+        },
+        "additionalProperties": False,
+    }

@@ -21,6 +21,28 @@ class Command(StepType):
     """Run a command from an argv list (or a string split like a shell would, but never run by one)."""
 
     kind = "command"
+    args_schema = {
+        "description": "run a program (argv list, or cmd split like a shell would, without a shell)",
+        "type": "object",
+        "properties": {
+            "argv": {
+                "type": "array",
+                "items": {"type": ["string", "number"]},
+                "minItems": 1,
+                "description": "program and arguments",
+            },
+            "cmd": {
+                "type": "string",
+                "minLength": 1,
+                "description": "command line, split with shlex (never run through a shell)",
+            },
+            "creates": {"type": "string", "description": "skip when this remote path exists"},
+            "chdir": {"type": "string", "description": "remote working directory"},
+            "changed_when": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+        "oneOf": [{"required": ["argv"]}, {"required": ["cmd"]}],
+    }
 
     def validate(self) -> None:
         self.argv()
@@ -147,6 +169,17 @@ def _local_file(ctx: StepContext, src: str) -> Path:
 
 class Template(_FileStep):
     kind = "template"
+    args_schema = {
+        "description": "render a Jinja2 file from the controller to a remote path",
+        "type": "object",
+        "properties": {
+            "src": {"type": "string", "minLength": 1},
+            "dest": {"type": "string", "minLength": 1},
+            "mode": {"type": ["string", "integer"]},
+        },
+        "additionalProperties": False,
+        "required": ["src", "dest"],
+    }
 
     def content(self, ctx: StepContext) -> str:
         src = _local_file(ctx, str(self.args["src"]))
@@ -161,6 +194,19 @@ class Template(_FileStep):
 
 class Copy(_FileStep):
     kind = "copy"
+    args_schema = {
+        "description": "copy a controller file (or literal content) to a remote path",
+        "type": "object",
+        "properties": {
+            "src": {"type": "string", "minLength": 1},
+            "content": {"type": "string"},
+            "dest": {"type": "string", "minLength": 1},
+            "mode": {"type": ["string", "integer"]},
+        },
+        "additionalProperties": False,
+        "required": ["dest"],
+        "oneOf": [{"required": ["src"]}, {"required": ["content"]}],
+    }
 
     def content(self, ctx: StepContext) -> str:
         if "content" in self.args:
@@ -172,6 +218,23 @@ class Fetch(StepType):
     """Copy a host file into the run record. The host is not changed, so the result is ok."""
 
     kind = "fetch"
+    args_schema = {
+        "description": "fetch a remote file into the run's artifacts (dest relative to the host's artifact folder)",
+        "type": "object",
+        "properties": {
+            "src": {"type": "string", "minLength": 1},
+            "dest": {"type": "string", "minLength": 1},
+            "max_size": {
+                "description": "refuse a file larger than this (bytes, or with K/M/G/T: 2G); default: the host's planner_fetch_max_size, else no limit",
+                "anyOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "string", "pattern": "^[0-9]+[KMGT]?$"},
+                ],
+            },
+        },
+        "additionalProperties": False,
+        "required": ["src"],
+    }
 
     def validate(self) -> None:
         check_host_path(str(self.args["src"]), "src")

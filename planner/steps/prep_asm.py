@@ -67,6 +67,38 @@ class AsmPlan:
 
 class AsmDiskgroup(StepType):
     kind = "asm_diskgroup"
+    args_schema = {
+        "description": "create an ASM disk group or add disks to it",
+        "type": "object",
+        "properties": {
+            "name": {
+                "type": "string",
+                "pattern": "^[A-Za-z][A-Za-z0-9_$#]*$",
+                "x-hint": "give an ASM disk group name (letters, digits, _ $ #)",
+            },
+            "disks": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+            },
+            "redundancy": {"type": "string", "enum": ["external", "normal", "high"]},
+            "au_size": {
+                "type": ["string", "integer"],
+                "pattern": "^[0-9]+([.][0-9]+)?[kKmMgGtT]?[bB]?$",
+                "x-hint": "give a size such as 64M, 1g or 8192",
+            },
+            "attributes": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]},
+            },
+            "add_disks": {"type": "boolean"},
+            "rebalance_power": {"type": "integer", "minimum": 0},
+            "destructive": {
+                "type": "boolean",
+                "description": "the same as destructive: true on the step: restore drops the disk group (or the disks) this run created",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["name", "disks"],
+    }
     sections = frozenset({Section.PREP})
     reversible = True
     needs_database = True

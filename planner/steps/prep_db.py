@@ -269,6 +269,17 @@ def _memory_only(pf: ParameterFile) -> str:
 
 class InitOra(StepType):
     kind = "init_ora"
+    args_schema = {
+        "description": "set init.ora parameters (any valid name: value; recycle_pool: SIZE sets the recycle pool)",
+        "type": "object",
+        "properties": {},
+        "additionalProperties": {"type": ["string", "number", "boolean"]},
+        "minProperties": 1,
+        "propertyNames": {
+            "pattern": "^[A-Za-z_][A-Za-z0-9_$#]*$",
+            "x-hint": "an Oracle parameter name has letters, digits, _ $ # and does not start with a digit",
+        },
+    }
     sections = frozenset({Section.PREP})
     reversible = True
     defers_restart = True  # the engine restarts once per play (see the module docstring)

@@ -58,6 +58,19 @@ RESTORE_POINT_ONLY = "RESTORE POINT ONLY"
 
 class Flashback(StepType):
     kind = "flashback"
+    args_schema = {
+        "description": "flashback database on or off",
+        "oneOf": [
+            {"type": "string", "enum": ["on", "off"]},
+            {
+                "type": "object",
+                "properties": {"state": {"type": "string", "enum": ["on", "off"]}},
+                "required": ["state"],
+                "additionalProperties": False,
+            },
+        ],
+        "x-hint": "write flashback: on or flashback: off",
+    }
     sections = frozenset({Section.PREP})
     reversible = True
     needs_database = True

@@ -106,6 +106,22 @@ def _scheduler_path(ctx: StepContext, dev: object) -> str:
 
 class IoScheduler(StepType):
     kind = "io_scheduler"
+    args_schema = {
+        "description": "set the block I/O scheduler of devices (path, glob, multipath alias or WWID)",
+        "type": "object",
+        "properties": {
+            "devices": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+            },
+            "scheduler": {
+                "type": "string",
+                "enum": ["noop", "none", "deadline", "mq-deadline", "cfq", "bfq", "kyber"],
+            },
+            "persist": {"type": "boolean"},
+        },
+        "additionalProperties": False,
+        "required": ["devices", "scheduler"],
+    }
     sections = frozenset({Section.PREP})
     reversible = True
     device_args = ("devices",)
@@ -300,6 +316,17 @@ class Sysctl(StepType):
     """Kernel parameters through /proc/sys (mapped via ctx.path), written like `sysctl -w` does."""
 
     kind = "sysctl"
+    args_schema = {
+        "description": "set kernel parameters",
+        "type": "object",
+        "properties": {},
+        "additionalProperties": {"type": ["string", "number"]},
+        "minProperties": 1,
+        "propertyNames": {
+            "pattern": "^[a-z0-9_][a-z0-9_.\\-/]*$",
+            "x-hint": "give a sysctl name such as vm.swappiness",
+        },
+    }
     sections = frozenset({Section.PREP})
     reversible = True
 
@@ -388,6 +415,21 @@ class Hugepages(Sysctl):
     """vm.nr_hugepages by count, or by total size (divided by Hugepagesize from /proc/meminfo)."""
 
     kind = "hugepages"
+    args_schema = {
+        "description": "reserve huge pages by count or by total size",
+        "type": "object",
+        "properties": {
+            "count": {"type": "integer", "minimum": 0},
+            "size": {
+                "type": ["string", "integer"],
+                "pattern": "^[0-9]+([.][0-9]+)?[kKmMgGtT]?[bB]?$",
+                "x-hint": "give a size such as 64M, 1g or 8192",
+            },
+        },
+        "additionalProperties": False,
+        "minProperties": 1,
+        "maxProperties": 1,
+    }
 
     def validate(self) -> None:
         self._size()

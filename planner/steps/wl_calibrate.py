@@ -16,7 +16,7 @@ from planner.db.access import config_for, open_database
 from planner.db.identity import read_cluster_database
 from planner.errors import StepError
 from planner.plan.model import Section
-from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
@@ -43,19 +43,39 @@ def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
 
 class CalibrateIo(StepType):
     kind: ClassVar[str] = "calibrate_io"
+    args_schema = {
+        "description": "DBMS_RESOURCE_MANAGER.CALIBRATE_IO",
+        "type": "object",
+        "properties": {
+            "num_physical_disks": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "max_latency": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["num_physical_disks", "max_latency"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False
     needs_database = True
     report_metrics = ("calibrate.max_iops", "calibrate.max_mbps", "calibrate.latency_ms")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
         # observed 4.5 to 9 minutes for one disk (18.3, dbwhisperer.wordpress.com "IO calibration" runs)
-        return 600.0
-
-    def expected_s(self) -> float | None:
-        return self.point_seconds(self.args)
+        return Duration.with_margin(600.0)
 
     def preview(self, ctx: StepContext) -> str:
         disks, latency = self.params()

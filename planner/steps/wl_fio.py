@@ -18,7 +18,8 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.plan.model import Section as PlanSection
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
@@ -225,15 +226,79 @@ class Fio(StepType):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
     kind = "fio"
-    exclusive = True
+    sections = frozenset({PlanSection.WORKLOADS})
+    args_schema = {
+        "description": "fio flexible I/O tester",
+        "type": "object",
+        "properties": {
+            "job": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]},
+                "description": "inline fio job options",
+            },
+            "job_file": {"type": "string", "minLength": 1},
+            "target": {"type": "string", "minLength": 1},
+            "rw": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "bs": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": ["string", "integer"]},
+                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
+                ],
+                "x-hint": "give a block size or a list of them",
+            },
+            "iodepth": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "numjobs": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "size": {"type": ["string", "integer"]},
+            "runtime": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "ioengine": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "direct": {"type": ["boolean", "integer"]},
+            "extra": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+        },
+        "additionalProperties": False,
+        "not": {"required": ["job", "job_file"]},
+        "x-hint": "give job or job_file, not both",
+    }
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
     device_args = ("target",)
     report_metrics = ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("runtime", 60))
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """runtime plus ramp_time; without a runtime, a minute is assumed for the lab time. apply times the run
+        from the job itself."""
+        runtime = seconds_of(args.get("runtime"))
+        return Duration(60.0 if runtime is None else runtime + (seconds_of(args.get("ramp_time")) or 0.0))
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:

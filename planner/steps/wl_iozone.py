@@ -18,9 +18,11 @@ from planner.errors import ParseError, StepError
 from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
+from planner.plan.model import Section
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
@@ -66,20 +68,67 @@ class Iozone(StepType):
     """iozone in throughput mode on files (``files:`` a prefix, a list, or <workdir>/file1..N)."""
 
     kind = "iozone"
-    exclusive = True
+    sections = frozenset({Section.WORKLOADS})
+    args_schema = {
+        "description": "iozone file system benchmark",
+        "type": "object",
+        "properties": {
+            "binary": {"type": "string"},
+            "record_size": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": ["string", "integer"]},
+                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
+                ],
+                "x-hint": "give a record size or a list of them",
+            },
+            "file_size": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": ["string", "integer"]},
+                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
+                ],
+                "x-hint": "give a file size or a list of them",
+            },
+            "tests": {
+                "type": "array",
+                "items": {"type": "integer", "minimum": 0},
+                "minItems": 1,
+                "description": "iozone -i test numbers",
+            },
+            "threads": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "files": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "description": "iozone -F: a list of paths, or one prefix to which 1..threads is appended",
+            },
+            "create_files": {"type": "boolean"},
+            "flags": {"type": "array", "items": {"type": "string"}},
+        },
+        "additionalProperties": False,
+        "required": ["tests"],
+    }
     kit_args = {"binary": KitStandIn.BINARY}
     unknown_duration = "runs until its files are read"
     report_metrics = ("iozone.iops", "iozone.throughput")
 
-    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
-        """The bytes iozone moves (file_size x threads x tests, plus the creation run) at ``iozone_min_mb_per_s``
-        (default 10 MB/s, a slow disk's floor) plus the margin; without a file size (-a) the host default."""
-        size = record_kb(self.args.get("file_size"))
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """Not expected (unknown_duration). Budget: the bytes iozone moves (file_size x threads x tests, plus the
+        creation run) at ``iozone_min_mb_per_s`` (default 10 MB/s, a slow disk's floor) plus the margin; without
+        a file size (-a) the host default."""
+        size = record_kb(args.get("file_size"))
         if size is None:
-            return super().default_timeout_s(host_vars)
-        passes = len(list(self.args.get("tests") or ())) + (1 if self.args.get("create_files") else 0)
-        rate = float(host_vars.get("iozone_min_mb_per_s") or 10.0)
-        return size / 1024 * self._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S
+            return Duration()
+        passes = len(list(args.get("tests") or ())) + (1 if args.get("create_files") else 0)
+        rate = float((host_vars or {}).get("iozone_min_mb_per_s") or 10.0)
+        return Duration(None, size / 1024 * cls(args)._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S)
 
     def _threads(self) -> int:
         return whole_number(self.args, "threads", 1, "iozone", minimum=1)

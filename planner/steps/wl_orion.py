@@ -24,6 +24,7 @@ from planner.steps import guard
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
@@ -66,8 +67,85 @@ ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large", "num_small", "nu
 
 class Orion(StepType):
     kind: ClassVar[str] = "orion"
+    args_schema = {
+        "description": "Oracle ORION I/O calibration tool",
+        "type": "object",
+        "properties": {
+            "binary": {"type": "string"},
+            "testname": {"type": "string", "pattern": "^[A-Za-z0-9_.-]+$"},
+            "luns": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+            },
+            "run": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "string", "enum": ["simple", "normal", "advanced", "oltp", "dss"]},
+                    {
+                        "type": "array",
+                        "items": {"type": "string", "enum": ["simple", "normal", "advanced", "oltp", "dss"]},
+                        "minItems": 1,
+                    },
+                ],
+                "x-hint": "give simple, normal, advanced, oltp or dss",
+            },
+            "num_disks": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "write": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "matrix": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "size_small": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "size_large": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "duration": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "cache_size": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["testname"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
     device_args = ("luns",)
     files_for_devices = True  # ORION on datafiles, as the SSD seed ran it: a sandbox makes the files
@@ -75,17 +153,12 @@ class Orion(StepType):
     report_metrics = ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("duration", 60)) * orion_points(args)
-
-    def expected_s(self) -> float | None:
-        return self.point_seconds(self.args)
-
-    def default_timeout_s(self, host_vars: Mapping[str, Any]) -> float:
-        """Twice the modelled run plus the margin: the model counts ORION's default load levels, and ORION's own
-        "approximately N minutes" can exceed it (24 minutes for an 11.2.0.4 -run oltp on three LUNs)."""
-        expected = self.expected_s() or 0.0
-        return 2 * expected + TIMEOUT_MARGIN_S
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """Each load level's duration times the levels; the budget is twice that plus the margin: the model
+        counts ORION's default load levels, and ORION's own "approximately N minutes" can exceed it (24
+        minutes for an 11.2.0.4 -run oltp on three LUNs)."""
+        expected = float(args.get("duration", 60)) * orion_points(args)
+        return Duration(expected, 2 * expected + TIMEOUT_MARGIN_S)
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
@@ -164,7 +237,7 @@ class Orion(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.expected_s() or 0.0)}
+        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.duration(self.args).expected_s or 0.0)}
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
         out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)

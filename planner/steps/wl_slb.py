@@ -20,7 +20,8 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
-from planner.steps.base import Change, Outcome, StepContext, StepType, whole_number
+from planner.plan.model import Section
+from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of, whole_number
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
@@ -161,14 +162,61 @@ class Slb(StepType):
     """SLB: ``[taskset -c CPUS] ./runit.sh USERS [SECONDS]`` in the kit copied to the host."""
 
     kind = "slb"
-    exclusive = True
+    sections = frozenset({Section.WORKLOADS})
+    args_schema = {
+        "description": "SLB, the Silly Little Benchmark (memory latency)",
+        "type": "object",
+        "properties": {
+            "kit": {"type": "string", "minLength": 1},
+            "buffer_mb": {
+                "type": "integer",
+                "minimum": 1,
+                "description": "MiB of buffer per user process (the kit's SLB_MB; default 512)",
+                "x-hint": "give a whole number of MiB, 1 or more",
+            },
+            "users": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "affinity": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": ["string", "integer"], "pattern": "^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$"},
+                    {
+                        "type": "array",
+                        "items": {
+                            "type": ["string", "integer"],
+                            "pattern": "^[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*$",
+                        },
+                        "minItems": 1,
+                    },
+                ],
+                "x-hint": "give a CPU list such as 0-5 or 0,2,4 (or a list of them)",
+            },
+            "seconds": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+        },
+        "additionalProperties": False,
+        "required": ["users"],
+    }
     real_in_rehearsal = True  # the tool runs for real on a rehearsal's sandbox host
     rehearsal_caps = {"seconds": 2, "buffer_mb": 64}  # a rehearsal proves the kit runs, briefly
     report_metrics = ("slb.rops_per_s", "slb.wops_per_s", "slb.avg_nsec_per_op", "slb.users", "slb.runtime_s")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return 2.0 * float(args.get("seconds", 10))  # the kit's warm-up, then the measured seconds
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """The kit's warm-up, then the measured seconds (10 by default); apply times the run itself."""
+        return Duration(2.0 * (seconds_of(args.get("seconds")) or 10.0))
 
     def _argv(self, kit: Kit | None = None) -> list[str]:
         users = _positive(self.args, "users", None)

@@ -43,11 +43,13 @@ from planner.status import Artifact, Status
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
     Change,
+    Duration,
     KitStandIn,
     Outcome,
     StepContext,
     StepType,
     check_host_path,
+    seconds_of,
     whole_number,
 )
 from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, Cluster, cluster_of, from_global_report, slob_note
@@ -190,8 +192,94 @@ def _int(args: Mapping[str, Any], key: str) -> int:
 
 class Slob(StepType):
     kind: ClassVar[str] = "slob"
+    args_schema = {
+        "description": "SLOB (the user's kit on the host)",
+        "type": "object",
+        "properties": {
+            "kit": {"type": "string", "minLength": 1, "description": "path of the SLOB kit on the host"},
+            "readers": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "writers": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "run_time": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "scale": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "work_unit": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "redo_stress": {
+                "x-sweep": True,
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
+                "x-hint": "give a value or a list of them",
+            },
+            "threads_per_schema": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 1},
+                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "update_pct": {
+                "x-sweep": True,
+                "oneOf": [
+                    {"type": "integer", "minimum": 0},
+                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
+                ],
+                "x-hint": "give a whole number or a list of them",
+            },
+            "setup": {"type": "boolean"},
+            "data_on": {
+                "type": "string",
+                "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put SLOB's storage: a disk group (+SLOB) or a directory; each point checks that USER1.CF1's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory",
+            },
+            "create_tablespace": {
+                "type": "string",
+                "pattern": "^[0-9]+[KMGT]$",
+                "description": "with setup: true, create the SLOB tablespace (slob_tablespace, default IOPS) on data_on at this size when it does not exist (setup.sh needs it to exist)",
+                "x-hint": "give a size such as 16G",
+            },
+            "database_statistics_type": {"type": "string", "enum": ["awr", "statspack"]},
+            "conf": {
+                "type": "object",
+                "additionalProperties": {"type": ["string", "number", "boolean"]},
+                "description": "extra slob.conf keys",
+                "propertyNames": {"pattern": "^[A-Z_][A-Z0-9_]*$", "x-hint": "slob.conf keys are UPPER_CASE"},
+            },
+        },
+        "additionalProperties": False,
+        "required": ["kit"],
+    }
     sections = frozenset({Section.WORKLOADS})
-    exclusive: ClassVar[bool] = True
     writes_db_report: ClassVar[bool] = True  # SLOB takes its own AWR/Statspack snapshots
     needs_database = True
     kit_args = {"kit": KitStandIn.SLOB_KIT}
@@ -201,8 +289,11 @@ class Slob(StepType):
                       "db_time_per_s", "db_cpu_per_s")
 
     @classmethod
-    def point_seconds(cls, args: Mapping[str, Any]) -> float | None:
-        return float(args.get("run_time", 300))
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """runit.sh runs RUN_TIME seconds. Without run_time, slob.conf's own is expected (300 in the kit as
+        shipped) but not known here: the budget is then the host's default."""
+        given = seconds_of(args.get("run_time"))
+        return Duration.with_margin(given) if given is not None else Duration(300.0)
 
     # -- planning (pure) ---------------------------------------------------------------------------------
     def validate(self) -> None:
@@ -212,11 +303,6 @@ class Slob(StepType):
             raise StepError("slob: " + "; ".join(refused),
                             hint="give values the SLOB kit accepts: run_time >= 30, work_unit 3-1024, update_pct / "
                                  "scan_pct 0-50 or 100, threads_per_schema >= 1")
-
-    def expected_s(self) -> float | None:
-        """runit.sh runs RUN_TIME seconds (with no run_time given, slob.conf's own value is not known here)."""
-        given = self.args.get("run_time")
-        return float(given) if isinstance(given, int | float) and not isinstance(given, bool) else None
 
     def _kit_arg(self) -> str:
         kit = str(self.args.get("kit") or "")
