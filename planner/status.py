@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +18,13 @@ class Status(enum.Enum):
     INTERRUPTED = "interrupted"
 
 
+class Phase(enum.Enum):
+    """When in the run a result happened: applying the plan, or putting the hosts back."""
+
+    APPLY = "apply"
+    RESTORE = "restore"
+
+
 @dataclass(frozen=True, slots=True)
 class Artifact:
     """A file kept in the run record (path relative to the run folder)."""
@@ -25,6 +33,18 @@ class Artifact:
     kind: str = ""  # parser kind when known: awr_text, fio_json, ...
     sha256: str = ""
     simulated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class RestartRequest:
+    """A step's ask that the engine restart something once for the play, instead of the step doing it now.
+
+    A step kind that ``defers_restart`` returns one when the engine told it to defer (StepContext.defer_restart);
+    the engine then calls the kind's ``restart_once`` (after the play's prep) or ``restart_restored`` (after
+    its restore) with it. ``target`` is what to restart in the kind's own words (init_ora: its DbConfig JSON).
+    """
+
+    target: Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +64,13 @@ class StepResult:
     started: str = ""
     ended: str = ""
     ignored: bool = False  # failed but the step had ignore_errors
+    restart: RestartRequest | None = None  # a restart the step left to the engine (kept as data.restart)
+    # Where the step stands in the plan: the play's index, the section ("prep", "workloads", "collect"; "" for
+    # the run's own steps: connect, lock, facts) and the step's index in it (None: the play's one restart)
+    play: int | None = None
+    section: str = ""
+    index: int | None = None
+    phase: Phase = Phase.APPLY
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -52,17 +79,45 @@ class StepResult:
             "repeat": self.repeat, "warmup": self.warmup,
             "artifacts": [{"path": a.path, "kind": a.kind, "sha256": a.sha256, "simulated": a.simulated}
                           for a in self.artifacts],
-            "data": dict(self.data), "started": self.started, "ended": self.ended, "ignored": self.ignored,
+            "data": {**dict(self.data), **({"restart": dict(self.restart.target)} if self.restart else {})},
+            "started": self.started, "ended": self.ended, "ignored": self.ignored,
+            "play": self.play, "section": self.section, "index": self.index, "phase": self.phase.value,
         }
 
     @staticmethod
     def from_json(d: Mapping[str, Any]) -> StepResult:
+        data = dict(d.get("data") or {})
+        restart = data.pop("restart", None)
         return StepResult(
             d["step"], d["title"], d["host"], Status(d["status"]), d.get("msg", ""), d.get("diff"),
             d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
             tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
                   for a in d.get("artifacts", [])),
-            d.get("data", {}), d.get("started", ""), d.get("ended", ""), d.get("ignored", False))
+            data, d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
+            RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None,
+            *_place(d))
+
+
+_OLD_PATH = re.compile(r"plays\[(\d+)\]\.(prep|workloads|collect)(?:\[(\d+)\])?")
+
+
+def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:
+    """A recorded result's play, section, index and phase (old folders: see legacy_place)."""
+    if "phase" not in d:
+        return legacy_place(str(d.get("step", "")), str(d.get("title", "")))
+    play, index = d.get("play"), d.get("index")
+    return (play if isinstance(play, int) else None, str(d.get("section") or ""),
+            index if isinstance(index, int) else None, Phase(d["phase"]))
+
+
+def legacy_place(step: str, title: str = "") -> tuple[int | None, str, int | None, Phase]:
+    """Play, section, index and phase of a record from before they were written as fields: then only its step
+    path (``plays[0].prep[1]``) and a restore's title said them. Read here once, for such old run folders."""
+    m = _OLD_PATH.match(step)
+    phase = Phase.RESTORE if title.startswith(("restore ", "restore:")) else Phase.APPLY
+    if m is None:
+        return None, "", None, phase
+    return int(m.group(1)), m.group(2), None if m.group(3) is None else int(m.group(3)), phase
 
 
 @dataclass(slots=True)

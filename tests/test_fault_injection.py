@@ -277,6 +277,7 @@ def test_injected_names_refused_by_the_schema(tmp_path: Path, capsys: pytest.Cap
     assert snapshot(pj.root) == before
 
 
+@pytest.mark.slow
 # -- 3. SQL: only the statements planner means reach the database -----------------------------------------
 def test_sql_values_are_literals_and_nothing_else_ran(tmp_path: Path) -> None:
     pj = Project(tmp_path)

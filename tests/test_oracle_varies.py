@@ -70,6 +70,7 @@ def test_the_global_reports_instance_count_decides_only_when_gv_instance_cannot_
     assert from_global_report(read, 2) is read  # the database's answer beats the file's
 
 
+@pytest.mark.slow
 def test_the_standin_kit_writes_awr_rac_txt_only_for_releases_that_do(tmp_path: Path) -> None:
     project(tmp_path, SlobRelease.V2_3, host_vars=LICENSED)  # 2.0-2.3 can only take AWR snapshots
     code, _out, res = run(tmp_path)

@@ -1,15 +1,15 @@
-"""Step kinds from other installed packages (docs/plugins.md): the example plugin in tests/data/plugin_example,
+"""Step kinds from other installed packages (docs/plugins.md): the example plugin exactly as the doc writes it,
 installed as pip would leave it (the package beside a ``.dist-info`` holding its entry points) in a folder of its
 own put on PYTHONPATH, so the test venv itself is never changed. Then planner, in a fresh process, must list
 the kind in ``planner schema``, check its arguments at plan check (file:line:col, exit 5) and apply and restore
-it over the local transport.
+it over the local transport; a plugin hook returning the wrong thing fails its host, never the controller.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import shutil
+import re
 import subprocess
 import sys
 import textwrap
@@ -20,15 +20,29 @@ import pytest
 
 pytestmark = [pytest.mark.slow]
 
-EXAMPLE = Path(__file__).resolve().parent / "data" / "plugin_example"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "plugins.md"
 
 
-def install(site: Path) -> None:
-    """What ``pip install`` of the example leaves in site-packages: its package and its dist-info."""
-    project = tomllib.loads((EXAMPLE / "pyproject.toml").read_text())["project"]
-    shutil.copytree(EXAMPLE / "planner_motd", site / "planner_motd")
+def doc_block(lang: str, first_line: str) -> str:
+    """The fenced ``lang`` block of docs/plugins.md whose first line is ``first_line``, as the doc has it."""
+    for body in re.findall(rf"^```{lang}\n(.*?)^```$", DOC.read_text(), flags=re.S | re.M):
+        if body.startswith(first_line + "\n"):
+            return body
+    raise AssertionError(f"docs/plugins.md has no {lang} block starting {first_line!r}")
+
+
+def install(site: Path, edit: tuple[str, str] | None = None) -> None:
+    """What ``pip install`` of the doc's example leaves in site-packages: its package and its dist-info.
+    ``edit``: (text, replacement) in the module, e.g. to make it broken."""
+    project = tomllib.loads(doc_block("toml", "# pyproject.toml of your package"))["project"]
+    code = doc_block("python", "# planner_motd/__init__.py")
+    if edit is not None:
+        assert edit[0] in code
+        code = code.replace(*edit)
+    (site / "planner_motd").mkdir(exist_ok=True)
+    (site / "planner_motd" / "__init__.py").write_text(code)
     info = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
-    info.mkdir()
+    info.mkdir(exist_ok=True)
     (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {project['version']}\n")
     lines = [f"[{group}]\n" + "".join(f"{k} = {v}\n" for k, v in eps.items())
              for group, eps in project["entry-points"].items()]
@@ -110,3 +124,36 @@ def test_without_the_plugin_the_kind_is_unknown(tmp_path: Path) -> None:
     _root, plan, inv = project(tmp_path)
     done = planner(dict(os.environ), "validate", str(plan), "-i", str(inv))
     assert done.returncode == 5 and "unknown step type 'motd'" in done.stderr, done.stderr
+
+
+BROKEN_REVERT = ('        ctx.conn.put(str(original).encode(), path)\n        return Outcome(Status.CHANGED, f"restored {path}")',
+                 '        ctx.conn.put(str(original).encode(), path)')
+
+
+def test_a_plugin_revert_returning_none_fails_its_host_and_planner_restore_copes(
+        tmp_path: Path, plugin_env: dict[str, str]) -> None:
+    """Following the doc but forgetting revert's return used to crash the controller at the play's restore
+    (AttributeError on None.status): the run stayed "running" and `planner restore` crashed the same way."""
+    site = Path(plugin_env["PYTHONPATH"].split(os.pathsep)[0])
+    install(site, BROKEN_REVERT)
+    root, plan, inv = project(tmp_path)
+    runs = tmp_path / "runs"
+    done = planner(plugin_env, "apply", str(plan), "-i", str(inv), "--runs-dir", str(runs))
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert "plugin 'motd' is broken: revert() returned None, not an Outcome" in said, said
+    assert "Traceback" not in said
+    [run] = [p for p in runs.iterdir() if p.is_dir()]
+    meta = json.loads((run / "meta.json").read_text())
+    assert meta["status"] != "running" and meta["exit_code"] == 2, meta
+    [entry] = json.loads((run / "restore.json").read_text())
+    assert not entry["reverted"]  # still pending: the broken revert is not taken for a restore
+    again = planner(plugin_env, "restore", str(run))
+    assert again.returncode == 2 and "plugin 'motd' is broken: revert() returned None" in again.stdout + again.stderr
+    assert "Traceback" not in again.stdout + again.stderr
+    install(site)  # the plugin fixed: the pending entry is put back
+    fixed = planner(plugin_env, "restore", str(run))
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert (root / "etc/motd").read_text() == "welcome\n"
+    [entry] = json.loads((run / "restore.json").read_text())
+    assert entry["reverted"]

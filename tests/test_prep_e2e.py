@@ -130,6 +130,7 @@ def _prepped(runs: Path, root: Path) -> bool:
         and state["restarts"] >= 1 and state["database"]["status"] == "OPEN"
 
 
+@pytest.mark.slow
 def test_killed_controller_then_planner_restore(tmp_path: Path) -> None:
     hosts = local_hosts(tmp_path)
     root = Path(hosts["h0"]["planner_root"])

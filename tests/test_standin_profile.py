@@ -50,6 +50,7 @@ def test_the_standin_answers_with_the_profiles_version(tmp_path: Path, version: 
     assert [list(r) for r in db.query("select version from v$instance")] == [[version]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("pfile", "spfile"), [("spfile", True), ("pfile", False)])
 def test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile(tmp_path: Path, pfile: str, spfile: bool) -> None:
     db = _db(tmp_path, HostProfile(parameter_file=pfile))
@@ -63,6 +64,7 @@ def test_a_pfile_instance_shows_no_spfile_and_refuses_scope_spfile(tmp_path: Pat
     db.execute("alter system set db_recycle_cache_size=64M scope=memory")  # memory alone is fine on a pfile
 
 
+@pytest.mark.slow
 def test_cdb_resource_manager_and_the_failure_modes(tmp_path: Path) -> None:
     db = _db(tmp_path, HostProfile(cdb=True, resource_manager_plan="DEFAULT_MAINTENANCE_PLAN",
                                    refused_parameters=("db_keep_cache_size",), instance_stays_down=True))

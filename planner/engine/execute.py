@@ -13,16 +13,16 @@ import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from planner.engine.runrecord import RunRecord, utc_now
-from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError
+from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError, StepError
 from planner.files import name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan.model import Section, StepSpec, SweepPoint
-from planner.status import Artifact, Status, StepResult
-from planner.steps import step_class
-from planner.steps.base import Outcome, StepContext, StepType
+from planner.status import Artifact, Phase, Status, StepResult
+from planner.steps import BUILTIN_KINDS, step_class
+from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection, login_user
 
@@ -60,8 +60,51 @@ SaveHook = Callable[[StepSpec, HostState, Mapping[str, Any], Mapping[str, Any]],
 Window = Callable[[StepContext, bool, Callable[[], Outcome]], tuple[Outcome, list[Artifact], list[str]]]
 
 
+T = TypeVar("T")
+
+
+def _who(kind: str) -> str:
+    return f"step kind '{kind}'" if kind in BUILTIN_KINDS else f"plugin '{kind}'"
+
+
+def _a(name: str) -> str:
+    return f"{'an' if name[:1] in tuple('AEIOUaeiou') else 'a'} {name}"
+
+
+def hook_result(kind: str, hook: str, value: Any, expected: type[T]) -> T:
+    """``value`` as the ``hook`` of ``kind`` returned it, when it is what StepType declares; else a step error
+    naming the kind (a plugin's ``revert`` returning None must fail its host, never the controller)."""
+    if isinstance(value, expected):
+        return value
+    got = "None" if value is None else _a(type(value).__name__)
+    raise StepError(f"{_who(kind)} is broken: {hook}() returned {got}, not {_a(expected.__name__)}",
+                    hint=f"{hook}() must return {_a(expected.__name__)} (planner.steps.base.StepType, docs/plugins.md)"
+                         if kind not in BUILTIN_KINDS else "this is a bug in planner: please report it")
+
+
+def internal_error(kind: str, e: Exception, record: RunRecord | None, hs: HostState, path: str) -> str:
+    """An unexpected exception of a step: its traceback kept in the record, a one-line message for the result."""
+    if record:
+        record.write_text(f"errors/{name_file(hs.host.name)}-{path}.txt", traceback.format_exc())
+    where = " (traceback in the run record)" if record else ""
+    if kind in BUILTIN_KINDS:
+        return f"internal error {type(e).__name__}: {e}{where}"
+    return f"{_who(kind)} is broken: {type(e).__name__}: {e}{where}"
+
+
+def place(spec: StepSpec) -> dict[str, Any]:
+    """The StepResult fields that say where ``spec`` stands in the plan."""
+    return {"play": spec.play, "section": spec.section.value, "index": spec.index}
+
+
+def spec_result(spec: StepSpec, host: str, status: Status, msg: str = "", **kw: Any) -> StepResult:
+    """A result of ``spec`` on ``host`` that ran nothing (skipped: a false condition, a failed host)."""
+    return StepResult(spec.path, spec.title, host, status, msg, **place(spec), **kw)
+
+
 def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
-                 record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None) -> StepContext:
+                 record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None, *,
+                 defer_restart: bool = False) -> StepContext:
     assert hs.conn is not None
     host = hs.host
     become_user = spec.become_user or host.become_user
@@ -79,7 +122,8 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         become_user=become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
-        simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal)
+        simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal,
+        defer_restart=defer_restart and step_class(spec.kind).defers_restart)
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
@@ -89,10 +133,12 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     """Check or apply one step on one host and say what happened.
 
     A workload point whose connection drops is run once more after reconnecting (see _recover); only the
-    final attempt is recorded.
+    final attempt is recorded. A prep step of a kind that ``defers_restart`` leaves its restart to the engine
+    (planner.engine.restarts: once per play).
     """
     started = utc_now()
-    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started}
+    base: dict[str, Any] = {"step": spec.path, "title": spec.title, "host": hs.host.name, "started": started,
+                            **place(spec)}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: dict[str, Any] = {}
@@ -100,8 +146,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
 
     def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
         ignored = status is Status.FAILED and spec.ignore_errors
-        if exc is not None and getattr(exc, "window_artifacts", None):
-            kw["artifacts"] = tuple(exc.window_artifacts)  # type: ignore[attr-defined]
+        if exc is not None and ctx is not None and ctx.window_artifacts:
+            kw["artifacts"] = ctx.window_artifacts
         if status is Status.FAILED and ctx is not None and spec.section is Section.WORKLOADS:
             msg = _with_disk_full(msg, ctx)
         if retried:
@@ -111,15 +157,16 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
 
     try:
         step: StepType = step_class(spec.kind)(args)
-        ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+        defer = spec.section is Section.PREP
+        ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
         ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         if settings.check:
             if spec.section is Section.WORKLOADS:
                 return result(Status.SKIPPED, "workloads do not run in check mode")
-            change = step.check(ctx)
+            change = hook_result(spec.kind, "check", step.check(ctx), Change)
             return result(Status.CHANGED if change.changed else Status.OK, change.msg, diff=change.diff)
         if step.reversible and on_save is not None:
-            saved = step.save(ctx)
+            saved = hook_result(spec.kind, "save", step.save(ctx), Mapping)  # type: ignore[type-abstract]
             on_save(spec, hs, args, saved)  # written to the record before anything changes
         while True:
             try:
@@ -129,11 +176,11 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                 if retried or not _retryable(spec, hs, e):
                     raise
                 retried.update(_recover(hs, e, artifacts if record else None))
-                ctx = make_context(spec, hs, variables, settings, record, artifacts, point)
+                ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
                 ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
-                      artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data)
+                      artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data, restart=outcome.restart)
     except Interrupted as e:
         return result(Status.INTERRUPTED, str(e), e)
     except ConnectError as e:
@@ -144,10 +191,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         return result(Status.FAILED, f"{type(e).__name__}: {e}", e)
     except KeyboardInterrupt:
         raise
-    except Exception as e:  # an engine bug: keep the traceback in the record, fail the host, not the run
-        if record:
-            record.write_text(f"errors/{name_file(hs.host.name)}-{spec.path}.txt", traceback.format_exc())
-        return result(Status.FAILED, f"internal error {type(e).__name__}: {e} (traceback in the run record)")
+    except Exception as e:  # an engine or plugin bug: keep the traceback in the record, fail the host, not the run
+        return result(Status.FAILED, internal_error(spec.kind, e, record, hs, spec.path))
 
 
 RETRY_NOTE = "retried after a connection drop"
@@ -160,9 +205,12 @@ class Recoverable(Protocol):
 
 
 def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
+    def body() -> Outcome:
+        return hook_result(step.kind, "apply", step.apply(ctx), Outcome)
+
     if window is not None:
-        return window(ctx, step.writes_db_report, lambda: step.apply(ctx))
-    return step.apply(ctx), [], []
+        return window(ctx, step.writes_db_report, body)
+    return body(), [], []
 
 
 def _retryable(spec: StepSpec, hs: HostState, e: ConnectError) -> bool:
@@ -234,22 +282,35 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
     return "; ".join([msg, *notes]) if notes else msg
 
 
+def entry_place(entry: RestoreEntry) -> dict[str, Any]:
+    """The StepResult fields of a revert of ``entry``: its prep step, at restore."""
+    return {"play": entry.play_index, "section": Section.PREP.value, "index": entry.index, "phase": Phase.RESTORE}
+
+
 def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, record: RunRecord | None,
-                artifacts: Path) -> StepResult:
-    """Put back one prep step's saved original state (its kind's StepType.revert)."""
+                artifacts: Path, *, defer_restart: bool = False) -> StepResult:
+    """Put back one prep step's saved original state (its kind's StepType.revert). ``defer_restart``: a kind
+    that defers_restart leaves its restart to the engine (one per host after the reverts)."""
     started = utc_now()
     title = f"restore {entry.title}"
     spec = StepSpec(kind=entry.kind, section=Section.PREP, args=entry.args, path=entry.step, name=entry.title,
                     become=entry.become, become_user=entry.become_user)
+
+    def result(status: Status, msg: str, out: Outcome | None = None) -> StepResult:
+        return StepResult(entry.step, title, hs.host.name, status, msg, out.diff if out else None, started=started,
+                          ended=utc_now(), data=out.data if out else {}, restart=out.restart if out else None,
+                          **entry_place(entry))
+
     try:
         step = step_class(entry.kind)(entry.args)
-        ctx = make_context(spec, hs, {}, settings, record, artifacts)
-        out = step.revert(ctx, entry.saved)
-        return StepResult(entry.step, title, hs.host.name, out.status, out.msg, out.diff,
-                          started=started, ended=utc_now(), data=out.data)
+        ctx = make_context(spec, hs, {}, settings, record, artifacts, defer_restart=defer_restart)
+        out = hook_result(entry.kind, "revert", step.revert(ctx, entry.saved), Outcome)
+        return result(out.status, out.msg, out)
     except ConnectError as e:
-        return StepResult(entry.step, title, hs.host.name, Status.UNREACHABLE, str(e),
-                          started=started, ended=utc_now())
+        return result(Status.UNREACHABLE, str(e))
     except (PlannerError, OSError) as e:
-        return StepResult(entry.step, title, hs.host.name, Status.FAILED, str(e),
-                          started=started, ended=utc_now())
+        return result(Status.FAILED, str(e))
+    except KeyboardInterrupt:
+        raise
+    except Exception as e:  # a kind's bug (a plugin's revert): this entry stays pending, the others go on
+        return result(Status.FAILED, internal_error(entry.kind, e, record, hs, f"restore-{entry.step}"))

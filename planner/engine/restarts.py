@@ -1,10 +1,11 @@
 """One database restart per play: a static parameter costs one restart, however many steps set one.
 
 init_ora steps with static parameters used to restart the database each: two such steps in one play meant
-two restarts at apply and two at restore, while rehearsal promises "restarts once per play". The runner
-now runs them with DEFER_RESTART: each sets the spfile and says a restart is due (``data["restart"]``);
-at the end of the play's prep the host's database is restarted once and every deferred step's parameters
-are checked to be in effect. Restore does the same: the reverts put the spfile back, then one restart.
+two restarts at apply and two at restore, while rehearsal promises "restarts once per play". A kind that
+``defers_restart`` (StepType) is run with ``ctx.defer_restart``: each step sets the spfile and returns a
+``RestartRequest`` (Outcome.restart); at the end of the play's prep the host is restarted once by the kind's
+``restart_once``, which checks every deferred step's change is in effect. Restore does the same: the reverts
+put the spfile back, then one ``restart_restored``. The engine names no kind: it asks the classes.
 """
 
 from __future__ import annotations
@@ -13,62 +14,69 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.engine.execute import ExecSettings, HostState, make_context
+from planner.engine.execute import ExecSettings, HostState, hook_result, internal_error, make_context
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError
 from planner.plan.model import Play, Section, StepSpec
 from planner.plan.templating import render
-from planner.status import Status, StepResult
+from planner.status import Phase, RestartRequest, Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import Outcome, StepContext
-from planner.steps.prep_db import DEFER_RESTART, InitOra, restart_after_prep, restart_after_restore
 
 TITLE_PREP = "Restarting the database once for the play's static parameters"
 TITLE_RESTORE = "restore: restarting the database once for the static parameters put back"
 
 
 def defers(kind: str) -> bool:
-    return bool(getattr(step_class(kind), "defers_restart", False))
-
-
-def with_deferral(kind: str, variables: Mapping[str, Any]) -> Mapping[str, Any]:
-    """A step's variables (at apply) or saved state (at revert), told the engine restarts once per play."""
-    return {**variables, DEFER_RESTART: True} if defers(kind) else variables
+    return bool(step_class(kind).defers_restart)
 
 
 def due(results: Sequence[StepResult], host: str, paths: set[str]) -> list[StepResult]:
     """This host's results among ``paths`` that left a restart to the engine."""
-    return [r for r in results if r.host == host and r.step in paths and (r.data or {}).get("restart")
+    return [r for r in results if r.host == host and r.step in paths and r.restart is not None
             and r.status is Status.CHANGED]
 
 
-def _run(path: str, title: str, hs: HostState, body: Callable[[StepContext], Outcome], variables: Mapping[str, Any],
-         settings: ExecSettings, record: RunRecord | None, artifacts: Path) -> StepResult:
+def _run(kind: str, play: int | None, phase: Phase, title: str, hs: HostState,
+         body: Callable[[StepContext], Outcome], variables: Mapping[str, Any], settings: ExecSettings,
+         record: RunRecord | None, artifacts: Path) -> StepResult:
     started = utc_now()
-    spec = StepSpec(kind="init_ora", section=Section.PREP, args={}, path=path, name=title)
+    path = f"plays[{play}].prep.restart"  # its id in the record, as before
+    spec = StepSpec(kind=kind, section=Section.PREP, args={}, path=path, name=title, play=play)
+    where: dict[str, Any] = {"play": play, "section": Section.PREP.value, "phase": phase, "started": started}
+
+    def result(status: Status, msg: str) -> StepResult:
+        return StepResult(path, title, hs.host.name, status, msg, ended=utc_now(), **where)
+
     try:
-        out = body(make_context(spec, hs, variables, settings, record, artifacts))
-        return StepResult(path, title, hs.host.name, out.status, out.msg, started=started, ended=utc_now())
+        out = hook_result(kind, "restart", body(make_context(spec, hs, variables, settings, record, artifacts)),
+                          Outcome)
+        return result(out.status, out.msg)
     except ConnectError as e:
-        return StepResult(path, title, hs.host.name, Status.UNREACHABLE, str(e), started=started, ended=utc_now())
+        return result(Status.UNREACHABLE, str(e))
     except PlannerError as e:
-        return StepResult(path, title, hs.host.name, Status.FAILED, str(e), started=started, ended=utc_now())
+        return result(Status.FAILED, str(e))
+    except Exception as e:  # a kind's bug (a plugin's): the host's restart fails, the controller goes on
+        return result(Status.FAILED, internal_error(kind, e, record, hs, path))
 
 
-def restart_prep(play_path: str, hs: HostState, pending: Sequence[tuple[StepResult, Mapping[str, Any]]],
+def restart_prep(play: int, kind: str, hs: HostState, pending: Sequence[tuple[StepResult, Mapping[str, Any]]],
                  variables: Mapping[str, Any], settings: ExecSettings, record: RunRecord | None,
                  artifacts: Path) -> StepResult:
     """The one restart at the end of a play's prep; ``pending``: (the deferred result, its rendered args)."""
-    steps = [InitOra(args) for _, args in pending]
-    db_json = dict((pending[-1][0].data or {})["restart"])
-    return _run(f"{play_path}.prep.restart", TITLE_PREP, hs, lambda ctx: restart_after_prep(ctx, db_json, steps),
+    cls = step_class(kind)
+    steps = [cls(args) for _, args in pending]
+    request = pending[-1][0].restart
+    assert request is not None  # due() keeps only the results that asked
+    return _run(kind, play, Phase.APPLY, TITLE_PREP, hs, lambda ctx: cls.restart_once(ctx, request, steps),
                 variables, settings, record, artifacts)
 
 
-def restart_restore(play_path: str, hs: HostState, db_json: Mapping[str, Any], settings: ExecSettings,
+def restart_restore(play: int | None, kind: str, hs: HostState, request: RestartRequest, settings: ExecSettings,
                     record: RunRecord | None, artifacts: Path) -> StepResult:
-    return _run(f"{play_path}.prep.restart", TITLE_RESTORE, hs, lambda ctx: restart_after_restore(ctx, db_json),
-                {}, settings, record, artifacts)
+    cls = step_class(kind)
+    return _run(kind, play, Phase.RESTORE, TITLE_RESTORE, hs, lambda ctx: cls.restart_restored(ctx, request), {},
+                settings, record, artifacts)
 
 
 def after_prep(index: int, play: Play, states: Sequence[HostState], results: Sequence[StepResult],
@@ -84,6 +92,8 @@ def after_prep(index: int, play: Play, states: Sequence[HostState], results: Seq
     def one(hs: HostState) -> StepResult:
         variables = variables_of(hs)
         items = [(r, render(dict(specs[r.step].args), variables)) for r in pending[hs.host.name]]
-        return restart_prep(f"plays[{index}]", hs, items, variables, settings, record, artifacts)
+        kind = specs[items[-1][0].step].kind  # one kind defers today (init_ora); its steps restart together
+        mine = [(r, a) for r, a in items if specs[r.step].kind == kind]
+        return restart_prep(index, kind, hs, mine, variables, settings, record, artifacts)
 
     return [hs for hs in states if hs.host.name in pending], one

@@ -39,13 +39,12 @@ import secrets
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from planner.engine import restarts
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, revert_step
+from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
 from planner.engine.hostlock import read_holder, release_lock
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
@@ -53,7 +52,7 @@ from planner.files import slug, write_bytes
 from planner.host import Host
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta
-from planner.status import Status, StepResult, exit_code, recap
+from planner.status import RestartRequest, Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.remote_procs import running_dir, stop_leftovers
 
@@ -271,7 +270,7 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
     holds (``blocked``, e.g. the lock of this run's first controller) is not ours to undo. ``one_restart``:
     the init_ora reverts leave their restart to one per host at the end (planner.engine.restarts).
     """
-    restart_due: dict[str, tuple[HostState, Any, str]] = {}
+    restart_due: dict[str, tuple[HostState, RestartRequest, int | None, str]] = {}
     for entry in log.pending(play):
         hs = states.get(entry.host)
         if hs is not None and hs.blocked:
@@ -280,19 +279,19 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
             why = unreachable(entry.host)
             if why is not None:
                 console.banner("RESTORE", entry.title)
-                on_result(StepResult(entry.step, f"restore {entry.title}", entry.host, Status.UNREACHABLE, why))
+                on_result(StepResult(entry.step, f"restore {entry.title}", entry.host, Status.UNREACHABLE, why,
+                                     **entry_place(entry)))
             continue
         hs.conn.resume()
         console.banner("RESTORE", entry.title)
-        told = replace(entry, saved=restarts.with_deferral(entry.kind, entry.saved)) if one_restart else entry
-        r = revert_step(told, hs, settings, record, artifacts)
-        if (r.data or {}).get("restart"):
-            restart_due[hs.host.name] = (hs, r.data["restart"], entry.play)
+        r = revert_step(entry, hs, settings, record, artifacts, defer_restart=one_restart)
+        if r.restart is not None:
+            restart_due[hs.host.name] = (hs, r.restart, entry.play_index, entry.kind)
         log.mark(entry, r.status in (Status.OK, Status.CHANGED))
         on_result(r)
-    for hs, db_json, play_path in restart_due.values():
+    for hs, request, play_index, kind in restart_due.values():
         console.banner("RESTORE", restarts.TITLE_RESTORE)
-        on_result(restarts.restart_restore(play_path, hs, db_json, settings, record, artifacts))
+        on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
 
 
 def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Host]:

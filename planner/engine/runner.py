@@ -19,7 +19,7 @@ from typing import Any
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step, spec_result
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.inventory_copy import snapshot_inventory
 from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
@@ -112,9 +112,10 @@ class Runner:
     def _on_save(self, spec: StepSpec, hs: HostState, args: Mapping[str, Any], saved: Mapping[str, Any]) -> None:
         if self.previous and self.previous.keeps_original(hs.host.name, spec.path):
             return  # the dead run's entry holds the state from before it; this one would hold its prep
-        self.restore_log.add(RestoreEntry(play=spec.path.split(".")[0], host=hs.host.name, step=spec.path,
+        self.restore_log.add(RestoreEntry(play=f"plays[{spec.play}]", host=hs.host.name, step=spec.path,
                                           title=spec.title, kind=spec.kind, args=dict(args), saved=dict(saved),
-                                          become=spec.become, become_user=spec.become_user))
+                                          become=spec.become, become_user=spec.become_user,
+                                          play_index=spec.play, index=spec.index))
 
     # -- steps ---------------------------------------------------------------------------------------------
     def variables(self, play: Play, hs: HostState) -> dict[str, Any]:
@@ -134,13 +135,11 @@ class Runner:
         def one(hs: HostState) -> StepResult:
             variables = self.variables(play, hs)
             if spec.when and not eval_when(spec.when, variables):
-                return StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false")
+                return spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false")
             args = render(dict(spec.args), variables)
             if self.record is not None:  # written once the step's hosts are noted (below)
                 self.record.note_resolved(play.name, hs.host.name, spec.path, {"title": spec.title, "kind": spec.kind,
                                                                              "args": args}, write=False)
-            if spec.section is Section.PREP:  # a static init_ora parameter: one restart per play, at its end
-                variables = dict(restarts.with_deferral(spec.kind, variables))
             return run_step(spec, hs, args, variables, self.settings, self.record,
                             self.artifacts(play, hs, spec, None), on_save=self._on_save)
 

@@ -285,7 +285,8 @@ def record_skew(log: list[dict[str, Any]], spec: StepSpec, point: SweepPoint, na
                 console: Console, record: RunRecord | None) -> list[str]:
     """The point's measured start skew: console line and sync_start.json in the run record; returns the hosts
     that started later than the tolerance."""
-    entry = {"step": spec.path, "title": spec.title, "point": point.index, "name": name, **sync.report()}
+    entry = {"step": spec.path, "play": spec.play, "title": spec.title, "point": point.index, "name": name,
+             **sync.report()}
     log.append(entry)
     spread = entry["spread_ms"]
     late = max((h.get("start_ms", 0.0) for h in entry["hosts"].values()), default=0.0)

@@ -12,8 +12,7 @@ from typing import Any
 from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
-from planner.steps import step_class
-from planner.steps import dbreport
+from planner.steps import dbreport, step_class
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
@@ -119,6 +118,6 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         artifacts += dbreport.end(ctx, token, spec.db_report)
         warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
-        failure.window_artifacts = tuple(artifacts)  # type: ignore[attr-defined]  # read by the runner
+        ctx.window_artifacts = tuple(artifacts)  # the failed point's result keeps them (execute.run_step)
         raise failure
     return result, artifacts, warnings

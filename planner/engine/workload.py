@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, run_step
+from planner.engine.execute import ExecSettings, HostState, run_step, spec_result
 from planner.engine.options import RunOptions
 from planner.engine.point_progress import live_text, plan_progress
 from planner.engine.pool import HostPool
@@ -124,11 +124,11 @@ class WorkloadLoop:
         run = self.run
         run.console.banner("TASK", spec.title)
         for hs in states:
-            r = StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED,
-                           f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
-                           diff=preview_points(spec, hs, run.variables(play, hs), run.settings,
-                                               plans[hs.host.name], window.db_report or "")
-                           if run.opts.diff else None)
+            r = spec_result(spec, hs.host.name, Status.SKIPPED,
+                            f"would run {len(plans[hs.host.name])} point(s); workloads do not run in check mode",
+                            diff=preview_points(spec, hs, run.variables(play, hs), run.settings,
+                                                plans[hs.host.name], window.db_report or "")
+                            if run.opts.diff else None)
             run.add(r)
             run.console.result(r)
 
@@ -140,7 +140,7 @@ class WorkloadLoop:
         if skipped:
             self.run.console.banner("TASK", spec.title)
         for hs in skipped:
-            self.run.add(r := StepResult(spec.path, spec.title, hs.host.name, Status.SKIPPED, "condition was false"))
+            self.run.add(r := spec_result(spec, hs.host.name, Status.SKIPPED, "condition was false"))
             self.run.console.result(r)
         return skipped
 

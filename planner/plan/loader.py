@@ -283,13 +283,20 @@ class _Build:
                 timeout_s=_timeout(opts.get("timeout")), become=opts.get("become"),
                 become_user=opts.get("become_user"), repeat=int(opts.get("repeat", 1)),
                 warmup=int(opts.get("warmup", 0)), zip=zip_names, destructive=bool(opts.get("destructive", False)),
-                location=self.doc.location(path))
+                location=self.doc.location(path), play=_place(path)[0], index=_place(path)[1])
         except (TypeError, ValueError, AssertionError, OverflowError):
             if not self.lenient:
                 return None
             # only for checking its variables: the options' problems are reported by the schema already
             return StepSpec(kind=kind, section=section, args=args, path=format_path(path), name=kind,
-                            zip=tuple(z for z in zip_names if isinstance(z, str)), location=self.doc.location(path))
+                            zip=tuple(z for z in zip_names if isinstance(z, str)), location=self.doc.location(path),
+                            play=_place(path)[0], index=_place(path)[1])
+
+
+def _place(path: NodePath) -> tuple[int | None, int | None]:
+    """A step's play and index from the node path the loader walks, ("plays", 1, "workloads", 0)."""
+    play, index = (path[1], path[3]) if len(path) == 4 else (None, None)
+    return (play if isinstance(play, int) else None), (index if isinstance(index, int) else None)
 
 
 # check_plan and parse_path have their own homes (plan/check.py, plan/source.py); importable from here as before.

@@ -43,6 +43,8 @@ class StepSpec:
     zip: tuple[str, ...] = ()  # workloads: these list-valued args are paired instead of crossed
     destructive: bool = False  # the user opted in to a step that destroys data on devices
     location: Location | None = None
+    play: int | None = None  # the play's index in the plan (None: a step built outside a plan)
+    index: int | None = None  # the step's index in its section of the play
 
     @property
     def title(self) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from planner import __version__
 from planner.metrics import display_name, short_name, words_in
+from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
 from planner.report.rac import rac_sections
 from planner.report.study import (
@@ -32,9 +33,9 @@ from planner.report.study import (
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
 from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, verdicts
-from planner.results.measure import RunData, play_of
+from planner.results.measure import RunData, play_name, prep_steps
 from planner.results.stats import METHOD, Series, fmt, series
-from planner.status import recap
+from planner.status import Phase, recap
 from planner.steps import REGISTRY
 from planner.steps.saved_state import RestoreEntry
 
@@ -130,8 +131,9 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
 
 def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str]) -> list[dict[str, Any]]:
     by_step: dict[str, list[Series]] = defaultdict(list)
+    prep = prep_steps(data)
     for s in all_series:
-        if ".prep[" not in s.step:
+        if s.step not in prep:
             by_step[s.step].append(s)
     out = []
     for step, ss in by_step.items():
@@ -189,12 +191,13 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
     restored = {(e.host, e.step): e for e in map(RestoreEntry.from_json, data.restore)}
     out = []
     for r in data.results:
-        if r.host != host or ".prep[" not in r.step:
+        if r.host != host or r.section != Section.PREP.value or r.index is None:  # not the play's one restart
             continue
-        e = None if r.title.startswith("restore ") else restored.get((host, r.step))  # said once, on the change
+        restore = r.phase is Phase.RESTORE
+        e = None if restore else restored.get((host, r.step))  # said once, on the change
         change = (r.diff or r.msg or "").strip().replace("\n", "; ")
-        out.append({"step": r.step, "title": r.title, "play": play_of(r.step, data.play_names()),
-                    "status": r.status.value, "change": change, "restore": r.title.startswith("restore "),
+        out.append({"step": r.step, "title": r.title, "play": play_name(r.play, data.play_names()),
+                    "status": r.status.value, "change": change, "restore": restore,
                     "original": "" if e is None else e.describe(),
                     "restored": "" if e is None else ("yes" if e.reverted else "no")})
     return out
@@ -282,7 +285,7 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
         point = ", ".join(f"{k}={v}" for k, v in r.params) + ": " if r.params else ""
         cagings.setdefault((r.step, str(d.get("statistics"))), {}).setdefault(_said(d, "caging"), point)
         out.setdefault((r.step, str(d.get("statistics"))), {
-            "play": play_of(r.step, data.play_names()), "workload": r.title,
+            "play": play_name(r.play, data.play_names()), "workload": r.title,
             "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack", "why": str(d.get("statistics_why", "")),
             "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
             "pct": d.get("cache_pct_of_data"), "container": _said(d, "container"), "caging": _said(d, "caging")})
@@ -393,7 +396,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     heads = [s for s in all_series if s.headline]
     rows = rows_of(heads)
     wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
-    support = [s for s in all_series if not s.headline and s.metric in wanted and ".prep[" not in s.step
+    prep = prep_steps(data)
+    support = [s for s in all_series if not s.headline and s.metric in wanted and s.step not in prep
                and dict(s.labels).get("instance", "all") == "all" and "awr_scope" not in dict(s.labels)]  # RAC: cluster
     names = metric_names([*heads, *support])
     for s in heads:  # summary rows put a RAC cluster total beside single-instance figures (study.row_key)

@@ -20,8 +20,9 @@ from typing import Any
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results import runfolder
-from planner.results.measure import RunData, play_of
+from planner.results.measure import RunData, play_name
 from planner.results.stats import PlayValue, Series, fmt, play_value
+from planner.status import legacy_place
 
 
 class Severity(enum.Enum):
@@ -344,13 +345,19 @@ def late_starts(data: RunData) -> list[Finding]:
         rerun = bool(e.get("rerun"))
         out.append(Finding(
             "late_sync_start", Severity.NOTE if rerun else Severity.WARNING, "Synchronised start was late",
-            play_of(str(e.get("step", "")), data.play_names()), ", ".join(late), str(e.get("title", "")),
+            play_name(_sync_play(e), data.play_names()), ", ".join(late), str(e.get("title", "")),
             str(e.get("name", "")),
             f"{', '.join(late)} started {worst:.1f} ms after the common start time, later than the tolerance of "
             f"{fmt(_num(e.get('tolerance_ms')))} ms: for that time the hosts did not run together"
             + ("; the point was run again and its figures are the second run's" if rerun else ""),
             (("latest start after the start time", f"{worst:.1f} ms"), ("re-run", "yes" if rerun else "no"))))
     return out
+
+
+def _sync_play(e: Any) -> int | None:
+    """The play of a sync_start.json entry; an entry from before it said (no "play") has it in its step path."""
+    play = e.get("play")
+    return play if isinstance(play, int) else legacy_place(str(e.get("step", "")))[0]
 
 
 def _num(value: object) -> float:
@@ -375,7 +382,7 @@ def fio_setup(data: RunData) -> list[Finding]:
                 continue
             params = dict(r.params)
             label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
-            where = (play_of(r.step, plays), r.host, r.title, label)
+            where = (play_name(r.play, plays), r.host, r.title, label)
             for job, opts in _job_options(dict(a.facts)).items():
                 files = [f for f in opts.get("filename", "").split(":") if f]
                 devices = [f for f in files if _is_device(f)]
@@ -447,7 +454,6 @@ def iozone_buffered(data: RunData) -> list[Finding]:
     and writes through the page cache, on files the same run just wrote or copied."""
     if data.plan is None:
         return []
-    plays = data.play_names()
     out: list[Finding] = []
     for p in data.plan.plays:
         for spec in p.workloads:
@@ -460,7 +466,7 @@ def iozone_buffered(data: RunData) -> list[Finding]:
                 total = size * threads if size is not None and isinstance(threads, int) else None
                 exposure, numbers = page_cache_exposure(total, data.facts.get(host, {}))
                 out.append(Finding(
-                    "buffered_io", Severity.WARNING, "iozone ran buffered", play_of(spec.path, plays), host,
+                    "buffered_io", Severity.WARNING, "iozone ran buffered", p.name, host,
                     spec.name or spec.kind, "",
                     f"iozone ran without -I (O_DIRECT): reads and writes went through the page cache; {exposure} — "
                     "add -I to flags to measure the storage", (("flags", " ".join(flags) or "none"), *numbers)))

@@ -29,7 +29,7 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
-from planner.plan.model import Plan
+from planner.plan.model import Plan, Section
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult
@@ -144,15 +144,16 @@ def step_kinds(plan: Plan | None) -> dict[str, str]:
     return {s.path: s.kind for p in (plan.plays if plan else ()) for s in p.steps}
 
 
-def play_of(step: str, plays: Sequence[str]) -> str:
-    """The play name of a step path such as ``plays[1].prep[0]`` ('' when it is not one)."""
-    head = step.split(".", 1)[0]
-    if head.startswith("plays[") and head.endswith("]"):
-        try:
-            return plays[int(head[6:-1])]
-        except (ValueError, IndexError):
-            return head
-    return ""
+def prep_steps(data: RunData) -> frozenset[str]:
+    """The step paths of the run's prep steps (their figures, if any, are not workload figures)."""
+    return frozenset(r.step for r in data.results if r.section == Section.PREP.value and r.index is not None)
+
+
+def play_name(play: int | None, plays: Sequence[str]) -> str:
+    """The name of the play at index ``play`` (StepResult.play); '' for the run's own steps."""
+    if play is None:
+        return ""
+    return plays[play] if 0 <= play < len(plays) else f"plays[{play}]"
 
 
 def _parse(path: Path, kind: str) -> tuple[Parsed | None, list[str]]:
@@ -345,7 +346,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     measurements: list[Measurement] = []
     artifacts: list[ReadArtifact] = []
     for r in results:
-        play = play_of(r.step, plays)
+        play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
                     params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):

@@ -21,7 +21,7 @@ from planner.errors import StepError
 from planner.files import sha256_file
 from planner.host import Host
 from planner.plan.model import Section, SweepPoint
-from planner.status import Artifact, Status
+from planner.status import Artifact, RestartRequest, Status
 from planner.transport.connection import CommandResult, Connection, command_line
 
 
@@ -41,6 +41,8 @@ class Outcome:
     diff: str | None = None
     artifacts: tuple[Artifact, ...] = ()
     data: Mapping[str, Any] = field(default_factory=dict)
+    # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
+    restart: RestartRequest | None = None
 
 
 # What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
@@ -99,9 +101,15 @@ class StepContext:
     # (collect: [awr] or [statspack], else "").
     point_dir: str = ""
     db_report: str = ""
+    # What the engine's window collected around a point that then failed (OS samples, DB report): kept in the
+    # failed point's result; set by the window, read by the engine
+    window_artifacts: tuple[Artifact, ...] = ()
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
     add_secret: Any = None
+    # Set by the engine for a kind that ``defers_restart``: restart nothing now, return Outcome.restart instead;
+    # the engine restarts once per play and host (StepType.restart_once / restart_restored)
+    defer_restart: bool = False
 
     @property
     def root(self) -> str:
@@ -269,6 +277,9 @@ class StepType(abc.ABC):
     # JSON schema of the arguments (every kind, built-in or plugin; the shared workload options are added by the
     # schema builder, planner.plan.kind_schema); None means "an object, checked by check_args only".
     args_schema: ClassVar[Mapping[str, Any] | None] = None
+    # A change that needs a restart (a static init.ora parameter): the engine then sets ctx.defer_restart, the
+    # step answers with Outcome.restart, and the engine calls restart_once / restart_restored once per play.
+    defers_restart: ClassVar[bool] = False
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
@@ -299,9 +310,7 @@ class StepType(abc.ABC):
         beside the plan that validate_files reads, for kinds that have them). Raises StepError."""
         step = cls(rendered)
         step.validate()
-        validate_files = getattr(step, "validate_files", None)
-        if callable(validate_files):
-            validate_files(plan_dir)
+        step.validate_files(plan_dir)
         if cls.needs_database and variables is not None:
             from planner.db.access import refuse_thin_before_12c
 
@@ -349,6 +358,11 @@ class StepType(abc.ABC):
         """
         return None  # most kinds have nothing to check beyond their schema
 
+    def validate_files(self, plan_dir: Path) -> None:
+        """Refuse what files beside the plan (``plan_dir``) say of these arguments (fio's job file); raise
+        StepError. Called by the plan check after validate(); most kinds read no file."""
+        return None
+
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         """The read-only commands save()/check() start with, built with ctx.sh_probe / ctx.read_probe; for a
         step whose whole work is a read (a ``changed_when: false`` command, a fetch), that read itself.
@@ -372,6 +386,20 @@ class StepType(abc.ABC):
         """One point's expected run time and budget, from its rendered arguments (one sweep point's values) and
         the host's variables. Default: not a timed step, the host's default timeout."""
         return Duration()
+
+    @classmethod
+    def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
+        """The play's one restart for what its ``steps`` of this kind deferred (``request``: the last one's);
+        checks their changes are then in effect. Only a kind that ``defers_restart`` is asked."""
+        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_once()",
+                        hint="a kind that returns Outcome.restart sets defers_restart and overrides restart_once")
+
+    @classmethod
+    def restart_restored(cls, ctx: StepContext, request: RestartRequest) -> Outcome:
+        """The one restart after the play's reverts of this kind put back what needs it."""
+        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_restored()",
+                        hint="a kind that returns Outcome.restart sets defers_restart and overrides "
+                             "restart_restored")
 
 
 class NotYetImplemented(StepType):

@@ -6,7 +6,7 @@ import difflib
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 
@@ -100,6 +100,10 @@ class _FileStep(StepType):
 
     reversible = True
 
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        super().__init__(args)
+        self._saved_content: str | None | object = _UNREAD  # save()'s read, handed to the apply() after it
+
     def content(self, ctx: StepContext) -> str:
         raise NotImplementedError
 
@@ -115,8 +119,8 @@ class _FileStep(StepType):
 
     def _current(self, ctx: StepContext) -> str | None:
         # save() runs right before apply() on this same instance: reuse its read (one round trip less).
-        memo = self.__dict__.pop("_saved_content", _UNREAD)
-        return ctx.conn.read_text(self.dest(ctx)) if memo is _UNREAD else memo
+        memo, self._saved_content = self._saved_content, _UNREAD
+        return ctx.conn.read_text(self.dest(ctx)) if memo is _UNREAD else cast("str | None", memo)
 
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         return [ctx.read_probe(self.dest(ctx))]

@@ -2,10 +2,10 @@
 
 ALTER SYSTEM cannot take binds, so a parameter name must match ``^[A-Za-z_][A-Za-z0-9_$#]*$`` AND exist in
 v$parameter (a bound query), and its value is rendered by the parameter's type. Restart policy: one restart
-per play. Run by the engine, init_ora defers its restart (``DEFER_RESTART`` in its variables, or in the saved
-state on revert) and the engine restarts once at the end of the play's prep (``restart_after_prep``, which
-also checks every deferred step's parameters are in effect) and once after the play's restore
-(``restart_after_restore``). Alone (no deferral, e.g. ``planner restore RUN``) a step restarts itself.
+per play. Run by the engine, init_ora defers its restart (``ctx.defer_restart``, at apply and on revert): it
+answers with ``Outcome.restart``, and the engine restarts once at the end of the play's prep (``restart_once``,
+which also checks every deferred step's parameters are in effect) and once after the play's restore
+(``restart_restored``). Alone (no deferral, e.g. ``planner restore RUN``) a step restarts itself.
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from planner.db.pfile import (
 from planner.db.segments import SegmentPlace, read_segment
 from planner.errors import OracleError, StepError
 from planner.plan.model import Section
-from planner.status import Status
+from planner.status import RestartRequest, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
@@ -44,7 +44,6 @@ SUGAR = {"recycle_pool": "db_recycle_cache_size"}
 # planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
 # planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
 KIT_CACHE = "slob_cache"
-DEFER_RESTART = "planner_defer_restart"  # the engine restarts once per play (see the module docstring)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,8 +282,12 @@ class InitOra(StepType):
     }
     sections = frozenset({Section.PREP})
     reversible = True
-    defers_restart = True  # the engine restarts once per play: DEFER_RESTART
+    defers_restart = True  # the engine restarts once per play (see the module docstring)
     needs_database = True
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        super().__init__(args)
+        self._kit_parameter: str | None = None  # slob_cache's pool parameter: the kit is read once per step
 
     @classmethod
     def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
@@ -313,9 +316,9 @@ class InitOra(StepType):
                     raise StepError(f"slob_cache takes a size such as 64M, not {value!r}")
                 if ctx is None:
                     continue  # the kit is read on the host
-                if "_kit_parameter" not in self.__dict__:  # read the kit once per step, not per call
-                    self.__dict__["_kit_parameter"] = _kit_pool_parameter(ctx)
-                name = self.__dict__["_kit_parameter"]
+                if self._kit_parameter is None:
+                    self._kit_parameter = _kit_pool_parameter(ctx)
+                name = self._kit_parameter
             if name in out:
                 raise StepError(f"{key} and {name} both given", hint=f"{key} is sugar for {name}: give one")
             out[check_name(name)] = value
@@ -412,12 +415,12 @@ class InitOra(StepType):
         for s in todo:
             db.execute(alter_set(s.param, s.rendered, s.scope))
         msg = f"set {', '.join(s.param.name for s in todo)}{_memory_only(pf)}{where}{backup}"
-        if restarted and ctx.vars.get(DEFER_RESTART):
+        if restarted and ctx.defer_restart:
             left = [s for s in self._plan(read_params(db, list(self.wanted()))) if not s.restart]
             if left:
                 raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
             return Outcome(Status.CHANGED, msg + "; the database restarts once at the end of the play's prep",
-                           self._diff(todo), data={"restart": cfg.to_json()})
+                           self._diff(todo), restart=RestartRequest(cfg.to_json()))
         if restarted:
             how, db = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
@@ -477,24 +480,25 @@ class InitOra(StepType):
         if not done and not restart:
             return Outcome(Status.OK, "parameters already as they were")
         msg = "; ".join(done) or "spfile as it was"
-        if restart and saved.get(DEFER_RESTART):
+        if restart and ctx.defer_restart:
             return Outcome(Status.CHANGED, msg + "; the database restarts once after the play's restore",
-                           data={"restart": saved["db"]})
+                           restart=RestartRequest(dict(saved["db"])))
         if restart:
             how, _ = restart_database(ctx, cfg)
             msg += f"; restarted ({how})"
         return Outcome(Status.CHANGED, msg)
 
+    @classmethod
+    def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
+        """The play's one restart for the static parameters its init_ora steps set; each must then be in effect."""
+        how, db = restart_database(ctx, DbConfig.from_json(request.target))
+        mine = [step for step in steps if isinstance(step, InitOra)]
+        left = [s.param.name for step in mine for s in step._plan(read_params(db, list(step.wanted())))]
+        if left:
+            raise StepError(f"parameters not in effect after the restart: {', '.join(left)}")
+        return Outcome(Status.CHANGED, f"restarted once for the play's static parameters ({how})")
 
-def restart_after_prep(ctx: StepContext, db_json: Mapping[str, Any], steps: Sequence[InitOra]) -> Outcome:
-    """The play's one restart for the static parameters its init_ora steps set; each must then be in effect."""
-    how, db = restart_database(ctx, DbConfig.from_json(db_json))
-    left = [s.param.name for step in steps for s in step._plan(read_params(db, list(step.wanted())))]
-    if left:
-        raise StepError(f"parameters not in effect after the restart: {', '.join(left)}")
-    return Outcome(Status.CHANGED, f"restarted once for the play's static parameters ({how})")
-
-
-def restart_after_restore(ctx: StepContext, db_json: Mapping[str, Any]) -> Outcome:
-    how, _ = restart_database(ctx, DbConfig.from_json(db_json))
-    return Outcome(Status.CHANGED, f"restarted once for the static parameters put back ({how})")
+    @classmethod
+    def restart_restored(cls, ctx: StepContext, request: RestartRequest) -> Outcome:
+        how, _ = restart_database(ctx, DbConfig.from_json(request.target))
+        return Outcome(Status.CHANGED, f"restarted once for the static parameters put back ({how})")

@@ -126,6 +126,10 @@ class IoScheduler(StepType):
     reversible = True
     device_args = ("devices",)
 
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        super().__init__(args)
+        self._saved_devices: list[SchedChange] | None = None  # save()'s resolve, handed to the apply() after it
+
     @classmethod
     def describe_saved(cls, saved: Mapping[str, Any]) -> str:
         by_sched: dict[str, list[str]] = {}
@@ -207,7 +211,7 @@ class IoScheduler(StepType):
 
     def _predict(self, ctx: StepContext) -> tuple[list[SchedChange], list[SchedChange], str | None, str | None]:
         # save() runs right before apply() on this same instance: reuse its resolve (one round trip less).
-        devices = self.__dict__.pop("_saved_devices", None) or self._resolve(ctx)
+        devices, self._saved_devices = self._saved_devices or self._resolve(ctx), None
         todo = [d for d in devices if d.target and d.target != d.active]
         have_rule = ctx.conn.read_text(ctx.path(RULE_FILE)) if self.args.get("persist") else None
         rule = merge_rules(have_rule, self._mine(ctx, devices)) if self.args.get("persist") else None

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from planner.status import legacy_place
+
 HIDDEN = frozenset({"db", "paths", "path", "destructive"})  # how to reach things, not what they were
 
 
@@ -33,20 +35,28 @@ class RestoreEntry:
     # the step's own become (None: the host's): a step that needed sudo to change the host needs it to put it back
     become: bool | None = None
     become_user: str | None = None
+    play_index: int | None = None  # the play's index in the plan (StepSpec.play)
+    index: int | None = None  # the step's index in the play's prep (StepSpec.index)
 
     def to_json(self) -> dict[str, Any]:
         return {"play": self.play, "host": self.host, "step": self.step, "title": self.title, "kind": self.kind,
                 "args": dict(self.args), "saved": dict(self.saved), "reverted": self.reverted,
-                "become": self.become, "become_user": self.become_user}
+                "become": self.become, "become_user": self.become_user, "play_index": self.play_index,
+                "index": self.index}
 
     @classmethod
     def from_json(cls, d: Mapping[str, Any]) -> RestoreEntry:
         step = str(d.get("step", ""))
-        return cls(play=str(d.get("play") or step.split(".")[0]), host=str(d.get("host", "")), step=step,
+        old_play, _, old_index, _ = legacy_place(step)  # an entry from before play_index and index were kept
+        play_index = d["play_index"] if isinstance(d.get("play_index"), int) else old_play
+        index = d["index"] if isinstance(d.get("index"), int) else old_index
+        play = str(d.get("play") or (f"plays[{play_index}]" if play_index is not None else ""))
+        return cls(play=play, host=str(d.get("host", "")), step=step,
                    title=str(d.get("title", "")), kind=str(d.get("kind", "")), args=dict(d.get("args") or {}),
                    saved=dict(d.get("saved") or {}), reverted=bool(d.get("reverted")),
                    become=None if d.get("become") is None else bool(d.get("become")),
-                   become_user=None if d.get("become_user") is None else str(d.get("become_user")))
+                   become_user=None if d.get("become_user") is None else str(d.get("become_user")),
+                   play_index=play_index, index=index)
 
     def marked(self, reverted: bool) -> RestoreEntry:
         return replace(self, reverted=reverted)

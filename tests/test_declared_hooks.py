@@ -1,0 +1,62 @@
+"""The hooks the engine calls are declared on StepType, and what a hook returns is checked.
+
+A restart is a typed request (Outcome.restart, kept in results.json as ``data.restart`` as before), the
+engine names no step kind, and a hook returning the wrong thing is a step error naming the kind.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from planner.engine.execute import hook_result
+from planner.errors import StepError
+from planner.status import RestartRequest, Status, StepResult
+from planner.steps import BUILTIN_KINDS, REGISTRY
+from planner.steps.base import Outcome, StepType
+
+ENGINE = Path(__file__).resolve().parent.parent / "planner" / "engine"
+
+
+def test_the_engine_imports_no_step_kind() -> None:
+    kinds = {cls.__name__ for cls in REGISTRY.values()}
+    found = []
+    for path in sorted(ENGINE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("planner.steps"):
+                found += [f"{path.name}: {a.name}" for a in node.names if a.name in kinds]
+    assert found == []
+
+
+@pytest.mark.parametrize("hook", ["defers_restart", "validate_files", "restart_once", "restart_restored",
+                                  "validate", "probes", "check", "save", "apply", "revert", "preview"])
+def test_every_hook_the_engine_calls_is_declared_with_a_default(hook: str) -> None:
+    assert hook in vars(StepType)
+
+
+def test_a_kind_without_restart_hooks_says_so_instead_of_crashing() -> None:
+    cls = REGISTRY["copy"]
+    with pytest.raises(StepError, match="asked for a restart but has no restart_once"):
+        cls.restart_once(None, RestartRequest({}), [])  # type: ignore[arg-type]
+
+
+def test_a_restart_request_keeps_the_record_shape_and_reads_back() -> None:
+    r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, data={"x": 1},
+                   restart=RestartRequest({"sid": "SLOB"}))
+    j = r.to_json()
+    assert j["data"] == {"x": 1, "restart": {"sid": "SLOB"}}  # what old run folders hold
+    back = StepResult.from_json(j)
+    assert back.restart == RestartRequest({"sid": "SLOB"}) and back.data == {"x": 1}
+    assert StepResult.from_json({**j, "data": {}}).restart is None
+
+
+def test_a_wrong_hook_return_is_a_step_error_naming_the_plugin() -> None:
+    assert "motd" not in BUILTIN_KINDS
+    with pytest.raises(StepError, match=r"plugin 'motd' is broken: revert\(\) returned None, not an Outcome"):
+        hook_result("motd", "revert", None, Outcome)
+    with pytest.raises(StepError, match=r"step kind 'copy' is broken: apply\(\) returned a dict, not an Outcome"):
+        hook_result("copy", "apply", {}, Outcome)
+    out = Outcome(Status.OK)
+    assert hook_result("motd", "apply", out, Outcome) is out
