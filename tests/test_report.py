@@ -224,7 +224,7 @@ def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) ->
                     {"awr.txt": (awr_excerpt(1000.0), "awr_excerpt")}, {}, 0, 0)],
                     [{"name": "exadata", "hosts": ["exa"]}], facts=facts)
     text = render_run_report(run).read_text()
-    assert "Host facts: exa — 2 CPUs, 2 cores, 1 sockets, 23.5 GB memory; kernel 6.1.0." in text
+    assert "Host facts: exa — 2 CPUs, 2 cores, 1 socket, 23.5 GB memory; kernel 6.1.0." in text
 
 
 @pytest.mark.slow
