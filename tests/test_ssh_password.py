@@ -144,3 +144,19 @@ def test_a_wrong_password_is_an_unreachable_host_in_words(
     assert "Traceback" not in out + err and WRONG not in out + err
     runs = tmp_path / "runs"
     assert [str(p) for p in runs.rglob("*") if p.is_file() and WRONG.encode() in p.read_bytes()] == []
+
+
+@pytest.mark.ssh
+@pytest.mark.slow
+@pytest.mark.timeout(300)
+def test_with_no_key_agent_or_password_the_host_is_unreachable_saying_so(
+        pw_lab: PasswordLab, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path))  # no ~/.ssh/id_* keys to look for
+    monkeypatch.delenv("SSH_AUTH_SOCK", raising=False)
+    inv = _inventory(pw_lab, tmp_path, "\n")
+    code = _apply(tmp_path, inv)
+    out, err = capsys.readouterr()
+    assert code == 4, out + err
+    assert "lab01" in out and "nothing to log in with: no key file, ssh-agent key or password" in out
+    assert "is an SSH server listening there?" not in out + err and "Traceback" not in out + err

@@ -184,6 +184,10 @@ class SSHConnection(Connection):
             raise _auth_error(where, t, e) from e
         except (OSError, EOFError, paramiko.SSHException) as e:
             client.close()
+            if str(e) == "No authentication methods available":  # paramiko's words: nothing was offered at all
+                raise ConnectError(f"{where}: nothing to log in with: no key file, ssh-agent key or password",
+                                   hint="set ansible_ssh_private_key_file or ansible_password in the inventory, "
+                                        "or add a key to ssh-agent") from e
             silent = "banner" in str(e) or str(e) == "No existing session"  # paramiko's words for a mute peer
             why = "no SSH banner: the port accepts but does not speak SSH" if silent else f"SSH handshake failed: {e}"
             raise ConnectError(f"{where}: {why}", hint="is an SSH server listening there?") from e
