@@ -20,7 +20,7 @@ import pytest
 from planner.cli.main import main
 from planner.host import Host
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
-from planner.transport.ssh.target import login_password
+from planner.transport.ssh.target import login_password, merge_target
 
 VAULT = Path(__file__).parent / "data" / "inventory" / "vault"
 SECRET = "Inline-db-s3cret"  # what the inline !vault value of tests/data/inventory/vault/hosts.yml decrypts to
@@ -47,6 +47,8 @@ def test_the_last_of_ansibles_password_variables_wins() -> None:
     assert login_password(host(ansible_password="a", ansible_ssh_pass="b")) == "b"
     assert login_password(host(ansible_password="a", ansible_ssh_password="c", ansible_ssh_pass="b")) == "c"
     assert login_password(host(ansible_password=1234)) == "1234"
+    target = merge_target(host(ansible_password="Zq-s3cret-99"), {})
+    assert target.password == "Zq-s3cret-99" and "Zq-s3cret-99" not in repr(target)
 
 
 def _unavailable() -> str | None:
