@@ -1,9 +1,9 @@
 """Run ids: one strict shape wherever an id comes from outside, and the one place a new id is made.
 
 An id becomes a folder name (runs/<id>/, /tmp/planner/<id>/ on hosts, a pulled folder): one taken from a
-store row, a received folder's meta.json (read by planner.results.runfolder) or the command line is checked against ``SHAPE`` and, when it names
-a folder, that folder must resolve inside its parent (``../../x`` or ``/home/u/.ssh`` from a store row must
-never become a path). Foundation: imports only ``planner.errors``.
+store row, a received folder's meta.json (read by planner.results.runfolder) or the command line is checked
+against ``SHAPE`` and, when it names a folder, that folder must resolve inside its parent (``../../x`` or
+``/home/u/.ssh`` from a store row must never become a path). Foundation: imports only ``planner.errors``.
 """
 
 from __future__ import annotations

@@ -89,7 +89,8 @@ def test_cli_markdown_json_and_report_file(tmp_path: Path, capsys: pytest.Captur
     assert "### WARNING: Reads served from cache" in text and "### WARNING: Configuration waits take 50.4%" in text
     assert "latency cannot be computed: no db file sequential read waits" in text
     assert "### NOTE: Far from the rated physical_read_iops" in text
-    assert "| tests" not in text and f"| {X28} | AWR/Statspack excerpt (pasted sections) | — | everything read |" in text
+    assert ("| tests" not in text
+            and f"| {X28} | AWR/Statspack excerpt (pasted sections) | — | everything read |" in text)
     assert out.read_text() == text
     rc = main(["analyze", str(X28), "--format", "json", "--rated", "physical_read_iops=1500000"])
     doc = json.loads(capsys.readouterr().out)

@@ -72,7 +72,8 @@ def test_controller_disk_full_while_fetching(make_lab: Callable[..., Lab], tmp_p
     lab = make_lab(1)
     runs = small_disk(tmp_path / "runs", "2m")
     kit = tmp_path / "big_kit"
-    line = "Total wops 0 Secs 1.0 Avg nsec/op 0 TPUT ops/sec 0\nTotal rops 100 Secs 1.0 Avg nsec/op 9 TPUT ops/sec 100\n"
+    line = ("Total wops 0 Secs 1.0 Avg nsec/op 0 TPUT ops/sec 0\n"
+            "Total rops 100 Secs 1.0 Avg nsec/op 9 TPUT ops/sec 100\n")
     summary = "Test Summary: Total wops 0 Total rops 100 Runtime seconds: 1.0 wops/s 0 rops/s 100\n"
     # TEST DOUBLE: an SLB kit whose second point prints 4 MiB of (valid) output: more than the runs disk holds.
     executable(kit / "runit.sh", f"#!/bin/sh\necho \"Users: $1\"\nprintf '{line}'\n"

@@ -137,7 +137,8 @@ def quoted_plan(shapes: list[str]) -> dict[str, Any]:
         work.append({"command": {"argv": ["echo", v]}, "name": f"argv {shape}"})
         work.append({"command": {"cmd": f"echo {v}"}, "name": f"cmd {shape}"})
         if shape != "newline":  # a path with a line break is refused (see the refusal tests)
-            work.append({"orion": {"binary": f"/opt/orion/bin/orion{v}", "testname": "t", "luns": ["/dev/sdb"], "duration": 1},
+            work.append({"orion": {"binary": f"/opt/orion/bin/orion{v}", "testname": "t", "luns": ["/dev/sdb"],
+                                   "duration": 1},
                          "name": f"orion binary {shape}", "ignore_errors": True})
             work.append({"slob": {"kit": f"/home/oracle/SLOB{v}", "readers": 1}, "name": f"slob kit {shape}",
                          "ignore_errors": True})
@@ -198,7 +199,8 @@ REFUSED: dict[str, tuple[dict[str, list[dict[str, Any]]], str]] = {
                             "refused device name"),
     "asm disk": ({"prep": [{"asm_diskgroup": {"name": "DATA", "disks": [f"/dev/mapper/lun01{DEV}"]}}]},
                  "refused disk specification"),
-    "orion lun": ({"workloads": [{"orion": {"testname": "t", "luns": [f"/dev/sdb{DEV}"], "write": 10}, "destructive": True}]},
+    "orion lun": ({"workloads": [{"orion": {"testname": "t", "luns": [f"/dev/sdb{DEV}"], "write": 10},
+                                  "destructive": True}]},
                   "refusing device path"),
     "fio target": ({"workloads": [{"fio": {"target": f"/dev/sdb{DEV}", "rw": "write", "size": "1M"},
                                    "destructive": True}]}, "refusing device path"),
@@ -270,7 +272,8 @@ def test_injected_names_refused_by_the_schema(tmp_path: Path, capsys: pytest.Cap
                                               text: str) -> None:
     pj = Project(tmp_path)
     before = snapshot(pj.root)
-    (tmp_path / "plan.yaml").write_text(f"plan: names\nplays:\n  - name: p\n    hosts: all\n    prep:\n      - {text}\n")
+    (tmp_path / "plan.yaml").write_text(f"plan: names\nplays:\n  - name: p\n    hosts: all\n    prep:\n"
+                                        f"      - {text}\n")
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(pj.inventory), "--runs-dir", str(pj.runs)])
     out = "".join(capsys.readouterr())
     assert code == 5 and "plan.yaml:6:" in out, out
@@ -291,7 +294,8 @@ def test_sql_values_are_literals_and_nothing_else_ran(tmp_path: Path) -> None:
     # besides the reads and the restart, only the spfile backup init_ora takes before its first spfile write
     backup = re.compile(r"create pfile='[\w/.]+/dbs/planner_initorcl_[\w.-]+\.ora' from spfile")
     others = [h for h in history if not backup.fullmatch(h)
-              and not h.startswith(("select", "alter system set filesystemio_options", "shutdown", "startup", "srvctl"))]
+              and not h.startswith(("select", "alter system set filesystemio_options", "shutdown", "startup",
+                                    "srvctl"))]
     assert others == [], history
     assert sum(1 for h in history if backup.fullmatch(h)) == 1, history
 

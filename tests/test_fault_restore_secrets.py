@@ -29,7 +29,7 @@ pytestmark = [pytest.mark.slow]
 PASSWORD = "Orig-s3cr3t-pw-for-restore-test"
 ORIGINAL = f"# app settings\ndb_password={PASSWORD}\n"
 
-PLAN = """\
+PLAN = ("""\
 plan: secret_restore
 plays:
   - name: p
@@ -37,8 +37,9 @@ plays:
     prep:
       - copy: {{content: "db_password=changed\\n", dest: /etc/app.conf}}
     workloads:
-      - command: {{argv: [sh, -c, '[ -e "$1/blocked" ] || {{ : >"$1/blocked"; sleep "$2"; }}', sh, "{{{{ planner_root }}}}", "{sleep}"]}}
-"""
+      - command: {{argv: [sh, -c, '[ -e "$1/blocked" ] || {{ : >"$1/blocked"; sleep "$2"; }}', """
+        """sh, "{{{{ planner_root }}}}", "{sleep}"]}}
+""")
 
 
 def killed_run(tmp_path: Path, make_lab: Callable[..., Any], monkeypatch: pytest.MonkeyPatch

@@ -128,7 +128,7 @@ CHILD = textwrap.dedent('''
 
     render()
     Path(sys.argv[2]).write_text(json.dumps({"slowest_s": slowest[0]}))
-''')
+''')  # noqa: E501 (child program source: its text is passed as is)
 
 
 @pytest.mark.slow

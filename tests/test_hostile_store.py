@@ -82,8 +82,8 @@ def test_run_ids_have_one_strict_shape(bad: str) -> None:
 
 
 @pytest.mark.slow
-def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(store_url: str, tmp_path: Path,
-                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(
+        store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
     run = seed_study(tmp_path / "src")
     assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
@@ -96,8 +96,8 @@ def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(sto
     assert not list(outside.iterdir())
 
 
-def test_two_controllers_starting_the_same_plan_in_the_same_second_get_two_ids(tmp_path: Path,
-                                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_two_controllers_starting_the_same_plan_in_the_same_second_get_two_ids(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import datetime as dt
     import platform
 
@@ -131,8 +131,8 @@ def other_controllers_copy(run: Path, dest: Path) -> Path:
 
 
 @pytest.mark.slow
-def test_a_push_of_an_existing_id_with_other_content_is_refused_unless_replace(store_url: str, tmp_path: Path,
-                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_push_of_an_existing_id_with_other_content_is_refused_unless_replace(
+        store_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     migrated(store_url)
     run = seed_study(tmp_path / "one")
     assert cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0

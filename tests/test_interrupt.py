@@ -15,7 +15,7 @@ import pytest
 
 pytestmark = [pytest.mark.slow]
 
-PLAN = """\
+PLAN = ("""\
 plan: interrupt_me
 plays:
   - name: long workload
@@ -23,8 +23,9 @@ plays:
     prep:
       - copy: {{content: "prep\\n", dest: /etc/prep.txt}}
     workloads:
-      - command: {{argv: [sh, -c, 'echo started > "$1/started"; sh -c "sleep 120; true" "$0-child"; true', {marker}, "{{{{ planner_root }}}}"]}}
-"""
+      - command: {{argv: [sh, -c, 'echo started > "$1/started"; sh -c "sleep 120; true" "$0-child"; true', """
+        """{marker}, "{{{{ planner_root }}}}"]}}
+""")
 
 
 def _processes_with(marker: str) -> list[str]:

@@ -211,7 +211,8 @@ def test_a_script_run_is_bounded_in_time_and_output(tmp_path: Path) -> None:
 def test_apply_syntax_check_is_validate(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (tmp_path / "hosts.ini").write_text("db1 ansible_connection=local\n")
     plan = tmp_path / "plan.yaml"
-    plan.write_text("plan: p\nplays:\n  - name: p\n    hosts: all\n    workloads:\n      - command: {argv: [\"true\"]}\n")
+    plan.write_text("plan: p\nplays:\n  - name: p\n    hosts: all\n    workloads:\n"
+                    "      - command: {argv: [\"true\"]}\n")
     assert main(["apply", "--syntax-check", str(plan), "-i", str(tmp_path / "hosts.ini")]) == 0
     assert f"{plan}: ok" in capsys.readouterr().out
     plan.write_text("plan: p\nplays:\n  - name: p\n    hosts: nowhere\n")

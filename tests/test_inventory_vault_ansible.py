@@ -66,7 +66,8 @@ def _env(tmp: Path) -> dict[str, str]:
             "ANSIBLE_LOCAL_TEMP": str(tmp / "ansible-tmp")}
 
 
-def _tool(ansible: Path, tmp: Path, name: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def _tool(ansible: Path, tmp: Path, name: str, *args: str,
+          stdin: str | None = None) -> subprocess.CompletedProcess[str]:
     done = subprocess.run([str(ansible / name), *args], input=stdin, capture_output=True, text=True, cwd=tmp,
                           env=_env(tmp), timeout=300)
     assert done.returncode == 0, f"{name} {args}: {done.stderr}"

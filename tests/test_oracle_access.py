@@ -81,7 +81,8 @@ class RecordingConnection:
 def test_thin_query_sends_sql_and_binds_and_returns_text() -> None:
     conn = RecordingConnection(rows=[[("db_cache_size", 6, 0, "IMMEDIATE")]])
     db = ThinDatabase(conn)
-    rows = db.query("select name, type, value, issys_modifiable from v$parameter where name in (:n0)", {"n0": "db_cache_size"})
+    rows = db.query("select name, type, value, issys_modifiable from v$parameter where name in (:n0)",
+                    {"n0": "db_cache_size"})
     assert rows == [("db_cache_size", "6", "0", "IMMEDIATE")]
     assert conn.calls == [("execute", "select name, type, value, issys_modifiable from v$parameter where name in (:n0)",
                            {"n0": "db_cache_size"})]

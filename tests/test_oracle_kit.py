@@ -268,7 +268,8 @@ def test_collect_awr_is_refused_where_the_pack_is_not_enabled(prep_root: Path) -
     from planner.steps import dbreport
 
     _pack(prep_root, "NONE")
-    with pytest.raises(StepError, match="AWR needs the Oracle Diagnostics Pack and .*CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
+    with pytest.raises(StepError,
+                       match="AWR needs the Oracle Diagnostics Pack and .*CONTROL_MANAGEMENT_PACK_ACCESS=NONE"):
         dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
 
 

@@ -1,4 +1,5 @@
-"""Oracle as it varies, the database side: planner reads what the Oracle host is, and the stand-ins vary as real hosts do.
+"""Oracle as it varies, the database side: planner reads what the Oracle host is, and the stand-ins vary as real
+hosts do.
 
 Each test names the row of docs/oracle-behaviour.md it proves; the stand-ins cite the same public sources.
 """
@@ -291,7 +292,8 @@ def _run_data(tmp: Path, kind: str, args: dict, facts: tuple = ()) -> RunData:
     art = Artifact("artifacts/fio.json", "fio_json")
     result = StepResult(spec.path, kind, "alpha", Status.CHANGED, artifacts=(art,) if facts else ())
     read = (ReadArtifact(art.path, "fio_json", "ssd", "alpha", spec.path, False, facts),) if facts else ()
-    return RunData(tmp, RunMeta.from_mapping({"plays": [{"name": "ssd"}]}), (result,), (), read, {"alpha": {"memory_gb": 11.74}}, (), plan)
+    return RunData(tmp, RunMeta.from_mapping({"plays": [{"name": "ssd"}]}), (result,), (), read,
+                   {"alpha": {"memory_gb": 11.74}}, (), plan)
 
 
 def test_fio_file_jobs_on_libaio_without_direct_and_iozone_without_dash_i_are_flagged_with_page_cache_exposure(

@@ -36,12 +36,14 @@ SYSTEM@orcl> SELECT max_iops, max_mbps, max_pmbps, latency, num_physical_disks F
      24002        175        186     10.868                  1
 """
 
-LISTING_WITH_TIMES = """START_TIME                     END_TIME                         MAX_IOPS   MAX_MBPS  MAX_PMBPS    LATENCY NUM_PHYSICAL_DISKS
------------------------------- ------------------------------ ---------- ---------- ---------- ---------- ------------------
-22-JAN-13 04.32.13.000000 PM   22-JAN-13 04.41.20.000000 PM         2249        190        201          8                 12
-
-1 row selected.
-"""
+LISTING_WITH_TIMES = ("START_TIME                     END_TIME                         MAX_IOPS   MAX_MBPS  "
+                      "MAX_PMBPS    LATENCY NUM_PHYSICAL_DISKS\n"
+                      "------------------------------ ------------------------------ ---------- ---------- ---------- "
+                      "---------- ------------------\n"
+                      "22-JAN-13 04.32.13.000000 PM   22-JAN-13 04.41.20.000000 PM         2249        190        "
+                      "201          8                 12\n"
+                      "\n"
+                      "1 row selected.\n")
 
 
 def test_seed_values() -> None:

@@ -156,7 +156,8 @@ def test_run_parse_adds_derived_metrics_for_awr_family() -> None:
     slb = json.loads(out.getvalue())[0]["metrics"]
     # SLB's only computed figures are the per-process latency's min/median/max (issue 15 item 14); what the
     # kit printed stays "read", and no AWR-family formula is applied to it
-    assert {m["name"] if "name" in m else m["key"].split("{")[0] for m in slb if m["derived"]} <= {"slb.avg_nsec_per_op"}
+    assert ({m["name"] if "name" in m else m["key"].split("{")[0] for m in slb if m["derived"]}
+            <= {"slb.avg_nsec_per_op"})
     assert any(not m["derived"] for m in slb)
 
 

@@ -126,7 +126,8 @@ def test_without_the_plugin_the_kind_is_unknown(tmp_path: Path) -> None:
     assert done.returncode == 5 and "unknown step type 'motd'" in done.stderr, done.stderr
 
 
-BROKEN_REVERT = ('        ctx.conn.put(str(original).encode(), path)\n        return Outcome(Status.CHANGED, f"restored {path}")',
+BROKEN_REVERT = ('        ctx.conn.put(str(original).encode(), path)\n'
+                 '        return Outcome(Status.CHANGED, f"restored {path}")',
                  '        ctx.conn.put(str(original).encode(), path)')
 
 

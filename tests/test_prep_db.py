@@ -133,7 +133,8 @@ def test_asm_create_add_and_drop_only_what_was_created(prep_root: Path) -> None:
     out = grow.apply(ctx)
     assert "rebalance done" in out.msg
     state = load_state(prep_root)
-    assert "alter diskgroup SLOB add disk '/dev/mapper/lun03', '/dev/mapper/lun04' rebalance power 8" in state["history"]
+    assert ("alter diskgroup SLOB add disk '/dev/mapper/lun03', '/dev/mapper/lun04' rebalance power 8"
+            in state["history"])
     assert sum(h.startswith("select count(*) from v$asm_operation") for h in state["history"]) == 3  # polled
     assert grow.revert(ctx, grow_saved).status is Status.CHANGED
     assert create.revert(ctx, saved).status is Status.CHANGED

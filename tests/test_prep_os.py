@@ -37,7 +37,8 @@ def test_multipath_alias_resolves_to_its_paths_and_maps_noop(prep_root: Path) ->
     saved = step.save(ctx)
     out = step.apply(ctx)
     assert out.status is Status.CHANGED and "noop is none" in out.msg
-    assert parse_scheduler(sched(prep_root, "sdb"))[0] == "none" and parse_scheduler(sched(prep_root, "sdc"))[0] == "none"
+    assert (parse_scheduler(sched(prep_root, "sdb"))[0] == "none"
+            and parse_scheduler(sched(prep_root, "sdc"))[0] == "none")
     assert step.apply(ctx).status is Status.OK
     assert step.revert(ctx, saved).status is Status.CHANGED
     assert sched(prep_root, "sdb") == "[mq-deadline] kyber bfq none\n"

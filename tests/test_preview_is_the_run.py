@@ -1,5 +1,6 @@
-"""Every example plan rehearses end to end, and -C -D shows what the run then does: for every example plan, the tool commands and the files a rehearsal
-writes are the ones its preview printed, and the preview prints nothing the run does not do.
+"""Every example plan rehearses end to end, and -C -D shows what the run then does: for every example plan, the
+tool commands and the files a rehearsal writes are the ones its preview printed, and the preview prints nothing
+the run does not do.
 
 The two rehearsals run in different sandboxes and runs, so paths are compared with the sandbox root and the
 point folder written as placeholders; commands are compared by their tool's argument list (the run wraps some

@@ -21,15 +21,18 @@ SETTINGS = settings(max_examples=40, deadline=None, derandomize=True,
 PER_EXAMPLE_S = 5.0
 
 JINJA = st.sampled_from([
-    "{{ x }}", "{{ 1/0 }}", '{{ "a" + 1 }}', "{{ n + 1 }}", "{{ undefined_var }}", "{{", "{% if %}", "{{ 9 ** 9 ** 9 }}",
-    "{{ 'a' * 10 ** 9 }}", "{{ range(10 ** 8) | list }}", "{{ cycler.__init__.__globals__.os.popen('touch {M}') }}",
-    "{{ lipsum.__globals__.os.system('touch {M}') }}", "{{ ((((((((((1)))))))))) }}", "{{ '%0999999999d' % 1 }}",
-    "{{ [1][5] }}", "{{ {}.x.y }}", "{{ inventory_hostname ~ '-' ~ group_names | join(',') }}", "{% for i in x %}{{ i }}{% endfor %}",
-    "{{ n | int + 1 }}", "{{ x | default('d') }}", "{{ '{{' }}", "{# c #}", "{{ x.__class__ }}", "{{ (1,) * 10 ** 9 }}"])
+    "{{ x }}", "{{ 1/0 }}", '{{ "a" + 1 }}', "{{ n + 1 }}", "{{ undefined_var }}", "{{", "{% if %}",
+    "{{ 9 ** 9 ** 9 }}", "{{ 'a' * 10 ** 9 }}", "{{ range(10 ** 8) | list }}",
+    "{{ cycler.__init__.__globals__.os.popen('touch {M}') }}", "{{ lipsum.__globals__.os.system('touch {M}') }}",
+    "{{ ((((((((((1)))))))))) }}", "{{ '%0999999999d' % 1 }}", "{{ [1][5] }}", "{{ {}.x.y }}",
+    "{{ inventory_hostname ~ '-' ~ group_names | join(',') }}", "{% for i in x %}{{ i }}{% endfor %}",
+    "{{ n | int + 1 }}", "{{ x | default('d') }}", "{{ '{{' }}", "{# c #}", "{{ x.__class__ }}",
+    "{{ (1,) * 10 ** 9 }}"])
 FRAG = st.one_of(JINJA, st.sampled_from([
     ":", "- ", "  ", "\t", "{", "}", "[", "]", "&a ", "*a", "<<: *a", "!!int x", "!!python/object:os.system ", "\x00",
-    "\ufeff", "'", '"', "\n", "---\n", "plays:", "hosts: localhost", "name: p", "workloads:", "- command: {argv: [echo, x]}",
-    "when: ", "vars:", "report: {output: ../x}", "= ", "[lab]", "localhost ansible_connection=local", "x=1", "#"]),
+    "\ufeff", "'", '"', "\n", "---\n", "plays:", "hosts: localhost", "name: p", "workloads:",
+    "- command: {argv: [echo, x]}", "when: ", "vars:", "report: {output: ../x}", "= ", "[lab]",
+    "localhost ansible_connection=local", "x=1", "#"]),
     st.text(max_size=8))
 TEXT = st.lists(FRAG, max_size=12).map("".join)
 VALUE = st.one_of(JINJA, st.text(max_size=10), st.integers(-5, 2**70), st.booleans(), st.none())

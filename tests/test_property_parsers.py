@@ -248,7 +248,8 @@ def test_calibrate_io_values_read_whole(iops: int, mbps: int, grouped: bool, lay
 
 
 def _load_profile(rows: list[tuple[str, str, str]], layout: str) -> str:
-    head = "Load Profile              Per Second    Per Transaction\n~~~~~~~~~~~~         ---------------    ---------------"
+    head = ("Load Profile              Per Second    Per Transaction\n"
+            "~~~~~~~~~~~~         ---------------    ---------------")
     if layout == "normal":
         body = [f"{label:>20}: {s:>18} {t:>18}" for label, s, t in rows]
     elif layout == "wrapped":  # a mail client wrapped each row after its label
@@ -284,8 +285,10 @@ def test_load_profile_values_read_whole_in_every_layout(pairs: list[tuple[int, i
 def test_compare_period_values_and_negative_diff_read_whole(cents: int, diff_tenths: int, grouped: bool) -> None:
     one, two = cents / 100, cents / 50
     text = ("WORKLOAD REPOSITORY COMPARE PERIOD REPORT\n\n"
-            "~~~~~~~~~~~~~~~~~~~      1st Per Sec      2nd Per Sec      %Diff      1st Per Txn      2nd Per Txn      %Diff\n"
-            "                     ---------------  ---------------     ------  ---------------  ---------------     ------\n"
+            "~~~~~~~~~~~~~~~~~~~      1st Per Sec      2nd Per Sec      %Diff"
+            "      1st Per Txn      2nd Per Txn      %Diff\n"
+            "                     ---------------  ---------------     ------"
+            "  ---------------  ---------------     ------\n"
             f"  Physical read (blocks): {_render(one, grouped, 2)} {_render(two, grouped, 2)} {diff_tenths / 10:.1f}"
             f" 1.0 2.0 {-diff_tenths / 10:.1f}\n")
     p = parse_text(text, "dd.txt", "awr_compare")

@@ -49,7 +49,8 @@ def test_standins_answer_as_a_rac_node(tmp_path: Path) -> None:
     out = standin(root, DEFAULT_HOME, "sqlplus", "-S", "/ as sysdba", sid="SLOB1", stdin=sql)
     assert out.split() == ["1", "SLOB1", "labhost", "2", "SLOB2", "labhost2", "+ASM1"]
     # +ASM connects to nothing on a RAC node: the idle instance's ORA-01034 / ORA-27101
-    out = standin(root, GRID_HOME, "sqlplus", "-S", "/ as sysasm", sid="+ASM", stdin="select name from v$asm_diskgroup;\n")
+    out = standin(root, GRID_HOME, "sqlplus", "-S", "/ as sysasm", sid="+ASM",
+                  stdin="select name from v$asm_diskgroup;\n")
     assert "ORA-01034: ORACLE not available" in out and "ORA-27101: shared memory realm does not exist" in out
     assert "ORA-01034" in standin(root, DEFAULT_HOME, "sqlplus", "-S", "/ as sysdba", sid="SLOB",
                                   stdin="select status from v$instance;\n")
@@ -66,7 +67,8 @@ def test_standin_sysasm_outside_the_osasm_group_fails_ora_01031(tmp_path: Path) 
     root = tmp_path / "h"
     install_standins(root, grid_home=GRID_HOME, grid_user="grid")
     assert getpass.getuser() != "grid"
-    out = standin(root, GRID_HOME, "sqlplus", "-S", "/ as sysasm", sid="+ASM", stdin="select name from v$asm_diskgroup;\n")
+    out = standin(root, GRID_HOME, "sqlplus", "-S", "/ as sysasm", sid="+ASM",
+                  stdin="select name from v$asm_diskgroup;\n")
     assert "ORA-01031: insufficient privileges" in out
 
 

@@ -37,7 +37,8 @@ def test_default_report_has_every_section_and_answers_the_seed_questions(tmp_pat
     assert "CPU busy % 0.7" in text and "AWR Host CPU busy % 98.0" in text  # OS stats over the window
     # findings with numbers, verdicts, provenance
     assert "Far from the rated Physical read IOPS" in text and "share = 9.2%" in text
-    assert "| flashdba 2012 | violin | Physical read IOPS | 159,183.9 | 159,183.9 | +0.0% | ±10.0% | **reproduced**" in text
+    assert ("| flashdba 2012 | violin | Physical read IOPS | 159,183.9 | 159,183.9 | +0.0% | ±10.0% | **reproduced**"
+            in text)
     assert "git commit 0123456789abcdef (clean)" in text and "[commands.jsonl](commands.jsonl)" in text
     assert 'statistics.quantiles(method="inclusive")' in text
     assert "SIMULATED" not in text
@@ -53,7 +54,8 @@ def test_repeats_show_median_and_spread_and_the_chart_is_written(tmp_path: Path)
     assert "Median over repeats (1 warm-up left out), min–max in brackets." in text
     assert "| 256 SLOB reader sessions | 138,010.5 (120,000–150,000) |" in text
     charts = sorted((run / "charts").glob("*.svg"))
-    assert "![Physical read IOPS, by SLOB reader sessions](charts/physical-read-iops-by-slob-reader-sessions.svg)" in text
+    assert ("![Physical read IOPS, by SLOB reader sessions](charts/physical-read-iops-by-slob-reader-sessions.svg)"
+            in text)
     svg = charts[0].read_text()
     assert "<svg" in svg and "<dc:date>" not in svg  # no Date metadata: reproducible files
 
@@ -224,7 +226,7 @@ def test_host_facts_line_leaves_out_what_the_host_did_not_say(tmp_path: Path) ->
                     {"awr.txt": (awr_excerpt(1000.0), "awr_excerpt")}, {}, 0, 0)],
                     [{"name": "exadata", "hosts": ["exa"]}], facts=facts)
     text = render_run_report(run).read_text()
-    assert "Host facts: exa — 2 CPUs, 2 cores, 1 sockets, 23.5 GB memory; kernel 6.1.0." in text
+    assert "Host facts: exa — 2 CPUs, 2 cores, 1 socket, 23.5 GB memory; kernel 6.1.0." in text
 
 
 @pytest.mark.slow

@@ -21,7 +21,8 @@ def test_display_names_from_the_table_and_the_readable_fallback() -> None:
     assert (display_name("single_block_read_latency_ms", (("event", "db file sequential read"),), "ms")
             == "db file sequential read, avg wait (ms)")
     assert display_name("single_block_read_latency_ms", (), "ms") == "Single-block read, avg wait (ms)"
-    assert display_name("calibrate.max_iops", (("form", "dbms_output"), ("block", "1")), "IO/s") == "CALIBRATE_IO max IOPS"
+    assert (display_name("calibrate.max_iops", (("form", "dbms_output"), ("block", "1")), "IO/s")
+            == "CALIBRATE_IO max IOPS")
     assert display_name("logical_reads_per_txn", (), "blocks/txn") == "Logical reads per transaction (blocks/txn)"
     # a metric nobody named yet still reads as words, never as the raw key
     assert display_name("iozone.per_process", (), "KB/s") == "iozone throughput per process (KB/s)"

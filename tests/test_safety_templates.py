@@ -156,7 +156,8 @@ plays:
 def test_template_runtime_errors_are_exit_5_with_file_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     plan = tmp_path / "plan.yaml"
     plan.write_text(NUMERIC)
-    for command in (["validate", str(plan)], ["check", str(plan)], ["apply", str(plan), "--runs-dir", str(tmp_path / "r")]):
+    for command in (["validate", str(plan)], ["check", str(plan)],
+                    ["apply", str(plan), "--runs-dir", str(tmp_path / "r")]):
         code = main([*command, "-e", "n=10"])
         err = capsys.readouterr().err
         assert code == 5, err
@@ -208,7 +209,8 @@ def test_report_output_outside_the_plans_folder_is_refused(output: str, tmp_path
 
 
 @pytest.mark.slow
-def test_report_output_inside_the_plans_folder_and_o_anywhere(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_output_inside_the_plans_folder_and_o_anywhere(tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
     folder = tmp_path / "study"
     folder.mkdir()
     plan = folder / "plan.yaml"
@@ -237,4 +239,5 @@ def test_a_recorded_plan_cannot_aim_its_report_output_outside(tmp_path: Path) ->
     assert plan is not None
     with pytest.raises(InputError, match="leads outside"):
         plan_report_copy(replace(plan, report=ReportSpec("default.md.j2", "../../x.md")), run)
-    assert plan_report_copy(replace(plan, report=ReportSpec("default.md.j2", "r/x.md")), run) == [run.resolve() / "r/x.md"]
+    assert (plan_report_copy(replace(plan, report=ReportSpec("default.md.j2", "r/x.md")), run)
+            == [run.resolve() / "r/x.md"])

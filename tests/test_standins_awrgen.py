@@ -55,8 +55,8 @@ def test_physical_reads_rise_with_sessions_and_saturate() -> None:
 
 
 def test_a_bigger_buffer_cache_shows_up_and_cuts_physical_reads(tmp_path: Path) -> None:
-    (tmp_path / "db.json").write_text(json.dumps({"database": {"name": "BIG", "dbid": 4242424242, "instance_name": "big1",
-                                                               "version": "19.0.0.0.0"},
+    (tmp_path / "db.json").write_text(json.dumps({"database": {"name": "BIG", "dbid": 4242424242,
+                                                               "instance_name": "big1", "version": "19.0.0.0.0"},
                                                   "memory": {"db_cache_size": str(64 << 30)}}))
     big = load_db(tmp_path)
     small = DbInfo(buffer_cache_mb=64)

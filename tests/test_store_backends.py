@@ -89,7 +89,8 @@ def test_push_twice_is_one_run_and_pull_rebuilds_the_folder(store_url: str, tmp_
     assert stored is not None and stored.hosts == ("exa", "vio") and stored.findings
     names = {a.path: a for a in stored.artifacts}
     assert set(names) == listed and all(a.size and len(a.sha256) == 64 for a in names.values())
-    assert names["artifacts/exa/exec001/slob.log"].size == 11_000 and names["artifacts/exa/exec001/slob.log"].content is None
+    assert (names["artifacts/exa/exec001/slob.log"].size == 11_000
+            and names["artifacts/exa/exec001/slob.log"].content is None)
     code, out, err = cli(capsys, "store", "pull", data.run_id, "--store", store_url, "--runs-dir", str(tmp_path / "b"))
     assert code == 0, err
     pulled = tmp_path / "b" / data.run_id

@@ -144,7 +144,8 @@ def test_wrapped_body_reads_the_same(kind: str, inner: list[Wrapper], outer: lis
 @pytest.mark.slow
 @pytest.mark.parametrize("kind", ROW_KINDS)
 @settings(max_examples=40, deadline=None)
-@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado", "sysstat"]), min_size=1, max_size=2, unique=True),
+@given(prefixes=st.lists(st.sampled_from(["ts", "iso", "host", "avocado", "sysstat"]), min_size=1, max_size=2,
+                         unique=True),
        outer=st.lists(_OUTER, max_size=1))
 def test_row_prefixes_come_off_os_rows(kind: str, prefixes: list[str], outer: list[Wrapper]) -> None:
     wrapped = _apply(_body(BODIES[kind]), [row_prefix(p) for p in prefixes])
@@ -166,7 +167,8 @@ def test_bare_files_are_untouched_where_it_matters(kind: str) -> None:
 
     rel = {**BODIES, **HTML_REPORTS}[kind]
     raw = _run(_bare(kind).kind, _body(rel), rel)
-    assert [(m.key, m.value, m.source) for m in raw.metrics] == [(m.key, m.value, m.source) for m in _bare(kind).metrics]
+    assert ([(m.key, m.value, m.source) for m in raw.metrics]
+            == [(m.key, m.value, m.source) for m in _bare(kind).metrics])
 
 
 def test_lines_point_into_the_file_as_given() -> None:

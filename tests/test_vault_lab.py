@@ -23,16 +23,17 @@ VAULT = Path(__file__).parent / "data" / "inventory" / "vault"
 INLINE_SECRET = "Inline-db-s3cret"
 FILE_SECRET = "Asm-vaulted-s3cret"
 
-PLAN = """\
+PLAN = ("""\
 plan: vaulted_login
 plays:
   - name: login
     hosts: all
     workloads:
       - command:
-          argv: [sh, -c, 'test "$(printf %s "$1" | sha256sum | cut -d" " -f1)" = "$3" && echo "db login with $1, asm $2"',
+          argv: [sh, -c, 'test "$(printf %s "$1" | sha256sum | cut -d" " -f1)" = "$3" && """
+          """echo "db login with $1, asm $2"',
                  sh, "{{ db_password }}", "{{ asm_admin }}", "HASH"]
-"""
+""")
 
 
 def lab_with_vault(lab: Lab, tmp: Path) -> Path:

@@ -91,7 +91,8 @@ def test_inline_job_and_job_file(local: tuple[Host, Path], tmp_path: Path) -> No
         rw=randwrite
         filename=/data/c.dat
         """))
-    out = Fio({"job_file": "jobs/two.fio", "runtime": 1}).apply(make_ctx(host, LocalConnection(host), tmp_path, index=1))
+    out = Fio({"job_file": "jobs/two.fio", "runtime": 1}).apply(
+        make_ctx(host, LocalConnection(host), tmp_path, index=1))
     assert out.status is Status.CHANGED, out.msg
     keys = " ".join(out.data["metrics"])
     assert "job=reader,dir=read" in keys and "job=writer,dir=write" in keys
@@ -224,7 +225,8 @@ def test_buffered_device_and_sync_iodepth_warn(local: tuple[Host, Path], tmp_pat
     host, root = local
     with (root / "dev" / "blank").open("wb") as f:
         f.truncate(4 * 1024 * 1024)
-    out = Fio({"target": "/dev/blank", "rw": "randread", **QUICK}).apply(make_ctx(host, LocalConnection(host), tmp_path))
+    out = Fio({"target": "/dev/blank", "rw": "randread", **QUICK}).apply(
+        make_ctx(host, LocalConnection(host), tmp_path))
     assert out.status is Status.CHANGED and "fio runs buffered on /dev/blank (no direct=1)" in out.msg, out.msg
     ctx = make_ctx(host, LocalConnection(host), tmp_path, index=1)
     ctx.point = SweepPoint(1, (("iodepth", 4),), 0)

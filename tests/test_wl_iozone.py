@@ -20,7 +20,8 @@ from planner.steps.base import StepContext
 from planner.steps.wl_iozone import Iozone, create_argv, iozone_argv, record_kb
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
-SEED_RUN = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "2", "-s", "1g", "-t", "4", "-F", "file1", "file2", "file3", "file4"]
+SEED_RUN = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "2", "-s", "1g", "-t", "4", "-F", "file1", "file2", "file3",
+            "file4"]
 SEED_CREATE = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "0", "-s", "1g", "-t", "1", "-F", "file1"]
 
 FAKE_IOZONE = textwrap.dedent("""\

@@ -288,7 +288,8 @@ def check_runs_dir(runs_dir: Path) -> None:
     except OSError as e:
         writable, probe = False, Path(f"{probe} ({e.strerror or e})")
     if not writable:
-        raise InputError([Problem(None, "--runs-dir", f"cannot create run folders in {runs_dir}: {probe} is not writable",
+        raise InputError([Problem(None, "--runs-dir",
+                                  f"cannot create run folders in {runs_dir}: {probe} is not writable",
                                   "give a folder you can write to with --runs-dir")])
 
 

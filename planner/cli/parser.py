@@ -47,7 +47,8 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("-v", "--verbose", action="count", default=0, help="more output (-vv, -vvv)")
     p.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records go (default ./runs)")
     p.add_argument("--store", metavar="URL", help="results store the run is pushed to at the end "
-                   "(sqlite:///path or postgresql://user@host:5432/db; default $PLANNER_STORE, else RUNS_DIR/planner.sqlite)")
+                   "(sqlite:///path or postgresql://user@host:5432/db; default $PLANNER_STORE, "
+                   "else RUNS_DIR/planner.sqlite)")
     p.add_argument("--keep-prep", action="store_true", help="leave host prep in place after the run")
     p.add_argument("--accept-new-host-keys", action="store_true",
                    help="accept and record unknown SSH host keys (changed keys are always refused)")

@@ -106,7 +106,8 @@ def _runs(args: argparse.Namespace) -> int:
     table = []
     for r in rows:
         commit = (r.git_commit[:7] + ("+" if r.git_dirty else "")) if r.git_commit else "-"
-        table.append([r.id, r.plan, r.status, r.started, commit, ",".join(r.hosts) + (" SIMULATED" if r.simulated else ""),
+        table.append([r.id, r.plan, r.status, r.started, commit,
+                      ",".join(r.hosts) + (" SIMULATED" if r.simulated else ""),
                       *([r.controller or "-"] if url else [])])
     print_table(["RUN", "PLAN", "STATUS", "STARTED", "GIT", "HOSTS", *(["CONTROLLER"] if url else [])], table)
     return ExitCode.OK

@@ -26,8 +26,8 @@ def cell(text: object) -> Text:
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[str]], numeric: Sequence[int] = (),
                 title: str | None = None) -> None:
     """One table; ``numeric``: indexes of right-aligned columns."""
-    table = Table(box=box.SIMPLE_HEAD, title=cell(title) if title else None, title_justify="left", show_edge=False, pad_edge=False,
-                  header_style="bold")
+    table = Table(box=box.SIMPLE_HEAD, title=cell(title) if title else None, title_justify="left", show_edge=False,
+                  pad_edge=False, header_style="bold")
     for i, c in enumerate(columns):
         table.add_column(cell(c), justify="right" if i in numeric else "left", overflow="fold", no_wrap=True)
     for r in rows:

@@ -1,1 +1,2 @@
-"""The database interface and its backends: sqlplus over the connection, and python-oracledb thin mode (the one oracledb importer)."""
+"""The database interface and its backends: sqlplus over the connection, and python-oracledb thin mode
+(the one oracledb importer)."""

@@ -62,7 +62,8 @@ class DbConfig:
         asm_sid = str(v.get("asm_sid") or "")
         pdb = str(v.get("oracle_pdb") or "")
         if pdb and not _SID.fullmatch(pdb):
-            raise StepError(f"oracle_pdb {pdb!r} is not a valid container name", hint="set oracle_pdb to the PDB's name")
+            raise StepError(f"oracle_pdb {pdb!r} is not a valid container name",
+                            hint="set oracle_pdb to the PDB's name")
         for what, value in (("oracle_sid", sid), ("asm_sid", asm_sid)):
             if (value or what == "oracle_sid") and not _SID.fullmatch(value):  # asm_sid unset: read it
                 raise StepError(f"{what} {value!r} is not a valid SID", hint=f"set {what} in the inventory")

@@ -7,8 +7,8 @@ nearest granule size", Oracle Database Reference 11.2-19c, DB_CACHE_SIZE,
 https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/DB_CACHE_SIZE.html), gives
 DB_KEEP_CACHE_SIZE / DB_RECYCLE_CACHE_SIZE the same floor ("values greater than zero are automatically modified
 to be either the granule size * number of processor groups, or 4 MB * number of CPUs, whichever is greater",
-Reference 11.1-19c, DB_KEEP_CACHE_SIZE.html / DB_RECYCLE_CACHE_SIZE.html) and the granule, and under SGA_TARGET / MEMORY_TARGET takes
-DB_CACHE_SIZE only as a minimum of the DEFAULT pool. So planner reads the effective sizes from
+Reference 11.1-19c, DB_KEEP_CACHE_SIZE.html / DB_RECYCLE_CACHE_SIZE.html) and the granule, and under SGA_TARGET /
+MEMORY_TARGET takes DB_CACHE_SIZE only as a minimum of the DEFAULT pool. So planner reads the effective sizes from
 V$SGA_DYNAMIC_COMPONENTS (bytes, with the granule) and V$BUFFER_POOL (the pools configured) after a change.
 """
 

@@ -1,1 +1,2 @@
-"""The engine: runs a typed Plan on its hosts (fan-out, probes, windows, locks, interrupts) and writes the run record. Never imports the CLI."""
+"""The engine: runs a typed Plan on its hosts (fan-out, probes, windows, locks, interrupts) and writes the run
+record. Never imports the CLI."""

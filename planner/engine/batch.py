@@ -59,9 +59,10 @@ _drop() {
 }
 """
 
-# $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the run's process-group
-# dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1": release the lock
-# at the end, $6 the run id (only a lock holding it is released); then one command line per batched read.
+# $1 lock dir ("" for none: check mode), $2 holder.json text ("" when the host is already ours: only released), $3 the
+# run's process-group dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1":
+# release the lock at the end, $6 the run id (only a lock holding it is released); then one command line per batched
+# read.
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6

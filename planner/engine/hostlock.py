@@ -86,7 +86,8 @@ def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list
 
 
 def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_stale: bool = False,
-                 dead_pids: frozenset[int] | None = None, prepare_dir: str = "", reply: str | None = None) -> Holder | None:
+                 dead_pids: frozenset[int] | None = None, prepare_dir: str = "",
+                 reply: str | None = None) -> Holder | None:
     """Take the host for ``run_id``; returns the holder of the stale lock that was broken (or taken over).
 
     ``dead_pids``: a resumed run's dead controllers (the first and every resume since), whose lock (same run id,
@@ -236,7 +237,8 @@ def take_host(hs: HostState, run_id: str, *, break_stale: bool, resumes_pids: fr
                 f"is gone, since {broken.since}); its prep may still be in place: planner restore {broken.run_id}")
     try:
         # the dead holder's leftover workload would run beside ours: stop it first
-        stopped = procs.stop_leftovers(hs.conn, run_workdir(hs, broken.run_id)) if broken is not None and _is_run_id(broken) else []
+        stopped = (procs.stop_leftovers(hs.conn, run_workdir(hs, broken.run_id))
+                   if broken is not None and _is_run_id(broken) else [])
         stopped += procs.stop_leftovers(hs.conn, hs.workdir) if resumes_pids is not None and broken is None else []
         if broken is not None or resumes_pids is not None:  # otherwise the lock script made the directory
             procs.prepare(hs.conn, hs.workdir)

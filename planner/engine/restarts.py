@@ -81,7 +81,8 @@ def restart_restore(play: int | None, kind: str, hs: HostState, request: Restart
 
 def after_prep(index: int, play: Play, states: Sequence[HostState], results: Sequence[StepResult],
                variables_of: Callable[[HostState], Mapping[str, Any]], settings: ExecSettings,
-               record: RunRecord | None, artifacts: Path) -> tuple[list[HostState], Callable[[HostState], StepResult]] | None:
+               record: RunRecord | None,
+               artifacts: Path) -> tuple[list[HostState], Callable[[HostState], StepResult]] | None:
     """The hosts whose play deferred a restart, and the restart to run on each (None: nothing to restart)."""
     paths = {s.path for s in play.prep if defers(s.kind)}
     pending = {hs.host.name: rs for hs in states if paths and hs.active and (rs := due(results, hs.host.name, paths))}

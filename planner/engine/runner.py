@@ -188,7 +188,8 @@ class Runner:
         hosts = self.play_hosts.get(play.name, ())
         self.console.banner("PLAY", play.name)
         specs = [s for s in play.steps if selected(s, play, self.opts)]
-        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))  # facts, lock and reads
+        # facts, lock and reads
+        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))
         states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
@@ -247,7 +248,8 @@ class Runner:
         specs = [s for s in play.workloads + play.collect if selected(s, play, self.opts)
                  and s.kind not in win.WINDOW_KINDS]
         return self.previous is None or self.previous.work_left(hs.host.name, (
-            (s.path, [p.index for p, _ in self.workloads.points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
+            (s.path,
+             [p.index for p, _ in self.workloads.points(play, s, hs)] if s.section is Section.WORKLOADS else [None])
             for s in specs))
 
     def _plan_run_progress(self) -> None:

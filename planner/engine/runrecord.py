@@ -73,8 +73,8 @@ def git_provenance(path: Path) -> dict[str, Any]:
         status = subprocess.run(["git", "status", "--porcelain", "--", str(path.resolve())], cwd=cwd,
                                 capture_output=True, text=True, timeout=10)
         # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
-        tree = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=cwd, capture_output=True, text=True,
-                              timeout=10)
+        tree = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=cwd, capture_output=True,
+                              text=True, timeout=10)
         changed = _changes(tree.stdout)
         return {"commit": commit.stdout.strip(), "plan_dirty": bool(status.stdout.strip()),
                 "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
@@ -178,7 +178,8 @@ class RunRecord:
         write_bytes(target, self.redact(text).encode())
         return target
 
-    def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any] | None, *, write: bool = True) -> None:
+    def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any] | None, *,
+                      write: bool = True) -> None:
         """One step's arguments on one host after variables (and sweep points), in plan.resolved.yaml; ``write=False``
         only notes, ``entry`` None writes what was noted (once per step: a dump per host was O(hosts^2))."""
         with self._lock:
@@ -383,6 +384,7 @@ def status_text(meta: RunMeta | Mapping[str, Any]) -> str:
                     "restores prep, `planner apply --resume RUN` goes on)")
         return "running" + (f" (controller pid {m.pid})" if m.pid else "")
     if status == "interrupted":
-        return "interrupted" + (f" during {phase}" if phase else "") + (f" (exit code {code})" if code is not None else "")
+        return ("interrupted" + (f" during {phase}" if phase else "")
+                + (f" (exit code {code})" if code is not None else ""))
     return status + (f" (exit code {code})" if code is not None else "")
 

@@ -72,7 +72,8 @@ def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
     for r in readers:
         r.join()
     if too_much.is_set():  # also when it managed to exit before being killed
-        failure = f"printed more than {max_bytes >> 20} MiB" if max_bytes >= 1 << 20 else f"printed more than {max_bytes} bytes"
+        failure = (f"printed more than {max_bytes >> 20} MiB" if max_bytes >= 1 << 20
+                   else f"printed more than {max_bytes} bytes")
     text = b"".join(out).decode("utf-8", "replace")
     return ScriptRun(text, b"".join(err).decode("utf-8", "replace"), failure)
 

@@ -206,7 +206,8 @@ def _efficiency(tables: list[Table], sink: MetricSink, **labels: str) -> int:
     return n
 
 
-_EVENT_COLUMNS = (("waits", ("Waits",)), ("time", ("Total Wait Time (sec)", "Total Wait Time (s)", "Time(s)", "Time (s)")),
+_EVENT_COLUMNS = (("waits", ("Waits",)),
+                  ("time", ("Total Wait Time (sec)", "Total Wait Time (s)", "Time(s)", "Time (s)")),
                   ("avg", ("Avg Wait", "Wait Avg(ms)", "Avg wait (ms)")), ("pct", ("% DB time", "%Total Call Time")),
                   ("class", ("Wait Class",)))
 

@@ -261,9 +261,10 @@ def cluster_io(parsed: Parsed) -> list[Metric]:
             iops, basis = (r, "requests") if r is not None else (b, "blocks")
             lab = (("basis", basis), ("instance", who))
             if iops is not None:
-                out.append(Metric(f"physical_{direction}_iops", iops.value, "IOPS", H, Source(parsed.source, _line(iops)),
-                                  lab, True))
-            mb, src = (t.value / 1048576, t) if t is not None else ((b.value * block / 1048576, b) if b else (None, None))
+                out.append(Metric(f"physical_{direction}_iops", iops.value, "IOPS", H,
+                                  Source(parsed.source, _line(iops)), lab, True))
+            mb, src = ((t.value / 1048576, t) if t is not None
+                       else ((b.value * block / 1048576, b) if b else (None, None)))
             if mb is not None:
                 out.append(Metric(f"physical_{direction}_mb_per_s", mb, "MB/s", H, Source(parsed.source, _line(src)),
                                   (("basis", "bytes" if t is not None else "blocks"), ("instance", who)), True))

@@ -20,9 +20,9 @@ Formulas (per second unless stated; ``P`` is the parsed report):
   per second when the Load Profile lacks the row.
 
 A RAC instance report (fact rac=YES) gets its own instance's IOPS only from IO requests (``basis=requests``,
-label ``instance=<n>``; none when the instance number is not printed): "Physical Reads/s" counts blocks, and one instance is not the cluster, whose total
-the global report gives (``instance=all``, planner.parsers.awr_rac_text). Every derived metric of a RAC
-instance report carries its ``instance`` label, so it sits with the values it was computed from.
+label ``instance=<n>``; none when the instance number is not printed): "Physical Reads/s" counts blocks, and one
+instance is not the cluster, whose total the global report gives (``instance=all``, planner.parsers.awr_rac_text). Every
+derived metric of a RAC instance report carries its ``instance`` label, so it sits with the values it was computed from.
 """
 
 from __future__ import annotations

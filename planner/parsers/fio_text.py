@@ -24,7 +24,8 @@ _JOB = re.compile(r"^\s*(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
 _DIR3 = re.compile(rf"^\s+(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), BW=({NUMBER})([KMGT]i?B)/s"
                    rf"(?: \(({NUMBER})([kKMGT]?B)/s\))?(?:\(({NUMBER})([KMGT]i?B)/({NUMBER})msec\))?")
 # fio 2.0.x pads before commas and units: "iops=79090 , runt= 53032msec", "bw=422959 B/s"
-_DIR2 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: io=\s*({NUMBER})\s*([KMGT]?B), bw=\s*({NUMBER})\s*([KMGT]?B)/s\s*,"
+_DIR2 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: io=\s*({NUMBER})\s*([KMGT]?B), "
+                   rf"bw=\s*({NUMBER})\s*([KMGT]?B)/s\s*,"
                    rf"\s*iops=\s*({NUMBER})\s*,\s*runt=\s*({NUMBER})\s*msec", re.IGNORECASE)
 _LAT = re.compile(rf"^\s+(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMBER}[kKmM]?)\s*,\s*max=\s*"
                   rf"({NUMBER}[kKmM]?)\s*,\s*avg=\s*({NUMBER}[kKmM]?)\s*,\s*stdev=\s*({NUMBER}[kKmM]?)")

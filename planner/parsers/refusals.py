@@ -14,8 +14,8 @@ from collections.abc import Callable
 _ORION_VERSION = re.compile(r"ORION VERSION\s+(\S+)|ORION: ORacle IO Numbers -- Version\s+(\S+)")
 _ORION_RUN = re.compile(r"-run\s+(\w+)")
 _IOZONE_VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
-_IOZONE_AUTO = re.compile(r"^[ \t]*Auto Mode[ \t]*$|^[ \t]*kB\s+reclen\s+write\s+rewrite\b|^[ \t]*KB\s+reclen\s+write\b",
-                          re.M | re.I)
+_IOZONE_AUTO = re.compile(r"^[ \t]*Auto Mode[ \t]*$|^[ \t]*kB\s+reclen\s+write\s+rewrite\b"
+                          r"|^[ \t]*KB\s+reclen\s+write\b", re.M | re.I)
 _FIO_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$", re.M)
 _FIO_TERSE = re.compile(r"^(?:3|4|5);fio-[\w.\-]+;[^;\n]*;\d+;\d+;", re.M)
 _FIO_JOB = re.compile(r"^\S.*?: \(g=\d+\): rw=\w+", re.M)

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 
 # Lines the tool never prints: a prompt and its command, SQL*Plus commands, '#' comments, trailing prompts.
 _PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
-                     r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))(?:[ \t].*)?$")
+                     r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))"
+                     r"(?:[ \t].*)?$")
 # ``` of any length; ~~~ only as 3 or 4 tildes, since AWR text underlines its section titles with ~
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,4}(?!~))[\w+.-]*\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")

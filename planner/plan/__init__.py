@@ -1,1 +1,2 @@
-"""The plan language: YAML with positions (source), the versioned schema, templating and sweeps, and the loader that turns a plan file into the typed model (render -> validate -> model)."""
+"""The plan language: YAML with positions (source), the versioned schema, templating and sweeps, and the loader
+that turns a plan file into the typed model (render -> validate -> model)."""

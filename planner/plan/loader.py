@@ -148,7 +148,8 @@ class _Build:
             return None, self.problems
         try:
             plan = Plan(
-                name=str(data.get("plan") if self.lenient else data["plan"]), source=self.path, description=str(data.get("description", "")),
+                name=str(data.get("plan") if self.lenient else data["plan"]), source=self.path,
+                description=str(data.get("description", "")),
                 inventory=inventory, vars=dict(data.get("vars") or {}),
                 plays=tuple(p for p in plays if p is not None),
                 report=ReportSpec(**report) if isinstance(report, dict) and not self.lenient else None,

@@ -3,7 +3,8 @@
 ``schemas/plan.schema.json`` (Draft 2020-12, ``$id`` .../plan/1/...) describes a whole plan for
 editors; each step type has its own sub-schema under ``$defs`` named for the type, marked with
 ``x-section`` (prep, workloads, collect or any). It is generated (planner.plan.kind_schema.compose): the
-frame is written by hand in ``schemas/plan.frame.json``, each kind's arguments on its class (planner/steps). Our own keywords, ignored by validators:
+frame is written by hand in ``schemas/plan.frame.json``, each kind's arguments on its class (planner/steps). Our
+own keywords, ignored by validators:
 ``x-sweep: true`` marks a workload parameter that may be given as a list to sweep it, ``x-hint``
 is the hint printed with an error at that node.
 
@@ -327,7 +328,8 @@ def parse_step(section: str, item: Any, where: Locator, path: NodePath,
     kind = known[0]
     for u in unknown:
         h = did_you_mean(u, allowed) or (f"'{u}' is an argument of {kind}: put it inside {kind}: {{...}}"
-                                         if u in step_properties(kind) else f"step options are: {', '.join(sorted(allowed))}")
+                                         if u in step_properties(kind)
+                                         else f"step options are: {', '.join(sorted(allowed))}")
         problems.append(Problem(where.key((*path, u)), name, f"unknown key '{u}'", h))
     home = step_section(kind)
     if home not in (section, "any"):

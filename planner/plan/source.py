@@ -140,7 +140,8 @@ class _Builder:
             # an explicit tag the text does not fit (`!!int x`, `!!bool maybe`): keep the text, report it
             tag = str(node.tag).rsplit(":", 1)[-1]
             self.problems.append(Problem(_loc(self.file, node), format_path(path),
-                                         f"'{node.value}' is not a valid !!{tag}", f"remove the !!{tag} tag or fix the value"))
+                                         f"'{node.value}' is not a valid !!{tag}",
+                                         f"remove the !!{tag} tag or fix the value"))
             return str(node.value)
 
     def _key(self, node: Node, path: NodePath) -> PathKey | None:

@@ -131,12 +131,14 @@ class Lab:
 
 
 def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeout_s: float = 10.0,
-              names: Sequence[str] | None = None, user: LabUser | None = None) -> Lab:
+              names: Sequence[str] | None = None, user: LabUser | None = None,
+              password_logins: Sequence[str] = ()) -> Lab:
     """Start ``n_hosts`` sshd processes under ``root`` and wait until all accept connections.
 
     ``names`` gives the hosts their names (rehearsal mirrors inventory names); default lab01, lab02...
     ``user``: the hosts are reached as that non-root user, who may sudo (planner.rehearsal.labuser); ``root``
     must then be reachable by others (each parent directory searchable).
+    ``password_logins``: these accounts log in with their password only (no key), the others with the key only.
     """
     reason = sshd_available() or (user.unavailable() if user else None)
     if reason:
@@ -159,7 +161,7 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     try:
         for i in range(n_hosts):
             name = names[i] if names else f"{name_prefix}{i + 1:0{width}d}"
-            _start_host(lab, name, i, authorized)
+            _start_host(lab, name, i, authorized, password_logins)
         deadline = time.monotonic() + start_timeout_s
         for name, lh in lab._hosts.items():
             _wait_ready(lab, name, lh.host, deadline)
@@ -170,7 +172,7 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     return lab
 
 
-def _start_host(lab: Lab, name: str, index: int, authorized: Path) -> None:
+def _start_host(lab: Lab, name: str, index: int, authorized: Path, password_logins: Sequence[str] = ()) -> None:
     sshd_dir = lab.root / "sshd" / name
     sandbox = lab.root / "hosts" / name
     sshd_dir.mkdir(parents=True, exist_ok=True)
@@ -201,6 +203,7 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path) -> None:
         # rule); a heavy bashrc (pyenv init: ~100-400 ms here) would dominate every round trip measured.
         "SetEnv SHLVL=1",
         "LogLevel ERROR",
+        *_password_match(password_logins),
         "",
     ]))
     log = (sshd_dir / "sshd.log").open("wb")
@@ -215,6 +218,14 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path) -> None:
     host = Host(name=name, address=address, port=port, user=lab.user, key_file=lab.client_key,
                 vars={"planner_root": str(sandbox), "planner_known_hosts": str(lab.known_hosts)})
     lab._hosts[name] = LabHost(host, sandbox, sshd_dir)
+
+
+def _password_match(logins: Sequence[str]) -> list[str]:
+    """An sshd Match block (it must come last) letting only these accounts in, by password and never a key:
+    a login that succeeds proves the password was used."""
+    if not logins:
+        return []
+    return [f"Match User {','.join(logins)}", "    PasswordAuthentication yes", "    PubkeyAuthentication no"]
 
 
 def _wait_ready(lab: Lab, name: str, host: Host, deadline: float) -> None:

@@ -68,7 +68,8 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
             xs: list[float] = ([float(p.x) for p in line.points] if numeric is not None
                                else [float(all_x.index(p.x)) for p in line.points])
             med = [p.median for p in line.points]
-            err = [[max(p.median - p.low, 0.0) for p in line.points], [max(p.high - p.median, 0.0) for p in line.points]]
+            err = [[max(p.median - p.low, 0.0) for p in line.points],
+                   [max(p.high - p.median, 0.0) for p in line.points]]
             ax.errorbar(xs, med, yerr=err, marker="o", capsize=4, linewidth=1.6, label=line.label)
             top = max([top, *(p.high for p in line.points)])
         if numeric is not None:

@@ -164,7 +164,8 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
                     "hosts": list(dict.fromkeys(s.host for s in ss)), "swept": swept,
                     "swept_words": [param_words(p) for p in swept], "points": points,
                     "repeats": max(s.summary.n for s in ss), "warmups": max(s.warmups for s in ss),
-                    "tables": tables, "kind_rows": kind_rows, "sweep_table": _sweep_table(ss, TABLE_METRICS.get(kind, wanted))})
+                    "tables": tables, "kind_rows": kind_rows,
+                    "sweep_table": _sweep_table(ss, TABLE_METRICS.get(kind, wanted))})
     return out
 
 
@@ -225,7 +226,8 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
             rows.append({"event": ev["event"], "wait_class": ev["wait_class"],
                          "waits": fmt(ev["waits"], 0) if ev["has_waits"] else "", "time_s": fmt(ev["time_s"], 0),
                          "avg_ms": fmt(avg, 2), "pct_db_time": fmt(ev["pct_db_time"])})
-        out.append({"play": play, "workload": title, "point": point, "point_words": label_words_of(point), "events": rows})
+        out.append({"play": play, "workload": title, "point": point, "point_words": label_words_of(point),
+                    "events": rows})
     return out
 
 
@@ -235,7 +237,8 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
         if s.metric in OS_LABELS:
             tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
-                                                                     "value": fmt(s.summary.median, 0 if tool else 1), "unit": s.unit})
+                                                                     "value": fmt(s.summary.median, 0 if tool else 1),
+                                                                     "unit": s.unit})
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
@@ -286,7 +289,8 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
         cagings.setdefault((r.step, str(d.get("statistics"))), {}).setdefault(_said(d, "caging"), point)
         out.setdefault((r.step, str(d.get("statistics"))), {
             "play": play_name(r.play, data.play_names()), "workload": r.title,
-            "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack", "why": str(d.get("statistics_why", "")),
+            "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack",
+            "why": str(d.get("statistics_why", "")),
             "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
             "pct": d.get("cache_pct_of_data"), "container": _said(d, "container"), "caging": _said(d, "caging")})
     for key, words in cagings.items():  # a window opening mid-sweep cages some points and not others: say which
@@ -385,12 +389,14 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     sim = _simulated(data)
     charts = charts and matplotlib_available()
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
-                 "message": words_in(f.message), "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data), *iozone_buffered(data),
-                          *late_starts(data)]]
+                 "message": words_in(f.message),
+                 "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data),
+                          *iozone_buffered(data), *late_starts(data)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
-                     "expected_text": fmt(v.expected), "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
+                     "expected_text": fmt(v.expected),
+                     "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
                     for v in verdicts(claims, all_series, sim["any"])]
     stats = recap(data.results)
     heads = [s for s in all_series if s.headline]

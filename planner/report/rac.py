@@ -36,7 +36,8 @@ def rac_sections(data: RunData) -> list[dict[str, Any]]:
     out = []
     for (play, host, step, point), by in values.items():
         f = facts[sources[(play, host, step, point)]]
-        insts = sorted({who for who, _ in by if who != "all"}, key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0))
+        insts = sorted({who for who, _ in by if who != "all"},
+                       key=lambda s: (not s.isdigit(), int(s) if s.isdigit() else 0))
         rows = []
         for who in ["all", *insts]:
             label = "all (cluster total)" if who == "all" else \

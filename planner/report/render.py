@@ -113,7 +113,8 @@ def template_problems(template: str, plan_file: Path) -> list[Problem]:
     lines = source.splitlines()
     return [Problem(_first_use(lines, key, filename or name), "report.template",
                     f"report template {name}: '{key}' is undefined",
-                    did_you_mean(key, sorted(CONTEXT_KEYS)) or "the report context's keys are in docs/report-context.md")
+                    did_you_mean(key, sorted(CONTEXT_KEYS))
+                    or "the report context's keys are in docs/report-context.md")
             for key in unknown]
 
 

@@ -1,1 +1,2 @@
-"""From run folders to numbers: measurements, statistics over repeats, findings, comparisons (planner.store keeps them)."""
+"""From run folders to numbers: measurements, statistics over repeats, findings, comparisons
+(planner.store keeps them)."""

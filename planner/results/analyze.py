@@ -171,7 +171,8 @@ def to_markdown(a: Analysis) -> str:
             continue
         d = fa.described
         kind = d.kind_name + (f" ({d.layout})" if d.layout else "")
-        lines.append(f"| {e(fa.path)} | {e(kind)} | {e(d.version or '—')} | {e('; '.join(d.unread) or 'everything read')} |")
+        lines.append(f"| {e(fa.path)} | {e(kind)} | {e(d.version or '—')} "
+                     f"| {e('; '.join(d.unread) or 'everything read')} |")
     lines += ["", "## Findings", ""]
     if not a.findings:
         lines.append("No finding: nothing in these files looks like a trap the seeds' threads fell into.")
@@ -179,7 +180,8 @@ def to_markdown(a: Analysis) -> str:
         lines += [f"### {f.severity.value.upper()}: {e(f.title)}", "", f"*{e(_where(f))}*", "", e(f.message), "",
                   "| what | value |", "|---|---|", *(f"| {e(w)} | {e(v)} |" for w, v in f.numbers), ""]
     for name in a.rated_unmatched:
-        lines.append(f"- rated {e(name)} = {fmt(dict(a.rated)[name])}: no file has a metric {e(name)}; nothing compared")
+        lines.append(f"- rated {e(name)} = {fmt(dict(a.rated)[name])}: no file has a metric {e(name)}; "
+                     "nothing compared")
     lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
     for fa in a.files:
         for m in (fa.derived or fa.headline):

@@ -2,8 +2,9 @@
 
 Rows are (play, workload title, sweep point, metric key); a play's value is the median over its repeats,
 hosts combined as planner.results.stats.combine_hosts says. A difference is "within noise" when both runs repeated
-the point and their ranges (min to max over repeats) overlap: one run's better median is then no result. When the runs' plays have different names and each run
-has one play (one system per run, as in the seed), the play is left out of the row key so they line up.
+the point and their ranges (min to max over repeats) overlap: one run's better median is then no result. When the
+runs' plays have different names and each run has one play (one system per run, as in the seed), the play is left
+out of the row key so they line up.
 """
 
 from __future__ import annotations

@@ -418,7 +418,8 @@ def size_gb(text: Any) -> float | None:
     m = _BYTES.match(str(text or ""))
     if not m:
         return None
-    return float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()] / (1 << 30)
+    return (float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+            / (1 << 30))
 
 
 def page_cache_exposure(data_gb: float | None, facts: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:

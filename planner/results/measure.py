@@ -7,9 +7,9 @@ artifact is kept and the report says which section could not be read.
 Derived metrics added here (besides planner.parsers.derived for AWR-family reports), each ``derived=True``:
 
 - ``awr.rac`` = 1 when a per-instance AWR/Statspack report says RAC=YES (findings use it: RAC reads are not IOPS);
-- a global (RAC) report (``awr_rac_text``, or ``awr_rac_html`` alone) is the headline of its execution: the cluster's IOPS / MB/s
-  (``instance=all``); the per-instance report beside it is measured with ``awr_scope=instance <n>`` (so its
-  figures never mix with the cluster's in one series) and is no headline;
+- a global (RAC) report (``awr_rac_text``, or ``awr_rac_html`` alone) is the headline of its execution: the
+  cluster's IOPS / MB/s (``instance=all``); the per-instance report beside it is measured with
+  ``awr_scope=instance <n>`` (so its figures never mix with the cluster's in one series) and is no headline;
 - ``os.cpu_busy_pct`` = mean over samples of 100 - %idle (mpstat ``cpu=all`` interval rows, else vmstat id);
 - ``os.cpu_iowait_pct`` = mean %iowait (mpstat ``cpu=all``, else vmstat wa);
 - ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
@@ -213,7 +213,8 @@ def _caged(derived: list[Metric], parsed: Parsed, data: Mapping[str, Any]) -> li
     out = []
     for m in derived:
         if m.name == "read_iops_per_core":
-            m = replace(m, value=m.value * cores / usable, labels=m.labels + (("cores", f"caged {usable:g} of {cores:g}"),))
+            m = replace(m, value=m.value * cores / usable,
+                        labels=m.labels + (("cores", f"caged {usable:g} of {cores:g}"),))
         out.append(m)
     return out
 

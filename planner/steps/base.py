@@ -83,8 +83,8 @@ class StepContext:
     become: bool = False
     become_user: str = "root"
     timeout_s: float | None = None
-    # When neither the call nor the plan gives a timeout (a hung tool must not hang the run): the expected run time plus a
-    # margin, else the host's planner_default_timeout_s, else DEFAULT_TIMEOUT_S; set by the engine per step.
+    # When neither the call nor the plan gives a timeout (a hung tool must not hang the run): the expected run time
+    # plus a margin, else the host's planner_default_timeout_s, else DEFAULT_TIMEOUT_S; set by the engine per step.
     default_timeout_s: float | None = None
     point: SweepPoint | None = None
     facts: Mapping[str, Any] = field(default_factory=dict)

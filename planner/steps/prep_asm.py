@@ -93,7 +93,8 @@ class AsmDiskgroup(StepType):
             "rebalance_power": {"type": "integer", "minimum": 0},
             "destructive": {
                 "type": "boolean",
-                "description": "the same as destructive: true on the step: restore drops the disk group (or the disks) this run created",
+                "description": "the same as destructive: true on the step: restore drops the disk group "
+                               "(or the disks) this run created",
             },
         },
         "additionalProperties": False,

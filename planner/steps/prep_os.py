@@ -2,9 +2,10 @@
 
 io_scheduler resolves each device (path, glob, multipath alias, WWID) on the host with one fixed script
 (planner.steps.blockdev): symlinks are followed; the scheduler is set where it counts, on a request-based
-(multipath) dm device itself, on the slaves of a bio-based one, and udev rules match stable keys. Classic names map onto blk-mq kernels (noop -> none, deadline -> mq-deadline,
-cfq -> bfq) when the device does not offer the classic name. In a sandbox (planner_root set) the fake sysfs
-file is a plain file, so planner writes it the way the kernel shows it ("[none] mq-deadline ...").
+(multipath) dm device itself, on the slaves of a bio-based one, and udev rules match stable keys. Classic names
+map onto blk-mq kernels (noop -> none, deadline -> mq-deadline, cfq -> bfq) when the device does not offer the classic
+name. In a sandbox (planner_root set) the fake sysfs file is a plain file, so planner writes it the way the kernel shows
+it ("[none] mq-deadline ...").
 """
 
 from __future__ import annotations
@@ -375,7 +376,8 @@ class Sysctl(StepType):
         todo, have = self._todo(ctx)
         if not todo:
             return Change(False, "kernel parameters already set")
-        return Change(True, f"would set {', '.join(todo)}", "".join(f"{n}: {have[n]} -> {v}\n" for n, v in todo.items()))
+        return Change(True, f"would set {', '.join(todo)}",
+                      "".join(f"{n}: {have[n]} -> {v}\n" for n, v in todo.items()))
 
     def verify(self, ctx: StepContext, todo: Mapping[str, str]) -> None:
         now = self._current(ctx, list(todo))

@@ -2,11 +2,11 @@
 (in one round trip), and parsing the main output at once.
 
 Folders on the host. A point's output goes to the engine's point folder, ``ctx.point_dir``
-(``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by planner.engine.window at the start of every
-attempt of the point (a ``--resume`` or a retry after a connection drop runs it again in the same folder), so
-no step creates or empties a folder of its own. Only what must outlive a run stays in the plan-stable step
-folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its
-own plan-stable folder (planner.steps.wl_slb).
+(``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by
+planner.engine.window at the start of every attempt of the point (a ``--resume`` or a retry after a connection drop runs
+it again in the same folder), so no step creates or empties a folder of its own. Only what must outlive a run stays in
+the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its own
+plan-stable folder (planner.steps.wl_slb).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
 while the raw file stays in the run record (the FAILED outcome still lists it as an artifact).

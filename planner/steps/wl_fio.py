@@ -412,7 +412,8 @@ class Fio(StepType):
         point = dict(ctx.point.params) if ctx.point is not None else {}
         engines = {str(eff.get("ioengine") or "psync").lower() for eff in _jobs(sections)}
         if "iodepth" in point and engines & SYNC_ENGINES:
-            out.append(f"warning: iodepth is swept with the synchronous engine {'/'.join(sorted(engines & SYNC_ENGINES))}: "
+            out.append("warning: iodepth is swept with the synchronous engine "
+                       f"{'/'.join(sorted(engines & SYNC_ENGINES))}: "
                        "it keeps one I/O in flight per job, so every point runs at queue depth 1 — use libaio or "
                        "io_uring")
         return out

@@ -237,7 +237,8 @@ class Orion(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write, **_estimates(r.stdout, self.duration(self.args).expected_s or 0.0)}
+        data: dict[str, Any] = {"luns": luns, "write_pct": write,
+                                **_estimates(r.stdout, self.duration(self.args).expected_s or 0.0)}
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
         out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)

@@ -58,7 +58,8 @@ from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save
 BACKUP_SUFFIX = ".planner-orig"
 _ERROR_LINE = re.compile(r"^.*\b(ORA-\d{5}|SP2-\d{4}|FATAL)\b.*$", re.M)
 OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", *(n for n, _ in SLOB_GLOBAL_OUTPUTS), "statspack.txt", "iostat.out",
-           "vmstat.out", "mpstat.out", "db_stats.out", "tm.out", "sqlplus.out", "slob_debug.out")  # runit.sh writes them
+           "vmstat.out", "mpstat.out", "db_stats.out", "tm.out", "sqlplus.out",
+           "slob_debug.out")  # runit.sh writes them
 # Before runit.sh, one round trip: back up slob.conf (unless a crashed run left its backup, the real original),
 # and remove the kit's reports of any earlier run.
 _PREPARE = ('k=$1; b=$2; shift 2; cd -- "$k" || exit 1; '
@@ -119,7 +120,8 @@ def scale_blocks(scale: str | None, block_size: int = 8192) -> int:
     if not m:
         return 10000
     n = int(m.group(1))
-    return n if not m.group(2) else n * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)] // block_size
+    return (n if not m.group(2)
+            else n * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)] // block_size)
 
 
 def detect_version(runit: str | None, conf: str | None, notes: str = "") -> KitVersion:
@@ -259,13 +261,15 @@ class Slob(StepType):
             "data_on": {
                 "type": "string",
                 "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
-                "description": "where the play put SLOB's storage: a disk group (+SLOB) or a directory; each point checks that USER1.CF1's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "description": "where the play put SLOB's storage: a disk group (+SLOB) or a directory; each point "
+                               "checks that USER1.CF1's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
                 "x-hint": "give a disk group as +NAME or an absolute directory",
             },
             "create_tablespace": {
                 "type": "string",
                 "pattern": "^[0-9]+[KMGT]$",
-                "description": "with setup: true, create the SLOB tablespace (slob_tablespace, default IOPS) on data_on at this size when it does not exist (setup.sh needs it to exist)",
+                "description": "with setup: true, create the SLOB tablespace (slob_tablespace, default IOPS) on "
+                               "data_on at this size when it does not exist (setup.sh needs it to exist)",
                 "x-hint": "give a size such as 16G",
             },
             "database_statistics_type": {"type": "string", "enum": ["awr", "statspack"]},

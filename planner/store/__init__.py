@@ -18,9 +18,9 @@ from planner.store.schema import LATEST, MIGRATIONS
 from planner.store.sqlite import SqliteStore
 from planner.store.url import DB_NAME, Backend, StoreURL, default_url, parse_store_url
 
-__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "PushRefused", "RunFilter", "RunRow", "SqlStore", "SqliteStore", "Store",
-           "StoreURL", "StoreUnreachable", "open_store", "parse_store_url", "rebuild", "run_folders",
-           "store_path", "sync"]
+__all__ = ["DB_NAME", "LATEST", "MIGRATIONS", "Backend", "PushRefused", "RunFilter", "RunRow", "SqlStore",
+           "SqliteStore", "Store", "StoreURL", "StoreUnreachable", "open_store", "parse_store_url", "rebuild",
+           "run_folders", "store_path", "sync"]
 
 
 def open_store(url: StoreURL, *, migrating: bool = False, readonly: bool = False) -> SqlStore:

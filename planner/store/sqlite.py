@@ -62,9 +62,11 @@ class SqliteStore(SqlStore):
         found = self.check_version()
         if readonly and found < LATEST:  # a reading verb never writes: not even a migration
             self.db.close()
-            what = "is not a planner results store" if found == 0 else f"has schema v{found}, this planner uses v{LATEST}"
+            what = ("is not a planner results store" if found == 0
+                    else f"has schema v{found}, this planner uses v{LATEST}")
             raise InputError([Problem(None, "--store", f"{path} {what}",
-                                      f"`planner store migrate --store {self.url}` makes it one (or give the right file)")])
+                                      f"`planner store migrate --store {self.url}` makes it one "
+                                      "(or give the right file)")])
         if found < LATEST and migrate:
             self.migrate()  # the embedded store follows its planner, as it always has
 

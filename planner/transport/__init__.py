@@ -1,1 +1,2 @@
-"""How planner reaches a host: the Connection interface, the local and SSH connections, tracked remote processes, facts and the OS-statistics samplers."""
+"""How planner reaches a host: the Connection interface, the local and SSH connections, tracked remote processes,
+facts and the OS-statistics samplers."""

@@ -41,7 +41,8 @@ def rac_state(state: dict[str, Any], nodes: int = 2, unique_name: str = "SLOB") 
     """Make a seed state a RAC node's: ``nodes`` instances SLOB1..n of the database ``unique_name`` (its db_unique_name,
     distinct from every instance name), this sandbox being node 1 (labhost, instance SLOB1, ASM instance +ASM1),
     registered with Grid (srvctl), CLUSTER_DATABASE true. Shared convention with the global-AWR stand-in:
-    ``database.cluster_database``, ``database.instances`` [{inst_id, instance_name, host_name}], ``database.unique_name``."""
+    ``database.cluster_database``, ``database.instances`` [{inst_id, instance_name, host_name}],
+    ``database.unique_name``."""
     db = state["database"]
     names = [f"{unique_name}{n}" for n in range(1, nodes + 1)]
     hosts = [db["host_name"], *(f"{db['host_name']}{n}" for n in range(2, nodes + 1))]
@@ -57,9 +58,10 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
                      profile: HostProfile | None = None, **database: Any) -> Path:
     """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
 
-    ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node (``rac_state``: SLOB1/SLOB2 of
-    db_unique_name SLOB, +ASM1, registered); ``grid_user`` names the only OS user in the OSASM group (role
-    separation: ``/ as sysasm`` by anyone else fails ORA-01031; default: the user running this, the lab's);
+    ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node
+    (``rac_state``: SLOB1/SLOB2 of db_unique_name SLOB, +ASM1, registered); ``grid_user`` names the only OS user in the
+    OSASM group (role separation: ``/ as sysasm`` by anyone else fails ORA-01031; default: the user running this, the
+    lab's);
     ``profile`` is what the inventory says the host is (planner.rehearsal.standins.profile: version, CDB, pfile,
     Resource Manager, SLOB release, failure modes; its ``rac`` is the same as ``rac=True``);
     ``database`` overrides seed fields of ``state["database"]`` (e.g. ``flashback_on="NO"``).

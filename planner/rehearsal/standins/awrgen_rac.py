@@ -88,7 +88,8 @@ def global_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, insts: Seq
             " DB time Elapsed time",
             "----------- --------- --- ----------   -------- --------   --------- --------   --------- --------   "
             "----------- ------------",
-            f"{db.dbid:>11} {db.name[:9]:<9} {'YES' if len(insts) > 1 or db.rac else 'NO ':<3} {db.block_kb * 1024:>10}   {iv.begin_snap:>8} {iv.end_snap:>8}   "
+            f"{db.dbid:>11} {db.name[:9]:<9} {'YES' if len(insts) > 1 or db.rac else 'NO ':<3} "
+            f"{db.block_kb * 1024:>10}   {iv.begin_snap:>8} {iv.end_snap:>8}   "
             f"{len(insts):>9} {len(insts):>8}   {len({i.host_name for i in insts}):>9} "
             f"{len({i.host_name for i in insts}):>8}   {f.db_time * el_min:>11.2f} {el_min:>12.2f}", ""]
     out += _top_events(f, parts, iv, dbinst)

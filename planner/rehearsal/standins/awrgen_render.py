@@ -231,7 +231,8 @@ def statspack(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: in
     out = [_banner(sessions), "STATSPACK report for", "",
            "Database    DB Id    Instance     Inst Num  Startup Time   Release     RAC",
            "~~~~~~~~ ----------- ------------ -------- --------------- ----------- ---",
-           f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} {'YES' if db.rac else 'NO'}", "",
+           f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} "
+           f"{'YES' if db.rac else 'NO'}", "",
            "Host Name             Platform                CPUs Cores Sockets   Memory (G)",
            "~~~~ ---------------- ---------------------- ----- ----- ------- ------------",
            f"     {host.name[:16]:<16} {host.platform:<22} {host.cpus:>5} {host.cores:>5} {host.sockets:>7} "

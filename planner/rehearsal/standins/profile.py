@@ -127,8 +127,9 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
     if slob not in by_value and not slob.startswith("2.5."):
         raise input_error(f"slob_release {slob!r} is not a SLOB release the stand-in kit imitates",
                           "set slob_release to " + ", ".join(r.value for r in SlobRelease) + " or another 2.5.x")
-    return HostProfile(oracle_version=version, version_full=full, cdb=_flag(v, "oracle_cdb") or bool(v.get("oracle_pdb"))
-                       or int(version.split(".")[0]) >= 21, pdb=str(v.get("oracle_pdb") or ""),
+    return HostProfile(oracle_version=version, version_full=full,
+                       cdb=_flag(v, "oracle_cdb") or bool(v.get("oracle_pdb")) or int(version.split(".")[0]) >= 21,
+                       pdb=str(v.get("oracle_pdb") or ""),
                        rac=_flag(v, "oracle_rac"), parameter_file="pfile" if pfile == "pfile" else "spfile",
                        resource_manager_plan=str(v.get("oracle_resource_manager_plan") or ""),
                        slob_release=by_value.get(slob, SlobRelease.V2_5_3),

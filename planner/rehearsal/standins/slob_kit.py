@@ -18,7 +18,8 @@ def _conf(release: SlobRelease) -> str:
     there is no DATABASE_STATISTICS_TYPE (AWR only) and no THREADS_PER_SCHEMA."""
     facts = SLOB_FACTS[release]
     lines = (KIT / "slob.conf").read_text().splitlines()
-    lines[0] = f"#### PLANNER STAND-IN for SLOB {release.value} slob.conf -- NOT SLOB: a stand-in kit for planner's tests"
+    lines[0] = (f"#### PLANNER STAND-IN for SLOB {release.value} slob.conf -- NOT SLOB: "
+                "a stand-in kit for planner's tests")
     if not facts.statistics_type:
         lines = [x for x in lines if not x.startswith(("DATABASE_STATISTICS_TYPE", "THREADS_PER_SCHEMA"))]
     return "\n".join(lines) + "\n"

@@ -1,4 +1,5 @@
-"""SSH over paramiko: the one paramiko importer (client), channels, the fixed host-side scripts, targets and OpenSSH-compatible known_hosts."""
+"""SSH over paramiko: the one paramiko importer (client), channels, the fixed host-side scripts, targets and
+OpenSSH-compatible known_hosts."""
 
 from planner.transport.ssh import noinvoke as _noinvoke
 

@@ -3,7 +3,8 @@
 OpenSSH behaviour users expect: ``~/.ssh/config`` (HostName, User, Port, IdentityFile, ProxyJump,
 ProxyCommand, ConnectTimeout, ServerAliveInterval, UserKnownHostsFile, HostKeyAlias), ssh-agent,
 and known_hosts checking that never trusts a key silently. Precedence is Fabric's: inventory >
-ssh_config > defaults.
+ssh_config > defaults. ``ansible_password`` logs in as Ansible's paramiko connection does: keys are
+still tried first, the agent is not, then the password.
 
 Measured traps handled here:
 - paramiko never sets TCP_NODELAY: we open the socket ourselves (planner/transport/ssh/sockets.py).
@@ -85,6 +86,21 @@ def _fingerprint(key: paramiko.PKey) -> str:
     return f"{key.get_name()} {key.fingerprint}"
 
 
+def _auth_error(where: str, t: SSHTarget, e: paramiko.AuthenticationException) -> ConnectError:
+    """The login was refused, in words naming what was tried (never the password itself)."""
+    if t.password is None:
+        return ConnectError(f"{where}: authentication failed ({e})",
+                            hint="check ansible_user / ansible_ssh_private_key_file, ssh-agent and "
+                                 "authorized_keys; `ssh -v` shows what the server accepts")
+    if isinstance(e, paramiko.BadAuthenticationType):
+        offered = ", ".join(e.allowed_types) or "nothing"
+        return ConnectError(f"{where}: the server does not accept password authentication (it offers {offered})",
+                            hint="log in with a key (ansible_ssh_private_key_file), or allow "
+                                 "PasswordAuthentication for this user in the host's sshd_config")
+    return ConnectError(f"{where}: password authentication failed",
+                        hint="check ansible_user and ansible_password (or the Vault value it comes from)")
+
+
 class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
 
@@ -152,8 +168,9 @@ class SSHConnection(Connection):
             # With sock= given, hostname/port only name the known_hosts entry to check.
             client.connect(t.key_host, t.port, username=t.user, key_filename=list(t.key_files) or None,  # type: ignore[arg-type]  # paramiko takes a list too
                            timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
-                           auth_timeout=t.connect_timeout, allow_agent=self._allow_agent,
-                           look_for_keys=not t.key_files, sock=sock)
+                           auth_timeout=t.connect_timeout, look_for_keys=not t.key_files, sock=sock,
+                           # As Ansible's paramiko connection: a password turns the agent off; keys first
+                           allow_agent=self._allow_agent and t.password is None, password=t.password)
         except paramiko.BadHostKeyException as e:
             client.close()
             self.refuse_revoked(e.key)
@@ -164,11 +181,13 @@ class SSHConnection(Connection):
             raise
         except paramiko.AuthenticationException as e:
             client.close()
-            raise ConnectError(f"{where}: authentication failed ({e})",
-                               hint="check ansible_user / ansible_ssh_private_key_file, ssh-agent and "
-                                    "authorized_keys; `ssh -v` shows what the server accepts") from e
+            raise _auth_error(where, t, e) from e
         except (OSError, EOFError, paramiko.SSHException) as e:
             client.close()
+            if str(e) == "No authentication methods available":  # paramiko's words: nothing was offered at all
+                raise ConnectError(f"{where}: nothing to log in with: no key file, ssh-agent key or password",
+                                   hint="set ansible_ssh_private_key_file or ansible_password in the inventory, "
+                                        "or add a key to ssh-agent") from e
             silent = "banner" in str(e) or str(e) == "No existing session"  # paramiko's words for a mute peer
             why = "no SSH banner: the port accepts but does not speak SSH" if silent else f"SSH handshake failed: {e}"
             raise ConnectError(f"{where}: {why}", hint="is an SSH server listening there?") from e

@@ -1,7 +1,7 @@
 """known_hosts reading, OpenSSH's way: line by line (one bad line spoils nothing else), hashed names, patterns.
 
-Kept apart from planner/transport/ssh/client.py and free of paramiko: it only finds which recorded keys (type and base64 text)
-belong to a host name; the SSH transport turns them into key objects.
+Kept apart from planner/transport/ssh/client.py and free of paramiko: it only finds which recorded keys (type and
+base64 text) belong to a host name; the SSH transport turns them into key objects.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The fixed shell scripts the SSH transport sends (planner/transport/ssh/client.py): user values only ever come in as "$1", "$2"...
+"""The fixed shell scripts the SSH transport sends (planner/transport/ssh/client.py): user values only ever come
+in as "$1", "$2"...
 
 Kept apart from client.py so that module stays about paramiko; nothing here imports it.
 """

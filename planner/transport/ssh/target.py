@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import getpass
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +31,7 @@ class SSHTarget:
     proxy_jump: str | None = None
     accept_new: bool = False
     keepalive_count: int = 3  # ServerAliveCountMax: the host is dead after keepalive_s * keepalive_count silent
+    password: str | None = field(default=None, repr=False)  # ansible_password: a secret, never in a repr
 
     @property
     def key_name(self) -> str:
@@ -39,6 +40,8 @@ class SSHTarget:
 
 
 
+# Ansible's ssh connection reads its password option from these, the last one set winning (its config manager).
+PASSWORD_VARS = ("ansible_password", "ansible_ssh_pass", "ansible_ssh_password")
 DEFAULT_KEEPALIVE_S = 15.0  # with the count of 3: a frozen host is declared gone after 45 s, OpenSSH's figures
 
 
@@ -54,6 +57,18 @@ def _number(host: Host, var: str, fallback: Any, kind: type) -> float:
                            f"{'whole number >= 1' if kind is int else 'number of seconds >= 0'}, not {raw!r}",
                            hint=f"fix {var} in the inventory") from None
     return float(value)
+
+
+def login_password(host: Host) -> str | None:
+    """The SSH login password the inventory gives, or None. The value itself is never quoted."""
+    found = [(var, host.vars[var]) for var in PASSWORD_VARS if host.vars.get(var) is not None]
+    if not found:
+        return None
+    var, value = found[-1]
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ConnectError(f"{host.name}: {var} must be a string, not a {type(value).__name__}",
+                           hint=f"fix {var} in the inventory (quote it, or vault it with ansible-vault)")
+    return value if isinstance(value, str) else str(value)
 
 
 def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None = None,
@@ -85,4 +100,5 @@ def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None
         known_hosts=tuple(user_files), key_host=str(cfg.get("hostkeyalias", hostname)),
         proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
         proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
-        accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new")
+        accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new",
+        password=login_password(host))

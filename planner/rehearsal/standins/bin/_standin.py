@@ -223,7 +223,8 @@ def _v_instance(state: dict[str, Any]) -> list[Row]:
 def _v_database(state: dict[str, Any]) -> list[Row]:
     db = state["database"]
     return [{"name": db["name"], "dbid": db["dbid"], "flashback_on": db["flashback_on"], "log_mode": db["log_mode"],
-             "open_mode": "MOUNTED" if db["status"] == "MOUNTED" else "READ WRITE", "db_unique_name": db["unique_name"]}]
+             "open_mode": "MOUNTED" if db["status"] == "MOUNTED" else "READ WRITE",
+             "db_unique_name": db["unique_name"]}]
 
 
 def _v_asm_diskgroup(state: dict[str, Any]) -> list[Row]:

@@ -127,6 +127,7 @@ def _v_parameter(state: dict[str, Any]) -> list[Row]:
                                       "isses_modifiable": "FALSE", "issys_modifiable": "FALSE"}]
 
 
-VIEWS.update({"v$parameter": _v_parameter, "v$instance": _rac_v_instance, "gv$instance": _gv_instance, "v$asm_client": _v_asm_client})
+VIEWS.update({"v$parameter": _v_parameter, "v$instance": _rac_v_instance, "gv$instance": _gv_instance,
+              "v$asm_client": _v_asm_client})
 ASM_VIEWS.add("v$asm_client")
 ASM_OVERRIDES.update({"v$instance": _asm_v_instance, "v$asm_client": _asm_v_asm_client})
