@@ -183,6 +183,8 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 # private mount namespace, because what planner puts on a local host lives at fixed paths there (the host lock
 # /tmp/planner.lock.<host>, the work folders /tmp/planner/...) and two workers would take each other's.
 _CLONE_NEWNS = 0x00020000
+_PRIVATE = "PLANNER_TESTS_PRIVATE_TMP"  # set once the worker's /tmp is its own: never bind (and empty) it twice
+_OWNS_TMP = pytest.StashKey[bool]()
 
 
 def _private_tmp(worker: str) -> str | None:
@@ -216,14 +218,17 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
     if not worker or os.environ.get("PYTEST_XDIST_WORKER_COUNT") == "1":  # alone: nobody to collide with
         return
+    if os.environ.get(_PRIVATE):  # a pytest inside a test (pytester) or a child of the worker: already private
+        return
     why = _private_tmp(worker)
     if why is not None:
         raise pytest.UsageError(f"the tests cannot run in parallel here ({why}): run them without -n")
+    os.environ[_PRIVATE] = worker
+    config.stash[_OWNS_TMP] = True
     if config.option.basetemp:  # xdist names one under the controller's /tmp, which this worker no longer sees
         Path(config.option.basetemp).parent.mkdir(parents=True, exist_ok=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if worker and os.environ.get("PYTEST_XDIST_WORKER_COUNT") != "1":  # the namespace ends with the process
-        shutil.rmtree(f"/var/tmp/planner-tests-{worker}", ignore_errors=True)
+    if config.stash.get(_OWNS_TMP, False):  # the worker's own run, not a pytest inside one of its tests
+        shutil.rmtree(f"/var/tmp/planner-tests-{os.environ[_PRIVATE]}", ignore_errors=True)
