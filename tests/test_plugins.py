@@ -39,7 +39,7 @@ def install(site: Path, edit: tuple[str, str] | None = None) -> None:
     if edit is not None:
         assert edit[0] in code
         code = code.replace(*edit)
-    (site / "planner_motd").mkdir(exist_ok=True)
+    (site / "planner_motd").mkdir(parents=True, exist_ok=True)
     (site / "planner_motd" / "__init__.py").write_text(code)
     info = site / f"{project['name'].replace('-', '_')}-{project['version']}.dist-info"
     info.mkdir(exist_ok=True)
