@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import os
+import shutil
 import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -174,3 +177,58 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return (yield)
     with _no_process(item):
         return (yield)
+
+
+# -- the slow tier on two cores (README "Tests": `-n 2`): each pytest-xdist worker gets a /tmp of its own, in a
+# private mount namespace, because what planner puts on a local host lives at fixed paths there (the host lock
+# /tmp/planner.lock.<host>, the work folders /tmp/planner/...) and two workers would take each other's.
+_CLONE_NEWNS = 0x00020000
+_PRIVATE = "PLANNER_TESTS_PRIVATE_TMP"  # set once the worker's /tmp is its own: never bind (and empty) it twice
+_OWNS_TMP = pytest.StashKey[bool]()
+
+
+def _private_tmp(worker: str) -> str | None:
+    """Bind a fresh folder over /tmp for this worker only; the reason when this machine cannot."""
+    if os.geteuid() != 0:
+        return "a private /tmp needs root (mount namespaces)"
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.unshare(_CLONE_NEWNS) != 0:
+        return f"unshare(CLONE_NEWNS): {os.strerror(ctypes.get_errno())}"
+    own = Path(f"/var/tmp/planner-tests-{worker}")
+    shutil.rmtree(own, ignore_errors=True)
+    own.mkdir(parents=True)
+    own.chmod(0o1777)  # as /tmp is: the lab's non-root login writes there too
+    for argv in (["mount", "--make-rprivate", "/"], ["mount", "--bind", str(own), "/tmp"]):
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode != 0:
+            return f"{' '.join(argv)}: {done.stderr.strip()}"
+    return None
+
+
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """`-n auto`: one worker per core (at most 4: each brings its own sshd labs and PostgreSQL), or a single one
+    where the workers cannot each have a /tmp of their own."""
+    if os.geteuid() != 0 or not shutil.which("mount"):
+        return 1
+    return max(1, min(4, len(os.sched_getaffinity(0))))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if not worker or os.environ.get("PYTEST_XDIST_WORKER_COUNT") == "1":  # alone: nobody to collide with
+        return
+    if os.environ.get(_PRIVATE):  # a pytest inside a test (pytester) or a child of the worker: already private
+        return
+    why = _private_tmp(worker)
+    if why is not None:
+        raise pytest.UsageError(f"the tests cannot run in parallel here ({why}): run them without -n")
+    os.environ[_PRIVATE] = worker
+    config.stash[_OWNS_TMP] = True
+    if config.option.basetemp:  # xdist names one under the controller's /tmp, which this worker no longer sees
+        Path(config.option.basetemp).parent.mkdir(parents=True, exist_ok=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if config.stash.get(_OWNS_TMP, False):  # the worker's own run, not a pytest inside one of its tests
+        shutil.rmtree(f"/var/tmp/planner-tests-{os.environ[_PRIVATE]}", ignore_errors=True)
