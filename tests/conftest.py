@@ -7,6 +7,7 @@ import ctypes
 import os
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -184,21 +185,37 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 # /tmp/planner.lock.<host>, the work folders /tmp/planner/...) and two workers would take each other's.
 _CLONE_NEWNS = 0x00020000
 _PRIVATE = "PLANNER_TESTS_PRIVATE_TMP"  # set once the worker's /tmp is its own: never bind (and empty) it twice
-_OWNS_TMP = pytest.StashKey[bool]()
+
+
+def _kept_from_tmp() -> list[str]:
+    """The entries of the shared /tmp this run itself lives in (a checkout, a venv, the working folder, HOME
+    cloned there): each stays visible in the worker's own /tmp."""
+    places = [Path.cwd(), Path(sys.prefix), Path(__file__).resolve().parent, Path.home()]
+    names = {p.resolve().relative_to("/tmp").parts[0] for p in places
+             if p.resolve().is_relative_to("/tmp") and p.resolve() != Path("/tmp")}
+    return sorted(names)
 
 
 def _private_tmp(worker: str) -> str | None:
-    """Bind a fresh folder over /tmp for this worker only; the reason when this machine cannot."""
+    """Bind a fresh folder over /tmp for this worker only; the reason when this machine cannot. Never emptied
+    while mounted: the folder is cleared at the next start, in a namespace where nothing is bound into it."""
     if os.geteuid() != 0:
         return "a private /tmp needs root (mount namespaces)"
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.unshare(_CLONE_NEWNS) != 0:
         return f"unshare(CLONE_NEWNS): {os.strerror(ctypes.get_errno())}"
-    own = Path(f"/var/tmp/planner-tests-{worker}")
-    shutil.rmtree(own, ignore_errors=True)
-    own.mkdir(parents=True)
+    own, shared = Path(f"/var/tmp/planner-tests-{worker}"), Path(f"/var/tmp/planner-tests-{worker}.shared")
+    for folder in (own, shared):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
     own.chmod(0o1777)  # as /tmp is: the lab's non-root login writes there too
-    for argv in (["mount", "--make-rprivate", "/"], ["mount", "--bind", str(own), "/tmp"]):
+    kept = _kept_from_tmp()
+    for name in kept:
+        (own / name).mkdir()
+    steps = [["mount", "--make-rprivate", "/"], ["mount", "--bind", "/tmp", str(shared)],
+             ["mount", "--bind", str(own), "/tmp"],
+             *(["mount", "--rbind", str(shared / name), f"/tmp/{name}"] for name in kept)]
+    for argv in steps:
         done = subprocess.run(argv, capture_output=True, text=True)
         if done.returncode != 0:
             return f"{' '.join(argv)}: {done.stderr.strip()}"
@@ -224,11 +241,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if why is not None:
         raise pytest.UsageError(f"the tests cannot run in parallel here ({why}): run them without -n")
     os.environ[_PRIVATE] = worker
-    config.stash[_OWNS_TMP] = True
     if config.option.basetemp:  # xdist names one under the controller's /tmp, which this worker no longer sees
         Path(config.option.basetemp).parent.mkdir(parents=True, exist_ok=True)
 
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    if config.stash.get(_OWNS_TMP, False):  # the worker's own run, not a pytest inside one of its tests
-        shutil.rmtree(f"/var/tmp/planner-tests-{os.environ[_PRIVATE]}", ignore_errors=True)
