@@ -222,6 +222,7 @@ def _private_tmp(worker: str) -> str | None:
     return None
 
 
+@pytest.hookimpl(optionalhook=True)  # a venv without pytest-xdist still runs the tiers, serially
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker per core (at most 4: each brings its own sshd labs and PostgreSQL), or a single one
     where the workers cannot each have a /tmp of their own."""

@@ -18,3 +18,10 @@ def context(root: Path, *, check: bool = False, destructive: bool = False, log: 
     return StepContext(host=host, conn=LocalConnection(host), vars=dict(host.vars), step_path="plays[0].prep[0]",
                        plan_dir=root, artifacts=root, run_dir=root, log=lambda _h, _s, r: sink.append(r),
                        check_mode=check, diff_mode=True, destructive=destructive)
+
+
+def newest_run(runs: Path) -> Path:
+    """The run folder started last. Not the last by name: two runs in one second sort by their random part."""
+    from planner.results.runfolder import read_meta
+
+    return max((p for p in runs.iterdir() if p.is_dir()), key=lambda p: read_meta(p).started or "")

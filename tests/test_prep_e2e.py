@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import make_prep_root
+from prep_helpers import newest_run
 
 from planner.cli.main import main
 from planner.rehearsal.standins import load_state, standin_vars
@@ -62,7 +63,7 @@ def local_hosts(tmp: Path, n: int = 1) -> dict[str, dict[str, Any]]:
 
 def results(runs: Path, host: str = "h0") -> dict[str, tuple[str, str]]:
     """title -> (status, msg) of the latest run's steps on ``host`` (restores titled 'restore ...')."""
-    latest = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
+    latest = newest_run(runs)
     return {r["title"]: (r["status"], r["msg"]) for r in json.loads((latest / "results.json").read_text())
             if r["host"] == host and r["step"].startswith("plays")}
 
@@ -188,7 +189,7 @@ def test_prep_over_the_ssh_lab(make_lab: Any, tmp_path: Path, capsys: pytest.Cap
     runs = tmp_path / "runs"
     assert apply(plan, inv, runs, "--keep-prep") == 0
     assert "unreachable=0" in capsys.readouterr().out
-    first_run = sorted(p for p in runs.iterdir() if p.is_dir())[-1]
+    first_run = newest_run(runs)
     assert all(len(changed(runs, n)) == 7 for n in befores)  # 6 steps and the play's one restart
     assert all(snapshot(lab.sandbox(n))["flashback"] == "NO" for n in befores)
     assert apply(plan, inv, runs, "--keep-prep") == 0

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from conftest import make_prep_root
+from prep_helpers import newest_run
 
 from planner.cli.main import main
 from planner.rehearsal.lab import Lab
@@ -44,7 +45,7 @@ def lab_project(make_lab: Callable[..., Lab], tmp_path: Path) -> tuple[Path, Pat
 
 def apply(plan: Path, inv: Path, runs: Path, *extra: str) -> tuple[int, Path]:
     code = main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), *extra])
-    return code, sorted(p for p in runs.iterdir() if p.is_dir())[-1]
+    return code, newest_run(runs)
 
 
 @pytest.mark.parametrize("inside, option", [(", destructive: true", ""), ("", "        destructive: true\n")],
