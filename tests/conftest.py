@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
+from planner.rehearsal.labuser import no_mount_namespace
 
 
 def _require_sshd() -> None:
@@ -226,7 +227,7 @@ def _private_tmp(worker: str) -> str | None:
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: one worker per core (at most 4: each brings its own sshd labs and PostgreSQL), or a single one
     where the workers cannot each have a /tmp of their own."""
-    if os.geteuid() != 0 or not shutil.which("mount"):
+    if os.geteuid() != 0 or not shutil.which("mount") or no_mount_namespace() is not None:
         return 1
     return max(1, min(4, len(os.sched_getaffinity(0))))
 
