@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from prep_helpers import context
+from prep_helpers import context, newest_run
 
 from planner.cli.main import main
 from planner.errors import StepError
@@ -216,10 +216,8 @@ def test_apply_as_a_non_root_user_becomes_root_for_the_step_and_for_its_restore(
     for become in ("false", "true"):
         plan = nonroot_lab.root / f"plan_{become}.yaml"
         plan.write_text(PLAN.format(become=become))
-        before = set(runs.iterdir()) if runs.exists() else set()
         code = main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report"])
-        # this apply's folder: two runs in one second sort by their random part, not by time
-        (latest,) = [p for p in runs.iterdir() if p.is_dir() and p not in before]
+        latest = newest_run(runs)
         results = {r["title"]: (r["status"], r["msg"]) for r in json.loads((latest / "results.json").read_text())}
         outcomes[become] = code, results
         assert active(sandbox, "dm-0") == "mq-deadline"  # unchanged, or put back by the restore

@@ -17,6 +17,20 @@ from typing import Any
 _META = "https://json-schema.org/draft/2020-12/schema"
 
 
+def sweepable(item: Mapping[str, Any], hint: str) -> dict[str, Any]:
+    """A workload argument given as one value or as a list of them to sweep (``x-sweep``, planner.plan.sweeps)."""
+    return {"x-sweep": True, "oneOf": [dict(item), {"type": "array", "items": dict(item), "minItems": 1}],
+            "x-hint": hint}
+
+
+def sampled_around_points(description: str) -> dict[str, Any]:
+    """The arguments of a collect kind taken around each workload point: an optional sampling interval."""
+    return {"description": description, "type": ["object", "null"],
+            "properties": {"interval": {"type": "integer", "description": "seconds between samples",
+                                        "x-hint": "give whole seconds, 1 or more", "minimum": 1}},
+            "additionalProperties": False}
+
+
 def _refs(node: Any, depth: int = 0) -> Iterable[tuple[str, Any]]:
     if depth > 64:
         yield ("depth", None)

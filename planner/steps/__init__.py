@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import PlannerError, StepError
-from planner.plan.kind_schema import compose, schema_problem
+from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
 from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
@@ -41,22 +41,15 @@ REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_slb.
 REGISTRY.update({cls.kind: cls for cls in (dbreport.AwrCollect, dbreport.StatspackCollect)})
 
 
-def _sampler(description: str) -> dict[str, Any]:
-    return {"description": description, "type": ["object", "null"],
-            "properties": {"interval": {"type": "integer", "description": "seconds between samples",
-                                        "x-hint": "give whole seconds, 1 or more", "minimum": 1}},
-            "additionalProperties": False}
-
-
 def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:
     return type(f"NotYet_{kind}", (NotYetImplemented,),
                 {"kind": kind, "sections": frozenset({Section.COLLECT}), "args_schema": schema,
                  "issue": "a later issue (iostat/mpstat/vmstat wrap workloads instead)"})
 
 
-REGISTRY["iostat"] = _not_yet("iostat", _sampler("iostat -x during each workload point"))
-REGISTRY["mpstat"] = _not_yet("mpstat", _sampler("mpstat -P ALL during each workload point"))
-REGISTRY["vmstat"] = _not_yet("vmstat", _sampler("vmstat during each workload point"))
+REGISTRY["iostat"] = _not_yet("iostat", sampled_around_points("iostat -x during each workload point"))
+REGISTRY["mpstat"] = _not_yet("mpstat", sampled_around_points("mpstat -P ALL during each workload point"))
+REGISTRY["vmstat"] = _not_yet("vmstat", sampled_around_points("vmstat during each workload point"))
 REGISTRY["facts"] = FactsCollect
 REGISTRY["ash"] = _not_yet("ash", {"description": "active session history summary", "type": ["object", "null"],
                                    "properties": {}, "additionalProperties": False})

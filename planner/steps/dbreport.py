@@ -19,6 +19,7 @@ from typing import ClassVar
 from planner.db.access import SqlplusDatabase, config_for, open_database
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.errors import StepError
+from planner.plan.kind_schema import sampled_around_points
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
@@ -127,33 +128,9 @@ class _Declared(StepType):
 
 class AwrCollect(_Declared):
     kind: ClassVar[str] = "awr"
-    args_schema = {
-        "description": "AWR report around each workload point",
-        "type": ["object", "null"],
-        "properties": {
-            "interval": {
-                "type": "integer",
-                "description": "seconds between samples",
-                "x-hint": "give whole seconds, 1 or more",
-                "minimum": 1,
-            },
-        },
-        "additionalProperties": False,
-    }
+    args_schema = sampled_around_points("AWR report around each workload point")
 
 
 class StatspackCollect(_Declared):
     kind: ClassVar[str] = "statspack"
-    args_schema = {
-        "description": "Statspack report around each workload point",
-        "type": ["object", "null"],
-        "properties": {
-            "interval": {
-                "type": "integer",
-                "description": "seconds between samples",
-                "x-hint": "give whole seconds, 1 or more",
-                "minimum": 1,
-            },
-        },
-        "additionalProperties": False,
-    }
+    args_schema = sampled_around_points("Statspack report around each workload point")

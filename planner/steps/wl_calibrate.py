@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 from planner.db.access import config_for, open_database
 from planner.db.identity import read_cluster_database
 from planner.errors import StepError
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
@@ -47,22 +48,8 @@ class CalibrateIo(StepType):
         "description": "DBMS_RESOURCE_MANAGER.CALIBRATE_IO",
         "type": "object",
         "properties": {
-            "num_physical_disks": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "max_latency": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "num_physical_disks": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "max_latency": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
         },
         "additionalProperties": False,
         "required": ["num_physical_disks", "max_latency"],

@@ -18,6 +18,7 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section as PlanSection
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
@@ -243,39 +244,11 @@ class Fio(StepType):
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
                 "x-hint": "give a value or a list of them",
             },
-            "bs": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": ["string", "integer"]},
-                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
-                ],
-                "x-hint": "give a block size or a list of them",
-            },
-            "iodepth": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "numjobs": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "bs": sweepable({"type": ["string", "integer"]}, "give a block size or a list of them"),
+            "iodepth": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "numjobs": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "size": {"type": ["string", "integer"]},
-            "runtime": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "runtime": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "ioengine": {
                 "x-sweep": True,
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],

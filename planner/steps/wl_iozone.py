@@ -18,6 +18,7 @@ from planner.errors import ParseError, StepError
 from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.parsers import iozone as iozone_parser
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
@@ -74,36 +75,15 @@ class Iozone(StepType):
         "type": "object",
         "properties": {
             "binary": {"type": "string"},
-            "record_size": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": ["string", "integer"]},
-                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
-                ],
-                "x-hint": "give a record size or a list of them",
-            },
-            "file_size": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": ["string", "integer"]},
-                    {"type": "array", "items": {"type": ["string", "integer"]}, "minItems": 1},
-                ],
-                "x-hint": "give a file size or a list of them",
-            },
+            "record_size": sweepable({"type": ["string", "integer"]}, "give a record size or a list of them"),
+            "file_size": sweepable({"type": ["string", "integer"]}, "give a file size or a list of them"),
             "tests": {
                 "type": "array",
                 "items": {"type": "integer", "minimum": 0},
                 "minItems": 1,
                 "description": "iozone -i test numbers",
             },
-            "threads": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "threads": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "files": {
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
                 "description": "iozone -F: a list of paths, or one prefix to which 1..threads is appended",

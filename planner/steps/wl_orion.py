@@ -18,6 +18,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps import guard
@@ -88,59 +89,17 @@ class Orion(StepType):
                 ],
                 "x-hint": "give simple, normal, advanced, oltp or dss",
             },
-            "num_disks": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "write": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "num_disks": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "write": sweepable({"type": "integer", "minimum": 0}, "give a whole number or a list of them"),
             "matrix": {
                 "x-sweep": True,
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
                 "x-hint": "give a value or a list of them",
             },
-            "size_small": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "size_large": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "duration": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "cache_size": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "size_small": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "size_large": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "duration": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "cache_size": sweepable({"type": "integer", "minimum": 0}, "give a whole number or a list of them"),
         },
         "additionalProperties": False,
         "required": ["testname"],

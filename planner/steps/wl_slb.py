@@ -20,6 +20,7 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.parsers import parse_file
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of, whole_number
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
@@ -174,14 +175,7 @@ class Slb(StepType):
                 "description": "MiB of buffer per user process (the kit's SLB_MB; default 512)",
                 "x-hint": "give a whole number of MiB, 1 or more",
             },
-            "users": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "users": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "affinity": {
                 "x-sweep": True,
                 "oneOf": [
@@ -197,14 +191,7 @@ class Slb(StepType):
                 ],
                 "x-hint": "give a CPU list such as 0-5 or 0,2,4 (or a list of them)",
             },
-            "seconds": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "seconds": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
         },
         "additionalProperties": False,
         "required": ["users"],

@@ -38,6 +38,7 @@ from planner.db.memory import read_pools
 from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
 from planner.errors import OracleError, StepError
 from planner.parsers import parse_text
+from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import (
@@ -199,64 +200,22 @@ class Slob(StepType):
         "type": "object",
         "properties": {
             "kit": {"type": "string", "minLength": 1, "description": "path of the SLOB kit on the host"},
-            "readers": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "writers": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "run_time": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "readers": sweepable({"type": "integer", "minimum": 0}, "give a whole number or a list of them"),
+            "writers": sweepable({"type": "integer", "minimum": 0}, "give a whole number or a list of them"),
+            "run_time": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "scale": {
                 "x-sweep": True,
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
                 "x-hint": "give a value or a list of them",
             },
-            "work_unit": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "work_unit": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
             "redo_stress": {
                 "x-sweep": True,
                 "oneOf": [{"type": "string"}, {"type": "array", "items": {"type": "string"}, "minItems": 1}],
                 "x-hint": "give a value or a list of them",
             },
-            "threads_per_schema": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 1},
-                    {"type": "array", "items": {"type": "integer", "minimum": 1}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
-            "update_pct": {
-                "x-sweep": True,
-                "oneOf": [
-                    {"type": "integer", "minimum": 0},
-                    {"type": "array", "items": {"type": "integer", "minimum": 0}, "minItems": 1},
-                ],
-                "x-hint": "give a whole number or a list of them",
-            },
+            "threads_per_schema": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "update_pct": sweepable({"type": "integer", "minimum": 0}, "give a whole number or a list of them"),
             "setup": {"type": "boolean"},
             "data_on": {
                 "type": "string",
