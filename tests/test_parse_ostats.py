@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from hypothesis import strategies as st
 
 from planner.errors import ParseError
 from planner.metrics import Direction
-from planner.parsers import ostats
+from planner.parsers import ostats, parse_text
 
 DATA = Path(__file__).parent / "data" / "ostats"
 
@@ -146,3 +147,71 @@ def test_damaged_real_files_raise_only_parse_error(name: str, cut: int, junk: st
         assert e.parser and e.section  # a named error
     else:
         assert parsed.metrics or parsed.errors  # never an empty success
+
+
+# iostat -t in each form sysstat prints its timestamp line (common.c write_sample_timestamp: strftime "%x %X" in
+# the user's locale, "%FT%T%z" with S_TIME_FORMAT=ISO), generated here by sysstat 12.6.1 under each locale.
+LOCALE_STAMPS = {
+    "de_DE": "02.12.2026 04:19:00", "en_US": "12/02/2026 04:19:01 AM", "ja_JP": "2026年12月02日 04時19分02秒",
+    "ko_KR": "2026년 12월 02일 04시 19분 03초", "zh_CN": "2026年12月02日 04时19分04秒", "ru_RU": "02.12.2026 04:19:06",
+}
+
+
+@pytest.mark.parametrize("locale", sorted(LOCALE_STAMPS))
+def test_iostat_t_every_locale_labels_its_time(locale: str) -> None:
+    p = ostats.parse(_read(f"iostat-xt-locale-{locale}.txt"), "io")
+    assert p.kind == "iostat" and not p.errors
+    assert all(m.label("time") for m in p.metrics)  # no value without the time its report printed
+    assert p.get("iostat.util_pct", device="vda", sample="1").label("time") == LOCALE_STAMPS[locale]
+    assert {m.label("sample") for m in p.metrics} == {"1", "2"}
+    assert p.fact("host") == "vm" and p.fact("cpus") == "2"
+
+
+def test_iostat_t_locale_values_read_with_decimal_commas() -> None:
+    p = ostats.parse(_read("iostat-xt-locale-de_DE.txt"), "io")
+    assert p.value("iostat.r_kbs", device="vda", sample="1") == 10119.81
+    assert p.value("iostat.cpu_user_pct", sample="1") == 56.21
+
+
+def test_iostat_t_iso() -> None:
+    p = ostats.parse(_read("iostat-xt-iso.txt"), "io")
+    vda = p.get("iostat.util_pct", device="vda", sample="2")
+    assert vda.label("time") == "2026-12-02T04:16:14+0000"
+    assert p.fact("date") == "2026-12-02"
+
+
+@pytest.mark.parametrize(("stamp", "time"), [
+    ("Time: 03:15:01 PM", "03:15:01 PM"),  # sysstat before 8.1.6 printed the time only (CHANGES 8.1.6)
+    ("1764648853", "1764648853"),  # -U, seconds since the epoch (sysstat 12.7.8, commit e7f9af50)
+    ("2026. 12. 02. 04:19:00", "2026. 12. 02. 04:19:00"),  # hu_HU's %x under older glibc
+])
+def test_iostat_t_other_stamps_constructed(stamp: str, time: str) -> None:
+    """Constructed from the real ISO file: only the stamp lines are replaced, by the forms the sysstat source
+    prints (no real public paste of these was found)."""
+    text = re.sub(r"^2026-12-02T\S+$", stamp, _read("iostat-xt-iso.txt"), flags=re.M)
+    p = ostats.parse(text, "io")
+    assert not p.errors and all(m.label("time") == time for m in p.metrics)
+    assert {m.label("sample") for m in p.metrics} == {"1", "2"}
+
+
+def test_iostat_o_json_reads_like_the_text() -> None:
+    p = parse_text(_read("iostat-xt-o-json.json"), "iostat.json")
+    assert p.kind == "iostat" and not p.errors
+    first = {"device": "vda", "sample": "1", "time": "12/02/26 04:16:14"}
+    assert p.value("iostat.r_iops", **first) == 174.05
+    assert p.value("iostat.rrqm_pct", **first) == 3.15  # JSON's "rrqm" is the text's %rrqm
+    assert p.value("iostat.util_pct", **first) == 5.67
+    assert p.value("iostat.cpu_idle_pct", sample="1") == 26.97
+    assert p.get("iostat.util_pct", **first).source.line == 16
+    assert (p.fact("host"), p.fact("cpus"), p.fact("first_sample")) == ("vm", "2", "since_boot")
+
+
+def test_iostat_pretty_device_last_one_report_in_four_parts() -> None:
+    p = parse_text(_read("iostat-xt-pretty.txt"), "iostat.txt")
+    assert p.kind == "iostat" and not p.errors  # parse_text names any two values under one key
+    s1 = {"device": "vda", "sample": "1", "time": "12/02/26 04:19:19"}
+    assert (p.value("iostat.r_iops", **s1), p.value("iostat.w_kbs", **s1)) == (212.13, 6798.02)
+    assert (p.value("iostat.d_areq_kb", **s1), p.value("iostat.util_pct", **s1)) == (58.58, 5.70)
+    assert {m.label("sample") for m in p.metrics} == {"1", "2"}
+    d = parse_text(_read("iostat-dx-pretty.txt"), "iostat.txt")  # no -t, no avg-cpu: a repeated header opens
+    assert not d.errors and {m.label("sample") for m in d.metrics} == {"1", "2"}

@@ -16,6 +16,7 @@ Names: ``iostat.<column>`` (``r/s`` -> ``iostat.r_iops``, ``rkB/s`` -> ``iostat.
 
 from __future__ import annotations
 
+import json
 import re
 
 from planner.errors import ParseError
@@ -44,9 +45,16 @@ _VMSTAT_UNITS = {"r": "processes", "b": "processes", "swpd": "KiB", "free": "KiB
                  "cache": "KiB", "inact": "KiB", "active": "KiB", "si": "KiB/s", "so": "KiB/s",
                  "bi": "blocks/s", "bo": "blocks/s", "in": "/s", "cs": "/s", "us": "%", "sy": "%",
                  "id": "%", "wa": "%", "st": "%", "gu": "%"}
-_BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(\S+)\s+(\S+)\s+\((\d+)\s+CPU\)")
-_STAMP = re.compile(r"^\s*(\d{2}/\d{2}/\d{2,4}\s+\d{2}:\d{2}:\d{2}(?:\s*[AP]M)?|"
-                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}\S*)\s*$")
+# the date is the locale's %x, which has spaces in some ("2026년 12월 02일")
+_BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(.+?)\s+(_\S+_)\s+\((\d+)\s+CPU\)")
+# iostat -t prints strftime("%x %X") in the user's locale (sysstat common.c write_sample_timestamp), "%FT%T%z"
+# with S_TIME_FORMAT=ISO, seconds since the epoch with -U (12.7.8+), and "Time: %X" before sysstat 8.1: a line
+# that is only a date and a time, in any of those spellings, opens a report.
+_DATE = (r"(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?|\d{4}\s*[年년.]\s*\d{1,2}\s*[月월.]\s*\d{1,2}\s*[日일.]?)")
+_CLOCK = r"\d{1,2}(?::|\s*[時时시h]\s*)\d{2}(?::|\s*[分분m]\s*)\d{2}(?:[.,]\d+)?(?:\s*[秒초s])?"
+_MERIDIEM = r"(?:[AaPp]\.?[Mm]\.?|午前|午後|上午|下午|오전|오후)"
+_STAMP = re.compile(rf"^\s*((?:Time:\s*)?(?:{_DATE}[T\s]\s*)?(?:{_MERIDIEM}\s*)?{_CLOCK}(?:\s*{_MERIDIEM})?"
+                    r"(?:\s*(?:Z|[+-]\d{2}:?\d{2}|[A-Z]{2,5}))?|\d{9,11})\s*$")
 _NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
 
 
@@ -68,7 +76,9 @@ def _banner(sink: MetricSink, text: str) -> None:
 
 
 def looks_like_iostat(text: str) -> bool:
-    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)", text, re.MULTILINE))
+    # "Device" heads the columns, or ends them with --pretty; -o JSON is sysstat's own document
+    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)|^[ \t]+(?:r/s|tps)\b.*[ \t]Device[ \t]*$", text,
+                          re.MULTILINE)) or _iostat_json(text) is not None
 
 
 def looks_like_mpstat(text: str) -> bool:
@@ -92,59 +102,146 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     return parse_vmstat(text, source)
 
 
+_DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty puts "Device" last
+
+
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
+    if (doc := _iostat_json(text)) is not None:
+        return _parse_iostat_json(doc, text, source)
     sink = MetricSink(source)
     _banner(sink, text)
     lines = text.splitlines()
     sample, time, head_open, values = 0, "", False, 0
+    heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
     i = 0
     while i < len(lines):
         line, stripped = lines[i], lines[i].strip()
         i += 1
-        starts = bool(_STAMP.match(line)) or stripped.startswith("avg-cpu:") or \
-            re.match(r"Device:?\s", stripped) is not None
-        if starts and not head_open:  # a new report begins with its timestamp, avg-cpu or Device line
-            sample, head_open, time = sample + 1, True, ""
-        if m := _STAMP.match(line):
-            time = re.sub(r"\s+", " ", m.group(1))
+        stamp = _STAMP.match(line)
+        head = _DEVICE_HEAD.match(stripped) is not None
+        starts = bool(stamp) or stripped.startswith("avg-cpu:") or (head and (not sample or stripped in heads))
+        if starts and not head_open:  # a new report begins with its timestamp, avg-cpu or a Device line again
+            sample, head_open, time, heads = sample + 1, True, "", set()
+        if stamp:
+            time = re.sub(r"\s+", " ", re.sub(r"^Time:\s*", "", stamp.group(1)))
             continue
         labels = {"sample": str(sample), **({"time": time} if time else {})}
         if stripped.startswith("avg-cpu:"):
-            cols = stripped.split()[1:]
-            vals = lines[i].split() if i < len(lines) else []
-            nums = [_num(v) for v in vals]
-            if len(nums) != len(cols) or None in nums:
-                sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
-                                              source=source, line=i + 1))
-            else:
-                for col, v in zip(cols, nums, strict=True):
-                    if v is None:
-                        continue
-                    put(sink, f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, labels)
-                    values += 1
+            values += _avg_cpu(sink, stripped.split()[1:], lines, i, labels)
             i += 1
             continue
-        if re.match(r"Device:?\s", stripped):
+        if head:
             head_open = False
-            cols = stripped.split()[1:]
-            while i < len(lines) and lines[i].strip():
-                toks, no = lines[i].split(), i + 1
-                i += 1
-                nums = [_num(t) for t in toks[1:]]
-                if len(nums) != len(cols) or None in nums:
-                    sink.errors.append(ParseError("iostat", "device row", f"row for {toks[0][:30]!r} does not "
-                                                  "match the Device header", source=source, line=no))
-                    continue
-                for col, v in zip(cols, nums, strict=True):
-                    if v is None:
-                        continue
-                    name, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
-                    put(sink, f"iostat.{name}", v, unit, direction, no, {"device": toks[0], **labels})
-                    values += 1
+            heads.add(stripped)
+            i, read = _device_rows(sink, stripped.split(), lines, i, labels)
+            values += read
     if not values:
         raise ParseError("iostat", "Device", "no device rows", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("iostat")
+
+
+def _avg_cpu(sink: MetricSink, cols: list[str], lines: list[str], i: int, labels: dict[str, str]) -> int:
+    """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
+    nums = [_num(v) for v in (lines[i].split() if i < len(lines) else [])]
+    if len(nums) != len(cols) or None in nums:
+        sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
+                                      source=sink.source, line=i + 1))
+        return 0
+    for col, v in zip(cols, nums, strict=True):
+        if v is not None:
+            put(sink, f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, labels)
+    return len(cols)
+
+
+def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, labels: dict[str, str]
+                 ) -> tuple[int, int]:
+    """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
+    last = head[-1] == "Device"
+    cols = head[:-1] if last else head[1:]
+    values = 0
+    while i < len(lines) and lines[i].strip():
+        toks, no = lines[i].split(), i + 1
+        i += 1
+        name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
+        nums = [_num(t) for t in rest]
+        if len(nums) != len(cols) or None in nums:
+            sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
+                                          "match the Device header", source=sink.source, line=no))
+            continue
+        for col, v in zip(cols, nums, strict=True):
+            if v is None:
+                continue
+            metric, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
+            put(sink, f"iostat.{metric}", v, unit, direction, no, {"device": name, **labels})
+            values += 1
+    return i, values
+
+
+def _iostat_json(text: str) -> dict[str, object] | None:
+    """The document ``iostat -o JSON`` prints, or None."""
+    head = text.lstrip()[:40]
+    if not (head.startswith("{") and '"sysstat"' in head) or '"disk_device"' not in text:
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _json_col(key: str) -> str:
+    # JSON keys are the text columns without their "%" (sysstat iostat.c write_json_ext_stat)
+    return f"%{key}" if key in ("rrqm", "wrqm", "drqm", "util") else key
+
+
+def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed:
+    sink = MetricSink(source)
+    # one disk or avg-cpu object per line, as sysstat prints them: the k-th one is on the k-th such line
+    disk_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"disk_device"' in ln])
+    cpu_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"avg-cpu"' in ln])
+    hosts = _dig(doc, "sysstat", "hosts")
+    for host in hosts if isinstance(hosts, list) else []:
+        if not isinstance(host, dict):
+            continue
+        sink.facts.update({k: str(host[j]) for k, j in (("kernel", "release"), ("host", "nodename"),
+                                                        ("date", "date"), ("cpus", "number-of-cpus")) if j in host})
+        stats = host.get("statistics")
+        for sample, stat in enumerate(stats if isinstance(stats, list) else [], 1):
+            if not isinstance(stat, dict):
+                continue
+            labels = {"sample": str(sample), **({"time": str(stat["timestamp"])} if "timestamp" in stat else {})}
+            cpu = stat.get("avg-cpu")
+            if isinstance(cpu, dict):
+                no = next(cpu_lines, None)
+                for key, v in _numbers(cpu):
+                    put(sink, f"iostat.cpu_{_norm('%' + key)}", v, "%", _N, no, labels)
+            disks = stat.get("disk")
+            for disk in disks if isinstance(disks, list) else []:
+                if isinstance(disk, dict):
+                    _json_disk(sink, disk, next(disk_lines, None), labels)
+    if not sink.metrics:
+        raise ParseError("iostat", "disk", "no disk statistics in the JSON document", source=source)
+    sink.facts["first_sample"] = "since_boot"
+    return sink.freeze("iostat")
+
+
+def _json_disk(sink: MetricSink, disk: dict[str, object], no: int | None, labels: dict[str, str]) -> None:
+    name = str(disk.get("disk_device", "?"))
+    for key, v in _numbers(disk):
+        col = _json_col(key)
+        metric, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
+        put(sink, f"iostat.{metric}", v, unit, direction, no, {"device": name, **labels})
+
+
+def _numbers(obj: dict[str, object]) -> list[tuple[str, float]]:
+    return [(k, float(v)) for k, v in obj.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _dig(doc: object, *keys: str) -> object:
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc
 
 
 def _split_time(toks: list[str]) -> tuple[str, list[str]]:
