@@ -215,3 +215,14 @@ def test_iostat_pretty_device_last_one_report_in_four_parts() -> None:
     assert {m.label("sample") for m in p.metrics} == {"1", "2"}
     d = parse_text(_read("iostat-dx-pretty.txt"), "iostat.txt")  # no -t, no avg-cpu: a repeated header opens
     assert not d.errors and {m.label("sample") for m in d.metrics} == {"1", "2"}
+
+
+@pytest.mark.parametrize(("locale", "time"), [("de_DE", "04:23:39"), ("ja_JP", "04時23分40秒"),
+                                              ("ko_KR", "04시 23분 41초")])
+def test_mpstat_every_locale_reads_each_row_and_its_average(locale: str, time: str) -> None:
+    """mpstat's time column is the locale's %X and its summary rows' word is translated (sysstat 12.6.1 here)."""
+    p = parse_text(_read(f"mpstat-P-ALL-locale-{locale}.txt"), "mpstat.txt")
+    assert p.kind == "mpstat" and not p.errors
+    assert {m.label("time") for m in p.metrics} == {time, "Average"}
+    assert len(p.metrics) == 2 * 3 * 10  # a row and an Average row for all, 0 and 1; ten columns each
+    assert p.get("mpstat.usr_pct", cpu="1", time="Average").source.line == 11

@@ -53,6 +53,7 @@ _BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(.+?)\s+(_\S+_)\s+\((\d+)\
 _DATE = (r"(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?|\d{4}\s*[年년.]\s*\d{1,2}\s*[月월.]\s*\d{1,2}\s*[日일.]?)")
 _CLOCK = r"\d{1,2}(?::|\s*[時时시h]\s*)\d{2}(?::|\s*[分분m]\s*)\d{2}(?:[.,]\d+)?(?:\s*[秒초s])?"
 _MERIDIEM = r"(?:[AaPp]\.?[Mm]\.?|午前|午後|上午|下午|오전|오후)"
+_TIME_OF_DAY = rf"(?:{_MERIDIEM}\s*)?{_CLOCK}(?:\s*{_MERIDIEM})?"
 _STAMP = re.compile(rf"^\s*((?:Time:\s*)?(?:{_DATE}[T\s]\s*)?(?:{_MERIDIEM}\s*)?{_CLOCK}(?:\s*{_MERIDIEM})?"
                     r"(?:\s*(?:Z|[+-]\d{2}:?\d{2}|[A-Z]{2,5}))?|\d{9,11})\s*$")
 _NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
@@ -82,7 +83,7 @@ def looks_like_iostat(text: str) -> bool:
 
 
 def looks_like_mpstat(text: str) -> bool:
-    return bool(re.search(r"^\S+(?:\s+[AP]M)?\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
+    return bool(re.search(rf"^(?:{_TIME_OF_DAY}|\S+)\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
 
 
 def looks_like_vmstat(text: str) -> bool:
@@ -244,10 +245,13 @@ def _dig(doc: object, *keys: str) -> object:
     return doc
 
 
-def _split_time(toks: list[str]) -> tuple[str, list[str]]:
-    if len(toks) > 1 and toks[1] in ("AM", "PM"):
-        return f"{toks[0]} {toks[1]}", toks[2:]
-    return toks[0], toks[1:]
+def _split_time(line: str) -> tuple[str, list[str]]:
+    """mpstat's first column: the locale's %X (spaces in some: "04시 23분 40초"), or its word for "Average:"."""
+    if m := re.match(rf"\s*({_TIME_OF_DAY})\s", line):
+        return re.sub(r"\s+", " ", m.group(1)), line[m.end():].split()
+    toks = line.split()
+    # the summary rows' word is translated ("Durchschn.:", "平均値:"); planner names them Average in every locale
+    return ("Average" if toks[0].endswith(":") else toks[0]), toks[1:]
 
 
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
@@ -259,7 +263,7 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
         toks = line.split()
         if len(toks) < 3:
             continue
-        time, rest = _split_time(toks)
+        time, rest = _split_time(line)
         if rest and rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
             cols = rest[1:]
             continue
@@ -270,7 +274,6 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
                 sink.errors.append(ParseError("mpstat", "CPU row", f"row without a CPU number: {rest[0][:20]!r}",
                                               source=source, line=no))
             continue
-        time = "Average" if time.rstrip(":") == "Average" else time
         if time != last_time:
             sample, last_time = sample + 1, time
         nums = [_num(t) for t in rest[1:]]
