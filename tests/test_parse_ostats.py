@@ -226,3 +226,27 @@ def test_mpstat_every_locale_reads_each_row_and_its_average(locale: str, time: s
     assert {m.label("time") for m in p.metrics} == {time, "Average"}
     assert len(p.metrics) == 2 * 3 * 10  # a row and an Average row for all, 0 and 1; ten columns each
     assert p.get("mpstat.usr_pct", cpu="1", time="Average").source.line == 11
+
+
+@pytest.mark.parametrize(("name", "row", "time"), [
+    ("vmstat-w.txt", {"free": 17043672, "cache": 6654656, "bi": 28568, "us": 79, "gu": 0}, ""),
+    ("vmstat-tw.txt", {"free": 17038444, "buff": 376416, "bi": 78484, "cs": 6995}, "2026-12-02 04:29:37"),
+    ("vmstat-t-locale-de_DE.txt", {"free": 16995928, "cache": 6658020, "bi": 52800, "r": 30}, "2026-12-02 04:29:39"),
+    ("vmstat-t-locale-fr_FR.txt", {"free": 17149832, "buff": 368600, "cache": 6659632, "bo": 572},
+     "2026-12-02 04:30:40"),
+    ("vmstat-t-locale-zh_CN.txt", {"swpd": 0, "free": 17190100, "buff": 368600, "bo": 56}, "2026-12-02 04:30:41"),
+    ("vmstat-a-locale-de_DE.txt", {"free": 17178088, "inact": 4673256, "active": 2063400, "bo": 556}, ""),
+])
+def test_vmstat_wide_and_translated_headers(name: str, row: dict[str, float | None], time: str | None) -> None:
+    """procps 4.0.2 here: -w widens the group line, a locale translates the memory column names (by position)."""
+    p = parse_text(_read(name), "vmstat.txt")
+    assert p.kind == "vmstat" and not p.errors
+    assert {m.label("sample") for m in p.metrics} == {"1", "2"}
+    for col, value in row.items():
+        got = p.get(f"vmstat.{col}", sample="2")
+        assert got is not None, col
+        if value is not None:
+            assert got.value == value, col
+    if time is not None:
+        assert p.get("vmstat.bi", sample="2").label("time") == time
+    assert p.get("vmstat.free", sample="2").unit == "KiB"

@@ -86,9 +86,14 @@ def looks_like_mpstat(text: str) -> bool:
     return bool(re.search(rf"^(?:{_TIME_OF_DAY}|\S+)\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
 
 
+# procps translates the group line and the memory (even swpd) column names ("frei", "libre tampon", "交换 空闲"),
+# never si so bi bo in cs us sy id; -w widens the group line to "--procs--"
+_VMSTAT_HEAD = re.compile(r"^[ \t]*r\s+b\s+(?:\S+\s+){4}si\s+so\s+bi\s+bo\s+in\s+cs\s+us\s+sy\s+id\b", re.MULTILINE)
+_VMSTAT_GROUPS = re.compile(r"^[ \t]*-*procs\b-*\s+-+\S+-+", re.MULTILINE)
+
+
 def looks_like_vmstat(text: str) -> bool:
-    return bool(re.search(r"^[ \t]*procs\s+-+memory-+", text, re.MULTILINE)) and \
-        bool(re.search(r"^[ \t]*r\s+b\s+swpd\s+free", text, re.MULTILINE))
+    return bool(_VMSTAT_GROUPS.search(text)) and bool(_VMSTAT_HEAD.search(text))
 
 
 def looks_like(text: str) -> bool:
@@ -300,14 +305,12 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
     stamped, sample = False, 0
     for no, line in enumerate(text.splitlines(), 1):
         toks = line.split()
-        if not toks:
+        if not toks or _VMSTAT_GROUPS.match(line):
             continue
-        if toks[0] == "procs":
-            stamped = "timestamp" in line
-            continue
-        if toks[:2] == ["r", "b"]:
-            cols = toks[:-1] if stamped and not _NUM.match(toks[-1]) and toks[-1] not in _VMSTAT_UNITS \
-                else toks
+        if _VMSTAT_HEAD.match(line):
+            # -t ends the column line with the time zone ("UTC"), each row with a date and a time
+            stamped = _num(toks[-1]) is None and toks[-1] not in _VMSTAT_UNITS
+            cols = _vmstat_columns(toks[:-1] if stamped else toks)
             continue
         if not cols:
             continue
@@ -327,3 +330,10 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("vmstat")
+
+
+def _vmstat_columns(head: list[str]) -> list[str]:
+    """The English names of vmstat's columns, by position where the locale translated them."""
+    active = head[4] == "inact" or re.search(r"a[ck]ti?v", head[5], re.I) is not None  # -a: inact / active
+    memory = ["swpd", "free", *(("inact", "active") if active else ("buff", "cache"))]
+    return [*head[:2], *memory, *head[6:]]
