@@ -250,3 +250,19 @@ def test_vmstat_wide_and_translated_headers(name: str, row: dict[str, float | No
     if time is not None:
         assert p.get("vmstat.bi", sample="2").label("time") == time
     assert p.get("vmstat.free", sample="2").unit == "KiB"
+
+
+def test_iostat_human_readable_values_in_their_column_unit() -> None:
+    """iostat -xh (sysstat 12.6.1 here): sizes as 11.4M / 4.0k, 1024 apart, and percentages with a %."""
+    p = parse_text(_read("iostat-xht.txt"), "iostat.txt")
+    assert p.kind == "iostat" and not p.errors
+    vda = {"device": "vda", "sample": "1", "time": "12/02/26 04:33:56"}
+    assert p.value("iostat.r_kbs", **vda) == pytest.approx(11.4 * 1024)
+    assert p.value("iostat.w_areq_kb", **vda) == 132.9
+    assert p.value("iostat.rrqm_pct", **vda) == 1.8
+    assert p.value("iostat.d_areq_kb", device="loop0", sample="1") == 7.0 * 1024
+    assert p.value("iostat.cpu_user_pct", sample="1") == 57.7
+    basic = parse_text(_read("iostat-h.txt"), "iostat.txt")
+    assert not basic.errors
+    assert basic.value("iostat.kb_read", device="vda", sample="1") == pytest.approx(155.8 * 1024 ** 2)
+    assert basic.get("iostat.kb_read_s").unit == "KB/s"

@@ -39,6 +39,10 @@ _IOSTAT_COLS: dict[str, tuple[str, str, Direction]] = {
     "rareq-sz": ("r_areq_kb", "KB", _N), "wareq-sz": ("w_areq_kb", "KB", _N),
     "dareq-sz": ("d_areq_kb", "KB", _N), "avgrq-sz": ("avgrq_sectors", "sectors", _N),
     "%util": ("util_pct", "%", _N),
+    # the basic report (no -x): names as before, with their units
+    "kB_read/s": ("kb_read_s", "KB/s", _H), "kB_wrtn/s": ("kb_wrtn_s", "KB/s", _H),
+    "kB_dscd/s": ("kb_dscd_s", "KB/s", _H), "kB_read": ("kb_read", "KB", _N), "kB_wrtn": ("kb_wrtn", "KB", _N),
+    "kB_dscd": ("kb_dscd", "KB", _N), "MB_read/s": ("mb_read_s", "MB/s", _H), "MB_wrtn/s": ("mb_wrtn_s", "MB/s", _H),
 }
 _MPSTAT_ALIASES = {"%user": "usr", "%system": "sys"}
 _VMSTAT_UNITS = {"r": "processes", "b": "processes", "swpd": "KiB", "free": "KiB", "buff": "KiB",
@@ -61,6 +65,22 @@ _NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
 
 def _num(tok: str) -> float | None:
     return float(tok.replace(",", ".")) if _NUM.match(tok) else None
+
+
+# --human / -h: "11.3M", "4.0k", "57.7%" (sysstat common.c cprintf_unit: B k M G T P, 1024 apart, sectors as kB)
+_HUMAN = re.compile(r"^(-?\d+(?:[.,]\d+)?)([BkMGTP%])$")
+_HUMAN_POWER = {"B": -1, "k": 0, "M": 1, "G": 2, "T": 3, "P": 4}
+
+
+def _iostat_num(tok: str, col: str) -> float | None:
+    """An iostat value in its column's unit, printed plain or human-readable."""
+    if (plain := _num(tok)) is not None or not (m := _HUMAN.match(tok)):
+        return plain
+    n = float(m.group(1).replace(",", "."))
+    if m.group(2) == "%":
+        return n if col.startswith("%") else None
+    kb = n * 1024.0 ** _HUMAN_POWER[m.group(2)]
+    return kb / 1024 if "MB" in col else kb * 2 if col in ("avgrq-sz", "rsec/s", "wsec/s") else kb
 
 
 def _norm(col: str) -> str:
@@ -149,8 +169,9 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
 
 def _avg_cpu(sink: MetricSink, cols: list[str], lines: list[str], i: int, labels: dict[str, str]) -> int:
     """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
-    nums = [_num(v) for v in (lines[i].split() if i < len(lines) else [])]
-    if len(nums) != len(cols) or None in nums:
+    vals = lines[i].split() if i < len(lines) else []
+    nums = [_iostat_num(v, col) for v, col in zip(vals, cols, strict=False)]
+    if len(vals) != len(cols) or None in nums:
         sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
                                       source=sink.source, line=i + 1))
         return 0
@@ -170,8 +191,8 @@ def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, la
         toks, no = lines[i].split(), i + 1
         i += 1
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
-        nums = [_num(t) for t in rest]
-        if len(nums) != len(cols) or None in nums:
+        nums = [_iostat_num(t, col) for t, col in zip(rest, cols, strict=False)]
+        if len(rest) != len(cols) or None in nums:
             sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
                                           "match the Device header", source=sink.source, line=no))
             continue
