@@ -266,3 +266,22 @@ def test_iostat_human_readable_values_in_their_column_unit() -> None:
     assert not basic.errors
     assert basic.value("iostat.kb_read", device="vda", sample="1") == pytest.approx(155.8 * 1024 ** 2)
     assert basic.get("iostat.kb_read_s").unit == "KB/s"
+
+
+@pytest.mark.parametrize(("name", "cpu", "values"), [  # cpu "0#2": CPU 0 in the second run
+    ("mpstat-el5-commented-in-bash-fence.md", "all", {"usr_pct": 3.89, "iowait_pct": 4.04, "idle_pct": 91.18,
+                                                      "intr_s": 1050.99}),
+    ("mpstat-el5-commented-in-bash-fence.md", "0#2", {"usr_pct": 3.86, "intr_s": 1050.81}),
+    ("mpstat-el5-P-ALL-fenced.md", "all", {"usr_pct": 5.26, "iowait_pct": 25.06, "intr_s": 1446.00}),
+    ("mpstat-el5-P-ALL-fenced.md", "2", {"iowait_pct": 100.00}),
+    ("mpstat-2001-mailing-list.txt", "all", {"usr_pct": 3.00, "sys_pct": 9.50, "intr_s": 5711.00}),
+    ("mpstat-decimal-comma-fenced.md", "3", {"irq_pct": 25.63, "idle_pct": 73.64, "intr_s": 2022.19}),
+    ("mpstat-indented-list-fenced.md", "all", {"usr_pct": 4.74, "soft_pct": 1.25, "intr_s": 3593.07}),
+    ("mpstat-single-spaced-fenced.md", "all", {"usr_pct": 23.28, "idle_pct": 74.47, "intr_s": 1018.59}),
+])
+def test_mpstat_real_pastes_read_exactly(name: str, cpu: str, values: dict[str, float]) -> None:
+    p = parse_text(_read(name), name)
+    assert p.kind == "mpstat" and not p.errors
+    cpu, _, sample = cpu.partition("#")
+    for col, value in values.items():
+        assert p.value(f"mpstat.{col}", cpu=cpu, sample=sample or "1") == value, col

@@ -276,6 +276,8 @@ def _split_time(line: str) -> tuple[str, list[str]]:
     if m := re.match(rf"\s*({_TIME_OF_DAY})\s", line):
         return re.sub(r"\s+", " ", m.group(1)), line[m.end():].split()
     toks = line.split()
+    if re.fullmatch(r"[A-Za-z][\w.-]*", toks[0]) and toks[0] != "all":
+        return toks[0], []  # a word, not a time: the command line pasted with the output ("mpstat 5 10")
     # the summary rows' word is translated ("Durchschn.:", "平均値:"); planner names them Average in every locale
     return ("Average" if toks[0].endswith(":") else toks[0]), toks[1:]
 
