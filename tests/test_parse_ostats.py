@@ -285,3 +285,15 @@ def test_mpstat_real_pastes_read_exactly(name: str, cpu: str, values: dict[str, 
     cpu, _, sample = cpu.partition("#")
     for col, value in values.items():
         assert p.value(f"mpstat.{col}", cpu=cpu, sample=sample or "1") == value, col
+
+
+def test_iostat_sysstat11_h_name_on_its_own_line_constructed() -> None:
+    """sysstat 11.0-11.6 -h prints the device name, a newline and 13 spaces before the values (iostat.c
+    write_ext_stat, "%s\\n%13s"). Constructed from the real sysstat 10 file in that layout: no public paste
+    was found."""
+    real = _read("iostat-xz-sysstat10.txt")
+    split = re.sub(r"^(xvd\w|dm-\d)\s+(?=\d)", lambda m: f"{m.group(1)}\n{' ' * 13}", real, flags=re.M)
+    assert split != real
+    a, b = ostats.parse(real, "io"), ostats.parse(split, "io")
+    assert not b.errors
+    assert [(m.name, m.value, m.labels) for m in b.metrics] == [(m.name, m.value, m.labels) for m in a.metrics]

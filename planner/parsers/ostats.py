@@ -190,6 +190,9 @@ def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, la
     while i < len(lines) and lines[i].strip():
         toks, no = lines[i].split(), i + 1
         i += 1
+        if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
+            # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
+            toks, i = toks + lines[i].split(), i + 1
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
         nums = [_iostat_num(t, col) for t, col in zip(rest, cols, strict=False)]
         if len(rest) != len(cols) or None in nums:
