@@ -12,6 +12,11 @@ Names: ``iostat.<column>`` (``r/s`` -> ``iostat.r_iops``, ``rkB/s`` -> ``iostat.
 ``%util`` -> ``iostat.util_pct``, ...), ``iostat.cpu_<col>_pct`` for avg-cpu,
 ``mpstat.<col>_pct`` (``%usr`` -> ``mpstat.usr_pct``; older ``%user`` maps to the same name),
 ``vmstat.<col>``. Decimal commas (some locales) are read as points.
+
+Layouts read as well: iostat's ``-t`` stamp in every form strftime ``%x %X`` takes in a locale (and ISO,
+epoch seconds, sysstat < 8.1.6's ``Time:``), ``-o JSON``, ``--pretty`` (device name last), ``-h``/``--human``
+sizes (``11.4M``) and sysstat 11's name-on-its-own-line ``-h``; mpstat's translated time column and summary
+word; vmstat ``-w`` and translated column names (read by position).
 """
 
 from __future__ import annotations
