@@ -95,3 +95,31 @@ def test_dm_device_disk_stats_util_not_its_aggrutil() -> None:
     p = fio_text.parse(text, "t")
     assert p.value("fio.disk_util_pct", device="dm-2") == 99.33
     assert p.value("fio.disk_util_pct", device="sda") == 96.33
+
+
+def test_fio2_flush_left_paste_reads_every_value() -> None:
+    """A real paste that lost all of fio's indentation was refused as not a benchmark output."""
+    p = parse_file(DATA / "fio-2.x-randread-flush-left.txt")
+    assert p.kind == "fio_text" and not p.errors
+    job = {"job": "Rand_Read_Testing", "dir": "read"}
+    assert (p.value("fio.iops", **job), p.value("fio.bw_kib", **job), p.value("fio.runtime_ms", **job)) == \
+        (20126, 80505, 13025)
+    assert p.value("fio.clat_ms", **job, stat="mean") == pytest.approx(6.3539)
+    assert p.value("fio.lat_ms", **job, stat="mean") == pytest.approx(6.35828)
+    assert p.value("fio.clat_ms", **job, stat="p99") == pytest.approx(81.408)
+    assert p.value("fio.usr_cpu_pct", job="Rand_Read_Testing") == 3.19
+
+
+@pytest.mark.parametrize(("name", "job", "iops", "lat_mean_ms", "p99_ms", "usr"), [
+    ("fio-2.2.10-randwrite-one-space-fenced.md", {"job": "randwrite", "dir": "write"}, 636271, 0.00203, 0.001, 15.14),
+    ("fio-2.2.10-randread-prompt-fenced.md", {"job": "hdd_randread_test", "dir": "read"}, 15365, 0.0637, 0.177, 4.31),
+    ("fio-2.0.9-randread-quoted-blank-lines.md", {"job": "test", "dir": "read"}, 15686, None, None, 5.94),
+])
+def test_fio2_real_pastes(name: str, job: dict[str, str], iops: float, lat_mean_ms: float | None,
+                          p99_ms: float | None, usr: float) -> None:
+    p = parse_file(DATA / name)
+    assert p.kind == "fio_text" and not p.errors
+    assert p.value("fio.iops", **job) == iops and p.value("fio.usr_cpu_pct", job=job["job"]) == usr
+    if lat_mean_ms is not None:
+        assert p.value("fio.lat_ms", **job, stat="mean") == pytest.approx(lat_mean_ms)
+        assert p.value("fio.clat_ms", **job, stat="p99") == pytest.approx(p99_ms)

@@ -94,7 +94,7 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                headline=_FIO_HEADLINE),
     ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
                headline=_FIO_HEADLINE,
-               result_lines=r"^[ \t]+(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
+               result_lines=r"^[ \t]*(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
                             r"(?:nsec|usec|msec)\):\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)"),
     ParserKind("orion_csv", "orion", "ORION csv matrix", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",),
                best_cell=True, step_kind="orion"),

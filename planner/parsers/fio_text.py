@@ -20,19 +20,20 @@ from planner.metrics import Direction, MetricSink, Parsed
 from planner.parsers.numbers import NUMBER, put, read, warn
 
 KIND = "fio_text"
+# pastes lose fio's indentation, some all of it: no line is told apart by its indent alone
 _JOB = re.compile(r"^\s*(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
-_DIR3 = re.compile(rf"^\s+(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), BW=({NUMBER})([KMGT]i?B)/s"
+_DIR3 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), BW=({NUMBER})([KMGT]i?B)/s"
                    rf"(?: \(({NUMBER})([kKMGT]?B)/s\))?(?:\(({NUMBER})([KMGT]i?B)/({NUMBER})msec\))?")
 # fio 2.0.x pads before commas and units: "iops=79090 , runt= 53032msec", "bw=422959 B/s"
 _DIR2 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: io=\s*({NUMBER})\s*([KMGT]?B), "
                    rf"bw=\s*({NUMBER})\s*([KMGT]?B)/s\s*,"
                    rf"\s*iops=\s*({NUMBER})\s*,\s*runt=\s*({NUMBER})\s*msec", re.IGNORECASE)
-_LAT = re.compile(rf"^\s+(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMBER}[kKmM]?)\s*,\s*max=\s*"
+_LAT = re.compile(rf"^\s*(slat|clat|lat)\s*\((nsec|usec|msec)\):\s*min=\s*({NUMBER}[kKmM]?)\s*,\s*max=\s*"
                   rf"({NUMBER}[kKmM]?)\s*,\s*avg=\s*({NUMBER}[kKmM]?)\s*,\s*stdev=\s*({NUMBER}[kKmM]?)")
-_PCT_HEAD = re.compile(r"^\s+(clat|lat) percentiles \((nsec|usec|msec)\):")
+_PCT_HEAD = re.compile(r"^\s*(clat|lat) percentiles \((nsec|usec|msec)\):")
 _PCT = re.compile(rf"({NUMBER})th=\[\s*({NUMBER})\]")
-_CPU = re.compile(rf"^\s+cpu\s*:\s*usr=({NUMBER})%,\s*sys=({NUMBER})%")
-_DISK = re.compile(rf"^\s+(\S+): ios=.*?\butil=({NUMBER})%")  # not the aggrutil= of a dm device
+_CPU = re.compile(rf"^\s*cpu\s*:\s*usr=({NUMBER})%,\s*sys=({NUMBER})%")
+_DISK = re.compile(rf"^\s*(\S+): ios=.*?\butil=({NUMBER})%")  # not the aggrutil= of a dm device
 _VERSION = re.compile(r"^\s*(?:fio-|fio )?(\d+\.\d+[\w.\-]*)\s*$")  # fio-3.1, "fio 2.0.7", bare 2.0.8 (2.0.x)
 _BANNER = re.compile(r"^\S.*?: \(g=\d+\): rw=")
 _TO_MS = {"nsec": 1e-6, "usec": 1e-3, "msec": 1.0}
@@ -48,7 +49,7 @@ def looks_like(text: str) -> bool:
     if re.search(r"^[ \t]*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
         return False  # terse,normal: the terse line is the precise copy (planner/parsers/fio_terse.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
-        bool(re.search(r"^[ \t]+(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
+        bool(re.search(r"^[ \t]*(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
 
 def _val(sink: MetricSink, tok: str, line: int) -> float | None:

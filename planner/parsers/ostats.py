@@ -12,10 +12,16 @@ Names: ``iostat.<column>`` (``r/s`` -> ``iostat.r_iops``, ``rkB/s`` -> ``iostat.
 ``%util`` -> ``iostat.util_pct``, ...), ``iostat.cpu_<col>_pct`` for avg-cpu,
 ``mpstat.<col>_pct`` (``%usr`` -> ``mpstat.usr_pct``; older ``%user`` maps to the same name),
 ``vmstat.<col>``. Decimal commas (some locales) are read as points.
+
+Layouts read as well: iostat's ``-t`` stamp in every form strftime ``%x %X`` takes in a locale (and ISO,
+epoch seconds, sysstat < 8.1.6's ``Time:``), ``-o JSON``, ``--pretty`` (device name last), ``-h``/``--human``
+sizes (``11.4M``) and sysstat 11's name-on-its-own-line ``-h``; mpstat's translated time column and summary
+word; vmstat ``-w`` and translated column names (read by position).
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from planner.errors import ParseError
@@ -38,20 +44,48 @@ _IOSTAT_COLS: dict[str, tuple[str, str, Direction]] = {
     "rareq-sz": ("r_areq_kb", "KB", _N), "wareq-sz": ("w_areq_kb", "KB", _N),
     "dareq-sz": ("d_areq_kb", "KB", _N), "avgrq-sz": ("avgrq_sectors", "sectors", _N),
     "%util": ("util_pct", "%", _N),
+    # the basic report (no -x): names as before, with their units
+    "kB_read/s": ("kb_read_s", "KB/s", _H), "kB_wrtn/s": ("kb_wrtn_s", "KB/s", _H),
+    "kB_dscd/s": ("kb_dscd_s", "KB/s", _H), "kB_read": ("kb_read", "KB", _N), "kB_wrtn": ("kb_wrtn", "KB", _N),
+    "kB_dscd": ("kb_dscd", "KB", _N), "MB_read/s": ("mb_read_s", "MB/s", _H), "MB_wrtn/s": ("mb_wrtn_s", "MB/s", _H),
 }
 _MPSTAT_ALIASES = {"%user": "usr", "%system": "sys"}
 _VMSTAT_UNITS = {"r": "processes", "b": "processes", "swpd": "KiB", "free": "KiB", "buff": "KiB",
                  "cache": "KiB", "inact": "KiB", "active": "KiB", "si": "KiB/s", "so": "KiB/s",
                  "bi": "blocks/s", "bo": "blocks/s", "in": "/s", "cs": "/s", "us": "%", "sy": "%",
                  "id": "%", "wa": "%", "st": "%", "gu": "%"}
-_BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(\S+)\s+(\S+)\s+\((\d+)\s+CPU\)")
-_STAMP = re.compile(r"^\s*(\d{2}/\d{2}/\d{2,4}\s+\d{2}:\d{2}:\d{2}(?:\s*[AP]M)?|"
-                    r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}\S*)\s*$")
+# the date is the locale's %x, which has spaces in some ("2026년 12월 02일")
+_BANNER = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+(.+?)\s+(_\S+_)\s+\((\d+)\s+CPU\)")
+# iostat -t prints strftime("%x %X") in the user's locale (sysstat common.c write_sample_timestamp), "%FT%T%z"
+# with S_TIME_FORMAT=ISO, seconds since the epoch with -U (12.7.8+), and "Time: %X" before sysstat 8.1: a line
+# that is only a date and a time, in any of those spellings, opens a report.
+_DATE = (r"(?:\d{1,4}[./-]\d{1,2}[./-]\d{1,4}\.?|\d{4}\s*[年년.]\s*\d{1,2}\s*[月월.]\s*\d{1,2}\s*[日일.]?)")
+_CLOCK = r"\d{1,2}(?::|\s*[時时시h]\s*)\d{2}(?::|\s*[分분m]\s*)\d{2}(?:[.,]\d+)?(?:\s*[秒초s])?"
+_MERIDIEM = r"(?:[AaPp]\.?[Mm]\.?|午前|午後|上午|下午|오전|오후)"
+_TIME_OF_DAY = rf"(?:{_MERIDIEM}\s*)?{_CLOCK}(?:\s*{_MERIDIEM})?"
+_STAMP = re.compile(rf"^\s*((?:Time:\s*)?(?:{_DATE}[T\s]\s*)?(?:{_MERIDIEM}\s*)?{_CLOCK}(?:\s*{_MERIDIEM})?"
+                    r"(?:\s*(?:Z|[+-]\d{2}:?\d{2}|[A-Z]{2,5}))?|\d{9,11})\s*$")
 _NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
 
 
 def _num(tok: str) -> float | None:
     return float(tok.replace(",", ".")) if _NUM.match(tok) else None
+
+
+# --human / -h: "11.3M", "4.0k", "57.7%" (sysstat common.c cprintf_unit: B k M G T P, 1024 apart, sectors as kB)
+_HUMAN = re.compile(r"^(-?\d+(?:[.,]\d+)?)([BkMGTP%])$")
+_HUMAN_POWER = {"B": -1, "k": 0, "M": 1, "G": 2, "T": 3, "P": 4}
+
+
+def _iostat_num(tok: str, col: str) -> float | None:
+    """An iostat value in its column's unit, printed plain or human-readable."""
+    if (plain := _num(tok)) is not None or not (m := _HUMAN.match(tok)):
+        return plain
+    n = float(m.group(1).replace(",", "."))
+    if m.group(2) == "%":
+        return n if col.startswith("%") else None
+    kb = n * 1024.0 ** _HUMAN_POWER[m.group(2)]
+    return kb / 1024 if "MB" in col else kb * 2 if col in ("avgrq-sz", "rsec/s", "wsec/s") else kb
 
 
 def _norm(col: str) -> str:
@@ -68,16 +102,23 @@ def _banner(sink: MetricSink, text: str) -> None:
 
 
 def looks_like_iostat(text: str) -> bool:
-    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)", text, re.MULTILINE))
+    # "Device" heads the columns, or ends them with --pretty; -o JSON is sysstat's own document
+    return bool(re.search(r"^[ \t]*Device:?[ \t]+.*(r/s|tps)|^[ \t]+(?:r/s|tps)\b.*[ \t]Device[ \t]*$", text,
+                          re.MULTILINE)) or _iostat_json(text) is not None
 
 
 def looks_like_mpstat(text: str) -> bool:
-    return bool(re.search(r"^\S+(?:\s+[AP]M)?\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
+    return bool(re.search(rf"^(?:{_TIME_OF_DAY}|\S+)\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
+
+
+# procps translates the group line and the memory (even swpd) column names ("frei", "libre tampon", "交换 空闲"),
+# never si so bi bo in cs us sy id; -w widens the group line to "--procs--"
+_VMSTAT_HEAD = re.compile(r"^[ \t]*r\s+b\s+(?:\S+\s+){4}si\s+so\s+bi\s+bo\s+in\s+cs\s+us\s+sy\s+id\b", re.MULTILINE)
+_VMSTAT_GROUPS = re.compile(r"^[ \t]*-*procs\b-*\s+-+\S+-+", re.MULTILINE)
 
 
 def looks_like_vmstat(text: str) -> bool:
-    return bool(re.search(r"^[ \t]*procs\s+-+memory-+", text, re.MULTILINE)) and \
-        bool(re.search(r"^[ \t]*r\s+b\s+swpd\s+free", text, re.MULTILINE))
+    return bool(_VMSTAT_GROUPS.search(text)) and bool(_VMSTAT_HEAD.search(text))
 
 
 def looks_like(text: str) -> bool:
@@ -92,65 +133,161 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     return parse_vmstat(text, source)
 
 
+_DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty puts "Device" last
+
+
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
+    if (doc := _iostat_json(text)) is not None:
+        return _parse_iostat_json(doc, text, source)
     sink = MetricSink(source)
     _banner(sink, text)
     lines = text.splitlines()
     sample, time, head_open, values = 0, "", False, 0
+    heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
     i = 0
     while i < len(lines):
         line, stripped = lines[i], lines[i].strip()
         i += 1
-        starts = bool(_STAMP.match(line)) or stripped.startswith("avg-cpu:") or \
-            re.match(r"Device:?\s", stripped) is not None
-        if starts and not head_open:  # a new report begins with its timestamp, avg-cpu or Device line
-            sample, head_open, time = sample + 1, True, ""
-        if m := _STAMP.match(line):
-            time = re.sub(r"\s+", " ", m.group(1))
+        stamp = _STAMP.match(line)
+        head = _DEVICE_HEAD.match(stripped) is not None
+        starts = bool(stamp) or stripped.startswith("avg-cpu:") or (head and (not sample or stripped in heads))
+        if starts and not head_open:  # a new report begins with its timestamp, avg-cpu or a Device line again
+            sample, head_open, time, heads = sample + 1, True, "", set()
+        if stamp:
+            time = re.sub(r"\s+", " ", re.sub(r"^Time:\s*", "", stamp.group(1)))
             continue
         labels = {"sample": str(sample), **({"time": time} if time else {})}
         if stripped.startswith("avg-cpu:"):
-            cols = stripped.split()[1:]
-            vals = lines[i].split() if i < len(lines) else []
-            nums = [_num(v) for v in vals]
-            if len(nums) != len(cols) or None in nums:
-                sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
-                                              source=source, line=i + 1))
-            else:
-                for col, v in zip(cols, nums, strict=True):
-                    if v is None:
-                        continue
-                    put(sink, f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, labels)
-                    values += 1
+            values += _avg_cpu(sink, stripped.split()[1:], lines, i, labels)
             i += 1
             continue
-        if re.match(r"Device:?\s", stripped):
+        if head:
             head_open = False
-            cols = stripped.split()[1:]
-            while i < len(lines) and lines[i].strip():
-                toks, no = lines[i].split(), i + 1
-                i += 1
-                nums = [_num(t) for t in toks[1:]]
-                if len(nums) != len(cols) or None in nums:
-                    sink.errors.append(ParseError("iostat", "device row", f"row for {toks[0][:30]!r} does not "
-                                                  "match the Device header", source=source, line=no))
-                    continue
-                for col, v in zip(cols, nums, strict=True):
-                    if v is None:
-                        continue
-                    name, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
-                    put(sink, f"iostat.{name}", v, unit, direction, no, {"device": toks[0], **labels})
-                    values += 1
+            heads.add(stripped)
+            i, read = _device_rows(sink, stripped.split(), lines, i, labels)
+            values += read
     if not values:
         raise ParseError("iostat", "Device", "no device rows", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("iostat")
 
 
-def _split_time(toks: list[str]) -> tuple[str, list[str]]:
-    if len(toks) > 1 and toks[1] in ("AM", "PM"):
-        return f"{toks[0]} {toks[1]}", toks[2:]
-    return toks[0], toks[1:]
+def _avg_cpu(sink: MetricSink, cols: list[str], lines: list[str], i: int, labels: dict[str, str]) -> int:
+    """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
+    vals = lines[i].split() if i < len(lines) else []
+    nums = [_iostat_num(v, col) for v, col in zip(vals, cols, strict=False)]
+    if len(vals) != len(cols) or None in nums:
+        sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
+                                      source=sink.source, line=i + 1))
+        return 0
+    for col, v in zip(cols, nums, strict=True):
+        if v is not None:
+            put(sink, f"iostat.cpu_{_norm(col)}", v, "%", _N, i + 1, labels)
+    return len(cols)
+
+
+def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, labels: dict[str, str]
+                 ) -> tuple[int, int]:
+    """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
+    last = head[-1] == "Device"
+    cols = head[:-1] if last else head[1:]
+    values = 0
+    while i < len(lines) and lines[i].strip():
+        toks, no = lines[i].split(), i + 1
+        i += 1
+        if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
+            # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
+            toks, i = toks + lines[i].split(), i + 1
+        name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
+        nums = [_iostat_num(t, col) for t, col in zip(rest, cols, strict=False)]
+        if len(rest) != len(cols) or None in nums:
+            sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
+                                          "match the Device header", source=sink.source, line=no))
+            continue
+        for col, v in zip(cols, nums, strict=True):
+            if v is None:
+                continue
+            metric, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
+            put(sink, f"iostat.{metric}", v, unit, direction, no, {"device": name, **labels})
+            values += 1
+    return i, values
+
+
+def _iostat_json(text: str) -> dict[str, object] | None:
+    """The document ``iostat -o JSON`` prints, or None."""
+    head = text.lstrip()[:40]
+    if not (head.startswith("{") and '"sysstat"' in head) or '"disk_device"' not in text:
+        return None
+    try:
+        doc = json.loads(text)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def _json_col(key: str) -> str:
+    # JSON keys are the text columns without their "%" (sysstat iostat.c write_json_ext_stat)
+    return f"%{key}" if key in ("rrqm", "wrqm", "drqm", "util") else key
+
+
+def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed:
+    sink = MetricSink(source)
+    # one disk or avg-cpu object per line, as sysstat prints them: the k-th one is on the k-th such line
+    disk_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"disk_device"' in ln])
+    cpu_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"avg-cpu"' in ln])
+    hosts = _dig(doc, "sysstat", "hosts")
+    for host in hosts if isinstance(hosts, list) else []:
+        if not isinstance(host, dict):
+            continue
+        sink.facts.update({k: str(host[j]) for k, j in (("kernel", "release"), ("host", "nodename"),
+                                                        ("date", "date"), ("cpus", "number-of-cpus")) if j in host})
+        stats = host.get("statistics")
+        for sample, stat in enumerate(stats if isinstance(stats, list) else [], 1):
+            if not isinstance(stat, dict):
+                continue
+            labels = {"sample": str(sample), **({"time": str(stat["timestamp"])} if "timestamp" in stat else {})}
+            cpu = stat.get("avg-cpu")
+            if isinstance(cpu, dict):
+                no = next(cpu_lines, None)
+                for key, v in _numbers(cpu):
+                    put(sink, f"iostat.cpu_{_norm('%' + key)}", v, "%", _N, no, labels)
+            disks = stat.get("disk")
+            for disk in disks if isinstance(disks, list) else []:
+                if isinstance(disk, dict):
+                    _json_disk(sink, disk, next(disk_lines, None), labels)
+    if not sink.metrics:
+        raise ParseError("iostat", "disk", "no disk statistics in the JSON document", source=source)
+    sink.facts["first_sample"] = "since_boot"
+    return sink.freeze("iostat")
+
+
+def _json_disk(sink: MetricSink, disk: dict[str, object], no: int | None, labels: dict[str, str]) -> None:
+    name = str(disk.get("disk_device", "?"))
+    for key, v in _numbers(disk):
+        col = _json_col(key)
+        metric, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
+        put(sink, f"iostat.{metric}", v, unit, direction, no, {"device": name, **labels})
+
+
+def _numbers(obj: dict[str, object]) -> list[tuple[str, float]]:
+    return [(k, float(v)) for k, v in obj.items() if isinstance(v, int | float) and not isinstance(v, bool)]
+
+
+def _dig(doc: object, *keys: str) -> object:
+    for key in keys:
+        doc = doc.get(key) if isinstance(doc, dict) else None
+    return doc
+
+
+def _split_time(line: str) -> tuple[str, list[str]]:
+    """mpstat's first column: the locale's %X (spaces in some: "04시 23분 40초"), or its word for "Average:"."""
+    if m := re.match(rf"\s*({_TIME_OF_DAY})\s", line):
+        return re.sub(r"\s+", " ", m.group(1)), line[m.end():].split()
+    toks = line.split()
+    if re.fullmatch(r"[A-Za-z][\w.-]*", toks[0]) and toks[0] != "all":
+        return toks[0], []  # a word, not a time: the command line pasted with the output ("mpstat 5 10")
+    # the summary rows' word is translated ("Durchschn.:", "平均値:"); planner names them Average in every locale
+    return ("Average" if toks[0].endswith(":") else toks[0]), toks[1:]
 
 
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
@@ -162,7 +299,7 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
         toks = line.split()
         if len(toks) < 3:
             continue
-        time, rest = _split_time(toks)
+        time, rest = _split_time(line)
         if rest and rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
             cols = rest[1:]
             continue
@@ -173,7 +310,6 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
                 sink.errors.append(ParseError("mpstat", "CPU row", f"row without a CPU number: {rest[0][:20]!r}",
                                               source=source, line=no))
             continue
-        time = "Average" if time.rstrip(":") == "Average" else time
         if time != last_time:
             sample, last_time = sample + 1, time
         nums = [_num(t) for t in rest[1:]]
@@ -200,14 +336,12 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
     stamped, sample = False, 0
     for no, line in enumerate(text.splitlines(), 1):
         toks = line.split()
-        if not toks:
+        if not toks or _VMSTAT_GROUPS.match(line):
             continue
-        if toks[0] == "procs":
-            stamped = "timestamp" in line
-            continue
-        if toks[:2] == ["r", "b"]:
-            cols = toks[:-1] if stamped and not _NUM.match(toks[-1]) and toks[-1] not in _VMSTAT_UNITS \
-                else toks
+        if _VMSTAT_HEAD.match(line):
+            # -t ends the column line with the time zone ("UTC"), each row with a date and a time
+            stamped = _num(toks[-1]) is None and toks[-1] not in _VMSTAT_UNITS
+            cols = _vmstat_columns(toks[:-1] if stamped else toks)
             continue
         if not cols:
             continue
@@ -227,3 +361,10 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("vmstat")
+
+
+def _vmstat_columns(head: list[str]) -> list[str]:
+    """The English names of vmstat's columns, by position where the locale translated them."""
+    active = head[4] == "inact" or re.search(r"a[ck]ti?v", head[5], re.I) is not None  # -a: inact / active
+    memory = ["swpd", "free", *(("inact", "active") if active else ("buff", "cache"))]
+    return [*head[:2], *memory, *head[6:]]

@@ -221,6 +221,21 @@ def _row_prefixed(u: Unwrapped) -> Iterator[Unwrapped]:
         yield cur
 
 
+_COMMENTED = re.compile(r"^([ \t]*)#(?:[ \t]|$)")
+
+
+def _comment_quoted(text: str) -> Unwrapped | None:
+    """Output pasted as '# ' comments in a script (beside its commands): the comment marks come off, or None."""
+    lines = text.split("\n")
+    rows = _nonblank(lines)
+    hits = [i for i in rows if _COMMENTED.match(lines[i])]
+    if not hits or len(hits) < _BLOCK_SHARE * len(rows):
+        return None
+    keep = set(hits)
+    out = [_COMMENTED.sub(r"\1", ln, count=1) if i in keep else ln for i, ln in enumerate(lines)]
+    return Unwrapped("\n".join(out), (_lines_note("'# ' comment marks", [i + 1 for i in hits]),))
+
+
 def candidates(text: str, keep_html: bool = False) -> Iterator[Unwrapped]:
     """The readings of ``text`` to try, in order: the safe unwrap first, then the guesses that drop more (an
     indented block under prose, a timestamp, harness tag or host column on every row). The registry keeps the
@@ -233,3 +248,6 @@ def candidates(text: str, keep_html: bool = False) -> Iterator[Unwrapped]:
     yield from _row_prefixed(base)
     if block is not base:
         yield from _row_prefixed(block)
+    if (commented := _comment_quoted(text)) is not None:  # a guess: '#' lines are otherwise dropped as comments
+        inner = unwrap(commented.text, keep_html)
+        yield Unwrapped(inner.text, (*commented.notes, *inner.notes))
