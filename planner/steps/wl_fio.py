@@ -20,6 +20,7 @@ from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section as PlanSection
+from planner.steps import fio_series
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
@@ -223,6 +224,16 @@ def render_job_file(sections: Sequence[Section], map_path: Callable[[str], str])
     return "\n".join(lines) + "\n"
 
 
+def _seconds(sections: Sequence[Section], keys: tuple[str, ...]) -> float:
+    """The sum of the job file's time options named ``keys`` (every section's), in seconds."""
+    seconds = 0.0
+    for _, opts in sections:
+        for key, value in opts:
+            if key in keys and value and (m := _DURATION.match(value)):
+                seconds += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+    return seconds
+
+
 class Fio(StepType):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
@@ -341,9 +352,12 @@ class Fio(StepType):
             raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
         return name, [_option(str(k), v) for k, v in job.items()]
 
-    def job_sections(self, ctx: StepContext) -> tuple[list[Section], str]:
-        """The job file's sections and where they came from."""
-        glob: Section = ("global", self._global())
+    def job_sections(self, ctx: StepContext, wd: str | None = None) -> tuple[list[Section], str]:
+        """The job file's sections and where they came from; with the point folder ``wd``, [global] also asks
+        fio for its per-interval logs there (the plan's own log options, in ``extra:`` or a job, still win)."""
+        logs = fio_series.log_options(wd) if wd is not None else []
+        given = {k for k, _ in self._global()}
+        glob: Section = ("global", [*(o for o in logs if o[0] not in given), *self._global()])
         refuse_hooks(self._mapping_hooks())  # also here: a step run without the plan check never runs them
         if self.args.get("job_file"):
             path = Path(str(self.args["job_file"]))
@@ -360,11 +374,7 @@ class Fio(StepType):
     def _timeout(self, ctx: StepContext, sections: Sequence[Section]) -> float | None:
         if ctx.timeout_s is not None:
             return ctx.timeout_s
-        seconds = 0.0
-        for _, opts in sections:
-            for key, value in opts:
-                if key in ("runtime", "ramp_time") and value and (m := _DURATION.match(value)):
-                    seconds += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+        seconds = _seconds(sections, ("runtime", "ramp_time"))
         return seconds * 1.1 + TIMEOUT_MARGIN_S if seconds else None
 
     def _guard(self, ctx: StepContext, sections: Sequence[Section]) -> None:
@@ -407,8 +417,8 @@ class Fio(StepType):
         return Change(True, "; ".join([f"would run fio ({origin}) on {targets}", *self.setup_warnings(ctx, sections)]))
 
     def preview(self, ctx: StepContext) -> str:
-        sections, origin = self.job_sections(ctx)
         wd = "<point dir>"
+        sections, origin = self.job_sections(ctx, wd)
         job = render_job_file(sections, ctx.path)
         lines = [f"$ fio --output-format=json --output={wd}/fio.json {wd}/job.fio",
                  f"{wd}/job.fio (from {origin}):", *("    " + x for x in job.rstrip("\n").splitlines()),
@@ -416,9 +426,9 @@ class Fio(StepType):
         return "\n".join(lines)
 
     def apply(self, ctx: StepContext) -> Outcome:
-        sections, _ = self.job_sections(ctx)
-        self._guard(ctx, sections)
         wd = point_dir(ctx, self.kind)
+        sections, _ = self.job_sections(ctx, wd)
+        self._guard(ctx, sections)
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
         ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
         argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
@@ -435,7 +445,8 @@ class Fio(StepType):
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
         arts = fetch_existing(ctx, [(job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
         main = next((a for a in arts if a.kind == "fio_json"), None)
-        out = finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
-        warnings = self.setup_warnings(ctx, sections)
+        logs = fio_series.collect(ctx, wd, _seconds(sections, ("ramp_time",)))
+        out = finish(ctx, "fio", [*arts, *logs.artifacts], main, failure, lambda p: parse_file(p, "fio_json"))
+        warnings = [*self.setup_warnings(ctx, sections), *logs.notes]
         return replace(out, msg="; ".join([out.msg, *warnings])) if warnings else out
 
