@@ -242,7 +242,8 @@ class Steadiness:
     range_pct: float  # the largest deviation from the window's mean, %
     slope_pct: float  # the best-fit line's change across the window, % of the mean (signed)
     window_s: float
-    trend_pct: float  # the best-fit line's change across the whole measured run, % of its mean (signed)
+    trend_pct: float  # the mean of the run's last fifth against its first fifth, % (signed): what a reader calls
+    # "fell 38% over the run" (a fitted line overstates a step change)
     run_s: float  # the measured run's length
 
 
@@ -268,7 +269,9 @@ def steadiness(s: TimeSeries, spec: SteadySpec = SteadySpec()) -> Steadiness | N
     if len(v) < 3:
         return None
     run = t[-1] + s.step_s - t[0]
-    _, whole = _window(t, v, run)
+    fifth = max(1, len(v) // 5)
+    first, final = sum(v[:fifth]) / fifth, sum(v[-fifth:]) / fifth
+    whole = (final - first) / abs(first) * 100 if first else 0.0
     n = max(3, min(len(v), round(spec.window_s / s.step_s)))
     span = n * s.step_s
     last = (0.0, 0.0)
@@ -277,3 +280,30 @@ def steadiness(s: TimeSeries, spec: SteadySpec = SteadySpec()) -> Steadiness | N
         if last[0] <= spec.max_range_pct and abs(last[1]) <= spec.max_slope_pct:
             return Steadiness(True, t[end - 1] + s.step_s, last[0], last[1], span, whole, run)
     return Steadiness(False, None, last[0], last[1], span, whole, run)
+
+
+STEADY_METRICS = {"iops": "fio.iops", "bw": "fio.bw_mbs", "lat": "fio.clat_ms"}
+
+
+def seconds(text: Any) -> float | None:
+    """``60``, ``60s``, ``5m``, ``1h`` as seconds; None for anything else (the step's check names it)."""
+    if isinstance(text, bool):
+        return None
+    if isinstance(text, int | float):
+        return float(text)
+    s = str(text).strip().lower()
+    for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0), ("", 1.0)):
+        body = s[:-len(suffix)] if suffix and s.endswith(suffix) else s
+        if (suffix == "" or s.endswith(suffix)) and body.replace(".", "", 1).isdigit():
+            return float(body) * factor
+    return None
+
+
+def steady_spec(args: Any) -> SteadySpec | None:
+    """A step's already-checked ``steady_state:`` mapping as a SteadySpec (None when it gives none)."""
+    if not isinstance(args, Mapping):
+        return None
+    d = SteadySpec()
+    return SteadySpec(str(args.get("metric", d.metric)), seconds(args.get("window", d.window_s)) or d.window_s,
+                      float(args.get("max_range_pct", d.max_range_pct)),
+                      float(args.get("max_slope_pct", d.max_slope_pct)))

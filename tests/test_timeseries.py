@@ -102,7 +102,7 @@ def test_a_steady_series_settles_and_a_falling_one_does_not() -> None:
     assert flat is not None and flat.reached and flat.after_s == 5.0 and flat.range_pct < 5
     falling = steadiness(series([100] * 6 + [60] * 6), SteadySpec(window_s=12))
     assert falling is not None and not falling.reached and falling.after_s is None
-    assert falling.trend_pct < -40 and falling.range_pct == pytest.approx(25.0)
+    assert falling.trend_pct == pytest.approx(-40.0) and falling.range_pct == pytest.approx(25.0)
 
 
 def test_warmup_buckets_are_not_judged() -> None:

@@ -54,7 +54,8 @@ plays:
         slob: {kit: /home/oracle/SLOB, readers: 1, run_time: 30, setup: true, database_statistics_type: awr}
 """
 # artifacts written on the controller (console logs) or fetched from the user's kit (the point's slob.conf)
-NOT_OUTPUT = {"orion_console.txt", "runit.log", "setup.log", "slob.conf"}
+NOT_OUTPUT = {"orion_console.txt", "runit.log", "setup.log", "slob.conf",
+              "series.json", "series-os.json"}  # made on the controller from what was fetched
 
 
 def sha(path: Path) -> str:

@@ -24,6 +24,7 @@ from planner.steps import fio_series
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+from planner.timeseries import seconds, steady_spec
 
 # fio engines that ignore iodepth (fio's man page, iodepth: "increasing iodepth beyond 1 will not affect
 # synchronous ioengines"); planner.results.findings.SYNC_ENGINES is the report's copy of this list.
@@ -224,6 +225,51 @@ def render_job_file(sections: Sequence[Section], map_path: Callable[[str], str])
     return "\n".join(lines) + "\n"
 
 
+_TIME = {"type": ["string", "integer"], "pattern": r"^\d+(?:\.\d+)?(?:s|m|h)?$", "minimum": 0,
+         "x-hint": "give a duration such as 60s, 5m or 1h"}
+_PCT = {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "x-hint": "give a percentage above 0, at most 100"}
+# SNIA PTS steady state (docs/series.md): the window's values within ±max_range_pct of its mean, its best-fit
+# line's change across the window within max_slope_pct; planner judges from the point's series.
+STEADY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "metric": {"enum": ["iops", "bw", "lat"], "x-hint": "give iops, bw or lat"},
+        "window": _TIME,
+        "max_range_pct": _PCT,
+        "max_slope_pct": _PCT,
+        "ramp": _TIME,
+    },
+    "required": ["metric"],
+    "additionalProperties": False,
+    "x-hint": "steady_state takes metric (iops, bw or lat), window, max_range_pct, max_slope_pct and ramp",
+}
+MIN_WINDOW_S = 3.0  # a slope needs three intervals
+
+
+def steady_options(spec: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """fio's own steadystate options for a ``steady_state:`` (fio HOWTO, "Steady state"): fio stops the job
+    once the slope criterion holds over ss_dur. fio's slope limit is per second, SNIA's across the window, so
+    the window's limit is divided by its length; fio has no latency criterion (judged from the series only)."""
+    ss = steady_spec(spec)
+    if ss is None or ss.metric not in ("iops", "bw"):
+        return []
+    out: list[tuple[str, str | None]] = [("steadystate", f"{ss.metric}_slope:{ss.max_slope_pct / ss.window_s:.4g}%"),
+                                         ("ss_dur", f"{ss.window_s:g}s")]
+    if spec.get("ramp") is not None:
+        out.append(("ss_ramp", f"{seconds(spec['ramp']) or 0:g}s"))
+    return out
+
+
+def check_steady(spec: Any) -> None:
+    """What the schema cannot say: the window in seconds (a duration written as text) is long enough."""
+    if not isinstance(spec, Mapping) or spec.get("window") is None:
+        return
+    window = seconds(spec["window"])
+    if window is None or window < MIN_WINDOW_S:
+        raise StepError(f"steady_state window {spec['window']!r} is shorter than {MIN_WINDOW_S:g}s",
+                        hint="give a window of 3s or more; SNIA's is five rounds, fio's ss_dur often 60s to 300s")
+
+
 def _seconds(sections: Sequence[Section], keys: tuple[str, ...]) -> float:
     """The sum of the job file's time options named ``keys`` (every section's), in seconds."""
     seconds = 0.0
@@ -267,6 +313,7 @@ class Fio(StepType):
             },
             "direct": {"type": ["boolean", "integer"]},
             "extra": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+            "steady_state": STEADY_SCHEMA,
         },
         "additionalProperties": False,
         "not": {"required": ["job", "job_file"]},
@@ -303,6 +350,7 @@ class Fio(StepType):
             opts["time_based"] = "1"  # a runtime is a duration to measure, not a cap on a size-bound job
         if a.get("numjobs") is not None:
             opts["group_reporting"] = None  # numjobs clones report as one job, as fio users expect
+        opts.update(steady_options(a.get("steady_state") or {}))
         for key, value in dict(a.get("extra") or {}).items():
             k, v = _option(str(key), value)
             opts[k] = v
@@ -312,6 +360,7 @@ class Fio(StepType):
         """Refused before any host is touched: bad option names or values, and options that run commands
         (in the step's arguments, ``extra:``, ``job:``, or a job file whose path is absolute)."""
         self._global()
+        check_steady(self.args.get("steady_state"))
         refuse_hooks(self._mapping_hooks())
         if not self.args.get("job_file"):
             self._inline_job()
