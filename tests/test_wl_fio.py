@@ -324,3 +324,24 @@ def test_a_point_over_a_real_file_keeps_its_per_second_series(local: tuple[Host,
     assert all(v > 0 for v in iops.values) and iops.label("direction") == "read"
     # 4 KiB per I/O: the bandwidth series says what the IOPS series does
     assert got["fio.bw_mbs"].values[0] == pytest.approx(iops.values[0] * 4096 / 1e6, rel=0.05)
+
+
+@pytest.mark.slow
+def test_precondition_fills_the_target_before_the_first_point_only(local: tuple[Host, Path], tmp_path: Path) -> None:
+    host, root = local
+    log: list[CommandResult] = []
+    args = {"target": "/data/pre.dat", "rw": "randread", **QUICK, "precondition": {"bs": "1m", "loops": 2}}
+    out = Fio(args).apply(make_ctx(host, LocalConnection(host), tmp_path, log=log))
+    assert out.status is Status.CHANGED, out.msg
+    pre = [a for a in out.artifacts if a.kind == "fio_precondition"]
+    assert sorted(Path(a.path).name for a in pre) == ["precondition.fio", "precondition.json"]
+    job = (tmp_path / "run" / next(a.path for a in pre if a.path.endswith(".fio"))).read_text()
+    assert "rw=write" in job and "bs=1m" in job and "loops=2" in job and "runtime" not in job
+    assert f"filename={root}/data/pre.dat" in job and "write_iops_log" not in job
+    written = json.loads((tmp_path / "run" / next(a.path for a in pre if a.path.endswith(".json"))).read_text())
+    assert written["jobs"][0]["write"]["io_bytes"] == 2 * 4 * 1024 * 1024  # twice the 4 MiB target
+    runs = [r for r in log if " --output-format=json " in f" {r.command} "]
+    assert "precondition.fio" in runs[0].command and "job.fio" in runs[1].command  # before the measured run
+    log.clear()
+    Fio(args).apply(make_ctx(host, LocalConnection(host), tmp_path, log=log, index=1))
+    assert not [r for r in log if "precondition.fio" in r.command]  # once per run and host, not every point

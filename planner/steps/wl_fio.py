@@ -244,6 +244,31 @@ STEADY_SCHEMA = {
     "x-hint": "steady_state takes metric (iops, bw or lat), window, max_range_pct, max_slope_pct and ramp",
 }
 MIN_WINDOW_S = 3.0  # a slope needs three intervals
+# SNIA PTS preconditioning: the target written sequentially (twice its capacity by default) before the first
+# measured point, so a fresh drive is measured after its spare area and write cache are used up.
+PRECONDITION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rw": {"enum": ["write", "randwrite"], "x-hint": "give write (sequential, SNIA's fill) or randwrite"},
+        "bs": {"type": ["string", "integer"]},
+        "loops": {"type": "integer", "minimum": 1, "maximum": 10, "x-hint": "give a whole number from 1 to 10"},
+    },
+    "additionalProperties": False,
+    "x-hint": "precondition takes rw, bs and loops",
+}
+_PRE_KEEP = ("filename", "directory", "size", "filesize", "direct", "ioengine", "iodepth", "nrfiles", "offset")
+
+
+def precondition_sections(sections: Sequence[Section], spec: Mapping[str, Any]) -> list[Section]:
+    """The preconditioning job: each measured job's files and size, written rw (default write, 128k) loops
+    times (default 2) by one job each; no logs, rates or time limits of the measured run."""
+    fill: list[tuple[str, str | None]] = [
+        ("rw", _value("rw", spec.get("rw", "write"))), ("bs", _value("bs", spec.get("bs", "128k"))),
+        ("loops", str(int(spec.get("loops", 2)))), ("numjobs", "1")]
+    out: list[Section] = [("global", fill)]
+    for i, eff in enumerate(_jobs(sections)):
+        out.append((f"precondition{i}", [(k, v) for k, v in eff.items() if k in _PRE_KEEP]))
+    return out
 
 
 def steady_options(spec: Mapping[str, Any]) -> list[tuple[str, str | None]]:
@@ -314,6 +339,7 @@ class Fio(StepType):
             "direct": {"type": ["boolean", "integer"]},
             "extra": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
             "steady_state": STEADY_SCHEMA,
+            "precondition": PRECONDITION_SCHEMA,
         },
         "additionalProperties": False,
         "not": {"required": ["job", "job_file"]},
@@ -330,6 +356,13 @@ class Fio(StepType):
         from the job itself."""
         runtime = seconds_of(args.get("runtime"))
         return Duration(60.0 if runtime is None else runtime + (seconds_of(args.get("ramp_time")) or 0.0))
+
+    @classmethod
+    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A rehearsal proves fio runs, briefly: no preconditioning fill (twice the target, unbounded in time)."""
+        out = super().capped_for_rehearsal(args)
+        out.pop("precondition", None)
+        return out
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
@@ -368,6 +401,7 @@ class Fio(StepType):
             self.validate_files(Path("/"))
         a = self.args  # after the line-break and name checks above: those say what is wrong more precisely
         refuse_values(bad_values([(k, a[k]) for k in _ARG_OPTIONS if a.get(k) is not None], "step argument")
+                      + bad_values(dict(a.get("precondition") or {}).items(), "precondition:")
                       + bad_values(dict(a.get("extra") or {}).items(), "extra:")
                       + bad_values(dict(a.get("job") or {}).items(), "job:"))
 
@@ -474,6 +508,20 @@ class Fio(StepType):
                  *self.setup_warnings(ctx, sections)]
         return "\n".join(lines)
 
+    def _precondition(self, ctx: StepContext, sections: Sequence[Section], wd: str, cwd: str) -> list[
+            tuple[str, str | None, str]]:
+        """Run the plan's ``precondition:`` before the step's first point (once per run and host); what to
+        fetch of it. Its output is kept, never measured."""
+        spec = self.args.get("precondition")
+        if not isinstance(spec, Mapping) or (ctx.point is not None and (ctx.point.index or ctx.point.repeat)):
+            return []
+        pre = precondition_sections(sections, spec)
+        self._guard(ctx, pre)
+        job, out = f"{wd}/precondition.fio", f"{wd}/precondition.json"
+        ctx.conn.put(render_job_file(pre, ctx.path).encode(), job, mode=0o644)
+        ctx.run(["fio", "--output-format=json", f"--output={out}", job], cwd=cwd, timeout=ctx.timeout_s)
+        return [(job, None, "fio_precondition"), (out, None, "fio_precondition")]
+
     def apply(self, ctx: StepContext) -> Outcome:
         wd = point_dir(ctx, self.kind)
         sections, _ = self.job_sections(ctx, wd)
@@ -487,12 +535,13 @@ class Fio(StepType):
             # common start; its setup phase alone (create_only) runs first, as part of this host's set-up
             ctx.run(["fio", "--create_only=1", f"--output={wd}/fio-layout.txt", job_path], cwd=cwd,
                     timeout=self._timeout(ctx, sections))
+        pre = self._precondition(ctx, sections, wd, cwd)
         r = ctx.run(argv, check=False, cwd=cwd, timeout=self._timeout(ctx, sections), measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
-        arts = fetch_existing(ctx, [(job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
+        arts = fetch_existing(ctx, [*pre, (job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
         main = next((a for a in arts if a.kind == "fio_json"), None)
         logs = fio_series.collect(ctx, wd, _seconds(sections, ("ramp_time",)))
         out = finish(ctx, "fio", [*arts, *logs.artifacts], main, failure, lambda p: parse_file(p, "fio_json"))
