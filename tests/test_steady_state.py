@@ -14,7 +14,8 @@ from planner.cli.main import main
 from planner.report.context import build_context
 from planner.results.findings import not_steady
 from planner.results.measure import read_run
-from planner.results.point_series import read_points
+from planner.results.point_series import PointSeries, read_points
+from planner.timeseries import Downsampler
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")
 
@@ -107,3 +108,19 @@ def test_bad_steady_state_options_are_refused_at_their_line(tmp_path: Path, opti
     err = capsys.readouterr().err
     assert rc == 5, err
     assert "plan.yaml:" in err and words in err and "Traceback" not in err
+
+
+def _point(metric: str, values: list[float]) -> PointSeries:
+    d = Downsampler(metric, "IO/s", "test", 1.0)
+    for i, v in enumerate(values):
+        d.add(float(i), v)
+    return PointSeries("ssd", "alpha", "plays[0].workloads[0]", "orion", "orion", 0, "—", 0, False, (d.result(),))
+
+
+def test_short_or_idle_points_are_not_called_unsteady() -> None:
+    short = _point("fio.iops", [4000, 4000, 1000, 1000])  # a rehearsal's seconds: no trend to call
+    idle = _point("iostat.iops", [0.2, 0.1, 3, 0.4, 0.1, 8])  # a stand-in's point: the device did nothing
+    falling = _point("iostat.iops", [4000, 4000, 4000, 1000, 1000, 1000])
+    assert short.too_short().startswith("too short to judge") and idle.too_short().startswith("no device")
+    assert [f.message.split(" —")[0] for f in not_steady([short, idle, falling])] == [
+        "device IOPS (iostat) fell 75% over the run"]

@@ -37,6 +37,7 @@ def verdict(p: PointSeries) -> dict[str, Any] | None:
     words, v = said
     state = (f"steady after {v.after_s:g}s" if v.reached else "not steady") if p.spec else \
         ("steady" if v.reached else "not steady")
+    state = p.too_short() or state
     return {"play": p.play, "host": p.host, "title": p.title, "point": p.point_label, "repeat": p.repeat,
             "asked": p.spec is not None, "reached": v.reached, "state": state, "trend": words,
             "after_s": v.after_s, "window_s": v.window_s, "window_text": f"{v.window_s:g}s",

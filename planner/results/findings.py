@@ -554,7 +554,7 @@ def not_steady(points: Sequence[PointSeries], trend_pct: float = TREND_PCT) -> l
     met it; without one, the whole run's best-fit line rose or fell by more than ``trend_pct``."""
     out: list[Finding] = []
     for p in points:
-        said = None if p.warmup else steady_words(p)
+        said = None if p.warmup or p.too_short() else steady_words(p)
         if said is None:
             continue
         words, v = said

@@ -11,6 +11,8 @@ from planner.status import StepResult
 from planner.timeseries import STEADY_METRICS, Steadiness, SteadySpec, TimeSeries, read, steadiness, steady_spec
 
 MAX_SERIES_FILES = 2  # per point: the tool's own series.json and the samplers' series-os.json
+MIN_JUDGED = 5  # intervals: a shorter point (a rehearsal's seconds) is too short to call a trend
+MIN_DEVICE_IOPS = 10.0  # below this the busiest device is idle: the workload's I/O is not on it (a stand-in)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +40,18 @@ class PointSeries:
     @property
     def latency(self) -> TimeSeries | None:
         return _busiest(self.series, "fio.clat_ms") or _busiest(self.series, "iostat.await_ms")
+
+    def too_short(self) -> str:
+        """Why this point is not judged, in words ('' when it is)."""
+        s = self.headline
+        if s is None:
+            return "no series"
+        kept = [v for t, v in zip(s.t, s.values, strict=True) if t >= s.warmup_s]
+        if len(kept) < MIN_JUDGED:
+            return f"too short to judge ({len(kept)} intervals of {s.step_s:g}s)"
+        if s.metric == "iostat.iops" and sum(kept) / len(kept) < MIN_DEVICE_IOPS:
+            return "no device was busy (under 10 IO/s)"
+        return ""
 
     def steadiness(self) -> Steadiness | None:
         s = self.headline
