@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -121,6 +122,8 @@ def test_short_or_idle_points_are_not_called_unsteady() -> None:
     short = _point("fio.iops", [4000, 4000, 1000, 1000])  # a rehearsal's seconds: no trend to call
     idle = _point("iostat.iops", [0.2, 0.1, 3, 0.4, 0.1, 8])  # a stand-in's point: the device did nothing
     falling = _point("iostat.iops", [4000, 4000, 4000, 1000, 1000, 1000])
+    standin = replace(falling, simulated=True)  # a rehearsal's ORION: iostat saw the lab host, not ORION
     assert short.too_short().startswith("too short to judge") and idle.too_short().startswith("no device")
-    assert [f.message.split(" —")[0] for f in not_steady([short, idle, falling])] == [
+    assert standin.too_short().startswith("simulated")
+    assert [f.message.split(" —")[0] for f in not_steady([short, idle, standin, falling])] == [
         "device IOPS (iostat) fell 75% over the run"]

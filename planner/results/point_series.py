@@ -29,6 +29,7 @@ class PointSeries:
     series: tuple[TimeSeries, ...]
     spec: SteadySpec | None = None  # the step's own steady_state:, None when it asked for none
     files: tuple[str, ...] = ()  # the series files, relative to the run folder
+    simulated: bool = False  # a rehearsal's stand-in: the OS samplers saw the lab host, not the tool's I/O
 
     @property
     def headline(self) -> TimeSeries | None:
@@ -49,6 +50,8 @@ class PointSeries:
         kept = [v for t, v in zip(s.t, s.values, strict=True) if t >= s.warmup_s]
         if len(kept) < MIN_JUDGED:
             return f"too short to judge ({len(kept)} intervals of {s.step_s:g}s)"
+        if s.metric == "iostat.iops" and self.simulated:
+            return "simulated: the device figures are the lab host's, not the tool's"
         if s.metric == "iostat.iops" and sum(kept) / len(kept) < MIN_DEVICE_IOPS:
             return "no device was busy (under 10 IO/s)"
         return ""
@@ -72,7 +75,8 @@ def _spec(data: RunData, step: str) -> SteadySpec | None:
 
 
 def _one(data: RunData, r: StepResult) -> PointSeries | None:
-    files = [a.path for a in r.artifacts if a.kind == "series"][:MAX_SERIES_FILES]
+    arts = [a for a in r.artifacts if a.kind == "series"][:MAX_SERIES_FILES]
+    files = [a.path for a in arts]
     got: list[TimeSeries] = []
     for f in files:
         path = (data.run_dir / f).resolve()
@@ -87,7 +91,7 @@ def _one(data: RunData, r: StepResult) -> PointSeries | None:
     label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
     return PointSeries(play_name(r.play, data.play_names()), r.host, r.step, r.title,
                        data.step_kinds.get(r.step, ""), r.point, label, r.repeat, r.warmup, tuple(got),
-                       _spec(data, r.step), tuple(files))
+                       _spec(data, r.step), tuple(files), any(a.simulated for a in r.artifacts))
 
 
 def read_points(data: RunData) -> tuple[PointSeries, ...]:
