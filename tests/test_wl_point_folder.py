@@ -117,7 +117,7 @@ def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_pa
             there = folder / local.name if (folder / local.name).is_file() else folder / "ostats" / local.name
             assert there.is_file() and sha(there) == sha(local), (r["title"], a["path"])
     kinds = {r["title"]: {a["kind"] for a in r["artifacts"]} for r in results}
-    assert {"fio_json", "fio_job", "iostat"} <= kinds["fio file"] and "slb" in kinds["slb"]
+    assert {"fio_json", "fio_job", "iostat", "fio_log", "series"} <= kinds["fio file"] and "slb" in kinds["slb"]
     assert "orion_summary" in kinds["orion"] and "awr_text" in kinds["slob"]
     # the plan-stable folders keep what outlives the run: fio's own data files, the built SLB kit
     (fio_data,) = root.glob("tmp/planner/fio-*")
