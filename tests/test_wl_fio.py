@@ -62,7 +62,7 @@ def test_file_target_runs_for_real(local: tuple[Host, Path], tmp_path: Path, rw:
     assert iops(out) > 0 and out.msg.startswith("fio: fio.iops")
     assert (root / "data" / "fio.dat").stat().st_size == 4 * 1024 * 1024  # the target was mapped into the root
     kinds = {a.kind: ctx.run_dir / a.path for a in out.artifacts}
-    assert set(kinds) == {"fio_job", "fio_json"}
+    assert {"fio_job", "fio_json"} <= set(kinds) <= {"fio_job", "fio_json", "fio_log", "series"}
     job = kinds["fio_job"].read_text()
     assert f"filename={root}/data/fio.dat" in job and f"rw={rw}" in job and "time_based=1" in job
     assert json.loads(kinds["fio_json"].read_text())["global options"]["rw"] == rw  # the step's args: [global]
@@ -191,7 +191,8 @@ def test_sweep_end_to_end_through_the_cli(tmp_path: Path) -> None:
     assert [(r["point"], r["params"], r["status"]) for r in results] == [
         (0, {"rw": "randread"}, "changed"), (1, {"rw": "randwrite"}, "changed")]
     for r in results:
-        assert {a["kind"] for a in r["artifacts"]} == {"fio_job", "fio_json"}
+        assert {"fio_job", "fio_json"} <= {a["kind"] for a in r["artifacts"]} <= {"fio_job", "fio_json", "fio_log",
+                                                                                  "series"}
         assert all((run / a["path"]).is_file() for a in r["artifacts"])
         assert any(k.startswith("fio.iops") and v > 0 for k, v in r["data"]["metrics"].items())
 
@@ -302,3 +303,45 @@ def test_check_diff_shows_each_points_command_and_job_file(tmp_path: Path) -> No
     assert f"filename={root}/data/p.dat" in text and "rw=randwrite" in text
     assert "taskset -c 0 ./runit.sh 2 1" in text
     assert not (root / "data" / "p.dat").exists() and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.slow
+def test_a_point_over_a_real_file_keeps_its_per_second_series(local: tuple[Host, Path], tmp_path: Path) -> None:
+    from planner.timeseries import read
+
+    host, _ = local
+    ctx = make_ctx(host, LocalConnection(host), tmp_path)
+    out = Fio({"target": "/data/fio.dat", "rw": "randread", **{**QUICK, "runtime": 4}}).apply(ctx)
+    assert out.status is Status.CHANGED, out.msg
+    job = next(ctx.run_dir / a.path for a in out.artifacts if a.kind == "fio_job").read_text()
+    assert "log_avg_msec=1000" in job and "write_iops_log=" in job and "write_lat_log=" in job
+    logs = sorted(Path(a.path).name for a in out.artifacts if a.kind == "fio_log")
+    assert logs == ["fiolog_bw.1.log", "fiolog_clat.1.log", "fiolog_iops.1.log", "fiolog_lat.1.log"]
+    got = {s.metric: s for s in read(next(ctx.run_dir / a.path for a in out.artifacts if a.kind == "series"))}
+    assert set(got) == {"fio.iops", "fio.bw_mbs", "fio.clat_ms", "fio.lat_ms"}
+    iops = got["fio.iops"]
+    assert iops.step_s == 1.0 and 3 <= len(iops.t) <= 5 and iops.t[:3] == (0.0, 1.0, 2.0)
+    assert all(v > 0 for v in iops.values) and iops.label("direction") == "read"
+    # 4 KiB per I/O: the bandwidth series says what the IOPS series does
+    assert got["fio.bw_mbs"].values[0] == pytest.approx(iops.values[0] * 4096 / 1e6, rel=0.05)
+
+
+@pytest.mark.slow
+def test_precondition_fills_the_target_before_the_first_point_only(local: tuple[Host, Path], tmp_path: Path) -> None:
+    host, root = local
+    log: list[CommandResult] = []
+    args = {"target": "/data/pre.dat", "rw": "randread", **QUICK, "precondition": {"bs": "1m", "loops": 2}}
+    out = Fio(args).apply(make_ctx(host, LocalConnection(host), tmp_path, log=log))
+    assert out.status is Status.CHANGED, out.msg
+    pre = [a for a in out.artifacts if a.kind == "fio_precondition"]
+    assert sorted(Path(a.path).name for a in pre) == ["precondition.fio", "precondition.json"]
+    job = (tmp_path / "run" / next(a.path for a in pre if a.path.endswith(".fio"))).read_text()
+    assert "rw=write" in job and "bs=1m" in job and "loops=2" in job and "runtime" not in job
+    assert f"filename={root}/data/pre.dat" in job and "write_iops_log" not in job
+    written = json.loads((tmp_path / "run" / next(a.path for a in pre if a.path.endswith(".json"))).read_text())
+    assert written["jobs"][0]["write"]["io_bytes"] == 2 * 4 * 1024 * 1024  # twice the 4 MiB target
+    runs = [r for r in log if " --output-format=json " in f" {r.command} "]
+    assert "precondition.fio" in runs[0].command and "job.fio" in runs[1].command  # before the measured run
+    log.clear()
+    Fio(args).apply(make_ctx(host, LocalConnection(host), tmp_path, log=log, index=1))
+    assert not [r for r in log if "precondition.fio" in r.command]  # once per run and host, not every point

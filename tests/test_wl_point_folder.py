@@ -54,7 +54,8 @@ plays:
         slob: {kit: /home/oracle/SLOB, readers: 1, run_time: 30, setup: true, database_statistics_type: awr}
 """
 # artifacts written on the controller (console logs) or fetched from the user's kit (the point's slob.conf)
-NOT_OUTPUT = {"orion_console.txt", "runit.log", "setup.log", "slob.conf"}
+NOT_OUTPUT = {"orion_console.txt", "runit.log", "setup.log", "slob.conf",
+              "series.json", "series-os.json"}  # made on the controller from what was fetched
 
 
 def sha(path: Path) -> str:
@@ -116,7 +117,7 @@ def test_each_point_has_exactly_one_folder_and_its_artifacts_came_from_it(tmp_pa
             there = folder / local.name if (folder / local.name).is_file() else folder / "ostats" / local.name
             assert there.is_file() and sha(there) == sha(local), (r["title"], a["path"])
     kinds = {r["title"]: {a["kind"] for a in r["artifacts"]} for r in results}
-    assert {"fio_json", "fio_job", "iostat"} <= kinds["fio file"] and "slb" in kinds["slb"]
+    assert {"fio_json", "fio_job", "iostat", "fio_log", "series"} <= kinds["fio file"] and "slb" in kinds["slb"]
     assert "orion_summary" in kinds["orion"] and "awr_text" in kinds["slob"]
     # the plan-stable folders keep what outlives the run: fio's own data files, the built SLB kit
     (fio_data,) = root.glob("tmp/planner/fio-*")

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planner.engine import os_series
 from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
@@ -81,6 +82,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     artifacts: list[Artifact] = []
     warnings: list[str] = []
     sampler = None
+    interval = 1
     token = None
     if spec.db_report and not writes_db_report:
         token = dbreport.begin(ctx, spec.db_report)
@@ -109,6 +111,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
                     artifacts.append(ctx.fetch(f, name, kind if kind in OS_TOOLS else ""))
                 except OSError as e:
                     warnings.append(f"could not fetch {f}: {e}")
+            artifacts += os_series.keep(ctx, artifacts, interval)  # per interval too, not only the window's mean
         except PlannerError as e:
             if failure is None:
                 raise

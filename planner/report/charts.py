@@ -101,3 +101,60 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
     finally:
         plt.close(fig)
     return path
+
+
+@dataclass(frozen=True, slots=True)
+class TimeLine:
+    label: str
+    t: tuple[float, ...]  # bucket starts, s from the window start
+    values: tuple[float, ...]
+    low: tuple[float, ...]
+    high: tuple[float, ...]
+    step_s: float
+
+
+def time_chart(path: Path, title: str, ylabel: str, lines: Sequence[TimeLine], *, window_s: float,
+               warmup_s: float = 0.0, steady: tuple[float, float] | None = None) -> Path | None:
+    """One metric over a point's time: the mean per interval, shaded min–max where buckets hold several samples;
+    the warm-up greyed, the measured window's end marked, and the steady-state window (start, end) when reached."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    matplotlib.rcParams["svg.hashsalt"] = "planner"
+    matplotlib.rcParams["svg.fonttype"] = "none"
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    try:
+        top = 0.0
+        for line in lines:
+            if not line.t:
+                continue
+            # a value is its interval's average: drawn flat across the interval, not as a point
+            xs = [*line.t, line.t[-1] + line.step_s]
+            ax.step(xs, [*line.values, line.values[-1]], where="post", linewidth=1.4, label=line.label)
+            if any(h != lo for h, lo in zip(line.high, line.low, strict=True)):
+                ax.fill_between(xs, [*line.low, line.low[-1]], [*line.high, line.high[-1]], step="post", alpha=0.2,
+                                linewidth=0, label="min–max in the interval")
+            top = max([top, *line.high])
+        if warmup_s > 0:
+            ax.axvspan(0, warmup_s, color="0.85", label=f"warm-up ({warmup_s:g}s, not measured)")
+        if steady is not None:
+            ax.axvspan(*steady, color="tab:green", alpha=0.12, label="steady-state window")
+        ax.axvline(window_s, color="0.3", linestyle="--", linewidth=1, label="window end")
+        ax.set_xlim(0, window_s * 1.02 if window_s > 0 else 1)
+        ax.set_ylim(0, top * 1.12 if top > 0 else 1)
+        ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _pos: f"{v:,.10g}"))
+        ax.set_title(title)
+        ax.set_xlabel("seconds into the point")
+        ax.set_ylabel(ylabel)
+        ax.grid(True, alpha=0.3)
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False, fontsize="small")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fmt = path.suffix.lstrip(".").lower() or "svg"
+        fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else {}, bbox_inches="tight", dpi=110)
+    finally:
+        plt.close(fig)
+    return path

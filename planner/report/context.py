@@ -17,6 +17,7 @@ from planner import __version__
 from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
+from planner.report.inside import inside
 from planner.report.rac import rac_sections
 from planner.report.study import (
     Row,
@@ -32,8 +33,9 @@ from planner.report.study import (
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
-from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, verdicts
+from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, not_steady, verdicts
 from planner.results.measure import RunData, play_name, prep_steps
+from planner.results.point_series import read_points
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import Phase, recap
 from planner.steps import REGISTRY
@@ -378,7 +380,7 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
 CONTEXT_KEYS = frozenset({
     "run", "simulated", "generated_by", "plays", "recap", "summary", "result", "side_by_side", "rac", "workloads",
     "hosts", "findings", "verdicts", "parse_errors", "parse_problems", "artifacts", "stats_method",
-    "charts_enabled", "combine_note"})
+    "charts_enabled", "combine_note", "inside"})
 
 
 def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
@@ -388,11 +390,12 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     claims = data.plan.reproduces if data.plan else ()
     sim = _simulated(data)
     charts = charts and matplotlib_available()
+    points = read_points(data)
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message),
                  "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
                 for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data),
-                          *iozone_buffered(data), *late_starts(data)]]
+                          *iozone_buffered(data), *late_starts(data), *not_steady(points)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected),
@@ -433,6 +436,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
+        "inside": inside(points, data.run_dir, report_dir, charts),
     }
 
 

@@ -21,8 +21,10 @@ from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results import runfolder
 from planner.results.measure import RunData, play_name
+from planner.results.point_series import PointSeries
 from planner.results.stats import PlayValue, Series, fmt, play_value
 from planner.status import legacy_place
+from planner.timeseries import Steadiness
 
 
 class Severity(enum.Enum):
@@ -528,3 +530,43 @@ def verdict_for(claim: Claim, all_series: Sequence[Series], simulated: bool = Fa
 
 def verdicts(claims: Sequence[Claim], all_series: Sequence[Series], simulated: bool = False) -> list[ClaimVerdict]:
     return [verdict_for(c, all_series, simulated) for c in claims]
+
+
+# -- steady state: every point judged from its series (planner.results.point_series, docs/series.md) --------
+
+TREND_PCT = 20.0  # a best-fit rise or fall across the whole run beyond this, without a steady_state: spec
+SERIES_WORDS = {"fio.iops": "IOPS", "fio.bw_mbs": "bandwidth", "fio.clat_ms": "completion latency",
+                "iostat.iops": "device IOPS (iostat)"}
+
+
+def steady_words(p: PointSeries) -> tuple[str, Steadiness] | None:
+    """How the point's headline series moved, as a reader says it, and the verdict; None without a series."""
+    s, v = p.headline, p.steadiness()
+    if s is None or v is None:
+        return None
+    what = SERIES_WORDS.get(s.metric, display_name(s.metric))
+    moved = "fell" if v.trend_pct < 0 else "rose"
+    return f"{what} {moved} {abs(v.trend_pct):.0f}% over the run", v
+
+
+def not_steady(points: Sequence[PointSeries], trend_pct: float = TREND_PCT) -> list[Finding]:
+    """A finding for every measured point whose series did not settle: with a steady_state: spec, no window
+    met it; without one, the whole run's best-fit line rose or fell by more than ``trend_pct``."""
+    out: list[Finding] = []
+    for p in points:
+        said = None if p.warmup or p.too_short() else steady_words(p)
+        if said is None:
+            continue
+        words, v = said
+        if (v.reached if p.spec else abs(v.trend_pct) <= trend_pct):
+            continue
+        spec = p.spec
+        why = (f"no {v.window_s:g}s window stayed within ±{spec.max_range_pct:g}% and a slope of "
+               f"{spec.max_slope_pct:g}%" if spec else f"more than {trend_pct:g}% is a trend, not noise")
+        out.append(Finding("not_steady", Severity.WARNING, "not in steady state", p.play, p.host, p.title,
+                           p.point_label, f"{words} — not steady ({why}); the point's average mixes two states",
+                           (("trend over the run", f"{v.trend_pct:+.0f}%"),
+                            ("range in the last window", f"±{v.range_pct:.0f}%"),
+                            ("slope in the last window", f"{v.slope_pct:+.0f}%"),
+                            ("measured", f"{v.run_s:g}s"))))
+    return out

@@ -20,9 +20,11 @@ from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section as PlanSection
+from planner.steps import fio_series
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+from planner.timeseries import seconds, steady_spec
 
 # fio engines that ignore iodepth (fio's man page, iodepth: "increasing iodepth beyond 1 will not affect
 # synchronous ioengines"); planner.results.findings.SYNC_ENGINES is the report's copy of this list.
@@ -223,6 +225,86 @@ def render_job_file(sections: Sequence[Section], map_path: Callable[[str], str])
     return "\n".join(lines) + "\n"
 
 
+_TIME = {"type": ["string", "integer"], "pattern": r"^\d+(?:\.\d+)?(?:s|m|h)?$", "minimum": 0,
+         "x-hint": "give a duration such as 60s, 5m or 1h"}
+_PCT = {"type": "number", "exclusiveMinimum": 0, "maximum": 100, "x-hint": "give a percentage above 0, at most 100"}
+# SNIA PTS steady state (docs/series.md): the window's values within ±max_range_pct of its mean, its best-fit
+# line's change across the window within max_slope_pct; planner judges from the point's series.
+STEADY_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "metric": {"enum": ["iops", "bw", "lat"], "x-hint": "give iops, bw or lat"},
+        "window": _TIME,
+        "max_range_pct": _PCT,
+        "max_slope_pct": _PCT,
+        "ramp": _TIME,
+    },
+    "required": ["metric"],
+    "additionalProperties": False,
+    "x-hint": "steady_state takes metric (iops, bw or lat), window, max_range_pct, max_slope_pct and ramp",
+}
+MIN_WINDOW_S = 3.0  # a slope needs three intervals
+# SNIA PTS preconditioning: the target written sequentially (twice its capacity by default) before the first
+# measured point, so a fresh drive is measured after its spare area and write cache are used up.
+PRECONDITION_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rw": {"enum": ["write", "randwrite"], "x-hint": "give write (sequential, SNIA's fill) or randwrite"},
+        "bs": {"type": ["string", "integer"]},
+        "loops": {"type": "integer", "minimum": 1, "maximum": 10, "x-hint": "give a whole number from 1 to 10"},
+    },
+    "additionalProperties": False,
+    "x-hint": "precondition takes rw, bs and loops",
+}
+_PRE_KEEP = ("filename", "directory", "size", "filesize", "direct", "ioengine", "iodepth", "nrfiles", "offset")
+
+
+def precondition_sections(sections: Sequence[Section], spec: Mapping[str, Any]) -> list[Section]:
+    """The preconditioning job: each measured job's files and size, written rw (default write, 128k) loops
+    times (default 2) by one job each; no logs, rates or time limits of the measured run."""
+    fill: list[tuple[str, str | None]] = [
+        ("rw", _value("rw", spec.get("rw", "write"))), ("bs", _value("bs", spec.get("bs", "128k"))),
+        ("loops", str(int(spec.get("loops", 2)))), ("numjobs", "1")]
+    out: list[Section] = [("global", fill)]
+    for i, eff in enumerate(_jobs(sections)):
+        out.append((f"precondition{i}", [(k, v) for k, v in eff.items() if k in _PRE_KEEP]))
+    return out
+
+
+def steady_options(spec: Mapping[str, Any]) -> list[tuple[str, str | None]]:
+    """fio's own steadystate options for a ``steady_state:`` (fio HOWTO, "Steady state"): fio stops the job
+    once the slope criterion holds over ss_dur. fio's slope limit is per second, SNIA's across the window, so
+    the window's limit is divided by its length; fio has no latency criterion (judged from the series only)."""
+    ss = steady_spec(spec)
+    if ss is None or ss.metric not in ("iops", "bw"):
+        return []
+    out: list[tuple[str, str | None]] = [("steadystate", f"{ss.metric}_slope:{ss.max_slope_pct / ss.window_s:.4g}%"),
+                                         ("ss_dur", f"{ss.window_s:g}s")]
+    if spec.get("ramp") is not None:
+        out.append(("ss_ramp", f"{seconds(spec['ramp']) or 0:g}s"))
+    return out
+
+
+def check_steady(spec: Any) -> None:
+    """What the schema cannot say: the window in seconds (a duration written as text) is long enough."""
+    if not isinstance(spec, Mapping) or spec.get("window") is None:
+        return
+    window = seconds(spec["window"])
+    if window is None or window < MIN_WINDOW_S:
+        raise StepError(f"steady_state window {spec['window']!r} is shorter than {MIN_WINDOW_S:g}s",
+                        hint="give a window of 3s or more; SNIA's is five rounds, fio's ss_dur often 60s to 300s")
+
+
+def _seconds(sections: Sequence[Section], keys: tuple[str, ...]) -> float:
+    """The sum of the job file's time options named ``keys`` (every section's), in seconds."""
+    seconds = 0.0
+    for _, opts in sections:
+        for key, value in opts:
+            if key in keys and value and (m := _DURATION.match(value)):
+                seconds += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+    return seconds
+
+
 class Fio(StepType):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
@@ -256,6 +338,8 @@ class Fio(StepType):
             },
             "direct": {"type": ["boolean", "integer"]},
             "extra": {"type": "object", "additionalProperties": {"type": ["string", "number", "boolean"]}},
+            "steady_state": STEADY_SCHEMA,
+            "precondition": PRECONDITION_SCHEMA,
         },
         "additionalProperties": False,
         "not": {"required": ["job", "job_file"]},
@@ -272,6 +356,13 @@ class Fio(StepType):
         from the job itself."""
         runtime = seconds_of(args.get("runtime"))
         return Duration(60.0 if runtime is None else runtime + (seconds_of(args.get("ramp_time")) or 0.0))
+
+    @classmethod
+    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        """A rehearsal proves fio runs, briefly: no preconditioning fill (twice the target, unbounded in time)."""
+        out = super().capped_for_rehearsal(args)
+        out.pop("precondition", None)
+        return out
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
@@ -292,6 +383,7 @@ class Fio(StepType):
             opts["time_based"] = "1"  # a runtime is a duration to measure, not a cap on a size-bound job
         if a.get("numjobs") is not None:
             opts["group_reporting"] = None  # numjobs clones report as one job, as fio users expect
+        opts.update(steady_options(a.get("steady_state") or {}))
         for key, value in dict(a.get("extra") or {}).items():
             k, v = _option(str(key), value)
             opts[k] = v
@@ -301,6 +393,7 @@ class Fio(StepType):
         """Refused before any host is touched: bad option names or values, and options that run commands
         (in the step's arguments, ``extra:``, ``job:``, or a job file whose path is absolute)."""
         self._global()
+        check_steady(self.args.get("steady_state"))
         refuse_hooks(self._mapping_hooks())
         if not self.args.get("job_file"):
             self._inline_job()
@@ -308,6 +401,7 @@ class Fio(StepType):
             self.validate_files(Path("/"))
         a = self.args  # after the line-break and name checks above: those say what is wrong more precisely
         refuse_values(bad_values([(k, a[k]) for k in _ARG_OPTIONS if a.get(k) is not None], "step argument")
+                      + bad_values(dict(a.get("precondition") or {}).items(), "precondition:")
                       + bad_values(dict(a.get("extra") or {}).items(), "extra:")
                       + bad_values(dict(a.get("job") or {}).items(), "job:"))
 
@@ -341,9 +435,12 @@ class Fio(StepType):
             raise StepError(f"bad fio job name {name!r}", hint="use letters, digits and _ . : -")
         return name, [_option(str(k), v) for k, v in job.items()]
 
-    def job_sections(self, ctx: StepContext) -> tuple[list[Section], str]:
-        """The job file's sections and where they came from."""
-        glob: Section = ("global", self._global())
+    def job_sections(self, ctx: StepContext, wd: str | None = None) -> tuple[list[Section], str]:
+        """The job file's sections and where they came from; with the point folder ``wd``, [global] also asks
+        fio for its per-interval logs there (the plan's own log options, in ``extra:`` or a job, still win)."""
+        logs = fio_series.log_options(wd) if wd is not None else []
+        given = {k for k, _ in self._global()}
+        glob: Section = ("global", [*(o for o in logs if o[0] not in given), *self._global()])
         refuse_hooks(self._mapping_hooks())  # also here: a step run without the plan check never runs them
         if self.args.get("job_file"):
             path = Path(str(self.args["job_file"]))
@@ -360,11 +457,7 @@ class Fio(StepType):
     def _timeout(self, ctx: StepContext, sections: Sequence[Section]) -> float | None:
         if ctx.timeout_s is not None:
             return ctx.timeout_s
-        seconds = 0.0
-        for _, opts in sections:
-            for key, value in opts:
-                if key in ("runtime", "ramp_time") and value and (m := _DURATION.match(value)):
-                    seconds += float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""]
+        seconds = _seconds(sections, ("runtime", "ramp_time"))
         return seconds * 1.1 + TIMEOUT_MARGIN_S if seconds else None
 
     def _guard(self, ctx: StepContext, sections: Sequence[Section]) -> None:
@@ -407,18 +500,32 @@ class Fio(StepType):
         return Change(True, "; ".join([f"would run fio ({origin}) on {targets}", *self.setup_warnings(ctx, sections)]))
 
     def preview(self, ctx: StepContext) -> str:
-        sections, origin = self.job_sections(ctx)
         wd = "<point dir>"
+        sections, origin = self.job_sections(ctx, wd)
         job = render_job_file(sections, ctx.path)
         lines = [f"$ fio --output-format=json --output={wd}/fio.json {wd}/job.fio",
                  f"{wd}/job.fio (from {origin}):", *("    " + x for x in job.rstrip("\n").splitlines()),
                  *self.setup_warnings(ctx, sections)]
         return "\n".join(lines)
 
+    def _precondition(self, ctx: StepContext, sections: Sequence[Section], wd: str, cwd: str) -> list[
+            tuple[str, str | None, str]]:
+        """Run the plan's ``precondition:`` before the step's first point (once per run and host); what to
+        fetch of it. Its output is kept, never measured."""
+        spec = self.args.get("precondition")
+        if not isinstance(spec, Mapping) or (ctx.point is not None and (ctx.point.index or ctx.point.repeat)):
+            return []
+        pre = precondition_sections(sections, spec)
+        self._guard(ctx, pre)
+        job, out = f"{wd}/precondition.fio", f"{wd}/precondition.json"
+        ctx.conn.put(render_job_file(pre, ctx.path).encode(), job, mode=0o644)
+        ctx.run(["fio", "--output-format=json", f"--output={out}", job], cwd=cwd, timeout=ctx.timeout_s)
+        return [(job, None, "fio_precondition"), (out, None, "fio_precondition")]
+
     def apply(self, ctx: StepContext) -> Outcome:
-        sections, _ = self.job_sections(ctx)
-        self._guard(ctx, sections)
         wd = point_dir(ctx, self.kind)
+        sections, _ = self.job_sections(ctx, wd)
+        self._guard(ctx, sections)
         job_path, out_path = f"{wd}/job.fio", f"{wd}/fio.json"
         ctx.conn.put(render_job_file(sections, ctx.path).encode(), job_path, mode=0o644)
         argv = ["fio", "--output-format=json", f"--output={out_path}", job_path]
@@ -428,14 +535,16 @@ class Fio(StepType):
             # common start; its setup phase alone (create_only) runs first, as part of this host's set-up
             ctx.run(["fio", "--create_only=1", f"--output={wd}/fio-layout.txt", job_path], cwd=cwd,
                     timeout=self._timeout(ctx, sections))
+        pre = self._precondition(ctx, sections, wd, cwd)
         r = ctx.run(argv, check=False, cwd=cwd, timeout=self._timeout(ctx, sections), measured=True)
         failure = None
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
-        arts = fetch_existing(ctx, [(job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
+        arts = fetch_existing(ctx, [*pre, (job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
         main = next((a for a in arts if a.kind == "fio_json"), None)
-        out = finish(ctx, "fio", arts, main, failure, lambda p: parse_file(p, "fio_json"))
-        warnings = self.setup_warnings(ctx, sections)
+        logs = fio_series.collect(ctx, wd, _seconds(sections, ("ramp_time",)))
+        out = finish(ctx, "fio", [*arts, *logs.artifacts], main, failure, lambda p: parse_file(p, "fio_json"))
+        warnings = [*self.setup_warnings(ctx, sections), *logs.notes]
         return replace(out, msg="; ".join([out.msg, *warnings])) if warnings else out
 
