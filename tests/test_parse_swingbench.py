@@ -136,3 +136,10 @@ def test_an_escaped_character_keeps_the_file_xml_not_a_web_page() -> None:
     p = parse_text(text, "results.xml")
     assert p.kind == "swingbench" and p.fact("comment") == "R&D array, 25 users"
     assert p.value("swingbench.tps") == 663.09
+
+
+def test_the_headline_is_tps_tpm_peak_and_failures() -> None:
+    from planner.parsers import summarise
+
+    heads = [m.name for m in summarise(swingbench.parse(FULL.read_text(), "t"))]
+    assert heads == ["swingbench.tps", "swingbench.tpm", "swingbench.max_tps", "swingbench.failed_txns"]

@@ -121,7 +121,9 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
                step_kind="iozone"),
     ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
-               names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench"),
+               names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
+               headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
+                         ("swingbench.failed_txns", {}))),
     ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
     ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})

@@ -203,6 +203,3 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if conn is not None and (connect := _text(_children(conn).get("ConnectString"))):
         sink.facts["connect"] = connect[:200]
     return sink.freeze("swingbench")
-
-
-HEADLINE = ("swingbench.tps", "swingbench.tpm")
