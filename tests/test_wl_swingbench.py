@@ -125,3 +125,19 @@ def test_bad_arguments_are_refused(args: dict, needle: str) -> None:
     base = {"home": "/opt/sb", "config": "configs/x.xml", "connect": "//h/s", "users": 1, "run_time": 60}
     with pytest.raises(Exception, match=needle):
         Swingbench({**base, **args}).validate()
+
+
+@pytest.mark.slow
+def test_passwords_from_files_beside_the_plan_are_read_and_masked(tmp_path: Path) -> None:
+    project(tmp_path)
+    ini = tmp_path / "hosts.ini"
+    ini.write_text(ini.read_text().replace(f"swingbench_password={SECRET} swingbench_dba_password={DBA_SECRET}",
+                                           "swingbench_password_file=soe.pass swingbench_dba_password_file=dba.pass"))
+    (tmp_path / "soe.pass").write_text(SECRET + "\n")
+    (tmp_path / "dba.pass").write_text(DBA_SECRET + "\n")
+    code, run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    for f in run.rglob("*"):
+        if f.is_file():
+            text = f.read_text(errors="replace")
+            assert SECRET not in text and DBA_SECRET not in text, f

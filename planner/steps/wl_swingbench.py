@@ -12,8 +12,9 @@ own budget (a load of a few GB takes far longer than a run), and only when the s
 exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped).
 
 Passwords come from inventory (or -e) variables: ``swingbench_password`` for the SOE user and, for the build,
-``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system). Both
-are secrets by name (docs/secrets.md), so the recorded command, results, console and report mask them.
+``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system), or from
+the environment variable / file their ``_env`` / ``_file`` names. All are secrets (docs/secrets.md), so the
+recorded command, results, console and report mask them.
 
 Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
 a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
@@ -22,8 +23,10 @@ longer describe the storage under test; the figures are kept beside the failure.
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database, sql_literal
@@ -230,10 +233,19 @@ class Swingbench(StepType):
 
 
 def _password(ctx: StepContext, var: str) -> str:
+    """The password from the inventory variable ``var``, else the controller's environment variable that
+    ``<var>_env`` names, else the file ``<var>_file`` names (stripped; a relative one beside the plan)."""
     value = ctx.vars.get(var)
+    if value in (None, "") and ctx.vars.get(f"{var}_env"):
+        value = os.environ.get(str(ctx.vars[f"{var}_env"]))
+    if value in (None, "") and ctx.vars.get(f"{var}_file"):
+        path = Path(str(ctx.vars[f"{var}_file"])).expanduser()
+        path = path if path.is_absolute() else ctx.plan_dir / path  # beside the plan, as its other files
+        value = path.read_text().strip() if path.is_file() else None
     if value in (None, ""):
-        raise StepError(f"swingbench: no {var} in the inventory",
-                        hint=f"set {var} for the host (vaulted or not: it is masked in every record)")
+        raise StepError(f"swingbench: no {var} (nor {var}_env / {var}_file) for the host",
+                        hint=f"set {var} vaulted in the inventory, or name an environment variable or file: "
+                             f"{var}_env: VAR, {var}_file: PATH")
     if callable(ctx.add_secret):
-        ctx.add_secret(str(value))  # a secret by its name already; said again for a value set at run time
+        ctx.add_secret(str(value))  # a value read here at run time: masked from now on
     return str(value)
