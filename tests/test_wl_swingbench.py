@@ -141,3 +141,16 @@ def test_passwords_from_files_beside_the_plan_are_read_and_masked(tmp_path: Path
         if f.is_file():
             text = f.read_text(errors="replace")
             assert SECRET not in text and DBA_SECRET not in text, f
+
+
+@pytest.mark.slow
+def test_awr_around_a_point_shows_its_load_and_more_users_more_reads(tmp_path: Path) -> None:
+    project(tmp_path)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan.read_text() + "    collect: [awr]\n")
+    code, run, _results = apply(tmp_path)
+    assert code == 0
+    from planner.parsers import parse_file
+
+    iops = [parse_file(p, "awr_text").value("physical_reads_per_s") or 0 for p in sorted(run.rglob("awr*.txt"))]
+    assert len(iops) == 2 and 0 < iops[0] < iops[1]  # not an idle database's AWR around charbench
