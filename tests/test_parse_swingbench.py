@@ -143,3 +143,8 @@ def test_the_headline_is_tps_tpm_peak_and_failures() -> None:
 
     heads = [m.name for m in summarise(swingbench.parse(FULL.read_text(), "t"))]
     assert heads == ["swingbench.tps", "swingbench.tpm", "swingbench.max_tps", "swingbench.failed_txns"]
+
+
+def test_a_byte_order_mark_before_the_declaration_still_reads() -> None:
+    p = parse_text("\ufeff" + FULL.read_text(), "results.xml")
+    assert p.kind == "swingbench" and p.value("swingbench.completed_txns") == 159142

@@ -154,3 +154,15 @@ def test_awr_around_a_point_shows_its_load_and_more_users_more_reads(tmp_path: P
 
     iops = [parse_file(p, "awr_text").value("physical_reads_per_s") or 0 for p in sorted(run.rglob("awr*.txt"))]
     assert len(iops) == 2 and 0 < iops[0] < iops[1]  # not an idle database's AWR around charbench
+
+
+def test_validate_names_every_bad_argument_with_its_place(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project(tmp_path)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan.read_text().replace("users: [2, 8]", "users: [0, 8]").replace("run_time: 60",
+                                                                                     "run_time: soon"))
+    code = main(["validate", str(plan), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5
+    assert f"{plan}:11:19:" in err and "users" in err
+    assert f"{plan}:12:" in err and "run_time" in err

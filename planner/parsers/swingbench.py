@@ -92,9 +92,9 @@ def _root(text: str, source: str) -> ET.Element:
                          "and entities are how hostile XML expands or reads local files; not read", source=source)
     # Some copies carry a comment (a licence header) before the XML declaration, which XML forbids: the
     # declaration says only the encoding, already decoded here, so it is dropped wherever it stands.
-    body = text
-    if (decl := re.search(r"<\?xml[^>]*\?>", text[:10_000], re.I)) is not None:
-        body = text[:decl.start()] + text[decl.end():]
+    body = text.lstrip("\ufeff")  # a byte-order mark before the root is no content
+    if (decl := re.search(r"<\?xml[^>]*\?>", body[:10_000], re.I)) is not None:
+        body = body[:decl.start()] + body[decl.end():]
     try:
         return ET.fromstring(body)
     except ET.ParseError as e:
