@@ -171,7 +171,9 @@ DISPLAY_NAMES: dict[str, str] = {
     "swingbench.max_tpm": "Swingbench peak transactions per minute",
     "swingbench.completed_txns": "Swingbench completed transactions",
     "swingbench.failed_txns": "Swingbench failed transactions", "swingbench.users": "Swingbench users",
-    "swingbench.run_time_s": "Swingbench run time", "swingbench.tx_count": "{transaction}, completed",
+    "swingbench.run_time_s": "Swingbench run time", "swingbench.console_tps": "Swingbench console TPS",
+    "swingbench.console_tpm": "Swingbench console TPM",
+    "swingbench.console_errors": "Swingbench console errors", "swingbench.tx_count": "{transaction}, completed",
     "swingbench.tx_failed": "{transaction}, failed", "swingbench.response_ms": "{transaction}, response time",
 }
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim

@@ -148,3 +148,31 @@ def test_the_headline_is_tps_tpm_peak_and_failures() -> None:
 def test_a_byte_order_mark_before_the_declaration_still_reads() -> None:
     p = parse_text("\ufeff" + FULL.read_text(), "results.xml")
     assert p.kind == "swingbench" and p.value("swingbench.completed_txns") == 159142
+
+
+CONSOLE = DATA / "charbench_console_4users.txt"
+
+
+def test_console_columns_read_by_their_header_names() -> None:
+    p = parse_text(CONSOLE.read_text(), "charbench.log")
+    assert p.kind == "swingbench_console" and p.errors == ()
+    # the [0/4] ramp-up line is not a rate; the two lines with all 4 users are
+    assert p.value("swingbench.console_tps", stat="mean") == 4
+    assert p.value("swingbench.console_tps", stat="max") == 8
+    assert p.value("swingbench.console_tpm", stat="max") == 8
+    assert p.value("swingbench.users") == 4
+    assert p.value("swingbench.console_errors") == 0
+
+
+def test_console_with_columns_in_another_order_and_an_unreadable_cell() -> None:
+    text = ("Time     Users       TPS      TPM\n12:00:01 [8/8]       100      6,000\n"
+            "12:00:02 [8/8]       120      7,2x0\n")
+    p = swingbench.parse_console(text, "t")
+    assert p.value("swingbench.console_tps", stat="mean") == 110
+    assert p.value("swingbench.console_tpm", stat="max") == 6000
+    assert any("TPM" in str(e) and e.line == 3 for e in p.errors)
+
+
+def test_console_without_rows_is_a_named_error() -> None:
+    with pytest.raises(ParseError, match="every user connected"):
+        swingbench.parse_console("Time     Users       TPM      TPS\n10:58:35 [0/4]       0        0\n", "t")

@@ -166,3 +166,26 @@ def test_validate_names_every_bad_argument_with_its_place(tmp_path: Path, capsys
     assert code == 5
     assert f"{plan}:11:19:" in err and "users" in err
     assert f"{plan}:12:" in err and "run_time" in err
+
+
+@pytest.mark.slow
+def test_the_standin_console_reads_as_charbench_console(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from planner.parsers import parse_text
+
+    root = tmp_path / "h"
+    install_standins(root)
+    home = install_swingbench(root, HOME)
+    update_state(root, lambda s: s["segments"].update(
+        {"SOE.ORDERS": {"tablespace": "SOE", "buffer_pool": "DEFAULT", "segment_type": "TABLE"}}))
+    out = subprocess.run([sys.executable, str(home / "bin" / "charbench"), "-c", str(home / "configs" /
+                          "SOE_Server_Side_V2.xml"), "-cs", "//h/s", "-u", "soe", "-p", "x", "-uc", "4", "-rt", "0:01",
+                          "-a", "-r", str(tmp_path / "r.xml")], capture_output=True, text=True, check=True,
+                         env={"PLANNER_STANDIN_TIME_SCALE": "0"}).stdout
+    console = parse_text(out, "charbench.log")
+    xml = parse_text((tmp_path / "r.xml").read_text(), "r.xml")
+    assert console.kind == "swingbench_console" and xml.kind == "swingbench"
+    assert console.value("swingbench.users") == xml.value("swingbench.users") == 4
+    assert console.value("swingbench.console_tps", stat="max") == int(xml.value("swingbench.tps") or 0)

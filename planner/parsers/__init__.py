@@ -124,6 +124,9 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
                headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
                          ("swingbench.failed_txns", {}))),
+    ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)", "looks_like_console",
+               "parse_console", (r"charbench.*\.(log|txt|out)$",),
+               headline=(("swingbench.console_tps", {"stat": "mean"}), ("swingbench.console_tpm", {"stat": "mean"}))),
     ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
     ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})

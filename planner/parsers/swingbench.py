@@ -206,3 +206,50 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     if conn is not None and (connect := _text(_children(conn).get("ConnectString"))):
         sink.facts["connect"] = connect[:200]
     return sink.freeze("swingbench")
+
+
+# -- charbench's console (-v users,tpm,tps,...): one line a second under a "Time Users TPM TPS ..." header -------
+# [ \t], never \s: under re.M a \s* crosses blank lines, and a run of them makes detection quadratic
+_CONSOLE_HEAD = re.compile(r"^[ \t]*Time[ \t]+Users[ \t]+(?:\S+[ \t]+)*?(?:TPM|TPS)\b.*$", re.M)
+_CONSOLE_ROW = re.compile(r"^\s*\d{1,2}:\d{2}:\d{2}\s+\[(\d+)/(\d+)\]((?:\s+\S+)*)\s*$")
+
+
+def looks_like_console(text: str) -> bool:
+    head = _CONSOLE_HEAD.search(text[:200_000])
+    return head is not None and any(_CONSOLE_ROW.match(ln) for ln in text[head.end():head.end() + 4000].splitlines())
+
+
+def parse_console(text: str, source: str = "<text>") -> Parsed:
+    """TPS and TPM over the lines where every user is connected (the ramp-up's lines are not the rate), their
+    mean and max; users; errors (the highest count printed). Columns are found by the header's names."""
+    sink = MetricSink(source)
+    head = _CONSOLE_HEAD.search(text)
+    if head is None:
+        raise ParseError("swingbench_console", "header", "no 'Time Users TPM TPS' header", source=source)
+    names = head.group(0).split()[2:]  # after Time and Users
+    series: dict[str, list[float]] = {}
+    users = 0
+    for no, line in enumerate(text[head.end():].splitlines(), text.count("\n", 0, head.end()) + 1):
+        m = _CONSOLE_ROW.match(line)
+        if not m:
+            continue
+        active, users = int(m.group(1)), int(m.group(2))
+        for name, cell in zip(names, m.group(3).split(), strict=False):
+            r = read(cell)
+            if r.value is None:
+                sink.errors.append(ParseError("swingbench_console", name, f"{cell[:30]!r} is not a number",
+                                              source=source, line=no))
+            elif name in ("TPM", "TPS", "Errors") and (active == users or name == "Errors"):
+                series.setdefault(name, []).append(r.value)
+    for name, metric, unit in (("TPS", "swingbench.console_tps", "transactions/s"),
+                               ("TPM", "swingbench.console_tpm", "transactions/min")):
+        if values := series.get(name):
+            put(sink, metric, sum(values) / len(values), unit, Direction.HIGHER, labels={"stat": "mean"})
+            put(sink, metric, max(values), unit, Direction.HIGHER, labels={"stat": "max"})
+    if not sink.metrics:
+        raise ParseError("swingbench_console", "rows", "no line with every user connected and a TPS or TPM value",
+                         source=source)
+    put(sink, "swingbench.users", users, "users")
+    if errors := series.get("Errors"):
+        put(sink, "swingbench.console_errors", max(errors), "errors", Direction.LOWER)
+    return sink.freeze("swingbench_console")
