@@ -189,3 +189,21 @@ def test_the_standin_console_reads_as_charbench_console(tmp_path: Path) -> None:
     assert console.kind == "swingbench_console" and xml.kind == "swingbench"
     assert console.value("swingbench.users") == xml.value("swingbench.users") == 4
     assert console.value("swingbench.console_tps", stat="max") == int(xml.value("swingbench.tps") or 0)
+
+
+@pytest.mark.slow
+def test_check_diff_masks_passwords_read_from_files_beside_the_plan(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    # planner run from another folder: the files are found beside the plan, and masked as such in the preview
+    project(tmp_path)
+    ini = tmp_path / "hosts.ini"
+    ini.write_text(ini.read_text().replace(f"swingbench_password={SECRET} swingbench_dba_password={DBA_SECRET}",
+                                           "swingbench_password_file=soe.pass swingbench_dba_password_file=dba.pass"))
+    (tmp_path / "soe.pass").write_text(SECRET + "\n")
+    (tmp_path / "dba.pass").write_text(DBA_SECRET + "\n")
+    assert Path.cwd() != tmp_path
+    main(["apply", str(tmp_path / "plan.yaml"), "-i", str(ini), "--runs-dir", str(tmp_path / "runs"), "--no-report",
+          "-C", "-D"])
+    out = capsys.readouterr().out
+    assert "bin/charbench -c" in out and "-p ********" in out
+    assert SECRET not in out and DBA_SECRET not in out
