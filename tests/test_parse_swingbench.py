@@ -176,3 +176,15 @@ def test_console_with_columns_in_another_order_and_an_unreadable_cell() -> None:
 def test_console_without_rows_is_a_named_error() -> None:
     with pytest.raises(ParseError, match="every user connected"):
         swingbench.parse_console("Time     Users       TPM      TPS\n10:58:35 [0/4]       0        0\n", "t")
+
+
+def test_connect_string_straight_under_configuration_and_nan_for_a_type_that_never_ran() -> None:
+    text = ('<Results xmlns="http://www.dominicgiles.com/swingbench"><Overview>'
+            "<TotalCompletedTransactions>10</TotalCompletedTransactions></Overview>"
+            "<Configuration><NumberOfUsers>4</NumberOfUsers><ConnectString>//db/soe</ConnectString></Configuration>"
+            '<TransactionResults><Result id="Sales Rep Query"><TransactionCount>0</TransactionCount>'
+            "<AverageResponse>NaN</AverageResponse></Result></TransactionResults></Results>")
+    p = swingbench.parse(text, "t")
+    assert p.fact("connect") == "//db/soe" and p.value("swingbench.users") == 4
+    assert p.errors == () and not p.all("swingbench.response_ms")
+    assert p.value("swingbench.tx_count", transaction="Sales Rep Query") == 0

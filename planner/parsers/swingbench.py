@@ -105,6 +105,8 @@ def _number(sink: MetricSink, elem: ET.Element | None, section: str) -> float | 
     if elem is None:
         return None
     raw = _text(elem)
+    if raw.lower() in ("nan", "infinity", "-infinity"):  # Java's words for a type that never ran: no value
+        return None
     r = read(raw)
     if r.value is None and r.problem != "blank":
         sink.errors.append(ParseError("swingbench", section, f"<{_local(elem.tag)}> {raw[:30]!r} is not a number; "
@@ -132,7 +134,9 @@ def _overview(sink: MetricSink, root: dict[str, ET.Element]) -> int:
         if value is not None:
             put(sink, name, value, unit, direction)
             found += 1
-    users = ov.get("TotalNumberOfUsers") or conf.get("NumberOfUsers") or conf.get("Users")
+    # never `a or b` on elements: a leaf Element is falsy
+    users = next((e for e in (ov.get("TotalNumberOfUsers"), conf.get("NumberOfUsers"), conf.get("Users"))
+                  if e is not None), None)
     if (n := _number(sink, users, "Overview")) is not None:
         put(sink, "swingbench.users", n, "users")
     if (run := _seconds(_text(ov.get("TotalRunTime")))) is not None:
@@ -202,8 +206,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     _readings(sink, root)
     # the rates first: a report's result line and tables take a kind's headline metrics in the order read
     sink.metrics.sort(key=lambda m: _FIRST.index(m.name) if m.name in _FIRST else len(_FIRST))
-    conn = _children(root["Configuration"]).get("Connection") if "Configuration" in root else None
-    if conn is not None and (connect := _text(_children(conn).get("ConnectString"))):
+    # under <Connection> in some files, straight under <Configuration> in others
+    conf = root.get("Configuration")
+    found_cs = next((e for e in conf.iter() if _local(e.tag) == "ConnectString"), None) if conf is not None else None
+    if connect := _text(found_cs):
         sink.facts["connect"] = connect[:200]
     return sink.freeze("swingbench")
 
