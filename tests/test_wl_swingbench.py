@@ -207,3 +207,15 @@ def test_check_diff_masks_passwords_read_from_files_beside_the_plan(tmp_path: Pa
     out = capsys.readouterr().out
     assert "bin/charbench -c" in out and "-p ********" in out
     assert SECRET not in out and DBA_SECRET not in out
+
+
+@pytest.mark.slow
+def test_failed_transactions_fail_the_point_and_keep_its_figures(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    project(tmp_path)
+    monkeypatch.setenv("PLANNER_STANDIN_FAILED_TXNS", "12")
+    code, _run, results = apply(tmp_path)
+    assert code != 0
+    assert all(r["status"] == "failed" and "12 failed transactions" in r["msg"] for r in results)
+    assert all(r["data"]["metrics"]["swingbench.failed_txns"] == 12 for r in results)
+    assert all(r["data"]["metrics"]["swingbench.tps"] > 0 for r in results)
