@@ -166,6 +166,15 @@ DISPLAY_NAMES: dict[str, str] = {
     "slb.users": "SLB processes", "slb.runtime_s": "SLB run time",
     "iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
     "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer",
+    "swingbench.tps": "Swingbench transactions per second", "swingbench.tpm": "Swingbench transactions per minute",
+    "swingbench.max_tps": "Swingbench peak transactions per second",
+    "swingbench.max_tpm": "Swingbench peak transactions per minute",
+    "swingbench.completed_txns": "Swingbench completed transactions",
+    "swingbench.failed_txns": "Swingbench failed transactions", "swingbench.users": "Swingbench users",
+    "swingbench.run_time_s": "Swingbench run time", "swingbench.console_tps": "Swingbench console TPS",
+    "swingbench.console_tpm": "Swingbench console TPM",
+    "swingbench.console_errors": "Swingbench console errors", "swingbench.tx_count": "{transaction}, completed",
+    "swingbench.tx_failed": "{transaction}, failed", "swingbench.response_ms": "{transaction}, response time",
 }
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
@@ -175,9 +184,10 @@ OUTPUT_NAMED_FAMILIES = frozenset({"fio", "global", "iostat", "mpstat", "vmstat"
 LABEL_WORDS: dict[str, str] = {
     "event": "{v}", "test": "{v}", "stat": "{v}", "wait_class": "{v}", "section": "{v} section",
     "basis": "counted in {v}", "view": "{v} view", "job": "job {v}", "device": "device {v}", "cpu": "CPU {v}",
-    "instance": "instance {v}", "run": "run {v}", "form": "from {v}",
+    "instance": "instance {v}", "run": "run {v}", "form": "from {v}", "transaction": "{v}",
 }
-_PREFIXES = {"orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
+_PREFIXES = {"swingbench": "Swingbench",
+             "orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
              "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}

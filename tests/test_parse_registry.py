@@ -50,7 +50,8 @@ def test_kinds_cover_every_parser() -> None:
             "awr_compare", "awr_rac_html", "fio_text",  # issue 18 added these three
             "orion_csv_us",  # issue 16: a 12c+ _lat.csv is in microseconds
             "awr_rac_text",  # issue 16 row 4: the global RAC report in text
-            "fio_terse"} == set(KINDS)  # fio --minimal, terse versions 3-5
+            "fio_terse",  # fio --minimal, terse versions 3-5
+            "swingbench", "swingbench_console"} == set(KINDS)  # charbench -r results XML, its -v console
 
 
 def test_calibrate_detected() -> None:

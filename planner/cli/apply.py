@@ -163,6 +163,8 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
                 found.append(os.environ[value])
             if key.endswith("_file") and is_secret_name(key[:-5]):
                 found.extend(_password_file(value))
+                if not Path(value).expanduser().is_absolute():  # a step may read it beside the plan (swingbench)
+                    found.extend(_password_file(str(Path(plan.source).parent / value)))
     return tuple(dict.fromkeys(s for s in found if s))
 
 

@@ -31,7 +31,7 @@ MAX_INFLATED_BYTES = 64 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
-                  "iozone, CALIBRATE_IO, iostat/mpstat/vmstat")
+                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat")
 
 
 class DbReport(enum.Enum):
@@ -67,6 +67,7 @@ class ParserKind:
     # DBA_RSRC_IO_CALIBRATE row are one calibration): the first one read is the headline.
     one_figure: bool = False
     html_report: bool = False  # HTML is its own layout, not a paste wrapper
+    xml_report: bool = False  # XML: its tags and entities are the layout, never a paste wrapper to take off
     # Lines that carry results: one that gave no value and no warning is listed, so "everything read" is never
     # said over it.
     result_lines: str = ""
@@ -119,6 +120,13 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                          ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
                result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
                step_kind="iozone"),
+    ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
+               names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
+               headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
+                         ("swingbench.failed_txns", {}))),
+    ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)", "looks_like_console",
+               "parse_console", (r"charbench.*\.(log|txt|out)$",),
+               headline=(("swingbench.console_tps", {"stat": "mean"}), ("swingbench.console_tpm", {"stat": "mean"}))),
     ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
     ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})
@@ -175,6 +183,7 @@ def detect(text: str, filename: str = "") -> str | None:
 
 
 _HTML_REPORTS = tuple(k.kind for k in PARSER_KINDS if k.html_report)
+_XML_REPORTS = tuple(k.kind for k in PARSER_KINDS if k.xml_report)
 
 
 def _detects(kind: str, text: str) -> bool:
@@ -203,7 +212,8 @@ def parse_text(text: str, source: str, kind: str | None = None) -> Parsed:
         return _checked(_run(kind, text, source), (), text)
     if not text.strip():
         raise ParseError("detect", "file kind", "empty input", source=source)
-    keep_html = "<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)
+    keep_html = ("<table" in text[:200_000].lower() and any(_detects(k, text) for k in _HTML_REPORTS)) or any(
+        _detects(k, text) for k in _XML_REPORTS)
     first_error: ParseError | None = None
     base = ""
     # A blog page can look like an AWR HTML report (a layout <table>, the report's title in its <pre>): when it

@@ -181,6 +181,8 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRele
                     if isinstance(host.vars.get(key), int | float)]
             with (target / "standin.env").open("a") as f:
                 f.write("\n".join(env) + "\n")
+    elif standin is KitStandIn.SWINGBENCH_HOME and path.startswith("/"):
+        standins.install_swingbench(root, path)
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

@@ -32,12 +32,14 @@ from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra
 from planner.steps.prep_flashback import Flashback
 from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl
+from planner.steps.wl_swingbench import Swingbench
 
 # In the plan schema's order (planner schema, the "prep steps are: ..." hints): generic, prep, workloads, collect.
 REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch)}
 REGISTRY.update({cls.kind: cls for cls in (IoScheduler, AsmDiskgroup, InitOra, Flashback, Sysctl, Hugepages)})
 REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_slb.Slb, wl_calibrate.CalibrateIo,
                                           wl_iozone.Iozone, wl_fio.Fio)})
+REGISTRY[Swingbench.kind] = Swingbench
 REGISTRY.update({cls.kind: cls for cls in (dbreport.AwrCollect, dbreport.StatspackCollect)})
 
 

@@ -72,8 +72,20 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
     t0, t1 = (datetime.fromisoformat(snaps[str(x)]) for x in (begin, end))
     elapsed = max(1.0, (t1 - t0).total_seconds())
     host, db = awrgen.discover_host(), awrgen.load_db(_state_dir())
-    fig = awrgen.simulate(awrgen.Workload(sessions=0, run_time_s=elapsed), host, db)
+    fig = awrgen.simulate(awrgen.Workload(sessions=_oltp_sessions(s.state, t0, t1), update_pct=OLTP_UPDATE_PCT,
+                                          run_time_s=elapsed), host, db)
     return fig, host, db, awrgen.Interval(begin, end, t0, elapsed)
+
+
+OLTP_UPDATE_PCT = 30  # the stand-in's guess at SOE's write share (toy model, not a Swingbench figure)
+
+
+def _oltp_sessions(state: dict, t0: datetime, t1: datetime) -> int:
+    """The sessions of a stand-in charbench run inside the snapshots' window (its ``oltp_runs`` record): an
+    AWR report around it shows the load, as one around SLOB's does; none, an idle database."""
+    runs = [r for r in state.get("oltp_runs", []) if isinstance(r, dict)
+            and t0 <= datetime.fromisoformat(str(r.get("start"))) and datetime.fromisoformat(str(r.get("end"))) <= t1]
+    return max((int(r.get("sessions", 0)) for r in runs), default=0)
 
 
 @statement(r"select\s+output\s+from\s+table\s*\(\s*dbms_workload_repository\.awr_report_text\s*\(\s*(\d+)\s*,"

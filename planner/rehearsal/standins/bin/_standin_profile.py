@@ -40,8 +40,14 @@ def _v_datafile(state: dict[str, Any]) -> list[Row]:
     return [{"file#": r["file_id"], "name": r["file_name"], "status": "ONLINE"} for r in _dba_data_files(state)]
 
 
+def _dba_tables(state: dict[str, Any]) -> list[Row]:
+    """DBA_TABLES: OWNER, TABLE_NAME, TABLESPACE_NAME of every table segment (Oracle Database Reference)."""
+    return [{"owner": r["owner"], "table_name": r["segment_name"], "tablespace_name": r["tablespace_name"]}
+            for r in _dba_segments(state) if r["segment_type"] == "TABLE"]
+
+
 # V$PARAMETER SPFILE (_standin.py) and V$DATABASE.CDB (_standin_cdb.py, 12.1+ only) have one definition each
-VIEWS.update({"dba_segments": _dba_segments,
+VIEWS.update({"dba_segments": _dba_segments, "dba_tables": _dba_tables,
               "dba_data_files": _dba_data_files, "v$datafile": _v_datafile,
               "dba_tablespaces": lambda s: [{"tablespace_name": t} for t in (s.get("tablespaces") or {})]})
 
