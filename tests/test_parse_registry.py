@@ -33,6 +33,8 @@ EXPECTED = {
     "ostats/mpstat-P-ALL.txt": "mpstat",
     "ostats/vmstat-t.txt": "vmstat",
     "ostats/vmstat-n.txt": "vmstat",
+    "hammerdb/siddhsql_hammerdb_pg_10vu.txt": "hammerdb",
+    "hammerdb/oracle_awr_11g_console.txt": "hammerdb",
 }
 
 
@@ -50,7 +52,8 @@ def test_kinds_cover_every_parser() -> None:
             "awr_compare", "awr_rac_html", "fio_text",  # issue 18 added these three
             "orion_csv_us",  # issue 16: a 12c+ _lat.csv is in microseconds
             "awr_rac_text",  # issue 16 row 4: the global RAC report in text
-            "fio_terse"} == set(KINDS)  # fio --minimal, terse versions 3-5
+            "fio_terse",  # fio --minimal, terse versions 3-5
+            "hammerdb"} == set(KINDS)  # hammerdbcli TPROC-C transcripts and logs
 
 
 def test_calibrate_detected() -> None:
