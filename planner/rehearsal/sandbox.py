@@ -181,6 +181,10 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRele
                     if isinstance(host.vars.get(key), int | float)]
             with (target / "standin.env").open("a") as f:
                 f.write("\n".join(env) + "\n")
+    elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
+        target.mkdir(parents=True, exist_ok=True)
+        if not (target / "hammerdbcli").exists():
+            (target / "hammerdbcli").symlink_to(base / "bin" / "hammerdbcli")
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
