@@ -166,6 +166,11 @@ DISPLAY_NAMES: dict[str, str] = {
     "slb.users": "SLB processes", "slb.runtime_s": "SLB run time",
     "iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
     "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer",
+    "hammerdb.nopm": "HammerDB NOPM", "hammerdb.tpm": "HammerDB TPM",  # new orders / transactions per minute
+    "hammerdb.active_vu": "HammerDB active virtual users", "hammerdb.vu_finished": "HammerDB virtual users finished",
+    "hammerdb.vu_failed": "HammerDB virtual users failed", "hammerdb.warehouses": "HammerDB warehouses",
+    "hammerdb.rampup_min": "HammerDB ramp-up", "hammerdb.duration_min": "HammerDB timed test",
+    "hammerdb.awr_begin_snap": "HammerDB AWR begin snapshot", "hammerdb.awr_end_snap": "HammerDB AWR end snapshot",
 }
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
@@ -178,10 +183,10 @@ LABEL_WORDS: dict[str, str] = {
     "instance": "instance {v}", "run": "run {v}", "form": "from {v}",
 }
 _PREFIXES = {"orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
-             "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
+             "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat", "hammerdb": "HammerDB"}
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}
-_UNIT_IN_NAME = {"IOPS", "IO/s", "ratio"}  # "Physical read IOPS (IOPS)" says it twice
+_UNIT_IN_NAME = {"IOPS", "IO/s", "ratio", "NOPM", "TPM"}  # "Physical read IOPS (IOPS)" says it twice
 
 
 def _words(name: str) -> str:

@@ -101,3 +101,13 @@ def test_no_result_is_refused_and_other_kinds_are_not_taken() -> None:
     with pytest.raises(ParseError):
         hammerdb.parse("Vuser 1:RUNNING\n", "x")
     assert detect("Total wops 1 Secs 2 Avg nsec/op 3 TPUT ops/sec 4\n") != "hammerdb"
+
+
+def test_warehouses_from_the_assignment_lines_and_print_dict() -> None:
+    assert parse_file(DATA / "siddhsql_hammerdb_pg_100vu.txt").value("hammerdb.warehouses") == 400
+    # HammerDB 4.0 docs (ch04s08, Use All Warehouses) and `print dict` (the Oracle note's listing)
+    text = ("Vuser 2:Assigned 10 WIDs = 1 4 7 10 13 16 19 22 25 28 based on VU count 3, Warehouses = 10 out of 30\n"
+            "Vuser 1:FINISHED SUCCESS\n")
+    assert hammerdb.parse(text, "x").value("hammerdb.warehouses") == 30
+    assert hammerdb.parse(" count_ware       = 10\nVuser 1:FINISHED SUCCESS\n", "x").value("hammerdb.warehouses") == 10
+    assert parse_file(DATA / "siddhsql_hammerdb_pg_10vu.txt").value("hammerdb.warehouses") == 400

@@ -112,3 +112,22 @@ def test_check_diff_shows_the_scripts_as_the_run_writes_them(tmp_path: Path, cap
     assert "hammerdbcli auto" in out and "build.tcl:" in out and "run.tcl:" in out
     assert '    vuset vu "2"' in out and '    vuset vu "4"' in out and "    diset tpcc count_ware \"4\"" in out
     assert SECRET not in out and '    diset connection system_password "********"' in out
+
+
+@pytest.mark.slow
+def test_the_oltp_example_plan_rehearses_with_nopm_per_system(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    import shutil
+
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.002")
+    root = Path(__file__).resolve().parent.parent
+    for d in ("plans", "inventory"):
+        shutil.copytree(root / d, tmp_path / d, ignore=shutil.ignore_patterns("reports"))
+    code = main(["apply", "--rehearse", str(tmp_path / "plans" / "oltp_violin_vs_exadata.yaml"),
+                 "--runs-dir", str(tmp_path / "runs")])
+    capsys.readouterr()
+    assert code == 0
+    report = (tmp_path / "plans" / "reports" / "oltp_violin_vs_exadata.md").read_text()
+    row = next(line for line in report.splitlines() if line.startswith("| TPROC-C") and "HammerDB NOPM" in line)
+    assert row.count("(virtual users") == 2  # one cell per system, each at its best point
+    assert "hammerdb-nopm-by-virtual-users.svg" in report

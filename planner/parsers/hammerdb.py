@@ -14,7 +14,8 @@ sit in front of any line (asynchronous output after the prompt came back).
 Metrics: ``hammerdb.nopm`` NOPM and ``hammerdb.tpm`` TPM (higher is better; label ``run`` when a log holds several
 results), ``hammerdb.active_vu`` users, ``hammerdb.rampup_min`` / ``hammerdb.duration_min`` min (the timed driver's
 own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines),
-``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids). Facts: ``database``, ``version``,
+``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from ``print
+dict`` or the driver's warehouse assignment lines). Facts: ``database``, ``version``,
 ``jobid``, ``first_error``, ``awr_instance``.
 """
 
@@ -38,6 +39,10 @@ _SNAP = re.compile(r"(Start|End) Snapshot\s+(\d+)\s+taken at\s+.*?\bof instance\
 _VERSION = re.compile(r"HammerDB CLI v?(\d+(?:\.\d+)+)")
 _JOBID = re.compile(r"\bjobid=([0-9A-F]{8,40})\b")
 _ERROR = re.compile(r"Error in Virtual User\s+(\d+):\s*(.*)")
+# the schema's warehouses: ``print dict`` (``count_ware = 10``, ``pg_count_ware = 400``) or the driver's
+# assignment line (4.0 ``Warehouses = 10 out of 30``, 4.7 ``Warehouses = 400 (1 out of 4)``)
+_DICT_WARE = re.compile(r"^\s*(?:[a-z]+_)?count_ware\s*=\s*(\d+)\s*$")
+_ASSIGNED = re.compile(r"based on VU count\s+\d+,\s*Warehouses\s*=\s*(\d+)(?:\s+out of\s+(\d+))?")
 
 
 def looks_like(text: str) -> bool:
@@ -77,6 +82,16 @@ def _add_once(sink: MetricSink, lines: list[str], pattern: re.Pattern[str], name
     if found:
         no, m = found[-1]
         sink.add(name, _number(m.group(1)), unit, Direction.NEUTRAL, no)
+
+
+def _warehouses(sink: MetricSink, lines: list[str]) -> None:
+    for no, line in enumerate(lines, 1):
+        if m := _DICT_WARE.match(line):
+            sink.add("hammerdb.warehouses", int(m.group(1)), "warehouses", Direction.NEUTRAL, no)
+            return
+        if m := _ASSIGNED.search(line):
+            sink.add("hammerdb.warehouses", int(m.group(2) or m.group(1)), "warehouses", Direction.NEUTRAL, no)
+            return
 
 
 def _virtual_users(sink: MetricSink, lines: list[str]) -> None:
@@ -120,6 +135,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     _add_once(sink, lines, _RAMPUP, "hammerdb.rampup_min", "min")
     _add_once(sink, lines, _TIMED, "hammerdb.duration_min", "min")
     _virtual_users(sink, lines)
+    _warehouses(sink, lines)
     _snapshots(sink, lines)
     _facts(sink, text)
     if not sink.metrics:

@@ -151,7 +151,9 @@ class HammerDB(StepType):
                  f"diset tpcc duration {tcl_quote(_int(a, 'duration', 5))}",
                  f"diset tpcc allwarehouse {tcl_quote(bool(a.get('allwarehouse', False)))}",
                  f"diset tpcc ora_timeprofile {tcl_quote(bool(a.get('timeprofile', False)))}",
-                 "loadscript", f"vuset vu {tcl_quote(int(a['virtual_users']))}", "vuset logtotemp 1",
+                 # the schema's size beside the run's figures: the record says what the virtual users shared
+                 *([f"diset tpcc count_ware {tcl_quote(int(a['warehouses']))}"] if a.get("warehouses") else []),
+                 "print dict", "loadscript", f"vuset vu {tcl_quote(int(a['virtual_users']))}", "vuset logtotemp 1",
                  "vucreate", "vurun", "vudestroy"]
         return "\n".join(lines) + "\n"
 

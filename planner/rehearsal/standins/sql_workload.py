@@ -71,8 +71,14 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
         raise OraError(f"ORA-20200: End Snapshot Id {end} must be greater than Begin Snapshot Id {begin}")
     t0, t1 = (datetime.fromisoformat(snaps[str(x)]) for x in (begin, end))
     elapsed = max(1.0, (t1 - t0).total_seconds())
+    # a workload stand-in that ran between the snapshots (hammerdbcli) leaves its sessions at the end snapshot
+    load = (s.state.get("awr_load") or {}).get(str(end)) or {}
+    sessions = int(load.get("sessions", 0))
+    os.environ.update({k: str(v) for k, v in (load.get("host") or {}).items() if k.startswith("PLANNER_STANDIN_")})
     host, db = awrgen.discover_host(), awrgen.load_db(_state_dir())
-    fig = awrgen.simulate(awrgen.Workload(sessions=0, run_time_s=elapsed), host, db)
+    w = awrgen.Workload(sessions=sessions, update_pct=40 if sessions else 0, run_time_s=elapsed,
+                        scale_blocks=int(load.get("scale_blocks", 10000)))
+    fig = awrgen.simulate(w, host, db)
     return fig, host, db, awrgen.Interval(begin, end, t0, elapsed)
 
 
