@@ -171,6 +171,12 @@ DISPLAY_NAMES: dict[str, str] = {
     "hammerdb.vu_failed": "HammerDB virtual users failed", "hammerdb.warehouses": "HammerDB warehouses",
     "hammerdb.rampup_min": "HammerDB ramp-up", "hammerdb.duration_min": "HammerDB timed test",
     "hammerdb.awr_begin_snap": "HammerDB AWR begin snapshot", "hammerdb.awr_end_snap": "HammerDB AWR end snapshot",
+    "hammerdb.proc_calls": "HammerDB {proc} calls", "hammerdb.proc_avg_ms": "HammerDB {proc} average response time",
+    "hammerdb.proc_min_ms": "HammerDB {proc} minimum response time",
+    "hammerdb.proc_max_ms": "HammerDB {proc} maximum response time",
+    "hammerdb.proc_p50_ms": "HammerDB {proc} median response time",
+    "hammerdb.proc_p95_ms": "HammerDB {proc} 95th percentile response time",
+    "hammerdb.proc_p99_ms": "HammerDB {proc} 99th percentile response time",
 }
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).

@@ -111,3 +111,14 @@ def test_warehouses_from_the_assignment_lines_and_print_dict() -> None:
     assert hammerdb.parse(text, "x").value("hammerdb.warehouses") == 30
     assert hammerdb.parse(" count_ware       = 10\nVuser 1:FINISHED SUCCESS\n", "x").value("hammerdb.warehouses") == 10
     assert parse_file(DATA / "siddhsql_hammerdb_pg_10vu.txt").value("hammerdb.warehouses") == 400
+
+
+def test_time_profile_summary_per_stored_procedure() -> None:
+    p = parse_file(DATA / "pkb_hammerdbcli_tpcc_timeprofile_4_3_summary.log")
+    assert p.kind == "hammerdb" and p.errors == ()
+    assert p.value("hammerdb.proc_calls", proc="NEWORD") == 322104
+    assert p.value("hammerdb.proc_avg_ms", proc="NEWORD") == 9.236
+    assert p.value("hammerdb.proc_p99_ms", proc="NEWORD") == 14.197
+    assert p.value("hammerdb.proc_p50_ms", proc="OSTAT") == 2.033
+    assert p.value("hammerdb.proc_max_ms", proc="DELIVERY") == 83.076
+    assert len(p.all("hammerdb.proc_avg_ms")) == 5

@@ -15,7 +15,9 @@ Metrics: ``hammerdb.nopm`` NOPM and ``hammerdb.tpm`` TPM (higher is better; labe
 results), ``hammerdb.active_vu`` users, ``hammerdb.rampup_min`` / ``hammerdb.duration_min`` min (the timed driver's
 own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines),
 ``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from ``print
-dict`` or the driver's warehouse assignment lines). Facts: ``database``, ``version``,
+dict`` or the driver's warehouse assignment lines); from a time profile's SUMMARY block, per stored procedure
+(label ``proc``: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT) ``hammerdb.proc_calls`` and
+``hammerdb.proc_{min,avg,max,p99,p95,p50}_ms``. Facts: ``database``, ``version``,
 ``jobid``, ``first_error``, ``awr_instance``.
 """
 
@@ -45,8 +47,35 @@ _DICT_WARE = re.compile(r"^\s*(?:[a-z]+_)?count_ware\s*=\s*(\d+)\s*$")
 _ASSIGNED = re.compile(r"based on VU count\s+\d+,\s*Warehouses\s*=\s*(\d+)(?:\s+out of\s+(\d+))?")
 
 
+# the time profile (``ora_timeprofile`` / ``pg_timeprofile``): only its SUMMARY block, the users' median
+_SUMMARY = re.compile(r">>>>> SUMMARY OF\s+(\d+)\s+ACTIVE VIRTUAL USERS")
+_PROC = re.compile(r">>>>> PROC:\s*(\w+)")
+_STAT = re.compile(r"(?<![A-Z])(CALLS|MIN|AVG|MAX|P99|P95|P50):\s*(\d+(?:\.\d+)?)(ms)?")
+_PROC_STATS = {"CALLS": ("hammerdb.proc_calls", "calls", Direction.NEUTRAL)} | {
+    k: (f"hammerdb.proc_{k.lower()}_ms", "ms", Direction.LOWER) for k in ("MIN", "AVG", "MAX", "P99", "P95", "P50")}
+
+
 def looks_like(text: str) -> bool:
-    return bool(_RESULT.search(text) or _SNAPIDS.search(text) or _VU_END.search(text))
+    return bool(_RESULT.search(text) or _SNAPIDS.search(text) or _VU_END.search(text) or _SUMMARY.search(text))
+
+
+def _time_profile(sink: MetricSink, lines: list[str]) -> None:
+    """Each stored procedure's response times over every active user (the SUMMARY block), label ``proc``."""
+    start = next((i for i, line in enumerate(lines) if _SUMMARY.search(line)), None)
+    if start is None:
+        return
+    proc = ""
+    for no in range(start + 1, len(lines)):
+        line = lines[no]
+        if line.startswith("+-+-") or _SUMMARY.search(line):
+            break
+        if m := _PROC.search(line):
+            proc = m.group(1)
+            continue
+        for stat in _STAT.finditer(line):
+            if proc:
+                name, unit, direction = _PROC_STATS[stat.group(1)]
+                sink.add(name, float(stat.group(2)), unit, direction, no + 1, False, proc=proc)
 
 
 def _number(text: str) -> float:
@@ -136,9 +165,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     _add_once(sink, lines, _TIMED, "hammerdb.duration_min", "min")
     _virtual_users(sink, lines)
     _warehouses(sink, lines)
+    _time_profile(sink, lines)
     _snapshots(sink, lines)
     _facts(sink, text)
     if not sink.metrics:
         raise ParseError("hammerdb", "results", "no 'TEST RESULT : System achieved N NOPM from M ... TPM' line, "
-                         "no virtual user FINISHED line and no AWR SNAPID line", source=source)
+                         "no virtual user FINISHED line, no AWR SNAPID line and no time profile SUMMARY", source=source)
     return sink.freeze("hammerdb")
