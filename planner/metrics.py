@@ -175,6 +175,17 @@ DISPLAY_NAMES: dict[str, str] = {
     "swingbench.console_tpm": "Swingbench console TPM",
     "swingbench.console_errors": "Swingbench console errors", "swingbench.tx_count": "{transaction}, completed",
     "swingbench.tx_failed": "{transaction}, failed", "swingbench.response_ms": "{transaction}, response time",
+    "hammerdb.nopm": "HammerDB NOPM", "hammerdb.tpm": "HammerDB TPM",  # new orders / transactions per minute
+    "hammerdb.active_vu": "HammerDB active virtual users", "hammerdb.vu_finished": "HammerDB virtual users finished",
+    "hammerdb.vu_failed": "HammerDB virtual users failed", "hammerdb.warehouses": "HammerDB warehouses",
+    "hammerdb.rampup_min": "HammerDB ramp-up", "hammerdb.duration_min": "HammerDB timed test",
+    "hammerdb.awr_begin_snap": "HammerDB AWR begin snapshot", "hammerdb.awr_end_snap": "HammerDB AWR end snapshot",
+    "hammerdb.proc_calls": "HammerDB {proc} calls", "hammerdb.proc_avg_ms": "HammerDB {proc} average response time",
+    "hammerdb.proc_min_ms": "HammerDB {proc} minimum response time",
+    "hammerdb.proc_max_ms": "HammerDB {proc} maximum response time",
+    "hammerdb.proc_p50_ms": "HammerDB {proc} median response time",
+    "hammerdb.proc_p95_ms": "HammerDB {proc} 95th percentile response time",
+    "hammerdb.proc_p99_ms": "HammerDB {proc} 99th percentile response time",
 }
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
@@ -186,12 +197,12 @@ LABEL_WORDS: dict[str, str] = {
     "basis": "counted in {v}", "view": "{v} view", "job": "job {v}", "device": "device {v}", "cpu": "CPU {v}",
     "instance": "instance {v}", "run": "run {v}", "form": "from {v}", "transaction": "{v}",
 }
-_PREFIXES = {"swingbench": "Swingbench",
+_PREFIXES = {"swingbench": "Swingbench", "hammerdb": "HammerDB",
              "orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
              "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}
-_UNIT_IN_NAME = {"IOPS", "IO/s", "ratio"}  # "Physical read IOPS (IOPS)" says it twice
+_UNIT_IN_NAME = {"IOPS", "IO/s", "ratio", "NOPM", "TPM"}  # "Physical read IOPS (IOPS)" says it twice
 
 
 def _words(name: str) -> str:

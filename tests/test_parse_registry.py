@@ -33,6 +33,8 @@ EXPECTED = {
     "ostats/mpstat-P-ALL.txt": "mpstat",
     "ostats/vmstat-t.txt": "vmstat",
     "ostats/vmstat-n.txt": "vmstat",
+    "hammerdb/siddhsql_hammerdb_pg_10vu.txt": "hammerdb",
+    "hammerdb/oracle_awr_11g_console.txt": "hammerdb",
 }
 
 
@@ -51,7 +53,7 @@ def test_kinds_cover_every_parser() -> None:
             "orion_csv_us",  # issue 16: a 12c+ _lat.csv is in microseconds
             "awr_rac_text",  # issue 16 row 4: the global RAC report in text
             "fio_terse",  # fio --minimal, terse versions 3-5
-            "swingbench", "swingbench_console"} == set(KINDS)  # charbench -r results XML, its -v console
+            "swingbench", "swingbench_console", "hammerdb"} == set(KINDS)  # charbench XML/console, hammerdbcli
 
 
 def test_calibrate_detected() -> None:

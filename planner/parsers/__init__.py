@@ -132,6 +132,9 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})
                               for m in ("usr", "sys", "iowait", "idle"))),
     ParserKind("vmstat", "ostats", "vmstat", "looks_like_vmstat", "parse_vmstat", (r"vmstat",), os_stats=True),
+    ParserKind("hammerdb", "hammerdb", "HammerDB (hammerdbcli) TPROC-C output", names=(r"hammerdb",),
+               headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
+               result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb"),
     ParserKind("awr_excerpt", "excerpt", "AWR/Statspack excerpt (pasted sections)", db_report=DbReport.EXCERPT),
 )
 KINDS: tuple[str, ...] = tuple(e.kind for e in PARSER_KINDS)

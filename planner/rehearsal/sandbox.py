@@ -156,6 +156,16 @@ _HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", 
               "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
 
 
+def _host_env(path: Path, host: Host) -> None:
+    """The inventory's host line for a stand-in kit. The file is sourced by sh on the host: every value is
+    shlex-quoted (an inventory name is user input)."""
+    env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
+    env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()
+            if isinstance(host.vars.get(key), int | float)]
+    with path.open("a") as f:
+        f.write("\n".join(env) + "\n")
+
+
 def _kit_standin(kind: str) -> KitStandIn | None:
     """What the step kind says a sandbox puts at its kit path (StepType.kit_args)."""
     step_type = REGISTRY.get(kind)
@@ -175,12 +185,12 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRele
         if not (target / "runit.sh").exists():
             # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
             install_slob_kit(target, loaded_schemas=4096, release=release)
-            # The file is sourced by sh on the host: every value is shlex-quoted (an inventory name is user input).
-            env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
-            env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()
-                    if isinstance(host.vars.get(key), int | float)]
-            with (target / "standin.env").open("a") as f:
-                f.write("\n".join(env) + "\n")
+            _host_env(target / "standin.env", host)
+    elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
+        target.mkdir(parents=True, exist_ok=True)
+        if not (target / "hammerdbcli").exists():
+            (target / "hammerdbcli").symlink_to(base / "bin" / "hammerdbcli")
+            _host_env(target / "standin.env", host)  # the AWR host line of the windows it snapshots
     elif standin is KitStandIn.SWINGBENCH_HOME and path.startswith("/"):
         standins.install_swingbench(root, path)
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):

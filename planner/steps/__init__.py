@@ -24,7 +24,7 @@ from planner.errors import PlannerError, StepError
 from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
-from planner.steps import dbreport, wl_calibrate, wl_fio, wl_iozone, wl_orion, wl_slb, wl_slob
+from planner.steps import dbreport, wl_calibrate, wl_fio, wl_hammerdb, wl_iozone, wl_orion, wl_slb, wl_slob
 from planner.steps.base import NotYetImplemented, StepType
 from planner.steps.collect import FactsCollect
 from planner.steps.generic import Command, Copy, Fetch, Template
@@ -41,6 +41,7 @@ REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_slb.
                                           wl_iozone.Iozone, wl_fio.Fio)})
 REGISTRY[Swingbench.kind] = Swingbench
 REGISTRY.update({cls.kind: cls for cls in (dbreport.AwrCollect, dbreport.StatspackCollect)})
+REGISTRY[wl_hammerdb.HammerDB.kind] = wl_hammerdb.HammerDB
 
 
 def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:

@@ -109,6 +109,21 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
         db.close()
 
 
+def report_between(ctx: StepContext, begin_snap: int, end_snap: int) -> list[Artifact]:
+    """The AWR report between two snapshots the workload took itself (HammerDB's timed driver): its measured
+    window, not planner's bracket around the whole point."""
+    db = open_database(ctx, config_for(ctx))
+    try:
+        dbid = int(db.query("select dbid from v$database")[0][0] or 0)
+        inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
+        sql = (f"select output from table(dbms_workload_repository.awr_report_text("
+               f"{dbid}, {inst}, {int(begin_snap)}, {int(end_snap)}))")
+        name = f"awr_{int(begin_snap)}_{int(end_snap)}.txt"
+        return [save_text(ctx, name, _report_text(db, sql, "AWR_REPORT_TEXT"), "awr_text")]
+    finally:
+        db.close()
+
+
 def _report_text(db: object, sql: str, what: str) -> str:
     if isinstance(db, SqlplusDatabase):  # raw text: query() would strip the report's indentation
         return db.run_script(sql + ";", what)

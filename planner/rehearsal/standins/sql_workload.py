@@ -71,9 +71,17 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
         raise OraError(f"ORA-20200: End Snapshot Id {end} must be greater than Begin Snapshot Id {begin}")
     t0, t1 = (datetime.fromisoformat(snaps[str(x)]) for x in (begin, end))
     elapsed = max(1.0, (t1 - t0).total_seconds())
+    # a workload stand-in that ran between the snapshots (hammerdbcli) leaves its sessions at the end snapshot
+    load = (s.state.get("awr_load") or {}).get(str(end)) or {}
+    sessions = int(load.get("sessions", 0))
+    os.environ.update({k: str(v) for k, v in (load.get("host") or {}).items() if k.startswith("PLANNER_STANDIN_")})
     host, db = awrgen.discover_host(), awrgen.load_db(_state_dir())
-    fig = awrgen.simulate(awrgen.Workload(sessions=_oltp_sessions(s.state, t0, t1), update_pct=OLTP_UPDATE_PCT,
-                                          run_time_s=elapsed), host, db)
+    if sessions:  # hammerdbcli's own snapshots carry its load
+        w = awrgen.Workload(sessions=sessions, update_pct=40, run_time_s=elapsed,
+                            scale_blocks=int(load.get("scale_blocks", 10000)))
+    else:  # a charbench run inside the window, or an idle database
+        w = awrgen.Workload(sessions=_oltp_sessions(s.state, t0, t1), update_pct=OLTP_UPDATE_PCT, run_time_s=elapsed)
+    fig = awrgen.simulate(w, host, db)
     return fig, host, db, awrgen.Interval(begin, end, t0, elapsed)
 
 
@@ -136,7 +144,13 @@ def _dba_rsrc_io_calibrate(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(row)] if row else []
 
 
-VIEWS.update({"v$iostat_file": _v_iostat_file, "dba_rsrc_io_calibrate": _dba_rsrc_io_calibrate})
+def _dba_tables(state: dict[str, Any]) -> list[dict[str, Any]]:
+    """The tables a workload's build created (the hammerdbcli stand-in's buildschema records TPROC-C's)."""
+    return [dict(t) for t in state.get("tables", [])]
+
+
+VIEWS.update({"v$iostat_file": _v_iostat_file, "dba_rsrc_io_calibrate": _dba_rsrc_io_calibrate,
+              "dba_tables": _dba_tables})
 
 
 @statement(r"begin\s+dbms_resource_manager\.calibrate_io\s*\((?P<args>.*)\)\s*;\s*end\s*;?")
