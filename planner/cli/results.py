@@ -221,7 +221,8 @@ def _print_differences(run_ids: Sequence[str], settings: Sequence[Mapping[Settin
     print(f"The runs differ in {len(found)} setting(s); a difference in the figures below may come from these:")
     scoped = any(d.setting.scope for d in found)
     rows = [[*([d.setting.scope] if scoped else []),
-             f"{param_words(d.setting.name)} ({d.setting.kind})" if d.setting.kind else d.setting.name, *d.values]
+             f"{param_words(d.setting.name, d.setting.kind)} ({d.setting.kind})" if d.setting.kind
+             else d.setting.name, *d.values]
             for d in found]
     print_table([*(["system"] if scoped else []), "setting", *run_ids], rows)
     print()

@@ -125,7 +125,7 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
                 continue
             sm = x.summary
             row.append(fmt(sm.median) + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
-        rows.append({"host": host, "point": point_words(any_s.params), "n": any_s.summary.n,
+        rows.append({"host": host, "point": point_words(any_s.params, any_s.kind), "n": any_s.summary.n,
                      "warmups": any_s.warmups, "cells": row})
     return {"columns": [names[k] for k in keys], "metrics": keys, "show_host": len(hosts) > 1, "rows": rows,
             "repeated": any(r["n"] > 1 for r in rows)}
@@ -164,7 +164,7 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
         out.append({"play": first.play, "step": step, "title": first.title, "kind": kind,
                     "partial": partial if partial in templates else "",
                     "hosts": list(dict.fromkeys(s.host for s in ss)), "swept": swept,
-                    "swept_words": [param_words(p) for p in swept], "points": points,
+                    "swept_words": [param_words(p, kind) for p in swept], "points": points,
                     "repeats": max(s.summary.n for s in ss), "warmups": max(s.warmups for s in ss),
                     "tables": tables, "kind_rows": kind_rows,
                     "sweep_table": _sweep_table(ss, TABLE_METRICS.get(kind, wanted))})
@@ -357,7 +357,8 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
             if p not in h["plays"]:
                 continue
             line = h["awr_lines"][0] if h["awr_lines"] else {}
-            host_rows.append({"play": p, "host": h["name"], "line": line, "point": point_words(best[p].params)})
+            host_rows.append({"play": p, "host": h["name"], "line": line,
+                              "point": point_words(best[p].params, best[p].kind)})
             for g in h["waits"]:
                 if g["play"] == p and g["point"] == label[p]:
                     for e in g["events"][:5]:
@@ -368,8 +369,8 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
                 if g["play"] == p and g["point"] == label[p]:
                     for m in g["metrics"]:
                         os_rows.setdefault(m["name"], {})[p] = m["value"]
-    swept = [f"{p} at {point_words(best[p].params)}" for p in cols if best[p].params]
-    return {"columns": cols, "points": [point_words(best[p].params) for p in cols], "hosts": host_rows,
+    swept = [f"{p} at {point_words(best[p].params, best[p].kind)}" for p in cols if best[p].params]
+    return {"columns": cols, "points": [point_words(best[p].params, best[p].kind) for p in cols], "hosts": host_rows,
             "points_text": "; ".join(swept),
             "waits": [{**e, "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
             "os": [{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()]}

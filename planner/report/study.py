@@ -24,16 +24,24 @@ PARAM_WORDS: Mapping[str, str] = {
     "readers": "SLOB reader sessions", "writers": "SLOB writer sessions", "threads": "threads",
     "iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size", "users": "SLB processes",
     "num_disks": "disks", "record_kb": "record size (KB)", "file_size": "file size",
+    "virtual_users": "virtual users",
+}
+# A parameter whose meaning depends on the kind that sweeps it: (kind, name) -> words.
+KIND_PARAM_WORDS: Mapping[tuple[str, str], str] = {
+    ("swingbench", "users"): "Swingbench users", ("hammerdb", "virtual_users"): "HammerDB virtual users",
 }
 
 
-def param_words(name: str) -> str:
-    return PARAM_WORDS.get(name, name.replace("_", " "))
+def param_words(name: str, kind: str = "") -> str:
+    return KIND_PARAM_WORDS.get((kind, name)) or PARAM_WORDS.get(name, name.replace("_", " "))
 
 
-def point_words(params: Sequence[tuple[str, object]]) -> str:
-    return ", ".join(f"{v} {param_words(k)}" if k in ("readers", "writers", "threads") else f"{param_words(k)} {v}"
-                     for k, v in params) or "—"
+COUNTED = frozenset({"readers", "writers", "threads", "virtual_users"})  # "64 virtual users", not "… 64"
+
+
+def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:
+    return ", ".join(f"{v} {param_words(k, kind)}" if k in COUNTED or (kind, k) in KIND_PARAM_WORDS
+                     else f"{param_words(k, kind)} {v}" for k, v in params) or "—"
 
 
 def label_words_of(label: str) -> str:
@@ -104,6 +112,7 @@ class Best:
     high: float
     params: tuple[tuple[str, object], ...]
     points: int  # how many sweep points it was chosen from
+    kind: str = ""  # the step kind it was measured by: its parameters' words depend on it
 
 
 def _by_point(ss: Sequence[Series]) -> dict[tuple[str, str], list[Series]]:
@@ -124,7 +133,7 @@ def best_of(ss: Sequence[Series]) -> Best:
     cands = [(_combined(g), g[0].params) for g in pts.values()]
     pick = min if ss[0].direction is Direction.LOWER else max
     (med, lo, hi), params = pick(cands, key=lambda c: c[0][0])
-    return Best(med, lo, hi, params, len(pts))
+    return Best(med, lo, hi, params, len(pts), ss[0].kind)
 
 
 def _fixed(args: Mapping[tuple[str, str], Mapping[str, Any]], s: Series, name: str) -> str | None:
@@ -176,7 +185,7 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
             x = str(params.pop(xname)) if xname in params else (_fixed(args, g[0], xname) or play)
             rest = [(k, v) for k, v in params.items() if k in series_by]
             med, lo, hi = _combined(g)
-            groups[point_words(rest) if rest else ""].append(ChartPoint(x, lo, med, hi))
+            groups[point_words(rest, g[0].kind) if rest else ""].append(ChartPoint(x, lo, med, hi))
         for other, pts in groups.items():
             label = ", ".join(p for p in (play if multi or not other else "", other) if p)
             lines.append(ChartLine(label or play, tuple(pts)))
@@ -196,8 +205,8 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
         words = names[row.key]
         base = words.rsplit(" (", 1)[0]
         unit = ss[0].unit
-        xw = param_words(xname) if xname else "system"
-        per = " and ".join(param_words(k) for k in series_parameters(ss, xname))
+        xw = param_words(xname, ss[0].kind) if xname else "system"
+        per = " and ".join(param_words(k, ss[0].kind) for k in series_parameters(ss, xname))
         title = (f"{base}, by {xw}" + (f", one line per {per}" if per else "")
                  + (f" — {row.workload}" if len(workloads) > 1 else ""))
         stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
@@ -240,7 +249,7 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
                 cells.append("—")
                 continue
             b = best_of(mine)
-            cells.append(fmt(b.value) + (f" ({point_words(b.params)})" if b.points > 1 else ""))
+            cells.append(fmt(b.value) + (f" ({point_words(b.params, b.kind)})" if b.points > 1 else ""))
         s0 = ss[0]
         head.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
                      "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": False})
@@ -264,7 +273,7 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
             b = best_of(mine)
             unit = mine[0].unit
             words = names[row.key].rsplit(" (", 1)[0]
-            where = (f" at {point_words(b.params)} (best of {b.points} points)" if b.points > 1
+            where = (f" at {point_words(b.params, b.kind)} (best of {b.points} points)" if b.points > 1
                      else f" at {point_words(b.params)}" if b.params else "")
             spread = f", {fmt(b.low)}–{fmt(b.high)} over repeats" if b.high > b.low else ""
             lines.append({"name": words, "value": fmt(b.value), "unit": unit, "point": point_words(b.params),
