@@ -11,5 +11,5 @@ def test_users_read_by_kind() -> None:
 
 def test_counted_parameters_read_count_first() -> None:
     assert point_words((("users", 16),), "swingbench") == "16 Swingbench users"
-    assert point_words((("virtual_users", 64),), "hammerdb") == "64 HammerDB virtual users"
+    assert point_words((("virtual_users", 64),), "hammerdb") == "64 virtual users"
     assert point_words((("readers", 256),)) == "256 SLOB reader sessions"

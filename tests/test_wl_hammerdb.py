@@ -129,5 +129,5 @@ def test_the_oltp_example_plan_rehearses_with_nopm_per_system(tmp_path: Path, mo
     assert code == 0
     report = (tmp_path / "plans" / "reports" / "oltp_violin_vs_exadata.md").read_text()
     row = next(line for line in report.splitlines() if line.startswith("| TPROC-C") and "HammerDB NOPM" in line)
-    assert row.count("(virtual users") == 2  # one cell per system, each at its best point
+    assert row.count(" virtual users)") == 2  # one cell per system, each at its best point
     assert "hammerdb-nopm-by-virtual-users.svg" in report

@@ -28,7 +28,7 @@ PARAM_WORDS: Mapping[str, str] = {
 }
 # A parameter whose meaning depends on the kind that sweeps it: (kind, name) -> words.
 KIND_PARAM_WORDS: Mapping[tuple[str, str], str] = {
-    ("swingbench", "users"): "Swingbench users", ("hammerdb", "virtual_users"): "HammerDB virtual users",
+    ("swingbench", "users"): "Swingbench users",
 }
 
 
