@@ -49,6 +49,7 @@ class SlobFacts:
     getopts: bool  # runit.sh -s <schemas> -t <threads> and slob.conf THREADS_PER_SCHEMA
     statistics_type: bool  # DATABASE_STATISTICS_TYPE (awr | statspack)
     global_report: bool  # runit.sh writes awr_rac.txt (awrgrpt) after every AWR run, RAC or not
+    warm_up_s: int = 0  # runit.sh's sleep between the trigger and its begin snapshot (docs/oracle-behaviour.md 25.19)
 
 
 SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
@@ -63,7 +64,9 @@ SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
     SlobRelease.V2_4_2: SlobFacts("RECYCLE", getopts=True, statistics_type=True, global_report=True),
     # 2.5.x: the public 2.5 setup.sh (code index id 37910948202, f_check_mto, ADMIN_CONNECT_STRING) creates
     # cf1 with STORAGE (BUFFER_POOL KEEP ...); 2.5.3 runit.sh f_generate_awr_report writes awr_rac.txt always.
-    SlobRelease.V2_5_3: SlobFacts("KEEP", getopts=True, statistics_type=True, global_report=True),
+    # Its runit.sh (public copy, code index id 38272540123) triggers, prints "Warm-up phase.", sleeps 30 and only
+    # then takes the begin snapshot; 2.4.0's (SLOB-PDB @ e8d9167 :1471-1489) snaps before the trigger, no warm-up.
+    SlobRelease.V2_5_3: SlobFacts("KEEP", getopts=True, statistics_type=True, global_report=True, warm_up_s=30),
 }
 
 
