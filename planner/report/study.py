@@ -22,9 +22,16 @@ from planner.results.stats import Series, combine_hosts, fmt
 # How a swept parameter reads on an axis (a parameter not listed reads as its name).
 PARAM_WORDS: Mapping[str, str] = {
     "readers": "SLOB reader sessions", "writers": "SLOB writer sessions", "threads": "threads",
+    # a SLOB point with THREADS_PER_SCHEMA > 1 (planner.results.slob_points): schemas x threads = sessions
+    "reader_schemas": "SLOB reader schemas", "writer_schemas": "SLOB writer schemas",
+    "threads_per_schema": "threads per schema", "sessions": "SLOB sessions",
     "iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size", "users": "SLB processes",
     "num_disks": "disks", "record_kb": "record size (KB)", "file_size": "file size",
 }
+
+
+COUNTED = frozenset(("readers", "writers", "threads", "reader_schemas", "writer_schemas", "threads_per_schema",
+                     "sessions"))  # "256 SLOB sessions", not "SLOB sessions 256"
 
 
 def param_words(name: str) -> str:
@@ -32,8 +39,7 @@ def param_words(name: str) -> str:
 
 
 def point_words(params: Sequence[tuple[str, object]]) -> str:
-    return ", ".join(f"{v} {param_words(k)}" if k in ("readers", "writers", "threads") else f"{param_words(k)} {v}"
-                     for k, v in params) or "—"
+    return ", ".join(f"{v} {param_words(k)}" if k in COUNTED else f"{param_words(k)} {v}" for k, v in params) or "—"
 
 
 def label_words_of(label: str) -> str:

@@ -34,6 +34,7 @@ from planner.parsers.slob_log import SnapWindow, snap_window
 from planner.plan.model import Plan, Section
 from planner.results import os_window, runfolder
 from planner.results.runfolder import RunMeta
+from planner.results.slob_points import kit_params
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
@@ -365,7 +366,8 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     for r in results:
         play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
-                    params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
+                    params=kit_params(kinds.get(r.step, ""), r.params, r.data or {}), point=r.point,
+                    repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
