@@ -43,3 +43,22 @@ def test_the_report_axis_says_sessions_when_the_kit_runs_threads_per_schema(tmp_
     text = (tmp_path / "r.md").read_text()
     assert "by SLOB sessions" in text and "16 SLOB sessions" in text
     assert "SLOB reader sessions" not in text
+
+
+def test_the_2_4_2_kit_is_a_2_4_kit_as_its_readme_documents(tmp_path: Path) -> None:
+    """SLOB 2.4.2's README (SLOB-PDB @ e8d9167 doc/SLOB-2.4.2_README.pdf): -s/-t override THREADS_PER_SCHEMA, sessions
+    are their product, DATABASE_STATISTICS_TYPE defaults to statspack (docs/oracle-behaviour.md 25.5c)."""
+    from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
+    from planner.rehearsal.standins.slob_kit import install_slob_kit
+    from planner.steps.wl_slob import KitVersion, Slob, detect_version
+
+    facts = SLOB_FACTS[SlobRelease.V2_4_2]
+    assert facts.getopts and facts.statistics_type
+    kit = install_slob_kit(tmp_path / "SLOB", release=SlobRelease.V2_4_2)
+    conf = (kit / "slob.conf").read_text()
+    assert detect_version((kit / "runit.sh").read_text(), conf) is KitVersion.SLOB24
+    argv, sessions, _ = Slob({"kit": KIT, "readers": 2, "threads_per_schema": 5}).command(
+        KitVersion.SLOB24, "THREADS_PER_SCHEMA=3\n")  # the README's Figure 15: 5 threads each to 2 schemas
+    assert argv[-4:] == ["-s", "2", "-t", "5"] and sessions == 10
+    # the stand-in's runit.sh defaults to statspack when slob.conf does not say, as the README documents
+    assert "DATABASE_STATISTICS_TYPE=${DATABASE_STATISTICS_TYPE:-statspack}" in (kit / "runit.sh").read_text()
