@@ -82,3 +82,18 @@ def test_a_single_instance_disk_group_needs_no_srvctl_mount(prep_root: Path) -> 
         context(prep_root))
     assert out.status is Status.CHANGED and "srvctl" not in out.msg
     assert not any(h.startswith("srvctl start diskgroup") for h in load_state(prep_root)["history"])
+
+
+def test_orion_is_taken_from_the_grid_home_on_rac(tmp_path: Path) -> None:
+    from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+    from planner.steps.wl_orion import Orion
+
+    root = tmp_path / "node1"
+    install_standins(root, grid_home=GRID_HOME, rac=True, orion_homes=(DEFAULT_HOME, GRID_HOME))
+    step = Orion({"testname": "t", "luns": ["/dev/sdb"]})
+    ctx = context(root, oracle_sid="SLOB1", grid_home=GRID_HOME)
+    assert step.binary(ctx) == ctx.path(GRID_HOME + "/bin/orion")  # both homes ship it: on RAC, the Grid home's
+    assert step.argv(ctx)[0] == ctx.path(GRID_HOME + "/bin/orion")
+    (root / GRID_HOME.lstrip("/") / "bin" / "orion").unlink()
+    assert step.binary(ctx) == ctx.path(DEFAULT_HOME + "/bin/orion")  # where the Grid home has none
+    assert Orion({"testname": "t", "luns": ["/dev/sdb"], "binary": "/opt/orion"}).binary(ctx) == ctx.path("/opt/orion")
