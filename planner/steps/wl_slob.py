@@ -335,7 +335,8 @@ class Slob(StepType):
         kit = self.kit(ctx)
         _runit, conf, version = self._read_kit(ctx, kit)
         argv, sessions, upd = self.command(version, conf)
-        refused = pdb_refusal(ctx, conf, self.point_conf(ctx, version, conf, upd)[0])
+        refused = pdb_refusal(ctx, conf, self.point_conf(ctx, version, conf, upd)[0]) \
+            if ctx.vars.get("oracle_pdb") else None
         if refused:
             raise StepError(f"slob: {refused}", hint=PDB_HINT)
         stats, why = self._statistics(ctx, version, conf)
