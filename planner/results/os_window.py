@@ -17,7 +17,8 @@ from planner.parsers.slob_log import SnapWindow
 KIT_LOG = "runit.log"  # what planner saves of runit.sh's output (planner.steps.wl_slob)
 CUT = "cut to SLOB's own snapshots"
 NO_TIMES = "whole point: the samples carry no time to cut to SLOB's snapshots by"
-NONE_INSIDE = "whole point: no sample is stamped inside SLOB's snapshots (another clock or time zone?)"
+NONE_INSIDE = ("whole point: no sample is stamped inside SLOB's snapshots (an interval longer than the window, "
+               "or another clock or time zone)")
 
 
 def is_kit_log(path: str) -> bool:
