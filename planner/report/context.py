@@ -241,6 +241,10 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
                                                                      "value": fmt(s.summary.median, 0 if tool else 1),
                                                                      "unit": s.unit})
+            if s.label("window"):  # SLOB's own snapshots: said once per point, not per sampler
+                row = {"name": "OS statistics window", "value": s.label("window"), "unit": ""}
+                if row not in groups[(s.play, s.step, s.title, s.point_label)]:
+                    groups[(s.play, s.step, s.title, s.point_label)].append(row)
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})

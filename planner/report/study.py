@@ -22,6 +22,9 @@ from planner.results.stats import Series, combine_hosts, fmt
 # How a swept parameter reads on an axis (a parameter not listed reads as its name).
 PARAM_WORDS: Mapping[str, str] = {
     "readers": "SLOB reader sessions", "writers": "SLOB writer sessions", "threads": "threads",
+    # a SLOB point with THREADS_PER_SCHEMA > 1 (planner.results.slob_points): schemas x threads = sessions
+    "reader_schemas": "SLOB reader schemas", "writer_schemas": "SLOB writer schemas",
+    "threads_per_schema": "threads per schema", "sessions": "SLOB sessions",
     "iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size", "users": "SLB processes",
     "num_disks": "disks", "record_kb": "record size (KB)", "file_size": "file size",
     "virtual_users": "virtual users",
@@ -32,11 +35,13 @@ KIND_PARAM_WORDS: Mapping[tuple[str, str], str] = {
 }
 
 
+# Counted parameters read count first: "256 SLOB sessions", "64 virtual users", not "SLOB sessions 256".
+COUNTED = frozenset(("readers", "writers", "threads", "reader_schemas", "writer_schemas", "threads_per_schema",
+                     "sessions", "virtual_users"))
+
+
 def param_words(name: str, kind: str = "") -> str:
     return KIND_PARAM_WORDS.get((kind, name)) or PARAM_WORDS.get(name, name.replace("_", " "))
-
-
-COUNTED = frozenset({"readers", "writers", "threads", "virtual_users"})  # "64 virtual users", not "… 64"
 
 
 def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:

@@ -14,7 +14,8 @@ Derived metrics added here (besides planner.parsers.derived for AWR-family repor
 - ``os.cpu_iowait_pct`` = mean %iowait (mpstat ``cpu=all``, else vmstat wa);
 - ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
 - ``os.util_pct_max`` = the busiest device's mean %util (iostat -x).
-iostat's and vmstat's first sample (averages since boot) is left out.
+iostat's and vmstat's first sample (averages since boot) is left out. A point whose runit.log brackets SLOB's own
+snapshots has its OS series cut to them (planner.results.os_window; ``os.samples`` says so in label ``window``).
 """
 
 from __future__ import annotations
@@ -29,9 +30,11 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
+from planner.parsers.slob_log import SnapWindow, snap_window
 from planner.plan.model import Plan, Section
-from planner.results import runfolder
+from planner.results import os_window, runfolder
 from planner.results.runfolder import RunMeta
+from planner.results.slob_points import kit_params
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
@@ -43,6 +46,7 @@ GLOBAL_KINDS = kinds_where(lambda k: k.db_report is DbReport.GLOBAL)  # both giv
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
 ONE_REPORT_KINDS = kinds_where(lambda k: k.db_report is DbReport.ONE)
 OS_KINDS = kinds_where(lambda k: k.os_stats)
+KIT_LOG_MAX = 8 << 20  # a runit.log is kilobytes; a received run folder's must not fill memory
 # Without the plan, a step's kind is guessed from what it produced.
 KIND_OF_ARTIFACT = {k.kind: k.step_kind for k in PARSER_KINDS if k.step_kind}
 # Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
@@ -184,7 +188,7 @@ def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
         return set()
 
 
-def _derive(parsed: Parsed) -> list[Metric]:
+def _derive(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
     out: list[Metric] = []
     if parsed.kind in AWR_KINDS | GLOBAL_KINDS:
         try:
@@ -196,7 +200,7 @@ def _derive(parsed: Parsed) -> list[Metric]:
         if parsed.fact("rac") == "YES" and parsed.kind not in GLOBAL_KINDS:
             out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
     if parsed.kind in OS_KINDS:
-        out += os_summary(parsed)
+        out += os_summary(parsed, window)
     return out
 
 
@@ -227,8 +231,10 @@ def _mean_by_sample(metrics: list[Metric], skip_first: bool) -> float | None:
     return statistics.fmean(per_sample[k] for k in keys) if keys else None
 
 
-def os_summary(parsed: Parsed) -> list[Metric]:
-    """Workload-window OS figures from one iostat/mpstat/vmstat artifact (formulas in the module doc)."""
+def os_summary(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
+    """Workload-window OS figures from one iostat/mpstat/vmstat artifact (formulas in the module doc), over the
+    samples inside ``window`` when the workload took its own snapshots (planner.results.os_window)."""
+    parsed, cut_words = os_window.cut(parsed, window)
     since_boot = parsed.fact("first_sample") == "since_boot"
     src = Source(parsed.source)
     out: list[Metric] = []
@@ -265,7 +271,8 @@ def os_summary(parsed: Parsed) -> list[Metric]:
     else:
         return out
     # how many samples the window's figures are means of (a short point's window can be empty)
-    out.append(Metric("os.samples", float(samples), "samples", Direction.NEUTRAL, src, (("tool", parsed.kind),), True))
+    labels = (("tool", parsed.kind),) + ((("window", cut_words),) if cut_words else ())
+    out.append(Metric("os.samples", float(samples), "samples", Direction.NEUTRAL, src, labels, True))
     return out
 
 
@@ -313,6 +320,16 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     return out
 
 
+def _kit_window(run_dir: Path, artifacts: Sequence[Artifact]) -> SnapWindow | None:
+    """SLOB's own snapshot window from the point's runit.log, None without one (bounded read: a log, not data)."""
+    log = next((a for a in artifacts if os_window.is_kit_log(a.path)), None)
+    path = _inside(run_dir, log.path) if log else None
+    if path is None or not path.is_file():
+        return None
+    with path.open("rb") as f:
+        return snap_window(f.read(KIT_LOG_MAX).decode("utf-8", "replace"))
+
+
 def _results(run_dir: Path) -> tuple[StepResult, ...]:
     return _latest(runfolder.read_results(run_dir))
 
@@ -349,10 +366,12 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     for r in results:
         play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
-                    params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
+                    params=kit_params(kinds.get(r.step, ""), r.params, r.data or {}), point=r.point,
+                    repeat=r.repeat, warmup=r.warmup)
         for m in _data_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
+        window = _kit_window(run_dir, r.artifacts)
         has_global = any(a.kind in GLOBAL_KINDS for a in r.artifacts)
         for a in r.artifacts:
             if a.kind not in KINDS or a.path in shadowed:
@@ -365,7 +384,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
-            derived = _caged(_derive(parsed), parsed, r.data or {})
+            derived = _caged(_derive(parsed, window), parsed, r.data or {})
             heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
                 if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's

@@ -142,7 +142,7 @@ def database_files(ctx: StepContext, device: str) -> list[Signature]:
     try:
         db = open_database(ctx, config_for(ctx))
         files = {str(r[0]) for r in db.query("select name from v$datafile") if r and r[0]}
-        disks = {str(r[0]) for r in db.query("select path from v$asm_disk where group_number <> 0") if r and r[0]}
+        disks = {str(r[0]) for r in db.query("select path from v$asm_disk_stat where group_number <> 0") if r and r[0]}
     except PlannerError as e:
         return [Signature("database files unknown", f"V$DATAFILE / V$ASM_DISK could not be read: "
                                                     f"{str(e).splitlines()[0][:200]}")]

@@ -4,7 +4,8 @@ The ASM instance is this node's, read from the database (V$ASM_CLIENT: +ASM1 on 
 ``asm_sid`` (planner.db.identity); it is reached as ``grid_user`` (default: oracle_user) with ORACLE_HOME=grid_home
 via become, so a role-separated Grid owner works and a user outside OSASM is refused at check (ORA-01031 + hint).
 
-Every disk's v$asm_disk.header_status is checked first: CANDIDATE, PROVISIONED and FORMER are usable; a
+Every disk's v$asm_disk.header_status is checked first (the one read that discovers; the later ones use the _STAT
+views): CANDIDATE, PROVISIONED and FORMER are usable; a
 MEMBER of another group is refused naming that group. Revert drops only what the run created, and only when
 the step had ``destructive: true`` (as a step option or inside asm_diskgroup's arguments: dropping a disk group
 destroys its data); otherwise it says what it left, and the entry stays unreverted (the report says so).
@@ -25,6 +26,7 @@ from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.transport.connection import CommandResult
 
 GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
 DISK_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
@@ -51,10 +53,15 @@ class AsmView:
         return next((n for n, g in self.groups.items() if g == number), None)
 
 
-def read_asm(db: Database) -> AsmView:
-    groups = {str(r[1]): int(r[0] or 0) for r in db.query("select group_number, name from v$asm_diskgroup")}
+def read_asm(db: Database, discover: bool = True) -> AsmView:
+    """The disk groups and disks. Only the read that looks for the plan's new disks discovers (V$ASM_DISK rescans
+    every disk the disk string matches); the reads after it use the _STAT views, which "display ... in the same way
+    ..., but without performing discovery of new disks" (Oracle Database Reference, V$ASM_DISK_STAT,
+    V$ASM_DISKGROUP_STAT), so a restore or a verification never rescans a busy system's disks."""
+    stat = "" if discover else "_stat"
+    groups = {str(r[1]): int(r[0] or 0) for r in db.query(f"select group_number, name from v$asm_diskgroup{stat}")}
     disks = tuple(AsmDisk(str(r[0]), str(r[1]), int(r[2] or 0), r[3]) for r in
-                  db.query("select path, header_status, group_number, name from v$asm_disk") if r[0])
+                  db.query(f"select path, header_status, group_number, name from v$asm_disk{stat}") if r[0])
     return AsmView(groups, disks)
 
 
@@ -233,14 +240,15 @@ class AsmDiskgroup(StepType):
             msg = f"added {len(plan.add)} disk(s) to {plan.name}; rebalance done"
         else:
             db.execute(self._create_sql(plan))
-            msg = f"created disk group {plan.name} on {len(plan.add)} disk(s){self._redundancy_note(plan)}"
-        if self._plan(read_asm(db)).add:
+            msg = (f"created disk group {plan.name} on {len(plan.add)} disk(s){self._redundancy_note(plan)}"
+                   + mount_everywhere(ctx, cfg, plan.name))
+        if self._plan(read_asm(db, discover=False)).add:
             raise StepError(f"disk group {plan.name} still lacks disks after the change")
         return Outcome(Status.CHANGED, msg, self._diff(plan))
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         cfg = asm_config(ctx, config_for(ctx))  # saved with the ASM SID read: restore connects the same way
-        view = read_asm(open_asm(ctx, cfg))
+        view = read_asm(open_asm(ctx, cfg), discover=False)  # a group's members are known disks
         name = self.group()
         number = view.groups.get(name)
         members = [d.path for d in view.disks if number is not None and d.group_number == number]
@@ -250,7 +258,7 @@ class AsmDiskgroup(StepType):
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         cfg = DbConfig.from_json(saved["db"])
         db = open_asm(ctx, cfg if cfg.asm_sid else asm_config(ctx, cfg))
-        view = read_asm(db)
+        view = read_asm(db, discover=False)
         name = str(saved["name"])
         if not GROUP_NAME.fullmatch(name):
             raise StepError(f"bad disk group name in the run record: {name!r}")
@@ -267,8 +275,9 @@ class AsmDiskgroup(StepType):
             return Outcome(Status.SKIPPED, f"left {what} in place: the step was not destructive: true "
                                            "(drop it by hand)")
         if not saved["existed"]:
+            first = dismount_elsewhere(ctx, cfg, db, name)
             db.execute(f"drop diskgroup {name} including contents")
-            return Outcome(Status.CHANGED, f"dropped disk group {name} (created by this run)")
+            return Outcome(Status.CHANGED, f"dropped disk group {name} (created by this run){first}")
         names = [str(d.name) for d in added]
         if not all(re.fullmatch(r"[A-Za-z0-9_$#]+", n) for n in names):
             raise StepError(f"unexpected ASM disk names {names!r}")
@@ -281,7 +290,7 @@ def wait_rebalance(db: Database, cfg: DbConfig, name: str) -> None:
     """Poll v$asm_operation until no operation is left for the group (deadline: asm_rebalance_timeout_s)."""
     deadline = time.monotonic() + cfg.rebalance_timeout_s
     while True:
-        rows = db.query("select group_number, name from v$asm_diskgroup where name = :g", {"g": name})
+        rows = db.query("select group_number, name from v$asm_diskgroup_stat where name = :g", {"g": name})
         if not rows:
             return
         ops = db.query("select count(*) from v$asm_operation where group_number = :n", {"n": int(rows[0][0] or 0)})
@@ -292,3 +301,57 @@ def wait_rebalance(db: Database, cfg: DbConfig, name: str) -> None:
                             hint="raise asm_rebalance_timeout_s or the rebalance power")
         time.sleep(cfg.poll_s)
 
+
+
+# On a cluster, CREATE DISKGROUP mounts the new group in this node's ASM instance only; the other nodes' instances
+# mount their own ASM_DISKGROUPS, and DROP DISKGROUP fails while another one has it mounted (ORA-15073). Disk group
+# resources belong to Grid: srvctl of the Grid home, as the Grid owner ("srvctl start diskgroup -g name [-n nodes]",
+# 11.2; 12.1+ also -diskgroup/-node: Oracle RAC Administration and Deployment Guide, "srvctl start diskgroup").
+_RUNNING = re.compile(r"is running on (\S+)")
+
+
+def _srvctl(ctx: StepContext, cfg: DbConfig, *args: str) -> CommandResult:
+    user = cfg.grid_user
+    return ctx.run([ctx.path(cfg.grid_home) + "/bin/srvctl", *args], check=False, become=True if user else None,
+                   become_user=user, login=bool(user), env={"ORACLE_HOME": cfg.grid_home}, timeout=cfg.open_timeout_s)
+
+
+def _nodes(r: CommandResult) -> list[str]:
+    m = _RUNNING.search(r.stdout) if r.ok else None
+    return m.group(1).split(",") if m else []
+
+
+def mount_everywhere(ctx: StepContext, cfg: DbConfig, name: str) -> str:
+    """After CREATE DISKGROUP: on a cluster ("srvctl status asm" names more than one node), start the group on every
+    node and check it runs there; '' where ASM runs on one node or srvctl cannot run (no Grid: nothing to mount)."""
+    asm = _nodes(_srvctl(ctx, cfg, "status", "asm"))
+    if len(asm) < 2:
+        return ""
+    r = _srvctl(ctx, cfg, "start", "diskgroup", "-g", name)
+    if not r.ok and "PRCC-1014" not in r.stdout:  # PRCC-1014: already running everywhere
+        raise StepError(f"disk group {name} was created on this node, but srvctl start diskgroup failed: "
+                        f"{(r.stdout + r.stderr).strip()[-300:]}",
+                        hint=f"the other nodes' ASM must see the disks (asm_diskstring); then srvctl start diskgroup "
+                             f"-g {name} as the Grid owner")
+    on = _nodes(_srvctl(ctx, cfg, "status", "diskgroup", "-g", name))
+    missing = [n for n in asm if n not in on]
+    if missing:
+        raise StepError(f"disk group {name} is not mounted on {', '.join(missing)} after srvctl start diskgroup",
+                        hint=f"check that node's ASM alert log; srvctl status diskgroup -g {name}")
+    return f"; mounted on every node ({', '.join(on)}) by srvctl start diskgroup"
+
+
+def dismount_elsewhere(ctx: StepContext, cfg: DbConfig, db: Database, name: str) -> str:
+    """Before DROP DISKGROUP: stop the group on the other nodes that have it mounted (srvctl stop diskgroup -n)."""
+    on = _nodes(_srvctl(ctx, cfg, "status", "diskgroup", "-g", name))
+    rows = db.query("select host_name from v$instance") if on else []
+    here = str(rows[0][0]).split(".")[0] if rows and rows[0] else ""
+    others = [n for n in on if n.split(".")[0] != here]
+    if not others:
+        return ""
+    r = _srvctl(ctx, cfg, "stop", "diskgroup", "-g", name, "-n", ",".join(others))
+    if not r.ok:
+        raise StepError(f"cannot drop disk group {name}: it is mounted on {', '.join(others)} and srvctl stop "
+                        f"diskgroup failed: {(r.stdout + r.stderr).strip()[-300:]}",
+                        hint="stop the databases using it there, or dismount it by hand")
+    return f" (dismounted on {', '.join(others)} first)"

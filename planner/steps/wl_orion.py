@@ -5,7 +5,8 @@ runs ``orion -run <run> -testname <testname> -num_disks N ...`` there and collec
 ``*_iops.csv``, ``*_mbps.csv``, ``*_lat.csv``, ``*_trace.txt`` (and ``*_hist.csv`` when written). ``write`` > 0
 destroys data on the LUNs: planner.steps.guard.check_destructive must pass first (``destructive: true`` and no
 filesystem / partition table / ASM header unless the device is in the plan's ``allow_destroy``).
-The binary is ``binary`` when given, else ``<oracle_home>/bin/orion``, else ``orion`` on the PATH.
+The binary is ``binary`` when given, else the Grid home's ``<grid_home>/bin/orion`` when the host has it (RAC), else
+``<oracle_home>/bin/orion``, else ``orion`` on the PATH.
 """
 
 from __future__ import annotations
@@ -144,11 +145,21 @@ class Orion(StepType):
             check_host_path(str(self.args["binary"]), "ORION binary")
 
     def binary(self, ctx: StepContext) -> str:
+        """``binary``, else the first of <grid_home>/bin/orion and <oracle_home>/bin/orion the host can run: from
+        11.2 both homes ship it and on RAC the Grid home's is the one to use (docs/oracle-behaviour.md 25.18b);
+        neither: the database home's (its run then says it is missing)."""
         b = self.args.get("binary")
         if b:
             return ctx.path(str(b)) if str(b).startswith("/") else str(b)
-        home = ctx.vars.get("oracle_home")
-        return ctx.path(str(home).rstrip("/") + "/bin/orion") if home else "orion"
+        homes = [str(h).rstrip("/") for h in (ctx.vars.get("grid_home"), ctx.vars.get("oracle_home")) if h]
+        if not homes:
+            return "orion"
+        paths = [ctx.path(h + "/bin/orion") for h in dict.fromkeys(homes)]
+        if len(paths) == 1:
+            return paths[0]
+        r = ctx.sh('for b; do [ -x "$b" ] && { printf "%s\\n" "$b"; exit 0; }; done; exit 1', *paths, check=False)
+        found = r.stdout.strip()
+        return found if r.ok and found in paths else paths[-1]
 
     def argv(self, ctx: StepContext) -> list[str]:
         testname = str(self.args.get("testname") or "orion")

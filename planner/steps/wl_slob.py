@@ -335,6 +335,10 @@ class Slob(StepType):
         kit = self.kit(ctx)
         _runit, conf, version = self._read_kit(ctx, kit)
         argv, sessions, upd = self.command(version, conf)
+        refused = pdb_refusal(ctx, conf, self.point_conf(ctx, version, conf, upd)[0]) \
+            if ctx.vars.get("oracle_pdb") else None
+        if refused:
+            raise StepError(f"slob: {refused}", hint=PDB_HINT)
         stats, why = self._statistics(ctx, version, conf)
         return Change(True, f"would run SLOB {version.value} in {kit}: {shlex.join(argv)} "
                             f"({sessions_words(self.schemas(), sessions)}, UPDATE_PCT={upd}); statistics: {stats} "
@@ -397,6 +401,10 @@ class Slob(StepType):
         """(slob.conf values for this point, statistics type, why): what apply writes and -C -D shows."""
         values: dict[str, str] = self.conf_values(version, update_pct) if original is not None else {}
         values.pop("DATABASE_STATISTICS_TYPE", None)
+        service = str(ctx.vars.get("slob_sqlnet_service") or "")
+        if service and original is not None and ctx.vars.get("oracle_pdb"):
+            for key in PDB_SERVICES:  # the step's conf: still wins
+                values.setdefault(key, service)
         stats, why = self._statistics(ctx, version, original)
         if original is not None and version is KitVersion.SLOB24:
             values["DATABASE_STATISTICS_TYPE"] = stats  # said in the outcome: never changed silently
@@ -458,12 +466,13 @@ class Slob(StepType):
         schemas = self.schemas()
         arts: list[Artifact] = []
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
-        if self.args.get("setup"):  # first: setup.sh creates the tables whose pool the cache check reads
+        in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
+        if self.args.get("setup") and not in_root:  # first: setup.sh creates the tables the cache check reads
             arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas))
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         data_on = str(self.args.get("data_on") or "")
         placed = placement_refusal(_place(cache), data_on) if data_on else None
-        refused = placed or refused
+        refused = in_root or placed or refused
         info = {"sessions": sessions, "schemas": schemas, "threads_per_schema": sessions // max(1, schemas),
                 "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
                 "statistics_why": why, **cache, **point_database(ctx)}
@@ -557,6 +566,27 @@ class Slob(StepType):
             if a.path.rsplit("/", 1)[-1] in ("sqlplus.out", "slob_debug.out"):
                 out.append((ctx.run_dir / a.path).read_text(errors="replace"))
         return out
+
+
+# SLOB's users live in the PDB, but runit.sh and setup.sh connect by bequeath (ORACLE_SID), which lands in CDB$ROOT:
+# in a PDB they must go over SQL*Net. SLOB 2.4.2 README, "SQL*Net Related Parameters": ADMIN_SQLNET_SERVICE is used by
+# setup.sh and runit.sh for the admin connections, SQLNET_SERVICE_BASE by runit.sh for the SLOB sessions
+# (docs/oracle-behaviour.md 25.11c).
+PDB_SERVICES = ("ADMIN_SQLNET_SERVICE", "SQLNET_SERVICE_BASE")
+PDB_HINT = ("set slob_sqlnet_service to a SQL*Net service of the PDB in the inventory (planner writes it as slob.conf "
+            "ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE), or give both in the step's conf:")
+
+
+def pdb_refusal(ctx: StepContext, original: str | None, values: Mapping[str, str]) -> str | None:
+    """Why this point cannot run in the inventory's PDB (oracle_pdb), or None."""
+    pdb = str(ctx.vars.get("oracle_pdb") or "")
+    if not pdb or original is None:
+        return None  # SLOB 1 has no slob.conf, nor SQL*Net settings: its run stays as it was
+    missing = [k for k in PDB_SERVICES if not (values.get(k) or conf_value(original, k))]
+    if not missing:
+        return None
+    return (f"oracle_pdb {pdb}: runit.sh and setup.sh connect by bequeath to CDB$ROOT, where SLOB's users are not, "
+            f"unless slob.conf sets {' and '.join(missing)}")
 
 
 def _data_bytes(conf: Mapping[str, str], original: str | None, schemas: int) -> int:

@@ -49,6 +49,7 @@ class SlobFacts:
     getopts: bool  # runit.sh -s <schemas> -t <threads> and slob.conf THREADS_PER_SCHEMA
     statistics_type: bool  # DATABASE_STATISTICS_TYPE (awr | statspack)
     global_report: bool  # runit.sh writes awr_rac.txt (awrgrpt) after every AWR run, RAC or not
+    warm_up_s: int = 0  # runit.sh's sleep between the trigger and its begin snapshot (docs/oracle-behaviour.md 25.19)
 
 
 SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
@@ -58,12 +59,15 @@ SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
     # 2.4.0: goryszewskig/SLOB-PDB @ e8d9167 setup.sh:958 and :971 (cf1, cf2 BUFFER_POOL RECYCLE), :1152 the
     # "SLOB 2.4.0" banner; runit.sh:696-710 (awr_rac.txt / awr_rac.html by awrgrpt.sql on every AWR run).
     SlobRelease.V2_4_0: SlobFacts("RECYCLE", getopts=True, statistics_type=True, global_report=True),
-    # 2.4.2: only its README's checksum is public in that copy (doc/SLOB-2.4.2_README.pdf.md5): the pool is
-    # UNVERIFIED; the stand-in takes 2.4.0's scripts' behaviour (RECYCLE) as the nearer public source.
+    # 2.4.2: that copy also holds the 2.4.2 README (doc/SLOB-2.4.2_README.pdf): -s/-t, sessions = s x t and
+    # DATABASE_STATISTICS_TYPE (default statspack) are documented there; the pool and awr_rac.txt are not, so they
+    # stay UNVERIFIED and the stand-in takes 2.4.0's scripts' behaviour (RECYCLE) as the nearer public source.
     SlobRelease.V2_4_2: SlobFacts("RECYCLE", getopts=True, statistics_type=True, global_report=True),
     # 2.5.x: the public 2.5 setup.sh (code index id 37910948202, f_check_mto, ADMIN_CONNECT_STRING) creates
     # cf1 with STORAGE (BUFFER_POOL KEEP ...); 2.5.3 runit.sh f_generate_awr_report writes awr_rac.txt always.
-    SlobRelease.V2_5_3: SlobFacts("KEEP", getopts=True, statistics_type=True, global_report=True),
+    # Its runit.sh (public copy, code index id 38272540123) triggers, prints "Warm-up phase.", sleeps 30 and only
+    # then takes the begin snapshot; 2.4.0's (SLOB-PDB @ e8d9167 :1471-1489) snaps before the trigger, no warm-up.
+    SlobRelease.V2_5_3: SlobFacts("KEEP", getopts=True, statistics_type=True, global_report=True, warm_up_s=30),
 }
 
 

@@ -46,7 +46,8 @@ def install_slob_kit(dest: Path, *, loaded_schemas: int = 0, release: SlobReleas
                                       f"STANDIN_SLOB_RELEASE={release.value}\n"
                                       f"STANDIN_BUFFER_POOL={facts.buffer_pool}\n"
                                       f"STANDIN_GETOPTS={'yes' if facts.getopts else 'no'}\n"
-                                      f"STANDIN_GLOBAL_REPORT={'yes' if facts.global_report else 'no'}\n")
+                                      f"STANDIN_GLOBAL_REPORT={'yes' if facts.global_report else 'no'}\n"
+                                      f"STANDIN_WARM_UP={facts.warm_up_s}\n")
     if loaded_schemas:
         (dest / ".standin_schemas").write_text(f"{loaded_schemas}\n")
     return dest

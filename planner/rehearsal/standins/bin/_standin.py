@@ -236,11 +236,29 @@ def _v_asm_diskgroup(state: dict[str, Any]) -> list[Row]:
     return rows
 
 
-def _v_asm_disk(state: dict[str, Any]) -> list[Row]:
+def _disk_rows(state: dict[str, Any], seen: Callable[[dict[str, Any]], bool]) -> list[Row]:
     groups = state["diskgroups"]
     return [{"group_number": groups[d["group"]]["number"] if d["group"] else 0, "disk_number": i, "name": d["name"],
              "path": d["path"], "header_status": d["header_status"], "mode_status": "ONLINE",
-             "state": "NORMAL", "os_mb": d["os_mb"]} for i, d in enumerate(state["disks"])]
+             "state": "NORMAL", "os_mb": d["os_mb"]} for i, d in enumerate(state["disks"]) if seen(d)]
+
+
+def _v_asm_disk(state: dict[str, Any]) -> list[Row]:
+    """V$ASM_DISK discovers: every disk the disk string matches, new ones included (and remembered from then on)."""
+    for d in state["disks"]:
+        d["discovered"] = True
+    state["asm_discoveries"] = int(state.get("asm_discoveries", 0)) + 1
+    return _disk_rows(state, lambda _d: True)
+
+
+def _v_asm_disk_stat(state: dict[str, Any]) -> list[Row]:
+    """V$ASM_DISK_STAT "displays performance statistics in the same way that V$ASM_DISK does, but without
+    performing discovery of new disks ... the output of this view does not include any data about disks that are
+    new to the system" (Oracle Database Reference 11.2-19c, V$ASM_DISK_STAT:
+    https://docs.oracle.com/en/database/oracle/oracle-database/19/refrn/V-ASM_DISK_STAT.html): members and disks an
+    earlier V$ASM_DISK query discovered only. Each V$ASM_DISK query counts in ``asm_discoveries`` (a rescan of
+    every disk, which tests count)."""
+    return _disk_rows(state, lambda d: bool(d.get("discovered") or d["group"]))
 
 
 def _v_asm_operation(state: dict[str, Any]) -> list[Row]:
@@ -292,10 +310,12 @@ VIEWS: dict[str, Callable[[dict[str, Any]], list[Row]]] = {
     "x$ksppi": _x_ksppi, "x$ksppcv": _x_ksppcv,
     "v$parameter": _v_parameter, "v$spparameter": _v_spparameter, "v$instance": _v_instance,
     "v$database": _v_database, "v$asm_diskgroup": _v_asm_diskgroup, "v$asm_disk": _v_asm_disk,
+    "v$asm_diskgroup_stat": _v_asm_diskgroup, "v$asm_disk_stat": _v_asm_disk_stat,
     "v$asm_operation": _v_asm_operation, "dual": lambda _s: [{"dummy": "X"}],
     "v$buffer_pool": _v_buffer_pool, "v$sga_dynamic_components": _v_sga_dynamic_components,
 }
-ASM_VIEWS = {"v$asm_diskgroup", "v$asm_disk", "v$asm_operation", "v$instance", "dual"}
+ASM_VIEWS = {"v$asm_diskgroup", "v$asm_disk", "v$asm_diskgroup_stat", "v$asm_disk_stat", "v$asm_operation",
+             "v$instance", "dual"}
 # views the ASM instance answers differently from the database (filled by _standin_rac.py)
 ASM_OVERRIDES: dict[str, Callable[[dict[str, Any]], list[Row]]] = {}
 

@@ -28,6 +28,7 @@ from _standin import (
 )
 from _standin_memory import NOT_PDB_MODIFIABLE
 from _standin_profile import refusal  # also registers the profile's views and CREATE TABLESPACE / TABLE
+from _standin_rac import mounted_on
 
 BOOLS = {"TRUE", "FALSE"}
 
@@ -215,7 +216,9 @@ def _create_dg(s: Session, m: re.Match[str]) -> list[str]:
     au = to_bytes(attrs.pop("au_size", "4M"))
     kind = {"external": "EXTERN", "normal": "NORMAL", "high": "HIGH"}[(m["red"] or "normal").lower()]
     number = max((g["number"] for g in s.state["diskgroups"].values()), default=0) + 1
-    s.state["diskgroups"][name] = {"number": number, "type": kind, "au_size": int(au), "attributes": attrs}
+    # CREATE DISKGROUP mounts it on this node's ASM instance only; the other nodes need srvctl start diskgroup
+    s.state["diskgroups"][name] = {"number": number, "type": kind, "au_size": int(au), "attributes": attrs,
+                                   "mounted_on": [s.state["database"]["host_name"]]}
     _join(s, name, disks)
     return s.done("Diskgroup created.")
 
@@ -256,6 +259,10 @@ def _drop_dg(s: Session, m: re.Match[str]) -> list[str]:
     name = m["name"].upper()
     if name not in s.state["diskgroups"]:
         raise OraError(f"ORA-15001: diskgroup \"{name}\" does not exist or is not mounted")
+    others = [n for n in mounted_on(s.state, name) if n != s.state["database"]["host_name"]]
+    if others:  # ORA-15073: the drop needs the group dismounted everywhere else first
+        raise OraError("ORA-15039: diskgroup not dropped",
+                       f"ORA-15073: diskgroup {name} is mounted by another ASM instance")
     for d in s.state["disks"]:
         if d["group"] == name:
             d.update(group=None, name=None, header_status="FORMER")

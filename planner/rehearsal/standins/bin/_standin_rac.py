@@ -23,6 +23,18 @@ def instances(state: dict[str, Any]) -> list[Row]:
             for i in listed]
 
 
+def nodes(state: dict[str, Any]) -> list[str]:
+    """The cluster's nodes (one instance of the database each); the one node of a single instance."""
+    return sorted({i["host_name"] for i in instances(state)})
+
+
+def mounted_on(state: dict[str, Any], group: str) -> list[str]:
+    """The nodes whose ASM instance has ``group`` mounted: ``mounted_on`` (CREATE DISKGROUP: this node only), else
+    every node (the seed's DATA, mounted at startup through its Grid resource)."""
+    g = state["diskgroups"][group]
+    return list(g["mounted_on"]) if "mounted_on" in g else nodes(state)
+
+
 def _instance_row(state: dict[str, Any], inst: Row) -> Row:
     return {"inst_id": inst["inst_id"], "instance_number": inst["inst_id"], "instance_name": inst["instance_name"],
             "host_name": inst["host_name"], "status": inst["status"], "version": state["database"]["version"],

@@ -102,11 +102,29 @@ if [ -z "${NO_OS_PERF_DATA:-}" ]; then
   command -v mpstat >/dev/null 2>&1 && { mpstat -P ALL 1 > mpstat.out 2>&1 & PIDS="$PIDS $!"; }
 fi
 trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT INT TERM
+# The real runit.sh takes its own snapshots inside the sampled span and brackets them with these f_msg words
+# (2.4.0 SLOB-PDB @ e8d9167 runit.sh:1471/:1481/:1507/:1517; 2.5.x: after "Warm-up phase." and sleep 30, public
+# copy code index id 38272540123); "Executing ..." goes to stderr there too. STANDIN_WARM_UP is the release's
+# warm-up in kit seconds (scaled like RUN_TIME); STANDIN_WARM_UP_SECS, when set, is real seconds (tests).
+WARM=$(awk -v t="${STANDIN_WARM_UP:-0}" -v s="${PLANNER_STANDIN_TIME_SCALE:-0.01}" 'BEGIN { printf "%.3f", t * s }')
+WARM=${STANDIN_WARM_UP_SECS:-$WARM}
+SNAP=$(( $(date +%s) % 100000 ))
+before_snap() {
+  msg NOTIFY "Executing $DATABASE_STATISTICS_TYPE \"before snap\" procedure. Command: \"sqlplus -S -L system/manager\"." >&2
+  msg NOTIFY "Before $DATABASE_STATISTICS_TYPE snap ID is $SNAP"
+}
+if [ "${STANDIN_WARM_UP:-0}" -gt 0 ]; then  # 2.5.x: trigger, warm up, then the begin snapshot
+  msg NOTIFY "Test has been triggered. Processes are executing. Warm-up phase." >&2
+  sleep "$WARM"
+  before_snap
+else  # 2.4.0: the begin snapshot, then the trigger
+  before_snap
+  msg NOTIFY "Test has been triggered. Processes are executing." >&2
+fi
 msg NOTIFY "Executing SLOB test ($SECS s of real time stand for $RUN_TIME s)."
 sleep "$SECS"
-for p in $PIDS; do kill "$p" 2>/dev/null; done
-wait 2>/dev/null
-PIDS=""
+msg NOTIFY "Executing $DATABASE_STATISTICS_TYPE \"after snap\" procedure. Command: \"sqlplus -S -L system/manager\"." >&2
+msg NOTIFY "After $DATABASE_STATISTICS_TYPE snap ID is $((SNAP + 1))"
 if [ "${PLANNER_STANDIN_FAIL:-}" = "ora" ]; then
   echo "ORA-01653: unable to extend table USER1.CF1 by 128 in tablespace IOPS" > slob_debug.out
   msg FATAL "Errors were reported by SLOB sessions: see slob_debug.out"
@@ -125,6 +143,9 @@ PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner
   --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
   --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
   --stats "$DATABASE_STATISTICS_TYPE" --global-report "$STANDIN_GLOBAL_REPORT" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
+for p in $PIDS; do kill "$p" 2>/dev/null; done  # as the real kit: its collectors stop after the report starts
+wait 2>/dev/null
+PIDS=""
 echo "Tm $RUN_TIME" > tm.out
 msg NOTIFY "Run time $RUN_TIME seconds."
 msg NOTIFY "SLOB test is complete."
