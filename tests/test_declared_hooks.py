@@ -13,6 +13,7 @@ import pytest
 
 from planner.engine.execute import hook_result
 from planner.errors import StepError
+from planner.results.runfolder import result_from_json, result_to_json
 from planner.status import RestartRequest, Status, StepResult
 from planner.steps import BUILTIN_KINDS, REGISTRY
 from planner.steps.base import Outcome, StepType
@@ -45,11 +46,11 @@ def test_a_kind_without_restart_hooks_says_so_instead_of_crashing() -> None:
 def test_a_restart_request_keeps_the_record_shape_and_reads_back() -> None:
     r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, data={"x": 1},
                    restart=RestartRequest({"sid": "SLOB"}))
-    j = r.to_json()
+    j = result_to_json(r)
     assert j["data"] == {"x": 1, "restart": {"sid": "SLOB"}}  # what old run folders hold
-    back = StepResult.from_json(j)
+    back = result_from_json(j)
     assert back.restart == RestartRequest({"sid": "SLOB"}) and back.data == {"x": 1}
-    assert StepResult.from_json({**j, "data": {}}).restart is None
+    assert result_from_json({**j, "data": {}}).restart is None
 
 
 def test_a_wrong_hook_return_is_a_step_error_naming_the_plugin() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 from planner.plan.loader import load_plan
 from planner.report.context import _prep
 from planner.results.measure import RunData, play_name, prep_steps
-from planner.results.runfolder import RunMeta
+from planner.results.runfolder import RunMeta, result_from_json, result_to_json
 from planner.status import Phase, Status, StepResult, legacy_place
 from planner.steps.saved_state import RestoreEntry
 
@@ -37,10 +37,10 @@ def test_the_loader_gives_each_step_its_play_and_index(tmp_path: Path) -> None:
 def test_the_fields_round_trip_and_an_old_record_reads_the_same() -> None:
     r = StepResult("plays[1].prep[2]", "restore sysctl", "h", Status.CHANGED, play=1, section="prep", index=2,
                    phase=Phase.RESTORE)
-    assert StepResult.from_json(r.to_json()) == r
-    old = {k: v for k, v in r.to_json().items() if k not in ("play", "section", "index", "phase")}
-    assert StepResult.from_json(old) == r  # a folder written before the fields: its path and title say them
-    restart = StepResult.from_json({"step": "plays[0].prep.restart", "title": "Restarting the database once",
+    assert result_from_json(result_to_json(r)) == r
+    old = {k: v for k, v in result_to_json(r).items() if k not in ("play", "section", "index", "phase")}
+    assert result_from_json(old) == r  # a folder written before the fields: its path and title say them
+    restart = result_from_json({"step": "plays[0].prep.restart", "title": "Restarting the database once",
                                     "host": "h", "status": "changed"})
     assert (restart.play, restart.section, restart.index, restart.phase) == (0, "prep", None, Phase.APPLY)
     assert legacy_place("facts") == (None, "", None, Phase.APPLY)

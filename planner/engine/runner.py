@@ -82,7 +82,7 @@ class Runner:
     def save_results(self) -> None:
         if self.record:
             with self._lock:  # a resumed run appends to what the run before it recorded
-                data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
+                data = runfolder.results_json(self.results, self.previous.results if self.previous else ())
             try:
                 self.record.write(runfolder.RESULTS, data)
             except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep

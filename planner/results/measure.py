@@ -269,17 +269,11 @@ def os_summary(parsed: Parsed) -> list[Metric]:
     return out
 
 
-def _data_metrics(r: StepResult) -> list[Metric]:
-    """Metrics a step put straight into its result data: ``data.metrics = [{name, value, unit, ...}]``."""
-    out: list[Metric] = []
-    for d in r.data.get("metrics", []) if isinstance(r.data.get("metrics"), list) else []:
-        try:
-            out.append(Metric(str(d["name"]), float(d["value"]), str(d.get("unit", "")),
-                              Direction(d.get("direction", "neutral")), None,
-                              tuple((str(k), str(v)) for k, v in dict(d.get("labels", {})).items())))
-        except (KeyError, TypeError, ValueError):
-            continue
-    return out
+def _step_metrics(r: StepResult) -> list[Metric]:
+    """The figures a step measured itself (a plugin's): not those read from one of its artifacts (the
+    headline of a parsed output), which are measured from the artifact itself, so never counted twice."""
+    kept = {a.path for a in r.artifacts}
+    return [m for m in r.metrics if m.source is None or m.source.file not in kept]
 
 
 def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
@@ -350,7 +344,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
         play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
                     params=r.params, point=r.point, repeat=r.repeat, warmup=r.warmup)
-        for m in _data_metrics(r):
+        for m in _step_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
         has_global = any(a.kind in GLOBAL_KINDS for a in r.artifacts)

@@ -20,6 +20,7 @@ from typing import Any, ClassVar, overload
 from planner.errors import StepError
 from planner.files import sha256_file
 from planner.host import Host
+from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, RestartRequest, Status
 from planner.transport.connection import CommandResult, Connection, command_line
@@ -43,6 +44,9 @@ class Outcome:
     data: Mapping[str, Any] = field(default_factory=dict)
     # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
     restart: RestartRequest | None = None
+    # What the step measured: the headline of its parsed outputs (wl_common.parse_outcome / finish; their
+    # source is the artifact, which the results read in full) or figures of the step's own (a plugin's)
+    metrics: tuple[Metric, ...] = ()
 
 
 # What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
