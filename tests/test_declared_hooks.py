@@ -31,7 +31,25 @@ def test_the_engine_imports_no_step_kind() -> None:
     assert found == []
 
 
+def test_the_engine_imports_no_step_kind_module() -> None:
+    """Not even a helper of a kind's own file (the window once took dbreport's snapshots itself): a kind's
+    work reaches the engine through the registry and the hooks StepType declares."""
+    kind_modules = {cls.__module__ for cls in REGISTRY.values()} - {"planner.steps"}
+    found = []
+    for path in sorted(ENGINE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                names = {a.name for a in node.names}
+            else:
+                continue
+            found += [f"{path.name}: {n}" for n in sorted(names & kind_modules)]
+    assert "planner.steps.dbreport" in kind_modules and found == []
+
+
 @pytest.mark.parametrize("hook", ["defers_restart", "validate_files", "restart_once", "restart_restored",
+                                  "around_point_begin", "around_point_end",
                                   "validate", "probes", "check", "save", "apply", "revert", "preview"])
 def test_every_hook_the_engine_calls_is_declared_with_a_default(hook: str) -> None:
     assert hook in vars(StepType)

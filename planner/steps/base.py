@@ -49,6 +49,15 @@ class Outcome:
     metrics: tuple[Metric, ...] = ()
 
 
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """What a kind that wraps each workload point (awr, statspack) kept of one point: the artifacts, and what
+    the point's result should say about them (a RAC report's scope)."""
+
+    artifacts: tuple[Artifact, ...] = ()
+    notes: tuple[str, ...] = ()
+
+
 # What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
 READ_TEXT = 'test -e "$1" || exit 3; cat -- "$1"'
 
@@ -390,6 +399,19 @@ class StepType(abc.ABC):
         """One point's expected run time and budget, from its rendered arguments (one sweep point's values) and
         the host's variables. Default: not a timed step, the host's default timeout."""
         return Duration()
+
+    # -- a collect kind that wraps each workload point (the engine's window, planner.engine.window) --
+    @classmethod
+    def around_point_begin(cls, ctx: StepContext) -> object:
+        """Before a workload point: start collecting (a begin snapshot); the token is handed to around_point_end."""
+        raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
+                        hint="only awr and statspack wrap each workload point")
+
+    @classmethod
+    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
+        """After a workload point that did not fail: what was collected since around_point_begin."""
+        raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
+                        hint="only awr and statspack wrap each workload point")
 
     @classmethod
     def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
