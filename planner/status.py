@@ -5,9 +5,10 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
+from planner.extras import StepExtra
 from planner.metrics import Metric
 
 
@@ -62,7 +63,7 @@ class StepResult:
     repeat: int = 0
     warmup: bool = False
     artifacts: tuple[Artifact, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)  # step-specific plain data
+    extra: StepExtra | None = None  # what the step kind says beyond the rest (planner.extras)
     started: str = ""
     ended: str = ""
     ignored: bool = False  # failed but the step had ignore_errors

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from planner.engine.execute import hook_result
 from planner.errors import StepError
+from planner.extras import Notes
 from planner.results.runfolder import result_from_json, result_to_json
 from planner.status import RestartRequest, Status, StepResult
 from planner.steps import BUILTIN_KINDS, REGISTRY
@@ -62,12 +64,12 @@ def test_a_kind_without_restart_hooks_says_so_instead_of_crashing() -> None:
 
 
 def test_a_restart_request_keeps_the_record_shape_and_reads_back() -> None:
-    r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, data={"x": 1},
+    r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, extra=Notes(MappingProxyType({"x": 1})),
                    restart=RestartRequest({"sid": "SLOB"}))
     j = result_to_json(r)
     assert j["data"] == {"x": 1, "restart": {"sid": "SLOB"}}  # what old run folders hold
     back = result_from_json(j)
-    assert back.restart == RestartRequest({"sid": "SLOB"}) and back.data == {"x": 1}
+    assert back.restart == RestartRequest({"sid": "SLOB"}) and back.extra == Notes(MappingProxyType({"x": 1}))
     assert result_from_json({**j, "data": {}}).restart is None
 
 

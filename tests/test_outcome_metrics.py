@@ -69,7 +69,7 @@ def test_old_shapes_still_read(tmp_path: Path) -> None:
     a, b = (runfolder.result_from_json(d) for d in (old_dict, old_list))
     assert a.metrics == (Metric("fio.iops", 10.0, "", source=Source("artifacts/fio.json"),
                                 labels=(("job", "x"), ("dir", "read"))),)
-    assert b.metrics == (Metric("x.ops", 4.0, "ops"),) and "metrics" not in b.data
+    assert b.metrics == (Metric("x.ops", 4.0, "ops"),) and b.extra is None
     run = _run(tmp_path, [old_list])
     assert [(m.metric, m.value) for m in read_run(run).measurements] == [("x.ops", 4.0)]
 

@@ -27,6 +27,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
+from planner.extras import SlobPoint, StepExtra
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.plan.model import Plan, Section
@@ -200,13 +201,12 @@ def _derive(parsed: Parsed) -> list[Metric]:
     return out
 
 
-def _caged(derived: list[Metric], parsed: Parsed, data: Mapping[str, Any]) -> list[Metric]:
+def _caged(derived: list[Metric], parsed: Parsed, extra: StepExtra | None) -> list[Metric]:
     """IOPS per core over the cores the instance could use: when the step read that Resource Manager caged it
     (planner.db.caging), CPU_COUNT CPUs, i.e. CPU_COUNT x cores / CPUs cores, not every core of the host."""
-    caging = data.get("caging")
-    if not isinstance(caging, Mapping) or not caging.get("caged"):
+    if not isinstance(extra, SlobPoint) or not extra.caging.caged:
         return derived
-    cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(caging.get("cpu_count") or 0)
+    cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(extra.caging.cpu_count)
     if not cpus or not cores or not count:
         return derived
     usable = min(cores, count * cores / cpus)
@@ -359,7 +359,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
-            derived = _caged(_derive(parsed), parsed, r.data or {})
+            derived = _caged(_derive(parsed), parsed, r.extra)
             heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
                 if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar, overload
 
 from planner.errors import StepError
+from planner.extras import StepExtra
 from planner.files import sha256_file
 from planner.host import Host
 from planner.metrics import Metric
@@ -41,7 +42,7 @@ class Outcome:
     msg: str = ""
     diff: str | None = None
     artifacts: tuple[Artifact, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
+    extra: StepExtra | None = None  # what this kind says beyond the rest: its dataclass in planner.extras
     # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
     restart: RestartRequest | None = None
     # What the step measured: the headline of its parsed outputs (wl_common.parse_outcome / finish; their

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError
+from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Metric, Parsed, Source
@@ -80,9 +81,11 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
-                  data: Mapping[str, Any] | None = None) -> Outcome:
+                  data: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
     """CHANGED with the headline metrics of the parsed outputs in Outcome.metrics; FAILED with the ParseError
-    when a main output does not parse (its artifacts are kept either way)."""
+    when a main output does not parse (its artifacts are kept either way). ``data``: the kind's extra, or a
+    mapping of values for the record (kept as planner.extras.Notes)."""
+    extra = notes(data) if isinstance(data, Mapping) else data
     metrics: dict[str, Metric] = {}
     for a in artifacts:
         if a.kind not in PARSED_KINDS:
@@ -92,15 +95,13 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
             if parsed.errors:
                 raise parsed.errors[0]
         except ParseError as e:
-            return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts),
-                           data=dict(data or {}))
+            return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
         prefix = "" if a.kind in ("awr_text", "statspack", "calibrate_io", "orion_summary") else f"{a.kind}."
         if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
             continue  # the text report already gave the headline
         for m in summarise(parsed):
             metrics.setdefault(prefix + m.key, from_artifact(m, a))
-    return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), data=dict(data or {}),
-                   metrics=tuple(metrics.values()))
+    return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), extra=extra, metrics=tuple(metrics.values()))
 
 
 def from_artifact(m: Metric, artifact: Artifact) -> Metric:
