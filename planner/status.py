@@ -5,8 +5,11 @@ from __future__ import annotations
 import enum
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
+
+from planner.extras import StepExtra
+from planner.metrics import Metric
 
 
 class Status(enum.Enum):
@@ -60,7 +63,7 @@ class StepResult:
     repeat: int = 0
     warmup: bool = False
     artifacts: tuple[Artifact, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)  # step-specific plain data (e.g. parsed metrics)
+    extra: StepExtra | None = None  # what the step kind says beyond the rest (planner.extras)
     started: str = ""
     ended: str = ""
     ignored: bool = False  # failed but the step had ignore_errors
@@ -71,43 +74,12 @@ class StepResult:
     section: str = ""
     index: int | None = None
     phase: Phase = Phase.APPLY
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "step": self.step, "title": self.title, "host": self.host, "status": self.status.value,
-            "msg": self.msg, "diff": self.diff, "point": self.point, "params": dict(self.params),
-            "repeat": self.repeat, "warmup": self.warmup,
-            "artifacts": [{"path": a.path, "kind": a.kind, "sha256": a.sha256, "simulated": a.simulated}
-                          for a in self.artifacts],
-            "data": {**dict(self.data), **({"restart": dict(self.restart.target)} if self.restart else {})},
-            "started": self.started, "ended": self.ended, "ignored": self.ignored,
-            "play": self.play, "section": self.section, "index": self.index, "phase": self.phase.value,
-        }
-
-    @staticmethod
-    def from_json(d: Mapping[str, Any]) -> StepResult:
-        data = dict(d.get("data") or {})
-        restart = data.pop("restart", None)
-        return StepResult(
-            d["step"], d["title"], d["host"], Status(d["status"]), d.get("msg", ""), d.get("diff"),
-            d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
-            tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
-                  for a in d.get("artifacts", [])),
-            data, d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
-            RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None,
-            *_place(d))
+    # What the step measured (the headline of its parsed outputs, or a plugin's own figures); written and read
+    # by planner.results.runfolder
+    metrics: tuple[Metric, ...] = ()
 
 
 _OLD_PATH = re.compile(r"plays\[(\d+)\]\.(prep|workloads|collect)(?:\[(\d+)\])?")
-
-
-def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:
-    """A recorded result's play, section, index and phase (old folders: see legacy_place)."""
-    if "phase" not in d:
-        return legacy_place(str(d.get("step", "")), str(d.get("title", "")))
-    play, index = d.get("play"), d.get("index")
-    return (play if isinstance(play, int) else None, str(d.get("section") or ""),
-            index if isinstance(index, int) else None, Phase(d["phase"]))
 
 
 def legacy_place(step: str, title: str = "") -> tuple[int | None, str, int | None, Phase]:

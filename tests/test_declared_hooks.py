@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from planner.engine.execute import hook_result
 from planner.errors import StepError
+from planner.extras import Notes
+from planner.results.runfolder import result_from_json, result_to_json
 from planner.status import RestartRequest, Status, StepResult
 from planner.steps import BUILTIN_KINDS, REGISTRY
 from planner.steps.base import Outcome, StepType
@@ -30,7 +33,25 @@ def test_the_engine_imports_no_step_kind() -> None:
     assert found == []
 
 
+def test_the_engine_imports_no_step_kind_module() -> None:
+    """Not even a helper of a kind's own file (the window once took dbreport's snapshots itself): a kind's
+    work reaches the engine through the registry and the hooks StepType declares."""
+    kind_modules = {cls.__module__ for cls in REGISTRY.values()} - {"planner.steps"}
+    found = []
+    for path in sorted(ENGINE.glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = {node.module, *(f"{node.module}.{a.name}" for a in node.names)}
+            elif isinstance(node, ast.Import):
+                names = {a.name for a in node.names}
+            else:
+                continue
+            found += [f"{path.name}: {n}" for n in sorted(names & kind_modules)]
+    assert "planner.steps.dbreport" in kind_modules and found == []
+
+
 @pytest.mark.parametrize("hook", ["defers_restart", "validate_files", "restart_once", "restart_restored",
+                                  "around_point_begin", "around_point_end",
                                   "validate", "probes", "check", "save", "apply", "revert", "preview"])
 def test_every_hook_the_engine_calls_is_declared_with_a_default(hook: str) -> None:
     assert hook in vars(StepType)
@@ -43,13 +64,13 @@ def test_a_kind_without_restart_hooks_says_so_instead_of_crashing() -> None:
 
 
 def test_a_restart_request_keeps_the_record_shape_and_reads_back() -> None:
-    r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, data={"x": 1},
+    r = StepResult("plays[0].prep[1]", "init_ora", "h", Status.CHANGED, extra=Notes(MappingProxyType({"x": 1})),
                    restart=RestartRequest({"sid": "SLOB"}))
-    j = r.to_json()
+    j = result_to_json(r)
     assert j["data"] == {"x": 1, "restart": {"sid": "SLOB"}}  # what old run folders hold
-    back = StepResult.from_json(j)
-    assert back.restart == RestartRequest({"sid": "SLOB"}) and back.data == {"x": 1}
-    assert StepResult.from_json({**j, "data": {}}).restart is None
+    back = result_from_json(j)
+    assert back.restart == RestartRequest({"sid": "SLOB"}) and back.extra == Notes(MappingProxyType({"x": 1}))
+    assert result_from_json({**j, "data": {}}).restart is None
 
 
 def test_a_wrong_hook_return_is_a_step_error_naming_the_plugin() -> None:

@@ -19,6 +19,7 @@ from prep_helpers import context, newest_run
 
 from planner.cli.main import main
 from planner.errors import StepError
+from planner.extras import SchedulersSet
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
 from planner.rehearsal.sandbox import add_devices
@@ -64,7 +65,8 @@ def test_a_multipath_map_is_set_on_the_dm_device_and_its_paths_are_left_alone(mp
     assert change.diff is not None and change.diff.startswith("dm-0: mq-deadline -> none")
     saved = step.save(ctx)
     out = step.apply(ctx)
-    assert out.status is Status.CHANGED and out.data["counts"] == ["dm-0"]
+    assert isinstance(out.extra, SchedulersSet)
+    assert out.status is Status.CHANGED and out.extra.counts == ("dm-0",)
     assert out.msg == ("set dm-0=none (noop is none on this blk-mq kernel; request-based multipath: the dm device's "
                        "scheduler counts, its paths' are bypassed)")
     assert active(mpath_root, "dm-0") == "none" and active(mpath_root, "sdb") == "mq-deadline"
@@ -75,7 +77,7 @@ def test_a_multipath_map_is_set_on_the_dm_device_and_its_paths_are_left_alone(mp
 def test_a_path_device_named_alone_is_set_on_its_multipath_map_and_says_so(mpath_root: Path) -> None:
     ctx = context(mpath_root)
     out = IoScheduler({"devices": ["sdb", "/dev/sdc"], "scheduler": "kyber"}).apply(ctx)
-    assert out.data["devices"] == {"dm-0": "kyber", "dm-1": "kyber"}
+    assert isinstance(out.extra, SchedulersSet) and dict(out.extra.devices) == {"dm-0": "kyber", "dm-1": "kyber"}
     assert "sdb is a path of dm-0 (violin_lun1): set there" in out.msg
     assert active(mpath_root, "sdb") == "mq-deadline" and active(mpath_root, "dm-0") == "kyber"
 
@@ -93,7 +95,7 @@ def test_lvm_on_multipath_is_walked_down_to_the_map_that_schedules(mpath_root: P
     (mpath_root / "dev/vg_data").mkdir()
     (mpath_root / "dev/vg_data/lv_data").symlink_to("../dm-5")
     out = IoScheduler({"devices": "/dev/vg_data/lv_data", "scheduler": "kyber"}).apply(context(mpath_root))
-    assert out.data["devices"] == {"dm-0": "kyber"}
+    assert isinstance(out.extra, SchedulersSet) and dict(out.extra.devices) == {"dm-0": "kyber"}
     assert "dm-5 keeps none (bio-based: its slaves' schedulers count)" in out.msg
     assert active(mpath_root, "sdb") == "mq-deadline"
 

@@ -17,6 +17,7 @@ from planner.db.caging import read_caging
 from planner.db.container import read_container
 from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
+from planner.extras import InitOraDone
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
@@ -51,7 +52,8 @@ def test_keep_and_recycle_caches_have_the_4m_per_cpu_floor_and_the_check_accepts
     assert load_state(prep_root)["memory"][name] == str(512 << 20)
     assert InitOra({name: "64M"}).check(ctx).changed is False
     pool = "KEEP" if "keep" in name else "RECYCLE"
-    assert out.data["buffer_pools"][pool] == 512 << 20 and f"{pool} 512M" in out.msg
+    assert isinstance(out.extra, InitOraDone)
+    assert out.extra.buffer_pools[pool] == 512 << 20 and f"{pool} 512M" in out.msg
 
 
 # -- 7: init_ora on a pfile instance, the spfile backup, the way back when the instance will not start ----------

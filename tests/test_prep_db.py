@@ -8,6 +8,7 @@ import pytest
 from prep_helpers import context
 
 from planner.errors import OracleError, StepError
+from planner.extras import InitOraDone
 from planner.rehearsal.standins import load_state, update_state
 from planner.status import Status
 from planner.steps.prep_asm import AsmDiskgroup
@@ -27,8 +28,9 @@ def test_dynamic_parameter_set_with_scope_both_and_restored(prep_root: Path) -> 
     saved = step.save(ctx)
     out = step.apply(ctx)
     # the effective pools (V$SGA_DYNAMIC_COMPONENTS) come with a cache change (issue 16 row 1)
-    assert out.status is Status.CHANGED and out.data["restarted"] is False
-    assert out.data["buffer_pools"]["RECYCLE"] == 64 << 20 and "effective buffer pools" in out.msg
+    assert isinstance(out.extra, InitOraDone)
+    assert out.status is Status.CHANGED and out.extra.restarted is False
+    assert out.extra.buffer_pools["RECYCLE"] == 64 << 20 and "effective buffer pools" in out.msg
     state = load_state(prep_root)
     assert state["spfile"] == {"db_recycle_cache_size": "64M", "cpu_count": "1"}
     assert state["memory"]["db_recycle_cache_size"] == "67108864" and state["restarts"] == 0

@@ -9,6 +9,7 @@ from conftest import WWID
 from prep_helpers import context
 
 from planner.errors import StepError
+from planner.extras import SchedulersSet
 from planner.status import Status
 from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl, choose, parse_scheduler
 
@@ -50,7 +51,8 @@ def test_wwid_glob_and_classic_kernel(prep_root: Path) -> None:
     ctx = context(prep_root)
     step = IoScheduler({"devices": [WWID, "/dev/sd[d]"], "scheduler": "deadline"})
     out = step.apply(ctx)
-    assert out.data["devices"] == {"sdb": "mq-deadline", "sdc": "mq-deadline", "sdd": "deadline"}
+    assert isinstance(out.extra, SchedulersSet)
+    assert dict(out.extra.devices) == {"sdb": "mq-deadline", "sdc": "mq-deadline", "sdd": "deadline"}
     assert sched(prep_root, "sdd") == "noop [deadline] cfq\n"  # the old kernel offers deadline itself
     assert "dm-0 keeps none" in out.msg  # the dm device does not offer it: left alone, and said so
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from planner.plan.loader import load_plan
 from planner.report.context import _prep
 from planner.results.measure import RunData, play_name, prep_steps
-from planner.results.runfolder import RunMeta
+from planner.results.runfolder import RunMeta, result_from_json, result_to_json
 from planner.status import Phase, Status, StepResult, legacy_place
 from planner.steps.saved_state import RestoreEntry
 
@@ -37,10 +37,10 @@ def test_the_loader_gives_each_step_its_play_and_index(tmp_path: Path) -> None:
 def test_the_fields_round_trip_and_an_old_record_reads_the_same() -> None:
     r = StepResult("plays[1].prep[2]", "restore sysctl", "h", Status.CHANGED, play=1, section="prep", index=2,
                    phase=Phase.RESTORE)
-    assert StepResult.from_json(r.to_json()) == r
-    old = {k: v for k, v in r.to_json().items() if k not in ("play", "section", "index", "phase")}
-    assert StepResult.from_json(old) == r  # a folder written before the fields: its path and title say them
-    restart = StepResult.from_json({"step": "plays[0].prep.restart", "title": "Restarting the database once",
+    assert result_from_json(result_to_json(r)) == r
+    old = {k: v for k, v in result_to_json(r).items() if k not in ("play", "section", "index", "phase")}
+    assert result_from_json(old) == r  # a folder written before the fields: its path and title say them
+    restart = result_from_json({"step": "plays[0].prep.restart", "title": "Restarting the database once",
                                     "host": "h", "status": "changed"})
     assert (restart.play, restart.section, restart.index, restart.phase) == (0, "prep", None, Phase.APPLY)
     assert legacy_place("facts") == (None, "", None, Phase.APPLY)
@@ -66,3 +66,16 @@ def test_a_prep_step_named_restore_is_not_taken_for_a_restore(tmp_path: Path) ->
     assert [(r["play"], r["restore"], r["restored"]) for r in rows] == [("p", False, "yes"), ("p", True, "")]
     assert rows[0]["original"] != ""
     assert prep_steps(data) == {"plays[0].prep[0]"}  # the play's one restart is no prep step's row
+
+
+def test_a_steps_artifact_folder_is_named_from_its_typed_place() -> None:
+    """The folder under play and host is the step's section and index, as it was when cut from its path; the
+    path itself is no longer parsed (a step built outside a plan, with no index, is named by its path)."""
+    from planner.engine.runner import step_folder
+    from planner.plan.model import Section, StepSpec
+
+    spec = StepSpec(kind="fio", section=Section.WORKLOADS, args={}, path="plays[2].workloads[3]", play=2, index=3)
+    assert step_folder(spec) == "workloads[3]" == spec.path.split(".", 1)[-1]
+    odd = StepSpec(kind="fio", section=Section.WORKLOADS, args={}, path="not.a[plan]path", play=2, index=3)
+    assert step_folder(odd) == "workloads[3]"
+    assert step_folder(StepSpec(kind="fio", section=Section.PREP, args={}, path="restart")) == "restart"

@@ -16,6 +16,7 @@ from planner.errors import StepError
 from planner.host import Host
 from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
+from planner.results.runfolder import result_from_json
 from planner.status import Artifact, Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
@@ -48,7 +49,7 @@ def local(tmp_path: Path) -> tuple[Host, Path]:
 
 
 def iops(out: Any) -> float:
-    return next(v for k, v in out.data["metrics"].items() if k.startswith("fio.iops"))
+    return next(v for k, v in {m.key: m.value for m in out.metrics}.items() if k.startswith("fio.iops"))
 
 
 @pytest.mark.slow
@@ -77,7 +78,7 @@ def test_inline_job_and_job_file(local: tuple[Host, Path], tmp_path: Path) -> No
     out = Fio({"job": {"name": "inline", "rw": "read", "filename": "/data/a.dat", "size": "2m"},
                "ioengine": "psync", "runtime": 1}).apply(ctx)
     assert out.status is Status.CHANGED, out.msg
-    assert any("job=inline" in k for k in out.data["metrics"])
+    assert any("job=inline" in m.key for m in out.metrics)
     (tmp_path / "jobs").mkdir()
     (tmp_path / "jobs" / "two.fio").write_text(textwrap.dedent("""\
         ; a user's job file: its own values win over the step's
@@ -94,7 +95,7 @@ def test_inline_job_and_job_file(local: tuple[Host, Path], tmp_path: Path) -> No
     out = Fio({"job_file": "jobs/two.fio", "runtime": 1}).apply(
         make_ctx(host, LocalConnection(host), tmp_path, index=1))
     assert out.status is Status.CHANGED, out.msg
-    keys = " ".join(out.data["metrics"])
+    keys = " ".join(m.key for m in out.metrics)
     assert "job=reader,dir=read" in keys and "job=writer,dir=write" in keys
     assert (root / "data" / "b.dat").exists() and (root / "data" / "c.dat").exists()
 
@@ -194,7 +195,7 @@ def test_sweep_end_to_end_through_the_cli(tmp_path: Path) -> None:
         assert {"fio_job", "fio_json"} <= {a["kind"] for a in r["artifacts"]} <= {"fio_job", "fio_json", "fio_log",
                                                                                   "series"}
         assert all((run / a["path"]).is_file() for a in r["artifacts"])
-        assert any(k.startswith("fio.iops") and v > 0 for k, v in r["data"]["metrics"].items())
+        assert any(m.key.startswith("fio.iops") and m.value > 0 for m in result_from_json(r).metrics)
 
 
 @pytest.fixture

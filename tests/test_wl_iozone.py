@@ -16,7 +16,7 @@ from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
 from planner.status import Status
 from planner.steps import REGISTRY
-from planner.steps.base import StepContext
+from planner.steps.base import Outcome, StepContext
 from planner.steps.wl_iozone import Iozone, create_argv, iozone_argv, record_kb
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
@@ -107,8 +107,8 @@ def test_full_step_with_created_files(local: tuple[Host, Path], tmp_path: Path) 
                    "threads": 4, "files": "/u02/iozone/file", "create_files": True, "flags": ["-w", "-e", "-c"]})
     out = step.apply(make_ctx(host, LocalConnection(host), tmp_path, log=log))
     assert out.status is Status.CHANGED, out.msg
-    assert out.data["metrics"]["iozone.throughput{view=parent,run=1,test=random readers,procs=4}"] == 4681.36
-    assert round(out.data["metrics"]["iozone.iops{view=parent,run=1,test=random readers,procs=4}"]) == 585
+    assert metric_values(out)["iozone.throughput{view=parent,run=1,test=random readers,procs=4}"] == 4681.36
+    assert round(metric_values(out)["iozone.iops{view=parent,run=1,test=random readers,procs=4}"]) == 585
     d = root / "u02" / "iozone"
     calls = (root / "opt" / "iozone" / "calls.log").read_text().splitlines()
     assert calls == [f"-w -e -c -r 8 -i 0 -s 1g -t 1 -F {d}/file1",
@@ -172,4 +172,8 @@ def test_iozone_double_over_real_ssh(lab_ctx: tuple[StepContext, Path]) -> None:
     out = Iozone({"binary": "/opt/iozone/iozone", "record_size": 8, "file_size": "1m", "tests": [2],
                   "threads": 2, "create_files": True, "flags": ["-e"]}).apply(ctx)
     assert out.status is Status.CHANGED, out.msg
-    assert round(out.data["metrics"]["iozone.iops{view=parent,run=1,test=random readers,procs=2}"]) == 585
+    assert round(metric_values(out)["iozone.iops{view=parent,run=1,test=random readers,procs=2}"]) == 585
+
+
+def metric_values(out: Outcome) -> dict[str, float]:
+    return {m.key: m.value for m in out.metrics}

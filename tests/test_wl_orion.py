@@ -9,6 +9,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.rehearsal.standins.awrgen import MARKER
+from planner.results.runfolder import result_from_json
 
 STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
 
@@ -61,7 +62,7 @@ def test_simple_run_collects_every_file_and_parses_the_summary(tmp_path: Path) -
     lat_art = next(a for a in result["artifacts"] if a["path"].endswith("_lat.csv"))
     cells = [m.value for m in parse_file(run / lat_art["path"], "orion_csv_us").metrics]
     assert cells and all(0 < v < 50 for v in cells)  # milliseconds, not 1000x too high
-    metrics = result["data"]["metrics"]
+    metrics = {m.key: m.value for m in result_from_json(result).metrics}
     assert metrics["orion.max_small_iops{small=5,large=0}"] > 1000
     assert 0 < metrics["orion.min_small_latency_ms{small=1,large=0}"] < 5
     summary = next(a for a in result["artifacts"] if a["kind"] == "orion_summary")

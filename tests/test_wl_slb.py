@@ -18,7 +18,7 @@ from planner.plan.schema import sweepable_params
 from planner.rehearsal.lab import Lab
 from planner.status import Status
 from planner.steps import REGISTRY
-from planner.steps.base import StepContext
+from planner.steps.base import Outcome, StepContext
 from planner.steps.wl_slb import DEFAULT_KIT, Slb, affinity_warning, cpu_list, load_kit, runit_argv
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
@@ -54,8 +54,8 @@ def test_default_kit_runs_and_is_built_once(local: Host, tmp_path: Path) -> None
     log: list[CommandResult] = []
     out = Slb({**QUICK, "affinity": "0"}).apply(make_ctx(local, LocalConnection(local), tmp_path, log=log))
     assert out.status is Status.CHANGED, out.msg
-    rops = out.data["metrics"]["slb.rops_per_s{run=1}"]
-    assert rops > 0 and out.data["metrics"]["slb.wops_per_s{run=1}"] > 0
+    rops = metric_values(out)["slb.rops_per_s{run=1}"]
+    assert rops > 0 and metric_values(out)["slb.wops_per_s{run=1}"] > 0
     main = next(a for a in out.artifacts if a.kind == "slb")
     text = (tmp_path / "run" / main.path).read_text()
     assert text.startswith("Users: 2\n") and "Buffer area size  8192 KB" in text and "Test Summary:" in text
@@ -166,4 +166,8 @@ def lab_ctx(lab: Lab, tmp_path: Path) -> Iterator[StepContext]:
 def test_slb_over_real_ssh(lab_ctx: StepContext) -> None:
     out = Slb({**QUICK, "users": 1}).apply(lab_ctx)
     assert out.status is Status.CHANGED, out.msg
-    assert out.data["metrics"]["slb.rops_per_s{run=1}"] > 0
+    assert metric_values(out)["slb.rops_per_s{run=1}"] > 0
+
+
+def metric_values(out: Outcome) -> dict[str, float]:
+    return {m.key: m.value for m in out.metrics}

@@ -14,6 +14,7 @@ from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.slob_kit import install_slob_kit
+from planner.results.runfolder import result_from_json
 from planner.steps.wl_slob import KitVersion, Slob, conf_value, detect_version, render_conf
 
 KIT = "/home/oracle/SLOB"
@@ -75,7 +76,7 @@ def test_sweep_gives_six_points_whose_physical_reads_rise_with_readers(tmp_path:
     assert by_readers[1] < by_readers[2] < by_readers[4]
     html = physical_reads(run, results[4], "awr_html")
     assert html == pytest.approx(physical_reads(run, results[4]))
-    assert results[0]["data"]["metrics"] and results[0]["data"]["sessions"] == 1
+    assert result_from_json(results[0]).metrics and results[0]["data"]["sessions"] == 1
     # the kit's slob.conf is back as it was, and the planner's copy of it is gone
     kit = root / KIT.lstrip("/")
     assert (kit / "slob.conf").read_text() == original

@@ -180,7 +180,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                 ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
-                      artifacts=tuple(outcome.artifacts) + tuple(extra), data=outcome.data, restart=outcome.restart)
+                      artifacts=tuple(outcome.artifacts) + tuple(extra), extra=outcome.extra, restart=outcome.restart,
+                      metrics=outcome.metrics)
     except Interrupted as e:
         return result(Status.INTERRUPTED, str(e), e)
     except ConnectError as e:
@@ -298,7 +299,8 @@ def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, reco
 
     def result(status: Status, msg: str, out: Outcome | None = None) -> StepResult:
         return StepResult(entry.step, title, hs.host.name, status, msg, out.diff if out else None, started=started,
-                          ended=utc_now(), data=out.data if out else {}, restart=out.restart if out else None,
+                          ended=utc_now(), extra=out.extra if out else None, restart=out.restart if out else None,
+                          metrics=out.metrics if out else (),
                           **entry_place(entry))
 
     try:

@@ -82,7 +82,7 @@ class Runner:
     def save_results(self) -> None:
         if self.record:
             with self._lock:  # a resumed run appends to what the run before it recorded
-                data = [*(self.previous.results if self.previous else ()), *(r.to_json() for r in self.results)]
+                data = runfolder.results_json(self.results, self.previous.results if self.previous else ())
             try:
                 self.record.write(runfolder.RESULTS, data)
             except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
@@ -124,7 +124,7 @@ class Runner:
         return v
 
     def artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
-        parts = [play.name, hs.host.name, spec.path.split(".", 1)[-1]]
+        parts = [play.name, hs.host.name, step_folder(spec)]
         if point is not None:
             parts.append(f"point{point.index:03d}")
         return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
@@ -307,3 +307,9 @@ class Runner:
                               int(code), interrupted)
             self.finished = True
         return RunOutcome(self.results, self.record, int(code), bool(interrupted))
+
+
+def step_folder(spec: StepSpec) -> str:
+    """A step's artifact folder under its play's and host's: its section and index in the play
+    (``workloads[0]``); a step built outside a plan has no index, and its whole path names it."""
+    return spec.path if spec.index is None else f"{spec.section.value}[{spec.index}]"

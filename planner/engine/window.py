@@ -13,7 +13,7 @@ from planner.engine import os_series
 from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
-from planner.steps import dbreport, step_class
+from planner.steps import step_class
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
@@ -83,9 +83,10 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     warnings: list[str] = []
     sampler = None
     interval = 1
-    token = None
-    if spec.db_report and not writes_db_report:
-        token = dbreport.begin(ctx, spec.db_report)
+    token: object = None
+    db_kind = step_class(spec.db_report) if spec.db_report and not writes_db_report else None
+    if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
+        token = db_kind.around_point_begin(ctx)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)
@@ -117,9 +118,10 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
                 raise
             # the point already failed (e.g. the host went away): its own error is the one to report
             warnings.append(f"OS statistics not collected: {e}")
-    if token is not None and spec.db_report and failure is None:
-        artifacts += dbreport.end(ctx, token, spec.db_report)
-        warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
+    if db_kind is not None and failure is None:
+        collected = db_kind.around_point_end(ctx, token)
+        artifacts += collected.artifacts
+        warnings += collected.notes  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
         ctx.window_artifacts = tuple(artifacts)  # the failed point's result keeps them (execute.run_step)
         raise failure

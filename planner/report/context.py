@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__
+from planner.extras import SlobPoint
 from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
@@ -287,29 +288,21 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
     out: dict[tuple[str, str], dict[str, Any]] = {}
     cagings: dict[tuple[str, str], dict[str, str]] = {}
     for r in data.results:
-        d = r.data or {}
-        if r.host != host or not d.get("statistics"):
+        d = r.extra
+        if r.host != host or not isinstance(d, SlobPoint) or not d.statistics:
             continue
-        cache = d.get("cache_bytes")
         point = ", ".join(f"{k}={v}" for k, v in r.params) + ": " if r.params else ""
-        cagings.setdefault((r.step, str(d.get("statistics"))), {}).setdefault(_said(d, "caging"), point)
-        out.setdefault((r.step, str(d.get("statistics"))), {
+        cagings.setdefault((r.step, d.statistics), {}).setdefault(d.caging.describe, point)
+        out.setdefault((r.step, d.statistics), {
             "play": play_name(r.play, data.play_names()), "workload": r.title,
-            "statistics": "AWR" if d.get("statistics") == "awr" else "Statspack",
-            "why": str(d.get("statistics_why", "")),
-            "pool": str(d.get("cache_pool", "")), "cache_mb": None if cache is None else int(cache) >> 20,
-            "pct": d.get("cache_pct_of_data"), "container": _said(d, "container"), "caging": _said(d, "caging")})
+            "statistics": "AWR" if d.statistics == "awr" else "Statspack", "why": d.statistics_why,
+            "pool": d.cache.pool, "cache_mb": d.cache.cache_bytes >> 20, "pct": d.cache.pct_of_data,
+            "container": d.container.describe, "caging": d.caging.describe})
     for key, words in cagings.items():  # a window opening mid-sweep cages some points and not others: say which
         said = {w: p for w, p in words.items() if w}
         if len(said) > 1:
             out[key]["caging"] = "varied by point: " + "; ".join(f"{p}{w}" for w, p in said.items())
     return list(out.values())
-
-
-def _said(d: Mapping[str, Any], key: str) -> str:
-    """The words a step recorded for what it read (planner.db.container / caging), '' when it read none."""
-    v = d.get(key)
-    return str(v.get("describe", "")) if isinstance(v, Mapping) else ""
 
 
 def _working_sets(data: RunData) -> dict[str, float]:

@@ -28,6 +28,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
+from planner.extras import SlobPoint, StepExtra
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.parsers.slob_log import SnapWindow, snap_window
@@ -204,13 +205,12 @@ def _derive(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
     return out
 
 
-def _caged(derived: list[Metric], parsed: Parsed, data: Mapping[str, Any]) -> list[Metric]:
+def _caged(derived: list[Metric], parsed: Parsed, extra: StepExtra | None) -> list[Metric]:
     """IOPS per core over the cores the instance could use: when the step read that Resource Manager caged it
     (planner.db.caging), CPU_COUNT CPUs, i.e. CPU_COUNT x cores / CPUs cores, not every core of the host."""
-    caging = data.get("caging")
-    if not isinstance(caging, Mapping) or not caging.get("caged"):
+    if not isinstance(extra, SlobPoint) or not extra.caging.caged:
         return derived
-    cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(caging.get("cpu_count") or 0)
+    cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(extra.caging.cpu_count)
     if not cpus or not cores or not count:
         return derived
     usable = min(cores, count * cores / cpus)
@@ -276,17 +276,17 @@ def os_summary(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]
     return out
 
 
-def _data_metrics(r: StepResult) -> list[Metric]:
-    """Metrics a step put straight into its result data: ``data.metrics = [{name, value, unit, ...}]``."""
-    out: list[Metric] = []
-    for d in r.data.get("metrics", []) if isinstance(r.data.get("metrics"), list) else []:
-        try:
-            out.append(Metric(str(d["name"]), float(d["value"]), str(d.get("unit", "")),
-                              Direction(d.get("direction", "neutral")), None,
-                              tuple((str(k), str(v)) for k, v in dict(d.get("labels", {})).items())))
-        except (KeyError, TypeError, ValueError):
-            continue
-    return out
+def _step_metrics(r: StepResult) -> list[Metric]:
+    """The figures a step measured itself (a plugin's): not those read from one of its artifacts (the
+    headline of a parsed output), which are measured from the artifact itself, so never counted twice."""
+    kept = {a.path for a in r.artifacts}
+    return [m for m in r.metrics if m.source is None or m.source.file not in kept]
+
+
+def _kit_params(kind: str, r: StepResult) -> tuple[tuple[str, Any], ...]:
+    """A point's parameters as its kit ran them (a SLOB point's sessions: planner.results.slob_points)."""
+    x = r.extra
+    return kit_params(kind, r.params, x.threads_per_schema, x.sessions) if isinstance(x, SlobPoint) else r.params
 
 
 def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
@@ -366,9 +366,9 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     for r in results:
         play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
-                    params=kit_params(kinds.get(r.step, ""), r.params, r.data or {}), point=r.point,
+                    params=_kit_params(kinds.get(r.step, ""), r), point=r.point,
                     repeat=r.repeat, warmup=r.warmup)
-        for m in _data_metrics(r):
+        for m in _step_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
         window = _kit_window(run_dir, r.artifacts)
@@ -384,7 +384,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
                                           parsed.facts if parsed else (), tuple(errors), parsed is not None))
             if parsed is None:
                 continue
-            derived = _caged(_derive(parsed, window), parsed, r.data or {})
+            derived = _caged(_derive(parsed, window), parsed, r.extra)
             heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
                 if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's

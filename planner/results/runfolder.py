@@ -20,9 +20,23 @@ from typing import Any
 import yaml
 
 from planner.errors import InputError, Problem
+from planner.extras import (
+    CagingSeen,
+    ClusterSeen,
+    CommandRun,
+    ContainerSeen,
+    FactsGathered,
+    InitOraDone,
+    Notes,
+    SchedulersSet,
+    SlobCache,
+    SlobPoint,
+    StepExtra,
+)
 from planner.files import write_json
+from planner.metrics import Direction, Metric, Source, split_key
 from planner.runid import check_run_id
-from planner.status import StepResult
+from planner.status import Artifact, Phase, RestartRequest, Status, StepResult, legacy_place
 
 META = "meta.json"
 RESULTS = "results.json"
@@ -182,7 +196,7 @@ def read_results(run_dir: Path) -> tuple[StepResult, ...]:
     path = Path(run_dir) / RESULTS
     raw = _read_json(path, [])
     try:
-        return tuple(StepResult.from_json(d) for d in raw)
+        return tuple(result_from_json(d) for d in raw)
     except (KeyError, TypeError, ValueError, AttributeError) as e:
         raise InputError([Problem(None, "", f"{path}: not a results file ({type(e).__name__}: {e})",
                                   "the run folder is damaged; re-run the plan")]) from None
@@ -190,7 +204,136 @@ def read_results(run_dir: Path) -> tuple[StepResult, ...]:
 
 def results_json(results: Sequence[StepResult], before: Sequence[Mapping[str, Any]] = ()) -> list[Any]:
     """What results.json holds: a resumed run's earlier entries, then this run's results."""
-    return [*before, *(r.to_json() for r in results)]
+    return [*before, *(result_to_json(r) for r in results)]
+
+
+def result_to_json(r: StepResult) -> dict[str, Any]:
+    """One results.json entry. A step's metrics are written as ``data.metrics``, a list in the plugin form
+    (docs/plugins.md), beside the step's other data."""
+    data = {**(r.extra.to_json() if r.extra else {}), **({"restart": dict(r.restart.target)} if r.restart else {})}
+    if r.metrics:
+        data["metrics"] = [metric_to_json(m) for m in r.metrics]
+    return {
+        "step": r.step, "title": r.title, "host": r.host, "status": r.status.value,
+        "msg": r.msg, "diff": r.diff, "point": r.point, "params": dict(r.params),
+        "repeat": r.repeat, "warmup": r.warmup,
+        "artifacts": [{"path": a.path, "kind": a.kind, "sha256": a.sha256, "simulated": a.simulated}
+                      for a in r.artifacts],
+        "data": data, "started": r.started, "ended": r.ended, "ignored": r.ignored,
+        "play": r.play, "section": r.section, "index": r.index, "phase": r.phase.value,
+    }
+
+
+def result_from_json(d: Mapping[str, Any]) -> StepResult:
+    """A results.json entry as a StepResult, the shapes older planner versions wrote included."""
+    data = dict(d.get("data") or {})
+    restart = data.pop("restart", None)
+    artifacts = tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
+                      for a in d.get("artifacts", []))
+    play, section, index, phase = _place(d)
+    metrics = _metrics(data.pop("metrics", None), artifacts)
+    return StepResult(
+        d["step"], d["title"], d["host"], Status(d["status"]), d.get("msg", ""), d.get("diff"),
+        d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
+        artifacts, extra_from_json(data), d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
+        RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None,
+        play=play, section=section, index=index, phase=phase, metrics=metrics)
+
+
+def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
+    """A result's ``data`` (metrics and restart taken out) as its kind's extra: told by the keys each kind
+    writes (planner.extras), as results.json has no other word for it; a shape that is none of them, or one
+    whose values are damaged, is kept as Notes (a received folder is input: never an error here)."""
+    if not data:
+        return None
+    try:
+        return _typed_extra(data) or Notes(MappingProxyType(dict(data)))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return Notes(MappingProxyType(dict(data)))
+
+
+def _typed_extra(d: Mapping[str, Any]) -> StepExtra | None:
+    if "statistics" in d and "caging" in d:
+        return _slob(d)
+    if isinstance(d.get("restarted"), bool):
+        return InitOraDone(d["restarted"], MappingProxyType({str(k): int(v) for k, v in
+                                                            dict(d.get("buffer_pools") or {}).items()}))
+    if isinstance(d.get("devices"), Mapping) and "counts" in d:
+        return SchedulersSet(tuple((str(k), str(v)) for k, v in d["devices"].items()), _strings(d["counts"]))
+    if isinstance(d.get("facts"), Mapping) and len(d) == 1:
+        return FactsGathered(MappingProxyType(dict(d["facts"])))
+    if set(d) == {"rc", "stdout"}:
+        return CommandRun(int(d["rc"]), str(d["stdout"]))
+    return None
+
+
+def _slob(d: Mapping[str, Any]) -> SlobPoint:
+    cont, cag, cluster = dict(d.get("container") or {}), dict(d["caging"]), d.get("cluster")
+    cache = SlobCache(_text(d.get("cache_pool")), _text(d.get("kit_pool")), int(d.get("cache_bytes") or 0),
+                      int(d.get("data_bytes") or 0), float(d.get("cache_pct_of_data") or 0),
+                      _mapping(d.get("buffer_pools")), _mapping(d.get("slob_data")))
+    return SlobPoint(
+        int(d.get("sessions") or 0), int(d.get("schemas") or 0), int(d.get("threads_per_schema") or 0),
+        int(d.get("update_pct") or 0), _text(d.get("kit_version")), _text(d["statistics"]),
+        _text(d.get("statistics_why")), cache,
+        ContainerSeen(bool(cont.get("cdb")), _text(cont.get("name")), bool(cont.get("pdb")),
+                      _text(cont.get("describe"))),
+        CagingSeen(bool(cag.get("caged")), int(cag.get("cpu_count") or 0), _text(cag.get("describe")),
+                   _text(cag.get("plan")), _strings(cag.get("windows")), _text(cag.get("resource_manager_plan"))),
+        None if d.get("rac") is None else _text(d.get("rac")),
+        ClusterSeen(int(cluster.get("instances") or 0), bool(cluster.get("rac")), _text(cluster.get("why")))
+        if isinstance(cluster, Mapping) else None)
+
+
+def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:
+    """A recorded result's play, section, index and phase (old folders: see legacy_place)."""
+    if "phase" not in d:
+        return legacy_place(str(d.get("step", "")), str(d.get("title", "")))
+    play, index = d.get("play"), d.get("index")
+    return (play if isinstance(play, int) else None, str(d.get("section") or ""),
+            index if isinstance(index, int) else None, Phase(d["phase"]))
+
+
+def metric_to_json(m: Metric) -> dict[str, Any]:
+    """A metric in the plugin form: name, value, unit, direction, labels; its source and derived when known."""
+    out: dict[str, Any] = {"name": m.name, "value": m.value, "unit": m.unit, "direction": m.direction.value,
+                           "labels": dict(m.labels)}
+    if m.source is not None:
+        out["source"] = {"file": m.source.file, "line": m.source.line}
+    if m.derived:
+        out["derived"] = True
+    return out
+
+
+def _metric(d: Any) -> Metric | None:
+    """One metric of the list form; None for an entry that is not one (a received folder is input)."""
+    try:
+        src = d.get("source")
+        line = src.get("line") if isinstance(src, Mapping) else None
+        source = Source(str(src["file"]), line if isinstance(line, int) else None) \
+            if isinstance(src, Mapping) and src.get("file") else None
+        return Metric(str(d["name"]), float(d["value"]), str(d.get("unit", "")),
+                      Direction(d.get("direction", "neutral")), source,
+                      tuple((str(k), str(v)) for k, v in dict(d.get("labels", {})).items()), d.get("derived") is True)
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None
+
+
+def _metrics(value: Any, artifacts: Sequence[Artifact]) -> tuple[Metric, ...]:
+    """``data.metrics``: a list in the plugin form; or, as planner wrote before metrics were typed, a mapping
+    {metric key: value} of the headline its parsed outputs gave. Those figures are in the artifacts
+    themselves, so they are read as coming from the step's first artifact (the results never count them
+    twice), and dropped when there is none."""
+    if isinstance(value, list):
+        return tuple(m for m in map(_metric, value) if m is not None)
+    if not isinstance(value, Mapping) or not artifacts:
+        return ()
+    out = []
+    for key, v in value.items():
+        name, labels = split_key(str(key))
+        if isinstance(v, int | float) and not isinstance(v, bool):
+            out.append(Metric(name, float(v), "", source=Source(artifacts[0].path), labels=labels))
+    return tuple(out)
 
 
 def read_restore_entries(run_dir: Path) -> tuple[Mapping[str, Any], ...]:

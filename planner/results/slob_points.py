@@ -9,23 +9,16 @@ schema and sessions, and sessions is the last parameter, the one the chart's x a
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 SCHEMA_WORDS = {"readers": "reader_schemas", "writers": "writer_schemas"}
 ADDED = ("threads_per_schema", "sessions")
 
 
-def kit_params(kind: str, params: tuple[tuple[str, Any], ...],
-               data: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+def kit_params(kind: str, params: tuple[tuple[str, Any], ...], threads: int,
+               sessions: int) -> tuple[tuple[str, Any], ...]:
     """``params`` unchanged unless a SLOB point connected more than one session per schema."""
-    if kind != "slob":
-        return params
-    try:
-        threads, sessions = int(data.get("threads_per_schema") or 1), int(data.get("sessions") or 0)
-    except (TypeError, ValueError):
-        return params
-    if threads <= 1 or sessions <= 0:
+    if kind != "slob" or threads <= 1 or sessions <= 0:
         return params
     kept = tuple((SCHEMA_WORDS.get(k, k), v) for k, v in params if k not in ADDED)
     return kept + (("threads_per_schema", threads), ("sessions", sessions))

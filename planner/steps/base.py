@@ -18,8 +18,10 @@ from pathlib import Path
 from typing import Any, ClassVar, overload
 
 from planner.errors import StepError
+from planner.extras import StepExtra
 from planner.files import sha256_file
 from planner.host import Host
+from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, RestartRequest, Status
 from planner.transport.connection import CommandResult, Connection, command_line
@@ -40,9 +42,21 @@ class Outcome:
     msg: str = ""
     diff: str | None = None
     artifacts: tuple[Artifact, ...] = ()
-    data: Mapping[str, Any] = field(default_factory=dict)
+    extra: StepExtra | None = None  # what this kind says beyond the rest: its dataclass in planner.extras
     # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
     restart: RestartRequest | None = None
+    # What the step measured: the headline of its parsed outputs (wl_common.parse_outcome / finish; their
+    # source is the artifact, which the results read in full) or figures of the step's own (a plugin's)
+    metrics: tuple[Metric, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Collected:
+    """What a kind that wraps each workload point (awr, statspack) kept of one point: the artifacts, and what
+    the point's result should say about them (a RAC report's scope)."""
+
+    artifacts: tuple[Artifact, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 # What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
@@ -388,6 +402,19 @@ class StepType(abc.ABC):
         """One point's expected run time and budget, from its rendered arguments (one sweep point's values) and
         the host's variables. Default: not a timed step, the host's default timeout."""
         return Duration()
+
+    # -- a collect kind that wraps each workload point (the engine's window, planner.engine.window) --
+    @classmethod
+    def around_point_begin(cls, ctx: StepContext) -> object:
+        """Before a workload point: start collecting (a begin snapshot); the token is handed to around_point_end."""
+        raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
+                        hint="only awr and statspack wrap each workload point")
+
+    @classmethod
+    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
+        """After a workload point that did not fail: what was collected since around_point_begin."""
+        raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
+                        hint="only awr and statspack wrap each workload point")
 
     @classmethod
     def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from planner.extras import FactsGathered
 from planner.files import sha256_file, write_bytes
 from planner.plan.model import Section
 from planner.status import Artifact, Status
@@ -31,4 +32,4 @@ class FactsCollect(StepType):
         write_bytes(path, (json.dumps(facts.to_json(), indent=2) + "\n").encode(), 0o600)
         return Outcome(Status.OK, f"{facts.hostname}: {facts.cpus} CPUs, {facts.memory_gb} GB",
                        artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts", sha256_file(path)),),
-                       data={"facts": facts.to_json()})
+                       extra=FactsGathered(facts.to_json()))

@@ -22,7 +22,7 @@ from planner.errors import StepError
 from planner.plan.kind_schema import sampled_around_points
 from planner.plan.model import Section
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Collected, Outcome, StepContext, StepType
 from planner.steps.rac import Cluster, global_report_sql, read_cluster, statspack_note
 from planner.steps.wl_common import point_dir, save_text
 
@@ -139,6 +139,15 @@ class _Declared(StepType):
 
     def apply(self, ctx: StepContext) -> Outcome:
         return Outcome(Status.OK, f"{self.kind} reports were taken around each workload point (see their artifacts)")
+
+    @classmethod
+    def around_point_begin(cls, ctx: StepContext) -> SnapToken:
+        return begin(ctx, cls.kind)
+
+    @classmethod
+    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
+        assert isinstance(token, SnapToken)  # the one around_point_begin gave
+        return Collected(tuple(end(ctx, token, cls.kind)), token.notes)
 
 
 class AwrCollect(_Declared):

@@ -11,6 +11,7 @@ from typing import Any, cast
 import jinja2
 
 from planner.errors import StepError
+from planner.extras import CommandRun
 from planner.safejinja import SandboxEnvironment, template_errors_only
 from planner.status import Artifact, Status
 from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, StepContext, StepType, check_host_path
@@ -82,7 +83,7 @@ class Command(StepType):
         chdir = self.args.get("chdir")
         r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None, measured=True)
         status = Status.CHANGED if self.args.get("changed_when", True) else Status.OK
-        return Outcome(status, r.stdout.strip()[-500:], data={"rc": r.exit_code, "stdout": r.stdout[-4000:]})
+        return Outcome(status, r.stdout.strip()[-500:], extra=CommandRun(r.exit_code, r.stdout[-4000:]))
 
 
 def unified(before: str | None, after: str, name: str) -> str:

@@ -31,6 +31,7 @@ from planner.db.pfile import (
 )
 from planner.db.segments import SegmentPlace, read_segment
 from planner.errors import OracleError, StepError
+from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
@@ -429,7 +430,7 @@ class InitOra(StepType):
             raise StepError(f"parameters not in effect after the change: {', '.join(s.param.name for s in left)}")
         note, pools = self._effective(ctx, db)
         return Outcome(Status.CHANGED, msg + note, self._diff(todo) + note.lstrip("; ") + "\n",
-                       data={"restarted": restarted, **({"buffer_pools": pools.to_json()} if pools else {})})
+                       extra=InitOraDone(restarted, pools.to_json() if pools else {}))
 
     def _effective(self, ctx: StepContext, db: Database) -> tuple[str, BufferPools | None]:
         """After a cache change: the pools as the instance has them (not as asked), and for ``slob_cache`` a

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import StepError
+from planner.extras import SchedulersSet
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
@@ -274,7 +275,8 @@ class IoScheduler(StepType):
                            f"{self._notes(devices)}")
         summary = ", ".join(f"{d.device}={d.target}" for d in todo) or "udev rule"
         return Outcome(Status.CHANGED, f"set {summary}{self._notes(devices)}", self._diff(todo, rule, have_rule),
-                       data={"devices": {d.device: d.target for d in devices if d.target}, "counts": counts})
+                       extra=SchedulersSet(tuple({d.device: d.target for d in devices if d.target}.items()),
+                                           tuple(counts)))
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         devices = self._resolve(ctx)

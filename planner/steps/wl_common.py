@@ -17,13 +17,15 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError
+from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
-from planner.metrics import Parsed
+from planner.metrics import Metric, Parsed, Source
 from planner.parsers import parse_file, summarise
 from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
@@ -79,10 +81,12 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
-                  data: Mapping[str, Any] | None = None) -> Outcome:
-    """CHANGED with headline metrics in data["metrics"] ({metric key: value}); FAILED with the ParseError
-    when a main output does not parse (its artifacts are kept either way)."""
-    metrics: dict[str, float] = {}
+                  data: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
+    """CHANGED with the headline metrics of the parsed outputs in Outcome.metrics; FAILED with the ParseError
+    when a main output does not parse (its artifacts are kept either way). ``data``: the kind's extra, or a
+    mapping of values for the record (kept as planner.extras.Notes)."""
+    extra = notes(data) if isinstance(data, Mapping) else data
+    metrics: dict[str, Metric] = {}
     for a in artifacts:
         if a.kind not in PARSED_KINDS:
             continue
@@ -91,14 +95,19 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
             if parsed.errors:
                 raise parsed.errors[0]
         except ParseError as e:
-            return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts),
-                           data=dict(data or {}))
+            return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
         prefix = "" if a.kind in ("awr_text", "statspack", "calibrate_io", "orion_summary") else f"{a.kind}."
         if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
             continue  # the text report already gave the headline
         for m in summarise(parsed):
-            metrics.setdefault(prefix + m.key, m.value)
-    return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), data={**dict(data or {}), "metrics": metrics})
+            metrics.setdefault(prefix + m.key, from_artifact(m, a))
+    return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), extra=extra, metrics=tuple(metrics.values()))
+
+
+def from_artifact(m: Metric, artifact: Artifact) -> Metric:
+    """``m`` as read from ``artifact``: its source is the artifact's path in the run folder (the parser saw the
+    controller's absolute path), which tells the results the figure is read from that file in full."""
+    return replace(m, source=Source(artifact.path, m.source.line if m.source else None))
 
 
 def planner_dir(ctx: StepContext, *parts: str) -> str:
@@ -140,9 +149,9 @@ def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Art
     except ParseError as e:
         return Outcome(Status.FAILED, (f"{failure}; " if failure else "") + str(e), artifacts=arts)
     heads = summarise(parsed) or list(parsed.metrics[:4])
-    metrics = {m.key: m.value for m in heads}
+    metrics = tuple({m.key: from_artifact(m, main) for m in heads}.values())
     if failure:
-        return Outcome(Status.FAILED, failure, artifacts=arts, data={"metrics": metrics})
+        return Outcome(Status.FAILED, failure, artifacts=arts, metrics=metrics)
     shown = ", ".join(f"{m.key}={m.value:.6g} {m.unit}".rstrip() for m in heads[:3])
     problems = f" ({len(parsed.errors)} section(s) unreadable)" if parsed.errors else ""
-    return Outcome(Status.CHANGED, f"{tool}: {shown}{problems}", artifacts=arts, data={"metrics": metrics})
+    return Outcome(Status.CHANGED, f"{tool}: {shown}{problems}", artifacts=arts, metrics=metrics)

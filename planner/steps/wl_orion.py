@@ -212,7 +212,7 @@ class Orion(StepType):
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
         out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)
-        return Outcome(out.status, out.msg, artifacts=tuple(arts), data=out.data)
+        return replace(out, artifacts=tuple(arts))
 
 
 _ESTIMATE = re.compile(r"(?:Calibration|Test) will take approximately (\d+) minutes")

@@ -37,6 +37,7 @@ from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
 from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
 from planner.errors import OracleError, StepError
+from planner.extras import CagingSeen, ClusterSeen, ContainerSeen, SlobCache, SlobPoint
 from planner.parsers import parse_text
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
@@ -477,7 +478,7 @@ class Slob(StepType):
                 "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
                 "statistics_why": why, **cache, **point_database(ctx)}
         if refused:
-            return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), data=info)
+            return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), extra=point_extra(info))
         conf_path = posixpath.join(kit, "slob.conf")
         backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
         wd = point_dir(ctx, self.kind)
@@ -516,10 +517,12 @@ class Slob(StepType):
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
             problem = "; ".join(dict.fromkeys(errors))[:600] or (r.stderr.strip() or f"exit code {r.exit_code}")[-300:]
-            return Outcome(Status.FAILED, f"{what} reported errors: {problem}", artifacts=tuple(arts), data=info)
+            return Outcome(Status.FAILED, f"{what} reported errors: {problem}", artifacts=tuple(arts),
+                           extra=point_extra(info))
         if not any(a.kind == main[0][1] for a in fetched):
-            return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts), data=info)
-        return parse_outcome(ctx, arts, what, info)
+            return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts),
+                           extra=point_extra(info))
+        return parse_outcome(ctx, arts, what, point_extra(info))
 
     @staticmethod
     def tablespace(ctx: StepContext) -> str:
@@ -629,6 +632,21 @@ def setup_budget_s(variables: Mapping[str, Any], data_bytes: int) -> float:
         return float(given)
     rate = float(variables.get("slob_setup_mb_per_s") or SETUP_MB_PER_S)
     return max(SETUP_MIN_S, data_bytes / (rate * (1 << 20)) + TIMEOUT_MARGIN_S)
+
+
+def point_extra(info: Mapping[str, Any]) -> SlobPoint:
+    """What apply gathered of the point, as the typed record its result keeps (planner.extras.SlobPoint)."""
+    cont, cag, cluster = info["container"], info["caging"], info.get("cluster")
+    return SlobPoint(
+        info["sessions"], info["schemas"], info["threads_per_schema"], info["update_pct"], info["kit_version"],
+        info["statistics"], info["statistics_why"],
+        SlobCache(info["cache_pool"], info["kit_pool"], info["cache_bytes"], info["data_bytes"],
+                  info["cache_pct_of_data"], info["buffer_pools"], info["slob_data"]),
+        ContainerSeen(cont["cdb"], cont["name"], cont["pdb"], cont["describe"]),
+        CagingSeen(cag["caged"], cag["cpu_count"], cag["describe"], cag["plan"], tuple(cag["windows"]),
+                   cag["resource_manager_plan"]),
+        info.get("rac"),
+        ClusterSeen(cluster["instances"], cluster["rac"], cluster["why"]) if cluster else None)
 
 
 def point_database(ctx: StepContext) -> dict[str, Any]:
