@@ -7,12 +7,13 @@ from __future__ import annotations
 import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
-from planner.steps import dbreport, step_class
+from planner.steps import step_class
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
@@ -41,7 +42,16 @@ def window_spec(play: Play) -> WindowSpec:
     intervals = [int(s.args["interval"]) for s in play.collect
                  if s.kind in OS_TOOLS and isinstance(s.args, Mapping) and s.args.get("interval") is not None]
     db = next((s.kind for s in play.collect if s.kind in DB_REPORTS), None)
+    if db is not None:
+        _dbreport()  # imported now, before any point runs, not inside the first point's window
     return WindowSpec(tools, min(intervals) if intervals else None, db)
+
+
+def _dbreport() -> ModuleType:
+    # database access and RAC support: loaded only for plays that take AWR or Statspack snapshots
+    from planner.steps import dbreport
+
+    return dbreport
 
 
 def expected_seconds(kind: str, args: Mapping[str, Any]) -> float | None:
@@ -83,7 +93,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     sampler = None
     token = None
     if spec.db_report and not writes_db_report:
-        token = dbreport.begin(ctx, spec.db_report)
+        token = _dbreport().begin(ctx, spec.db_report)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)
@@ -115,7 +125,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             # the point already failed (e.g. the host went away): its own error is the one to report
             warnings.append(f"OS statistics not collected: {e}")
     if token is not None and spec.db_report and failure is None:
-        artifacts += dbreport.end(ctx, token, spec.db_report)
+        artifacts += _dbreport().end(ctx, token, spec.db_report)
         warnings += list(getattr(token, "notes", ()))  # e.g. RAC with Statspack: per instance only, and why
     if failure is not None:
         ctx.window_artifacts = tuple(artifacts)  # the failed point's result keeps them (execute.run_step)
