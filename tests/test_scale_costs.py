@@ -77,3 +77,22 @@ def test_restore_json_follows_a_reverted_mark(tmp_path: Path, monkeypatch: pytes
     log.mark(log.entries[1], True)
     shared = json.loads((record.path / runfolder.RESTORE).read_text())
     assert [d["reverted"] for d in shared] == [False, True, False]
+
+
+def test_known_hosts_is_read_once_for_all_hosts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every host's connect read and matched the whole known_hosts: with one line per host, 200 hosts were
+    40 000 lines decoded and glob-matched. The file is read once (again when it changes)."""
+    from planner.transport.ssh import known_hosts as kh
+
+    key = "AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl"
+    path = tmp_path / "known_hosts"
+    path.write_text("".join(f"[127.0.0.{i // 250 + 2}]:{2000 + i} ssh-ed25519 {key}\n" for i in range(200))
+                    + f"*.lab ssh-ed25519 {key}\n@revoked [127.0.0.2]:2007 ssh-ed25519 {key}\n")
+    decoded = _counting(monkeypatch, kh.base64, "b64decode")
+    got = [kh.known_keys([path], f"[127.0.0.2]:{2000 + i}") for i in range(200)]
+    assert decoded[0] <= 210  # before: 200 lookups x 202 lines
+    assert [k.line for k in got[7]] == [8, 202] and got[7][1].marker == "revoked"
+    assert [k.line for k in kh.known_keys([path], "db1.lab")] == [201]
+    with path.open("a") as f:  # an accepted key appended mid-run is seen
+        f.write(f"newhost ssh-ed25519 {key}\n")
+    assert [k.line for k in kh.known_keys([path], "newhost")] == [203]
