@@ -24,6 +24,7 @@ A foundation module: no planner imports but errors, so every layer may use it.
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -129,12 +130,18 @@ def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ())
 def secret_forms(secrets: Sequence[str]) -> list[str]:
     """Each secret as written and as JSON escapes it (with and without ensure_ascii), longest first so a
     secret containing another is masked whole."""
+    return list(_forms(tuple(secrets)))
+
+
+@functools.lru_cache(maxsize=32)
+def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
+    # once per set of secrets, not per string redacted: a record redacts every string it writes
     forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
-    return sorted(forms, key=len, reverse=True)
+    return tuple(sorted(forms, key=len, reverse=True))
 
 
 def redact_text(text: str, secrets: Sequence[str]) -> str:
-    for form in secret_forms(secrets):
+    for form in _forms(tuple(secrets)):
         text = text.replace(form, MASK)
     return text
 

@@ -42,3 +42,28 @@ def test_an_ssh_config_with_match_exec_still_works(tmp_path: Path) -> None:
                           f"print(client._parse_config({str(config)!r}, 0).lookup('lab01').get('user'))"],
                          capture_output=True, text=True, check=True).stdout
     assert out.strip() == "from_exec"
+
+
+def test_the_step_registry_imports_no_step_kind() -> None:
+    """Kinds are named, not imported: looking one up imports its file (and only that)."""
+    mods = loaded_after("import planner.steps")
+    kinds = {m for m in mods if m.startswith("planner.steps.") and m not in {
+        "planner.steps.base", "planner.steps.registry", "planner.steps.saved_state", "planner.steps.guard"}}
+    assert kinds == set() and "planner.db.access" not in mods and "importlib.metadata" not in mods
+
+
+def test_looking_up_a_kind_imports_its_own_file() -> None:
+    mods = loaded_after("from planner.steps import REGISTRY; assert REGISTRY['io_scheduler'].__name__ == 'IoScheduler'")
+    assert "planner.steps.prep_os" in mods
+    assert not mods & {"planner.steps.wl_slob", "planner.steps.dbreport", "planner.steps.wl_fio", "planner.db.access"}
+
+
+def test_a_plan_check_imports_only_the_kinds_the_plan_names() -> None:
+    """The fan-out plan (io_scheduler, template, command, fetch): no workload, database or AWR code, and no
+    metric names (they are for `reproduces:` claims, which it has none of)."""
+    plan = Path(__file__).resolve().parent.parent / "benchmarks" / "fanout" / "plan.yaml"
+    mods = loaded_after("from pathlib import Path; from planner.cli.apply import load; "
+                        f"load(Path({str(plan)!r}), None, [])")
+    assert {"planner.steps.prep_os", "planner.steps.generic", "jsonschema"} <= mods
+    assert not mods & {"planner.steps.wl_slob", "planner.steps.wl_fio", "planner.steps.dbreport", "planner.db.access",
+                       "planner.parsers.awr_common"}

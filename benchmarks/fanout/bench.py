@@ -49,6 +49,7 @@ class Measure:
     seconds: float
     tree_rss: int  # peak sum of RSS over the process tree, bytes
     max_rss: int  # largest single process (getrusage of the children), bytes
+    hwm: int  # the tool's own process: VmHWM (peak resident set) last read before it exited, bytes
     rc: int
     out: str
 
@@ -89,19 +90,33 @@ def _tree_rss(root: int) -> int:
     return total
 
 
+def _vm_hwm(pid: int) -> int:
+    """The process's own peak RSS (VmHWM), bytes; 0 once it is gone. Not ru_maxrss: that is the largest of a
+    process and its reaped children, so a forked helper or the forking parent's size could be read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            for line in f:
+                if line.startswith(b"VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def measured(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, interval: float = 0.02) -> Measure:
     """Run argv, sampling its process tree's RSS every ``interval`` seconds until it exits."""
     with log.open("w") as out:
         start = time.perf_counter()
         proc = subprocess.Popen(argv, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
-        peak = 0
+        peak = hwm = 0
         done = threading.Event()
 
         def sample() -> None:
-            nonlocal peak
+            nonlocal peak, hwm
             while not done.is_set():
                 peak = max(peak, _tree_rss(proc.pid))
+                hwm = max(hwm, _vm_hwm(proc.pid))  # monotonic: the last read is the peak up to then
                 done.wait(interval)
 
         sampler = threading.Thread(target=sample, daemon=True)
@@ -112,7 +127,7 @@ def measured(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, inte
         proc.returncode = os.waitstatus_to_exitcode(status)
         done.set()
         sampler.join()
-    return Measure(seconds, peak, usage.ru_maxrss * 1024, proc.returncode, log.read_text(errors="replace"))
+    return Measure(seconds, peak, usage.ru_maxrss * 1024, hwm, proc.returncode, log.read_text(errors="replace"))
 
 
 # -- the lab -------------------------------------------------------------------------------------------------
@@ -322,7 +337,7 @@ def _run_cell(lab: Lab, n: int, rtt: int, reps: dict[str, int], chosen: list[Too
                 problems = verify(lab)
                 changed = tool.changed(m.out)
                 log(f"N={n:<3} RTT={rtt:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s"
-                    f"  tree {m.tree_rss >> 20:4d} MB  rc={m.rc} changed={changed}")
+                    f"  tree {m.tree_rss >> 20:4d} MB  VmHWM {m.hwm >> 20:4d} MB  rc={m.rc} changed={changed}")
                 if m.rc != 0 or problems:
                     raise RuntimeError(f"{tool.name} N={n} RTT={rtt} {phase} failed (rc={m.rc}): {problems[:3]}\n"
                                        f"{m.out[-3000:]}")
@@ -367,6 +382,28 @@ def versions(pyinfra: str | None) -> str:
     if pyinfra:
         parts.append(first_line([pyinfra, "--version"]))
     return portable(", ".join(p for p in parts if p))
+
+
+def per_host(samples: list[Sample], sizes: list[int], names: list[str]) -> list[str]:
+    """Time and controller memory per host, warm at RTT 0: the whole command over N, and the growth from the
+    smallest N measured (what one more host costs), against the flat-within-20% and 5 MB goals."""
+    def med(tool: str, n: int, field: str) -> float | None:
+        xs = [getattr(s.m, field) for s in samples if (s.tool, s.n, s.rtt, s.phase) == (tool, n, 0, "warm")]
+        return statistics.median(xs) if xs else None
+
+    rows = ["| tool | N | warm s | s per host | s per added host | VmHWM MB | MB per added host |",
+            "|---|---:|---:|---:|---:|---:|---:|"]
+    first = min(sizes)
+    for t in (t for t in ("planner", "bare") if t in names):
+        t0, m0 = med(t, first, "seconds"), med(t, first, "hwm")
+        for n in sizes:
+            sec, hwm = med(t, n, "seconds"), med(t, n, "hwm")
+            if sec is None or hwm is None:
+                continue
+            added = f"{(sec - t0) / (n - first):.4f}" if t0 is not None and n > first else "-"
+            grown = f"{(hwm - m0) / (n - first) / 2**20:.2f}" if m0 is not None and n > first else "-"
+            rows.append(f"| {t} | {n} | {sec:.2f} | {sec / n:.4f} | {added} | {hwm / 2**20:.0f} | {grown} |")
+    return rows
 
 
 def report(samples: list[Sample], sizes: list[int], rtts: list[int], names: list[str], command: str,
@@ -444,6 +481,11 @@ def report(samples: list[Sample], sizes: list[int], rtts: list[int], names: list
         "at that N), and the largest single process (ru_maxrss from os.wait4 on the tool).",
         "",
         *mem,
+        "",
+        "Per host, warm, RTT 0 (medians): the tool's own process VmHWM (its peak resident set, read from "
+        "/proc every 20 ms until it exits); 'added host' = growth from the smallest N of this run.",
+        "",
+        *per_host(samples, sizes, names),
         "",
         "Every repetition:",
         "",

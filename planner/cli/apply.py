@@ -91,6 +91,12 @@ def _template_problems(plan: Plan) -> list[Problem]:
     return template_problems(plan.report.template, plan.source)
 
 
+def _claimable(plan: Plan) -> frozenset[str]:
+    """The metric names a ``reproduces:`` claim may use; only a plan with claims needs them (they import every
+    step kind and the AWR tables)."""
+    return metric_names() if plan.reproduces else frozenset()
+
+
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
          limit: str | None = None, vault: VaultKeys = NO_KEYS) -> Loaded:
     try:
@@ -122,7 +128,7 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
     problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
-                           known=Names(metric_names(), device_writers()))
+                           known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None

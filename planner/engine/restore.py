@@ -116,7 +116,14 @@ def write_private(path: Path, data: list[dict[str, Any]], binding: str) -> None:
     assert key is not None
     doc = {"planner_restore_log": LOG_FORMAT, "run": binding, "entries": entries,
            "seal": _seal(key, binding, entries)}
-    write_bytes(path, (json.dumps(doc, indent=2) + "\n").encode(), mode=0o600)
+    # compact: json's C encoder (indent= falls back to pure Python); the whole log is rewritten at every save,
+    # which with a few hundred hosts made the encoding grow with hosts squared. Only planner reads this copy.
+    write_bytes(path, (json.dumps(doc) + "\n").encode(), mode=0o600)
+
+
+def _indented_item(text: str) -> str:
+    """One element of a JSON list as ``json.dumps(the_list, indent=2)`` lays it out (its lines indented)."""
+    return "\n".join("  " + line for line in text.split("\n"))
 
 
 def _refused(path: Path, run_dir: Path, why: str, what: str) -> InputError:
@@ -185,13 +192,30 @@ class RestoreLog:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
+        self._shared_texts: dict[int, tuple[str, str]] = {}  # entry index -> (its JSON, its restore.json text)
         self.binding = run_binding(run_dir) if run_dir is not None else ""
 
     def attach(self, record: RunRecord) -> None:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
         self.binding = run_binding(record.path)
-        self.shared = lambda data: record.write(runfolder.RESTORE, data)
+        self.shared = lambda data: self._write_shared(record, data)
+
+    def _write_shared(self, record: RunRecord, data: list[dict[str, Any]]) -> None:
+        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once: the file is
+        rewritten at every save, and encoding every entry again each time grew with hosts squared."""
+        if not data:
+            record.write(runfolder.RESTORE, data)
+            return
+        texts = []
+        for i, d in enumerate(data):
+            key = json.dumps(d, sort_keys=True, default=str)
+            cached = self._shared_texts.get(i)
+            if cached is None or cached[0] != key:
+                text = json.dumps(record.redact_value(d), indent=2, default=lambda o: record.redact(str(o)))
+                cached = self._shared_texts[i] = (key, _indented_item(text))
+            texts.append(cached[1])
+        record.write_text(runfolder.RESTORE, "[\n" + ",\n".join(texts) + "\n]\n")
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the

@@ -42,6 +42,8 @@ def window_spec(play: Play) -> WindowSpec:
     intervals = [int(s.args["interval"]) for s in play.collect
                  if s.kind in OS_TOOLS and isinstance(s.args, Mapping) and s.args.get("interval") is not None]
     db = next((s.kind for s in play.collect if s.kind in DB_REPORTS), None)
+    if db is not None:
+        step_class(db)  # its module imported now, before any point runs, not inside the first point's window
     return WindowSpec(tools, min(intervals) if intervals else None, db)
 
 

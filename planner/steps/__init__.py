@@ -16,32 +16,32 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterable, Mapping
-from importlib import metadata
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import PlannerError, StepError
 from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
-from planner.steps import dbreport, wl_calibrate, wl_fio, wl_hammerdb, wl_iozone, wl_orion, wl_slb, wl_slob
 from planner.steps.base import NotYetImplemented, StepType
-from planner.steps.collect import FactsCollect
-from planner.steps.generic import Command, Copy, Fetch, Template
-from planner.steps.prep_asm import AsmDiskgroup
-from planner.steps.prep_db import InitOra
-from planner.steps.prep_flashback import Flashback
-from planner.steps.prep_os import Hugepages, IoScheduler, Sysctl
-from planner.steps.wl_swingbench import Swingbench
+from planner.steps.registry import KindAttribute, KindRegistry
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 # In the plan schema's order (planner schema, the "prep steps are: ..." hints): generic, prep, workloads, collect.
-REGISTRY: dict[str, type[StepType]] = {cls.kind: cls for cls in (Command, Template, Copy, Fetch)}
-REGISTRY.update({cls.kind: cls for cls in (IoScheduler, AsmDiskgroup, InitOra, Flashback, Sysctl, Hugepages)})
-REGISTRY.update({cls.kind: cls for cls in (wl_slob.Slob, wl_orion.Orion, wl_slb.Slb, wl_calibrate.CalibrateIo,
-                                          wl_iozone.Iozone, wl_fio.Fio)})
-REGISTRY[Swingbench.kind] = Swingbench
-REGISTRY.update({cls.kind: cls for cls in (dbreport.AwrCollect, dbreport.StatspackCollect)})
-REGISTRY[wl_hammerdb.HammerDB.kind] = wl_hammerdb.HammerDB
+# Named, not imported: a kind's file is imported when a plan (or a restore) first asks for the kind.
+REGISTRY = KindRegistry({
+    "command": "planner.steps.generic:Command", "template": "planner.steps.generic:Template",
+    "copy": "planner.steps.generic:Copy", "fetch": "planner.steps.generic:Fetch",
+    "io_scheduler": "planner.steps.prep_os:IoScheduler", "asm_diskgroup": "planner.steps.prep_asm:AsmDiskgroup",
+    "init_ora": "planner.steps.prep_db:InitOra", "flashback": "planner.steps.prep_flashback:Flashback",
+    "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
+    "slob": "planner.steps.wl_slob:Slob", "orion": "planner.steps.wl_orion:Orion", "slb": "planner.steps.wl_slb:Slb",
+    "calibrate_io": "planner.steps.wl_calibrate:CalibrateIo", "iozone": "planner.steps.wl_iozone:Iozone",
+    "fio": "planner.steps.wl_fio:Fio", "swingbench": "planner.steps.wl_swingbench:Swingbench",
+    "awr": "planner.steps.dbreport:AwrCollect", "statspack": "planner.steps.dbreport:StatspackCollect",
+    "hammerdb": "planner.steps.wl_hammerdb:HammerDB",
+})
 
 
 def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:
@@ -53,7 +53,7 @@ def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:
 REGISTRY["iostat"] = _not_yet("iostat", sampled_around_points("iostat -x during each workload point"))
 REGISTRY["mpstat"] = _not_yet("mpstat", sampled_around_points("mpstat -P ALL during each workload point"))
 REGISTRY["vmstat"] = _not_yet("vmstat", sampled_around_points("vmstat during each workload point"))
-REGISTRY["facts"] = FactsCollect
+REGISTRY.name("facts", "planner.steps.collect:FactsCollect")
 REGISTRY["ash"] = _not_yet("ash", {"description": "active session history summary", "type": ["object", "null"],
                                    "properties": {}, "additionalProperties": False})
 
@@ -66,9 +66,9 @@ def builtin_schema() -> dict[str, Any]:
     return compose({kind: (section_of(cls), cls.args_schema or {"type": "object"})
                     for kind, cls in REGISTRY.items() if kind in BUILTIN_KINDS})
 
-# For the plan check (planner.plan.check.check_plan): each kind's own check of its rendered arguments.
-ARG_CHECKS: dict[str, Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]] = {
-    kind: cls.check_args for kind, cls in REGISTRY.items()}
+# For the plan check (planner.plan.check.check_plan): each kind's own check of its rendered arguments (read from
+# its class when the check asks for the kind).
+ARG_CHECKS: KindAttribute = KindAttribute(REGISTRY, "check_args")
 
 ENTRY_POINT_GROUP = "planner.steps"  # [project.entry-points."planner.steps"] kind = "package.module:Class"
 _loaded: set[str] = set()  # entry points already registered (load_plugins may be called again)
@@ -159,6 +159,8 @@ def register(cls: type[StepType], origin: str = "") -> None:
 def _entry_points() -> dict[str, metadata.EntryPoint]:
     """The installed plugins' entry points by name (the kind they provide), read from the packages' metadata
     only: nothing is imported."""
+    from importlib import metadata  # ~15 ms: only when a plan names a kind planner does not have, or `schema`
+
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
@@ -215,6 +217,7 @@ def metric_names() -> frozenset[str]:
     return frozenset(names)
 
 
-def device_writers() -> dict[str, Callable[[Mapping[str, Any]], bool]]:
-    """Each step kind's StepType.writes_devices: the plan check refuses such a step without destructive: true."""
-    return {kind: cls.writes_devices for kind, cls in REGISTRY.items()}
+def device_writers() -> Mapping[str, Callable[[Mapping[str, Any]], bool]]:
+    """Each step kind's StepType.writes_devices: the plan check refuses such a step without destructive: true.
+    Read from a kind's class when the check asks for the kind (a plan's kinds are imported, no others)."""
+    return KindAttribute(REGISTRY, "writes_devices")

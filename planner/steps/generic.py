@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -184,13 +185,19 @@ class Template(_FileStep):
 
     def content(self, ctx: StepContext) -> str:
         src = _local_file(ctx, str(self.args["src"]))
-        env = SandboxEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                 loader=jinja2.FileSystemLoader(str(src.parent)))
         try:
             with template_errors_only():
-                return env.get_template(src.name).render(dict(ctx.vars))
+                return _environment(str(src.parent)).get_template(src.name).render(dict(ctx.vars))
         except jinja2.TemplateError as e:
             raise StepError(f"template {src}: {e}", hint="define the variable in vars:, the inventory or -e") from e
+
+
+@functools.lru_cache(maxsize=16)
+def _environment(folder: str) -> SandboxEnvironment:
+    """One sandbox per template folder: a template is compiled once for all hosts, not once per host (jinja2
+    still reloads a file that changed)."""
+    return SandboxEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                              loader=jinja2.FileSystemLoader(folder))
 
 
 class Copy(_FileStep):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import hashlib
 import hmac
 import re
@@ -41,30 +42,92 @@ def known_keys(files: Iterable[Path], key_name: str) -> list[KnownKey]:
     back with its ``marker`` set; callers decide (the SSH transport refuses revoked keys always)."""
     found: list[KnownKey] = []
     for file in files:
-        try:
-            lines = file.read_text(errors="replace").splitlines()
-        except OSError:
+        parsed = _parsed(file)
+        if parsed is None:
             continue
-        for n, line in enumerate(lines, 1):
-            fields = line.split()
-            marker = ""
-            if fields and fields[0] in MARKERS:
-                marker, fields = fields[0][1:], fields[1:]
-            if len(fields) < 3 or fields[0].startswith(("#", "@")):
-                continue  # comments, unknown markers (OpenSSH skips those lines too)
-            try:
-                base64.b64decode(fields[2], validate=True)
-            except (binascii.Error, ValueError):
-                continue  # a damaged key: skip the line like OpenSSH does
-            if names_match(fields[0].split(","), key_name):
-                found.append(KnownKey(file, n, fields[1], fields[2], marker))
+        hits = {*parsed.by_name.get(key_name, ()),
+                *(i for i in parsed.others if names_match(list(parsed.lines[i].patterns), key_name))}
+        found += [KnownKey(file, line.n, line.key_type, line.key_base64, line.marker)
+                  for line in (parsed.lines[i] for i in sorted(hits))]
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class _Line:
+    n: int
+    marker: str
+    patterns: tuple[str, ...]
+    key_type: str
+    key_base64: str
+
+
+@dataclass(frozen=True, slots=True)
+class _File:
+    """One known_hosts file read: its usable lines, those naming hosts literally indexed by name (one lookup per
+    host, not one pass over every line: 200 hosts in one file made the checks grow with hosts squared)."""
+
+    lines: tuple[_Line, ...]
+    by_name: dict[str, tuple[int, ...]]
+    others: tuple[int, ...]  # lines with a wildcard, a negation or a hashed name: matched one by one
+
+
+_files: dict[Path, tuple[tuple[int, int, int], _File]] = {}  # path -> (its stat when read, what it holds)
+_files_lock = threading.Lock()
+
+
+def _parsed(file: Path) -> _File | None:
+    """The file as last read, read again when it changed (an accepted key appended, an edit)."""
+    try:
+        st = file.stat()
+        stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
+        with _files_lock:
+            cached = _files.get(file)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
+        text = file.read_text(errors="replace")
+    except OSError:
+        return None
+    parsed = _parse(text)
+    with _files_lock:
+        if len(_files) >= 16:  # bounded: a controller reads a handful of files
+            _files.clear()
+        _files[file] = (stamp, parsed)
+    return parsed
+
+
+def _parse(text: str) -> _File:
+    lines: list[_Line] = []
+    by_name: dict[str, list[int]] = {}
+    others: list[int] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        fields = line.split()
+        marker = ""
+        if fields and fields[0] in MARKERS:
+            marker, fields = fields[0][1:], fields[1:]
+        if len(fields) < 3 or fields[0].startswith(("#", "@")):
+            continue  # comments, unknown markers (OpenSSH skips those lines too)
+        try:
+            base64.b64decode(fields[2], validate=True)
+        except (binascii.Error, ValueError):
+            continue  # a damaged key: skip the line like OpenSSH does
+        patterns = tuple(fields[0].split(","))
+        if any(p.startswith(("|1|", "!")) or "*" in p or "?" in p for p in patterns):
+            others.append(len(lines))
+        else:
+            for p in dict.fromkeys(patterns):
+                by_name.setdefault(p, []).append(len(lines))
+        lines.append(_Line(n, marker, patterns, fields[1], fields[2]))
+    return _File(tuple(lines), {k: tuple(v) for k, v in by_name.items()}, tuple(others))
 
 
 def _glob(pattern: str, name: str) -> bool:
     """OpenSSH patterns: only * and ? are special ("[host]:port" brackets are literal, unlike fnmatch)."""
-    regex = "".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern)
-    return re.fullmatch(regex, name) is not None
+    return _pattern(pattern).fullmatch(name) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _pattern(pattern: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if c == "*" else "." if c == "?" else re.escape(c) for c in pattern))
 
 
 def _hashed_match(entry: str, name: str) -> bool:
