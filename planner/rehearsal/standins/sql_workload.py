@@ -144,13 +144,7 @@ def _dba_rsrc_io_calibrate(state: dict[str, Any]) -> list[dict[str, Any]]:
     return [dict(row)] if row else []
 
 
-def _dba_tables(state: dict[str, Any]) -> list[dict[str, Any]]:
-    """The tables a workload's build created (the hammerdbcli stand-in's buildschema records TPROC-C's)."""
-    return [dict(t) for t in state.get("tables", [])]
-
-
-VIEWS.update({"v$iostat_file": _v_iostat_file, "dba_rsrc_io_calibrate": _dba_rsrc_io_calibrate,
-              "dba_tables": _dba_tables})
+VIEWS.update({"v$iostat_file": _v_iostat_file, "dba_rsrc_io_calibrate": _dba_rsrc_io_calibrate})
 
 
 @statement(r"begin\s+dbms_resource_manager\.calibrate_io\s*\((?P<args>.*)\)\s*;\s*end\s*;?")

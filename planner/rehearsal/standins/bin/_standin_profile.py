@@ -41,9 +41,11 @@ def _v_datafile(state: dict[str, Any]) -> list[Row]:
 
 
 def _dba_tables(state: dict[str, Any]) -> list[Row]:
-    """DBA_TABLES: OWNER, TABLE_NAME, TABLESPACE_NAME of every table segment (Oracle Database Reference)."""
-    return [{"owner": r["owner"], "table_name": r["segment_name"], "tablespace_name": r["tablespace_name"]}
-            for r in _dba_segments(state) if r["segment_type"] == "TABLE"]
+    """DBA_TABLES: OWNER, TABLE_NAME, TABLESPACE_NAME of every table segment (Oracle Database Reference), and
+    the tables a stand-in build recorded without segments (hammerdbcli's buildschema: TPROC-C's)."""
+    rows: list[Row] = [{"owner": r["owner"], "table_name": r["segment_name"], "tablespace_name": r["tablespace_name"]}
+                       for r in _dba_segments(state) if r["segment_type"] == "TABLE"]
+    return rows + [{"tablespace_name": None, **t} for t in state.get("tables") or [] if isinstance(t, dict)]
 
 
 # V$PARAMETER SPFILE (_standin.py) and V$DATABASE.CDB (_standin_cdb.py, 12.1+ only) have one definition each
