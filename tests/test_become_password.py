@@ -31,6 +31,8 @@ from planner.host import Host
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
 from planner.rehearsal.sandbox import add_devices
+from planner.steps.base import StepContext
+from planner.steps.prep_os import parse_scheduler
 from planner.transport.become import PROMPT, PromptAnswer, become_password
 from planner.transport.connection import command_line
 from planner.transport.ssh.client import SSHConnection
@@ -52,6 +54,14 @@ def test_the_last_alias_set_wins_and_no_password_keeps_sudo_n() -> None:
     assert command_line(["id"], become=True) == "sudo -n -H -u root -- sh -c id"
     line = command_line(["id"], become=True, ask_password=True)
     assert line.startswith(f"sudo -S -p '{PROMPT}' -H -u root --") and " -n " not in line
+
+
+def test_what_check_mode_shows_is_what_runs() -> None:
+    ctx = StepContext(host=host(ansible_become_password="s3cret"), conn=None, vars={},  # type: ignore[arg-type]
+                      step_path="plays[0].prep[0]", plan_dir=Path("."), artifacts=Path("."), run_dir=Path("."),
+                      log=lambda *_: None, become=True)
+    shown = ctx.command_text(["id"])
+    assert shown.startswith("sudo -S -p ") and "s3cret" not in shown
 
 
 def test_a_second_prompt_is_a_refusal_naming_the_variable_not_the_value() -> None:
@@ -160,6 +170,8 @@ plays:
     prep:
       - command: {argv: [id, -u]}
         become: true
+      - io_scheduler: {devices: /dev/mapper/violin_lun1, scheduler: none}
+        become: true
     workloads:
       - command: {argv: ['true']}
 """
@@ -167,7 +179,7 @@ plays:
 
 def apply_with(lab: Lab, password: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, Path, str]:
     inv = lab.root / "inv" / "hosts.yml"
-    add_devices(lab.sandbox(lab.hosts[0].name), [])  # the host's /tmp, everyone's (1777) as on a real host
+    add_devices(lab.sandbox(lab.hosts[0].name), ["/dev/mapper/violin_lun1"])  # root-only sysfs; /tmp 1777
     lab.write_inventory(inv)
     vaulted = vault_encrypt(password, VAULT_PASSWORD).replace("\n", "\n  ")
     (inv.parent / "group_vars").mkdir(exist_ok=True)
@@ -192,6 +204,9 @@ def test_apply_with_a_vaulted_become_password(sudo_lab: Lab, capsys: pytest.Capt
     code, run, console = apply_with(sudo_lab, SUDO_PASSWORD, capsys)
     results = {r["title"]: (r["status"], r["msg"]) for r in json.loads((run / "results.json").read_text())}
     assert code == 0, (results, console)
+    assert results["restore io_scheduler"][0] == "changed"  # the restore became root too
+    sched = sudo_lab.sandbox(sudo_lab.hosts[0].name) / "sys/block/dm-0/queue/scheduler"
+    assert parse_scheduler(sched.read_text())[0] == "mq-deadline"
     assert not leaks(run, SUDO_PASSWORD) and SUDO_PASSWORD not in console
     assert not leaks(sudo_lab.sandbox(sudo_lab.hosts[0].name), SUDO_PASSWORD)  # nor on the host
     code, run, console = apply_with(sudo_lab, "a-wrong-one", capsys)

@@ -67,3 +67,9 @@ class PromptAnswer:
             raise refused(self.host, self.secret)
         self.answered = True
         return before, after, self.secret.value.encode() + b"\n"
+
+
+def asks_password(host: Host, become: bool) -> bool:
+    """Whether a command with this ``become`` runs under ``sudo -S`` (what its shown line must say). Over SSH
+    only: the local transport keeps sudo -n (it runs on the controller, which has its own sudo habits)."""
+    return become and host.connection != "local" and become_password(host) is not None
