@@ -34,10 +34,12 @@ from planner.engine import batch as batch_mod
 from planner.engine.execute import ExecSettings, HostState, make_context
 from planner.engine.runrecord import RunRecord
 from planner.errors import PlannerError, StepError
+from planner.host import Host
 from planner.plan.model import Section, StepSpec
 from planner.plan.templating import eval_when, render
 from planner.steps import step_class
 from planner.steps.base import Probe
+from planner.transport.become import become_password
 from planner.transport.connection import Argv, CommandResult, Connection, WrappedConnection, command_line
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.streams import LocalSink, fetch_cap
@@ -104,8 +106,8 @@ def plan(hs: HostState, specs: Sequence[StepSpec], variables: Mapping[str, Any],
             complete = False
             break
         for p in got:
-            if p.fetch and hs.host.vars.get("ansible_connection") == "local":
-                complete = False  # the local transport copies files itself
+            if (p.fetch and hs.host.vars.get("ansible_connection") == "local") or not _batchable(p, hs.host):
+                complete = False  # the local transport copies files itself; sudo -S reads the exec's stdin
                 continue
             key = _probe_key(p, hs.host.vars)
             seen.setdefault(key, (key, p, _line(p, hs.host.vars)))
@@ -121,8 +123,20 @@ def answers(b: Batch, reply: batch_mod.Reply) -> dict[Key, CommandResult]:
     return kept
 
 
+def _batchable(p: Probe, host: Host) -> bool:
+    """A become read rides in the batch only under ``sudo -n``: with a become password each command answers
+    sudo's prompt on its own stdin (planner.transport.become), which a batched line cannot."""
+    if not p.become:
+        return True
+    try:
+        return become_password(host) is None
+    except PlannerError:  # a malformed password var: the command itself reports it
+        return False
+
+
 def run_batch(conn: Connection, probes: Sequence[Probe]) -> tuple[dict[Key, CommandResult], CommandResult]:
     """Run the probes in one round trip (no lock, no facts): (the answers kept, by command; the exec's result)."""
+    probes = [p for p in probes if _batchable(p, conn.host)]
     b = Batch(tuple({(k := _probe_key(p, conn.host.vars)): (k, p, _line(p, conn.host.vars)) for p in probes}.values()))
     r = conn.run(batch_mod.argv(b.lines))
     return answers(b, batch_mod.parse(r.stdout)), r

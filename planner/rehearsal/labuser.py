@@ -16,7 +16,7 @@ import pwd
 import re
 import shutil
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # o=$1 is the overlay folder; the rest is sshd's argv, exec'd so the process the lab started *is* sshd.
@@ -66,6 +66,9 @@ class LabUser:
 
     name: str = "planner-lab"
     others: tuple[str, ...] = ()
+    # Set: the logins' sudo asks for this password (no NOPASSWD), as a host whose inventory holds
+    # ansible_become_password. Set on the new accounts only (the overlay's shadow), never the machine's.
+    sudo_password: str | None = field(default=None, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -116,7 +119,7 @@ class LabUser:
             lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:/bin/sh")
             lines["group"].append(f"{name}:x:{uid}:")
             # "*": no password, not locked: sshd (UsePAM no) and sudo's PAM account check accept the login
-            lines["shadow"].append(f"{name}:*:19000:0:99999:7:::")
+            lines["shadow"].append(f"{name}:{self._hash()}:19000:0:99999:7:::")
         for name, extra in lines.items():
             src = Path("/etc") / name
             text = src.read_text() if src.exists() else ""
@@ -130,9 +133,21 @@ class LabUser:
             if entry.is_file():
                 shutil.copy2(entry, overlay / "sudoers.d" / entry.name)
         rule = overlay / "sudoers.d" / "planner-lab"
-        rule.write_text("".join(f"{n} ALL=(ALL) NOPASSWD: ALL\n" for n in self.names))
+        if self.sudo_password is None:
+            rule.write_text("".join(f"{n} ALL=(ALL) NOPASSWD: ALL\n" for n in self.names))
+        else:  # every command asks (no cached timestamp, no lecture file): sudo's state stays off this machine
+            rule.write_text("".join(f"Defaults:{n} lecture=never, timestamp_timeout=0\n{n} ALL=(ALL) ALL\n"
+                                    for n in self.names))
         rule.chmod(0o440)  # sudo ignores a sudoers file others may write
         return overlay
+
+    def _hash(self) -> str:
+        """The shadow field: "*" without a sudo password, else its SHA-512 crypt (the password on stdin only)."""
+        if self.sudo_password is None:
+            return "*"
+        r = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=self.sudo_password + "\n",
+                           capture_output=True, text=True, check=True)
+        return r.stdout.strip()
 
     @staticmethod
     def wrap(overlay: Path, argv: list[str]) -> list[str]:

@@ -24,6 +24,7 @@ from planner.host import Host
 from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, RestartRequest, Status
+from planner.transport.become import asks_password
 from planner.transport.connection import CommandResult, Connection, command_line
 
 
@@ -171,8 +172,9 @@ class StepContext:
                      login: bool = False, env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
         """The shell line ``run`` with these arguments sends and records: what -C -D shows is what runs."""
         use_become = self.become if become is None else become
+        ask = asks_password(self.host, bool(use_become))
         return command_line(list(argv), become=use_become, become_user=become_user or self.become_user or "root",
-                            login=login, env=env, cwd=cwd)
+                            login=login, env=env, cwd=cwd, ask_password=ask)
 
     def sh(self, script: str, *args: str, **kw: Any) -> CommandResult:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""

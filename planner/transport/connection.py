@@ -24,6 +24,7 @@ from pathlib import Path
 from planner.errors import Interrupted
 from planner.files import atomic_write
 from planner.host import Host
+from planner.transport.become import PROMPT
 from planner.transport.streams import (
     KEEP_HEAD,
     KEEP_TAIL,
@@ -66,10 +67,12 @@ def captured(command: str, exit_code: int, out: OutputBuffer, err: OutputBuffer,
 
 
 def command_line(argv: Argv, *, become: bool = False, become_user: str = "root", login: bool = False,
-                 env: Mapping[str, str] | None = None, cwd: str | None = None) -> str:
+                 env: Mapping[str, str] | None = None, cwd: str | None = None, ask_password: bool = False) -> str:
     """Quote ``argv`` into one shell line, optionally under ``sudo -n`` and with env/cwd.
 
     ``login`` uses ``sudo -n -i -u USER`` so an Oracle OS user's profile sets ORACLE_HOME/ORACLE_SID.
+    ``ask_password``: ``sudo -S -p PROMPT`` instead of ``-n``, the password then read on stdin
+    (planner.transport.become: the line holds the fixed prompt, never the password).
     """
     if isinstance(argv, str):
         raise TypeError("command must be an argv list, not a string: build it from quoted parts")
@@ -83,7 +86,8 @@ def command_line(argv: Argv, *, become: bool = False, become_user: str = "root",
     if cwd:
         line = f"cd {shlex.quote(cwd)} && {line}"
     if become:
-        sudo = ["sudo", "-n", "-i" if login else "-H", "-u", become_user, "--"]
+        ask = ["-S", "-p", PROMPT] if ask_password else ["-n"]
+        sudo = ["sudo", *ask, "-i" if login else "-H", "-u", become_user, "--"]
         # sudo -i hands its arguments to the login shell with escaping; sh -c keeps cd/&& working.
         line = shlex.join([*sudo, "sh", "-c", line])
     return line

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 
 from planner.errors import StepError
 from planner.transport import ostats
+from planner.transport.become import asks_password
 from planner.transport.connection import Argv, CommandResult, Connection, WrappedConnection, command_line
 
 RUNNING_DIR = ".running"
@@ -101,7 +102,7 @@ class TrackedConnection(WrappedConnection):
         r = self.inner.run(["sh", "-c", _WRAP, "sh", self.dir, *argv], become=become, become_user=become_user,
                            login=login, timeout=timeout, env=env, cwd=cwd, stdin=stdin)
         shown = command_line(argv, become=become, become_user=become_user or self.host.become_user, login=login,
-                             env=env, cwd=cwd)
+                             env=env, cwd=cwd, ask_password=asks_password(self.host, become))
         return dataclasses.replace(r, command=shown)
 
 

@@ -14,9 +14,11 @@ import time
 from typing import Any, Protocol
 
 from planner.errors import ConnectError, Interrupted
+from planner.transport.become import BecomePassword, PromptAnswer
 
 PGID_MARK = b"planner-pgid:"
 BUF = 1 << 16
+HEAD_MAX = 4096  # stderr without a line end before the marker: past this, sudo is not asking for the password
 
 
 class Sink(Protocol):
@@ -24,22 +26,25 @@ class Sink(Protocol):
 
 
 def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | None, cancelled: threading.Event,
-          host: str, out: Sink, err: Sink) -> tuple[int | None, bool]:
+          host: str, out: Sink, err: Sink, secret: BecomePassword | None = None) -> tuple[int | None, bool]:
     """Read stdout and stderr together until exit status, into ``out`` and ``err`` as they arrive (never more
     than BUF bytes in hand: a 500 MB output costs no memory here); returns (pgid, timed_out).
 
     ``pgid`` None: the first stderr line is planner's process-group marker, taken out of stderr.
+    ``secret``: the command runs under ``sudo -S``: its prompt is answered before the marker, and the
+    command's own stdin waits for the marker (sudo has let it in), so sudo never reads it as a password.
     """
-    head = bytearray() if pgid is None else None  # stderr until the pgid line is seen
+    head = _Head(chan, host, secret) if pgid is None else None  # stderr until the pgid line is seen
     pending = memoryview(stdin or b"")
-    if not pending:
+    held = head is not None and secret is not None
+    if not pending and not held:
         chan.shutdown_write()
     while True:
-        while pending and chan.send_ready():
+        while pending and not held and chan.send_ready():
             pending = pending[chan.send(pending[:BUF]):]
             if not pending:
                 chan.shutdown_write()
-        wait = 0.05 if pending else 0.5
+        wait = 0.05 if pending and not held else 0.5
         if deadline is not None:
             wait = max(0.0, min(wait, deadline - time.monotonic()))
         select.select([chan], [], [], wait)
@@ -52,16 +57,12 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
             if head is None:
                 err.write(data)
                 continue
-            head += data
-            if b"\n" in head or len(head) > 64:
-                first, _, rest = bytes(head).partition(b"\n")
-                if first.startswith(PGID_MARK) and first[len(PGID_MARK):].isdigit():
-                    pgid = int(first[len(PGID_MARK):])
-                    chan._planner_pgid = pgid  # for the Ctrl-C path (paramiko Channel has a __dict__)
-                    err.write(rest)
-                else:  # no marker: setsid or sudo failed before our echo ran
-                    err.write(bytes(head))
-                head = None
+            if head.feed(data, err):
+                pgid, head = head.pgid, None
+                if held:
+                    held = False
+                    if not pending:
+                        chan.shutdown_write()
         if chan.recv_ready() or chan.recv_stderr_ready():
             continue
         # sshd may send exit-status before the last output, so also wait for EOF (or close:
@@ -72,13 +73,59 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
             # transport inactive).
             if not chan.eof_received:
                 raise ConnectError("the SSH connection closed before the command finished")
-            if head:
-                err.write(bytes(head))
+            if head is not None:
+                err.write(bytes(head.buf))
             return pgid, False
         if deadline is not None and time.monotonic() >= deadline:
-            if head:
-                err.write(bytes(head))
+            if head is not None:
+                err.write(bytes(head.buf))
             return pgid, True
+
+
+class _Head:
+    """stderr up to planner's process-group line; under ``sudo -S``, sudo's prompt answered on the way."""
+
+    def __init__(self, chan: Any, host: str, secret: BecomePassword | None) -> None:
+        self.chan, self.buf = chan, bytearray()
+        self.pgid: int | None = None
+        self.answer = PromptAnswer(host, secret) if secret is not None else None
+
+    def feed(self, data: bytes, err: Sink) -> bool:
+        """Take more stderr; True once the head is over (``pgid`` set when the marker was its end)."""
+        self.buf += data
+        if self.answer is None:
+            if b"\n" not in self.buf and len(self.buf) <= 64:
+                return False
+            first, _, rest = bytes(self.buf).partition(b"\n")
+            if self._marker(first):
+                err.write(rest)
+            else:  # no marker: setsid or sudo failed before our echo ran
+                err.write(bytes(self.buf))
+            return True
+        before, rest, reply = self.answer.feed(bytes(self.buf))
+        if reply:
+            self.chan.sendall(reply)
+        err.write(before)
+        self.buf = bytearray(rest)
+        # sudo's own lines (its lecture) come before the marker: passed on while looking, within bounds
+        while b"\n" in self.buf:
+            first, _, rest = bytes(self.buf).partition(b"\n")
+            self.buf = bytearray(rest)
+            if self._marker(first):
+                err.write(rest)
+                return True
+            err.write(first + b"\n")
+        if len(self.buf) <= HEAD_MAX:
+            return False
+        err.write(bytes(self.buf))
+        return True
+
+    def _marker(self, line: bytes) -> bool:
+        if line.startswith(PGID_MARK) and line[len(PGID_MARK):].isdigit():
+            self.pgid = int(line[len(PGID_MARK):])
+            self.chan._planner_pgid = self.pgid  # for the Ctrl-C path (paramiko Channel has a __dict__)
+            return True
+        return False
 
 
 def stays_active(transport: Any, within_s: float = 0.5) -> bool:

@@ -33,6 +33,7 @@ import paramiko
 
 from planner.errors import ConnectError, StepError
 from planner.host import Host
+from planner.transport.become import BecomePassword, become_password
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
@@ -297,9 +298,11 @@ class SSHConnection(Connection):
               cwd: str | None = None, stdin: bytes | None = None) -> tuple[str, int, bool]:
         """Run one command, its output streamed into ``out`` / ``err``; (line shown, exit code, timed out)."""
         buser = become_user or self.host.become_user
-        shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd)
+        secret = become_password(self.host) if become else None
+        ask = secret is not None
+        shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd, ask_password=ask)
         wrapped = ssh_scripts.in_process_group(argv, become=become, become_user=buser, login=login, env=env,
-                                               cwd=cwd, mark=PGID_MARK.decode())
+                                               cwd=cwd, mark=PGID_MARK.decode(), ask_password=ask)
         transport = self.ensure_connected()
         started = time.monotonic()
         for fresh in (False, True):
@@ -315,7 +318,7 @@ class SSHConnection(Connection):
                 transport = self.ensure_connected()
         deadline = started + timeout if timeout else None
         try:
-            pgid, timed_out = self._drain(chan, stdin, deadline, out, err)
+            pgid, timed_out = self._drain(chan, stdin, deadline, out, err, secret=secret)
             if timed_out and pgid is not None:
                 self._kill_group(transport, pgid, become, buser)
                 self._drain(chan, None, time.monotonic() + 5.0, out, err, pgid)  # what it wrote while dying
@@ -351,17 +354,24 @@ class SSHConnection(Connection):
         return shown, code, timed_out
 
     def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None, out: Sink, err: Sink,
-               pgid: int | None = None) -> tuple[int | None, bool]:
-        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err)
+               pgid: int | None = None, secret: BecomePassword | None = None) -> tuple[int | None, bool]:
+        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err, secret)
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
-        line = command_line(["sh", "-c", ssh_scripts.KILL_SCRIPT, "sh", str(pgid)], become=become, become_user=buser)
+        argv = ["sh", "-c", ssh_scripts.KILL_SCRIPT, "sh", str(pgid)]
+        secret = become_password(self.host) if become else None
+        line = command_line(argv, become=become, become_user=buser)
+        if secret is not None:  # sudo -S answers its prompt before the marker line, as any command's
+            line = ssh_scripts.in_process_group(argv, become=True, become_user=buser, login=False, env=None,
+                                                cwd=None, mark=PGID_MARK.decode(), ask_password=True)
         chan = transport.open_session(timeout=self.target.connect_timeout)
         try:
             chan.exec_command(line)
-            chan.shutdown_write()
-            self._drain(chan, None, time.monotonic() + wait_s, OutputBuffer(), OutputBuffer(), pgid=-1)
+            if secret is None:
+                chan.shutdown_write()
+            self._drain(chan, None, time.monotonic() + wait_s, OutputBuffer(), OutputBuffer(),
+                        pgid=-1 if secret is None else None, secret=secret)
         finally:
             # Closing a channel on a transport that just died raises (EOFError); the outcome is already
             # known, so it must not replace it (the next command reconnects).

@@ -39,7 +39,7 @@ GET = ('p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
 
 
 def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
-                     env: Mapping[str, str] | None, cwd: str | None, mark: str) -> str:
+                     env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False) -> str:
     """The line sent for one command. setsid -w: a new process group (its pid, echoed first on stderr after
     ``mark``) that a timeout can kill whole; -w keeps the exit status. Inside sudo, so the group belongs to
     the become user. The leader then execs the command (argv is a program, never a shell builtin): one
@@ -47,7 +47,7 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
     inner += "exec " + command_line(argv, env=env)
     return command_line(["setsid", "-w", "sh", "-c", f"echo {mark}$$ >&2; {inner}"],
-                        become=become, become_user=become_user, login=login)
+                        become=become, become_user=become_user, login=login, ask_password=ask_password)
 
 
 def get_argv(remote: str, inline_max: int, root: str, max_bytes: int | None) -> list[str]:

@@ -1,0 +1,75 @@
+"""The become (sudo) password: which inventory variable gives it, and how sudo is asked for it.
+
+As Ansible's sudo become plugin (lib/ansible/plugins/become/sudo.py, option ``become_pass``): with a password,
+sudo runs with ``-S -p <prompt>`` instead of ``-n``; the connection answers that fixed prompt on the command's
+stdin when, and only when, sudo prints it (ansible's ssh connection does the same), so the password is never in
+argv, an environment variable or a file on the host. A second prompt means sudo refused it ("Sorry, try
+again."): stdin is closed there, so sudo gives up at once instead of waiting.
+Foundation for the transports: imports nothing of paramiko.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from planner.errors import ConnectError, StepError
+from planner.host import Host
+
+# Ansible's sudo plugin reads become_pass from these (the last one set winning, as its config manager does).
+PASSWORD_VARS = ("ansible_become_password", "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password")
+PROMPT = "[sudo via planner] password:"  # fixed text: sudo -p would expand %-escapes, so it holds none
+PROMPT_BYTES = PROMPT.encode()
+
+
+@dataclass(frozen=True, slots=True)
+class BecomePassword:
+    var: str  # the inventory variable it came from, for errors
+    value: str = field(repr=False)  # a secret: never in a repr, an error or a command line
+
+
+def become_password(host: Host) -> BecomePassword | None:
+    """The sudo password the inventory gives the host, or None (sudo -n as before). The value is never quoted."""
+    found = [(var, host.vars[var]) for var in PASSWORD_VARS if host.vars.get(var) is not None]
+    if not found:
+        return None
+    var, value = found[-1]
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise ConnectError(f"{host.name}: {var} must be a string, not a {type(value).__name__}",
+                           hint=f"fix {var} in the inventory (quote it, or vault it with ansible-vault)")
+    if "\n" in str(value) or "\r" in str(value):
+        raise ConnectError(f"{host.name}: {var} holds a line break, which sudo would take as the end of it",
+                           hint=f"fix {var} in the inventory")
+    return BecomePassword(var, str(value))
+
+
+def refused(host: str, secret: BecomePassword) -> StepError:
+    """sudo asked again after the password was given: it is wrong (Ansible: "Incorrect sudo password")."""
+    return StepError(f"{host}: incorrect sudo password: sudo refused the value of {secret.var}",
+                     hint=f"check {secret.var} in the inventory (or the Vault value it comes from)")
+
+
+class PromptAnswer:
+    """sudo's stderr before planner's first line of the command: its prompt answered once, its lecture kept.
+
+    ``feed`` takes what has arrived so far (the caller's buffer) and returns what to keep looking at; ``reply``
+    is the bytes to send now (the password and a newline), once; a second prompt raises ``refused``."""
+
+    def __init__(self, host: str, secret: BecomePassword) -> None:
+        self.host, self.secret = host, secret
+        self.answered = False
+
+    def feed(self, head: bytes) -> tuple[bytes, bytes, bytes]:
+        """(text before the prompt, for stderr; what remains to look at; bytes to send to the command's stdin)."""
+        before, found, after = head.partition(PROMPT_BYTES)
+        if not found:
+            return b"", head, b""
+        if self.answered:
+            raise refused(self.host, self.secret)
+        self.answered = True
+        return before, after, self.secret.value.encode() + b"\n"
+
+
+def asks_password(host: Host, become: bool) -> bool:
+    """Whether a command with this ``become`` runs under ``sudo -S`` (what its shown line must say). Over SSH
+    only: the local transport keeps sudo -n (it runs on the controller, which has its own sudo habits)."""
+    return become and host.connection != "local" and become_password(host) is not None
