@@ -1,5 +1,6 @@
 """AWR snapshots around the points of a sweep: what cannot change between the points (the licence, DBID,
-instance number) is read once per workload step and host; the snapshots and the cluster, at every point. Each
+instance number, CLUSTER_DATABASE) is read once per workload step and host; the snapshots and GV$INSTANCE, at
+every point. Each
 read is a database session (a sqlplus start) in the dead time between the points."""
 
 from __future__ import annotations
@@ -44,9 +45,10 @@ def test_a_sweep_reads_the_database_identity_once_and_snapshots_every_point(tmp_
     asked = {q: sum(1 for h in history if h == q) for q in (
         "select value from v$parameter where name = 'control_management_pack_access'",
         "select dbid from v$database", "select instance_number from v$instance",
-        "select value from v$parameter where name = 'cluster_database'")}
-    # once per workload step (2 steps), not once per point (4 points); the cluster at every point
-    assert list(asked.values()) == [2, 2, 2, 4], asked
+        "select value from v$parameter where name = 'cluster_database'",
+        "select inst_id, instance_name, host_name from gv$instance order by inst_id")}
+    # once per workload step (2 steps), not once per point (4 points); the instances open at every point
+    assert list(asked.values()) == [2, 2, 2, 2, 4], asked
     assert sum(1 for h in history if "create_snapshot" in h) == 8  # begin and end of each of the 4 points
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     points = [r for r in json.loads((run / "results.json").read_text()) if r.get("point") is not None]

@@ -64,9 +64,9 @@ def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapTo
     """Take the begin snapshot; the token says what ``end`` needs.
 
     ``known``: this host's token from an earlier point of the same workload step. The licence, DBID and
-    instance number it holds cannot change between the points, so they are not asked again: each is a
-    database session (a sqlplus start) between the points. The cluster is read at every point (an instance
-    of a RAC may leave during a sweep)."""
+    instance number and CLUSTER_DATABASE it holds cannot change between the points, so they are not asked
+    again: each is a database session (a sqlplus start) between the points. GV$INSTANCE is read at every point
+    (an instance of a RAC may leave during a sweep)."""
     _check_kind(kind)
     if known is not None and known.kind != kind:
         known = None
@@ -87,7 +87,7 @@ def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapTo
             inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
         else:
             dbid, inst = known.dbid, known.inst_num
-        cluster = read_cluster(db)
+        cluster = read_cluster(db, known.cluster.cluster_database if known is not None else None)
     finally:
         db.close()
     return SnapToken(kind, snap, dbid, inst, cluster)
