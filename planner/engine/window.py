@@ -36,6 +36,20 @@ class WindowSpec:
     db_report: str | None = None  # "awr" | "statspack"
 
 
+class SnapMemo:
+    """One workload step's begin snapshots, by host: a later point's begin asks only what can change
+    (planner.steps.dbreport.begin); each host's thread touches its own entry."""
+
+    def __init__(self) -> None:
+        self._last: dict[str, object] = {}  # the kind's own token (StepType.around_point_begin)
+
+    def last(self, host: str) -> object | None:
+        return self._last.get(host)
+
+    def keep(self, host: str, token: object) -> None:
+        self._last[host] = token
+
+
 def window_spec(play: Play) -> WindowSpec:
     """What the play's `collect:` asks to wrap around each workload point."""
     tools = tuple(s.kind for s in play.collect if s.kind in OS_TOOLS)
@@ -73,7 +87,8 @@ def sample_interval(spec: WindowSpec, expected_s: float | None) -> tuple[int, st
 
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
-                  body: Callable[[], Any], expected_s: float | None = None) -> tuple[Any, list[Artifact], list[str]]:
+                  body: Callable[[], Any], expected_s: float | None = None,
+                  snaps: SnapMemo | None = None) -> tuple[Any, list[Artifact], list[str]]:
     """Run ``body`` with OS sampling and DB snapshots around it; returns (body result, artifacts, warnings).
 
     ``workdir`` is the engine's point folder: emptied first (one round trip), as every attempt of a point
@@ -88,7 +103,9 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     token: object = None
     db_kind = step_class(spec.db_report) if spec.db_report and not writes_db_report else None
     if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
-        token = db_kind.around_point_begin(ctx)
+        token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name) if snaps is not None else None)
+        if snaps is not None:
+            snaps.keep(ctx.host.name, token)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)

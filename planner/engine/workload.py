@@ -62,6 +62,7 @@ class WorkloadLoop:
         self.run = run
         self.clocks = Clocks()  # sync_start: the hosts' clock offsets
         self.sync_log: list[dict[str, Any]] = []  # sync_start: each point's measured start skew
+        self.snaps = win.SnapMemo()  # the current step's begin snapshots (AWR/Statspack), by host
 
     def points(self, play: Play, spec: StepSpec, hs: HostState) -> Points:
         points = expand(spec, render(dict(spec.args), self.run.variables(play, hs)))
@@ -79,6 +80,7 @@ class WorkloadLoop:
             run.save_results()
             return
         plans, variables = self._resolve(play, spec, states)
+        self.snaps = win.SnapMemo()
         npoints = max((len(p) for p in plans.values()), default=0)
         window = win.window_spec(play)
         for host, pts in plans.items():
@@ -215,7 +217,8 @@ class WorkloadLoop:
                 # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
                 stand_in = run.opts.simulated and not step_class(spec.kind).real_in_rehearsal
                 expected = None if stand_in else win.expected_seconds(spec.kind, args)
-                return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected)
+                return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected,
+                                         snaps=self.snaps)
 
             return run_step(spec, hs, args, variables[hs.host.name], run.settings, run.record,
                             run.artifacts(play, hs, spec, point), point=point, window=wrapped)

@@ -407,8 +407,10 @@ class StepType(abc.ABC):
 
     # -- a collect kind that wraps each workload point (the engine's window, planner.engine.window) --
     @classmethod
-    def around_point_begin(cls, ctx: StepContext) -> object:
-        """Before a workload point: start collecting (a begin snapshot); the token is handed to around_point_end."""
+    def around_point_begin(cls, ctx: StepContext, previous: object | None = None) -> object:
+        """Before a workload point: start collecting (a begin snapshot); the token is handed to around_point_end.
+        ``previous``: this host's token from an earlier point of the same workload step (what cannot change
+        between points need not be asked again), or None."""
         raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
                         hint="only awr and statspack wrap each workload point")
 

@@ -60,10 +60,17 @@ def _snap(db: object, kind: str) -> int:
     return int(snap)
 
 
-def begin(ctx: StepContext, kind: str) -> SnapToken:
-    """Take the begin snapshot; the token says what ``end`` needs."""
+def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapToken:
+    """Take the begin snapshot; the token says what ``end`` needs.
+
+    ``known``: this host's token from an earlier point of the same workload step. The licence, DBID and
+    instance number and CLUSTER_DATABASE it holds cannot change between the points, so they are not asked
+    again: each is a database session (a sqlplus start) between the points. GV$INSTANCE is read at every point
+    (an instance of a RAC may leave during a sweep)."""
     _check_kind(kind)
-    if kind == "awr":  # AWR is the Diagnostics Pack's (planner.db.licence): never taken unlicensed
+    if known is not None and known.kind != kind:
+        known = None
+    if kind == "awr" and known is None:  # AWR is the Diagnostics Pack's (planner.db.licence): never taken unlicensed
         licensed, why = diagnostics_pack(ctx)
         if not licensed:
             raise StepError(f"collect awr: AWR needs the Oracle Diagnostics Pack and {why}",
@@ -75,12 +82,15 @@ def begin(ctx: StepContext, kind: str) -> SnapToken:
             raise StepError("Statspack reports need the sqlplus access (spreport.sql is a SQL*Plus script)",
                             hint="set oracle_access: sqlplus for this host, or collect awr instead")
         snap = _snap(db, kind)
-        dbid = db.query("select dbid from v$database")
-        inst = db.query("select instance_number from v$instance")
-        cluster = read_cluster(db)
+        if known is None:
+            dbid = int(db.query("select dbid from v$database")[0][0] or 0)
+            inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
+        else:
+            dbid, inst = known.dbid, known.inst_num
+        cluster = read_cluster(db, known.cluster.cluster_database if known is not None else None)
     finally:
         db.close()
-    return SnapToken(kind, snap, int(dbid[0][0] or 0), int(inst[0][0] or 1), cluster)
+    return SnapToken(kind, snap, dbid, inst, cluster)
 
 
 def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
@@ -141,8 +151,8 @@ class _Declared(StepType):
         return Outcome(Status.OK, f"{self.kind} reports were taken around each workload point (see their artifacts)")
 
     @classmethod
-    def around_point_begin(cls, ctx: StepContext) -> SnapToken:
-        return begin(ctx, cls.kind)
+    def around_point_begin(cls, ctx: StepContext, previous: object | None = None) -> SnapToken:
+        return begin(ctx, cls.kind, previous if isinstance(previous, SnapToken) else None)
 
     @classmethod
     def around_point_end(cls, ctx: StepContext, token: object) -> Collected:

@@ -43,12 +43,14 @@ class Cluster:
         return self.instances > 1 or self.cluster_database
 
 
-def read_cluster(db: Database) -> Cluster:
+def read_cluster(db: Database, cluster_database: bool | None = None) -> Cluster:
     """Ask the database whether it is RAC: the same two reads as the restart's identity (planner.db.identity),
-    but a failure here is said in the report rather than stopping the collection."""
-    cluster = False
-    with contextlib.suppress(OracleError):  # GV$INSTANCE below decides; its failure is said
-        cluster = read_cluster_database(db)
+    but a failure here is said in the report rather than stopping the collection. ``cluster_database``: read
+    before on this instance (a static parameter: it changes only with a restart), so not asked again."""
+    cluster = bool(cluster_database)
+    if cluster_database is None:
+        with contextlib.suppress(OracleError):  # GV$INSTANCE below decides; its failure is said
+            cluster = read_cluster_database(db)
     try:
         n = len(read_instances(db))
     except (OracleError, ValueError, TypeError) as e:

@@ -1,0 +1,436 @@
+"""What planner costs the measurement: observer effect, host CPU in the window, dead time per point.
+
+    python benchmarks/observer/bench.py [--pairs 5] [--runtime 15] [--points 20] [--point-runtime 1]
+                                        [--loops 2] [--work DIR] [--out RESULTS.md]
+
+One host, this machine (``ansible_connection: local``), with the Oracle stand-ins for the AWR snapshots. The
+device is a loop device (``losetup --direct-io=on`` over a 1 GiB file, so reads reach the disk, not the page
+cache) where the machine allows it, else that file with direct=1. Its block node is made again inside the
+host's sandbox (``planner_root``), so planner's fio reads the very same device.
+
+1. Observer effect: ``--pairs`` pairs, interleaved (alone, planner, alone, planner, ...) because the machine is
+   shared: fio random reads alone (the job file planner wrote, run by hand), then as a planner point with
+   iostat, mpstat, vmstat and AWR snapshots around it. IOPS and latency from fio's JSON. While fio runs, a
+   poller reads ``/proc/<pid>/stat`` (utime + stime) of planner's processes: the apply's process tree and
+   the sampler group (its own session), fio excluded; their CPU during fio's run, as a share of one core.
+   planner runs on a pseudo-terminal, so its live progress line is drawn as a user would see it.
+2. Dead time: a ``--points``-point sweep (iodepth 1..N) of a ``--point-runtime``-second job under planner (same
+   collect, report included), then the same fio commands (planner's own job files) as a shell loop;
+   ``--loops`` pairs, interleaved. Dead time per point = (planner wall - loop wall) / points.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import stat
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+sys.path.insert(0, str(REPO))
+
+from planner.rehearsal.standins import install_standins, standin_vars  # noqa: E402
+
+TICK = os.sysconf("SC_CLK_TCK")
+SAMPLER_MARKER = b"planner-ostats"  # $0 of the sampler group's leader (planner.transport.ostats.MARKER)
+PLANNER = [sys.executable, "-m", "planner"]
+
+PLAN = """\
+plan: observer_bench
+version: 1
+plays:
+  - name: observed
+    hosts: bench
+    workloads:
+      - name: random reads
+        fio: {{target: {target}, rw: randread, bs: 4k, iodepth: {iodepth}, ioengine: libaio, direct: 1,
+               runtime: {runtime}, job: {{name: obs}}}}
+    collect:
+      - iostat: {{}}
+      - mpstat: {{}}
+      - vmstat: {{}}
+{awr}"""
+AWR = "      - awr: {}\n"
+
+
+# -- the device and the host ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Device:
+    path: str  # what fio reads outside planner
+    in_host: str  # the same device as the plan names it (inside the host's planner_root)
+    kind: str  # what it is, in words
+    loop: str  # the loop device to detach at the end ("" when none)
+
+
+def make_device(work: Path, root: Path) -> Device:
+    backing = work / "disk.img"
+    if not backing.exists():  # written, not sparse: a read of a hole never reaches the disk
+        subprocess.run(["fio", "--name=fill", f"--filename={backing}", "--size=1g", "--rw=write", "--bs=1m",
+                        "--direct=1", "--ioengine=libaio", "--iodepth=4", "--output=/dev/null"], check=True)
+    (root / "dev").mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0 and Path("/dev/loop-control").exists() and shutil.which("losetup"):
+        r = subprocess.run(["losetup", "--find", "--show", "--direct-io=on", str(backing)],
+                           capture_output=True, text=True)
+        if r.returncode == 0:
+            dev = r.stdout.strip()
+            node = root / "dev" / Path(dev).name
+            node.unlink(missing_ok=True)
+            os.mknod(node, 0o600 | stat.S_IFBLK, os.stat(dev).st_rdev)
+            return Device(dev, f"/dev/{Path(dev).name}", f"loop device {dev} (direct I/O) over a 1 GiB file", dev)
+    inside = root / "data" / "disk.img"
+    inside.parent.mkdir(parents=True, exist_ok=True)
+    if not inside.exists():
+        os.link(backing, inside)
+    return Device(str(inside), "/data/disk.img", "a 1 GiB file read with direct=1 (no loop device here)", "")
+
+
+def make_host(work: Path) -> tuple[Path, Device]:
+    root = work / "host"
+    root.mkdir(parents=True, exist_ok=True)
+    install_standins(root)
+    dev = make_device(work, root)
+    hv = {"ansible_connection": "local", **standin_vars(root)}
+    lines = ["all:", "  hosts:", "    bench:"] + [f"      {k}: {json.dumps(v)}" for k, v in hv.items()]
+    inv = work / "inventory.yml"
+    inv.write_text("\n".join(lines) + "\n")
+    return inv, dev
+
+
+# -- CPU of planner's processes while fio runs -----------------------------------------------------------------
+
+@dataclass(frozen=True, slots=True)
+class Proc:
+    comm: str
+    ppid: int
+    sid: int
+    ticks: int  # utime + stime
+
+
+def _scan() -> dict[tuple[int, int], Proc]:
+    out = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:
+            continue
+        head, _, rest = raw.rpartition(b")")
+        fields = rest.split()
+        # after ")": state ppid pgrp session ... utime(12) stime(13) ... starttime(20)
+        out[(int(entry.name), int(fields[19]))] = Proc(head.split(b"(", 1)[1].decode(errors="replace"),
+                                                       int(fields[1]), int(fields[3]),
+                                                       int(fields[11]) + int(fields[12]))
+    return out
+
+
+class Poller:
+    """Every ``interval`` s: every process's CPU ticks. ``window`` gives fio's run (first to last poll that saw
+    fio under ``root``) and the ticks planner's processes used between those polls."""
+
+    def __init__(self, root: int, where: Path, interval: float = 0.1) -> None:
+        self.root, self.interval = root, interval
+        self.where = str(where).encode()  # only sampler groups writing under here are this run's
+        self.polls: list[tuple[float, dict[tuple[int, int], Proc]]] = []
+        self.marked: dict[tuple[int, int], bool] = {}  # sampler-group leaders, by cmdline (read once)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> Poller:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.polls.append((time.monotonic(), _scan()))
+            self._stop.wait(self.interval)
+
+    def _is_sampler_leader(self, key: tuple[int, int], p: Proc) -> bool:
+        if key not in self.marked:
+            try:
+                with open(f"/proc/{key[0]}/cmdline", "rb") as f:
+                    args = f.read().split(b"\0")
+                self.marked[key] = (p.comm == "sh" and len(args) > 4 and args[3] == SAMPLER_MARKER
+                                    and args[4].startswith(self.where))
+            except OSError:
+                self.marked[key] = False
+        return self.marked[key]
+
+    def _tree(self, procs: dict[tuple[int, int], Proc]) -> set[tuple[int, int]]:
+        """planner's processes in one poll: descendants of root (fio excluded) and the sampler sessions."""
+        by_pid = {pid: (pid, st) for pid, st in procs}
+        kids: dict[int, list[int]] = {}
+        for (pid, _), p in procs.items():
+            kids.setdefault(p.ppid, []).append(pid)
+        found, todo = set(), [self.root]
+        while todo:
+            pid = todo.pop()
+            if pid in by_pid:
+                found.add(by_pid[pid])
+            todo.extend(kids.get(pid, []))
+        # the samplers' group left planner's tree (setsid, its starter exited): found by its leader's argv
+        sids = {k[0] for k, p in procs.items() if p.sid == k[0] and self._is_sampler_leader(k, p)}
+        found |= {k for k, p in procs.items() if p.sid in sids}
+        return {k for k in found if procs[k].comm != "fio"}
+
+    def fio_seen(self, procs: dict[tuple[int, int], Proc]) -> bool:
+        return any(p.comm == "fio" for k, p in procs.items() if k in self._fio_tree(procs))
+
+    def _fio_tree(self, procs: dict[tuple[int, int], Proc]) -> set[tuple[int, int]]:
+        by_pid = {pid: (pid, st) for pid, st in procs}
+        kids: dict[int, list[int]] = {}
+        for (pid, _), p in procs.items():
+            kids.setdefault(p.ppid, []).append(pid)
+        found, todo = set(), [self.root]
+        while todo:
+            pid = todo.pop()
+            if pid in by_pid:
+                found.add(by_pid[pid])
+            todo.extend(kids.get(pid, []))
+        return found
+
+    def window(self) -> tuple[float, int, dict[str, int]]:
+        """(fio's run in seconds as polled, planner's ticks in it, ticks by command name)."""
+        seen = [i for i, (_, procs) in enumerate(self.polls) if self.fio_seen(procs)]
+        if not seen:
+            return 0.0, 0, {}
+        first, last = seen[0], seen[-1]
+        base = self.polls[first][1]
+        used: dict[tuple[int, int], int] = {}
+        names: dict[tuple[int, int], str] = {}
+        for _, procs in self.polls[first:last + 1]:
+            for k in self._tree(procs):
+                used[k] = procs[k].ticks - (base[k].ticks if k in base else 0)
+                names[k] = procs[k].comm
+        by_name: dict[str, int] = {}
+        for k, t in used.items():
+            by_name[names[k]] = by_name.get(names[k], 0) + t
+        return self.polls[last][0] - self.polls[first][0], sum(used.values()), by_name
+
+
+# -- running things ----------------------------------------------------------------------------------------------
+
+def on_pty(argv: list[str], log: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], threading.Thread]:
+    """Start argv on a pseudo-terminal (planner draws its live line as on a user's terminal); its output to log."""
+    master, slave = os.openpty()
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=slave, stderr=slave, cwd=REPO, env=env)
+    os.close(slave)
+
+    def drain() -> None:
+        with log.open("wb") as out:
+            while True:
+                try:
+                    data = os.read(master, 65536)
+                except OSError:
+                    break
+                if not data:
+                    break
+                out.write(data)
+        os.close(master)
+
+    t = threading.Thread(target=drain, daemon=True)
+    t.start()
+    return proc, t
+
+
+@dataclass(frozen=True, slots=True)
+class Point:
+    iops: float
+    lat_ms: float  # completion latency, mean
+    p99_ms: float
+    window_s: float  # fio's run as polled
+    cpu_share: float  # planner's processes' CPU in the window / one core (0 alone)
+    by_name: dict[str, int]
+
+
+def fio_figures(path: Path) -> tuple[float, float, float]:
+    job = json.loads(path.read_text())["jobs"][0]["read"]
+    return (float(job["iops"]), job["clat_ns"]["mean"] / 1e6,
+            job["clat_ns"]["percentile"].get("99.000000", 0) / 1e6)
+
+
+def apply(plan: Path, inv: Path, runs: Path, log: Path, *, report: bool) -> tuple[float, Poller, Path]:
+    env = {**os.environ, "TERM": "xterm-256color", "PYTHONPATH": str(REPO)}
+    argv = [*PLANNER, "apply", str(plan), "-i", str(inv), "--runs-dir", str(runs)]
+    if not report:
+        argv.append("--no-report")
+    runs.mkdir(parents=True, exist_ok=True)
+    before = set(runs.iterdir())
+    start = time.perf_counter()
+    proc, drain = on_pty(argv, log, env)
+    with Poller(proc.pid, runs.parent) as poller:
+        rc = proc.wait()
+    wall = time.perf_counter() - start
+    drain.join()
+    if rc != 0:
+        raise SystemExit(f"planner apply failed ({rc}): see {log}")
+    run_dir = next(p for p in runs.iterdir() if p not in before and p.is_dir())
+    return wall, poller, run_dir
+
+
+def alone(job: Path, out: Path) -> Point:
+    start = subprocess.Popen(["fio", "--output-format=json", f"--output={out}", str(job)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+    with Poller(start.pid, out.parent) as poller:
+        if start.wait() != 0:
+            raise SystemExit(f"fio alone failed: {job}")
+    window_s, _, _ = poller.window()
+    return Point(*fio_figures(out), window_s, 0.0, {})
+
+
+def under_planner(plan: Path, inv: Path, runs: Path, log: Path) -> tuple[Point, Path]:
+    _, poller, run_dir = apply(plan, inv, runs, log, report=False)
+    window_s, ticks, by_name = poller.window()
+    fio_json = next(run_dir.rglob("fio.json"))
+    share = ticks / TICK / window_s if window_s else 0.0
+    return Point(*fio_figures(fio_json), window_s, share, by_name), run_dir
+
+
+def plain_job(run_dir: Path, dev: Device, dest: Path) -> list[Path]:
+    """planner's own job files, the device path put back outside the sandbox."""
+    dest.mkdir(parents=True, exist_ok=True)
+    jobs = []
+    for i, job in enumerate(sorted(run_dir.rglob("job.fio"))):
+        text = job.read_text()
+        for line in text.splitlines():
+            if line.startswith("filename="):
+                text = text.replace(line, f"filename={dev.path}")
+        (p := dest / f"job{i:03d}.fio").write_text(text)
+        jobs.append(p)
+    return jobs
+
+
+def load() -> str:
+    return "/".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+# -- the two measurements ----------------------------------------------------------------------------------------
+
+def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> list[str]:
+    plan = work / "observer.yaml"
+    plan.write_text(PLAN.format(target=dev.in_host, iodepth=16, runtime=runtime, awr=AWR))
+    _, warm = under_planner(plan, inv, work / "runs-warm", work / "warm.log")  # warm-up, not counted
+    job = plain_job(warm, dev, work / "alone")[0]
+    rows, ratios, shares, loads = [], [], [], [load()]
+    for i in range(pairs):
+        a = alone(job, work / f"alone-{i}.json")
+        p, _ = under_planner(plan, inv, work / "runs-observer", work / f"planner-{i}.log")
+        loads.append(load())
+        ratios.append(p.iops / a.iops)
+        shares.append(p.cpu_share)
+        top = ", ".join(f"{k} {v}" for k, v in sorted(p.by_name.items(), key=lambda kv: -kv[1])[:5])
+        rows.append(f"| {i + 1} | {a.iops:,.0f} | {a.lat_ms:.3f} / {a.p99_ms:.3f} | {p.iops:,.0f} | "
+                    f"{p.lat_ms:.3f} / {p.p99_ms:.3f} | {p.iops / a.iops:.3f} | {100 * p.cpu_share:.2f}% | "
+                    f"{p.window_s:.1f} | {top} | {loads[-1]} |")
+        print(rows[-1], flush=True)
+    return ["| pair | IOPS alone | latency alone, ms (mean / p99) | IOPS under planner | latency under planner, "
+            "ms (mean / p99) | ratio | planner CPU in the window (one core) | window, s | ticks by process "
+            "| load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", *rows, "",
+            f"load average (1/5/15 min) before: {loads[0]}, after: {loads[-1]}", "",
+            f"observer effect: {statistics.median(ratios):.3f}",
+            f"host CPU used by planner during a point: {100 * statistics.median(shares):.1f}%"]
+
+
+# what each command of a point is, from the fixed text planner sends (commands.jsonl)
+KINDS = (("sqlplus", "database session (sqlplus; here the stand-in)"), ("fio --output-format", "fio"),
+         ("marker=$2", "OS samplers: start"), ("limit=$1", "OS samplers: wait for their first samples"),
+         ("kill -s", "OS samplers: stop"), ("ps -e", "OS samplers: stop"), ("ostats.pgid", "OS samplers: stop"),
+         ("rm -rf", "point folder emptied"), ('[ -s "$f" ]', "which outputs exist (before the fetch)"))
+
+
+def where_it_goes(run_dir: Path, points: int, wall: float, shell: float) -> list[str]:
+    """The sweep's host commands by what they are (seconds per point), and what is left: planner's own."""
+    spent: dict[str, list[float]] = {}
+    for line in (run_dir / "commands.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        what = next((name for key, name in KINDS if key in r["command"]), "other host commands")
+        spent.setdefault(what, []).append(float(r["duration_s"]))
+    rows = [f"| {k} | {len(v) / points:.1f} | {sum(v) / points:.2f} |"
+            for k, v in sorted(spent.items(), key=lambda kv: -sum(kv[1]))]
+    on_host = sum(sum(v) for v in spent.values())
+    return ["| per point | commands | seconds |", "|---|---:|---:|", *rows,
+            f"| planner's own (wall minus every host command: start-up, facts, records, fetch, parse, report) | "
+            f"| {(wall - on_host) / points:.2f} |", f"| the shell loop's fio, for comparison | 1.0 | "
+            f"{shell / points:.2f} |"]
+
+
+def loop_wall(jobs: list[Path], out: Path) -> float:
+    out.mkdir(parents=True, exist_ok=True)
+    script = "for j in \"$@\"; do fio --output-format=json --output=\"$j.json\" \"$j\" || exit 1; done"
+    start = time.perf_counter()
+    subprocess.run(["sh", "-c", script, "sh", *map(str, jobs)], check=True, cwd=out)
+    return time.perf_counter() - start
+
+
+def dead_time(work: Path, inv: Path, dev: Device, points: int, runtime: int, loops: int, awr: bool) -> list[str]:
+    plan = work / f"sweep-{'awr' if awr else 'os'}.yaml"
+    depths = "[" + ", ".join(str(d) for d in range(1, points + 1)) + "]"
+    plan.write_text(PLAN.format(target=dev.in_host, iodepth=depths, runtime=runtime, awr=AWR if awr else ""))
+    rows, dead, profile = [], [], []
+    for i in range(loops):
+        wall, _, run_dir = apply(plan, inv, work / "runs-sweep", work / f"{plan.stem}-{i}.log", report=True)
+        jobs = plain_job(run_dir, dev, work / f"loop-{i}")
+        if len(jobs) != points:
+            raise SystemExit(f"expected {points} job files in {run_dir}, found {len(jobs)}")
+        shell = loop_wall(jobs, work / f"loop-{i}")
+        dead.append((wall - shell) / points)
+        profile = where_it_goes(run_dir, points, wall, shell)
+        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {load()} |")
+        print(rows[-1], flush=True)
+    what = "iostat, mpstat, vmstat and AWR snapshots" if awr else "iostat, mpstat, vmstat only (no AWR)"
+    return [f"### collect: {what}", "",
+            f"| pair | planner apply, s ({points} points + report) | shell loop, s | dead time per point, s "
+            "| load after |", "|---:|---:|---:|---:|---|", *rows, "",
+            "where the last sweep's time went (from its commands.jsonl):", "", *profile, "",
+            ("" if awr else "without AWR, ") + f"dead time per point: {statistics.median(dead):.1f} s"]
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--pairs", type=int, default=5)
+    ap.add_argument("--runtime", type=int, default=15)
+    ap.add_argument("--points", type=int, default=20)
+    ap.add_argument("--point-runtime", type=int, default=1)
+    ap.add_argument("--loops", type=int, default=2)
+    ap.add_argument("--skip", choices=("observer", "dead"), default=None)
+    ap.add_argument("--work", type=Path, default=Path("/tmp/planner-observer-bench"))
+    ap.add_argument("--out", type=Path, default=None)
+    a = ap.parse_args()
+    a.work.mkdir(parents=True, exist_ok=True)
+    inv, dev = make_host(a.work)
+    started = time.monotonic()
+    head = [f"{platform.platform()}, {os.cpu_count()} CPUs, fio on {dev.kind}; load average at the start "
+            f"{load()}", ""]
+    try:
+        body = [] if a.skip == "observer" else observer(a.work, inv, dev, a.pairs, a.runtime) + [""]
+        for awr in () if a.skip == "dead" else (True, False):
+            body += dead_time(a.work, inv, dev, a.points, a.point_runtime, a.loops, awr) + [""]
+    finally:
+        if dev.loop:
+            subprocess.run(["losetup", "-d", dev.loop], check=False)
+    cmd = "python benchmarks/observer/bench.py " + " ".join(sys.argv[1:])
+    text = "\n".join([*head, *body, "", f"command: `{cmd.strip()}` ({time.monotonic() - started:.0f} s)", ""])
+    print(text)
+    if a.out:
+        a.out.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

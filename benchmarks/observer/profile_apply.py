@@ -1,0 +1,54 @@
+"""cProfile of one ``planner apply`` over every thread (the fan-out's workers included), cumulative time.
+
+    python benchmarks/observer/profile_apply.py N -- apply PLAN -i INVENTORY [apply options]
+
+bench.py leaves its sweep plans and inventory in its --work folder (sweep-os.yaml, sweep-awr.yaml,
+inventory.yml). Prints the N functions with the most cumulative time, summed over the threads.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import io
+import pstats
+import sys
+import threading
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from planner.cli.main import main  # noqa: E402
+
+
+def profiled(argv: list[str], top: int) -> str:
+    profiles: list[cProfile.Profile] = []
+    thread_run = threading.Thread.run
+
+    def run(self: threading.Thread) -> None:
+        p = cProfile.Profile()
+        profiles.append(p)
+        p.enable()
+        try:
+            thread_run(self)
+        finally:
+            p.disable()
+
+    threading.Thread.run = run  # type: ignore[method-assign]
+    main_profile = cProfile.Profile()
+    main_profile.enable()
+    try:
+        code = main(argv)
+    finally:
+        main_profile.disable()
+        threading.Thread.run = thread_run  # type: ignore[method-assign]
+    out = io.StringIO()
+    stats = pstats.Stats(main_profile, stream=out)
+    for p in profiles:
+        stats.add(p)
+    stats.sort_stats("cumulative").print_stats(top)
+    return f"exit code {code}\n" + out.getvalue()
+
+
+if __name__ == "__main__":
+    n, rest = int(sys.argv[1]), sys.argv[sys.argv.index("--") + 1:]
+    print(profiled(rest, n), file=sys.__stdout__)
