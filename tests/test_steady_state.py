@@ -37,11 +37,12 @@ runtime=3
 """
 
 
-def apply(tmp_path: Path, workload: str) -> Path:
+def apply(tmp_path: Path, workload: str, job_file: str | None = None) -> Path:
     root = tmp_path / "hosts" / "alpha"
     (root / "data").mkdir(parents=True, exist_ok=True)
     (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
-    (tmp_path / "throttled.fio").write_text(THROTTLED.replace("[global]", f"[global]\nfilename={root}/data/t.dat"))
+    text = (job_file or THROTTLED).replace("[global]", f"[global]\nfilename={root}/data/t.dat")
+    (tmp_path / "throttled.fio").write_text(text)
     (tmp_path / "plan.yaml").write_text("plan: steady\nplays:\n  - name: ssd\n    hosts: lab\n    workloads:\n"
                                         + textwrap.indent(workload, "      "))
     rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
@@ -82,6 +83,26 @@ def test_a_plan_asking_for_steady_state_gets_its_verdict_with_numbers(tmp_path: 
     assert v["asked"] and v["reached"] and v["state"].startswith("steady after ") and v["window_s"] == 3.0
     assert float(v["range_text"].strip("±%")) <= 20 and abs(float(v["slope_text"].rstrip("%"))) <= 10
     assert not not_steady(read_points(data))
+    # fio's own verdict from its JSON, beside planner's: both judged the same 800 IO/s, both say steady
+    assert "; fio: steady (iops_slope " in v["state"] and ", limit 3.333%)" in v["state"]
+    assert "disagree" not in v["state"]
+
+
+@pytest.mark.slow
+def test_fio_and_planner_disagreeing_are_both_said(tmp_path: Path) -> None:
+    # a steady 800 IO/s; fio's window (20 s) is longer than the run, so fio never attains: planner steady, fio not
+    run = apply(tmp_path, "- fio: {target: /data/s.dat, rw: randread, bs: 4k, size: 4m, runtime: 8, ioengine: psync,\n"
+                          "        extra: {rate_iops: 800, steadystate: 'iops:20%', ss_dur: 20s},\n"
+                          "        steady_state: {metric: iops, window: 3s, max_range_pct: 20, max_slope_pct: 10,\n"
+                          "                       ramp: 2s}}\n")
+    data = read_run(run)
+    attained = [m for m in data.measurements if m.metric == "fio.ss_attained"]
+    assert attained and all(m.value == 0.0 and dict(m.labels)["criterion"] == "iops" for m in attained)
+    (v,) = build_context(data, run)["inside"]["verdicts"]
+    assert v["reached"]
+    assert v["state"].startswith("planner: steady after ") and v["state"].endswith("they disagree")
+    assert "; fio: not steady (iops " in v["state"] and "limit 20%" in v["state"]
+    assert "they disagree" in next(run.glob("report*.md")).read_text()
 
 
 @pytest.mark.parametrize("option, words", [
