@@ -74,3 +74,18 @@ def test_a_tampered_series_row_is_not_written_back(store_url: str, tmp_path: Pat
     assert not (tmp_path / "b" / RUN / SERIES_REL).exists()
     assert not (tmp_path / "escaped.json").exists() and not (tmp_path / "b" / "escaped.json").exists()
     assert json.loads((tmp_path / "b" / RUN / "pulled.json").read_text())["artifacts_not_kept"] == [SERIES_REL]
+
+
+@pytest.mark.slow
+def test_report_from_the_store_draws_the_same_charts_over_time(store_url: str, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    assert _cli(capsys, "store", "migrate", "--store", store_url)[0] == 0
+    run = _run(tmp_path / "a", _series(30))
+    assert _cli(capsys, "store", "push", str(run), "--store", store_url)[0] == 0
+    code, err = _cli(capsys, "report", RUN, "--store", store_url, "--runs-dir", str(tmp_path / "b"))
+    assert code == 0, err
+    assert _cli(capsys, "report", str(run))[0] == 0
+    original = (run / "report.md").read_text()
+    again = (tmp_path / "b" / RUN / "report.md").read_text()
+    assert "over time" in again and list((tmp_path / "b" / RUN / "charts").glob("time-*.svg"))
+    assert again.replace(str(tmp_path / "b"), str(tmp_path / "a")) == original
