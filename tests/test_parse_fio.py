@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
-from planner.metrics import Direction
+from planner.metrics import Direction, Parsed
 from planner.parsers import fio
 
 DATA = Path(__file__).parent / "data" / "fio"
@@ -149,3 +149,21 @@ def test_damaged_real_files_raise_only_parse_error(name: str, cut: int, junk: st
         assert e.parser and e.section  # a named error
     else:
         assert parsed.metrics or parsed.errors  # never an empty success
+
+
+def _ss(parsed: Parsed) -> dict[str, tuple[float, dict[str, str]]]:
+    return {m.name: (m.value, dict(m.labels)) for m in parsed.metrics if m.name.startswith("fio.ss_")}
+
+
+def test_fio_own_steady_state_verdict_is_parsed_from_real_fio() -> None:
+    got = _ss(fio.parse((DATA / "fio-3.33-steadystate-iops-slope.json").read_text()))
+    labels = {"job": "j", "criterion": "iops_slope", "limit": "50%", "window_s": "3"}
+    assert got == {"fio.ss_attained": (1.0, labels), "fio.ss_criterion": (0.0, labels)}
+
+
+@pytest.mark.parametrize("ss", [None, "x", {"ss": "iops_slope"}, {"ss": "rm -rf:5%", "attained": 1},
+                                {"ss": "iops:abc%", "attained": 1}, {"ss": "iops:5%", "attained": "yes"}])
+def test_a_malformed_steadystate_block_gives_no_verdict(ss: object) -> None:
+    doc = json.loads((DATA / "fio-3.33-steadystate-iops-slope.json").read_text())
+    doc["jobs"][0]["steadystate"] = ss
+    assert _ss(fio.parse(json.dumps(doc))) == {}

@@ -13,6 +13,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.report.context import build_context
+from planner.report.inside import with_fio
 from planner.results.findings import not_steady
 from planner.results.measure import read_run
 from planner.results.point_series import PointSeries, read_points
@@ -37,11 +38,12 @@ runtime=3
 """
 
 
-def apply(tmp_path: Path, workload: str) -> Path:
+def apply(tmp_path: Path, workload: str, job_file: str | None = None) -> Path:
     root = tmp_path / "hosts" / "alpha"
     (root / "data").mkdir(parents=True, exist_ok=True)
     (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root}\n")
-    (tmp_path / "throttled.fio").write_text(THROTTLED.replace("[global]", f"[global]\nfilename={root}/data/t.dat"))
+    text = (job_file or THROTTLED).replace("[global]", f"[global]\nfilename={root}/data/t.dat")
+    (tmp_path / "throttled.fio").write_text(text)
     (tmp_path / "plan.yaml").write_text("plan: steady\nplays:\n  - name: ssd\n    hosts: lab\n    workloads:\n"
                                         + textwrap.indent(workload, "      "))
     rc = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
@@ -64,6 +66,9 @@ def test_a_point_throttled_partway_is_not_steady(tmp_path: Path) -> None:
     assert 40 <= fell <= 100
     report = next(run.glob("report*.md")).read_text()
     assert "not steady" in report and "IOPS fell" in report and "![IOPS over time" in report
+    # planner's default fio criterion has a 60 s window: fio could not judge a 6 s point, and says so
+    (v,) = build_context(read_run(run), run)["inside"]["verdicts"]
+    assert "; fio: no verdict (its 60s window is longer than the " in v["state"] and "disagree" not in v["state"]
     assert list((run / "charts").glob("time-000-fio.iops.svg"))
 
 
@@ -82,6 +87,20 @@ def test_a_plan_asking_for_steady_state_gets_its_verdict_with_numbers(tmp_path: 
     assert v["asked"] and v["reached"] and v["state"].startswith("steady after ") and v["window_s"] == 3.0
     assert float(v["range_text"].strip("±%")) <= 20 and abs(float(v["slope_text"].rstrip("%"))) <= 10
     assert not not_steady(read_points(data))
+    # fio's own verdict from its JSON, beside planner's: both judged the same 800 IO/s, both say steady
+    assert "; fio: steady (iops_slope " in v["state"] and ", limit 3.333%)" in v["state"]
+    assert "disagree" not in v["state"]
+
+
+def test_fio_and_planner_disagreeing_are_both_said() -> None:
+    fio_not = (False, "fio: not steady (iops 25%, limit 20%)")
+    assert with_fio("steady after 3s", True, fio_not) == \
+        "planner: steady after 3s; fio: not steady (iops 25%, limit 20%) — they disagree"
+    assert with_fio("not steady", False, fio_not) == "not steady; fio: not steady (iops 25%, limit 20%)"
+    # planner too short to judge, or fio unable to (window longer than the run): both said, no disagreement
+    assert with_fio("too short to judge", None, fio_not).endswith("limit 20%)")
+    assert with_fio("steady", True, (None, "fio: no verdict")) == "steady; fio: no verdict"
+    assert with_fio("steady", True, None) == "steady"
 
 
 @pytest.mark.parametrize("option, words", [

@@ -29,6 +29,10 @@ _DIRS = ("read", "write", "trim", "mixed")
 _LAT_KEYS = (("lat", "fio.lat_ms"), ("clat", "fio.clat_ms"), ("slat", "fio.slat_ms"))
 
 
+_SS_PCT = re.compile(r"(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)%?")
+_SS_KINDS = frozenset({"iops", "iops_slope", "bw", "bw_slope"})  # fio's steadystate= criteria (HOWTO)
+
+
 def looks_like(text: str) -> bool:
     return bool(_START.search(text[:200_000]))
 
@@ -109,6 +113,31 @@ def _direction(sink: MetricSink, d: dict[str, Any], labels: dict[str, str], line
                     put(sink, name, float(raw) * scale, "ms", Direction.LOWER, line, {"stat": label, **labels})
 
 
+def _pct_text(raw: Any) -> float | None:
+    """fio prints its steady-state percentages as text (``"0.000000%"``, ``"iops_slope:50.000000%"``)."""
+    m = _SS_PCT.fullmatch(str(raw).strip())
+    return float(m.group(1)) if m else None
+
+
+def _steadystate(sink: MetricSink, ss: Any, job: str, line: int) -> None:
+    """fio's own steady-state verdict (``steadystate=``; stat.c ``add_ss_result``): ``ss`` names the criterion
+    and its limit, ``criterion`` the last window's measured deviation or slope as a % of its mean, ``attained``
+    whether that stayed within the limit."""
+    if not isinstance(ss, dict) or not isinstance(ss.get("ss"), str) or ":" not in ss["ss"]:
+        return
+    kind, _, limit_text = ss["ss"].partition(":")
+    limit, measured, attained = _pct_text(limit_text), _pct_text(ss.get("criterion")), ss.get("attained")
+    if limit is None or not isinstance(attained, int) or kind not in _SS_KINDS:
+        return
+    pct = limit_text.strip().endswith("%")  # a limit without % is absolute (IO/s or bytes/s), so is the measure
+    labels = {"job": job, "criterion": kind, "limit": f"{limit:g}{'%' if pct else ''}"}
+    if isinstance(ss.get("duration"), int | float) and not isinstance(ss.get("duration"), bool):
+        labels["window_s"] = f"{ss['duration']:g}"
+    sink.add("fio.ss_attained", 1.0 if attained else 0.0, "", Direction.NEUTRAL, line, **labels)
+    if measured is not None:
+        sink.add("fio.ss_criterion", measured, "%" if pct else "", Direction.NEUTRAL, line, **labels)
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     doc, start = _extract(text, source)
     sink = MetricSink(source)
@@ -153,6 +182,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             _direction(sink, d, {"job": name, "dir": dname}, lines.at(doff) if doff >= 0 else line,
                        name, dname)
             directions += 1
+        _steadystate(sink, job.get("steadystate"), name, line)
         for key, mname in (("usr_cpu", "fio.usr_cpu_pct"), ("sys_cpu", "fio.sys_cpu_pct")):
             if (v := _num(job, key)) is not None:
                 sink.add(mname, v, "%", Direction.NEUTRAL, line, job=name)

@@ -434,7 +434,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
-        "inside": inside(points, data.run_dir, report_dir, charts),
+        "inside": inside(points, data.run_dir, report_dir, charts, data.measurements),
     }
 
 

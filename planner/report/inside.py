@@ -12,6 +12,7 @@ from planner.files import slug
 from planner.report.charts import TimeLine, time_chart
 from planner.results import runfolder
 from planner.results.findings import steady_words
+from planner.results.measure import Measurement
 from planner.results.point_series import PointSeries
 from planner.timeseries import TimeSeries
 
@@ -29,7 +30,37 @@ def _where(p: PointSeries) -> str:
     return f"{p.title} on {p.host} ({p.point_label}{rep})"
 
 
-def verdict(p: PointSeries) -> dict[str, Any] | None:
+def fio_steady(p: PointSeries, measurements: Sequence[Measurement],
+               run_s: float) -> tuple[bool | None, str] | None:
+    """fio's own steady-state verdict for the point (every job attained), in words; None when fio judged none,
+    (None, words) when fio's window is longer than the run (it could not judge: planner's default criterion)."""
+    mine = [m for m in measurements if m.metric in ("fio.ss_attained", "fio.ss_criterion") and m.host == p.host
+            and m.step == p.step and m.point == p.point and m.repeat == p.repeat]
+    attained = [m for m in mine if m.metric == "fio.ss_attained"]
+    if not attained:
+        return None
+    reached = all(m.value for m in attained)
+    windows = [float(w) for m in attained if (w := dict(m.labels).get("window_s", "")).replace(".", "", 1).isdigit()]
+    if not reached and windows and min(windows) > run_s:
+        return None, f"fio: no verdict (its {min(windows):g}s window is longer than the {run_s:g}s measured)"
+    parts = []
+    for m in (m for m in mine if m.metric == "fio.ss_criterion"):
+        labels = dict(m.labels)  # fio reports 0 for a window it never filled: the limit is said, not compared
+        parts.append(f"{labels.get('criterion', '?')} {m.value:g}{m.unit}, limit {labels.get('limit', '?')}")
+    detail = f" ({'; '.join(dict.fromkeys(parts))})" if parts else ""
+    return reached, f"fio: {'steady' if reached else 'not steady'}{detail}"
+
+
+def with_fio(state: str, reached: bool | None, fio: tuple[bool | None, str] | None) -> str:
+    """planner's state with fio's beside it; a disagreement is said as such, since either may be the one wrong."""
+    if fio is None:
+        return state
+    if reached is None or fio[0] is None or fio[0] == reached:
+        return f"{state}; {fio[1]}"
+    return f"planner: {state}; {fio[1]} — they disagree"
+
+
+def verdict(p: PointSeries, measurements: Sequence[Measurement] = ()) -> dict[str, Any] | None:
     """The point's steady-state verdict in words and numbers; None when it has no headline series."""
     said = steady_words(p)
     if said is None:
@@ -37,7 +68,8 @@ def verdict(p: PointSeries) -> dict[str, Any] | None:
     words, v = said
     state = (f"steady after {v.after_s:g}s" if v.reached else "not steady") if p.spec else \
         ("steady" if v.reached else "not steady")
-    state = p.too_short() or state
+    short = p.too_short()
+    state = with_fio(short or state, None if short else v.reached, fio_steady(p, measurements, v.run_s))
     return {"play": p.play, "host": p.host, "title": p.title, "point": p.point_label, "repeat": p.repeat,
             "asked": p.spec is not None, "reached": v.reached, "state": state, "trend": words,
             "after_s": v.after_s, "window_s": v.window_s, "window_text": f"{v.window_s:g}s",
@@ -66,7 +98,8 @@ def _charts(p: PointSeries, run_dir: Path, report_dir: Path, index: int) -> list
     return out
 
 
-def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, charts: bool) -> dict[str, Any]:
+def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, charts: bool,
+           measurements: Sequence[Measurement] = ()) -> dict[str, Any]:
     """``inside`` of the report context: verdicts, the best point of each system charted, the rest linked."""
     measured = [p for p in points if not p.warmup and p.headline is not None]
     best: dict[str, PointSeries] = {}
@@ -79,5 +112,6 @@ def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, chart
     for i, p in enumerate(measured[:MAX_CHARTED] if charts else ()):
         entry = {"play": p.play, "where": _where(p), "charts": _charts(p, run_dir, report_dir, i)}
         (shown if best.get(p.play) is p else linked).append(entry)
-    return {"verdicts": [v for p in measured if (v := verdict(p)) is not None], "best": shown, "others": linked,
+    verdicts = [v for p in measured if (v := verdict(p, measurements)) is not None]
+    return {"verdicts": verdicts, "best": shown, "others": linked,
             "not_charted": max(0, len(measured) - MAX_CHARTED) if charts else 0}

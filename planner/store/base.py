@@ -22,9 +22,10 @@ from planner.errors import InputError, PlannerError, Problem
 from planner.metrics import Direction
 from planner.results.findings import ClaimVerdict, Finding, Severity, Verdict
 from planner.results.measure import Measurement, RunData
-from planner.store.record import ArtifactEntry, StoredRun, capture, dumps
+from planner.store.record import MAX_SERIES_FILES, ArtifactEntry, StoredRun, capture, dumps
 from planner.store.schema import LATEST, VERSION_TABLE, statements
 from planner.store.url import Backend, StoreURL
+from planner.timeseries import MAX_FILE_BYTES
 
 
 class StoreUnreachable(PlannerError):
@@ -86,6 +87,7 @@ class Store(Protocol):
 
 RUN_COLS = ("id, plan, plan_file, git_commit, git_dirty, started, ended, status, simulated, hosts, path, "
             "controller, content_hash")
+CHILD_TABLES = ("measurements", "run_hosts", "run_files", "artifacts", "findings", "verdicts", "series")
 M_COLS = ("run_id, play, host, step, title, kind, artifact, artifact_kind, params, point, repeat, warmup, metric, "
           "labels, value, unit, direction, simulated, derived, headline, source")
 
@@ -223,7 +225,7 @@ class SqlStore:
                 if held is not None and (held[0] or "") != s.content_hash:
                     raise PushRefused(s.run_id, str(held[1] or "?"), str(held[2] or "?"))
                 return False  # same run, same content: already there
-            for table in ("measurements", "run_hosts", "run_files", "artifacts", "findings", "verdicts"):
+            for table in CHILD_TABLES:
                 self._exec(f"DELETE FROM {table} WHERE run_id = ?", (s.run_id,))
             self._write_children(s)
         return True
@@ -239,6 +241,7 @@ class SqlStore:
                      json.dumps(dict(m.params), default=str), m.point, m.repeat, int(m.warmup), m.metric,
                      json.dumps(dict(m.labels)), m.value, m.unit, m.direction.value, int(m.simulated),
                      int(m.derived), int(m.headline), m.source) for m in s.measurements])
+        self._many("INSERT INTO series VALUES (?, ?, ?)", [(rid, p, data) for p, data in s.series])
         self._many("INSERT INTO findings VALUES (?,?,?,?,?,?,?,?,?,?,?)",
                    [(rid, i, f.code, f.severity.value, f.play, f.host, f.step, f.point, f.title, f.message,
                      dumps([list(n) for n in f.numbers])) for i, f in enumerate(s.findings)])
@@ -248,7 +251,7 @@ class SqlStore:
 
     def delete_run(self, run_id: str) -> bool:
         with self._tx():
-            for table in ("measurements", "run_hosts", "run_files", "artifacts", "findings", "verdicts"):
+            for table in CHILD_TABLES:
                 self._exec(f"DELETE FROM {table} WHERE run_id = ?", (run_id,))
             return bool(self._exec("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount)
 
@@ -296,7 +299,13 @@ class SqlStore:
                        "verdict, reason FROM verdicts WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall())
         return StoredRun(r.id, r.plan, r.plan_file, r.git_commit or None, r.git_dirty, r.started or None,
                          r.ended or None, r.status or None, r.simulated, r.hosts, r.path, r.controller,
-                         row[13] or "", files, arts, tuple(self.measurements(run_id)), found, verd, r.content_hash)
+                         row[13] or "", files, arts, tuple(self.measurements(run_id)), found, verd, r.content_hash,
+                         self._stored_series(run_id))
+
+    def _stored_series(self, run_id: str) -> tuple[tuple[str, bytes], ...]:
+        """At most a run's worth of series files, each within the series size bound (a row is input too)."""
+        rows = self._exec("SELECT path, content FROM series WHERE run_id = ? ORDER BY path", (run_id,)).fetchall()
+        return tuple((str(p), bytes(c)) for p, c in rows[:MAX_SERIES_FILES] if len(c) <= MAX_FILE_BYTES)
 
 
 def sql_args(values: Sequence[Any]) -> tuple[Any, ...]:

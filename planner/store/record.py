@@ -23,8 +23,11 @@ from planner.results.findings import ClaimVerdict, Finding, all_findings, verdic
 from planner.results.measure import Measurement, RunData, _inside
 from planner.results.runfolder import RECORD_DIRS, RECORD_FILES
 from planner.results.stats import series
+from planner.timeseries import MAX_FILE_BYTES, read
 
 MAX_KEPT = 16 * 1024 * 1024
+MAX_SERIES_FILES = 2048  # a run's series files kept in the store (two a point); each within MAX_FILE_BYTES
+SERIES_KIND = "series"
 PULLED_NOTE = "pulled.json"  # written by pull: where the folder came from and which artifacts are not in it
 
 
@@ -60,6 +63,7 @@ class StoredRun:
     findings: tuple[Finding, ...]
     verdicts: tuple[ClaimVerdict, ...]
     content_hash: str
+    series: tuple[tuple[str, bytes], ...] = ()  # (artifact path, series file) that passed the series checks
 
 
 def _record_files(run_dir: Path) -> Iterator[tuple[str, bytes]]:
@@ -92,6 +96,29 @@ def _artifacts(run: RunData) -> list[ArtifactEntry]:
     return list(out.values())
 
 
+def _series_files(run: RunData) -> Iterator[tuple[str, bytes]]:
+    """The points' series files as they are, each only if it reads back as a series (a folder is data)."""
+    seen: set[str] = set()
+    for r in run.results:
+        for a in r.artifacts:
+            if a.kind != SERIES_KIND or a.path in seen or len(seen) >= MAX_SERIES_FILES:
+                continue
+            seen.add(a.path)
+            inside = _inside(run.run_dir, a.path)
+            if inside is not None and inside.is_file() and inside.stat().st_size <= MAX_FILE_BYTES \
+                    and _reads_as_series(inside):
+                yield a.path, inside.read_bytes()
+
+
+def _reads_as_series(path: Path) -> bool:
+    from planner.errors import ParseError
+
+    try:
+        return bool(read(path))
+    except ParseError:
+        return False
+
+
 def content_hash(files: tuple[tuple[str, bytes], ...], artifacts: tuple[ArtifactEntry, ...]) -> str:
     h = hashlib.sha256()
     for name, data in sorted(files):
@@ -115,7 +142,7 @@ def capture(run: RunData) -> StoredRun:
         meta.started, meta.ended, meta.raw.get("status"), run.simulated, tuple(sorted(meta.hosts)),
         str(run.run_dir.resolve()), meta.controller, recap, files, artifacts, run.measurements,
         tuple(all_findings(all_series, rated)), tuple(verdicts(claims, all_series, run.simulated)),
-        content_hash(files, artifacts))
+        content_hash(files, artifacts), tuple(_series_files(run)))
 
 
 def _safe_rel(name: str) -> PurePosixPath | None:
@@ -151,10 +178,30 @@ def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
             write_bytes(folder / rel, a.content, 0o600)
         else:
             missing.append(a.path)
+    missing = _write_series(run, folder, missing)
     write_json(folder / PULLED_NOTE, {"run_id": run.run_id, "pushed_from": f"{run.controller}:{run.path}",
                                       "content_hash": run.content_hash,
                                       "artifacts_not_kept": missing})
     return folder, missing
+
+
+def _write_series(run: StoredRun, folder: Path, missing: list[str]) -> list[str]:
+    """The stored series files back in place, each checked again (a store row is data): one that does not
+    read as a series is removed and stays listed as not kept."""
+    from planner.files import write_bytes
+
+    back: set[str] = set()
+    for name, data in run.series[:MAX_SERIES_FILES]:
+        rel = _safe_rel(name)
+        if rel is None or name not in missing or len(data) > MAX_FILE_BYTES:
+            continue  # only an artifact results.json names, and not one written already
+        target = folder / rel
+        write_bytes(target, data, 0o600)
+        if _reads_as_series(target):
+            back.add(name)
+        else:
+            target.unlink()
+    return [m for m in missing if m not in back]
 
 
 def dumps(obj: object) -> str:

@@ -59,6 +59,10 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
      """CREATE TABLE verdicts (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
         source TEXT, play TEXT, metric TEXT, expected {real}, tolerance_pct {real}, measured {real},
         diff_pct {real}, unit TEXT, point TEXT, verdict TEXT, reason TEXT, PRIMARY KEY (run_id, seq))"""),
+    # 3: each point's series files (docs/series.md), kept apart from artifacts: they are checked before they
+    # are stored and again when a folder is rebuilt, and a store migrated from v2 simply has none
+    ("""CREATE TABLE series (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, path TEXT NOT NULL,
+        content {blob} NOT NULL, PRIMARY KEY (run_id, path))""",),
 )
 
 LATEST = len(MIGRATIONS)
