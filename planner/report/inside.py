@@ -113,5 +113,5 @@ def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, chart
         entry = {"play": p.play, "where": _where(p), "charts": _charts(p, run_dir, report_dir, i)}
         (shown if best.get(p.play) is p else linked).append(entry)
     verdicts = [v for p in measured if (v := verdict(p, measurements)) is not None]
-    return {"verdicts": verdicts, "best": shown, "others": linked,
+    return {"verdicts": verdicts, "best": shown, "others": linked, "kept": len(points),
             "not_charted": max(0, len(measured) - MAX_CHARTED) if charts else 0}
