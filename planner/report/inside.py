@@ -26,8 +26,9 @@ def _mean(s: TimeSeries) -> float:
 
 
 def _where(p: PointSeries) -> str:
-    rep = f", repeat {p.repeat + 1}" if p.repeat else ""
-    return f"{p.title} on {p.host} ({p.point_label}{rep})"
+    rep = f"repeat {p.repeat + 1}" if p.repeat else ""
+    said = ", ".join(w for w in (p.point_label if p.point_label != "—" else "", rep) if w)
+    return f"{p.title} on {p.host}" + (f" ({said})" if said else "")  # a point of no sweep has no label
 
 
 def fio_steady(p: PointSeries, measurements: Sequence[Measurement],

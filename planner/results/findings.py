@@ -621,6 +621,8 @@ def steady_words(p: PointSeries) -> tuple[str, Steadiness] | None:
     if s is None or v is None:
         return None
     what = SERIES_WORDS.get(s.metric, display_name(s.metric))
+    if abs(v.trend_pct) < 0.5:  # "fell 0%" reads as a fall
+        return f"{what} held level over the run", v
     moved = "fell" if v.trend_pct < 0 else "rose"
     return f"{what} {moved} {abs(v.trend_pct):.0f}% over the run", v
 
