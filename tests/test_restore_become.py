@@ -8,6 +8,7 @@ fails at once naming -i and -K; an inventory lacking a run host is bad input wit
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -75,3 +76,24 @@ def test_restore_takes_the_become_password_from_the_vaulted_inventory(
     assert scheduler(sudo_lab) == "mq-deadline", out
     assert SUDO_PASSWORD not in out and not leaks(run, SUDO_PASSWORD)
     assert not leaks(sudo_lab.sandbox(sudo_lab.hosts[0].name), SUDO_PASSWORD)
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
+def test_apply_ask_become_pass_asks_once_and_keeps_it_out_of_the_record(
+        sudo_lab: Lab, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: apply had no -K; an inventory without the password could only fail under sudo -n."""
+    inv = sudo_lab.root / "inv" / "hosts.yml"
+    add_devices(sudo_lab.sandbox(sudo_lab.hosts[0].name), ["/dev/mapper/violin_lun1"])
+    sudo_lab.write_inventory(inv)
+    plan, runs = sudo_lab.root / "plan.yaml", sudo_lab.root / "runs"
+    plan.write_text(PLAN)
+    asked: list[str] = []
+    monkeypatch.setattr("getpass.getpass", lambda prompt: asked.append(prompt) or SUDO_PASSWORD)
+    code = main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report", "-K"])
+    out = "".join(capsys.readouterr())
+    assert code == 0 and asked == ["BECOME password: "], out
+    run = newest_run(runs)
+    results = {r["title"]: r["status"] for r in json.loads((run / "results.json").read_text())}
+    assert results["restore io_scheduler"] == "changed" and scheduler(sudo_lab) == "mq-deadline", results
+    assert SUDO_PASSWORD not in out and not leaks(run, SUDO_PASSWORD)

@@ -71,6 +71,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="take a host whose lock was left by a run whose controller process is gone")
     p.add_argument("--syntax-check", action="store_true",
                    help="check the plan and inventory as `planner validate` does, then stop (no host is touched)")
+    _become_pass_option(p)
     _vault_options(p)
 
 

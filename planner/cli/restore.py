@@ -8,10 +8,12 @@ from __future__ import annotations
 import argparse
 import getpass
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from types import MappingProxyType
 
 from planner.cli.hostvars import render_inventory
 from planner.errors import InputError, Problem
-from planner.inventory.graph import load_inventory
+from planner.inventory.graph import Inventory, load_inventory
 from planner.results.runfolder import read_meta
 from planner.transport.become import PASSWORD_VARS, BecomePassword, become_password
 
@@ -23,6 +25,21 @@ NO_PASSWORD_HINT = ("this host's sudo asks for a password, which the run record 
 def ask_become_password(ask: Callable[[str], str] | None = None) -> BecomePassword:
     """-K: asked once, for every host whose inventory gives none (as ansible-playbook does)."""
     return BecomePassword(PASSWORD_VARS[0], (ask or getpass.getpass)(BECOME_PROMPT))
+
+
+def ask_become(args: argparse.Namespace) -> BecomePassword | None:
+    """apply's -K (or --resume's): asked once, before anything is loaded; None without it."""
+    return ask_become_password() if getattr(args, "ask_become_pass", False) else None
+
+
+def with_become_password(inventory: Inventory, secret: BecomePassword | None) -> Inventory:
+    """apply -K: the asked password for each host whose inventory gives none (a host's own var wins, as in
+    Ansible). Its variable name is a secret's, so the run record redacts the value like any inventory one."""
+    if secret is None:
+        return inventory
+    hosts = {n: h if become_password(h) is not None else replace(h, vars=MappingProxyType({
+        **h.vars, secret.var: secret.value})) for n, h in inventory.hosts.items()}
+    return replace(inventory, hosts=MappingProxyType(hosts))
 
 
 def become_passwords(args: argparse.Namespace,
