@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.cli.hostvars import render_inventory
+from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
 from planner.engine.runrecord import RunRecord
@@ -32,6 +33,7 @@ from planner.results import runfolder
 from planner.results.runfolder import read_meta
 from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, device_writers, load_plugins, metric_names
+from planner.transport.become import BecomePassword
 
 if TYPE_CHECKING:
     from planner.results.measure import RunData
@@ -98,7 +100,7 @@ def _claimable(plan: Plan) -> frozenset[str]:
 
 
 def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[str],
-         limit: str | None = None, vault: VaultKeys = NO_KEYS) -> Loaded:
+         limit: str | None = None, vault: VaultKeys = NO_KEYS, become: BecomePassword | None = None) -> Loaded:
     try:
         exists = plan_path.exists()
     except OSError as e:  # a folder on the way we may not search: in words, not a traceback
@@ -127,6 +129,7 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         print(f"[WARNING]: {warning}", file=sys.stderr)
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
+    inventory = with_become_password(inventory, become)  # -K: the hosts whose inventory gives none
     problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
                            known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
@@ -196,7 +199,7 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
         raise InputError([Problem(None, "", "no plan file given", "planner apply PLAN (or --resume RUN)")])
     if args.rehearse:  # the CLI sends --rehearse to planner.cli.rehearse: never run a rehearsal on the real hosts
         raise RuntimeError("apply_command called with --rehearse; planner.cli.rehearse.rehearse_command runs it")
-    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
+    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault, ask_become(args))
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
         from planner.engine.runner import RunOptions, selected
@@ -312,7 +315,7 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
                                   "resume a run as it was started")])
     run_dir = resolve_run(args.resume, args.runs_dir)
     merged = resume_args(args, run_dir)
-    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit, args.vault)
+    loaded = load(merged.plan, merged.inventory, merged.extra_vars, merged.limit, args.vault, ask_become(args))
     check_inventory_unchanged(run_dir, loaded.inventory.files, _secrets(loaded))
     previous = load_previous(run_dir)
     check_hosts(previous, {h.name: h for hs in loaded.play_hosts.values() for h in hs})

@@ -153,13 +153,11 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         return analyze_command(args, sys.stdout)
     if cmd == "restore":
         from planner.cli.find_run import resolve_run
-        from planner.engine.console import Console
-        from planner.engine.restore import restore_run
+        from planner.cli.restore import become_passwords, restore_command
 
         args.run = resolve_run(str(args.run), args.runs_dir)
         _ssh_options_of_the_run(args)
-        return restore_run(args.run, Console(), forks=args.forks, accept_new_host_keys=args.accept_new_host_keys,
-                           known_hosts=args.known_hosts, ssh_config=args.ssh_config)
+        return restore_command(args, become_passwords(args))
     from planner.cli.results import dispatch_result_command
 
     return dispatch_result_command(args)

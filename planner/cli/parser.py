@@ -32,6 +32,11 @@ def _vault_options(p: argparse.ArgumentParser) -> None:
                    help="ask for the vault password")
 
 
+def _become_pass_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("-K", "--ask-become-pass", "--ask-become-password", dest="ask_become_pass", action="store_true",
+                   help="ask for the become (sudo) password once, for hosts whose inventory gives none")
+
+
 def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("plan", type=Path, nargs="?", help="the plan file (YAML); with --resume, optional")
     p.add_argument("-i", "--inventory", type=Path, action="append",
@@ -66,6 +71,7 @@ def _run_options(p: argparse.ArgumentParser) -> None:
                    help="take a host whose lock was left by a run whose controller process is gone")
     p.add_argument("--syntax-check", action="store_true",
                    help="check the plan and inventory as `planner validate` does, then stop (no host is touched)")
+    _become_pass_option(p)
     _vault_options(p)
 
 
@@ -100,6 +106,11 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument("--known-hosts", type=Path, help="known_hosts file (default: the one the run used)")
     rs.add_argument("--ssh-config", type=Path, help="ssh config file (default: the one the run used)")
     rs.add_argument("-f", "--forks", type=forks, default=5)
+    rs.add_argument("-i", "--inventory", type=Path, action="append",
+                    help="inventory the run was made with: only each host's become password is read from it "
+                         "(the run record keeps none); repeatable")
+    _become_pass_option(rs)
+    _vault_options(rs)
     from planner.cli.analyze import add_analyze_command
     from planner.cli.results import add_result_commands
 

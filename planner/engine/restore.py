@@ -31,6 +31,7 @@ refused before any host is touched.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -54,6 +55,7 @@ from planner.results import runfolder
 from planner.results.runfolder import RunMeta
 from planner.status import RestartRequest, Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
+from planner.transport.become import BecomePassword, become_password
 from planner.transport.remote_procs import running_dir, stop_leftovers
 
 
@@ -318,11 +320,16 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
         on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
 
 
-def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Host]:
-    """The hosts as the run recorded them (RunMeta.hosts), to reach them again."""
+def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]],
+                    become_passwords: Mapping[str, BecomePassword] | None = None) -> dict[str, Host]:
+    """The hosts as the run recorded them (RunMeta.hosts), to reach them again; a become password (never
+    recorded) is handed in by the caller, under the variable it came from."""
     out = {}
+    passwords = become_passwords or {}
     for name, h in hosts.items():
-        hv = {"planner_root": h.get("planner_root", "")}
+        hv: dict[str, Any] = {"planner_root": h.get("planner_root", "")}
+        if name in passwords:
+            hv[passwords[name].var] = passwords[name].value
         out[name] = Host(name=name, address=h["address"], port=h.get("port"), user=h.get("user"),
                          key_file=Path(h["key_file"]) if h.get("key_file") else None,
                          connection=h.get("connection", "ssh"), become=h.get("become", False),
@@ -332,8 +339,18 @@ def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]]) -> dict[str, Host]:
     return out
 
 
+def _with_hint(r: StepResult, hosts: Mapping[str, Host], hint: str) -> StepResult:
+    """sudo -n refused a host that became root: the password it needs is not in the record; say how to give it."""
+    h = hosts.get(r.host)
+    if r.status is not Status.FAILED or not hint or "password is required" not in r.msg or h is None \
+            or become_password(h) is not None:
+        return r
+    return dataclasses.replace(r, msg=f"{r.msg} ({hint})")
+
+
 def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
-                known_hosts: Path | None = None, ssh_config: Path | None = None) -> int:
+                known_hosts: Path | None = None, ssh_config: Path | None = None,
+                become_passwords: Mapping[str, BecomePassword] | None = None, no_password_hint: str = "") -> int:
     if not runfolder.is_run_folder(run_dir):
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
@@ -347,7 +364,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
         return 0
     from planner.transport.connect import TransportOptions, connect
 
-    hosts = hosts_from_meta(meta.hosts)
+    hosts = hosts_from_meta(meta.hosts, become_passwords)
     needed = [hosts[n] for n in dict.fromkeys([*remote, *(e.host for e in pending)]) if n in hosts]
     conns = connect(needed, TransportOptions(forks=forks, accept_new_host_keys=accept_new_host_keys,
                                              known_hosts=known_hosts, ssh_config=ssh_config))
@@ -357,6 +374,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
         results = _stop_leftovers(run_dir.name, remote, states, console)
 
         def done(r: StepResult) -> None:
+            r = _with_hint(r, hosts, no_password_hint)
             results.append(r)
             console.result(r)
 
