@@ -51,6 +51,27 @@ class RestartRequest:
 
 
 @dataclass(frozen=True, slots=True)
+class Retried:
+    """A point run again after its connection dropped: what dropped, the dead attempt's process groups killed on
+    the host, and where its partial artifacts were put aside (kept as data.retried in results.json)."""
+
+    dropped: str
+    killed_pgids: tuple[int, ...] = ()
+    partial_artifacts: str = ""  # the folder beside the point's, "" when the attempt had written nothing
+    attempts: int = 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {"attempts": self.attempts, "dropped": self.dropped, "killed_pgids": list(self.killed_pgids),
+                "partial_artifacts": self.partial_artifacts}
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> Retried:
+        pgids = d.get("killed_pgids") or ()
+        return cls(str(d.get("dropped", "")), tuple(int(x) for x in pgids if isinstance(x, int)),
+                   str(d.get("partial_artifacts") or ""), int(d.get("attempts") or 2))
+
+
+@dataclass(frozen=True, slots=True)
 class StepResult:
     step: str  # StepSpec.path, e.g. "plays[0].prep[1]"
     title: str
@@ -77,6 +98,7 @@ class StepResult:
     # What the step measured (the headline of its parsed outputs, or a plugin's own figures); written and read
     # by planner.results.runfolder
     metrics: tuple[Metric, ...] = ()
+    retried: Retried | None = None  # run again after a connection drop
 
 
 _OLD_PATH = re.compile(r"plays\[(\d+)\]\.(prep|workloads|collect)(?:\[(\d+)\])?")

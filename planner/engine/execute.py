@@ -20,7 +20,7 @@ from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, 
 from planner.files import name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan.model import Section, StepSpec, SweepPoint
-from planner.status import Artifact, Phase, Status, StepResult
+from planner.status import Artifact, Phase, Retried, Status, StepResult
 from planner.steps import BUILTIN_KINDS, step_class
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.steps.saved_state import RestoreEntry
@@ -141,7 +141,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                             **place(spec)}
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
-    retried: dict[str, Any] = {}
+    retried: list[Retried] = []  # the one retry of this step, once a connection drop was recovered
     ctx: StepContext | None = None
 
     def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
@@ -151,8 +151,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         if status is Status.FAILED and ctx is not None and spec.section is Section.WORKLOADS:
             msg = _with_disk_full(msg, ctx)
         if retried:
-            msg = f"{msg} [{RETRY_NOTE}: {retried['dropped']}]"
-            kw["data"] = {**dict(kw.get("data") or {}), "retried": retried}
+            msg = f"{msg} [{RETRY_NOTE}: {retried[0].dropped}]"
+            kw["retried"] = retried[0]
         return StepResult(status=status, msg=msg, ended=utc_now(), ignored=ignored, **base, **kw)
 
     try:
@@ -175,7 +175,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
             except ConnectError as e:
                 if retried or not _retryable(spec, hs, e):
                     raise
-                retried.update(_recover(hs, e, artifacts if record else None))
+                retried.append(_recover(hs, e, artifacts if record else None))
                 ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
                 ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
         msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
@@ -230,7 +230,7 @@ def _recoverable(conn: Connection | None) -> Recoverable | None:
     return None
 
 
-def _recover(hs: HostState, dropped: ConnectError, artifacts: Path | None) -> dict[str, Any]:
+def _recover(hs: HostState, dropped: ConnectError, artifacts: Path | None) -> Retried:
     """Reconnect and kill the dropped attempt's remote process group; keep its partial artifacts aside."""
     conn = _recoverable(hs.conn)
     assert conn is not None
@@ -249,7 +249,7 @@ def _recover(hs: HostState, dropped: ConnectError, artifacts: Path | None) -> di
         artifacts.rename(aside)  # the retry writes fresh files; the partial ones stay for inspection
         artifacts.mkdir()
         moved = aside.name
-    return {"attempts": 2, "dropped": dropped.message, "killed_pgids": killed, "partial_artifacts": moved}
+    return Retried(dropped.message, tuple(killed), moved)
 
 
 # One round trip, only after a workload point failed: is a disk it wrote to full?

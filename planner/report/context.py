@@ -239,18 +239,27 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
     for s in host_series:
         if s.metric in OS_LABELS:
             tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
-            groups[(s.play, s.step, s.title, s.point_label)].append({"name": OS_LABELS[s.metric] + tool,
-                                                                     "value": fmt(s.summary.median, 0 if tool else 1),
-                                                                     "unit": s.unit})
+            rows = groups[(s.play, s.step, s.title, s.point_label)]
+            # repeats whose windows were cut differently are two series of one figure: the point shows it once
+            if not any(r["name"] == OS_LABELS[s.metric] + tool for r in rows):
+                rows.append({"name": OS_LABELS[s.metric] + tool, "value": fmt(s.summary.median, 0 if tool else 1),
+                             "unit": s.unit})
             if s.label("window"):  # SLOB's own snapshots: said once per point, not per sampler
-                row = {"name": "OS statistics window", "value": s.label("window"), "unit": ""}
-                if row not in groups[(s.play, s.step, s.title, s.point_label)]:
-                    groups[(s.play, s.step, s.title, s.point_label)].append(row)
+                _window_row(rows, s.label("window"))
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
     return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": _one_samples_row(ms)}
             for (pl, _s, t, p), ms in groups.items()]
+
+
+def _window_row(rows: list[dict[str, Any]], words: str) -> None:
+    """The point's "OS statistics window" row; repeats cut differently each say theirs, once."""
+    row = next((r for r in rows if r["name"] == "OS statistics window"), None)
+    if row is None:
+        rows.append({"name": "OS statistics window", "value": words, "unit": ""})
+    elif words not in row["value"].split("; "):
+        row["value"] += "; " + words
 
 
 def _one_samples_row(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -36,7 +36,7 @@ from planner.extras import (
 from planner.files import write_json
 from planner.metrics import Direction, Metric, Source, split_key
 from planner.runid import check_run_id
-from planner.status import Artifact, Phase, RestartRequest, Status, StepResult, legacy_place
+from planner.status import Artifact, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
 
 META = "meta.json"
 RESULTS = "results.json"
@@ -213,6 +213,8 @@ def result_to_json(r: StepResult) -> dict[str, Any]:
     data = {**(r.extra.to_json() if r.extra else {}), **({"restart": dict(r.restart.target)} if r.restart else {})}
     if r.metrics:
         data["metrics"] = [metric_to_json(m) for m in r.metrics]
+    if r.retried:
+        data["retried"] = r.retried.to_json()
     return {
         "step": r.step, "title": r.title, "host": r.host, "status": r.status.value,
         "msg": r.msg, "diff": r.diff, "point": r.point, "params": dict(r.params),
@@ -228,6 +230,7 @@ def result_from_json(d: Mapping[str, Any]) -> StepResult:
     """A results.json entry as a StepResult, the shapes older planner versions wrote included."""
     data = dict(d.get("data") or {})
     restart = data.pop("restart", None)
+    retried = data.pop("retried", None)
     artifacts = tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
                       for a in d.get("artifacts", []))
     play, section, index, phase = _place(d)
@@ -237,7 +240,8 @@ def result_from_json(d: Mapping[str, Any]) -> StepResult:
         d.get("point"), tuple(d.get("params", {}).items()), d.get("repeat", 0), d.get("warmup", False),
         artifacts, extra_from_json(data), d.get("started", ""), d.get("ended", ""), d.get("ignored", False),
         RestartRequest(dict(restart)) if isinstance(restart, Mapping) and restart else None,
-        play=play, section=section, index=index, phase=phase, metrics=metrics)
+        play=play, section=section, index=index, phase=phase, metrics=metrics,
+        retried=Retried.from_json(retried) if isinstance(retried, Mapping) else None)
 
 
 def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
