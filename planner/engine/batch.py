@@ -70,11 +70,14 @@ STATE_FNS
 t=$(mktemp -d) || exit 8
 trap 'rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+_ours() {
+  while IFS= read -r l || [ -n "$l" ]; do case $l in *"\"run_id\": \"$run\""*) return 0;; esac; done; return 1
+}
 seq=0
 frame() {
   seq=$((seq+1))
   printf '#%s %s %s %s %s\n' "$1" "$seq" "$2" "$3" "$4"
-  [ -s "$t/o" ] && base64 < "$t/o"
+  if [ -n "$5" ]; then printf '%s\n' "$5"; elif [ -s "$t/o" ]; then base64 < "$t/o"; fi
   printf '#-\n'
   [ -s "$t/e" ] && base64 < "$t/e"
   printf '#.\n'
@@ -82,35 +85,35 @@ frame() {
 got=1
 if [ -n "$lock" ] && [ -n "$info" ]; then
   got=
-  s=$(now)
   {
 LOCK_BODY
   } >"$t/o" 2>"$t/e"
   read -r first <"$t/o"; [ "$first" = acquired ] && got=1
-  frame lock 0 "$s" "$(now)"
+  b=; { IFS= read -r l && [ "$l" = acquired ] && ! read -r l && [ -z "$l" ] && b=ACQUIRED_B64; } <"$t/o"
+  frame lock 0 0 0 "$b"
 fi
 if [ "$root" != - ]; then
-  s=$(now)
   _facts() {
 FACTS
   }
   _facts "$root" >"$t/o" 2>"$t/e"
-  frame facts $? "$s" "$(now)"
+  frame facts $? 0 0
 fi
 [ -n "$got" ] || exit 0
-s=$(now)
+[ $# = 0 ] || s=$(now)
 for c in "$@"; do
   eval "$c" >"$t/o" 2>"$t/e" </dev/null; rc=$?
   e=$(now); frame run "$rc" "$s" "$e"; s=$e
 done
 if [ "$release" = 1 ] && [ -n "$lock" ]; then
   : >"$t/o"; : >"$t/e"
-  grep -q -- "\"run_id\": \"$run\"" "$lock/holder.json" 2>/dev/null && {
-    [ -z "$procs" ] || { rm -rf -- "$procs"; _drop "${procs%/*}"; }; rm -rf -- "$lock"; }
-  frame release $? "$s" "$(now)"
+  _ours 2>/dev/null <"$lock/holder.json" && {
+    [ -z "$procs" ] || { _drop "${procs%/*}"; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; }
+    rm -rf -- "$lock"; }
+  frame release $? 0 0
 fi
 """.replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS + DROP_FN).replace(
-    "LOCK_BODY", LOCK_BODY)
+    "LOCK_BODY", LOCK_BODY).replace("ACQUIRED_B64", base64.b64encode(b"acquired\n").decode())
 
 
 @dataclass(frozen=True, slots=True)

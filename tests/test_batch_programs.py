@@ -1,0 +1,56 @@
+"""The batch script's own cost on the host: how many programs one warm host's exec starts (lock, facts, one
+read, release). Every program is a fork+exec on a lab host that is also running the workload."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from planner.engine import batch, hostlock
+from planner.host import Host
+from planner.transport.connection import LocalConnection
+
+# Every program the script (facts and lock helpers included) may start; PATH holds only counting wrappers of
+# these, so a new program outside the list makes the exec fail instead of going uncounted.
+PROGRAMS = ("sh", "date", "cat", "base64", "mktemp", "rm", "rmdir", "mkdir", "chmod", "ls", "awk", "uname",
+            "grep", "readlink", "realpath")
+# A first touch (the work folder's base is made too): sh, mktemp + rm (the temp dir), mkdir x4 + chmod (lock,
+# base, process-group dir), uname + awk (facts), rm x2 + ls + rmdir (release), date x2 (the read's start and
+# end), base64 x2 (facts, the read). It was 26: a date before and after every frame, base64 of "acquired",
+# grep of holder.json, a separate rm of the process-group dir that the work folder's removal covers.
+MAX_PROGRAMS = 18
+
+
+def _wrappers(tmp_path: Path) -> tuple[Path, Path]:
+    bin_dir, log = tmp_path / "bin", tmp_path / "exec.log"
+    bin_dir.mkdir()
+    for name in PROGRAMS:
+        real = shutil.which(name)
+        assert real, f"{name} not installed"
+        w = bin_dir / name
+        w.write_text(f"#!/bin/sh\necho {name} >>'{log}'\nexec {real} \"$@\"\n")
+        w.chmod(0o755)
+    return bin_dir, log
+
+
+@pytest.mark.slow
+def test_one_warm_host_starts_few_programs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    bin_dir, log = _wrappers(tmp_path)
+    root = tmp_path / "host"
+    (root / "tmp").mkdir(parents=True)
+    base = root / "tmp" / "planner"
+    work = f"{base}/run1/h"
+    lock = hostlock.lock_args(f"{root}/tmp/planner.lock.h", "run1", "2026-01-01T00:00:00Z", f"{work}/procs")
+    monkeypatch.setenv("PATH", str(bin_dir))
+    r = LocalConnection(Host("h", "localhost")).run(
+        batch.argv(["echo hi"], lock=lock, facts_root=str(root), release=True, run_id="run1"))
+    reply = batch.parse(r.stdout)
+    assert reply.lock == "acquired\n" and reply.facts is not None and b"hostname=" in reply.facts.stdout, r.stderr
+    assert [f.stdout for f in reply.runs] == [b"hi\n"] and reply.released, r.stderr
+    assert not os.path.exists(f"{root}/tmp/planner.lock.h") and not os.path.exists(work)
+    started = Counter(log.read_text().split())
+    assert sum(started.values()) <= MAX_PROGRAMS, f"the batch script starts {sorted(started.items())}"
