@@ -155,8 +155,6 @@ def test_the_html_report_loads_in_chromium_with_every_chart_and_the_result_first
     found = re.search(r'data-probe="([^"]*)"', dom)
     assert found, dom[-2000:]
     data = json.loads(html.unescape(found.group(1)))
-    # every chart the report shows is on the page (charts/ may hold more: a template need not show each one)
-    shown = re.findall(r"\]\((charts/[^)]+\.svg)\)", (wheel_run["run"] / "report.md").read_text())
-    assert data["images"] == len(shown) > 0, shown
+    assert data["images"] == len(list((wheel_run["run"] / "charts").glob("*.svg"))) > 0
     assert all(ok and w > 0 and h > 0 for ok, w, h in data["sizes"]), data["sizes"]  # none broken
     assert 0 <= data["result_top"] < data["first_item_bottom"] <= data["viewport"]  # Result on the first screen

@@ -391,7 +391,7 @@ CONTEXT_KEYS = frozenset({
 
 
 def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
-                  charts: bool = True) -> dict[str, Any]:
+                  charts: bool = True, *, over_time: bool = True) -> dict[str, Any]:
     all_series = series(data.measurements)
     rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
     claims = data.plan.reproduces if data.plan else ()
@@ -443,7 +443,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
-        "inside": inside(points, data.run_dir, report_dir, charts, data.measurements),
+        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements),
     }
 
 

@@ -62,7 +62,18 @@ def environment(dirs: list[Path]) -> jinja2.Environment:
 
 def render(data: RunData, template: str, report_dir: Path, charts: bool = True, trusted: bool = True) -> str:
     tpl, env = _template(data, template, trusted)
-    return _render(tpl, build_context(data, report_dir, set(env.list_templates()), charts))
+    return _render(tpl, build_context(data, report_dir, set(env.list_templates()), charts,
+                                      over_time=_reads(env, tpl, "inside")))
+
+
+def _reads(env: jinja2.Environment, tpl: jinja2.Template, key: str) -> bool:
+    """Whether the template reads ``key`` at its top level: charts over time are drawn only for one that shows
+    them (a chart nobody shows is time spent after the last point, and a file the report does not name)."""
+    try:
+        source = env.loader.get_source(env, tpl.name or "")[0] if env.loader else ""
+        return key in jinja2.meta.find_undeclared_variables(env.parse(source))
+    except jinja2.TemplateError:
+        return True  # unreadable here: draw them, as before
 
 
 def _template(data: RunData, template: str, trusted: bool) -> tuple[jinja2.Template, jinja2.Environment]:
@@ -191,7 +202,8 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
     if output is None and given and plan is not None:
         targets += plan_report_copy(plan, run_dir)
     tpl, env = _template(data, name, trusted)
-    first = build_context(data, main.resolve().parent, set(env.list_templates()))  # charts drawn here, once
+    first = build_context(data, main.resolve().parent, set(env.list_templates()),  # charts drawn here, once
+                          over_time=_reads(env, tpl, "inside"))
     for target in targets:
         text = _render(tpl, relocated(first, data, target.resolve().parent) if target != main else first)
         _write(target, text.encode(), given_path=target == output)
