@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from planner.db.access import Database
+from planner.db.access import Database, sql_literal
 from planner.errors import OracleError, StepError
 
 SLOB_OWNER, SLOB_TABLE = "USER1", "CF1"  # SLOB's first schema's table: every schema is loaded alike
@@ -108,3 +108,10 @@ def ensure_tablespace(db: Database, name: str, data_on: str, size: str) -> str:
     where = data_on if data_on.startswith("+") else f"{data_on.rstrip('/')}/{name.lower()}01.dbf"
     db.execute(f"create bigfile tablespace {name} datafile '{where}' size {size} autoextend on")
     return f"created tablespace {name} on {data_on} ({size}, autoextend)"
+
+
+def table_exists(db: Database, owner: str, table: str) -> bool:
+    """Whether OWNER.TABLE is in DBA_TABLES: an OLTP kit's schema, checked before its build runs or is skipped."""
+    rows = db.query(f"select count(*) from dba_tables where owner = {sql_literal(owner.upper())} "
+                    f"and table_name = {sql_literal(table.upper())}")
+    return bool(rows) and str(rows[0][0]).strip() not in ("", "0")

@@ -22,6 +22,7 @@ from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.licence import diagnostics_pack
+from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.metrics import Parsed
 from planner.parsers import parse_file
@@ -191,17 +192,14 @@ class HammerDB(StepType):
 
     def schema_exists(self, ctx: StepContext) -> bool:
         """The TPROC-C user's WAREHOUSE table, from DBA_TABLES (the name is schema-checked: a plain literal)."""
-        owner = self.tpcc_user().upper()
         try:
             db = open_database(ctx, config_for(ctx))
             try:
-                rows = db.query(f"select count(*) from dba_tables where owner = '{owner}' and "
-                                "table_name = 'WAREHOUSE'")
+                return table_exists(db, self.tpcc_user(), "WAREHOUSE")
             finally:
                 db.close()
         except OracleError as exc:
             raise StepError(f"hammerdb: cannot check for the TPROC-C schema: {exc.message}", hint=exc.hint) from exc
-        return bool(rows) and int(rows[0][0] or 0) > 0
 
     def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:

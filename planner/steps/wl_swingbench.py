@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
-from planner.db.access import config_for, open_database, sql_literal
+from planner.db.access import config_for, open_database
+from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
@@ -210,14 +211,15 @@ class Swingbench(StepType):
         return None
 
     def _schema_exists(self, ctx: StepContext) -> bool:
-        sql = ("select count(*) from dba_tables where owner = " + sql_literal(self.user().upper())
-               + " and table_name = 'ORDERS'")
         try:
-            rows = open_database(ctx, config_for(ctx)).query(sql)
+            db = open_database(ctx, config_for(ctx))
+            try:
+                return table_exists(db, self.user(), "ORDERS")
+            finally:
+                db.close()
         except OracleError as exc:
             raise StepError(f"swingbench: cannot ask DBA_TABLES whether the schema exists: {exc.message}",
                             hint=exc.hint) from exc
-        return bool(rows) and str(rows[0][0]).strip() not in ("", "0")
 
     def _build(self, ctx: StepContext) -> list[Artifact]:
         """oewizard once per run and host, only when the schema is missing, with its own budget."""

@@ -27,15 +27,25 @@ class BecomePassword:
     value: str = field(repr=False)  # a secret: never in a repr, an error or a command line
 
 
-def become_password(host: Host) -> BecomePassword | None:
-    """The sudo password the inventory gives the host, or None (sudo -n as before). The value is never quoted."""
-    found = [(var, host.vars[var]) for var in PASSWORD_VARS if host.vars.get(var) is not None]
+def inventory_password(host: Host, names: tuple[str, ...]) -> tuple[str, str] | None:
+    """(variable, value) of the last of ``names`` the host sets (Ansible's aliases: the last one wins), a number
+    taken as its text; anything else is refused naming the variable, never quoting the value."""
+    found = [(var, host.vars[var]) for var in names if host.vars.get(var) is not None]
     if not found:
         return None
     var, value = found[-1]
     if isinstance(value, bool) or not isinstance(value, str | int):
         raise ConnectError(f"{host.name}: {var} must be a string, not a {type(value).__name__}",
                            hint=f"fix {var} in the inventory (quote it, or vault it with ansible-vault)")
+    return var, value if isinstance(value, str) else str(value)
+
+
+def become_password(host: Host) -> BecomePassword | None:
+    """The sudo password the inventory gives the host, or None (sudo -n as before). The value is never quoted."""
+    found = inventory_password(host, PASSWORD_VARS)
+    if found is None:
+        return None
+    var, value = found
     if "\n" in str(value) or "\r" in str(value):
         raise ConnectError(f"{host.name}: {var} holds a line break, which sudo would take as the end of it",
                            hint=f"fix {var} in the inventory")

@@ -13,6 +13,7 @@ from typing import Any
 
 from planner.errors import ConnectError
 from planner.host import Host
+from planner.transport.become import inventory_password
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +62,8 @@ def _number(host: Host, var: str, fallback: Any, kind: type) -> float:
 
 def login_password(host: Host) -> str | None:
     """The SSH login password the inventory gives, or None. The value itself is never quoted."""
-    found = [(var, host.vars[var]) for var in PASSWORD_VARS if host.vars.get(var) is not None]
-    if not found:
-        return None
-    var, value = found[-1]
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise ConnectError(f"{host.name}: {var} must be a string, not a {type(value).__name__}",
-                           hint=f"fix {var} in the inventory (quote it, or vault it with ansible-vault)")
-    return value if isinstance(value, str) else str(value)
+    found = inventory_password(host, PASSWORD_VARS)
+    return found[1] if found is not None else None
 
 
 def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None = None,
