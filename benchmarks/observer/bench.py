@@ -1,18 +1,19 @@
 """What planner costs the measurement: observer effect, host CPU in the window, dead time per point.
 
     python benchmarks/observer/bench.py [--pairs 5] [--runtime 15] [--points 20] [--point-runtime 1]
-                                        [--loops 2] [--work DIR] [--out RESULTS.md]
+                                        [--loops 2] [--work DIR] [--backing DIR] [--out RESULTS.md]
 
 One host, this machine (``ansible_connection: local``), with the Oracle stand-ins for the AWR snapshots. The
 device is a loop device (``losetup --direct-io=on`` over a 1 GiB file, so reads reach the disk, not the page
 cache) where the machine allows it, else that file with direct=1. Its block node is made again inside the
 host's sandbox (``planner_root``), so planner's fio reads the very same device.
 
-1. Observer effect: ``--pairs`` pairs, interleaved (alone, planner, alone, planner, ...) because the machine is
-   shared: fio random reads alone (the job file planner wrote, run by hand), then as a planner point with
-   iostat, mpstat, vmstat and AWR snapshots around it. IOPS and latency from fio's JSON. While fio runs, a
-   poller reads ``/proc/<pid>/stat`` (utime + stime) of planner's processes: the apply's process tree and
-   the sampler group (its own session), fio excluded; their CPU during fio's run, as a share of one core.
+1. Observer effect: ``--pairs`` planner runs, each between two alone runs (alone, planner, alone, planner, ...,
+   alone), compared with the mean of its neighbours; the alone runs compared with each other are the control (what
+   the machine's own drift does to a ratio). fio random reads alone (the job file planner wrote, run by hand), and
+   as a planner point with iostat, mpstat, vmstat and AWR snapshots around it. IOPS and latency from fio's JSON.
+   While fio runs, a poller reads ``/proc/<pid>/stat`` (utime + stime) of planner's processes: the apply's process
+   tree and the sampler group (its own session), fio excluded; their CPU during fio's run, as a share of one core.
    planner runs on a pseudo-terminal, so its live progress line is drawn as a user would see it.
 2. Dead time: a ``--points``-point sweep (iodepth 1..N) of a ``--point-runtime``-second job under planner (same
    collect, report included), then the same fio commands (planner's own job files) as a shell loop;
@@ -73,8 +74,8 @@ class Device:
     loop: str  # the loop device to detach at the end ("" when none)
 
 
-def make_device(work: Path, root: Path) -> Device:
-    backing = work / "disk.img"
+def make_device(backing_dir: Path, root: Path) -> Device:
+    backing = backing_dir / "disk.img"
     if not backing.exists():  # written, not sparse: a read of a hole never reaches the disk
         subprocess.run(["fio", "--name=fill", f"--filename={backing}", "--size=1g", "--rw=write", "--bs=1m",
                         "--direct=1", "--ioengine=libaio", "--iodepth=4", "--output=/dev/null"], check=True)
@@ -87,7 +88,8 @@ def make_device(work: Path, root: Path) -> Device:
             node = root / "dev" / Path(dev).name
             node.unlink(missing_ok=True)
             os.mknod(node, 0o600 | stat.S_IFBLK, os.stat(dev).st_rdev)
-            return Device(dev, f"/dev/{Path(dev).name}", f"loop device {dev} (direct I/O) over a 1 GiB file", dev)
+            return Device(dev, f"/dev/{Path(dev).name}", f"loop device {dev} (direct I/O) over a 1 GiB file in "
+                          f"{backing_dir}", dev)
     inside = root / "data" / "disk.img"
     inside.parent.mkdir(parents=True, exist_ok=True)
     if not inside.exists():
@@ -95,11 +97,11 @@ def make_device(work: Path, root: Path) -> Device:
     return Device(str(inside), "/data/disk.img", "a 1 GiB file read with direct=1 (no loop device here)", "")
 
 
-def make_host(work: Path) -> tuple[Path, Device]:
+def make_host(work: Path, backing_dir: Path) -> tuple[Path, Device]:
     root = work / "host"
     root.mkdir(parents=True, exist_ok=True)
     install_standins(root)
-    dev = make_device(work, root)
+    dev = make_device(backing_dir, root)
     hv = {"ansible_connection": "local", **standin_vars(root)}
     lines = ["all:", "  hosts:", "    bench:"] + [f"      {k}: {json.dumps(v)}" for k, v in hv.items()]
     inv = work / "inventory.yml"
@@ -323,26 +325,37 @@ def load() -> str:
 # -- the two measurements ----------------------------------------------------------------------------------------
 
 def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> list[str]:
+    """alone, planner, alone, planner, ..., alone: each planner run against the mean of the alone runs on
+    either side of it, and each alone run against the one before it (the control: what the machine's own
+    drift does to a ratio when nothing differs)."""
     plan = work / "observer.yaml"
     plan.write_text(PLAN.format(target=dev.in_host, iodepth=16, runtime=runtime, awr=AWR))
     _, warm = under_planner(plan, inv, work / "runs-warm", work / "warm.log")  # warm-up, not counted
     job = plain_job(warm, dev, work / "alone")[0]
-    rows, ratios, shares, loads = [], [], [], [load()]
+    rows, ratios, controls, shares, loads = [], [], [], [], [load()]
+    before = alone(job, work / "alone-0.json")
     for i in range(pairs):
-        a = alone(job, work / f"alone-{i}.json")
         p, _ = under_planner(plan, inv, work / "runs-observer", work / f"planner-{i}.log")
+        after = alone(job, work / f"alone-{i + 1}.json")
         loads.append(load())
-        ratios.append(p.iops / a.iops)
+        base = (before.iops + after.iops) / 2
+        ratios.append(p.iops / base)
+        controls.append(after.iops / before.iops)
         shares.append(p.cpu_share)
         top = ", ".join(f"{k} {v}" for k, v in sorted(p.by_name.items(), key=lambda kv: -kv[1])[:5])
-        rows.append(f"| {i + 1} | {a.iops:,.0f} | {a.lat_ms:.3f} / {a.p99_ms:.3f} | {p.iops:,.0f} | "
-                    f"{p.lat_ms:.3f} / {p.p99_ms:.3f} | {p.iops / a.iops:.3f} | {100 * p.cpu_share:.2f}% | "
-                    f"{p.window_s:.1f} | {top} | {loads[-1]} |")
+        rows.append(f"| {i + 1} | {before.iops:,.0f} | {before.lat_ms:.3f} / {before.p99_ms:.3f} | {p.iops:,.0f} | "
+                    f"{p.lat_ms:.3f} / {p.p99_ms:.3f} | {after.iops:,.0f} | {ratios[-1]:.3f} | {controls[-1]:.3f} | "
+                    f"{100 * p.cpu_share:.2f}% | {p.window_s:.1f} | {top} | {loads[-1]} |")
         print(rows[-1], flush=True)
-    return ["| pair | IOPS alone | latency alone, ms (mean / p99) | IOPS under planner | latency under planner, "
-            "ms (mean / p99) | ratio | planner CPU in the window (one core) | window, s | ticks by process "
-            "| load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", *rows, "",
-            f"load average (1/5/15 min) before: {loads[0]}, after: {loads[-1]}", "",
+        before = after
+    return ["| pair | IOPS alone before | latency alone, ms (mean / p99) | IOPS under planner | latency under "
+            "planner, ms (mean / p99) | IOPS alone after | ratio (planner / mean of the alone runs) | control "
+            "(alone after / alone before) | planner CPU in the window (one core) | window, s | ticks by process "
+            "| load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", *rows, "",
+            f"load average (1/5/15 min) before: {loads[0]}, after: {loads[-1]}",
+            f"control (alone / alone, median): {statistics.median(controls):.3f}, "
+            f"range {min(controls):.3f}-{max(controls):.3f}; planner ratios range {min(ratios):.3f}-{max(ratios):.3f}",
+            "",
             f"observer effect: {statistics.median(ratios):.3f}",
             f"host CPU used by planner during a point: {100 * statistics.median(shares):.1f}%"]
 
@@ -411,9 +424,13 @@ def main() -> int:
     ap.add_argument("--skip", choices=("observer", "dead"), default=None)
     ap.add_argument("--work", type=Path, default=Path("/tmp/planner-observer-bench"))
     ap.add_argument("--out", type=Path, default=None)
+    # /dev/shm: the device reads from memory, so fio is bound by CPU, where planner's own CPU would show most
+    ap.add_argument("--backing", type=Path, default=None, help="folder of the loop device's file (default --work)")
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
-    inv, dev = make_host(a.work)
+    a.backing = a.backing or a.work
+    a.backing.mkdir(parents=True, exist_ok=True)
+    inv, dev = make_host(a.work, a.backing)
     started = time.monotonic()
     head = [f"{platform.platform()}, {os.cpu_count()} CPUs, fio on {dev.kind}; load average at the start "
             f"{load()}", ""]
