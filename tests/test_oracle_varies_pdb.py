@@ -1,13 +1,18 @@
 """SLOB in a PDB (docs/oracle-behaviour.md 25.11c): runit.sh and setup.sh connect by bequeath, which lands in
-CDB$ROOT, so in the inventory's PDB they must go over SQL*Net (slob.conf ADMIN_SQLNET_SERVICE, SQLNET_SERVICE_BASE)."""
+CDB$ROOT, so in the inventory's PDB they must go over SQL*Net (slob.conf ADMIN_SQLNET_SERVICE, SQLNET_SERVICE_BASE).
+AWR in a PDB (25.11d): planner's snapshots are the PDB's own where it keeps its own AWR, else the CDB's, said."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
+from prep_helpers import context
 
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.db.access import config_for, open_database
+from planner.errors import OracleError, PlannerError
+from planner.parsers import parse_file
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
 from planner.rehearsal.standins.profile import HostProfile
 from tests.test_oracle_varies import LICENSED, project, run
 
@@ -35,3 +40,77 @@ def test_slob_in_a_pdb_goes_over_the_inventorys_sqlnet_service(tmp_path: Path) -
     conf = (out / next(a["path"] for a in res["artifacts"] if a["path"].endswith("slob.conf"))).read_text()
     assert "ADMIN_SQLNET_SERVICE=PDB1" in conf and "SQLNET_SERVICE_BASE=PDB1" in conf
     assert "PDB PDB1 of a CDB" in res["msg"]
+
+
+# -- 25.11d: the AWR level in a PDB, across the versions --------------------------------------------------------
+def _cdb(root: Path, version: str, **db: object) -> None:
+    update_state(root, lambda s: s["database"].update(version=version, cdb=True, pdbs=["PDB1"], **db))
+
+
+@pytest.mark.slow
+def test_the_standins_snapshot_level_follows_the_sessions_container(prep_root: Path) -> None:
+    """12.2+: a snapshot taken in a PDB is the PDB's own, so the CDB's DBID does not report it (ORA-20200)."""
+    _cdb(prep_root, "19.0.0.0.0")
+    ctx = context(prep_root, oracle_pdb="PDB1")
+    db = open_database(ctx, config_for(ctx))
+    snap = db.callfunc("dbms_workload_repository.create_snapshot", int)
+    assert str(snap) in load_state(prep_root)["awr_pdb_snaps:PDB1"]
+    dbid = int(db.query("select dbid from v$database")[0][0])
+    con_dbid = int(db.query("select sys_context('USERENV', 'CON_DBID') from dual")[0][0])
+    assert con_dbid != dbid
+    with pytest.raises(OracleError, match="ORA-20200"):
+        db.query(f"select output from table(dbms_workload_repository.awr_report_text({dbid}, 1, {snap}, {snap + 1}))")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("version", "autoflush", "pdb_level", "why"),
+    [
+        ("12.1.0.2.0", None, False, "no AWR_PDB_AUTOFLUSH_ENABLED, so before 12.2"),
+        ("12.2.0.1.0", None, False, "AWR_PDB_AUTOFLUSH_ENABLED=FALSE in PDB1"),
+        ("19.0.0.0.0", False, False, "AWR_PDB_AUTOFLUSH_ENABLED=FALSE in PDB1"),
+        ("19.0.0.0.0", True, True, ""),
+        ("21.0.0.0.0", True, True, ""),
+        ("23.0.0.0.0", None, True, ""),  # 23ai: TRUE by default
+    ],
+)
+def test_awr_in_a_pdb_is_the_pdbs_own_where_it_keeps_one_else_the_cdbs_and_said(
+    prep_root: Path, version: str, autoflush: bool | None, pdb_level: bool, why: str
+) -> None:
+    from planner.steps import dbreport
+
+    _cdb(prep_root, version, **({} if autoflush is None else {"awr_pdb_autoflush_enabled": autoflush}))
+    ctx = context(prep_root, oracle_pdb="PDB1", oracle_diagnostics_pack=True)
+    token = dbreport.begin(ctx, "awr")
+    arts = dbreport.end(ctx, token, "awr")
+    state = load_state(prep_root)
+    facts = parse_file(prep_root / arts[0].path).facts
+    if pdb_level:
+        assert token.level.pdb == "PDB1" and token.dbid != state["database"]["dbid"]
+        assert len(state["awr_pdb_snaps:PDB1"]) == 2 and not state.get("awr_snaps")
+        assert token.notes[0].startswith("AWR at PDB level: PDB1's own snapshots, reported with its DBID")
+        assert dict(facts)["report_level"] == "pdb"
+    else:
+        assert token.level.pdb == "" and token.dbid == state["database"]["dbid"]
+        assert len(state["awr_snaps"]) == 2 and not state.get("awr_pdb_snaps:PDB1")
+        assert token.notes[0].startswith("AWR taken at CDB level: covers every PDB (") and why in token.notes[0]
+    assert token.level.to_json()["level"] == ("pdb" if pdb_level else "cdb")
+
+
+@pytest.mark.slow
+def test_a_21c_cdb_root_and_a_non_cdb_say_no_awr_level(prep_root: Path) -> None:
+    from planner.steps import dbreport
+
+    _cdb(prep_root, "21.0.0.0.0")
+    token = dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
+    assert token.notes == () and token.level.to_json()["level"] == "cdb"
+
+
+@pytest.mark.slow
+def test_an_unreadable_awr_level_is_refused_with_the_reason(prep_root: Path) -> None:
+    from planner.steps import dbreport
+
+    _cdb(prep_root, "19.0.0.0.0")
+    with pytest.raises(PlannerError, match="ORA-65011"):  # the licence check reads there first
+        dbreport.begin(context(prep_root, oracle_pdb="SALES", oracle_diagnostics_pack=True), "awr")
+    assert not load_state(prep_root).get("awr_snaps")
