@@ -4,6 +4,7 @@ AWR in a PDB (25.11d): planner's snapshots are the PDB's own where it keeps its 
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,50 @@ def test_an_unreadable_awr_level_is_refused_with_the_reason(prep_root: Path) -> 
     with pytest.raises(PlannerError, match="ORA-65011"):  # the licence check reads there first
         dbreport.begin(context(prep_root, oracle_pdb="SALES", oracle_diagnostics_pack=True), "awr")
     assert not load_state(prep_root).get("awr_snaps")
+
+
+# -- 25.11c: the stand-in kit connects as slob.conf's SQL*Net settings say ----------------------------------
+def _kit_in_a_cdb(tmp: Path, conf: str = "", loaded: int = 0) -> tuple[Path, dict[str, str]]:
+    from planner.rehearsal.standins.slob_kit import install_slob_kit
+
+    root = tmp / "host"
+    install_standins(root, DEFAULT_HOME, profile=HostProfile(cdb=True, pdb="PDB1"))
+    kit = install_slob_kit(root / "opt/SLOB", loaded_schemas=loaded)
+    if conf:
+        (kit / "slob.conf").write_text((kit / "slob.conf").read_text() + conf)
+    env = {
+        "PATH": f"{root}{DEFAULT_HOME}/bin:/usr/bin:/bin",
+        "ORACLE_HOME": DEFAULT_HOME,
+        "ORACLE_SID": "orcl",
+        "HOME": str(tmp),
+        "NO_OS_PERF_DATA": "1",
+    }
+    return kit, env
+
+
+def _sh(kit: Path, env: dict[str, str], *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", *argv], cwd=kit, capture_output=True, text=True, env=env, timeout=120)
+
+
+@pytest.mark.slow
+def test_the_standin_kit_without_sqlnet_services_lands_in_cdb_root_and_fails_as_the_real_one(tmp_path: Path) -> None:
+    """Bequeath, in a CDB: setup.sh's CREATE USER user1 fails ORA-65096, runit.sh's user1/user1 ORA-01017."""
+    kit, env = _kit_in_a_cdb(tmp_path)
+    r = _sh(kit, env, "./setup.sh", "IOPS", "1")
+    assert r.returncode == 1 and "ORA-65096" in r.stdout and "CDB$ROOT" in r.stdout, r.stdout
+    kit, env = _kit_in_a_cdb(tmp_path / "b", loaded=1)
+    r = _sh(kit, env, "./runit.sh", "1")
+    assert r.returncode == 1 and "Connect failure user1/user1." in r.stdout and "ORA-01017" in r.stdout, r.stdout
+
+
+@pytest.mark.slow
+def test_the_standin_kit_over_the_pdbs_service_loads_and_runs_in_the_pdb(tmp_path: Path) -> None:
+    kit, env = _kit_in_a_cdb(tmp_path, "ADMIN_SQLNET_SERVICE=PDB1\nSQLNET_SERVICE_BASE=PDB1\nSYSDBA_PASSWD=x\n")
+    env.pop("ORACLE_SID")  # over SQL*Net the SID is not needed
+    r = _sh(kit, env, "./setup.sh", "IOPS", "1")
+    assert r.returncode == 0, r.stdout
+    r = _sh(kit, env, "./runit.sh", "1")
+    assert r.returncode == 0 and 'Admin Connect String: "system/x@PDB1"' in r.stdout, r.stdout + r.stderr
+    (kit / "slob.conf").write_text((kit / "slob.conf").read_text() + "SQLNET_SERVICE_BASE=SALES\n")
+    r = _sh(kit, env, "./runit.sh", "1")
+    assert r.returncode == 1 and "ORA-12514" in r.stdout

@@ -439,16 +439,27 @@ class Slob(StepType):
         return {}
 
     def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any],
-               env: Mapping[str, str], data_bytes: int = 0) -> list[Artifact]:
+               env: Mapping[str, str], data_bytes: int = 0, conf: tuple[str, str] | None = None) -> list[Artifact]:
         """setup.sh once per run and host (again only if a later point needs more schemas), with its own budget:
-        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes."""
+        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes.
+        ``conf`` (original, the point's): setup.sh reads slob.conf too (ADMIN_SQLNET_SERVICE "is used by both
+        setup.sh and runit.sh", SLOB 2.4.2 README), so it runs with the point's, and the original is put back."""
         marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         created = self._tablespace(ctx, self.tablespace(ctx))
-        r = ctx.run(self.setup_argv(ctx), cwd=kit, check=False, env=env,
-                    timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
+        conf_path = posixpath.join(kit, "slob.conf")
+        if conf is not None:
+            ctx.sh(_PREPARE, kit, conf_path + BACKUP_SUFFIX)  # a crash here leaves the backup, the real original
+            ctx.conn.put(conf[1].encode(), conf_path)
+        try:
+            r = ctx.run(self.setup_argv(ctx), cwd=kit, check=False, env=env,
+                        timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
+        finally:
+            if conf is not None:
+                ctx.conn.put(conf[0].encode(), conf_path)
+                ctx.sh(_COLLECT, kit, kit, conf_path + BACKUP_SUFFIX, check=False)  # drops the backup only
         log = save_text(ctx, "setup.log", (f"planner: {created}\n" if created else "") + r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
@@ -469,7 +480,8 @@ class Slob(StepType):
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
         in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
         if self.args.get("setup") and not in_root:  # first: setup.sh creates the tables the cache check reads
-            arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas))
+            conf = (original, render_conf(original, values)) if original is not None else None
+            arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas), conf)
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         data_on = str(self.args.get("data_on") or "")
         placed = placement_refusal(_place(cache), data_on) if data_on else None

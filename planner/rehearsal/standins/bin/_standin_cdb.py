@@ -67,6 +67,44 @@ def con_dbid(s: Session) -> int:
 USERENV["CON_NAME"] = container_of
 USERENV["CON_DBID"] = con_dbid
 
+_LOGON = re.compile(r"^(?P<user>[\w$#]+)/[^@\s]*(?:@(?P<service>[\w.$#-]+))?", re.I)
+_COMMON = ("SYS", "SYSTEM")
+
+
+def logon(s: Session, args: list[str]) -> None:
+    """Where a sqlplus logon lands. A bequeath logon (``/ as sysdba``, ``user/pw`` with ORACLE_SID) of a CDB starts in
+    CDB$ROOT; ``user/pw@SERVICE`` lands in the container that service belongs to, and a PDB's default service has
+    the PDB's name (SQL Language Reference, CREATE PLUGGABLE DATABASE: the note on "the PDB's default service
+    name"); a service the listener does not know: ORA-12514 (Oracle Database Error Messages). In CDB$ROOT only
+    common users exist, so a PDB's local user (SLOB's user1...) fails ORA-01017 there (SLOB 2.4.2 README, SQL*Net
+    Related Parameters)."""
+    words = [a for a in args if not a.startswith("-")]
+    m = _LOGON.match(words[0]) if words else None
+    if m is None:
+        return
+    service = (m["service"] or "").upper()
+    if service and _cdb(s.state):
+        pdbs = [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]
+        roots = {str(s.state["database"].get(k) or "").upper() for k in ("name", "unique_name")}
+        if service in pdbs:
+            s.container = service  # type: ignore[attr-defined]
+        elif service not in roots:
+            raise OraError("ORA-12514: TNS:listener does not currently know of service requested in connect "
+                           "descriptor")
+    user = m["user"].upper()
+    if _cdb(s.state) and not in_a_pdb(s) and user not in _COMMON and not user.startswith("C##"):
+        raise OraError("ORA-01017: invalid username/password; logon denied")
+
+
+@statement(r"create\s+user\s+(?P<name>[\w$#]+)\s+identified\s+by\s+\S+.*")
+def _create_user(s: Session, m: re.Match[str]) -> list[str]:
+    """In CDB$ROOT a user must be common, named C##...: CREATE USER user1 there fails ORA-65096 "invalid common user
+    or role name" (Oracle Database Error Messages); in a PDB or a non-CDB it creates a local user."""
+    s.need_open()
+    if _cdb(s.state) and not in_a_pdb(s) and not m["name"].upper().startswith("C##"):
+        raise OraError("ORA-65096: invalid common user or role name")
+    return s.done("User created.")
+
 
 def awr_pdb_autoflush(state: dict[str, Any]) -> str | None:
     """AWR_PDB_AUTOFLUSH_ENABLED (12.2+): automatic AWR snapshots in the PDBs; FALSE by default (Oracle Database
