@@ -15,7 +15,7 @@ from planner.errors import OracleError, PlannerError
 from planner.parsers import parse_file
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
 from planner.rehearsal.standins.profile import HostProfile
-from tests.test_oracle_varies import LICENSED, project, run
+from tests.test_oracle_varies import KIT, LICENSED, project, run
 
 
 def _in_a_pdb(tmp: Path, host_vars: str) -> None:
@@ -41,6 +41,12 @@ def test_slob_in_a_pdb_goes_over_the_inventorys_sqlnet_service(tmp_path: Path) -
     conf = (out / next(a["path"] for a in res["artifacts"] if a["path"].endswith("slob.conf"))).read_text()
     assert "ADMIN_SQLNET_SERVICE=PDB1" in conf and "SQLNET_SERVICE_BASE=PDB1" in conf
     assert "PDB PDB1 of a CDB" in res["msg"]
+    # setup.sh ran over the service too (in CDB$ROOT its CREATE USER fails ORA-65096), and the kit's own slob.conf
+    # is back, without the planner backup
+    assert "create user user1 identified by user1" in load_state(tmp_path / "hosts" / "alpha")["history"]
+    kit = tmp_path / "hosts" / "alpha" / KIT.lstrip("/")
+    assert "ADMIN_SQLNET_SERVICE" not in (kit / "slob.conf").read_text()
+    assert not (kit / "slob.conf.planner-orig").exists()
 
 
 # -- 25.11d: the AWR level in a PDB, across the versions --------------------------------------------------------
@@ -162,3 +168,28 @@ def test_the_standin_kit_over_the_pdbs_service_loads_and_runs_in_the_pdb(tmp_pat
     (kit / "slob.conf").write_text((kit / "slob.conf").read_text() + "SQLNET_SERVICE_BASE=SALES\n")
     r = _sh(kit, env, "./runit.sh", "1")
     assert r.returncode == 1 and "ORA-12514" in r.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("version", "said"),
+    [
+        ("12.1.0.2.0", "AWR taken at CDB level: covers every PDB (PDB1: no AWR_PDB_AUTOFLUSH_ENABLED"),
+        (
+            "19.0.0.0.0",
+            "AWR: the kit snaps in PDB1 over ADMIN_SQLNET_SERVICE; from 12.2 that can be PDB1's own AWR "
+            "(AWR_PDB_AUTOFLUSH_ENABLED=FALSE there)",
+        ),
+    ],
+)
+def test_a_slob_point_in_a_pdb_says_whose_awr_its_snapshots_go_to(tmp_path: Path, version: str, said: str) -> None:
+    from planner.cli.main import main
+
+    root = project(tmp_path, host_vars=f"{LICENSED} oracle_pdb=PDB1 slob_sqlnet_service=PDB1")
+    install_standins(root, DEFAULT_HOME, profile=HostProfile(oracle_version=version, cdb=True, pdb="PDB1"))
+    code, out, res = run(tmp_path)
+    assert code == 0, res["msg"]
+    assert said in res["msg"] and said in res["data"]["awr_level"]
+    assert main(["report", str(out), "-o", str(tmp_path / "r.md")]) == 0
+    line = next(x for x in (tmp_path / "r.md").read_text().splitlines() if x.startswith("Database statistics — "))
+    assert "container: PDB PDB1 of a CDB" in line and said in line

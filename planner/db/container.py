@@ -82,6 +82,7 @@ class AwrLevel:
     pdb: str = ""
     dbid: int = 0
     why: str = ""
+    autoflush: str = ""  # AWR_PDB_AUTOFLUSH_ENABLED as read in the PDB; '' where it does not exist (12.1)
 
     def describe(self) -> str:
         if self.pdb:
@@ -114,10 +115,10 @@ def read_awr_level(db: Database, container: Container) -> AwrLevel:
         if not rows:
             return AwrLevel(why=f"{container.name}: no AWR_PDB_AUTOFLUSH_ENABLED, so before 12.2, where AWR is "
                                   "CDB-level only")
-        value = str(rows[0][0] or "").upper()
+        value = str(rows[0][0] or "").upper() or "unset"
         if value != "TRUE":
-            return AwrLevel(why=f"AWR_PDB_AUTOFLUSH_ENABLED={value or 'unset'} in {container.name}: "
-                                "the PDB keeps no AWR of its own")
+            return AwrLevel(why=f"AWR_PDB_AUTOFLUSH_ENABLED={value} in {container.name}: "
+                                "the PDB keeps no AWR of its own", autoflush=value)
         con = db.query("select sys_context('USERENV', 'CON_DBID') from dual")
     except OracleError as exc:
         raise StepError(f"cannot read the AWR level of {container.describe()}: {exc.message}", hint=exc.hint) from exc
@@ -125,4 +126,4 @@ def read_awr_level(db: Database, container: Container) -> AwrLevel:
     if not dbid:
         raise StepError(f"cannot read the AWR level of {container.describe()}: SYS_CONTEXT('USERENV', 'CON_DBID') "
                         "gave no DBID", hint="check that the PDB is open")
-    return AwrLevel(container.name, dbid)
+    return AwrLevel(container.name, dbid, autoflush="TRUE")
