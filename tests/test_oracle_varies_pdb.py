@@ -108,9 +108,14 @@ def test_awr_in_a_pdb_is_the_pdbs_own_where_it_keeps_one_else_the_cdbs_and_said(
 def test_a_21c_cdb_root_and_a_non_cdb_say_no_awr_level(prep_root: Path) -> None:
     from planner.steps import dbreport
 
-    _cdb(prep_root, "21.0.0.0.0")
-    token = dbreport.begin(context(prep_root, oracle_diagnostics_pack=True), "awr")
-    assert token.notes == () and token.level.to_json()["level"] == "cdb"
+    ctx = context(prep_root, oracle_diagnostics_pack=True)
+    for cdb in (False, True):
+        update_state(
+            prep_root, lambda s, cdb=cdb: s["database"].update(version="21.0.0.0.0" if cdb else "19.0.0.0.0", cdb=cdb)
+        )
+        token = dbreport.begin(ctx, "awr")
+        assert token.notes == () and token.level.to_json()["level"] == "cdb"
+        assert token.dbid == load_state(prep_root)["database"]["dbid"]
 
 
 @pytest.mark.slow
