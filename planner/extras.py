@@ -153,6 +153,7 @@ class SlobPoint:
     caging: CagingSeen
     rac: str | None = None  # on RAC: the cluster's figures, or why there are none ("" on a single instance)
     cluster: ClusterSeen | None = None
+    awr_level: str = ""  # in a PDB with AWR: whose AWR the kit's snapshots go to (planner.db.container.AwrLevel)
 
     def to_json(self) -> dict[str, Any]:
         return {"sessions": self.sessions, "schemas": self.schemas, "threads_per_schema": self.threads_per_schema,
@@ -160,7 +161,8 @@ class SlobPoint:
                 "statistics_why": self.statistics_why, **self.cache.to_json(),
                 "container": self.container.to_json(), "caging": self.caging.to_json(),
                 **({"rac": self.rac} if self.rac is not None else {}),
-                **({"cluster": self.cluster.to_json()} if self.cluster is not None else {})}
+                **({"cluster": self.cluster.to_json()} if self.cluster is not None else {}),
+                **({"awr_level": self.awr_level} if self.awr_level else {})}
 
 
 StepExtra = Notes | CommandRun | InitOraDone | SchedulersSet | FactsGathered | SlobPoint

@@ -70,3 +70,60 @@ def refuse_outside_a_pdb(db: Database, container: Container, names: Sequence[str
         raise StepError(f"{', '.join(fixed)} cannot be set in {container.describe()} "
                         "(V$PARAMETER.ISPDB_MODIFIABLE=FALSE; ALTER SYSTEM there fails ORA-65040)",
                         hint="set it for the whole CDB: a step on a host entry without oracle_pdb (CDB$ROOT)")
+
+
+@dataclass(frozen=True, slots=True)
+class AwrLevel:
+    """Where planner's AWR snapshots are taken, and whose DBID reports them.
+
+    ``pdb``: the PDB whose own AWR it is (its snapshots, AWR_PDB_* data, reported with its CON_DBID); '' for the
+    CDB's (or a non-CDB's). ``why``: on a host whose sessions run in a PDB, why the snapshots are the CDB's."""
+
+    pdb: str = ""
+    dbid: int = 0
+    why: str = ""
+    autoflush: str = ""  # AWR_PDB_AUTOFLUSH_ENABLED as read in the PDB; '' where it does not exist (12.1)
+
+    def describe(self) -> str:
+        if self.pdb:
+            return (f"AWR at PDB level: {self.pdb}'s own snapshots, reported with its DBID {self.dbid} "
+                    "(AWR_PDB_AUTOFLUSH_ENABLED=TRUE there)")
+        if self.why:
+            return f"AWR taken at CDB level: covers every PDB ({self.why})"
+        return ""
+
+    def to_json(self) -> dict[str, object]:
+        return {"level": "pdb" if self.pdb else "cdb", "pdb": self.pdb, "dbid": self.dbid,
+                "describe": self.describe()}
+
+
+def read_awr_level(db: Database, container: Container) -> AwrLevel:
+    """In a PDB: its own AWR level (12.2+) when AWR_PDB_AUTOFLUSH_ENABLED is TRUE there, else the CDB's.
+
+    Why: from 12.2 a PDB can keep its own AWR ("You can take an AWR snapshot at the CDB level or at the PDB
+    level", Performance Tuning Guide, Managing AWR in a Multitenant Environment; AWR_PDB_* views, Reference 12.2),
+    reported with the PDB's DBID (SYS_CONTEXT('USERENV', 'CON_DBID')); 12.1 has CDB-level AWR only, and the
+    parameter does not exist there. AWR_PDB_AUTOFLUSH_ENABLED (default FALSE 12.2-21c, TRUE from 23ai) is the PDB
+    administrator's switch for the PDB's own AWR, so planner takes PDB-level snapshots only where it is TRUE and
+    otherwise takes the CDB's in CDB$ROOT, whose snapshots cover every PDB. The level is decided here, never left
+    to whichever container the session happens to be in. ``dbid`` is 0 for the CDB level (the caller reads it in
+    CDB$ROOT). Unreadable: StepError naming the reason."""
+    if not container.pdb:
+        return AwrLevel()
+    try:
+        rows = db.query("select value from v$parameter where name = 'awr_pdb_autoflush_enabled'")
+        if not rows:
+            return AwrLevel(why=f"{container.name}: no AWR_PDB_AUTOFLUSH_ENABLED, so before 12.2, where AWR is "
+                                  "CDB-level only")
+        value = str(rows[0][0] or "").upper() or "unset"
+        if value != "TRUE":
+            return AwrLevel(why=f"AWR_PDB_AUTOFLUSH_ENABLED={value} in {container.name}: "
+                                "the PDB keeps no AWR of its own", autoflush=value)
+        con = db.query("select sys_context('USERENV', 'CON_DBID') from dual")
+    except OracleError as exc:
+        raise StepError(f"cannot read the AWR level of {container.describe()}: {exc.message}", hint=exc.hint) from exc
+    dbid = int(str(con[0][0] or 0)) if con and str(con[0][0] or "").isdigit() else 0
+    if not dbid:
+        raise StepError(f"cannot read the AWR level of {container.describe()}: SYS_CONTEXT('USERENV', 'CON_DBID') "
+                        "gave no DBID", hint="check that the PDB is open")
+    return AwrLevel(container.name, dbid, autoflush="TRUE")

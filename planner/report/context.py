@@ -306,7 +306,7 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
             "play": play_name(r.play, data.play_names()), "workload": r.title,
             "statistics": "AWR" if d.statistics == "awr" else "Statspack", "why": d.statistics_why,
             "pool": d.cache.pool, "cache_mb": d.cache.cache_bytes >> 20, "pct": d.cache.pct_of_data,
-            "container": d.container.describe, "caging": d.caging.describe})
+            "container": d.container.describe, "caging": d.caging.describe, "awr_level": d.awr_level})
     for key, words in cagings.items():  # a window opening mid-sweep cages some points and not others: say which
         said = {w: p for w, p in words.items() if w}
         if len(said) > 1:

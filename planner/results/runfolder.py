@@ -286,7 +286,7 @@ def _slob(d: Mapping[str, Any]) -> SlobPoint:
                    _text(cag.get("plan")), _strings(cag.get("windows")), _text(cag.get("resource_manager_plan"))),
         None if d.get("rac") is None else _text(d.get("rac")),
         ClusterSeen(int(cluster.get("instances") or 0), bool(cluster.get("rac")), _text(cluster.get("why")))
-        if isinstance(cluster, Mapping) else None)
+        if isinstance(cluster, Mapping) else None, _text(d.get("awr_level")))
 
 
 def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:

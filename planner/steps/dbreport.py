@@ -6,6 +6,9 @@ returns the report as an artifact of the point (``awr_<b>_<e>.txt`` from
 DBMS_WORKLOAD_REPOSITORY.AWR_REPORT_TEXT, or ``sp_<b>_<e>.txt`` from ``@?/rdbms/admin/spreport``, which needs
 the sqlplus backend). On RAC (planner.steps.rac) the AWR end also keeps the global report over every instance,
 ``awr_rac_<b>_<e>.txt`` from AWR_GLOBAL_REPORT_TEXT; Statspack, which has none, says the figures are per instance.
+On a host whose sessions run in a PDB (inventory ``oracle_pdb``) the AWR level is decided once
+(planner.db.container.read_awr_level): the PDB's own snapshots, reported with its DBID, where it keeps its own
+AWR, else the CDB's, taken in CDB$ROOT and said to cover every PDB.
 Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
 The collect steps ``awr`` / ``statspack`` themselves only declare this; they have nothing to do at the end.
 """
@@ -16,7 +19,9 @@ import posixpath
 from dataclasses import dataclass
 from typing import ClassVar
 
-from planner.db.access import SqlplusDatabase, config_for, open_database
+from planner.db.access import SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.config import DbConfig
+from planner.db.container import AwrLevel, read_awr_level, read_container
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.errors import StepError
 from planner.plan.kind_schema import sampled_around_points
@@ -36,15 +41,18 @@ class SnapToken:
     dbid: int
     inst_num: int
     cluster: Cluster = Cluster(1, False, "not asked")
+    level: AwrLevel = AwrLevel()
 
     @property
     def notes(self) -> tuple[str, ...]:
         """What the point's result says about the report's scope (the engine's window adds them as warnings)."""
+        level = (self.level.describe(),) if self.kind == "awr" and self.level.describe() else ()
         if self.kind == "statspack" and self.cluster.rac:
             return (statspack_note(self.cluster),)
         if self.kind == "awr" and self.cluster.rac and self.cluster.instances < 2:
-            return (f"RAC ({self.cluster.why}): only one instance is open, so the global report covers it alone",)
-        return ()
+            return (*level,
+                    f"RAC ({self.cluster.why}): only one instance is open, so the global report covers it alone")
+        return level
 
 
 def _check_kind(kind: str) -> None:
@@ -76,27 +84,46 @@ def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapTo
             raise StepError(f"collect awr: AWR needs the Oracle Diagnostics Pack and {why}",
                             hint=f"collect statspack instead, or state {LICENCE_VAR}: true for the host when the "
                                  "pack is licensed")
-    db = open_database(ctx, config_for(ctx))
+    level = known.level if known is not None else _awr_level(ctx, kind)
+    db = open_database(ctx, _session(ctx, kind, level))
     try:
         if kind == "statspack" and not isinstance(db, SqlplusDatabase):
             raise StepError("Statspack reports need the sqlplus access (spreport.sql is a SQL*Plus script)",
                             hint="set oracle_access: sqlplus for this host, or collect awr instead")
         snap = _snap(db, kind)
         if known is None:
-            dbid = int(db.query("select dbid from v$database")[0][0] or 0)
+            dbid = level.dbid or int(db.query("select dbid from v$database")[0][0] or 0)
             inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
         else:
             dbid, inst = known.dbid, known.inst_num
         cluster = read_cluster(db, known.cluster.cluster_database if known is not None else None)
     finally:
         db.close()
-    return SnapToken(kind, snap, dbid, inst, cluster)
+    return SnapToken(kind, snap, dbid, inst, cluster, level)
+
+
+def _awr_level(ctx: StepContext, kind: str) -> AwrLevel:
+    """In the inventory's PDB, which AWR the snapshots go to (read there, once per host and step)."""
+    cfg = config_for(ctx)
+    if kind != "awr" or not cfg.pdb:
+        return AwrLevel()
+    db = open_database(ctx, cfg)
+    try:
+        return read_awr_level(db, read_container(db))
+    finally:
+        db.close()
+
+
+def _session(ctx: StepContext, kind: str, level: AwrLevel) -> DbConfig:
+    """The PDB's own AWR is snapped and reported in the PDB; the CDB's in CDB$ROOT, whatever oracle_pdb says."""
+    cfg = config_for(ctx)
+    return cdb_root(cfg) if kind == "awr" and cfg.pdb and not level.pdb else cfg
 
 
 def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
     """Take the end snapshot and keep the report between the two as an artifact of the point."""
     _check_kind(kind)
-    db = open_database(ctx, config_for(ctx))
+    db = open_database(ctx, _session(ctx, kind, token.level))
     try:
         e = _snap(db, kind)
         b = token.begin_snap

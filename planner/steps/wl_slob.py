@@ -32,7 +32,7 @@ from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
-from planner.db.container import read_container
+from planner.db.container import AwrLevel, read_awr_level, read_container
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
 from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
@@ -439,16 +439,27 @@ class Slob(StepType):
         return {}
 
     def _setup(self, ctx: StepContext, kit: str, schemas: int, run_as: Mapping[str, Any],
-               env: Mapping[str, str], data_bytes: int = 0) -> list[Artifact]:
+               env: Mapping[str, str], data_bytes: int = 0, conf: tuple[str, str] | None = None) -> list[Artifact]:
         """setup.sh once per run and host (again only if a later point needs more schemas), with its own budget:
-        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes."""
+        it loads every schema (schemas x SCALE blocks), so runit's RUN_TIME says nothing of how long it takes.
+        ``conf`` (original, the point's): setup.sh reads slob.conf too (ADMIN_SQLNET_SERVICE "is used by both
+        setup.sh and runit.sh", SLOB 2.4.2 README), so it runs with the point's, and the original is put back."""
         marker = posixpath.join(host_run_dir(ctx), "slob-setup-" + re.sub(r"[^A-Za-z0-9]+", "_", kit))
         done = ctx.conn.read_text(marker)
         if done and done.strip().isdigit() and int(done.strip()) >= schemas:
             return []
         created = self._tablespace(ctx, self.tablespace(ctx))
-        r = ctx.run(self.setup_argv(ctx), cwd=kit, check=False, env=env,
-                    timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
+        conf_path = posixpath.join(kit, "slob.conf")
+        if conf is not None:
+            ctx.sh(_PREPARE, kit, conf_path + BACKUP_SUFFIX)  # a crash here leaves the backup, the real original
+            ctx.conn.put(conf[1].encode(), conf_path)
+        try:
+            r = ctx.run(self.setup_argv(ctx), cwd=kit, check=False, env=env,
+                        timeout=setup_budget_s(ctx.vars, data_bytes), **run_as)
+        finally:
+            if conf is not None:
+                ctx.conn.put(conf[0].encode(), conf_path)
+                ctx.sh(_COLLECT, kit, kit, conf_path + BACKUP_SUFFIX, check=False)  # drops the backup only
         log = save_text(ctx, "setup.log", (f"planner: {created}\n" if created else "") + r.stdout + r.stderr)
         if not r.ok or _ERROR_LINE.search(r.stdout):
             raise StepError(f"slob: setup.sh failed (exit code {r.exit_code}): "
@@ -469,14 +480,15 @@ class Slob(StepType):
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
         in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
         if self.args.get("setup") and not in_root:  # first: setup.sh creates the tables the cache check reads
-            arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas))
+            conf = (original, render_conf(original, values)) if original is not None else None
+            arts += self._setup(ctx, kit, schemas, run_as, env, _data_bytes(values, original, schemas), conf)
         refused, cache = self._cache_check(ctx, version, schemas, values, original)
         data_on = str(self.args.get("data_on") or "")
         placed = placement_refusal(_place(cache), data_on) if data_on else None
         refused = in_root or placed or refused
         info = {"sessions": sessions, "schemas": schemas, "threads_per_schema": sessions // max(1, schemas),
                 "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
-                "statistics_why": why, **cache, **point_database(ctx)}
+                "statistics_why": why, **cache, **point_database(ctx, stats)}
         if refused:
             return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), extra=point_extra(info))
         conf_path = posixpath.join(kit, "slob.conf")
@@ -513,6 +525,7 @@ class Slob(StepType):
                 f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M, "
                 f"{_where(_place(cache))}"
                 f"; {info['container']['describe']}; CPU {info['caging']['describe']}"
+                + (f"; {info['awr_level']}" if info.get("awr_level") else "")
                 + (f"; {info['rac']}" if info["rac"] else ""))
         errors = [m.group(0).strip() for a in [r.stdout, *self._logs(ctx, fetched)] for m in _ERROR_LINE.finditer(a)]
         if not r.ok or errors:
@@ -646,18 +659,36 @@ def point_extra(info: Mapping[str, Any]) -> SlobPoint:
         CagingSeen(cag["caged"], cag["cpu_count"], cag["describe"], cag["plan"], tuple(cag["windows"]),
                    cag["resource_manager_plan"]),
         info.get("rac"),
-        ClusterSeen(cluster["instances"], cluster["rac"], cluster["why"]) if cluster else None)
+        ClusterSeen(cluster["instances"], cluster["rac"], cluster["why"]) if cluster else None,
+        info.get("awr_level") or "")
 
 
-def point_database(ctx: StepContext) -> dict[str, Any]:
+def point_database(ctx: StepContext, stats: str = "") -> dict[str, Any]:
     """Read per point, as a window may open between two points: the container the kit runs in and whether
-    Resource Manager cages the CPU (planner.db.container, planner.db.caging). Unreadable: the point is refused."""
+    Resource Manager cages the CPU (planner.db.container, planner.db.caging); with AWR in a PDB, whose AWR the kit's
+    snapshots go to. Unreadable: the point is refused."""
     try:
         db = open_database(ctx, config_for(ctx))
-        return {"container": read_container(db).to_json(), "caging": read_caging(db).to_json()}
+        container = read_container(db)
+        out: dict[str, Any] = {"container": container.to_json(), "caging": read_caging(db).to_json()}
     except OracleError as exc:
         raise StepError(f"slob: cannot read the container and Resource Manager state: {exc.message}",
                         hint=exc.hint) from exc
+    if stats == "awr" and container.pdb:
+        out["awr_level"] = kit_awr_level(container.name, read_awr_level(db, container))
+    return out
+
+
+def kit_awr_level(pdb: str, level: AwrLevel) -> str:
+    """What the point says of SLOB's own AWR in a PDB. runit.sh snaps over ADMIN_SQLNET_SERVICE, in the PDB, and
+    reports with V$DATABASE.DBID (public 2.5 runit.sh f_snap_database_stats, f_generate_awr_report, code index id
+    38272540123). Before 12.2 AWR is CDB-level only; from 12.2 a snapshot taken in a PDB can be the PDB's own, so the
+    report's header, not planner, says which it is (docs/oracle-behaviour.md 25.11d)."""
+    if level.autoflush:
+        return (f"AWR: the kit snaps in {pdb} over ADMIN_SQLNET_SERVICE; from 12.2 that can be {pdb}'s own AWR "
+                f"(AWR_PDB_AUTOFLUSH_ENABLED={level.autoflush} there): awr.txt's header says whether its report is "
+                "the PDB's or the CDB's, covering every PDB")
+    return f"AWR taken at CDB level: covers every PDB ({level.why})"
 
 
 def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:

@@ -18,7 +18,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from _standin import STATEMENTS, VIEWS, OraError, Session, literal, memory_value, split_top, state_path  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
+from _standin import STATEMENTS, VIEWS, OraError, Session, literal, memory_value, split_top, state_path, version_tuple  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
+from _standin_cdb import in_a_pdb, pdb_dbid  # type: ignore[import-not-found]
 
 from planner.rehearsal.standins import awrgen
 from planner.rehearsal.standins import awrgen_render as render
@@ -51,9 +52,32 @@ def _snapshot(s: Session, m: re.Match[str], store: str) -> list[str]:
     return s.done("PL/SQL procedure successfully completed.")
 
 
+def _awr_store(s: Session) -> str:
+    """Where CREATE_SNAPSHOT files this session's snapshot. The level follows the session's container: from 12.2 a
+    PDB has its own AWR ("You can take an AWR snapshot at the CDB level or at the PDB level", Oracle Database
+    Performance Tuning Guide 23ai, Managing AWR in a Multitenant Environment; the PDB's own data: AWR_PDB_* views,
+    Reference 12.2), so a snapshot taken in a PDB is that PDB's, under its own DBID; 12.1 has CDB-level snapshots
+    only, so there it is the CDB's whatever the session's container (UNVERIFIED: what 12.1 answers a call from a
+    PDB; planner takes its 12.1 snapshots in CDB$ROOT). AWR_PDB_AUTOFLUSH_ENABLED governs the automatic ones only."""
+    pdb = in_a_pdb(s)
+    return f"awr_pdb_snaps:{pdb}" if pdb and version_tuple(s.state) >= (12, 2) else "awr_snaps"
+
+
 @statement(r"begin\s+:(\w+)\s*:=\s*dbms_workload_repository\.create_snapshot\s*(?:\(\s*\))?\s*;\s*end\s*;?")
 def _awr_snap(s: Session, m: re.Match[str]) -> list[str]:
-    return _snapshot(s, m, "awr_snaps")
+    return _snapshot(s, m, _awr_store(s))
+
+
+def _awr_store_of(s: Session, dbid: int) -> str:
+    """The snapshots AWR_REPORT_TEXT reads for ``dbid``: the CDB's (V$DATABASE.DBID; from a PDB too, the AWR_ROOT
+    data), or, in a PDB from 12.2, that PDB's own under its CON_DBID. Another DBID: ORA-20200, as for a DBID that
+    is not in DBA_HIST_DATABASE_INSTANCE."""
+    if dbid == int(s.state["database"]["dbid"]):
+        return "awr_snaps"
+    pdb = in_a_pdb(s)
+    if pdb and version_tuple(s.state) >= (12, 2) and dbid == pdb_dbid(s.state, pdb):
+        return f"awr_pdb_snaps:{pdb}"
+    raise OraError(f"ORA-20200: Database/Instance {dbid}/1 does not exist in DBA_HIST_DATABASE_INSTANCE")
 
 
 @statement(r"begin\s+:(\w+)\s*:=\s*statspack\.snap\s*(?:\(\s*\))?\s*;\s*end\s*;?")
@@ -100,8 +124,12 @@ def _oltp_sessions(state: dict, t0: datetime, t1: datetime) -> int:
            r"\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*\d+\s*)?\)\s*\)")
 def _awr_report_text(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    fig, host, db, iv = _report(s, "awr_snaps", int(m.group(3)), int(m.group(4)))
-    return render.awr_text(fig, host, db, iv, 0).splitlines()
+    store = _awr_store_of(s, int(m.group(1)))
+    fig, host, db, iv = _report(s, store, int(m.group(3)), int(m.group(4)))
+    text = render.awr_text(fig, host, db, iv, 0)
+    if store != "awr_snaps":  # a PDB's own snapshots give the PDB-level report (planner/parsers/awr_header.py)
+        text = text.replace("WORKLOAD REPOSITORY report for", "WORKLOAD REPOSITORY PDB report for", 1)
+    return text.splitlines()
 
 
 def _define(s: Session, line: str) -> list[str]:

@@ -3,6 +3,8 @@
 NOT Oracle. Knobs in db.json ``database`` (all optional; a seed is a non-CDB with Resource Manager off):
 - ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
   SYS_CONTEXT('USERENV','CON_NAME'), V$PARAMETER.ISPDB_MODIFIABLE.
+- ``pdb_dbids`` ({PDB: DBID}; default a number from the name): SYS_CONTEXT('USERENV','CON_DBID') in that PDB.
+- ``awr_pdb_autoflush_enabled`` (bool; default FALSE before 23ai, TRUE from it; 12.2+ only): V$PARAMETER.
 - ``resource_manager_plan`` (the plan set, "" for none) and ``open_windows`` (scheduler windows open now; each
   opens DEFAULT_MAINTENANCE_PLAN): V$RSRC_PLAN, DBA_SCHEDULER_WINDOWS, RESOURCE_MANAGER_PLAN.
 """
@@ -10,6 +12,7 @@ NOT Oracle. Knobs in db.json ``database`` (all optional; a seed is a non-CDB wit
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Any
 
 from _standin import USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
@@ -43,7 +46,75 @@ def _set_container(s: Session, m: re.Match[str]) -> list[str]:
     return s.done("Session altered.")
 
 
+def pdb_dbid(state: dict[str, Any], name: str) -> int:
+    """A PDB's own DBID (V$PDBS.DBID, SYS_CONTEXT('USERENV','CON_DBID') in it): not the CDB's (Oracle Database
+    Reference, DBA_HIST_PDB_IN_SNAP.CON_DBID "DBID of an open PDB")."""
+    given = (state["database"].get("pdb_dbids") or {}).get(name.upper())
+    return int(given) if given else 1_000_000_000 + zlib.crc32(name.upper().encode()) % 1_000_000_000
+
+
+def in_a_pdb(s: Session) -> str:
+    """The PDB this session is in, '' in CDB$ROOT or a non-CDB."""
+    name = container_of(s)
+    return name if _cdb(s.state) and name.upper() != ROOT else ""
+
+
+def con_dbid(s: Session) -> int:
+    pdb = in_a_pdb(s)
+    return pdb_dbid(s.state, pdb) if pdb else int(s.state["database"]["dbid"])
+
+
 USERENV["CON_NAME"] = container_of
+USERENV["CON_DBID"] = con_dbid
+
+_LOGON = re.compile(r"^(?P<user>[\w$#]+)/[^@\s]*(?:@(?P<service>[\w.$#-]+))?", re.I)
+_COMMON = ("SYS", "SYSTEM")
+
+
+def logon(s: Session, args: list[str]) -> None:
+    """Where a sqlplus logon lands. A bequeath logon (``/ as sysdba``, ``user/pw`` with ORACLE_SID) of a CDB starts in
+    CDB$ROOT; ``user/pw@SERVICE`` lands in the container that service belongs to, and a PDB's default service has
+    the PDB's name (SQL Language Reference, CREATE PLUGGABLE DATABASE: the note on "the PDB's default service
+    name"); a service the listener does not know: ORA-12514 (Oracle Database Error Messages). In CDB$ROOT only
+    common users exist, so a PDB's local user (SLOB's user1...) fails ORA-01017 there (SLOB 2.4.2 README, SQL*Net
+    Related Parameters)."""
+    words = [a for a in args if not a.startswith("-")]
+    m = _LOGON.match(words[0]) if words else None
+    if m is None:
+        return
+    service = (m["service"] or "").upper()
+    if service and _cdb(s.state):
+        pdbs = [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]
+        roots = {str(s.state["database"].get(k) or "").upper() for k in ("name", "unique_name")}
+        if service in pdbs:
+            s.container = service  # type: ignore[attr-defined]
+        elif service not in roots:
+            raise OraError("ORA-12514: TNS:listener does not currently know of service requested in connect "
+                           "descriptor")
+    user = m["user"].upper()
+    if _cdb(s.state) and not in_a_pdb(s) and user not in _COMMON and not user.startswith("C##"):
+        raise OraError("ORA-01017: invalid username/password; logon denied")
+
+
+@statement(r"create\s+user\s+(?P<name>[\w$#]+)\s+identified\s+by\s+\S+.*")
+def _create_user(s: Session, m: re.Match[str]) -> list[str]:
+    """In CDB$ROOT a user must be common, named C##...: CREATE USER user1 there fails ORA-65096 "invalid common user
+    or role name" (Oracle Database Error Messages); in a PDB or a non-CDB it creates a local user."""
+    s.need_open()
+    if _cdb(s.state) and not in_a_pdb(s) and not m["name"].upper().startswith("C##"):
+        raise OraError("ORA-65096: invalid common user or role name")
+    return s.done("User created.")
+
+
+def awr_pdb_autoflush(state: dict[str, Any]) -> str | None:
+    """AWR_PDB_AUTOFLUSH_ENABLED (12.2+): automatic AWR snapshots in the PDBs; FALSE by default (Oracle Database
+    Reference 12.2, AWR_PDB_AUTOFLUSH_ENABLED: https://docs.oracle.com/database/122/REFRN/AWR_PDB_AUTOFLUSH_ENABLED.htm),
+    TRUE by default from 23ai (Reference 23ai). None before 12.2: the parameter does not exist."""
+    if version_tuple(state) < (12, 2):
+        return None
+    given = state["database"].get("awr_pdb_autoflush_enabled")
+    on = bool(given) if given is not None else version_tuple(state) >= (23,)
+    return "TRUE" if on else "FALSE"
 
 
 def _v_parameter(state: dict[str, Any]) -> list[Row]:
@@ -53,6 +124,11 @@ def _v_parameter(state: dict[str, Any]) -> list[Row]:
     rows = _BASE_PARAMETER(state)
     if version_tuple(state) >= (12, 1):
         rows = [{**r, "ispdb_modifiable": "FALSE" if r["name"] in NOT_PDB_MODIFIABLE else "TRUE"} for r in rows]
+    flush = awr_pdb_autoflush(state)
+    if flush is not None:
+        rows.append({"name": "awr_pdb_autoflush_enabled", "type": 1, "value": flush, "display_value": flush,
+                     "isdefault": "TRUE" if state["database"].get("awr_pdb_autoflush_enabled") is None else "FALSE",
+                     "isses_modifiable": "FALSE", "issys_modifiable": "IMMEDIATE", "ispdb_modifiable": "TRUE"})
     plan = _plan(state)
     rows = [r for r in rows if r["name"] != "resource_manager_plan"]
     value = (f"SCHEDULER[0x4D8B]:{plan}" if state["database"].get("open_windows") else plan) or None

@@ -6,6 +6,10 @@
 # getopts (-s/-t "requires a non-zero integer argument"), then the "Initial slob.conf sanity check" (RUN_TIME >= 30,
 # WORK_UNIT 3..1024, f_check_pct_logic: a percentage in 51..99 is refused), then f_test_conn (sqlplus -L, bequeath
 # with ORACLE_SID when no SQL*Net service is set). Read, not copied: SLOB's licence forbids redistribution.
+# SQL*Net (SLOB 2.4.2 README, SQL*Net Related Parameters; the public 2.5 runit.sh, code index id 38272540123):
+# ADMIN_SQLNET_SERVICE makes the admin connection system/<SYSDBA_PASSWD>@<service>, SQLNET_SERVICE_BASE the SLOB
+# sessions' user<N>/user<N>@<service>; unset, both are bequeath, which in a CDB lands in CDB$ROOT, where SLOB's
+# users (local users of their PDB) fail ORA-01017. runit.sh tests user1 (and user<schemas>) before it starts.
 # The release it imitates comes from standin.env (planner/rehearsal/standins/profile.py SLOB_FACTS cites each):
 # STANDIN_GETOPTS=no is the 2.0-2.3 command line (runit.sh <sessions>, AWR only); STANDIN_GLOBAL_REPORT=yes writes
 # awr_rac.txt after every AWR run, RAC or not, as 2.4.0's runit.sh does (SLOB-PDB @ e8d9167 runit.sh:696-710).
@@ -45,6 +49,8 @@ DATABASE_STATISTICS_TYPE=${DATABASE_STATISTICS_TYPE:-statspack}
 [ "$STANDIN_GETOPTS" = yes ] || { DATABASE_STATISTICS_TYPE=awr; THREADS_PER_SCHEMA=1; }  # before 2.4: AWR only
 [ -n "$THREADS" ] && THREADS_PER_SCHEMA=$THREADS
 SYSDBA_PASSWD=${SYSDBA_PASSWD:-manager}
+ADMIN="system/$SYSDBA_PASSWD${ADMIN_SQLNET_SERVICE:+@$ADMIN_SQLNET_SERVICE}"
+USERS_AT="${SQLNET_SERVICE_BASE:+@$SQLNET_SERVICE_BASE}"
 for v in UPDATE_PCT SCAN_PCT RUN_TIME WORK_UNIT THREADS_PER_SCHEMA; do
   eval "val=\$$v"
   whole "$val" || { msg FATAL "slob.conf: $v must be a whole number, not '$val'"; exit 1; }
@@ -67,7 +73,7 @@ case "$SCALE" in
   *) whole "$SCALE" || { msg FATAL "SCALE must be blocks or a size such as 80M"; exit 1; }; SCALE_BLOCKS=$SCALE;;
 esac
 # f_test_conn: the admin connection, by bequeath (no ADMIN_SQLNET_SERVICE): needs ORACLE_HOME and ORACLE_SID.
-if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM DUAL;\nEXIT;\n' | sqlplus -L system/manager > sqlplus.out 2>&1; then
+if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM DUAL;\nEXIT;\n' | sqlplus -L "$ADMIN" > sqlplus.out 2>&1; then
   msg FATAL "f_test_conn: Instance connectivity check failed. SQL*Plus output: "
   cat sqlplus.out
   exit 1
@@ -80,7 +86,15 @@ if [ $((SCHEMAS * THREADS_PER_SCHEMA)) -gt 4096 ]; then
 fi
 # 2.4.0 runit.sh:1243/:1253 prints the admin password and connect string in its banner (planner redacts them)
 echo "SYSDBA_PASSWD: \"$SYSDBA_PASSWD\""
-echo "        Admin Connect String: \"system/$SYSDBA_PASSWD\""
+echo "        Admin Connect String: \"$ADMIN\""
+for U in 1 "$SCHEMAS"; do
+  if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM DUAL;\nEXIT;\n' | sqlplus -L "user$U/user$U$USERS_AT" > sqlplus.out 2>&1; then
+    msg FATAL "Connect failure user$U/user$U$USERS_AT."
+    msg FATAL "Please ensure user$U exists in the database."
+    cat sqlplus.out
+    exit 1
+  fi
+done
 LOADED=$(cat .standin_schemas 2>/dev/null || echo 0)
 if [ "$LOADED" -lt "$SCHEMAS" ]; then
   echo "ORA-01017: invalid username/password; logon denied (user$SCHEMAS: run setup.sh first)" > sqlplus.out

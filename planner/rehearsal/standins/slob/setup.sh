@@ -6,11 +6,18 @@
 # (ORA-00959 otherwise), and cf1/cf2 are created with the release's STORAGE (BUFFER_POOL ...): KEEP in 2.5.x,
 # RECYCLE in 2.4.0 (goryszewskig/SLOB-PDB @ e8d9167 setup.sh:958, :971); standin.env names the pool
 # (planner/rehearsal/standins/profile.py SLOB_FACTS). The stand-in sqlplus records them in DBA_SEGMENTS.
+# slob.conf ADMIN_SQLNET_SERVICE "is used by both setup.sh and runit.sh" (SLOB 2.4.2 README, SQL*Net Related
+# Parameters): set, the admin connection goes over that service (system/<SYSDBA_PASSWD>@<service>, as the public 2.5
+# scripts build it) and lands in its container; unset, it is a bequeath connection, which in a CDB is CDB$ROOT,
+# where CREATE USER user1 fails ORA-65096.
 set -u
 KIT=$(cd "$(dirname "$0")" && pwd)
 cd "$KIT" || exit 1
 [ -f ./standin.env ] && . ./standin.env
 POOL=${STANDIN_BUFFER_POOL:-KEEP}
+ADMIN_SQLNET_SERVICE=""; SYSDBA_PASSWD=""
+[ -f ./slob.conf ] && . ./slob.conf
+ADMIN="system/${SYSDBA_PASSWD:-manager}${ADMIN_SQLNET_SERVICE:+@$ADMIN_SQLNET_SERVICE}"
 msg() { printf '%-7s : %s : %s\n' "$1" "$(date +%Y.%m.%d-%H:%M:%S)" "$2"; }
 if [ $# -ne 2 ]; then
   msg FATAL "Usage: sh ./setup.sh <tablespace> <number-of-schemas>"
@@ -24,7 +31,7 @@ for exe in sqlplus tnsping; do
     exit 1
   fi
 done
-if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM dual;\nEXIT;\n' | sqlplus -L system/manager > cr_tab_and_load.out 2>&1; then
+if ! printf 'WHENEVER SQLERROR EXIT 2;\nSELECT COUNT(*) FROM dual;\nEXIT;\n' | sqlplus -L "$ADMIN" > cr_tab_and_load.out 2>&1; then
   msg FATAL "Cannot connect to the instance"
   msg FATAL "If not connecting via SQL*Net please check \$ORACLE_SID"
   exit 1
@@ -34,14 +41,19 @@ i=1
 {
   echo "WHENEVER SQLERROR EXIT 2;"
   while [ "$i" -le "$2" ]; do
+    echo "create user user$i identified by user$i;"
     echo "create table user$i.cf1 (custid number) tablespace $1 storage (buffer_pool $POOL);"
     echo "create table user$i.cf2 (custid number) tablespace $1 storage (buffer_pool $POOL);"
     i=$((i + 1))
   done
   echo "EXIT;"
-} | sqlplus -L system/manager >> cr_tab_and_load.out 2>&1
+} | sqlplus -L "$ADMIN" >> cr_tab_and_load.out 2>&1
 if grep -q "ORA-" cr_tab_and_load.out; then
-  msg FATAL "Cannot create tables in user-specified tablespace (\"$1\")"
+  if grep -q "ORA-65096" cr_tab_and_load.out; then
+    msg FATAL "Cannot create the SLOB schemas: this connection is in CDB\$ROOT (set ADMIN_SQLNET_SERVICE to the PDB's service)"
+  else
+    msg FATAL "Cannot create tables in user-specified tablespace (\"$1\")"
+  fi
   grep "ORA-" cr_tab_and_load.out
   exit 1
 fi
