@@ -12,17 +12,21 @@ import pytest
 
 from planner.engine import batch, hostlock
 from planner.host import Host
+from planner.transport import facts as facts_mod
 from planner.transport.connection import LocalConnection
+from planner.transport.facts import Facts
 
 # Every program the script (facts and lock helpers included) may start; PATH holds only counting wrappers of
 # these, so a new program outside the list makes the exec fail instead of going uncounted.
 PROGRAMS = ("sh", "date", "cat", "base64", "mktemp", "rm", "rmdir", "mkdir", "chmod", "ls", "awk", "uname",
             "grep", "readlink", "realpath")
-# A first touch (the work folder's base is made too): sh, mktemp + rm (the temp dir), mkdir x4 + chmod (lock,
-# base, process-group dir), uname + awk (facts), rm x2 + ls + rmdir (release), date x2 (the read's start and
-# end), base64 x2 (facts, the read). It was 26: a date before and after every frame, base64 of "acquired",
-# grep of holder.json, a separate rm of the process-group dir that the work folder's removal covers.
-MAX_PROGRAMS = 18
+# A first touch (the work folder's base is made too): sh, mktemp + rm (the temp dir, removed with the lock), mkdir x4
+# (lock, base x2, process-group dir with its mode), awk (facts), rm + rmdir (release), date x2 (the read's start and
+# end), base64 x2 (facts, the read). It was 26: a date before and after every frame, base64 of "acquired", grep of
+# holder.json, a separate rm of the process-group dir that the work folder's removal covers; then 18: a chmod of
+# the new process-group dir, uname (Linux has its fields in /proc/sys/kernel), a second ls of the base the lock
+# had just checked, an rm of the temp dir of its own.
+MAX_PROGRAMS = 14
 
 
 def _wrappers(tmp_path: Path) -> tuple[Path, Path]:
@@ -54,3 +58,16 @@ def test_one_warm_host_starts_few_programs(tmp_path: Path, monkeypatch: pytest.M
     assert not os.path.exists(f"{root}/tmp/planner.lock.h") and not os.path.exists(work)
     started = Counter(log.read_text().split())
     assert sum(started.values()) <= MAX_PROGRAMS, f"the batch script starts {sorted(started.items())}"
+
+
+def _facts_of(script: str) -> Facts:
+    return facts_mod.parse(LocalConnection(Host("h", "localhost")).run(["sh", "-c", script, "sh", ""]).stdout)
+
+
+@pytest.mark.slow
+def test_facts_give_what_uname_gives_with_and_without_proc_files() -> None:
+    u = os.uname()
+    want = (u.nodename, u.release, u.sysname, u.machine)
+    for script in (facts_mod.script(), facts_mod.script().replace("k=/proc/sys/kernel", "k=/nonexistent")):
+        f = _facts_of(script)
+        assert (f.hostname, f.kernel, f.os, f.arch) == want
