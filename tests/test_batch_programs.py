@@ -12,6 +12,8 @@ import pytest
 
 from planner.engine import batch, hostlock
 from planner.host import Host
+from planner.rehearsal.sandbox import add_devices
+from planner.steps.blockdev import RESOLVE
 from planner.transport import facts as facts_mod
 from planner.transport.connection import LocalConnection
 from planner.transport.facts import Facts
@@ -71,3 +73,18 @@ def test_facts_give_what_uname_gives_with_and_without_proc_files() -> None:
     for script in (facts_mod.script(), facts_mod.script().replace("k=/proc/sys/kernel", "k=/nonexistent")):
         f = _facts_of(script)
         assert (f.hostname, f.kernel, f.os, f.arch) == want
+
+
+@pytest.mark.slow
+def test_the_device_resolution_reads_sysfs_with_builtins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """io_scheduler's read of 4 devices (batched in every warm exec): one readlink per device, no cat."""
+    bin_dir, log = _wrappers(tmp_path)
+    root = tmp_path / "host"
+    add_devices(root, ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"])
+    monkeypatch.setenv("PATH", str(bin_dir))
+    r = LocalConnection(Host("h", "localhost")).run(["sh", "-c", RESOLVE, "sh", str(root), "/dev/sdb", "/dev/sdc",
+                                                     "/dev/sdd", "/dev/sde"])
+    assert r.exit_code == 0, r.stderr
+    assert "S\tsdb\t[mq-deadline] kyber bfq none" in r.stdout
+    started = Counter(log.read_text().split())
+    assert started == Counter({"sh": 1, "readlink": 4}), sorted(started.items())
