@@ -10,12 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from planner.engine import batch, hostlock
+from planner.engine import batch, hostlock, probes
 from planner.host import Host
 from planner.rehearsal.sandbox import add_devices
+from planner.steps.base import READ_TEXT, Probe
 from planner.steps.blockdev import RESOLVE
 from planner.transport import facts as facts_mod
-from planner.transport.connection import LocalConnection
+from planner.transport.connection import LocalConnection, command_line
 from planner.transport.facts import Facts
 
 # Every program the script (facts and lock helpers included) may start; PATH holds only counting wrappers of
@@ -88,3 +89,21 @@ def test_the_device_resolution_reads_sysfs_with_builtins(tmp_path: Path, monkeyp
     assert "S\tsdb\t[mq-deadline] kyber bfq none" in r.stdout
     started = Counter(log.read_text().split())
     assert started == Counter({"sh": 1, "readlink": 4}), sorted(started.items())
+
+
+@pytest.mark.slow
+def test_planner_own_scripts_run_in_a_subshell_and_are_logged_as_sent_alone(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batched read of planner's own fixed script starts no shell of its own; a user's command still does."""
+    bin_dir, log = _wrappers(tmp_path)
+    f = tmp_path / "file.txt"
+    f.write_text("one\ntwo\n")
+    own = Probe(("sh", "-c", READ_TEXT, "sh", str(f)), ok=frozenset({0, 3}), own=True)
+    user = Probe(("sh", "-c", 'echo "$1"; trap', "sh", "x"))  # a user's script: a fresh shell, no traps set
+    monkeypatch.setenv("PATH", str(bin_dir))
+    got, _ = probes.run_batch(LocalConnection(Host("h", "localhost")), [own, user])
+    by_cmd = {r.command: r for r in got.values()}
+    assert by_cmd[command_line(own.argv)].stdout == "one\ntwo\n"
+    assert by_cmd[command_line(user.argv)].stdout == "x\n"
+    assert Counter(log.read_text().split()) == Counter({"sh": 2, "cat": 1, "mktemp": 1, "rm": 1, "date": 3,
+                                                        "base64": 2})

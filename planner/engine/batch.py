@@ -66,6 +66,8 @@ _drop() {
 # read.
 # The release removes the temp dir $t in the lock's `rm` (one program less per host; the frame after it prints no
 # output from $t); the EXIT trap removes it on every other way out.
+# `_own SCRIPT ARGS`, in a subshell: planner's own fixed script run as `sh -c SCRIPT sh ARGS` would be, in a fork
+# of this shell (its traps reset, nothing it sets comes back) instead of a new shell (probes._run_line).
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
@@ -73,6 +75,7 @@ STATE_FNS
 t=$(mktemp -d) || exit 8
 trap '[ ! -d "$t" ] || rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+_own() { _s=$1; shift; eval "$_s"; }
 _ours() {
   while IFS= read -r l || [ -n "$l" ]; do case $l in *"\"run_id\": \"$run\""*) return 0;; esac; done; return 1
 }
