@@ -10,19 +10,26 @@ from pathlib import Path
 
 import pytest
 
-from planner.engine import batch, hostlock
+from planner.engine import batch, hostlock, probes
 from planner.host import Host
-from planner.transport.connection import LocalConnection
+from planner.rehearsal.sandbox import add_devices
+from planner.steps.base import READ_TEXT, Probe
+from planner.steps.blockdev import RESOLVE
+from planner.transport import facts as facts_mod
+from planner.transport.connection import LocalConnection, command_line
+from planner.transport.facts import Facts
 
 # Every program the script (facts and lock helpers included) may start; PATH holds only counting wrappers of
 # these, so a new program outside the list makes the exec fail instead of going uncounted.
 PROGRAMS = ("sh", "date", "cat", "base64", "mktemp", "rm", "rmdir", "mkdir", "chmod", "ls", "awk", "uname",
             "grep", "readlink", "realpath")
-# A first touch (the work folder's base is made too): sh, mktemp + rm (the temp dir), mkdir x4 + chmod (lock,
-# base, process-group dir), uname + awk (facts), rm x2 + ls + rmdir (release), date x2 (the read's start and
-# end), base64 x2 (facts, the read). It was 26: a date before and after every frame, base64 of "acquired",
-# grep of holder.json, a separate rm of the process-group dir that the work folder's removal covers.
-MAX_PROGRAMS = 18
+# A first touch (the work folder's base is made too): sh, mktemp + rm (the temp dir, removed with the lock), mkdir x4
+# (lock, base x2, process-group dir with its mode), awk (facts), rm + rmdir (release), date x2 (the read's start and
+# end), base64 x2 (facts, the read). It was 26: a date before and after every frame, base64 of "acquired", grep of
+# holder.json, a separate rm of the process-group dir that the work folder's removal covers; then 18: a chmod of
+# the new process-group dir, uname (Linux has its fields in /proc/sys/kernel), a second ls of the base the lock
+# had just checked, an rm of the temp dir of its own.
+MAX_PROGRAMS = 14
 
 
 def _wrappers(tmp_path: Path) -> tuple[Path, Path]:
@@ -54,3 +61,49 @@ def test_one_warm_host_starts_few_programs(tmp_path: Path, monkeypatch: pytest.M
     assert not os.path.exists(f"{root}/tmp/planner.lock.h") and not os.path.exists(work)
     started = Counter(log.read_text().split())
     assert sum(started.values()) <= MAX_PROGRAMS, f"the batch script starts {sorted(started.items())}"
+
+
+def _facts_of(script: str) -> Facts:
+    return facts_mod.parse(LocalConnection(Host("h", "localhost")).run(["sh", "-c", script, "sh", ""]).stdout)
+
+
+@pytest.mark.slow
+def test_facts_give_what_uname_gives_with_and_without_proc_files() -> None:
+    u = os.uname()
+    want = (u.nodename, u.release, u.sysname, u.machine)
+    for script in (facts_mod.script(), facts_mod.script().replace("k=/proc/sys/kernel", "k=/nonexistent")):
+        f = _facts_of(script)
+        assert (f.hostname, f.kernel, f.os, f.arch) == want
+
+
+@pytest.mark.slow
+def test_the_device_resolution_reads_sysfs_with_builtins(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """io_scheduler's read of 4 devices (batched in every warm exec): one readlink per device, no cat."""
+    bin_dir, log = _wrappers(tmp_path)
+    root = tmp_path / "host"
+    add_devices(root, ["/dev/sdb", "/dev/sdc", "/dev/sdd", "/dev/sde"])
+    monkeypatch.setenv("PATH", str(bin_dir))
+    r = LocalConnection(Host("h", "localhost")).run(["sh", "-c", RESOLVE, "sh", str(root), "/dev/sdb", "/dev/sdc",
+                                                     "/dev/sdd", "/dev/sde"])
+    assert r.exit_code == 0, r.stderr
+    assert "S\tsdb\t[mq-deadline] kyber bfq none" in r.stdout
+    started = Counter(log.read_text().split())
+    assert started == Counter({"sh": 1, "readlink": 4}), sorted(started.items())
+
+
+@pytest.mark.slow
+def test_planner_own_scripts_run_in_a_subshell_and_are_logged_as_sent_alone(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batched read of planner's own fixed script starts no shell of its own; a user's command still does."""
+    bin_dir, log = _wrappers(tmp_path)
+    f = tmp_path / "file.txt"
+    f.write_text("one\ntwo\n")
+    own = Probe(("sh", "-c", READ_TEXT, "sh", str(f)), ok=frozenset({0, 3}), own=True)
+    user = Probe(("sh", "-c", 'echo "$1"; trap', "sh", "x"))  # a user's script: a fresh shell, no traps set
+    monkeypatch.setenv("PATH", str(bin_dir))
+    got, _ = probes.run_batch(LocalConnection(Host("h", "localhost")), [own, user])
+    by_cmd = {r.command: r for r in got.values()}
+    assert by_cmd[command_line(own.argv)].stdout == "one\ntwo\n"
+    assert by_cmd[command_line(user.argv)].stdout == "x\n"
+    assert Counter(log.read_text().split()) == Counter({"sh": 2, "cat": 1, "mktemp": 1, "rm": 1, "date": 3,
+                                                        "base64": 2})

@@ -27,12 +27,13 @@ from planner.parsers.memo import remembering
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
+from planner.plan.schema import SECTIONS, STEP_OPTIONS, WORKLOAD_OPTIONS
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
 from planner.results import runfolder
 from planner.results.runfolder import read_meta
 from planner.status import ExitCode
-from planner.steps import ARG_CHECKS, device_writers, load_plugins, metric_names
+from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
 from planner.transport.become import BecomePassword
 
 if TYPE_CHECKING:
@@ -69,15 +70,39 @@ def _keys(doc: Any) -> set[str]:
     return keys
 
 
+def _may_name_plugin(doc: Any) -> bool:
+    """Whether a step of the plan may name a kind planner does not have. Only then are the installed packages'
+    entry points read (importlib.metadata and every package's metadata: ~50 ms of each start-up). A step whose
+    every key is a step option or a built-in kind needs no plugin: a plugin may not take a built-in kind's name."""
+    plays = doc.get("plays") if isinstance(doc, dict) else None
+    if not isinstance(plays, list):
+        return True
+    known = STEP_OPTIONS | WORKLOAD_OPTIONS | {"destructive"} | BUILTIN_KINDS
+    for play in plays:
+        if not isinstance(play, dict):
+            return True
+        for items in (play.get(section) for section in SECTIONS):
+            if items is not None and not isinstance(items, list):
+                return True
+            for item in items or ():
+                keys = [item] if isinstance(item, str) else list(item) if isinstance(item, dict) else None
+                if keys is None or not all(isinstance(k, str) and k in known for k in keys):
+                    return True
+    return False
+
+
 def _plugins_for(plan_path: Path) -> None:
     """Import the step plugins of the kinds this plan names (any mapping key of it that a plugin provides),
     and no other: a broken plugin the plan does not use stays unimported. One that it uses: exit 5."""
     import yaml
 
     try:
-        names = _keys(yaml.safe_load(read_input(plan_path, "plan")))
+        doc = yaml.safe_load(read_input(plan_path, "plan"))
     except (InputError, yaml.YAMLError, RecursionError):
         return  # the loader says what is wrong with the file
+    if not _may_name_plugin(doc):
+        return
+    names = _keys(doc)
     try:
         load_plugins(names)
     except PlannerError as e:

@@ -48,13 +48,14 @@ fi
 # once no other inventory host of this machine has its folder there), run only while the lock is still ours.
 # The path is planner's own (hostlock.run_workdir, or meta.json checked by the restore), and each of the three
 # folders must be the login user's, not a symlink, and the base writable by nobody else: then nothing below
-# it can have been planted or swapped, and `rm -rf` stays inside. Anything else: left alone.
+# it can have been planted or swapped, and `rm -rf` stays inside. Anything else: left alone. A base `_base` found
+# safe earlier in the same script is not listed again ($_based, see remote_procs.STATE_FNS).
 DROP_FN = r"""
 _drop() {
   w=$1; r=${w%/*}; b=${r%/*}
   case $w in /?*/?*/?*) ;; *) return 0;; esac
   _mine "$b" && _mine "$r" && _mine "$w" || return 0
-  case $(ls -ldn -- "$b") in d????w*|d???????w*) return 0;; esac
+  [ "$_based" = "$b" ] || case $(ls -ldn -- "$b") in d????w*|d???????w*) return 0;; esac
   rm -rf -- "$w" 2>/dev/null; rmdir -- "$r" 2>/dev/null; return 0
 }
 """
@@ -63,13 +64,18 @@ _drop() {
 # run's process-group dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1":
 # release the lock at the end, $6 the run id (only a lock holding it is released); then one command line per batched
 # read.
+# The release removes the temp dir $t in the lock's `rm` (one program less per host; the frame after it prints no
+# output from $t); the EXIT trap removes it on every other way out.
+# `_own SCRIPT ARGS`, in a subshell: planner's own fixed script run as `sh -c SCRIPT sh ARGS` would be, in a fork
+# of this shell (its traps reset, nothing it sets comes back) instead of a new shell (probes._run_line).
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
 STATE_FNS
 t=$(mktemp -d) || exit 8
-trap 'rm -rf -- "$t"' EXIT
+trap '[ ! -d "$t" ] || rm -rf -- "$t"' EXIT
 now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+_own() { _s=$1; shift; eval "$_s"; }
 _ours() {
   while IFS= read -r l || [ -n "$l" ]; do case $l in *"\"run_id\": \"$run\""*) return 0;; esac; done; return 1
 }
@@ -109,7 +115,7 @@ if [ "$release" = 1 ] && [ -n "$lock" ]; then
   : >"$t/o"; : >"$t/e"
   _ours 2>/dev/null <"$lock/holder.json" && {
     [ -z "$procs" ] || { _drop "${procs%/*}"; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; }
-    rm -rf -- "$lock"; }
+    rm -rf -- "$lock" "$t"; }
   frame release $? 0 0
 fi
 """.replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS + DROP_FN).replace(

@@ -7,19 +7,33 @@ interrupt goes on. The results land in the record whichever way the step ends.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 
 from planner.engine.execute import HostState
 from planner.status import StepResult
 
 
+@contextlib.contextmanager
+def workers(shared: ThreadPoolExecutor | None, n: int) -> Iterator[ThreadPoolExecutor]:
+    """``shared`` (the run's threads, started once) when given, else ``n`` threads of their own. The caller waits
+    for every future it submitted before leaving, as leaving a pool of its own would."""
+    if shared is not None:
+        yield shared
+        return
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        yield pool
+
+
 def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int,
-             record: Callable[[StepResult], None], cancel_all: Callable[[], None]) -> None:
-    """Run ``fn`` on each host (``forks`` at once); ``record`` each result in host order as it comes."""
+             record: Callable[[StepResult], None], cancel_all: Callable[[], None],
+             shared: ThreadPoolExecutor | None = None) -> None:
+    """Run ``fn`` on each host (``forks`` at once); ``record`` each result in host order as it comes.
+    ``shared``: an executor whose worker count is that same limit, to use instead of starting threads."""
     if not states:
         return
-    with ThreadPoolExecutor(max_workers=max(1, min(forks, len(states)))) as pool:
+    with workers(shared, max(1, min(forks, len(states)))) as pool:
         futures = [pool.submit(fn, hs) for hs in states]
         recorded = 0
         try:
@@ -33,3 +47,5 @@ def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState],
                 if f.done() and not f.cancelled() and f.exception() is None:
                     record(f.result())
             raise
+        finally:
+            wait(futures)

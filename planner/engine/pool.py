@@ -5,14 +5,15 @@ play's batched reads, planner.engine.probes), the run's locks, one function on m
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from concurrent.futures import ThreadPoolExecutor, wait
+from typing import Any, TypeVar
 
 from planner.engine import batch, hostlock, probes
 from planner.engine.console import Console
 from planner.engine.execute import HostState
-from planner.engine.fanout import on_hosts
+from planner.engine.fanout import on_hosts, workers
 from planner.engine.options import Connector, Phase
 from planner.engine.resume import Previous, controller_pids
 from planner.engine.runrecord import RunRecord, utc_now
@@ -20,6 +21,8 @@ from planner.host import Host
 from planner.status import Status, StepResult
 from planner.transport import remote_procs as procs
 from planner.transport.connection import Connection
+
+_T = TypeVar("_T")
 
 
 class HostPool:
@@ -37,6 +40,8 @@ class HostPool:
         self._previous = previous  # --resume: the run being resumed (its dead controllers' locks)
         self._add = add  # the run's results: a host's state follows what its steps ended as
         self._set_phase = set_phase  # where an interrupt lands
+        self._executor: ThreadPoolExecutor | None = None  # the run's worker threads (_shared)
+        self._guard = threading.Lock()  # self.locked, appended to by the hosts' workers while they connect
 
     def _report(self, r: StepResult) -> None:
         self._add(r)
@@ -50,24 +55,29 @@ class HostPool:
         new = [h for h in hosts if h.name not in self.states]
         if not new:
             return set()
-        conns = self._connector(new)
-        for h in new:
-            c = conns.get(h.name)
-            if isinstance(c, Connection):
-                self.states[h.name] = HostState(h, c)
-            else:
-                self.states[h.name] = HostState(h, None, unreachable=True)
-                r = StepResult("connect", "connect", h.name, Status.UNREACHABLE, str(c), started=utc_now())
-                self._report(r)
-        fresh = [self.states[h.name] for h in new if self.states[h.name].active]
+        self._set_phase(Phase.FACTS)
+        started = self.map(lambda h: self._start(h, record, plan), new)  # each host's own thread connects it
+        # and runs its exec at once (as a bare script would): a host never waits for the slowest handshake
+        for h in new:  # host order, whatever order they connected in
+            self.states[h.name] = self.states.pop(h.name)
+        if record is not None:
+            order = {h.name: i for i, h in enumerate(hosts)}
+            self.locked.sort(key=lambda s: order.get(s.host.name, -1))
+        for h, (_, failed, _, _) in zip(new, started, strict=True):
+            if failed is not None:
+                self._report(StepResult("connect", "connect", h.name, Status.UNREACHABLE, failed, started=utc_now()))
+        fresh = [hs for hs, failed, _, _ in started if failed is None]
         if not fresh:
             return set()
-        self._set_phase(Phase.FACTS)
         self._console.banner("TASK", "Gathering Facts")
-        if record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
-            self.locked += fresh
-        batches = {hs.host.name: plan(hs) if plan is not None else None for hs in fresh}
-        replies, got = self._gather(fresh, record, batches)
+        batches = {hs.host.name: b for hs, failed, b, _ in started if failed is None}
+        replies: dict[str, str | None] = {}
+        got: dict[str, batch.Reply] = {}
+        for hs, _, _, (r, reply, b) in (x for x in started if x[1] is None):
+            replies[hs.host.name] = reply
+            if b is not None:
+                got[hs.host.name] = b
+            self._report(r)
         if record is None:
             return self._wrap(fresh, batches, got, "")
         self.locked = [s for s in self.locked if s.active or s not in fresh]  # unreachable: as before
@@ -76,19 +86,20 @@ class HostPool:
         record.write_meta(remote={**record.meta.get("remote", {}), **hostlock.remote_meta(self.locked)})
         return self._wrap([hs for hs in taking if hs in self.locked], batches, got, record.id)
 
-    def _gather(self, fresh: Sequence[HostState], record: RunRecord | None,
-                batches: Mapping[str, probes.Batch | None]) -> tuple[dict[str, str | None], dict[str, batch.Reply]]:
-        """Facts (and the lock's first try, and the batch) on each fresh host: (the lock's replies, the batches'
-        replies). Check mode (no record) takes no lock."""
-        replies: dict[str, str | None] = {}
-        got: dict[str, batch.Reply] = {}
-        for hs, (r, reply, b) in zip(fresh, self.map(lambda hs: hostlock.start_host(
-                hs, record, batches[hs.host.name]), fresh), strict=True):
-            replies[hs.host.name] = reply
-            if b is not None:
-                got[hs.host.name] = b
-            self._report(r)
-        return replies, got
+    def _start(self, h: Host, record: RunRecord | None, plan: Callable[[HostState], probes.Batch] | None
+               ) -> tuple[HostState, str | None, probes.Batch | None, Any]:
+        """One host in its worker: connect, then facts (with the lock tried, and the play's batch) in one exec:
+        (its state, the connect error or None, its batch, what start_host returned)."""
+        c = self._connector([h]).get(h.name)
+        if not isinstance(c, Connection):
+            self.states[h.name] = HostState(h, None, unreachable=True)
+            return self.states[h.name], str(c), None, None
+        hs = self.states[h.name] = HostState(h, c)
+        if record is not None:  # the lock is tried in the facts' round trip: released even if interrupted
+            with self._guard:
+                self.locked.append(hs)
+        b = plan(hs) if plan is not None else None
+        return hs, None, b, hostlock.start_host(hs, record, b)
 
     def _take(self, taking: Sequence[HostState], run_id: str, replies: Mapping[str, str | None]) -> None:
         dead = controller_pids(self._previous.meta) if self._previous else None  # --resume: its controllers
@@ -120,23 +131,39 @@ class HostPool:
         return done
 
     # -- many hosts at once --------------------------------------------------------------------------------
-    def map(self, fn: Callable[[HostState], Any], states: Sequence[HostState]) -> list[Any]:
+    def map(self, fn: Callable[[_T], Any], states: Sequence[_T]) -> list[Any]:
         """``fn`` on each host, ``forks`` at once: what each returned, in host order."""
         if len(states) <= 1:
             return [fn(s) for s in states]
-        with ThreadPoolExecutor(max_workers=max(1, min(self._forks, len(states)))) as pool:
+        with workers(self._shared(self._forks, len(states)), max(1, min(self._forks, len(states)))) as pool:
+            futures = [pool.submit(fn, s) for s in states]
             try:
-                return list(pool.map(fn, states))
+                return [f.result() for f in futures]
             except KeyboardInterrupt:
                 self.cancel_all()  # so the worker threads' remote commands end and the pool can close
                 raise
+            finally:
+                for f in futures:  # as Executor.map: after a failure, a host not started yet is not started
+                    f.cancel()
+                wait(futures)
+
+    def _shared(self, forks: int, n: int) -> ThreadPoolExecutor | None:
+        """The run's worker threads, started once and kept for every step: a pool per step started ``forks``
+        threads each time, each start waiting for the GIL among the SSH transports' threads (~5 ms each at 30
+        hosts). Only for the main thread (a worker waiting on its own pool could deadlock it) and only when the
+        call's limit is the run's: then the shared threads run exactly as many at once."""
+        if threading.current_thread() is not threading.main_thread() or min(forks, n) != min(self._forks, n):
+            return None
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(max_workers=max(1, self._forks), thread_name_prefix="host")
+        return self._executor
 
     def on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
         """A step on each host (planner.engine.fanout): each result recorded and shown as it comes."""
-        on_hosts(fn, states, forks, self._report, self.cancel_all)
+        on_hosts(fn, states, forks, self._report, self.cancel_all, self._shared(forks, len(states)))
 
     def cancel_all(self) -> None:
-        for hs in self.states.values():
+        for hs in list(self.states.values()):  # hosts may still be connecting in their workers
             if hs.conn is not None:
                 hs.conn.cancel()
 
@@ -153,3 +180,6 @@ class HostPool:
         for hs in self.states.values():
             if hs.conn is not None:
                 hs.conn.close()
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None

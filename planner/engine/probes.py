@@ -22,6 +22,7 @@ ends there. Should a step then need the host after all (a changed step), the loc
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import json
 import os
@@ -65,6 +66,20 @@ def _line(p: Probe, host_vars: Mapping[str, Any]) -> str:
     return command_line(p.argv, become=p.become, become_user=p.become_user, cwd=p.cwd or None)
 
 
+def _run_line(p: Probe, host_vars: Mapping[str, Any]) -> str:
+    """The line the batch runs for ``p``: its logged line, except for planner's own fixed scripts (``sh -c SCRIPT
+    sh ARGS``, not under become or in another folder), which run in a subshell of the batch's shell: the same
+    script and arguments in a fork, without starting a shell of its own (batch.SCRIPT's ``_own``)."""
+    if p.fetch:
+        root = str(host_vars.get("planner_root") or "")
+        argv = ssh_scripts.get_argv(p.argv[0], BATCH_FETCH_MAX, root, fetch_cap(p.fetch_max, host_vars))
+    elif p.own and not p.become and not p.cwd and p.argv[:2] == ("sh", "-c") and p.argv[3:4] == ("sh",):
+        argv = list(p.argv)
+    else:
+        return _line(p, host_vars)
+    return f"(_own {command_line([argv[2], *argv[4:]])})"
+
+
 @dataclass(frozen=True, slots=True)
 class Batch:
     """What one host's exec asks: each read once, its command line, and whether the play can end there."""
@@ -73,10 +88,11 @@ class Batch:
     complete: bool = False  # every step of the play is answered here: if nothing changes, nothing else runs
     release: bool = False  # release the lock at the end of the exec (complete, and the host's last play)
     timeout_s: float | None = None  # the batched commands' own timeouts, added up
+    run_lines: tuple[str, ...] = ()  # what the exec runs for each read (_run_line); the logged lines when empty
 
     @property
     def lines(self) -> list[str]:
-        return [line for _, _, line in self.probes]
+        return list(self.run_lines) or [line for _, _, line in self.probes]
 
 
 def plan(hs: HostState, specs: Sequence[StepSpec], variables: Mapping[str, Any], settings: ExecSettings, *,
@@ -111,7 +127,8 @@ def plan(hs: HostState, specs: Sequence[StepSpec], variables: Mapping[str, Any],
                 continue
             key = _probe_key(p, hs.host.vars)
             seen.setdefault(key, (key, p, _line(p, hs.host.vars)))
-    return Batch(tuple(seen.values()), complete, complete and may_end, timeout or None)
+    return Batch(tuple(seen.values()), complete, complete and may_end, timeout or None,
+                 tuple(_run_line(p, hs.host.vars) for _, p, _ in seen.values()))
 
 
 def answers(b: Batch, reply: batch_mod.Reply) -> dict[Key, CommandResult]:
@@ -138,6 +155,7 @@ def run_batch(conn: Connection, probes: Sequence[Probe]) -> tuple[dict[Key, Comm
     """Run the probes in one round trip (no lock, no facts): (the answers kept, by command; the exec's result)."""
     probes = [p for p in probes if _batchable(p, conn.host)]
     b = Batch(tuple({(k := _probe_key(p, conn.host.vars)): (k, p, _line(p, conn.host.vars)) for p in probes}.values()))
+    b = dataclasses.replace(b, run_lines=tuple(_run_line(p, conn.host.vars) for _, p, _ in b.probes))
     r = conn.run(batch_mod.argv(b.lines))
     return answers(b, batch_mod.parse(r.stdout)), r
 

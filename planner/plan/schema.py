@@ -30,6 +30,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import Location, Problem
+from planner.plan import fastcheck
 from planner.plan.kind_schema import HOLDERS, add_kinds, kind_def
 from planner.plan.model import Section
 from planner.plan.source import Document, NodePath, format_path
@@ -277,7 +278,15 @@ def _explain_choice(err: ValidationError, where: Locator, prefix: NodePath, temp
                     hint or "check the value")]
 
 
+def _valid_here(ref: str | None, instance: Any) -> bool:
+    """The usual valid plan, shown valid without importing jsonschema (planner.plan.fastcheck)."""
+    raw = _raw()
+    return fastcheck.check(raw if ref is None else {"$ref": f"#/$defs/{ref}"}, instance, raw["$defs"]) is True
+
+
 def _validate(ref: str | None, instance: Any, where: Locator, prefix: NodePath, templates_ok: bool) -> list[Problem]:
+    if _valid_here(ref, instance):
+        return []
     errors = sorted(_validator(ref).iter_errors(instance), key=lambda e: [str(p) for p in e.absolute_path])
     return [p for e in errors for p in explain(e, where, prefix, templates_ok=templates_ok)]
 
@@ -378,7 +387,8 @@ def validate_document(doc: Document) -> list[Problem]:
         what = "is empty" if data is None else f"must be a mapping, not {_show(data)}"
         return [Problem(doc.location(()), "", f"the plan {what}", "start with 'plan: NAME' and 'plays:'")]
     problems: list[Problem] = []
-    for err in sorted(_validator().iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path]):
+    errors = [] if _valid_here(None, data) else _validator().iter_errors(data)
+    for err in sorted(errors, key=lambda e: [str(p) for p in e.absolute_path]):
         if not _inside_step(tuple(err.absolute_path)):
             problems += explain(err, where)
     plays = data.get("plays")

@@ -76,6 +76,9 @@ class Probe:
     # a fetch: ``argv`` is (the host path,), answered to ``conn.get(path, local, max_bytes=fetch_max)``
     fetch: bool = False
     fetch_max: int | None = None
+    # planner's own fixed script (sh_probe, read_probe): a batch may run it in a subshell of its own shell
+    # (planner.engine.probes._run_line), which needs no fresh shell state: no user text runs that way
+    own: bool = False
 
 
 ANY_EXIT = frozenset(range(256))  # a command whose every exit code is its answer (the step judges it)
@@ -182,11 +185,11 @@ class StepContext:
 
     def sh_probe(self, script: str, *args: str) -> Probe:
         """The probe of ``self.sh(script, *args)`` (same argv and become)."""
-        return Probe(("sh", "-c", script, "sh", *args), self.become, self.become_user)
+        return Probe(("sh", "-c", script, "sh", *args), self.become, self.become_user, own=True)
 
     def read_probe(self, path: str) -> Probe:
         """The probe of ``self.conn.read_text(path)`` (never under become, like read_text)."""
-        return Probe(("sh", "-c", READ_TEXT, "sh", path), ok=frozenset({0, 3}))
+        return Probe(("sh", "-c", READ_TEXT, "sh", path), ok=frozenset({0, 3}), own=True)
 
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
         local = self.artifacts / (name or posixpath.basename(remote))

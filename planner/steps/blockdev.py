@@ -45,18 +45,21 @@ _KEY = re.compile(r'(ENV\{DM_UUID\}|ENV\{DM_NAME\}|ATTRS\{wwid\})=="([^"]*)"')
 
 # $1 = sandbox root ('' on a real host), then device specs (validated, no spaces). Globs expand here.
 # S: scheduler text; D: dm name and uuid; W: the SCSI wwid; L: a slave; H: a dm device holding a named one.
+# The sysfs attributes are one line each: read with the shell's `read`, not a `cat` per device (this runs in
+# every warm play's one exec).
 RESOLVE = r"""
 IFS='
 '
 root=$1; shift
 info() {
   d="$root/sys/block/$1"
-  q=; [ -r "$d/queue/scheduler" ] && q=$(cat "$d/queue/scheduler")
+  q=; [ -r "$d/queue/scheduler" ] && read -r q <"$d/queue/scheduler"
   printf 'S\t%s\t%s\n' "$1" "$q"
   if [ -d "$d/dm" ]; then
-    printf 'D\t%s\t%s\t%s\n' "$1" "$(cat "$d/dm/name" 2>/dev/null)" "$(cat "$d/dm/uuid" 2>/dev/null)"
+    n=; u=; { read -r n <"$d/dm/name"; read -r u <"$d/dm/uuid"; } 2>/dev/null
+    printf 'D\t%s\t%s\t%s\n' "$1" "$n" "$u"
   fi
-  if [ -r "$d/device/wwid" ]; then printf 'W\t%s\t%s\n' "$1" "$(cat "$d/device/wwid")"; fi
+  if [ -r "$d/device/wwid" ]; then w=; read -r w <"$d/device/wwid"; printf 'W\t%s\t%s\n' "$1" "$w"; fi
 }
 emit() {
   info "$1"

@@ -57,8 +57,8 @@ def connect_all(hosts: Iterable[Host], forks: int = 10, **kw: Any) -> dict[str, 
             return e
         return conn
 
-    if not hosts:
-        return {}
+    if len(hosts) <= 1:  # one host (the engine connects each in its own worker): no thread of its own
+        return {h.name: one(h) for h in hosts}
     with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts))), thread_name_prefix="ssh") as pool:
         return dict(zip((h.name for h in hosts), pool.map(one, hosts), strict=True))
 

@@ -30,17 +30,24 @@ RUNNING_DIR = ".running"
 # a symlink, and (for the base) writable by nobody else: what lies below it then cannot be planted by anyone.
 # Builtins where they can (`test -O`: bash, dash, ksh and busybox have it): the lock rides in every play's one
 # exec, and each fork there is paid per host. `_uid PATH`: the owner's uid, not following a symlink.
+# `_base` leaves the base it found safe in $_based: that base is the login user's, so only that user or root can
+# change its mode afterwards, and a later check in the same script may skip its own `ls`.
+# `_procs` makes a new folder with its mode in the one `mkdir` (-m applies to the last folder only); only a folder
+# that was there already needs its own `chmod`.
 STATE_FNS = r"""
 _uid() { ls -ldn -- "$1" 2>/dev/null | awk '{print $3}'; }
 _mine() { [ -d "$1" ] && [ ! -L "$1" ] && [ -O "$1" ]; }
+_based=
 _base() {
   if [ ! -e "$1" ] && [ ! -L "$1" ]; then
-    mkdir -p -- "${1%/*}" 2>/dev/null; mkdir -m 0755 -- "$1" 2>/dev/null && return 0
+    mkdir -p -- "${1%/*}" 2>/dev/null; mkdir -m 0755 -- "$1" 2>/dev/null && { _based=$1; return 0; }
   fi
-  if _mine "$1"; then case $(ls -ldn -- "$1") in d????w*|d???????w*) ;; *) return 0;; esac; fi
+  if _mine "$1"; then case $(ls -ldn -- "$1") in d????w*|d???????w*) ;; *) _based=$1; return 0;; esac; fi
   echo "unsafe $1: $(ls -ldn -- "$1" 2>&1)"; return 1
 }
-_procs() { mkdir -p -- "$1" && _mine "$1" && chmod 1777 -- "$1"; }
+_procs() {
+  if [ -e "$1" ] || [ -L "$1" ]; then _mine "$1" && chmod 1777 -- "$1"; else mkdir -p -m 1777 -- "$1" && _mine "$1"; fi
+}
 """
 
 _SKIP21 = "_ " * 21  # /proc/PID/stat: field 22 is the start time (comm of a shell has no spaces)
