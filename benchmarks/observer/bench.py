@@ -18,7 +18,8 @@ host's sandbox (``planner_root``), so planner's fio reads the very same device.
    collect, report included), then the same commands as a shell loop: planner's own job files, and when the
    plan collects AWR the same snapshots around each fio run with the same sqlplus (the stand-in): a begin
    snapshot session, fio, an end snapshot + report session. ``--loops`` pairs, interleaved; the sweep with
-   AWR, then without. Dead time per point = (planner wall - loop wall) / points: planner's own overhead.
+   AWR, then without. Dead time per point = (planner wall - loop wall) / points: planner's own overhead; beside
+   it the CPU time (user + system) of each side's process tree, which a shared machine's load disturbs less.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import stat
 import statistics
@@ -313,9 +315,18 @@ def plain_job(run_dir: Path, dev: Device, dest: Path) -> list[Path]:
         for line in text.splitlines():
             if line.startswith("filename="):
                 text = text.replace(line, f"filename={dev.path}")
+            elif line.startswith(("write_iops_log=", "write_bw_log=", "write_lat_log=")):  # planner's point
+                # folder is gone after the run: the loop's fio writes the same logs beside its job
+                text = text.replace(line, f"{line.split('=', 1)[0]}={dest / f'job{i:03d}'}")
         (p := dest / f"job{i:03d}.fio").write_text(text)
         jobs.append(p)
     return jobs
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished, waited-for children and their descendants."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def load() -> str:
@@ -433,23 +444,31 @@ def dead_time(work: Path, inv: Path, dev: Device, points: int, runtime: int, loo
     plan = work / f"sweep-{'awr' if awr else 'os'}.yaml"
     depths = "[" + ", ".join(str(d) for d in range(1, points + 1)) + "]"
     plan.write_text(PLAN.format(target=dev.in_host, iodepth=depths, runtime=runtime, awr=AWR if awr else ""))
-    rows, dead, profile = [], [], []
+    rows, dead, cpu_dead, profile = [], [], [], []
     for i in range(loops):
+        cpu0 = children_cpu()
         wall, _, run_dir = apply(plan, inv, work / "runs-sweep", work / f"{plan.stem}-{i}.log", report=True)
         jobs = plain_job(run_dir, dev, work / f"loop-{i}")
         if len(jobs) != points:
             raise SystemExit(f"expected {points} job files in {run_dir}, found {len(jobs)}")
-        shell = loop_wall(jobs, work / f"loop-{i}", host_sqlplus(work / "host") if awr else None)
+        sqlplus = host_sqlplus(work / "host") if awr else None
+        cpu1 = children_cpu()
+        shell = loop_wall(jobs, work / f"loop-{i}", sqlplus)
+        cpu2 = children_cpu()
         dead.append((wall - shell) / points)
+        cpu_dead.append(((cpu1 - cpu0) - (cpu2 - cpu1)) / points)
         profile = where_it_goes(run_dir, points, wall, shell, awr)
-        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {load()} |")
+        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {cpu1 - cpu0:.1f} | {cpu2 - cpu1:.1f} "
+                    f"| {cpu_dead[-1]:.2f} | {load()} |")
         print(rows[-1], flush=True)
     what = "iostat, mpstat, vmstat and AWR snapshots" if awr else "iostat, mpstat, vmstat only (no AWR)"
     return [f"### collect: {what}", "",
             f"| pair | planner apply, s ({points} points + report) | shell loop, s | dead time per point, s "
-            "| load after |", "|---:|---:|---:|---:|---|", *rows, "",
+            "| planner CPU, s | loop CPU, s | CPU per point beyond the loop's, s | load after |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|", *rows, "",
             "where the last sweep's time went (from its commands.jsonl):", "", *profile, "",
-            ("" if awr else "without AWR, ") + f"dead time per point: {statistics.median(dead):.1f} s"]
+            ("" if awr else "without AWR, ") + f"dead time per point: {statistics.median(dead):.1f} s "
+            f"(CPU beyond the loop's: {statistics.median(cpu_dead):.2f} s a point)"]
 
 
 def main() -> int:
