@@ -448,6 +448,7 @@ def dead_time(work: Path, inv: Path, dev: Device, points: int, runtime: int, loo
     for i in range(loops):
         cpu0 = children_cpu()
         wall, _, run_dir = apply(plan, inv, work / "runs-sweep", work / f"{plan.stem}-{i}.log", report=True)
+        cpu_planner = children_cpu() - cpu0
         jobs = plain_job(run_dir, dev, work / f"loop-{i}")
         if len(jobs) != points:
             raise SystemExit(f"expected {points} job files in {run_dir}, found {len(jobs)}")
@@ -456,9 +457,9 @@ def dead_time(work: Path, inv: Path, dev: Device, points: int, runtime: int, loo
         shell = loop_wall(jobs, work / f"loop-{i}", sqlplus)
         cpu2 = children_cpu()
         dead.append((wall - shell) / points)
-        cpu_dead.append(((cpu1 - cpu0) - (cpu2 - cpu1)) / points)
+        cpu_dead.append((cpu_planner - (cpu2 - cpu1)) / points)
         profile = where_it_goes(run_dir, points, wall, shell, awr)
-        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {cpu1 - cpu0:.1f} | {cpu2 - cpu1:.1f} "
+        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {cpu_planner:.1f} | {cpu2 - cpu1:.1f} "
                     f"| {cpu_dead[-1]:.2f} | {load()} |")
         print(rows[-1], flush=True)
     what = "iostat, mpstat, vmstat and AWR snapshots" if awr else "iostat, mpstat, vmstat only (no AWR)"
