@@ -100,8 +100,10 @@ SNAP_ARG = r"(\d+|:\w+)"  # a snapshot id, or a bind variable holding one (VARIA
 
 
 def snap_arg(s: Session, text: str) -> int:
-    """A report's snapshot argument: a number, or the session's bind variable (SQL*Plus User's Guide, VARIABLE:
-    "bind variables ... can be referenced in SQL and PL/SQL"); an unset one is NULL, which names no snapshot."""
+    """A report's snapshot argument: a number, or the session's bind variable ("Bind variables are variables you
+    create in SQL*Plus and then reference in PL/SQL or SQL", SQL*Plus User's Guide 9.0.1, Using Bind Variables:
+    https://docs.oracle.com/cd/A91202_01/901_doc/server.901/a88827/ch35.htm); an unset one is NULL, which names
+    no snapshot."""
     if not text.startswith(":"):
         return int(text)
     value = s.variables.get(text[1:].lower())
