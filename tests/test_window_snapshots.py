@@ -1,12 +1,14 @@
 """AWR snapshots around the points of a sweep: what cannot change between the points (the licence, DBID,
 instance number, CLUSTER_DATABASE) is read once per workload step and host; the snapshots and GV$INSTANCE, at
-every point. Each
-read is a database session (a sqlplus start) in the dead time between the points."""
+every point. With
+sqlplus each session is a process start and a connect in the dead time between the points: a point's begin is
+one session, its end another."""
 
 from __future__ import annotations
 
 import json
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -31,7 +33,8 @@ plays:
 pytestmark = [pytest.mark.slow]
 
 
-def test_a_sweep_reads_the_database_identity_once_and_snapshots_every_point(tmp_path: Path) -> None:
+def _apply(tmp_path: Path) -> Path:
+    """Runs PLAN on a stand-in host; its root."""
     root = tmp_path / "hosts" / "alpha"
     install_standins(root)
     (root / "data").mkdir(parents=True)
@@ -41,6 +44,21 @@ def test_a_sweep_reads_the_database_identity_once_and_snapshots_every_point(tmp_
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
                  "--runs-dir", str(tmp_path / "runs"), "--no-report"])
     assert code == 0
+    return root
+
+
+def test_a_point_costs_two_database_sessions(tmp_path: Path) -> None:
+    """One sqlplus for the begin snapshot and what the point reads, one for the end snapshot and its report;
+    the licence is read once per workload step, before its first snapshot."""
+    _apply(tmp_path)
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    commands = [json.loads(line) for line in (run / "commands.jsonl").read_text().splitlines()]
+    sessions = Counter(c["step"] for c in commands if "/bin/sqlplus" in c["command"])
+    assert sessions == {"plays[0].workloads[0]": 1 + 2 * 3, "plays[0].workloads[1]": 1 + 2 * 1}, sessions
+
+
+def test_a_sweep_reads_the_database_identity_once_and_snapshots_every_point(tmp_path: Path) -> None:
+    root = _apply(tmp_path)
     history = load_state(root)["history"]
     asked = {q: sum(1 for h in history if h == q) for q in (
         "select value from v$parameter where name = 'control_management_pack_access'",

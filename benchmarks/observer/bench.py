@@ -16,8 +16,11 @@ host's sandbox (``planner_root``), so planner's fio reads the very same device.
    tree and the sampler group (its own session), fio excluded; their CPU during fio's run, as a share of one core.
    planner runs on a pseudo-terminal, so its live progress line is drawn as a user would see it.
 2. Dead time: a ``--points``-point sweep (iodepth 1..N) of a ``--point-runtime``-second job under planner (same
-   collect, report included), then the same fio commands (planner's own job files) as a shell loop;
-   ``--loops`` pairs, interleaved. Dead time per point = (planner wall - loop wall) / points.
+   collect, report included), then the same commands as a shell loop: planner's own job files, and when the
+   plan collects AWR the same snapshots around each fio run with the same sqlplus (the stand-in): a begin
+   snapshot session, fio, an end snapshot + report session. ``--loops`` pairs, interleaved; the sweep with
+   AWR, then without. Dead time per point = (planner wall - loop wall) / points: planner's own overhead; beside
+   it the CPU time (user + system) of each side's process tree, which a shared machine's load disturbs less.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import stat
 import statistics
@@ -313,9 +317,18 @@ def plain_job(run_dir: Path, dev: Device, dest: Path) -> list[Path]:
         for line in text.splitlines():
             if line.startswith("filename="):
                 text = text.replace(line, f"filename={dev.path}")
+            elif line.startswith(("write_iops_log=", "write_bw_log=", "write_lat_log=")):  # planner's point
+                # folder is gone after the run: the loop's fio writes the same logs beside its job
+                text = text.replace(line, f"{line.split('=', 1)[0]}={dest / f'job{i:03d}'}")
         (p := dest / f"job{i:03d}.fio").write_text(text)
         jobs.append(p)
     return jobs
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's finished, waited-for children and their descendants."""
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
 
 
 def load() -> str:
@@ -367,7 +380,7 @@ KINDS = (("sqlplus", "database session (sqlplus; here the stand-in)"), ("fio --o
          ("rm -rf", "point folder emptied"), ('[ -s "$f" ]', "which outputs exist (before the fetch)"))
 
 
-def where_it_goes(run_dir: Path, points: int, wall: float, shell: float) -> list[str]:
+def where_it_goes(run_dir: Path, points: int, wall: float, shell: float, awr: bool) -> list[str]:
     """The sweep's host commands by what they are (seconds per point), and what is left: planner's own."""
     spent: dict[str, list[float]] = {}
     for line in (run_dir / "commands.jsonl").read_text().splitlines():
@@ -379,39 +392,97 @@ def where_it_goes(run_dir: Path, points: int, wall: float, shell: float) -> list
     on_host = sum(sum(v) for v in spent.values())
     return ["| per point | commands | seconds |", "|---|---:|---:|", *rows,
             f"| planner's own (wall minus every host command: start-up, facts, records, fetch, parse, report) | "
-            f"| {(wall - on_host) / points:.2f} |", f"| the shell loop's fio, for comparison | 1.0 | "
-            f"{shell / points:.2f} |"]
+            f"| {(wall - on_host) / points:.2f} |",
+            f"| the shell loop's {'2 sqlplus sessions + fio' if awr else 'fio'}, for comparison | "
+            f"{3.0 if awr else 1.0} | {shell / points:.2f} |"]
 
 
-def loop_wall(jobs: list[Path], out: Path) -> float:
+@dataclass(frozen=True, slots=True)
+class Sqlplus:
+    """The host's sqlplus (the stand-in), as the shell loop runs it: the binary planner runs and its env."""
+
+    path: str
+    env: dict[str, str]
+    dbid: str
+    inst: str
+
+
+def host_sqlplus(root: Path) -> Sqlplus:
+    """The sqlplus planner runs on the host; the DBID and instance number read once, as one would before a loop."""
+    hv = standin_vars(root)
+    path = str(root / str(hv["oracle_home"]).lstrip("/") / "bin" / "sqlplus")
+    env = {**os.environ, "ORACLE_HOME": str(hv["oracle_home"]), "ORACLE_SID": str(hv["oracle_sid"])}
+    script = "set heading off feedback off pagesize 0\nselect dbid from v$database;\n" \
+             "select instance_number from v$instance;\nexit\n"
+    out = subprocess.run([path, "-S", "/ as sysdba"], input=script, capture_output=True, text=True, env=env,
+                         check=True).stdout.split()
+    return Sqlplus(path, env, out[0], out[1])
+
+
+# The loop's AWR bracket: the begin snapshot in one sqlplus session, the end snapshot and the report between them
+# in another (the end snapshot id through a bind variable), as a hand-written loop around fio would take them.
+LOOP_AWR = r"""
+snap() {
+  printf 'set heading off feedback off pagesize 0\nvariable s number\n%s\nselect :s from dual;\nexit\n' \
+    'exec :s := dbms_workload_repository.create_snapshot' | "$sqlplus" -S / as sysdba | tr -d ' \n'
+}
+report() {
+  printf 'set heading off feedback off pagesize 0 linesize 32767 trimout on\nvariable s number\n%s\n%s\nexit\n' \
+    'exec :s := dbms_workload_repository.create_snapshot' \
+    "select output from table(dbms_workload_repository.awr_report_text($dbid, $inst, $1, :s));" \
+    | "$sqlplus" -S / as sysdba > "$2"
+}
+"""
+
+
+def loop_wall(jobs: list[Path], out: Path, sqlplus: Sqlplus | None = None) -> float:
+    """The same fio commands as a shell loop; with ``sqlplus``, each between the same AWR snapshots too."""
     out.mkdir(parents=True, exist_ok=True)
-    script = "for j in \"$@\"; do fio --output-format=json --output=\"$j.json\" \"$j\" || exit 1; done"
+    fio = 'fio --output-format=json --output="$j.json" "$j" || exit 1'
+    if sqlplus is None:
+        script, env, args = f'for j in "$@"; do {fio}; done', None, []
+    else:
+        script = (LOOP_AWR + f'sqlplus=$1 dbid=$2 inst=$3; shift 3\nfor j in "$@"; do b=$(snap) || exit 1; {fio}; '
+                  'report "$b" "$j.awr.txt" || exit 1; done')
+        env, args = sqlplus.env, [sqlplus.path, sqlplus.dbid, sqlplus.inst]
     start = time.perf_counter()
-    subprocess.run(["sh", "-c", script, "sh", *map(str, jobs)], check=True, cwd=out)
-    return time.perf_counter() - start
+    subprocess.run(["sh", "-c", script, "sh", *args, *map(str, jobs)], check=True, cwd=out, env=env)
+    wall = time.perf_counter() - start
+    if sqlplus is not None and not all("WORKLOAD REPOSITORY" in Path(f"{j}.awr.txt").read_text() for j in jobs):
+        raise SystemExit(f"the shell loop's AWR reports in {out} are not reports")
+    return wall
 
 
 def dead_time(work: Path, inv: Path, dev: Device, points: int, runtime: int, loops: int, awr: bool) -> list[str]:
     plan = work / f"sweep-{'awr' if awr else 'os'}.yaml"
     depths = "[" + ", ".join(str(d) for d in range(1, points + 1)) + "]"
     plan.write_text(PLAN.format(target=dev.in_host, iodepth=depths, runtime=runtime, awr=AWR if awr else ""))
-    rows, dead, profile = [], [], []
+    rows, dead, cpu_dead, profile = [], [], [], []
     for i in range(loops):
+        cpu0 = children_cpu()
         wall, _, run_dir = apply(plan, inv, work / "runs-sweep", work / f"{plan.stem}-{i}.log", report=True)
+        cpu_planner = children_cpu() - cpu0
         jobs = plain_job(run_dir, dev, work / f"loop-{i}")
         if len(jobs) != points:
             raise SystemExit(f"expected {points} job files in {run_dir}, found {len(jobs)}")
-        shell = loop_wall(jobs, work / f"loop-{i}")
+        sqlplus = host_sqlplus(work / "host") if awr else None
+        cpu1 = children_cpu()
+        shell = loop_wall(jobs, work / f"loop-{i}", sqlplus)
+        cpu2 = children_cpu()
         dead.append((wall - shell) / points)
-        profile = where_it_goes(run_dir, points, wall, shell)
-        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {load()} |")
+        cpu_dead.append((cpu_planner - (cpu2 - cpu1)) / points)
+        profile = where_it_goes(run_dir, points, wall, shell, awr)
+        rows.append(f"| {i + 1} | {wall:.1f} | {shell:.1f} | {dead[-1]:.2f} | {cpu_planner:.1f} | {cpu2 - cpu1:.1f} "
+                    f"| {cpu_dead[-1]:.2f} | {load()} |")
         print(rows[-1], flush=True)
     what = "iostat, mpstat, vmstat and AWR snapshots" if awr else "iostat, mpstat, vmstat only (no AWR)"
     return [f"### collect: {what}", "",
             f"| pair | planner apply, s ({points} points + report) | shell loop, s | dead time per point, s "
-            "| load after |", "|---:|---:|---:|---:|---|", *rows, "",
+            "| planner CPU, s | loop CPU, s | CPU per point beyond the loop's, s | load after |",
+            "|---:|---:|---:|---:|---:|---:|---:|---|", *rows, "",
             "where the last sweep's time went (from its commands.jsonl):", "", *profile, "",
-            ("" if awr else "without AWR, ") + f"dead time per point: {statistics.median(dead):.1f} s"]
+            ("" if awr else "without AWR, ") + f"dead time per point: {statistics.median(dead):.1f} s "
+            f"(CPU beyond the loop's: {statistics.median(cpu_dead):.2f} s a point)"]
 
 
 def main() -> int:

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import math
 import re
+import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 from planner.db.config import HINTS, DbConfig, Row
@@ -177,6 +178,36 @@ def _asm_error(err: OracleError, sid: str, user: str | None) -> OracleError:
     return err
 
 
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One statement of a script that runs several in one session (SqlplusDatabase.run_parts)."""
+
+    body: str  # SQL*Plus text, each statement ended as SQL*Plus needs (";", "/")
+    what: str  # named in its error
+    may_fail: bool = False  # its ORA- error is kept in its output, not raised, and the next parts still run
+
+
+@dataclass(frozen=True, slots=True)
+class PartOutput:
+    text: str  # what the part printed, raw (a report keeps its indentation)
+    error: OracleError | None = None
+
+    def rows(self) -> list[Row]:
+        return parse_rows(self.text.strip("\n"))
+
+
+def _split_at(out: str, markers: Sequence[str]) -> tuple[str, list[str]]:
+    """sqlplus output cut at the marker lines (in order): what came before the first, and each part's text;
+    a part whose marker never came (the script stopped) has none."""
+    texts: list[list[str]] = [[]]
+    for line in out.splitlines(keepends=True):
+        if len(texts) <= len(markers) and line.rstrip("\r\n") == markers[len(texts) - 1]:
+            texts.append([])
+        else:
+            texts[-1].append(line)
+    return "".join(texts[0]), ["".join(t) for t in texts[1:]]
+
+
 class SqlplusDatabase:
     """``sqlplus -S / as sysdba`` (or ``/ as sysasm``) per call, script on stdin."""
 
@@ -191,22 +222,64 @@ class SqlplusDatabase:
         argv = [self.ctx.path(home) + "/bin/sqlplus", "-S", "/ as sysasm" if self.asm else "/ as sysdba"]
         return argv, {"ORACLE_HOME": home, "ORACLE_SID": sid}, self.cfg.grid_user if self.asm else self.cfg.oracle_user
 
-    def run_script(self, body: str, what: str, *, timeout: float | None = None) -> str:
-        """Run a SQL*Plus script (SETTINGS prepended, exit appended); raise OracleError on ORA-/SP2- lines."""
+    def _sqlplus(self, body: str, timeout: float | None) -> CommandResult:
+        """One sqlplus session: SETTINGS prepended, exit appended."""
         argv, env, user = self._argv_env()
         into = f"alter session set container = {self.cfg.pdb};\n" if self.cfg.pdb and not self.asm else ""
         script = SETTINGS + into + body.rstrip("\n") + "\nexit\n"
-        r = self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
-                         env=env, stdin=script.encode(), timeout=timeout)
-        err = ora_error(r.stdout, what) or ora_error(r.stderr, what)
-        if err and self.asm:
+        return self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
+                            env=env, stdin=script.encode(), timeout=timeout)
+
+    def _raise(self, err: OracleError) -> None:
+        if self.asm:
+            _argv, env, user = self._argv_env()
             raise _asm_error(err, env["ORACLE_SID"], user)
+        raise err
+
+    @staticmethod
+    def _exit_error(r: CommandResult, what: str) -> OracleError:
+        return OracleError(f"{what}: sqlplus exit code {r.exit_code}: {(r.stderr or r.stdout).strip()[-500:]}",
+                           hint="check oracle_home, oracle_sid and oracle_user in the inventory")
+
+    def run_script(self, body: str, what: str, *, timeout: float | None = None) -> str:
+        """Run a SQL*Plus script (SETTINGS prepended, exit appended); raise OracleError on ORA-/SP2- lines."""
+        r = self._sqlplus(body, timeout)
+        err = ora_error(r.stdout, what) or ora_error(r.stderr, what)
         if err:
-            raise err
+            self._raise(err)
         if not r.ok:
-            raise OracleError(f"{what}: sqlplus exit code {r.exit_code}: {(r.stderr or r.stdout).strip()[-500:]}",
-                              hint="check oracle_home, oracle_sid and oracle_user in the inventory")
+            raise self._exit_error(r, what)
         return r.stdout
+
+    def run_parts(self, parts: Sequence[Part], *, timeout: float | None = None) -> tuple[PartOutput, ...]:
+        """Run several statements in ONE sqlplus session (one process start and connect, where a call each is
+        one per statement) and give each its own output, split at a PROMPT line before each part. The marker
+        holds a fresh random word, so no output of the statements (a report's text) can be taken for one.
+
+        A part's ORA-/SP2- lines raise OracleError naming that part (``whenever sqlerror exit`` stops the
+        script there); a part with ``may_fail`` keeps its error as its output's and the script goes on."""
+        nonce = secrets.token_hex(8)
+        markers = [f"planner-part-{nonce}-{i}" for i in range(len(parts))]
+        lines: list[str] = []
+        strict = True  # SETTINGS says whenever sqlerror exit
+        for part, marker in zip(parts, markers, strict=True):
+            if part.may_fail == strict:
+                strict = not part.may_fail
+                lines.append("whenever sqlerror exit failure" if strict else "whenever sqlerror continue")
+            lines += [f"prompt {marker}", part.body.rstrip("\n")]
+        r = self._sqlplus("\n".join(lines), timeout)
+        head, texts = _split_at(r.stdout, markers)
+        if err := ora_error(head, parts[0].what) or ora_error(r.stderr, "; ".join(p.what for p in parts)):
+            self._raise(err)
+        out = []
+        for part, text in zip(parts, texts, strict=False):
+            err = ora_error(text, part.what)
+            if err and not part.may_fail:
+                self._raise(err)
+            out.append(PartOutput(text, err))
+        if not r.ok or len(out) < len(parts):  # stopped before its last part, with no ORA- line to say why
+            raise self._exit_error(r, parts[len(out) - 1 if out else 0].what)
+        return tuple(out)
 
     def query(self, sql: str, binds: Mapping[str, Any] | None = None) -> list[Row]:
         text = render_binds(sql, binds)

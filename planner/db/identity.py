@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.db.access import Database, DbConfig, StepContext, open_database
+from planner.db.config import Row
 from planner.errors import OracleError, StepError
 
 _NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#.]*$")
@@ -59,16 +60,26 @@ def read_identity(db: Database) -> DbIdentity:
     return DbIdentity(str(rows[0][0]), read_instances(db), read_cluster_database(db))
 
 
+INSTANCES_SQL = "select inst_id, instance_name, host_name from gv$instance order by inst_id"
+CLUSTER_DATABASE_SQL = "select value from v$parameter where name = 'cluster_database'"
+
+
+def instances_from(rows: list[Row]) -> tuple[Instance, ...]:
+    return tuple(Instance(int(r[0] or 0), str(r[1]), str(r[2] or "")) for r in rows if r[1])
+
+
+def cluster_database_from(rows: list[Row]) -> bool:
+    return bool(rows) and str(rows[0][0] or "").strip().upper() == "TRUE"
+
+
 def read_instances(db: Database) -> tuple[Instance, ...]:
     """GV$INSTANCE: one row per running instance of the database (more than one: RAC)."""
-    return tuple(Instance(int(r[0] or 0), str(r[1]), str(r[2] or "")) for r in
-                 db.query("select inst_id, instance_name, host_name from gv$instance order by inst_id") if r[1])
+    return instances_from(db.query(INSTANCES_SQL))
 
 
 def read_cluster_database(db: Database) -> bool:
     """CLUSTER_DATABASE is TRUE on RAC, even while only one of its instances is open."""
-    rows = db.query("select value from v$parameter where name = 'cluster_database'")
-    return bool(rows) and str(rows[0][0] or "").strip().upper() == "TRUE"
+    return cluster_database_from(db.query(CLUSTER_DATABASE_SQL))
 
 
 def checked_unique_name(cfg: DbConfig, ident: DbIdentity) -> str:

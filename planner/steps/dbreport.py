@@ -19,16 +19,23 @@ import posixpath
 from dataclasses import dataclass
 from typing import ClassVar
 
-from planner.db.access import SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.access import Database, Part, PartOutput, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.config import DbConfig
 from planner.db.container import AwrLevel, read_awr_level, read_container
+from planner.db.identity import (
+    CLUSTER_DATABASE_SQL,
+    INSTANCES_SQL,
+    Instance,
+    cluster_database_from,
+    instances_from,
+)
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.errors import StepError
 from planner.plan.kind_schema import sampled_around_points
 from planner.plan.model import Section
 from planner.status import Artifact, Status
 from planner.steps.base import Change, Collected, Outcome, StepContext, StepType
-from planner.steps.rac import Cluster, global_report_sql, read_cluster, statspack_note
+from planner.steps.rac import Cluster, cluster_from, global_report_sql, read_cluster, statspack_note
 from planner.steps.wl_common import point_dir, save_text
 
 KINDS = ("awr", "statspack")
@@ -60,12 +67,67 @@ def _check_kind(kind: str) -> None:
         raise StepError(f"unknown database report kind {kind!r}", hint="use awr or statspack")
 
 
+_SNAP_FN = {"awr": "dbms_workload_repository.create_snapshot", "statspack": "statspack.snap"}
+DBID_SQL = "select dbid from v$database"
+INSTANCE_SQL = "select instance_number from v$instance"
+
+
 def _snap(db: object, kind: str) -> int:
-    fn = "dbms_workload_repository.create_snapshot" if kind == "awr" else "statspack.snap"
+    fn = _SNAP_FN[kind]
     snap = db.callfunc(fn, int)  # type: ignore[attr-defined]
     if snap is None:
         raise StepError(f"{fn} returned no snapshot id")
     return int(snap)
+
+
+def _snap_part(kind: str) -> Part:
+    """The snapshot into the session's bind variable :s, which later parts of the same script read."""
+    fn = _SNAP_FN[kind]
+    return Part(f"variable s number\nbegin\n  :s := {fn};\nend;\n/\nselect :s from dual;", fn)
+
+
+def _number(out: PartOutput, what: str, default: int | None = None) -> int:
+    rows = [r for r in out.rows() if r and r[0] is not None]
+    if rows:
+        return int(float(str(rows[-1][0])))
+    if default is None:
+        raise StepError(f"{what} returned nothing")
+    return default
+
+
+def _begin_script(db: SqlplusDatabase, kind: str, known: SnapToken | None, level: AwrLevel) -> SnapToken:
+    """The begin snapshot and what the point needs to know, in one sqlplus session: each session is a process
+    start and a connect on the database host, in the dead time between the points."""
+    parts = [_snap_part(kind)]
+    if known is None:
+        parts += [Part(DBID_SQL + ";", DBID_SQL), Part(INSTANCE_SQL + ";", INSTANCE_SQL),
+                  Part(CLUSTER_DATABASE_SQL + ";", CLUSTER_DATABASE_SQL, may_fail=True)]
+    parts.append(Part(INSTANCES_SQL + ";", INSTANCES_SQL, may_fail=True))  # its failure is said, as read_cluster's
+    out = db.run_parts(parts)
+    snap = _number(out[0], _SNAP_FN[kind])
+    if known is None:
+        dbid, inst = level.dbid or _number(out[1], DBID_SQL, 0), _number(out[2], INSTANCE_SQL, 1)
+        cluster_database = out[3].error is None and cluster_database_from(out[3].rows())
+    else:
+        dbid, inst, cluster_database = known.dbid, known.inst_num, known.cluster.cluster_database
+    gv = out[-1]
+    try:
+        instances: tuple[Instance, ...] | Exception = gv.error or instances_from(gv.rows())
+    except (ValueError, TypeError) as e:
+        instances = e
+    return SnapToken(kind, snap, dbid, inst, cluster_from(cluster_database, instances), level)
+
+
+def _begin_calls(db: Database, kind: str, known: SnapToken | None, level: AwrLevel) -> SnapToken:
+    """As _begin_script, one call at a time over the one connection (the thin backend)."""
+    snap = _snap(db, kind)
+    if known is None:
+        dbid = level.dbid or int(db.query(DBID_SQL)[0][0] or 0)
+        inst = int(db.query(INSTANCE_SQL)[0][0] or 1)
+    else:
+        dbid, inst = known.dbid, known.inst_num
+    cluster = read_cluster(db, known.cluster.cluster_database if known is not None else None)
+    return SnapToken(kind, snap, dbid, inst, cluster, level)
 
 
 def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapToken:
@@ -73,8 +135,8 @@ def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapTo
 
     ``known``: this host's token from an earlier point of the same workload step. The licence, DBID and
     instance number and CLUSTER_DATABASE it holds cannot change between the points, so they are not asked
-    again: each is a database session (a sqlplus start) between the points. GV$INSTANCE is read at every point
-    (an instance of a RAC may leave during a sweep)."""
+    again. GV$INSTANCE is read at every point (an instance of a RAC may leave during a sweep). With sqlplus all
+    of it is one session; the licence read of the first point is one more (it must come before any snapshot)."""
     _check_kind(kind)
     if known is not None and known.kind != kind:
         known = None
@@ -87,19 +149,14 @@ def begin(ctx: StepContext, kind: str, known: SnapToken | None = None) -> SnapTo
     level = known.level if known is not None else _awr_level(ctx, kind)
     db = open_database(ctx, _session(ctx, kind, level))
     try:
-        if kind == "statspack" and not isinstance(db, SqlplusDatabase):
+        if isinstance(db, SqlplusDatabase):
+            return _begin_script(db, kind, known, level)
+        if kind == "statspack":
             raise StepError("Statspack reports need the sqlplus access (spreport.sql is a SQL*Plus script)",
                             hint="set oracle_access: sqlplus for this host, or collect awr instead")
-        snap = _snap(db, kind)
-        if known is None:
-            dbid = level.dbid or int(db.query("select dbid from v$database")[0][0] or 0)
-            inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
-        else:
-            dbid, inst = known.dbid, known.inst_num
-        cluster = read_cluster(db, known.cluster.cluster_database if known is not None else None)
+        return _begin_calls(db, kind, known, level)
     finally:
         db.close()
-    return SnapToken(kind, snap, dbid, inst, cluster, level)
 
 
 def _awr_level(ctx: StepContext, kind: str) -> AwrLevel:
@@ -120,18 +177,38 @@ def _session(ctx: StepContext, kind: str, level: AwrLevel) -> DbConfig:
     return cdb_root(cfg) if kind == "awr" and cfg.pdb and not level.pdb else cfg
 
 
+def _awr_sql(token: SnapToken, end: int | str) -> str:
+    return (f"select output from table(dbms_workload_repository.awr_report_text("
+            f"{token.dbid}, {token.inst_num}, {token.begin_snap}, {end}))")
+
+
+def _awr_end_script(ctx: StepContext, db: SqlplusDatabase, token: SnapToken) -> list[Artifact]:
+    """The end snapshot and its reports in one sqlplus session: the reports take the snapshot id from the
+    session's bind variable :s."""
+    parts = [_snap_part("awr"), Part(_awr_sql(token, ":s") + ";", "AWR_REPORT_TEXT")]
+    if token.cluster.rac:  # the cluster's figures: the per-instance report has one instance's share
+        parts.append(Part(global_report_sql(token.dbid, token.begin_snap, ":s") + ";", "AWR_GLOBAL_REPORT_TEXT"))
+    out = db.run_parts(parts)
+    b, e = token.begin_snap, _number(out[0], _SNAP_FN["awr"])
+    kept = [save_text(ctx, f"awr_{b}_{e}.txt", out[1].text, "awr_text")]
+    if token.cluster.rac:
+        kept.append(save_text(ctx, f"awr_rac_{b}_{e}.txt", out[2].text, "awr_rac_text"))
+    return kept
+
+
 def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
     """Take the end snapshot and keep the report between the two as an artifact of the point."""
     _check_kind(kind)
     db = open_database(ctx, _session(ctx, kind, token.level))
     try:
+        if kind == "awr" and isinstance(db, SqlplusDatabase):
+            return _awr_end_script(ctx, db, token)
         e = _snap(db, kind)
         b = token.begin_snap
         if kind == "awr":
-            sql = (f"select output from table(dbms_workload_repository.awr_report_text("
-                   f"{token.dbid}, {token.inst_num}, {b}, {e}))")
-            out = [save_text(ctx, f"awr_{b}_{e}.txt", _report_text(db, sql, "AWR_REPORT_TEXT"), "awr_text")]
-            if token.cluster.rac:  # the cluster's figures: the per-instance report has one instance's share
+            out = [save_text(ctx, f"awr_{b}_{e}.txt", _report_text(db, _awr_sql(token, e), "AWR_REPORT_TEXT"),
+                             "awr_text")]
+            if token.cluster.rac:
                 text = _report_text(db, global_report_sql(token.dbid, b, e), "AWR_GLOBAL_REPORT_TEXT")
                 out.append(save_text(ctx, f"awr_rac_{b}_{e}.txt", text, "awr_rac_text"))
             return out
@@ -151,8 +228,8 @@ def report_between(ctx: StepContext, begin_snap: int, end_snap: int) -> list[Art
     window, not planner's bracket around the whole point."""
     db = open_database(ctx, config_for(ctx))
     try:
-        dbid = int(db.query("select dbid from v$database")[0][0] or 0)
-        inst = int(db.query("select instance_number from v$instance")[0][0] or 1)
+        dbid = int(db.query(DBID_SQL)[0][0] or 0)
+        inst = int(db.query(INSTANCE_SQL)[0][0] or 1)
         sql = (f"select output from table(dbms_workload_repository.awr_report_text("
                f"{dbid}, {inst}, {int(begin_snap)}, {int(end_snap)}))")
         name = f"awr_{int(begin_snap)}_{int(end_snap)}.txt"

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.db.access import Database, config_for, open_database
-from planner.db.identity import read_cluster_database, read_instances
+from planner.db.identity import Instance, read_cluster_database, read_instances
 from planner.errors import OracleError
 from planner.steps.base import StepContext
 
@@ -52,17 +52,25 @@ def read_cluster(db: Database, cluster_database: bool | None = None) -> Cluster:
         with contextlib.suppress(OracleError):  # GV$INSTANCE below decides; its failure is said
             cluster = read_cluster_database(db)
     try:
-        n = len(read_instances(db))
+        return cluster_from(cluster, read_instances(db))
     except (OracleError, ValueError, TypeError) as e:
-        why = f"GV$INSTANCE could not be read ({str(e).splitlines()[0][:120]})"
-        return Cluster(1, cluster, why + ("; CLUSTER_DATABASE=TRUE" if cluster else "; CLUSTER_DATABASE is not TRUE"),
-                       read=False)
-    why = f"GV$INSTANCE has {n} instance(s)" + ("; CLUSTER_DATABASE=TRUE" if cluster else "")
-    return Cluster(max(1, n), cluster, why)
+        return cluster_from(cluster, e)
 
 
-def global_report_sql(dbid: int, begin: int, end: int) -> str:
-    """The global report over every instance (an empty instance list is all of them)."""
+def cluster_from(cluster_database: bool, instances: tuple[Instance, ...] | Exception) -> Cluster:
+    """The Cluster from CLUSTER_DATABASE and GV$INSTANCE's rows, or the error GV$INSTANCE was read with."""
+    if isinstance(instances, Exception):
+        why = f"GV$INSTANCE could not be read ({str(instances).splitlines()[0][:120]})"
+        return Cluster(1, cluster_database, why + ("; CLUSTER_DATABASE=TRUE" if cluster_database
+                                                   else "; CLUSTER_DATABASE is not TRUE"), read=False)
+    n = len(instances)
+    why = f"GV$INSTANCE has {n} instance(s)" + ("; CLUSTER_DATABASE=TRUE" if cluster_database else "")
+    return Cluster(max(1, n), cluster_database, why)
+
+
+def global_report_sql(dbid: int, begin: int, end: int | str) -> str:
+    """The global report over every instance (an empty instance list is all of them). ``end``: a snapshot id, or
+    the SQL*Plus bind variable holding it (":e")."""
     return (f"select output from table(dbms_workload_repository.awr_global_report_text("
             f"{dbid}, '', {begin}, {end}))")
 

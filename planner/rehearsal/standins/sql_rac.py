@@ -17,16 +17,16 @@ import re
 from _standin import OraError, Session  # type: ignore[import-not-found]  # bin/, on sys.path for the stand-ins
 
 from planner.rehearsal.standins import awrgen, awrgen_rac
-from planner.rehearsal.standins.sql_workload import _report, statement
+from planner.rehearsal.standins.sql_workload import SNAP_ARG, _report, snap_arg, statement
 
 # GV$INSTANCE itself is served by bin/_standin_rac.py (RAC identity), from the same db.json fields.
 
 
 @statement(r"select\s+output\s+from\s+table\s*\(\s*dbms_workload_repository\.awr_global_report_text\s*\(\s*(\d+)\s*,"
-           r"\s*(?:'([\d,\s]*)'|null)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*\d+\s*)?\)\s*\)")
+           r"\s*(?:'([\d,\s]*)'|null)\s*,\s*" + SNAP_ARG + r"\s*,\s*" + SNAP_ARG + r"\s*(?:,\s*\d+\s*)?\)\s*\)")
 def _awr_global_report_text(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
-    fig, host, db, iv = _report(s, "awr_snaps", int(m.group(3)), int(m.group(4)))
+    fig, host, db, iv = _report(s, "awr_snaps", snap_arg(s, m.group(3)), snap_arg(s, m.group(4)))
     insts = awrgen.instances(s.state)
     wanted = {int(x) for x in re.findall(r"\d+", m.group(2) or "")}
     if wanted:

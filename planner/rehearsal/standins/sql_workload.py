@@ -120,12 +120,28 @@ def _oltp_sessions(state: dict, t0: datetime, t1: datetime) -> int:
     return max((int(r.get("sessions", 0)) for r in runs), default=0)
 
 
+SNAP_ARG = r"(\d+|:\w+)"  # a snapshot id, or a bind variable holding one (VARIABLE + EXECUTE in the same session)
+
+
+def snap_arg(s: Session, text: str) -> int:
+    """A report's snapshot argument: a number, or the session's bind variable ("Bind variables are variables you
+    create in SQL*Plus and then reference in PL/SQL or SQL", SQL*Plus User's Guide 9.0.1, Using Bind Variables:
+    https://docs.oracle.com/cd/A91202_01/901_doc/server.901/a88827/ch35.htm); an unset one is NULL, which names
+    no snapshot."""
+    if not text.startswith(":"):
+        return int(text)
+    value = s.variables.get(text[1:].lower())
+    if value is None:
+        raise OraError("ORA-20200: Snapshot Id NULL does not exist for this database/instance")
+    return int(value)
+
+
 @statement(r"select\s+output\s+from\s+table\s*\(\s*dbms_workload_repository\.awr_report_text\s*\(\s*(\d+)\s*,"
-           r"\s*(\d+)\s*,\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*\d+\s*)?\)\s*\)")
+           r"\s*(\d+)\s*,\s*" + SNAP_ARG + r"\s*,\s*" + SNAP_ARG + r"\s*(?:,\s*\d+\s*)?\)\s*\)")
 def _awr_report_text(s: Session, m: re.Match[str]) -> list[str]:
     s.need_open()
     store = _awr_store_of(s, int(m.group(1)))
-    fig, host, db, iv = _report(s, store, int(m.group(3)), int(m.group(4)))
+    fig, host, db, iv = _report(s, store, snap_arg(s, m.group(3)), snap_arg(s, m.group(4)))
     text = render.awr_text(fig, host, db, iv, 0)
     if store != "awr_snaps":  # a PDB's own snapshots give the PDB-level report (planner/parsers/awr_header.py)
         text = text.replace("WORKLOAD REPOSITORY report for", "WORKLOAD REPOSITORY PDB report for", 1)
