@@ -19,6 +19,11 @@ from planner.transport.connection import CommandResult
 pytestmark = [pytest.mark.slow]  # each script is a stand-in sqlplus process
 
 
+def _dbid(root: Path) -> int:
+    """The stand-in database's DBID: AWR_REPORT_TEXT refuses any other (ORA-20200)."""
+    return int(load_state(root)["database"]["dbid"])
+
+
 def _sqlplus(root: Path, script: str) -> str:
     env = {**os.environ, "ORACLE_HOME": DEFAULT_HOME, "ORACLE_SID": "orcl"}
     r = subprocess.run(
@@ -40,7 +45,7 @@ def test_the_standin_prints_prompt_text_and_runs_execute_with_its_bind_variable(
         "exec :b := dbms_workload_repository.create_snapshot\n"
         "exec :e := dbms_workload_repository.create_snapshot\nprompt -- first part\n"
         "select :b from dual;\nPROMPT\nexecute :e := dbms_workload_repository.create_snapshot;\n"
-        "select output from table(dbms_workload_repository.awr_report_text(1, 1, :b, :e));\n"
+        f"select output from table(dbms_workload_repository.awr_report_text({_dbid(tmp_path)}, 1, :b, :e));\n"
         "select :b, :e from dual;\n",
     )
     lines = out.splitlines()
@@ -63,7 +68,8 @@ def test_parts_run_in_one_session_and_their_outputs_are_split_raw(tmp_path: Path
         (
             Part(snaps, "create_snapshot"),
             Part(
-                "select output from table(dbms_workload_repository.awr_report_text(1, 1, :b, :e));", "AWR_REPORT_TEXT"
+                f"select output from table(dbms_workload_repository.awr_report_text({_dbid(tmp_path)}, 1, :b, :e));",
+                "AWR_REPORT_TEXT",
             ),
         )
     )
@@ -72,7 +78,7 @@ def test_parts_run_in_one_session_and_their_outputs_are_split_raw(tmp_path: Path
     whole = _sqlplus(
         tmp_path,
         "set heading off feedback off pagesize 0 linesize 32767 trimout on\n"
-        f"select output from table(dbms_workload_repository.awr_report_text(1, 1, {b}, {e}));\n",
+        f"select output from table(dbms_workload_repository.awr_report_text({_dbid(tmp_path)}, 1, {b}, {e}));\n",
     )
     assert report.text.splitlines()[:3] == whole.splitlines()[:3] and "\n   " in report.text  # raw, unstripped
 
