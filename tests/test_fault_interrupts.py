@@ -8,8 +8,8 @@ results.json valid, console.log written), exit code 99.
 
 - facts: the lab host's ``/etc/os-release`` (sourced by the facts script from the host's root) blocks;
 - prep / workload / collect: a ``command`` step in that section blocks (selected with ``-e block=...``);
-- report: the plan's report template loops (practically) forever; the test waits until meta.json says the
-  run itself has ended, which happens only just before the report is rendered.
+- report: the plan's report template runs until the sandbox's time limit (5 s); the test waits until meta.json
+  says the run itself has ended, which happens only just before the report is rendered.
 """
 
 from __future__ import annotations
@@ -127,7 +127,11 @@ def test_interrupt_each_phase(tmp_path: Path, make_lab: Callable[..., Any], phas
     report = ""
     if phase == "report":
         (tmp_path / "templates").mkdir()
-        (tmp_path / "templates/slow.md.j2").write_text("{% for i in range(10**12) %}{% endfor %}never\n")
+        # the sandbox refuses range(10**12) at once (MAX_RANGE), so the render must be slow within its bounds:
+        # 100 000 searches of a megabyte run into MAX_SECONDS (5 s), the window the interrupt lands in
+        (tmp_path / "templates/slow.md.j2").write_text(
+            "{% set s = 'a' * 1000000 %}{% for i in range(100000) %}{% if 'b' in s %}{% endif %}{% endfor %}"
+            "never\n")
         report = "report: {template: slow.md.j2}\n"
     plan, inv, runs = tmp_path / "plan.yaml", tmp_path / "inv.yml", tmp_path / "runs"
     plan.write_text(PLAN.format(block=BLOCK, sleep=sleep, report=report))
