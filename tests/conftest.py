@@ -186,6 +186,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 # /tmp/planner.lock.<host>, the work folders /tmp/planner/...) and two workers would take each other's.
 _CLONE_NEWNS = 0x00020000
 _PRIVATE = "PLANNER_TESTS_PRIVATE_TMP"  # set once the worker's /tmp is its own: never bind (and empty) it twice
+# Set to a name of its own by each of several test suites run at once on one machine (parallel checkouts): every
+# run then gets a private /tmp, its workers' folders named after it, so none takes another's locks.
+_ISOLATE = "PLANNER_TESTS_ISOLATE"
 
 
 def _kept_from_tmp() -> list[str]:
@@ -235,7 +238,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker or os.environ.get("PYTEST_XDIST_WORKER_COUNT") == "1":  # alone: nobody to collide with
+    isolate = os.environ.get(_ISOLATE, "")  # several suites at once on one machine (parallel checkouts)
+    if isolate:
+        worker = f"{isolate}-{worker or 'solo'}"
+    elif not worker or os.environ.get("PYTEST_XDIST_WORKER_COUNT") == "1":  # alone: nobody to collide with
         return
     if os.environ.get(_PRIVATE):  # a pytest inside a test (pytester) or a child of the worker: already private
         return
