@@ -25,6 +25,7 @@ for f in passwd group shadow; do
   if [ -e "/etc/$f" ]; then mount --bind "$o/$f" "/etc/$f" || exit 97; fi
 done
 mount --bind "$o/sudoers.d" /etc/sudoers.d || exit 97
+if [ -e "$o/sudoers" ]; then mount --bind "$o/sudoers" /etc/sudoers || exit 97; fi
 exec "$@"
 """
 
@@ -69,6 +70,12 @@ class LabUser:
     # Set: the logins' sudo asks for this password (no NOPASSWD), as a host whose inventory holds
     # ansible_become_password. Set on the new accounts only (the overlay's shadow), never the machine's.
     sudo_password: str | None = field(default=None, repr=False)
+    # Set: the lab's sudo rules (sudoers.d text) instead of "each login may run anything", e.g. NOPASSWD to the
+    # database account only, as labs grant an admin login.
+    rules: str | None = None
+    # Set: the whole /etc/sudoers mounted over the machine's, e.g. a distribution's default (docs/become.md).
+    sudoers: str | None = None
+    shell: str = "/bin/sh"  # the new accounts' login shell (its profile is what a login to them reads)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -116,7 +123,7 @@ class LabUser:
             home = lab_root / "home" / name
             home.mkdir(parents=True, exist_ok=True)
             os.chown(home, uid, uid)
-            lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:/bin/sh")
+            lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:{self.shell}")
             lines["group"].append(f"{name}:x:{uid}:")
             # "*": no password, not locked: sshd (UsePAM no) and sudo's PAM account check accept the login
             lines["shadow"].append(f"{name}:{self._hash()}:19000:0:99999:7:::")
@@ -133,7 +140,12 @@ class LabUser:
             if entry.is_file():
                 shutil.copy2(entry, overlay / "sudoers.d" / entry.name)
         rule = overlay / "sudoers.d" / "planner-lab"
-        if self.sudo_password is None:
+        if self.sudoers is not None:  # root-owned 0440, as visudo leaves it; sudo refuses anything looser
+            (overlay / "sudoers").write_text(self.sudoers)
+            (overlay / "sudoers").chmod(0o440)
+        if self.rules is not None:
+            rule.write_text(self.rules)
+        elif self.sudo_password is None:
             rule.write_text("".join(f"{n} ALL=(ALL) NOPASSWD: ALL\n" for n in self.names))
         else:  # every command asks (no cached timestamp, no lecture file): sudo's state stays off this machine
             rule.write_text("".join(f"Defaults:{n} lecture=never, timestamp_timeout=0\n{n} ALL=(ALL) ALL\n"

@@ -10,6 +10,7 @@ Foundation for the transports: imports nothing of paramiko.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 
 from planner.errors import ConnectError, StepError
@@ -19,6 +20,13 @@ from planner.host import Host
 PASSWORD_VARS = ("ansible_become_password", "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password")
 PROMPT = "[sudo via planner] password:"  # fixed text: sudo -p would expand %-escapes, so it holds none
 PROMPT_BYTES = PROMPT.encode()
+
+
+def fresh_prompt() -> str:
+    """The prompt one command's sudo prints: PROMPT with a random word in it, so that nothing but that sudo can
+    print the text planner answers (a login profile printing PROMPT is never taken for it). The shown and
+    recorded line keeps the fixed PROMPT. Hex only: no %-escape for sudo, no quote for the shell."""
+    return PROMPT.replace("]", f" {secrets.token_hex(8)}]", 1)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,13 +72,13 @@ class PromptAnswer:
     ``feed`` takes what has arrived so far (the caller's buffer) and returns what to keep looking at; ``reply``
     is the bytes to send now (the password and a newline), once; a second prompt raises ``refused``."""
 
-    def __init__(self, host: str, secret: BecomePassword) -> None:
-        self.host, self.secret = host, secret
+    def __init__(self, host: str, secret: BecomePassword, prompt: bytes = PROMPT_BYTES) -> None:
+        self.host, self.secret, self.prompt = host, secret, prompt
         self.answered = False
 
     def feed(self, head: bytes) -> tuple[bytes, bytes, bytes]:
         """(text before the prompt, for stderr; what remains to look at; bytes to send to the command's stdin)."""
-        before, found, after = head.partition(PROMPT_BYTES)
+        before, found, after = head.partition(self.prompt)
         if not found:
             return b"", head, b""
         if self.answered:

@@ -10,7 +10,8 @@ import base64
 import shlex
 from collections.abc import Mapping, Sequence
 
-from planner.transport.connection import command_line
+from planner.transport.become import PROMPT
+from planner.transport.connection import as_login, command_line
 
 # TERM the command's process group, give it 2 s to flush, then KILL what is left.
 # (dash's kill rejects "--", so the negative pgid follows the signal directly.)
@@ -39,15 +40,21 @@ GET = ('p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
 
 
 def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
-                     env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False) -> str:
+                     env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False,
+                     prompt: str = PROMPT) -> str:
     """The line sent for one command. setsid -w: a new process group (its pid, echoed first on stderr after
     ``mark``) that a timeout can kill whole; -w keeps the exit status. Inside sudo, so the group belongs to
     the become user. The leader then execs the command (argv is a program, never a shell builtin): one
-    process less per command on the host. Every part is quoted by command_line; no text is pasted."""
+    process less per command on the host. Every part is quoted by command_line; no text is pasted.
+
+    The marker is the first thing the become user's side runs: a login profile (``login``) runs after it, so
+    whatever comes before the marker is sudo's own, and only then is sudo's prompt answered."""
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
     inner += "exec " + command_line(argv, env=env)
+    if login and become:
+        inner = "exec " + as_login(inner)
     return command_line(["setsid", "-w", "sh", "-c", f"echo {mark}$$ >&2; {inner}"],
-                        become=become, become_user=become_user, login=login, ask_password=ask_password)
+                        become=become, become_user=become_user, ask_password=ask_password, prompt=prompt)
 
 
 def get_argv(remote: str, inline_max: int, root: str, max_bytes: int | None) -> list[str]:
