@@ -20,6 +20,8 @@ import pytest
 from planner.host import Host
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
+from planner.steps.base import StepContext
+from planner.steps.wl_common import fresh_dir
 from planner.transport.become import PROMPT, fresh_prompt
 from planner.transport.connection import command_line
 from planner.transport.ssh.client import SSHConnection
@@ -92,6 +94,15 @@ def test_the_sudo_password_goes_only_to_sudo_never_to_the_db_users_profile(dbuse
     with SSHConnection(host) as conn:
         r = conn.run(["cat"], become=True, become_user=ORA, login=True, stdin=b"select 1 from dual;\n", timeout=30)
         assert r.ok and r.stdout == "select 1 from dual;\n", r  # the command, not the profile, got its stdin
+        point = f"{lab.root}/home/{ADMIN}/work/run/host/step/point000"  # under the login user's own folder
+        ctx = StepContext(host=host, conn=conn, vars={}, step_path="plays[0].workloads[0]", plan_dir=Path("."),
+                          artifacts=Path("."), run_dir=Path("."), log=lambda *_: None, become=True, become_user=ORA)
+        fresh_dir(ctx, point)  # the login user's folder, which the become user may write into
+        ctx.sh('mkdir -p "$1/sub" && echo out > "$1/sub/tool.out" && id -un > "$1/who"', point)
+        assert conn.run(["sh", "-c", 'mkdir "$1/ostats" && cat "$1/who" "$1/sub/tool.out"', "sh", point]).stdout \
+            == f"{ORA}\nout\n"  # the OS samplers (the login user) write there too, and read the tool's files
+        fresh_dir(ctx, point)  # again: what the become user left (its own sub-folder) is removed through become
+        assert conn.run(["ls", "-A", point]).stdout == ""
     captured = lab.root / "home" / ORA / "captured"
     got = captured.read_text() if captured.exists() else ""
     assert PW not in got and "select" not in got

@@ -130,7 +130,8 @@ def step_dir(ctx: StepContext, kind: str) -> str:
 
 # Empty and make a point folder, as the login user. $2 set: the step runs as another non-root user, who must write
 # its output there: 1733, that user may create files but not list or remove the login user's (docs/become.md).
-_FRESH = 'rm -rf -- "$1" 2>/dev/null; [ ! -e "$1" ] || exit 7; mkdir -p -- "$1" && { [ -z "$2" ] || chmod 1733 -- "$1"; }'
+_FRESH = ('rm -rf -- "$1" 2>/dev/null; [ ! -e "$1" ] || exit 7; '
+          'mkdir -p -- "$1" && { [ -z "$2" ] || chmod 1733 -- "$1"; }')
 
 
 def fresh_dir(ctx: StepContext, path: str) -> None:
@@ -146,7 +147,10 @@ def fresh_dir(ctx: StepContext, path: str) -> None:
     shared = "1" if ctx.become and ctx.become_user not in ("root", login_user(ctx.host)) else ""
     r = ctx.sh(_FRESH, path, shared, become=False, check=False)
     if r.exit_code == 7 and ctx.become:  # an earlier attempt's tool (another user) left what only it may remove
-        ctx.sh('rm -rf -- "$1"', path)
+        # the entries the owner lists (a 1733 folder is not listable by the become user), removed through become
+        names = ctx.run(["ls", "-A", "--", path], become=False, check=False).stdout.splitlines()
+        if names:
+            ctx.run(["rm", "-rf", "--", *(posixpath.join(path, n) for n in names)], check=False)
         r = ctx.sh(_FRESH, path, shared, become=False, check=False)
     if not r.ok:
         raise StepError(f"{ctx.host.name}: cannot make the point folder {path}: "
