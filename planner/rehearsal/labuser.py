@@ -76,6 +76,8 @@ class LabUser:
     # Set: the whole /etc/sudoers mounted over the machine's, e.g. a distribution's default (docs/become.md).
     sudoers: str | None = None
     shell: str = "/bin/sh"  # the new accounts' login shell (its profile is what a login to them reads)
+    # Set: root's password in the overlay's shadow, for sudoers asking for the target's (targetpw, SLES) or root's
+    root_password: str | None = field(default=None, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -130,6 +132,8 @@ class LabUser:
         for name, extra in lines.items():
             src = Path("/etc") / name
             text = src.read_text() if src.exists() else ""
+            if name == "shadow" and self.root_password is not None:
+                text = re.sub(r"(?m)^root:[^:]*:", lambda _m: f"root:{self._hash(self.root_password)}:", text)
             dst = overlay / name
             dst.write_text(text.rstrip("\n") + ("\n" if text else "") + "".join(x + "\n" for x in extra))
             if src.exists():
@@ -153,11 +157,12 @@ class LabUser:
         rule.chmod(0o440)  # sudo ignores a sudoers file others may write
         return overlay
 
-    def _hash(self) -> str:
+    def _hash(self, password: str | None = None) -> str:
         """The shadow field: "*" without a sudo password, else its SHA-512 crypt (the password on stdin only)."""
-        if self.sudo_password is None:
+        password = self.sudo_password if password is None else password
+        if password is None:
             return "*"
-        r = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=self.sudo_password + "\n",
+        r = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password + "\n",
                            capture_output=True, text=True, check=True)
         return r.stdout.strip()
 

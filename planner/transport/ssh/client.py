@@ -33,7 +33,7 @@ import paramiko
 
 from planner.errors import ConnectError, StepError
 from planner.host import Host
-from planner.transport.become import PROMPT, BecomePassword, become_password, fresh_prompt
+from planner.transport.become import PROMPT, BecomePassword, become_password, fresh_prompt, requiretty
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
@@ -101,6 +101,9 @@ def _auth_error(where: str, t: SSHTarget, e: paramiko.AuthenticationException) -
     return ConnectError(f"{where}: password authentication failed",
                         hint="check ansible_user and ansible_password (or the Vault value it comes from)")
 
+
+# sudo's refusal under Defaults requiretty (sudo 1.7-1.9: "sorry, you must have a tty to run sudo")
+_REQUIRETTY = "you must have a tty to run sudo"
 
 class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
@@ -286,7 +289,10 @@ class SSHConnection(Connection):
         started = time.monotonic()
         shown, code, timed_out = self._exec(argv, out, err, become=become, become_user=become_user, login=login,
                                             timeout=timeout, env=env, cwd=cwd, stdin=stdin)
-        return captured(shown, code, out, err, time.monotonic() - started, timed_out)
+        r = captured(shown, code, out, err, time.monotonic() - started, timed_out)
+        if become and code == 1 and _REQUIRETTY in r.stderr:  # sudo's own words, before any command ran
+            raise requiretty(self.host.name, self.host.user)
+        return r
 
     def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
         out = _Stamped()
