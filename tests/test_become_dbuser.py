@@ -9,6 +9,7 @@ marker, so a profile printing planner's prompt was handed the sudo password (iss
 
 from __future__ import annotations
 
+import os
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -17,11 +18,15 @@ from pathlib import Path
 
 import pytest
 
+from planner.db.access import open_database
+from planner.db.config import DbConfig
 from planner.host import Host
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
+from planner.rehearsal.standins import install_standins, standin_vars
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
+from planner.transport import remote_procs
 from planner.transport.become import PROMPT, fresh_prompt
 from planner.transport.connection import command_line
 from planner.transport.ssh.client import SSHConnection
@@ -106,3 +111,25 @@ def test_the_sudo_password_goes_only_to_sudo_never_to_the_db_users_profile(dbuse
     captured = lab.root / "home" / ORA / "captured"
     got = captured.read_text() if captured.exists() else ""
     assert PW not in got and "select" not in got
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
+def test_the_admin_login_reaches_the_database_as_oracle_user(dbuser_lab: tuple[Lab, Host]) -> None:
+    """Before: every sqlplus as oracle_user through the run's tracked connection failed (sudo -i made its multi-line
+    wrapper one escaped line: ``Syntax error``), and the account's profile output came back as query rows."""
+    lab, host = dbuser_lab
+    root = lab.root / "db-host"  # the stand-in instance, owned by the database account as Oracle's files are
+    install_standins(root)
+    uid, gid = LabUser(ADMIN, others=(ORA,)).ids(ORA)
+    for p in (root, *root.rglob("*")):
+        os.chown(p, uid, gid)
+    host = replace(host, vars={**host.vars, **standin_vars(root), "oracle_user": ORA})
+    with SSHConnection(host) as conn:
+        workdir = f"{lab.root}/home/{ADMIN}/planner/run/{host.name}"  # as a run's: commands record their groups
+        remote_procs.prepare(conn, workdir)
+        ctx = StepContext(host=host, conn=remote_procs.TrackedConnection(conn, workdir), vars=host.vars,
+                          step_path="plays[0].prep[0]", plan_dir=Path("."), artifacts=Path("."), run_dir=Path("."),
+                          log=lambda *_: None)
+        db = open_database(ctx, DbConfig.from_vars(ctx.vars))
+        assert db.query("select status from v$instance") == [("OPEN",)]
