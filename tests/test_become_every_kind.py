@@ -1,10 +1,10 @@
 """``become: true`` on every workload kind, logged in as the non-root lab user, with OS samplers beside it (issue 39).
 
 One rehearsal (the inventory's ``oracle`` login, real sudo to root, real sshd) runs the nine workload kinds twice:
-with ``become`` and without, ``collect: [iostat, mpstat, vmstat]`` around each point. Before, the point folder was
-made under become (root's) and then written by the login user: ``cannot start OS statistics in …/ostats: mkdir:
-Permission denied``, ``cannot upload …/job.fio``. The rule now (docs/become.md): every folder planner makes on a
-host is the login user's; a become'd tool writes its output into it.
+without ``become`` and with it, ``collect: [iostat, mpstat, vmstat]`` around each become'd point. Before, the
+point folder was made under become (root's) and then written by the login user: ``cannot start OS statistics in
+…/ostats: mkdir: Permission denied``, ``cannot upload …/job.fio``. The rule now (docs/become.md): every folder
+planner makes on a host is the login user's; a become'd tool writes its output into it.
 """
 
 from __future__ import annotations
@@ -42,8 +42,11 @@ def _play(name: str, become: bool) -> str:
     # the data files are the plan's own paths: each play its own, as root's files refuse the login user
     steps = "".join(f"      - {step.replace('WHO', 'root' if become else 'login')}\n"
                     + ("        become: true\n" if become else "") for step in STEPS)
+    # the samplers beside the become'd kinds (the defect); without become they ran as the login user as before,
+    # as every shipped plan's rehearsal shows: no samplers there keeps this test lean (each point waits for them)
+    collect = "    collect: [iostat, mpstat, vmstat]\n" if become else ""
     return (f"  - name: {name}\n    hosts: violin\n    vars: {{slob_max_cache_pct: 100}}\n    workloads:\n"
-            f"{steps}    collect: [iostat, mpstat, vmstat]\n")
+            f"{steps}{collect}")
 
 
 PLAN = ("plan: become_every_kind\ninventory: ../inventory/lab.yaml\nvars:\n"
@@ -76,8 +79,8 @@ def test_every_workload_kind_with_and_without_become_as_the_non_root_login(
     for play, name in enumerate(("without become", "with become")):
         got = {r["step"]: r["status"] for r in results if r["step"].startswith(f"plays[{play}].workloads[")}
         assert got == {f"plays[{play}].workloads[{i}]": "changed" for i in range(len(KINDS))}, (name, got)
-    points = sorted((run / "artifacts").glob("*/*/workloads_*/point000"))
-    assert len(points) == 2 * len(KINDS), points
+    points = sorted((run / "artifacts" / "with_become").glob("*/workloads_*/point000"))
+    assert len(points) == len(KINDS), sorted((run / "artifacts").iterdir())
     for point in points:  # the samplers' files and series beside every kind's own output
         files = {p.name for p in point.iterdir()}
         assert {"iostat.txt", "mpstat.txt", "vmstat.txt", "series-os.json"} <= files, (point, files)
