@@ -26,6 +26,7 @@ from pathlib import Path
 
 from planner.host import Host
 from planner.rehearsal.labuser import LabUser
+from planner.rehearsal.labworld import Userland, hide
 
 SSHD = Path("/usr/sbin/sshd")
 _PRIVSEP_DIR = Path("/run/sshd")
@@ -64,6 +65,7 @@ class Lab:
         self._hosts: dict[str, LabHost] = {}
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
         self._overlay: Path | None = None  # a LabUser's account files (labuser.py); None: log in as ourselves
+        self._userland: tuple[Userland, ...] = ()  # programs as an older distribution has them (labworld.py)
 
     @property
     def hosts(self) -> list[Host]:
@@ -132,13 +134,14 @@ class Lab:
 
 def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeout_s: float = 10.0,
               names: Sequence[str] | None = None, user: LabUser | None = None,
-              password_logins: Sequence[str] = ()) -> Lab:
+              password_logins: Sequence[str] = (), userland: Sequence[Userland] = ()) -> Lab:
     """Start ``n_hosts`` sshd processes under ``root`` and wait until all accept connections.
 
     ``names`` gives the hosts their names (rehearsal mirrors inventory names); default lab01, lab02...
     ``user``: the hosts are reached as that non-root user, who may sudo (planner.rehearsal.labuser); ``root``
     must then be reachable by others (each parent directory searchable).
     ``password_logins``: these accounts log in with their password only (no key), the others with the key only.
+    ``userland``: programs covered by an older distribution's behaviour (planner.rehearsal.labworld).
     """
     reason = sshd_available() or (user.unavailable() if user else None)
     if reason:
@@ -152,6 +155,7 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     authorized = root / "authorized_keys"
     authorized.write_text(client_key.with_suffix(".pub").read_text())
     lab = Lab(root, user.name if user else getpass.getuser(), client_key, root / "known_hosts")
+    lab._userland = tuple(userland)
     if user:
         closed = [str(p) for p in (root, *root.parents) if not os.stat(p).st_mode & 0o001]
         if closed:
@@ -208,7 +212,7 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path, password_logi
     ]))
     log = (sshd_dir / "sshd.log").open("wb")
     # A new session per sshd: its process group is ours alone, so stop() cannot hit anything else.
-    argv = [str(SSHD), "-D", "-e", "-f", str(config)]
+    argv = hide(sshd_dir / "userland", lab._userland, [str(SSHD), "-D", "-e", "-f", str(config)])
     if lab._overlay is not None:
         argv = LabUser.wrap(lab._overlay, argv)
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
