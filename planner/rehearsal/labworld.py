@@ -12,6 +12,7 @@ from __future__ import annotations
 import enum
 import shlex
 import shutil
+import subprocess
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,3 +63,58 @@ def hide(folder: Path, stands: Sequence[Userland], argv: list[str]) -> list[str]
         pairs += [str(script), stand.value.program]
     return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", _MOUNTS, "sh", str(folder),
             *pairs, "--", *argv]
+
+
+@dataclass(frozen=True, slots=True)
+class AlgorithmSet:
+    """What one OpenSSH release's sshd offered by default (its myproposal.h; docs/userlands.md)."""
+
+    release: str
+    key_type: str  # the lab's host and client keys (ssh-keygen -t): what that release's hosts had
+    kex: tuple[str, ...]
+    hostkeys: tuple[str, ...]
+    ciphers: tuple[str, ...]
+    macs: tuple[str, ...]
+    pubkeys: tuple[str, ...]  # the login signatures it verifies
+
+
+_KEX_7 = ("curve25519-sha256", "curve25519-sha256@libssh.org", "ecdh-sha2-nistp256", "ecdh-sha2-nistp384",
+          "ecdh-sha2-nistp521", "diffie-hellman-group-exchange-sha256", "diffie-hellman-group16-sha512",
+          "diffie-hellman-group18-sha512", "diffie-hellman-group14-sha256", "diffie-hellman-group14-sha1")
+_KEYS_7 = ("ecdsa-sha2-nistp256", "ecdsa-sha2-nistp384", "ecdsa-sha2-nistp521", "ssh-ed25519", "rsa-sha2-512",
+           "rsa-sha2-256", "ssh-rsa")
+_CIPHERS_7 = ("chacha20-poly1305@openssh.com", "aes128-ctr", "aes192-ctr", "aes256-ctr", "aes128-gcm@openssh.com",
+              "aes256-gcm@openssh.com")
+_MACS_7 = ("umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256-etm@openssh.com",
+           "hmac-sha2-512-etm@openssh.com", "hmac-sha1-etm@openssh.com", "umac-64@openssh.com",
+           "umac-128@openssh.com", "hmac-sha2-256", "hmac-sha2-512", "hmac-sha1")
+
+
+class SshdAlgorithms(enum.Enum):
+    """An older sshd's algorithm offer: RHEL/OL 6 (5.3p1), 7 (7.4p1), 8 (8.0p1), upstream defaults."""
+
+    OPENSSH_5_3 = AlgorithmSet(
+        "5.3p1", "rsa",
+        ("diffie-hellman-group-exchange-sha256", "diffie-hellman-group-exchange-sha1", "diffie-hellman-group14-sha1",
+         "diffie-hellman-group1-sha1"),
+        ("ssh-rsa", "ssh-dss"),
+        ("aes128-ctr", "aes192-ctr", "aes256-ctr", "arcfour256", "arcfour128", "aes128-cbc", "3des-cbc",
+         "blowfish-cbc", "cast128-cbc", "aes192-cbc", "aes256-cbc", "arcfour", "rijndael-cbc@lysator.liu.se"),
+        ("hmac-md5", "hmac-sha1", "umac-64@openssh.com", "hmac-ripemd160", "hmac-ripemd160@openssh.com",
+         "hmac-sha1-96", "hmac-md5-96"),
+        ("ssh-rsa", "ssh-dss"))
+    OPENSSH_7_4 = AlgorithmSet("7.4p1", "rsa", _KEX_7, _KEYS_7, _CIPHERS_7, _MACS_7, _KEYS_7)
+    OPENSSH_8_0 = AlgorithmSet("8.0p1", "ecdsa", _KEX_7, _KEYS_7, _CIPHERS_7, _MACS_7, _KEYS_7)
+
+
+def sshd_lines(algorithms: SshdAlgorithms) -> list[str]:
+    """sshd_config lines restricting this machine's sshd to the set, less what it can no longer do (arcfour,
+    blowfish, cast128, RIPEMD-160: dropped since, and never in paramiko either, so no handshake differs)."""
+    s = algorithms.value
+    lines = []
+    for keyword, query, names in (("KexAlgorithms", "kex", s.kex), ("HostKeyAlgorithms", "key-sig", s.hostkeys),
+                                  ("Ciphers", "cipher", s.ciphers), ("MACs", "mac", s.macs),
+                                  ("PubkeyAcceptedAlgorithms", "key-sig", s.pubkeys)):
+        known = set(subprocess.run(["ssh", "-Q", query], capture_output=True, text=True, check=True).stdout.split())
+        lines.append(f"{keyword} {','.join(n for n in names if n in known)}")
+    return lines
