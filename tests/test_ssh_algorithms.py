@@ -71,3 +71,22 @@ def test_openssh_7_4_and_8_0_as_shipped_need_nothing(make_lab, release: SshdAlgo
         assert t.host_key_type != "ssh-rsa"  # SHA-2 signatures when the server has them
     finally:
         conn.close()
+
+
+def test_openssh_4_3_needs_a_sha1_key_exchange_which_ssh_config_can_name(make_lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """OL/RHEL 5 (the seed's OL 5.7): only SHA-1 key exchanges, which paramiko 5 dropped."""
+    lab = make_lab(1, sshd=SshdAlgorithms.OPENSSH_4_3)
+    host = lab.hosts[0]
+    config = tmp_path / "ssh_config"
+    config.write_text("Host *\n    HostKeyAlgorithms ssh-rsa\n    PubkeyAcceptedAlgorithms ssh-rsa\n")
+    with pytest.raises(ConnectError) as refused:
+        _connect(host, config)
+    said = str(refused.value) + " " + str(refused.value.hint)
+    assert "no matching key exchange method found. Their offer: diffie-hellman-group-exchange-sha1," in said, said
+    assert "KexAlgorithms +diffie-hellman-group-exchange-sha1" in said, said
+    config.write_text(config.read_text() + "    KexAlgorithms +diffie-hellman-group14-sha1\n")
+    conn = _connect(host, config)
+    try:
+        assert conn.run(["true"]).ok  # the sshd offers SHA-1 key exchanges only: one of them was agreed
+    finally:
+        conn.close()

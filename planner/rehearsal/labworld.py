@@ -91,8 +91,16 @@ _MACS_7 = ("umac-64-etm@openssh.com", "umac-128-etm@openssh.com", "hmac-sha2-256
 
 
 class SshdAlgorithms(enum.Enum):
-    """An older sshd's algorithm offer: RHEL/OL 6 (5.3p1), 7 (7.4p1), 8 (8.0p1), upstream defaults."""
+    """An older sshd's algorithm offer: RHEL/OL 5 (4.3p2), 6 (5.3p1), 7 (7.4p1), 8 (8.0p1), upstream defaults."""
 
+    OPENSSH_4_3 = AlgorithmSet(
+        "4.3p2", "rsa",
+        ("diffie-hellman-group-exchange-sha1", "diffie-hellman-group14-sha1", "diffie-hellman-group1-sha1"),
+        ("ssh-rsa", "ssh-dss"),
+        ("aes128-cbc", "3des-cbc", "blowfish-cbc", "cast128-cbc", "arcfour128", "arcfour256", "arcfour", "aes192-cbc",
+         "aes256-cbc", "rijndael-cbc@lysator.liu.se", "aes128-ctr", "aes192-ctr", "aes256-ctr"),
+        ("hmac-md5", "hmac-sha1", "hmac-ripemd160", "hmac-ripemd160@openssh.com", "hmac-sha1-96", "hmac-md5-96"),
+        ("ssh-rsa", "ssh-dss"))
     OPENSSH_5_3 = AlgorithmSet(
         "5.3p1", "rsa",
         ("diffie-hellman-group-exchange-sha256", "diffie-hellman-group-exchange-sha1", "diffie-hellman-group14-sha1",

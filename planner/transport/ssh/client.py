@@ -30,6 +30,8 @@ from pathlib import Path
 from typing import Any
 
 import paramiko
+from paramiko.kex_gex import KexGexSHA256
+from paramiko.kex_group14 import KexGroup14SHA256
 
 from planner.errors import ConnectError, StepError
 from planner.host import Host
@@ -103,10 +105,24 @@ def _auth_error(where: str, t: SSHTarget, e: paramiko.AuthenticationException) -
                         hint="check ansible_user and ansible_password (or the Vault value it comes from)")
 
 
-# paramiko 5 dropped RSA signatures over SHA-1 ("ssh-rsa"); OpenSSH before 7.2 (RHEL/OL 5 and 6) has no other RSA
-# signature, for host keys and logins alike. OpenSSH's client still uses them for a host whose ssh_config names
-# ssh-rsa; so does planner, for that host only (its Transport's lists): no other connection ever offers it.
+# paramiko 5 dropped RSA signatures over SHA-1 ("ssh-rsa") and the SHA-1 key exchanges; OpenSSH before 7.2 (RHEL/OL
+# 5 and 6) has no other RSA signature, for host keys and logins alike, and 4.3p2 (RHEL/OL 5) no other key exchange.
+# OpenSSH's client still uses them for a host whose ssh_config names them; so does planner, for that host only (its
+# Transport's lists): no other connection ever offers them.
 SHA1_RSA = "ssh-rsa"
+
+
+class _KexGroup14SHA1(KexGroup14SHA256):
+    name = "diffie-hellman-group14-sha1"
+    hash_algo = hashlib.sha1
+
+
+class _KexGexSHA1(KexGexSHA256):
+    name = "diffie-hellman-group-exchange-sha1"
+    hash_algo = hashlib.sha1
+
+
+SHA1_KEX = {k.name: k for k in (_KexGexSHA1, _KexGroup14SHA1)}
 _LISTS = {algos.Kind.KEX: "kex", algos.Kind.HOSTKEY: "keys", algos.Kind.PUBKEY: "pubkeys",
           algos.Kind.CIPHER: "ciphers", algos.Kind.MAC: "macs"}
 # paramiko's "Incompatible ssh peer/server (no acceptable ...)" -> the list that did not match, and the offer's key
@@ -120,8 +136,9 @@ def _supported(kind: algos.Kind) -> list[str]:
     t = paramiko.Transport
     if kind in (algos.Kind.HOSTKEY, algos.Kind.PUBKEY):
         return [k for k in t._key_info if "-cert-" not in k] + [SHA1_RSA]  # type: ignore[attr-defined]
-    table = {algos.Kind.KEX: "_kex_info", algos.Kind.CIPHER: "_cipher_info", algos.Kind.MAC: "_mac_info"}[kind]
-    return list(getattr(t, table))
+    if kind is algos.Kind.KEX:
+        return [*t._kex_info, *SHA1_KEX]  # type: ignore[attr-defined]
+    return list(getattr(t, "_cipher_info" if kind is algos.Kind.CIPHER else "_mac_info"))
 
 
 def _algorithm_lists(t: SSHTarget, name: str) -> dict[str, tuple[str, ...]]:
@@ -151,6 +168,9 @@ class _Transport(paramiko.Transport):
         self.offer: dict[str, list[str]] = {}
         for name, names in (lists or {}).items():
             setattr(self, f"_preferred_{name}", names)
+        sha1_kex = [k for k in (lists or {}).get("kex", ()) if k in SHA1_KEX]
+        if sha1_kex:
+            self._kex_info = {**self._kex_info, **{k: SHA1_KEX[k] for k in sha1_kex}}  # type: ignore[has-type]
         if any(SHA1_RSA in (lists or {}).get(n, ()) for n in ("keys", "pubkeys")):
             _allow_sha1_rsa()
             self._key_info = {**self._key_info, SHA1_RSA: paramiko.RSAKey}  # type: ignore[has-type]
