@@ -67,3 +67,27 @@ def test_fetch_resolves_symlinks_without_realpath(make_lab, tmp_path: Path) -> N
     with pytest.raises(StepError, match="outside"):
         conn.get(str(data / "escape"), tmp_path / "esc.txt")
     conn.close()
+
+
+@pytest.mark.parametrize("shell", ["/bin/csh", "/bin/tcsh", "/bin/ksh"])
+def test_a_csh_or_ksh_login_runs_the_warm_batch_and_fetches(make_lab, tmp_path: Path, shell: str) -> None:  # type: ignore[no-untyped-def]
+    """sshd hands every command line to the login shell. csh and tcsh refused a newline inside quotes ("Unmatched
+    '.") and expanded `!` even there: every warm host's batch exec (a multi-line script) failed."""
+    if not Path(shell).exists():
+        pytest.skip(f"{shell} is not installed (apt-get install csh tcsh ksh: .ci/run does)")
+    from planner.engine import batch
+
+    lab = make_lab(1, login_shell=shell)
+    conn = SSHConnection(lab.hosts[0])
+    try:
+        conn.connect()
+        said = conn.run(["sh", "-c", 'ps -o comm= -p "$PPID"; [ ! -e /nonexistent ] && echo ok']).stdout.split()
+        assert said == [Path(shell).name, "ok"], said  # the login shell ran the line
+        r = conn.run(batch.argv(["echo hi", "printf '%s|' 'a\\b' '!x'"]))
+        reply = batch.parse(r.stdout)
+        assert [f.stdout for f in reply.runs] == [b"hi\n", b"a\\b|!x|"], (r.exit_code, r.stderr)
+        (lab.sandbox(lab.hosts[0].name) / "f.txt").write_text("x\n")
+        conn.get(str(lab.sandbox(lab.hosts[0].name) / "f.txt"), tmp_path / "f.txt")
+        assert (tmp_path / "f.txt").read_text() == "x\n"
+    finally:
+        conn.close()

@@ -67,6 +67,7 @@ class Lab:
         self._overlay: Path | None = None  # a LabUser's account files (labuser.py); None: log in as ourselves
         self._userland: tuple[Userland, ...] = ()  # programs as an older distribution has them (labworld.py)
         self._sshd: SshdAlgorithms | None = None  # an older sshd's algorithm offer (labworld.py); None: this one's
+        self._login_shell: str | None = None  # the login's shell (csh, ksh...); None: as /etc/passwd says
 
     @property
     def hosts(self) -> list[Host]:
@@ -136,7 +137,7 @@ class Lab:
 def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeout_s: float = 10.0,
               names: Sequence[str] | None = None, user: LabUser | None = None,
               password_logins: Sequence[str] = (), userland: Sequence[Userland] = (),
-              sshd: SshdAlgorithms | None = None) -> Lab:
+              sshd: SshdAlgorithms | None = None, login_shell: str | None = None) -> Lab:
     """Start ``n_hosts`` sshd processes under ``root`` and wait until all accept connections.
 
     ``names`` gives the hosts their names (rehearsal mirrors inventory names); default lab01, lab02...
@@ -145,6 +146,7 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     ``password_logins``: these accounts log in with their password only (no key), the others with the key only.
     ``userland``: programs covered by an older distribution's behaviour (planner.rehearsal.labworld).
     ``sshd``: the sshds offer only what that OpenSSH release offered, with keys of the type its hosts had.
+    ``login_shell``: the login (without ``user``) has this shell, as /etc/passwd says inside the sshds' namespace.
     """
     reason = sshd_available() or (user.unavailable() if user else None)
     if reason:
@@ -158,7 +160,7 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     authorized = root / "authorized_keys"
     authorized.write_text(client_key.with_suffix(".pub").read_text())
     lab = Lab(root, user.name if user else getpass.getuser(), client_key, root / "known_hosts")
-    lab._userland, lab._sshd = tuple(userland), sshd
+    lab._userland, lab._sshd, lab._login_shell = tuple(userland), sshd, login_shell
     if user:
         closed = [str(p) for p in (root, *root.parents) if not os.stat(p).st_mode & 0o001]
         if closed:
@@ -216,7 +218,8 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path, password_logi
     ]))
     log = (sshd_dir / "sshd.log").open("wb")
     # A new session per sshd: its process group is ours alone, so stop() cannot hit anything else.
-    argv = hide(sshd_dir / "userland", lab._userland, [str(SSHD), "-D", "-e", "-f", str(config)])
+    argv = hide(sshd_dir / "userland", lab._userland, [str(SSHD), "-D", "-e", "-f", str(config)],
+                user=lab.user, login_shell=lab._login_shell)
     if lab._overlay is not None:
         argv = LabUser.wrap(lab._overlay, argv)
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,

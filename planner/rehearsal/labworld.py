@@ -46,9 +46,11 @@ exec "$@"
 """
 
 
-def hide(folder: Path, stands: Sequence[Userland], argv: list[str]) -> list[str]:
-    """``argv`` (an sshd) in a private mount namespace where each stand-in covers its program."""
-    if not stands:
+def hide(folder: Path, stands: Sequence[Userland], argv: list[str], *, user: str = "",
+         login_shell: str | None = None) -> list[str]:
+    """``argv`` (an sshd) in a private mount namespace where each stand-in covers its program, and ``user`` logs
+    in with ``login_shell`` (a copy of /etc/passwd with that shell covers it)."""
+    if not stands and not login_shell:
         return argv
     folder.mkdir(parents=True, exist_ok=True)
     pairs: list[str] = []
@@ -61,8 +63,19 @@ def hide(folder: Path, stands: Sequence[Userland], argv: list[str]) -> list[str]
         script.write_text(f"#!/bin/sh\nREAL={shlex.quote(str(copy))}\n{stand.value.script}\n")
         script.chmod(0o755)
         pairs += [str(script), stand.value.program]
+    if login_shell:
+        passwd = folder / "passwd"
+        lines = Path("/etc/passwd").read_text().splitlines()
+        passwd.write_text("".join(_with_shell(line, user, login_shell) + "\n" for line in lines))
+        passwd.chmod(0o644)
+        pairs += [str(passwd), "/etc/passwd"]
     return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", _MOUNTS, "sh", str(folder),
             *pairs, "--", *argv]
+
+
+def _with_shell(line: str, user: str, shell: str) -> str:
+    fields = line.split(":")
+    return ":".join([*fields[:6], shell]) if len(fields) == 7 and fields[0] == user else line
 
 
 @dataclass(frozen=True, slots=True)

@@ -48,6 +48,8 @@ GET = (REAL_FN + 'p=$(_real "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; 
 GET_INLINE_MAX = 4 << 20
 # A shell that runs its arguments as a child (never exec-ing it) and exits with its status: see in_process_group.
 SETSID_CHILD = '"$@"; exit'
+# $1: a script whose backslashes and newlines are escaped (one_line): rebuilt with printf's %b, run by eval.
+ONE_LINE = 's=$1; shift; eval "$(printf %b "$s")"'
 
 
 
@@ -65,11 +67,22 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     then execs the command (argv is a program, never a shell builtin): one process less on the host."""
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
     inner += "exec " + command_line(argv, env=env)
-    group = ["setsid", "sh", "-c", f"echo {mark}$$ >&2; {inner}"]
+    group = ["setsid", "sh", "-c", *one_line(f"echo {mark}$$ >&2; {inner}")]
     if not become:
         return command_line(group) + "; exit"
     return command_line(["sh", "-c", SETSID_CHILD, "sh", *group], become=True, become_user=become_user,
                         login=login, ask_password=ask_password)
+
+
+def one_line(script: str) -> list[str]:
+    """``sh -c``'s script (and what follows it) without a newline: csh and tcsh, login shells of many lab
+    accounts, refuse a newline inside quotes ("Unmatched '.") and expand a ``!`` even there ("Event not found"),
+    so such a script would never reach sh. Its backslashes, newlines and ``!`` are sent escaped (``\\0041``,
+    octal) and rebuilt by sh's printf builtin, then eval'd in the same shell (no program more, $$ unchanged).
+    Any other script is sent as it is."""
+    if "\n" not in script and "!" not in script:
+        return [script]
+    return [ONE_LINE, "sh", script.replace("\\", "\\\\").replace("\n", "\\n").replace("!", "\\0041")]
 
 
 def get_argv(remote: str, inline_max: int, root: str, max_bytes: int | None) -> list[str]:
