@@ -538,6 +538,7 @@ class SSHConnection(Connection):
                         sink.write(data[i:i + READ_BUF])
                     remote_sha = words[2]
                 elif words[:1] == ["sftp"] and body:  # large: SFTP from the resolved path, then its checksum
+                    body = body.removesuffix("\n")  # the path's line ends the reply
                     self._sftp_stream(body, sink)
                     r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", body])
                     check(self.host.name, r, f"checksum {remote}")

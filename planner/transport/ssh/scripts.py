@@ -43,7 +43,7 @@ GET = (REAL_FN + 'p=$(_real "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; 
        'case "$p" in "$r"/*) ;; *) printf %s "$p" >&2; exit 4;; esac; fi; '
        'n=$(wc -c < "$p") || exit 8; '
        'if [ -n "$4" ] && [ "$n" -gt "$4" ]; then echo "$n" >&2; exit 5; fi; '
-       'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s" "$n" "$p"; exit 0; fi; '
+       'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s\\n" "$n" "$p"; exit 0; fi; '
        'h=$(sha256sum < "$p") || exit 8; echo "inline $n ${h%% *}"; base64 < "$p"')
 GET_INLINE_MAX = 4 << 20
 # A shell that runs its arguments as a child (never exec-ing it) and exits with its status: see in_process_group.
@@ -64,9 +64,15 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     that shell waits and exits with its status. Without become that shell is the login shell sshd started
     (``; exit`` is read alike by sh, bash, dash, ksh and csh, and keeps the shell from exec-ing setsid in its
     own place); under sudo, whose child may lead its group (use_pty), it is an ``sh -c`` of ours. The leader
-    then execs the command (argv is a program, never a shell builtin): one process less on the host."""
+    then execs the command (argv is a program, never a shell builtin), or runs an ``sh -c`` script itself: one
+    process less on the host."""
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
-    inner += "exec " + command_line(argv, env=env)
+    if not env and len(argv) >= 3 and tuple(argv[:2]) == ("sh", "-c") and tuple(argv[3:4]) in ((), ("sh",)):
+        # A shell script (planner's own, the batch): the leader runs it itself rather than exec a second shell
+        # (one program less per command); `set --` gives it its arguments, $$ and $0 are the same.
+        inner += "{ set -- " + shlex.join(argv[4:]) + "; eval " + shlex.quote(argv[2]) + "; }"
+    else:
+        inner += "exec " + command_line(argv, env=env)
     group = ["setsid", "sh", "-c", *one_line(f"echo {mark}$$ >&2; {inner}")]
     if not become:
         return command_line(group) + "; exit"
