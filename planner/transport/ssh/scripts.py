@@ -48,9 +48,9 @@ GET = (REAL_FN + 'p=$(_real "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; 
 GET_INLINE_MAX = 4 << 20
 # A shell that runs its arguments as a child (never exec-ing it) and exits with its status: see in_process_group.
 SETSID_CHILD = '"$@"; exit'
-# $1: a script whose backslashes and newlines are escaped (one_line): rebuilt with printf's %b, run by eval.
-ONE_LINE = 's=$1; shift; eval "$(printf %b "$s")"'
-
+# $1: a script whose backslashes, newlines and ! are escaped (one_line): rebuilt with printf's %b, run by eval
+# (no variable set: the script may read any as unset; $1 stays, a script that takes arguments sets its own).
+ONE_LINE = 'eval "$(printf %b "$1")"'
 
 
 def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
