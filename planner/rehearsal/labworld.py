@@ -39,7 +39,7 @@ class Userland(enum.Enum):
 
 # Mount each stand-in over its program ($1 the lab's stand-in folder; pairs of stand-in, program follow "--"),
 # then exec the rest (sshd's argv): the process the lab started is still sshd.
-_MOUNTS = """d=$1; shift
+_MOUNTS = """shift
 while [ "$1" != -- ]; do mount --bind "$1" "$2" || exit 97; shift 2; done
 shift
 exec "$@"
@@ -53,16 +53,7 @@ def hide(folder: Path, stands: Sequence[Userland], argv: list[str], *, user: str
     if not stands and not login_shell:
         return argv
     folder.mkdir(parents=True, exist_ok=True)
-    pairs: list[str] = []
-    for stand in stands:
-        real = shutil.which(Path(stand.value.program).name) or stand.value.program
-        name = Path(stand.value.program).name
-        copy = folder / f"{name}.real"
-        shutil.copy2(real, copy)  # the stand-in may exec the real one, which the mount covers
-        script = folder / name
-        script.write_text(f"#!/bin/sh\nREAL={shlex.quote(str(copy))}\n{stand.value.script}\n")
-        script.chmod(0o755)
-        pairs += [str(script), stand.value.program]
+    pairs = [path for stand in stands for path in _stand_in(folder, stand.value)]
     if login_shell:
         passwd = folder / "passwd"
         lines = Path("/etc/passwd").read_text().splitlines()
@@ -71,6 +62,17 @@ def hide(folder: Path, stands: Sequence[Userland], argv: list[str], *, user: str
         pairs += [str(passwd), "/etc/passwd"]
     return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", _MOUNTS, "sh", str(folder),
             *pairs, "--", *argv]
+
+
+def _stand_in(folder: Path, stand: Stand) -> tuple[str, str]:
+    """(the stand-in script written in ``folder``, the program it covers)."""
+    name = Path(stand.program).name
+    copy = folder / f"{name}.real"
+    shutil.copy2(shutil.which(name) or stand.program, copy)  # the stand-in may exec the real one, then covered
+    script = folder / name
+    script.write_text(f"#!/bin/sh\nREAL={shlex.quote(str(copy))}\n{stand.script}\n")
+    script.chmod(0o755)
+    return str(script), stand.program
 
 
 def _with_shell(line: str, user: str, shell: str) -> str:
