@@ -222,5 +222,5 @@ def test_asm_steps_run_as_the_grid_user_with_grid_home_and_this_nodes_asm_sid(tm
     assert all(c["become_user"] == "oracle" and c["env"]["ORACLE_SID"] == "SLOB1" for c in db)
     # on a real host that is sudo to grid, arguments quoted, the SQL on stdin (never on the line)
     line = command_line(asm[0]["argv"], become=True, become_user="grid", login=True, env=asm[0]["env"])
-    assert line.startswith("sudo -n -i -u grid -- sh -c ") and "ORACLE_SID=+ASM1" in line
+    assert line.startswith("sudo -n -H -u grid -- sh -c ") and "ORACLE_SID=+ASM1" in line
     assert "'/ as sysasm'" in line and "v$asm" not in line

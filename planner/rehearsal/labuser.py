@@ -25,6 +25,7 @@ for f in passwd group shadow; do
   if [ -e "/etc/$f" ]; then mount --bind "$o/$f" "/etc/$f" || exit 97; fi
 done
 mount --bind "$o/sudoers.d" /etc/sudoers.d || exit 97
+if [ -e "$o/sudoers" ]; then mount --bind "$o/sudoers" /etc/sudoers || exit 97; fi
 exec "$@"
 """
 
@@ -69,6 +70,14 @@ class LabUser:
     # Set: the logins' sudo asks for this password (no NOPASSWD), as a host whose inventory holds
     # ansible_become_password. Set on the new accounts only (the overlay's shadow), never the machine's.
     sudo_password: str | None = field(default=None, repr=False)
+    # Set: the lab's sudo rules (sudoers.d text) instead of "each login may run anything", e.g. NOPASSWD to the
+    # database account only, as labs grant an admin login.
+    rules: str | None = None
+    # Set: the whole /etc/sudoers mounted over the machine's, e.g. a distribution's default (docs/become.md).
+    sudoers: str | None = None
+    shell: str = "/bin/sh"  # the new accounts' login shell (its profile is what a login to them reads)
+    # Set: root's password in the overlay's shadow, for sudoers asking for the target's (targetpw, SLES) or root's
+    root_password: str | None = field(default=None, repr=False)
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -116,13 +125,15 @@ class LabUser:
             home = lab_root / "home" / name
             home.mkdir(parents=True, exist_ok=True)
             os.chown(home, uid, uid)
-            lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:/bin/sh")
+            lines["passwd"].append(f"{name}:x:{uid}:{uid}:planner lab:{home}:{self.shell}")
             lines["group"].append(f"{name}:x:{uid}:")
             # "*": no password, not locked: sshd (UsePAM no) and sudo's PAM account check accept the login
             lines["shadow"].append(f"{name}:{self._hash()}:19000:0:99999:7:::")
         for name, extra in lines.items():
             src = Path("/etc") / name
             text = src.read_text() if src.exists() else ""
+            if name == "shadow" and self.root_password is not None:
+                text = re.sub(r"(?m)^root:[^:]*:", lambda _m: f"root:{self._hash(self.root_password)}:", text)
             dst = overlay / name
             dst.write_text(text.rstrip("\n") + ("\n" if text else "") + "".join(x + "\n" for x in extra))
             if src.exists():
@@ -133,7 +144,12 @@ class LabUser:
             if entry.is_file():
                 shutil.copy2(entry, overlay / "sudoers.d" / entry.name)
         rule = overlay / "sudoers.d" / "planner-lab"
-        if self.sudo_password is None:
+        if self.sudoers is not None:  # root-owned 0440, as visudo leaves it; sudo refuses anything looser
+            (overlay / "sudoers").write_text(self.sudoers)
+            (overlay / "sudoers").chmod(0o440)
+        if self.rules is not None:
+            rule.write_text(self.rules)
+        elif self.sudo_password is None:
             rule.write_text("".join(f"{n} ALL=(ALL) NOPASSWD: ALL\n" for n in self.names))
         else:  # every command asks (no cached timestamp, no lecture file): sudo's state stays off this machine
             rule.write_text("".join(f"Defaults:{n} lecture=never, timestamp_timeout=0\n{n} ALL=(ALL) ALL\n"
@@ -141,11 +157,12 @@ class LabUser:
         rule.chmod(0o440)  # sudo ignores a sudoers file others may write
         return overlay
 
-    def _hash(self) -> str:
+    def _hash(self, password: str | None = None) -> str:
         """The shadow field: "*" without a sudo password, else its SHA-512 crypt (the password on stdin only)."""
-        if self.sudo_password is None:
+        password = self.sudo_password if password is None else password
+        if password is None:
             return "*"
-        r = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=self.sudo_password + "\n",
+        r = subprocess.run(["openssl", "passwd", "-6", "-stdin"], input=password + "\n",
                            capture_output=True, text=True, check=True)
         return r.stdout.strip()
 

@@ -21,7 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from planner.errors import ParseError
+from planner.errors import ParseError, StepError
 from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
@@ -30,6 +30,7 @@ from planner.parsers import parse_file, summarise
 from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
+from planner.transport.connection import login_user
 
 PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io",
                           "awr_rac_text"})
@@ -127,11 +128,34 @@ def step_dir(ctx: StepContext, kind: str) -> str:
     return planner_dir(ctx, kind + "-" + re.sub(r"[^A-Za-z0-9]+", "-", ctx.step_path).strip("-"))
 
 
+# Empty and make a point folder, as the login user. $2 set: the step runs as another non-root user, who must write
+# its output there: 1733, that user may create files but not list or remove the login user's (docs/become.md).
+_FRESH = ('rm -rf -- "$1" 2>/dev/null; [ ! -e "$1" ] || exit 7; '
+          'mkdir -p -- "$1" && { [ -z "$2" ] || chmod 1733 -- "$1"; }')
+
+
 def fresh_dir(ctx: StepContext, path: str) -> None:
-    """Empty a point folder (one round trip): stale output must never be fetched."""
+    """Empty a point folder (one round trip): stale output must never be fetched.
+
+    The ownership rule (docs/become.md): every folder planner makes on a host is the login user's, made without
+    become, so the OS samplers, uploads (job files, kits' configs) and fetches, which run as the login user,
+    work there whatever the step's ``become``; a become'd tool writes its output into it (root may; another
+    user gets a folder it may write). Files a become'd tool left in an earlier attempt's folder are removed
+    through become when the login user cannot."""
     if not re.search(r"/point\d{3}$", path):  # only ever a point folder: never a parent or a user's path
         raise ValueError(f"not a point folder: {path!r}")
-    ctx.sh('rm -rf -- "$1" && mkdir -p -- "$1"', path)
+    shared = "1" if ctx.become and ctx.become_user not in ("root", login_user(ctx.host)) else ""
+    r = ctx.sh(_FRESH, path, shared, become=False, check=False)
+    if r.exit_code == 7 and ctx.become:  # an earlier attempt's tool (another user) left what only it may remove
+        # the entries the owner lists (a 1733 folder is not listable by the become user), removed through become
+        names = ctx.run(["ls", "-A", "--", path], become=False, check=False).stdout.splitlines()
+        if names:
+            ctx.run(["rm", "-rf", "--", *(posixpath.join(path, n) for n in names)], check=False)
+        r = ctx.sh(_FRESH, path, shared, become=False, check=False)
+    if not r.ok:
+        raise StepError(f"{ctx.host.name}: cannot make the point folder {path}: "
+                        f"{(r.stderr or r.stdout).strip()[-300:] or f'exit code {r.exit_code}'}",
+                        hint="planner_workdir must be a folder the login user may write")
 
 
 def tail(text: str | None, n: int = 1500) -> str:

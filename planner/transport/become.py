@@ -10,6 +10,7 @@ Foundation for the transports: imports nothing of paramiko.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, field
 
 from planner.errors import ConnectError, StepError
@@ -19,6 +20,15 @@ from planner.host import Host
 PASSWORD_VARS = ("ansible_become_password", "ansible_become_pass", "ansible_sudo_pass", "ansible_sudo_password")
 PROMPT = "[sudo via planner] password:"  # fixed text: sudo -p would expand %-escapes, so it holds none
 PROMPT_BYTES = PROMPT.encode()
+
+
+def fresh_prompt() -> str:
+    """The prompt one command's sudo prints: PROMPT with a random word in it, so that nothing but that sudo can
+    print the text planner answers (a login profile printing PROMPT is never taken for it), and sudo's ``%p``,
+    the user whose password it asks for (the login user's; root's or the target's under rootpw, targetpw,
+    runaspw: SLES's default sudoers has targetpw), said when the password is refused. The shown and recorded line
+    keeps the fixed PROMPT. Hex only besides %p: no other %-escape for sudo, no quote for the shell."""
+    return PROMPT.replace("]", f" {secrets.token_hex(8)}]", 1).replace("password:", "password for %p:")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,31 +62,61 @@ def become_password(host: Host) -> BecomePassword | None:
     return BecomePassword(var, str(value))
 
 
-def refused(host: str, secret: BecomePassword) -> StepError:
-    """sudo asked again after the password was given: it is wrong (Ansible: "Incorrect sudo password")."""
-    return StepError(f"{host}: incorrect sudo password: sudo refused the value of {secret.var}",
-                     hint=f"check {secret.var} in the inventory (or the Vault value it comes from)")
+def refused(host: str, secret: BecomePassword, asked: str = "") -> StepError:
+    """sudo asked again after the password was given: it is wrong (Ansible: "Incorrect sudo password").
+    ``asked``: the user whose password sudo asked for (its %p), when the prompt said."""
+    whose = f" (sudo asked for the password of {asked})" if asked else ""
+    why = (f"; under `Defaults targetpw` (SLES's default sudoers) or rootpw/runaspw sudo asks for {asked}'s "
+           "password, not the login user's: give that one, or remove those Defaults (docs/become.md)") if asked else ""
+    return StepError(f"{host}: incorrect sudo password: sudo refused the value of {secret.var}{whose}",
+                     hint=f"check {secret.var} in the inventory (or the Vault value it comes from){why}")
+
+
+def requiretty(host: str, login: str | None) -> StepError:
+    """sudo refused to run without a terminal (``Defaults requiretty``: RHEL/OL 5, 6 before 6.8, 7 before 7.3)."""
+    who = login or "the login user"
+    return StepError(f"{host}: sudo requires a terminal here (Defaults requiretty), and planner runs commands "
+                     "without one: a terminal would merge the command's stderr into its stdout and echo its input",
+                     hint=f"add `Defaults:{who} !requiretty` to sudoers on {host} (visudo -f /etc/sudoers.d/planner), "
+                          "as Red Hat's own sudoers has had since RHEL 6.8 and 7.3 (docs/become.md)")
 
 
 class PromptAnswer:
     """sudo's stderr before planner's first line of the command: its prompt answered once, its lecture kept.
 
     ``feed`` takes what has arrived so far (the caller's buffer) and returns what to keep looking at; ``reply``
-    is the bytes to send now (the password and a newline), once; a second prompt raises ``refused``."""
+    is the bytes to send now (the password and a newline), once; a second prompt raises ``refused``. A prompt
+    holding ``%p`` matches whatever name sudo put there (up to the text after it), kept as ``asked``."""
 
-    def __init__(self, host: str, secret: BecomePassword) -> None:
+    def __init__(self, host: str, secret: BecomePassword, prompt: bytes = PROMPT_BYTES) -> None:
         self.host, self.secret = host, secret
+        self.prefix, _, self.suffix = prompt.partition(b"%p")
+        self.named = b"%p" in prompt
         self.answered = False
+        self.asked = ""
+
+    def _find(self, head: bytes) -> tuple[int, int, str] | None:
+        """(start, end, %p's name) of the prompt in ``head``, or None while it is not all there."""
+        start = head.find(self.prefix)
+        if start < 0:
+            return None
+        if not self.named:
+            return start, start + len(self.prefix), ""
+        end = head.find(self.suffix, start + len(self.prefix))
+        if end < 0:
+            return None
+        return start, end + len(self.suffix), head[start + len(self.prefix):end].decode(errors="replace")
 
     def feed(self, head: bytes) -> tuple[bytes, bytes, bytes]:
         """(text before the prompt, for stderr; what remains to look at; bytes to send to the command's stdin)."""
-        before, found, after = head.partition(PROMPT_BYTES)
-        if not found:
+        found = self._find(head)
+        if found is None:
             return b"", head, b""
+        start, end, name = found
         if self.answered:
-            raise refused(self.host, self.secret)
-        self.answered = True
-        return before, after, self.secret.value.encode() + b"\n"
+            raise refused(self.host, self.secret, self.asked)
+        self.answered, self.asked = True, name
+        return head[:start], head[end:], self.secret.value.encode() + b"\n"
 
 
 def asks_password(host: Host, become: bool) -> bool:

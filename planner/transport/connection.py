@@ -66,13 +66,31 @@ def captured(command: str, exit_code: int, out: OutputBuffer, err: OutputBuffer,
                          out.truncated or err.truncated, out.total, err.total)
 
 
+# A login to the become user as ``sudo -i`` gives one (its profile: ORACLE_HOME, PATH...), without ``-i``: sudo -i
+# joins its arguments into one ``shell -c`` string, backslash-escaping all but [A-Za-z0-9_$-] (sudo's
+# src/parse_args.c), so a newline becomes a line continuation and a "$" is expanded by the login shell
+# (docs/become.md). Run as ``sh -c LOGIN_SH sh ARGV...`` under plain sudo: home as -i does, then the account's
+# login shell with -l (sh-family shells only; others get no profile) reads its profile with stdin and stdout on
+# /dev/null (a profile's output cannot join the command's, nor can it read its input) and execs ARGV untouched.
+LOGIN_SH = ('cd 2>/dev/null; s=$(getent passwd "$(id -un)" 2>/dev/null | cut -d: -f7); case "${s##*/}" in '
+            'sh|bash|dash|ksh|ksh93|mksh|zsh) exec "$s" -l -c \'exec <&3 >&4 3<&- 4>&-; exec "$@"\' "$s" "$@" '
+            '3<&0 4>&1 </dev/null >/dev/null;; esac; exec "$@"')
+
+
+def as_login(line: str) -> str:
+    """``line`` (a shell line) run in the become user's login environment (LOGIN_SH)."""
+    return shlex.join(["sh", "-c", LOGIN_SH, "sh", "sh", "-c", line])
+
+
 def command_line(argv: Argv, *, become: bool = False, become_user: str = "root", login: bool = False,
-                 env: Mapping[str, str] | None = None, cwd: str | None = None, ask_password: bool = False) -> str:
+                 env: Mapping[str, str] | None = None, cwd: str | None = None, ask_password: bool = False,
+                 prompt: str = PROMPT) -> str:
     """Quote ``argv`` into one shell line, optionally under ``sudo -n`` and with env/cwd.
 
-    ``login`` uses ``sudo -n -i -u USER`` so an Oracle OS user's profile sets ORACLE_HOME/ORACLE_SID.
+    ``login`` runs it in the become user's login environment (LOGIN_SH) so an Oracle OS user's profile sets
+    ORACLE_HOME/ORACLE_SID; ``env`` still wins over the profile. Never ``sudo -i`` (see LOGIN_SH).
     ``ask_password``: ``sudo -S -p PROMPT`` instead of ``-n``, the password then read on stdin
-    (planner.transport.become: the line holds the fixed prompt, never the password).
+    (planner.transport.become: the line holds the prompt, never the password).
     """
     if isinstance(argv, str):
         raise TypeError("command must be an argv list, not a string: build it from quoted parts")
@@ -86,10 +104,11 @@ def command_line(argv: Argv, *, become: bool = False, become_user: str = "root",
     if cwd:
         line = f"cd {shlex.quote(cwd)} && {line}"
     if become:
-        ask = ["-S", "-p", PROMPT] if ask_password else ["-n"]
-        sudo = ["sudo", *ask, "-i" if login else "-H", "-u", become_user, "--"]
-        # sudo -i hands its arguments to the login shell with escaping; sh -c keeps cd/&& working.
-        line = shlex.join([*sudo, "sh", "-c", line])
+        if login:
+            line = as_login(line)
+        ask = ["-S", "-p", prompt] if ask_password else ["-n"]
+        # sh -c keeps cd/&& working; sudo passes its arguments to it as they are (no -i, no -s: no escaping)
+        line = shlex.join(["sudo", *ask, "-H", "-u", become_user, "--", "sh", "-c", line])
     return line
 
 

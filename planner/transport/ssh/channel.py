@@ -14,7 +14,7 @@ import time
 from typing import Any, Protocol
 
 from planner.errors import ConnectError, Interrupted
-from planner.transport.become import BecomePassword, PromptAnswer
+from planner.transport.become import PROMPT_BYTES, BecomePassword, PromptAnswer
 
 PGID_MARK = b"planner-pgid:"
 BUF = 1 << 16
@@ -26,15 +26,16 @@ class Sink(Protocol):
 
 
 def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | None, cancelled: threading.Event,
-          host: str, out: Sink, err: Sink, secret: BecomePassword | None = None) -> tuple[int | None, bool]:
+          host: str, out: Sink, err: Sink, secret: BecomePassword | None = None,
+          prompt: bytes = PROMPT_BYTES) -> tuple[int | None, bool]:
     """Read stdout and stderr together until exit status, into ``out`` and ``err`` as they arrive (never more
     than BUF bytes in hand: a 500 MB output costs no memory here); returns (pgid, timed_out).
 
     ``pgid`` None: the first stderr line is planner's process-group marker, taken out of stderr.
-    ``secret``: the command runs under ``sudo -S``: its prompt is answered before the marker, and the
+    ``secret``: the command runs under ``sudo -S -p prompt``: that prompt is answered before the marker, and the
     command's own stdin waits for the marker (sudo has let it in), so sudo never reads it as a password.
     """
-    head = _Head(chan, host, secret) if pgid is None else None  # stderr until the pgid line is seen
+    head = _Head(chan, host, secret, prompt) if pgid is None else None  # stderr until the pgid line is seen
     pending = memoryview(stdin or b"")
     held = head is not None and secret is not None
     if not pending and not held:
@@ -85,10 +86,10 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
 class _Head:
     """stderr up to planner's process-group line; under ``sudo -S``, sudo's prompt answered on the way."""
 
-    def __init__(self, chan: Any, host: str, secret: BecomePassword | None) -> None:
+    def __init__(self, chan: Any, host: str, secret: BecomePassword | None, prompt: bytes = PROMPT_BYTES) -> None:
         self.chan, self.buf = chan, bytearray()
         self.pgid: int | None = None
-        self.answer = PromptAnswer(host, secret) if secret is not None else None
+        self.answer = PromptAnswer(host, secret, prompt) if secret is not None else None
 
     def feed(self, data: bytes, err: Sink) -> bool:
         """Take more stderr; True once the head is over (``pgid`` set when the marker was its end)."""

@@ -35,7 +35,7 @@ from paramiko.kex_group14 import KexGroup14SHA256
 
 from planner.errors import ConnectError, StepError
 from planner.host import Host
-from planner.transport.become import BecomePassword, become_password
+from planner.transport.become import PROMPT, BecomePassword, become_password, fresh_prompt, requiretty
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import algorithms as algos
 from planner.transport.ssh import noinvoke
@@ -201,6 +201,8 @@ def _mismatch(where: str, transport: Any, e: Exception) -> ConnectError | None:
     also = "PubkeyAcceptedAlgorithms +ssh-rsa" if usable[:1] == [SHA1_RSA] else ""
     return algos.mismatch(where, kind, offer, usable, also)
 
+# sudo's refusal under Defaults requiretty (sudo 1.7-1.9: "sorry, you must have a tty to run sudo")
+_REQUIRETTY = "you must have a tty to run sudo"
 
 class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
@@ -391,7 +393,10 @@ class SSHConnection(Connection):
         started = time.monotonic()
         shown, code, timed_out = self._exec(argv, out, err, become=become, become_user=become_user, login=login,
                                             timeout=timeout, env=env, cwd=cwd, stdin=stdin)
-        return captured(shown, code, out, err, time.monotonic() - started, timed_out)
+        r = captured(shown, code, out, err, time.monotonic() - started, timed_out)
+        if become and code == 1 and _REQUIRETTY in r.stderr:  # sudo's own words, before any command ran
+            raise requiretty(self.host.name, self.host.user)
+        return r
 
     def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
         out = _Stamped()
@@ -406,8 +411,9 @@ class SSHConnection(Connection):
         secret = become_password(self.host) if become else None
         ask = secret is not None
         shown = command_line(argv, become=become, become_user=buser, login=login, env=env, cwd=cwd, ask_password=ask)
+        prompt = fresh_prompt()
         wrapped = ssh_scripts.in_process_group(argv, become=become, become_user=buser, login=login, env=env,
-                                               cwd=cwd, mark=PGID_MARK.decode(), ask_password=ask)
+                                               cwd=cwd, mark=PGID_MARK.decode(), ask_password=ask, prompt=prompt)
         transport = self.ensure_connected()
         started = time.monotonic()
         for fresh in (False, True):
@@ -423,7 +429,7 @@ class SSHConnection(Connection):
                 transport = self.ensure_connected()
         deadline = started + timeout if timeout else None
         try:
-            pgid, timed_out = self._drain(chan, stdin, deadline, out, err, secret=secret)
+            pgid, timed_out = self._drain(chan, stdin, deadline, out, err, secret=secret, prompt=prompt)
             if timed_out and pgid is not None:
                 self._kill_group(transport, pgid, become, buser)
                 self._drain(chan, None, time.monotonic() + 5.0, out, err, pgid)  # what it wrote while dying
@@ -459,24 +465,26 @@ class SSHConnection(Connection):
         return shown, code, timed_out
 
     def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None, out: Sink, err: Sink,
-               pgid: int | None = None, secret: BecomePassword | None = None) -> tuple[int | None, bool]:
-        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err, secret)
+               pgid: int | None = None, secret: BecomePassword | None = None,
+               prompt: str = PROMPT) -> tuple[int | None, bool]:
+        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err, secret, prompt.encode())
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
         argv = ["sh", "-c", ssh_scripts.KILL_SCRIPT, "sh", str(pgid)]
         secret = become_password(self.host) if become else None
         line = command_line(argv, become=become, become_user=buser)
+        prompt = fresh_prompt()
         if secret is not None:  # sudo -S answers its prompt before the marker line, as any command's
             line = ssh_scripts.in_process_group(argv, become=True, become_user=buser, login=False, env=None,
-                                                cwd=None, mark=PGID_MARK.decode(), ask_password=True)
+                                                cwd=None, mark=PGID_MARK.decode(), ask_password=True, prompt=prompt)
         chan = transport.open_session(timeout=self.target.connect_timeout)
         try:
             chan.exec_command(line)
             if secret is None:
                 chan.shutdown_write()
             self._drain(chan, None, time.monotonic() + wait_s, OutputBuffer(), OutputBuffer(),
-                        pgid=-1 if secret is None else None, secret=secret)
+                        pgid=-1 if secret is None else None, secret=secret, prompt=prompt)
         finally:
             # Closing a channel on a transport that just died raises (EOFError); the outcome is already
             # known, so it must not replace it (the next command reconnects).

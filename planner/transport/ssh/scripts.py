@@ -10,7 +10,8 @@ import base64
 import shlex
 from collections.abc import Mapping, Sequence
 
-from planner.transport.connection import command_line
+from planner.transport.become import PROMPT
+from planner.transport.connection import as_login, command_line
 
 # TERM the command's process group, give it 2 s to flush, then KILL what is left.
 # (dash's kill rejects "--", so the negative pgid follows the signal directly.)
@@ -54,7 +55,8 @@ ONE_LINE = 'eval "$(printf %b "$1")"'
 
 
 def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
-                     env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False) -> str:
+                     env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False,
+                     prompt: str = PROMPT) -> str:
     """The line sent for one command. setsid: a new process group (its pid, echoed first on stderr after
     ``mark``) that a timeout can kill whole. Every part is quoted by command_line; no text is pasted.
 
@@ -65,7 +67,10 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     (``; exit`` is read alike by sh, bash, dash, ksh and csh, and keeps the shell from exec-ing setsid in its
     own place); under sudo, whose child may lead its group (use_pty), it is an ``sh -c`` of ours. The leader
     then execs the command (argv is a program, never a shell builtin), or runs an ``sh -c`` script itself: one
-    process less on the host."""
+    process less on the host.
+
+    The marker is the first thing the become user's side runs: a login profile (``login``, docs/become.md) runs
+    after it, so whatever comes before the marker is sudo's own, and only then is sudo's prompt answered."""
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
     if not env and len(argv) >= 3 and tuple(argv[:2]) == ("sh", "-c") and tuple(argv[3:4]) in ((), ("sh",)):
         # A shell script (planner's own, the batch): the leader runs it itself rather than exec a second shell
@@ -73,11 +78,13 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
         inner += "{ set -- " + shlex.join(argv[4:]) + "; eval " + shlex.quote(argv[2]) + "; }"
     else:
         inner += "exec " + command_line(argv, env=env)
+    if login and become:
+        inner = "exec " + as_login(inner)
     group = ["setsid", "sh", "-c", *one_line(f"echo {mark}$$ >&2; {inner}")]
     if not become:
         return command_line(group) + "; exit"
     return command_line(["sh", "-c", SETSID_CHILD, "sh", *group], become=True, become_user=become_user,
-                        login=login, ask_password=ask_password)
+                        ask_password=ask_password, prompt=prompt)
 
 
 def one_line(script: str) -> list[str]:
