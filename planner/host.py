@@ -23,3 +23,11 @@ class Host:
     become_user: str = "root"  # ansible_become_user (does not imply become, as in Ansible)
     groups: tuple[str, ...] = ()
     vars: Mapping[str, Any] = field(default_factory=dict)  # merged all < groups < host_vars
+
+
+class UnsafeText(str):
+    """A variable value Ansible never templates: YAML `!unsafe`, an INI `b'...'` literal. planner's templating
+    leaves it as written (a password `p{%ss{{w0rd` is a password), and `planner inventory --list` prints it
+    as ansible-inventory does, `{"__ansible_unsafe": "..."}`."""
+
+    __slots__ = ()

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import Location, Problem
+from planner.host import UnsafeText
 from planner.inventory.vault import (
     NO_KEYS,
     VaultCipher,
@@ -257,8 +258,8 @@ def _plain(value: Any) -> Any:
         return "..."
     if isinstance(value, complex):
         return str(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
+    if isinstance(value, bytes):  # ansible-core tags only str literals trusted-as-template: b'...' is unsafe
+        return UnsafeText(value.decode("utf-8", "surrogateescape"))
     return value
 
 

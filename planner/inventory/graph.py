@@ -9,6 +9,7 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
@@ -20,7 +21,7 @@ from typing import Any
 import yaml
 
 from planner.errors import InputError, Location, Problem
-from planner.host import Host
+from planner.host import Host, UnsafeText
 from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
@@ -320,14 +321,24 @@ def ansible_list(inv: Inventory) -> dict[str, Any]:
 
 def _jsonable(value: Any) -> Any:
     """YAML dates and timestamps print as ISO strings, as Ansible's JSON encoder prints them; an inline vault
-    value as its ciphertext, as ansible-inventory shows it."""
+    value as its ciphertext and an unsafe one (`!unsafe`, INI `b'...'`) tagged, as ansible-inventory shows them."""
     if isinstance(value, VaultText):
         return {"__ansible_vault": value.ciphertext}
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
+    if isinstance(value, UnsafeText):
+        return {"__ansible_unsafe": str(value)}
+    if isinstance(value, dict):  # keys as JSON writes them, so sort_keys never compares 0 with 'a'
+        return {_json_key(k): _jsonable(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_jsonable(v) for v in value]
     return value.isoformat() if isinstance(value, date | datetime) else value
+
+
+def _json_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool | int | float) or key is None:
+        return json.dumps(key)
+    return key.isoformat() if isinstance(key, date | datetime) else str(key)
 
 
 def ansible_graph(inv: Inventory, group: str = "all") -> str:

@@ -38,6 +38,8 @@ from planner.errors import InputError, Problem
 from planner.plan.source import load_yaml, load_yaml_text
 from planner.safejinja import NativeSandboxEnvironment, SecurityError, template_errors_only
 
+from planner.host import UnsafeText
+
 if TYPE_CHECKING:
     from planner.host import Host
     from planner.plan.model import Plan, Play
@@ -101,7 +103,8 @@ def is_password_name(name: str) -> bool:
 
 
 def has_template(value: Any) -> bool:
-    return isinstance(value, str) and ("{{" in value or "{%" in value)
+    """Whether a string holds a template; an UnsafeText (Ansible's `!unsafe`) never does."""
+    return isinstance(value, str) and not isinstance(value, UnsafeText) and ("{{" in value or "{%" in value)
 
 
 def undefined_name(exc: jinja2.UndefinedError) -> str | None:
