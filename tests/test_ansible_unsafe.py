@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.cli.main import main
 from planner.cli.hostvars import render_inventory
+from planner.cli.main import main
 from planner.inventory.graph import load_inventory
 from planner.plan.templating import render, resolve_variables
 

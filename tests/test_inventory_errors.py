@@ -87,8 +87,6 @@ def test_bad_ini(tmp_path: Path, text: str, expected: str) -> None:
     ("- h1\n- h2\n",
      "1:1: a YAML inventory must be a mapping of group names — start with 'all:' and put hosts:, vars: and "
      "children: under it"),
-    ("\n",
-     "1:1: the YAML inventory is empty — add 'all:' with hosts: under it, or use an INI inventory"),
     ("all:\n  children:\n    db:\n      vars:\n        ansible_port: '22x'\n      hosts:\n        d1:\n",
      "5:9: ansible_port '22x' is not a port number — give a whole number between 1 and 65535, "
      "e.g. ansible_port=2222"),

@@ -136,12 +136,9 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         print(json.dumps(plan_schema(), indent=2))
         return ExitCode.OK
     if cmd == "inventory":
-        from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
+        from planner.cli.inventory_cmd import inventory_command
 
-        inv = load_inventory(args.inventory, args.vault)
-        _warn(inv.warnings)
-        print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
-        return ExitCode.OK
+        return inventory_command(args)
     if cmd == "parse":
         from planner.cli.parse import check_input_files, run_parse
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import Location, Problem
-from planner.host import UnsafeText
+from planner.host import SealedVault, UnsafeText
 from planner.inventory.vault import (
     NO_KEYS,
     VaultCipher,
@@ -83,13 +83,14 @@ class InventoryGraph:
                 self.warnings.append(GROUP_NAME_WARNING)
 
     def opened(self, value: Any, location: Location | None) -> Any:
-        """The value with every inline `!vault` decrypted (a VaultText); a problem where one cannot be."""
+        """The value with every inline `!vault` decrypted (a VaultText); one no password opens stays sealed
+        (a SealedVault naming where it is), refused only where it is used, as Ansible decrypts lazily."""
         if isinstance(value, VaultCipher):
             try:
                 return VaultText(decrypt(value.ciphertext, self.vault), value.ciphertext)
             except VaultError as exc:
-                self.problem(location, f"cannot decrypt this !vault value: {exc}", VAULT_HINT)
-                return None
+                where = f"{location}: " if location else ""
+                return SealedVault(value.ciphertext, f"{where}cannot decrypt this !vault value: {exc}")
         if isinstance(value, dict):
             return {k: self.opened(v, location) for k, v in value.items()}
         if isinstance(value, list):
@@ -195,7 +196,10 @@ class InventoryGraph:
 
 
 def check_special_var(graph: InventoryGraph, key: str, value: Any, location: Location | None) -> bool:
-    """Validate the connection variables planner maps onto Host; False (with a problem) when unusable."""
+    """Validate the connection variables planner maps onto Host; False (with a problem) when unusable. A sealed
+    vault value is refused where a host uses it (planner.cli.hostvars), not here."""
+    if isinstance(value, SealedVault):
+        return True
     if key == "ansible_port" and to_port(value) is None:
         graph.problem(location, f"ansible_port {value!r} is not a port number",
                       "give a whole number between 1 and 65535, e.g. ansible_port=2222")
