@@ -65,7 +65,8 @@ def render_inventory(inventory: Inventory, plan_vars: Mapping[str, Any],
     base = inventory.source if inventory.source.is_dir() else inventory.source.parent
     hosts: dict[str, Host] = {}
     problems: list[Problem] = []
-    for name, host in inventory.hosts.items():
+    for name, host in inventory.hosts.items():  # after --limit: only the hosts a run works on
+        problems += [p for p in inventory.unusable.get(name, ()) if p not in problems]  # a group's: once
         hosts[name], more = render_host(host, plan_vars, extra_vars, base)
         problems += more
     if not problems and all(hosts[n] is inventory.hosts[n] for n in hosts):

@@ -8,18 +8,16 @@ from pathlib import Path
 
 from planner import __version__
 
-EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
+EPILOG = ("exit codes: 0 ok, 1 internal error or no host left to target, 2 a step failed or a bad option, 4 a host "
+          "unreachable, 5 bad input, 99 interrupted")
 
 
 def forks(text: str) -> int:
-    """-f/--forks: a whole number of hosts worked on at once, at least 1 (0 or less would run nothing)."""
+    """-f/--forks: a whole number of hosts worked on at once (planner.cli.main refuses 0 or less, exit 5)."""
     try:
-        n = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number (give 1 or more)") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: give 1 or more hosts worked on in parallel")
-    return n
 
 
 def _vault_options(p: argparse.ArgumentParser) -> None:

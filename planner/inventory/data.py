@@ -66,6 +66,9 @@ class InventoryGraph:
         self.groups: dict[str, GroupNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.problems: list[Problem] = []
+        # a connection variable planner cannot use, by owner ("group"|"host", name): a problem only for the
+        # hosts a run selects, as Ansible judges only the hosts it works on (a winrm host outside -l is fine)
+        self.deferred: dict[tuple[str, str], list[Problem]] = {}
         self.vault = vault
         self.warnings: list[str] = []  # printed as ansible-inventory prints them, each once
         self.secret_source = False  # set while a vaulted inventory file is read: its values are secrets
@@ -75,6 +78,11 @@ class InventoryGraph:
 
     def problem(self, location: Location | None, message: str, hint: str) -> None:
         self.problems.append(Problem(location, "", message, hint))
+
+    def refused(self) -> bool:
+        """Whether a problem other than a deferred connection variable refuses the whole inventory."""
+        deferred = {id(p) for problems in self.deferred.values() for p in problems}
+        return any(id(p) not in deferred for p in self.problems)
 
     def add_group(self, name: str, location: Location | None) -> None:
         if name not in self.groups:
@@ -139,12 +147,12 @@ class InventoryGraph:
                 self.problem(location, f"ansible_group_priority {value!r} is not an integer",
                              "give a whole number such as 10; higher wins among groups of the same depth")
             return
-        if check_special_var(self, key, value, location):
+        if check_special_var(self, key, value, location, ("group", group)):
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
         value = self._value(value, location)
-        if check_special_var(self, key, value, location):
+        if check_special_var(self, key, value, location, ("host", host)):
             self.hosts[host].vars[key] = value
 
     def reconcile(self) -> None:
@@ -195,24 +203,29 @@ class InventoryGraph:
         return sorted(every, key=lambda g: (self.groups[g].depth, self.groups[g].priority, g))
 
 
-def check_special_var(graph: InventoryGraph, key: str, value: Any, location: Location | None) -> bool:
-    """Validate the connection variables planner maps onto Host; False (with a problem) when unusable. A sealed
-    vault value is refused where a host uses it (planner.cli.hostvars), not here."""
-    if isinstance(value, SealedVault):
+def check_special_var(graph: InventoryGraph, key: str, value: Any, location: Location | None,
+                      owner: tuple[str, str]) -> bool:
+    """Validate the connection variables planner maps onto Host; False when unusable, with a problem kept for
+    the hosts of ``owner`` (reported only if a run selects one). A sealed vault value is refused where a host
+    uses it (planner.cli.hostvars), not here."""
+    why = None if isinstance(value, SealedVault) else _unusable(key, value)
+    if why is None:
         return True
+    problem = Problem(location, "", *why)
+    graph.deferred.setdefault(owner, []).append(problem)
+    graph.problems.append(problem)  # told with the others, in file order, when the inventory is refused anyway
+    return False
+
+
+def _unusable(key: str, value: Any) -> tuple[str, str] | None:
     if key == "ansible_port" and to_port(value) is None:
-        graph.problem(location, f"ansible_port {value!r} is not a port number",
-                      "give a whole number between 1 and 65535, e.g. ansible_port=2222")
-        return False
+        return (f"ansible_port {value!r} is not a port number",
+                "give a whole number between 1 and 65535, e.g. ansible_port=2222")
     if key == "ansible_connection" and str(value) not in CONNECTIONS:
-        graph.problem(location, f"ansible_connection {value!r} is not supported",
-                      "use ssh (also written paramiko or smart) or local")
-        return False
+        return f"ansible_connection {value!r} is not supported", "use ssh (also written paramiko or smart) or local"
     if key == "ansible_become" and to_bool(value) is None:
-        graph.problem(location, f"ansible_become {value!r} is not a boolean",
-                      "use true/false (yes/no, 1/0 are accepted too)")
-        return False
-    return True
+        return f"ansible_become {value!r} is not a boolean", "use true/false (yes/no, 1/0 are accepted too)"
+    return None
 
 
 def to_port(value: Any) -> int | None:

@@ -54,6 +54,7 @@ class Inventory:
     warnings: tuple[str, ...] = ()  # what ansible-inventory warns about for the same files, in its words
     group_vars: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # a group's own (--export)
     host_own: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # a host's own, groups left out
+    unusable: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)  # refused if a run selects the host
 
     def select(self, pattern: str, *, allow_empty: bool = False, lenient: bool = False) -> list[Host]:
         """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none.
@@ -64,7 +65,7 @@ class Inventory:
             term = pattern.strip()
             if term in LOCALHOST_NAMES:  # Ansible's implicit localhost
                 return [local_inventory().hosts["localhost"]]
-            if not allow_empty:
+            if not allow_empty and not self.limited_out:  # under --limit a play may select none: skipped
                 problems = [Problem(None, "", f"pattern '{pattern}' matches no host",
                                     "known groups: " + ", ".join(sorted(self.groups)))]
         if problems:
@@ -87,6 +88,7 @@ class Inventory:
             warnings=self.warnings,
             group_vars=self.group_vars,
             host_own=self.host_own,
+            unusable=self.unusable,
         )
 
 
@@ -155,7 +157,7 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
     for base in dict.fromkeys(p.resolve() for p in [*bases, *vars_dirs]):  # later folders win
         for key, variables in _vars_files(graph, base, read).items():
             file_vars[key] = {**file_vars.get(key, {}), **variables}
-    if graph.problems:
+    if graph.refused():
         raise InputError(graph.problems)
     return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths),
                    warnings=tuple(graph.warnings))
@@ -228,7 +230,7 @@ def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tup
                 graph.problems.extend(problems)
                 for key, raw, at in variables:
                     value = graph.opened(raw, at)
-                    if check_special_var(graph, key, value, at):
+                    if check_special_var(graph, key, value, at, (kind[:-5], name)):
                         merged[key] = value
             if merged:
                 found[(kind, name)] = merged
@@ -309,7 +311,13 @@ def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any
         group_vars=MappingProxyType({g: MappingProxyType(_group_own(graph, files, g)) for g in graph.groups}),
         host_own=MappingProxyType({h: MappingProxyType({**graph.hosts[h].vars, **files.get(("host_vars", h), {})})
                                    for h in graph.hosts}),
+        unusable=MappingProxyType({h: _unusable_for(graph, h) for h in graph.hosts}),
     )
+
+
+def _unusable_for(graph: InventoryGraph, host: str) -> tuple[Problem, ...]:
+    owners = [("group", g) for g in graph.host_groups(host)] + [("host", host)]
+    return tuple(p for o in owners for p in graph.deferred.get(o, ()))
 
 
 def _group_own(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]], group: str) -> dict[str, Any]:
