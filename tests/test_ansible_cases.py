@@ -66,3 +66,23 @@ def test_output_writes_the_file_as_ansible_inventory(tmp_path: Path, capsys: pyt
     assert capsys.readouterr().out == ""
     assert json.loads((tmp_path / "out.json").read_text()) == case["list"]  # ansible writes no final newline
     assert not (tmp_path / "out.json").read_text().endswith("\n")
+
+
+TRANSFORM_YAML = "all:\n  children:\n    web-a:\n      hosts: {h1: }\n      vars: {v: 1}\n    x:\n      children: {web-a: }\n"
+REPLACED = "Invalid characters were found in group names and automatically replaced, use -vvvv to see details"
+KEPT = "Invalid characters were found in group names but not replaced, use -vvvv to see details"
+
+
+@pytest.mark.parametrize(("mode", "group", "warning"), [  # ansible-inventory 2.19.14's output for each mode
+    ("never", "web-a", KEPT), ("always", "web_a", REPLACED), ("ignore", "web-a", None), ("silently", "web_a", None)])
+def test_transform_invalid_group_chars(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                       capsys: pytest.CaptureFixture[str], mode: str, group: str,
+                                       warning: str | None) -> None:
+    monkeypatch.setenv("ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS", mode)
+    (tmp_path / "t.yml").write_text(TRANSFORM_YAML)
+    assert main(["inventory", "-i", str(tmp_path / "t.yml"), "--list"]) == 0
+    out, err = capsys.readouterr()
+    assert json.loads(out) == {"_meta": {"hostvars": {"h1": {"v": 1}}, "profile": "inventory_legacy"},
+                               "all": {"children": ["ungrouped", group, "x"]}, group: {"hosts": ["h1"]},
+                               "x": {"children": [group]}}
+    assert err == (f"[WARNING]: {warning}\n" if warning else "")

@@ -36,6 +36,10 @@ _HOSTPORT = re.compile(r"^((?:[^:\[\]]|\[[^\]]*\])+):([0-9]+)$")
 # ansible-core's INVALID_VARIABLE_NAMES: a group name must be a valid variable name to be used in templates
 _INVALID_GROUP_CHARS = re.compile(r"^[\d\W]|[^\w]")
 GROUP_NAME_WARNING = "Invalid characters were found in group names but not replaced, use -vvvv to see details"
+# ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS -> ansible-core's warning (never is the default; ignore and silently: none)
+_GROUP_WARNINGS = {"never": GROUP_NAME_WARNING, "always": "Invalid characters were found in group names and "
+                   "automatically replaced, use -vvvv to see details"}
+TRANSFORM_MODES = ("never", "always", "ignore", "silently")
 VAULT_HINT = ("give the vault password with --vault-password-file FILE, --vault-id [LABEL@]FILE, --ask-vault-pass "
               "or ANSIBLE_VAULT_PASSWORD_FILE")
 
@@ -62,7 +66,8 @@ class HostNode:
 class InventoryGraph:
     """Groups and hosts as a reader declares them; problems are collected, never raised."""
 
-    def __init__(self, vault: VaultKeys = NO_KEYS) -> None:
+    def __init__(self, vault: VaultKeys = NO_KEYS, transform: str = "never") -> None:
+        self.transform = transform  # ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS
         self.groups: dict[str, GroupNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.problems: list[Problem] = []
@@ -84,11 +89,20 @@ class InventoryGraph:
         deferred = {id(p) for problems in self.deferred.values() for p in problems}
         return any(id(p) not in deferred for p in self.problems)
 
+    def canon(self, name: str) -> str:
+        """The group name as stored: with ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS always/silently, every character
+        not valid in a variable name becomes '_' (ansible-core's to_safe_group_name)."""
+        if self.transform in ("always", "silently") and _INVALID_GROUP_CHARS.search(name):
+            return _INVALID_GROUP_CHARS.sub("_", name)
+        return name
+
     def add_group(self, name: str, location: Location | None) -> None:
-        if name not in self.groups:
-            self.groups[name] = GroupNode(name, location)
-            if _INVALID_GROUP_CHARS.search(name) and GROUP_NAME_WARNING not in self.warnings:
-                self.warnings.append(GROUP_NAME_WARNING)
+        stored = self.canon(name)
+        if stored not in self.groups:
+            self.groups[stored] = GroupNode(stored, location)
+            warning = _GROUP_WARNINGS.get(self.transform) if _INVALID_GROUP_CHARS.search(name) else None
+            if warning and warning not in self.warnings:
+                self.warnings.append(warning)
 
     def opened(self, value: Any, location: Location | None) -> Any:
         """The value with every inline `!vault` decrypted (a VaultText); one no password opens stays sealed
@@ -114,8 +128,8 @@ class InventoryGraph:
             self.hosts[name] = HostNode(name, location)
             if port is not None:  # as Ansible: a port in `host:port` counts only where the host first appears
                 self.hosts[name].vars["ansible_port"] = port
-        if group is not None and name not in self.groups[group].hosts:
-            self.groups[group].hosts.append(name)
+        if group is not None and name not in self.groups[self.canon(group)].hosts:
+            self.groups[self.canon(group)].hosts.append(name)
 
     def ancestors(self, group: str) -> set[str]:
         seen: set[str] = set()
@@ -128,6 +142,7 @@ class InventoryGraph:
         return seen
 
     def add_child(self, parent: str, child: str, location: Location | None) -> None:
+        parent, child = self.canon(parent), self.canon(child)
         p, c = self.groups[parent], self.groups[child]
         if parent == child or child in self.ancestors(parent):
             self.problem(location, f"adding group '{child}' as a child of '{parent}' creates a loop",
@@ -139,6 +154,7 @@ class InventoryGraph:
             c.parents.append(parent)
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
+        group = self.canon(group)
         value = self._value(value, location)
         if key == "ansible_group_priority":
             try:

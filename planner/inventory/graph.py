@@ -23,6 +23,7 @@ from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
     LOCALHOST_NAMES,
+    TRANSFORM_MODES,
     VAULT_HINT,
     InventoryGraph,
     check_special_var,
@@ -127,7 +128,8 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
     that is no path is a host list (`-i db1,db2:2222,`). ``vars_dirs`` are read for group_vars/ host_vars/
     after the sources' own, as Ansible reads the playbook's folder (the cwd for ansible-inventory)."""
     paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
-    graph = InventoryGraph(vault)
+    transform = os.environ.get("ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS", "never").strip().lower()
+    graph = InventoryGraph(vault, transform if transform in TRANSFORM_MODES else "never")
     read: list[Path] = []
     bases: list[Path] = []
     problems: list[Problem] = []
