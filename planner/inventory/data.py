@@ -40,6 +40,19 @@ GROUP_NAME_WARNING = "Invalid characters were found in group names but not repla
 _GROUP_WARNINGS = {"never": GROUP_NAME_WARNING, "always": "Invalid characters were found in group names and "
                    "automatically replaced, use -vvvv to see details"}
 TRANSFORM_MODES = ("never", "always", "ignore", "silently")
+# ansible-core 2.19's ansible.vars.reserved.get_reserved_names(): play, role, block and task keywords and
+# the template globals; a variable so named is warned about
+RESERVED_NAMES = frozenset((
+    "action", "always", "any_errors_fatal", "args", "async", "async_val", "become", "become_exe", "become_flags",
+    "become_method", "become_user", "block", "changed_when", "check_mode", "collections", "connection", "cycler",
+    "debugger", "delay", "delegate_facts", "delegate_to", "dict", "diff", "environment", "fact_path", "failed_when",
+    "force_handlers", "gather_facts", "gather_timeout", "handlers", "hosts", "ignore_errors", "ignore_unreachable",
+    "joiner", "lipsum", "local_action", "lookup", "loop", "loop_control", "loop_with", "max_fail_percentage",
+    "module_defaults", "name", "namespace", "no_log", "notify", "now", "omit", "order", "poll", "port",
+    "post_tasks", "pre_tasks", "q", "query", "range", "register", "remote_user", "rescue", "retries", "roles",
+    "run_once", "serial", "strategy", "tags", "tasks", "throttle", "timeout", "undef", "until", "vars",
+    "vars_files", "vars_prompt", "when", "with_"))
+_JINJA_KEYWORDS = frozenset(("False", "None", "True", "false", "none", "not", "true"))  # not variable names
 VAULT_HINT = ("give the vault password with --vault-password-file FILE, --vault-id [LABEL@]FILE, --ask-vault-pass "
               "or ANSIBLE_VAULT_PASSWORD_FILE")
 
@@ -95,6 +108,21 @@ class InventoryGraph:
         if self.transform in ("always", "silently") and _INVALID_GROUP_CHARS.search(name):
             return _INVALID_GROUP_CHARS.sub("_", name)
         return name
+
+    def warn(self, text: str, location: Location | None = None) -> None:
+        """A warning as ansible-inventory gives it, its origin on the next line; each once."""
+        line = f"{text}\nOrigin: {location}" if location else text
+        if line not in self.warnings:
+            self.warnings.append(line)
+
+    def check_name(self, key: str, location: Location | None, inline: bool) -> None:
+        """ansible-core's warnings about a variable's name: invalid (deprecated, for inventory-file variables:
+        Host/Group.set_variable) and reserved (any variable a host gets: warn_if_reserved)."""
+        if inline and not (key.isidentifier() and key.isascii() and key not in _JINJA_KEYWORDS):
+            self.warn(f"Accepting inventory variable with invalid name {key!r}. This feature will be removed from "
+                      "ansible-core version 2.23.", location)
+        if key in RESERVED_NAMES:
+            self.warn(f"Found variable using reserved name {key!r}.", location)
 
     def add_group(self, name: str, location: Location | None) -> None:
         stored = self.canon(name)
@@ -155,6 +183,7 @@ class InventoryGraph:
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
         group = self.canon(group)
+        self.check_name(key, location, inline=True)
         value = self._value(value, location)
         if key == "ansible_group_priority":
             try:
@@ -167,6 +196,7 @@ class InventoryGraph:
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
+        self.check_name(key, location, inline=True)
         value = self._value(value, location)
         if check_special_var(self, key, value, location, ("host", host)):
             self.hosts[host].vars[key] = value

@@ -137,7 +137,7 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
         if is_host_list(source):
             _read_host_list(graph, str(source))
             continue
-        files = _source_files(source) if source.is_dir() else [source]
+        files = _source_files(source, graph.warnings) if source.is_dir() else [source]
         if source.is_dir() and not files:
             problems.append(Problem(None, "", f"inventory directory {source} holds no inventory file",
                                     "put an INI or YAML inventory in it, or give a file with -i"))
@@ -191,15 +191,19 @@ def _read_text(path: Path, problems: list[Problem], vault: VaultKeys) -> str | N
         return None
 
 
-def _source_files(folder: Path) -> list[Path]:
-    """The inventory files of a directory source, as ansible-core's InventoryManager walks it."""
+def _source_files(folder: Path, warnings: list[str]) -> list[Path]:
+    """The inventory files of a directory source, as ansible-core's InventoryManager walks it; an empty
+    sub-folder is warned about in its words (no plugin parses it)."""
     out: list[Path] = []
     for p in sorted(folder.iterdir(), key=lambda q: q.name):
         if p.name.startswith(".") or p.name.endswith(IGNORED_SUFFIXES):
             continue
         if p.is_dir():
             if p.name not in VARS_DIRS:
-                out.extend(_source_files(p))
+                inner = _source_files(p, warnings)
+                if not inner and f"Unable to parse {p} as an inventory source" not in warnings:
+                    warnings.append(f"Unable to parse {p} as an inventory source")
+                out.extend(inner)
         elif p.is_file():
             out.append(p)
     return out
@@ -231,6 +235,7 @@ def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tup
                 variables, problems = read_vars_file(f, str(f), graph.vault)
                 graph.problems.extend(problems)
                 for key, raw, at in variables:
+                    graph.check_name(key, at, inline=False)
                     value = graph.opened(raw, at)
                     if check_special_var(graph, key, value, at, (kind[:-5], name)):
                         merged[key] = value
