@@ -238,21 +238,32 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault, ask_become(args))
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
-        from planner.engine.runner import RunOptions, selected
-
-        chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
-        for play in loaded.plan.plays:
-            console.line(f"play #{play.name} ({play.hosts}):")
-            if args.list_hosts:
-                for h in loaded.play_hosts[play.name]:
-                    console.line(f"    {h.name}")
-            if args.list_tasks:
-                for s in play.steps:
-                    if not selected(s, play, chosen):
-                        continue  # as ansible-playbook --list-tasks -t: only what the run would do
-                    console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
+        _list_plays(loaded, args, console)
         return ExitCode.OK
     return execute(loaded, args, argv, console)
+
+
+def _list_plays(loaded: Loaded, args: argparse.Namespace, console: Console) -> None:
+    """ansible-playbook's --list-hosts / --list-tasks layout; a step is `section : title`, as Ansible writes a
+    role's task `role : task`, and with -t/--skip-tags only what the run would do is listed."""
+    from planner.engine.runner import RunOptions, selected
+
+    chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
+    console.line("")
+    console.line(f"playbook: {args.plan}")
+    for i, play in enumerate(loaded.plan.plays, start=1):
+        console.line("")
+        console.line(f"  play #{i} ({play.hosts}): {play.name}\tTAGS: [{', '.join(sorted(play.tags))}]")
+        if args.list_hosts:
+            hosts = loaded.play_hosts[play.name]
+            console.line(f"    pattern: {[play.hosts]!r}")
+            console.line(f"    hosts ({len(hosts)}):")
+            for h in hosts:
+                console.line(f"      {h.name}")
+        if args.list_tasks:
+            console.line("    tasks:")
+            for s in (s for s in play.steps if selected(s, play, chosen)):
+                console.line(f"      {s.section.value} : {s.title}\tTAGS: [{', '.join(sorted(s.tags | play.tags))}]")
 
 
 def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
