@@ -18,7 +18,8 @@ def _warnings(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 def test_reserved_and_invalid_variable_names(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     inv = tmp_path / "r.yml"
-    inv.write_text("all:\n  hosts:\n    h1:\n      tags: a\n      name: n\n      none: 1\n      7.2: bar\n      good: 1\n")
+    inv.write_text("all:\n  hosts:\n    h1:\n      tags: a\n      name: n\n      none: 1\n      7.2: bar\n"
+                   "      good: 1\n")
     err = _warnings(capsys, "-i", str(inv))
     assert f"[WARNING]: Found variable using reserved name 'tags'.\nOrigin: {inv}:4:7\n" in err
     assert f"[WARNING]: Found variable using reserved name 'name'.\nOrigin: {inv}:5:7\n" in err

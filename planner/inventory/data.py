@@ -221,6 +221,10 @@ class InventoryGraph:
                              "rename the group or the host; patterns and variables would be ambiguous")
         self._set_depths()
 
+    def prepare(self) -> None:
+        """Group depths for variable precedence, for a reader (constructed) that needs them mid-way."""
+        self._set_depths()
+
     def _set_depths(self) -> None:
         # depth = longest path from `all`, which is what Ansible's incremental updates converge to
         def depth(name: str, trail: frozenset[str]) -> int:

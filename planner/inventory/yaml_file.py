@@ -14,6 +14,7 @@ import yaml
 from planner.errors import InputError, Location, Problem
 from planner.host import UnsafeText
 from planner.inputs import check_alias_growth, read_input
+from planner.inventory.constructed import PLUGIN_NAMES, read_constructed
 from planner.inventory.data import VAULT_HINT, InventoryGraph, expand_host_range, split_host_port
 from planner.inventory.vault import (
     NO_KEYS,
@@ -116,9 +117,13 @@ def read_yaml(graph: InventoryGraph, root: yaml.Node, file: str) -> None:
         graph.problem(where(file, root), "a YAML inventory must be a mapping of group names",
                       "start with 'all:' and put hosts:, vars: and children: under it")
         return
-    if any(key == "plugin" for key, _, _ in items(root)):
-        graph.problem(where(file, root), "this is an inventory plugin configuration, not an inventory",
-                      "planner reads static INI or YAML inventories only")
+    config = value_of(root)
+    if "plugin" in config:
+        if config["plugin"] in PLUGIN_NAMES:
+            read_constructed(graph, config, file)
+        else:
+            graph.problem(where(file, root), f"inventory plugin {config['plugin']!r} is not supported",
+                          "planner reads INI, YAML and script inventories and the constructed plugin")
         return
     for name, key_node, value in items(root):
         _group(graph, name, key_node, value, file)

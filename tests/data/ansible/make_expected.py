@@ -91,8 +91,36 @@ CASES += [
     ("flag_graph_unknown", [CI], [CI], ["--graph", "nothere"]),
     ("flag_cwd_group_vars", [VS], [VS], []),
 ]
-WRITE = {"flag_limit_retry_file": ("retry", "host1\nhost3\n"),  # ansible-playbook's .retry file: a host a line
-         "flag_cwd_group_vars": ("group_vars/somegroup.yml", "from_cwd: 1\nfoo: cwd\n")}
+IC = T + "inventory_constructed/"
+# ansible-core's own constructed-plugin cases (inventory_constructed/runme.sh), as --graph and as --list
+for _name, _static in (("constructed", "static_inventory"), ("no_leading_separator_constructed", "static_inventory"),
+                       ("keyed_group_default_value", "tag_inventory"),
+                       ("keyed_group_list_default_value", "tag_inventory"),
+                       ("keyed_group_str_default_value", "tag_inventory"),
+                       ("keyed_group_trailing_separator", "tag_inventory")):
+    for _mode in ("--graph", "--list"):
+        CASES.append((f"constructed_{_name}_{_mode[2:]}", [IC + _static + ".yml", IC + _name + ".yml"],
+                      [IC + _static + ".yml", IC + _name + ".yml"], [_mode] if _mode == "--graph" else []))
+CASES += [
+    ("constructed_invs_1_2_graph", [IC + "invs/1/one.yml", IC + "invs/1/group_vars/stuff.yml",
+                                    IC + "invs/1/host_vars/testing.yml", IC + "invs/2/constructed.yml"],
+     [IC + "invs/1/one.yml", IC + "invs/2/constructed.yml"], ["--graph"]),
+    ("constructed_host_vars", [T + "inventory/inv_with_host_vars.yml", T + "inventory/host_vars_constructed.yml"],
+     [T + "inventory/inv_with_host_vars.yml", T + "inventory/host_vars_constructed.yml"], ["--graph"]),
+    ("constructed_host_vars_list", [T + "inventory/inv_with_host_vars.yml", T + "inventory/host_vars_constructed.yml"],
+     [T + "inventory/inv_with_host_vars.yml", T + "inventory/host_vars_constructed.yml"], []),
+]
+CASES += [
+    ("constructed_compose_groups", [T + "inventory/1/2/inventory.yml"], ["static.ini", T + "inventory/1/2/inventory.yml",
+                                                                        "compose.yml"], []),
+]
+WRITE = {"flag_limit_retry_file": [("retry", "host1\nhost3\n")],  # ansible-playbook's .retry file: a host a line
+         "flag_cwd_group_vars": [("group_vars/somegroup.yml", "from_cwd: 1\nfoo: cwd\n")],
+         "constructed_compose_groups": [
+             ("static.ini", "[dbs]\ndb1 role=primary size=10\nweb2 role=standby size=3\n[dbs:vars]\nsite=lab\n"),
+             ("compose.yml", "plugin: constructed\ncompose:\n  big: size | int > 5\n  label: site ~ '-' ~ role\n"
+                             "  broken: nowhere + 1\ngroups:\n  primaries: role == 'primary'\n"
+                             "  big_ones: (size | int) > 5\nkeyed_groups:\n  - key: role\n    prefix: role\n")]}
 CWD = {"vault_host_vars_myhost": T + "ansible-vault"}  # ansible-inventory reads the cwd's group_vars/host_vars
 ENV = {"ANSIBLE_CONFIG": "/nonexistent.cfg", "ANSIBLE_NOCOLOR": "1", "ANSIBLE_INVENTORY_UNPARSED_FAILED": "1",
        "ANSIBLE_INVENTORY_ANY_UNPARSED_IS_FAILED": "1", "ANSIBLE_DEPRECATION_WARNINGS": "0"}
@@ -108,9 +136,9 @@ def main(repo: str, commit: str, tool: str) -> None:
             (folder / f).parent.mkdir(parents=True, exist_ok=True)
             (folder / f).write_bytes(data)
         folder.mkdir(parents=True, exist_ok=True)
-        if case_id in WRITE:  # a file the case adds beside ansible's data (named in cases.json)
-            (folder / WRITE[case_id][0]).parent.mkdir(parents=True, exist_ok=True)
-            (folder / WRITE[case_id][0]).write_text(WRITE[case_id][1])
+        for name, text in WRITE.get(case_id, []):  # files the case adds beside ansible's data (named here)
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text(text)
         mode = [] if {"--host", "--graph"} & set(extra) else ["--list"]
         argv = [tool, *mode] + [a for s in sources for a in ("-i", s)] + extra
         done = subprocess.run(argv, cwd=folder / CWD.get(case_id, ""), capture_output=True, text=True, env={**os.environ, **ENV})
