@@ -18,10 +18,7 @@ from planner.cli.main import main
 
 DATA = Path(__file__).parent / "data" / "ansible"
 CASES: list[dict[str, Any]] = json.loads((DATA / "cases.json").read_text())
-DIFFERENT: dict[str, str] = {
-    "constructed_invs_1_2_graph": "the constructed plugin's use_vars_plugins (group_vars/ host_vars/ of the sources "
-                                  "read before it) is refused, not supported",
-}
+DIFFERENT: dict[str, str] = {}
 
 
 def _params() -> list[Any]:

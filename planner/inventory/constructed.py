@@ -2,8 +2,8 @@
 
 A source `plugin: constructed` (or `ansible.builtin.constructed`) is read in its place among the `-i` sources,
 as Ansible reads it: for each host already known, with the host's inventory variables (its groups' by depth,
-then its own; group_vars/ files only count with `use_vars_plugins`, which planner does not offer) and its magic
-variables, `compose` sets variables from expressions, `groups` adds the host to each group whose condition holds,
+then its own; the group_vars/ host_vars/ of the sources read before it only with `use_vars_plugins`) and its
+magic variables, `compose` sets variables from expressions, `groups` adds the host to each group whose condition holds,
 and `keyed_groups` to a group named after a value (`prefix` `separator` value, sanitised). Expressions run in
 planner's one sandboxed, bounded Jinja2 environment (planner.safejinja): Jinja's own filters and tests, not
 Ansible's. As in Ansible, an expression that fails skips that entry unless `strict: true`.
@@ -41,26 +41,25 @@ def read_constructed(graph: InventoryGraph, config: Mapping[str, Any], file: str
         graph.problem(at, f"unknown option(s) of the constructed plugin: {', '.join(unknown)}",
                       "use compose, groups, keyed_groups, strict or leading_separator")
         return
-    if config.get("use_vars_plugins"):
-        graph.problem(at, "use_vars_plugins is not supported", "remove it: constructed sees inventory variables")
-        return
     strict = bool(config.get("strict", False))
+    files = graph.file_vars() if config.get("use_vars_plugins") else {}
     for host in list(graph.hosts):
         try:
-            _construct(graph, host, config, strict)
+            _construct(graph, host, config, strict, files)
         except _Failed as exc:
             graph.problem(at, f"constructed (strict): host {host}: {exc}",
                           "fix the expression, or drop strict: true to skip what fails")
             return
 
 
-def _construct(graph: InventoryGraph, host: str, config: Mapping[str, Any], strict: bool) -> None:
-    variables = _host_vars(graph, host)
+def _construct(graph: InventoryGraph, host: str, config: Mapping[str, Any], strict: bool,
+               files: Mapping[tuple[str, str], Mapping[str, Any]]) -> None:
+    variables = _host_vars(graph, host, files)
     for name, expr in dict(config.get("compose") or {}).items():  # each from the same variables, as Ansible
         ok, value = _try(expr, variables, strict, f"could not set {name}")
         if ok:  # a computed text is never templated again: ansible-core 2.19 lists it as unsafe
             graph.set_host_var(host, str(name), _untrusted(value), None)
-    variables = _host_vars(graph, host)
+    variables = _host_vars(graph, host, files)
     for name, condition in dict(config.get("groups") or {}).items():
         ok, value = _try(condition, variables, strict, f"could not add the host to group {name}")
         if ok and value:
@@ -159,14 +158,17 @@ def _evaluate(expr: Any, variables: Mapping[str, Any]) -> Any:
         raise _Failed(str(exc)) from None
 
 
-def _host_vars(graph: InventoryGraph, host: str) -> dict[str, Any]:
-    """The host's inventory variables as ansible-core's get_all_host_vars gives them, and its magic variables."""
+def _host_vars(graph: InventoryGraph, host: str, files: Mapping[tuple[str, str], Mapping[str, Any]]) -> dict[str, Any]:
+    """The host's inventory variables as ansible-core's get_all_host_vars gives them (with use_vars_plugins, the
+    group_vars/ host_vars/ of the sources read so far on top), and its magic variables."""
     graph.prepare()
     groups = [g for g in graph.host_groups(host) if g != "all"]
     merged: dict[str, Any] = dict(graph.groups["all"].vars)
     for g in groups:
         merged.update(graph.groups[g].vars)
     merged.update(graph.hosts[host].vars)
+    for key in [("group_vars", "all"), *(("group_vars", g) for g in groups), ("host_vars", host)]:
+        merged.update(files.get(key, {}))
     merged.update({"inventory_hostname": host, "inventory_hostname_short": host.split(".")[0],
                    "group_names": sorted(groups)})
     return merged

@@ -12,6 +12,7 @@ import ast
 import re
 import string
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -81,6 +82,9 @@ class InventoryGraph:
 
     def __init__(self, vault: VaultKeys = NO_KEYS, transform: str = "never") -> None:
         self.transform = transform  # ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS
+        # group_vars/ host_vars/ of the sources read so far, (kind, name) -> variables (the constructed plugin's
+        # use_vars_plugins); set by the loader, which knows the sources' folders
+        self.file_vars: Callable[[], dict[tuple[str, str], dict[str, Any]]] = dict
         self.groups: dict[str, GroupNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.problems: list[Problem] = []

@@ -9,7 +9,7 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
@@ -142,6 +142,7 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
             problems.append(Problem(None, "", f"inventory directory {source} holds no inventory file",
                                     "put an INI or YAML inventory in it, or give a file with -i"))
         bases.append(source if source.is_dir() else source.parent)
+        graph.file_vars = _files_reader(graph, list(bases))  # constructed's use_vars_plugins: the sources so far
         for f in files:
             if f.is_file() and os.access(f, os.X_OK):
                 read_script(graph, f)
@@ -159,8 +160,8 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
     for base in dict.fromkeys(p.resolve() for p in [*bases, *vars_dirs]):  # later folders win
         for key, variables in _vars_files(graph, base, read).items():
             file_vars[key] = {**file_vars.get(key, {}), **variables}
-    if graph.refused():
-        raise InputError(graph.problems)
+    if graph.refused():  # dict.fromkeys: a file read twice (constructed's use_vars_plugins) is told once
+        raise InputError(list(dict.fromkeys(graph.problems)))
     return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths),
                    warnings=tuple(graph.warnings))
 
@@ -219,6 +220,17 @@ def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> No
                 read_yaml(graph, root, file)
             return
     read_ini(graph, text, file)
+
+
+def _files_reader(graph: InventoryGraph, bases: list[Path]) -> Callable[[], dict[tuple[str, str], dict[str, Any]]]:
+    def read() -> dict[tuple[str, str], dict[str, Any]]:
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for base in dict.fromkeys(p.resolve() for p in bases):
+            for key, variables in _vars_files(graph, base, []).items():
+                found[key] = {**found.get(key, {}), **variables}
+        return found
+
+    return read
 
 
 def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tuple[str, str], dict[str, Any]]:
