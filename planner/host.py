@@ -23,3 +23,32 @@ class Host:
     become_user: str = "root"  # ansible_become_user (does not imply become, as in Ansible)
     groups: tuple[str, ...] = ()
     vars: Mapping[str, Any] = field(default_factory=dict)  # merged all < groups < host_vars
+
+
+class UnsafeText(str):
+    """A variable value Ansible never templates: YAML `!unsafe`, an INI `b'...'` literal. planner's templating
+    leaves it as written (a password `p{%ss{{w0rd` is a password), and `planner inventory --list` prints it
+    as ansible-inventory does, `{"__ansible_unsafe": "..."}`."""
+
+    __slots__ = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SealedVault:
+    """An inline `!vault` value no given password opens. As in Ansible, it is decrypted only when used: unused,
+    it is listed as its ciphertext; used (a template names it, or planner reads it as a connection variable),
+    it refuses the run with ``reason``."""
+
+    ciphertext: str
+    reason: str
+
+
+def sealed_in(value: Any) -> SealedVault | None:
+    """The first SealedVault inside a variable's value (mappings and lists searched), if any."""
+    if isinstance(value, SealedVault):
+        return value
+    if isinstance(value, Mapping):
+        return next(filter(None, (sealed_in(v) for v in value.values())), None)
+    if isinstance(value, list | tuple):
+        return next(filter(None, (sealed_in(v) for v in value)), None)
+    return None

@@ -153,17 +153,18 @@ class ExitCode(enum.IntEnum):
     OK = 0
     ERROR = 1
     FAILED = 2
+    BAD_OPTION = 2  # argparse's usage error (an unknown option, a missing value), as ansible-playbook exits
     UNREACHABLE = 4
     BAD_INPUT = 5
     INTERRUPTED = 99
 
 
 def exit_code(stats: Mapping[str, HostStats], interrupted: bool = False) -> ExitCode:
-    """Ansible's subset: a failed step (2) wins over an unreachable host (4)."""
+    """As ansible-core's StrategyBase.run: an unreachable host (4) wins over a failed step (2)."""
     if interrupted:
         return ExitCode.INTERRUPTED
-    if any(s.failed for s in stats.values()):
-        return ExitCode.FAILED
     if any(s.unreachable for s in stats.values()):
         return ExitCode.UNREACHABLE
+    if any(s.failed for s in stats.values()):
+        return ExitCode.FAILED
     return ExitCode.OK

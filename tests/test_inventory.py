@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import InputError
-from planner.inventory.graph import ansible_list, load_inventory, local_inventory
+from planner.inventory.graph import load_inventory, local_inventory
+from planner.inventory.views import ansible_list
 
 DATA = Path(__file__).parent / "data" / "inventory"
 LAB = Path(__file__).parent.parent / "inventory" / "lab.yaml"

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
+from planner.inventory.graph import load_inventory
+from planner.inventory.views import ansible_graph, ansible_list
 
 DATA = Path(__file__).parent / "data" / "inventory"
 REPO = Path(__file__).parent.parent

@@ -46,6 +46,7 @@ class Loaded:
     inventory: Inventory
     extra_vars: dict[str, Any]
     play_hosts: dict[str, list[Host]]
+    unlimited: Inventory | None = None  # before --limit: its hosts' secrets are masked in the record too
 
 
 def _split(values: list[str]) -> frozenset[str]:
@@ -146,12 +147,19 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
     if not inventory_path and any(p.path == "inventory" for p in problems):
         raise InputError(problems)  # the plan's inventory: is missing, and said so already
-    try:
-        inventory = load_inventory(inv_path, vault) if inv_path else local_inventory()
+    try:  # the playbook's folder has group_vars/ host_vars/ too, read after the inventory's own (as Ansible)
+        inventory = load_inventory(inv_path, vault, vars_dirs=[plan_path.parent]) if inv_path else local_inventory()
     except InputError as e:
         raise InputError(problems + e.problems) from None
     for warning in inventory.warnings:  # as ansible-playbook warns, before anything else is said
         print(f"[WARNING]: {warning}", file=sys.stderr)
+    unlimited = inventory
+    if limit:  # only the hosts the limit selects are judged: one outside it cannot refuse the run
+        inventory, more = _limited(inventory, limit)
+        problems += more
+        if not more and not problems and not inventory.hosts:
+            raise PlannerError("Specified inventory, host pattern and/or --limit leaves us with no hosts to target.",
+                               hint="the limit selects no host of the inventory (ansible-playbook exits 1 too)")
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
     inventory = with_become_password(inventory, become)  # -K: the hosts whose inventory gives none
@@ -159,22 +167,22 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
                            known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
-    allowed: set[str] | None = None
-    if limit:
-        try:
-            allowed = {h.name for h in inventory.select(limit)}
-        except InputError as e:
-            problems += [Problem(None, "--limit", p.message, p.hint) for p in e.problems]
     for play in plan.plays:
         try:
-            hosts = inventory.select(play.hosts, allow_empty=allowed is not None)
+            play_hosts[play.name] = inventory.select(play.hosts, allow_empty=limit is not None)
         except InputError:
-            hosts = []  # check_plan has already reported it with its location
-        play_hosts[play.name] = [h for h in hosts if allowed is None or h.name in allowed]
+            play_hosts[play.name] = []  # check_plan has already reported it with its location
     if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
-        secrets = secrets_of(plan, inventory, extra_vars)
+        secrets = secrets_of(plan, inventory, extra_vars) + secrets_of(plan, unlimited, extra_vars)
         raise InputError([redact_problem(p, secrets) for p in problems])
-    return Loaded(plan, inventory, extra_vars, play_hosts)
+    return Loaded(plan, inventory, extra_vars, play_hosts, unlimited)
+
+
+def _limited(inventory: Inventory, limit: str) -> tuple[Inventory, list[Problem]]:
+    try:
+        return inventory.limit(limit, allow_empty=True), []
+    except InputError as e:
+        return inventory, [Problem(None, "--limit", p.message, p.hint) for p in e.problems]
 
 
 def _scopes(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> list[dict[str, Any]]:
@@ -203,7 +211,10 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
 
 
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    return secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars)
+    found = secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars)
+    if loaded.unlimited is not None and loaded.unlimited is not loaded.inventory:
+        found += secrets_of(loaded.plan, loaded.unlimited, loaded.extra_vars)
+    return tuple(dict.fromkeys(found))
 
 
 def _password_file(name: str) -> list[str]:
@@ -227,21 +238,32 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault, ask_become(args))
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:
-        from planner.engine.runner import RunOptions, selected
-
-        chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
-        for play in loaded.plan.plays:
-            console.line(f"play #{play.name} ({play.hosts}):")
-            if args.list_hosts:
-                for h in loaded.play_hosts[play.name]:
-                    console.line(f"    {h.name}")
-            if args.list_tasks:
-                for s in play.steps:
-                    if not selected(s, play, chosen):
-                        continue  # as ansible-playbook --list-tasks -t: only what the run would do
-                    console.line(f"    {s.section.value}: {s.title}\tTAGS: [{', '.join(sorted(s.tags))}]")
+        _list_plays(loaded, args, console)
         return ExitCode.OK
     return execute(loaded, args, argv, console)
+
+
+def _list_plays(loaded: Loaded, args: argparse.Namespace, console: Console) -> None:
+    """ansible-playbook's --list-hosts / --list-tasks layout; a step is `section : title`, as Ansible writes a
+    role's task `role : task`, and with -t/--skip-tags only what the run would do is listed."""
+    from planner.engine.runner import RunOptions, selected
+
+    chosen = RunOptions(tags=_split(args.tags), skip_tags=_split(args.skip_tags))
+    console.line("")
+    console.line(f"playbook: {args.plan}")
+    for i, play in enumerate(loaded.plan.plays, start=1):
+        console.line("")
+        console.line(f"  play #{i} ({play.hosts}): {play.name}\tTAGS: [{', '.join(sorted(play.tags))}]")
+        if args.list_hosts:
+            hosts = loaded.play_hosts[play.name]
+            console.line(f"    pattern: {[play.hosts]!r}")
+            console.line(f"    hosts ({len(hosts)}):")
+            for h in hosts:
+                console.line(f"      {h.name}")
+        if args.list_tasks:
+            console.line("    tasks:")
+            for s in (s for s in play.steps if selected(s, play, chosen)):
+                console.line(f"      {s.section.value} : {s.title}\tTAGS: [{', '.join(sorted(s.tags | play.tags))}]")
 
 
 def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:

@@ -19,7 +19,8 @@ from typing import Any
 import jinja2
 
 from planner.errors import Problem
-from planner.host import Host
+from planner.host import Host, sealed_in
+from planner.inventory.data import VAULT_HINT
 from planner.inventory.graph import Inventory, make_host
 from planner.plan.templating import any_template, magic_vars, render, resolve_variables, undefined_name
 
@@ -29,6 +30,9 @@ RENDERED_PREFIXES = ("ansible_", "planner_")
 
 def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any],
                 base: Path) -> tuple[Host, list[Problem]]:
+    sealed = [(k, s) for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and (s := sealed_in(v))]
+    if sealed:  # planner reads these itself: a vault no password opens is used here, so refused
+        return host, [Problem(None, f"inventory host {host.name}", f"{k}: {s.reason}", VAULT_HINT) for k, s in sealed]
     keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and any_template(v)]
     if not keys:
         return host, []
@@ -61,7 +65,8 @@ def render_inventory(inventory: Inventory, plan_vars: Mapping[str, Any],
     base = inventory.source if inventory.source.is_dir() else inventory.source.parent
     hosts: dict[str, Host] = {}
     problems: list[Problem] = []
-    for name, host in inventory.hosts.items():
+    for name, host in inventory.hosts.items():  # after --limit: only the hosts a run works on
+        problems += [p for p in inventory.unusable.get(name, ()) if p not in problems]  # a group's: once
         hosts[name], more = render_host(host, plan_vars, extra_vars, base)
         problems += more
     if not problems and all(hosts[n] is inventory.hosts[n] for n in hosts):

@@ -34,6 +34,9 @@ def _on_sigterm(signum: int, frame: object) -> None:
 def _sigterm_as_interrupt() -> None:
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, _on_sigterm)
+        # as ansible-playbook's TaskQueueManager: Ctrl-C interrupts even when the shell started us with SIGINT
+        # ignored (`planner apply ... &` in a script), where Python would otherwise never raise KeyboardInterrupt
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -41,8 +44,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(args_list)
-    except SystemExit as e:  # argparse already printed the usage error
-        return ExitCode.BAD_INPUT if e.code not in (0, None) else ExitCode.OK
+    except SystemExit as e:  # argparse already printed the usage error; ansible-playbook exits 2 there too
+        return ExitCode.BAD_OPTION if e.code not in (0, None) else ExitCode.OK
+    if getattr(args, "forks", 1) < 1:  # a value, not a usage error: exit 5 as ansible's AnsibleOptionsError
+        _problems_out(InputError([Problem(None, "-f/--forks", f"{args.forks}: give 1 or more hosts worked on "
+                                          "in parallel", "e.g. -f 5 (the default)")]))
+        return ExitCode.BAD_INPUT
     try:
         return _dispatch(args, args_list)
     except InputError as e:
@@ -136,12 +143,9 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         print(json.dumps(plan_schema(), indent=2))
         return ExitCode.OK
     if cmd == "inventory":
-        from planner.inventory.graph import ansible_graph, ansible_list, load_inventory
+        from planner.cli.inventory_cmd import inventory_command
 
-        inv = load_inventory(args.inventory, args.vault)
-        _warn(inv.warnings)
-        print(ansible_graph(inv) if args.graph else json.dumps(ansible_list(inv), indent=4, sort_keys=True))
-        return ExitCode.OK
+        return inventory_command(args)
     if cmd == "parse":
         from planner.cli.parse import check_input_files, run_parse
 

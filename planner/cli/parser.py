@@ -8,18 +8,16 @@ from pathlib import Path
 
 from planner import __version__
 
-EPILOG = "exit codes: 0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad input, 99 interrupted"
+EPILOG = ("exit codes: 0 ok, 1 internal error or no host left to target, 2 a step failed or a bad option, 4 a host "
+          "unreachable, 5 bad input, 99 interrupted")
 
 
 def forks(text: str) -> int:
-    """-f/--forks: a whole number of hosts worked on at once, at least 1 (0 or less would run nothing)."""
+    """-f/--forks: a whole number of hosts worked on at once (planner.cli.main refuses 0 or less, exit 5)."""
     try:
-        n = int(text)
+        return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not a whole number (give 1 or more)") from None
-    if n < 1:
-        raise argparse.ArgumentTypeError(f"{n}: give 1 or more hosts worked on in parallel")
-    return n
 
 
 def _vault_options(p: argparse.ArgumentParser) -> None:
@@ -75,6 +73,30 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     _vault_options(p)
 
 
+def _inventory_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+    """ansible-inventory's options, in its words."""
+    inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
+    inv.add_argument("group", nargs="?", help="the group --graph starts at (default all)")
+    inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
+                     help="inventory file, directory or host list (host1,host2,); repeatable")
+    g = inv.add_mutually_exclusive_group(required=True)
+    g.add_argument("--list", action="store_true", help="every group and host, with the hosts' variables")
+    g.add_argument("--host", help="one host's variables")
+    g.add_argument("--graph", nargs="?", const="", default=None, metavar="GROUP",
+                   help="the groups as a tree, from GROUP (default all)")
+    inv.add_argument("--vars", action="store_true", help="with --graph: the variables of each host and group")
+    inv.add_argument("-y", "--yaml", action="store_true", help="YAML instead of JSON (--list, --host)")
+    inv.add_argument("--export", action="store_true",
+                     help="each group's own variables under it, each host's own in _meta (for re-reading)")
+    inv.add_argument("-l", "--limit", help="only the hosts this pattern selects (a:b, a:&b, a:!b, @file)")
+    inv.add_argument("-e", "--extra-vars", action="append", default=[], metavar="VARS",
+                     help="k=v, JSON/YAML text, or @file.yaml: shown among each host's variables")
+    inv.add_argument("--output", type=Path, help="write the result to this file instead of stdout")
+    inv.add_argument("--playbook-dir", type=Path, default=None,
+                     help="whose group_vars/ and host_vars/ count as the playbook's (default: the current folder)")
+    return inv
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(prog="planner", description="Run storage and database benchmark plans.",
                                  epilog=EPILOG)
@@ -88,13 +110,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-e", "--extra-vars", action="append", default=[])
     _vault_options(v)
     sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
-    inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
-    inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
-                     help="inventory file or directory (repeatable)")
-    g = inv.add_mutually_exclusive_group(required=True)
-    g.add_argument("--list", action="store_true")
-    g.add_argument("--graph", action="store_true")
-    _vault_options(inv)
+    _vault_options(_inventory_parser(sub))
     ps = sub.add_parser("parse", help="read benchmark outputs (AWR, Statspack, ORION, fio, SLB, iozone, ...)")
     ps.add_argument("files", type=Path, nargs="+")
     ps.add_argument("--format", choices=("table", "json", "csv"), default="table")

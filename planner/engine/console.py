@@ -35,6 +35,11 @@ def escape_controls(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
+def _starred(text: str) -> str:
+    """Ansible's Display.banner off a terminal: the text, a space, stars to column 80 (at least 3)."""
+    return f"{text} " + "*" * max(3, 79 - len(text))
+
+
 class Console:
     def __init__(self, stream: TextIO | None = None, verbosity: int = 0, colour: bool | None = None) -> None:
         self.stream = stream or sys.stdout
@@ -103,9 +108,8 @@ class Console:
                 print(painted, file=self.stream, flush=True)
 
     def banner(self, kind: str, title: str) -> None:
-        head = f"{kind} [{title}] "
         self.line("")
-        self.line(head + "*" * max(3, 79 - len(head)))
+        self.line(_starred(f"{kind} [{title}]"))
 
     def result(self, r: StepResult) -> None:
         word = _WORD[r.status]
@@ -139,11 +143,10 @@ class Console:
 
     def recap(self, stats: Mapping[str, HostStats]) -> None:
         self.line("")
-        self.line("PLAY RECAP " + "*" * 68)
-        width = max((len(h) for h in stats), default=10) + 1
-        for host in sorted(stats):
+        self.line(_starred("PLAY RECAP"))
+        for host in sorted(stats):  # ansible's default callback: the host padded to 26 columns, each count to 4
             s = stats[host]
             code = "31" if s.failed or s.unreachable else "33" if s.changed else "32"
-            self.line(f"{host:<{width}}: ok={s.ok:<4} changed={s.changed:<4} unreachable={s.unreachable:<4} "
-                      f"failed={s.failed:<4} skipped={s.skipped:<4} rescued={s.rescued:<4} ignored={s.ignored}",
+            self.line(f"{host:<26} : ok={s.ok:<4} changed={s.changed:<4} unreachable={s.unreachable:<4} "
+                      f"failed={s.failed:<4} skipped={s.skipped:<4} rescued={s.rescued:<4} ignored={s.ignored:<4}",
                       code)

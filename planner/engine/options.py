@@ -59,8 +59,23 @@ class RunOutcome:
     interrupted: bool = False
 
 
+UNTAGGED = frozenset({"untagged"})  # what an untagged step's tags are to the selection, as in Ansible
+
+
 def selected(spec: StepSpec, play: Play, opts: RunOptions) -> bool:
-    tags = spec.tags | play.tags
-    if opts.tags and not (tags & opts.tags) and "all" not in opts.tags:
-        return False
-    return not (opts.skip_tags and tags & opts.skip_tags)
+    """ansible-core's Taggable.evaluate_tags: `never` runs only when named, `always` unless skipped by name or
+    by `all`, `tagged`/`untagged` select by whether a step has tags; no -t means -t all."""
+    tags = (spec.tags | play.tags) or UNTAGGED
+    return _only(tags, opts.tags or frozenset({"all"})) and not _skipped(tags, opts.skip_tags)
+
+
+def _only(tags: frozenset[str], only: frozenset[str]) -> bool:
+    if "always" in tags or not tags.isdisjoint(only):
+        return True
+    return ("all" in only or "tagged" in only and tags != UNTAGGED) and "never" not in tags
+
+
+def _skipped(tags: frozenset[str], skip: frozenset[str]) -> bool:
+    if "all" in skip:
+        return "always" not in tags or "always" in skip
+    return not tags.isdisjoint(skip) or ("tagged" in skip and tags != UNTAGGED)

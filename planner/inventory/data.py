@@ -12,10 +12,12 @@ import ast
 import re
 import string
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from planner.errors import Location, Problem
+from planner.host import SealedVault, UnsafeText
 from planner.inventory.vault import (
     NO_KEYS,
     VaultCipher,
@@ -35,6 +37,23 @@ _HOSTPORT = re.compile(r"^((?:[^:\[\]]|\[[^\]]*\])+):([0-9]+)$")
 # ansible-core's INVALID_VARIABLE_NAMES: a group name must be a valid variable name to be used in templates
 _INVALID_GROUP_CHARS = re.compile(r"^[\d\W]|[^\w]")
 GROUP_NAME_WARNING = "Invalid characters were found in group names but not replaced, use -vvvv to see details"
+# ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS -> ansible-core's warning (never is the default; ignore and silently: none)
+_GROUP_WARNINGS = {"never": GROUP_NAME_WARNING, "always": "Invalid characters were found in group names and "
+                   "automatically replaced, use -vvvv to see details"}
+TRANSFORM_MODES = ("never", "always", "ignore", "silently")
+# ansible-core 2.19's ansible.vars.reserved.get_reserved_names(): play, role, block and task keywords and
+# the template globals; a variable so named is warned about
+RESERVED_NAMES = frozenset((
+    "action", "always", "any_errors_fatal", "args", "async", "async_val", "become", "become_exe", "become_flags",
+    "become_method", "become_user", "block", "changed_when", "check_mode", "collections", "connection", "cycler",
+    "debugger", "delay", "delegate_facts", "delegate_to", "dict", "diff", "environment", "fact_path", "failed_when",
+    "force_handlers", "gather_facts", "gather_timeout", "handlers", "hosts", "ignore_errors", "ignore_unreachable",
+    "joiner", "lipsum", "local_action", "lookup", "loop", "loop_control", "loop_with", "max_fail_percentage",
+    "module_defaults", "name", "namespace", "no_log", "notify", "now", "omit", "order", "poll", "port",
+    "post_tasks", "pre_tasks", "q", "query", "range", "register", "remote_user", "rescue", "retries", "roles",
+    "run_once", "serial", "strategy", "tags", "tasks", "throttle", "timeout", "undef", "until", "vars",
+    "vars_files", "vars_prompt", "when", "with_"))
+_JINJA_KEYWORDS = frozenset(("False", "None", "True", "false", "none", "not", "true"))  # not variable names
 VAULT_HINT = ("give the vault password with --vault-password-file FILE, --vault-id [LABEL@]FILE, --ask-vault-pass "
               "or ANSIBLE_VAULT_PASSWORD_FILE")
 
@@ -61,10 +80,17 @@ class HostNode:
 class InventoryGraph:
     """Groups and hosts as a reader declares them; problems are collected, never raised."""
 
-    def __init__(self, vault: VaultKeys = NO_KEYS) -> None:
+    def __init__(self, vault: VaultKeys = NO_KEYS, transform: str = "never") -> None:
+        self.transform = transform  # ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS
+        # group_vars/ host_vars/ of the sources read so far, (kind, name) -> variables (the constructed plugin's
+        # use_vars_plugins); set by the loader, which knows the sources' folders
+        self.file_vars: Callable[[], dict[tuple[str, str], dict[str, Any]]] = dict
         self.groups: dict[str, GroupNode] = {}
         self.hosts: dict[str, HostNode] = {}
         self.problems: list[Problem] = []
+        # a connection variable planner cannot use, by owner ("group"|"host", name): a problem only for the
+        # hosts a run selects, as Ansible judges only the hosts it works on (a winrm host outside -l is fine)
+        self.deferred: dict[tuple[str, str], list[Problem]] = {}
         self.vault = vault
         self.warnings: list[str] = []  # printed as ansible-inventory prints them, each once
         self.secret_source = False  # set while a vaulted inventory file is read: its values are secrets
@@ -75,20 +101,50 @@ class InventoryGraph:
     def problem(self, location: Location | None, message: str, hint: str) -> None:
         self.problems.append(Problem(location, "", message, hint))
 
+    def refused(self) -> bool:
+        """Whether a problem other than a deferred connection variable refuses the whole inventory."""
+        deferred = {id(p) for problems in self.deferred.values() for p in problems}
+        return any(id(p) not in deferred for p in self.problems)
+
+    def canon(self, name: str) -> str:
+        """The group name as stored: with ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS always/silently, every character
+        not valid in a variable name becomes '_' (ansible-core's to_safe_group_name)."""
+        if self.transform in ("always", "silently") and _INVALID_GROUP_CHARS.search(name):
+            return _INVALID_GROUP_CHARS.sub("_", name)
+        return name
+
+    def warn(self, text: str, location: Location | None = None) -> None:
+        """A warning as ansible-inventory gives it, its origin on the next line; each once."""
+        line = f"{text}\nOrigin: {location}" if location else text
+        if line not in self.warnings:
+            self.warnings.append(line)
+
+    def check_name(self, key: str, location: Location | None, inline: bool) -> None:
+        """ansible-core's warnings about a variable's name: invalid (deprecated, for inventory-file variables:
+        Host/Group.set_variable) and reserved (any variable a host gets: warn_if_reserved)."""
+        if inline and not (key.isidentifier() and key.isascii() and key not in _JINJA_KEYWORDS):
+            self.warn(f"Accepting inventory variable with invalid name {key!r}. This feature will be removed from "
+                      "ansible-core version 2.23.", location)
+        if key in RESERVED_NAMES:
+            self.warn(f"Found variable using reserved name {key!r}.", location)
+
     def add_group(self, name: str, location: Location | None) -> None:
-        if name not in self.groups:
-            self.groups[name] = GroupNode(name, location)
-            if _INVALID_GROUP_CHARS.search(name) and GROUP_NAME_WARNING not in self.warnings:
-                self.warnings.append(GROUP_NAME_WARNING)
+        stored = self.canon(name)
+        if stored not in self.groups:
+            self.groups[stored] = GroupNode(stored, location)
+            warning = _GROUP_WARNINGS.get(self.transform) if _INVALID_GROUP_CHARS.search(name) else None
+            if warning and warning not in self.warnings:
+                self.warnings.append(warning)
 
     def opened(self, value: Any, location: Location | None) -> Any:
-        """The value with every inline `!vault` decrypted (a VaultText); a problem where one cannot be."""
+        """The value with every inline `!vault` decrypted (a VaultText); one no password opens stays sealed
+        (a SealedVault naming where it is), refused only where it is used, as Ansible decrypts lazily."""
         if isinstance(value, VaultCipher):
             try:
                 return VaultText(decrypt(value.ciphertext, self.vault), value.ciphertext)
             except VaultError as exc:
-                self.problem(location, f"cannot decrypt this !vault value: {exc}", VAULT_HINT)
-                return None
+                where = f"{location}: " if location else ""
+                return SealedVault(value.ciphertext, f"{where}cannot decrypt this !vault value: {exc}")
         if isinstance(value, dict):
             return {k: self.opened(v, location) for k, v in value.items()}
         if isinstance(value, list):
@@ -104,8 +160,8 @@ class InventoryGraph:
             self.hosts[name] = HostNode(name, location)
             if port is not None:  # as Ansible: a port in `host:port` counts only where the host first appears
                 self.hosts[name].vars["ansible_port"] = port
-        if group is not None and name not in self.groups[group].hosts:
-            self.groups[group].hosts.append(name)
+        if group is not None and name not in self.groups[self.canon(group)].hosts:
+            self.groups[self.canon(group)].hosts.append(name)
 
     def ancestors(self, group: str) -> set[str]:
         seen: set[str] = set()
@@ -118,6 +174,7 @@ class InventoryGraph:
         return seen
 
     def add_child(self, parent: str, child: str, location: Location | None) -> None:
+        parent, child = self.canon(parent), self.canon(child)
         p, c = self.groups[parent], self.groups[child]
         if parent == child or child in self.ancestors(parent):
             self.problem(location, f"adding group '{child}' as a child of '{parent}' creates a loop",
@@ -129,6 +186,8 @@ class InventoryGraph:
             c.parents.append(parent)
 
     def set_group_var(self, group: str, key: str, value: Any, location: Location | None) -> None:
+        group = self.canon(group)
+        self.check_name(key, location, inline=True)
         value = self._value(value, location)
         if key == "ansible_group_priority":
             try:
@@ -137,12 +196,13 @@ class InventoryGraph:
                 self.problem(location, f"ansible_group_priority {value!r} is not an integer",
                              "give a whole number such as 10; higher wins among groups of the same depth")
             return
-        if check_special_var(self, key, value, location):
+        if check_special_var(self, key, value, location, ("group", group)):
             self.groups[group].vars[key] = value
 
     def set_host_var(self, host: str, key: str, value: Any, location: Location | None) -> None:
+        self.check_name(key, location, inline=True)
         value = self._value(value, location)
-        if check_special_var(self, key, value, location):
+        if check_special_var(self, key, value, location, ("host", host)):
             self.hosts[host].vars[key] = value
 
     def reconcile(self) -> None:
@@ -163,6 +223,10 @@ class InventoryGraph:
                 self.problem(self.hosts[name].location or node.location,
                              f"'{name}' is both a host and a group",
                              "rename the group or the host; patterns and variables would be ambiguous")
+        self._set_depths()
+
+    def prepare(self) -> None:
+        """Group depths for variable precedence, for a reader (constructed) that needs them mid-way."""
         self._set_depths()
 
     def _set_depths(self) -> None:
@@ -193,21 +257,29 @@ class InventoryGraph:
         return sorted(every, key=lambda g: (self.groups[g].depth, self.groups[g].priority, g))
 
 
-def check_special_var(graph: InventoryGraph, key: str, value: Any, location: Location | None) -> bool:
-    """Validate the connection variables planner maps onto Host; False (with a problem) when unusable."""
+def check_special_var(graph: InventoryGraph, key: str, value: Any, location: Location | None,
+                      owner: tuple[str, str]) -> bool:
+    """Validate the connection variables planner maps onto Host; False when unusable, with a problem kept for
+    the hosts of ``owner`` (reported only if a run selects one). A sealed vault value is refused where a host
+    uses it (planner.cli.hostvars), not here."""
+    why = None if isinstance(value, SealedVault) else _unusable(key, value)
+    if why is None:
+        return True
+    problem = Problem(location, "", *why)
+    graph.deferred.setdefault(owner, []).append(problem)
+    graph.problems.append(problem)  # told with the others, in file order, when the inventory is refused anyway
+    return False
+
+
+def _unusable(key: str, value: Any) -> tuple[str, str] | None:
     if key == "ansible_port" and to_port(value) is None:
-        graph.problem(location, f"ansible_port {value!r} is not a port number",
-                      "give a whole number between 1 and 65535, e.g. ansible_port=2222")
-        return False
+        return (f"ansible_port {value!r} is not a port number",
+                "give a whole number between 1 and 65535, e.g. ansible_port=2222")
     if key == "ansible_connection" and str(value) not in CONNECTIONS:
-        graph.problem(location, f"ansible_connection {value!r} is not supported",
-                      "use ssh (also written paramiko or smart) or local")
-        return False
+        return f"ansible_connection {value!r} is not supported", "use ssh (also written paramiko or smart) or local"
     if key == "ansible_become" and to_bool(value) is None:
-        graph.problem(location, f"ansible_become {value!r} is not a boolean",
-                      "use true/false (yes/no, 1/0 are accepted too)")
-        return False
-    return True
+        return f"ansible_become {value!r} is not a boolean", "use true/false (yes/no, 1/0 are accepted too)"
+    return None
 
 
 def to_port(value: Any) -> int | None:
@@ -257,8 +329,8 @@ def _plain(value: Any) -> Any:
         return "..."
     if isinstance(value, complex):
         return str(value)
-    if isinstance(value, bytes):
-        return value.decode("utf-8", "surrogateescape")
+    if isinstance(value, bytes):  # ansible-core tags only str literals trusted-as-template: b'...' is unsafe
+        return UnsafeText(value.decode("utf-8", "surrogateescape"))
     return value
 
 

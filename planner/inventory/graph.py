@@ -1,7 +1,6 @@
 """Ansible inventories as they are: INI or YAML files, group_vars/ and host_vars/ beside them, patterns.
 
-`load_inventory` builds a frozen `Inventory`; `ansible_list` and `ansible_graph` print exactly what
-`ansible-inventory --list` / `--graph` print for the same files (tests compare them with ansible-core).
+`load_inventory` builds a frozen `Inventory`; planner.inventory.views prints it as `ansible-inventory` does.
 Variable precedence is ansible-core's default (VARIABLE_PRECEDENCE): `all` from the inventory file <
 other groups from the inventory file (by depth, ansible_group_priority, name) < group_vars/all <
 group_vars/<group> (same order) < the host's own inventory variables < host_vars/<host>.
@@ -10,9 +9,8 @@ group_vars/<group> (same order) < the host's own inventory variables < host_vars
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
 from pathlib import Path
 from types import MappingProxyType
 from typing import Any
@@ -25,16 +23,18 @@ from planner.inputs import read_input
 from planner.inventory.data import (
     CONNECTIONS,
     LOCALHOST_NAMES,
+    TRANSFORM_MODES,
     VAULT_HINT,
     InventoryGraph,
     check_special_var,
+    split_host_port,
     to_bool,
     to_port,
 )
 from planner.inventory.ini import read_ini
 from planner.inventory.patterns import evaluate
 from planner.inventory.script import read_script
-from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt, is_vaulted
+from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, decrypt, is_vaulted
 from planner.inventory.yaml_file import compose, is_null, read_vars_file, read_yaml
 from planner.redaction import SecretText
 
@@ -53,25 +53,30 @@ class Inventory:
     files: tuple[Path, ...] = ()  # every file read: sources, group_vars/, host_vars/ (for --resume's check)
     sources: tuple[Path, ...] = ()  # the -i files/folders as given (the run record snapshots them)
     warnings: tuple[str, ...] = ()  # what ansible-inventory warns about for the same files, in its words
+    group_vars: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # a group's own (--export)
+    host_own: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # a host's own, groups left out
+    unusable: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)  # refused if a run selects the host
 
-    def select(self, pattern: str, *, allow_empty: bool = False) -> list[Host]:
-        """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none."""
+    def select(self, pattern: str, *, allow_empty: bool = False, lenient: bool = False) -> list[Host]:
+        """Hosts an Ansible pattern selects; InputError (one Problem, no location) if it selects none.
+        ``lenient``: a term naming nothing selects nothing (ansible-inventory), not a problem."""
         known = self.limited_out | frozenset(LOCALHOST_NAMES)
-        names, problems = evaluate(pattern, self.groups, list(self.hosts), known)
+        names, problems = evaluate(pattern, self.groups, list(self.hosts), known, lenient)
         if not names and not problems:
             term = pattern.strip()
             if term in LOCALHOST_NAMES:  # Ansible's implicit localhost
                 return [local_inventory().hosts["localhost"]]
-            if not allow_empty:
+            if not allow_empty and not self.limited_out:  # under --limit a play may select none: skipped
                 problems = [Problem(None, "", f"pattern '{pattern}' matches no host",
                                     "known groups: " + ", ".join(sorted(self.groups)))]
         if problems:
             raise InputError(problems)
         return [self.hosts[n] for n in names]
 
-    def limit(self, pattern: str) -> Inventory:
-        """The inventory --limit leaves: only the selected hosts, every group kept (maybe empty)."""
-        keep = {h.name for h in self.select(pattern)}
+    def limit(self, pattern: str, *, allow_empty: bool = False, lenient: bool = False) -> Inventory:
+        """The inventory --limit leaves: only the selected hosts, every group kept (maybe empty). A term
+        `@file` is the file's lines, as ansible's `--limit @site.retry`."""
+        keep = {h.name for h in self.select(limit_pattern(pattern), allow_empty=allow_empty, lenient=lenient)}
         return Inventory(
             hosts=MappingProxyType({n: h for n, h in self.hosts.items() if n in keep}),
             groups=MappingProxyType({g: tuple(h for h in hs if h in keep) for g, hs in self.groups.items()}),
@@ -82,7 +87,22 @@ class Inventory:
             files=self.files,
             sources=self.sources,
             warnings=self.warnings,
+            group_vars=self.group_vars,
+            host_own=self.host_own,
+            unusable=self.unusable,
         )
+
+
+def limit_pattern(pattern: str) -> str:
+    """The pattern with each `@file` term replaced by the file's non-empty lines (ansible-core's subset())."""
+    terms: list[str] = []
+    for term in pattern.split(","):
+        if term.startswith("@"):
+            text = read_input(Path(term[1:]).expanduser(), "--limit file")
+            terms.extend(line.strip() for line in text.splitlines() if line.strip())
+        else:
+            terms.append(term)
+    return ",".join(terms)
 
 
 # Ansible's INVENTORY_IGNORE_EXTS (REJECT_EXTS + .orig, .cfg, .retry): files in an inventory directory
@@ -91,25 +111,38 @@ IGNORED_SUFFIXES = (".pyc", ".pyo", ".swp", ".bak", "~", ".rpm", ".md", ".txt", 
 VARS_DIRS = ("group_vars", "host_vars")
 
 
-def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = NO_KEYS) -> Inventory:
+def is_host_list(source: Path | str) -> bool:
+    """ansible-core's host_list plugin: `-i host1,host2,` names hosts when no such path exists."""
+    return "," in str(source) and not os.path.exists(source)
+
+
+def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = NO_KEYS,
+                   vars_dirs: Sequence[Path] = ()) -> Inventory:
     """Read INI, YAML or script inventories and the group_vars/ host_vars/ beside them; InputError lists all
     problems.
 
     ``path`` may be one source or several (``-i a -i b``: merged in order, as ansible-playbook does), and a
     source may be a directory: every inventory file in it (recursively, sorted by name), with the
     directory's own group_vars/ and host_vars/. An executable file is an inventory script, as in Ansible.
-    ``vault`` holds the passwords that open vaulted files and inline ``!vault`` values."""
+    ``vault`` holds the passwords that open vaulted files and inline ``!vault`` values. A source with a comma
+    that is no path is a host list (`-i db1,db2:2222,`). ``vars_dirs`` are read for group_vars/ host_vars/
+    after the sources' own, as Ansible reads the playbook's folder (the cwd for ansible-inventory)."""
     paths = [Path(path)] if isinstance(path, str | Path) else [Path(p) for p in path]
-    graph = InventoryGraph(vault)
+    transform = os.environ.get("ANSIBLE_TRANSFORM_INVALID_GROUP_CHARS", "never").strip().lower()
+    graph = InventoryGraph(vault, transform if transform in TRANSFORM_MODES else "never")
     read: list[Path] = []
     bases: list[Path] = []
     problems: list[Problem] = []
     for source in paths:
-        files = _source_files(source) if source.is_dir() else [source]
+        if is_host_list(source):
+            _read_host_list(graph, str(source))
+            continue
+        files = _source_files(source, graph.warnings) if source.is_dir() else [source]
         if source.is_dir() and not files:
             problems.append(Problem(None, "", f"inventory directory {source} holds no inventory file",
                                     "put an INI or YAML inventory in it, or give a file with -i"))
         bases.append(source if source.is_dir() else source.parent)
+        graph.file_vars = _files_reader(graph, list(bases))  # constructed's use_vars_plugins: the sources so far
         for f in files:
             if f.is_file() and os.access(f, os.X_OK):
                 read_script(graph, f)
@@ -124,13 +157,20 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
         raise InputError(problems)
     graph.reconcile()
     file_vars: dict[tuple[str, str], dict[str, Any]] = {}
-    for base in dict.fromkeys(bases):  # each source's own group_vars/ host_vars/, later sources win
+    for base in dict.fromkeys(p.resolve() for p in [*bases, *vars_dirs]):  # later folders win
         for key, variables in _vars_files(graph, base, read).items():
             file_vars[key] = {**file_vars.get(key, {}), **variables}
-    if graph.problems:
-        raise InputError(graph.problems)
+    if graph.refused():  # dict.fromkeys: a file read twice (constructed's use_vars_plugins) is told once
+        raise InputError(list(dict.fromkeys(graph.problems)))
     return replace(_freeze(graph, file_vars, paths[0], tuple(read)), sources=tuple(paths),
                    warnings=tuple(graph.warnings))
+
+
+def _read_host_list(graph: InventoryGraph, text: str) -> None:
+    for item in (h.strip() for h in text.split(",")):
+        if item:
+            name, port = split_host_port(item)
+            graph.add_host(name, "ungrouped", port, None)
 
 
 def _read_text(path: Path, problems: list[Problem], vault: VaultKeys) -> str | None:
@@ -152,15 +192,19 @@ def _read_text(path: Path, problems: list[Problem], vault: VaultKeys) -> str | N
         return None
 
 
-def _source_files(folder: Path) -> list[Path]:
-    """The inventory files of a directory source, as ansible-core's InventoryManager walks it."""
+def _source_files(folder: Path, warnings: list[str]) -> list[Path]:
+    """The inventory files of a directory source, as ansible-core's InventoryManager walks it; an empty
+    sub-folder is warned about in its words (no plugin parses it)."""
     out: list[Path] = []
     for p in sorted(folder.iterdir(), key=lambda q: q.name):
         if p.name.startswith(".") or p.name.endswith(IGNORED_SUFFIXES):
             continue
         if p.is_dir():
             if p.name not in VARS_DIRS:
-                out.extend(_source_files(p))
+                inner = _source_files(p, warnings)
+                if not inner and f"Unable to parse {p} as an inventory source" not in warnings:
+                    warnings.append(f"Unable to parse {p} as an inventory source")
+                out.extend(inner)
         elif p.is_file():
             out.append(p)
     return out
@@ -172,14 +216,21 @@ def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> No
         # as Ansible: a file without a suffix is YAML when it parses to a mapping, INI otherwise
         if suffix or (not problems and isinstance(root, yaml.MappingNode)):
             graph.problems.extend(problems)
-            if root is None or is_null(root):
-                if not problems:
-                    graph.problem(Location(file, 1, 1), "the YAML inventory is empty",
-                                  "add 'all:' with hosts: under it, or use an INI inventory")
-            else:
+            if root is not None and not is_null(root):  # an empty one is an empty inventory, as in Ansible
                 read_yaml(graph, root, file)
             return
     read_ini(graph, text, file)
+
+
+def _files_reader(graph: InventoryGraph, bases: list[Path]) -> Callable[[], dict[tuple[str, str], dict[str, Any]]]:
+    def read() -> dict[tuple[str, str], dict[str, Any]]:
+        found: dict[tuple[str, str], dict[str, Any]] = {}
+        for base in dict.fromkeys(p.resolve() for p in bases):
+            for key, variables in _vars_files(graph, base, []).items():
+                found[key] = {**found.get(key, {}), **variables}
+        return found
+
+    return read
 
 
 def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tuple[str, str], dict[str, Any]]:
@@ -196,8 +247,9 @@ def _vars_files(graph: InventoryGraph, base: Path, read: list[Path]) -> dict[tup
                 variables, problems = read_vars_file(f, str(f), graph.vault)
                 graph.problems.extend(problems)
                 for key, raw, at in variables:
+                    graph.check_name(key, at, inline=False)
                     value = graph.opened(raw, at)
-                    if check_special_var(graph, key, value, at):
+                    if check_special_var(graph, key, value, at, (kind[:-5], name)):
                         merged[key] = value
             if merged:
                 found[(kind, name)] = merged
@@ -275,7 +327,23 @@ def _freeze(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any
         source=path,
         members=MappingProxyType({g: tuple(n.hosts) for g, n in graph.groups.items()}),
         files=read,
+        group_vars=MappingProxyType({g: MappingProxyType(_group_own(graph, files, g)) for g in graph.groups}),
+        host_own=MappingProxyType({h: MappingProxyType({**graph.hosts[h].vars, **files.get(("host_vars", h), {})})
+                                   for h in graph.hosts}),
+        unusable=MappingProxyType({h: _unusable_for(graph, h) for h in graph.hosts}),
     )
+
+
+def _unusable_for(graph: InventoryGraph, host: str) -> tuple[Problem, ...]:
+    owners = [("group", g) for g in graph.host_groups(host)] + [("host", host)]
+    return tuple(p for o in owners for p in graph.deferred.get(o, ()))
+
+
+def _group_own(graph: InventoryGraph, files: Mapping[tuple[str, str], dict[str, Any]], group: str) -> dict[str, Any]:
+    own = {**graph.groups[group].vars, **files.get(("group_vars", group), {})}
+    if graph.groups[group].priority != 1:  # ansible-inventory --export shows it among the group's vars
+        own["ansible_group_priority"] = graph.groups[group].priority
+    return own
 
 
 def local_inventory() -> Inventory:
@@ -289,60 +357,3 @@ def local_inventory() -> Inventory:
         source=Path("localhost,"),
         members=MappingProxyType({"all": (), "ungrouped": ("localhost",)}),
     )
-
-
-def ansible_list(inv: Inventory) -> dict[str, Any]:
-    """The structure `ansible-inventory -i FILE --list` prints (json.dumps(..., sort_keys=True, indent=4))."""
-    result: dict[str, Any] = {}
-    seen: set[str] = set()
-
-    def visit(group: str) -> None:
-        entry: dict[str, Any] = {}
-        if group != "all":
-            entry["hosts"] = [h for h in inv.members.get(group, ()) if h in inv.hosts]
-        entry["children"] = list(inv.children.get(group, ()))
-        result[group] = entry
-        for child in inv.children.get(group, ()):
-            if child not in seen:
-                visit(child)
-                seen.add(child)
-        for key in ("hosts", "children"):
-            if key in entry and not entry[key]:
-                del entry[key]
-        if not entry:
-            del result[group]
-
-    visit("all")
-    hostvars = {name: _jsonable(dict(h.vars)) for name, h in inv.hosts.items() if h.vars}
-    result["_meta"] = {"hostvars": hostvars, "profile": "inventory_legacy"}
-    return result
-
-
-def _jsonable(value: Any) -> Any:
-    """YAML dates and timestamps print as ISO strings, as Ansible's JSON encoder prints them; an inline vault
-    value as its ciphertext, as ansible-inventory shows it."""
-    if isinstance(value, VaultText):
-        return {"__ansible_vault": value.ciphertext}
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_jsonable(v) for v in value]
-    return value.isoformat() if isinstance(value, date | datetime) else value
-
-
-def ansible_graph(inv: Inventory, group: str = "all") -> str:
-    """The tree `ansible-inventory -i FILE --graph` prints, without the final newline."""
-    lines: list[str] = []
-
-    def name(text: str, depth: int) -> str:
-        return "  |" * depth + "--" + text if depth else text
-
-    def visit(g: str, depth: int) -> None:
-        lines.append(name(f"@{g}:", depth))
-        for child in inv.children.get(g, ()):
-            visit(child, depth + 1)
-        if g != "all":
-            lines.extend(name(h, depth + 1) for h in inv.members.get(g, ()) if h in inv.hosts)
-
-    visit(group, 0)
-    return "\n".join(lines)

@@ -43,7 +43,7 @@ def read_ini(graph: InventoryGraph, text: str, file: str) -> None:
                               "a section is [group], [group:vars] or [group:children]")
                 state = "skip"
                 continue
-            if group not in graph.groups:
+            if graph.canon(group) not in graph.groups:
                 if state == "vars" and group not in pending:
                     pending[group] = _Pending(at, "vars")
                 graph.add_group(group, at)
@@ -69,7 +69,7 @@ def read_ini(graph: InventoryGraph, text: str, file: str) -> None:
             if not m:
                 graph.problem(at, f"expected a group name in [{group}:children], got '{line}'",
                               "list one child group name per line")
-            elif m.group(1) in graph.groups:
+            elif graph.canon(m.group(1)) in graph.groups:
                 graph.add_child(group, m.group(1), at)
             else:  # Ansible links it when its own section turns up, which fixes the children's order
                 pending.setdefault(m.group(1), _Pending(at, "children")).parents.append(group)

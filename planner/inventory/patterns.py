@@ -81,11 +81,12 @@ def match_term(term: str, groups: Mapping[str, Sequence[str]], hosts: Sequence[s
 
 
 def evaluate(pattern: str, groups: Mapping[str, Sequence[str]], hosts: Sequence[str],
-             known_hosts: frozenset[str] = frozenset()) -> tuple[list[str], list[Problem]]:
+             known_hosts: frozenset[str] = frozenset(), lenient: bool = False) -> tuple[list[str], list[Problem]]:
     """Host names a pattern selects, in inventory order of first match, and problems for dead terms.
 
     A term that names no group and no host is a problem (Ansible only warns): a typo in `!cell03`
-    would otherwise run a benchmark on the very host meant to be left out.
+    would otherwise run a benchmark on the very host meant to be left out. ``lenient`` (what only shows an
+    inventory, `planner inventory --limit`) takes it as no host, as Ansible does.
     """
     selected: list[str] = []
     problems: list[Problem] = []
@@ -104,7 +105,9 @@ def evaluate(pattern: str, groups: Mapping[str, Sequence[str]], hosts: Sequence[
                 problems.append(Problem(None, "", f"pattern '{pattern}': {exc}", "fix the term"))
                 continue
             known = known or bare in known_hosts
-        if not known:
+        if not known and lenient:
+            that = []
+        elif not known:
             problems.append(Problem(None, "", f"pattern '{pattern}': '{bare}' matches no group or host",
                                     "known groups: " + ", ".join(sorted(groups))))
             continue

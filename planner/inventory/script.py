@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from planner.errors import Location
+from planner.host import UnsafeText
 from planner.inputs import MAX_INPUT_BYTES
 from planner.inventory.data import InventoryGraph
 from planner.inventory.vault import VaultCipher
@@ -101,10 +102,13 @@ def read_script(graph: InventoryGraph, path: Path) -> None:
     """Fill the graph from an inventory script; every problem goes to graph.problems."""
     at = Location(str(path), 1, 1)
     try:
-        listing = _answer(path, ["--list"])
+        listing = _answer(path, ["--list"], graph.warnings)
         if not isinstance(listing, dict):
             raise ScriptProblem(f"--list printed a JSON {type(listing).__name__}, not an object of groups")
         meta = _meta_hostvars(listing)
+        if meta is None:  # ansible-core 2.19 deprecates it in these words
+            graph.warn("Inventory scripts should always provide 'meta.hostvars'. Host variables will be collected "
+                       "by running the inventory script with the '--host' option for each host.", at)
         hosts: list[str] = []
         for group, data in listing.items():
             if group != "_meta":
@@ -120,11 +124,13 @@ def read_script(graph: InventoryGraph, path: Path) -> None:
                       "run the script with --list yourself; it must exit 0 and print a JSON object of groups")
 
 
-def _answer(path: Path, args: list[str]) -> Any:
+def _answer(path: Path, args: list[str], warnings: list[str] | None = None) -> Any:
     run = run_script(path, args)
     said = f"; it said: {run.stderr.strip()}" if run.stderr.strip() else ""
     if run.failure:
         raise ScriptProblem(f"'{path.name} {' '.join(args)}' {run.failure}{said}")
+    if warnings is not None and run.stderr.strip():  # shown on success too, as ansible's always_show_stderr
+        warnings.append(f"inventory script {path} wrote on stderr: {run.stderr.strip()}")
     if args[0] == "--host" and not run.stdout.strip():
         return {}
     try:
@@ -135,9 +141,11 @@ def _answer(path: Path, args: list[str]) -> Any:
 
 def _tagged(obj: dict[str, Any]) -> Any:
     """The inventory_legacy JSON profile: `{"__ansible_vault": CIPHERTEXT}` is a vaulted value (decrypted by the
-    graph). `{"__ansible_unsafe": ...}` stays as written: ansible-inventory lists it back that way."""
+    graph). `{"__ansible_unsafe": ...}` is an UnsafeText: never templated, listed back that way."""
     if len(obj) == 1 and isinstance(obj.get("__ansible_vault"), str):
         return VaultCipher(obj["__ansible_vault"])
+    if len(obj) == 1 and isinstance(obj.get("__ansible_unsafe"), str):
+        return UnsafeText(obj["__ansible_unsafe"])
     return obj
 
 

@@ -49,11 +49,13 @@ class VaultKeys:
     """Every vault password the command line gave, in the order given."""
 
     passwords: tuple[VaultPassword, ...] = ()
+    id_match: bool = False  # ANSIBLE_VAULT_ID_MATCH: only the password labelled with the vault's own id
 
     def candidates(self, vault_id: str | None) -> list[VaultPassword]:
-        # the password labelled with the envelope's vault id first, then every other one, as Ansible tries them
+        # the password labelled with the envelope's vault id first, then every other one, as Ansible tries them;
+        # with id_match only that one (a 1.1 vault, which names no id, then matches none, as in ansible-core)
         first = [p for p in self.passwords if vault_id is not None and p.label == vault_id]
-        return first + [p for p in self.passwords if p not in first]
+        return first if self.id_match else first + [p for p in self.passwords if p not in first]
 
 
 NO_KEYS = VaultKeys()
@@ -141,7 +143,12 @@ def decrypt(text: str, keys: VaultKeys) -> str:
     named = f" (vault id '{envelope.vault_id}')" if envelope.vault_id else ""
     if not keys.passwords:
         raise VaultError(f"it is encrypted with Ansible Vault{named} and no vault password was given")
-    for candidate in keys.candidates(envelope.vault_id):
+    candidates = keys.candidates(envelope.vault_id)
+    if not candidates:
+        raise VaultError(f"ANSIBLE_VAULT_ID_MATCH is set and no password was given for this vault's id{named}"
+                         if envelope.vault_id else "ANSIBLE_VAULT_ID_MATCH is set and this vault (format 1.1) names "
+                         "no vault id to match")
+    for candidate in candidates:
         plain = decrypt_with(envelope, candidate.password)
         if plain is not None:
             try:

@@ -1,5 +1,6 @@
 """Where vault passwords come from, as ansible-playbook takes them: ``--vault-password-file FILE``,
-``--vault-id [LABEL@]FILE|prompt``, ``--ask-vault-pass`` and ``$ANSIBLE_VAULT_PASSWORD_FILE``.
+``--vault-id [LABEL@]FILE|prompt``, ``--ask-vault-pass``, ``$ANSIBLE_VAULT_PASSWORD_FILE``,
+``$ANSIBLE_VAULT_IDENTITY_LIST`` (default vault ids) and ``$ANSIBLE_VAULT_ID_MATCH``.
 
 A password file is read and stripped; an executable one is run (bounded, as inventory scripts are) and its
 output is the password, with ``--vault-id LABEL`` passed to a ``*-client`` script as Ansible passes it.
@@ -14,10 +15,13 @@ from pathlib import Path
 
 from planner.errors import InputError, Problem
 from planner.inputs import read_input
+from planner.inventory.data import to_bool
 from planner.inventory.script import run_script
 from planner.inventory.vault import DEFAULT_ID, VaultKeys, VaultPassword
 
 ENV_FILE = "ANSIBLE_VAULT_PASSWORD_FILE"
+ENV_IDS = "ANSIBLE_VAULT_IDENTITY_LIST"  # default --vault-id values, comma separated, before the command line's
+ENV_MATCH = "ANSIBLE_VAULT_ID_MATCH"  # true: a vault is tried only with the password of its own vault id
 _MAX_PASSWORD_BYTES = 64 << 10
 
 
@@ -36,7 +40,8 @@ def vault_keys(options: VaultOptions, prompt: Callable[[str], str],
     wanted: list[tuple[str, str]] = [(DEFAULT_ID, f) for f in options.password_files]
     if environ.get(ENV_FILE):
         wanted.append((DEFAULT_ID, environ[ENV_FILE]))
-    for vault_id in options.vault_ids:
+    from_env = [v.strip() for v in environ.get(ENV_IDS, "").split(",") if v.strip()]
+    for vault_id in [*from_env, *options.vault_ids]:
         label, sep, source = vault_id.rpartition("@")
         wanted.append((label if sep and label else DEFAULT_ID, source))
     if options.ask:
@@ -51,7 +56,7 @@ def vault_keys(options: VaultOptions, prompt: Callable[[str], str],
                                     f"(or ${ENV_FILE})"))
     if problems:
         raise InputError(problems)
-    return VaultKeys(tuple(passwords))
+    return VaultKeys(tuple(passwords), id_match=bool(to_bool(environ.get(ENV_MATCH, "false"))))
 
 
 def _password(label: str, source: str, prompt: Callable[[str], str]) -> VaultPassword:

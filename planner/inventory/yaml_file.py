@@ -12,7 +12,9 @@ from typing import Any
 import yaml
 
 from planner.errors import InputError, Location, Problem
+from planner.host import UnsafeText
 from planner.inputs import check_alias_growth, read_input
+from planner.inventory.constructed import PLUGIN_NAMES, read_constructed
 from planner.inventory.data import VAULT_HINT, InventoryGraph, expand_host_range, split_host_port
 from planner.inventory.vault import (
     NO_KEYS,
@@ -57,7 +59,8 @@ def compose(text: str, file: str) -> tuple[yaml.Node | None, list[Problem]]:
 
 
 class _Constructor(yaml.constructor.SafeConstructor):
-    """SafeConstructor that reads Ansible's local tags (`!unsafe`, `!vault`) as their plain value."""
+    """SafeConstructor that reads Ansible's local tags: `!unsafe` as UnsafeText, `!vault` as a VaultCipher,
+    any other `!tag` as its plain value."""
 
 
 def _plain_tagged(loader: yaml.constructor.SafeConstructor, _suffix: str, node: yaml.Node) -> Any:
@@ -76,7 +79,23 @@ def _vault_tagged(loader: Any, node: yaml.Node) -> VaultCipher:  # a _Constructo
     return VaultCipher(str(loader.construct_scalar(node)))
 
 
+def _unsafe_tagged(loader: Any, node: yaml.Node) -> Any:  # a _Constructor; the stubs want a Loader
+    return unsafe(_plain_tagged(loader, "unsafe", node))
+
+
+def unsafe(value: Any) -> Any:
+    """Every string in the value an UnsafeText, as Ansible's `!unsafe` marks a whole list or mapping."""
+    if isinstance(value, str):
+        return UnsafeText(value)
+    if isinstance(value, dict):
+        return {k: unsafe(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [unsafe(v) for v in value]
+    return value
+
+
 _Constructor.add_multi_constructor("!", _plain_tagged)
+_Constructor.add_constructor("!unsafe", _unsafe_tagged)
 _Constructor.add_constructor("!vault", _vault_tagged)  # decrypted by the graph, which holds the passwords
 
 
@@ -98,9 +117,13 @@ def read_yaml(graph: InventoryGraph, root: yaml.Node, file: str) -> None:
         graph.problem(where(file, root), "a YAML inventory must be a mapping of group names",
                       "start with 'all:' and put hosts:, vars: and children: under it")
         return
-    if any(key == "plugin" for key, _, _ in items(root)):
-        graph.problem(where(file, root), "this is an inventory plugin configuration, not an inventory",
-                      "planner reads static INI or YAML inventories only")
+    config = value_of(root)
+    if "plugin" in config:
+        if config["plugin"] in PLUGIN_NAMES:
+            read_constructed(graph, config, file)
+        else:
+            graph.problem(where(file, root), f"inventory plugin {config['plugin']!r} is not supported",
+                          "planner reads INI, YAML and script inventories and the constructed plugin")
         return
     for name, key_node, value in items(root):
         _group(graph, name, key_node, value, file)

@@ -35,6 +35,7 @@ from jinja2 import meta
 from jinja2.nativetypes import NativeTemplate
 
 from planner.errors import InputError, Problem
+from planner.host import UnsafeText, sealed_in
 from planner.plan.source import load_yaml, load_yaml_text
 from planner.safejinja import NativeSandboxEnvironment, SecurityError, template_errors_only
 
@@ -101,7 +102,8 @@ def is_password_name(name: str) -> bool:
 
 
 def has_template(value: Any) -> bool:
-    return isinstance(value, str) and ("{{" in value or "{%" in value)
+    """Whether a string holds a template; an UnsafeText (Ansible's `!unsafe`) never does."""
+    return isinstance(value, str) and not isinstance(value, UnsafeText) and ("{{" in value or "{%" in value)
 
 
 def undefined_name(exc: jinja2.UndefinedError) -> str | None:
@@ -166,6 +168,9 @@ def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
     """
     # a value with any template is rendered, even one naming no variable (`"{{ 1/0 }}"`, `"{{ 2 * 3 }}"`)
     done: dict[str, Any] = {k: v for k, v in merged.items() if not any_template(v)}
+    for key, value in done.items():  # a vault no password opens: refused only where it is used, as in Ansible
+        if (sealed := sealed_in(value)) is not None:
+            done[key] = jinja2.StrictUndefined(hint=f"variable '{key}': {sealed.reason}")
     active: set[str] = set()
 
     def resolve(name: str) -> Any:
