@@ -37,6 +37,7 @@ from planner.results import runfolder
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.saved_state import RestoreEntry
+from planner.steps.wl_common import point_name
 from planner.transport import remote_procs as procs
 
 
@@ -126,7 +127,7 @@ class Runner:
     def artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
         parts = [play.name, hs.host.name, step_folder(spec)]
         if point is not None:
-            parts.append(f"point{point.index:03d}")
+            parts.append(point_name(point.index))
         return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
 
     def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:

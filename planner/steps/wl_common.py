@@ -35,6 +35,12 @@ PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", 
                           "awr_rac_text"})
 
 
+def point_name(index: int) -> str:
+    """A point's folder name, on the host and in the run folder: ``point000``, …, ``point999``, ``point1000``:
+    zero-padded to three digits for sorting the usual studies, never cut to a width (issue 47: 3,000 runs)."""
+    return f"point{index:03d}"
+
+
 def point_dir(ctx: StepContext, kind: str) -> str:
     """The folder on the host for this point's output: the engine's point folder, already empty.
 
@@ -42,7 +48,7 @@ def point_dir(ctx: StepContext, kind: str) -> str:
     """
     if ctx.point_dir:
         return ctx.point_dir
-    wd = f"{step_dir(ctx, kind)}/point{ctx.point.index if ctx.point is not None else 0:03d}"
+    wd = f"{step_dir(ctx, kind)}/{point_name(ctx.point.index if ctx.point is not None else 0)}"
     fresh_dir(ctx, wd)
     return wd
 
@@ -129,7 +135,7 @@ def step_dir(ctx: StepContext, kind: str) -> str:
 
 def fresh_dir(ctx: StepContext, path: str) -> None:
     """Empty a point folder (one round trip): stale output must never be fetched."""
-    if not re.search(r"/point\d{3}$", path):  # only ever a point folder: never a parent or a user's path
+    if not re.search(r"/point\d{3,}$", path):  # only a point folder (point_name): never a parent or a user's path
         raise ValueError(f"not a point folder: {path!r}")
     ctx.sh('rm -rf -- "$1" && mkdir -p -- "$1"', path)
 
