@@ -63,6 +63,44 @@ def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
         raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
 
 
+_LIST_END = b"\n]\n"  # how write_json and RunRecord.write end a non-empty JSON list
+
+
+def append_json_items(path: Path, items: bytes) -> bool:
+    """Append ``items`` (JSON values, comma-separated, in the list's layout) to the JSON list ``path`` holds,
+    in place: the file grows by the new items only, and is a whole JSON list again after the write. False,
+    untouched, when the file is not a non-empty list in that layout (the caller writes it whole then).
+
+    A long study saves its results at every point: rewriting all of them each time made a point's cost grow
+    with the points before it. A failed write (ENOSPC) puts the old end back: the list stays whole.
+    """
+    try:
+        with path.open("r+b") as f:
+            size = f.seek(0, os.SEEK_END)
+            f.seek(max(0, size - len(_LIST_END)))
+            if size < 8 or f.read() != _LIST_END:  # 8: the shortest non-empty list, "[\\n  1\\n]\\n"
+                return False
+            end = size - len(_LIST_END)
+            f.seek(end)
+            try:
+                f.write(b",\n" + items + _LIST_END)
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError:
+                f.truncate(end)  # the bytes freed are the file's own: the old end fits back
+                f.seek(end)
+                f.write(_LIST_END)
+                f.flush()
+                raise
+    except FileNotFoundError:
+        return False
+    except RecordWriteError:
+        raise
+    except OSError as e:
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    return True
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:

@@ -4,13 +4,33 @@ Not timing tests: they check names and count the work (benchmarks/scale has the 
 
 from __future__ import annotations
 
+import errno
+import json
+from collections import Counter
+from pathlib import Path
 from typing import Any, cast
 
 import pytest
 
-from planner.steps.base import StepContext
+from planner import files, redaction
+from planner.engine.runrecord import RunRecord
+from planner.results import runfolder
 from planner.steps import wl_common
+from planner.steps.base import StepContext
 from planner.steps.wl_common import fresh_dir
+
+PLAN = """\
+plan: long
+plays:
+  - name: long
+    hosts: lab
+    prep:
+      - copy: {content: "prepped\\n", dest: /prep.txt}
+    workloads:
+      - name: trivial
+        command: {argv: ["true"]}
+        repeat: 12
+"""
 
 
 class _Shell:
@@ -42,3 +62,77 @@ def test_only_a_point_folder_is_emptied(path: str) -> None:
 
 def test_point_names_grow_past_three_digits() -> None:
     assert wl_common.point_name(7) == "point007" and wl_common.point_name(1000) == "point1000"
+
+
+def _record(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, secret: str = "s3cr3t-pw") -> RunRecord:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    return RunRecord(tmp_path / "runs", "long", secrets=(secret,))
+
+
+def _entry(i: int) -> dict[str, Any]:
+    return {"step": "plays[0].workloads[0]", "point": i, "msg": f"run {i} as s3cr3t-pw", "data": {"n": [i, "x"]}}
+
+
+def test_appended_entries_read_as_the_whole_list_written_at_once(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same bytes as one whole write of every entry (record.write's layout), secrets masked alike."""
+    record = _record(tmp_path, monkeypatch)
+    entries = [_entry(i) for i in range(5)]
+    record.write(runfolder.RESULTS, entries[:1])
+    for i in range(1, 5):
+        assert record.append(runfolder.RESULTS, entries[i:i + 1])
+    appended = (record.path / runfolder.RESULTS).read_bytes()
+    record.write(runfolder.RESULTS, entries)
+    assert appended == (record.path / runfolder.RESULTS).read_bytes()
+    assert b"s3cr3t-pw" not in appended and json.loads(appended)[4]["msg"] == f"run 4 as {redaction.MASK}"
+
+
+@pytest.mark.parametrize("before", [None, "[]\n", '{"a": 1}\n', "[\n  1\n]"])
+def test_append_is_refused_when_the_file_is_not_a_list_it_can_grow(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                    before: str | None) -> None:
+    record = _record(tmp_path, monkeypatch)
+    target = record.path / runfolder.RESULTS
+    if before is not None:
+        target.write_text(before)
+    assert not record.append(runfolder.RESULTS, [_entry(0)])
+    assert (target.read_text() if before is not None else None) == before
+
+
+def test_a_failed_append_leaves_the_list_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = _record(tmp_path, monkeypatch)
+    record.write(runfolder.RESULTS, [_entry(0)])
+    before = (record.path / runfolder.RESULTS).read_bytes()
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    with pytest.raises(files.RecordWriteError, match="No space left"):
+        record.append(runfolder.RESULTS, [_entry(1)])
+    assert (record.path / runfolder.RESULTS).read_bytes() == before
+
+
+@pytest.mark.slow
+def test_results_are_written_whole_once_then_appended(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """results.json was rewritten whole at every point: 3,000 points wrote 4.5 million entries (issue 47)."""
+    from planner.cli.main import main
+
+    (tmp_path / "host").mkdir()
+    (tmp_path / "plan.yaml").write_text(PLAN)
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={tmp_path}/host\n")
+    writes: Counter[str] = Counter()
+    real = files.atomic_write
+
+    def counted(path: Path, data: bytes, mode: int | None = None) -> None:
+        writes[Path(path).name] += 1
+        real(path, data, mode)
+
+    monkeypatch.setattr(files, "atomic_write", counted)
+    code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
+                 "--runs-dir", str(tmp_path / "runs"), "--no-report"])
+    assert code == 0, capsys.readouterr().out[-2000:]
+    [run] = [p for p in (tmp_path / "runs").iterdir() if p.is_dir()]
+    points = [r.point for r in runfolder.read_results(run) if r.step == "plays[0].workloads[0]"]
+    assert points == list(range(12))
+    assert writes[runfolder.RESULTS] == 1, writes  # the first save; every later one appends

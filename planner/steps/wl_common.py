@@ -37,7 +37,7 @@ PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", 
 
 def point_name(index: int) -> str:
     """A point's folder name, on the host and in the run folder: ``point000``, …, ``point999``, ``point1000``:
-    zero-padded to three digits for sorting the usual studies, never cut to a width (issue 47: 3,000 runs)."""
+    zero-padded to three digits for sorting the usual studies, never cut to a width: a study may have 3,000."""
     return f"point{index:03d}"
 
 
