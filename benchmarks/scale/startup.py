@@ -3,8 +3,8 @@ interleaved, each a fresh process of this venv's interpreter (its site, editable
 
     python benchmarks/scale/startup.py [--repeat 21] [--plan PLAN -i INVENTORY]
 
-With --plan, `planner apply --check --no-report PLAN -i INVENTORY` is timed too (a one-host plan: what a
-verb that reaches hosts loads before the first connection, plus that check). Prints medians (and the load).
+With --plan, `planner apply --no-report --runs-dir TMP PLAN -i INVENTORY` is timed too (a one-host plan: its
+imports, the run, the record and the store's index of it). Prints medians (and the load).
 """
 
 from __future__ import annotations
@@ -14,13 +14,18 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
-def once(argv: list[str]) -> float:
+def once(argv: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system, from wait4) of one run: on a loaded machine the CPU is what start-up costs,
+    the wall mostly the others' load."""
     start = time.perf_counter()
-    subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
-    return time.perf_counter() - start
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, ru = os.wait4(proc.pid, 0)
+    proc.returncode = 0
+    return time.perf_counter() - start, ru.ru_utime + ru.ru_stime
 
 
 def main() -> int:
@@ -34,19 +39,27 @@ def main() -> int:
             "planner --version": [py, "-m", "planner", "--version"],
             "planner --help": [py, "-m", "planner", "--help"]}
     if a.plan:
-        arms["planner apply --check (one host)"] = [py, "-m", "planner", "apply", "--check", "--no-report", a.plan,
-                                                     "-i", a.inventory]
+        runs = tempfile.mkdtemp(prefix="planner-startup-")
+        arms["planner apply (one host)"] = [py, "-m", "planner", "apply", "--no-report", "--runs-dir", runs, a.plan,
+                                            "-i", a.inventory]
     times: dict[str, list[float]] = {k: [] for k in arms}
+    cpu: dict[str, list[float]] = {k: [] for k in arms}
     loads = [os.getloadavg()[0]]
     for _ in range(a.repeat):
         for name, argv in arms.items():  # interleaved: drift hits every arm alike
-            times[name].append(once(argv))
+            wall, used = once(argv)
+            times[name].append(wall)
+            cpu[name].append(used)
     loads.append(os.getloadavg()[0])
     bare = statistics.median(times["bare python -c pass"])
+    bare_cpu = statistics.median(cpu["bare python -c pass"])
     print(f"load {loads[0]:.2f} → {loads[1]:.2f}, {a.repeat} interleaved rounds\n")
-    print("| command | median (s) | min (s) | median − bare (s) |\n|---|---|---|---|")
+    print("| command | wall median (s) | wall min (s) | wall median − bare (s) | CPU median (s) | CPU median − bare "
+          "(s) |\n|---|---|---|---|---|---|")
     for name, t in times.items():
-        print(f"| {name} | {statistics.median(t):.3f} | {min(t):.3f} | {statistics.median(t) - bare:+.3f} |")
+        c = statistics.median(cpu[name])
+        print(f"| {name} | {statistics.median(t):.3f} | {min(t):.3f} | {statistics.median(t) - bare:+.3f} | "
+              f"{c:.3f} | {c - bare_cpu:+.3f} |")
     return 0
 
 
