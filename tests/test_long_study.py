@@ -4,9 +4,10 @@ Not timing tests: they check names and count the work (benchmarks/scale has the 
 
 from __future__ import annotations
 
-import errno
 import json
+import subprocess
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
@@ -98,18 +99,24 @@ def test_append_is_refused_when_the_file_is_not_a_list_it_can_grow(tmp_path: Pat
     assert (target.read_text() if before is not None else None) == before
 
 
-def test_a_failed_append_leaves_the_list_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    record = _record(tmp_path, monkeypatch)
+@pytest.mark.slow
+def test_an_append_on_a_full_disk_leaves_the_list_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                        small_disk: Callable[[Path, str], Path]) -> None:
+    """A real ENOSPC (a 64k tmpfs filled to its last block) halfway through an append: the old end is put back,
+    the file reads as before, and the next append, once there is room, goes on from there."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    runs = small_disk(tmp_path / "runs", "64k")
+    record = RunRecord(runs, "full")
     record.write(runfolder.RESULTS, [_entry(0)])
     before = (record.path / runfolder.RESULTS).read_bytes()
-
-    def full(fd: int) -> None:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(files.os, "fsync", full)
+    subprocess.run(["dd", "if=/dev/zero", f"of={runs / 'filler'}", "bs=4k"], capture_output=True, check=False)
     with pytest.raises(files.RecordWriteError, match="No space left"):
-        record.append(runfolder.RESULTS, [_entry(1)])
+        record.append(runfolder.RESULTS, [{**_entry(1), "msg": "x" * 200_000}])
     assert (record.path / runfolder.RESULTS).read_bytes() == before
+    (runs / "filler").unlink()
+    assert record.append(runfolder.RESULTS, [_entry(2)])
+    assert [e["point"] for e in json.loads((record.path / runfolder.RESULTS).read_text())] == [0, 2]
+    record.close()
 
 
 @pytest.mark.slow
