@@ -75,29 +75,30 @@ def append_json_items(path: Path, items: bytes) -> bool:
     with the points before it. A failed write (ENOSPC) puts the old end back: the list stays whole.
     """
     try:
-        with path.open("r+b") as f:
-            size = f.seek(0, os.SEEK_END)
-            f.seek(max(0, size - len(_LIST_END)))
-            if size < 8 or f.read() != _LIST_END:  # 8: the shortest non-empty list, "[\\n  1\\n]\\n"
-                return False
-            end = size - len(_LIST_END)
-            f.seek(end)
-            try:
-                f.write(b",\n" + items + _LIST_END)
-                f.flush()
-                os.fsync(f.fileno())
-            except OSError:
-                f.truncate(end)  # the bytes freed are the file's own: the old end fits back
-                f.seek(end)
-                f.write(_LIST_END)
-                f.flush()
-                raise
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
     except FileNotFoundError:
         return False
-    except RecordWriteError:
-        raise
     except OSError as e:
+        if e.errno == errno.ELOOP:
+            return False  # a symlink: written whole, which replaces the link and never writes through it
         raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    try:  # unbuffered: a buffer holding the failed bytes would fail again while the old end is put back
+        size = os.fstat(fd).st_size
+        if size < 8 or os.pread(fd, len(_LIST_END), size - len(_LIST_END)) != _LIST_END:  # 8: "[\n  1\n]\n"
+            return False
+        end = size - len(_LIST_END)
+        data = memoryview(b",\n" + items + _LIST_END)
+        try:
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, data[done:], end + done)
+            os.fsync(fd)
+        except OSError as e:
+            os.ftruncate(fd, end)  # the bytes freed are the file's own: the old end fits back
+            os.pwrite(fd, _LIST_END, end)
+            raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    finally:
+        os.close(fd)
     return True
 
 

@@ -143,3 +143,12 @@ def test_results_are_written_whole_once_then_appended(tmp_path: Path, monkeypatc
     points = [r.point for r in runfolder.read_results(run) if r.step == "plays[0].workloads[0]"]
     assert points == list(range(12))
     assert writes[runfolder.RESULTS] == 1, writes  # the first save; every later one appends
+
+
+def test_append_never_writes_through_a_symlink(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    record = _record(tmp_path, monkeypatch)
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text('[\n  1\n]\n')
+    (record.path / runfolder.RESULTS).symlink_to(elsewhere)
+    assert not record.append(runfolder.RESULTS, [_entry(0)])
+    assert elsewhere.read_text() == '[\n  1\n]\n'

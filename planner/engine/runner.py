@@ -91,8 +91,9 @@ class Runner:
         with self._save_lock:
             with self._lock:
                 fresh, n = self.results[self._saved:], len(self.results)
+                # the first save is whole: a resumed run's file starts with what the run before it recorded
                 whole = None if self._saved_whole else runfolder.results_json(
-                    self.results, self.previous.results if self.previous else ())  # a resumed run's first
+                    self.results, self.previous.results if self.previous else ())
             try:
                 if whole is None and not self.record.append(runfolder.RESULTS, [result_to_json(r) for r in fresh]):
                     with self._lock:
