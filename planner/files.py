@@ -63,6 +63,45 @@ def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
         raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
 
 
+_LIST_END = b"\n]\n"  # how write_json and RunRecord.write end a non-empty JSON list
+
+
+def append_json_items(path: Path, items: bytes) -> bool:
+    """Append ``items`` (JSON values, comma-separated, in the list's layout) to the JSON list ``path`` holds,
+    in place: the file grows by the new items only, and is a whole JSON list again after the write. False,
+    untouched, when the file is not a non-empty list in that layout (the caller writes it whole then).
+
+    A long study saves its results at every point: rewriting all of them each time made a point's cost grow
+    with the points before it. A failed write (ENOSPC) puts the old end back: the list stays whole.
+    """
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return False
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            return False  # a symlink: written whole, which replaces the link and never writes through it
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    try:  # unbuffered: a buffer holding the failed bytes would fail again while the old end is put back
+        size = os.fstat(fd).st_size
+        if size < 8 or os.pread(fd, len(_LIST_END), size - len(_LIST_END)) != _LIST_END:  # 8: "[\n  1\n]\n"
+            return False
+        end = size - len(_LIST_END)
+        data = memoryview(b",\n" + items + _LIST_END)
+        try:
+            done = 0
+            while done < len(data):
+                done += os.pwrite(fd, data[done:], end + done)
+            os.fsync(fd)
+        except OSError as e:
+            os.ftruncate(fd, end)  # the bytes freed are the file's own: the old end fits back
+            os.pwrite(fd, _LIST_END, end)
+            raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    finally:
+        os.close(fd)
+    return True
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:

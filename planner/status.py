@@ -6,10 +6,12 @@ import enum
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from planner.extras import StepExtra
-from planner.metrics import Metric
+if TYPE_CHECKING:  # annotations only: every verb imports this module for ExitCode, --version included, and
+    # the two modules' many dataclasses were most of that start-up
+    from planner.extras import StepExtra
+    from planner.metrics import Metric
 
 
 class Status(enum.Enum):

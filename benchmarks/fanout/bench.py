@@ -52,6 +52,8 @@ class Measure:
     hwm: int  # the tool's own process: VmHWM (peak resident set) last read before it exited, bytes
     rc: int
     out: str
+    cpu: float = 0.0  # user + system seconds of the tool and the children it reaped (wait4): the controller's
+    # own work, which a shared machine's load disturbs less than the wall time (sshd is not the tool's child)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +129,8 @@ def measured(argv: list[str], *, cwd: Path, env: dict[str, str], log: Path, inte
         proc.returncode = os.waitstatus_to_exitcode(status)
         done.set()
         sampler.join()
-    return Measure(seconds, peak, usage.ru_maxrss * 1024, hwm, proc.returncode, log.read_text(errors="replace"))
+    return Measure(seconds, peak, usage.ru_maxrss * 1024, hwm, proc.returncode, log.read_text(errors="replace"),
+                   usage.ru_utime + usage.ru_stime)
 
 
 # -- the lab -------------------------------------------------------------------------------------------------
@@ -336,7 +339,7 @@ def _run_cell(lab: Lab, n: int, rtt: int, reps: dict[str, int], chosen: list[Too
                              log=work / f"{tag}-{phase}.log")
                 problems = verify(lab)
                 changed = tool.changed(m.out)
-                log(f"N={n:<3} RTT={rtt:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s"
+                log(f"N={n:<3} RTT={rtt:<3} rep={rep} {tool.name:<8} {phase}: {m.seconds:7.2f} s  CPU {m.cpu:6.2f} s"
                     f"  tree {m.tree_rss >> 20:4d} MB  VmHWM {m.hwm >> 20:4d} MB  rc={m.rc} changed={changed}")
                 if m.rc != 0 or problems:
                     raise RuntimeError(f"{tool.name} N={n} RTT={rtt} {phase} failed (rc={m.rc}): {problems[:3]}\n"
@@ -391,18 +394,19 @@ def per_host(samples: list[Sample], sizes: list[int], names: list[str]) -> list[
         xs = [getattr(s.m, field) for s in samples if (s.tool, s.n, s.rtt, s.phase) == (tool, n, 0, "warm")]
         return statistics.median(xs) if xs else None
 
-    rows = ["| tool | N | warm s | s per host | s per added host | VmHWM MB | MB per added host |",
-            "|---|---:|---:|---:|---:|---:|---:|"]
+    rows = ["| tool | N | warm s | s per host | s per added host | CPU s | CPU s per host | VmHWM MB | "
+            "MB per added host |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     first = min(sizes)
     for t in (t for t in ("planner", "bare") if t in names):
         t0, m0 = med(t, first, "seconds"), med(t, first, "hwm")
         for n in sizes:
-            sec, hwm = med(t, n, "seconds"), med(t, n, "hwm")
-            if sec is None or hwm is None:
+            sec, hwm, cpu = med(t, n, "seconds"), med(t, n, "hwm"), med(t, n, "cpu")
+            if sec is None or hwm is None or cpu is None:
                 continue
             added = f"{(sec - t0) / (n - first):.4f}" if t0 is not None and n > first else "-"
             grown = f"{(hwm - m0) / (n - first) / 2**20:.2f}" if m0 is not None and n > first else "-"
-            rows.append(f"| {t} | {n} | {sec:.2f} | {sec / n:.4f} | {added} | {hwm / 2**20:.0f} | {grown} |")
+            rows.append(f"| {t} | {n} | {sec:.2f} | {sec / n:.4f} | {added} | {cpu:.2f} | {cpu / n:.4f} | "
+                        f"{hwm / 2**20:.0f} | {grown} |")
     return rows
 
 

@@ -12,7 +12,6 @@ import json
 from pathlib import Path
 from typing import Any, TextIO
 
-from planner.files import write_output
 from planner.status import ExitCode
 
 FORMATS = ("md", "json")
@@ -41,5 +40,7 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(md)
     if args.output:
+        from planner.files import write_output  # only here: every verb builds the parser, which imports us
+
         write_output(Path(args.output), md.encode())
     return ExitCode.FAILED if result.failed else ExitCode.OK

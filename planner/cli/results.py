@@ -7,8 +7,6 @@ or PLANNER_STORE, a run id in that results store.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -248,6 +246,9 @@ def _export(args: argparse.Namespace) -> int:
     if args.format == "json":
         text = json.dumps(rows, indent=2, default=str) + "\n"
     else:
+        import csv
+        import io
+
         buf = io.StringIO()
         w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()

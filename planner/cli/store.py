@@ -9,17 +9,21 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import InputError, Problem
-from planner.results.measure import RunData, read_run
 from planner.status import ExitCode
-from planner.store import StoreURL, open_store, parse_store_url
-from planner.store.url import ENV
+
+if TYPE_CHECKING:
+    from planner.results.measure import RunData
+    from planner.store import StoreURL
+
+# planner.store.url.ENV, written out: every verb builds the parser (--help, --version), and importing the store
+# package to word one option's help loaded the store, the run reader and the findings (0.4 s) for all of them
+ENV = "PLANNER_STORE"
 
 
 def add_store_option(p: argparse.ArgumentParser) -> None:
@@ -29,6 +33,8 @@ def add_store_option(p: argparse.ArgumentParser) -> None:
 
 
 def store_url(args: argparse.Namespace) -> StoreURL:
+    from planner.store import parse_store_url
+
     return parse_store_url(getattr(args, "store", None), Path(getattr(args, "runs_dir", None) or "runs"))
 
 
@@ -59,6 +65,8 @@ def add_store_command(sub: Any) -> None:
 
 
 def store_command(args: argparse.Namespace) -> int:
+    from planner.store import open_store
+
     url = store_url(args)
     cmd = args.store_command
     with open_store(url, migrating=cmd == "migrate", readonly=cmd == "pull") as store:
@@ -89,6 +97,7 @@ def store_command(args: argparse.Namespace) -> int:
 def push_folders(store: Any, folders: list[Path], *, replace: bool = False, quiet: bool = False) -> tuple[int, int]:
     """Push each folder; one refused (the store holds its id with other content) does not stop the others,
     each refusal is said in words. Returns how many changed the store and how many were refused."""
+    from planner.results.measure import read_run
     from planner.store import PushRefused
 
     refused = changed_count = 0
@@ -129,6 +138,8 @@ def _pull(store: Any, run_id: str, dest: Path) -> tuple[Path, list[str]]:
 def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
     """A run folder under --runs-dir, else (when a store is named) the run read from a temporary pull."""
     from planner.cli.find_run import resolve_run
+    from planner.results.measure import read_run
+    from planner.store import open_store
 
     try:
         folder = resolve_run(run, args.runs_dir)
@@ -138,6 +149,8 @@ def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
             raise
         with open_store(url, readonly=True) as store:
             rid = _store_id(store, run)
+            import tempfile  # not at the top: every verb builds the parser, which imports this module
+
             with tempfile.TemporaryDirectory(prefix="planner-pull-") as tmp:
                 folder, _ = _pull(store, rid, Path(tmp))
                 yield read_run(folder)
@@ -148,6 +161,7 @@ def run_data(run: str, args: argparse.Namespace) -> Iterator[RunData]:
 def folder_for_report(run: str, args: argparse.Namespace) -> Path:
     """``planner report RUN``: the folder, pulled into --runs-dir first when only the store has it."""
     from planner.cli.find_run import resolve_run
+    from planner.store import open_store
 
     try:
         return resolve_run(run, args.runs_dir)
@@ -164,6 +178,9 @@ def folder_for_report(run: str, args: argparse.Namespace) -> Path:
 def push_after_apply(url: StoreURL, run_dir: Path, warn: Any, data: RunData | None = None) -> None:
     """The end of an apply: push the run (``data``: as the apply measured it, else read from its folder); any
     failure is a warning, never the run's (the folder is the truth)."""
+    from planner.results.measure import read_run
+    from planner.store import open_store
+
     try:
         with open_store(url) as store:
             store.put_run(data if data is not None else read_run(run_dir))

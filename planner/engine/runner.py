@@ -34,9 +34,11 @@ from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
 from planner.plan.templating import eval_when, render, variables_for
 from planner.results import runfolder
+from planner.results.runfolder import result_to_json
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.saved_state import RestoreEntry
+from planner.steps.wl_common import point_name
 from planner.transport import remote_procs as procs
 
 
@@ -57,6 +59,8 @@ class Runner:
         self.phase = Phase.START  # where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
         self._lock = threading.Lock()
+        self._save_lock = threading.Lock()
+        self._saved, self._saved_whole = 0, False  # results on disk; results.json holds them in its layout
         self._record_failures: list[str] = []
         self.progress = Progress()  # the workloads' executions left, for the ETA
         self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
@@ -80,11 +84,23 @@ class Runner:
         self.restore_log.attach(self.record)
 
     def save_results(self) -> None:
-        if self.record:
-            with self._lock:  # a resumed run appends to what the run before it recorded
-                data = runfolder.results_json(self.results, self.previous.results if self.previous else ())
+        """results.json on disk as the results so far: the new ones appended (one point's worth), the file
+        written whole only the first time, after results were dropped, or when appending is refused."""
+        if not self.record:
+            return
+        with self._save_lock:
+            with self._lock:
+                fresh, n = self.results[self._saved:], len(self.results)
+                # the first save is whole: a resumed run's file starts with what the run before it recorded
+                whole = None if self._saved_whole else runfolder.results_json(
+                    self.results, self.previous.results if self.previous else ())
             try:
-                self.record.write(runfolder.RESULTS, data)
+                if whole is None and not self.record.append(runfolder.RESULTS, [result_to_json(r) for r in fresh]):
+                    with self._lock:
+                        whole = runfolder.results_json(self.results[:n], self.previous.results if self.previous else ())
+                if whole is not None:
+                    self.record.write(runfolder.RESULTS, whole)
+                self._saved, self._saved_whole = n, True
             except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
                 self.console.warn(f"run record: {e}")
                 self._record_failures.append(str(e))
@@ -95,6 +111,7 @@ class Runner:
     def drop_results(self, dropped: Callable[[StepResult], bool]) -> None:
         with self._lock:
             self.results[:] = [r for r in self.results if not dropped(r)]
+            self._saved_whole = False  # results.json is appended to: what was dropped goes by a whole write
 
     def add(self, r: StepResult) -> None:
         if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
@@ -126,7 +143,7 @@ class Runner:
     def artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
         parts = [play.name, hs.host.name, step_folder(spec)]
         if point is not None:
-            parts.append(f"point{point.index:03d}")
+            parts.append(point_name(point.index))
         return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
 
     def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:

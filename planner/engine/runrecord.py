@@ -23,7 +23,7 @@ import yaml
 
 from planner import __version__
 from planner.errors import PlannerError
-from planner.files import slug, write_bytes
+from planner.files import append_json_items, slug, write_bytes
 from planner.host import Host
 from planner.plan.model import Plan
 from planner.redaction import MASK, redact_text, redact_value, secret_forms
@@ -176,6 +176,14 @@ class RunRecord:
     def write(self, relpath: str, data: Any) -> None:
         text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
         write_bytes(self._target(relpath), self.redact(text).encode())
+
+    def append(self, relpath: str, entries: Sequence[Any]) -> bool:
+        """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``), redacted the same way
+        and in the same layout; False when the file is not such a list (then ``write`` it whole)."""
+        if not entries:
+            return True
+        text = json.dumps(self.redact_value(list(entries)), indent=2, default=lambda o: self.redact(str(o)))
+        return append_json_items(self._target(relpath), self.redact(text)[2:-2].encode())  # inside "[\n" "\n]"
 
     def write_text(self, relpath: str, text: str) -> Path:
         target = self._target(relpath)

@@ -26,6 +26,7 @@ from planner.plan.templating import eval_when, render
 from planner.status import Status, StepResult
 from planner.steps import step_class
 from planner.steps.base import StepContext
+from planner.steps.wl_common import point_name
 
 Points = list[tuple[SweepPoint, dict[str, Any]]]  # a host's points: each with its rendered arguments
 
@@ -207,7 +208,7 @@ class WorkloadLoop:
 
         def one_point(hs: HostState, i: int, sync: SyncStart | None) -> StepResult:
             point, args = plans[hs.host.name][i]
-            workdir = f"{hs.workdir}/{slug(spec.path)}/point{point.index:03d}"
+            workdir = f"{hs.workdir}/{slug(spec.path)}/{point_name(point.index)}"
 
             def wrapped(ctx: StepContext, writes_db_report: bool, body: Callable[[], Any]) -> Any:
                 # run_in_window empties (and makes) the point folder: every attempt starts from nothing

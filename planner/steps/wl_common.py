@@ -36,6 +36,12 @@ PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", 
                           "awr_rac_text"})
 
 
+def point_name(index: int) -> str:
+    """A point's folder name, on the host and in the run folder: ``point000``, …, ``point999``, ``point1000``:
+    zero-padded to three digits for sorting the usual studies, never cut to a width: a study may have 3,000."""
+    return f"point{index:03d}"
+
+
 def point_dir(ctx: StepContext, kind: str) -> str:
     """The folder on the host for this point's output: the engine's point folder, already empty.
 
@@ -43,7 +49,7 @@ def point_dir(ctx: StepContext, kind: str) -> str:
     """
     if ctx.point_dir:
         return ctx.point_dir
-    wd = f"{step_dir(ctx, kind)}/point{ctx.point.index if ctx.point is not None else 0:03d}"
+    wd = f"{step_dir(ctx, kind)}/{point_name(ctx.point.index if ctx.point is not None else 0)}"
     fresh_dir(ctx, wd)
     return wd
 
@@ -142,7 +148,7 @@ def fresh_dir(ctx: StepContext, path: str) -> None:
     work there whatever the step's ``become``; a become'd tool writes its output into it (root may; another
     user gets a folder it may write). Files a become'd tool left in an earlier attempt's folder are removed
     through become when the login user cannot."""
-    if not re.search(r"/point\d{3}$", path):  # only ever a point folder: never a parent or a user's path
+    if not re.search(r"/point\d{3,}$", path):  # only a point folder (point_name): never a parent or a user's path
         raise ValueError(f"not a point folder: {path!r}")
     shared = "1" if ctx.become and ctx.become_user not in ("root", login_user(ctx.host)) else ""
     r = ctx.sh(_FRESH, path, shared, become=False, check=False)
