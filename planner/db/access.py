@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from planner.db.config import HINTS, DbConfig, Row
+from planner.db.config import HINTS, NLS_ENV, DbConfig, Row
 from planner.errors import OracleError, StepError
 
 if TYPE_CHECKING:
@@ -220,7 +220,8 @@ class SqlplusDatabase:
         home = self.cfg.grid_home if self.asm else self.cfg.oracle_home
         sid = self.cfg.asm_sid if self.asm else self.cfg.oracle_sid
         argv = [self.ctx.path(home) + "/bin/sqlplus", "-S", "/ as sysasm" if self.asm else "/ as sysdba"]
-        return argv, {"ORACLE_HOME": home, "ORACLE_SID": sid}, self.cfg.grid_user if self.asm else self.cfg.oracle_user
+        env = {"ORACLE_HOME": home, "ORACLE_SID": sid, **NLS_ENV}  # NLS pinned: the profile's is not planner's
+        return argv, env, self.cfg.grid_user if self.asm else self.cfg.oracle_user
 
     def _sqlplus(self, body: str, timeout: float | None) -> CommandResult:
         """One sqlplus session: SETTINGS prepended, exit appended."""
