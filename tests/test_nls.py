@@ -58,3 +58,24 @@ def test_planners_sessions_pin_nls_whatever_the_login_profile_exports(tmp_path: 
     assert db.query("select 1234.5 from dual") == [("1234.5",)]
     with pytest.raises(OracleError, match="ORA-00942: table or view does not exist"):
         db.query("select x from nosuch")
+
+
+def _german(text: str) -> str:
+    """A real report's numbers as SQL*Plus prints them under NLS_NUMERIC_CHARACTERS=',.' (41.n3)."""
+    import re
+
+    return re.sub(r"\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+",
+                  lambda m: m.group().replace(",", "\0").replace(".", ",").replace("\0", "."), text)
+
+
+@pytest.mark.parametrize("name", ["awr/awr_11201_orcl_fabioprado.txt", "statspack/sp_11204_igt.txt"])
+def test_a_report_written_with_decimal_commas_is_refused_by_name_never_misread(name: str) -> None:
+    from planner.errors import ParseError
+    from planner.parsers import parse_text
+
+    data = Path(__file__).parent / "data" / name
+    german = _german(data.read_text())
+    with pytest.raises(ParseError, match=r"decimal comma.*NLS_NUMERIC_CHARACTERS") as e:
+        parse_text(german, name)
+    assert e.value.line is not None
+    parse_text(data.read_text(), name)  # the report as written under '.,' reads as before
