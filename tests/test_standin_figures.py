@@ -60,3 +60,22 @@ def test_a_slob_read_costs_the_seeds_cpu_mostly_db_cpu() -> None:
     assert fig.db_cpu == pytest.approx(fig.read_reqs / awrgen.IOPS_PER_CORE, rel=0.1)
     assert fig.user_pct > 3 * fig.sys_pct
     assert fig.sys_pct < fig.read_reqs * 0.012 / HOST.cpus  # the old model's %System
+
+
+@pytest.mark.slow
+def test_the_kits_log_names_the_snapshots_its_report_shows(tmp_path: Path) -> None:
+    import re
+
+    from test_oracle_kit import _apply, _slob_project
+
+    from planner.rehearsal.standins import DEFAULT_HOME
+
+    _slob_project(tmp_path, f"oracle_home={DEFAULT_HOME} oracle_sid=orcl slob_max_cache_pct=100 "
+                  "oracle_diagnostics_pack=true")
+    code, run, res = _apply(tmp_path)
+    assert code == 0, res["msg"]
+    [log] = run.rglob("runit.log")
+    [report] = [p for p in (log.parent / "awr.txt", log.parent / "statspack.txt") if p.is_file()]
+    logged = re.findall(r"(?:Before|After) (?:awr|statspack) snap ID is (\d+)", log.read_text())
+    shown = re.findall(r"^\s*(?:Begin|End) Snap:\s+(\d+)", report.read_text(), re.M)
+    assert len(logged) == 2 and logged == shown
