@@ -3,6 +3,7 @@ oracledb, not a database), and the sqlplus backend's command line, stdin, binds 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from planner.db.access import (
     render_binds,
     sql_literal,
 )
+from planner.db.config import NLS_ENV
 from planner.db.thin import SYSDBA, DriverError, ThinDatabase, connect_thin
 from planner.errors import OracleError, StepError
 from planner.steps.prep_db import InitOra
@@ -185,10 +187,11 @@ def test_sqlplus_backend_runs_as_oracle_user_with_sql_on_stdin(tmp_path: Path) -
     call = rec.calls[0]
     assert call["argv"] == ["/u01/app/oracle/product/19c/bin/sqlplus", "-S", "/ as sysdba"]
     assert call["become"] is True and call["become_user"] == "oracle" and call["login"] is True
-    assert call["env"] == {"ORACLE_HOME": "/u01/app/oracle/product/19c", "ORACLE_SID": "ORCL1"}
+    assert call["env"] == {"ORACLE_HOME": "/u01/app/oracle/product/19c", "ORACLE_SID": "ORCL1", **NLS_ENV}
     script = call["stdin"].decode()
     assert "colsep '|'" in script and "whenever sqlerror exit failure" in script
-    assert "select status from v$instance where instance_name = 'ORCL1';\nexit\n" in script
+    assert re.search(r"select status from v\$instance where instance_name = 'ORCL1';\nprompt planner-end-\w+\nexit\n$",
+                     script)
     assert "v$instance" not in " ".join(call["argv"])  # SQL never on the command line
 
 

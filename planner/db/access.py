@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
-from planner.db.config import HINTS, DbConfig, Row
+from planner.db.config import HINTS, NLS_ENV, DbConfig, Row
 from planner.errors import OracleError, StepError
 
 if TYPE_CHECKING:
@@ -208,6 +208,19 @@ def _split_at(out: str, markers: Sequence[str]) -> tuple[str, list[str]]:
     return "".join(texts[0]), ["".join(t) for t in texts[1:]]
 
 
+def framed(out: str, begin: str, end: str) -> str:
+    """sqlplus's own output: after the ``begin`` marker line and before the ``end`` one. Without the begin line
+    (sqlplus never read the script: a connect error) all of it, for the error; without the end line (the script
+    stopped at an error) all that follows the begin line."""
+    lines = out.splitlines(keepends=True)
+    marks = [line.rstrip("\r\n") for line in lines]
+    if begin not in marks:
+        return out
+    first = marks.index(begin) + 1
+    last = marks.index(end, first) if end in marks[first:] else len(lines)
+    return "".join(lines[first:last])
+
+
 class SqlplusDatabase:
     """``sqlplus -S / as sysdba`` (or ``/ as sysasm``) per call, script on stdin."""
 
@@ -220,15 +233,21 @@ class SqlplusDatabase:
         home = self.cfg.grid_home if self.asm else self.cfg.oracle_home
         sid = self.cfg.asm_sid if self.asm else self.cfg.oracle_sid
         argv = [self.ctx.path(home) + "/bin/sqlplus", "-S", "/ as sysasm" if self.asm else "/ as sysdba"]
-        return argv, {"ORACLE_HOME": home, "ORACLE_SID": sid}, self.cfg.grid_user if self.asm else self.cfg.oracle_user
+        env = {"ORACLE_HOME": home, "ORACLE_SID": sid, **NLS_ENV}  # NLS pinned: the profile's is not planner's
+        return argv, env, self.cfg.grid_user if self.asm else self.cfg.oracle_user
 
     def _sqlplus(self, body: str, timeout: float | None) -> CommandResult:
-        """One sqlplus session: SETTINGS prepended, exit appended."""
+        """One sqlplus session: SETTINGS prepended, exit appended. Its stdout is what sqlplus printed between two
+        PROMPT markers: a login profile (``sudo -i``) or .bashrc that echoes, or a trap that prints when the login
+        shell exits, writes to the same stream, before and after sqlplus (framed)."""
         argv, env, user = self._argv_env()
         into = f"alter session set container = {self.cfg.pdb};\n" if self.cfg.pdb and not self.asm else ""
-        script = SETTINGS + into + body.rstrip("\n") + "\nexit\n"
-        return self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
-                            env=env, stdin=script.encode(), timeout=timeout)
+        nonce = secrets.token_hex(8)
+        begin, end = f"planner-begin-{nonce}", f"planner-end-{nonce}"
+        script = SETTINGS + f"prompt {begin}\n" + into + body.rstrip("\n") + f"\nprompt {end}\nexit\n"
+        r = self.ctx.run(argv, check=False, become=True if user else None, become_user=user, login=bool(user),
+                         env=env, stdin=script.encode(), timeout=timeout)
+        return replace(r, stdout=framed(r.stdout, begin, end))
 
     def _raise(self, err: OracleError) -> None:
         if self.asm:

@@ -24,6 +24,16 @@ HINTS = {
     "DPY-6005": "cannot connect: check oracle_host, oracle_port, oracle_service and the listener",
 }
 
+# Every sqlplus planner starts runs in one known NLS, whatever the oracle user's login profile or .bashrc
+# exports: messages in English, '.' as the decimal character, dates as planner reads them. The environment is
+# set after the login shell (``env NAME=value sqlplus``), so it wins over the profile; the other NLS_* variables
+# are pinned too, because with NLS_LANG set the client honours each of them over NLS_LANG's territory (Oracle
+# Globalization Support Guide, "Setting NLS Parameters"; docs/oracle-behaviour.md 41.n1-41.n3).
+NLS_ENV: Mapping[str, str] = {
+    "NLS_LANG": "AMERICAN_AMERICA.AL32UTF8", "NLS_NUMERIC_CHARACTERS": ".,", "NLS_DATE_LANGUAGE": "AMERICAN",
+    "NLS_DATE_FORMAT": "DD-MON-RR", "NLS_TIMESTAMP_FORMAT": "DD-MON-RR HH.MI.SSXFF AM",
+    "NLS_TIMESTAMP_TZ_FORMAT": "DD-MON-RR HH.MI.SSXFF AM TZR", "NLS_SORT": "BINARY", "NLS_COMP": "BINARY"}
+
 
 @dataclass(frozen=True, slots=True)
 class DbConfig:

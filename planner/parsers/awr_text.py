@@ -30,7 +30,26 @@ def check_text(text: object, parser: str, source: str) -> str:
     bad = sum(1 for c in sample if (ord(c) < 32 and c not in "\t\r\n\f") or c == "\ufffd")
     if bad > max(8, len(sample) // 50):
         raise ParseError(parser, "input", "binary data, not a report", source=source)
+    refuse_decimal_comma(text, parser, source)
     return text
+
+
+# A number grouped with dots and a decimal comma (``138.010,5``): what SQL*Plus prints under a territory or
+# NLS_NUMERIC_CHARACTERS with ',' as the decimal character (docs/oracle-behaviour.md 41.n3). Never in a report
+# written under '.,': an IP address or a release has no comma.
+_DECIMAL_COMMA = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{3})+,\d+(?![\d.,])")
+
+
+def refuse_decimal_comma(text: str, parser: str, source: str) -> None:
+    """A report written with decimal commas is refused whole, by name: in it ``1.557`` is 1557, which read as
+    1.557 would be a wrong number without a word; only the ambiguous-free tokens could be read, so none are."""
+    for n, line in enumerate(text.splitlines(), 1):
+        m = _DECIMAL_COMMA.search(line)
+        if m:
+            raise ParseError(parser, "numbers", f"{m.group()!r} has a decimal comma: the report was written under "
+                             "NLS_NUMERIC_CHARACTERS=',.' (a territory such as GERMANY in NLS_LANG), where '1.557' "
+                             "means 1557 — regenerate it with NLS_LANG=AMERICAN_AMERICA (or "
+                             "NLS_NUMERIC_CHARACTERS='.,') in the session that writes it", source=source, line=n)
 
 
 def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,

@@ -138,6 +138,9 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
         # the login is the user who installed ASM (the OSASM group's first member), as the lab user is the lab's
         install_standins(root, home, grid_home=str(grid) if grid else None, grid_user=host.user or None,
                         profile=profile)
+        # the AWR host line of every report the stand-in database writes (AWR_REPORT_TEXT, spreport) is the
+        # inventory's host, as the kit's standin.env makes it for the kit's own reports: never this machine's
+        update_state(root, lambda s: s.__setitem__("host_line", _host_line(host)))
         cpus = host.vars.get("cpus")
         if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
             # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it
@@ -156,12 +159,18 @@ _HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", 
               "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
 
 
+def _host_line(host: Host) -> dict[str, str]:
+    """The inventory's host line as the stand-ins' PLANNER_STANDIN_* variables (awrgen.discover_host)."""
+    line = {"PLANNER_STANDIN_HOSTNAME": host.name}
+    line.update({var: f"{float(host.vars[key]):g}" for key, var in _HOST_LINE.items()
+                 if isinstance(host.vars.get(key), int | float) and not isinstance(host.vars.get(key), bool)})
+    return line
+
+
 def _host_env(path: Path, host: Host) -> None:
     """The inventory's host line for a stand-in kit. The file is sourced by sh on the host: every value is
     shlex-quoted (an inventory name is user input)."""
-    env = [f"export PLANNER_STANDIN_HOSTNAME={shlex.quote(host.name)}"]
-    env += [f"export {var}={shlex.quote(f'{float(host.vars[key]):g}')}" for key, var in _HOST_LINE.items()
-            if isinstance(host.vars.get(key), int | float)]
+    env = [f"export {var}={shlex.quote(value)}" for var, value in _host_line(host).items()]
     with path.open("a") as f:
         f.write("\n".join(env) + "\n")
 

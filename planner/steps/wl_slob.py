@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
+from planner.db.config import NLS_ENV
 from planner.db.container import AwrLevel, read_awr_level, read_container
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
@@ -366,7 +367,8 @@ class Slob(StepType):
             raise StepError("slob: runit.sh connects by bequeath and needs ORACLE_SID, but oracle_sid is not set",
                             hint="set oracle_sid (and oracle_home) for the host in the inventory")
         path = f"{ctx.path(cfg.oracle_home)}/bin:/usr/local/bin:/usr/bin:/bin"
-        env = {"ORACLE_HOME": cfg.oracle_home, "ORACLE_SID": cfg.oracle_sid, "PATH": path}
+        # NLS pinned as in planner's own sessions (planner.db.config.NLS_ENV): the kit's sqlplus writes the reports
+        env = {"ORACLE_HOME": cfg.oracle_home, "ORACLE_SID": cfg.oracle_sid, "PATH": path, **NLS_ENV}
         if ctx.root:
             env["PLANNER_ROOT"] = ctx.root  # only stand-ins read it
         return env

@@ -5,8 +5,9 @@ AWR_REPORT_TEXT / Statspack handlers (planner/standins/sql_workload.py). Nothing
 the numbers follow from the inputs through ``simulate`` (more sessions -> more physical reads/s, saturating
 at PLANNER_STANDIN_MAX_IOPS, or 15,000 IOPS per LUN of the largest ASM disk group when that is more; a buffer
 cache larger than the data set -> fewer physical reads), and the
-renderers write them in the layouts of Oracle 19c (AWR text and HTML) and 11.2.0.4+ (Statspack) that
-shared/reference/output-formats.md describes, so the project's real parsers read them.
+renderers write them in the layouts of the database's release (AWR text and HTML: 19c's, and awrgen_legacy's
+before 12.2) and 11.2.0.4+ (Statspack) that shared/reference/output-formats.md describes, so the project's real
+parsers read them.
 
 Every report carries the line ``PLANNER STAND-IN`` (a text line before the header, an HTML comment) and the
 database is named ``STANDIN``: nobody can mistake one for a measurement.
@@ -126,7 +127,8 @@ def _env_float(name: str, default: float) -> float:
 
 def simulate(w: Workload, host: HostInfo, db: DbInfo) -> Figures:
     """The toy model. Each session alternates a single-block read (base latency) with some CPU per logical
-    read; offered IOPS saturate smoothly at the device limit, and latency follows from Little's law."""
+    read; offered IOPS saturate smoothly at the device limit; DB CPU follows the reads (_time_split) and the
+    waits share the rest of DB time, so the latency follows from Little's law."""
     # The device limit: the host's, or the LUNs' together when an ASM disk group spreads over more of them
     # (the seed's Violin went from 159k to 236k IOPS with 8 more LUNs): more LUNs only ever raise it.
     max_iops = max(_env_float("PLANNER_STANDIN_MAX_IOPS", 60000.0),
@@ -141,34 +143,17 @@ def simulate(w: Workload, host: HostInfo, db: DbInfo) -> Figures:
     offered = n * per_session
     iops = max_iops * (1.0 - math.exp(-offered / max_iops)) if n else 0.0
     u = min(max(w.update_pct, 0), 100) / 100.0
-    lat_ms = max(base_ms, n * 1000.0 / iops - cpu_per_lio_ms / miss) if iops else base_ms
     logical = iops / miss if iops else 2.0
     changes = iops * u * 2.0
     heavy = str(w.redo_stress).upper() == "HEAVY"
     redo = changes * (2900.0 if heavy else 420.0) + 800.0
     write_reqs = iops * u * 0.55 + 0.4
-    dbcpu = min(float(host.cpus), logical * cpu_per_lio_ms / 1000.0 + n * 0.01) if n else 0.02
     db_time = n * 1.0 if n else 0.05
-    elapsed = w.run_time_s
-    dfsr_time = iops * lat_ms / 1000.0 * elapsed
-    events = [Event("db file sequential read", iops * elapsed, dfsr_time, "User I/O"),
-              Event("DB CPU", 0, dbcpu * elapsed, "")]
-    if n:
-        events += [Event("db file parallel read", iops * 0.004 * elapsed, dfsr_time * 0.012, "User I/O"),
-                   Event("read by other session", iops * 0.002 * elapsed, dfsr_time * 0.004, "User I/O"),
-                   Event("latch: cache buffers chains", n * 3.0 * elapsed / 60, 0.0004 * n * elapsed, "Concurrency")]
-    else:  # idle: a sliver of control-file traffic, as an idle instance shows
-        events = [Event("control file sequential read", 12.0 * elapsed, 0.003 * elapsed, "System I/O"),
-                  Event("DB CPU", 0, dbcpu * elapsed, ""),
-                  Event("db file sequential read", 0.5 * elapsed, 0.0004 * elapsed, "User I/O")]
-    if u:
-        events += [Event("free buffer waits", write_reqs * 0.01 * elapsed, dfsr_time * (0.03 if heavy else 0.006),
-                         "Configuration"),
-                   Event("log file switch completion", 2.0 * elapsed / 60, dfsr_time * (0.02 if heavy else 0.002),
-                         "Configuration")]
-    events.sort(key=lambda e: e.time_s, reverse=True)
-    busy_user = min(95.0, dbcpu / host.cpus * 100.0 + 0.5)
-    busy_sys = min(100.0 - busy_user, (iops + write_reqs) * 0.012 / host.cpus + 0.3)
+    dbcpu, lat_ms, events = _time_split(n, iops, logical, write_reqs, u, heavy, host, base_ms, w.run_time_s)
+    # %User / %System: a SLOB read's CPU is the foreground's own (DB CPU), about 4/5 user and 1/5 system on the
+    # seed's saturated host (79.7 / 19.7, docs/oracle-behaviour.md 41.f2), plus the background's writes
+    busy_user = min(95.0, dbcpu * 0.8 / host.cpus * 100.0 + 0.5)
+    busy_sys = min(100.0 - busy_user, (dbcpu * 0.2 + write_reqs * 0.00002) / host.cpus * 100.0 + 0.3)
     wio = min(100.0 - busy_user - busy_sys, n / host.cpus * 8.0)
     return Figures(
         db_time=db_time, db_cpu=dbcpu, bg_cpu=0.02 + write_reqs * 0.00002, redo_bytes=redo,
@@ -177,6 +162,43 @@ def simulate(w: Workload, host: HostInfo, db: DbInfo) -> Figures:
         user_calls=n * 0.5 + 0.3, executes=iops / max(1, w.work_unit) * 2 + 1.5, transactions=changes / 10 + 0.05,
         read_latency_ms=lat_ms, events=tuple(events), user_pct=busy_user, sys_pct=busy_sys, wio_pct=wio,
         load_begin=0.4, load_end=round(0.4 + n * 0.9, 2), buffer_hit_pct=max(0.0, 100.0 * (1 - iops / logical)))
+
+
+IOPS_PER_CORE = 20000.0  # the seed: "almost exactly 20k IOPS per core" (docs/oracle-behaviour.md 41.f2)
+
+
+def _time_split(n: int, iops: float, logical: float, write_reqs: float, u: float, heavy: bool, host: HostInfo,
+                base_ms: float, elapsed: float) -> tuple[float, float, list[Event]]:
+    """DB CPU (s/s), the single-block read latency (ms) and the foreground events, within DB time (n sessions
+    always active): the reads' CPU first (1 / IOPS_PER_CORE core-seconds each, the cached rest 4 us a logical
+    read), the waits share what is left, and CPU plus waits never pass 99% of DB time (a DBA's first check)."""
+    if not n:  # idle: a sliver of control-file traffic, as an idle instance shows
+        return 0.02, base_ms, sorted([
+            Event("control file sequential read", 12.0 * elapsed, 0.003 * elapsed, "System I/O"),
+            Event("DB CPU", 0, 0.02 * elapsed, ""),
+            Event("db file sequential read", 0.5 * elapsed, 0.0004 * elapsed, "User I/O")],
+            key=lambda e: e.time_s, reverse=True)
+    per_core = _env_float("PLANNER_STANDIN_IOPS_PER_CORE", IOPS_PER_CORE)
+    budget = n * 0.99
+    dbcpu = min(float(host.cpus), budget, iops / per_core + max(0.0, logical - iops) * 0.000004 + n * 0.002)
+    # other waits, as shares of the single-block reads' time (parallel reads, buffer contention, DBWR)
+    extra = 0.012 + 0.004 + (0.03 + 0.02 if heavy else 0.006 + 0.002) * (1 if u else 0)
+    latch = 0.0004 * n
+    dfsr = max(0.0, budget - dbcpu - latch) / (1 + extra)
+    lat_ms = max(base_ms, dfsr * 1000.0 / iops) if iops else base_ms
+    dfsr = iops * lat_ms / 1000.0
+    dbcpu = min(dbcpu, max(0.0, budget - dfsr * (1 + extra) - latch))  # CPU-bound: the queue is not DB CPU
+    events = [Event("db file sequential read", iops * elapsed, dfsr * elapsed, "User I/O"),
+              Event("DB CPU", 0, dbcpu * elapsed, ""),
+              Event("db file parallel read", iops * 0.004 * elapsed, dfsr * 0.012 * elapsed, "User I/O"),
+              Event("read by other session", iops * 0.002 * elapsed, dfsr * 0.004 * elapsed, "User I/O"),
+              Event("latch: cache buffers chains", n * 3.0 * elapsed / 60, latch * elapsed, "Concurrency")]
+    if u:
+        events += [Event("free buffer waits", write_reqs * 0.01 * elapsed, dfsr * (0.03 if heavy else 0.006) * elapsed,
+                         "Configuration"),
+                   Event("log file switch completion", 2.0 * elapsed / 60,
+                         dfsr * (0.02 if heavy else 0.002) * elapsed, "Configuration")]
+    return dbcpu, lat_ms, sorted(events, key=lambda e: e.time_s, reverse=True)
 
 
 def discover_host() -> HostInfo:

@@ -29,12 +29,15 @@ from planner.rehearsal.standins.awrgen import (
 
 
 def cli(argv: Sequence[str] | None = None) -> int:
-    """``awrgen slob --out-dir DIR --sessions N [...]``: the stand-in kit's report writer."""
+    """``awrgen slob --out-dir DIR --sessions N [...]``: the stand-in kit's report writer; ``awrgen snap --out-dir
+    DIR`` takes a snapshot id (prints it), so the kit's log says the ids its report then shows."""
     p = argparse.ArgumentParser(prog="awrgen", description=f"{MARKER}: write simulated AWR/Statspack reports")
-    p.add_argument("what", choices=["slob"])
+    p.add_argument("what", choices=["slob", "snap"])
     p.add_argument("--out-dir", required=True)
     p.add_argument("--root", default=os.environ.get("PLANNER_ROOT", ""))
-    p.add_argument("--sessions", type=int, required=True)
+    p.add_argument("--sessions", type=int, default=0)
+    p.add_argument("--begin-snap", type=int, default=0, help="the kit's begin snapshot id (default: take one)")
+    p.add_argument("--end-snap", type=int, default=0, help="the kit's end snapshot id (default: take one)")
     p.add_argument("--update-pct", type=int, default=0)
     p.add_argument("--run-time", type=float, default=300.0)
     p.add_argument("--work-unit", type=int, default=64)
@@ -48,13 +51,16 @@ def cli(argv: Sequence[str] | None = None) -> int:
                    help="write awr_rac.txt (awrgrpt) on a single instance too, as SLOB 2.4+ runit.sh does")
     p.add_argument("--begin", help="ISO time of the begin snapshot (default: now - run time)")
     a = p.parse_args(argv)
+    if a.what == "snap":
+        print(next_snap_id(state_dir(a.root, Path(a.out_dir) / ".standin_state")))
+        return 0
     w = Workload(a.sessions, a.update_pct, a.run_time, a.work_unit, a.redo_stress, a.scale_blocks, a.schemas)
     out = Path(a.out_dir)
     state = state_dir(a.root, out / ".standin_state")
     host, db = discover_host(), load_db(state, a.buffer_pool or slob_pool(state))
     begin = datetime.fromisoformat(a.begin) if a.begin else datetime.now() - timedelta(seconds=a.run_time)
-    b = next_snap_id(state)
-    iv = Interval(b, next_snap_id(state), begin, a.run_time)
+    b = a.begin_snap or next_snap_id(state)
+    iv = Interval(b, a.end_snap or next_snap_id(state), begin, a.run_time)
     fig = simulate(w, host, db)
     insts = load_instances(state)
     # On RAC the kit's awr.txt / statspack.txt is the instance it connected to (awrrpti: instance 1), with that

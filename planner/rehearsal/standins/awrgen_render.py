@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from html import escape
 
+from planner.rehearsal.standins import awrgen_legacy as legacy
 from planner.rehearsal.standins.awrgen import (
     MARKER,
     DbInfo,
@@ -37,17 +38,36 @@ def _size(mb: float) -> str:
     return f"{mb:,.0f}M"
 
 
+def _top10_lines(f: Figures, iv: Interval) -> list[str]:
+    """11.2.0.4+'s Top 10 Foreground Events by Total Wait Time, Avg Wait with its unit."""
+    out = ["Top 10 Foreground Events by Total Wait Time", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+           "                                           Total Wait       Avg   % DB Wait",
+           "Event                                Waits Time (sec)      Wait   time Class",
+           "------------------------------ ----------- ---------- --------- ------ --------"]
+    for e in f.events[:10]:
+        pct = pct_db_time(e, f, iv)
+        if e.wait_class:
+            avg = e.time_s * 1000 / e.waits if e.waits else 0.0
+            out.append(f"{e.name:<30} {num(e.waits, 0):>11} {e.time_s:>10.1f} {avg_wait(avg):>9} {pct:>6.1f} "
+                       f"{e.wait_class[:8]}")
+        else:
+            out.append(f"{e.name:<30} {'':>11} {e.time_s:>10.1f} {'':>9} {pct:>6.1f}")
+    return out
+
+
 def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
     el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
     dbinst = f"DB/Inst: {db.name}/{db.instance}  Snaps: {iv.begin_snap}-{iv.end_snap}"
-    out = [_banner(sessions), "WORKLOAD REPOSITORY report for", "",
-           "DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
-           "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
-           f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
-           f"{db.release:<10} {'YES' if db.rac else 'NO':<3} NO", "",
-           "Instance     Inst Num Startup Time",
-           "------------ -------- ---------------",
-           f"{db.instance:<12} {db.inst_num:>8} {db.startup}", "",
+    layout = legacy.layout_of(db.release)  # before 12.2 the pieces of that release (awrgen_legacy)
+    head = legacy.header_lines(db) if layout is not legacy.Layout.V12_2 else [
+        "DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
+        "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
+        f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
+        f"{db.release:<10} {'YES' if db.rac else 'NO':<3} NO", "",
+        "Instance     Inst Num Startup Time",
+        "------------ -------- ---------------",
+        f"{db.instance:<12} {db.inst_num:>8} {db.startup}"]
+    out = [_banner(sessions), "WORKLOAD REPOSITORY report for", "", *head, "",
            "Host Name        Platform                         CPUs Cores Sockets Memory(GB)",
            "---------------- -------------------------------- ---- ----- ------- ----------",
            f"{host.name[:16]:<16} {host.platform:<32} {host.cpus:>4} {host.cores:>5} {host.sockets:>7} "
@@ -57,33 +77,29 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
            f"Begin Snap: {iv.begin_snap:>9} {stamp(iv.begin)} {sessions + 40:>8} {1.2:>9.1f}",
            f"  End Snap: {iv.end_snap:>9} {stamp(iv.end)} {sessions + 40:>8} {1.3:>9.1f}",
            f"   Elapsed:           {num(el_min, 2):>10} (mins)",
-           f"   DB Time:           {num(dbt_min, 2):>10} (mins)", "",
-           "Load Profile                    Per Second   Per Transaction  Per Exec  Per Call",
-           "~~~~~~~~~~~~~~~            ---------------   --------------- --------- ---------"]
-    for label, s, t, per_exec, per_call in db_time_rows(f, iv):
-        out.append(f"{label + ':':>28} {num(s):>15} {num(t):>17} {per_exec:>9.2f} {per_call:>9.2f}")
-    for label, s, per_txn in load_profile_rows(f):
-        out.append(f"{label + ':':>28} {num(s):>15}" + (f" {num(per_txn):>17}" if per_txn is not None else ""))
+           f"   DB Time:           {num(dbt_min, 2):>10} (mins)", ""]
+    if layout in (legacy.Layout.V10, legacy.Layout.V11):
+        out += legacy.load_profile_lines(f, db_time_rows(f, iv))
+    else:
+        out += ["Load Profile                    Per Second   Per Transaction  Per Exec  Per Call",
+                "~~~~~~~~~~~~~~~            ---------------   --------------- --------- ---------"]
+        for label, s, t, per_exec, per_call in db_time_rows(f, iv):
+            out.append(f"{label + ':':>28} {num(s):>15} {num(t):>17} {per_exec:>9.2f} {per_call:>9.2f}")
+        for label, s, per_txn in load_profile_rows(f):
+            out.append(f"{label + ':':>28} {num(s):>15}" + (f" {num(per_txn):>17}" if per_txn is not None else ""))
     out += ["", "Instance Efficiency Percentages (Target 100%)",
             "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
             "            Buffer Nowait %:  100.00       Redo NoWait %:  100.00",
             f"            Buffer  Hit   %: {f.buffer_hit_pct:>7.2f}    In-memory Sort %:  100.00",
             "            Library Hit   %:   99.98        Soft Parse %:   99.80",
             "         Execute to Parse %:   90.12         Latch Hit %:   99.99",
-            "Parse CPU to Parse Elapsd %:   95.00     % Non-Parse CPU:   99.90", "",
-            "Top 10 Foreground Events by Total Wait Time",
-            "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
-            "                                           Total Wait       Avg   % DB Wait",
-            "Event                                Waits Time (sec)      Wait   time Class",
-            "------------------------------ ----------- ---------- --------- ------ --------"]
-    for e in f.events[:10]:
-        pct = pct_db_time(e, f, iv)
-        if e.wait_class:
-            avg = e.time_s * 1000 / e.waits if e.waits else 0.0
-            out.append(f"{e.name:<30} {num(e.waits, 0):>11} {e.time_s:>10.1f} {avg_wait(avg):>9} {pct:>6.1f} "
-                       f"{e.wait_class[:8]}")
-        else:
-            out.append(f"{e.name:<30} {'':>11} {e.time_s:>10.1f} {'':>9} {pct:>6.1f}")
+            "Parse CPU to Parse Elapsd %:   95.00     % Non-Parse CPU:   99.90", ""]
+    if layout in (legacy.Layout.V10, legacy.Layout.V11):
+        out += legacy.top_events_lines(layout, f, iv)
+    else:
+        out += _top10_lines(f, iv)
+    old = layout in (legacy.Layout.V10, legacy.Layout.V11)  # no Wait Classes / IO Profile sections yet
+    wc_at = len(out)
     out += ["", "Wait Classes by Total Wait Time", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
             "                                                          Avg             Avg",
             "                                        Total Wait       Wait   % DB   Active",
@@ -97,6 +113,8 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
         else:
             shown = avg_wait(time_s * 1000 / waits if waits else 0.0)
             out.append(f"{cls:<16} {waits:>16,.0f} {time_s:>16,.0f} {shown:>10} {pct:>6.1f} {aas:>8.1f}")
+    if old:
+        del out[wc_at:]
     idle = max(0.0, 100 - f.user_pct - f.sys_pct)
     out += ["", f"Host CPU (CPUs: {host.cpus:>4} Cores: {host.cores:>4} Sockets: {host.sockets:>4})",
             "~~~~~~~~         Load Average",
@@ -107,11 +125,11 @@ def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
             "Instance CPU", "~~~~~~~~~~~~",
             f"              % of total CPU for Instance: {min(100.0, f.user_pct + f.sys_pct * 0.5):>9.1f}",
             f"              % of busy  CPU for Instance: {90.0 if f.db_cpu > 0.1 else 20.0:>9.1f}",
-            "  %DB time waiting for CPU - Resource Mgr:       0.0", "",
-            "IO Profile                  Read+Write/Second     Read/Second    Write/Second",
-            "~~~~~~~~~~                  ----------------- --------------- ---------------"]
-    for label, r, w in io_profile_rows(f):
-        out.append(f"{label + ':':>27} {num(r + w):>17} {num(r):>15} {num(w):>15}")
+            "  %DB time waiting for CPU - Resource Mgr:       0.0", ""]
+    if not old:
+        out += ["IO Profile                  Read+Write/Second     Read/Second    Write/Second",
+                "~~~~~~~~~~                  ----------------- --------------- ---------------"]
+        out += [f"{label + ':':>27} {num(r + w):>17} {num(r):>15} {num(w):>15}" for label, r, w in io_profile_rows(f)]
     host_mb = host.memory_gb * 1024
     sga = db.buffer_cache_mb + db.shared_pool_mb + 256
     out += ["", "Memory Statistics", "~~~~~~~~~~~~~~~~~                       Begin          End",
@@ -159,11 +177,17 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
              f"Snaps: {iv.begin_snap}-{iv.end_snap}</title>\n<!-- {_banner(sessions).strip()} -->\n"
              "</head><body class=\"awr\">\n<h1 class=\"awr\">\nWORKLOAD REPOSITORY report for\n\n</h1>\n<p />\n"]
     info = "This table displays database instance information"
-    parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
-                        [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
-                         "YES" if db.rac else "NO", "NO"]]))
-    parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
-                        [[db.instance, str(db.inst_num), db.startup]]))
+    old = legacy.layout_of(db.release) in (legacy.Layout.V10, legacy.Layout.V11)
+    if legacy.layout_of(db.release) is legacy.Layout.V12_2:
+        parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
+                            [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
+                             "YES" if db.rac else "NO", "NO"]]))
+        parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
+                            [[db.instance, str(db.inst_num), db.startup]]))
+    else:  # before 12.2 one table, as the text's header line (awrgen_legacy.header_lines)
+        parts.append(_table(info, ["DB Name", "DB Id", "Instance", "Inst num", "Startup Time", "Release", "RAC"],
+                            [[db.name, str(db.dbid), db.instance, str(db.inst_num), db.startup, db.release,
+                              "YES" if db.rac else "NO"]]))
     parts.append(_table("This table displays host information",
                         ["Host Name", "Platform", "CPUs", "Cores", "Sockets", "Memory (GB)"],
                         [[host.name, host.platform, str(host.cpus), str(host.cores), str(host.sockets),
@@ -175,8 +199,10 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
                          ["Elapsed:", "", f"{num(el_min, 2)} (mins)", "", ""],
                          ["DB Time:", "", f"{num(dbt_min, 2)} (mins)", "", ""]], first_th_blank=True))
     parts.append('<h3 class="awr"><a class="awr" name="99999"></a>Report Summary</h3>\n<p />Load Profile<p />\n')
-    lp = [[label + ":", num(s), num(t), f"{e:.2f}", f"{c:.2f}"] for label, s, t, e, c in db_time_rows(f, iv)]
-    lp += [[label + ":", num(s), num(t) if t is not None else "", "", ""] for label, s, t in load_profile_rows(f)]
+    times = db_time_rows(f, iv)[:2] if old else db_time_rows(f, iv)
+    lp = [[label + ":", num(s), num(t), f"{e:.2f}", f"{c:.2f}"] for label, s, t, e, c in times]
+    lp += [[label + ":", num(s), num(t) if t is not None else "", "", ""]
+           for label, s, t in (legacy.load_profile_rows(f) if old else load_profile_rows(f))]
     parts.append(_table("This table displays load profile",
                         ["", "Per Second", "Per Transaction", "Per Exec", "Per Call"], lp, first_th_blank=True))
     parts.append("Instance Efficiency Percentages (Target 100%)\n<p />\n")
@@ -191,7 +217,8 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
             top.append([e.name, f"{e.waits:,.0f}", f"{e.time_s:.1f}", avg, pct, e.wait_class])
         else:
             top.append([e.name, "", f"{e.time_s:.1f}", "", pct, ""])
-    parts.append("Top 10 Foreground Events by Total Wait Time\n<p />\n")
+    parts.append("Top 5 Timed Foreground Events\n<p />\n" if old else
+                 "Top 10 Foreground Events by Total Wait Time\n<p />\n")
     parts.append(_table("This table displays top 10 wait events by total wait time",
                         ["Event", "Waits", "Total Wait Time (sec)", "Avg Wait", "% DB time", "Wait Class"], top))
     wc = []
@@ -211,10 +238,11 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
                         [[str(host.cpus), str(host.cores), str(host.sockets), f"{f.load_begin:.2f}",
                           f"{f.load_end:.2f}", f"{f.user_pct:.1f}", f"{f.sys_pct:.1f}", f"{f.wio_pct:.1f}",
                           f"{idle:.1f}"]]))
-    parts.append(_table("This table displays IO profile",
-                        ["", "Read+Write Per Second", "Read per Second", "Write Per Second"],
-                        [[label + ":", num(r + w), num(r), num(w)] for label, r, w in io_profile_rows(f)],
-                        first_th_blank=True))
+    if not old:  # IO Profile from 11.2.0.4
+        parts.append(_table("This table displays IO profile",
+                            ["", "Read+Write Per Second", "Read per Second", "Write Per Second"],
+                            [[label + ":", num(r + w), num(r), num(w)] for label, r, w in io_profile_rows(f)],
+                            first_th_blank=True))
     parts.append(_table("This table displays cache sizes and other statistics for\n                    "
                         "different types of cache", ["", "Begin", "End", "", ""],
                         [["Buffer Cache:", _size(db.buffer_cache_mb), _size(db.buffer_cache_mb),

@@ -15,6 +15,9 @@ Inventory keys (facts about the lab's host; planner itself still reads the host 
 - ``oracle_parameter_file: pfile | spfile`` (default spfile).
 - ``oracle_resource_manager_plan: NAME`` (default empty: Resource Manager off).
 - ``slob_release: 2.3 | 2.4.0 | 2.4.2 | 2.5.3.0`` (the stand-in kit behaves as that release; default 2.5.3.0).
+- ``standin_nls_lang`` (``GERMAN_GERMANY.WE8ISO8859P1``) and ``standin_nls_numeric_characters`` (``,.``): what
+  the oracle user's login profile exports; the stand-in sqlplus prints messages and numbers by them unless the
+  session's environment says otherwise (bin/_standin_nls.py). Default: none exported (AMERICAN_AMERICA).
 - failure modes, for rehearsing what goes wrong: ``standin_instance_stays_down: true`` (a startup fails, the
   instance does not come back) and ``standin_refused_parameters: [name, ...]`` (ALTER SYSTEM SET refuses them).
 """
@@ -85,6 +88,8 @@ class HostProfile:
     slob_release: SlobRelease = SlobRelease.V2_5_3
     instance_stays_down: bool = False
     refused_parameters: tuple[str, ...] = field(default_factory=tuple)
+    nls_lang: str = ""  # the login profile's NLS_LANG export ('' none)
+    nls_numeric_characters: str = ""  # the login profile's NLS_NUMERIC_CHARACTERS export ('' none)
 
     @property
     def slob(self) -> SlobFacts:
@@ -138,7 +143,9 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
                        resource_manager_plan=str(v.get("oracle_resource_manager_plan") or ""),
                        slob_release=by_value.get(slob, SlobRelease.V2_5_3),
                        instance_stays_down=_flag(v, "standin_instance_stays_down"),
-                       refused_parameters=tuple(p.lower() for p in refused))
+                       refused_parameters=tuple(p.lower() for p in refused),
+                       nls_lang=str(v.get("standin_nls_lang") or ""),
+                       nls_numeric_characters=str(v.get("standin_nls_numeric_characters") or ""))
 
 
 def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
@@ -153,5 +160,7 @@ def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
     if p.resource_manager_plan:
         db["resource_manager_plan"] = p.resource_manager_plan
     state["failures"] = {"instance_stays_down": p.instance_stays_down, "refused_parameters": list(p.refused_parameters)}
+    exports = {"NLS_LANG": p.nls_lang, "NLS_NUMERIC_CHARACTERS": p.nls_numeric_characters}
+    state["login_env"] = {k: v for k, v in exports.items() if v}  # bin/_standin_nls.py reads it
     state["slob"] = {"release": p.slob_release.value, "buffer_pool": p.slob.buffer_pool,
                      "global_report": p.slob.global_report}

@@ -99,6 +99,9 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
     load = (s.state.get("awr_load") or {}).get(str(end)) or {}
     sessions = int(load.get("sessions", 0))
     os.environ.update({k: str(v) for k, v in (load.get("host") or {}).items() if k.startswith("PLANNER_STANDIN_")})
+    for k, v in (s.state.get("host_line") or {}).items():  # the inventory's host (rehearsal/sandbox.py)
+        if k.startswith("PLANNER_STANDIN_"):
+            os.environ.setdefault(k, str(v))
     host, db = awrgen.discover_host(), awrgen.load_db(_state_dir())
     if sessions:  # hammerdbcli's own snapshots carry its load
         w = awrgen.Workload(sessions=sessions, update_pct=40, run_time_s=elapsed,

@@ -379,6 +379,7 @@ class Session:
         self.feedback = True
         self.colsep = " "
         self.variables: dict[str, Any] = {}
+        self.nls: Any = None  # _standin_nls.Nls, set by sqlplus; None: AMERICAN_AMERICA
 
     def run(self, sql: str) -> list[str]:
         self.state["history"].append(sql)
@@ -453,8 +454,20 @@ def _select(s: Session, m: re.Match[str]) -> list[str]:
     out = []
     for r in rows:
         vals = [s.value(c, r) for c in cols]
-        out.append(s.colsep.join("" if v is None else str(v) for v in vals))
+        out.append(s.colsep.join(_shown(s, c, v) for c, v in zip(cols, vals, strict=True)))
     return out
+
+
+_NUMBER = re.compile(r"-?[0-9]+(?:\.[0-9]+)?")
+
+
+def _shown(s: Session, expr: str, v: Any) -> str:
+    """A column's value as SQL*Plus prints it: a NUMBER (a numeric literal, a number in a view or a bind
+    variable) with the session's decimal character (_standin_nls.py)."""
+    if v is None:
+        return ""
+    numeric = (isinstance(v, (int, float)) and not isinstance(v, bool)) or bool(_NUMBER.fullmatch(expr.strip()))
+    return s.nls.number(v) if numeric and s.nls is not None else str(v)
 
 
 def render_lines(lines: list[str]) -> str:

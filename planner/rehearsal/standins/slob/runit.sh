@@ -122,8 +122,15 @@ trap 'for p in $PIDS; do kill "$p" 2>/dev/null; done' EXIT INT TERM
 # warm-up in kit seconds (scaled like RUN_TIME); STANDIN_WARM_UP_SECS, when set, is real seconds (tests).
 WARM=$(awk -v t="${STANDIN_WARM_UP:-0}" -v s="${PLANNER_STANDIN_TIME_SCALE:-0.01}" 'BEGIN { printf "%.3f", t * s }')
 WARM=${STANDIN_WARM_UP_SECS:-$WARM}
-SNAP=$(( $(date +%s) % 100000 ))
+PY=${PLANNER_PYTHON:-python3}
+# A snapshot id from the stand-in database (awrgen_cli snap), as the real kit's "before snap" procedure returns
+# the id its awrrpti report then shows: the log and the report name the same snapshots.
+snap_id() {
+  PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen_cli snap \
+    --out-dir "$KIT"
+}
 before_snap() {
+  SNAP=$(snap_id) || { msg FATAL "before snap failed"; exit 1; }
   msg NOTIFY "Executing $DATABASE_STATISTICS_TYPE \"before snap\" procedure. Command: \"sqlplus -S -L system/manager\"." >&2
   msg NOTIFY "Before $DATABASE_STATISTICS_TYPE snap ID is $SNAP"
 }
@@ -138,7 +145,8 @@ fi
 msg NOTIFY "Executing SLOB test ($SECS s of real time stand for $RUN_TIME s)."
 sleep "$SECS"
 msg NOTIFY "Executing $DATABASE_STATISTICS_TYPE \"after snap\" procedure. Command: \"sqlplus -S -L system/manager\"." >&2
-msg NOTIFY "After $DATABASE_STATISTICS_TYPE snap ID is $((SNAP + 1))"
+END_SNAP=$(snap_id) || { msg FATAL "after snap failed"; exit 1; }
+msg NOTIFY "After $DATABASE_STATISTICS_TYPE snap ID is $END_SNAP"
 if [ "${PLANNER_STANDIN_FAIL:-}" = "ora" ]; then
   echo "ORA-01653: unable to extend table USER1.CF1 by 128 in tablespace IOPS" > slob_debug.out
   msg FATAL "Errors were reported by SLOB sessions: see slob_debug.out"
@@ -152,9 +160,8 @@ while [ "$i" -le "$SESSIONS" ]; do
 done
 # The reports: awr.txt (+ awr.html) or statspack.txt, and on a RAC stand-in also awr_rac.txt, the global report, as
 # the real runit.sh's f_generate_awr_report writes awrrpti's awr.txt and awrgrpt.sql's awr_rac.txt / awr_rac.html.
-PY=${PLANNER_PYTHON:-python3}
 PYTHONPATH="${PLANNER_PYTHONPATH:-}${PYTHONPATH:+:$PYTHONPATH}" "$PY" -m planner.rehearsal.standins.awrgen_cli slob \
-  --out-dir "$KIT" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
+  --out-dir "$KIT" --begin-snap "$SNAP" --end-snap "$END_SNAP" --sessions "$SESSIONS" --update-pct "$UPDATE_PCT" --run-time "$RUN_TIME" \
   --work-unit "$WORK_UNIT" --redo-stress "$REDO_STRESS" --scale-blocks "$SCALE_BLOCKS" --schemas "$SCHEMAS" \
   --stats "$DATABASE_STATISTICS_TYPE" --global-report "$STANDIN_GLOBAL_REPORT" > sqlplus.out 2>&1 || { msg FATAL "report generation failed: see sqlplus.out"; exit 1; }
 for p in $PIDS; do kill "$p" 2>/dev/null; done  # as the real kit: its collectors stop after the report starts
