@@ -48,6 +48,17 @@ def _sim_vars(host: Host, root: Path) -> dict[str, Any]:
     return v
 
 
+def _world_vars(loaded: Loaded, host: Host) -> dict[str, Any]:
+    """The variables the stand-ins take a host's knobs from (standin_database, slob_release, oracle_version...),
+    above the inventory's by Ansible's precedence: the plan's and the host's plays' ``vars:``, then ``-e``."""
+    out = dict(loaded.plan.vars)
+    for play in loaded.plan.plays:
+        if any(h.name == host.name for h in loaded.play_hosts.get(play.name, ())):
+            out.update(play.vars)
+    out.update(loaded.extra_vars)
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class Login:
     """Who the rehearsal logs in as, and what that leaves untested (said on the console and in the report)."""
@@ -143,7 +154,8 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
                               vars=_sim_vars(orig, root))
         if login.become_direct:
             sims[name] = replace(sims[name], vars={**sims[name].vars, "planner_become_direct": True})
-        populate(root, sims[name], devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
+        knobs = replace(sims[name], vars={**sims[name].vars, **_world_vars(loaded, orig)})
+        populate(root, knobs, devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
         if login.lab_user is not None and sims[name].user:
             _hand_over(root, login.lab_user.ids(str(sims[name].user)))

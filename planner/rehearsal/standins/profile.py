@@ -15,6 +15,10 @@ Inventory keys (facts about the lab's host; planner itself still reads the host 
 - ``oracle_parameter_file: pfile | spfile`` (default spfile).
 - ``oracle_resource_manager_plan: NAME`` (default empty: Resource Manager off).
 - ``slob_release: 2.3 | 2.4.0 | 2.4.2 | 2.5.3.0`` (the stand-in kit behaves as that release; default 2.5.3.0).
+- ``standin_database: fresh | loaded`` (default fresh): what the database holds on the rehearsal's first day.
+  Fresh is what DBCA leaves: no SLOB users or tables (no tablespace IOPS), no TPC-C and no SOE schema, and the
+  SLOB kit unpacked but its setup.sh never run. Loaded is a lab where setup.sh has run (USER1.CF1/CF2 in IOPS, the
+  kit's schemas marked loaded); TPC-C and SOE are built by their steps in either world.
 - failure modes, for rehearsing what goes wrong: ``standin_instance_stays_down: true`` (a startup fails, the
   instance does not come back) and ``standin_refused_parameters: [name, ...]`` (ALTER SYSTEM SET refuses them).
 """
@@ -71,6 +75,13 @@ SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
 }
 
 
+class StandinDatabase(enum.Enum):
+    """What the stand-in database holds when the rehearsal starts (``standin_database``)."""
+
+    FRESH = "fresh"  # as DBCA leaves a new database: no SLOB, TPC-C or SOE schema
+    LOADED = "loaded"  # SLOB's setup.sh has run: USER1.CF1/CF2 in tablespace IOPS, the kit marked loaded
+
+
 @dataclass(frozen=True, slots=True)
 class HostProfile:
     """One host's Oracle as the stand-ins show it. Defaults: the seed (19c, spfile, single instance)."""
@@ -85,6 +96,7 @@ class HostProfile:
     slob_release: SlobRelease = SlobRelease.V2_5_3
     instance_stays_down: bool = False
     refused_parameters: tuple[str, ...] = field(default_factory=tuple)
+    database: StandinDatabase = StandinDatabase.FRESH
 
     @property
     def slob(self) -> SlobFacts:
@@ -131,6 +143,10 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
     if slob not in by_value and not slob.startswith("2.5."):
         raise input_error(f"slob_release {slob!r} is not a SLOB release the stand-in kit imitates",
                           "set slob_release to " + ", ".join(r.value for r in SlobRelease) + " or another 2.5.x")
+    world = str(v.get("standin_database") or StandinDatabase.FRESH.value).strip().lower()
+    if world not in {d.value for d in StandinDatabase}:
+        raise input_error(f"standin_database {world!r} is neither fresh nor loaded",
+                          "set standin_database to fresh (a new database, the default) or loaded (SLOB set up)")
     return HostProfile(oracle_version=version, version_full=full,
                        cdb=_flag(v, "oracle_cdb") or bool(v.get("oracle_pdb")) or int(version.split(".")[0]) >= 21,
                        pdb=str(v.get("oracle_pdb") or ""),
@@ -138,7 +154,8 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
                        resource_manager_plan=str(v.get("oracle_resource_manager_plan") or ""),
                        slob_release=by_value.get(slob, SlobRelease.V2_5_3),
                        instance_stays_down=_flag(v, "standin_instance_stays_down"),
-                       refused_parameters=tuple(p.lower() for p in refused))
+                       refused_parameters=tuple(p.lower() for p in refused),
+                       database=StandinDatabase(world))
 
 
 def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
@@ -155,3 +172,10 @@ def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
     state["failures"] = {"instance_stays_down": p.instance_stays_down, "refused_parameters": list(p.refused_parameters)}
     state["slob"] = {"release": p.slob_release.value, "buffer_pool": p.slob.buffer_pool,
                      "global_report": p.slob.global_report}
+    state["world"] = p.database.value
+    if p.database is StandinDatabase.FRESH:
+        # the seed is a loaded lab (tests that install without a profile keep it); a fresh database has no SLOB
+        # tablespace and no SLOB users' segments: setup.sh creates them (_standin_profile.py)
+        state["tablespaces"] = {k: t for k, t in state.get("tablespaces", {}).items() if k != "IOPS"}
+        state["segments"] = {k: seg for k, seg in state.get("segments", {}).items()
+                             if not re.fullmatch(r"USER\d+\..*", k)}
