@@ -73,7 +73,7 @@ class Runner:
         else:
             self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                       secrets=self.opts.secrets, simulated=self.opts.simulated,
-                                      rehearsal_notes=self.opts.rehearsal_notes)
+                                      rehearsal_notes=self.opts.rehearsal_notes, world=self.opts.world)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
             if self.opts.inventory_files:
                 snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)

@@ -96,7 +96,9 @@ class HostProfile:
     slob_release: SlobRelease = SlobRelease.V2_5_3
     instance_stays_down: bool = False
     refused_parameters: tuple[str, ...] = field(default_factory=tuple)
-    database: StandinDatabase = StandinDatabase.FRESH
+    # a profile built directly (tests) keeps the seed's loaded lab; the rehearsal reads the inventory through
+    # profile_for, whose default is a fresh database
+    database: StandinDatabase = StandinDatabase.LOADED
 
     @property
     def slob(self) -> SlobFacts:
