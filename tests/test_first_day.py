@@ -1,0 +1,66 @@
+"""The rehearsal's default world is a lab's first day (issue 39): a fresh database, the world named in the
+record and the report, and the stand-ins set by the inventory, the plan's vars and -e alike."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner.cli.main import main
+from planner.errors import InputError
+from planner.rehearsal.standins.profile import StandinDatabase, profile_for
+from planner.results.runfolder import RunMeta
+from planner.results.world import HostWorld
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_stand_in_database_is_fresh_unless_asked_loaded() -> None:
+    assert profile_for({}).database is StandinDatabase.FRESH
+    assert profile_for({"standin_database": "loaded"}).database is StandinDatabase.LOADED
+    with pytest.raises(InputError, match="standin_database 'full' is neither fresh nor loaded"):
+        profile_for({"standin_database": "full"})
+
+
+def test_the_world_is_recorded_and_said_in_a_dbas_words() -> None:
+    w = HostWorld(host="oel57", database="fresh", login_user="oracle", become="become through real sudo",
+                  oracle_version="19.3.0.0.0", cdb=True, pdb="PDB1", slob_release="2.5.3.0",
+                  userland="Debian GNU/Linux 12 (bookworm)")
+    said = w.describe()
+    assert said.startswith("oel57: a fresh database (as DBCA leaves it: no SLOB, TPC-C or SOE schema), "
+                           "Oracle 19.3.0.0.0 a CDB with PDB PDB1, single instance; SLOB 2.5.3.0 kit (stand-ins); "
+                           "logged in as oracle, become through real sudo")
+    assert "database=" not in said and "cdb" not in said  # words, not keys
+    meta = RunMeta.from_mapping({"world": [w.to_json(), {"not": "a host"}, "junk"]})
+    assert meta.world == (w,)
+
+
+def _checkout(tmp_path: Path) -> Path:
+    for d in ("plans", "inventory"):
+        shutil.copytree(ROOT / d, tmp_path / d, ignore=shutil.ignore_patterns("reports"))
+    return tmp_path / "plans"
+
+
+@pytest.mark.slow
+def test_the_headline_plan_on_a_loaded_database_of_slob_2_4_0_set_by_e(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """-e reaches the stand-ins: a loaded lab whose kit is SLOB 2.4.0 (tables in RECYCLE), so slob_cache reads
+    DBA_SEGMENTS and sets the recycle pool; the fresh default world is test_preview_is_the_run's."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("PLANNER_REHEARSE_TRANSPORT", "local")  # the world, not the transport, is under test
+    plans = _checkout(tmp_path)
+    code = main(["apply", "--rehearse", str(plans / "violin_vs_exadata.yaml"), "--runs-dir", str(tmp_path / "runs"),
+                 "-e", "run_time=30", "-e", "standin_database=loaded", "-e", "slob_release=2.4.0",
+                 "--limit", "exadata"])
+    out = capsys.readouterr().out
+    assert code == 0, out[-3000:]
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    meta = RunMeta.from_mapping(json.loads((run / "meta.json").read_text()))
+    assert [(w.host, w.database, w.slob_release) for w in meta.world] == [("exadatax2-8", "loaded", "2.4.0")]
+    assert "simulated exadatax2-8: a loaded database (SLOB's schemas already set up)" in (run / "report.md").read_text()
+    said = [str(r.get("msg")) for r in json.loads((run / "results.json").read_text())]
+    assert any(m.startswith("set db_recycle_cache_size") and "BUFFER_POOL RECYCLE of USER1.CF1 (DBA_SEGMENTS)" in m
+               for m in said), said
