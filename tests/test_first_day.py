@@ -64,3 +64,50 @@ def test_the_headline_plan_on_a_loaded_database_of_slob_2_4_0_set_by_e(
     said = [str(r.get("msg")) for r in json.loads((run / "results.json").read_text())]
     assert any(m.startswith("set db_recycle_cache_size") and "BUFFER_POOL RECYCLE of USER1.CF1 (DBA_SEGMENTS)" in m
                for m in said), said
+
+
+def _cdb_project(tmp: Path, host_vars: str) -> Path:
+    """A host whose database is a CDB (the stand-in's knob), a SLOB step that would create its tablespace."""
+    from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+    from planner.rehearsal.standins.profile import HostProfile
+    from planner.rehearsal.standins.slob_kit import install_slob_kit
+
+    root = tmp / "hosts" / "alpha"
+    install_standins(root, profile=HostProfile(oracle_version="19.0.0.0.0", cdb=True,
+                                               database=StandinDatabase.FRESH))
+    install_slob_kit(root / "opt/SLOB")
+    (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl {host_vars}\n")
+    (tmp / "plan.yaml").write_text(
+        "plan: p\nplays:\n  - name: p\n    hosts: lab\n    workloads:\n      - name: s\n"
+        '        slob: {kit: /opt/SLOB, run_time: 30, readers: 1, setup: true, data_on: "+DATA", '
+        "create_tablespace: 16G}\n")
+    return root
+
+
+def test_a_cdb_the_inventory_states_without_oracle_pdb_is_refused_by_validate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: the plan validated, then a 16 GB tablespace was made in CDB$ROOT and setup.sh failed ORA-65096."""
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_host=192.0.2.1 oracle_version=21.3\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: p\nplays:\n  - name: p\n    hosts: lab\n    workloads:\n      - name: s\n"
+        '        slob: {kit: /opt/SLOB, readers: 1, setup: true, data_on: "+DATA", create_tablespace: 16G}\n')
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert "plan.yaml:7:15: plays[0].workloads[0].slob:" in err and "is a CDB" in err
+    assert "ORA-65096" in err and "oracle_pdb: NAME" in err
+
+
+@pytest.mark.slow
+def test_a_cdb_without_oracle_pdb_is_refused_before_the_tablespace_is_made(tmp_path: Path) -> None:
+    from planner.rehearsal.standins import load_state
+
+    root = _cdb_project(tmp_path, "")  # the inventory does not say CDB: the database does
+    code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"), "--runs-dir",
+                 str(tmp_path / "runs"), "--no-report"])
+    out = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    (res,) = [r for r in json.loads((out / "results.json").read_text()) if r["title"] == "s"]
+    assert code == 2 and "is a CDB (V$DATABASE.CDB = YES) and oracle_pdb names no PDB" in res["msg"], res["msg"]
+    assert "IOPS" not in load_state(root).get("tablespaces", {})  # nothing made in CDB$ROOT
+    assert not (root / "opt/SLOB/cr_tab_and_load.out").exists()  # setup.sh never ran
