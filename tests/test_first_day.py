@@ -111,3 +111,34 @@ def test_a_cdb_without_oracle_pdb_is_refused_before_the_tablespace_is_made(tmp_p
     assert code == 2 and "is a CDB (V$DATABASE.CDB = YES) and oracle_pdb names no PDB" in res["msg"], res["msg"]
     assert "IOPS" not in load_state(root).get("tablespaces", {})  # nothing made in CDB$ROOT
     assert not (root / "opt/SLOB/cr_tab_and_load.out").exists()  # setup.sh never ran
+
+
+def test_a_size_oracle_would_refuse_is_refused_by_validate_before_the_scheduler_changes(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: validate passed db_cache_size: 64Q; the run changed the I/O scheduler, then ALTER SYSTEM refused."""
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_host=192.0.2.1\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: p\nplays:\n  - name: p\n    hosts: lab\n    prep:\n"
+        "      - io_scheduler: {devices: /dev/sdb, scheduler: none}\n        become: true\n"
+        "      - init_ora: {db_cache_size: 64Q}\n")
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert "plan.yaml:8:" in err and "db_cache_size takes a size (big integer)" in err and "not '64Q'" in err
+
+
+def test_e_and_plan_vars_set_the_connection_variables_as_ansible_playbook_does(tmp_path: Path) -> None:
+    """Before: -e ansible_user=... and the plan's vars: were silently ignored for the connection."""
+    from planner.cli.apply import load
+
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_host=192.0.2.1 ansible_user=oracle ansible_port=22\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: p\nvars: {planner_workdir: /var/tmp/planner, ansible_become_user: grid}\n"
+        "plays:\n  - name: p\n    hosts: lab\n    prep:\n      - command: {cmd: 'true'}\n")
+    loaded = load(tmp_path / "plan.yaml", tmp_path / "hosts.ini",
+                  ["ansible_user=admin", "ansible_port=2222", "ansible_ssh_private_key_file=/keys/lab"])
+    (host,) = loaded.play_hosts["p"]
+    assert (host.user, host.port, str(host.key_file), host.become_user) == ("admin", 2222, "/keys/lab", "grid")
+    assert host.vars["planner_workdir"] == "/var/tmp/planner"
+    with pytest.raises(InputError, match="ansible_port 'ssh' is not a port number"):
+        load(tmp_path / "plan.yaml", tmp_path / "hosts.ini", ["ansible_port=ssh"])

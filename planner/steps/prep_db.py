@@ -41,6 +41,14 @@ SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
+# Parameters of type "Big integer" in the Oracle Database Reference (each parameter's "Parameter type" row), written
+# as a number with an optional K, M or G suffix (planner's SIZE also takes T and P); anything else ALTER SYSTEM refuses.
+SIZE_PARAMETERS = frozenset({
+    "db_cache_size", "db_keep_cache_size", "db_recycle_cache_size", "db_2k_cache_size", "db_4k_cache_size",
+    "db_8k_cache_size", "db_16k_cache_size", "db_32k_cache_size", "sga_target", "sga_max_size", "memory_target",
+    "memory_max_target", "pga_aggregate_target", "pga_aggregate_limit", "shared_pool_size", "large_pool_size",
+    "java_pool_size", "streams_pool_size", "db_recovery_file_dest_size", "inmemory_size",
+})
 # ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
 # planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
 # planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
@@ -366,6 +374,11 @@ class InitOra(StepType):
             if isinstance(value, str) and not SAFE_STRING.fullmatch(value):
                 raise StepError(f"refused value {value!r} for {name}",
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
+            if name in SIZE_PARAMETERS and (isinstance(value, bool) or not SIZE.fullmatch(str(value).strip())):
+                # known before any host: ALTER SYSTEM would refuse it (ORA-02097/ORA-00096) after earlier prep
+                # steps had already changed the host
+                raise StepError(f"{name} takes a size (big integer): a number of bytes or one with K, M, G, T or P, "
+                                f"not {value!r}", hint=f"write it as Oracle takes it, e.g. {name}: 64M")
 
     def _plan(self, params: Mapping[str, Param], pools: BufferPools | None = None,
               ctx: StepContext | None = None, pf: ParameterFile | None = None) -> list[_Set]:
