@@ -142,3 +142,16 @@ def test_e_and_plan_vars_set_the_connection_variables_as_ansible_playbook_does(t
     assert host.vars["planner_workdir"] == "/var/tmp/planner"
     with pytest.raises(InputError, match="ansible_port 'ssh' is not a port number"):
         load(tmp_path / "plan.yaml", tmp_path / "hosts.ini", ["ansible_port=ssh"])
+
+
+def test_collect_awr_without_a_stated_licence_is_refused_by_validate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Before: validate passed; the run failed at the first point ("AWR needs the Oracle Diagnostics Pack")."""
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_host=192.0.2.1\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: p\nplays:\n  - name: p\n    hosts: lab\n    workloads:\n"
+        "      - fio: {filename: /tmp/x, size: 1M, rw: randread, bs: 8k, runtime: 5}\n    collect: [awr]\n")
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    assert "plan.yaml:7:" in err and "oracle_diagnostics_pack is not stated" in err
