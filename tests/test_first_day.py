@@ -155,3 +155,24 @@ def test_collect_awr_without_a_stated_licence_is_refused_by_validate(
     err = capsys.readouterr().err
     assert code == 5, err
     assert "plan.yaml:7:" in err and "oracle_diagnostics_pack is not stated" in err
+
+
+def test_check_diff_shows_fios_precondition_job_and_the_sudo_it_runs_under(tmp_path: Path) -> None:
+    """Before: -C -D showed the measured job only; precondition: (the whole target written twice) and the sudo of
+    a become step were not said."""
+    from dataclasses import replace
+
+    from prep_helpers import context
+
+    from planner.steps.wl_fio import Fio
+
+    step = Fio({"filename": "/dev/sdb", "size": "1G", "rw": "randread", "bs": "8k", "runtime": 30,
+                "precondition": {"rw": "write", "bs": "1M"}})
+    ctx = replace(context(tmp_path, ansible_become_password_file=""), become=True)
+    said = step.preview(ctx)
+    lines = said.splitlines()
+    assert lines[0].startswith("$ sudo ") and "precondition.fio" in lines[0], said
+    assert "writes over the whole target 2 time(s), never measured" in lines[0]
+    assert "    loops=2" in said and "    rw=write" in said and "[precondition0]" in said
+    measured = next(x for x in lines[1:] if x.startswith("$ "))
+    assert measured.startswith("$ sudo ") and "job.fio" in measured

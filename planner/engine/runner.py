@@ -272,6 +272,16 @@ class Runner:
         have left running (the OS samplers' records live in the point folders)."""
         return not interrupted and not any(e.host == hs.host.name for e in self.restore_log.pending())
 
+    def _name_kept(self, interrupted: bool) -> None:
+        """The work folders a run leaves on its hosts are named: each is kept for `planner restore` (the others
+        went with their locks)."""
+        assert self.record is not None
+        why = "the run was interrupted" if interrupted else "prep on it is not restored"
+        for hs in self.pool.locked:
+            if hs.conn is not None and not self._done_with(hs, interrupted):
+                self.console.line(f"work folder kept on {hs.host.name}: {hostlock.run_workdir(hs, self.record.id)} "
+                                  f"({why}: kept for planner restore {self.record.id})")
+
     def run(self) -> RunOutcome:
         self._open_record()
         if not self.opts.check:
@@ -293,6 +303,7 @@ class Runner:
                     self.restore()
                 if self.record is not None:
                     self.pool.release(self.record.id, lambda hs: self._done_with(hs, bool(interrupted)))
+                    self._name_kept(bool(interrupted))
                 self.pool.close()
             stats = recap(self.results, [h for h in self.pool.states])
             code = exit_code(stats, bool(interrupted))
