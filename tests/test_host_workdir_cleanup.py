@@ -90,12 +90,16 @@ def test_the_plays_one_exec_that_releases_the_host_removes_its_work_folder(lab: 
 
 @pytest.mark.ssh
 @pytest.mark.slow
-def test_a_run_whose_prep_is_kept_keeps_its_work_folder_for_planner_restore(lab: Lab, tmp_path: Path) -> None:
+def test_a_run_whose_prep_is_kept_keeps_its_work_folder_for_planner_restore(
+        lab: Lab, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, run = _apply(lab, tmp_path, WORKLOAD_PLAN, "--keep-prep")
     assert code == 0
     workdir = _workdir(run)
     try:
         assert workdir.is_dir(), "the prep stays on the host: `planner restore` may still need the folder"
+        # the folder left behind is named, with why and what removes it
+        assert (f"work folder kept on {lab.hosts[0].name}: {workdir} (prep on it is not restored: kept for "
+                f"planner restore {run.name})") in capsys.readouterr().out
         assert (lab.sandbox(lab.hosts[0].name) / "etc/cleanup.txt").read_text() == "prepped\n"
     finally:
         assert main(["restore", str(run)]) == 0

@@ -85,6 +85,14 @@ def test_preview_shows_what_the_rehearsal_runs_and_writes(plan: str, tmp_path: P
     if plan != "local_demo":  # the example plans rehearse end to end, their report marked as simulated
         assert "SIMULATED" in (run / "report.md").read_text().upper()
         assert any(r["artifacts"] for r in json.loads((run / "results.json").read_text()))
+        # the default world is a lab's first day: every host with a database stand-in has a fresh one, said so
+        assert {w["database"] for w in meta["world"]} <= {"fresh", ""}, meta["world"]
+        if any(w["database"] for w in meta["world"]):
+            assert "a fresh database (as DBCA leaves it" in (run / "report.md").read_text()
+    if plan == "violin_vs_exadata":  # slob_cache before setup.sh loaded the tables: sized from the kit, and said
+        said = [str(r.get("msg")) for r in json.loads((run / "results.json").read_text())]
+        assert any("BUFFER_POOL KEEP from /home/oracle/SLOB/setup.sh: USER1.CF1 is not loaded yet" in m for m in said)
+        assert any("BUFFER_POOL KEEP of USER1.CF1 (DBA_SEGMENTS)" in m for m in said)  # the 16-LUN play: loaded
     shown, ran = _preview_commands(preview), _run_commands(run)
     unshown = [c for c in ran if not any(s in c for s in shown)]
     assert not unshown, f"the run did what -C -D did not show: {unshown[:3]}\nshown: {sorted(shown)[:5]}"

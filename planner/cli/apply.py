@@ -32,6 +32,7 @@ from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
 from planner.results import runfolder
 from planner.results.runfolder import read_meta
+from planner.results.world import HostWorld
 from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
 from planner.transport.become import BecomePassword
@@ -274,7 +275,7 @@ def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
-            rehearsal_notes: tuple[str, ...] = ()) -> int:
+            rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = ()) -> int:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
@@ -286,7 +287,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
-                      keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes,
+                      keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes, world=world,
                       argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)

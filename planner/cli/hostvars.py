@@ -26,6 +26,17 @@ from planner.plan.templating import any_template, magic_vars, render, resolve_va
 
 # the variables planner reads from Host itself; the rest stay lazily rendered per step, as before
 RENDERED_PREFIXES = ("ansible_", "planner_")
+# connection variables the plan's vars: and -e set over the inventory's, as ansible-playbook's precedence has play
+# vars and extra vars above inventory vars (Ansible docs, "Understanding variable precedence")
+CONNECTION_VARIABLES = ("ansible_user", "ansible_port", "ansible_ssh_private_key_file", "ansible_private_key_file",
+                        "ansible_become_user", "planner_workdir")
+
+
+def _overridden(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any]) -> Host:
+    given = {k: scope[k] for scope in (plan_vars, extra_vars) for k in CONNECTION_VARIABLES if k in scope}
+    if all(k in host.vars and host.vars[k] == v for k, v in given.items()):
+        return host
+    return replace(host, vars=MappingProxyType({**host.vars, **given}))
 
 
 def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any],
@@ -33,9 +44,17 @@ def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[st
     sealed = [(k, s) for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and (s := sealed_in(v))]
     if sealed:  # planner reads these itself: a vault no password opens is used here, so refused
         return host, [Problem(None, f"inventory host {host.name}", f"{k}: {s.reason}", VAULT_HINT) for k, s in sealed]
+    given = host
+    host = _overridden(host, plan_vars, extra_vars)
     keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and any_template(v)]
     if not keys:
-        return host, []
+        if host is given:
+            return host, []
+        made = make_host(host.name, host.groups, host.vars, base)
+        if "ansible_port" in host.vars and made.port is None:
+            return given, [Problem(None, f"inventory host {host.name}", f"ansible_port {host.vars['ansible_port']!r} "
+                                   "is not a port number", "give a whole number between 1 and 65535")]
+        return made, []
     context = resolve_variables({**plan_vars, **host.vars, **extra_vars, **magic_vars(host)})
     variables = dict(host.vars)
     problems: list[Problem] = []

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import getpass
 import os
+import platform
 import shutil
 import subprocess
 import tempfile
@@ -28,6 +29,9 @@ from planner.host import Host
 from planner.rehearsal import preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
 from planner.rehearsal.sandbox import populate
+from planner.rehearsal.standins import standin_versions
+from planner.rehearsal.standins.profile import profile_for
+from planner.results.world import HostWorld
 from planner.steps import REGISTRY
 
 
@@ -46,6 +50,17 @@ def _sim_vars(host: Host, root: Path) -> dict[str, Any]:
     v["planner_root"] = str(root)
     v["planner_simulated"] = True
     return v
+
+
+def _world_vars(loaded: Loaded, host: Host) -> dict[str, Any]:
+    """The variables the stand-ins take a host's knobs from (standin_database, slob_release, oracle_version...),
+    above the inventory's by Ansible's precedence: the plan's and the host's plays' ``vars:``, then ``-e``."""
+    out = dict(loaded.plan.vars)
+    for play in loaded.plan.plays:
+        if any(h.name == host.name for h in loaded.play_hosts.get(play.name, ())):
+            out.update(play.vars)
+    out.update(loaded.extra_vars)
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,8 +118,49 @@ def _hand_over(root: Path, ids: tuple[int, int]) -> None:
         os.lchown(path, *ids)
 
 
+def _become_words(login: Login, user: str) -> str:
+    if login.lab_user is not None and user in login.lab_user.names:
+        return "become through real sudo"
+    if login.become_direct or current_user() == "root":
+        return _NOT_EXERCISED
+    return "become through this machine's sudo"
+
+
+def _machine() -> dict[str, str]:
+    """This machine's userland and OpenSSH: the dimensions no stand-in models yet hold its own values."""
+    try:
+        userland = platform.freedesktop_os_release().get("PRETTY_NAME", "")
+    except OSError:
+        userland = platform.platform()
+    try:
+        ssh = subprocess.run(["ssh", "-V"], capture_output=True, text=True, timeout=10, check=False)
+        sshd = (ssh.stderr or ssh.stdout).split(",")[0].strip() + "'s default algorithms"
+    except (OSError, subprocess.TimeoutExpired):
+        sshd = ""
+    return {"userland": userland, "sshd": sshd}
+
+
+def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str], lab: Any,
+           machine: Mapping[str, str]) -> HostWorld:
+    """The world this host's rehearsal simulates, as the record and the report's banner say it."""
+    p = profile_for(knobs.vars)
+    versions = standin_versions()
+    return HostWorld(
+        host=host.name, database=p.database.value if oracle else "", login_user=str(host.user or current_user()),
+        become=_become_words(login, str(host.user or "")),
+        oracle_version=(p.version_full or p.oracle_version) if oracle else "", cdb=oracle and p.cdb,
+        pdb=p.pdb if oracle else "", rac=oracle and p.rac,
+        slob_release=p.slob_release.value if "slob" in kits else "",
+        hammerdb=versions["hammerdb"] if "hammerdb" in kits else "",
+        swingbench=versions["swingbench"] if "swingbench" in kits else "",
+        nls=str(knobs.vars.get("NLS_LANG") or os.environ.get("NLS_LANG") or "NLS_LANG unset"),
+        userland=machine["userland"],
+        sshd=machine["sshd"] if lab is not None else "not used (the local transport)",
+        sudoers="NOPASSWD: ALL for the lab login" if login.lab_user is not None else "this machine's own")
+
+
 def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console
-                ) -> tuple[dict[str, Host], Any, str]:
+                ) -> tuple[dict[str, Host], Any, str, tuple[HostWorld, ...]]:
     """Sandboxes for every targeted host; returns simulated Hosts by name, the lab (or None) and how they are
     reached (for the run record)."""
     names = sorted({h.name for hs in loaded.play_hosts.values() for h in hs})
@@ -128,6 +184,8 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     if lab is None:
         login = _as_ourselves(f"ran as {current_user()} on this machine")
     sims: dict[str, Host] = {}
+    worlds: list[HostWorld] = []
+    machine = _machine()
     for name in names:
         orig = originals[name]
         if lab is not None:
@@ -143,14 +201,18 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
                               vars=_sim_vars(orig, root))
         if login.become_direct:
             sims[name] = replace(sims[name], vars={**sims[name].vars, "planner_become_direct": True})
-        populate(root, sims[name], devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
+        knobs = replace(sims[name], vars={**sims[name].vars, **_world_vars(loaded, orig)})
+        populate(root, knobs, devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
         if login.lab_user is not None and sims[name].user:
             _hand_over(root, login.lab_user.ids(str(sims[name].user)))
+        worlds.append(_world(sims[name], knobs, login, name in oracle_hosts, pf.kits.get(name, {}), lab, machine))
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
     console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}, {login.note}; "
                  f"sandboxes under {base}")
-    return sims, lab, f"reached over {how}, {login.note}"
+    for w in worlds:
+        console.line(f"[REHEARSAL] simulated {w.describe()}")
+    return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
 
 
 def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
@@ -164,10 +226,11 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
     base = Path(tempfile.mkdtemp(prefix="planner-rehearsal-"))
     lab = None
     try:
-        sims, lab, reached = build_hosts(loaded, pf, base, console)
+        sims, lab, reached, world = build_hosts(loaded, pf, base, console)
         play_hosts: Mapping[str, list[Host]] = {p: [sims[h.name] for h in hs] for p, hs in loaded.play_hosts.items()}
         sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts))
-        return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,))
+        return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,),
+                       world=world)
     finally:
         if lab is not None:
             lab.stop()

@@ -11,8 +11,10 @@ planner reaches a PDB as SYSDBA with the inventory's ``oracle_pdb`` (ALTER SESSI
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from planner.db.access import Database
 from planner.errors import OracleError, StepError
@@ -70,6 +72,36 @@ def refuse_outside_a_pdb(db: Database, container: Container, names: Sequence[str
         raise StepError(f"{', '.join(fixed)} cannot be set in {container.describe()} "
                         "(V$PARAMETER.ISPDB_MODIFIABLE=FALSE; ALTER SYSTEM there fails ORA-65040)",
                         hint="set it for the whole CDB: a step on a host entry without oracle_pdb (CDB$ROOT)")
+
+
+_MAJOR = re.compile(r"(?:^|/)(\d{2})\.\d+")
+
+NO_PDB = ("SLOB's users are local users of a PDB: in CDB$ROOT CREATE USER user1 fails ORA-65096 (\"invalid common "
+          "user or role name\") and setup.sh stops, after its tablespace was made there")
+NO_PDB_HINT = ("name the PDB SLOB loads into in the inventory: oracle_pdb: NAME (SELECT name FROM v$pdbs as SYSDBA) "
+               "and slob_sqlnet_service: its SQL*Net service")
+
+
+def stated_cdb(variables: Mapping[str, Any]) -> bool:
+    """The inventory says the database is a CDB: ``oracle_cdb: true``, or a 21c+ release (``oracle_version``, else
+    the release in ``oracle_home``), where "the non-CDB architecture is desupported" (21c Upgrade Guide)."""
+    flag = variables.get("oracle_cdb")
+    if flag is True or str(flag).strip().lower() in ("true", "yes", "1"):
+        return True
+    for key in ("oracle_version", "oracle_home"):
+        m = _MAJOR.search(str(variables.get(key) or ""))
+        if m:
+            return int(m.group(1)) >= 21
+    return False
+
+
+def refuse_cdb_root(db: Database, what: str) -> None:
+    """SLOB in a CDB needs its PDB named: in CDB$ROOT (no ``oracle_pdb``) ``what`` is refused before it changes
+    anything."""
+    container = read_container(db)
+    if container.cdb and not container.pdb:
+        raise StepError(f"{what}: the database is a CDB (V$DATABASE.CDB = YES) and oracle_pdb names no PDB, so this "
+                        f"session is in CDB$ROOT; {NO_PDB}", hint=NO_PDB_HINT)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,15 @@ class SegmentPlace:
 
 def read_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> SegmentPlace:
     """DBA_SEGMENTS -> DBA_DATA_FILES for ``owner.table``; StepError (with the reason) when it cannot be read."""
+    place = find_segment(db, owner, table)
+    if place is None:
+        raise StepError(f"DBA_SEGMENTS has no {owner}.{table}: the SLOB schemas are not loaded in this database",
+                        hint="run the kit's setup.sh (slob step setup: true) before measuring")
+    return place
+
+
+def find_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> SegmentPlace | None:
+    """As read_segment, but None when the table is not there yet (a new database, before setup.sh)."""
     what = f"{owner}.{table}"
     try:
         rows = db.query(f"select tablespace_name, buffer_pool from dba_segments where owner = '{owner}' "
@@ -48,8 +57,7 @@ def read_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE)
     except OracleError as e:
         raise StepError(f"cannot read {what}'s segment (DBA_SEGMENTS): {e.message}", hint=e.hint) from e
     if not rows or not rows[0][0]:
-        raise StepError(f"DBA_SEGMENTS has no {what}: the SLOB schemas are not loaded in this database",
-                        hint="run the kit's setup.sh (slob step setup: true) before measuring")
+        return None
     tablespace, pool = str(rows[0][0]).strip().upper(), str(rows[0][1] or "").strip().upper()
     if pool not in ("DEFAULT", "KEEP", "RECYCLE") or not _IDENT.fullmatch(tablespace):
         raise StepError(f"DBA_SEGMENTS gave {what} an unreadable tablespace / BUFFER_POOL "
@@ -63,6 +71,16 @@ def read_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE)
     if not files:
         raise StepError(f"DBA_DATA_FILES lists no file of tablespace {tablespace} (holding {what})")
     return SegmentPlace(owner, table, tablespace, pool, files[:256])
+
+
+_KIT_POOL = re.compile(r"BUFFER_POOL\s+(DEFAULT|KEEP|RECYCLE)\b", re.I)
+
+
+def kit_pools(setup_sh: str) -> set[str]:
+    """The BUFFER_POOLs a SLOB kit's setup.sh gives its tables: f_create_table's ``STORAGE (BUFFER_POOL KEEP
+    INITIAL 1M ...)`` for cf1 and cf2 in 2.5.3.0, ``BUFFER_POOL RECYCLE`` in 2.4.0 (docs/oracle-behaviour.md row
+    1a). Empty when the script names none."""
+    return {m.upper() for m in _KIT_POOL.findall(setup_sh)}
 
 
 def on_storage(files: tuple[str, ...], data_on: str) -> bool:

@@ -12,6 +12,7 @@ from planner.engine.runrecord import RunRecord
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.plan.model import Play, Section, StepSpec
+from planner.results.world import HostWorld
 from planner.status import StepResult
 from planner.transport.connection import Connection
 
@@ -44,6 +45,7 @@ class RunOptions:
     keep_prep: bool = False
     simulated: bool = False  # rehearsal: hosts are sandboxes, Oracle tools are stand-ins
     rehearsal_notes: tuple[str, ...] = ()  # how the rehearsal reached its hosts (who logged in, was become used)
+    world: tuple[HostWorld, ...] = ()  # the world the rehearsal simulated, per host (meta.json world)
     argv: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
     break_stale_lock: bool = False

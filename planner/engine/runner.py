@@ -77,7 +77,7 @@ class Runner:
         else:
             self.record = open_record(self.opts.runs_dir, self.plan, self.play_hosts, argv=self.opts.argv,
                                       secrets=self.opts.secrets, simulated=self.opts.simulated,
-                                      rehearsal_notes=self.opts.rehearsal_notes)
+                                      rehearsal_notes=self.opts.rehearsal_notes, world=self.opts.world)
             self.record.write_meta(cwd=os.getcwd(), pid=os.getpid())  # for --resume: relative paths in argv
             if self.opts.inventory_files:
                 snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)
@@ -289,6 +289,16 @@ class Runner:
         have left running (the OS samplers' records live in the point folders)."""
         return not interrupted and not any(e.host == hs.host.name for e in self.restore_log.pending())
 
+    def _name_kept(self, interrupted: bool) -> None:
+        """The work folders a run leaves on its hosts are named: each is kept for `planner restore` (the others
+        went with their locks)."""
+        assert self.record is not None
+        why = "the run was interrupted" if interrupted else "prep on it is not restored"
+        for hs in self.pool.locked:
+            if hs.conn is not None and not self._done_with(hs, interrupted):
+                self.console.line(f"work folder kept on {hs.host.name}: {hostlock.run_workdir(hs, self.record.id)} "
+                                  f"({why}: kept for planner restore {self.record.id})")
+
     def run(self) -> RunOutcome:
         self._open_record()
         if not self.opts.check:
@@ -310,6 +320,7 @@ class Runner:
                     self.restore()
                 if self.record is not None:
                     self.pool.release(self.record.id, lambda hs: self._done_with(hs, bool(interrupted)))
+                    self._name_kept(bool(interrupted))
                 self.pool.close()
             stats = recap(self.results, [h for h in self.pool.states])
             code = exit_code(stats, bool(interrupted))

@@ -29,6 +29,7 @@ from planner.plan.model import Plan
 from planner.redaction import MASK, redact_text, redact_value, secret_forms
 from planner.results import runfolder
 from planner.results.runfolder import RESOLVED_PLAN, RunMeta
+from planner.results.world import HostWorld
 from planner.runid import new_run_id
 from planner.transport.connection import CommandResult
 
@@ -322,7 +323,7 @@ def _open_log(path: Path) -> Any:
 
 def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Host]], *,
                 argv: Sequence[str] = (), secrets: tuple[str, ...] = (), simulated: bool = False,
-                rehearsal_notes: Sequence[str] = ()) -> RunRecord:
+                rehearsal_notes: Sequence[str] = (), world: Sequence[HostWorld] = ()) -> RunRecord:
     """Create the run folder with meta.json (status running) and the plan as given."""
     rec = RunRecord(runs_dir, plan.name, secrets=secrets)
     hosts = sorted({h.name: h for hs in play_hosts.values() for h in hs}.values(), key=lambda h: h.name)
@@ -331,6 +332,7 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
         git=git_provenance(plan.source), **environment_meta(), started=utc_now(), ended=None,
         status="running", argv=[rec.redact(a) for a in argv], simulated=simulated,
         **({"rehearsal_notes": [rec.redact(n) for n in rehearsal_notes]} if rehearsal_notes else {}),
+        **({"world": [w.to_json() for w in world]} if world else {}),
         # enough to reach the hosts again for `planner restore` (no secrets: those stay in env/files)
         hosts={h.name: {"address": h.address, "port": h.port, "user": h.user,
                         "key_file": str(h.key_file) if h.key_file else None, "connection": h.connection,

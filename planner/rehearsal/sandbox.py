@@ -21,7 +21,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from planner.host import Host
-from planner.rehearsal.standins.profile import SlobRelease, profile_for
+from planner.rehearsal.standins.profile import HostProfile, StandinDatabase, profile_for
 from planner.steps import REGISTRY
 from planner.steps.base import KitStandIn
 
@@ -151,7 +151,7 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
             # The host's LUNs are candidates; the stand-in's own DATA group disks stay as they were.
             update_state(root, lambda s: s.__setitem__("disks", [d for d in s["disks"] if d["group"]] + disks))
     for kind, path in kits.items():
-        _install_kit(root, kind, path, host, profile.slob_release)
+        _install_kit(root, kind, path, host, profile)
 
 
 # Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
@@ -181,7 +181,7 @@ def _kit_standin(kind: str) -> KitStandIn | None:
     return None if step_type is None else next(iter(step_type.kit_args.values()), None)
 
 
-def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRelease) -> None:
+def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProfile) -> None:
     """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
     from planner.rehearsal import standins
 
@@ -192,8 +192,10 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, release: SlobRele
         from planner.rehearsal.standins.slob_kit import install_slob_kit
 
         if not (target / "runit.sh").exists():
-            # A lab's kit has had setup.sh run long before the study: load enough schemas for any sweep.
-            install_slob_kit(target, loaded_schemas=4096, release=release)
+            # a loaded lab's kit has had setup.sh run long before the study (enough schemas for any sweep); a fresh
+            # one is unpacked only: the plan's setup: true loads it, as on a lab's first day
+            loaded = 4096 if profile.database is StandinDatabase.LOADED else 0
+            install_slob_kit(target, loaded_schemas=loaded, release=profile.slob_release)
             _host_env(target / "standin.env", host)
     elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
         target.mkdir(parents=True, exist_ok=True)

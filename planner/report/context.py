@@ -82,6 +82,7 @@ def _simulated(data: RunData) -> dict[str, Any]:
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
                     "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)"
                     + "".join(how))
+        what += [f"simulated {w.describe()}" for w in data.meta.world]
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
     if fake:

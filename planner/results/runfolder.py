@@ -35,6 +35,7 @@ from planner.extras import (
 )
 from planner.files import write_json
 from planner.metrics import Direction, Metric, Source, split_key
+from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
 from planner.status import Artifact, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
 
@@ -107,6 +108,7 @@ class RunMeta:
     ended: str | None = None
     simulated: bool = False
     rehearsal_notes: tuple[str, ...] = ()
+    world: tuple[HostWorld, ...] = ()  # what a rehearsal simulated, per host (planner.results.world)
     plays: tuple[PlayHosts, ...] = ()
     hosts: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))
     argv: tuple[str, ...] = ()
@@ -133,6 +135,7 @@ class RunMeta:
             started=_opt_text(meta.get("started")), ended=_opt_text(meta.get("ended")),
             simulated=bool(meta.get("simulated")),
             rehearsal_notes=tuple(n for n in notes if isinstance(n, str)) if isinstance(notes, list) else (),
+            world=worlds_from_json(meta.get("world")),
             plays=_plays(meta.get("plays")),
             hosts=MappingProxyType({str(k): _mapping(v) for k, v in hosts.items() if isinstance(v, Mapping)}
                                    if isinstance(hosts, Mapping) else {}),

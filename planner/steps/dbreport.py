@@ -16,8 +16,10 @@ The collect steps ``awr`` / ``statspack`` themselves only declare this; they hav
 from __future__ import annotations
 
 import posixpath
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar
+from pathlib import Path
+from typing import Any, ClassVar
 
 from planner.db.access import Database, Part, PartOutput, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.config import DbConfig
@@ -267,6 +269,20 @@ class _Declared(StepType):
 class AwrCollect(_Declared):
     kind: ClassVar[str] = "awr"
     args_schema = sampled_around_points("AWR report around each workload point")
+
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: the licence is a statement (planner.db.licence), so a host whose inventory, plan or -e does not
+        state it true is known before any host to fail at its first point."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is not None and str(variables.get(LICENCE_VAR, "")).strip().lower() not in ("true", "yes", "1",
+                                                                                                   "on"):
+            said = (f"{LICENCE_VAR} is {variables[LICENCE_VAR]!r}" if LICENCE_VAR in variables
+                    else f"{LICENCE_VAR} is not stated")
+            raise StepError(f"collect awr: AWR needs the Oracle Diagnostics Pack and {said} for this host",
+                            hint=f"collect statspack instead, or state {LICENCE_VAR}: true for the host when the "
+                                 "pack is licensed")
 
 
 class StatspackCollect(_Declared):

@@ -29,18 +29,26 @@ from planner.db.pfile import (
     start_from_backup,
     take_backup,
 )
-from planner.db.segments import SegmentPlace, read_segment
+from planner.db.segments import SLOB_OWNER, SLOB_TABLE, find_segment, kit_pools
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
 SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
 UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
+# Parameters of type "Big integer" in the Oracle Database Reference (each parameter's "Parameter type" row), written
+# as a number with an optional K, M or G suffix (planner's SIZE also takes T and P); anything else ALTER SYSTEM refuses.
+SIZE_PARAMETERS = frozenset({
+    "db_cache_size", "db_keep_cache_size", "db_recycle_cache_size", "db_2k_cache_size", "db_4k_cache_size",
+    "db_8k_cache_size", "db_16k_cache_size", "db_32k_cache_size", "sga_target", "sga_max_size", "memory_target",
+    "memory_max_target", "pga_aggregate_target", "pga_aggregate_limit", "shared_pool_size", "large_pool_size",
+    "java_pool_size", "streams_pool_size", "db_recovery_file_dest_size", "inmemory_size",
+})
 # ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
 # planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
 # planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
@@ -249,18 +257,53 @@ STATIC_PARAMETERS = frozenset({
 })
 
 
-def _kit_place(ctx: StepContext) -> SegmentPlace:
+@dataclass(frozen=True, slots=True)
+class KitPool:
+    """The pool the SLOB kit's tables use and where planner read it: DBA_SEGMENTS once setup.sh has loaded them,
+    else the kit's own setup.sh (a new database: the play's slob step loads them after prep)."""
+
+    pool: str  # KEEP | RECYCLE
+    source: str  # words for the step's message
+    loaded: bool  # read from the database (True) or from the kit, to be checked at the first SLOB point
+
+    @property
+    def parameter(self) -> str:
+        return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[self.pool]
+
+
+def _kit_pool(ctx: StepContext) -> KitPool:
     """Where the SLOB kit's tables live; their pool must be KEEP or RECYCLE for slob_cache to size it."""
-    place = read_segment(open_database(ctx, config_for(ctx)))
+    place = find_segment(open_database(ctx, config_for(ctx)))
+    if place is None:
+        return _pool_from_kit(ctx)
     if place.buffer_pool == "DEFAULT":
         raise StepError(f"init_ora slob_cache: {place.owner}.{place.table} uses BUFFER_POOL DEFAULT "
                         "(DBA_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
                         hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
-    return place
+    return KitPool(place.buffer_pool, f"BUFFER_POOL {place.buffer_pool} of {place.owner}.{place.table} "
+                                      "(DBA_SEGMENTS)", loaded=True)
 
 
-def _kit_pool_parameter(ctx: StepContext) -> str:
-    return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[_kit_place(ctx).buffer_pool]
+def _pool_from_kit(ctx: StepContext) -> KitPool:
+    """A new database has no SLOB tables yet: the pool is the one the kit's setup.sh will create them in (its
+    STORAGE (BUFFER_POOL ...) clause), read from the kit the ``slob_kit`` variable names; the SLOB step checks
+    DBA_SEGMENTS against it once setup.sh has run (wl_slob's cache check)."""
+    kit = str(ctx.vars.get("slob_kit") or "").rstrip("/")
+    absent = f"DBA_SEGMENTS has no {SLOB_OWNER}.{SLOB_TABLE} yet (SLOB's setup.sh has not loaded this database)"
+    if not kit.startswith("/"):
+        raise StepError(f"init_ora slob_cache: {absent}, and no slob_kit variable names the kit whose setup.sh "
+                        "says the pool", hint="set slob_kit to the SLOB folder (vars: {slob_kit: /home/oracle/SLOB})"
+                        ", or load the schemas before this play")
+    path = ctx.path(check_host_path(kit, "slob_kit") + "/setup.sh")
+    pools = kit_pools(ctx.conn.read_text(path) or "") - {"DEFAULT"}
+    if len(pools) != 1:
+        found = ", ".join(sorted(pools)) or "none"
+        raise StepError(f"init_ora slob_cache: {absent}, and {kit}/setup.sh names {found} of KEEP and RECYCLE "
+                        "in its STORAGE (BUFFER_POOL ...) clauses", hint="load the schemas before this play, or set "
+                        "db_keep_cache_size / db_recycle_cache_size yourself")
+    pool = pools.pop()
+    return KitPool(pool, f"BUFFER_POOL {pool} from {kit}/setup.sh: {SLOB_OWNER}.{SLOB_TABLE} is not loaded yet, "
+                         "checked in DBA_SEGMENTS at the first SLOB point", loaded=False)
 
 
 def _memory_only(pf: ParameterFile) -> str:
@@ -288,7 +331,7 @@ class InitOra(StepType):
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)
-        self._kit_parameter: str | None = None  # slob_cache's pool parameter: the kit is read once per step
+        self._kit: KitPool | None = None  # slob_cache's pool: the kit is read once per step
 
     @classmethod
     def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
@@ -317,9 +360,9 @@ class InitOra(StepType):
                     raise StepError(f"slob_cache takes a size such as 64M, not {value!r}")
                 if ctx is None:
                     continue  # the kit is read on the host
-                if self._kit_parameter is None:
-                    self._kit_parameter = _kit_pool_parameter(ctx)
-                name = self._kit_parameter
+                if self._kit is None:
+                    self._kit = _kit_pool(ctx)
+                name = self._kit.parameter
             if name in out:
                 raise StepError(f"{key} and {name} both given", hint=f"{key} is sugar for {name}: give one")
             out[check_name(name)] = value
@@ -331,6 +374,11 @@ class InitOra(StepType):
             if isinstance(value, str) and not SAFE_STRING.fullmatch(value):
                 raise StepError(f"refused value {value!r} for {name}",
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
+            if name in SIZE_PARAMETERS and (isinstance(value, bool) or not SIZE.fullmatch(str(value).strip())):
+                # known before any host: ALTER SYSTEM would refuse it (ORA-02097/ORA-00096) after earlier prep
+                # steps had already changed the host
+                raise StepError(f"{name} takes a size (big integer): a number of bytes or one with K, M, G, T or P, "
+                                f"not {value!r}", hint=f"write it as Oracle takes it, e.g. {name}: 64M")
 
     def _plan(self, params: Mapping[str, Param], pools: BufferPools | None = None,
               ctx: StepContext | None = None, pf: ParameterFile | None = None) -> list[_Set]:
@@ -383,7 +431,8 @@ class InitOra(StepType):
         # how the restart will go is read now: a RAC database srvctl does not manage is refused at check
         restart = (f" and restart the database ({restart_way(ctx, cfg, db).describe()})"
                    if any(s.restart for s in todo) else "")
-        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}{where}",
+        kit = f"; slob_cache: {self._kit.source}" if self._kit else ""
+        return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}{where}{kit}",
                       self._diff(todo))
 
     def _where(self, ctx: StepContext, db: Database) -> tuple[ParameterFile, str]:
@@ -442,14 +491,13 @@ class InitOra(StepType):
         have = configured_pools(db)
         note = f"; {pools.describe()}"
         if KIT_CACHE in self.args:
-            place = _kit_place(ctx)
-            pool = place.buffer_pool
+            kit = self._kit or _kit_pool(ctx)
+            pool = kit.pool
             if pool not in have or pools.holding(pool) != pool:
-                raise StepError(f"SLOB tables use BUFFER_POOL {pool} (DBA_SEGMENTS, {place.owner}.{place.table}), but "
-                                f"the instance has no {pool} pool after the change (V$BUFFER_POOL: "
-                                f"{', '.join(have) or 'none'})",
+                raise StepError(f"SLOB tables use {kit.source}, but the instance has no {pool} pool after the change "
+                                f"(V$BUFFER_POOL: {', '.join(have) or 'none'})",
                                 hint="check the alert log: the SGA may have no room for the pool")
-            note += f"; SLOB tables (BUFFER_POOL {pool}, DBA_SEGMENTS) cached in {pool} {pools.size(pool) >> 20}M"
+            note += f"; SLOB tables' pool ({kit.source}) cached in {pool} {pools.size(pool) >> 20}M"
         return note, pools
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:

@@ -503,10 +503,30 @@ class Fio(StepType):
         wd = "<point dir>"
         sections, origin = self.job_sections(ctx, wd)
         job = render_job_file(sections, ctx.path)
-        lines = [f"$ fio --output-format=json --output={wd}/fio.json {wd}/job.fio",
+        lines = [*self._precondition_preview(ctx, sections, wd), f"$ {self._fio_line(ctx, wd, 'fio')}",
                  f"{wd}/job.fio (from {origin}):", *("    " + x for x in job.rstrip("\n").splitlines()),
                  *self.setup_warnings(ctx, sections)]
         return "\n".join(lines)
+
+    @staticmethod
+    def _fio_line(ctx: StepContext, wd: str, name: str) -> str:
+        """fio's command line; under become it is shown as it is sent, through sudo, so -C -D says so."""
+        job = "job" if name == "fio" else name
+        argv = ["fio", "--output-format=json", f"--output={wd}/{name}.json", f"{wd}/{job}.fio"]
+        return ctx.command_text(argv) if ctx.become else " ".join(argv)  # unquoted: "<point dir>" is a placeholder
+
+    def _precondition_preview(self, ctx: StepContext, sections: Sequence[Section], wd: str) -> list[str]:
+        """``precondition:``: the job run before the first point, shown with what it writes (the whole target,
+        ``loops`` times: SNIA PTS's fill)."""
+        spec = self.args.get("precondition")
+        if not isinstance(spec, Mapping) or (ctx.point is not None and (ctx.point.index or ctx.point.repeat)):
+            return []
+        pre = precondition_sections(sections, spec)
+        loops = next((v for _n, opts in pre for k, v in opts if k == "loops"), 1)
+        return [f"$ {self._fio_line(ctx, wd, 'precondition')}   # before the first point, once per run and host: "
+                f"writes over the whole target {loops} time(s), never measured",
+                f"{wd}/precondition.fio:",
+                *("    " + x for x in render_job_file(pre, ctx.path).rstrip("\n").splitlines())]
 
     def _precondition(self, ctx: StepContext, sections: Sequence[Section], wd: str, cwd: str) -> list[
             tuple[str, str | None, str]]:

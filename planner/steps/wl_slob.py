@@ -28,12 +28,21 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
 from planner.db.config import NLS_ENV
-from planner.db.container import AwrLevel, read_awr_level, read_container
+from planner.db.container import (
+    NO_PDB,
+    NO_PDB_HINT,
+    AwrLevel,
+    read_awr_level,
+    read_container,
+    refuse_cdb_root,
+    stated_cdb,
+)
 from planner.db.licence import statistics_choice
 from planner.db.memory import read_pools
 from planner.db.segments import SegmentPlace, ensure_tablespace, placement_refusal, read_segment
@@ -261,6 +270,15 @@ class Slob(StepType):
         return Duration.with_margin(given) if given is not None else Duration(300.0)
 
     # -- planning (pure) ---------------------------------------------------------------------------------
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: a CDB the inventory states (oracle_cdb, 21c+) with no oracle_pdb, refused before any host."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is not None and stated_cdb(variables) and not variables.get("oracle_pdb"):
+            raise StepError(f"the inventory says this database is a CDB (oracle_cdb or a 21c+ release) and oracle_pdb "
+                            f"names no PDB; {NO_PDB}", hint=NO_PDB_HINT)
+
     def validate(self) -> None:
         self._kit_arg()
         refused = kit_refusals(self.args)
@@ -480,6 +498,8 @@ class Slob(StepType):
         schemas = self.schemas()
         arts: list[Artifact] = []
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
+        if not ctx.vars.get("oracle_pdb"):  # a CDB with no PDB named: refused before the tablespace and setup.sh
+            refuse_cdb_root(open_database(ctx, config_for(ctx)), "slob")
         in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
         if self.args.get("setup") and not in_root:  # first: setup.sh creates the tables the cache check reads
             conf = (original, render_conf(original, values)) if original is not None else None

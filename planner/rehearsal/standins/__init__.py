@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 import json
+import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -108,6 +109,15 @@ def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
     # the licence is stated, as a lab's inventory must (planner.db.licence): the stand-in labs take AWR
     return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
             "oracle_poll_interval_s": 0, "oracle_diagnostics_pack": True}
+
+
+def standin_versions() -> dict[str, str]:
+    """The releases the HammerDB and Swingbench stand-ins print (their ``VERSION``), for the world record."""
+    out = {}
+    for key, prog in (("hammerdb", "hammerdbcli"), ("swingbench", "charbench")):
+        m = re.search(r'^VERSION = "([^"]+)"', (BIN / prog).read_text(), re.M)
+        out[key] = m.group(1) if m else "unknown"
+    return out
 
 
 SWINGBENCH_PROGRAMS = ("charbench", "oewizard")

@@ -18,6 +18,10 @@ Inventory keys (facts about the lab's host; planner itself still reads the host 
 - ``standin_nls_lang`` (``GERMAN_GERMANY.WE8ISO8859P1``) and ``standin_nls_numeric_characters`` (``,.``): what
   the oracle user's login profile exports; the stand-in sqlplus prints messages and numbers by them unless the
   session's environment says otherwise (bin/_standin_nls.py). Default: none exported (AMERICAN_AMERICA).
+- ``standin_database: fresh | loaded`` (default fresh): what the database holds on the rehearsal's first day.
+  Fresh is what DBCA leaves: no SLOB users or tables (no tablespace IOPS), no TPC-C and no SOE schema, and the
+  SLOB kit unpacked but its setup.sh never run. Loaded is a lab where setup.sh has run (USER1.CF1/CF2 in IOPS, the
+  kit's schemas marked loaded); TPC-C and SOE are built by their steps in either world.
 - failure modes, for rehearsing what goes wrong: ``standin_instance_stays_down: true`` (a startup fails, the
   instance does not come back) and ``standin_refused_parameters: [name, ...]`` (ALTER SYSTEM SET refuses them).
 """
@@ -74,6 +78,13 @@ SLOB_FACTS: dict[SlobRelease, SlobFacts] = {
 }
 
 
+class StandinDatabase(enum.Enum):
+    """What the stand-in database holds when the rehearsal starts (``standin_database``)."""
+
+    FRESH = "fresh"  # as DBCA leaves a new database: no SLOB, TPC-C or SOE schema
+    LOADED = "loaded"  # SLOB's setup.sh has run: USER1.CF1/CF2 in tablespace IOPS, the kit marked loaded
+
+
 @dataclass(frozen=True, slots=True)
 class HostProfile:
     """One host's Oracle as the stand-ins show it. Defaults: the seed (19c, spfile, single instance)."""
@@ -90,6 +101,9 @@ class HostProfile:
     refused_parameters: tuple[str, ...] = field(default_factory=tuple)
     nls_lang: str = ""  # the login profile's NLS_LANG export ('' none)
     nls_numeric_characters: str = ""  # the login profile's NLS_NUMERIC_CHARACTERS export ('' none)
+    # a profile built directly (tests) keeps the seed's loaded lab; the rehearsal reads the inventory through
+    # profile_for, whose default is a fresh database
+    database: StandinDatabase = StandinDatabase.LOADED
 
     @property
     def slob(self) -> SlobFacts:
@@ -136,6 +150,10 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
     if slob not in by_value and not slob.startswith("2.5."):
         raise input_error(f"slob_release {slob!r} is not a SLOB release the stand-in kit imitates",
                           "set slob_release to " + ", ".join(r.value for r in SlobRelease) + " or another 2.5.x")
+    world = str(v.get("standin_database") or StandinDatabase.FRESH.value).strip().lower()
+    if world not in {d.value for d in StandinDatabase}:
+        raise input_error(f"standin_database {world!r} is neither fresh nor loaded",
+                          "set standin_database to fresh (a new database, the default) or loaded (SLOB set up)")
     return HostProfile(oracle_version=version, version_full=full,
                        cdb=_flag(v, "oracle_cdb") or bool(v.get("oracle_pdb")) or int(version.split(".")[0]) >= 21,
                        pdb=str(v.get("oracle_pdb") or ""),
@@ -145,7 +163,8 @@ def profile_for(v: Mapping[str, Any]) -> HostProfile:
                        instance_stays_down=_flag(v, "standin_instance_stays_down"),
                        refused_parameters=tuple(p.lower() for p in refused),
                        nls_lang=str(v.get("standin_nls_lang") or ""),
-                       nls_numeric_characters=str(v.get("standin_nls_numeric_characters") or ""))
+                       nls_numeric_characters=str(v.get("standin_nls_numeric_characters") or ""),
+                       database=StandinDatabase(world))
 
 
 def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
@@ -164,3 +183,10 @@ def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
     state["login_env"] = {k: v for k, v in exports.items() if v}  # bin/_standin_nls.py reads it
     state["slob"] = {"release": p.slob_release.value, "buffer_pool": p.slob.buffer_pool,
                      "global_report": p.slob.global_report}
+    state["world"] = p.database.value
+    if p.database is StandinDatabase.FRESH:
+        # the seed is a loaded lab (tests that install without a profile keep it); a fresh database has no SLOB
+        # tablespace and no SLOB users' segments: setup.sh creates them (_standin_profile.py)
+        state["tablespaces"] = {k: t for k, t in state.get("tablespaces", {}).items() if k != "IOPS"}
+        state["segments"] = {k: seg for k, seg in state.get("segments", {}).items()
+                             if not re.fullmatch(r"USER\d+\..*", k)}

@@ -1,0 +1,84 @@
+"""The world a rehearsal simulated, per host: recorded in meta.json (``world``) and said in the report's banner.
+
+A rehearsal passes or fails against the world it builds: a fresh or a loaded database, the login and how
+become was reached, the Oracle release and topology, the kits' releases, this machine's userland, sshd and
+sudoers. A reader of a rehearsal's report must know which world it was, in a DBA's words, not as keys.
+Dimensions no stand-in models yet (NLS, the sshd algorithm set, the sudoers policy, the userland) hold this
+machine's value, said as such.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class HostWorld:
+    """One simulated host's world. Empty text: not part of this host's rehearsal (no database, no such kit)."""
+
+    host: str
+    database: str = ""  # fresh | loaded | "" (no database stand-in on this host)
+    login_user: str = ""
+    become: str = ""  # how become was reached, in words ("become through real sudo", "become was not exercised")
+    oracle_version: str = ""
+    cdb: bool = False
+    pdb: str = ""
+    rac: bool = False
+    slob_release: str = ""
+    hammerdb: str = ""
+    swingbench: str = ""
+    nls: str = ""
+    userland: str = ""
+    sshd: str = ""
+    sudoers: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, raw: Mapping[str, Any]) -> HostWorld | None:
+        """A record's entry; None when it is not one (an older or hand-edited meta.json)."""
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("host"), str):
+            return None
+        kw: dict[str, Any] = {}
+        for f in fields(cls):
+            value = raw.get(f.name)
+            if f.type in ("bool", bool):
+                kw[f.name] = value is True
+            elif isinstance(value, str):
+                kw[f.name] = value[:200]
+        return cls(**kw)
+
+    def database_words(self) -> str:
+        if not self.database:
+            return "no database"
+        what = ("a fresh database (as DBCA leaves it: no SLOB, TPC-C or SOE schema)" if self.database == "fresh"
+                else "a loaded database (SLOB's schemas already set up)")
+        topology = "RAC (node 1 of 2)" if self.rac else "single instance"
+        container = (f"a CDB with PDB {self.pdb}" if self.cdb and self.pdb else
+                     "a CDB with no PDB named" if self.cdb else "non-CDB")
+        return f"{what}, Oracle {self.oracle_version} {container}, {topology}"
+
+    def describe(self) -> str:
+        """One line a DBA reads: ``exadatax2-8: a fresh database ..., SLOB 2.5.3.0 kit; logged in as oracle ...``."""
+        parts = [self.database_words()]
+        kits = [f"SLOB {self.slob_release} kit" if self.slob_release else "",
+                f"HammerDB {self.hammerdb}" if self.hammerdb else "",
+                f"Swingbench {self.swingbench}" if self.swingbench else ""]
+        if any(kits):
+            parts.append(", ".join(k for k in kits if k) + " (stand-ins)")
+        login = f"logged in as {self.login_user}" if self.login_user else "logged in as the rehearsal's user"
+        parts.append(f"{login}, {self.become}" if self.become else login)
+        machine = [f"NLS {self.nls}" if self.nls else "", f"userland {self.userland}" if self.userland else "",
+                   f"sshd {self.sshd}" if self.sshd else "", f"sudoers {self.sudoers}" if self.sudoers else ""]
+        if any(machine):
+            parts.append("this machine's " + ", ".join(m for m in machine if m))
+        return f"{self.host}: " + "; ".join(parts)
+
+
+def worlds_from_json(raw: Any) -> tuple[HostWorld, ...]:
+    if not isinstance(raw, list):
+        return ()
+    return tuple(w for w in (HostWorld.from_json(r) for r in raw[:1000]) if w is not None)
