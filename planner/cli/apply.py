@@ -31,7 +31,7 @@ from planner.plan.schema import SECTIONS, STEP_OPTIONS, WORKLOAD_OPTIONS
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import is_secret_name, redact_problem, secret_values
 from planner.results import runfolder
-from planner.results.runfolder import read_meta
+from planner.results.runfolder import RunMeta, read_meta_object
 from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
 from planner.transport.become import BecomePassword
@@ -350,16 +350,30 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     return execute(loaded, merged, argv, console, previous=previous)
 
 
-def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
-    """The options of the run being resumed, with this command line's transport and output options."""
-    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
+# The run's own unless given again: how its hosts are reached and what its inventory says (a resume after
+# the known_hosts file or the inventory moved must still be able to name them).
+CONNECTION = ("inventory", "extra_vars", "known_hosts", "ssh_config")
 
-    given = [k for k in DEFINING if getattr(new, k) not in (None, [], False)]
+
+def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
+    """The options of the run being resumed, with this command line's transport and output options; its
+    connection settings (-i, -e, --known-hosts, --ssh-config) unless given again. Only a run made on this
+    controller (planner.engine.origin) is resumed: a received folder's argv and cwd are data."""
+    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
+    from planner.engine.origin import made_here, transport_file_problems
+
+    given = [k for k in DEFINING if k not in CONNECTION and getattr(new, k) not in (None, [], False)]
     if given:
         raise InputError([Problem(None, "", "--resume runs with the options of the run it resumes; "
                                   f"these were given again: {', '.join('--' + k.replace('_', '-') for k in given)}",
                                   "drop them (the run's own are in its meta.json argv)")])
-    meta = read_meta(run_dir)
+    raw = read_meta_object(run_dir)
+    if not made_here(raw):
+        raise InputError([Problem(None, "", f"run {run_dir.name} was not made on this controller by this user "
+                                  "(meta.json has no valid origin seal): its command line and working folder are "
+                                  "data, not options planner runs with", "start a new run with planner apply PLAN; "
+                                  "restore its hosts by hand from its restore.json")])
+    meta = RunMeta.from_mapping(raw)
     if meta.status == "complete":
         raise InputError([Problem(None, "", f"run {run_dir.name} is complete: nothing to resume",
                                   "start a new run with planner apply PLAN")])
@@ -374,16 +388,28 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
                                   "restore the hosts with planner restore RUN and start a new run")]) from None
     cwd = Path(meta.cwd or ".")
     merged = argparse.Namespace(**vars(new))
-    for k in DEFINING:
-        setattr(merged, k, getattr(old, k))
-    if merged.inventory is not None:  # -i as the run was given it, relative to where it was started
-        merged.inventory = [p if p.is_absolute() else cwd / p for p in merged.inventory]
+    for k in (*DEFINING, "known_hosts", "ssh_config"):
+        again = k in CONNECTION and getattr(new, k, None) not in (None, [])
+        if not again:
+            setattr(merged, k, _from_cwd(getattr(old, k, None), cwd))
     recorded = Path(meta.plan_file or old.plan)
     merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
     merged.runs_dir = run_dir.parent
     merged.check = False
+    problems = transport_file_problems({k: getattr(merged, k, None) for k in ("known_hosts", "ssh_config")})
+    if problems:
+        raise InputError(problems)
     check_plan_unchanged(merged.plan, run_dir)
     return merged
+
+
+def _from_cwd(value: Any, cwd: Path) -> Any:
+    """A recorded option's paths (-i's list, --known-hosts) relative to where the run was started."""
+    if isinstance(value, Path):
+        return value if value.is_absolute() else cwd / value
+    if isinstance(value, list) and value and all(isinstance(p, Path) for p in value):
+        return [_from_cwd(p, cwd) for p in value]
+    return value
 
 
 def _preload_charts() -> None:

@@ -36,7 +36,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +46,7 @@ from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
 from planner.engine.hostlock import read_holder, release_lock
+from planner.engine.origin import controller_key, made_here
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
 from planner.files import slug, write_bytes
@@ -77,33 +77,6 @@ def run_binding(run_dir: Path) -> str:
         return ""
     ident = {k: meta.get(k) for k in _IDENTITY}
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _key_path() -> Path:
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "planner" / "restore.key"
-
-
-def controller_key(create: bool = True) -> bytes | None:
-    """This user's key for sealing restore logs (made 0600 on first use); None when there is none yet."""
-    path = _key_path()
-    if not path.exists() and create:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".restore.key.{os.getpid()}")
-        write_bytes(tmp, secrets.token_hex(32).encode(), mode=0o600)
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)  # never replaces a key another planner made at the same moment
-        tmp.unlink()
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
-            raise InputError([Problem(None, "", f"{path}: the restore-log key is not this user's alone "
-                                                f"(owner {st.st_uid}, mode {st.st_mode & 0o777:o})",
-                                      f"remove {path} (planner makes a new one) and restore runs made since by hand")])
-        return f.read(256)
 
 
 def _seal(key: bytes, binding: str, entries: list[dict[str, Any]]) -> str:
@@ -362,6 +335,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
+    if not made_here(raw):
+        raise _received(run_dir)
     from planner.transport.connect import TransportOptions, connect
 
     hosts = hosts_from_meta(meta.hosts, become_passwords)
@@ -371,7 +346,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
     try:
-        results = _stop_leftovers(run_dir.name, remote, states, console)
+        results = _stop_leftovers(run_dir.name, remote, states, console,
+                                  {n: str(c) for n, c in conns.items() if isinstance(c, Exception)})
 
         def done(r: StepResult) -> None:
             r = _with_hint(r, hosts, no_password_hint)
@@ -401,6 +377,14 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     return int(exit_code(stats))
 
 
+def _received(run_dir: Path) -> InputError:
+    return InputError([Problem(None, "", (
+        f"run {run_dir.name} was not made on this controller by this user (meta.json has no valid origin "
+        "seal: the folder was received, pulled from a store, changed, or written by an older planner): "
+        "its hosts, SSH options and locks are data, not settings planner trusts; no host was touched"),
+        "run planner restore where the run was made; else put the hosts back by hand from its restore.json")])
+
+
 def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
     """meta.json ``remote``, refused unless each workdir is this run's folder for that host (``.../<run>/<host>``)
     and each path is absolute without ``..``: a restore stops the processes recorded there and removes the lock."""
@@ -419,13 +403,19 @@ def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
 
 
 def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict[str, HostState],
-                    console: Console) -> list[StepResult]:
+                    console: Console, why: Mapping[str, str]) -> list[StepResult]:
     """Before reverting prep, stop what the dead controller left running (its workload would undo the
     restore or measure a host being restored). A controller that still runs is not interfered with."""
     out: list[StepResult] = []
     for name, where in remote.items():
         hs = states.get(name)
         if hs is None or hs.conn is None:
+            # said, not skipped: an empty recap exited 0 as if the host were restored and its lock released
+            r = StepResult("restore", "Reaching the host the dead controller left", name, Status.UNREACHABLE,
+                           f"{why.get(name, 'host not in the run record')}; its "
+                           "lock and leftovers are still there: run planner restore again once it answers")
+            out.append(r)
+            console.result(r)
             continue
         holder = read_holder(hs.conn, where["lock"]) if where.get("lock") else None
         if holder is not None and holder.run_id == run_id and holder.alive():

@@ -22,6 +22,7 @@ from typing import Any
 import yaml
 
 from planner import __version__
+from planner.engine import origin
 from planner.errors import PlannerError
 from planner.files import slug, write_bytes
 from planner.host import Host
@@ -164,7 +165,7 @@ class RunRecord:
     def write_meta(self, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
-            runfolder.write_meta(self.path, self.redact_value(self.meta))
+            runfolder.write_meta(self.path, origin.sealed(self.redact_value(self.meta)))
 
     def _target(self, relpath: str) -> Path:
         """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
