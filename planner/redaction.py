@@ -36,6 +36,7 @@ from planner.errors import Problem
 MASK = "********"
 DECLARE = "planner_secrets"  # the variable that lists a plan's or an inventory's own secret names
 MIN_GUESSED = 4
+MIN_NUMBER = 6  # a vaulted or declared number shorter than this is a count, port or size, not a secret to mask
 
 SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"})
 # Short words that say secret only as the name's last word: ssh_key, ansible_become_pass, root_pw, but not
@@ -48,7 +49,8 @@ _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 POINTER_WORDS = frozenset({"env", "file", "path"})
 
 __all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "SecretText", "is_secret_name", "declared",
-           "secret_values", "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
+           "secret_values", "maskable", "unmasked_names", "secret_forms",
+           "redact_text", "redact_value", "redact_problem", "mask_url"]
 
 
 class SecretText(str):
@@ -110,21 +112,51 @@ def _marked(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _marked(v, depth + 1)
 
 
+def maskable(value: str) -> bool:
+    """Whether masking ``value`` wherever it appears is safe: not so short or common that it is also part of
+    the record's own numbers and words (a vaulted "7" masked every 7 of every figure, run id and time)."""
+    return (len(value) >= MIN_GUESSED and value.lower() not in _PLAIN_VALUES
+            and not (value.isdigit() and len(value) < MIN_NUMBER))
+
+
 def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> tuple[str, ...]:
     """Every secret value of these variable scopes: by name, by ``planner_secrets`` (of any scope), every
-    ``SecretText`` and the names in ``also`` (a caller's own list, e.g. Ansible's literal password variables)."""
+    ``SecretText`` and the names in ``also`` (a caller's own list, e.g. Ansible's literal password variables).
+    A vaulted value that is not ``maskable`` is left out (``unmasked_names`` says which), unless declared."""
     names = declared(scopes) | frozenset(also)
     found: list[str] = []
     for scope in scopes:
         for key, value in scope.items():
-            found.extend(_marked(value))
+            guessed = isinstance(key, str) and key != DECLARE and key not in names and is_secret_name(key)
+            chosen = isinstance(key, str) and key in names
+            found.extend(s for s in _marked(value) if chosen or maskable(s) or (guessed and _guessable(s)))
             if not isinstance(key, str) or key == DECLARE:
                 continue
             if key in names:
                 found.extend(s for s in _strings(value) if s)
-            elif is_secret_name(key):
-                found.extend(s for s in _strings(value) if len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES)
+            elif guessed:
+                found.extend(s for s in _strings(value) if _guessable(s))
     return tuple(dict.fromkeys(found))
+
+
+def _guessable(s: str) -> bool:
+    return len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES
+
+
+def unmasked_names(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> list[str]:
+    """The variables holding a vaulted value that is too short or common to mask (never the value: it is said
+    by name, once, so the user can make it longer or stop vaulting an ordinary setting). A declared name
+    (``planner_secrets``) is the user's explicit word and is masked at any length."""
+    names = declared(scopes) | frozenset(also)
+    out: list[str] = []
+    for scope in scopes:
+        for key, value in scope.items():
+            if not isinstance(key, str) or key == DECLARE or key in names:
+                continue
+            guessed = is_secret_name(key)
+            if any(not maskable(v) and not (guessed and _guessable(v)) for v in _marked(value)):
+                out.append(key)
+    return list(dict.fromkeys(out))
 
 
 def secret_forms(secrets: Sequence[str]) -> list[str]:
@@ -140,10 +172,35 @@ def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(sorted(forms, key=len, reverse=True))
 
 
+# The record's own structure, never masked: a run id, an ISO time, a JSON key planner writes. A secret
+# that happens to be a piece of one ("2026", "point") would otherwise make the record unreadable.
+_STRUCTURE = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9._-]+|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+                        r'|"[a-z_][a-z0-9_]*"(?=\s*:)')
+
+
+_KEY = re.compile(r"[a-z_][a-z0-9_]*")  # a key as planner names its own: part of the structure
+
+
+@functools.lru_cache(maxsize=32)
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(f) for f in forms))  # longest first: a secret holding another whole
+
+
 def redact_text(text: str, secrets: Sequence[str]) -> str:
-    for form in _forms(tuple(secrets)):
-        text = text.replace(form, MASK)
-    return text
+    forms = tuple(f for f in _forms(tuple(secrets)) if f in text)
+    if not forms:
+        return text
+    keep = [m.span() for m in _STRUCTURE.finditer(text)]
+    if not keep:
+        for form in forms:
+            text = text.replace(form, MASK)
+        return text
+
+    def masked(m: re.Match[str]) -> str:
+        inside = any(a < m.end() and m.start() < b for a, b in keep)
+        return m.group(0) if inside else MASK
+
+    return _pattern(forms).sub(masked, text)
 
 
 def redact_value(value: Any, secrets: Sequence[str]) -> Any:
@@ -153,8 +210,8 @@ def redact_value(value: Any, secrets: Sequence[str]) -> Any:
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, Mapping):
-        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
-                for k, v in value.items()}
+        return {redact_value(k, secrets) if isinstance(k, str) and not _KEY.fullmatch(k) else k:
+                redact_value(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact_value(v, secrets) for v in value]
     return value

@@ -29,7 +29,14 @@ from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.schema import SECTIONS, STEP_OPTIONS, WORKLOAD_OPTIONS
 from planner.plan.templating import parse_extra_vars
-from planner.redaction import is_secret_name, redact_problem, secret_values
+from planner.redaction import (
+    MIN_GUESSED,
+    MIN_NUMBER,
+    is_secret_name,
+    redact_problem,
+    secret_values,
+    unmasked_names,
+)
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta, read_meta_object
 from planner.status import ExitCode
@@ -155,6 +162,12 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
     inventory = with_become_password(inventory, become)  # -K: the hosts whose inventory gives none
+    short = unmasked_names(_scopes(plan, inventory, extra_vars))
+    if short:  # said once, by name only: masking such a value would destroy the record, not protect it
+        print(f"[WARNING]: vaulted value(s) of {', '.join(short)} are too short or common to "
+              f"mask (under {MIN_GUESSED} characters, a plain word, or a number of under {MIN_NUMBER} digits): "
+              "they are not masked in the run record; make such a secret longer, or do not vault an ordinary "
+              "setting", file=sys.stderr)
     problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
                            known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
