@@ -147,7 +147,9 @@ def test_restore_refuses_a_log_it_did_not_write_for_this_run(forgery: str, tmp_p
                                        "seal": "0" * 64}))
     else:  # genuine, but made for another run of the same id (another start): its entries are not this run's
         meta = json.loads((run / "meta.json").read_text())
-        (run / "meta.json").write_text(json.dumps({**meta, "started": "2020-01-01T00:00:00Z"}))
+        from planner.engine.origin import sealed  # sealed again here: this test is about the restore log
+
+        (run / "meta.json").write_text(json.dumps(sealed({**meta, "started": "2020-01-01T00:00:00Z"})))
     for args in (["restore", str(run)], ["apply", "--resume", str(run), "--no-report"]):
         done = planner(*args)
         assert done.returncode == 5, done.stdout + done.stderr
