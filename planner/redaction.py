@@ -41,16 +41,16 @@ MIN_NUMBER = 6  # a vaulted or declared number shorter than this is a count, por
 SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"})
 # Short words that say secret only as the name's last word: ssh_key, ansible_become_pass, root_pw, but not
 # host_key_checking or key_size (whose "false" / "2048" would then be masked everywhere)
-LAST_WORDS = frozenset({"key", "pass", "pw"})
+LAST_WORDS = frozenset({"key", "pass", "pw", "pin"})  # pin: tde_keystore_pin, wallet_pin
 # Values never guessed to be secrets: masking every "false" in a record would destroy it
 _PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
-_INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key", re.I)
+_INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key|pwd", re.I)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 POINTER_WORDS = frozenset({"env", "file", "path"})
 
 __all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "SecretText", "is_secret_name", "declared",
            "secret_values", "maskable", "unmasked_names", "secret_forms",
-           "redact_text", "redact_value", "redact_problem", "mask_url"]
+           "mask_logins", "redact_text", "redact_value", "redact_problem", "mask_url"]
 
 
 class SecretText(str):
@@ -186,7 +186,30 @@ def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(re.escape(f) for f in forms))  # longest first: a secret holding another whole
 
 
+# Passwords by the shape of an Oracle login, whatever variable (or literal) they came from: ``user/pw@db``
+# (EZConnect too), a tool's or CONNECT's ``user/pw`` without a service, and SQL's ``IDENTIFIED BY pw``.
+# ``/ as sysdba`` and paths (``a/b@c`` after a ``/`` or a word character) are not logins.
+_PW = r"(\\?\"[^\"\n]{1,128}?\\?\"|[^\s@/'\"\\]{1,128})"
+_LOGINS = (
+    re.compile(r"(?<![\w/.$#~-])([A-Za-z][\w$#]{0,127}/)" + _PW + r"(?=@)"),
+    re.compile(r"(?i)(\b(?:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|conn(?:ect)?|target|catalog|auxiliary)"
+               r"(?:\s+-{1,2}\w+)*\s+['\"]?[A-Za-z][\w$#]{0,127}/)" + _PW),
+    re.compile(r"(?i)(\bidentified\s+by\s+)" + _PW),
+)
+_LOGIN_HINT = re.compile(r"/|(?i:identified)")
+
+
+def mask_logins(text: str) -> str:
+    """``text`` with every password written in a login's shape masked (see _LOGINS)."""
+    if not _LOGIN_HINT.search(text):
+        return text
+    for pattern in _LOGINS:
+        text = pattern.sub(lambda m: m.group(1) + MASK if m.group(2) != MASK else m.group(0), text)
+    return text
+
+
 def redact_text(text: str, secrets: Sequence[str]) -> str:
+    text = mask_logins(text)
     forms = tuple(f for f in _forms(tuple(secrets)) if f in text)
     if not forms:
         return text
@@ -204,9 +227,7 @@ def redact_text(text: str, secrets: Sequence[str]) -> str:
 
 
 def redact_value(value: Any, secrets: Sequence[str]) -> Any:
-    """The same JSON-like value with every string (keys included) redacted."""
-    if not secrets:
-        return value
+    """The same JSON-like value with every string (keys but planner's own) redacted."""
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, Mapping):

@@ -27,7 +27,7 @@ from planner.errors import PlannerError
 from planner.files import slug, write_bytes
 from planner.host import Host
 from planner.plan.model import Plan
-from planner.redaction import MASK, redact_text, redact_value, secret_forms
+from planner.redaction import MASK, mask_logins, redact_text, redact_value, secret_forms
 from planner.results import runfolder
 from planner.results.runfolder import RESOLVED_PLAN, RunMeta
 from planner.runid import new_run_id
@@ -261,7 +261,7 @@ class RunRecord:
 def redact_head(text: str, limit: int, secrets: Sequence[str]) -> str:
     forms = secret_forms(secrets)
     if not forms:
-        return text[:limit]
+        return mask_logins(text[:limit])
     longest = len(forms[0])
     head = text[: limit + longest]
     red = redact_text(head, secrets)
