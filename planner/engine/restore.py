@@ -151,6 +151,17 @@ def read_json_list(path: Path) -> list[dict[str, Any]]:
     return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
 
 
+def shareable(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry as the shareable restore.json holds it: a replaced file's original content only as its size
+    and sha256 (the content, whatever it holds, stays in the private log, the only copy written back)."""
+    saved = entry.get("saved")
+    if not isinstance(saved, Mapping) or not isinstance(saved.get("content"), str):
+        return dict(entry)
+    raw = saved["content"].encode()
+    kept = f"({len(raw)} bytes, sha256 {hashlib.sha256(raw).hexdigest()}: in the private restore log only)"
+    return {**entry, "saved": {**saved, "content": kept}}
+
+
 class RestoreLog:
     """A run's prep states in the order saved (thread-safe: hosts save in parallel).
 
@@ -187,7 +198,8 @@ class RestoreLog:
             key = json.dumps(d, sort_keys=True, default=str)
             cached = self._shared_texts.get(i)
             if cached is None or cached[0] != key:
-                text = json.dumps(record.redact_value(d), indent=2, default=lambda o: record.redact(str(o)))
+                text = json.dumps(record.redact_value(shareable(d)), indent=2,
+                                  default=lambda o: record.redact(str(o)))
                 cached = self._shared_texts[i] = (key, _indented_item(text))
             texts.append(cached[1])
         record.write_text(runfolder.RESTORE, "[\n" + ",\n".join(texts) + "\n]\n")
