@@ -125,7 +125,8 @@ def test_resume_after_sigkill(tmp_path: Path, make_lab: Callable[..., Any]) -> N
     wl = workload_results(run)
     assert sorted(r["point"] for r in wl) == [0, 1, 2, 3] and all(r["status"] == "changed" for r in wl)
     entries = json.loads((run / "restore.json").read_text())
-    assert len(entries) == 1 and entries[0]["reverted"] and entries[0]["saved"]["content"].startswith("(9 bytes, sha256 ")
+    assert len(entries) == 1 and entries[0]["reverted"]
+    assert entries[0]["saved"]["content"].startswith("(9 bytes, sha256 ")  # the original: in the private log
     commands = (run / "commands.jsonl").read_text()
     assert commands.startswith(commands_before), "commands.jsonl must be appended to, not rewritten"
     assert all(json.loads(line) for line in commands.splitlines())
