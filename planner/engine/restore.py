@@ -180,6 +180,7 @@ class RestoreLog:
         self._written = 0  # how many entries the last write held
         self._shared_texts: dict[int, tuple[str, str]] = {}  # entry index -> (its JSON, its restore.json text)
         self.binding = run_binding(run_dir) if run_dir is not None else ""
+        self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
 
     def attach(self, record: RunRecord) -> None:
         """Write to this record from now on (the runner opens its record after it is built)."""
@@ -218,10 +219,16 @@ class RestoreLog:
                 self._written = len(self.entries)  # only once written: a failed write leaves the others to try
 
     def mark(self, entry: RestoreEntry, reverted: bool) -> None:
+        """Noted in memory at once; a log that cannot be written (the runs disk is full) does not stop the
+        restore: the host comes first, and ``unsaved`` says what the record lacks (a later ``planner restore``
+        finds those entries already as they were: reverts are idempotent)."""
         with self._writing, self._lock:
             i = next(i for i, e in enumerate(self.entries) if e is entry)
             self.entries[i] = entry.marked(reverted)
-            self._write()
+            try:
+                self._write()
+            except OSError as e:
+                self.unsaved.append(f"{entry.host}: {entry.title} ({e.strerror or e})")
 
     def pending(self, play: str | None = None) -> list[RestoreEntry]:
         """Unreverted entries, last saved first (undone in reverse order), of one play or all."""
@@ -303,6 +310,13 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
     for hs, request, play_index, kind in restart_due.values():
         console.banner("RESTORE", restarts.TITLE_RESTORE)
         on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
+    if log.unsaved:
+        run = log.run_dir.name if log.run_dir is not None else "RUN"
+        console.warn(f"restored on the hosts, but the restore log could not record it for {len(log.unsaved)} "
+                     f"entr{'y' if len(log.unsaved) == 1 else 'ies'}: {'; '.join(log.unsaved[:5])}. Free space "
+                     f"where the runs are kept, then run: planner restore {run} (it finds them already as they "
+                     "were and brings the record up to date)")
+        log.unsaved.clear()  # said once: the next play's restore says only its own
 
 
 def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]],
