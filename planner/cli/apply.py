@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,16 +18,18 @@ from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
 from planner.engine.runrecord import RunRecord
-from planner.errors import InputError, PlannerError, Problem
+from planner.errors import InputError, Location, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
+from planner.inventory.data import VAULT_HINT
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.inventory.vault import NO_KEYS, VaultKeys
+from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt
 from planner.parsers.memo import remembering
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.schema import SECTIONS, STEP_OPTIONS, WORKLOAD_OPTIONS
+from planner.plan.source import VaultTagged
 from planner.plan.templating import parse_extra_vars
 from planner.redaction import (
     MIN_GUESSED,
@@ -150,6 +152,7 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         extra_vars = parse_extra_vars(extra, Path.cwd())
     except InputError as e:
         problems += e.problems
+    plan, extra_vars = _decrypted(plan, extra_vars, vault, problems)
     inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
     if not inventory_path and any(p.path == "inventory" for p in problems):
         raise InputError(problems)  # the plan's inventory: is missing, and said so already
@@ -188,6 +191,30 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         secrets = secrets_of(plan, inventory, extra_vars)
         raise InputError([redact_problem(p, secrets) for p in problems])
     return Loaded(plan, inventory, extra_vars, play_hosts)
+
+
+def _decrypted(plan: Plan, extra_vars: dict[str, Any], vault: VaultKeys,
+               problems: list[Problem]) -> tuple[Plan, dict[str, Any]]:
+    """The plan's and ``-e``'s ``!vault`` values decrypted as Ansible does for play vars and extra vars: each a
+    secret (VaultText) wherever it goes; one that does not open is a problem naming Vault and its flags."""
+    def open_all(value: Any, where: str) -> Any:
+        if isinstance(value, VaultTagged):
+            try:
+                return VaultText(decrypt(value, vault), str(value))
+            except VaultError as e:
+                problems.append(Problem(Location(where, value.line, value.column), "",
+                                        f"cannot decrypt this !vault value: {e}", VAULT_HINT))
+                return None
+        if isinstance(value, dict):
+            return {k: open_all(v, where) for k, v in value.items()}
+        if isinstance(value, list):
+            return [open_all(v, where) for v in value]
+        return value
+
+    source = str(plan.source)
+    plays = tuple(replace(p, vars=open_all(dict(p.vars), source)) for p in plan.plays)
+    opened = replace(plan, vars=open_all(dict(plan.vars), source), plays=plays)
+    return opened, open_all(extra_vars, "-e")
 
 
 def _scopes(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> list[dict[str, Any]]:
