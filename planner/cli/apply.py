@@ -41,6 +41,7 @@ from planner.redaction import (
 )
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta, read_meta_object
+from planner.safejinja import derived_secrets
 from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
 from planner.transport.become import BecomePassword
@@ -55,6 +56,7 @@ class Loaded:
     inventory: Inventory
     extra_vars: dict[str, Any]
     play_hosts: dict[str, list[Host]]
+    derived: tuple[str, ...] = ()  # values the plan's templates derive from secrets (masked like them)
 
 
 def _split(values: list[str]) -> frozenset[str]:
@@ -171,8 +173,9 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
               f"mask (under {MIN_GUESSED} characters, a plain word, or a number of under {MIN_NUMBER} digits): "
               "they are not masked in the run record; make such a secret longer, or do not vault an ordinary "
               "setting", file=sys.stderr)
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
-                           known=Names(_claimable(plan), device_writers()))
+    with derived_secrets(secrets_of(plan, inventory, extra_vars)) as derived:  # {{ pw | upper }} and the like
+        problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
+                               known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     allowed: set[str] | None = None
@@ -188,9 +191,9 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
             hosts = []  # check_plan has already reported it with its location
         play_hosts[play.name] = [h for h in hosts if allowed is None or h.name in allowed]
     if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
-        secrets = secrets_of(plan, inventory, extra_vars)
+        secrets = (*secrets_of(plan, inventory, extra_vars), *derived)
         raise InputError([redact_problem(p, secrets) for p in problems])
-    return Loaded(plan, inventory, extra_vars, play_hosts)
+    return Loaded(plan, inventory, extra_vars, play_hosts, tuple(derived))
 
 
 def _decrypted(plan: Plan, extra_vars: dict[str, Any], vault: VaultKeys,
@@ -243,7 +246,7 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
 
 
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    return secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars)
+    return tuple(dict.fromkeys((*secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars), *loaded.derived)))
 
 
 def _password_file(name: str) -> list[str]:
