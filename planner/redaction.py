@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -168,7 +169,9 @@ def secret_forms(secrets: Sequence[str]) -> list[str]:
 @functools.lru_cache(maxsize=32)
 def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     # once per set of secrets, not per string redacted: a record redacts every string it writes
-    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    # and as a shell quotes it alone (shlex.quote: a password holding ' is logged as 'it'"'"'s' in a command line)
+    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1],
+                                               shlex.quote(s), json.dumps(shlex.quote(s))[1:-1])}
     return tuple(sorted(forms, key=len, reverse=True))
 
 

@@ -6,6 +6,7 @@ values of variables known to be secret were masked. A login's password is now ma
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -48,3 +49,14 @@ def test_the_record_holds_no_login_password_even_without_known_secrets(tmp_path:
     for name in ("commands.jsonl", "results.json", "plan.resolved.yaml", "meta.json"):
         text = (rec.path / name).read_text()
         assert not any(p in text or json.dumps(p)[1:-1] in text for p in PASSWORDS), name
+
+
+def test_a_secret_holding_a_quote_is_masked_as_the_shell_quotes_it(tmp_path: Path) -> None:
+    """Issue 40 Medium (Swingbench): a password holding `'` appeared shell-quoted, so unmasked, in commands.jsonl."""
+    secret = "it's-Sw1ng-pw"
+    rec = RunRecord(tmp_path, "p", secrets=(secret,))
+    line = shlex.join(["charbench", "-u", "soe", "-p", secret, "-cs", "//db/soe"])
+    rec.log_command("h1", "plays[0].workloads[0]", CommandResult(line, 0, "", "", 0.1))
+    rec.close()
+    text = (rec.path / "commands.jsonl").read_text()
+    assert "Sw1ng" not in text and f"-p {MASK} -cs" in json.loads(text)["command"]
