@@ -60,7 +60,8 @@ def killed_run(tmp_path: Path, make_lab: Callable[..., Any], monkeypatch: pytest
     run = kill_when_blocked(plan, inv, runs, root / "blocked", sleep)
     assert (root / "etc/app.conf").read_text() == "db_password=changed\n"
     shared = (run / "restore.json").read_text()
-    assert PASSWORD not in shared and "db_password=********" in shared  # the shareable copy stays redacted
+    # the shareable copy holds no original content at all (issue 40 L11): its size and hash only
+    assert PASSWORD not in shared and "bytes, sha256 " in shared and "in the private restore log only" in shared
     private = runs / f".{run.name}.restore.json"
     assert stat.S_IMODE(private.stat().st_mode) == 0o600
     assert json.loads(private.read_text())["entries"][0]["saved"]["content"] == ORIGINAL
