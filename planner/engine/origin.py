@@ -89,8 +89,13 @@ def _body(meta: Mapping[str, Any]) -> bytes:
 
 
 def sealed(meta: Mapping[str, Any]) -> dict[str, Any]:
-    """``meta`` (as it is written) with its origin seal."""
-    return {**meta, ORIGIN: hmac.new(_cached_key(), _body(meta), hashlib.sha256).hexdigest()}
+    """``meta`` (as it is written) with its origin seal; without one when no key can be made (a read-only
+    config folder): the run goes on, and restore and resume then treat its folder as received."""
+    try:
+        key = _cached_key()
+    except OSError:
+        return dict(meta)
+    return {**meta, ORIGIN: hmac.new(key, _body(meta), hashlib.sha256).hexdigest()}
 
 
 def made_here(meta: Mapping[str, Any]) -> bool:
