@@ -170,8 +170,9 @@ def secret_forms(secrets: Sequence[str]) -> list[str]:
 def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     # once per set of secrets, not per string redacted: a record redacts every string it writes
     # and as a shell quotes it alone (shlex.quote: a password holding ' is logged as 'it'"'"'s' in a command line)
-    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1],
-                                               shlex.quote(s), json.dumps(shlex.quote(s))[1:-1])}
+    forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    quoted = {shlex.quote(s) for s in secrets if s} - forms  # only those the shell writes otherwise
+    forms |= quoted | {json.dumps(q)[1:-1] for q in quoted}
     return tuple(sorted(forms, key=len, reverse=True))
 
 
