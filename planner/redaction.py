@@ -193,7 +193,7 @@ def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
 # Passwords by the shape of an Oracle login, whatever variable (or literal) they came from: ``user/pw@db``
 # (EZConnect too), a tool's or CONNECT's ``user/pw`` without a service, and SQL's ``IDENTIFIED BY pw``.
 # ``/ as sysdba`` and paths (``a/b@c`` after a ``/`` or a word character) are not logins.
-_PW = r"(\\?\"[^\"\n]{1,128}?\\?\"|[^\s@/'\"\\]{1,128})"
+_PW = r"(\\?\"[^\"\n]{1,128}?\\?\"|[^\s@/'\"\\;]{1,128})"  # unquoted: up to a statement's ;
 _LOGINS = (
     re.compile(r"(?<![\w/.$#~-])([A-Za-z][\w$#]{0,127}/)" + _PW + r"(?=@)"),
     re.compile(r"(?i)(\b(?:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|conn(?:ect)?|target|catalog|auxiliary)"

@@ -40,7 +40,7 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
 # SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
-_SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|\S+)")
+_SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|[^\s;]+)")  # the ; ends the statement
 
 
 def utc_now() -> str:
