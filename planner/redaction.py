@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import json
 import re
+import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit
@@ -36,19 +37,21 @@ from planner.errors import Problem
 MASK = "********"
 DECLARE = "planner_secrets"  # the variable that lists a plan's or an inventory's own secret names
 MIN_GUESSED = 4
+MIN_NUMBER = 6  # a vaulted or declared number shorter than this is a count, port or size, not a secret to mask
 
 SECRET_WORDS = frozenset({"password", "passwd", "pwd", "passphrase", "secret", "token", "apikey", "credential"})
 # Short words that say secret only as the name's last word: ssh_key, ansible_become_pass, root_pw, but not
 # host_key_checking or key_size (whose "false" / "2048" would then be masked everywhere)
-LAST_WORDS = frozenset({"key", "pass", "pw"})
+LAST_WORDS = frozenset({"key", "pass", "pw", "pin"})  # pin: tde_keystore_pin, wallet_pin
 # Values never guessed to be secrets: masking every "false" in a record would destroy it
 _PLAIN_VALUES = frozenset({"true", "false", "yes", "no", "none", "null", "on", "off"})
-_INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key", re.I)
+_INSIDE = re.compile(r"password|passwd|passphrase|secret|token|credential|api_?key|pwd", re.I)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 POINTER_WORDS = frozenset({"env", "file", "path"})
 
 __all__ = ["MASK", "DECLARE", "MIN_GUESSED", "SECRET_WORDS", "LAST_WORDS", "SecretText", "is_secret_name", "declared",
-           "secret_values", "secret_forms", "redact_text", "redact_value", "redact_problem", "mask_url"]
+           "secret_values", "maskable", "unmasked_names", "secret_forms",
+           "mask_logins", "redact_text", "redact_value", "redact_problem", "mask_url"]
 
 
 class SecretText(str):
@@ -110,21 +113,51 @@ def _marked(value: Any, depth: int = 0) -> Iterator[str]:
             yield from _marked(v, depth + 1)
 
 
+def maskable(value: str) -> bool:
+    """Whether masking ``value`` wherever it appears is safe: not so short or common that it is also part of
+    the record's own numbers and words (a vaulted "7" masked every 7 of every figure, run id and time)."""
+    return (len(value) >= MIN_GUESSED and value.lower() not in _PLAIN_VALUES
+            and not (value.isdigit() and len(value) < MIN_NUMBER))
+
+
 def secret_values(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> tuple[str, ...]:
     """Every secret value of these variable scopes: by name, by ``planner_secrets`` (of any scope), every
-    ``SecretText`` and the names in ``also`` (a caller's own list, e.g. Ansible's literal password variables)."""
+    ``SecretText`` and the names in ``also`` (a caller's own list, e.g. Ansible's literal password variables).
+    A vaulted value that is not ``maskable`` is left out (``unmasked_names`` says which), unless declared."""
     names = declared(scopes) | frozenset(also)
     found: list[str] = []
     for scope in scopes:
         for key, value in scope.items():
-            found.extend(_marked(value))
+            guessed = isinstance(key, str) and key != DECLARE and key not in names and is_secret_name(key)
+            chosen = isinstance(key, str) and key in names
+            found.extend(s for s in _marked(value) if chosen or maskable(s) or (guessed and _guessable(s)))
             if not isinstance(key, str) or key == DECLARE:
                 continue
             if key in names:
                 found.extend(s for s in _strings(value) if s)
-            elif is_secret_name(key):
-                found.extend(s for s in _strings(value) if len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES)
+            elif guessed:
+                found.extend(s for s in _strings(value) if _guessable(s))
     return tuple(dict.fromkeys(found))
+
+
+def _guessable(s: str) -> bool:
+    return len(s) >= MIN_GUESSED and s.lower() not in _PLAIN_VALUES
+
+
+def unmasked_names(scopes: Sequence[Mapping[str, Any]], also: Iterable[str] = ()) -> list[str]:
+    """The variables holding a vaulted value that is too short or common to mask (never the value: it is said
+    by name, once, so the user can make it longer or stop vaulting an ordinary setting). A declared name
+    (``planner_secrets``) is the user's explicit word and is masked at any length."""
+    names = declared(scopes) | frozenset(also)
+    out: list[str] = []
+    for scope in scopes:
+        for key, value in scope.items():
+            if not isinstance(key, str) or key == DECLARE or key in names:
+                continue
+            guessed = is_secret_name(key)
+            if any(not maskable(v) and not (guessed and _guessable(v)) for v in _marked(value)):
+                out.append(key)
+    return list(dict.fromkeys(out))
 
 
 def secret_forms(secrets: Sequence[str]) -> list[str]:
@@ -136,25 +169,74 @@ def secret_forms(secrets: Sequence[str]) -> list[str]:
 @functools.lru_cache(maxsize=32)
 def _forms(secrets: tuple[str, ...]) -> tuple[str, ...]:
     # once per set of secrets, not per string redacted: a record redacts every string it writes
+    # and as a shell quotes it alone (shlex.quote: a password holding ' is logged as 'it'"'"'s' in a command line)
     forms = {f for s in secrets if s for f in (s, json.dumps(s)[1:-1], json.dumps(s, ensure_ascii=False)[1:-1])}
+    quoted = {shlex.quote(s) for s in secrets if s} - forms  # only those the shell writes otherwise
+    forms |= quoted | {json.dumps(q)[1:-1] for q in quoted}
     return tuple(sorted(forms, key=len, reverse=True))
 
 
-def redact_text(text: str, secrets: Sequence[str]) -> str:
-    for form in _forms(tuple(secrets)):
-        text = text.replace(form, MASK)
+# The record's own structure, never masked: a run id, an ISO time, a JSON key planner writes. A secret
+# that happens to be a piece of one ("2026", "point") would otherwise make the record unreadable.
+_STRUCTURE = re.compile(r"\d{8}T\d{6}Z-[A-Za-z0-9._-]+|\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:?\d\d)?"
+                        r'|"[a-z_][a-z0-9_]*"(?=\s*:)')
+
+
+_KEY = re.compile(r"[a-z_][a-z0-9_]*")  # a key as planner names its own: part of the structure
+
+
+@functools.lru_cache(maxsize=32)
+def _pattern(forms: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(f) for f in forms))  # longest first: a secret holding another whole
+
+
+# Passwords by the shape of an Oracle login, whatever variable (or literal) they came from: ``user/pw@db``
+# (EZConnect too), a tool's or CONNECT's ``user/pw`` without a service, and SQL's ``IDENTIFIED BY pw``.
+# ``/ as sysdba`` and paths (``a/b@c`` after a ``/`` or a word character) are not logins.
+_PW = r"(\\?\"[^\"\n]{1,128}?\\?\"|[^\s@/'\"\\;]{1,128})"  # unquoted: up to a statement's ;
+_LOGINS = (
+    re.compile(r"(?<![\w/.$#~-])([A-Za-z][\w$#]{0,127}/)" + _PW + r"(?=@)"),
+    re.compile(r"(?i)(\b(?:sqlplus|rman|expdp|impdp|exp|imp|sqlldr|dgmgrl|conn(?:ect)?|target|catalog|auxiliary)"
+               r"(?:\s+-{1,2}\w+)*\s+['\"]?[A-Za-z][\w$#]{0,127}/)" + _PW),
+    re.compile(r"(?i)(\bidentified\s+by\s+)" + _PW),
+)
+_LOGIN_HINT = re.compile(r"/|(?i:identified)")
+
+
+def mask_logins(text: str) -> str:
+    """``text`` with every password written in a login's shape masked (see _LOGINS)."""
+    if not _LOGIN_HINT.search(text):
+        return text
+    for pattern in _LOGINS:
+        text = pattern.sub(lambda m: m.group(1) + MASK if m.group(2) != MASK else m.group(0), text)
     return text
 
 
+def redact_text(text: str, secrets: Sequence[str]) -> str:
+    text = mask_logins(text)
+    forms = tuple(f for f in _forms(tuple(secrets)) if f in text)
+    if not forms:
+        return text
+    keep = [m.span() for m in _STRUCTURE.finditer(text)]
+    if not keep:
+        for form in forms:
+            text = text.replace(form, MASK)
+        return text
+
+    def masked(m: re.Match[str]) -> str:
+        inside = any(a < m.end() and m.start() < b for a, b in keep)
+        return m.group(0) if inside else MASK
+
+    return _pattern(forms).sub(masked, text)
+
+
 def redact_value(value: Any, secrets: Sequence[str]) -> Any:
-    """The same JSON-like value with every string (keys included) redacted."""
-    if not secrets:
-        return value
+    """The same JSON-like value with every string (keys but planner's own) redacted."""
     if isinstance(value, str):
         return redact_text(value, secrets)
     if isinstance(value, Mapping):
-        return {redact_value(k, secrets) if isinstance(k, str) else k: redact_value(v, secrets)
-                for k, v in value.items()}
+        return {redact_value(k, secrets) if isinstance(k, str) and not _KEY.fullmatch(k) else k:
+                redact_value(v, secrets) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [redact_value(v, secrets) for v in value]
     return value

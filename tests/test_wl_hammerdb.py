@@ -136,3 +136,22 @@ def test_the_oltp_example_plan_rehearses_with_nopm_per_system(tmp_path: Path, mo
     row = next(line for line in report.splitlines() if line.startswith("| TPROC-C") and "HammerDB NOPM" in line)
     assert row.count(" virtual users)") == 2  # one cell per system, each at its best point
     assert "hammerdb-nopm-by-virtual-users.svg" in report
+
+
+@pytest.mark.slow
+def test_the_scripts_are_0600_while_they_run_and_gone_after(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 40 Medium: run.tcl and build.tcl, holding the system password, sat on the host at 0644 and stayed."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    root = project(tmp_path)
+    cli = root / HOME.lstrip("/") / "hammerdbcli"
+    cli.rename(cli.with_name("hammerdbcli.standin"))  # a wrapper notes the mode of its script, runs the stand-in
+    modes = tmp_path / "modes.txt"
+    cli.write_text(f'#!/bin/sh\necho "$(stat -c %a "$2") $(find {root} -name "*.tcl" | wc -l)" >> {modes}\n'
+                   'exec "$0.standin" "$@"\n')
+    cli.chmod(0o755)
+    code, _run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    seen = modes.read_text().splitlines()
+    # build once, run twice; each time its own script is the only one on the host
+    assert seen == ["600 1"] * 3, seen
+    assert not [p for p in root.rglob("*.tcl")], "the scripts must not stay on the host"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -18,21 +18,31 @@ from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
 from planner.engine.runrecord import RunRecord
-from planner.errors import InputError, PlannerError, Problem
+from planner.errors import InputError, Location, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
+from planner.inventory.data import VAULT_HINT
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
-from planner.inventory.vault import NO_KEYS, VaultKeys
+from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt
 from planner.parsers.memo import remembering
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan
 from planner.plan.schema import SECTIONS, STEP_OPTIONS, WORKLOAD_OPTIONS
+from planner.plan.source import VaultTagged
 from planner.plan.templating import parse_extra_vars
-from planner.redaction import is_secret_name, redact_problem, secret_values
+from planner.redaction import (
+    MIN_GUESSED,
+    MIN_NUMBER,
+    is_secret_name,
+    redact_problem,
+    secret_values,
+    unmasked_names,
+)
 from planner.results import runfolder
-from planner.results.runfolder import read_meta
+from planner.results.runfolder import RunMeta, read_meta_object
 from planner.results.world import HostWorld
+from planner.safejinja import derived_secrets
 from planner.status import ExitCode
 from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
 from planner.transport.become import BecomePassword
@@ -48,6 +58,7 @@ class Loaded:
     extra_vars: dict[str, Any]
     play_hosts: dict[str, list[Host]]
     unlimited: Inventory | None = None  # before --limit: its hosts' secrets are masked in the record too
+    derived: tuple[str, ...] = ()  # values the plan's templates derive from secrets (masked like them)
 
 
 def _split(values: list[str]) -> frozenset[str]:
@@ -145,6 +156,7 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         extra_vars = parse_extra_vars(extra, Path.cwd())
     except InputError as e:
         problems += e.problems
+    plan, extra_vars = _decrypted(plan, extra_vars, vault, problems)
     inv_path = inventory_path or plan.inventory  # -i (one, several, or a directory) wins over the plan's
     if not inventory_path and any(p.path == "inventory" for p in problems):
         raise InputError(problems)  # the plan's inventory: is missing, and said so already
@@ -164,8 +176,15 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     inventory, rendered = render_inventory(inventory, plan.vars, extra_vars)  # ansible_host: "{{ ... }}"
     problems += rendered
     inventory = with_become_password(inventory, become)  # -K: the hosts whose inventory gives none
-    problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
-                           known=Names(_claimable(plan), device_writers()))
+    short = unmasked_names(_scopes(plan, inventory, extra_vars))
+    if short:  # said once, by name only: masking such a value would destroy the record, not protect it
+        print(f"[WARNING]: vaulted value(s) of {', '.join(short)} are too short or common to "
+              f"mask (under {MIN_GUESSED} characters, a plain word, or a number of under {MIN_NUMBER} digits): "
+              "they are not masked in the run record; make such a secret longer, or do not vault an ordinary "
+              "setting", file=sys.stderr)
+    with derived_secrets(secrets_of(plan, inventory, extra_vars)) as derived:  # {{ pw | upper }} and the like
+        problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
+                               known=Names(_claimable(plan), device_writers()))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     for play in plan.plays:
@@ -174,9 +193,9 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         except InputError:
             play_hosts[play.name] = []  # check_plan has already reported it with its location
     if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
-        secrets = secrets_of(plan, inventory, extra_vars) + secrets_of(plan, unlimited, extra_vars)
+        secrets = (*secrets_of(plan, inventory, extra_vars), *secrets_of(plan, unlimited, extra_vars), *derived)
         raise InputError([redact_problem(p, secrets) for p in problems])
-    return Loaded(plan, inventory, extra_vars, play_hosts, unlimited)
+    return Loaded(plan, inventory, extra_vars, play_hosts, unlimited, tuple(derived))
 
 
 def _limited(inventory: Inventory, limit: str) -> tuple[Inventory, list[Problem]]:
@@ -184,6 +203,30 @@ def _limited(inventory: Inventory, limit: str) -> tuple[Inventory, list[Problem]
         return inventory.limit(limit, allow_empty=True), []
     except InputError as e:
         return inventory, [Problem(None, "--limit", p.message, p.hint) for p in e.problems]
+
+
+def _decrypted(plan: Plan, extra_vars: dict[str, Any], vault: VaultKeys,
+               problems: list[Problem]) -> tuple[Plan, dict[str, Any]]:
+    """The plan's and ``-e``'s ``!vault`` values decrypted as Ansible does for play vars and extra vars: each a
+    secret (VaultText) wherever it goes; one that does not open is a problem naming Vault and its flags."""
+    def open_all(value: Any, where: str) -> Any:
+        if isinstance(value, VaultTagged):
+            try:
+                return VaultText(decrypt(value, vault), str(value))
+            except VaultError as e:
+                problems.append(Problem(Location(where, value.line, value.column), "",
+                                        f"cannot decrypt this !vault value: {e}", VAULT_HINT))
+                return None
+        if isinstance(value, dict):
+            return {k: open_all(v, where) for k, v in value.items()}
+        if isinstance(value, list):
+            return [open_all(v, where) for v in value]
+        return value
+
+    source = str(plan.source)
+    plays = tuple(replace(p, vars=open_all(dict(p.vars), source)) for p in plan.plays)
+    opened = replace(plan, vars=open_all(dict(plan.vars), source), plays=plays)
+    return opened, open_all(extra_vars, "-e")
 
 
 def _scopes(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> list[dict[str, Any]]:
@@ -212,7 +255,7 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
 
 
 def _secrets(loaded: Loaded) -> tuple[str, ...]:
-    found = secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars)
+    found = (*secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars), *loaded.derived)
     if loaded.unlimited is not None and loaded.unlimited is not loaded.inventory:
         found += secrets_of(loaded.plan, loaded.unlimited, loaded.extra_vars)
     return tuple(dict.fromkeys(found))
@@ -373,16 +416,30 @@ def _resume(args: argparse.Namespace, argv: list[str]) -> int:
     return execute(loaded, merged, argv, console, previous=previous)
 
 
-def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
-    """The options of the run being resumed, with this command line's transport and output options."""
-    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
+# The run's own unless given again: how its hosts are reached and what its inventory says (a resume after
+# the known_hosts file or the inventory moved must still be able to name them).
+CONNECTION = ("inventory", "extra_vars", "known_hosts", "ssh_config")
 
-    given = [k for k in DEFINING if getattr(new, k) not in (None, [], False)]
+
+def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
+    """The options of the run being resumed, with this command line's transport and output options; its
+    connection settings (-i, -e, --known-hosts, --ssh-config) unless given again. Only a run made on this
+    controller (planner.engine.origin) is resumed: a received folder's argv and cwd are data."""
+    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
+    from planner.engine.origin import made_here, transport_file_problems
+
+    given = [k for k in DEFINING if k not in CONNECTION and getattr(new, k) not in (None, [], False)]
     if given:
         raise InputError([Problem(None, "", "--resume runs with the options of the run it resumes; "
                                   f"these were given again: {', '.join('--' + k.replace('_', '-') for k in given)}",
                                   "drop them (the run's own are in its meta.json argv)")])
-    meta = read_meta(run_dir)
+    raw = read_meta_object(run_dir)
+    if not made_here(raw):
+        raise InputError([Problem(None, "", f"run {run_dir.name} was not made on this controller by this user "
+                                  "(meta.json has no valid origin seal): its command line and working folder are "
+                                  "data, not options planner runs with", "start a new run with planner apply PLAN; "
+                                  "restore its hosts by hand from its restore.json")])
+    meta = RunMeta.from_mapping(raw)
     if meta.status == "complete":
         raise InputError([Problem(None, "", f"run {run_dir.name} is complete: nothing to resume",
                                   "start a new run with planner apply PLAN")])
@@ -397,16 +454,28 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
                                   "restore the hosts with planner restore RUN and start a new run")]) from None
     cwd = Path(meta.cwd or ".")
     merged = argparse.Namespace(**vars(new))
-    for k in DEFINING:
-        setattr(merged, k, getattr(old, k))
-    if merged.inventory is not None:  # -i as the run was given it, relative to where it was started
-        merged.inventory = [p if p.is_absolute() else cwd / p for p in merged.inventory]
+    for k in (*DEFINING, "known_hosts", "ssh_config"):
+        again = k in CONNECTION and getattr(new, k, None) not in (None, [])
+        if not again:
+            setattr(merged, k, _from_cwd(getattr(old, k, None), cwd))
     recorded = Path(meta.plan_file or old.plan)
     merged.plan = new.plan if new.plan is not None else (recorded if recorded.is_absolute() else cwd / recorded)
     merged.runs_dir = run_dir.parent
     merged.check = False
+    problems = transport_file_problems({k: getattr(merged, k, None) for k in ("known_hosts", "ssh_config")})
+    if problems:
+        raise InputError(problems)
     check_plan_unchanged(merged.plan, run_dir)
     return merged
+
+
+def _from_cwd(value: Any, cwd: Path) -> Any:
+    """A recorded option's paths (-i's list, --known-hosts) relative to where the run was started."""
+    if isinstance(value, Path):
+        return value if value.is_absolute() else cwd / value
+    if isinstance(value, list) and value and all(isinstance(p, Path) for p in value):
+        return [_from_cwd(p, cwd) for p in value]
+    return value
 
 
 def _preload_charts() -> None:

@@ -73,19 +73,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
     """``planner restore RUN`` reaches the hosts as the run did: its --known-hosts and --ssh-config (read back
-    from meta.json's argv, relative to where it was started) unless given again here."""
-    from planner.results.runfolder import read_meta
+    from meta.json's argv, relative to where it was started) unless given again here, and only for a run made
+    on this controller (planner.engine.origin): a received or pulled folder's argv is data, never options."""
+    from planner.engine.origin import made_here
+    from planner.results.runfolder import read_meta_object
 
-    meta = read_meta(args.run)
+    raw = read_meta_object(args.run)
+    if not made_here(raw):
+        return  # restore_run refuses to reach its hosts at all
+    argv, cwd = raw.get("argv"), Path(str(raw.get("cwd") or "."))
     try:
-        old = build_parser().parse_args(list(meta.argv))
+        old = build_parser().parse_args([str(a) for a in argv] if isinstance(argv, list) else [])
     except SystemExit:
         return  # a command line this version cannot read: the options given here (or the defaults) apply
-    cwd = Path(meta.cwd or ".")
     for key in ("known_hosts", "ssh_config"):
         recorded = getattr(old, key, None)
         if getattr(args, key) is None and recorded is not None:
             setattr(args, key, recorded if recorded.is_absolute() else cwd / recorded)
+
+
+def _no_transport_files_in_run_folders(args: argparse.Namespace) -> None:
+    from planner.engine.origin import transport_file_problems
+
+    problems = transport_file_problems({k: getattr(args, k, None) for k in ("known_hosts", "ssh_config")})
+    if problems:
+        raise InputError(problems)
 
 
 def _vault_keys(args: argparse.Namespace) -> None:
@@ -123,6 +135,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         if cmd == "check":
             args.check = True
         _sigterm_as_interrupt()
+        _no_transport_files_in_run_folders(args)
         if args.rehearse and not args.resume and args.plan is not None:  # else apply_command says what is wrong
             from planner.cli.rehearse import rehearse_command
 
@@ -161,6 +174,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
 
         args.run = resolve_run(str(args.run), args.runs_dir)
         _ssh_options_of_the_run(args)
+        _no_transport_files_in_run_folders(args)
         return restore_command(args, become_passwords(args))
     from planner.cli.results import dispatch_result_command
 

@@ -228,7 +228,8 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
     try:
         sims, lab, reached, world = build_hosts(loaded, pf, base, console)
         play_hosts: Mapping[str, list[Host]] = {p: [sims[h.name] for h in hs] for p, hs in loaded.play_hosts.items()}
-        sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts))
+        sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts),
+                            derived=loaded.derived)
         return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,),
                        world=world)
     finally:

@@ -36,7 +36,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +46,7 @@ from planner.engine import restarts
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
 from planner.engine.hostlock import read_holder, release_lock
+from planner.engine.origin import controller_key, made_here
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
 from planner.files import slug, write_bytes
@@ -77,33 +77,6 @@ def run_binding(run_dir: Path) -> str:
         return ""
     ident = {k: meta.get(k) for k in _IDENTITY}
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
-
-
-def _key_path() -> Path:
-    return Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config") / "planner" / "restore.key"
-
-
-def controller_key(create: bool = True) -> bytes | None:
-    """This user's key for sealing restore logs (made 0600 on first use); None when there is none yet."""
-    path = _key_path()
-    if not path.exists() and create:
-        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".restore.key.{os.getpid()}")
-        write_bytes(tmp, secrets.token_hex(32).encode(), mode=0o600)
-        with contextlib.suppress(FileExistsError):
-            os.link(tmp, path)  # never replaces a key another planner made at the same moment
-        tmp.unlink()
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        return None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if st.st_uid != os.geteuid() or st.st_mode & 0o077:
-            raise InputError([Problem(None, "", f"{path}: the restore-log key is not this user's alone "
-                                                f"(owner {st.st_uid}, mode {st.st_mode & 0o777:o})",
-                                      f"remove {path} (planner makes a new one) and restore runs made since by hand")])
-        return f.read(256)
 
 
 def _seal(key: bytes, binding: str, entries: list[dict[str, Any]]) -> str:
@@ -178,6 +151,17 @@ def read_json_list(path: Path) -> list[dict[str, Any]]:
     return [d for d in data if isinstance(d, dict)] if isinstance(data, list) else []
 
 
+def shareable(entry: Mapping[str, Any]) -> dict[str, Any]:
+    """An entry as the shareable restore.json holds it: a replaced file's original content only as its size
+    and sha256 (the content, whatever it holds, stays in the private log, the only copy written back)."""
+    saved = entry.get("saved")
+    if not isinstance(saved, Mapping) or not isinstance(saved.get("content"), str):
+        return dict(entry)
+    raw = saved["content"].encode()
+    kept = f"({len(raw)} bytes, sha256 {hashlib.sha256(raw).hexdigest()}: in the private restore log only)"
+    return {**entry, "saved": {**saved, "content": kept}}
+
+
 class RestoreLog:
     """A run's prep states in the order saved (thread-safe: hosts save in parallel).
 
@@ -196,6 +180,7 @@ class RestoreLog:
         self._written = 0  # how many entries the last write held
         self._shared_texts: dict[int, tuple[str, str]] = {}  # entry index -> (its JSON, its restore.json text)
         self.binding = run_binding(run_dir) if run_dir is not None else ""
+        self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
 
     def attach(self, record: RunRecord) -> None:
         """Write to this record from now on (the runner opens its record after it is built)."""
@@ -214,7 +199,8 @@ class RestoreLog:
             key = json.dumps(d, sort_keys=True, default=str)
             cached = self._shared_texts.get(i)
             if cached is None or cached[0] != key:
-                text = json.dumps(record.redact_value(d), indent=2, default=lambda o: record.redact(str(o)))
+                text = json.dumps(record.redact_value(shareable(d)), indent=2,
+                                  default=lambda o: record.redact(str(o)))
                 cached = self._shared_texts[i] = (key, _indented_item(text))
             texts.append(cached[1])
         record.write_text(runfolder.RESTORE, "[\n" + ",\n".join(texts) + "\n]\n")
@@ -233,10 +219,16 @@ class RestoreLog:
                 self._written = len(self.entries)  # only once written: a failed write leaves the others to try
 
     def mark(self, entry: RestoreEntry, reverted: bool) -> None:
+        """Noted in memory at once; a log that cannot be written (the runs disk is full) does not stop the
+        restore: the host comes first, and ``unsaved`` says what the record lacks (a later ``planner restore``
+        finds those entries already as they were: reverts are idempotent)."""
         with self._writing, self._lock:
             i = next(i for i, e in enumerate(self.entries) if e is entry)
             self.entries[i] = entry.marked(reverted)
-            self._write()
+            try:
+                self._write()
+            except OSError as e:
+                self.unsaved.append(f"{entry.host}: {entry.title} ({e.strerror or e})")
 
     def pending(self, play: str | None = None) -> list[RestoreEntry]:
         """Unreverted entries, last saved first (undone in reverse order), of one play or all."""
@@ -318,6 +310,13 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
     for hs, request, play_index, kind in restart_due.values():
         console.banner("RESTORE", restarts.TITLE_RESTORE)
         on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
+    if log.unsaved:
+        run = log.run_dir.name if log.run_dir is not None else "RUN"
+        console.warn(f"restored on the hosts, but the restore log could not record it for {len(log.unsaved)} "
+                     f"entr{'y' if len(log.unsaved) == 1 else 'ies'}: {'; '.join(log.unsaved[:5])}. Free space "
+                     f"where the runs are kept, then run: planner restore {run} (it finds them already as they "
+                     "were and brings the record up to date)")
+        log.unsaved.clear()  # said once: the next play's restore says only its own
 
 
 def hosts_from_meta(hosts: Mapping[str, Mapping[str, Any]],
@@ -362,6 +361,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
         return 0
+    if not made_here(raw):
+        raise _received(run_dir)
     from planner.transport.connect import TransportOptions, connect
 
     hosts = hosts_from_meta(meta.hosts, become_passwords)
@@ -371,7 +372,8 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
     try:
-        results = _stop_leftovers(run_dir.name, remote, states, console)
+        results = _stop_leftovers(run_dir.name, remote, states, console,
+                                  {n: str(c) for n, c in conns.items() if isinstance(c, Exception)})
 
         def done(r: StepResult) -> None:
             r = _with_hint(r, hosts, no_password_hint)
@@ -401,6 +403,14 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     return int(exit_code(stats))
 
 
+def _received(run_dir: Path) -> InputError:
+    return InputError([Problem(None, "", (
+        f"run {run_dir.name} was not made on this controller by this user (meta.json has no valid origin "
+        "seal: the folder was received, pulled from a store, changed, or written by an older planner): "
+        "its hosts, SSH options and locks are data, not settings planner trusts; no host was touched"),
+        "run planner restore where the run was made; else put the hosts back by hand from its restore.json")])
+
+
 def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
     """meta.json ``remote``, refused unless each workdir is this run's folder for that host (``.../<run>/<host>``)
     and each path is absolute without ``..``: a restore stops the processes recorded there and removes the lock."""
@@ -419,13 +429,19 @@ def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
 
 
 def _stop_leftovers(run_id: str, remote: dict[str, dict[str, str]], states: dict[str, HostState],
-                    console: Console) -> list[StepResult]:
+                    console: Console, why: Mapping[str, str]) -> list[StepResult]:
     """Before reverting prep, stop what the dead controller left running (its workload would undo the
     restore or measure a host being restored). A controller that still runs is not interfered with."""
     out: list[StepResult] = []
     for name, where in remote.items():
         hs = states.get(name)
         if hs is None or hs.conn is None:
+            # said, not skipped: an empty recap exited 0 as if the host were restored and its lock released
+            r = StepResult("restore", "Reaching the host the dead controller left", name, Status.UNREACHABLE,
+                           f"{why.get(name, 'host not in the run record')}; its "
+                           "lock and leftovers are still there: run planner restore again once it answers")
+            out.append(r)
+            console.result(r)
             continue
         holder = read_holder(hs.conn, where["lock"]) if where.get("lock") else None
         if holder is not None and holder.run_id == run_id and holder.alive():

@@ -22,11 +22,12 @@ from typing import Any
 import yaml
 
 from planner import __version__
+from planner.engine import origin
 from planner.errors import PlannerError
 from planner.files import append_json_items, slug, write_bytes
 from planner.host import Host
 from planner.plan.model import Plan
-from planner.redaction import MASK, redact_text, redact_value, secret_forms
+from planner.redaction import MASK, mask_logins, redact_text, redact_value, secret_forms
 from planner.results import runfolder
 from planner.results.runfolder import RESOLVED_PLAN, RunMeta
 from planner.results.world import HostWorld
@@ -40,7 +41,7 @@ _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
 # SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
-_SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|\S+)")
+_SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|[^\s;]+)")  # the ; ends the statement
 
 
 def utc_now() -> str:
@@ -165,7 +166,7 @@ class RunRecord:
     def write_meta(self, **fields: Any) -> None:
         with self._lock:
             self.meta.update(fields)
-            runfolder.write_meta(self.path, self.redact_value(self.meta))
+            runfolder.write_meta(self.path, origin.sealed(self.redact_value(self.meta)))
 
     def _target(self, relpath: str) -> Path:
         """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
@@ -269,7 +270,7 @@ class RunRecord:
 def redact_head(text: str, limit: int, secrets: Sequence[str]) -> str:
     forms = secret_forms(secrets)
     if not forms:
-        return text[:limit]
+        return mask_logins(text[:limit])
     longest = len(forms[0])
     head = text[: limit + longest]
     red = redact_text(head, secrets)

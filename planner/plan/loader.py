@@ -26,7 +26,7 @@ from planner.plan.schema import (
     parse_step,
     validate_document,
 )
-from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
+from planner.plan.source import Document, NodePath, VaultTagged, format_path, load_yaml, parse_path
 from planner.plan.sweeps import zip_problems
 from planner.plan.templating import (
     environment,
@@ -175,7 +175,7 @@ class _Build:
             return
         for name, value in variables.items():
             if isinstance(name, str) and is_password_name(name) and value not in (None, "") \
-                    and not is_template(value):
+                    and not is_template(value) and not isinstance(value, VaultTagged):  # vaulted: not in clear
                 self.problem((*path, name), f"variable '{name}' holds a password in clear in the plan",
                              f"put it in an environment variable or a file and name that ({name}_env: VAR or "
                              f"{name}_file: PATH), or pass it with -e {name}=... (redacted from the record)",

@@ -55,6 +55,27 @@ class PlanLoader(yaml.SafeLoader):
         return int(text, 0) if text.startswith("0x") else int(text)
 
 
+class VaultTagged(str):
+    """A ``!vault`` value as the plan (or ``-e @file``) wrote it: the ciphertext, and where it was. The CLI
+    decrypts it with the vault passwords, as Ansible does for play vars and extra vars (planner.cli.apply);
+    the plan layer holds no keys."""
+
+    line: int
+    column: int
+
+
+def _vault_tagged(loader: yaml.SafeLoader, node: Node) -> VaultTagged:
+    if not isinstance(node, ScalarNode):
+        raise yaml.constructor.ConstructorError(None, None, "!vault must tag a string (the output of "
+                                                "ansible-vault encrypt_string)", node.start_mark)
+    out = VaultTagged(str(loader.construct_scalar(node)))
+    out.line, out.column = node.start_mark.line + 1, node.start_mark.column + 1
+    return out
+
+
+PlanLoader.add_constructor("!vault", _vault_tagged)
+
+
 for _tag, _regexp, _first in _RESOLVERS:
     PlanLoader.add_implicit_resolver(_tag, re.compile(_regexp), list(_first) + ([""] if _first == "~nN" else []))
 PlanLoader.add_constructor("tag:yaml.org,2002:int", PlanLoader.construct_yaml_int)

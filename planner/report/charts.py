@@ -9,9 +9,14 @@ differ run to run). The format follows the file's suffix (.svg, or .png to look 
 
 from __future__ import annotations
 
+import io
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+from planner.errors import PlannerError
+from planner.files import write_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,11 +98,9 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
         if lines:
             ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False,
                       fontsize="small", title=legend_title, title_fontsize="x-small")
-        path.parent.mkdir(parents=True, exist_ok=True)
         fmt = path.suffix.lstrip(".").lower() or "svg"
-        meta = {"Date": None} if fmt == "svg" else {}
         # bbox_inches="tight" grows the canvas to take the outside legend and the y label (no clipping)
-        fig.savefig(path, format=fmt, metadata=meta, bbox_inches="tight", dpi=110)
+        _save(fig, path, fmt)
     finally:
         plt.close(fig)
     return path
@@ -152,9 +155,19 @@ def time_chart(path: Path, title: str, ylabel: str, lines: Sequence[TimeLine], *
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False, fontsize="small")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fmt = path.suffix.lstrip(".").lower() or "svg"
-        fig.savefig(path, format=fmt, metadata={"Date": None} if fmt == "svg" else {}, bbox_inches="tight", dpi=110)
+        _save(fig, path, path.suffix.lstrip(".").lower() or "svg")
     finally:
         plt.close(fig)
     return path
+
+
+def _save(fig: Any, path: Path, fmt: str) -> None:
+    """The chart written as every record file is (0600, atomically), never through a link: a received run
+    folder's ``charts`` may be a symlink its sender made to lead planner's writes elsewhere."""
+    if path.parent.is_symlink() or path.is_symlink():
+        link = path.parent if path.parent.is_symlink() else path
+        raise PlannerError(f"{link} is a symbolic link: no chart is written through it",
+                           hint=f"remove the link {link} (planner makes a plain folder) and render the report again")
+    out = io.BytesIO()
+    fig.savefig(out, format=fmt, metadata={"Date": None} if fmt == "svg" else {}, bbox_inches="tight", dpi=110)
+    write_bytes(path, out.getvalue(), mode=0o600)

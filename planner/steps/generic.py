@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -145,7 +146,14 @@ class _FileStep(StepType):
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         content = ctx.conn.read_text(self.dest(ctx))
         self._saved_content = content
-        return {"dest": self.dest(ctx), "content": content}
+        saved: dict[str, Any] = {"dest": self.dest(ctx), "content": content}
+        # the write replaces the file (a new inode): its mode and owner go with it. Asked only when it will be
+        # replaced: an unchanged file (every warm run) costs no round trip.
+        if content is not None and content != self.content(ctx):
+            r = ctx.run(["stat", "-c", "%a %u:%g", "--", self.dest(ctx)], check=False)
+            if r.ok and _ATTRS.fullmatch(r.stdout.strip()):
+                saved["mode"], saved["owner"] = r.stdout.split()
+        return saved
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
         dest, original = self.dest(ctx), saved["content"]
@@ -154,12 +162,32 @@ class _FileStep(StepType):
                             "restored", hint=f"put {dest} back by hand if it needs it")
         current = ctx.conn.read_text(dest)
         if current == original:
-            return Outcome(Status.OK, f"{dest} already as it was")
+            fixed = _put_back_attrs(ctx, dest, saved)
+            return Outcome(Status.CHANGED if fixed else Status.OK,
+                           f"{dest}: {fixed} put back" if fixed else f"{dest} already as it was")
         if original is None:
             ctx.run(["rm", "-f", "--", dest])
             return Outcome(Status.CHANGED, f"removed {dest} (it did not exist before)")
         ctx.conn.put(original.encode(), dest)
-        return Outcome(Status.CHANGED, f"restored {dest}")
+        fixed = _put_back_attrs(ctx, dest, saved)
+        return Outcome(Status.CHANGED, f"restored {dest}" + (f" ({fixed})" if fixed else ""))
+
+
+_ATTRS = re.compile(r"[0-7]{3,4} \d+:\d+")  # stat -c '%a %u:%g'
+# chown first: it clears set-id bits that the chmod after it puts back. Prints what it changed, if anything.
+_ATTRS_SCRIPT = ('f=$1; have=$(stat -c "%a %u:%g" -- "$f") || exit 1; set -- $have "$2" "$3"; out=""; '
+                 '[ "$2" = "$4" ] || { chown -- "$4" "$f" && out="owner $4"; }; '
+                 '[ "$1" = "$3" ] && [ -z "$out" ] || { chmod -- "$3" "$f" && out="${out:+$out, }mode $3"; }; '
+                 'printf %s "$out"')
+
+
+def _put_back_attrs(ctx: StepContext, dest: str, saved: Mapping[str, Any]) -> str:
+    """The saved mode and owner (uid:gid) back on ``dest``; what was changed, "" when nothing was (or none
+    was saved: a log from an older planner)."""
+    mode, owner = str(saved.get("mode", "")), str(saved.get("owner", ""))
+    if not _ATTRS.fullmatch(f"{mode} {owner}"):
+        return ""
+    return ctx.run(["sh", "-c", _ATTRS_SCRIPT, "sh", dest, mode, owner]).stdout.strip()
 
 
 def _local_file(ctx: StepContext, src: str) -> Path:

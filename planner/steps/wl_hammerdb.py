@@ -205,10 +205,13 @@ class HammerDB(StepType):
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
         """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
         remote = posixpath.join(wd, name)
-        ctx.conn.put(script.encode(), remote)
+        _put_private(ctx, script, remote)
         script_art = save_text(ctx, name, script)
-        r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
-                    measured=name == "run.tcl")
+        try:
+            r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
+                        measured=name == "run.tcl")
+        finally:  # it holds the system password: on the host no longer than the point needs it
+            ctx.run(["rm", "-f", "--", remote], check=False)
         text = r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")
         console = name.replace(".tcl", "_console.txt")
         return script_art, save_text(ctx, console, text, "hammerdb" if name == "run.tcl" else ""), text, r.ok
@@ -247,6 +250,15 @@ class HammerDB(StepType):
         if not diagnostics_pack(ctx)[0]:
             return []
         return dbreport.report_between(ctx, int(begin), int(end))
+
+
+def _put_private(ctx: StepContext, script: str, remote: str) -> None:
+    """The script at mode 0600, owned by the user who runs hammerdbcli: uploaded by the login (which is that
+    user, or becomes root, who reads any file), or else written by the become user itself from stdin."""
+    if not ctx.become or ctx.become_user == "root":
+        ctx.conn.put(script.encode(), remote, mode=0o600)
+        return
+    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode())
 
 
 def _parsed(path: Path) -> Parsed | None:

@@ -13,6 +13,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -167,22 +170,46 @@ def write_folder(run: StoredRun, dest: Path) -> tuple[Path, list[str]]:
         raise InputError([Problem(None, "", f"{folder} already holds {held}",
                                   "the folder is the source of truth: pull into another --runs-dir, or use it as "
                                   "it is")])
-    missing: list[str] = []
-    for name, data in run.files:
-        rel = _safe_rel(name)
-        if rel is not None:
-            write_bytes(folder / rel, data, 0o600)
-    for a in run.artifacts:
-        rel = _safe_rel(a.path)
-        if rel is not None and a.content is not None:
-            write_bytes(folder / rel, a.content, 0o600)
-        else:
-            missing.append(a.path)
-    missing = _write_series(run, folder, missing)
-    write_json(folder / PULLED_NOTE, {"run_id": run.run_id, "pushed_from": f"{run.controller}:{run.path}",
-                                      "content_hash": run.content_hash,
-                                      "artifacts_not_kept": missing})
+    _no_file_under_a_file(run, folder)
+    # built beside, then renamed into place: a failure leaves no half-written folder, and the pull can be repeated
+    dest.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(dir=dest, prefix=f".{folder.name}.pulling."))
+    try:
+        missing: list[str] = []
+        for name, data in run.files:
+            rel = _safe_rel(name)
+            if rel is not None:
+                write_bytes(staging / rel, data, 0o600)
+        for a in run.artifacts:
+            rel = _safe_rel(a.path)
+            if rel is not None and a.content is not None:
+                write_bytes(staging / rel, a.content, 0o600)
+            else:
+                missing.append(a.path)
+        missing = _write_series(run, staging, missing)
+        write_json(staging / PULLED_NOTE, {"run_id": run.run_id, "pushed_from": f"{run.controller}:{run.path}",
+                                           "content_hash": run.content_hash, "artifacts_not_kept": missing})
+        os.rename(staging, folder)  # fails if the folder appeared meanwhile: nothing is written through it
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
     return folder, missing
+
+
+def _no_file_under_a_file(run: StoredRun, folder: Path) -> None:
+    """A row naming both a file ``inventory`` and ``inventory/inv.yaml`` cannot be laid out as a folder:
+    refused in words, before anything is written."""
+    from planner.errors import InputError, Problem
+
+    names = [str(r) for r in (_safe_rel(n) for n in [*(f for f, _ in run.files),
+                                                       *(a.path for a in run.artifacts if a.content is not None)])
+             if r is not None]
+    files = set(names)
+    clashes = sorted({n for n in names for parent in PurePosixPath(n).parents if str(parent) in files})
+    if clashes:
+        raise InputError([Problem(None, "", f"results store row {run.run_id!r} names a file and, under the same "
+                                  f"name, a folder ({', '.join(clashes[:5])}): {folder} was not written",
+                                  "the row was not pushed by planner; push the run again from its folder")])
 
 
 def _write_series(run: StoredRun, folder: Path, missing: list[str]) -> list[str]:
