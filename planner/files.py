@@ -79,6 +79,14 @@ def slug(text: str) -> str:
     return _SLUG.sub("_", text).strip("_")[:60] or "x"
 
 
+def host_slug(name: str) -> str:
+    """A host's name in its lock and work folder paths: the name itself when it is already a slug (existing
+    locks and folders keep their paths), else its slug and a hash of it, so ``a b`` and ``a_b`` never share
+    a lock or a folder."""
+    plain = slug(name)
+    return plain if plain == name else f"{plain[:49]}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+
+
 def name_file(name: str) -> str:
     """A file name for ``name`` (an inventory host name: outside input) that stays one plain name: the name
     itself when it is one, else its slug and a hash of it (``../../x`` never becomes a path, two odd names

@@ -25,7 +25,7 @@ from planner.engine import batch, probes
 from planner.engine.execute import HostState
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
-from planner.files import name_file, slug
+from planner.files import host_slug, name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.results import runfolder
 from planner.status import Status, StepResult
@@ -43,7 +43,7 @@ def lock_path(root: str, host: Host) -> str:
     """The host's lock: by default one per inventory host name, so several inventory hosts that are one
     machine (or one loopback address) are worked on side by side in one run, as Ansible would. Hosts that
     must exclude each other (one database, one set of disks) name one lock with ``planner_lock``."""
-    return root + str(host.vars.get("planner_lock") or f"/tmp/planner.lock.{slug(host.name)}")
+    return root + str(host.vars.get("planner_lock") or f"/tmp/planner.lock.{host_slug(host.name)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,7 +150,7 @@ def _base(hs: HostState) -> str:
 def run_workdir(hs: HostState, run_id: str) -> str:
     """The run's folder on the host, one per inventory host: hosts that are one machine never share point
     folders or the record of their commands' process groups."""
-    return f"{_base(hs)}/{run_id}/{slug(hs.host.name)}"
+    return f"{_base(hs)}/{run_id}/{host_slug(hs.host.name)}"
 
 
 def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:
