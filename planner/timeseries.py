@@ -285,12 +285,20 @@ def steadiness(s: TimeSeries, spec: SteadySpec = SteadySpec()) -> Steadiness | N
 STEADY_METRICS = {"iops": "fio.iops", "bw": "fio.bw_mbs", "lat": "fio.clat_ms"}
 
 
+# the longest duration a plan may give (a timeout, a steady-state window or ramp): 30 days. A study point
+# runs minutes to hours; beyond this a number is a typo, and 1e308 or 10**400 would overflow the arithmetic.
+MAX_DURATION_S = 30 * 86400.0
+
+
 def seconds(text: Any) -> float | None:
     """``60``, ``60s``, ``5m``, ``1h`` as seconds; None for anything else (the step's check names it)."""
     if isinstance(text, bool):
         return None
     if isinstance(text, int | float):
-        return float(text)
+        try:
+            return float(text)
+        except OverflowError:  # an int past float's range (10**400)
+            return math.inf
     s = str(text).strip().lower()
     for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0), ("", 1.0)):
         body = s[:-len(suffix)] if suffix and s.endswith(suffix) else s
