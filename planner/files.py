@@ -131,9 +131,17 @@ def write_output(path: Path, data: bytes) -> None:
 
 
 def _write_into(path: Path, data: bytes) -> None:
-    """A character device or FIFO: opened for writing as it is (never created, never renamed over)."""
-    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | getattr(os, "O_NOFOLLOW", 0))
+    """A character device or FIFO: opened for writing as it is (never created, never renamed over). Opened
+    non-blocking: a FIFO nobody reads would block the open forever, and is refused (ENXIO) instead."""
     try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as e:
+        if e.errno != errno.ENXIO:
+            raise
+        raise _refused(path, "is a pipe (FIFO) nobody is reading", "start its reader first (cat PATH), or give a "
+                       "file path") from None
+    try:
+        os.set_blocking(fd, True)  # a reader is there: let the writes wait for it
         view = memoryview(data)
         while view:
             n = os.write(fd, view)

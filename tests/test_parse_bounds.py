@@ -26,7 +26,8 @@ def _iostat(seconds: int, devices: int = 32) -> str:
         out += [f"12/07/2026 01:{s // 60:02d}:{s % 60:02d} AM",
                 "avg-cpu:  %user   %nice %system %iowait  %steal   %idle",
                 f"          {rnd.uniform(5, 40):5.2f}    0.00    {rnd.uniform(1, 9):4.2f}    "
-                f"{rnd.uniform(0, 30):5.2f}    0.00   {rnd.uniform(20, 80):5.2f}", "", "Device            " + _IOSTAT_COLS]
+                f"{rnd.uniform(0, 30):5.2f}    0.00   {rnd.uniform(20, 80):5.2f}", "",
+                "Device            " + _IOSTAT_COLS]
         for d in range(devices):
             vals = " ".join(f"{rnd.uniform(0, 5000) if c in _BUSY else 0.0:7.2f}" for c in range(22))
             out.append(f"sd{chr(97 + d % 26)}{d // 26 or ''}".ljust(17) + " " + vals)
