@@ -13,6 +13,7 @@ import enum
 import gzip
 import importlib
 import io
+import os
 import re
 import zlib
 from collections.abc import Callable, Mapping
@@ -28,6 +29,9 @@ from planner.parsers.unwrap import candidates
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
 # room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
 MAX_INFLATED_BYTES = 64 << 20
+# the largest file parsed: 5 hours of `iostat -xt 1` over 32 devices (the largest parse per byte, ~16 bytes of
+# memory a byte: 2 GB at this bound)
+MAX_PARSE_BYTES = 128 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
@@ -369,9 +373,17 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 
 def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
+            # report, export and store push out of memory
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(MAX_PARSE_BYTES + 1) if size <= MAX_PARSE_BYTES else b""
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
+    if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
+        raise ParseError("detect", "file", f"{max(size, len(data))} bytes is over the {MAX_PARSE_BYTES >> 20} MiB "
+                         "planner parses: not read (no benchmark report is that large; an OS sampler's output of "
+                         "many hours can be cut into parts with split -l and each part given)", source=str(path))
     return parse_text(decode(data, str(path)), str(path), kind)
 
 
