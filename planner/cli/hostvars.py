@@ -29,15 +29,17 @@ RENDERED_PREFIXES = ("ansible_", "planner_")
 
 def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any],
                 base: Path) -> tuple[Host, list[Problem]]:
-    keys = [k for k, v in host.vars.items() if k.startswith(RENDERED_PREFIXES) and any_template(v)]
-    if not keys:
+    # -e wins over the inventory for these too, as Ansible's extra vars do (-e planner_keepalive_s=2)
+    given = {k: v for k, v in extra_vars.items() if k.startswith(RENDERED_PREFIXES) and host.vars.get(k) != v}
+    variables = {**host.vars, **given}
+    keys = [k for k, v in variables.items() if k.startswith(RENDERED_PREFIXES) and any_template(v)]
+    if not keys and not given:
         return host, []
     context = resolve_variables({**plan_vars, **host.vars, **extra_vars, **magic_vars(host)})
-    variables = dict(host.vars)
     problems: list[Problem] = []
     for key in keys:
         try:
-            variables[key] = render(host.vars[key], context)
+            variables[key] = render(variables[key], context)
         except jinja2.UndefinedError as exc:
             name = undefined_name(exc)
             why = f"undefined variable '{name}'" if name else str(exc.message)
