@@ -303,10 +303,12 @@ def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
 
 def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
     """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
-    seen: dict[str, Metric] = {}
+    # by name, then by the labels tuple itself: no key string made per value (an hour of iostat is 2.5 million
+    # values, and their key strings once took three times the parse)
+    seen: dict[str, dict[tuple[tuple[str, str], ...], Metric]] = {}
     errors = list(parsed.errors) + _unread_lines(parsed, text)
     for m in parsed.metrics:
-        first = seen.setdefault(m.key, m)
+        first = seen.setdefault(m.name, {}).setdefault(m.labels, m)
         if first is not m:
             errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
                                      f"{first.source.line if first.source else '?'} and "
@@ -377,14 +379,19 @@ def _read_and_parse(path: Path, kind: str | None) -> Parsed:
             # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
             # report, export and store push out of memory
             size = os.fstat(f.fileno()).st_size
-            data = f.read(MAX_PARSE_BYTES + 1) if size <= MAX_PARSE_BYTES else b""
+            # read(n) sets n bytes aside first: ask for the file's size (plus one, to see it grew), not the bound
+            data = f.read((size or MAX_PARSE_BYTES) + 1) if size <= MAX_PARSE_BYTES else b""
+            if size and len(data) > size:  # it grew while read: the rest, up to the bound
+                data += f.read(MAX_PARSE_BYTES + 1 - len(data))
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
     if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
         raise ParseError("detect", "file", f"{max(size, len(data))} bytes is over the {MAX_PARSE_BYTES >> 20} MiB "
                          "planner parses: not read (no benchmark report is that large; an OS sampler's output of "
                          "many hours can be cut into parts with split -l and each part given)", source=str(path))
-    return parse_text(decode(data, str(path)), str(path), kind)
+    text = decode(data, str(path))
+    del data  # not held through the parse
+    return parse_text(text, str(path), kind)
 
 
 def _best(metrics: list[Metric]) -> list[Metric]:
