@@ -118,6 +118,14 @@ def slug(text: str) -> str:
     return _SLUG.sub("_", text).strip("_")[:60] or "x"
 
 
+def host_slug(name: str) -> str:
+    """A host's name in its lock and work folder paths: the name itself when it is already a slug (existing
+    locks and folders keep their paths), else its slug and a hash of it, so ``a b`` and ``a_b`` never share
+    a lock or a folder."""
+    plain = slug(name)
+    return plain if plain == name else f"{plain[:49]}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+
+
 def name_file(name: str) -> str:
     """A file name for ``name`` (an inventory host name: outside input) that stays one plain name: the name
     itself when it is one, else its slug and a hash of it (``../../x`` never becomes a path, two odd names
@@ -162,9 +170,17 @@ def write_output(path: Path, data: bytes) -> None:
 
 
 def _write_into(path: Path, data: bytes) -> None:
-    """A character device or FIFO: opened for writing as it is (never created, never renamed over)."""
-    fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | getattr(os, "O_NOFOLLOW", 0))
+    """A character device or FIFO: opened for writing as it is (never created, never renamed over). Opened
+    non-blocking: a FIFO nobody reads would block the open forever, and is refused (ENXIO) instead."""
     try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOCTTY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as e:
+        if e.errno != errno.ENXIO:
+            raise
+        raise _refused(path, "is a pipe (FIFO) nobody is reading", "start its reader first (cat PATH), or give a "
+                       "file path") from None
+    try:
+        os.set_blocking(fd, True)  # a reader is there: let the writes wait for it
         view = memoryview(data)
         while view:
             n = os.write(fd, view)

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from planner.errors import ParseError
 
@@ -171,12 +171,23 @@ def _bad(path: Path, message: str) -> ParseError:
     return ParseError("series", "series", message, source=path)
 
 
+# What a series file may hold: times and widths within ~30 years of seconds, values within 1e15 (IOPS, MB/s,
+# ms). Past these, sums, squares and charts overflow to inf/nan: 1.7e308 twice is inf, a 1e308 window is one.
+MAX_SERIES_S = 1e9
+MAX_SERIES_VALUE = 1e15
+
+
+def _bounded(x: object, limit: float) -> TypeGuard[int | float]:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) and abs(x) <= limit
+
+
 def _floats(path: Path, obj: Mapping[str, Any], key: str, n: int | None) -> tuple[float, ...]:
     raw = obj.get(key)
     if not isinstance(raw, list) or len(raw) > MAX_BUCKETS or (n is not None and len(raw) != n):
         raise _bad(path, f"{key!r} is not a list of at most {MAX_BUCKETS} numbers matching 't'")
-    if not all(isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x) for x in raw):
-        raise _bad(path, f"{key!r} holds something other than finite numbers")
+    limit = MAX_SERIES_S if key == "t" else MAX_SERIES_VALUE
+    if not all(_bounded(x, limit) for x in raw):
+        raise _bad(path, f"{key!r} holds something other than finite numbers within {limit:g}")
     return tuple(float(x) for x in raw)
 
 
@@ -191,8 +202,9 @@ def _from_json(path: Path, obj: Any) -> TimeSeries:
     step, warm = obj.get("step_s"), obj.get("warmup_s", 0.0)
     if not all(isinstance(x, str) and len(x) <= 200 for x in strs) or not isinstance(pct, dict) \
             or not isinstance(labels, dict) or not all(isinstance(v, str) for v in labels.values()) \
-            or not isinstance(step, int | float) or not step > 0 or not isinstance(warm, int | float):
-        raise _bad(path, "metric, unit, source, labels, step_s or percentiles have the wrong type")
+            or not _bounded(step, MAX_SERIES_S) or not step > 0 or not _bounded(warm, MAX_SERIES_S):
+        raise _bad(path, "metric, unit, source, labels, step_s (a width above 0 within 1e9 s), warmup_s or "
+                   "percentiles have the wrong type")
     return TimeSeries(str(strs[0]), str(strs[1]), str(strs[2]), float(step), t, values, low, high,
                       labels=tuple((str(k), str(v)) for k, v in list(labels.items())[:8]),
                       percentiles=tuple((str(k), _floats(path, pct, k, len(t))) for k in list(pct)[:8]),
@@ -285,12 +297,20 @@ def steadiness(s: TimeSeries, spec: SteadySpec = SteadySpec()) -> Steadiness | N
 STEADY_METRICS = {"iops": "fio.iops", "bw": "fio.bw_mbs", "lat": "fio.clat_ms"}
 
 
+# the longest duration a plan may give (a timeout, a steady-state window or ramp): 30 days. A study point
+# runs minutes to hours; beyond this a number is a typo, and 1e308 or 10**400 would overflow the arithmetic.
+MAX_DURATION_S = 30 * 86400.0
+
+
 def seconds(text: Any) -> float | None:
     """``60``, ``60s``, ``5m``, ``1h`` as seconds; None for anything else (the step's check names it)."""
     if isinstance(text, bool):
         return None
     if isinstance(text, int | float):
-        return float(text)
+        try:
+            return float(text)
+        except OverflowError:  # an int past float's range (10**400)
+            return math.inf
     s = str(text).strip().lower()
     for suffix, factor in (("ms", 0.001), ("s", 1.0), ("m", 60.0), ("h", 3600.0), ("", 1.0)):
         body = s[:-len(suffix)] if suffix and s.endswith(suffix) else s

@@ -108,6 +108,9 @@ def test_fio_and_planner_disagreeing_are_both_said() -> None:
     ("window: 10 parsecs", "window"),
     ("max_range_pct: 0", "max_range_pct"),
     ("metric: latency", "metric"),
+    ("window: 1e308", "steady_state window '1e+308' is longer than 30 days"),
+    ("window: 99999999999999999999999h", "is longer than 30 days"),
+    ("ramp: 99999999999999999999999h", "steady_state ramp '99999999999999999999999h' is longer than 30 days"),
 ])
 def test_bad_steady_state_options_are_refused_at_their_line(tmp_path: Path, option: str, words: str,
                                                               capsys: pytest.CaptureFixture[str]) -> None:

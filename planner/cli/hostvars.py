@@ -33,7 +33,10 @@ CONNECTION_VARIABLES = ("ansible_user", "ansible_port", "ansible_ssh_private_key
 
 
 def _overridden(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[str, Any]) -> Host:
-    given = {k: scope[k] for scope in (plan_vars, extra_vars) for k in CONNECTION_VARIABLES if k in scope}
+    # the plan's vars: set the connection variables; -e wins over the inventory for every variable planner reads
+    # itself, as Ansible's extra vars do (-e planner_keepalive_s=2 reaches the transport)
+    given = {k: plan_vars[k] for k in CONNECTION_VARIABLES if k in plan_vars}
+    given.update({k: v for k, v in extra_vars.items() if k.startswith(RENDERED_PREFIXES)})
     if all(k in host.vars and host.vars[k] == v for k, v in given.items()):
         return host
     return replace(host, vars=MappingProxyType({**host.vars, **given}))
@@ -60,7 +63,7 @@ def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[st
     problems: list[Problem] = []
     for key in keys:
         try:
-            variables[key] = render(host.vars[key], context)
+            variables[key] = render(variables[key], context)
         except jinja2.UndefinedError as exc:
             name = undefined_name(exc)
             why = f"undefined variable '{name}'" if name else str(exc.message)

@@ -163,13 +163,14 @@ def _show_run(data: Any) -> None:
 
 def _report(args: argparse.Namespace) -> int:
     from planner.cli.store import folder_for_report
+    from planner.engine.console import escape_controls
     from planner.report.render import render_run_report
 
     notes: list[str] = []
     out = render_run_report(folder_for_report(args.run, args), template=args.template, output=args.output,
                             fmt=args.format, notes=notes)
     for note in notes:
-        print(f"note: {note}", file=sys.stderr)
+        print(f"note: {escape_controls(note)}", file=sys.stderr)
     print(f"report: {out}")
     return ExitCode.OK
 
@@ -240,11 +241,12 @@ def export_rows(measurements: Any) -> list[dict[str, Any]]:
 
 def _export(args: argparse.Namespace) -> int:
     from planner.cli.store import run_data
+    from planner.shown import csv_cell
 
     with run_data(args.run, args) as data:
         rows = export_rows(data.measurements)
     if args.format == "json":
-        text = json.dumps(rows, indent=2, default=str) + "\n"
+        text = json.dumps(rows, indent=2, default=str) + "\n"  # ensure_ascii: controls and bidi as \uNNNN
     else:
         import csv
         import io
@@ -253,7 +255,8 @@ def _export(args: argparse.Namespace) -> int:
         w = csv.DictWriter(buf, fieldnames=FIELDS, lineterminator="\n")
         w.writeheader()
         for r in rows:
-            w.writerow({**r, "params": json.dumps(r["params"], default=str), "labels": json.dumps(r["labels"])})
+            row = {**r, "params": json.dumps(r["params"], default=str), "labels": json.dumps(r["labels"])}
+            w.writerow({k: csv_cell(v) for k, v in row.items()})  # a spreadsheet opens it: no formulas
         text = buf.getvalue()
     if args.output:
         from planner.files import write_output

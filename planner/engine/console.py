@@ -11,12 +11,12 @@ Points are named as planner.engine.progress names them: "point 2/4, repeat 1/3".
 from __future__ import annotations
 
 import os
-import re
 import sys
 import threading
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from planner.shown import visible
 from planner.status import HostStats, Status, StepResult
 
 _COLOURS = {Status.OK: "32", Status.CHANGED: "33", Status.FAILED: "31", Status.SKIPPED: "36",
@@ -25,14 +25,10 @@ _WORD = {Status.OK: "ok", Status.CHANGED: "changed", Status.FAILED: "failed", St
          Status.UNREACHABLE: "fatal", Status.INTERRUPTED: "interrupted"}
 
 
-# C0 controls but tab and newline, DEL and C1 (U+0080-U+009F: 8-bit CSI/OSC): a host's output holding them could
-# move the cursor, retitle the terminal, hide text or ring the bell; they are shown as \xNN instead.
-_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
 def escape_controls(text: str) -> str:
-    """``text`` with terminal control characters shown as ``\\xNN`` (tab and newline kept)."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    """``text`` with terminal and bidirectional controls shown as ``\\xNN``/``\\uNNNN`` (tab and newline kept):
+    planner.shown.visible, the one helper for what a user is shown."""
+    return visible(text)
 
 
 def _starred(text: str) -> str:

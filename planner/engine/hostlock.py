@@ -25,7 +25,7 @@ from planner.engine import batch, probes
 from planner.engine.execute import HostState
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
-from planner.files import name_file, slug
+from planner.files import host_slug, name_file
 from planner.host import DEFAULT_WORKDIR, Host
 from planner.results import runfolder
 from planner.status import Status, StepResult
@@ -42,8 +42,11 @@ LOCK_SCRIPT = 'lock=$1; info=$2; procs=$3\n' + procs.STATE_FNS + batch.LOCK_BODY
 def lock_path(root: str, host: Host) -> str:
     """The host's lock: by default one per inventory host name, so several inventory hosts that are one
     machine (or one loopback address) are worked on side by side in one run, as Ansible would. Hosts that
-    must exclude each other (one database, one set of disks) name one lock with ``planner_lock``."""
-    return root + str(host.vars.get("planner_lock") or f"/tmp/planner.lock.{slug(host.name)}")
+    must exclude each other (one database, one set of disks) name one lock with ``planner_lock``. The folder
+    the locks are made in is /tmp unless ``planner_lock_dir`` names another (an existing folder of the login
+    user: in world-writable /tmp another user can make a host's lock first, and every run is refused)."""
+    base = str(host.vars.get("planner_lock_dir") or "/tmp").rstrip("/")
+    return root + str(host.vars.get("planner_lock") or f"{base}/planner.lock.{host_slug(host.name)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,8 +111,9 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
             listing = out.split("\n", 1)[1].strip() if "\n" in out else ""
             raise StepError(f"the host lock {path} was not made by planner as the login user: another user made "
                             f"it, or it is not a folder ({listing}); refused: never read, never broken",
-                            hint=f"if nobody should have made it, remove {path} as root; or set planner_lock to a "
-                                 "path only the login user can write")
+                            hint=f"if nobody should have made it, remove {path} as root (sudo rm -rf -- {path}); or "
+                                 "give the inventory a lock folder only the login user can write: planner_lock_dir "
+                                 "(group_vars/all: every host's lock), or planner_lock for one host")
         holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
         alive = holder.alive()
         # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)
@@ -150,7 +154,7 @@ def _base(hs: HostState) -> str:
 def run_workdir(hs: HostState, run_id: str) -> str:
     """The run's folder on the host, one per inventory host: hosts that are one machine never share point
     folders or the record of their commands' process groups."""
-    return f"{_base(hs)}/{run_id}/{slug(hs.host.name)}"
+    return f"{_base(hs)}/{run_id}/{host_slug(hs.host.name)}"
 
 
 def gather_and_lock(hs: HostState, run_id: str) -> tuple[Facts, CommandResult, str | None]:

@@ -49,7 +49,7 @@ from planner.engine.hostlock import read_holder, release_lock
 from planner.engine.origin import controller_key, made_here
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
-from planner.files import slug, write_bytes
+from planner.files import host_slug, slug, write_bytes
 from planner.host import Host
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta
@@ -419,7 +419,9 @@ def _checked_remote(run_dir: Path, given: object) -> dict[str, dict[str, str]]:
         where = where if isinstance(where, dict) else {}
         wd, lock = str(where.get("workdir") or ""), str(where.get("lock") or "")
         plain = all(p == "" or (p.startswith("/") and ".." not in p.split("/")) for p in (wd, lock))
-        if not plain or (wd and not wd.endswith(f"/{run_dir.name}/{slug(str(name))}")):
+        # a folder made before host_slug named the workdir by the bare slug
+        ends = tuple(f"/{run_dir.name}/{f(str(name))}" for f in (host_slug, slug))
+        if not plain or (wd and not wd.endswith(ends)):
             raise InputError([Problem(None, "", f"{run_dir / runfolder.META}: remote.{name} names workdir {wd!r} "
                                                 f"and lock {lock!r}, not this run's folder on that host: refused, "
                                                 "nothing was touched", "a run record planner did not write is "

@@ -16,6 +16,7 @@ import os
 import signal
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -69,14 +70,29 @@ def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
                                 daemon=True)]
     for r in readers:
         r.start()
+    deadline = time.monotonic() + timeout
     failure = _wait(proc, timeout, too_much)
-    for r in readers:
-        r.join()
+    if not _joined(readers, deadline):
+        # the script exited but a process it started holds its stdout or stderr: the bound is the whole run's
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        failure = (f"did not finish within {timeout:g} s: a process it started in the background kept its "
+                   "output open (killed)")
+        if not _joined(readers, time.monotonic() + 5):  # one that left the group (setsid) cannot be reached
+            failure = (f"did not finish within {timeout:g} s: a process it started in the background, outside "
+                       "its process group, keeps its output open")
     if too_much.is_set():  # also when it managed to exit before being killed
         failure = (f"printed more than {max_bytes >> 20} MiB" if max_bytes >= 1 << 20
                    else f"printed more than {max_bytes} bytes")
     text = b"".join(out).decode("utf-8", "replace")
     return ScriptRun(text, b"".join(err).decode("utf-8", "replace"), failure)
+
+
+def _joined(readers: list[threading.Thread], deadline: float) -> bool:
+    """Whether the readers reached the end of their pipes by ``deadline`` (monotonic)."""
+    for r in readers:
+        r.join(max(0.0, deadline - time.monotonic()))
+    return not any(r.is_alive() for r in readers)
 
 
 def _wait(proc: subprocess.Popen[bytes], timeout: float, too_much: threading.Event) -> str | None:

@@ -13,6 +13,7 @@ import enum
 import gzip
 import importlib
 import io
+import os
 import re
 import zlib
 from collections.abc import Callable, Mapping
@@ -28,6 +29,9 @@ from planner.parsers.unwrap import candidates
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
 # room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
 MAX_INFLATED_BYTES = 64 << 20
+# the largest file parsed: 5 hours of `iostat -xt 1` over 32 devices (the largest parse per byte, ~16 bytes of
+# memory a byte: 2 GB at this bound)
+MAX_PARSE_BYTES = 128 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
@@ -299,10 +303,12 @@ def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
 
 def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
     """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
-    seen: dict[str, Metric] = {}
+    # by name, then by the labels tuple itself: no key string made per value (an hour of iostat is 2.5 million
+    # values, and their key strings once took three times the parse)
+    seen: dict[str, dict[tuple[tuple[str, str], ...], Metric]] = {}
     errors = list(parsed.errors) + _unread_lines(parsed, text)
     for m in parsed.metrics:
-        first = seen.setdefault(m.key, m)
+        first = seen.setdefault(m.name, {}).setdefault(m.labels, m)
         if first is not m:
             errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
                                      f"{first.source.line if first.source else '?'} and "
@@ -369,10 +375,23 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 
 def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     try:
-        data = path.read_bytes()
+        with path.open("rb") as f:
+            # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
+            # report, export and store push out of memory
+            size = os.fstat(f.fileno()).st_size
+            # read(n) sets n bytes aside first: ask for the file's size (plus one, to see it grew), not the bound
+            data = f.read((size or MAX_PARSE_BYTES) + 1) if size <= MAX_PARSE_BYTES else b""
+            if size and len(data) > size:  # it grew while read: the rest, up to the bound
+                data += f.read(MAX_PARSE_BYTES + 1 - len(data))
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
-    return parse_text(decode(data, str(path)), str(path), kind)
+    if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
+        raise ParseError("detect", "file", f"{max(size, len(data))} bytes is over the {MAX_PARSE_BYTES >> 20} MiB "
+                         "planner parses: not read (no benchmark report is that large; an OS sampler's output of "
+                         "many hours can be cut into parts with split -l and each part given)", source=str(path))
+    text = decode(data, str(path))
+    del data  # not held through the parse
+    return parse_text(text, str(path), kind)
 
 
 def _best(metrics: list[Metric]) -> list[Metric]:

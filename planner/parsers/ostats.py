@@ -23,9 +23,13 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import overload
 
 from planner.errors import ParseError
-from planner.metrics import Direction, MetricSink, Parsed
+from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
 from planner.parsers.numbers import put
 
 _H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
@@ -94,8 +98,43 @@ def _norm(col: str) -> str:
     return f"{name}_pct" if col.startswith("%") else name
 
 
+# str.splitlines' line boundaries
+_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+class _LineView(Sequence[str]):
+    """``text.splitlines()`` as offsets into the text, each line cut out when read: a list of an hour's lines
+    costs more than the text itself."""
+
+    def __init__(self, text: str) -> None:
+        self._text = text
+        self._starts = array("Q", [0])
+        self._ends = array("Q")
+        for m in _BREAK.finditer(text):
+            self._ends.append(m.start())
+            self._starts.append(m.end())
+        if self._starts[-1] < len(text):
+            self._ends.append(len(text))
+        else:
+            self._starts.pop()
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    @overload
+    def __getitem__(self, i: int) -> str: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[str]: ...
+
+    def __getitem__(self, i: int | slice) -> str | list[str]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        return self._text[self._starts[i]:self._ends[i]]
+
+
 def _banner(sink: MetricSink, text: str) -> None:
-    for line in text.splitlines()[:5]:
+    for line in text[:4096].splitlines()[:5]:
         if m := _BANNER.match(line.strip()):
             sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
             return
@@ -141,9 +180,10 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
         return _parse_iostat_json(doc, text, source)
     sink = MetricSink(source)
     _banner(sink, text)
-    lines = text.splitlines()
+    lines = _LineView(text)
     sample, time, head_open, values = 0, "", False, 0
     heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
+    seen = _Memo()
     i = 0
     while i < len(lines):
         line, stripped = lines[i], lines[i].strip()
@@ -164,7 +204,7 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
         if head:
             head_open = False
             heads.add(stripped)
-            i, read = _device_rows(sink, stripped.split(), lines, i, labels)
+            i, read = _device_rows(sink, stripped.split(), lines, i, labels, seen)
             values += read
     if not values:
         raise ParseError("iostat", "Device", "no device rows", source=source)
@@ -172,7 +212,7 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     return sink.freeze("iostat")
 
 
-def _avg_cpu(sink: MetricSink, cols: list[str], lines: list[str], i: int, labels: dict[str, str]) -> int:
+def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, labels: dict[str, str]) -> int:
     """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
     vals = lines[i].split() if i < len(lines) else []
     nums = [_iostat_num(v, col) for v, col in zip(vals, cols, strict=False)]
@@ -186,11 +226,13 @@ def _avg_cpu(sink: MetricSink, cols: list[str], lines: list[str], i: int, labels
     return len(cols)
 
 
-def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, labels: dict[str, str]
-                 ) -> tuple[int, int]:
+def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, labels: dict[str, str],
+                 seen: _Memo) -> tuple[int, int]:
     """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
     last = head[-1] == "Device"
     cols = head[:-1] if last else head[1:]
+    named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
+    shared = tuple(labels.items())
     values = 0
     while i < len(lines) and lines[i].strip():
         toks, no = lines[i].split(), i + 1
@@ -199,18 +241,50 @@ def _device_rows(sink: MetricSink, head: list[str], lines: list[str], i: int, la
             # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
             toks, i = toks + lines[i].split(), i + 1
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
-        nums = [_iostat_num(t, col) for t, col in zip(rest, cols, strict=False)]
+        nums = [seen.number(t, col) for t, col in zip(rest, cols, strict=False)]
         if len(rest) != len(cols) or None in nums:
             sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
                                           "match the Device header", source=sink.source, line=no))
             continue
-        for col, v in zip(cols, nums, strict=True):
-            if v is None:
-                continue
-            metric, unit, direction = _IOSTAT_COLS.get(col, (_norm(col), "", _N))
-            put(sink, f"iostat.{metric}", v, unit, direction, no, {"device": name, **labels})
-            values += 1
+        # an hour of 32 devices is 2.5 million values: one label tuple and one Source per row, not per value
+        row_labels, where = (seen.pair("device", name), *shared), Source(sink.source, no)
+        sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
+                         for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
+        values += len(cols)
     return i, values
+
+
+@dataclass(slots=True)
+class _Memo:
+    """One object per printed value and per label within a parse: most of a report's columns print 0.00 on
+    most rows (discards, flushes, merges), devices and CPUs repeat every second, and a float or a label is a
+    good part of what a stored value costs. Bounded: a memo past its size starts again."""
+
+    numbers: dict[tuple[str, str], float | None] = field(default_factory=dict)
+    floats: dict[float, float] = field(default_factory=dict)
+    pairs: dict[tuple[str, str], tuple[str, str]] = field(default_factory=dict)
+
+    def number(self, tok: str, col: str) -> float | None:
+        """``_iostat_num`` of a token in its column."""
+        if (key := (tok, col)) in self.numbers:
+            return self.numbers[key]
+        if len(self.numbers) > _MEMO_MAX:
+            self.numbers.clear()
+        self.numbers[key] = got = _iostat_num(tok, col)
+        return got
+
+    def float(self, v: float) -> float:
+        if len(self.floats) > _MEMO_MAX:
+            self.floats.clear()
+        return self.floats.setdefault(v, v)
+
+    def pair(self, key: str, value: str) -> tuple[str, str]:
+        if len(self.pairs) > _MEMO_MAX:
+            self.pairs.clear()
+        return self.pairs.setdefault((key, value), (key, value))
+
+
+_MEMO_MAX = 4096
 
 
 def _iostat_json(text: str) -> dict[str, object] | None:
@@ -295,6 +369,9 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
     _banner(sink, text)
     cols: list[str] = []
     sample, values, last_time = 0, 0, None
+    named: list[tuple[str, str]] = []
+    named_for: list[str] | None = None
+    seen = _Memo()
     for no, line in enumerate(text.splitlines(), 1):
         toks = line.split()
         if len(toks) < 3:
@@ -317,23 +394,29 @@ def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
             sink.errors.append(ParseError("mpstat", "CPU row", "row does not match the CPU header",
                                           source=source, line=no))
             continue
-        for col, v in zip(cols, nums, strict=True):
-            if v is None:
-                continue
-            name = _MPSTAT_ALIASES.get(col, col.lstrip("%"))
-            sink.add(f"mpstat.{_norm(name)}_pct" if col.startswith("%") else f"mpstat.{_norm(col)}",
-                     v, "%" if col.startswith("%") else "", _N, no,
-                     cpu=rest[0], time=time, sample=str(sample))
-            values += 1
+        if cols is not named_for:
+            named, named_for = _mpstat_names(cols), cols
+        row_labels = (seen.pair("cpu", rest[0]), seen.pair("time", time), seen.pair("sample", str(sample)))
+        where = Source(source, no)
+        sink.metrics += [Metric(metric, seen.float(v), unit, _N, where, row_labels)
+                         for (metric, unit), v in zip(named, nums, strict=True) if v is not None]
+        values += len(cols)
     if not values:
         raise ParseError("mpstat", "CPU", "no CPU rows under a 'CPU %usr ...' header", source=source)
     return sink.freeze("mpstat")
+
+
+def _mpstat_names(cols: list[str]) -> list[tuple[str, str]]:
+    """(metric, unit) per mpstat column, worked out once per header rather than once per value."""
+    return [(f"mpstat.{_norm(_MPSTAT_ALIASES.get(c, c.lstrip('%')))}_pct", "%") if c.startswith("%")
+            else (f"mpstat.{_norm(c)}", "") for c in cols]
 
 
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     cols: list[str] = []
     stamped, sample = False, 0
+    seen = _Memo()
     for no, line in enumerate(text.splitlines(), 1):
         toks = line.split()
         if not toks or _VMSTAT_GROUPS.match(line):
@@ -352,11 +435,10 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
                                           line=no))
             continue
         sample += 1
-        labels = {"sample": str(sample), **({"time": time} if time else {})}
-        for col, v in zip(cols, nums, strict=True):
-            if v is None:
-                continue
-            put(sink, f"vmstat.{_norm(col)}", v, _VMSTAT_UNITS.get(col, ""), _N, no, labels)
+        row_labels = (("sample", str(sample)), *((("time", time),) if time else ()))
+        where = Source(source, no)
+        sink.metrics += [Metric(f"vmstat.{_norm(col)}", seen.float(v), _VMSTAT_UNITS.get(col, ""), _N, where,
+                                row_labels) for col, v in zip(cols, nums, strict=True) if v is not None]
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"

@@ -14,13 +14,16 @@ reading), ``swingbench.max_tpm`` (``MaximumTransactionRate``: Swingbench's peak 
 Facts: ``benchmark``, ``version``, ``time_of_run``, ``connect``.
 
 The XML is outside input: a DOCTYPE or ENTITY declaration (billion laughs, external entities) is refused before
-any parsing, and so is a file over MAX_BYTES; elements are namespace-blind so a file without the xmlns reads too.
+any parsing, and so is a file over MAX_BYTES; the tree is built with its depth and element count checked
+(MAX_DEPTH, MAX_ELEMENTS), so 63 MB of nesting stops early; elements are namespace-blind so a file without
+the xmlns reads too.
 """
 
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
+from typing import cast
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
@@ -29,6 +32,9 @@ from planner.parsers.numbers import put, read
 # A full-stats run of a day writes a few MB (TPS, response and CPU readings once a second); far above that is
 # not a results file, and is refused before it is held as a tree.
 MAX_BYTES = 64 << 20
+MAX_DEPTH = 64
+MAX_ELEMENTS = 50_000  # charbench writes a few hundred (readings are comma lists in one element each)
+_CHUNK = 1 << 16
 _DECLARATION = re.compile(r"<!\s*(?:DOCTYPE|ENTITY)", re.I)
 _ROOT = re.compile(r"<(?:\w+:)?Results\b[^>]*>")
 _MARKERS = ("TotalCompletedTransactions", "AverageTransactionsPerSecond", "TransactionResults")
@@ -96,9 +102,36 @@ def _root(text: str, source: str) -> ET.Element:
     if (decl := re.search(r"<\?xml[^>]*\?>", body[:10_000], re.I)) is not None:
         body = body[:decl.start()] + body[decl.end():]
     try:
-        return ET.fromstring(body)
+        return _bounded_tree(body, source)
     except ET.ParseError as e:
         raise ParseError("swingbench", "XML", f"not well-formed XML ({e})", source=source) from None
+
+
+def _bounded_tree(body: str, source: str) -> ET.Element:
+    """The tree, built while its depth and element count are checked: 63 MB of nested elements (a 62 KB
+    gzip) once took 2.6 GB as a tree. charbench writes a few hundred elements, 5 deep: past MAX_ELEMENTS or
+    MAX_DEPTH it is not a results file, and the parse stops there."""
+    parser: ET.XMLPullParser[ET.Element] = ET.XMLPullParser(events=("start", "end"))
+    root: ET.Element | None = None
+    depth = count = 0
+    for at in range(0, len(body), _CHUNK):
+        parser.feed(body[at:at + _CHUNK])
+        for item in parser.read_events():
+            event, elem = cast(tuple[str, object], item)  # typeshed's union covers the namespace events too
+            if event == "end":
+                depth -= 1
+                continue
+            assert isinstance(elem, ET.Element)  # "start" events carry the element
+            root = elem if root is None else root
+            depth, count = depth + 1, count + 1
+            if depth > MAX_DEPTH or count > MAX_ELEMENTS:
+                what = f"nested over {MAX_DEPTH} deep" if depth > MAX_DEPTH else f"over {MAX_ELEMENTS} elements"
+                raise ParseError("swingbench", "whole file", f"{what}: a charbench results file has a few hundred "
+                                 "elements, a few deep; not read", source=source)
+    parser.close()
+    if root is None:
+        raise ET.ParseError("no element found")
+    return root
 
 
 def _number(sink: MetricSink, elem: ET.Element | None, section: str) -> float | None:

@@ -33,6 +33,7 @@ from planner.plan.templating import (
     is_password_name,
     template_errors,
 )
+from planner.timeseries import MAX_DURATION_S, seconds
 
 _DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smh]?)$")
 DEFAULT_TOLERANCE_PCT = 10.0
@@ -269,6 +270,9 @@ class _Build:
         for name, message, hint in zip_problems(kind, parsed.args, zip_names):
             key = (*path, "zip") if "zip" in (item if isinstance(item, dict) else {}) else (*path, kind, "zip")
             self.problem(key if not name or name not in parsed.args else (*path, kind, name), message, hint)
+        if opts.get("timeout") is not None and not (seconds(opts["timeout"]) or 0) <= MAX_DURATION_S:
+            self.problem((*path, "timeout"), f"timeout {str(opts['timeout'])[:40]!r} is longer than "
+                         f"{MAX_DURATION_S / 86400:g} days", "give seconds, or a duration such as 90s, 30m, 2h")
         args = parsed.args
         if kind == "command" and isinstance(args.get("cmd"), str) and is_template(args["cmd"]):
             try:

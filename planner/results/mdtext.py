@@ -2,13 +2,15 @@
 (through planner.report.escape's autoescape) and by every other Markdown planner writes (``planner analyze``).
 
 ``md_text(x)`` renders, in CommonMark and GFM tables, as exactly the characters of ``x``: never an image, a
-link, raw HTML, a code span, emphasis, a table cell break, a heading or a list. It imports nothing from planner, so the
-report (above results/) and results/ share it.
+link, raw HTML, a code span, emphasis, a table cell break, a heading or a list. It imports only the
+foundation's planner.shown, so the report (above results/) and results/ share it.
 """
 
 from __future__ import annotations
 
 import re
+
+from planner.shown import bidi_shown
 
 __all__ = ["md_text", "one_line"]
 
@@ -31,8 +33,9 @@ def _lead(m: re.Match[str]) -> str:
 
 
 def one_line(value: object) -> str:
-    """``value`` as one line of printable text: controls (newlines, ESC, C1) as spaces."""
-    return _CONTROLS.sub(" ", str(value))
+    """``value`` as one line of printable text: controls (newlines, ESC, C1) as spaces, bidirectional
+    controls shown as ``\\uNNNN`` (planner.shown: they would reorder the page's text)."""
+    return bidi_shown(_CONTROLS.sub(" ", str(value)))
 
 
 def md_text(value: object) -> str:

@@ -388,7 +388,11 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
             heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
                 if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's
-            for m in (*parsed.metrics, *derived):
+            # an OS sampler's every value (an hour of iostat over 32 devices: 2.5 million) is the point's series
+            # and the artifact's; as measurements it held show, report, export and push at 2.7 GB: its window
+            # figures (os.*) are what a run measured
+            kept = () if a.kind in OS_KINDS else parsed.metrics
+            for m in (*kept, *derived):
                 m = replace(m, labels=m.labels + scope) if scope else m
                 measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
                                                  a.path, a.kind, m,

@@ -114,6 +114,9 @@ class PluginError(PlannerError):
     exit_code = 5
 
 
+PLUGIN_IMPORT_S = 30.0  # a plugin's import; planner's own kinds import in milliseconds
+
+
 def _broken_error(origin: str, why: str) -> PluginError:
     return PluginError(f"plugin {origin} is broken: {why}",
                        hint="fix or uninstall that package (pip uninstall ...); plans that do not use its kind "
@@ -164,10 +167,37 @@ def _entry_points() -> dict[str, metadata.EntryPoint]:
     return {ep.name: ep for ep in metadata.entry_points(group=ENTRY_POINT_GROUP)}
 
 
+def _import_within(ep: metadata.EntryPoint, seconds: float, origin: str) -> Any:
+    """``ep.load()`` in a thread given ``seconds``: an import that never returns (a plugin waiting on a network
+    share, a lock, a prompt) hung validate and `planner schema`. Past the bound the plugin is broken; its thread
+    is left behind (a thread cannot be stopped), and its module is never asked for again (``_broken``)."""
+    import threading
+
+    done: list[tuple[bool, Any]] = []
+
+    def body() -> None:
+        try:
+            done.append((True, ep.load()))
+        except BaseException as e:  # handed to the caller's handlers below, as if raised there
+            done.append((False, e))
+
+    worker = threading.Thread(target=body, daemon=True, name=f"plugin-import-{ep.name}")
+    worker.start()
+    worker.join(seconds)
+    if not done:
+        raise _broken_error(origin, f"its import did not finish within {seconds:g} s")
+    ok, value = done[0]
+    if not ok:
+        raise value
+    return value
+
+
 def _load_one(ep: metadata.EntryPoint) -> None:
     origin = f"'{ep.name}' ({ep.value}" + (f", package {ep.dist.name})" if ep.dist else ")")
     try:
-        cls = ep.load()
+        cls = _import_within(ep, PLUGIN_IMPORT_S, origin)
+    except PluginError:
+        raise
     except KeyboardInterrupt:
         raise
     except SystemExit as e:  # sys.exit() at import must not end planner, least of all with exit 0

@@ -262,7 +262,7 @@ class Fetch(StepType):
             "dest": {"type": "string", "minLength": 1},
             "max_size": {
                 "description": "refuse a file larger than this (bytes, or with K/M/G/T: 2G); "
-                               "default: the host's planner_fetch_max_size, else no limit",
+                               "default: the host's planner_fetch_max_size, else 1G",
                 "anyOf": [
                     {"type": "integer", "minimum": 1},
                     {"type": "string", "pattern": "^[0-9]+[KMGT]?$"},

@@ -24,7 +24,7 @@ from planner.steps import fio_series
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
-from planner.timeseries import seconds, steady_spec
+from planner.timeseries import MAX_DURATION_S, seconds, steady_spec
 
 # fio engines that ignore iodepth (fio's man page, iodepth: "increasing iodepth beyond 1 will not affect
 # synchronous ioengines"); planner.results.findings.SYNC_ENGINES is the report's copy of this list.
@@ -287,7 +287,14 @@ def steady_options(spec: Mapping[str, Any]) -> list[tuple[str, str | None]]:
 
 def check_steady(spec: Any) -> None:
     """What the schema cannot say: the window in seconds (a duration written as text) is long enough."""
-    if not isinstance(spec, Mapping) or spec.get("window") is None:
+    if not isinstance(spec, Mapping):
+        return
+    for key in ("window", "ramp"):
+        given = spec.get(key)
+        if given is not None and not (seconds(given) or 0) <= MAX_DURATION_S:
+            raise StepError(f"steady_state {key} {str(given)[:40]!r} is longer than {MAX_DURATION_S / 86400:g} days",
+                            hint=f"give a {key} of minutes or hours, such as 60s, 5m or 1h")
+    if spec.get("window") is None:
         return
     window = seconds(spec["window"])
     if window is None or window < MIN_WINDOW_S:

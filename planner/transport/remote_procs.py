@@ -126,7 +126,8 @@ def unsafe_base(host: str, said: str) -> StepError:
     path, _, listing = said[len("unsafe "):].strip().partition(": ")
     return StepError(f"{host}: planner's folder {path} is not safe to use: it must be a folder of the login user "
                      f"that nobody else may write, and it is not ({listing.strip()}); nothing was written there",
-                     hint=f"if another user made it, remove {path} as root; or set planner_workdir to a folder "
+                     hint=f"if another user made it, remove {path} as root (sudo rm -rf -- {path}); or set "
+                          "planner_workdir (group_vars/all: every host's) to a folder "
                           "only the login user can write")
 
 

@@ -142,9 +142,14 @@ def parse_size(value: object, what: str = "max_size") -> int:
     return int(number) * _UNITS[unit]
 
 
-def fetch_cap(max_bytes: int | None, host_vars: Mapping[str, Any]) -> int | None:
-    """The fetch's own cap, else the host's ``planner_fetch_max_size``, else none."""
+# A fetch with no cap of its own and none from the inventory: a 2.6 GB sparse awr.txt once came back whole and
+# every later read of the run ran out of memory. Reports and logs are MBs; the inventory may raise it.
+DEFAULT_FETCH_MAX = 1 << 30
+
+
+def fetch_cap(max_bytes: int | None, host_vars: Mapping[str, Any]) -> int:
+    """The fetch's own cap, else the host's ``planner_fetch_max_size``, else DEFAULT_FETCH_MAX (1G)."""
     if max_bytes is not None:
         return max_bytes
     given = host_vars.get("planner_fetch_max_size")
-    return parse_size(given, "planner_fetch_max_size") if given not in (None, "") else None
+    return parse_size(given, "planner_fetch_max_size") if given not in (None, "") else DEFAULT_FETCH_MAX
