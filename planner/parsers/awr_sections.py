@@ -231,6 +231,8 @@ def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
     if start < 0:
         return 0
     cols = event_columns(header)
+    if _one_field_per_line(lines[start:start + 3]):
+        return _parse_streamed_top(lines, k, sink, **labels)
     rank = 0
     for lineno, text in lines[start:]:
         t = text.strip()
@@ -239,6 +241,40 @@ def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
                 break
             continue
         row = event_from_tokens(event_tokens(text), cols, lineno)
+        if row is None:
+            break
+        rank += 1
+        add_event(sink, row, rank, "top", **labels)
+    return rank
+
+
+def _one_field_per_line(first: Lines) -> bool:
+    """A web page's copy of the table: the event's name on lines of its own, its numbers on the next lines."""
+    return bool(first) and not any(NUMERIC_TOKEN.match(t) for t in event_tokens(first[0][1])[1:]) \
+        and not _DASHES.match(first[0][1]) and bool(first[0][1].strip())
+
+
+def _parse_streamed_top(lines: Lines, k: int, sink: MetricSink, **labels: str) -> int:
+    """The Top N read as one stream of tokens: header up to the last rule, then name words and the numbers
+    after them, a new row at each word that follows a number (a page that wrapped every field)."""
+    body = lines[k + 1:k + 80]
+    rules = [i for i, (_, t) in enumerate(body[:10]) if _DASHES.match(t)]
+    if not rules:
+        return 0
+    cols = event_columns(" ".join(t for _, t in body[:rules[-1]]))
+    rows: list[tuple[int, list[str]]] = []
+    for lineno, text in body[rules[-1] + 1:]:
+        if not text.strip() or _DASHES.match(text) or re.match(r"\s*(Host CPU|Wait Classes|Instance CPU)", text):
+            break
+        for tok in event_tokens(text):
+            starts = not NUMERIC_TOKEN.match(tok) and (not rows or NUMERIC_TOKEN.match(rows[-1][1][-1]))
+            if starts:
+                rows.append((lineno, []))
+            if rows:
+                rows[-1][1].append(tok)
+    rank = 0
+    for lineno, tokens in rows:
+        row = event_from_tokens(tokens, cols, lineno)
         if row is None:
             break
         rank += 1

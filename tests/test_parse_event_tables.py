@@ -1,0 +1,47 @@
+"""Issue 45: wait-event tables mapped by their header's words, never by position. Real pastes (sources in
+tests/data/statspack/README.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from planner.parsers import excerpt
+
+DATA = Path(__file__).parent / "data/statspack"
+
+
+def _events(name: str) -> dict[str, dict[str, tuple[float, bool]]]:
+    p = excerpt.parse((DATA / name).read_text(), name)
+    assert not p.errors
+    out: dict[str, dict[str, tuple[float, bool]]] = {}
+    for m in p.metrics:
+        out.setdefault(m.label("event"), {})[m.name] = (m.value, m.derived)
+    return out
+
+
+def test_9204_top5_has_no_average_column_and_its_percent_is_not_read_as_one() -> None:
+    """AskTom's 9.2.0.4 Statspack: "Waits  Time (s)  % Total Ela Time". The last column was read as the
+    average wait (latch free 25.68 ms); it is the share of time, and the average is time / waits, derived."""
+    ev = _events("top5_9204_asktom.txt")
+    assert list(ev) == ["CPU time", "latch free", "db file scattered read", "SQL*Net message from dblink",
+                        "direct path write"]
+    latch = ev["latch free"]
+    assert latch["wait.waits"] == (899688, False) and latch["wait.time_s"] == (14371, False)
+    assert latch["wait.pct_db_time"] == (25.68, False)
+    assert latch["wait.avg_ms"] == (15.97, True)
+    assert ev["CPU time"] == {"wait.time_s": (19612, False), "wait.pct_db_time": (35.04, False)}
+    assert ev["direct path write"]["wait.avg_ms"] == (3.72, True)
+
+
+def test_a_web_pages_top5_with_one_field_per_line() -> None:
+    """A Burleson page's 9i Top 5: every field on a line of its own, the rule split over two lines, a
+    percentage's leading zero gone (".99")."""
+    ev = _events("top5_9i_one_field_per_line_burleson.txt")
+    assert list(ev) == ["db file sequential read", "CPU time", "db file scattered read", "log file sync",
+                        "log buffer space"]
+    assert ev["db file sequential read"]["wait.waits"] == (568948, False)
+    assert ev["db file sequential read"]["wait.time_s"] == (4375, False)
+    assert ev["db file sequential read"]["wait.pct_db_time"] == (66.15, False)
+    assert ev["CPU time"] == {"wait.time_s": (1983, False), "wait.pct_db_time": (29.99, False)}
+    assert ev["db file scattered read"]["wait.pct_db_time"] == (0.99, False)
+    assert ev["log buffer space"]["wait.avg_ms"] == (27.37, True)
