@@ -31,7 +31,7 @@ MAX_INFLATED_BYTES = 64 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
-                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat")
+                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat, sar -u/-r")
 
 
 class DbReport(enum.Enum):
