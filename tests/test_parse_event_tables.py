@@ -45,3 +45,18 @@ def test_a_web_pages_top5_with_one_field_per_line() -> None:
     assert ev["CPU time"] == {"wait.time_s": (1983, False), "wait.pct_db_time": (29.99, False)}
     assert ev["db file scattered read"]["wait.pct_db_time"] == (0.99, False)
     assert ev["log buffer space"]["wait.avg_ms"] == (27.37, True)
+
+
+def test_html_top5_whose_summary_is_only_its_title() -> None:
+    """Constructed from the real 12.2 report (no public 11.2.0.3 HTML report was found): its Top 10 table's
+    summary set to what an 11.2.0.3 report prints, "Top 5 Timed Foreground Events", with no "This table
+    displays" before it. The same events must be read."""
+    from planner.parsers import parse_text
+
+    real = (Path(__file__).parent / "data/awr/awr_122_aimsdb_noncdb.html").read_text()
+    old = 'summary="This table displays top 10 wait events by total wait time"'
+    assert old in real
+    want = parse_text(real, "awr.html")
+    got = parse_text(real.replace(old, 'summary="Top 5 Timed Foreground Events"'), "awr.html")
+    top = [(m.label("event"), m.value) for m in want.all("wait.time_s") if m.label("section") == "top"]
+    assert top and [(m.label("event"), m.value) for m in got.all("wait.time_s") if m.label("section") == "top"] == top

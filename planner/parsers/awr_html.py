@@ -118,8 +118,14 @@ def looks_like(text: str) -> bool:
     return ("<table" in head.lower() and "WORKLOAD REPOSITORY" in head) or "<title>AWR Report for DB:" in head
 
 
+_DISPLAYS = "this table displays "
+
+
 def _tables(tables: list[Table], summary_prefix: str) -> list[Table]:
-    return [t for t in tables if t.summary.startswith(summary_prefix)]
+    """Tables whose summary starts with the prefix, with or without the "This table displays" that most
+    versions put first (an 11.2.0.3 report's Top 5 says only "Top 5 Timed Foreground Events")."""
+    want = summary_prefix.removeprefix(_DISPLAYS)
+    return [t for t in tables if t.summary.removeprefix(_DISPLAYS).startswith(want)]
 
 
 def _col(t: Table, *names: str) -> int:
@@ -230,7 +236,7 @@ def _events(tables: list[Table], summaries: tuple[str, ...], section: str, sink:
 
 
 def _top_events(tables: list[Table], sink: MetricSink, **labels: str) -> int:
-    return _events(tables, ("this table displays top 10 wait events", "this table displays top 5 timed"), "top",
+    return _events(tables, ("top 10 wait events", "top 10 foreground events", "top 5 timed"), "top",
                    sink, **labels)
 
 
