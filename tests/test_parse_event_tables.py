@@ -60,3 +60,26 @@ def test_html_top5_whose_summary_is_only_its_title() -> None:
     got = parse_text(real.replace(old, 'summary="Top 5 Timed Foreground Events"'), "awr.html")
     top = [(m.label("event"), m.value) for m in want.all("wait.time_s") if m.label("section") == "top"]
     assert top and [(m.label("event"), m.value) for m in got.all("wait.time_s") if m.label("section") == "top"] == top
+
+
+HOST_CPU_11204 = """\
+Host CPU
+~~~~~~~~                  Load Average
+ CPUs Cores Sockets     Begin       End     %User   %System      %WIO     %Idle
+----- ----- ------- --------- --------- --------- --------- --------- ---------
+   16     8       2      0.92      1.40       3.4       1.3       0.2      95.1
+"""
+
+
+def test_11204_host_cpu_row_with_blank_cores_and_sockets() -> None:
+    """Constructed in 11.2.0.4's text layout (Host CPU with CPUs/Cores/Sockets columns): with Cores and Sockets
+    left blank (a VM), the load average was read as cores and sockets and every later column shifted."""
+    from planner.parsers import excerpt
+
+    full = excerpt.parse("Load Profile\n\n" + HOST_CPU_11204, "x")
+    assert full.value("host_cpu.idle_pct") == 95.1 and full.value("host_cpu.cores") == 8
+    blank = HOST_CPU_11204.replace("   16     8       2", "   16               ")
+    p = excerpt.parse("Load Profile\n\n" + blank, "x")
+    assert p.value("host_cpu.cpus") == 16 and p.get("host_cpu.cores") is None and p.get("host_cpu.sockets") is None
+    assert (p.value("host_cpu.load_avg_begin"), p.value("host_cpu.load_avg_end")) == (0.92, 1.40)
+    assert (p.value("host_cpu.user_pct"), p.value("host_cpu.idle_pct")) == (3.4, 95.1)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
     HOST_CPU_COLUMNS,
@@ -342,12 +343,32 @@ def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
     values = [parse_number(v) for v in lines[j][1].split()]
     if any(v is None for v in values):
         return False
-    for name, v in zip(names, values, strict=False):
+    pairs = list(zip(names, values, strict=False)) if len(values) >= len(names) else \
+        _by_position(lines[h][1], lines[j][1])
+    if pairs is None:
+        sink.errors.append(ParseError("awr", "Host CPU", "fewer values than columns and they do not line up "
+                                      "under the header: not read", source=sink.source, line=lines[j][0]))
+        return False
+    for name, v in pairs:
         metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
         if v is None:
             continue
         put(sink, metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], labels)
     return True
+
+
+def _by_position(header: str, row: str) -> list[tuple[str, float | None]] | None:
+    """A row with blank cells (11.2.0.4+'s "CPUs Cores Sockets" left blank on a VM or AIX): each value goes
+    to the header word its right edge lines up under, as the report right-aligns numbers; None where a
+    value lines up under no word (a paste that lost the alignment), rather than a guess."""
+    heads = [(m.group().lstrip("%").lower(), m.end()) for m in re.finditer(r"\S+", header)]
+    out: list[tuple[str, float | None]] = []
+    for m in re.finditer(r"\S+", row):
+        name = next((n for n, end in heads if abs(end - m.end()) <= 1), None)
+        if name is None or any(n == name for n, _ in out):
+            return None
+        out.append((name, parse_number(m.group())))
+    return out
 
 
 def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
