@@ -83,3 +83,13 @@ def test_11204_host_cpu_row_with_blank_cores_and_sockets() -> None:
     assert p.value("host_cpu.cpus") == 16 and p.get("host_cpu.cores") is None and p.get("host_cpu.sockets") is None
     assert (p.value("host_cpu.load_avg_begin"), p.value("host_cpu.load_avg_end")) == (0.92, 1.40)
     assert (p.value("host_cpu.user_pct"), p.value("host_cpu.idle_pct")) == (3.4, 95.1)
+
+
+def test_statspack_db_cpu_minutes_and_average_active_sessions() -> None:
+    """Statspack 10g+ prints DB CPU and Av Act Sess beside Elapsed and DB time (both real reports)."""
+    from planner.parsers import parse_file
+
+    igt = parse_file(Path(__file__).parent / "data/statspack/sp_11204_igt.txt")
+    assert (igt.value("db_time_min"), igt.value("db_cpu_min"), igt.value("aas")) == (10.30, 19.78, 0.0)
+    getperf = parse_file(Path(__file__).parent / "data/statspack/sp_12102_getperf.txt")
+    assert getperf.value("db_cpu_min") == 0.15 and getperf.value("aas") == 0.1

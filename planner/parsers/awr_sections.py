@@ -165,6 +165,19 @@ def parse_snapshots(lines: Lines, sink: MetricSink) -> bool:
             if v is not None:
                 sink.add(name, v, "min", N, lines[k][0])
                 found = True
+    return _statspack_minutes(lines, sink) or found
+
+
+def _statspack_minutes(lines: Lines, sink: MetricSink) -> bool:
+    """Statspack 10g+ prints DB CPU and the average active sessions beside Elapsed and DB time:
+    ``Elapsed: 1,439.98 (mins) Av Act Sess: 0.0`` / ``DB time: 10.30 (mins) DB CPU: 19.78 (mins)``."""
+    found = False
+    for label, name, unit in (("DB CPU", "db_cpu_min", "min"), ("Av Act Sess", "aas", "sessions")):
+        k = find(lines, rf"\b{label}:\s+[\d,.]+")
+        if k >= 0 and (m := re.search(rf"\b{label}:\s+([\d,.]+)", lines[k][1], re.I)) \
+                and (v := parse_number(m.group(1))) is not None:
+            sink.add(name, v, unit, N, lines[k][0])
+            found = True
     return found
 
 
