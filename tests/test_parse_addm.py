@@ -42,3 +42,4 @@ def test_two_reports_in_one_file_read_the_first_and_say_so() -> None:
     one = (DATA / "addm_12102_testing.txt").read_text()
     p = parse_text(one + "\n" + (DATA / "addm_11201_dbtest.txt").read_text(), "addm.txt")
     assert p.value("db_time_s") == 231 and any("2 ADDM reports" in str(e) for e in p.errors)
+
