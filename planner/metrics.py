@@ -146,7 +146,8 @@ DISPLAY_NAMES: dict[str, str] = {
     "wait_class.pct_db_time": "{wait_class}, % of DB time",
     "host_cpu.idle_pct": "AWR host CPU idle",
     # OS statistics over the workload window (planner/transport/ostats.py)
-    "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.read_iops": "OS read IOPS",
+    "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.cpu_steal_pct": "CPU steal",
+    "os.read_iops": "OS read IOPS",
     "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
     "os.samples": "Samples in the window",
     # tools
