@@ -93,3 +93,15 @@ def test_statspack_db_cpu_minutes_and_average_active_sessions() -> None:
     assert (igt.value("db_time_min"), igt.value("db_cpu_min"), igt.value("aas")) == (10.30, 19.78, 0.0)
     getperf = parse_file(Path(__file__).parent / "data/statspack/sp_12102_getperf.txt")
     assert getperf.value("db_cpu_min") == 0.15 and getperf.value("aas") == 0.1
+
+
+def test_a_whole_report_is_never_called_truncated() -> None:
+    """A report that ends with AWR's last line ("End of Report") is whole: a section planner cannot find there is a
+    layout it does not know. Constructed: the real 11.2.0.3 RAC report (its Top 5 kept apart) with that line."""
+    from planner.parsers import parse_text
+
+    real = (Path(__file__).parent / "data/awr/awr_11203_rac_askmaclean.txt").read_text()
+    cut = [str(e) for e in parse_text(real, "awr.txt").errors if "Top Events" in str(e)]
+    whole = [str(e) for e in parse_text(real + "\nEnd of Report\n", "awr.txt").errors if "Top Events" in str(e)]
+    assert cut and "truncated report?" in cut[0]
+    assert whole and "truncated" not in whole[0] and "the report is whole" in whole[0]

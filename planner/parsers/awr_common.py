@@ -245,3 +245,17 @@ HOST_CPU_COLUMNS = {"begin": ("host_cpu.load_avg_begin", ""), "end": ("host_cpu.
                     "user": ("host_cpu.user_pct", "%"), "system": ("host_cpu.sys_pct", "%"),
                     "wio": ("host_cpu.wio_pct", "%"), "idle": ("host_cpu.idle_pct", "%"),
                     "wcpu": ("host_cpu.wcpu_pct", "%")}
+
+
+# AWR and Statspack print this last ("End of Report" / "End of Report ( sp_1_2.lst )"; the HTML report's last
+# paragraph): a report that has it is whole, and a section planner cannot find is a layout it does not know.
+_END_OF_REPORT = re.compile(r"End of Report\b", re.I)
+
+
+def missing_section(text: str) -> str:
+    """The words for a required section that was not found: "truncated report?" only of a report without its
+    last line; a whole report's missing section is a layout planner does not know, and says so."""
+    if _END_OF_REPORT.search(text[-4096:]):
+        return "section not found in this report's layout (the report is whole: it ends with 'End of Report')"
+    return "section missing or unreadable (truncated report?)"
+

@@ -23,6 +23,7 @@ from planner.parsers.awr_common import (
     add_event,
     add_load_profile_row,
     full_wait_class,
+    missing_section,
     parse_avg_wait_ms,
     parse_number,
     parse_size_mb,
@@ -361,7 +362,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                 lambda: _cache_sizes(tables, sink))
     for name, read in required.items():
         if not read():
-            sink.errors.append(ParseError(KIND, name, "table missing or empty (truncated report?)", source=source))
+            sink.errors.append(ParseError(KIND, name, missing_section(text), source=source))
     for read in optional:
         read()
     if not sink.metrics:
