@@ -421,7 +421,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
     play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
     args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
-    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir) if charts else []
+    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir,
+                              data.meta.simulated) if charts else []
     hosts = _hosts(data, all_series)
     return {
         "run": _run(data, report_dir), "simulated": sim, "generated_by": f"planner {__version__}",
@@ -443,7 +444,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
-        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements),
+        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements,
+                         data.meta.simulated),
     }
 
 

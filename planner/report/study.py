@@ -198,7 +198,8 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
 
 
 def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
-           args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path) -> list[dict[str, Any]]:
+           args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path,
+           simulated: bool = False) -> list[dict[str, Any]]:
     """One chart per headline row of a swept or multi-system study."""
     out: list[dict[str, Any]] = []
     workloads = {r.workload for r in rows}
@@ -217,7 +218,8 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
         stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
                                     slug(xw)) if p).lower().replace("_", "-")
         path = run_dir / runfolder.CHARTS / f"{stem}.svg"
-        written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines)
+        written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines,
+                              simulated=simulated or any(s.simulated for s in ss))
         if written:
             out.append({"title": title, "metric": row.key, "name": words, "x": xname,
                         "path": os.path.relpath(written, report_dir), "file": str(written),
