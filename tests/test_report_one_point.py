@@ -23,3 +23,15 @@ def test_every_headline_row_at_the_first_rows_best_point() -> None:
     cells = {r["metric"]: r["cells"][0] for r in table["rows"]}
     assert cells["physical_read_iops"] == "159,000 (256 SLOB reader sessions)"
     assert cells["physical_write_iops"] == "0.4 (256 SLOB reader sessions)"  # was 0.9 at 64: its own best
+
+
+def test_a_headline_that_says_nothing_for_this_study_is_left_out() -> None:
+    """Read-only SLOB: write IOPS of 0.4 beside read IOPS of 159,000 got a row and a chart of their own."""
+    from planner.report.study import silent_rows
+
+    heads = series([_m("physical_read_iops", 64, 100_000.0), _m("physical_read_iops", 256, 159_000.0),
+                    _m("physical_write_iops", 64, 0.9), _m("physical_write_iops", 256, 0.4)])
+    ((row, peak, against),) = silent_rows(rows_of(heads))
+    assert (row.key, peak, against.key) == ("physical_write_iops", 0.9, "physical_read_iops")
+    busy = series([_m("physical_read_iops", 64, 100_000.0), _m("physical_write_iops", 64, 20_000.0)])
+    assert silent_rows(rows_of(busy)) == []

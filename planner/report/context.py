@@ -30,6 +30,7 @@ from planner.report.study import (
     result,
     row_key,
     rows_of,
+    silent_rows,
     summary,
 )
 from planner.report.study import charts as study_charts
@@ -411,6 +412,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     stats = recap(data.results)
     heads = [s for s in all_series if s.headline]
     rows = rows_of(heads)
+    silent = silent_rows(rows)
+    rows = {r: ss for r, ss in rows.items() if r not in {q for q, _, _ in silent}}
     wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
     prep = prep_steps(data)
     support = [s for s in all_series if not s.headline and s.metric in wanted and s.step not in prep
@@ -431,7 +434,9 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                              for k, v in rated.get(p.name, {}).items()]}
                   for p in data.meta.plays],
         "recap": [{"host": h, **asdict(s)} for h, s in stats.items() if h],
-        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list},
+        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list,
+                    "silent": [{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
+                               for r, v, o in silent]},
         "result": result(rows, names, play_order, verdict_rows, findings),
         "side_by_side": _side_by_side(data, rows, hosts, play_order),
         "rac": rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise

@@ -97,6 +97,28 @@ def rows_of(heads: Sequence[Series]) -> dict[Row, list[Series]]:
     return out
 
 
+SILENT_FRACTION = 0.01  # a headline row at under 1% of its workload's largest row in the same unit says nothing
+
+
+def silent_rows(rows: Mapping[Row, list[Series]]) -> list[tuple[Row, float, Row]]:
+    """Headline rows that say nothing for this study — write IOPS of 0.4 beside read IOPS of 159,000 in a
+    read-only run: (row, its largest value, the row it is measured against). They get no chart and no row."""
+    top: dict[tuple[str, str], tuple[float, Row]] = {}
+    peak = {row: max((s.summary.max for s in ss), default=0.0) for row, ss in rows.items()}
+    for row, ss in rows.items():
+        unit = ss[0].unit if ss else ""
+        if unit and peak[row] > top.get((row.workload, unit), (0.0, row))[0]:
+            top[(row.workload, unit)] = (peak[row], row)
+    out = []
+    for row, ss in rows.items():
+        if not ss:
+            continue
+        biggest, other = top.get((row.workload, ss[0].unit), (0.0, row))
+        if other != row and biggest > 0 and peak[row] < SILENT_FRACTION * biggest:
+            out.append((row, peak[row], other))
+    return out
+
+
 def row_key(key: str) -> str:
     """A RAC cluster total (``instance=all``, planner.parsers.awr_rac_text) is the system's figure, so it shares
     its row with a single-instance system's: ``physical_read_iops{basis=requests,instance=all}`` ->
