@@ -5,11 +5,14 @@ batched command is one line built by ``command_line`` (shlex-quoted, exactly the
 for it alone: sshd hands that line to a shell too, so ``eval`` adds no parsing). No user text is ever pasted
 into the script.
 
-Output framing: every byte a section or command prints is base64-encoded on the host, and every frame line
+Output framing: every byte a user's command prints is base64-encoded on the host, and every frame line
 starts with ``#``, which is outside the base64 alphabet. Whatever a command prints (including text that looks
 like a frame, or the script's own arguments read from ``ps``) cannot make a frame line: the parse is exact.
-A frame is ``#<name> <seq> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; only
-a frame that reached its ``#.`` counts (a host that dies mid-batch leaves the finished frames, nothing more).
+A frame is ``#<name> <seq> <rc> <start_ns> <end_ns>``, the stdout lines, ``#-``, the stderr lines, ``#.``; a raw
+frame (planner's own scripts, whose lines never start with ``#``: the facts, fetch, the device read) is
+``#<name> <seq> raw``, its stdout as printed, a newline, ``#= <rc> <start_ns> <end_ns>``, then ``#-``, the
+stderr lines, ``#.`` like the others. Only a frame that reached its ``#.`` counts (a host that dies mid-batch
+leaves the finished frames, nothing more).
 ``seq`` numbers the frames from 1: the transport keeps the head and the tail of a long output, and a cut that
 lands between frames would otherwise hand the tail's frames to the reads right after the head's.
 """
@@ -49,14 +52,16 @@ fi
 # The path is planner's own (hostlock.run_workdir, or meta.json checked by the restore), and each of the three
 # folders must be the login user's, not a symlink, and the base writable by nobody else: then nothing below
 # it can have been planted or swapped, and `rm -rf` stays inside. Anything else: left alone. A base `_base` found
-# safe earlier in the same script is not listed again ($_based, see remote_procs.STATE_FNS).
+# safe earlier in the same script is not listed again ($_based, see remote_procs.STATE_FNS). `_drop WORKDIR PATH...`
+# also removes the PATHs, in the same `rm` (one program less per released host), whether or not the folder was.
 DROP_FN = r"""
 _drop() {
-  w=$1; r=${w%/*}; b=${r%/*}
-  case $w in /?*/?*/?*) ;; *) return 0;; esac
-  _mine "$b" && _mine "$r" && _mine "$w" || return 0
-  [ "$_based" = "$b" ] || case $(ls -ldn -- "$b") in d????w*|d???????w*) return 0;; esac
-  rm -rf -- "$w" 2>/dev/null; rmdir -- "$r" 2>/dev/null; return 0
+  w=$1; shift; r=${w%/*}; b=${r%/*}
+  case $w in /?*/?*/?*) ;; *) w=;; esac
+  [ -z "$w" ] || { _mine "$b" && _mine "$r" && _mine "$w"; } || w=
+  [ -z "$w" ] || [ "$_based" = "$b" ] || case $(ls -ldn -- "$b") in d????w*|d???????w*) w=;; esac
+  if [ -z "$w" ]; then [ $# = 0 ] || rm -rf -- "$@" 2>/dev/null; return 0; fi
+  rm -rf -- "$w" "$@" 2>/dev/null; rmdir -- "$r" 2>/dev/null; return 0
 }
 """
 
@@ -69,12 +74,21 @@ _drop() {
 # `_own SCRIPT ARGS`, in a subshell: planner's own fixed script run as `sh -c SCRIPT sh ARGS` would be, in a fork
 # of this shell (its traps reset, nothing it sets comes back) instead of a new shell (probes._run_line).
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
+# A read whose line starts with "#" (probes._run_line: planner's own script whose output is lines of its own
+# format, none starting with "#") and the facts are `raw` frames: their stdout passes through unencoded, not copied
+# to a file and through base64 (a program less each). `now`: the reads' start and end, from /proc/uptime with the
+# `read` builtin (10 ms steps; dash has no clock builtin, and a `date` per read was a program each), else `date`.
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
 STATE_FNS
 t=$(mktemp -d) || exit 8
 trap '[ ! -d "$t" ] || rm -rf -- "$t"' EXIT
-now() { n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac; }
+now() {
+  if read -r n _ </proc/uptime 2>/dev/null; then
+    case $n in *[0-9].[0-9][0-9]) echo "${n%.*}${n#*.}0000000"; return;; esac
+  fi
+  n=$(date +%s%N 2>/dev/null); case $n in ''|*[!0-9]*) echo 0;; *) echo "$n";; esac
+}
 _own() { _s=$1; shift; eval "$_s"; }
 _ours() {
   while IFS= read -r l || [ -n "$l" ]; do case $l in *"\"run_id\": \"$run\""*) return 0;; esac; done; return 1
@@ -85,6 +99,15 @@ frame() {
   printf '#%s %s %s %s %s\n' "$1" "$seq" "$2" "$3" "$4"
   if [ -n "$5" ]; then printf '%s\n' "$5"; elif [ -s "$t/o" ]; then base64 < "$t/o"; fi
   printf '#-\n'
+  [ -s "$t/e" ] && base64 < "$t/e"
+  printf '#.\n'
+}
+raw() {
+  seq=$((seq+1)); printf '#%s %s raw\n' "$1" "$seq"; shift
+  "$@" 2>"$t/e" </dev/null; rc=$?
+}
+_end() {
+  printf '\n#= %s %s %s\n#-\n' "$1" "$2" "$3"
   [ -s "$t/e" ] && base64 < "$t/e"
   printf '#.\n'
 }
@@ -102,20 +125,23 @@ if [ "$root" != - ]; then
   _facts() {
 FACTS
   }
-  _facts "$root" >"$t/o" 2>"$t/e"
-  frame facts $? 0 0
+  raw facts _facts "$root"; _end "$rc" 0 0
 fi
 [ -n "$got" ] || exit 0
 [ $# = 0 ] || s=$(now)
 for c in "$@"; do
-  eval "$c" >"$t/o" 2>"$t/e" </dev/null; rc=$?
-  e=$(now); frame run "$rc" "$s" "$e"; s=$e
+  case $c in
+    "#"*) raw run eval "${c#?}"; e=$(now); _end "$rc" "$s" "$e";;
+    *) eval "$c" >"$t/o" 2>"$t/e" </dev/null; rc=$?; e=$(now); frame run "$rc" "$s" "$e";;
+  esac
+  s=$e
 done
 if [ "$release" = 1 ] && [ -n "$lock" ]; then
   : >"$t/o"; : >"$t/e"
   _ours 2>/dev/null <"$lock/holder.json" && {
-    [ -z "$procs" ] || { _drop "${procs%/*}"; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; }
-    rm -rf -- "$lock" "$t"; }
+    if [ -z "$procs" ]; then rm -rf -- "$lock" "$t"
+    else _drop "${procs%/*}" "$lock" "$t"; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; fi
+    [ ! -d "$lock" ]; }
   frame release $? 0 0
 fi
 """.replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS + DROP_FN).replace(
@@ -155,9 +181,17 @@ def parse(stdout: str) -> Reply:
     head: list[str] | None = None
     out: list[str] = []
     err: list[str] | None = None
+    raw = plain = False  # in a raw frame's stdout; the frame being read is a raw one
     for line in stdout.split("\n"):
-        if line.startswith("#") and line not in ("#-", "#."):
+        if raw and line.startswith("#= ") and head is not None and len(head) == 3:
+            head, raw = [head[0], head[1], *line[3:].split(" ")], False
+        elif raw:
+            if line.startswith(("#", "[planner: ")):
+                break  # a raw frame cut short (or the transport's note where it left out the middle): dropped
+            out.append(line)
+        elif line.startswith("#") and line not in ("#-", "#."):
             head, out, err = line[1:].split(" "), [], None
+            raw = plain = len(head) == 3 and head[2] == "raw"
         elif head is None:
             if line:
                 break  # text between frames: the transport's note where it left out the middle
@@ -165,7 +199,7 @@ def parse(stdout: str) -> Reply:
         elif line == "#-":
             err = []
         elif line == "#.":
-            frame = _frame(head, out, err, len(frames) + 1)
+            frame = _frame(head, out, err, len(frames) + 1, plain)
             if frame is None:
                 break  # a damaged frame, or one after a gap: what follows cannot be trusted in order
             frames.append(frame)
@@ -179,11 +213,13 @@ def parse(stdout: str) -> Reply:
                  released=any(f.name == "release" and f.rc == 0 for f in frames), frames=tuple(frames))
 
 
-def _frame(head: list[str], out: list[str], err: list[str] | None, seq: int) -> Frame | None:
+def _frame(head: list[str], out: list[str], err: list[str] | None, seq: int, plain: bool) -> Frame | None:
     if len(head) != 5 or err is None or not all(h.isdigit() for h in head[1:]) or int(head[1]) != seq:
         return None
     try:
-        stdout, stderr = base64.b64decode("".join(out), validate=True), base64.b64decode("".join(err), validate=True)
+        # A raw frame's stdout is its lines as printed, less the newline the script adds before "#=".
+        stdout = "\n".join(out).encode() if plain else base64.b64decode("".join(out), validate=True)
+        stderr = base64.b64decode("".join(err), validate=True)
     except (binascii.Error, ValueError):
         return None
     start, end = int(head[3]), int(head[4])

@@ -69,7 +69,9 @@ def _line(p: Probe, host_vars: Mapping[str, Any]) -> str:
 def _run_line(p: Probe, host_vars: Mapping[str, Any]) -> str:
     """The line the batch runs for ``p``: its logged line, except for planner's own fixed scripts (``sh -c SCRIPT
     sh ARGS``, not under become or in another folder), which run in a subshell of the batch's shell: the same
-    script and arguments in a fork, without starting a shell of its own (batch.SCRIPT's ``_own``)."""
+    script and arguments in a fork, without starting a shell of its own (batch.SCRIPT's ``_own``). A fetch's and a
+    plain probe's line starts with "#": the batch passes its output through unencoded (Probe.plain; the fetch
+    script prints a header line, then base64 or its path)."""
     if p.fetch:
         root = str(host_vars.get("planner_root") or "")
         argv = ssh_scripts.get_argv(p.argv[0], BATCH_FETCH_MAX, root, fetch_cap(p.fetch_max, host_vars))
@@ -77,7 +79,7 @@ def _run_line(p: Probe, host_vars: Mapping[str, Any]) -> str:
         argv = list(p.argv)
     else:
         return _line(p, host_vars)
-    return f"(_own {command_line([argv[2], *argv[4:]])})"
+    return f"{'#' if p.fetch or p.plain else ''}(_own {command_line([argv[2], *argv[4:]])})"
 
 
 @dataclass(frozen=True, slots=True)

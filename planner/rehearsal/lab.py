@@ -26,6 +26,7 @@ from pathlib import Path
 
 from planner.host import Host
 from planner.rehearsal.labuser import LabUser
+from planner.rehearsal.labworld import SshdAlgorithms, Userland, hide, sshd_lines
 
 SSHD = Path("/usr/sbin/sshd")
 _PRIVSEP_DIR = Path("/run/sshd")
@@ -64,6 +65,9 @@ class Lab:
         self._hosts: dict[str, LabHost] = {}
         self._procs: dict[str, subprocess.Popen[bytes]] = {}
         self._overlay: Path | None = None  # a LabUser's account files (labuser.py); None: log in as ourselves
+        self._userland: tuple[Userland, ...] = ()  # programs as an older distribution has them (labworld.py)
+        self._sshd: SshdAlgorithms | None = None  # an older sshd's algorithm offer (labworld.py); None: this one's
+        self._login_shell: str | None = None  # the login's shell (csh, ksh...); None: as /etc/passwd says
 
     @property
     def hosts(self) -> list[Host]:
@@ -132,13 +136,17 @@ class Lab:
 
 def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeout_s: float = 10.0,
               names: Sequence[str] | None = None, user: LabUser | None = None,
-              password_logins: Sequence[str] = ()) -> Lab:
+              password_logins: Sequence[str] = (), userland: Sequence[Userland] = (),
+              sshd: SshdAlgorithms | None = None, login_shell: str | None = None) -> Lab:
     """Start ``n_hosts`` sshd processes under ``root`` and wait until all accept connections.
 
     ``names`` gives the hosts their names (rehearsal mirrors inventory names); default lab01, lab02...
     ``user``: the hosts are reached as that non-root user, who may sudo (planner.rehearsal.labuser); ``root``
     must then be reachable by others (each parent directory searchable).
     ``password_logins``: these accounts log in with their password only (no key), the others with the key only.
+    ``userland``: programs covered by an older distribution's behaviour (planner.rehearsal.labworld).
+    ``sshd``: the sshds offer only what that OpenSSH release offered, with keys of the type its hosts had.
+    ``login_shell``: the login (without ``user``) has this shell, as /etc/passwd says inside the sshds' namespace.
     """
     reason = sshd_available() or (user.unavailable() if user else None)
     if reason:
@@ -148,10 +156,11 @@ def build_lab(root: Path, n_hosts: int, *, name_prefix: str = "lab", start_timeo
     root = root.resolve()
     root.mkdir(parents=True, exist_ok=True)
     client_key = root / "client_key"
-    _keygen(client_key)
+    _keygen(client_key, sshd.value.key_type if sshd else "ed25519")
     authorized = root / "authorized_keys"
     authorized.write_text(client_key.with_suffix(".pub").read_text())
     lab = Lab(root, user.name if user else getpass.getuser(), client_key, root / "known_hosts")
+    lab._userland, lab._sshd, lab._login_shell = tuple(userland), sshd, login_shell
     if user:
         closed = [str(p) for p in (root, *root.parents) if not os.stat(p).st_mode & 0o001]
         if closed:
@@ -177,7 +186,7 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path, password_logi
     sandbox = lab.root / "hosts" / name
     sshd_dir.mkdir(parents=True, exist_ok=True)
     sandbox.mkdir(parents=True, exist_ok=True)
-    _keygen(sshd_dir / "host_key")
+    _keygen(sshd_dir / "host_key", lab._sshd.value.key_type if lab._sshd else "ed25519")
     address = _loopback_address(index)
     port = _free_port(address)
     config = sshd_dir / "sshd_config"
@@ -203,12 +212,14 @@ def _start_host(lab: Lab, name: str, index: int, authorized: Path, password_logi
         # rule); a heavy bashrc (pyenv init: ~100-400 ms here) would dominate every round trip measured.
         "SetEnv SHLVL=1",
         "LogLevel ERROR",
+        *(sshd_lines(lab._sshd) if lab._sshd else ()),
         *_password_match(password_logins),
         "",
     ]))
     log = (sshd_dir / "sshd.log").open("wb")
     # A new session per sshd: its process group is ours alone, so stop() cannot hit anything else.
-    argv = [str(SSHD), "-D", "-e", "-f", str(config)]
+    argv = hide(sshd_dir / "userland", lab._userland, [str(SSHD), "-D", "-e", "-f", str(config)],
+                user=lab.user, login_shell=lab._login_shell)
     if lab._overlay is not None:
         argv = LabUser.wrap(lab._overlay, argv)
     proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL,
@@ -251,10 +262,11 @@ def _known_hosts_line(lh: LabHost) -> str:
     return f"[{lh.host.address}]:{lh.host.port} {keytype} {blob}\n"
 
 
-def _keygen(path: Path) -> None:
+def _keygen(path: Path, kind: str = "ed25519") -> None:
     for p in (path, path.with_suffix(".pub")):
         p.unlink(missing_ok=True)
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", f"planner-lab {path.name}",
+    size = ["-b", "2048"] if kind == "rsa" else []
+    subprocess.run(["ssh-keygen", "-q", "-t", kind, *size, "-N", "", "-C", f"planner-lab {path.name}",
                     "-f", str(path)], check=True, stdin=subprocess.DEVNULL, capture_output=True)
 
 

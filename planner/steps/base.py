@@ -79,6 +79,9 @@ class Probe:
     # planner's own fixed script (sh_probe, read_probe): a batch may run it in a subshell of its own shell
     # (planner.engine.probes._run_line), which needs no fresh shell state: no user text runs that way
     own: bool = False
+    # an own script whose output is lines of its own format, none starting with "#", ending with a newline (not a
+    # file's bytes): a batch passes it through unencoded (planner.engine.batch's raw frames, a program less)
+    plain: bool = False
 
 
 ANY_EXIT = frozenset(range(256))  # a command whose every exit code is its answer (the step judges it)
@@ -183,9 +186,9 @@ class StepContext:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""
         return self.run(["sh", "-c", script, "sh", *args], **kw)
 
-    def sh_probe(self, script: str, *args: str) -> Probe:
-        """The probe of ``self.sh(script, *args)`` (same argv and become)."""
-        return Probe(("sh", "-c", script, "sh", *args), self.become, self.become_user, own=True)
+    def sh_probe(self, script: str, *args: str, plain: bool = False) -> Probe:
+        """The probe of ``self.sh(script, *args)`` (same argv and become); ``plain``: see Probe.plain."""
+        return Probe(("sh", "-c", script, "sh", *args), self.become, self.become_user, own=True, plain=plain)
 
     def read_probe(self, path: str) -> Probe:
         """The probe of ``self.conn.read_text(path)`` (never under become, like read_text)."""

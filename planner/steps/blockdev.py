@@ -82,8 +82,12 @@ for spec in "$@"; do
   found=0
   for f in $root$spec; do
     [ -e "$f" ] || [ -L "$f" ] || continue
-    t=$(readlink -f -- "$f") || continue
-    k=${t##*/}
+    n=0; while [ -L "$f" ] && [ $n -lt 40 ]; do
+      n=$((n+1)); l=$(readlink -- "$f") || continue 2
+      case $l in /*) f=$root$l;; *) f=${f%/*}/$l;; esac
+    done
+    [ -e "$f" ] || continue
+    k=${f##*/}
     found=1
     if [ -d "$root/sys/block/$k" ]; then printf 'M\t%s\t%s\n' "$spec" "$k"; emit "$k" 0; holders "$k"
     else printf 'N\t%s\t%s\n' "$spec" "$k"; fi

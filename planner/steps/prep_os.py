@@ -148,7 +148,7 @@ class IoScheduler(StepType):
 
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         rule = [ctx.read_probe(ctx.path(RULE_FILE))] if self.args.get("persist") else []
-        return [ctx.sh_probe(RESOLVE, ctx.root, *device_specs(self.args["devices"])), *rule]
+        return [ctx.sh_probe(RESOLVE, ctx.root, *device_specs(self.args["devices"]), plain=True), *rule]
 
     def _resolve(self, ctx: StepContext) -> list[SchedChange]:
         specs = device_specs(self.args["devices"])

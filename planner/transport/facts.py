@@ -20,7 +20,12 @@ then set -- "$s" "$h" "$r" "$m"
 else set -- $(uname -nrsm)
 fi
 echo "hostname=$2"; echo "kernel=$3"; echo "os=$1"; echo "arch=$4"
-if [ -r "$root/etc/os-release" ]; then . "$root/etc/os-release"; echo "distribution=$PRETTY_NAME"; fi
+# Every line printed starts with its key (the batch passes them through unencoded: none may start with "#"), so
+# a PRETTY_NAME quoted across lines keeps its first.
+if [ -r "$root/etc/os-release" ]; then
+  . "$root/etc/os-release"; p=${PRETTY_NAME%%"
+"*}; echo "distribution=$p"
+fi
 awk -F: '
   FILENAME == "/proc/cpuinfo" && /^processor/ { cpus++ }
   FILENAME == "/proc/cpuinfo" && /^physical id/ { ids[$2] = 1 }

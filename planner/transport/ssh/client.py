@@ -30,11 +30,14 @@ from pathlib import Path
 from typing import Any
 
 import paramiko
+from paramiko.kex_gex import KexGexSHA256
+from paramiko.kex_group14 import KexGroup14SHA256
 
 from planner.errors import ConnectError, StepError
 from planner.host import Host
 from planner.transport.become import BecomePassword, become_password
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
+from planner.transport.ssh import algorithms as algos
 from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
@@ -102,6 +105,103 @@ def _auth_error(where: str, t: SSHTarget, e: paramiko.AuthenticationException) -
                         hint="check ansible_user and ansible_password (or the Vault value it comes from)")
 
 
+# paramiko 5 dropped RSA signatures over SHA-1 ("ssh-rsa") and the SHA-1 key exchanges; OpenSSH before 7.2 (RHEL/OL
+# 5 and 6) has no other RSA signature, for host keys and logins alike, and 4.3p2 (RHEL/OL 5) no other key exchange.
+# OpenSSH's client still uses them for a host whose ssh_config names them; so does planner, for that host only (its
+# Transport's lists): no other connection ever offers them.
+SHA1_RSA = "ssh-rsa"
+
+
+class _KexGroup14SHA1(KexGroup14SHA256):
+    name = "diffie-hellman-group14-sha1"
+    hash_algo = hashlib.sha1
+
+
+class _KexGexSHA1(KexGexSHA256):
+    name = "diffie-hellman-group-exchange-sha1"
+    hash_algo = hashlib.sha1
+
+
+SHA1_KEX = {k.name: k for k in (_KexGexSHA1, _KexGroup14SHA1)}
+_LISTS = {algos.Kind.KEX: "kex", algos.Kind.HOSTKEY: "keys", algos.Kind.PUBKEY: "pubkeys",
+          algos.Kind.CIPHER: "ciphers", algos.Kind.MAC: "macs"}
+# paramiko's "Incompatible ssh peer/server (no acceptable ...)" -> the list that did not match, and the offer's key
+_MISMATCH = {"kex algorithm": (algos.Kind.KEX, "kex_algo_list"), "host key": (algos.Kind.HOSTKEY,
+             "server_key_algo_list"), "ciphers": (algos.Kind.CIPHER, "server_encrypt_algo_list"),
+             "macs": (algos.Kind.MAC, "server_mac_algo_list")}
+
+
+def _supported(kind: algos.Kind) -> list[str]:
+    """Every name of ``kind`` planner can use (paramiko's, and ssh-rsa for keys)."""
+    t = paramiko.Transport
+    if kind in (algos.Kind.HOSTKEY, algos.Kind.PUBKEY):
+        return [k for k in t._key_info if "-cert-" not in k] + [SHA1_RSA]  # type: ignore[attr-defined]
+    if kind is algos.Kind.KEX:
+        return [*t._kex_info, *SHA1_KEX]  # type: ignore[attr-defined]
+    return list(getattr(t, "_cipher_info" if kind is algos.Kind.CIPHER else "_mac_info"))
+
+
+def _algorithm_lists(t: SSHTarget, name: str) -> dict[str, tuple[str, ...]]:
+    """The host's ssh_config algorithm keywords as paramiko's preferred lists (ConnectError when unusable)."""
+    lists = {_LISTS[w.kind]: algos.resolve(w, getattr(paramiko.Transport, f"_preferred_{_LISTS[w.kind]}"),
+                                           _supported(w.kind), name) for w in t.algorithms}
+    keys = lists.get("keys", ())
+    if SHA1_RSA in keys and not any(k.startswith("rsa-sha2-") for k in keys):
+        # SSHClient.connect raises a bare Exception for a known ssh-rsa host key when no SHA-2 RSA signature is
+        # listed; listed after ssh-rsa they change nothing against a server that has only ssh-rsa.
+        lists["keys"] = (*keys, "rsa-sha2-512", "rsa-sha2-256")
+    return lists
+
+
+def _allow_sha1_rsa() -> None:
+    """RSAKey signs and verifies "ssh-rsa" again (class-wide, but only a Transport whose lists name it asks)."""
+    from cryptography.hazmat.primitives import hashes  # paramiko's own dependency
+
+    paramiko.RSAKey.HASHES.setdefault(SHA1_RSA, hashes.SHA1)
+
+
+class _Transport(paramiko.Transport):
+    """paramiko's Transport with this host's algorithm lists; keeps the server's offer for the error."""
+
+    def __init__(self, *args: Any, lists: Mapping[str, tuple[str, ...]] | None = None, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.offer: dict[str, list[str]] = {}
+        for name, names in (lists or {}).items():
+            setattr(self, f"_preferred_{name}", names)
+        sha1_kex = [k for k in (lists or {}).get("kex", ()) if k in SHA1_KEX]
+        if sha1_kex:
+            self._kex_info = {**self._kex_info, **{k: SHA1_KEX[k] for k in sha1_kex}}  # type: ignore[has-type]
+        if any(SHA1_RSA in (lists or {}).get(n, ()) for n in ("keys", "pubkeys")):
+            _allow_sha1_rsa()
+            self._key_info = {**self._key_info, SHA1_RSA: paramiko.RSAKey}  # type: ignore[has-type]
+
+    @property
+    def preferred_pubkeys(self) -> tuple[str, ...]:
+        found = tuple(super().preferred_pubkeys)
+        if SHA1_RSA in found and not getattr(self, "server_extensions", {}).get("server-sig-algs"):
+            # As OpenSSH's client: a server that names no signature algorithms (OpenSSH < 7.2) verifies RSA
+            # logins as ssh-rsa only.
+            return (SHA1_RSA, *(a for a in found if a != SHA1_RSA))
+        return found
+
+    def _parse_kex_init(self, m: paramiko.Message) -> Any:
+        # A copy read from the start of the packet (m itself, unread yet, also carries its sequence number).
+        self.offer = self._really_parse_kex_init(paramiko.Message(m.asbytes()))  # type: ignore[attr-defined]
+        return super()._parse_kex_init(m)  # type: ignore[misc]
+
+
+def _mismatch(where: str, transport: Any, e: Exception) -> ConnectError | None:
+    """OpenSSH's words for a negotiation that found nothing in common, or None for any other failure."""
+    hit = next((v for k, v in _MISMATCH.items() if f"(no acceptable {k})" in str(e)), None)
+    if hit is None or not isinstance(transport, _Transport) or not transport.offer:
+        return None
+    kind, key = hit
+    offer = transport.offer.get(key, [])
+    usable = [a for a in offer if a in _supported(kind)]
+    also = "PubkeyAcceptedAlgorithms +ssh-rsa" if usable[:1] == [SHA1_RSA] else ""
+    return algos.mismatch(where, kind, offer, usable, also)
+
+
 class _UnknownKeyPolicy(paramiko.MissingHostKeyPolicy):
     """Called only when known_hosts has no key for the host: refuse, or accept-new and append."""
 
@@ -164,6 +264,7 @@ class SSHConnection(Connection):
                 client.get_host_keys().add(t.key_name, k.key_type, paramiko.PKey.from_type_string(
                     k.key_type, base64.b64decode(k.key_base64)))
         client.set_missing_host_key_policy(_UnknownKeyPolicy(self))
+        lists = _algorithm_lists(t, self.host.name)
         try:
             sock = self._open_socket(where)
             # With sock= given, hostname/port only name the known_hosts entry to check.
@@ -171,7 +272,8 @@ class SSHConnection(Connection):
                            timeout=t.connect_timeout, banner_timeout=t.connect_timeout,
                            auth_timeout=t.connect_timeout, look_for_keys=not t.key_files, sock=sock,
                            # As Ansible's paramiko connection: a password turns the agent off; keys first
-                           allow_agent=self._allow_agent and t.password is None, password=t.password)
+                           allow_agent=self._allow_agent and t.password is None, password=t.password,
+                           transport_factory=functools.partial(_Transport, lists=lists))
         except paramiko.BadHostKeyException as e:
             client.close()
             self.refuse_revoked(e.key)
@@ -184,7 +286,10 @@ class SSHConnection(Connection):
             client.close()
             raise _auth_error(where, t, e) from e
         except (OSError, EOFError, paramiko.SSHException) as e:
+            unmatched = _mismatch(where, client.get_transport(), e)
             client.close()
+            if unmatched is not None:
+                raise unmatched from e
             if str(e) == "No authentication methods available":  # paramiko's words: nothing was offered at all
                 raise ConnectError(f"{where}: nothing to log in with: no key file, ssh-agent key or password",
                                    hint="set ansible_ssh_private_key_file or ansible_password in the inventory, "
@@ -433,6 +538,7 @@ class SSHConnection(Connection):
                         sink.write(data[i:i + READ_BUF])
                     remote_sha = words[2]
                 elif words[:1] == ["sftp"] and body:  # large: SFTP from the resolved path, then its checksum
+                    body = body.removesuffix("\n")  # the path's line ends the reply
                     self._sftp_stream(body, sink)
                     r = self.run(["sh", "-c", 'sha256sum < "$1"', "sh", body])
                     check(self.host.name, r, f"checksum {remote}")

@@ -28,26 +28,67 @@ FINISH_PUT = ('h=$(sha256sum < "$1") || exit 8; h=${h%% *}; '
 # comparison); a larger one is read over SFTP from the resolved path, printed on the line after "sftp N". An SFTP
 # session costs the host an sftp-server process on top of the exec, and most artifacts (AWR, fio JSON, logs) are
 # small.
-GET_INLINE_MAX = 4 << 20
-GET = ('p=$(realpath -e -- "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
-       'if [ -n "$3" ]; then r=$(realpath -e -- "$3") || exit 8; r=${r%/}; '
+# `_real PATH` resolves as `realpath -e` does without it (coreutils < 8.15 has none: RHEL/OL 5 and 6): the
+# folders by `cd -P` and `pwd -P` (builtins), a symlinked last part by a plain `readlink` per link (no program
+# at all for a path without one); every part must exist. CDPATH is cleared: `cd` would print and go elsewhere.
+REAL_FN = (
+    '_real() { f=$1; n=0; while [ -L "$f" ]; do n=$((n+1)); [ "$n" -le 40 ] || return 1; '
+    'l=$(readlink -- "$f") || return 1; case $f in */*) d=${f%/*};; *) d=.;; esac; '
+    'case $l in /*) f=$l;; *) f=$d/$l;; esac; done; [ -e "$f" ] || return 1; '
+    'if [ -d "$f" ]; then (cd -P -- "$f" && pwd -P); return; fi; '
+    'case $f in */*) d=${f%/*}; f=${f##*/};; *) d=.;; esac; '
+    'd=$(cd -P -- "${d:-/}" && pwd -P) || return 1; printf "%s\\n" "${d%/}/$f"; }; CDPATH=; ')
+GET = (REAL_FN + 'p=$(_real "$1" 2>/dev/null) || exit 3; [ -f "$p" ] || exit 3; '
+       'if [ -n "$3" ]; then r=$(_real "$3") || exit 8; r=${r%/}; '
        'case "$p" in "$r"/*) ;; *) printf %s "$p" >&2; exit 4;; esac; fi; '
        'n=$(wc -c < "$p") || exit 8; '
        'if [ -n "$4" ] && [ "$n" -gt "$4" ]; then echo "$n" >&2; exit 5; fi; '
-       'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s" "$n" "$p"; exit 0; fi; '
+       'if [ "$n" -gt "$2" ]; then printf "sftp %s\\n%s\\n" "$n" "$p"; exit 0; fi; '
        'h=$(sha256sum < "$p") || exit 8; echo "inline $n ${h%% *}"; base64 < "$p"')
+GET_INLINE_MAX = 4 << 20
+# A shell that runs its arguments as a child (never exec-ing it) and exits with its status: see in_process_group.
+SETSID_CHILD = '"$@"; exit'
+# $1: a script whose backslashes, newlines and ! are escaped (one_line): rebuilt with printf's %b, run by eval
+# (no variable set: the script may read any as unset; $1 stays, a script that takes arguments sets its own).
+ONE_LINE = 'eval "$(printf %b "$1")"'
 
 
 def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, login: bool,
                      env: Mapping[str, str] | None, cwd: str | None, mark: str, ask_password: bool = False) -> str:
-    """The line sent for one command. setsid -w: a new process group (its pid, echoed first on stderr after
-    ``mark``) that a timeout can kill whole; -w keeps the exit status. Inside sudo, so the group belongs to
-    the become user. The leader then execs the command (argv is a program, never a shell builtin): one
-    process less per command on the host. Every part is quoted by command_line; no text is pasted."""
+    """The line sent for one command. setsid: a new process group (its pid, echoed first on stderr after
+    ``mark``) that a timeout can kill whole. Every part is quoted by command_line; no text is pasted.
+
+    Not ``setsid -w``: util-linux added -w in 2.24, and RHEL/OL 5-7 ship 2.13-2.23 (docs/userlands.md), where
+    it is an invalid option and no command ran at all. Without -w, setsid forks (and exits at once, status 0)
+    only when it is a process-group leader; so it is started by a shell as a child, which is never one, and
+    that shell waits and exits with its status. Without become that shell is the login shell sshd started
+    (``; exit`` is read alike by sh, bash, dash, ksh and csh, and keeps the shell from exec-ing setsid in its
+    own place); under sudo, whose child may lead its group (use_pty), it is an ``sh -c`` of ours. The leader
+    then execs the command (argv is a program, never a shell builtin), or runs an ``sh -c`` script itself: one
+    process less on the host."""
     inner = f"cd {shlex.quote(cwd)} && " if cwd else ""
-    inner += "exec " + command_line(argv, env=env)
-    return command_line(["setsid", "-w", "sh", "-c", f"echo {mark}$$ >&2; {inner}"],
-                        become=become, become_user=become_user, login=login, ask_password=ask_password)
+    if not env and len(argv) >= 3 and tuple(argv[:2]) == ("sh", "-c") and tuple(argv[3:4]) in ((), ("sh",)):
+        # A shell script (planner's own, the batch): the leader runs it itself rather than exec a second shell
+        # (one program less per command); `set --` gives it its arguments, $$ and $0 are the same.
+        inner += "{ set -- " + shlex.join(argv[4:]) + "; eval " + shlex.quote(argv[2]) + "; }"
+    else:
+        inner += "exec " + command_line(argv, env=env)
+    group = ["setsid", "sh", "-c", *one_line(f"echo {mark}$$ >&2; {inner}")]
+    if not become:
+        return command_line(group) + "; exit"
+    return command_line(["sh", "-c", SETSID_CHILD, "sh", *group], become=True, become_user=become_user,
+                        login=login, ask_password=ask_password)
+
+
+def one_line(script: str) -> list[str]:
+    """``sh -c``'s script (and what follows it) without a newline: csh and tcsh, login shells of many lab
+    accounts, refuse a newline inside quotes ("Unmatched '.") and expand a ``!`` even there ("Event not found"),
+    so such a script would never reach sh. Its backslashes, newlines and ``!`` are sent escaped (``\\0041``,
+    octal) and rebuilt by sh's printf builtin, then eval'd in the same shell (no program more, $$ unchanged).
+    Any other script is sent as it is."""
+    if "\n" not in script and "!" not in script:
+        return [script]
+    return [ONE_LINE, "sh", script.replace("\\", "\\\\").replace("\n", "\\n").replace("!", "\\0041")]
 
 
 def get_argv(remote: str, inline_max: int, root: str, max_bytes: int | None) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Any
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.transport.become import inventory_password
+from planner.transport.ssh.algorithms import Wanted, wanted
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,7 @@ class SSHTarget:
     accept_new: bool = False
     keepalive_count: int = 3  # ServerAliveCountMax: the host is dead after keepalive_s * keepalive_count silent
     password: str | None = field(default=None, repr=False)  # ansible_password: a secret, never in a repr
+    algorithms: tuple[Wanted, ...] = ()  # HostKeyAlgorithms, KexAlgorithms... (-o options, then ssh_config)
 
     @property
     def key_name(self) -> str:
@@ -96,4 +98,4 @@ def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None
         proxy_command=cfg.get("proxycommand") if str(cfg.get("proxycommand", "none")) != "none" else None,
         proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
         accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new",
-        password=login_password(host))
+        password=login_password(host), algorithms=wanted(host, cfg))
