@@ -35,3 +35,14 @@ def test_a_headline_that_says_nothing_for_this_study_is_left_out() -> None:
     assert (row.key, peak, against.key) == ("physical_write_iops", 0.9, "physical_read_iops")
     busy = series([_m("physical_read_iops", 64, 100_000.0), _m("physical_write_iops", 64, 20_000.0)])
     assert silent_rows(rows_of(busy)) == []
+
+
+def test_each_system_says_whether_its_figures_can_be_trusted() -> None:
+    from planner.report.study import validity
+
+    findings = [{"play": "violin", "severity": "warning", "title": "CPU-bound run"},
+                {"play": "violin", "severity": "note", "title": "Latency cannot be computed"},
+                {"play": "exadata", "severity": "note", "title": "RAC figures are not IOPS"}]
+    assert validity("violin", findings) == {"verdict": "read with care", "why": ["CPU-bound run"]}
+    assert validity("exadata", findings) == {"verdict": "can be trusted", "why": ["RAC figures are not IOPS"]}
+    assert validity("other", findings) == {"verdict": "can be trusted", "why": ["none of the checks fired"]}

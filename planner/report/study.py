@@ -293,6 +293,17 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
     return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
 
 
+def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Whether a system's figures can be trusted, and why: a warning says the number may not mean what it
+    seems (cached reads, a CPU-bound host, steal, contention ...); notes are worth knowing but do not undo it."""
+    mine = [f for f in findings if f.get("play") == play]
+    warnings = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") == "warning"))
+    notes = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") != "warning"))
+    if warnings:
+        return {"verdict": "read with care", "why": warnings}
+    return {"verdict": "can be trusted", "why": notes or ["none of the checks fired"]}
+
+
 def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
            verdict_rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer first: per system its headline figure (best point named), each claim's verdict, the finding
@@ -317,7 +328,7 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                           "text": f"{fmt(b.value)} {'' if unit in words else unit + ' '}{words}{where}{spread}"
                           .replace("  ", " ")})
         if lines:
-            systems.append({"play": play, "lines": lines})
+            systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
     ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
     return {"systems": systems, "verdicts": list(verdict_rows), "top_finding": ranked[0] if ranked else None,
             "more_findings": max(len(findings) - 1, 0)}
