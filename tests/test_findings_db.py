@@ -84,3 +84,13 @@ def test_slb_gets_no_storage_finding() -> None:
     assert [f.code for f in all_findings(slb)] == []
     fio = series([_m("fio", "os.cpu_busy_pct", 99.0)])
     assert [f.code for f in all_findings(fio)] == ["cpu_bound"]
+
+
+def test_exadata_single_block_reads_at_disk_latency(tmp_path: Path) -> None:
+    """Constructed: the real 10g-layout Top 5 with 'gc current request' (1,221 ms) renamed to Exadata's cell
+    single-block read: far above the flash cache's sub-millisecond answer."""
+    real = (DATA / "awr/top5_10g_layout_askmaclean.txt").read_text()
+    f = tmp_path / "top5.txt"
+    f.write_text(real.replace("gc current request            ", "cell single block physical rea"))
+    (x,) = [x for x in analyze([f]).findings if x.code == "cell_reads_from_disk"]
+    assert x.title == "Exadata single-block reads average 1,221 ms"

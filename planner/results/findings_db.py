@@ -13,6 +13,7 @@ Each says what the DBA sees, why it matters to the measurement, and where the ru
 - Reads that bypass the buffer cache: ``direct path read`` (Database Reference: "a session reads buffers
   from disk directly into the PGA"): a study of buffered single-block reads (SLOB) measures another path.
 - RAC global cache: the Cluster wait class (``gc cr/current ...``): blocks shipped over the interconnect.
+- Exadata single-block reads against the flash cache's sub-millisecond answer (``flash_latency``).
 - CPU saturation: DB CPU per second against the host's CPUs, and average active sessions (DB time per
   second) against them — the "Max CPU" line of Enterprise Manager's Average Active Sessions chart (Oracle
   Database 2 Day + Performance Tuning Guide, "Monitoring Instance Activity").
@@ -47,6 +48,7 @@ class DbThresholds:
     direct_read_pct: float = 10.0
     cluster_pct: float = 10.0
     cpu_used_fraction: float = 0.9
+    cell_flash_ms: float = 2.0
 
 
 def storage_series(all_series: Sequence[Series]) -> list[Series]:
@@ -229,7 +231,38 @@ def cpu_saturation(all_series: Sequence[Series], t: DbThresholds = DbThresholds(
     return out
 
 
+_CELL_READ = "cell single block physical read"
+
+
+def _cell_single_block(event: str) -> bool:
+    """The cell read event, as AWR text cuts names (to 30 characters in a Top 5); not 19c's split-out
+    ": flash cache" / ": pmem cache" events, which are the cache's own."""
+    if "flash" in event or "pmem" in event:
+        return False
+    return event.startswith(_CELL_READ) or (len(event) >= 20 and _CELL_READ.startswith(event))
+
+
+def flash_latency(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) -> list[Finding]:
+    """Exadata's single-block reads against their device class: the flash cache answers in well under a
+    millisecond (Oracle Exadata System Software User's Guide, "Exadata Smart Flash Cache"), so an average of
+    ``cell_flash_ms`` or more says many reads went to the cells' disks."""
+    out = []
+    for place, ss in _grouped(all_series).items():
+        reads = [(s.label("event"), s.summary.median) for s in ss if s.metric == "wait.avg_ms"
+                 and _cell_single_block(s.label("event").lower())]
+        slow = [(e, v) for e, v in reads if v >= t.cell_flash_ms]
+        if slow:
+            event, ms = max(slow, key=lambda ev: ev[1])
+            out.append(Finding(
+                "cell_reads_from_disk", Severity.NOTE, f"Exadata single-block reads average {fmt(ms)} ms", *place,
+                f"'{event}' averages {fmt(ms)} ms where the flash cache answers in well under 1 ms: many reads came "
+                "from the cells' disks, so the figure describes disk, not flash",
+                (("avg ms", fmt(ms)), ("threshold ms", f"{t.cell_flash_ms:g}"))))
+    return out
+
+
 def db_findings(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) -> list[Finding]:
     """Every check of this module."""
     return [*cpu_steal(all_series, t), *concurrency(all_series, t), *commit_and_redo(all_series, t),
-            *direct_reads(all_series, t), *cluster_waits(all_series, t), *cpu_saturation(all_series, t)]
+            *direct_reads(all_series, t), *cluster_waits(all_series, t), *cpu_saturation(all_series, t),
+            *flash_latency(all_series, t)]
