@@ -94,3 +94,19 @@ def test_exadata_single_block_reads_at_disk_latency(tmp_path: Path) -> None:
     f.write_text(real.replace("gc current request            ", "cell single block physical rea"))
     (x,) = [x for x in analyze([f]).findings if x.code == "cell_reads_from_disk"]
     assert x.title == "Exadata single-block reads average 1,221 ms"
+
+
+def _slob(readers: int, aas: float) -> list[Measurement]:
+    return [Measurement("run1", "violin", "db1", "plays[0].workloads[0]", "slob", "slob", "awr.txt", "awr_text",
+                        (("readers", readers),), 0, 0, False, "db_time_per_s", (), aas, "s/s", Direction.NEUTRAL,
+                        False, False, False, "awr.txt:1")]
+
+
+def test_db_time_from_sessions_outside_the_slob_run() -> None:
+    found = all_findings(series(_slob(16, 29.0)))
+    assert [(f.code, f.title) for f in found] == [("outside_sessions", "29.0 active sessions for 16 SLOB sessions")]
+
+
+def test_an_awr_window_that_misses_the_slob_run() -> None:
+    assert [f.code for f in all_findings(series(_slob(64, 20.0)))] == ["window_misses_run"]
+    assert all_findings(series(_slob(64, 61.5))) == []
