@@ -39,7 +39,7 @@ def test_a_slob_report_whose_reads_went_direct_path() -> None:
 
 def test_more_active_sessions_than_cpus() -> None:
     found = _codes(DATA / "awr/awr_11201_orcl_fabioprado.txt")
-    assert found["sessions_over_cpus"] == ["23.5 average active sessions on 2.0 CPUs"]
+    assert found["sessions_over_cpus"] == ["23.5 average active sessions on 2 CPUs"]
 
 
 def test_no_db_finding_on_a_quiet_report() -> None:

@@ -43,6 +43,8 @@ def test_each_system_says_whether_its_figures_can_be_trusted() -> None:
     findings = [{"play": "violin", "severity": "warning", "title": "CPU-bound run"},
                 {"play": "violin", "severity": "note", "title": "Latency cannot be computed"},
                 {"play": "exadata", "severity": "note", "title": "RAC figures are not IOPS"}]
-    assert validity("violin", findings) == {"verdict": "read with care", "why": ["CPU-bound run"]}
-    assert validity("exadata", findings) == {"verdict": "can be trusted", "why": ["RAC figures are not IOPS"]}
-    assert validity("other", findings) == {"verdict": "can be trusted", "why": ["none of the checks fired"]}
+    assert validity("violin", findings) == {"verdict": "read with care", "why": ["CPU-bound run"],
+                                            "notes": ["Latency cannot be computed"]}
+    assert validity("exadata", findings) == {"verdict": "can be trusted", "why": [],
+                                             "notes": ["RAC figures are not IOPS"]}
+    assert validity("other", findings) == {"verdict": "can be trusted", "why": ["none of the checks fired"], "notes": []}

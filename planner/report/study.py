@@ -300,8 +300,8 @@ def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]
     warnings = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") == "warning"))
     notes = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") != "warning"))
     if warnings:
-        return {"verdict": "read with care", "why": warnings}
-    return {"verdict": "can be trusted", "why": notes or ["none of the checks fired"]}
+        return {"verdict": "read with care", "why": warnings, "notes": notes}
+    return {"verdict": "can be trusted", "why": [] if notes else ["none of the checks fired"], "notes": notes}
 
 
 def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],

@@ -219,15 +219,15 @@ def cpu_saturation(all_series: Sequence[Series], t: DbThresholds = DbThresholds(
         aas = aas_s.summary.median if aas_s else None
         if used is not None and used >= t.cpu_used_fraction * cpus:
             out.append(Finding(
-                "cpu_saturated", Severity.WARNING, f"DB CPU uses {fmt(used)} of {fmt(cpus)} CPUs", *place,
-                f"the database used {fmt(used)} CPU seconds per second on {fmt(cpus)} CPUs: sessions queue for "
+                "cpu_saturated", Severity.WARNING, f"DB CPU uses {fmt(used)} of {cpus:g} CPUs", *place,
+                f"the database used {fmt(used)} CPU seconds per second on {cpus:g} CPUs: sessions queue for "
                 "CPU, so waits and throughput describe the CPU, not the storage",
                 (("DB CPU per second", fmt(used)), ("CPUs", fmt(cpus)),
                  ("threshold", f"{t.cpu_used_fraction:g} x CPUs"))))
         elif aas is not None and aas > cpus:
             out.append(Finding(
-                "sessions_over_cpus", Severity.NOTE, f"{fmt(aas)} average active sessions on {fmt(cpus)} CPUs",
-                *place, f"on average {fmt(aas)} sessions were active on {fmt(cpus)} CPUs: more work than CPUs, "
+                "sessions_over_cpus", Severity.NOTE, f"{fmt(aas)} average active sessions on {cpus:g} CPUs",
+                *place, f"on average {fmt(aas)} sessions were active on {cpus:g} CPUs: more work than CPUs, "
                 "so part of the DB time is queueing",
                 (("average active sessions", fmt(aas)), ("CPUs", fmt(cpus)))))
     return out
