@@ -47,4 +47,5 @@ def test_each_system_says_whether_its_figures_can_be_trusted() -> None:
                                             "notes": ["Latency cannot be computed"]}
     assert validity("exadata", findings) == {"verdict": "can be trusted", "why": [],
                                              "notes": ["RAC figures are not IOPS"]}
-    assert validity("other", findings) == {"verdict": "can be trusted", "why": ["none of the checks fired"], "notes": []}
+    assert validity("other", findings) == {"verdict": "can be trusted", "why": ["none of the checks fired"],
+                                           "notes": []}
