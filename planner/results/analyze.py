@@ -125,11 +125,10 @@ def series_of(fa: FileAnalysis) -> list[Series]:
     return out
 
 
-def _with_cache_size(f: Finding, all_series: Sequence[Series]) -> Finding:
+def _with_cache_size(f: Finding, caches: Mapping[tuple[str, str, str], Series]) -> Finding:
     """Cached reads: the buffer cache size is the number the seed thread pointed at ("5 GB buffer cache")."""
-    cache = next((s for s in all_series if s.play == f.play and s.host == f.host and s.point_label == f.point
-                  and s.metric == "buffer_cache_mb"), None)
-    if f.code != "cached_reads" or cache is None or any(w == "buffer cache MB" for w, _ in f.numbers):
+    cache = caches.get((f.play, f.host, f.point)) if f.code == "cached_reads" else None
+    if cache is None or any(w == "buffer cache MB" for w, _ in f.numbers):
         return f
     mb = cache.summary.median
     return dataclasses.replace(f, message=f"{f.message}; the buffer cache is {mb / 1024:.1f} GB ({fmt(mb)} MB)",
@@ -175,7 +174,11 @@ def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None, wor
     rated = dict(rated or {})
     plays = {fa.path: rated for fa in files if fa.parsed is not None}
     found = [*all_findings(all_series, plays), *latency_missing(all_series)]
-    found = [_with_cache_size(f, all_series) for f in found]
+    caches: dict[tuple[str, str, str], Series] = {}
+    for s in all_series:  # once, not once per finding: 500 reports hold about a million series
+        if s.metric == "buffer_cache_mb":
+            caches.setdefault((s.play, s.host, s.point_label), s)
+    found = [_with_cache_size(f, caches) for f in found]
     present = {s.metric for s in all_series} | {s.key for s in all_series}
     db_reports = [fa.parsed for fa in files if fa.parsed is not None and fa.parsed.kind in ONE_REPORT]
     return Analysis(tuple(files), tuple(found), tuple(rated.items()),

@@ -20,7 +20,7 @@ from typing import Any
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results import runfolder
-from planner.results.finding import Finding, Severity
+from planner.results.finding import Finding, Severity, shared_index
 from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
@@ -346,10 +346,11 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
     storage = storage_series(all_series)  # SLB is a CPU and memory test: no storage finding judges it
     io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
-    return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
-            *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
-            *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
-            *oltp_not_scaling(all_series, t), *db_findings(all_series)]
+    with shared_index():
+        return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
+                *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
+                *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
+                *oltp_not_scaling(all_series, t), *db_findings(all_series)]
 
 
 # -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------

@@ -28,7 +28,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from planner.results.finding import Finding, Severity, index, where
+from planner.results.finding import Finding, Severity, groups, index, where
 from planner.results.stats import Series, fmt
 
 Place = tuple[str, str, str, str]
@@ -120,16 +120,14 @@ def _avg_ms(ss: Iterable[Series], event: str) -> float | None:
 
 
 def _grouped(all_series: Sequence[Series]) -> dict[Place, list[Series]]:
-    groups: dict[Place, list[Series]] = defaultdict(list)
-    for s in all_series:
-        groups[where(s)].append(s)
-    return groups
+    return groups(all_series)
 
 
 def _places(all_series: Sequence[Series]) -> Iterable[tuple[Place, list[Series], dict[str, Series]]]:
     """Each place's series, and the same by metric key and name (the first of each, as findings.index)."""
+    by_place = index(all_series)
     for place, ss in _grouped(all_series).items():
-        yield place, ss, index(ss)[place]
+        yield place, ss, by_place[place]
 
 
 def concurrency(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) -> list[Finding]:
