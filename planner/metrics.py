@@ -138,14 +138,16 @@ DISPLAY_NAMES: dict[str, str] = {
     "redo_size_per_s": "Redo size",
     "buffer_cache_mb": "Buffer cache",
     "cpus": "CPUs", "cores": "Cores", "sockets": "Sockets", "memory_gb": "Memory",
-    "elapsed_min": "Elapsed", "db_time_s": "DB time",
+    "elapsed_min": "Elapsed", "db_time_s": "DB time", "db_time_min": "DB time", "db_cpu_min": "DB CPU",
+    "aas": "Average active sessions",
     "wait.waits": "{event}, waits", "wait.time_s": "{event}, wait time", "wait.avg_ms": "{event}, avg wait",
     "wait.pct_db_time": "{event}, % of DB time",
     "wait_class.time_s": "{wait_class} wait time", "wait_class.avg_ms": "{wait_class}, avg wait",
     "wait_class.pct_db_time": "{wait_class}, % of DB time",
     "host_cpu.idle_pct": "AWR host CPU idle",
     # OS statistics over the workload window (planner/transport/ostats.py)
-    "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.read_iops": "OS read IOPS",
+    "os.cpu_busy_pct": "CPU busy", "os.cpu_iowait_pct": "CPU iowait", "os.cpu_steal_pct": "CPU steal",
+    "os.read_iops": "OS read IOPS",
     "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
     "os.samples": "Samples in the window",
     # tools

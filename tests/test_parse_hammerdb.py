@@ -122,3 +122,11 @@ def test_time_profile_summary_per_stored_procedure() -> None:
     assert p.value("hammerdb.proc_p50_ms", proc="OSTAT") == 2.033
     assert p.value("hammerdb.proc_max_ms", proc="DELIVERY") == 83.076
     assert len(p.all("hammerdb.proc_avg_ms")) == 5
+
+
+def test_hammerdb_web_service_job_result_names_its_active_virtual_users() -> None:
+    """HammerDB 4.x's `jobs?jobid=…&resultdata` answer, a JSON list of strings: the active virtual users line
+    has no "Vuser 1:" before it (tests/data/hammerdb/README.md)."""
+    p = parse_file(Path(__file__).parent / "data/hammerdb/jobs_resultdata_oracle_readme.md")
+    assert p.kind == "hammerdb"
+    assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.value("hammerdb.active_vu")) == (3290, 6828, 1)

@@ -53,7 +53,8 @@ def test_kinds_cover_every_parser() -> None:
             "orion_csv_us",  # issue 16: a 12c+ _lat.csv is in microseconds
             "awr_rac_text",  # issue 16 row 4: the global RAC report in text
             "fio_terse",  # fio --minimal, terse versions 3-5
-            "swingbench", "swingbench_console", "hammerdb"} == set(KINDS)  # charbench XML/console, hammerdbcli
+            "swingbench", "swingbench_console", "hammerdb",  # charbench XML/console, hammerdbcli
+                "addm"} == set(KINDS)  # issue 45: ADDM reports
 
 
 def test_calibrate_detected() -> None:

@@ -188,3 +188,17 @@ def test_connect_string_straight_under_configuration_and_nan_for_a_type_that_nev
     assert p.fact("connect") == "//db/soe" and p.value("swingbench.users") == 4
     assert p.errors == () and not p.all("swingbench.response_ms")
     assert p.value("swingbench.tx_count", transaction="Sales Rep Query") == 0
+
+
+def test_an_overview_quoted_alone_in_a_markdown_post() -> None:
+    """Issue 45: a post quoting only results.xml's <Overview> in an ```xml fence, prose around it (constructed from
+    the constructed soe_v2_full_stats.xml: no real post was found)."""
+    from planner.parsers import parse_text
+
+    x = (DATA / "soe_v2_full_stats.xml").read_text()
+    overview = x[x.index("<Overview>"):x.index("</Overview>") + len("</Overview>")]
+    post = f"Here are my results from last night:\n\n```xml\n{overview}\n```\n\nAny idea why TPS is low?\n"
+    p = parse_text(post, "post.md")
+    assert p.kind == "swingbench" and not p.errors and p.fact("fragment") == "the <Overview> element alone"
+    assert (p.value("swingbench.tps"), p.value("swingbench.failed_txns")) == (663.09, 3)
+    assert p.value("swingbench.users") == 25

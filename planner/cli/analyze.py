@@ -1,4 +1,5 @@
-"""``planner analyze FILE... [--rated METRIC=VALUE] [--format md|json] [-o OUT.md]``: findings, no run needed.
+"""``planner analyze FILE|DIR... [--rated METRIC=VALUE] [--format md|json] [-o OUT.md] [--html PAGE]``: findings,
+no run needed.
 
 Parses the files (AWR / Statspack reports and pasted excerpts, ORION, fio, CALIBRATE_IO ...), derives the
 metrics, runs every finding and prints them with the numbers that raised them. ``-o`` also writes the
@@ -24,6 +25,29 @@ def add_analyze_command(sub: Any) -> None:
                    help="a rated figure to hold the results against, e.g. physical_read_iops=1500000")
     p.add_argument("--format", choices=FORMATS, default="md")
     p.add_argument("-o", "--output", type=Path, help="also write the Markdown report here")
+    p.add_argument("--html", type=Path, metavar="PAGE.html",
+                   help="write the history of many reports of one database (a folder of AWR/Statspack reports) "
+                        "as one HTML page with charts")
+
+
+MAX_FILES = 10_000  # a folder of a year's hourly AWR reports is 8,760
+
+
+def expand(paths: list[Path]) -> list[Path]:
+    """A folder stands for its regular files, in name order (not its sub-folders); anything else is kept as
+    given, for check_input_files to judge. Refused, before reading any, past MAX_FILES."""
+    out: list[Path] = []
+    for p in paths:
+        if p.is_dir() and not p.is_symlink():
+            out += sorted(f for f in p.iterdir() if f.is_file() and not f.is_symlink())
+        else:
+            out.append(p)
+        if len(out) > MAX_FILES:
+            from planner.errors import InputError, Problem
+
+            raise InputError([Problem(None, "", f"more than {MAX_FILES:,} files to analyze",
+                                      "name fewer files or a smaller folder")])
+    return out
 
 
 def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
@@ -31,8 +55,9 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     from planner.cli.parse import check_input_files
     from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
 
-    check_input_files([Path(f) for f in args.files])
-    result = analyze(list(args.files), parse_rated(args.rated))
+    files = expand([Path(f) for f in args.files])
+    check_input_files(files)
+    result = analyze(files, parse_rated(args.rated))
     md = to_markdown(result)
     if args.format == "json":
         json.dump(to_json(result), out, indent=2)
@@ -43,4 +68,8 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
         from planner.files import write_output  # only here: every verb builds the parser, which imports us
 
         write_output(Path(args.output), md.encode())
+    if args.html:
+        from planner.report.history_html import history_page
+
+        write_output(Path(args.html), history_page(result.histories).encode())
     return ExitCode.FAILED if result.failed else ExitCode.OK

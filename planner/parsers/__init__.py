@@ -35,7 +35,7 @@ MAX_PARSE_BYTES = 128 << 20
 
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
                   "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
-                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat")
+                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat, sar -u/-r")
 
 
 class DbReport(enum.Enum):
@@ -94,6 +94,9 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
                db_report=DbReport.ONE),
     ParserKind("statspack", "statspack", "Statspack report", names=(r"(statspack|sp_).*\.(txt|lst)$",),
                db_report=DbReport.ONE),
+    ParserKind("addm", "addm", "ADDM report (text)", names=(r"addm.*\.(txt|lst|out)$",),
+               headline=(("db_time_s", {}), ("aas", {})),
+               result_lines=r"Total database time was|average number of active sessions was"),
     ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_FIO_HEADLINE, step_kind="fio"),
     ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
                headline=_FIO_HEADLINE),

@@ -168,6 +168,8 @@ def add_event(sink: MetricSink, row: EventRow, rank: int, section: str, **labels
         put(sink, "wait.time_s", row.time_s, "s", L, row.line, lab)
     if row.avg_ms is not None:
         put(sink, "wait.avg_ms", row.avg_ms, "ms", L, row.line, lab)
+    elif row.waits and row.time_s is not None:  # 9i's Top 5 prints no average: time / waits, marked derived
+        put(sink, "wait.avg_ms", round(row.time_s * 1000 / row.waits, 2), "ms", L, row.line, lab, derived=True)
     if row.pct is not None:
         put(sink, "wait.pct_db_time", row.pct, "%", N, row.line, lab)
 
@@ -181,7 +183,11 @@ def event_columns(header: str) -> list[str]:
     cols = ["waits"]
     if "-outs" in h or "%tim" in h or "%time" in h:
         cols.append("timeouts")
-    cols += ["time", "avg"]
+    cols.append("time")
+    # Only a header that names an average has one: 9i's Top 5 is "Waits  Time (s)  % Total Ela Time", and its
+    # last column read as an average gave latch free "25.68 ms" where time / waits is 15.97.
+    if re.search(r"\bavg\b|\(ms\)|\bms\b", h):
+        cols.append("avg")
     if "/txn" in h:
         cols.append("per_txn")
     if "%" in h.replace("%time", "").replace("%tim", ""):
@@ -239,3 +245,17 @@ HOST_CPU_COLUMNS = {"begin": ("host_cpu.load_avg_begin", ""), "end": ("host_cpu.
                     "user": ("host_cpu.user_pct", "%"), "system": ("host_cpu.sys_pct", "%"),
                     "wio": ("host_cpu.wio_pct", "%"), "idle": ("host_cpu.idle_pct", "%"),
                     "wcpu": ("host_cpu.wcpu_pct", "%")}
+
+
+# AWR and Statspack print this last ("End of Report" / "End of Report ( sp_1_2.lst )"; the HTML report's last
+# paragraph): a report that has it is whole, and a section planner cannot find is a layout it does not know.
+_END_OF_REPORT = re.compile(r"End of Report\b", re.I)
+
+
+def missing_section(text: str) -> str:
+    """The words for a required section that was not found: "truncated report?" only of a report without its
+    last line; a whole report's missing section is a layout planner does not know, and says so."""
+    if _END_OF_REPORT.search(text[-4096:]):
+        return "section not found in this report's layout (the report is whole: it ends with 'End of Report')"
+    return "section missing or unreadable (truncated report?)"
+

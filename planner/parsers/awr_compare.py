@@ -31,6 +31,7 @@ from planner.parsers.awr_common import (
     RowName,
     add_event,
     full_wait_class,
+    missing_section,
     norm_label,
     parse_avg_wait_ms,
     parse_number,
@@ -232,7 +233,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                        ("Load Profile", lambda: _load_profile(lines, sink)),
                        ("Top Timed Events", lambda: _top_events(lines, sink))):
         if not read():
-            sink.errors.append(ParseError(KIND, name, "section missing or unreadable (truncated report?)",
+            sink.errors.append(ParseError(KIND, name, missing_section(text),
                                           source=source))
     if not sink.metrics and "version" not in sink.facts:
         raise ParseError(KIND, "report", "no section could be read", source=source)

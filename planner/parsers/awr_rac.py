@@ -31,6 +31,7 @@ from planner.parsers.awr_common import (
     N,
     add_event,
     full_wait_class,
+    missing_section,
     parse_avg_wait_ms,
     parse_number,
 )
@@ -194,7 +195,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                        ("OS Statistics By Instance", lambda: _os_stats(tables, sink)),
                        ("Top Timed Events", lambda: _top_events(tables, sink))):
         if not read():
-            sink.errors.append(ParseError(KIND, name, "table missing or empty (truncated report?)", source=source))
+            sink.errors.append(ParseError(KIND, name, missing_section(text), source=source))
     _per_second(tables, sink)  # where present: a trimmed copy may keep only the summary tables
     _global_stats(tables, sink)
     if not sink.metrics:

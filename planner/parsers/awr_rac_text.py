@@ -38,6 +38,7 @@ from planner.parsers.awr_common import (
     N,
     add_event,
     full_wait_class,
+    missing_section,
     parse_avg_wait_ms,
     parse_number,
 )
@@ -229,7 +230,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
                        ("Database Instances Included In Report", lambda: _instances(lines, sink)),
                        ("System Statistics - Per Second", lambda: _per_second(lines, sink))):
         if not read():
-            sink.errors.append(ParseError(KIND, name, "table missing or empty (truncated report?)", source=source))
+            sink.errors.append(ParseError(KIND, name, missing_section(text), source=source))
     _global_stats(lines, sink)  # where present (not in every release's text form)
     _top_events(lines, sink)
     if not sink.metrics:

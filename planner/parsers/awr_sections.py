@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
     HOST_CPU_COLUMNS,
@@ -164,6 +165,19 @@ def parse_snapshots(lines: Lines, sink: MetricSink) -> bool:
             if v is not None:
                 sink.add(name, v, "min", N, lines[k][0])
                 found = True
+    return _statspack_minutes(lines, sink) or found
+
+
+def _statspack_minutes(lines: Lines, sink: MetricSink) -> bool:
+    """Statspack 10g+ prints DB CPU and the average active sessions beside Elapsed and DB time:
+    ``Elapsed: 1,439.98 (mins) Av Act Sess: 0.0`` / ``DB time: 10.30 (mins) DB CPU: 19.78 (mins)``."""
+    found = False
+    for label, name, unit in (("DB CPU", "db_cpu_min", "min"), ("Av Act Sess", "aas", "sessions")):
+        k = find(lines, rf"\b{label}:\s+[\d,.]+")
+        if k >= 0 and (m := re.search(rf"\b{label}:\s+([\d,.]+)", lines[k][1], re.I)) \
+                and (v := parse_number(m.group(1))) is not None:
+            sink.add(name, v, unit, N, lines[k][0])
+            found = True
     return found
 
 
@@ -231,6 +245,8 @@ def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
     if start < 0:
         return 0
     cols = event_columns(header)
+    if _one_field_per_line(lines[start:start + 3]):
+        return _parse_streamed_top(lines, k, sink, **labels)
     rank = 0
     for lineno, text in lines[start:]:
         t = text.strip()
@@ -239,6 +255,40 @@ def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
                 break
             continue
         row = event_from_tokens(event_tokens(text), cols, lineno)
+        if row is None:
+            break
+        rank += 1
+        add_event(sink, row, rank, "top", **labels)
+    return rank
+
+
+def _one_field_per_line(first: Lines) -> bool:
+    """A web page's copy of the table: the event's name on lines of its own, its numbers on the next lines."""
+    return bool(first) and not any(NUMERIC_TOKEN.match(t) for t in event_tokens(first[0][1])[1:]) \
+        and not _DASHES.match(first[0][1]) and bool(first[0][1].strip())
+
+
+def _parse_streamed_top(lines: Lines, k: int, sink: MetricSink, **labels: str) -> int:
+    """The Top N read as one stream of tokens: header up to the last rule, then name words and the numbers
+    after them, a new row at each word that follows a number (a page that wrapped every field)."""
+    body = lines[k + 1:k + 80]
+    rules = [i for i, (_, t) in enumerate(body[:10]) if _DASHES.match(t)]
+    if not rules:
+        return 0
+    cols = event_columns(" ".join(t for _, t in body[:rules[-1]]))
+    rows: list[tuple[int, list[str]]] = []
+    for lineno, text in body[rules[-1] + 1:]:
+        if not text.strip() or _DASHES.match(text) or re.match(r"\s*(Host CPU|Wait Classes|Instance CPU)", text):
+            break
+        for tok in event_tokens(text):
+            starts = not NUMERIC_TOKEN.match(tok) and (not rows or NUMERIC_TOKEN.match(rows[-1][1][-1]))
+            if starts:
+                rows.append((lineno, []))
+            if rows:
+                rows[-1][1].append(tok)
+    rank = 0
+    for lineno, tokens in rows:
+        row = event_from_tokens(tokens, cols, lineno)
         if row is None:
             break
         rank += 1
@@ -306,12 +356,32 @@ def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
     values = [parse_number(v) for v in lines[j][1].split()]
     if any(v is None for v in values):
         return False
-    for name, v in zip(names, values, strict=False):
+    pairs = list(zip(names, values, strict=False)) if len(values) >= len(names) else \
+        _by_position(lines[h][1], lines[j][1])
+    if pairs is None:
+        sink.errors.append(ParseError("awr", "Host CPU", "fewer values than columns and they do not line up "
+                                      "under the header: not read", source=sink.source, line=lines[j][0]))
+        return False
+    for name, v in pairs:
         metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
         if v is None:
             continue
         put(sink, metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], labels)
     return True
+
+
+def _by_position(header: str, row: str) -> list[tuple[str, float | None]] | None:
+    """A row with blank cells (11.2.0.4+'s "CPUs Cores Sockets" left blank on a VM or AIX): each value goes
+    to the header word its right edge lines up under, as the report right-aligns numbers; None where a
+    value lines up under no word (a paste that lost the alignment), rather than a guess."""
+    heads = [(m.group().lstrip("%").lower(), m.end()) for m in re.finditer(r"\S+", header)]
+    out: list[tuple[str, float | None]] = []
+    for m in re.finditer(r"\S+", row):
+        name = next((n for n, end in heads if abs(end - m.end()) <= 1), None)
+        if name is None or any(n == name for n, _ in out):
+            return None
+        out.append((name, parse_number(m.group())))
+    return out
 
 
 def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:

@@ -10,6 +10,7 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers import awr_rows
 from planner.parsers import awr_sections as sec
+from planner.parsers.awr_common import missing_section
 from planner.parsers.awr_header import parse_header_122
 
 KIND = "awr_text"
@@ -80,7 +81,7 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
             sink.errors.append(ParseError(parser, name, f"unreadable: {exc}", source=sink.source))
             continue
         if not ok and name in required:
-            sink.errors.append(ParseError(parser, name, "section missing or unreadable (truncated report?)",
+            sink.errors.append(ParseError(parser, name, missing_section("\n".join(t for _, t in lines[-60:])),
                                           source=sink.source))
 
 

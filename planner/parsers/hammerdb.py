@@ -33,7 +33,9 @@ _DB = r"([A-Za-z][A-Za-z0-9]*(?: [A-Za-z][A-Za-z0-9]*)?)"  # Oracle, PostgreSQL,
 _RESULT = re.compile(rf"TEST RESULT\s*:\s*System achieved\s+(?:{_N}\s+NOPM\s+from\s+{_N}\s+{_DB}\s+TPM|"
                      rf"{_N}\s+{_DB}\s+TPM\s+at\s+{_N}\s+NOPM)")
 _VU_END = re.compile(r"Vuser\s+(\d+):\s*FINISHED\s+(SUCCESS|FAILED)")
-_ACTIVE = re.compile(r"Vuser\s+\d+:\s*(\d+)\s+Active Virtual Users configured")
+# "Vuser 1:4 Active ..." on the console; the web service's job result (`jobs?jobid=…&resultdata`, 4.x) prints the
+# line bare, as a JSON string: ``"1 Active Virtual Users configured",``
+_ACTIVE = re.compile(r"(?:Vuser\s+\d+:\s*|^\W*)(\d+)\s+Active Virtual Users configured")
 _RAMPUP = re.compile(r"Beginning rampup time of\s+(\d+(?:\.\d+)?)\s+minutes")
 _TIMED = re.compile(r"Timing test period of\s+(\d+(?:\.\d+)?)\s+in minutes")
 _SNAPIDS = re.compile(r"view report from SNAPID\s+(\d+)\s+to\s+(\d+)")

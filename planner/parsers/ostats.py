@@ -147,7 +147,8 @@ def looks_like_iostat(text: str) -> bool:
 
 
 def looks_like_mpstat(text: str) -> bool:
-    return bool(re.search(rf"^(?:{_TIME_OF_DAY}|\S+)\s+CPU\s+%(usr|user)\b", text, re.MULTILINE))
+    return bool(re.search(rf"^(?:{_TIME_OF_DAY}(?:\s+[A-Z]{{2,5}})?|\S+)\s+CPU\s+%(usr|user)\b", text, re.MULTILINE)) \
+        or looks_like_sar_memory(text)
 
 
 # procps translates the group line and the memory (even swpd) column names ("frei", "libre tampon", "交换 空闲"),
@@ -354,9 +355,13 @@ def _dig(doc: object, *keys: str) -> object:
 
 
 def _split_time(line: str) -> tuple[str, list[str]]:
-    """mpstat's first column: the locale's %X (spaces in some: "04시 23분 40초"), or its word for "Average:"."""
+    """mpstat's first column: the locale's %X (spaces in some: "04시 23분 40초"), or its word for "Average:".
+    A time zone sar prints after the time ("10:04:01 PM IST") belongs to the time."""
     if m := re.match(rf"\s*({_TIME_OF_DAY})\s", line):
-        return re.sub(r"\s+", " ", m.group(1)), line[m.end():].split()
+        time, rest = re.sub(r"\s+", " ", m.group(1)), line[m.end():].split()
+        if len(rest) > 1 and re.fullmatch(r"[A-Z]{2,5}", rest[0]) and rest[0] != "CPU":
+            time, rest = f"{time} {rest[0]}", rest[1:]
+        return time, rest
     toks = line.split()
     if re.fullmatch(r"[A-Za-z][\w.-]*", toks[0]) and toks[0] != "all":
         return toks[0], []  # a word, not a time: the command line pasted with the output ("mpstat 5 10")
@@ -364,43 +369,85 @@ def _split_time(line: str) -> tuple[str, list[str]]:
     return ("Average" if toks[0].endswith(":") else toks[0]), toks[1:]
 
 
+# sar -r's memory table (sysstat 7 to 12: kbmemfree kbmemused %memused ..., kbavail from 11.x, kbcommit from 8.1)
+_MEMORY_HEAD = "kbmemfree"
+# %commit is the memory the workload asked for against RAM + swap: over 100 when the kernel overcommits (sar(1))
+_MAY_EXCEED_100 = frozenset({"%commit"})
+
+
+@dataclass
+class _Series:
+    """One table kind's place: its run (from 1), the sample inside the run, and the banner it was read under."""
+
+    run: int = 0
+    sample: int = 0
+    last_time: str | None = None
+    epoch: int = -1
+
+
+@dataclass
+class _Tables:
+    """Where the reader of sysstat's time-stamped tables is: the table under the last header (CPU, memory, or
+    one planner does not read), and each kind's series. A sysstat banner starts a new epoch: a kind's next row
+    after one begins that kind's next run, so two runs in one file never join one series."""
+
+    kind: str = ""
+    cols: list[str] = field(default_factory=list)
+    epoch: int = 0
+    series: dict[str, _Series] = field(default_factory=dict)
+    seen: _Memo = field(default_factory=_Memo)  # one object per repeated value and label (bounded memory)
+    named: list[tuple[str, str]] = field(default_factory=list)  # (metric, unit) per column of ``named_for``
+    named_for: list[str] | None = None
+
+    def row_labels(self, time: str, **more: str) -> tuple[tuple[str, str], ...]:
+        return tuple(self.seen.pair(k, v) for k, v in self.labels(time, **more).items())
+
+    def new_run(self) -> None:
+        self.epoch, self.kind, self.cols = self.epoch + 1, "", []
+
+    def labels(self, time: str, **more: str) -> dict[str, str]:
+        one = self.series.setdefault(self.kind, _Series())
+        if one.epoch != self.epoch:
+            one.run, one.sample, one.last_time, one.epoch = one.run + 1, 0, None, self.epoch
+        if time != one.last_time:
+            one.sample, one.last_time = one.sample + 1, time
+        run = {"run": str(one.run)} if one.run > 1 else {}
+        return {**more, "time": time, "sample": str(one.sample), **run}
+
+
+def _table_head(rest: list[str]) -> tuple[str, list[str]] | None:
+    """A header line's table kind and value columns; None for a line of values."""
+    if not rest or any(_num(t) is not None for t in rest):
+        return None
+    if rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
+        return "cpu", rest[1:]
+    return ("memory", rest) if rest[0] == _MEMORY_HEAD else ("", [])
+
+
+def looks_like_sar_memory(text: str) -> bool:
+    return bool(re.search(rf"^\S.*?\s{_MEMORY_HEAD}\s+\S+\s+%memused\b", text, re.MULTILINE))
+
+
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
+    """mpstat -P ALL and sar -u (the CPU table), sar -r (the memory table); a new header ends a table, and a
+    sysstat banner line after rows starts a new run (label ``run`` from the second on: never one series)."""
     sink = MetricSink(source)
     _banner(sink, text)
-    cols: list[str] = []
-    sample, values, last_time = 0, 0, None
-    named: list[tuple[str, str]] = []
-    named_for: list[str] | None = None
-    seen = _Memo()
+    at, values = _Tables(), 0
     for no, line in enumerate(text.splitlines(), 1):
+        if _BANNER.match(line.strip()) or line.startswith("==> "):  # a banner, or `head`'s file marker
+            at.new_run()
+            continue
         toks = line.split()
         if len(toks) < 3:
             continue
         time, rest = _split_time(line)
-        if rest and rest[0] == "CPU" and any(t.startswith("%") for t in rest[1:]):
-            cols = rest[1:]
+        if (head := _table_head(rest)) is not None:
+            at.kind, at.cols = head
             continue
-        if not cols or not rest:
+        if not at.kind or not rest:
             continue
-        if not (rest[0] == "all" or rest[0].isdigit()):
-            if sum(_num(t) is not None for t in rest) * 2 >= len(cols):  # a CPU row without a readable CPU
-                sink.errors.append(ParseError("mpstat", "CPU row", f"row without a CPU number: {rest[0][:20]!r}",
-                                              source=source, line=no))
-            continue
-        if time != last_time:
-            sample, last_time = sample + 1, time
-        nums = [_num(t) for t in rest[1:]]
-        if len(nums) != len(cols) or None in nums:
-            sink.errors.append(ParseError("mpstat", "CPU row", "row does not match the CPU header",
-                                          source=source, line=no))
-            continue
-        if cols is not named_for:
-            named, named_for = _mpstat_names(cols), cols
-        row_labels = (seen.pair("cpu", rest[0]), seen.pair("time", time), seen.pair("sample", str(sample)))
-        where = Source(source, no)
-        sink.metrics += [Metric(metric, seen.float(v), unit, _N, where, row_labels)
-                         for (metric, unit), v in zip(named, nums, strict=True) if v is not None]
-        values += len(cols)
+        values += _cpu_row(sink, at, time, rest, no) if at.kind == "cpu" else _memory_row(sink, at, time, rest, no)
     if not values:
         raise ParseError("mpstat", "CPU", "no CPU rows under a 'CPU %usr ...' header", source=source)
     return sink.freeze("mpstat")
@@ -412,16 +459,68 @@ def _mpstat_names(cols: list[str]) -> list[tuple[str, str]]:
             else (f"mpstat.{_norm(c)}", "") for c in cols]
 
 
+def _row_numbers(sink: MetricSink, cols: list[str], toks: list[str], no: int, section: str
+                 ) -> list[float] | None:
+    """The row's values under ``cols``, or None (with a warning) when they do not fit, or when a share-of-time
+    or share-of-memory percentage is outside 0..100: such a row was read under the wrong header."""
+    nums = [_num(t) for t in toks]
+    if len(nums) != len(cols) or None in nums:
+        sink.errors.append(ParseError("mpstat", section, "row does not match the header above it",
+                                      source=sink.source, line=no))
+        return None
+    bad = [c for c, v in zip(cols, nums, strict=True)
+           if c.startswith("%") and c not in _MAY_EXCEED_100 and not 0 <= (v or 0) <= 100]
+    if bad:
+        sink.errors.append(ParseError("mpstat", section, f"{bad[0]} outside 0-100 %: not a {section.lower()} of "
+                                      "this table; row skipped", source=sink.source, line=no))
+        return None
+    return [v for v in nums if v is not None]
+
+
+def _cpu_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: int) -> int:
+    if not (rest[0] == "all" or rest[0].isdigit()):
+        if sum(_num(t) is not None for t in rest) * 2 >= len(at.cols):  # a CPU row without a readable CPU
+            sink.errors.append(ParseError("mpstat", "CPU row", f"row without a CPU number: {rest[0][:20]!r}",
+                                          source=sink.source, line=no))
+        return 0
+    nums = _row_numbers(sink, at.cols, rest[1:], no, "CPU row")
+    if nums is None:
+        return 0
+    if at.cols is not at.named_for:
+        at.named, at.named_for = _mpstat_names(at.cols), at.cols
+    labels, where = at.row_labels(time, cpu=rest[0]), Source(sink.source, no)
+    sink.metrics += [Metric(metric, at.seen.float(v), unit, _N, where, labels)
+                     for (metric, unit), v in zip(at.named, nums, strict=True)]
+    return len(nums)
+
+
+def _memory_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: int) -> int:
+    nums = _row_numbers(sink, at.cols, rest, no, "memory row")
+    if nums is None:
+        return 0
+    labels = at.labels(time)
+    for col, v in zip(at.cols, nums, strict=True):
+        put(sink, f"sar.{_norm(col)}", v, "%" if col.startswith("%") else "KiB" if col.startswith("kb") else "",
+            _N, no, labels)
+    return len(nums)
+
+
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     cols: list[str] = []
-    stamped, sample = False, 0
+    stamped, sample, run, broken = False, 0, 1, False
     seen = _Memo()
     for no, line in enumerate(text.splitlines(), 1):
         toks = line.split()
         if not toks or _VMSTAT_GROUPS.match(line):
+            broken = broken or not toks  # a blank line: what follows may be another run
             continue
         if _VMSTAT_HEAD.match(line):
+            # vmstat repeats its header every screen with no blank line before it (procps vmstat.c); after a
+            # blank line or other text it is another run, whose first line is again the average since boot
+            if sample and broken:
+                run, sample = run + 1, 0
+            broken = False
             # -t ends the column line with the time zone ("UTC"), each row with a date and a time
             stamped = _num(toks[-1]) is None and toks[-1] not in _VMSTAT_UNITS
             cols = _vmstat_columns(toks[:-1] if stamped else toks)
@@ -431,11 +530,14 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         data, time = (toks[:-2], " ".join(toks[-2:])) if stamped else (toks, "")
         nums = [_num(t) for t in data]
         if len(nums) != len(cols) or None in nums:
-            sink.errors.append(ParseError("vmstat", "row", "row does not match the header", source=source,
-                                          line=no))
+            broken = True  # text between runs (a prompt, a command line)
+            if sum(n is not None for n in nums) * 2 >= len(cols):
+                sink.errors.append(ParseError("vmstat", "row", "row does not match the header", source=source,
+                                              line=no))
             continue
         sample += 1
-        row_labels = (("sample", str(sample)), *((("time", time),) if time else ()))
+        row_labels = (("sample", str(sample)), *((("time", time),) if time else ()),
+                      *((("run", str(run)),) if run > 1 else ()))
         where = Source(source, no)
         sink.metrics += [Metric(f"vmstat.{_norm(col)}", seen.float(v), _VMSTAT_UNITS.get(col, ""), _N, where,
                                 row_labels) for col, v in zip(cols, nums, strict=True) if v is not None]

@@ -52,10 +52,22 @@ _FIRST = ("swingbench.tps", "swingbench.tpm", "swingbench.max_tps")
 _RESPONSE = {"MinimumResponse": "min", "AverageResponse": "avg", "MaximumResponse": "max"}
 
 
+# A post or a ticket often quotes only the <Overview> element of results.xml, with no <Results> around it.
+_OVERVIEW = re.compile(r"<(?:\w+:)?Overview\b[^>]*>.*?</(?:\w+:)?Overview\s*>", re.S)
+
+
 def looks_like(text: str) -> bool:
     head = text[:200_000]
     return "dominicgiles.com/swingbench" in head or (
-        _ROOT.search(head) is not None and any(f"<{m}" in head for m in _MARKERS))
+        (_ROOT.search(head) is not None or _OVERVIEW.search(head) is not None)
+        and any(f"<{m}" in head for m in _MARKERS))
+
+
+def _whole(text: str) -> tuple[str, bool]:
+    """The results document, and whether it was only an <Overview> quoted on its own (put inside <Results>)."""
+    if _ROOT.search(text[:200_000]) is None and (m := _OVERVIEW.search(text[:MAX_BYTES])) is not None:
+        return f"<Results>{m.group(0)}</Results>", True
+    return text, False
 
 
 def _local(tag: str) -> str:
@@ -223,6 +235,7 @@ def _readings(sink: MetricSink, root: dict[str, ET.Element]) -> None:
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:
+    text, fragment = _whole(text)
     root_elem = _root(text, source)
     if _local(root_elem.tag) != "Results":
         raise ParseError("swingbench", "XML", f"root element is <{_local(root_elem.tag)}>, not <Results>",
@@ -244,6 +257,8 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     found_cs = next((e for e in conf.iter() if _local(e.tag) == "ConnectString"), None) if conf is not None else None
     if connect := _text(found_cs):
         sink.facts["connect"] = connect[:200]
+    if fragment:
+        sink.facts["fragment"] = "the <Overview> element alone"
     return sink.freeze("swingbench")
 
 

@@ -52,8 +52,20 @@ def _tick(v: float) -> str:
     return f"{v:g}"
 
 
+SIMULATED_MARK = "SIMULATED — a rehearsal, not a measurement"
+
+
+def _mark_simulated(fig: Any, ax: Any, simulated: bool) -> None:
+    """A rehearsal's chart says so on its face: a chart file is pasted on its own, without the report's banner."""
+    if not simulated:
+        return
+    ax.text(0.5, 0.5, "SIMULATED", transform=ax.transAxes, fontsize=40, color="#d62728", alpha=0.18, rotation=20,
+            ha="center", va="center", zorder=0)
+    fig.text(0.01, 0.005, SIMULATED_MARK, fontsize=8, color="#d62728", ha="left", va="bottom")
+
+
 def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequence[ChartLine],
-                legend_title: str = "median, bars: min–max over repeats") -> Path | None:
+                legend_title: str = "median, bars: min–max over repeats", *, simulated: bool = False) -> Path | None:
     """Write one chart with a series per line; returns the path, or None without matplotlib."""
     try:
         import matplotlib
@@ -98,6 +110,7 @@ def sweep_chart(path: Path, title: str, xlabel: str, ylabel: str, lines: Sequenc
         if lines:
             ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False,
                       fontsize="small", title=legend_title, title_fontsize="x-small")
+        _mark_simulated(fig, ax, simulated)
         fmt = path.suffix.lstrip(".").lower() or "svg"
         # bbox_inches="tight" grows the canvas to take the outside legend and the y label (no clipping)
         _save(fig, path, fmt)
@@ -117,7 +130,8 @@ class TimeLine:
 
 
 def time_chart(path: Path, title: str, ylabel: str, lines: Sequence[TimeLine], *, window_s: float,
-               warmup_s: float = 0.0, steady: tuple[float, float] | None = None) -> Path | None:
+               warmup_s: float = 0.0, steady: tuple[float, float] | None = None, simulated: bool = False
+               ) -> Path | None:
     """One metric over a point's time: the mean per interval, shaded min–max where buckets hold several samples;
     the warm-up greyed, the measured window's end marked, and the steady-state window (start, end) when reached."""
     try:
@@ -155,6 +169,7 @@ def time_chart(path: Path, title: str, ylabel: str, lines: Sequence[TimeLine], *
         ax.set_ylabel(ylabel)
         ax.grid(True, alpha=0.3)
         ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0, frameon=False, fontsize="small")
+        _mark_simulated(fig, ax, simulated)
         _save(fig, path, path.suffix.lstrip(".").lower() or "svg")
     finally:
         plt.close(fig)

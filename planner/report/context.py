@@ -30,6 +30,7 @@ from planner.report.study import (
     result,
     row_key,
     rows_of,
+    silent_rows,
     summary,
 )
 from planner.report.study import charts as study_charts
@@ -412,6 +413,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     stats = recap(data.results)
     heads = [s for s in all_series if s.headline]
     rows = rows_of(heads)
+    silent = silent_rows(rows)
+    rows = {r: ss for r, ss in rows.items() if r not in {q for q, _, _ in silent}}
     wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
     prep = prep_steps(data)
     support = [s for s in all_series if not s.headline and s.metric in wanted and s.step not in prep
@@ -422,7 +425,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
     play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
     args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
-    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir) if charts else []
+    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir,
+                              data.meta.simulated) if charts else []
     hosts = _hosts(data, all_series)
     return {
         "run": _run(data, report_dir), "simulated": sim, "generated_by": f"planner {__version__}",
@@ -431,7 +435,9 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                              for k, v in rated.get(p.name, {}).items()]}
                   for p in data.meta.plays],
         "recap": [{"host": h, **asdict(s)} for h, s in stats.items() if h],
-        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list},
+        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list,
+                    "silent": [{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
+                               for r, v, o in silent]},
         "result": result(rows, names, play_order, verdict_rows, findings),
         "side_by_side": _side_by_side(data, rows, hosts, play_order),
         "rac": rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise
@@ -444,7 +450,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
                       for a in data.artifacts],
         "stats_method": METHOD, "charts_enabled": charts,
         "combine_note": COMBINE_NOTE,
-        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements),
+        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements,
+                         data.meta.simulated),
     }
 
 

@@ -80,7 +80,7 @@ def verdict(p: PointSeries, measurements: Sequence[Measurement] = ()) -> dict[st
                        if p.spec else "")}
 
 
-def _charts(p: PointSeries, run_dir: Path, report_dir: Path, index: int) -> list[dict[str, Any]]:
+def _charts(p: PointSeries, run_dir: Path, report_dir: Path, index: int, simulated: bool) -> list[dict[str, Any]]:
     out = []
     v = p.steadiness()
     end = max(s.end_s for s in p.series)
@@ -93,14 +93,14 @@ def _charts(p: PointSeries, run_dir: Path, report_dir: Path, index: int) -> list
         line = TimeLine(s.label("device") or s.label("direction") or what, s.t, s.values, s.low, s.high, s.step_s)
         path = run_dir / runfolder.CHARTS / f"time-{index:03d}-{slug(s.metric)}.svg"
         written = time_chart(path, title, f"{what} ({s.unit})", [line], window_s=end, warmup_s=s.warmup_s,
-                             steady=steady if s is p.headline else None)
+                             steady=steady if s is p.headline else None, simulated=simulated or p.simulated)
         if written is not None:
             out.append({"title": title, "path": os.path.relpath(written, report_dir), "file": str(written)})
     return out
 
 
 def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, charts: bool,
-           measurements: Sequence[Measurement] = ()) -> dict[str, Any]:
+           measurements: Sequence[Measurement] = (), simulated: bool = False) -> dict[str, Any]:
     """``inside`` of the report context: verdicts, the best point of each system charted, the rest linked."""
     measured = [p for p in points if not p.warmup and p.headline is not None]
     best: dict[str, PointSeries] = {}
@@ -111,7 +111,7 @@ def inside(points: Sequence[PointSeries], run_dir: Path, report_dir: Path, chart
     shown: list[dict[str, Any]] = []
     linked: list[dict[str, Any]] = []
     for i, p in enumerate(measured[:MAX_CHARTED] if charts else ()):
-        entry = {"play": p.play, "where": _where(p), "charts": _charts(p, run_dir, report_dir, i)}
+        entry = {"play": p.play, "where": _where(p), "charts": _charts(p, run_dir, report_dir, i, simulated)}
         (shown if best.get(p.play) is p else linked).append(entry)
     verdicts = [v for p in measured if (v := verdict(p, measurements)) is not None]
     return {"verdicts": verdicts, "best": shown, "others": linked, "kept": len(points),

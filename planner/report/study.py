@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -94,6 +94,28 @@ def rows_of(heads: Sequence[Series]) -> dict[Row, list[Series]]:
             out[Row(" / ".join(names), row_key(s.key))].append(s)
         else:
             out[Row(s.title, row_key(s.key))].append(s)
+    return out
+
+
+SILENT_FRACTION = 0.01  # a headline row at under 1% of its workload's largest row in the same unit says nothing
+
+
+def silent_rows(rows: Mapping[Row, list[Series]]) -> list[tuple[Row, float, Row]]:
+    """Headline rows that say nothing for this study — write IOPS of 0.4 beside read IOPS of 159,000 in a
+    read-only run: (row, its largest value, the row it is measured against). They get no chart and no row."""
+    top: dict[tuple[str, str], tuple[float, Row]] = {}
+    peak = {row: max((s.summary.max for s in ss), default=0.0) for row, ss in rows.items()}
+    for row, ss in rows.items():
+        unit = ss[0].unit if ss else ""
+        if unit and peak[row] > top.get((row.workload, unit), (0.0, row))[0]:
+            top[(row.workload, unit)] = (peak[row], row)
+    out = []
+    for row, ss in rows.items():
+        if not ss:
+            continue
+        biggest, other = top.get((row.workload, ss[0].unit), (0.0, row))
+        if other != row and biggest > 0 and peak[row] < SILENT_FRACTION * biggest:
+            out.append((row, peak[row], other))
     return out
 
 
@@ -198,7 +220,8 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
 
 
 def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
-           args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path) -> list[dict[str, Any]]:
+           args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path,
+           simulated: bool = False) -> list[dict[str, Any]]:
     """One chart per headline row of a swept or multi-system study."""
     out: list[dict[str, Any]] = []
     workloads = {r.workload for r in rows}
@@ -217,7 +240,8 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
         stem = "-".join(p for p in (slug(row.workload) if len(workloads) > 1 else "", slug(base), "by",
                                     slug(xw)) if p).lower().replace("_", "-")
         path = run_dir / runfolder.CHARTS / f"{stem}.svg"
-        written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines)
+        written = sweep_chart(path, title, xw, f"{base} ({unit})" if unit else base, lines,
+                              simulated=simulated or any(s.simulated for s in ss))
         if written:
             out.append({"title": title, "metric": row.key, "name": words, "x": xname,
                         "path": os.path.relpath(written, report_dir), "file": str(written),
@@ -254,11 +278,30 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
                 cells.append("—")
                 continue
             b = best_of(mine)
+            if first[row.workload] is not ss and (row.workload, p) in at:
+                # every row of a system at the point its first headline was best: one load point per system, never
+                # write IOPS at 64 sessions beside read IOPS at 256
+                there = [s for s in mine if s.params == at[(row.workload, p)]]
+                if not there:
+                    cells.append("—")
+                    continue
+                b = replace(b, value=_combined(there)[0], params=at[(row.workload, p)])
             cells.append(fmt(b.value) + (f" ({point_words(b.params, b.kind)})" if b.points > 1 else ""))
         s0 = ss[0]
         head.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
                      "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": False})
     return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
+
+
+def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """Whether a system's figures can be trusted, and why: a warning says the number may not mean what it
+    seems (cached reads, a CPU-bound host, steal, contention ...); notes are worth knowing but do not undo it."""
+    mine = [f for f in findings if f.get("play") == play]
+    warnings = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") == "warning"))
+    notes = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") != "warning"))
+    if warnings:
+        return {"verdict": "read with care", "why": warnings, "notes": notes}
+    return {"verdict": "can be trusted", "why": [] if notes else ["none of the checks fired"], "notes": notes}
 
 
 def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
@@ -285,7 +328,7 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                           "text": f"{fmt(b.value)} {'' if unit in words else unit + ' '}{words}{where}{spread}"
                           .replace("  ", " ")})
         if lines:
-            systems.append({"play": play, "lines": lines})
+            systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
     ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
     return {"systems": systems, "verdicts": list(verdict_rows), "top_finding": ranked[0] if ranked else None,
             "more_findings": max(len(findings) - 1, 0)}

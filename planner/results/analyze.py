@@ -10,7 +10,9 @@ points (``set=1st`` / ``set=2nd``), a RAC global report's instances are hosts (`
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,11 +20,14 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import DbReport, Described, describe, kinds_where, parse_file, summarise
+from planner.results import history
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
+from planner.results.history import History
 from planner.results.mdtext import md_text
 from planner.results.stats import Series, fmt
 
 AWR_FAMILY = kinds_where(lambda k: k.db_report is not DbReport.NONE)
+ONE_REPORT = kinds_where(lambda k: k.db_report is DbReport.ONE)  # one instance's report: a point of a history
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +46,7 @@ class Analysis:
     findings: tuple[Finding, ...]
     rated: tuple[tuple[str, float], ...]
     rated_unmatched: tuple[str, ...]  # rated metrics no file has
+    histories: tuple[History, ...] = ()  # many reports of one database, as a time series
 
     @property
     def failed(self) -> bool:
@@ -119,25 +125,45 @@ def series_of(fa: FileAnalysis) -> list[Series]:
     return out
 
 
-def _with_cache_size(f: Finding, all_series: Sequence[Series]) -> Finding:
+def _with_cache_size(f: Finding, caches: Mapping[tuple[str, str, str], Series]) -> Finding:
     """Cached reads: the buffer cache size is the number the seed thread pointed at ("5 GB buffer cache")."""
-    cache = next((s for s in all_series if s.play == f.play and s.host == f.host and s.point_label == f.point
-                  and s.metric == "buffer_cache_mb"), None)
-    if f.code != "cached_reads" or cache is None or any(w == "buffer cache MB" for w, _ in f.numbers):
+    cache = caches.get((f.play, f.host, f.point)) if f.code == "cached_reads" else None
+    if cache is None or any(w == "buffer cache MB" for w, _ in f.numbers):
         return f
     mb = cache.summary.median
     return dataclasses.replace(f, message=f"{f.message}; the buffer cache is {mb / 1024:.1f} GB ({fmt(mb)} MB)",
                                numbers=(*f.numbers, ("buffer cache MB", fmt(mb))))
 
 
-def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None) -> Analysis:
+PARALLEL_FROM = 16  # files: below this, starting worker processes costs more than it saves
+MAX_WORKERS = 4
+
+
+def _parse_one(path: Path) -> tuple[Parsed | None, str]:
+    try:
+        return parse_file(Path(path)), ""
+    except ParseError as e:
+        return None, str(e)
+
+
+def _parse_all(paths: Sequence[Path], workers: int | None = None) -> list[tuple[Parsed | None, str]]:
+    """Every file parsed, in order; on several cores, in worker processes (a history of hundreds of reports)."""
+    workers = workers or min(MAX_WORKERS, len(os.sched_getaffinity(0)))
+    if len(paths) < PARALLEL_FROM or workers < 2:
+        return [_parse_one(p) for p in paths]
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(_parse_one, paths, chunksize=max(1, len(paths) // (workers * 8))))
+
+
+def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None, workers: int | None = None
+            ) -> Analysis:
+    """``workers``: parsing processes (default: one per core, at most MAX_WORKERS; 1 parses in this one)."""
     files: list[FileAnalysis] = []
-    for path in paths:
-        try:
-            parsed = parse_file(Path(path))
-        except ParseError as e:
-            files.append(FileAnalysis(str(path), None, str(e), None))
+    for path, (parsed_or_none, error) in zip(paths, _parse_all(paths, workers), strict=True):
+        if parsed_or_none is None:
+            files.append(FileAnalysis(str(path), None, error, None))
             continue
+        parsed = parsed_or_none
         derived = tuple(m for _p, _m, d in _views(parsed) for m in d)
         try:
             head = tuple(summarise(parsed))
@@ -148,10 +174,15 @@ def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None) -> 
     rated = dict(rated or {})
     plays = {fa.path: rated for fa in files if fa.parsed is not None}
     found = [*all_findings(all_series, plays), *latency_missing(all_series)]
-    found = [_with_cache_size(f, all_series) for f in found]
+    caches: dict[tuple[str, str, str], Series] = {}
+    for s in all_series:  # once, not once per finding: 500 reports hold about a million series
+        if s.metric == "buffer_cache_mb":
+            caches.setdefault((s.play, s.host, s.point_label), s)
+    found = [_with_cache_size(f, caches) for f in found]
     present = {s.metric for s in all_series} | {s.key for s in all_series}
+    db_reports = [fa.parsed for fa in files if fa.parsed is not None and fa.parsed.kind in ONE_REPORT]
     return Analysis(tuple(files), tuple(found), tuple(rated.items()),
-                    tuple(k for k in rated if k not in present))
+                    tuple(k for k in rated if k not in present), tuple(history.build(db_reports)))
 
 
 # -- output ------------------------------------------------------------------------------------------------
@@ -182,12 +213,33 @@ def to_markdown(a: Analysis) -> str:
     for name in a.rated_unmatched:
         lines.append(f"- rated {e(name)} = {fmt(dict(a.rated)[name])}: no file has a metric {e(name)}; "
                      "nothing compared")
+    lines += _history_markdown(a.histories)
     lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
     for fa in a.files:
         for m in (fa.derived or fa.headline):
             line = m.source.line if m.source and m.source.line else ""
             lines.append(f"| {e(fa.path)} | {e(m.key)} | {fmt(m.value, 2)} | {e(m.unit)} | {line} |")
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _history_markdown(histories: Sequence[History]) -> list[str]:
+    e = md_text
+    out: list[str] = []
+    for h in histories:
+        top = h.top_events[:3]
+        out += ["", f"## History: {e(h.database)}", "",
+                f"{len(h.snapshots)} reports; {len(h.mostly_waits)} mostly waits; {len(h.anomalies)} anomalies.", "",
+                "| begin | snaps | active sessions | DB CPU/s | waits % | " + " | ".join(e(t) for t in top)
+                + " |", "|---|---|---:|---:|---:|" + "---:|" * len(top)]
+        for s in h.snapshots:
+            waits = dict(s.waits)
+            share = s.wait_share
+            out.append(f"| {e(s.begin or '—')} | {s.begin_id or ''}-{s.end_id or ''} | {fmt(s.aas or 0, 2)} "
+                       f"| {fmt(s.cpu or 0, 2)} | {'' if share is None else f'{share * 100:.0f}'} | "
+                       + " | ".join(fmt(waits[t], 1) if t in waits else "" for t in top) + " |")
+        for a in h.anomalies:
+            out.append(f"- anomaly: {e(a.what)} {fmt(a.value)} at {e(a.begin or a.source)} (median {fmt(a.median)})")
+    return out
 
 
 def _metric(m: Metric) -> dict[str, Any]:
@@ -209,4 +261,15 @@ def to_json(a: Analysis) -> dict[str, Any]:
                       "host": f.host, "point": f.point, "message": f.message, "numbers": dict(f.numbers)}
                      for f in a.findings],
         "rated": dict(a.rated), "rated_unmatched": list(a.rated_unmatched),
+        "histories": [history_json(h) for h in a.histories],
     }
+
+
+def history_json(h: History) -> dict[str, Any]:
+    return {"database": h.database, "top_events": list(h.top_events),
+            "snapshots": [{"file": s.source, "begin": s.begin, "begin_snap_id": s.begin_id, "end_snap_id": s.end_id,
+                           "active_sessions": s.aas, "db_cpu_per_s": s.cpu, "wait_share": s.wait_share,
+                           "waits_pct": dict(s.waits), "load": dict(s.load)} for s in h.snapshots],
+            "mostly_waits": [s.source for s in h.mostly_waits],
+            "anomalies": [{"file": x.source, "begin": x.begin, "what": x.what, "value": x.value, "median": x.median}
+                          for x in h.anomalies]}

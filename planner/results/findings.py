@@ -20,16 +20,15 @@ from typing import Any
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results import runfolder
+from planner.results.finding import Finding, Severity, shared_index
+from planner.results.finding import index as _index
+from planner.results.finding import where as _where
+from planner.results.findings_db import db_findings, storage_series
 from planner.results.measure import RunData, play_name
 from planner.results.point_series import PointSeries
 from planner.results.stats import PlayValue, Series, fmt, play_value
 from planner.status import legacy_place
 from planner.timeseries import Steadiness
-
-
-class Severity(enum.Enum):
-    WARNING = "warning"  # the headline number probably does not mean what it seems to
-    NOTE = "note"  # worth knowing when reading the number
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,32 +41,6 @@ class Thresholds:
     cv_pct: float = 10.0
     rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
     multiblock_share_pct: float = 1.0  # multi-block read waits beyond this share: blocks/s is not IOPS
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops, blocks_not_requests
-    severity: Severity
-    title: str
-    play: str
-    host: str
-    step: str
-    point: str
-    message: str
-    numbers: tuple[tuple[str, str], ...]  # (what, value as printed) — what triggered it
-
-
-def _where(s: Series) -> tuple[str, str, str, str]:
-    return s.play, s.host, s.title, s.point_label
-
-
-def _index(all_series: Sequence[Series]) -> dict[tuple[str, str, str, str], dict[str, Series]]:
-    """(play, host, step title, point) -> metric key -> series."""
-    idx: dict[tuple[str, str, str, str], dict[str, Series]] = defaultdict(dict)
-    for s in all_series:
-        idx[_where(s)].setdefault(s.key, s)
-        idx[_where(s)].setdefault(s.metric, s)
-    return idx
 
 
 def cached_reads(all_series: Sequence[Series], working_set_mb: Mapping[str, float] | None = None,
@@ -371,11 +344,13 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = Thresholds())
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
-    io_tests = [s for s in all_series if s.kind not in OLTP_KINDS]
-    return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
-            *cpu_bound(all_series, t), *noisy_repeats(all_series, t), *below_rated(all_series, rated or {}, t),
-            *rac_not_iops(all_series), *blocks_not_requests(all_series, t), *hammerdb_setup(all_series),
-            *oltp_not_scaling(all_series, t)]
+    storage = storage_series(all_series)  # SLB is a CPU and memory test: no storage finding judges it
+    io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
+    with shared_index():
+        return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
+                *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
+                *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
+                *oltp_not_scaling(all_series, t), *db_findings(all_series)]
 
 
 # -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------

@@ -247,16 +247,19 @@ def os_summary(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]
         rows = [m for m in parsed.metrics if m.label("cpu") == "all" and m.label("time") != "Average"]
         idle = [m.value for m in rows if m.name == "mpstat.idle_pct"]
         wio = [m.value for m in rows if m.name == "mpstat.iowait_pct"]
+        steal = [m.value for m in rows if m.name == "mpstat.steal_pct"]
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        add("os.cpu_steal_pct", statistics.fmean(steal) if steal else None, "%")
         samples: int = len(idle)
     elif parsed.kind == "vmstat":
         def col(name: str) -> list[float]:
             return [m.value for m in parsed.metrics if m.name == name
                     and not (since_boot and m.label("sample") == "1")]
-        idle, wio = col("vmstat.id"), col("vmstat.wa")
+        idle, wio, steal = col("vmstat.id"), col("vmstat.wa"), col("vmstat.st")
         add("os.cpu_busy_pct", 100 - statistics.fmean(idle) if idle else None, "%")
         add("os.cpu_iowait_pct", statistics.fmean(wio) if wio else None, "%")
+        add("os.cpu_steal_pct", statistics.fmean(steal) if steal else None, "%")
         samples = len(idle)
     elif parsed.kind == "iostat":
         samples = len({m.label("sample") for m in parsed.all("iostat.r_iops")} - ({"1"} if since_boot else set()))

@@ -1,0 +1,88 @@
+"""A finding's shape, shared by every family of checks (planner.results.findings, findings_db): what was seen,
+how bad it is, where, and the numbers that raised it."""
+
+from __future__ import annotations
+
+import enum
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from planner.results.stats import Series
+
+
+class Severity(enum.Enum):
+    WARNING = "warning"  # the headline number probably does not mean what it seems to
+    NOTE = "note"  # worth knowing when reading the number
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops, blocks_not_requests
+    severity: Severity
+    title: str
+    play: str
+    host: str
+    step: str
+    point: str
+    message: str
+    numbers: tuple[tuple[str, str], ...]  # (what, value as printed) — what triggered it
+
+
+Place = tuple[str, str, str, str]
+Index = dict[Place, dict[str, Series]]
+Groups = dict[Place, list[Series]]
+# Every family of checks indexes the same series by place; inside one findings pass (shared_index) each list is
+# indexed once, so an analysis of 500 AWR reports spends seconds there instead of a minute.
+_SHARED: ContextVar[dict[int, tuple[Sequence[Series], Index, Groups]] | None] = ContextVar("findings_index",
+                                                                                          default=None)
+
+
+def where(s: Series) -> Place:
+    return s.play, s.host, s.title, s.point_label
+
+
+def _build(all_series: Sequence[Series]) -> tuple[Index, Groups]:
+    idx: Index = defaultdict(dict)
+    groups: Groups = defaultdict(list)
+    for s in all_series:
+        place = where(s)
+        mine = idx[place]
+        mine.setdefault(s.key, s)
+        mine.setdefault(s.metric, s)
+        groups[place].append(s)
+    return idx, groups
+
+
+def _shared(all_series: Sequence[Series]) -> tuple[Index, Groups]:
+    cache = _SHARED.get()
+    if cache is None:
+        return _build(all_series)
+    hit = cache.get(id(all_series))
+    if hit is None or hit[0] is not all_series:
+        built = _build(all_series)
+        cache[id(all_series)] = (all_series, *built)  # the list is kept: its id cannot be reused meanwhile
+        return built
+    return hit[1], hit[2]
+
+
+def index(all_series: Sequence[Series]) -> Index:
+    """(play, host, step title, point) -> metric key -> series."""
+    return _shared(all_series)[0]
+
+
+def groups(all_series: Sequence[Series]) -> Groups:
+    """(play, host, step title, point) -> its series, in order."""
+    return _shared(all_series)[1]
+
+
+@contextmanager
+def shared_index() -> Iterator[None]:
+    """Inside: each list's index is built once. The checks only read what index() and groups() return."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
