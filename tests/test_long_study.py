@@ -34,14 +34,21 @@ plays:
 """
 
 
+class _Done:
+    exit_code, ok, stdout, stderr = 0, True, "", ""
+
+
 class _Shell:
-    """Records the commands a step would run on its host (fresh_dir runs one)."""
+    """Records the commands a step would run on its host (fresh_dir runs one), as the login user."""
+
+    become = False
 
     def __init__(self) -> None:
         self.calls: list[tuple[Any, ...]] = []
 
-    def sh(self, script: str, *args: str) -> None:
+    def sh(self, script: str, *args: str, **_options: Any) -> _Done:
         self.calls.append((script, *args))
+        return _Done()
 
 
 @pytest.mark.parametrize("index", [0, 999, 1000, 2999, 123456])
