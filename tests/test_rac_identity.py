@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from prep_helpers import context
 
+from planner.db.config import NLS_ENV
 from planner.errors import OracleError, StepError
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
 from planner.status import Status
@@ -218,7 +219,8 @@ def test_asm_steps_run_as_the_grid_user_with_grid_home_and_this_nodes_asm_sid(tm
     assert asm and db
     assert all(c["argv"][0] == str(root) + GRID_HOME + "/bin/sqlplus" for c in asm)
     assert all(c["become"] and c["become_user"] == "grid" and c["login"] for c in asm)
-    assert all(c["env"] == {"ORACLE_HOME": GRID_HOME, "ORACLE_SID": "+ASM1"} for c in asm)
+    # NLS pinned in every session planner opens (planner.db.config.NLS_ENV, issue 41)
+    assert all(c["env"] == {"ORACLE_HOME": GRID_HOME, "ORACLE_SID": "+ASM1", **NLS_ENV} for c in asm)
     assert all(c["become_user"] == "oracle" and c["env"]["ORACLE_SID"] == "SLOB1" for c in db)
     # on a real host that is sudo to grid, arguments quoted, the SQL on stdin (never on the line)
     line = command_line(asm[0]["argv"], become=True, become_user="grid", login=True, env=asm[0]["env"])

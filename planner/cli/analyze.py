@@ -53,6 +53,7 @@ def expand(paths: list[Path]) -> list[Path]:
 def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     # here, not at the top: every verb's parser is built with this module, only `analyze` needs the findings
     from planner.cli.parse import check_input_files
+    from planner.files import write_output
     from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
 
     files = expand([Path(f) for f in args.files])
@@ -65,8 +66,6 @@ def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     else:
         out.write(md)
     if args.output:
-        from planner.files import write_output  # only here: every verb builds the parser, which imports us
-
         write_output(Path(args.output), md.encode())
     if args.html:
         from planner.report.history_html import history_page

@@ -86,7 +86,7 @@ for spec in "$@"; do
       n=$((n+1)); l=$(readlink -- "$f") || continue 2
       case $l in /*) f=$root$l;; *) f=${f%/*}/$l;; esac
     done
-    [ -e "$f" ] || continue
+    [ -e "$f" ] || [ -d "$root/sys/block/${f##*/}" ] || continue  # a link to a name the kernel has a device of
     k=${f##*/}
     found=1
     if [ -d "$root/sys/block/$k" ]; then printf 'M\t%s\t%s\n' "$spec" "$k"; emit "$k" 0; holders "$k"
