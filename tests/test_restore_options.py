@@ -28,19 +28,26 @@ plays:
 """
 
 
-def kept_prep_run(lab: Lab, tmp_path: Path) -> tuple[Path, Path, Path]:
-    """A run with --known-hosts FILE (the inventory names none) and --keep-prep: its prep is left to restore."""
-    root = lab.sandbox(lab.hosts[0].name)
-    (root / "etc").mkdir(parents=True)
-    (root / "etc/prep.txt").write_text("original\n")
-    inv = tmp_path / "inv.yml"
+def inventory_naming_no_known_hosts(lab: Lab, folder: Path) -> tuple[Path, Path]:
+    """The lab's inventory without its known_hosts (inv.yml) and that file beside it (known_hosts): a run that
+    reaches the hosts only through ``--known-hosts FILE``, as a received or resumed run must."""
+    inv = folder / "inv.yml"
     lab.write_inventory(inv)
     data = yaml.safe_load(inv.read_text())
     for h in data["all"]["hosts"].values():
         del h["planner_known_hosts"], h["ansible_ssh_common_args"]
     inv.write_text(yaml.safe_dump(data))
-    known = tmp_path / "known_hosts"
+    known = folder / "known_hosts"
     shutil.copy(lab.known_hosts, known)
+    return inv, known
+
+
+def kept_prep_run(lab: Lab, tmp_path: Path) -> tuple[Path, Path, Path]:
+    """A run with --known-hosts FILE (the inventory names none) and --keep-prep: its prep is left to restore."""
+    root = lab.sandbox(lab.hosts[0].name)
+    (root / "etc").mkdir(parents=True)
+    (root / "etc/prep.txt").write_text("original\n")
+    inv, known = inventory_naming_no_known_hosts(lab, tmp_path)
     (tmp_path / "plan.yaml").write_text(PLAN)
     runs = tmp_path / "runs"
     assert main(["apply", str(tmp_path / "plan.yaml"), "-i", str(inv), "--runs-dir", str(runs), "--no-report",

@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import yaml
+from test_restore_options import inventory_naming_no_known_hosts
 
 from planner.cli.main import main
 from planner.rehearsal.lab import Lab
@@ -31,14 +30,7 @@ def test_resume_uses_the_runs_known_hosts_and_takes_inventory_given_again(
     monkeypatch.setenv("HOME", str(tmp_path / "home"))  # no ~/.ssh/known_hosts to fall back on
     lab = make_lab(1)
     root = lab.sandbox(lab.hosts[0].name)
-    inv = tmp_path / "inv.yml"
-    lab.write_inventory(inv)
-    data = yaml.safe_load(inv.read_text())
-    for h in data["all"]["hosts"].values():
-        del h["planner_known_hosts"], h["ansible_ssh_common_args"]
-    inv.write_text(yaml.safe_dump(data))
-    known = tmp_path / "known_hosts"
-    shutil.copy(lab.known_hosts, known)
+    inv, known = inventory_naming_no_known_hosts(lab, tmp_path)
     plan, runs = tmp_path / "plan.yaml", tmp_path / "runs"
     plan.write_text(PLAN)
     monkeypatch.chdir(tmp_path)

@@ -486,23 +486,30 @@ def _cpu_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: int)
     nums = _row_numbers(sink, at.cols, rest[1:], no, "CPU row")
     if nums is None:
         return 0
+    return _emit(sink, at, nums, no, at.row_labels(time, cpu=rest[0]))
+
+
+def _emit(sink: MetricSink, at: _Tables, nums: list[float], no: int, labels: tuple[tuple[str, str], ...]) -> int:
+    """One row's metrics, its labels and repeated values shared (a day of sar is bounded memory, as iostat)."""
     if at.cols is not at.named_for:
-        at.named, at.named_for = _mpstat_names(at.cols), at.cols
-    labels, where = at.row_labels(time, cpu=rest[0]), Source(sink.source, no)
+        at.named, at.named_for = _table_names(at.kind, at.cols), at.cols
+    where = Source(sink.source, no)
     sink.metrics += [Metric(metric, at.seen.float(v), unit, _N, where, labels)
                      for (metric, unit), v in zip(at.named, nums, strict=True)]
     return len(nums)
+
+
+def _table_names(kind: str, cols: list[str]) -> list[tuple[str, str]]:
+    if kind == "cpu":
+        return _mpstat_names(cols)
+    return [(f"sar.{_norm(c)}", "%" if c.startswith("%") else "KiB" if c.startswith("kb") else "") for c in cols]
 
 
 def _memory_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: int) -> int:
     nums = _row_numbers(sink, at.cols, rest, no, "memory row")
     if nums is None:
         return 0
-    labels = at.labels(time)
-    for col, v in zip(at.cols, nums, strict=True):
-        put(sink, f"sar.{_norm(col)}", v, "%" if col.startswith("%") else "KiB" if col.startswith("kb") else "",
-            _N, no, labels)
-    return len(nums)
+    return _emit(sink, at, nums, no, at.row_labels(time))
 
 
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:

@@ -249,47 +249,52 @@ def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
     return out
 
 
+def _of(ss: Sequence[Series], play: str, host: str) -> list[Series]:
+    return [s for s in ss if s.play == play and (not host or s.host == host)]
+
+
+def _summary_row(row: Row, ss: Sequence[Series], names: Mapping[str, str], cells: list[str],
+                 supporting: bool) -> dict[str, Any]:
+    s0 = ss[0]
+    return {"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key], "unit": s0.unit,
+            "direction": s0.direction.value, "cells": cells, "supporting": supporting}
+
+
 def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Sequence[tuple[str, str]],
             supporting: Mapping[Row, list[Series]] | None = None) -> dict[str, Any]:
     """Rows (workload, metric), columns plays (or play / host): the best sweep point, as the seed compared
-    systems ("I tried numerous values for readers and 256 gave me the best result"). ``supporting`` rows
-    (logical reads, DB CPU ...) are shown at the point where the play's first headline metric was best."""
-    out = []
+    systems ("I tried numerous values for readers and 256 gave me the best result"). Every other row of a
+    system — the later headline rows and the ``supporting`` ones (logical reads, DB CPU ...) — is at the point
+    where that system's first headline metric was best: one load point per system, never write IOPS at 64
+    sessions beside read IOPS at 256."""
     first: dict[str, list[Series]] = {}
     for row, ss in rows.items():
         first.setdefault(row.workload, ss)
     at = {(w, p): best_of([s for s in ss if s.play == p]).params
           for w, ss in first.items() for p in {s.play for s in ss}}
+    out = []
     for row, ss in (supporting or {}).items():
         cells = []
         for p, h in cols:
-            mine = [s for s in ss if s.play == p and (not h or s.host == h) and s.params == at.get((row.workload, p))]
+            mine = [s for s in _of(ss, p, h) if s.params == at.get((row.workload, p))]
             cells.append(fmt(_combined(mine)[0]) if mine else "—")
-        s0 = ss[0]
         if any(c != "—" for c in cells):
-            out.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
-                        "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": True})
+            out.append(_summary_row(row, ss, names, cells, True))
     head = []
     for row, ss in rows.items():
         cells = []
         for p, h in cols:
-            mine = [s for s in ss if s.play == p and (not h or s.host == h)]
-            if not mine:
+            mine = _of(ss, p, h)
+            point = at.get((row.workload, p)) if first[row.workload] is not ss else None
+            there = [s for s in mine if s.params == point] if point is not None else mine
+            if not there:
                 cells.append("—")
                 continue
             b = best_of(mine)
-            if first[row.workload] is not ss and (row.workload, p) in at:
-                # every row of a system at the point its first headline was best: one load point per system, never
-                # write IOPS at 64 sessions beside read IOPS at 256
-                there = [s for s in mine if s.params == at[(row.workload, p)]]
-                if not there:
-                    cells.append("—")
-                    continue
-                b = replace(b, value=_combined(there)[0], params=at[(row.workload, p)])
+            if point is not None:
+                b = replace(b, value=_combined(there)[0], params=point)
             cells.append(fmt(b.value) + (f" ({point_words(b.params, b.kind)})" if b.points > 1 else ""))
-        s0 = ss[0]
-        head.append({"workload": row.workload, "kind": s0.kind, "metric": row.key, "name": names[row.key],
-                     "unit": s0.unit, "direction": s0.direction.value, "cells": cells, "supporting": False})
+        head.append(_summary_row(row, ss, names, cells, False))
     return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
 
 

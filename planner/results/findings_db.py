@@ -119,14 +119,10 @@ def _avg_ms(ss: Iterable[Series], event: str) -> float | None:
     return _mean(s.summary.median for s in ss if s.metric == "wait.avg_ms" and s.label("event").lower() == event)
 
 
-def _grouped(all_series: Sequence[Series]) -> dict[Place, list[Series]]:
-    return groups(all_series)
-
-
 def _places(all_series: Sequence[Series]) -> Iterable[tuple[Place, list[Series], dict[str, Series]]]:
     """Each place's series, and the same by metric key and name (the first of each, as findings.index)."""
     by_place = index(all_series)
-    for place, ss in _grouped(all_series).items():
+    for place, ss in groups(all_series).items():
         yield place, ss, by_place[place]
 
 
@@ -153,7 +149,7 @@ def concurrency(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) 
 
 def commit_and_redo(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) -> list[Finding]:
     out = []
-    for place, ss in _grouped(all_series).items():
+    for place, ss in groups(all_series).items():
         share, _ = _event_share(_top_events(ss), "log file sync")
         sync_ms, lgwr_ms = _avg_ms(ss, "log file sync"), _avg_ms(ss, "log file parallel write")
         if share >= t.commit_pct:
@@ -176,7 +172,7 @@ def commit_and_redo(all_series: Sequence[Series], t: DbThresholds = DbThresholds
 
 def direct_reads(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) -> list[Finding]:
     out = []
-    for place, ss in _grouped(all_series).items():
+    for place, ss in groups(all_series).items():
         share, hit = _event_share(_top_events(ss), "direct path read", "direct path read temp")
         if share >= t.direct_read_pct:
             names = " and ".join(sorted({s.label("event") for s in hit}))
@@ -247,7 +243,7 @@ def flash_latency(all_series: Sequence[Series], t: DbThresholds = DbThresholds()
     millisecond (Oracle Exadata System Software User's Guide, "Exadata Smart Flash Cache"), so an average of
     ``cell_flash_ms`` or more says many reads went to the cells' disks."""
     out = []
-    for place, ss in _grouped(all_series).items():
+    for place, ss in groups(all_series).items():
         reads = [(s.label("event"), s.summary.median) for s in ss if s.metric == "wait.avg_ms"
                  and _cell_single_block(s.label("event").lower())]
         slow = [(e, v) for e, v in reads if v >= t.cell_flash_ms]
