@@ -26,7 +26,8 @@ from typing import Any
 
 # The one line per kind: a kind is registered by its folder's name here. The order is the parse registry's
 # detection order among the kinds' parsers (a kind whose output another's detector could mistake goes first).
-KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob")
+KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob",
+                         "pgbench")
 
 
 class DbReport(enum.Enum):
@@ -112,7 +113,7 @@ class KindSpec:
     """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
 
     kind: str
-    step: str  # the StepType subclass
+    step: str = ""  # the StepType subclass; "" for a kind planner reads but does not run (its parsers only)
     parsers: tuple[ParserKind, ...] = ()
     report: ReportWords = ReportWords()
     # the kind's own findings: a function (all_series) -> list of results.finding.Finding, and one reading the

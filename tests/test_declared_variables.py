@@ -15,7 +15,7 @@ PLANNER = Path(__file__).resolve().parents[1] / "planner"
 _READS = re.compile(r"""(?:\bvars|host_vars|variables|\bv)(?:\.get\(|\[)\s*"([a-z][a-z0-9_]*)"|"""
                     r"""_flag\(v,\s*"([a-z][a-z0-9_]*)"|_number\(\s*host,\s*"([a-z][a-z0-9_]*)\"""")
 # names planner reads as host variables, by their families; other keys matched by the pattern are not variables
-_FAMILIES = re.compile(r"^(?:planner|oracle|standin|asm|grid|slob|swingbench|hammerdb|iozone|orion|fio|slb|"
+_FAMILIES = re.compile(r"^(?:planner|pg|oracle|standin|asm|grid|slob|swingbench|hammerdb|iozone|orion|fio|slb|"
                        r"calibrate)_|^(?:cpus|cores|sockets|memory_gb)$")
 _NOT_VARIABLES = {"planner_facts", "planner_secrets", "planner_version", "planner_loop", "planner_restore_log"}
 

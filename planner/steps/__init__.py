@@ -39,7 +39,8 @@ REGISTRY = KindRegistry({
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
 })
 for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
-    REGISTRY.name(_spec.kind, _spec.step)
+    if _spec.step:
+        REGISTRY.name(_spec.kind, _spec.step)
 REGISTRY.name("awr", "planner.steps.dbreport:AwrCollect")
 REGISTRY.name("statspack", "planner.steps.dbreport:StatspackCollect")
 
