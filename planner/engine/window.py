@@ -14,7 +14,7 @@ from planner.errors import PlannerError
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
-from planner.steps.base import StepContext
+from planner.steps.base import StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
 
@@ -101,7 +101,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     sampler = None
     interval = 1
     token: object = None
-    db_kind = step_class(spec.db_report) if spec.db_report and not writes_db_report else None
+    db_kind = around_point(step_class(spec.db_report)) if spec.db_report and not writes_db_report else None
     if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
         token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name) if snaps is not None else None)
         if snaps is not None:

@@ -26,7 +26,15 @@ from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.steps.base import TIMEOUT_MARGIN_S, Change, Duration, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
+    Change,
+    Duration,
+    Outcome,
+    StepContext,
+    Workload,
+    whole_number,
+)
 from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
 
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
@@ -88,7 +96,7 @@ class Server:
                 *(["-U", self.user] if self.user else [])]
 
 
-class Pgbench(StepType):
+class Pgbench(Workload):
     kind: ClassVar[str] = "pgbench"
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
