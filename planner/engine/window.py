@@ -11,6 +11,7 @@ from typing import Any
 
 from planner.engine import os_series
 from planner.errors import PlannerError
+from planner.parsers import OS_TOOLS
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
@@ -18,7 +19,6 @@ from planner.steps.base import StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
 
-OS_TOOLS = ("iostat", "mpstat", "vmstat")
 DB_REPORTS = ("awr", "statspack")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 

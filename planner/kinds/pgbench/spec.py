@@ -6,7 +6,7 @@ KIND = KindSpec(
     "pgbench", step="planner.kinds.pgbench.step:Pgbench",
     parsers=(
         ParserKind("pgbench", "planner.kinds.pgbench.parse", "pgbench output (summary, -r, -P)",
-                   names=(r"pgbench.*\.(txt|log|out)$",), step_kind="pgbench",
+                   names=(r"pgbench.*\.(txt|log|out)$",), step_kind="pgbench", reads="pgbench output",
                    headline=(("pgbench.tps", {}), ("pgbench.latency_ms", {"stat": "avg"}), ("pgbench.failed", {})),
                    result_lines=r"\btps\s*=\s*\d[\d.]*\s*\(|latency (?:average|stddev)\s*[=:]\s*\d|"
                                 r"number of (?:transactions actually processed|failed transactions):\s*\d"),
