@@ -1,1 +1,1 @@
-"""Workload kinds, one folder each: a kind's parser, step, findings and stand-in together (issue 42)."""
+"""Workload kinds, one folder each: a kind's parser, step, findings and stand-in together."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,24 @@ def test_other_tools_outputs_are_not_pgbench() -> None:
 def test_nothing_readable_is_a_named_error() -> None:
     with pytest.raises(ParseError, match="pgbench parser.*no 'tps = N"):
         pgbench.parse("starting vacuum...end.\n", "x.txt")
+
+
+def test_windows_line_ends_read_the_same() -> None:
+    text = (DATA / "local_15_two_builtins_P_r.txt").read_text()
+    crlf, lf = pgbench.parse(text.replace("\n", "\r\n")), pgbench.parse(text)
+    assert [(m.key, m.value) for m in crlf.metrics] == [(m.key, m.value) for m in lf.metrics]
+    assert crlf.facts == lf.facts
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.iterdir() if p.name != "README.md"))
+def test_every_result_line_gives_a_value_and_no_key_twice(name: str) -> None:
+    """What the registry checks once the kind is registered (planner.parsers._checked): RESULT_LINES is the
+    pattern the kind's ParserKind.result_lines will carry."""
+    text = unwrap((DATA / name).read_text()).text
+    p = pgbench.parse(text, name)
+    keys = [m.key for m in p.metrics]
+    assert len(keys) == len(set(keys)), name
+    said = {m.source.line for m in p.metrics if m.source}
+    unread = [line for no, line in enumerate(text.split("\n"), 1)
+              if no not in said and re.search(pgbench.RESULT_LINES, line)]
+    assert unread == [], name

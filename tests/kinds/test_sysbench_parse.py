@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -141,3 +142,16 @@ def test_a_0_5_interval_line_without_errors_field() -> None:
     assert (row.t_s, row.threads, row.tps, row.writes_per_s, row.lat_ms, row.percentile) == (230.0, 64, 4221.96,
                                                                                            16886.75, 47.44, 99.0)
     assert row.errors_per_s is None
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in DATA.iterdir() if p.name != "README.md"))
+def test_every_result_line_gives_a_value_and_no_key_twice(name: str) -> None:
+    """What the registry checks once the kind is registered (planner.parsers._checked), with RESULT_LINES."""
+    text = unwrap((DATA / name).read_text()).text
+    p = sysbench.parse(text, name)
+    keys = [m.key for m in p.metrics]
+    assert len(keys) == len(set(keys)), name
+    said = {m.source.line for m in p.metrics if m.source}
+    unread = [line for no, line in enumerate(text.split("\n"), 1)
+              if no not in said and re.search(sysbench.RESULT_LINES, line)]
+    assert unread == [], name

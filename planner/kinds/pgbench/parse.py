@@ -20,7 +20,8 @@ transaction paid for a connection (-C) and "excluding" left out most of the run 
 ``tps = 388.65 (including ...)`` / ``tps = 135108.21 (excluding ...)`` for ``-C``), so "including" is taken and the
 fact ``tps_basis`` says which. A file holding several runs gives each run's metrics the label ``run``.
 
-Metrics: ``pgbench.tps`` (the one above), ``pgbench.tps_including_connections`` (before 14), ``pgbench.latency_ms``
+Metrics: ``pgbench.tps`` (the one above), ``pgbench.tps_including_connections`` and
+``pgbench.tps_excluding_connections`` (before 14), ``pgbench.latency_ms``
 (``stat`` avg|stddev), ``pgbench.initial_connection_ms``, ``pgbench.connection_ms`` (-C: per connection),
 ``pgbench.lag_ms`` (``stat`` avg|max, under -R), ``pgbench.transactions`` and ``pgbench.transactions_intended``
 (-t), ``pgbench.failed`` (15+; ``cause`` serialization|deadlock|other with --failures-detailed),
@@ -86,6 +87,10 @@ _PROGRESS = re.compile(
 _ROW_END = re.compile(r"\s+$")
 _TAIL = re.compile(r"^\s*(?:$|-\s|SQL script \d+:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
+# The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
+# lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
+RESULT_LINES = (r"\btps\s*=\s*\d[\d.]*\s*\(|latency (?:average|stddev)\s*[=:]\s*\d|"
+                r"number of (?:transactions actually processed|failed transactions):\s*\d")
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,9 +156,10 @@ def _tps(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict
             found.setdefault(basis, (no + 1, float(m.group(1))))
     if not found:
         return
-    if "including" in found:
-        put(sink, "pgbench.tps_including_connections", found["including"][1], "tps", Direction.HIGHER,
-            found["including"][0], labels)
+    for before_14 in ("including", "excluding"):  # both kept: which one is "the" tps is a choice, said below
+        if before_14 in found:
+            put(sink, f"pgbench.tps_{before_14}_connections", found[before_14][1], "tps", Direction.HIGHER,
+                found[before_14][0], labels)
     basis = next(b for b in ("without", "reconnection", "excluding", "including") if b in found)
     if basis == "excluding" and "including" in found and found["excluding"][1] > 2 * found["including"][1]:
         basis = "including"  # -C before 14: "excluding" left out the connections every transaction paid for

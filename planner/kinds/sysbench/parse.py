@@ -56,6 +56,11 @@ _LAT_ROW = re.compile(rf"^\s*(min|avg|max|sum|approx\.\s+(\d+(?:\.\d+)?) percent
 _FAIRNESS = re.compile(rf"^\s*(events|execution time) \(avg/stddev\):\s*{_N}/{_N}")
 _TEST = re.compile(r"^\s*Doing (\w[\w ]*?) test\.")
 _TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001}
+# The lines that always give a value (the registry names any it finds unread): the rates, the run time, the
+# latency average and percentile. Interval lines are summarised, not each read.
+RESULT_LINES = (r"^\s*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
+                r"^\s*(?:total time|time elapsed):\s*\d|"
+                r"^\s*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
 _INTERVAL_10 = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*thds:\s*(\d+)\s+tps:\s*{_N}\s+qps:\s*{_N}\s+\(r/w/o:\s*{_N}/{_N}/{_N}\)\s+"
     rf"lat \(ms,\s*{_N}%\):\s*{_N}\s+err/s:?\s*{_N}\s+reconn/s:\s*{_N}")
