@@ -6,6 +6,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from planner.errors import ParseError
 from planner.kinds.pgbench import parse as pgbench
@@ -234,3 +236,29 @@ def test_every_result_line_gives_a_value_and_no_key_twice(name: str) -> None:
     unread = [line for no, line in enumerate(text.split("\n"), 1)
               if no not in said and re.search(pgbench.RESULT_LINES, line)]
     assert unread == [], name
+
+
+LINES = [line for p in sorted(DATA.iterdir()) if p.name != "README.md" for line in p.read_text().splitlines()]
+ODD = ["0", "-1", "nan", "-nan", "inf", "1e400", "", "9" * 40, "9" * 400, "1,234", "NaN", "."]
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(LINES), max_size=60), st.lists(st.sampled_from(ODD), min_size=1, max_size=5))
+def test_shuffled_lines_and_odd_numbers_give_values_or_a_parse_error(picked: list[str], odd: list[str]) -> None:
+    text = "\n".join(re.sub(r"\d+(?:\.\d+)?", lambda m: odd[len(m.group()) % len(odd)], line) if i % 3 == 0
+                     else line for i, line in enumerate(picked))
+    try:
+        p = pgbench.parse(text)
+    except ParseError:
+        return
+    assert all(m.value == m.value and abs(m.value) != float("inf") for m in p.metrics)  # no NaN, no inf
+    pgbench.progress(text)
+
+
+def test_digits_past_a_float_are_a_warning_not_infinity() -> None:
+    p = pgbench.parse("number of clients: 4\ntps = " + "9" * 400 + " (without initial connection time)\n"
+                      "progress: 1.0 s, " + "9" * 400 + " tps, lat 1.0 ms stddev 0.1\n")
+    assert p.get("pgbench.tps") is None
+    assert [e.section for e in p.errors] == ["pgbench.tps"]
+    assert p.value("pgbench.clients") == 4
+    assert pgbench.progress("progress: 1.0 s, " + "9" * 400 + " tps, lat 1.0 ms stddev 0.1\n") == ()

@@ -39,12 +39,24 @@ over the ``-P`` lines ``pgbench.progress_tps`` (``stat`` min|mean|max) and ``pgb
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
 from planner.parsers.numbers import put
+
+
+def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direction, line: int | None,
+         labels: Mapping[str, str]) -> None:
+    """A value, unless it is no finite number (a run of digits longer than a float holds): then a named warning."""
+    if math.isfinite(value):
+        put(sink, name, value, unit, direction, line, labels)
+    else:
+        sink.errors.append(ParseError("pgbench", name, "a number too large to be a measurement; value skipped",
+                                      source=sink.source, line=line))
 
 _N = r"(\d+(?:\.\d+)?)"
 _TPS = re.compile(rf"\btps\s*=\s*{_N}\s*\(([^)]*)\)")
@@ -120,7 +132,7 @@ def _tps_groups(lines: list[str]) -> list[tuple[int, int]]:
     """(first, last) line index of each run's tps lines: "including" and "excluding" are printed together."""
     groups: list[tuple[int, int]] = []
     for i, line in enumerate(lines):
-        if not _TPS.search(line):
+        if "tps" not in line or not _TPS.search(line):  # the substring first: a -P line per second adds up
             continue
         if groups and i - groups[-1][1] <= 2:
             groups[-1] = (groups[-1][0], i)
@@ -158,13 +170,13 @@ def _tps(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict
         return
     for before_14 in ("including", "excluding"):  # both kept: which one is "the" tps is a choice, said below
         if before_14 in found:
-            put(sink, f"pgbench.tps_{before_14}_connections", found[before_14][1], "tps", Direction.HIGHER,
+            _put(sink, f"pgbench.tps_{before_14}_connections", found[before_14][1], "tps", Direction.HIGHER,
                 found[before_14][0], labels)
     basis = next(b for b in ("without", "reconnection", "excluding", "including") if b in found)
     if basis == "excluding" and "including" in found and found["excluding"][1] > 2 * found["including"][1]:
         basis = "including"  # -C before 14: "excluding" left out the connections every transaction paid for
     no, value = found[basis]
-    put(sink, "pgbench.tps", value, "tps", Direction.HIGHER, no, labels)
+    _put(sink, "pgbench.tps", value, "tps", Direction.HIGHER, no, labels)
     sink.facts.setdefault("tps_basis", {"without": "without initial connection time",
                                         "reconnection": "including reconnection times",
                                         "excluding": "excluding connections establishing",
@@ -178,7 +190,7 @@ def _summary(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: 
         line = lines[no]
         if _SCRIPT.match(line):
             in_script = True
-        if in_script or _PROGRESS.search(line):
+        if in_script or ("progress" in line and _PROGRESS.search(line)):
             continue
         _summary_line(sink, line, no + 1, labels)
 
@@ -186,32 +198,32 @@ def _summary(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: 
 def _summary_line(sink: MetricSink, line: str, no: int, labels: dict[str, str]) -> None:
     for pattern, name, unit in _SETTINGS:
         if m := pattern.search(line):
-            put(sink, name, float(m.group(1)), unit, Direction.NEUTRAL, no, labels)
+            _put(sink, name, float(m.group(1)), unit, Direction.NEUTRAL, no, labels)
     for pattern, name, unit, direction in _COUNTS:
         if m := pattern.search(line):
-            put(sink, name, float(m.group(1)), unit, direction, no, labels)
+            _put(sink, name, float(m.group(1)), unit, direction, no, labels)
     if m := _PROCESSED.search(line):
-        put(sink, "pgbench.transactions", float(m.group(1)), "transactions", Direction.NEUTRAL, no, labels)
+        _put(sink, "pgbench.transactions", float(m.group(1)), "transactions", Direction.NEUTRAL, no, labels)
         if m.group(2):
-            put(sink, "pgbench.transactions_intended", float(m.group(2)), "transactions", Direction.NEUTRAL, no,
+            _put(sink, "pgbench.transactions_intended", float(m.group(2)), "transactions", Direction.NEUTRAL, no,
                 labels)
     if m := _FAILED.search(line):
-        put(sink, "pgbench.failed", float(m.group(1)), "transactions", Direction.LOWER, no, labels)
-        if re.fullmatch(r"\d+(?:\.\d+)?", m.group(2)):  # "NaN%" when nothing ran: 0 of 0 is no share
-            put(sink, "pgbench.failed_pct", float(m.group(2)), "%", Direction.LOWER, no, labels)
+        _put(sink, "pgbench.failed", float(m.group(1)), "transactions", Direction.LOWER, no, labels)
+        if _FINITE.fullmatch(m.group(2)):  # "NaN%" when nothing ran: 0 of 0 is no share
+            _put(sink, "pgbench.failed_pct", float(m.group(2)), "%", Direction.LOWER, no, labels)
     if m := _FAILED_BY.search(line):
-        put(sink, "pgbench.failed", float(m.group(2)), "transactions", Direction.LOWER, no,
+        _put(sink, "pgbench.failed", float(m.group(2)), "transactions", Direction.LOWER, no,
             {**labels, "cause": m.group(1)})
     if m := _LATE.search(line):
-        put(sink, "pgbench.late", float(m.group(2)), "transactions", Direction.LOWER, no, labels)
-        put(sink, "pgbench.late_pct", float(m.group(3)), "%", Direction.LOWER, no, labels)
+        _put(sink, "pgbench.late", float(m.group(2)), "transactions", Direction.LOWER, no, labels)
+        _put(sink, "pgbench.late_pct", float(m.group(3)), "%", Direction.LOWER, no, labels)
         sink.facts.setdefault("latency_limit_ms", m.group(1))
     if m := _LATENCY.search(line):
-        put(sink, "pgbench.latency_ms", float(m.group(2)), "ms", Direction.LOWER, no,
+        _put(sink, "pgbench.latency_ms", float(m.group(2)), "ms", Direction.LOWER, no,
             {**labels, "stat": "avg" if m.group(1) == "average" else "stddev"})
     if m := _LAG.search(line):
-        put(sink, "pgbench.lag_ms", float(m.group(1)), "ms", Direction.LOWER, no, {**labels, "stat": "avg"})
-        put(sink, "pgbench.lag_ms", float(m.group(2)), "ms", Direction.LOWER, no, {**labels, "stat": "max"})
+        _put(sink, "pgbench.lag_ms", float(m.group(1)), "ms", Direction.LOWER, no, {**labels, "stat": "avg"})
+        _put(sink, "pgbench.lag_ms", float(m.group(2)), "ms", Direction.LOWER, no, {**labels, "stat": "max"})
     for key, pattern in _FACTS:
         if m := pattern.search(line):
             sink.facts.setdefault(key, m.group(1)[:200])
@@ -232,7 +244,7 @@ def _statements(sink: MetricSink, lines: list[str], span: tuple[int, int], label
     while no < span[1]:
         if m := _SCRIPT.match(lines[no]):
             script = m.group(1)
-        header = _STMT_HEADER.search(lines[no])
+        header = _STMT_HEADER.search(lines[no]) if "statement latencies" in lines[no] else None
         no += 1
         if not header:
             continue
@@ -244,10 +256,10 @@ def _statements(sink: MetricSink, lines: list[str], span: tuple[int, int], label
             latency, numbers, statement = row
             where = {**labels, **({"script": script} if script and several_scripts else {}),
                      "n": str(position), "statement": statement}
-            put(sink, "pgbench.statement_latency_ms", latency, "ms", Direction.LOWER, no + 1, where)
+            _put(sink, "pgbench.statement_latency_ms", latency, "ms", Direction.LOWER, no + 1, where)
             for name, value in zip(("pgbench.statement_failures", "pgbench.statement_retries"), numbers,
                                    strict=False):
-                put(sink, name, value, "count", Direction.LOWER, no + 1, where)
+                _put(sink, name, value, "count", Direction.LOWER, no + 1, where)
             no += 1
 
 
@@ -270,28 +282,37 @@ def _scripts(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: 
 
 def _script_line(sink: MetricSink, text: str, no: int, labels: dict[str, str]) -> None:
     if m := _WEIGHT.match(text):
-        put(sink, "pgbench.script_weight", float(m.group(1)), "weight", Direction.NEUTRAL, no, labels)
+        _put(sink, "pgbench.script_weight", float(m.group(1)), "weight", Direction.NEUTRAL, no, labels)
     elif m := _SCRIPT_TXNS.match(text):
-        put(sink, "pgbench.script_transactions", float(m.group(1)), "transactions", Direction.NEUTRAL, no, labels)
-        put(sink, "pgbench.script_tps", float(m.group(3)), "tps", Direction.HIGHER, no, labels)
+        _put(sink, "pgbench.script_transactions", float(m.group(1)), "transactions", Direction.NEUTRAL, no, labels)
+        _put(sink, "pgbench.script_tps", float(m.group(3)), "tps", Direction.HIGHER, no, labels)
     elif m := _FAILED.search(text):
-        put(sink, "pgbench.script_failed", float(m.group(1)), "transactions", Direction.LOWER, no, labels)
+        _put(sink, "pgbench.script_failed", float(m.group(1)), "transactions", Direction.LOWER, no, labels)
     elif m := _LATENCY.search(text):
-        put(sink, "pgbench.script_latency_ms", float(m.group(2)), "ms", Direction.LOWER, no,
+        _put(sink, "pgbench.script_latency_ms", float(m.group(2)), "ms", Direction.LOWER, no,
             {**labels, "stat": "avg" if m.group(1) == "average" else "stddev"})
 
 
+_FINITE = re.compile(r"[-+]?\d+(?:\.\d+)?")
+
+
 def _number_or_none(text: str | None) -> float | None:
-    return float(text) if text and re.fullmatch(r"[-+]?\d+(?:\.\d+)?", text) else None
+    """A figure, or None for an absent one, pgbench's "nan"/"-nan" (a stddev over no transactions) or digits
+    past what a float holds."""
+    value = float(text) if text and _FINITE.fullmatch(text) else None
+    return value if value is not None and math.isfinite(value) else None
 
 
-def _progress_row(m: re.Match[str], line: int, run: int) -> Progress:
+def _progress_row(m: re.Match[str], line: int, run: int) -> Progress | None:
     def count(i: int) -> int | None:
         return int(m.group(i)) if m.group(i) else None
 
+    t_s, tps = _number_or_none(m.group(1)), _number_or_none(m.group(2))
+    if t_s is None or tps is None:
+        return None
     lat = _number_or_none(m.group(3)) if m.group(3) else _number_or_none(m.group(5))
-    return Progress(line, run, float(m.group(1)), float(m.group(2)), lat, _number_or_none(m.group(4)),
-                    count(6), _number_or_none(m.group(7)), count(8), count(9), count(10))
+    return Progress(line, run, t_s, tps, lat, _number_or_none(m.group(4)), count(6), _number_or_none(m.group(7)),
+                    count(8), count(9), count(10))
 
 
 def progress(text: str) -> tuple[Progress, ...]:
@@ -300,8 +321,9 @@ def progress(text: str) -> tuple[Progress, ...]:
     rows = []
     for run, (start, end) in enumerate(_blocks(lines), 1):
         for no in range(start, end):
-            if m := _PROGRESS.search(lines[no]):
-                rows.append(_progress_row(m, no + 1, run))
+            if "progress" in lines[no] and (m := _PROGRESS.search(lines[no])) and (row := _progress_row(m, no + 1,
+                                                                                                    run)):
+                rows.append(row)
     return tuple(rows)
 
 
@@ -311,18 +333,19 @@ def _progress_summary(sink: MetricSink, rows: list[Progress], labels: dict[str, 
     tps = [r.tps for r in rows]
     first = rows[0].line
     for stat, value in (("min", min(tps)), ("mean", sum(tps) / len(tps)), ("max", max(tps))):
-        put(sink, "pgbench.progress_tps", value, "tps", Direction.HIGHER, first, {**labels, "stat": stat})
-    put(sink, "pgbench.progress_samples", len(rows), "samples", Direction.NEUTRAL, first, labels)
+        _put(sink, "pgbench.progress_tps", value, "tps", Direction.HIGHER, first, {**labels, "stat": stat})
+    _put(sink, "pgbench.progress_samples", len(rows), "samples", Direction.NEUTRAL, first, labels)
 
 
 def _aborted(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict[str, str]) -> None:
-    clients = {m.group(1) for no in range(*span) if (m := _CLIENT_ABORTED.search(lines[no]))}
-    said = next((no + 1 for no in range(*span) if _ABORTED.search(lines[no])), None)
+    lines_with = [no for no in range(*span) if "abort" in lines[no]]
+    clients = {m.group(1) for no in lines_with if (m := _CLIENT_ABORTED.search(lines[no]))}
+    said = next((no + 1 for no in lines_with if _ABORTED.search(lines[no])), None)
     if clients:
-        first = next(no + 1 for no in range(*span) if _CLIENT_ABORTED.search(lines[no]))
-        put(sink, "pgbench.clients_aborted", len(clients), "clients", Direction.LOWER, first, labels)
+        first = next(no + 1 for no in lines_with if _CLIENT_ABORTED.search(lines[no]))
+        _put(sink, "pgbench.clients_aborted", len(clients), "clients", Direction.LOWER, first, labels)
     if said:
-        put(sink, "pgbench.aborted", 1, "run", Direction.LOWER, said, labels)
+        _put(sink, "pgbench.aborted", 1, "run", Direction.LOWER, said, labels)
         sink.facts.setdefault("aborted", "pgbench: Run was aborted; the above results are incomplete.")
 
 
@@ -337,16 +360,18 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.split("\n")
     blocks = _blocks(lines)
-    rows = progress(text)
+    by_run: dict[int, list[Progress]] = {}
+    for row in progress(text):
+        by_run.setdefault(row.run, []).append(row)
     for run, span in enumerate(blocks, 1):
         labels = {"run": str(run)} if len(blocks) > 1 else {}
-        several = any(_SCRIPT.match(lines[no]) for no in range(*span)) or sum(
-            1 for no in range(*span) if _STMT_HEADER.search(lines[no])) > 1
+        several = sum(1 for no in range(*span) if "statement latencies" in lines[no]) > 1 or any(
+            _SCRIPT.match(lines[no]) for no in range(*span) if "SQL script" in lines[no])
         _tps(sink, lines, span, labels)
         _summary(sink, lines, span, labels)
         _scripts(sink, lines, span, labels)
         _statements(sink, lines, span, labels, several)
-        _progress_summary(sink, [r for r in rows if r.run == run], labels)
+        _progress_summary(sink, by_run.get(run, []), labels)
         _aborted(sink, lines, span, labels)
     _facts(sink, text)
     if not sink.metrics:

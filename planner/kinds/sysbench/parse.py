@@ -23,12 +23,24 @@ a series: ``intervals(text)``). Several runs in one file: the label ``run``. Fac
 
 from __future__ import annotations
 
+import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
 from planner.parsers.numbers import put
+
+
+def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direction, line: int | None,
+         labels: Mapping[str, str]) -> None:
+    """A value, unless it is no finite number (a run of digits longer than a float holds): then a named warning."""
+    if math.isfinite(value):
+        put(sink, name, value, unit, direction, line, labels)
+    else:
+        sink.errors.append(ParseError("sysbench", name, "a number too large to be a measurement; value skipped",
+                                      source=sink.source, line=line))
 
 _N = r"(\d+(?:\.\d+)?)"
 _STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
@@ -97,6 +109,14 @@ def looks_like(text: str) -> bool:
 
 
 def _interval(line: str, no: int, run: int) -> Interval | None:
+    row = _interval_row(line, no, run)
+    if row is None or not all(math.isfinite(v) for v in (row.t_s, row.tps, row.reads_per_s, row.writes_per_s,
+                                                          row.lat_ms, row.qps or 0.0, row.other_per_s or 0.0)):
+        return None  # digits past what a float holds are no measurement
+    return row
+
+
+def _interval_row(line: str, no: int, run: int) -> Interval | None:
     if m := _INTERVAL_10.match(line):
         v = [float(x) for x in m.groups()]
         return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
@@ -135,10 +155,10 @@ def intervals(text: str) -> tuple[Interval, ...]:
 def _per_sec(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
     count_name, rate_name, unit, direction = _PER_SEC_METRICS[m.group(1)]
     if count_name:
-        put(sink, count_name, float(m.group(2)), unit, Direction.NEUTRAL if direction is Direction.HIGHER
+        _put(sink, count_name, float(m.group(2)), unit, Direction.NEUTRAL if direction is Direction.HIGHER
             else direction, no, labels)
     if rate_name:
-        put(sink, rate_name, float(m.group(3)), f"{unit}/s", direction, no, labels)
+        _put(sink, rate_name, float(m.group(3)), f"{unit}/s", direction, no, labels)
 
 
 def _latency(sink: MetricSink, m: re.Match[str], scale: float, no: int, labels: dict[str, str]) -> None:
@@ -147,7 +167,7 @@ def _latency(sink: MetricSink, m: re.Match[str], scale: float, no: int, labels: 
     stat = f"p{pct}" if pct else word
     factor = _TO_MS[m.group(5)] if m.group(5) else scale
     direction = Direction.NEUTRAL if stat == "sum" else Direction.LOWER  # the sum is every event's time added up
-    put(sink, "sysbench.latency_ms", float(m.group(4)) * factor, "ms", direction, no, {**labels, "stat": stat})
+    _put(sink, "sysbench.latency_ms", float(m.group(4)) * factor, "ms", direction, no, {**labels, "stat": stat})
 
 
 def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: dict[str, float]) -> None:
@@ -155,25 +175,25 @@ def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: d
     if m := _PER_SEC.match(line):
         _per_sec(sink, m, no, labels)
     elif m := _QUERIES.match(line):
-        put(sink, "sysbench.queries", float(m.group(2)), "queries", Direction.NEUTRAL, no,
+        _put(sink, "sysbench.queries", float(m.group(2)), "queries", Direction.NEUTRAL, no,
             {**labels, "type": m.group(1)})
     elif m := _TIME.match(line):
-        put(sink, "sysbench.time_s", float(m.group(1)), "s", Direction.NEUTRAL, no, labels)
+        _put(sink, "sysbench.time_s", float(m.group(1)), "s", Direction.NEUTRAL, no, labels)
     elif m := _EVENTS.match(line):
-        put(sink, "sysbench.events", float(m.group(1)), "events", Direction.NEUTRAL, no, labels)
+        _put(sink, "sysbench.events", float(m.group(1)), "events", Direction.NEUTRAL, no, labels)
     elif m := _EPS.match(line):  # the cpu test's own "CPU speed" figure, or 1.1's throughput of any test
         name = "sysbench.cpu_events_per_s" if m.group(1) == "events per second" else "sysbench.events_per_s"
-        put(sink, name, float(m.group(2)), "events/s", Direction.HIGHER, no, labels)
+        _put(sink, name, float(m.group(2)), "events/s", Direction.HIGHER, no, labels)
     elif m := _THREADS.match(line):
-        put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
+        _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
     elif m := _LAT_HEAD.match(line):
         state["latency"] = _TO_MS[m.group(1)] if m.group(1) else 1.0
     elif (m := _LAT_ROW.match(line)) and "latency" in state:
         _latency(sink, m, state["latency"], no, labels)
     elif m := _FAIRNESS.match(line):
         name, unit = ("sysbench.thread_events", "events") if m.group(1) == "events" else ("sysbench.thread_time_s", "s")
-        put(sink, name, float(m.group(2)), unit, Direction.NEUTRAL, no, {**labels, "stat": "avg"})
-        put(sink, name, float(m.group(3)), unit, Direction.NEUTRAL, no, {**labels, "stat": "stddev"})
+        _put(sink, name, float(m.group(2)), unit, Direction.NEUTRAL, no, {**labels, "stat": "avg"})
+        _put(sink, name, float(m.group(3)), unit, Direction.NEUTRAL, no, {**labels, "stat": "stddev"})
     elif m := _TEST.match(line):
         sink.facts.setdefault("test", m.group(1))
 
@@ -183,9 +203,9 @@ def _interval_summary(sink: MetricSink, rows: list[Interval], labels: dict[str, 
         return
     tps = [r.tps for r in rows]
     for stat, value in (("min", min(tps)), ("mean", sum(tps) / len(tps)), ("max", max(tps))):
-        put(sink, "sysbench.interval_tps", value, "transactions/s", Direction.HIGHER, rows[0].line,
+        _put(sink, "sysbench.interval_tps", value, "transactions/s", Direction.HIGHER, rows[0].line,
             {**labels, "stat": stat})
-    put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
+    _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:
