@@ -262,3 +262,16 @@ def test_digits_past_a_float_are_a_warning_not_infinity() -> None:
     assert [e.section for e in p.errors] == ["pgbench.tps"]
     assert p.value("pgbench.clients") == 4
     assert pgbench.progress("progress: 1.0 s, " + "9" * 400 + " tps, lat 1.0 ms stddev 0.1\n") == ()
+
+
+def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
+    names: set[str] = set()
+    for f in sorted(DATA.iterdir()):
+        if f.name != "README.md":
+            p = read(f.name)
+            names |= {m.name for m in p.metrics}
+            assert any(p.get(name, **labels) for name, labels in pgbench.HEADLINE) or p.get("pgbench.aborted"), f
+    assert names - set(pgbench.DISPLAY_WORDS) == set()
+    # pgbench -l writes pgbench_log.<pid>[.<thread>]: per-transaction rows, another format, never this kind
+    assert [bool(re.search(pgbench.FILE_NAMES[0], n)) for n in ("pgbench_c16.log", "pgbench_log.4242")] == [True,
+                                                                                                           False]

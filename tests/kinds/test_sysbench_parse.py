@@ -181,3 +181,13 @@ def test_digits_past_a_float_are_a_warning_not_infinity() -> None:
     assert p.value("sysbench.transactions") == 1702
     assert p.get("sysbench.tps") is None
     assert [e.section for e in p.errors] == ["sysbench.tps"]
+
+
+def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
+    names: set[str] = set()
+    for f in sorted(DATA.iterdir()):
+        if f.name != "README.md":
+            p = read(f.name)
+            names |= {m.name for m in p.metrics}
+            assert any(p.get(name, **labels) for name, labels in sysbench.HEADLINE), f
+    assert names - set(sysbench.DISPLAY_WORDS) == set()

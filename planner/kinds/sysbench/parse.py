@@ -80,6 +80,29 @@ _INTERVAL_05 = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
 
+# What the kind registry (planner/kindspec.py) needs to say about this output, kept beside the parser that
+# makes the metrics: its words, file names, headline, and each metric's display words.
+DISPLAY_NAME = "sysbench output (statistics, --report-interval)"
+FILE_NAMES = (r"sysbench.*\.(txt|log|out)$",)
+HEADLINE: tuple[tuple[str, Mapping[str, str]], ...] = (
+    ("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
+    ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {}))
+DISPLAY_WORDS: dict[str, str] = {
+    "sysbench.tps": "sysbench transactions per second", "sysbench.qps": "sysbench queries per second",
+    "sysbench.rw_requests_per_s": "sysbench read/write requests per second",
+    "sysbench.other_per_s": "sysbench other operations per second",
+    "sysbench.transactions": "sysbench transactions", "sysbench.queries": "sysbench {type} queries",
+    "sysbench.errors": "sysbench ignored errors", "sysbench.errors_per_s": "sysbench ignored errors per second",
+    "sysbench.reconnects": "sysbench reconnects", "sysbench.deadlocks": "sysbench deadlocks",
+    "sysbench.time_s": "sysbench run time", "sysbench.events": "sysbench events",
+    "sysbench.events_per_s": "sysbench events per second",
+    "sysbench.cpu_events_per_s": "sysbench CPU speed (events per second)",
+    "sysbench.latency_ms": "sysbench latency", "sysbench.threads": "sysbench threads",
+    "sysbench.thread_events": "sysbench events per thread", "sysbench.thread_time_s": "sysbench run time per thread",
+    "sysbench.interval_tps": "sysbench interval transactions per second",
+    "sysbench.interval_samples": "sysbench interval reports",
+}
+
 
 @dataclass(frozen=True, slots=True)
 class Interval:
