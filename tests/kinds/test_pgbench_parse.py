@@ -262,6 +262,9 @@ def test_digits_past_a_float_are_a_warning_not_infinity() -> None:
     assert [e.section for e in p.errors] == ["pgbench.tps"]
     assert p.value("pgbench.clients") == 4
     assert pgbench.progress("progress: 1.0 s, " + "9" * 400 + " tps, lat 1.0 ms stddev 0.1\n") == ()
+    table = pgbench.parse("statement latencies in milliseconds and failures:\n   0.5  " + "9" * 400 + "  BEGIN;\n")
+    assert table.value("pgbench.statement_latency_ms", n="1") == 0.5
+    assert [e.section for e in table.errors] == ["pgbench.statement_failures"]
 
 
 def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:

@@ -268,12 +268,12 @@ def _summary_line(sink: MetricSink, line: str, no: int, labels: dict[str, str]) 
             sink.facts.setdefault(key, m.group(1)[:200])
 
 
-def _row(line: str, counts: int) -> tuple[float, list[int], str] | None:
+def _row(line: str, counts: int) -> tuple[float, list[float], str] | None:
     """A statement row: latency, then ``counts`` count columns (failures, retries), then the statement."""
     m = re.match(rf"^\s*{_N}\s+" + r"(\d+)\s+" * counts + r"(\S.*?)\s*$", line)
     if not m:
         return None
-    return float(m.group(1)), [int(m.group(2 + i)) for i in range(counts)], m.group(2 + counts)[:STATEMENT_WORDS]
+    return float(m.group(1)), [float(m.group(2 + i)) for i in range(counts)], m.group(2 + counts)[:STATEMENT_WORDS]
 
 
 def _statements(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict[str, str],

@@ -132,22 +132,17 @@ def looks_like(text: str) -> bool:
 
 
 def _interval(line: str, no: int, run: int) -> Interval | None:
-    row = _interval_row(line, no, run)
-    if row is None or not all(math.isfinite(v) for v in (row.t_s, row.tps, row.reads_per_s, row.writes_per_s,
-                                                          row.lat_ms, row.qps or 0.0, row.other_per_s or 0.0)):
-        return None  # digits past what a float holds are no measurement
-    return row
-
-
-def _interval_row(line: str, no: int, run: int) -> Interval | None:
+    """One interval line of either layout, or None; digits past what a float holds are no measurement."""
     if m := _INTERVAL_10.match(line):
         v = [float(x) for x in m.groups()]
-        return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
-    if m := _INTERVAL_05.match(line):  # errors and reconnects came with 0.5's later builds: optional
+        if all(math.isfinite(x) for x in v):
+            return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
+    elif m := _INTERVAL_05.match(line):  # errors and reconnects came with 0.5's later builds: optional
         t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups()[:7])
         errors, reconnects = (float(x) if x is not None else None for x in m.groups()[7:])
-        return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct, errors_per_s=errors,
-                        reconnects_per_s=reconnects)
+        if all(math.isfinite(x) for x in (t, threads, tps, reads, writes, lat, pct, errors or 0.0, reconnects or 0.0)):
+            return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct, errors_per_s=errors,
+                            reconnects_per_s=reconnects)
     return None
 
 
