@@ -278,3 +278,32 @@ def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
     # pgbench -l writes pgbench_log.<pid>[.<thread>]: per-transaction rows, another format, never this kind
     assert [bool(re.search(pgbench.FILE_NAMES[0], n)) for n in ("pgbench_c16.log", "pgbench_log.4242")] == [True,
                                                                                                            False]
+
+
+def test_a_nohup_file_with_three_results_on_one_line() -> None:
+    # "number of transactions actually processed: 7504   tps = 370.51 (including ...)   tps = 377.96 (excluding ...)"
+    p = read("pg91_nohup_glued_lines_r.md")
+    assert p.value("pgbench.transactions") == 7504
+    assert p.value("pgbench.tps") == 377.964565
+    assert p.value("pgbench.tps_including_connections") == 370.510431
+    assert p.fact("transaction_type") == "TPC-B (sort of)"
+    assert len(p.all("pgbench.statement_latency_ms")) == 14
+
+
+def test_statements_wrapped_over_two_lines_are_one_row() -> None:
+    p = read("pg_pre14_P_elided_wrapped_statements.md")
+    rows = p.all("pgbench.statement_latency_ms")
+    assert [r.value for r in rows] == [0.004, 0.001, 0.001, 0.001, 0.145, 4.907, 0.320, 0.419, 0.367, 0.269, 5.020]
+    assert rows[5].label("statement") == "UPDATE pgbench_accounts SET abalance = abalance + :delta WHERE aid = :aid;"
+    assert rows[10].label("statement") == "END;"  # the shell's "[1]+ Done" line below is not part of it
+    # "....", "0:07.70" and a note after a progress line do not stop the series
+    assert [r.t_s for r in pgbench.progress(unwrap((DATA / "pg_pre14_P_elided_wrapped_statements.md").read_text())
+                                            .text)] == [1, 2, 3, 4, 5, 6, 7, 13, 14, 15]
+
+
+def test_9x_space_aligned_rows_and_old_transaction_type() -> None:
+    p = read("pg92_tpcb_r_spaces.md")
+    assert p.fact("transaction_type") == "TPC-B (sort of)"
+    assert p.value("pgbench.tps") == 266.567761
+    assert p.value("pgbench.statement_latency_ms", n="11") == 337.067165
+    assert p.get("pgbench.statement_latency_ms", n="4").label("statement") == "\\setrandom aid 1 :naccounts"

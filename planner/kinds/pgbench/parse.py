@@ -97,7 +97,10 @@ _PROGRESS = re.compile(
     rf"\d+(?:\.\d+)?)))?|{_N}\s*ms\s*lat)(?:,\s*(\d+)\s*failed)?(?:,\s*lag\s*{_N}\s*ms)?(?:,\s*(\d+)\s*skipped)?"
     r"(?:,\s*(\d+)\s*retried,\s*(\d+)\s*retries)?")
 _ROW_END = re.compile(r"\s+$")
-_TAIL = re.compile(r"^\s*(?:$|-\s|SQL script \d+:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)")
+# what follows a run's tps lines and is still that run's: -r rows (and a row wrapped onto a deeper-indented
+# line), script sections, the aborted line
+_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|"
+                   r"\s{8,}\S)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
 # The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
 # lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
@@ -200,7 +203,7 @@ def _blocks(lines: list[str]) -> list[tuple[int, int]]:
 def _tps(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict[str, str]) -> None:
     found: dict[str, tuple[int, float]] = {}
     for no in range(*span):
-        if m := _TPS.search(lines[no]):
+        for m in _TPS.finditer(lines[no]) if "tps" in lines[no] else ():  # nohup files glue lines into one
             words = m.group(2).lower()
             basis = ("reconnection" if "reconnection" in words else "without" if "without" in words
                      else "excluding" if "excluding" in words else "including")
@@ -289,17 +292,30 @@ def _statements(sink: MetricSink, lines: list[str], span: tuple[int, int], label
             continue
         script = header.group(1) or script
         counts = 0 if not header.group(2) else 1 if "and failures" in header.group(2) else 2
-        position = 0
-        while no < span[1] and (row := _row(_ROW_END.sub("", lines[no]), counts)):
-            position += 1
-            latency, numbers, statement = row
-            where = {**labels, **({"script": script} if script and several_scripts else {}),
-                     "n": str(position), "statement": statement}
-            _put(sink, "pgbench.statement_latency_ms", latency, "ms", Direction.LOWER, no + 1, where)
-            for name, value in zip(("pgbench.statement_failures", "pgbench.statement_retries"), numbers,
-                                   strict=False):
-                _put(sink, name, value, "count", Direction.LOWER, no + 1, where)
-            no += 1
+        where = {**labels, **({"script": script} if script and several_scripts else {})}
+        no = _table(sink, lines, no, span[1], counts, where)
+
+
+def _table(sink: MetricSink, lines: list[str], no: int, end: int, counts: int, where: dict[str, str]) -> int:
+    """The rows of one statement table from line ``no``; returns the line after it. A row wrapped onto the next
+    line (a paste at a fixed width) continues at its statement's column or further right, and is joined to it."""
+    rows: list[tuple[int, float, list[float], str, int]] = []  # line, latency, counts, statement, its column
+    while no < end:
+        line = _ROW_END.sub("", lines[no])
+        if row := _row(line, counts):
+            rows.append((no + 1, row[0], row[1], row[2], line.rfind(row[2])))
+        elif rows and line.strip() and len(line) - len(line.lstrip()) >= rows[-1][4]:
+            last = rows[-1]
+            rows[-1] = (last[0], last[1], last[2], f"{last[3]} {line.strip()}"[:STATEMENT_WORDS], last[4])
+        else:
+            break
+        no += 1
+    for position, (line_no, latency, numbers, statement, _column) in enumerate(rows, 1):
+        labels = {**where, "n": str(position), "statement": statement}
+        _put(sink, "pgbench.statement_latency_ms", latency, "ms", Direction.LOWER, line_no, labels)
+        for name, value in zip(("pgbench.statement_failures", "pgbench.statement_retries"), numbers, strict=False):
+            _put(sink, name, value, "count", Direction.LOWER, line_no, labels)
+    return no
 
 
 def _scripts(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict[str, str]) -> None:
