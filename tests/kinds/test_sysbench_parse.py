@@ -191,3 +191,24 @@ def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
             names |= {m.name for m in p.metrics}
             assert any(p.get(name, **labels) for name, labels in sysbench.HEADLINE), f
     assert names - set(sysbench.DISPLAY_WORDS) == set()
+
+
+def test_the_latency_histogram_is_passed_over() -> None:
+    p = read("sysbench_1_1_0_cpu_histogram.md")
+    assert p.value("sysbench.latency_ms", stat="p99") == 49.21
+    assert p.value("sysbench.events_per_s") == 6481.1278
+    assert p.value("sysbench.threads") == 8
+    assert p.errors == ()
+
+
+def test_checkpoint_reports_are_labelled_and_the_final_report_is_the_run() -> None:
+    # --report-checkpoints prints a whole report at each checkpoint, "[ 10s ] Checkpoint report:" above it
+    # (sysbench.c; the lines are the local 1.0.20 run's own, its report repeated as a checkpoint)
+    final = (DATA / "local_1_0_20_pgsql_oltp_read_only_p99.txt").read_text()
+    report = final[final.index("SQL statistics:"):]
+    text = final.replace("SQL statistics:", "[ 2s ] Checkpoint report:\n" + report.replace("507.16", "498.00")
+                         + "\nSQL statistics:", 1)
+    p = sysbench.parse(text)
+    assert p.value("sysbench.tps") == 507.16  # the run's own figure first: the headline
+    assert p.value("sysbench.tps", checkpoint="2s") == 498.0
+    assert p.get("sysbench.tps", run="1") is None  # one run, no run label

@@ -18,7 +18,8 @@ Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; bef
 (the cpu test's "CPU speed"), ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
 ``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
 interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for
-a series: ``intervals(text)``). Several runs in one file: the label ``run``. Facts: ``version``, ``test``.
+a series: ``intervals(text)``). Several runs in one file: the label ``run``; a ``--report-checkpoints`` report:
+the label ``checkpoint`` (its time), after the run's own values. Facts: ``version``, ``test``.
 """
 
 from __future__ import annotations
@@ -44,7 +45,8 @@ def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direct
 
 _N = r"(\d+(?:\.\d+)?)"
 _STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
-_START = re.compile(r"^\s*(?:sysbench \d+\.\d+|Running the test with following options:)")
+_FAIRNESS_END = re.compile(r"^\s*execution time \(avg/stddev\):")
+_CHECKPOINT = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?m?s)\s*\]\s*Checkpoint report:")
 _BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)?(?:-\w+)?)")
 _PER_SEC = re.compile(rf"^\s*(transactions|queries|read/write requests|other operations|ignored errors|reconnects|"
                       rf"deadlocks):\s*(\d+)\s*\(\s*{_N}\s*per sec\.\)")
@@ -146,27 +148,43 @@ def _interval(line: str, no: int, run: int) -> Interval | None:
     return None
 
 
-def _blocks(lines: list[str]) -> list[tuple[int, int]]:
-    """Each run's [start, end): a run's statistics block and the lines before it since the previous run's."""
-    heads = [i for i, line in enumerate(lines) if _STATS.match(line)]
-    if len(heads) <= 1:
-        return [(0, len(lines))]
-    blocks, start = [], 0
-    for prev, head in zip(heads, heads[1:], strict=False):
-        starts = [i for i in range(prev + 1, head) if _START.match(lines[i])]
-        cut = starts[0] if starts else next((i for i in range(prev + 1, head) if _interval(lines[i], 0, 0)), head)
-        blocks.append((start, cut))
+@dataclass(frozen=True, slots=True)
+class _Report:
+    """One report's lines [start, end): a run's, or a checkpoint's inside a run (``--report-checkpoints``)."""
+
+    start: int
+    end: int
+    run: int
+    checkpoint: str = ""  # "10s" for "[ 10s ] Checkpoint report:"
+
+
+def _reports(lines: list[str]) -> list[_Report]:
+    """Every report ends with its threads fairness: cut after each, the interval lines going with the report
+    below them; what trails the last one is its run's unless it holds another run's intervals or statistics."""
+    cuts = [i + 1 for i, line in enumerate(lines) if _FAIRNESS_END.match(line)]
+    spans, start = [], 0
+    for cut in cuts:
+        spans.append((start, cut))
         start = cut
-    blocks.append((start, len(lines)))
-    return blocks
+    if start < len(lines):
+        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) for i in range(start, len(lines))):
+            spans[-1] = (spans[-1][0], len(lines))
+        else:
+            spans.append((start, len(lines)))
+    tags = [next((m.group(1) for i in range(*span) if (m := _CHECKPOINT.match(lines[i]))), "") for span in spans]
+    reports, run = [], 1
+    for (first, last), tag in zip(spans, tags, strict=True):
+        reports.append(_Report(first, last, run, tag))
+        run += 0 if tag else 1
+    return reports
 
 
 def intervals(text: str) -> tuple[Interval, ...]:
     """Every ``--report-interval`` line, in order, with the run it belongs to: the series of a point."""
     lines = text.split("\n")
     out: list[Interval] = []
-    for run, (start, end) in enumerate(_blocks(lines), 1):
-        out.extend(r for no in range(start, end) if (r := _interval(lines[no], no + 1, run)))
+    for report in _reports(lines):
+        out.extend(r for no in range(report.start, report.end) if (r := _interval(lines[no], no + 1, report.run)))
     return tuple(out)
 
 
@@ -229,14 +247,20 @@ def _interval_summary(sink: MetricSink, rows: list[Interval], labels: dict[str, 
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.split("\n")
-    blocks = _blocks(lines)
-    rows = intervals(text)
-    for run, (start, end) in enumerate(blocks, 1):
-        labels = {"run": str(run)} if len(blocks) > 1 else {}
+    reports = _reports(lines)
+    runs = len({r.run for r in reports})
+    by_run: dict[int, list[Interval]] = {}
+    for row in intervals(text):
+        by_run.setdefault(row.run, []).append(row)
+    # a run's own report first, its checkpoints after it: the first value of a name is the run's
+    for report in sorted(reports, key=lambda r: bool(r.checkpoint)):
+        labels = ({"run": str(report.run)} if runs > 1 else {}) | (
+            {"checkpoint": report.checkpoint} if report.checkpoint else {})
         state: dict[str, float] = {}
-        for no in range(start, end):
+        for no in range(report.start, report.end):
             _line(sink, lines[no], no + 1, labels, state)
-        _interval_summary(sink, [r for r in rows if r.run == run], labels)
+        if not report.checkpoint:
+            _interval_summary(sink, by_run.get(report.run, []), labels)
     if m := _BANNER.search(text):
         sink.facts["version"] = m.group(1)
     if not sink.metrics:
