@@ -307,3 +307,18 @@ def test_9x_space_aligned_rows_and_old_transaction_type() -> None:
     assert p.value("pgbench.tps") == 266.567761
     assert p.value("pgbench.statement_latency_ms", n="11") == 337.067165
     assert p.get("pgbench.statement_latency_ms", n="4").label("statement") == "\\setrandom aid 1 :naccounts"
+
+
+def test_10_to_13_script_statistics_header_over_the_table() -> None:
+    # "script statistics:" then " - statement latencies in milliseconds:" (10-13, one script)
+    p = read("pg10_13_script_statistics_rds_nohup.md")
+    assert p.value("pgbench.tps") == 0.666016
+    rows = p.all("pgbench.statement_latency_ms")
+    assert len(rows) == 11 and rows[4].value == 213.795 and rows[4].label("statement") == "BEGIN;"
+    assert all(not r.label("script") for r in rows)
+    # twice in one file: each run keeps its own table
+    text = unwrap((DATA / "pg10_13_script_statistics_rds_nohup.md").read_text()).text
+    two = pgbench.parse(text + "\n" + text.replace("0.666016", "0.7"))
+    assert [m.value for m in two.all("pgbench.tps")] == [0.666016, 0.7]
+    assert len([m for m in two.all("pgbench.statement_latency_ms") if m.label("run") == "1"]) == 11
+    assert len([m for m in two.all("pgbench.statement_latency_ms") if m.label("run") == "2"]) == 11

@@ -8,7 +8,8 @@ contrib/pgbench/pgbench.c to 9.4, src/bin/pgbench/pgbench.c from 9.5; docs/oracl
     tps = 896.96 (without initial connection time)       14+ ("initial connection time = 45.758 ms" above it)
     tps = 93.35 (including reconnection times)           14+ under -C ("average connection time = ..." above)
     number of failed transactions: 0 (0.000%)            15+ (and "maximum number of tries: 1")
-    statement latencies in milliseconds:                 -r to 14 (9.x: tab-separated, ", file N" per -f file)
+    statement latencies in milliseconds:                 -r to 14 (9.x: tab-separated, ", file N" per -f file;
+                                                         10-13: " - " under "script statistics:")
     statement latencies in milliseconds and failures:    -r 15+ (", failures and retries:" when --max-tries > 1)
     SQL script 1: <builtin: TPC-B (sort of)>             9.6+ with several scripts (" - " lines below it)
     progress: 5.0 s, 1234.5 tps, lat 3.2 ms stddev 1.1[, 0 failed][, lag 0.5 ms][, 9 skipped][, N retried, M retries]
@@ -98,8 +99,8 @@ _PROGRESS = re.compile(
     r"(?:,\s*(\d+)\s*retried,\s*(\d+)\s*retries)?")
 _ROW_END = re.compile(r"\s+$")
 # what follows a run's tps lines and is still that run's: -r rows (and a row wrapped onto a deeper-indented
-# line), script sections, the aborted line
-_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|"
+# line), script sections (10-13 put one script's table under "script statistics:"), the aborted line
+_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|script statistics:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|"
                    r"\s{8,}\S)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
 # The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
