@@ -100,8 +100,8 @@ _PROGRESS = re.compile(
 _ROW_END = re.compile(r"\s+$")
 # what follows a run's tps lines and is still that run's: -r rows (and a row wrapped onto a deeper-indented
 # line), script sections (10-13 put one script's table under "script statistics:"), the aborted line
-_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|script statistics:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|"
-                   r"\s{8,}\S)")
+_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|script statistics:|"
+                   r"(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|\s{8,}\S)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
 # The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
 # lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
