@@ -1,1 +1,1 @@
-"""Workload kinds, one folder each: a kind's parser, step, findings and stand-in together."""
+"""The workload kinds, one folder each (planner.kindspec says how a kind is registered and found)."""
