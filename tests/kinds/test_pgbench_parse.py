@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from planner.errors import ParseError
 from planner.kinds.pgbench import parse as pgbench
+from planner.kinds.pgbench import spec
 from planner.metrics import Direction, Parsed
 from planner.parsers.unwrap import unwrap
 
@@ -234,7 +235,7 @@ def test_every_result_line_gives_a_value_and_no_key_twice(name: str) -> None:
     assert len(keys) == len(set(keys)), name
     said = {m.source.line for m in p.metrics if m.source}
     unread = [line for no, line in enumerate(text.split("\n"), 1)
-              if no not in said and re.search(pgbench.RESULT_LINES, line)]
+              if no not in said and re.search(spec.RESULT_LINES, line)]
     assert unread == [], name
 
 
@@ -273,10 +274,11 @@ def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
         if f.name != "README.md":
             p = read(f.name)
             names |= {m.name for m in p.metrics}
-            assert any(p.get(name, **labels) for name, labels in pgbench.HEADLINE) or p.get("pgbench.aborted"), f
-    assert names - set(pgbench.DISPLAY_WORDS) == set()
+            headline = spec.PARSERS[0].headline or ()
+            assert any(p.get(name, **labels) for name, labels in headline) or p.get("pgbench.aborted"), f
+    assert names - set(spec.REPORT.metric_words) == set()
     # pgbench -l writes pgbench_log.<pid>[.<thread>]: per-transaction rows, another format, never this kind
-    assert [bool(re.search(pgbench.FILE_NAMES[0], n)) for n in ("pgbench_c16.log", "pgbench_log.4242")] == [True,
+    assert [bool(re.search(spec.PARSERS[0].names[0], n)) for n in ("pgbench_c16.log", "pgbench_log.4242")] == [True,
                                                                                                            False]
 
 

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from planner.errors import ParseError
 from planner.kinds.sysbench import parse as sysbench
+from planner.kinds.sysbench import spec
 from planner.metrics import Direction, Parsed
 from planner.parsers.unwrap import unwrap
 
@@ -155,7 +156,7 @@ def test_every_result_line_gives_a_value_and_no_key_twice(name: str) -> None:
     assert len(keys) == len(set(keys)), name
     said = {m.source.line for m in p.metrics if m.source}
     unread = [line for no, line in enumerate(text.split("\n"), 1)
-              if no not in said and re.search(sysbench.RESULT_LINES, line)]
+              if no not in said and re.search(spec.RESULT_LINES, line)]
     assert unread == [], name
 
 
@@ -189,8 +190,8 @@ def test_every_metric_has_display_words_and_every_sample_a_headline() -> None:
         if f.name != "README.md":
             p = read(f.name)
             names |= {m.name for m in p.metrics}
-            assert any(p.get(name, **labels) for name, labels in sysbench.HEADLINE), f
-    assert names - set(sysbench.DISPLAY_WORDS) == set()
+            assert any(p.get(name, **labels) for name, labels in spec.PARSERS[0].headline or ()), f
+    assert names - set(spec.REPORT.metric_words) == set()
 
 
 def test_the_latency_histogram_is_passed_over() -> None:

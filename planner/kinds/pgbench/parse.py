@@ -103,49 +103,6 @@ _ROW_END = re.compile(r"\s+$")
 _TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|script statistics:|"
                    r"(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|\s{8,}\S)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
-# The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
-# lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
-RESULT_LINES = (r"\btps\s*=\s*\d[\d.]*\s*\(|latency (?:average|stddev)\s*[=:]\s*\d|"
-                r"number of (?:transactions actually processed|failed transactions):\s*\d")
-
-# What the kind registry (planner/kindspec.py) needs to say about this output, kept beside the parser that
-# makes the metrics: its words, file names, headline, and each metric's display words ("{label}" is filled in).
-DISPLAY_NAME = "pgbench output (summary, -r, -P)"
-FILE_NAMES = (r"pgbench.*\.(txt|log|out)$",)
-HEADLINE: tuple[tuple[str, Mapping[str, str]], ...] = (
-    ("pgbench.tps", {}), ("pgbench.latency_ms", {"stat": "avg"}), ("pgbench.failed", {}))
-DISPLAY_WORDS: dict[str, str] = {
-    "pgbench.tps": "pgbench transactions per second",
-    "pgbench.tps_including_connections": "pgbench TPS including connection set-up",
-    "pgbench.tps_excluding_connections": "pgbench TPS excluding connection set-up",
-    "pgbench.latency_ms": "pgbench transaction latency",
-    "pgbench.initial_connection_ms": "pgbench initial connection time",
-    "pgbench.connection_ms": "pgbench connection time per transaction",
-    "pgbench.lag_ms": "pgbench schedule lag",
-    "pgbench.transactions": "pgbench transactions processed",
-    "pgbench.transactions_intended": "pgbench transactions intended",
-    "pgbench.failed": "pgbench failed transactions",
-    "pgbench.failed_pct": "pgbench failed transactions share",
-    "pgbench.retried": "pgbench transactions retried",
-    "pgbench.retries": "pgbench retries",
-    "pgbench.skipped": "pgbench transactions skipped",
-    "pgbench.late": "pgbench transactions over the latency limit",
-    "pgbench.late_pct": "pgbench share over the latency limit",
-    "pgbench.clients": "pgbench clients", "pgbench.threads": "pgbench threads",
-    "pgbench.scale": "pgbench scale factor", "pgbench.duration_s": "pgbench run time",
-    "pgbench.max_tries": "pgbench maximum tries",
-    "pgbench.aborted": "pgbench run aborted", "pgbench.clients_aborted": "pgbench clients aborted",
-    "pgbench.statement_latency_ms": "{statement}, latency",
-    "pgbench.statement_failures": "{statement}, failures",
-    "pgbench.statement_retries": "{statement}, retries",
-    "pgbench.script_tps": "pgbench script {script} transactions per second",
-    "pgbench.script_transactions": "pgbench script {script} transactions",
-    "pgbench.script_weight": "pgbench script {script} weight",
-    "pgbench.script_failed": "pgbench script {script} failed transactions",
-    "pgbench.script_latency_ms": "pgbench script {script} latency",
-    "pgbench.progress_tps": "pgbench progress transactions per second",
-    "pgbench.progress_samples": "pgbench progress reports",
-}
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,40 +70,12 @@ _LAT_ROW = re.compile(rf"^\s*(min|avg|max|sum|approx\.\s+(\d+(?:\.\d+)?) percent
 _FAIRNESS = re.compile(rf"^\s*(events|execution time) \(avg/stddev\):\s*{_N}/{_N}")
 _TEST = re.compile(r"^\s*Doing (\w[\w ]*?) test\.")
 _TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001}
-# The lines that always give a value (the registry names any it finds unread): the rates, the run time, the
-# latency average and percentile. Interval lines are summarised, not each read.
-RESULT_LINES = (r"^\s*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
-                r"^\s*(?:total time|time elapsed):\s*\d|"
-                r"^\s*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
 _INTERVAL_10 = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*thds:\s*(\d+)\s+tps:\s*{_N}\s+qps:\s*{_N}\s+\(r/w/o:\s*{_N}/{_N}/{_N}\)\s+"
     rf"lat \(ms,\s*{_N}%\):\s*{_N}\s+err/s:?\s*{_N}\s+reconn/s:\s*{_N}")
 _INTERVAL_05 = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
-
-# What the kind registry (planner/kindspec.py) needs to say about this output, kept beside the parser that
-# makes the metrics: its words, file names, headline, and each metric's display words.
-DISPLAY_NAME = "sysbench output (statistics, --report-interval)"
-FILE_NAMES = (r"sysbench.*\.(txt|log|out)$",)
-HEADLINE: tuple[tuple[str, Mapping[str, str]], ...] = (
-    ("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
-    ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {}))
-DISPLAY_WORDS: dict[str, str] = {
-    "sysbench.tps": "sysbench transactions per second", "sysbench.qps": "sysbench queries per second",
-    "sysbench.rw_requests_per_s": "sysbench read/write requests per second",
-    "sysbench.other_per_s": "sysbench other operations per second",
-    "sysbench.transactions": "sysbench transactions", "sysbench.queries": "sysbench {type} queries",
-    "sysbench.errors": "sysbench ignored errors", "sysbench.errors_per_s": "sysbench ignored errors per second",
-    "sysbench.reconnects": "sysbench reconnects", "sysbench.deadlocks": "sysbench deadlocks",
-    "sysbench.time_s": "sysbench run time", "sysbench.events": "sysbench events",
-    "sysbench.events_per_s": "sysbench events per second",
-    "sysbench.cpu_events_per_s": "sysbench CPU speed (events per second)",
-    "sysbench.latency_ms": "sysbench latency", "sysbench.threads": "sysbench threads",
-    "sysbench.thread_events": "sysbench events per thread", "sysbench.thread_time_s": "sysbench run time per thread",
-    "sysbench.interval_tps": "sysbench interval transactions per second",
-    "sysbench.interval_samples": "sysbench interval reports",
-}
 
 
 @dataclass(frozen=True, slots=True)
