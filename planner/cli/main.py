@@ -114,11 +114,6 @@ def _vault_keys(args: argparse.Namespace) -> None:
     args.vault = vault_keys(options, getpass.getpass)
 
 
-def _warn(warnings: Sequence[str]) -> None:
-    for text in warnings:
-        print(f"[WARNING]: {text}", file=sys.stderr)
-
-
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     cmd = args.command  # plugins (docs/plugins.md) load lazily: for the kinds a plan names, or all for `schema`
     _vault_keys(args)
