@@ -60,3 +60,15 @@ def test_every_module_is_named_in_the_architecture_doc() -> None:
     named = set(re.findall(r"^\s*- `([\w/]+\.py)`: \S", doc, re.M))
     assert modules - named == set(), "name these in docs/architecture.md (## Every module), one line each"
     assert named - modules == set(), "these are named in docs/architecture.md but are no module"
+
+
+def test_the_testing_contract_names_every_other_part_of_planner() -> None:
+    """planner.testing is for tests: the contract that nothing in planner imports it lists its sources by name,
+    so a new module or package must join that list (else it could import planner.testing unseen)."""
+    import tomllib
+
+    contracts = tomllib.loads((PLANNER.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [contract] = [c for c in contracts if c.get("forbidden_modules") == ["planner.testing"]]
+    parts = {p.stem for p in PLANNER.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in PLANNER.iterdir() if (p / "__init__.py").exists()}
+    assert {m.removeprefix("planner.") for m in contract["source_modules"]} == parts - {"testing"}
