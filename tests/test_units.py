@@ -96,3 +96,14 @@ def test_iozone_record_size_is_kib_bare_and_k() -> None:
     assert record_kb(" 16K ") == 16.0 and record_kb("1t") is None and record_kb(None) is None
     assert _record_kb("\tCommand line used: iozone -t 4 -r 1m -s 1g\n") == 1024.0
     assert _record_kb("\tCommand line used: iozone -t 4 -r 64 -s 1g\n") == 64.0
+
+
+def test_asm_au_size_is_whole_with_k_m_g_and_an_optional_b() -> None:
+    from planner.steps.prep_asm import AsmDisk, AsmDiskgroup, AsmPlan
+
+    plan = AsmPlan("SLOB", False, (AsmDisk("/dev/sdb", "CANDIDATE", 0, None),))
+    sql = AsmDiskgroup({"name": "SLOB", "disks": ["/dev/sdb"], "au_size": "4mb"})._create_sql(plan)
+    assert sql.endswith("attribute 'au_size'='4M'")
+    for bad in ("4T", "1.5M", "4 M"):
+        with pytest.raises(StepError, match="au_size must be a size"):
+            AsmDiskgroup({"name": "SLOB", "disks": ["/dev/sdb"], "au_size": bad})._create_sql(plan)
