@@ -224,7 +224,7 @@ def test_a_rac_cluster_total_sits_beside_a_single_instance_figure_and_is_the_pla
     ("statspack", "Statspack has no global report, so the figures are per instance only", ["statspack"]),
     ("awr", "", ["awr_text", "awr_rac_text"])])
 def test_collect_around_a_non_slob_point_on_rac(tmp_path: Path, collect: str, said: str, kinds: list[str]) -> None:
-    from prep_helpers import standin_vars
+    from planner.rehearsal.standins import standin_vars
 
     root = tmp_path / "hosts" / "alpha"
     install_standins(root)

@@ -99,6 +99,18 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
     return path
 
 
+def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
+    """Inventory vars for a sandbox host with stand-ins (no oracle_user: the lab cannot sudo). ORACLE_SID is
+    the seeded instance's (SLOB1 on a RAC node seed): another SID reaches an idle instance, as on a real node."""
+    try:
+        sid = str(load_state(root)["database"].get("instance_name") or "orcl")
+    except (OSError, ValueError, KeyError):
+        sid = "orcl"  # not installed yet: the seed's default
+    # the licence is stated, as a lab's inventory must (planner.db.licence): the stand-in labs take AWR
+    return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
+            "oracle_poll_interval_s": 0, "oracle_diagnostics_pack": True}
+
+
 def standin_versions() -> dict[str, str]:
     """The releases the HammerDB and Swingbench stand-ins print (their ``VERSION``), for the world record."""
     out = {}
