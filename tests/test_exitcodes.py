@@ -11,18 +11,18 @@ PLANNER = Path(__file__).resolve().parents[1] / "planner"
 
 
 def _bare_exit_codes(tree: ast.AST) -> list[int]:
-    """Lines where an exit code is a number: ``exit_code = 4`` or ``exit_code=4``."""
+    """Lines where planner's exit code is a number: an error class's ``exit_code = 4``, or the run record's
+    ``write_meta(exit_code=4)``. (A command's exit code on a host, ``CommandResult.exit_code``, is the host's.)"""
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign | ast.AnnAssign):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            named = any(isinstance(t, ast.Name) and t.id == "exit_code" for t in targets)
-            if named and isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
-                lines.append(node.lineno)
-        elif isinstance(node, ast.keyword) and node.arg == "exit_code" \
-                and isinstance(node.value, ast.Constant) and isinstance(node.value.value, int):
-            lines.append(node.value.lineno)
-    return lines
+        if isinstance(node, ast.ClassDef):
+            lines += [a.lineno for a in node.body if isinstance(a, ast.Assign)
+                      and any(isinstance(t, ast.Name) and t.id == "exit_code" for t in a.targets)
+                      and isinstance(a.value, ast.Constant) and isinstance(a.value.value, int)]
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "write_meta":
+            lines += [k.value.lineno for k in node.keywords if k.arg == "exit_code"
+                      and isinstance(k.value, ast.Constant) and isinstance(k.value.value, int)]
+    return sorted(lines)
 
 
 def test_no_module_gives_an_exit_code_as_a_number() -> None:
@@ -32,7 +32,8 @@ def test_no_module_gives_an_exit_code_as_a_number() -> None:
 
 
 def test_the_check_finds_a_bare_number() -> None:
-    assert _bare_exit_codes(ast.parse("class E:\n    exit_code = 4\nf(exit_code=2)\n")) == [2, 3]
+    code = "class E:\n    exit_code = 4\n    status: int = 0\nrec.write_meta(exit_code=2)\nAnswer(exit_code=3)\n"
+    assert _bare_exit_codes(ast.parse(code)) == [2, 4]
 
 
 def test_errors_carry_exit_code_members() -> None:
