@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from planner import kindspec
 from planner.metrics import Direction, display_name
 from planner.plan.model import Claim
 from planner.results import runfolder
@@ -24,6 +25,7 @@ from planner.results.finding import Finding, Severity, shared_index
 from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
+from planner.results.kind_findings import series_findings as kinds_series_findings
 from planner.results.measure import RunData, play_name
 from planner.results.point_series import PointSeries
 from planner.results.stats import PlayValue, Series, fmt, play_value
@@ -270,10 +272,11 @@ def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds
 
 # -- OLTP (HammerDB TPROC-C, Swingbench SOE): what a user checks before believing a NOPM or TPS figure ------
 
-# The throughput each OLTP kind leads with: the scaling check reads these by name.
-OLTP_THROUGHPUT = ("hammerdb.nopm", "swingbench.tps")
-OLTP_USERS = ("hammerdb.active_vu", "swingbench.users")  # the users each kind's throughput was driven by
-OLTP_KINDS = frozenset({"hammerdb", "swingbench"})
+# The throughput each OLTP kind leads with, and the users it was driven by: the scaling check reads these by
+# name (each kind's spec says them, planner.kindspec.Oltp).
+OLTP_THROUGHPUT = tuple(o.throughput for o in kindspec.oltp().values())
+OLTP_USERS = tuple(o.users for o in kindspec.oltp().values())
+OLTP_KINDS = frozenset(kindspec.oltp())
 TIMED_DEFAULT_MIN = 5.0  # HammerDB's timed driver default test duration (dict ``duration = 5``)
 SCALING_GAIN_PCT = 10.0  # more virtual users that add less than this are "not scaling"
 
@@ -350,7 +353,7 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
                 *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
-                *oltp_not_scaling(all_series, t), *db_findings(all_series)]
+                *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]
 
 
 # -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------
