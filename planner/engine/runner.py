@@ -333,9 +333,9 @@ class Runner:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
                     self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
                 finish_record(self.record, {h: asdict(s) for h, s in stats.items()}, self.console.transcript,
-                              int(code), interrupted)
+                              code, interrupted)
             self.finished = True
-        return RunOutcome(self.results, self.record, int(code), bool(interrupted))
+        return RunOutcome(self.results, self.record, code, bool(interrupted))
 
 
 def step_folder(spec: StepSpec) -> str:

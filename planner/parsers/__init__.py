@@ -100,11 +100,6 @@ def _func(entry: ParserKind, attr: str) -> Callable[..., object] | None:
     return fn if callable(fn) else None
 
 
-def available_kinds() -> tuple[str, ...]:
-    """The kinds whose parser module imports here (AWR parsers may be absent)."""
-    return tuple(e.kind for e in PARSER_KINDS if _func(e, e.parse) is not None)
-
-
 def detect(text: str, filename: str = "") -> str | None:
     """The kind of ``text``, or None. A matching file name only moves its kind to the front."""
     base = Path(filename).name.lower()

@@ -26,6 +26,7 @@ from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
 from planner.parsers import iozone_auto
 from planner.parsers.numbers import NUMBER, checked, put
+from planner.units import KIB, suffix_bytes
 
 _NUM = rf"({NUMBER})"  # the whole token (31,681.06), checked by planner.parsers.numbers
 _TPUT = re.compile(rf"(Children see|Parent sees) throughput for\s+(\d+)\s+(.+?)\s*=\s*{_NUM}\s*(\S+)")
@@ -66,8 +67,7 @@ def _record_kb(text: str) -> float | None:
         return float(m.group(1)) * (1024 if m.group(2).lower() == "m" else 1)
     for line in text.splitlines():
         if "iozone" in line.lower() and (m := _CMD_R.search(line)):
-            scale = {"": 1, "k": 1, "m": 1024, "g": 1024 * 1024}[m.group(2).lower()]
-            return float(m.group(1)) * scale
+            return float(m.group(1)) * suffix_bytes(m.group(2) or "K") / KIB
     return None
 
 

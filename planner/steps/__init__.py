@@ -23,6 +23,7 @@ from planner.errors import PlannerError, StepError
 from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
+from planner.status import ExitCode
 from planner.steps.base import NotYetImplemented, StepType, reversible, workload
 from planner.steps.registry import KindAttribute, KindRegistry
 
@@ -112,7 +113,7 @@ def section_of(cls: type[StepType]) -> str:
 class PluginError(PlannerError):
     """An installed step plugin that cannot be used: its import failed (or exited), or its declarations are wrong."""
 
-    exit_code = 5
+    exit_code = ExitCode.BAD_INPUT
 
 
 PLUGIN_IMPORT_S = 30.0  # a plugin's import; planner's own kinds import in milliseconds

@@ -27,12 +27,12 @@ from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, Reversible, StepContext
 from planner.transport.connection import CommandResult
+from planner.units import parse_size
 
 GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
 DISK_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
 ATTR_NAME = re.compile(r"^[a-z][a-z0-9_.]*$")
 ATTR_VALUE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
-AU_SIZE = re.compile(r"^[0-9]+[KMG]?$", re.I)
 USABLE = ("CANDIDATE", "PROVISIONED", "FORMER")
 
 
@@ -188,7 +188,7 @@ class AsmDiskgroup(Reversible):
         attrs: dict[str, str] = {}
         if self.args.get("au_size") is not None:
             au = str(self.args["au_size"]).upper().removesuffix("B")
-            if not AU_SIZE.fullmatch(au):
+            if parse_size(au, suffixes="KMG") is None:  # ASM takes an AU size in K, M or G
                 raise StepError(f"au_size must be a size such as 4M, not {self.args['au_size']!r}")
             attrs["au_size"] = au
         for k, v in (self.args.get("attributes") or {}).items():

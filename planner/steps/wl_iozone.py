@@ -33,6 +33,7 @@ from planner.steps.base import (
     whole_number,
 )
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+from planner.units import KIB, suffix_bytes
 
 _SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
@@ -44,7 +45,7 @@ def record_kb(record_size: Any) -> float | None:
     m = _SIZE.match(str(record_size).strip()) if record_size is not None else None
     if not m:
         return None
-    return float(m.group(1)) * {"": 1, "k": 1, "m": 1024, "g": 1024 * 1024}[m.group(2).lower()]
+    return float(m.group(1)) * suffix_bytes(m.group(2) or "K") / KIB
 
 
 def iozone_argv(binary: str, flags: Sequence[str], record_size: Any, tests: Sequence[int], file_size: Any,
