@@ -18,11 +18,13 @@ from planner.db.container import read_container
 from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
+from planner.kinds.fio.findings import run_findings as fio_setup
+from planner.kinds.iozone.findings import run_findings as iozone_buffered
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.rehearsal.standins import DEFAULT_HOME, load_state, rac_state, update_state
-from planner.results.findings import all_findings, blocks_not_requests, fio_setup, iozone_buffered
+from planner.results.findings import all_findings, blocks_not_requests
 from planner.results.measure import ReadArtifact, RunData, read_run
 from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult

@@ -3,9 +3,11 @@
 from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "iozone", step="planner.steps.wl_iozone:Iozone",
+    "iozone", step="planner.kinds.iozone.step:Iozone",
+    run_findings="planner.kinds.iozone.findings:run_findings",
+    standin="planner.kinds.iozone.standin:install",
     parsers=(
-        ParserKind("iozone", "iozone", "iozone output (throughput mode or result table)",
+        ParserKind("iozone", "planner.kinds.iozone.parse", "iozone output (throughput mode or result table)",
                    headline=(("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
                              ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
                    result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",

@@ -11,13 +11,15 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError, StepError
+from planner.kinds.iozone import parse as iozone_parser
 from planner.metrics import Parsed
 from planner.parsers import decode
-from planner.parsers import iozone as iozone_parser
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import (
@@ -65,6 +67,30 @@ def create_argv(binary: str, flags: Sequence[str], record_size: Any, file_size: 
     return iozone_argv(binary, [*flags, *keep], record_size, [0], file_size, 1, [first_file])
 
 
+@dataclass(frozen=True, slots=True)
+class IozoneArgs:
+    """The step's arguments, read once (the schema has checked their shapes; sizes stay as the plan wrote them,
+    iozone reads them)."""
+
+    tests: tuple[int, ...]  # the -i numbers
+    threads: int = 1
+    binary: str = "iozone"  # a bare name is found on the host's PATH
+    record_size: str | int | None = None
+    file_size: str | int | None = None
+    files: str | tuple[str, ...] | None = None  # a prefix (file -> file1..fileN) or one path per thread
+    create_files: bool = False
+    flags: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> IozoneArgs:
+        files = args.get("files")
+        return cls(tuple(int(t) for t in args.get("tests") or ()),
+                   whole_number(args, "threads", 1, "iozone", minimum=1),
+                   str(args.get("binary") or "iozone"), args.get("record_size"), args.get("file_size"),
+                   files if files is None or isinstance(files, str) else tuple(str(f) for f in files),
+                   bool(args.get("create_files")), tuple(str(f) for f in args.get("flags") or ()))
+
+
 class Iozone(StepType):
     """iozone in throughput mode on files (``files:`` a prefix, a list, or <workdir>/file1..N)."""
 
@@ -106,53 +132,53 @@ class Iozone(StepType):
         size = record_kb(args.get("file_size"))
         if size is None:
             return Duration()
-        passes = len(list(args.get("tests") or ())) + (1 if args.get("create_files") else 0)
+        a = IozoneArgs.of(args)
+        passes = len(a.tests) + (1 if a.create_files else 0)
         rate = float((host_vars or {}).get("iozone_min_mb_per_s") or 10.0)
-        return Duration(None, size / 1024 * cls(args)._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S)
+        return Duration(None, size / 1024 * a.threads * max(1, passes) / rate + TIMEOUT_MARGIN_S)
 
-    def _threads(self) -> int:
-        return whole_number(self.args, "threads", 1, "iozone", minimum=1)
+    @cached_property
+    def typed(self) -> IozoneArgs:
+        return IozoneArgs.of(self.args)
 
     def _host_path(self, ctx: StepContext, path: str, data_dir: str) -> str:
         return ctx.path(path) if path.startswith("/") else posixpath.join(data_dir, path)
 
     def files(self, ctx: StepContext, data_dir: str) -> list[str]:
         """The data files, in the plan-stable step folder unless absolute (they outlive the point)."""
-        n = self._threads()
-        given = self.args.get("files")
+        n, given = self.typed.threads, self.typed.files
         if given is None:
             return [f"{data_dir}/file{i}" for i in range(1, n + 1)]
         if isinstance(given, str):  # a prefix, as in the seed's file1 file2 ...
             return [self._host_path(ctx, f"{given}{i}", data_dir) for i in range(1, n + 1)]
-        names = [str(f) for f in given]
+        names = list(given)
         if len(names) < n:
             raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
                             hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
         return [self._host_path(ctx, f, data_dir) for f in names[:n]]
 
     def validate(self) -> None:
-        check_host_path(str(self.args.get("binary") or "iozone"), "iozone binary")
+        check_host_path(self.typed.binary, "iozone binary")
 
     def binary(self, ctx: StepContext) -> str:
-        b = str(self.args.get("binary") or "iozone")
+        b = self.typed.binary
         return ctx.path(b) if b.startswith("/") else b
 
     def argv(self, ctx: StepContext, files: Sequence[str]) -> list[str]:
-        tests = [int(t) for t in self.args.get("tests") or ()]
-        if not tests:
+        a = self.typed
+        if not a.tests:
             raise StepError("iozone needs tests (the -i numbers), e.g. tests: [2]")
-        return iozone_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
-                           tests, self.args.get("file_size"), self._threads(), files)
+        return iozone_argv(self.binary(ctx), a.flags, a.record_size, a.tests, a.file_size, a.threads, files)
 
     def check(self, ctx: StepContext) -> Change:
         return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir(ctx, self.kind)))))
 
     def create_argv(self, ctx: StepContext, files: Sequence[str]) -> list[str] | None:
         """The file creation run before the measured one (``create_files: true``), else None."""
-        if not self.args.get("create_files"):
+        a = self.typed
+        if not a.create_files:
             return None
-        return create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
-                           self.args.get("file_size"), files[0])
+        return create_argv(self.binary(ctx), a.flags, a.record_size, a.file_size, files[0])
 
     def preview(self, ctx: StepContext) -> str:
         files = self.files(ctx, step_dir(ctx, self.kind))
@@ -189,13 +215,13 @@ class Iozone(StepType):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"iozone {what}: {' '.join(argv)[:200]}: {tail(ctx.conn.read_text(err), 600)}"
-        extra = [(f"{wd}/create.out", None, "log")] if self.args.get("create_files") else []
+        extra = [(f"{wd}/create.out", None, "log")] if self.typed.create_files else []
         arts = fetch_existing(ctx, [(out, None, "iozone"), (err, None, "log"), *extra], nonempty=True)
         main = next((a for a in arts if a.kind == "iozone"), None)
         return finish(ctx, "iozone", arts, main, failure, self._parse)
 
     def _parse(self, path: Path) -> Parsed:
-        return parse_iozone(path, record_kb(self.args.get("record_size")))
+        return parse_iozone(path, record_kb(self.typed.record_size))
 
 
 def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:

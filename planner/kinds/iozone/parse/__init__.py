@@ -23,8 +23,8 @@ import math
 import re
 
 from planner.errors import ParseError
+from planner.kinds.iozone.parse import auto as iozone_auto
 from planner.metrics import Direction, MetricSink, Parsed
-from planner.parsers import iozone_auto
 from planner.parsers.numbers import NUMBER, checked, put
 
 _NUM = rf"({NUMBER})"  # the whole token (31,681.06), checked by planner.parsers.numbers

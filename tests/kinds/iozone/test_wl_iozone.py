@@ -12,12 +12,12 @@ import pytest
 
 from planner.errors import StepError
 from planner.host import Host
+from planner.kinds.iozone.step import Iozone, create_argv, iozone_argv, record_kb
 from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import Outcome, StepContext
-from planner.steps.wl_iozone import Iozone, create_argv, iozone_argv, record_kb
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 SEED_RUN = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "2", "-s", "1g", "-t", "4", "-F", "file1", "file2", "file3",
