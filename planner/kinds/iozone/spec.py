@@ -1,6 +1,6 @@
-"""iozone's tables: its parser kind, metric words and axis words."""
+"""iozone's tables: its parser kind, metric words, axis words and the host variable it reads."""
 
-from planner.kindspec import KindSpec, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, ParserKind, ReportWords
 
 KIND = KindSpec(
     "iozone", step="planner.kinds.iozone.step:Iozone",
@@ -18,5 +18,10 @@ KIND = KindSpec(
         metric_words={"iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
                       "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer"},
         param_words={"record_kb": "record size (KB)", "file_size": "file size"},
+    ),
+    host_vars=(
+        HostVar("iozone_min_mb_per_s", "number", "10",
+                "the slowest rate (MB/s, a number > 0) the host's disk may run at: a point's timeout is the bytes "
+                "iozone moves at that rate plus a margin"),
     ),
 )

@@ -67,6 +67,25 @@ def create_argv(binary: str, flags: Sequence[str], record_size: Any, file_size: 
     return iozone_argv(binary, [*flags, *keep], record_size, [0], file_size, 1, [first_file])
 
 
+MIN_MB_PER_S = 10.0  # a slow disk's floor: the rate iozone's timeout assumes when the host says none
+
+
+def min_mb_per_s(host_vars: Mapping[str, Any]) -> float:
+    """The host's ``iozone_min_mb_per_s``: a number of MB/s > 0 (user input: anything else is said by name, never
+    a division by zero or a negative timeout)."""
+    given = host_vars.get("iozone_min_mb_per_s")
+    if given is None or given == "":
+        return MIN_MB_PER_S
+    try:
+        rate = float(given) if not isinstance(given, bool) else 0.0
+    except (TypeError, ValueError):
+        rate = 0.0
+    if not rate > 0 or rate == float("inf"):
+        raise StepError(f"iozone_min_mb_per_s must be a number of MB/s > 0, not {given!r}",
+                        hint=f"give the slowest rate the disk may run at, e.g. {MIN_MB_PER_S:g}; or leave it unset")
+    return rate
+
+
 @dataclass(frozen=True, slots=True)
 class IozoneArgs:
     """The step's arguments, read once (the schema has checked their shapes; sizes stay as the plan wrote them,
@@ -134,7 +153,7 @@ class Iozone(StepType):
             return Duration()
         a = IozoneArgs.of(args)
         passes = len(a.tests) + (1 if a.create_files else 0)
-        rate = float((host_vars or {}).get("iozone_min_mb_per_s") or 10.0)
+        rate = min_mb_per_s(host_vars or {})
         return Duration(None, size / 1024 * a.threads * max(1, passes) / rate + TIMEOUT_MARGIN_S)
 
     @cached_property
@@ -156,6 +175,14 @@ class Iozone(StepType):
             raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
                             hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
         return [self._host_path(ctx, f, data_dir) for f in names[:n]]
+
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: the host's iozone_min_mb_per_s, refused before any host is touched."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is not None:
+            min_mb_per_s(variables)
 
     def validate(self) -> None:
         check_host_path(self.typed.binary, "iozone binary")
