@@ -160,3 +160,21 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         raise ParseError("fio_text", "jobs", "no 'read: IOPS=' / 'write: IOPS=' line under a "
                          "'(groupid=N, jobs=N)' job line", source=source)
     return sink.freeze(KIND)
+
+
+_FIO_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$", re.M)
+_FIO_TERSE = re.compile(r"^(?:3|4|5);fio-[\w.\-]+;[^;\n]*;\d+;\d+;", re.M)
+_FIO_JOB = re.compile(r"^\S.*?: \(g=\d+\): rw=\w+", re.M)
+
+
+def refusal(text: str) -> str | None:
+    """Why recognisable fio output gave no results (planner.parsers.refusals): a job banner alone (the run was
+    cut short), or a terse line no reader took."""
+    if m := _FIO_TERSE.search(text):
+        return (f"fio terse output (--minimal, format {m.group()[0]}): a layout this planner does not read - "
+                "it reads --output-format=json and normal output")
+    v = _FIO_VERSION.search(text)
+    if not (v or _FIO_JOB.search(text)):
+        return None
+    what = v.group(1) if v else "fio"
+    return f"{what}: job banner only, no results (no 'read: IOPS=' / 'write: IOPS=' line; the run was cut short?)"
