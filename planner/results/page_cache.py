@@ -1,22 +1,10 @@
 """What a buffered file benchmark measures: its data against the host's memory, said the same way for every kind
-whose data can sit in the page cache (fio's and iozone's findings)."""
+whose data can sit in the page cache (each kind reads its own sizes, in its own units)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
-
-_BYTES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.I)
-
-
-def size_gb(text: Any) -> float | None:
-    """A fio / iozone size (``1g``, ``512m``, ``4096k``; a bare number is bytes for fio) in GiB, else None."""
-    m = _BYTES.match(str(text or ""))
-    if not m:
-        return None
-    return (float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
-            / (1 << 30))
 
 
 def page_cache_exposure(data_gb: float | None, facts: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:

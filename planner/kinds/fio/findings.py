@@ -3,6 +3,7 @@ benchmark run buffered, a file job on libaio run buffered, an iodepth sweep on a
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 from planner.kinds.fio.spec import SYNC_ENGINES
 from planner.results.finding import Finding, Severity
 from planner.results.measure import RunData, play_name
-from planner.results.page_cache import page_cache_exposure, size_gb
+from planner.results.page_cache import page_cache_exposure
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -71,6 +72,18 @@ def run_findings(data: RunData) -> list[Finding]:
                         "(or io_uring) with direct: 1, or sweep numjobs instead",
                         (("ioengine", engine), ("iodepth", str(params["iodepth"])))))
     return out
+
+
+_BYTES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.I)
+
+
+def size_gb(text: Any) -> float | None:
+    """A fio size (``1g``, ``512m``, ``4096k``; a bare number is bytes) in GiB, else None."""
+    m = _BYTES.match(str(text or ""))
+    if not m:
+        return None
+    return (float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
+            / (1 << 30))
 
 
 def _buffered_aio(where: tuple[str, str, str, str], job: str, opts: Mapping[str, str],

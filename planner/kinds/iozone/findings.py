@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from planner.kinds.iozone.sizes import size_kb
 from planner.results.finding import Finding, Severity
 from planner.results.measure import RunData
-from planner.results.page_cache import page_cache_exposure, size_gb
+from planner.results.page_cache import page_cache_exposure
 
 
 def run_findings(data: RunData) -> list[Finding]:
@@ -19,9 +20,8 @@ def run_findings(data: RunData) -> list[Finding]:
             if "-I" in flags:
                 continue
             for host in sorted({r.host for r in data.results if r.step == spec.path}):
-                size = size_gb(spec.args.get("file_size"))
-                threads = spec.args.get("threads", 1)
-                total = size * threads if size is not None and isinstance(threads, int) else None
+                size, threads = size_kb(spec.args.get("file_size")), str(spec.args.get("threads", 1)).strip()
+                total = size * int(threads) / (1 << 20) if size is not None and threads.isdigit() else None
                 exposure, numbers = page_cache_exposure(total, data.facts.get(host, {}))
                 out.append(Finding(
                     "buffered_io", Severity.WARNING, "iozone ran buffered", p.name, host,

@@ -8,7 +8,6 @@ point does the same before its measured run (always with ``-w`` so file1 survive
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 
 from planner.errors import ParseError, StepError
 from planner.kinds.iozone import parse as iozone_parser
+from planner.kinds.iozone.sizes import size_kb
 from planner.metrics import Parsed
 from planner.parsers import decode
 from planner.plan.kind_schema import sweepable
@@ -35,17 +35,8 @@ from planner.steps.base import (
 )
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 
-_SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
 _RUN = 'o=$1; e=$2; shift 2; exec "$@" >"$o" 2>"$e"'
-
-
-def record_kb(record_size: Any) -> float | None:
-    """iozone's ``-r`` in KiB (``8`` and ``8k`` are 8, ``1m`` is 1024); None when not a plain size."""
-    m = _SIZE.match(str(record_size).strip()) if record_size is not None else None
-    if not m:
-        return None
-    return float(m.group(1)) * {"": 1, "k": 1, "m": 1024, "g": 1024 * 1024}[m.group(2).lower()]
 
 
 def iozone_argv(binary: str, flags: Sequence[str], record_size: Any, tests: Sequence[int], file_size: Any,
@@ -148,7 +139,7 @@ class Iozone(StepType):
         """Not expected (unknown_duration). Budget: the bytes iozone moves (file_size x threads x tests, plus the
         creation run) at ``iozone_min_mb_per_s`` (default 10 MB/s, a slow disk's floor) plus the margin; without
         a file size (-a) the host default."""
-        size = record_kb(args.get("file_size"))
+        size = size_kb(args.get("file_size"))
         if size is None:
             return Duration()
         a = IozoneArgs.of(args)
@@ -248,7 +239,7 @@ class Iozone(StepType):
         return finish(ctx, "iozone", arts, main, failure, self._parse)
 
     def _parse(self, path: Path) -> Parsed:
-        return parse_iozone(path, record_kb(self.typed.record_size))
+        return parse_iozone(path, size_kb(self.typed.record_size))
 
 
 def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:

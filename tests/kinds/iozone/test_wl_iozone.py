@@ -13,7 +13,8 @@ import pytest
 from planner.errors import StepError
 from planner.host import Host
 from planner.inventory.graph import load_inventory
-from planner.kinds.iozone.step import Iozone, create_argv, iozone_argv, record_kb
+from planner.kinds.iozone.sizes import size_kb as record_kb
+from planner.kinds.iozone.step import Iozone, create_argv, iozone_argv
 from planner.plan.loader import check_plan, load_plan
 from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
