@@ -88,8 +88,8 @@ def test_slob_scale_counts_blocks_bare_and_bytes_with_a_suffix() -> None:
 
 
 def test_iozone_record_size_is_kib_bare_and_k() -> None:
-    from planner.parsers.iozone import _record_kb
-    from planner.steps.wl_iozone import record_kb
+    from planner.kinds.iozone.parse import _record_kb
+    from planner.kinds.iozone.sizes import size_kb as record_kb
 
     assert record_kb("8") == 8.0 and record_kb("8k") == 8.0 and record_kb("1m") == 1024.0
     assert record_kb("1G") == 1024.0 ** 2

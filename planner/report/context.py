@@ -35,7 +35,8 @@ from planner.report.study import (
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
-from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, not_steady, verdicts
+from planner.results.findings import all_findings, late_starts, not_steady, verdicts
+from planner.results.kind_findings import run_findings as kinds_run_findings
 from planner.results.measure import RunData, play_name, prep_steps
 from planner.results.point_series import read_points
 from planner.results.stats import METHOD, Series, fmt, series
@@ -407,8 +408,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message),
                  "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data),
-                          *iozone_buffered(data), *late_starts(data), *not_steady(points)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *kinds_run_findings(data),
+                          *late_starts(data), *not_steady(points)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected),

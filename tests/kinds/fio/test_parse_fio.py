@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
+from planner.kinds.fio.parse import json_report as fio
 from planner.metrics import Direction, Parsed
-from planner.parsers import fio
 
-DATA = Path(__file__).parent / "data" / "fio"
+DATA = Path(__file__).parents[2] / "data" / "fio"
 
 
 def _parse(name: str):

@@ -23,8 +23,8 @@ import math
 import re
 
 from planner.errors import ParseError
+from planner.kinds.iozone.parse import auto as iozone_auto
 from planner.metrics import Direction, MetricSink, Parsed
-from planner.parsers import iozone_auto
 from planner.parsers.numbers import NUMBER, checked, put
 from planner.units import KIB, suffix_bytes
 
@@ -131,3 +131,21 @@ def parse(text: str, source: str = "<text>", record_kb: float | None = None) -> 
         sink.errors.append(ParseError("iozone", "end", "no 'iozone test complete.' line: the run may be "
                                       "truncated", source=source))
     return sink.freeze("iozone")
+
+
+_IOZONE_VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
+_IOZONE_AUTO = re.compile(r"^[ \t]*Auto Mode[ \t]*$|^[ \t]*kB\s+reclen\s+write\s+rewrite\b"
+                          r"|^[ \t]*KB\s+reclen\s+write\b", re.M | re.I)
+
+
+def refusal(text: str) -> str | None:
+    """Why recognisable iozone output gave no results (planner.parsers.refusals): a banner alone, or auto mode's
+    table in a layout the table reader did not take."""
+    if "Iozone: Performance Test of File I/O" not in text:
+        return None
+    v = _IOZONE_VERSION.search(text)
+    what = f"iozone {v.group(1)}" if v else "iozone"
+    if _IOZONE_AUTO.search(text):
+        return (f"{what} auto mode (-a: the file size x record size table): a layout this planner does not "
+                "read - it reads throughput mode (-t N)")
+    return f"{what}: banner only, no result lines (no 'Children see / Parent sees throughput' line)"

@@ -8,16 +8,18 @@ point does the same before its measured run (always with ``-w`` so file1 survive
 from __future__ import annotations
 
 import posixpath
-import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from planner.errors import ParseError, StepError
+from planner.kinds.iozone import parse as iozone_parser
+from planner.kinds.iozone.sizes import size_kb
 from planner.metrics import Parsed
 from planner.parsers import decode
-from planner.parsers import iozone as iozone_parser
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import (
@@ -33,19 +35,9 @@ from planner.steps.base import (
     whole_number,
 )
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
-from planner.units import KIB, suffix_bytes
 
-_SIZE = re.compile(r"^(\d+)([kKmMgG]?)$")
 _COPY = 'src=$1; shift; for f; do cp -f -- "$src" "$f" || exit 1; done'
 _RUN = 'o=$1; e=$2; shift 2; exec "$@" >"$o" 2>"$e"'
-
-
-def record_kb(record_size: Any) -> float | None:
-    """iozone's ``-r`` in KiB (``8`` and ``8k`` are 8, ``1m`` is 1024); None when not a plain size."""
-    m = _SIZE.match(str(record_size).strip()) if record_size is not None else None
-    if not m:
-        return None
-    return float(m.group(1)) * suffix_bytes(m.group(2) or "K") / KIB
 
 
 def iozone_argv(binary: str, flags: Sequence[str], record_size: Any, tests: Sequence[int], file_size: Any,
@@ -65,6 +57,49 @@ def create_argv(binary: str, flags: Sequence[str], record_size: Any, file_size: 
     """The seed's file creation run: the write test (-i 0), one process, kept with -w."""
     keep = [] if "-w" in flags else ["-w"]
     return iozone_argv(binary, [*flags, *keep], record_size, [0], file_size, 1, [first_file])
+
+
+MIN_MB_PER_S = 10.0  # a slow disk's floor: the rate iozone's timeout assumes when the host says none
+
+
+def min_mb_per_s(host_vars: Mapping[str, Any]) -> float:
+    """The host's ``iozone_min_mb_per_s``: a number of MB/s > 0 (user input: anything else is said by name, never
+    a division by zero or a negative timeout)."""
+    given = host_vars.get("iozone_min_mb_per_s")
+    if given is None or given == "":
+        return MIN_MB_PER_S
+    try:
+        rate = float(given) if not isinstance(given, bool) else 0.0
+    except (TypeError, ValueError):
+        rate = 0.0
+    if not rate > 0 or rate == float("inf"):
+        raise StepError(f"iozone_min_mb_per_s must be a number of MB/s > 0, not {given!r}",
+                        hint=f"give the slowest rate the disk may run at, e.g. {MIN_MB_PER_S:g}; or leave it unset")
+    return rate
+
+
+@dataclass(frozen=True, slots=True)
+class IozoneArgs:
+    """The step's arguments, read once (the schema has checked their shapes; sizes stay as the plan wrote them,
+    iozone reads them)."""
+
+    tests: tuple[int, ...]  # the -i numbers
+    threads: int = 1
+    binary: str = "iozone"  # a bare name is found on the host's PATH
+    record_size: str | int | None = None
+    file_size: str | int | None = None
+    files: str | tuple[str, ...] | None = None  # a prefix (file -> file1..fileN) or one path per thread
+    create_files: bool = False
+    flags: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> IozoneArgs:
+        files = args.get("files")
+        return cls(tuple(int(t) for t in args.get("tests") or ()),
+                   whole_number(args, "threads", 1, "iozone", minimum=1),
+                   str(args.get("binary") or "iozone"), args.get("record_size"), args.get("file_size"),
+                   files if files is None or isinstance(files, str) else tuple(str(f) for f in files),
+                   bool(args.get("create_files")), tuple(str(f) for f in args.get("flags") or ()))
 
 
 class Iozone(Rehearsed, Workload):
@@ -105,56 +140,64 @@ class Iozone(Rehearsed, Workload):
         """Not expected (unknown_duration). Budget: the bytes iozone moves (file_size x threads x tests, plus the
         creation run) at ``iozone_min_mb_per_s`` (default 10 MB/s, a slow disk's floor) plus the margin; without
         a file size (-a) the host default."""
-        size = record_kb(args.get("file_size"))
+        size = size_kb(args.get("file_size"))
         if size is None:
             return Duration()
-        passes = len(list(args.get("tests") or ())) + (1 if args.get("create_files") else 0)
-        rate = float((host_vars or {}).get("iozone_min_mb_per_s") or 10.0)
-        return Duration(None, size / 1024 * cls(args)._threads() * max(1, passes) / rate + TIMEOUT_MARGIN_S)
+        a = IozoneArgs.of(args)
+        passes = len(a.tests) + (1 if a.create_files else 0)
+        rate = min_mb_per_s(host_vars or {})
+        return Duration(None, size / 1024 * a.threads * max(1, passes) / rate + TIMEOUT_MARGIN_S)
 
-    def _threads(self) -> int:
-        return whole_number(self.args, "threads", 1, "iozone", minimum=1)
+    @cached_property
+    def typed(self) -> IozoneArgs:
+        return IozoneArgs.of(self.args)
 
     def _host_path(self, ctx: StepContext, path: str, data_dir: str) -> str:
         return ctx.path(path) if path.startswith("/") else posixpath.join(data_dir, path)
 
     def files(self, ctx: StepContext, data_dir: str) -> list[str]:
         """The data files, in the plan-stable step folder unless absolute (they outlive the point)."""
-        n = self._threads()
-        given = self.args.get("files")
+        n, given = self.typed.threads, self.typed.files
         if given is None:
             return [f"{data_dir}/file{i}" for i in range(1, n + 1)]
         if isinstance(given, str):  # a prefix, as in the seed's file1 file2 ...
             return [self._host_path(ctx, f"{given}{i}", data_dir) for i in range(1, n + 1)]
-        names = [str(f) for f in given]
+        names = list(given)
         if len(names) < n:
             raise StepError(f"iozone threads={n} needs {n} files, {len(names)} given",
                             hint="list one file per thread, or give files: as a prefix (file -> file1..fileN)")
         return [self._host_path(ctx, f, data_dir) for f in names[:n]]
 
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: the host's iozone_min_mb_per_s, refused before any host is touched."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is not None:
+            min_mb_per_s(variables)
+
     def validate(self) -> None:
-        check_host_path(str(self.args.get("binary") or "iozone"), "iozone binary")
+        check_host_path(self.typed.binary, "iozone binary")
 
     def binary(self, ctx: StepContext) -> str:
-        b = str(self.args.get("binary") or "iozone")
+        b = self.typed.binary
         return ctx.path(b) if b.startswith("/") else b
 
     def argv(self, ctx: StepContext, files: Sequence[str]) -> list[str]:
-        tests = [int(t) for t in self.args.get("tests") or ()]
-        if not tests:
+        a = self.typed
+        if not a.tests:
             raise StepError("iozone needs tests (the -i numbers), e.g. tests: [2]")
-        return iozone_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
-                           tests, self.args.get("file_size"), self._threads(), files)
+        return iozone_argv(self.binary(ctx), a.flags, a.record_size, a.tests, a.file_size, a.threads, files)
 
     def check(self, ctx: StepContext) -> Change:
         return Change(True, "would run " + " ".join(self.argv(ctx, self.files(ctx, step_dir(ctx, self.kind)))))
 
     def create_argv(self, ctx: StepContext, files: Sequence[str]) -> list[str] | None:
         """The file creation run before the measured one (``create_files: true``), else None."""
-        if not self.args.get("create_files"):
+        a = self.typed
+        if not a.create_files:
             return None
-        return create_argv(self.binary(ctx), list(self.args.get("flags") or ()), self.args.get("record_size"),
-                           self.args.get("file_size"), files[0])
+        return create_argv(self.binary(ctx), a.flags, a.record_size, a.file_size, files[0])
 
     def preview(self, ctx: StepContext) -> str:
         files = self.files(ctx, step_dir(ctx, self.kind))
@@ -191,13 +234,13 @@ class Iozone(Rehearsed, Workload):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"iozone {what}: {' '.join(argv)[:200]}: {tail(ctx.conn.read_text(err), 600)}"
-        extra = [(f"{wd}/create.out", None, "log")] if self.args.get("create_files") else []
+        extra = [(f"{wd}/create.out", None, "log")] if self.typed.create_files else []
         arts = fetch_existing(ctx, [(out, None, "iozone"), (err, None, "log"), *extra], nonempty=True)
         main = next((a for a in arts if a.kind == "iozone"), None)
         return finish(ctx, "iozone", arts, main, failure, self._parse)
 
     def _parse(self, path: Path) -> Parsed:
-        return parse_iozone(path, record_kb(self.args.get("record_size")))
+        return parse_iozone(path, size_kb(self.typed.record_size))
 
 
 def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:

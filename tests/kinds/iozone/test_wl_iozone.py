@@ -12,12 +12,15 @@ import pytest
 
 from planner.errors import StepError
 from planner.host import Host
+from planner.inventory.graph import load_inventory
+from planner.kinds.iozone.sizes import size_kb as record_kb
+from planner.kinds.iozone.step import Iozone, create_argv, iozone_argv
+from planner.plan.loader import check_plan, load_plan
 from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
 from planner.status import Status
-from planner.steps import REGISTRY
+from planner.steps import ARG_CHECKS, REGISTRY
 from planner.steps.base import Outcome, StepContext
-from planner.steps.wl_iozone import Iozone, create_argv, iozone_argv, record_kb
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 SEED_RUN = ["iozone", "-w", "-e", "-c", "-r", "8", "-i", "2", "-s", "1g", "-t", "4", "-F", "file1", "file2", "file3",
@@ -97,6 +100,30 @@ def test_argv_is_built_like_the_seed() -> None:
     assert iozone_argv("iozone", [], "64k", [0, 1], "4m", 2, ["a", "b", "c"]) == \
         ["iozone", "-r", "64k", "-i", "0", "-i", "1", "-s", "4m", "-t", "2", "-F", "a", "b"]
     assert [record_kb(x) for x in (8, "8k", "1m", "1M", "x", None)] == [8, 8, 1024, 1024, None, None]
+
+
+@pytest.mark.parametrize("rate", ["fast", "0", -5, 0.0])
+def test_a_bad_iozone_min_mb_per_s_is_said_by_name_not_an_internal_error(rate: object) -> None:
+    """The timeout's rate is a host variable (user input): text, zero or a negative rate was a ValueError or a
+    ZeroDivisionError (an "internal error" with a traceback in the record) or a negative timeout."""
+    step = Iozone({"tests": [0], "file_size": "1g"})
+    with pytest.raises(StepError, match=r"iozone_min_mb_per_s must be a number of MB/s > 0, not"):
+        step.default_timeout_s({"iozone_min_mb_per_s": rate})
+    assert step.default_timeout_s({}) == step.default_timeout_s({"iozone_min_mb_per_s": 10})
+
+
+def test_a_bad_iozone_min_mb_per_s_is_refused_by_the_plan_check(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before any host is touched: the step's place in the plan, the host and the variable."""
+    monkeypatch.chdir(tmp_path)
+    Path("x.yaml").write_text("plan: t\nplays:\n  - name: A\n    hosts: db\n    workloads:\n"
+                              "      - iozone: {tests: [0], file_size: 1g}\n")
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("all:\n  children:\n    db:\n      hosts:\n"
+                   "        db01: {ansible_connection: local, iozone_min_mb_per_s: fast}\n")
+    got = [str(p) for p in check_plan(load_plan(Path("x.yaml")), load_inventory(inv), {}, kinds=ARG_CHECKS)]
+    assert len(got) == 1 and got[0].startswith("x.yaml:6:")
+    assert "iozone_min_mb_per_s must be a number of MB/s > 0, not 'fast'" in got[0] and "db01" in got[0]
 
 
 @pytest.mark.slow

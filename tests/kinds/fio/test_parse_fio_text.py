@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
-from planner.parsers import detect, fio_text, parse_file, summarise
+from planner.kinds.fio.parse import text as fio_text
+from planner.parsers import detect, parse_file, summarise
 
-DATA = Path(__file__).parent / "data/fio"
+DATA = Path(__file__).parents[2] / "data/fio"
 
 
 def test_fio31_normal_output_two_runs() -> None:

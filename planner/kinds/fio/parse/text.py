@@ -1,6 +1,6 @@
 """fio's normal (human-readable) output, as people paste it into tickets and blogs (fio 2.x and 3.x).
 
-Same metric names as the JSON parser (planner/parsers/fio.py), labels ``job`` and ``dir``:
+Same metric names as the JSON parser (planner/kinds/fio/parse/json_report.py), labels ``job`` and ``dir``:
 ``fio.iops``, ``fio.bw_kib``, ``fio.bw_mbs``, ``fio.runtime_ms``, ``fio.lat_ms`` / ``fio.clat_ms`` /
 ``fio.slat_ms`` (``stat`` = min, max, mean, stddev, p1, p99 ...), ``fio.usr_cpu_pct``, ``fio.sys_cpu_pct``,
 ``fio.disk_util_pct`` (label ``device``).
@@ -45,9 +45,9 @@ _MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
 
 def looks_like(text: str) -> bool:
     if re.search(r"\{\s*\"fio version\"", text[:200_000]):
-        return False  # --output-format=json,normal: the JSON is the precise copy (planner/parsers/fio.py)
+        return False  # --output-format=json,normal: the JSON is the precise copy (parse/json_report.py)
     if re.search(r"^[ \t]*[345];fio-\d[^;\n]*;[^\n]{200}", text[:2_000_000], re.M):
-        return False  # terse,normal: the terse line is the precise copy (planner/parsers/fio_terse.py)
+        return False  # terse,normal: the terse line is the precise copy (parse/terse.py)
     return bool(re.search(r"\(groupid=\d+, jobs=\d+\): err=", text)) and \
         bool(re.search(r"^[ \t]*(read|write|trim|mixed)\s*: (IOPS=|io=)", text, re.M))
 
@@ -160,3 +160,21 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         raise ParseError("fio_text", "jobs", "no 'read: IOPS=' / 'write: IOPS=' line under a "
                          "'(groupid=N, jobs=N)' job line", source=source)
     return sink.freeze(KIND)
+
+
+_FIO_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$", re.M)
+_FIO_TERSE = re.compile(r"^(?:3|4|5);fio-[\w.\-]+;[^;\n]*;\d+;\d+;", re.M)
+_FIO_JOB = re.compile(r"^\S.*?: \(g=\d+\): rw=\w+", re.M)
+
+
+def refusal(text: str) -> str | None:
+    """Why recognisable fio output gave no results (planner.parsers.refusals): a job banner alone (the run was
+    cut short), or a terse line no reader took."""
+    if m := _FIO_TERSE.search(text):
+        return (f"fio terse output (--minimal, format {m.group()[0]}): a layout this planner does not read - "
+                "it reads --output-format=json and normal output")
+    v = _FIO_VERSION.search(text)
+    if not (v or _FIO_JOB.search(text)):
+        return None
+    what = v.group(1) if v else "fio"
+    return f"{what}: job banner only, no results (no 'read: IOPS=' / 'write: IOPS=' line; the run was cut short?)"

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
-from planner.parsers import describe, detect, fio_terse, parse_file, summarise
+from planner.kinds.fio.parse import terse as fio_terse
+from planner.parsers import describe, detect, parse_file, summarise
 
-DATA = Path(__file__).parent / "data/fio"
+DATA = Path(__file__).parents[2] / "data/fio"
 
 
 def test_terse3_fio31_pasted_with_its_normal_report_reads_the_terse_line() -> None:

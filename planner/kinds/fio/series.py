@@ -14,7 +14,7 @@ from pathlib import Path
 
 from planner.errors import ParseError, PlannerError
 from planner.files import sha256_file, write_bytes
-from planner.parsers.fio_log import LogKind, log_kind, rows
+from planner.kinds.fio.parse.log import LogKind, log_kind, rows
 from planner.status import Artifact
 from planner.steps.base import StepContext
 from planner.timeseries import FILE_NAME, Downsampler, TimeSeries, combine, dumps

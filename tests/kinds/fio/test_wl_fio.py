@@ -14,6 +14,8 @@ import pytest
 from planner.cli.main import main
 from planner.errors import StepError
 from planner.host import Host
+from planner.kinds.fio.jobfile import job_targets, parse_job_file
+from planner.kinds.fio.step import Fio
 from planner.plan.model import SweepPoint
 from planner.rehearsal.lab import Lab
 from planner.results.runfolder import result_from_json
@@ -21,7 +23,6 @@ from planner.status import Artifact, Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
 from planner.steps.wl_common import finish
-from planner.steps.wl_fio import Fio, job_targets, parse_job_file
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 pytestmark = pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed")

@@ -1,5 +1,5 @@
 """fio faults whose test doubles used fio's exec_postrun hook, which the plan check now refuses
-(planner.steps.wl_fio): the host's disk fills while fio writes its report; fio's JSON report is cut short.
+(planner.kinds.fio.step): the host's disk fills while fio writes its report; fio's JSON report is cut short.
 
 The double is a wrapper named ``fio`` first on the PATH of the local transport, around the real fio.
 The small disk is a tmpfs (root only; the test skips, saying why, where mount is not permitted).

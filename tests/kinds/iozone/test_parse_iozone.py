@@ -9,9 +9,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
-from planner.parsers import iozone
+from planner.kinds.iozone import parse as iozone
 
-DATA = Path(__file__).parent / "data" / "iozone"
+DATA = Path(__file__).parents[2] / "data" / "iozone"
 
 
 def test_seed_line_gives_585_iops_with_the_command_line_record_size() -> None:
