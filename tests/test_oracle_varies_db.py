@@ -22,7 +22,8 @@ from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.rehearsal.standins import DEFAULT_HOME, load_state, rac_state, update_state
-from planner.results.findings import all_findings, blocks_not_requests, fio_setup, iozone_buffered
+from planner.results.findings import all_findings, blocks_not_requests
+from planner.results.findings_kinds import fio_setup, iozone_buffered
 from planner.results.measure import ReadArtifact, RunData, read_run
 from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult

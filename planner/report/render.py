@@ -14,6 +14,7 @@ folder or the run folder; anywhere else needs ``-o`` on the command line.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +91,7 @@ def _template(data: RunData, template: str, trusted: bool) -> tuple[jinja2.Templ
                                   f"report template syntax error: {e.message}", "fix the template")]) from None
 
 
-def _render(tpl: jinja2.Template, context: dict[str, Any]) -> str:
+def _render(tpl: jinja2.Template, context: Mapping[str, Any]) -> str:
     name = tpl.name or ""
     ctx = escape.outside(context)
     try:

@@ -27,7 +27,7 @@ from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir,
 from planner.timeseries import MAX_DURATION_S, seconds, steady_spec
 
 # fio engines that ignore iodepth (fio's man page, iodepth: "increasing iodepth beyond 1 will not affect
-# synchronous ioengines"); planner.results.findings.SYNC_ENGINES is the report's copy of this list.
+# synchronous ioengines"); planner.results.findings_kinds.SYNC_ENGINES is the report's copy of this list.
 SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 
 # --- fio -------------------------------------------------------------------------------------------------
