@@ -57,3 +57,14 @@ def test_evaluate_is_computed_once_per_run_read(tmp_path: Path) -> None:
     assert evaluate(data) is first  # the report and the store push of one apply share it
     again = evaluate(read_run(data.run_dir))  # a fresh read of the same folder: the same results
     assert again is not first and (again.findings, again.verdicts) == (first.findings, first.verdicts)
+
+
+def test_the_documented_context_is_the_typed_one() -> None:
+    """docs/report-context.md's table names every top-level key of the context, and no other."""
+    import re
+
+    from planner.report.context_types import CONTEXT_KEYS
+
+    doc = (Path(__file__).parent.parent / "docs" / "report-context.md").read_text()
+    documented = {m.group(1) for m in re.finditer(r"^\| `([a-z_]+)` \|", doc, re.M)}
+    assert documented == CONTEXT_KEYS

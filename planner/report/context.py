@@ -21,7 +21,6 @@ from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
 from planner.report.context_types import (
-    CONTEXT_KEYS,
     ArtifactRow,
     AwrLine,
     DbSource,
@@ -401,11 +400,6 @@ def _side_waits(play: str, groups: Sequence[WaitGroup], events: dict[str, dict[s
             cell = f"{e['avg_ms']} ms, {e['pct_db_time']}%" if e["avg_ms"] != "—" else f"{e['pct_db_time']}%"
             events.setdefault(e["event"], {"event": e["event"], "wait_class": e["wait_class"],
                                            "cells": {}})["cells"][play] = cell
-
-
-# The top-level keys build_context gives a template (docs/report-context.md): validate checks a plan's template
-# against them before any host is touched.
-__all__ = ["CONTEXT_KEYS", "build_context", "relocated"]
 
 
 @dataclass(frozen=True, slots=True)

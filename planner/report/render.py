@@ -26,7 +26,8 @@ from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
 from planner.plan.schema import did_you_mean
 from planner.report import escape
-from planner.report.context import CONTEXT_KEYS, build_context, relocated
+from planner.report.context import build_context, relocated
+from planner.report.context_types import CONTEXT_KEYS
 from planner.results import runfolder
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
