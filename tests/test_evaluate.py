@@ -44,6 +44,8 @@ def test_the_report_show_and_the_store_hold_one_list_of_findings(tmp_path: Path,
     shown = capsys.readouterr().out.split("\nfindings:\n", 1)[1].split("\n\n", 1)[0].splitlines()
     assert [line.split(" (", 1)[0].strip() for line in shown] == \
         [f"{f['severity']}: {f['title']}" for f in report]
+    assert len(set(shown)) == len(shown)  # one finding at two sweep points: two lines told apart
+    assert any("(exadata exa, 256 SLOB reader sessions)" in line for line in shown)
     verdicts = build_context(data, run, charts=False)["verdicts"]
     assert [(v.source, v.play, v.verdict.value) for v in stored.verdicts] == \
         [(v["source"], v["play"], v["verdict"]) for v in verdicts]

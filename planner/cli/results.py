@@ -124,6 +124,7 @@ def _show_run(data: Any) -> None:
     from planner.engine.console import escape_controls
     from planner.engine.runrecord import status_text
     from planner.metrics import display_keys, words_in
+    from planner.report.study import label_words_of as point_words_of
     from planner.report.study import point_words
     from planner.results.evaluate import evaluate
     from planner.results.stats import fmt
@@ -152,7 +153,8 @@ def _show_run(data: Any) -> None:
     if results.findings:
         say("\nfindings:")
         for f in results.findings:
-            where = " ".join(x for x in (f.play, f.host) if x)
+            # a sweep's points told apart: "exadata exa, 256 SLOB reader sessions"
+            where = ", ".join(x for x in (" ".join(x for x in (f.play, f.host) if x), point_words_of(f.point)) if x)
             say(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
     if results.verdicts:
         say("\nreproduction claims:")
