@@ -51,6 +51,19 @@ def test_the_report_show_and_the_store_hold_one_list_of_findings(tmp_path: Path,
         [(v["source"], v["play"], v["verdict"]) for v in verdicts]
 
 
+def test_analyze_judges_a_run_folder_as_its_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`planner analyze RUN_FOLDER` gives the run's findings, not its record files read as reports one by one
+    (a report.md of excerpts read as an AWR paste, meta.json "not a recognised benchmark output", exit 2)."""
+    run = _study_with_every_family(tmp_path)
+    (run / "report.md").write_text("Load Profile  Per Second\n  Physical reads:  1.0  1.0\n")
+    report = build_context(read_run(run), run, charts=False)["findings"]
+    assert main(["analyze", str(run), "--format", "json"]) == 0
+    (judged,) = json.loads(capsys.readouterr().out)["runs"]
+    assert judged["run"] == str(run)
+    assert [(f["code"], f["play"], f["host"], f["point"]) for f in judged["findings"]] == \
+        [(f["code"], f["play"], f["host"], f["point"]) for f in report]
+
+
 def test_evaluate_is_computed_once_per_run_read(tmp_path: Path) -> None:
     from planner.results.evaluate import evaluate
 
