@@ -1,10 +1,11 @@
 """What a step kind says of its work beyond status, message, artifacts and metrics: one small frozen dataclass
 per kind that has something to say (``Outcome.extra``, ``StepResult.extra``).
 
-They sit in the foundation, not in the kinds' own files, because the results and the report read them and
-may not import a step kind (the layers in pyproject's import contract). Each says which kind writes it.
-results.json keeps them as the result's ``data`` object, in the shape planner wrote before they were typed:
-``to_json`` here, the reading (old folders included) in planner.results.runfolder.
+Each is written to results.json tagged, ``{"type": "slob_point", "v": 1, …}``, and read back by its tag
+(``decode``), through the types planner.results.runfolder hands it: the ones here, which prep and generic kinds
+write, and each workload kind's own, named in its spec (planner.kindspec). A folder written before the tags
+is read by ``sniffs``: each type says whether an untagged object has its shape. ``Notes`` is never tagged: it is
+a kind's or a plugin's own values, written as they are.
 """
 
 from __future__ import annotations
@@ -12,11 +13,60 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, ClassVar, Protocol, runtime_checkable
+
+VERSION_KEY, TYPE_KEY = "v", "type"
 
 
 def _frozen(d: Mapping[str, Any] | None) -> Mapping[str, Any]:
     return MappingProxyType(dict(d or {}))
+
+
+@runtime_checkable
+class StepExtra(Protocol):
+    """What every extra is: a value that writes itself to JSON. A typed one also has ``TYPE``, ``from_json`` and
+    ``sniffs`` (the ``TypedExtra`` protocol)."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class TypedExtra(StepExtra, Protocol):
+    TYPE: ClassVar[str]
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> StepExtra: ...
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool: ...
+
+
+def tagged(type_: str, fields: Mapping[str, Any]) -> dict[str, Any]:
+    """A typed extra's JSON: its tag, the record's version, then its fields."""
+    return {TYPE_KEY: type_, VERSION_KEY: 1, **fields}
+
+
+def decode(d: Mapping[str, Any], types: Mapping[str, type[TypedExtra]]) -> StepExtra | None:
+    """An extra from its JSON: by its tag, else (a folder from before the tags) the first type whose shape it
+    has; None when it is neither. Damaged values raise KeyError/TypeError/ValueError/AttributeError."""
+    tag = d.get(TYPE_KEY)
+    if isinstance(tag, str) and isinstance(d.get(VERSION_KEY), int) and tag in types:
+        return types[tag].from_json({k: v for k, v in d.items() if k not in (TYPE_KEY, VERSION_KEY)})
+    for cls in types.values():
+        if cls.sniffs(d):
+            return cls.from_json(d)
+    return None
+
+
+def text(v: Any) -> str:
+    return "" if v is None else str(v)
+
+
+def strings(v: Any) -> tuple[str, ...]:
+    return tuple(str(x) for x in v) if isinstance(v, (list, tuple)) else ()
+
+
+def mapping(v: Any) -> Mapping[str, Any]:
+    return MappingProxyType(dict(v)) if isinstance(v, Mapping) else MappingProxyType({})
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,11 +84,20 @@ class Notes:
 class CommandRun:
     """``command``: the exit code and the end of the output (planner.steps.generic)."""
 
+    TYPE: ClassVar[str] = "command_run"
     rc: int
     stdout: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"rc": self.rc, "stdout": self.stdout}
+        return tagged(self.TYPE, {"rc": self.rc, "stdout": self.stdout})
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> CommandRun:
+        return cls(int(d["rc"]), str(d["stdout"]))
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return set(d) == {"rc", "stdout"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +105,22 @@ class InitOraDone:
     """``init_ora``: whether the database was restarted, and the buffer pools in bytes as the instance has them
     after a cache change (planner.steps.prep_db); empty when no cache was changed."""
 
+    TYPE: ClassVar[str] = "init_ora_done"
     restarted: bool
     buffer_pools: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
 
     def to_json(self) -> dict[str, Any]:
-        return {"restarted": self.restarted, **({"buffer_pools": dict(self.buffer_pools)} if self.buffer_pools else {})}
+        return tagged(self.TYPE, {"restarted": self.restarted,
+                                  **({"buffer_pools": dict(self.buffer_pools)} if self.buffer_pools else {})})
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> InitOraDone:
+        pools = dict(d.get("buffer_pools") or {})
+        return cls(bool(d["restarted"]), MappingProxyType({str(k): int(v) for k, v in pools.items()}))
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return isinstance(d.get("restarted"), bool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,21 +128,41 @@ class SchedulersSet:
     """``io_scheduler``: each device given a scheduler, and the devices whose scheduler counts (a request-based
     multipath device's, not its paths') (planner.steps.prep_os)."""
 
+    TYPE: ClassVar[str] = "schedulers_set"
     devices: tuple[tuple[str, str], ...]
     counts: tuple[str, ...]
 
     def to_json(self) -> dict[str, Any]:
-        return {"devices": dict(self.devices), "counts": list(self.counts)}
+        return tagged(self.TYPE, {"devices": dict(self.devices), "counts": list(self.counts)})
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SchedulersSet:
+        return cls(tuple((str(k), str(v)) for k, v in d["devices"].items()), strings(d["counts"]))
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return isinstance(d.get("devices"), Mapping) and "counts" in d
 
 
 @dataclass(frozen=True, slots=True)
 class FactsGathered:
     """``facts``: the host facts as gathered (planner.steps.collect; also kept as facts.json)."""
 
+    TYPE: ClassVar[str] = "facts_gathered"
     facts: Mapping[str, Any]
 
     def to_json(self) -> dict[str, Any]:
-        return {"facts": dict(self.facts)}
+        return tagged(self.TYPE, {"facts": dict(self.facts)})
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> FactsGathered:
+        if not isinstance(d["facts"], Mapping):
+            raise TypeError("facts is not an object")
+        return cls(MappingProxyType(dict(d["facts"])))
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return isinstance(d.get("facts"), Mapping) and len(d) == 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +244,12 @@ class SlobPoint:
     rac: str | None = None  # on RAC: the cluster's figures, or why there are none ("" on a single instance)
     cluster: ClusterSeen | None = None
     awr_level: str = ""  # in a PDB with AWR: whose AWR the kit's snapshots go to (planner.db.container.AwrLevel)
+    TYPE: ClassVar[str] = "slob_point"
 
     def to_json(self) -> dict[str, Any]:
+        return tagged(self.TYPE, self._fields())
+
+    def _fields(self) -> dict[str, Any]:
         return {"sessions": self.sessions, "schemas": self.schemas, "threads_per_schema": self.threads_per_schema,
                 "update_pct": self.update_pct, "kit_version": self.kit_version, "statistics": self.statistics,
                 "statistics_why": self.statistics_why, **self.cache.to_json(),
@@ -164,8 +258,31 @@ class SlobPoint:
                 **({"cluster": self.cluster.to_json()} if self.cluster is not None else {}),
                 **({"awr_level": self.awr_level} if self.awr_level else {})}
 
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return "statistics" in d and "caging" in d
 
-StepExtra = Notes | CommandRun | InitOraDone | SchedulersSet | FactsGathered | SlobPoint
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> SlobPoint:
+        cont, cag, cluster = dict(d.get("container") or {}), dict(d["caging"]), d.get("cluster")
+        cache = SlobCache(text(d.get("cache_pool")), text(d.get("kit_pool")), int(d.get("cache_bytes") or 0),
+                          int(d.get("data_bytes") or 0), float(d.get("cache_pct_of_data") or 0),
+                          mapping(d.get("buffer_pools")), mapping(d.get("slob_data")))
+        return cls(
+            int(d.get("sessions") or 0), int(d.get("schemas") or 0), int(d.get("threads_per_schema") or 0),
+            int(d.get("update_pct") or 0), text(d.get("kit_version")), text(d["statistics"]),
+            text(d.get("statistics_why")), cache,
+            ContainerSeen(bool(cont.get("cdb")), text(cont.get("name")), bool(cont.get("pdb")),
+                          text(cont.get("describe"))),
+            CagingSeen(bool(cag.get("caged")), int(cag.get("cpu_count") or 0), text(cag.get("describe")),
+                       text(cag.get("plan")), strings(cag.get("windows")), text(cag.get("resource_manager_plan"))),
+            None if d.get("rac") is None else text(d.get("rac")),
+            ClusterSeen(int(cluster.get("instances") or 0), bool(cluster.get("rac")), text(cluster.get("why")))
+            if isinstance(cluster, Mapping) else None, text(d.get("awr_level")))
+
+
+# The typed extras of planner's prep and generic kinds (workload kinds name theirs in their spec).
+OWN_TYPES: tuple[type[TypedExtra], ...] = (SlobPoint, InitOraDone, SchedulersSet, FactsGathered, CommandRun)
 
 
 def notes(values: Mapping[str, Any] | None) -> Notes | None:

@@ -11,6 +11,7 @@ import enum
 import re
 from dataclasses import dataclass, field
 
+from planner import kindspec
 from planner.errors import ParseError
 
 
@@ -117,7 +118,7 @@ class MetricSink:
 # Keys (``physical_read_iops{basis=requests}``) stay what JSON/CSV exports and `planner parse --format json`
 # print; a person reads these. "{label}" in a name is filled from that label (and the label is not repeated).
 # A metric missing here still reads as words (display_name's fallback); parsers adding metrics may add a row.
-DISPLAY_NAMES: dict[str, str] = {
+_GENERIC_NAMES: dict[str, str] = {
     # derived from AWR / Statspack (planner/parsers/derived.py)
     "physical_read_iops": "Physical read IOPS",
     "physical_write_iops": "Physical write IOPS",
@@ -150,45 +151,9 @@ DISPLAY_NAMES: dict[str, str] = {
     "os.read_iops": "OS read IOPS",
     "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
     "os.samples": "Samples in the window",
-    # tools
-    "calibrate.max_iops": "CALIBRATE_IO max IOPS",
-    "calibrate.max_mbps": "CALIBRATE_IO max throughput",
-    "calibrate.max_pmbps": "CALIBRATE_IO max throughput of one process",
-    "calibrate.latency_ms": "CALIBRATE_IO latency",
-    "calibrate.num_physical_disks": "CALIBRATE_IO physical disks",
-    "orion.max_small_iops": "ORION max small-I/O IOPS",
-    "orion.max_large_mbps": "ORION max large-I/O throughput",
-    "orion.min_small_latency_ms": "ORION min small-I/O latency",
-    "orion.small_latency_ms": "ORION small-I/O latency",
-    "orion.iops": "ORION IOPS", "orion.mbps": "ORION throughput", "orion.lat": "ORION latency",
-    "fio.iops": "fio IOPS", "fio.bw_mbs": "fio bandwidth", "fio.bw_kib": "fio bandwidth",
-    "fio.lat_ms": "fio total latency", "fio.clat_ms": "fio completion latency",
-    "fio.slat_ms": "fio submission latency", "fio.disk_util_pct": "fio disk utilisation",
-    "slb.rops_per_s": "SLB read operations", "slb.wops_per_s": "SLB write operations",
-    "slb.users": "SLB processes", "slb.runtime_s": "SLB run time",
-    "iozone.iops": "iozone IOPS", "iozone.throughput": "iozone throughput",
-    "iozone.per_process": "iozone throughput per process", "iozone.min_xfer": "iozone min transfer",
-    "swingbench.tps": "Swingbench transactions per second", "swingbench.tpm": "Swingbench transactions per minute",
-    "swingbench.max_tps": "Swingbench peak transactions per second",
-    "swingbench.max_tpm": "Swingbench peak transactions per minute",
-    "swingbench.completed_txns": "Swingbench completed transactions",
-    "swingbench.failed_txns": "Swingbench failed transactions", "swingbench.users": "Swingbench users",
-    "swingbench.run_time_s": "Swingbench run time", "swingbench.console_tps": "Swingbench console TPS",
-    "swingbench.console_tpm": "Swingbench console TPM",
-    "swingbench.console_errors": "Swingbench console errors", "swingbench.tx_count": "{transaction}, completed",
-    "swingbench.tx_failed": "{transaction}, failed", "swingbench.response_ms": "{transaction}, response time",
-    "hammerdb.nopm": "HammerDB NOPM", "hammerdb.tpm": "HammerDB TPM",  # new orders / transactions per minute
-    "hammerdb.active_vu": "HammerDB active virtual users", "hammerdb.vu_finished": "HammerDB virtual users finished",
-    "hammerdb.vu_failed": "HammerDB virtual users failed", "hammerdb.warehouses": "HammerDB warehouses",
-    "hammerdb.rampup_min": "HammerDB ramp-up", "hammerdb.duration_min": "HammerDB timed test",
-    "hammerdb.awr_begin_snap": "HammerDB AWR begin snapshot", "hammerdb.awr_end_snap": "HammerDB AWR end snapshot",
-    "hammerdb.proc_calls": "HammerDB {proc} calls", "hammerdb.proc_avg_ms": "HammerDB {proc} average response time",
-    "hammerdb.proc_min_ms": "HammerDB {proc} minimum response time",
-    "hammerdb.proc_max_ms": "HammerDB {proc} maximum response time",
-    "hammerdb.proc_p50_ms": "HammerDB {proc} median response time",
-    "hammerdb.proc_p95_ms": "HammerDB {proc} 95th percentile response time",
-    "hammerdb.proc_p99_ms": "HammerDB {proc} 99th percentile response time",
 }
+# The words of planner's own metrics, then each workload kind's (its spec's metric_words).
+DISPLAY_NAMES: dict[str, str] = {**_GENERIC_NAMES, **kindspec.metric_words()}
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
 OUTPUT_NAMED_FAMILIES = frozenset({"fio", "global", "iostat", "mpstat", "vmstat", "load_profile", "efficiency",
@@ -199,9 +164,8 @@ LABEL_WORDS: dict[str, str] = {
     "basis": "counted in {v}", "view": "{v} view", "job": "job {v}", "device": "device {v}", "cpu": "CPU {v}",
     "instance": "instance {v}", "run": "run {v}", "form": "from {v}", "transaction": "{v}",
 }
-_PREFIXES = {"swingbench": "Swingbench", "hammerdb": "HammerDB",
-             "orion": "ORION", "calibrate": "CALIBRATE_IO", "slb": "SLB", "fio": "fio", "iozone": "iozone",
-             "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
+# each workload kind's family is spelt as its tool is (planner.kindspec: "hammerdb" -> "HammerDB")
+_PREFIXES = {**kindspec.tool_prefixes(), "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}
 _UNIT_IN_NAME = {"IOPS", "IO/s", "ratio", "NOPM", "TPM"}  # "Physical read IOPS (IOPS)" says it twice

@@ -9,19 +9,20 @@ parser never stops ``planner parse`` reading the other kinds.
 from __future__ import annotations
 
 import codecs
-import enum
 import gzip
 import importlib
 import io
 import os
 import re
 import zlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
 
+from planner import kindspec
 from planner.errors import ParseError
+from planner.kindspec import DbReport, ParserKind
 from planner.metrics import Direction, Metric, Parsed
 from planner.parsers.memo import parsed_once
 from planner.parsers.unwrap import candidates
@@ -38,50 +39,8 @@ NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR
                   "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat, sar -u/-r")
 
 
-class DbReport(enum.Enum):
-    """Whether a kind is a database report, and which: the measure step picks a point's report by it."""
-
-    NONE = "none"
-    ONE = "one"  # one instance's AWR or Statspack report: one per point, whatever layouts it was fetched in
-    EXCERPT = "excerpt"  # sections of an AWR/Statspack report pasted (read like one, never fetched by a step)
-    GLOBAL = "global"  # the RAC global report: its cluster totals are the headline
-    COMPARE = "compare"  # an AWR Compare Period report (two periods, read on its own)
-
-
-Headline = tuple[tuple[str, Mapping[str, str]], ...]  # (metric name, labels that must match)
-_FIO_HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
-                           ("fio.clat_ms", {"stat": "p99"}))
-
-
-@dataclass(frozen=True, slots=True)
-class ParserKind:
-    """Everything planner knows about one kind of tool output, said once: how it is detected and parsed, its
-    words, its headline metrics, whether it is a database report and which step kind produces it."""
-
-    kind: str
-    module: str  # under planner.parsers
-    display_name: str  # what ``planner parse`` and ``planner analyze`` say it was read as
-    looks_like: str = "looks_like"
-    parse: str = "parse"
-    names: tuple[str, ...] = ()  # file-name regexes that make this kind the first candidate
-    # The headline: (metric, labels) to pick; None: the module's HEADLINE, else the derived metrics (AWR family).
-    headline: Headline | None = None
-    best_cell: bool = False  # a CSV matrix: its best cell is the headline
-    # It prints one figure several times (CALIBRATE_IO's DBMS_OUTPUT block, often twice, and its
-    # DBA_RSRC_IO_CALIBRATE row are one calibration): the first one read is the headline.
-    one_figure: bool = False
-    html_report: bool = False  # HTML is its own layout, not a paste wrapper
-    xml_report: bool = False  # XML: its tags and entities are the layout, never a paste wrapper to take off
-    # Lines that carry results: one that gave no value and no warning is listed, so "everything read" is never
-    # said over it.
-    result_lines: str = ""
-    db_report: DbReport = DbReport.NONE
-    os_stats: bool = False  # an OS sampler's output around a workload point
-    step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
-
-
 # Detection order matters: specific report headers first, loose excerpt matching last.
-PARSER_KINDS: tuple[ParserKind, ...] = (
+_OWN_FIRST: tuple[ParserKind, ...] = (
     ParserKind("awr_compare", "awr_compare", "AWR Compare Period report (awrddrpt, text)",
                names=(r"awrdd.*\.(txt|lst|out)$",), html_report=True, db_report=DbReport.COMPARE),
     ParserKind("awr_rac_html", "awr_rac", "AWR global RAC report (awrgrpt, HTML)",
@@ -97,53 +56,17 @@ PARSER_KINDS: tuple[ParserKind, ...] = (
     ParserKind("addm", "addm", "ADDM report (text)", names=(r"addm.*\.(txt|lst|out)$",),
                headline=(("db_time_s", {}), ("aas", {})),
                result_lines=r"Total database time was|average number of active sessions was"),
-    ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_FIO_HEADLINE, step_kind="fio"),
-    ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
-               headline=_FIO_HEADLINE),
-    ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
-               headline=_FIO_HEADLINE,
-               result_lines=r"^[ \t]*(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
-                            r"(?:nsec|usec|msec)\):\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)"),
-    ParserKind("orion_csv", "orion", "ORION csv matrix", "looks_like_csv", "parse_csv", (r"_(iops|mbps|lat)\.csv$",),
-               best_cell=True, step_kind="orion"),
-    ParserKind("orion_summary", "orion", "ORION summary/console", "looks_like_summary", "parse_summary",
-               (r"_summary\.txt$",), headline=(("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
-                                                ("orion.min_small_latency_ms", {})),
-               result_lines=r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) Latency:|"
-                            r"^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|"
-                            r"Duration for each Data Point|Total Data Points):", step_kind="orion"),
-    # a 12c+ _lat.csv (wl_orion names it)
-    ParserKind("orion_csv_us", "orion", "ORION 12c+ latency csv (us)", "looks_like_csv", "parse_csv_us",
-               best_cell=True, step_kind="orion"),
-    ParserKind("calibrate_io", "calibrate_io", "CALIBRATE_IO result",
-               headline=(("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
-               one_figure=True, step_kind="calibrate_io",
-               result_lines=r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]"),
-    ParserKind("slb", "slb", "SLB output",
-               headline=(("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
-               result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb"),
-    ParserKind("iozone", "iozone", "iozone output (throughput mode or result table)",
-               headline=(("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
-                         ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
-               result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
-               step_kind="iozone"),
-    ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
-               names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
-               headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
-                         ("swingbench.failed_txns", {}))),
-    ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)", "looks_like_console",
-               "parse_console", (r"charbench.*\.(log|txt|out)$",),
-               headline=(("swingbench.console_tps", {"stat": "mean"}), ("swingbench.console_tpm", {"stat": "mean"}))),
+)
+# after the workload kinds' own parsers (planner.kindspec, in KINDS order): OS samplers, then loose excerpts
+_OWN_LAST: tuple[ParserKind, ...] = (
     ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
     ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})
                               for m in ("usr", "sys", "iowait", "idle"))),
     ParserKind("vmstat", "ostats", "vmstat", "looks_like_vmstat", "parse_vmstat", (r"vmstat",), os_stats=True),
-    ParserKind("hammerdb", "hammerdb", "HammerDB (hammerdbcli) TPROC-C output", names=(r"hammerdb",),
-               headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
-               result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb"),
     ParserKind("awr_excerpt", "excerpt", "AWR/Statspack excerpt (pasted sections)", db_report=DbReport.EXCERPT),
 )
+PARSER_KINDS: tuple[ParserKind, ...] = (*_OWN_FIRST, *kindspec.parser_kinds(), *_OWN_LAST)
 KINDS: tuple[str, ...] = tuple(e.kind for e in PARSER_KINDS)
 _BY_KIND = {e.kind: e for e in PARSER_KINDS}
 
@@ -159,7 +82,8 @@ _modules: dict[str, ModuleType | Exception] = {}
 def _module(name: str) -> ModuleType | Exception:
     if name not in _modules:
         try:
-            _modules[name] = importlib.import_module(f"{__name__}.{name}")
+            # a kind's own parser is named in full (planner.kinds.fio.parse); planner's shared ones by their name here
+            _modules[name] = importlib.import_module(name if "." in name else f"{__name__}.{name}")
         except Exception as e:  # noqa: BLE001 - an absent/broken parser disables only its kinds
             _modules[name] = e
     return _modules[name]

@@ -16,11 +16,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import shlex
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
+from planner import kindspec
 from planner.host import Host
+from planner.rehearsal.kitsite import KitSite, host_line, write_host_env
 from planner.rehearsal.standins.profile import HostProfile, StandinDatabase, profile_for
 from planner.steps import REGISTRY
 from planner.steps.base import KitStandIn
@@ -140,7 +141,7 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
                         profile=profile)
         # the AWR host line of every report the stand-in database writes (AWR_REPORT_TEXT, spreport) is the
         # inventory's host, as the kit's standin.env makes it for the kit's own reports: never this machine's
-        update_state(root, lambda s: s.__setitem__("host_line", _host_line(host)))
+        update_state(root, lambda s: s.__setitem__("host_line", host_line(host)))
         cpus = host.vars.get("cpus")
         if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
             # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it
@@ -154,27 +155,6 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
         _install_kit(root, kind, path, host, profile)
 
 
-# Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
-_HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", "sockets": "PLANNER_STANDIN_SOCKETS",
-              "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
-
-
-def _host_line(host: Host) -> dict[str, str]:
-    """The inventory's host line as the stand-ins' PLANNER_STANDIN_* variables (awrgen.discover_host)."""
-    line = {"PLANNER_STANDIN_HOSTNAME": host.name}
-    line.update({var: f"{float(host.vars[key]):g}" for key, var in _HOST_LINE.items()
-                 if isinstance(host.vars.get(key), int | float) and not isinstance(host.vars.get(key), bool)})
-    return line
-
-
-def _host_env(path: Path, host: Host) -> None:
-    """The inventory's host line for a stand-in kit. The file is sourced by sh on the host: every value is
-    shlex-quoted (an inventory name is user input)."""
-    env = [f"export {var}={shlex.quote(value)}" for var, value in _host_line(host).items()]
-    with path.open("a") as f:
-        f.write("\n".join(env) + "\n")
-
-
 def _kit_standin(kind: str) -> KitStandIn | None:
     """What the step kind says a sandbox puts at its kit path (StepType.kit_args)."""
     step_type = REGISTRY.get(kind)
@@ -182,8 +162,14 @@ def _kit_standin(kind: str) -> KitStandIn | None:
 
 
 def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProfile) -> None:
-    """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit)."""
+    """The stand-in for a user's kit or binary at the path the plan names (never a real third-party kit): the
+    kind's own (its spec's ``standin``), else what its kit argument says."""
     from planner.rehearsal import standins
+
+    spec = kindspec.spec(kind)
+    if spec is not None and spec.standin:
+        kindspec.load(spec.standin)(KitSite(root, path, host, profile))
+        return
 
     base = Path(standins.__file__).parent
     target = root / path.lstrip("/")
@@ -196,12 +182,12 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProf
             # one is unpacked only: the plan's setup: true loads it, as on a lab's first day
             loaded = 4096 if profile.database is StandinDatabase.LOADED else 0
             install_slob_kit(target, loaded_schemas=loaded, release=profile.slob_release)
-            _host_env(target / "standin.env", host)
+            write_host_env(target / "standin.env", host)
     elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
         target.mkdir(parents=True, exist_ok=True)
         if not (target / "hammerdbcli").exists():
             (target / "hammerdbcli").symlink_to(base / "bin" / "hammerdbcli")
-            _host_env(target / "standin.env", host)  # the AWR host line of the windows it snapshots
+            write_host_env(target / "standin.env", host)  # the AWR host line of the windows it snapshots
     elif standin is KitStandIn.SWINGBENCH_HOME and path.startswith("/"):
         standins.install_swingbench(root, path)
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from planner import __version__
+from planner import __version__, kindspec
 from planner.extras import SlobPoint
 from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
@@ -75,13 +75,15 @@ from planner.status import Phase, recap
 from planner.steps import REGISTRY
 from planner.steps.saved_state import RestoreEntry
 
-# The sweep table's columns beyond the headline: fewer than the kind's report_metrics so one table stays readable.
-TABLE_METRICS: Mapping[str, tuple[str, ...]] = {
-    "slob": ("logical_reads_per_s", "physical_reads_per_s", "logical_to_physical_ratio", "db_cpu_per_s"),
-    # fio's headline columns (IOPS, MB/s, mean latency, p99) per direction; its 40 other latency statistics
-    # stay in the per-metric details and the exports, not in a sweep table a DBA reads across
-    "fio": (),
-}
+
+def table_metrics(kind: str, wanted: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The sweep table's columns beyond the headline: the kind's own choice (its spec's table_metrics, fewer
+    than its report_metrics so one table stays readable), else ``wanted``."""
+    spec = kindspec.spec(kind)
+    chosen = spec.report.table_metrics if spec is not None else None
+    return wanted if chosen is None else chosen
+
+
 COMBINE_NOTE = ("a play with several hosts: rates (.../s, IOPS) are summed over its hosts, other values "
                 "averaged; a sweep's best point counts for rated figures and reproduction claims")
 # The OS statistics of the workload window the report's OS table shows, in words from metrics.DISPLAY_NAMES.
@@ -186,7 +188,7 @@ def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -
                     points=list(dict.fromkeys(s.point_label for s in ss)),
                     repeats=max(s.summary.n for s in ss), warmups=max(s.warmups for s in ss),
                     tables=_stats_tables(ss, names), kind_rows=kind_rows,
-                    sweep_table=_sweep_table(ss, TABLE_METRICS.get(kind, wanted)))
+                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)))
 
 
 def _stats_tables(ss: Sequence[Series], names: Mapping[str, str]) -> list[StatsTable]:
@@ -420,7 +422,7 @@ def _study(data: RunData, all_series: Sequence[Series]) -> _Study:
     rows = rows_of(heads)
     silent = silent_rows(rows)
     rows = {r: ss for r, ss in rows.items() if r not in {q for q, _, _ in silent}}
-    wanted = {m for k in {s.kind for s in heads} for m in TABLE_METRICS.get(k, ())}
+    wanted = {m for k in {s.kind for s in heads} for m in table_metrics(k)}
     prep = prep_steps(data)
     support = [s for s in all_series if not s.headline and s.metric in wanted and s.step not in prep
                and dict(s.labels).get("instance", "all") == "all" and "awr_scope" not in dict(s.labels)]  # RAC: cluster

@@ -13,40 +13,45 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from planner import kindspec
 from planner.files import slug
+from planner.kindspec import ReportWords
 from planner.metrics import Direction, display_name, distinguishing_labels
 from planner.report.charts import ChartLine, ChartPoint, numeric_values, sweep_chart
 from planner.results import runfolder
 from planner.results.stats import Series, combine_hosts, fmt
 
-# How a swept parameter reads on an axis (a parameter not listed reads as its name).
-PARAM_WORDS: Mapping[str, str] = {
-    "readers": "SLOB reader sessions", "writers": "SLOB writer sessions", "threads": "threads",
-    # a SLOB point with THREADS_PER_SCHEMA > 1 (planner.results.slob_points): schemas x threads = sessions
-    "reader_schemas": "SLOB reader schemas", "writer_schemas": "SLOB writer schemas",
-    "threads_per_schema": "threads per schema", "sessions": "SLOB sessions",
-    "iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size", "users": "SLB processes",
-    "num_disks": "disks", "record_kb": "record size (KB)", "file_size": "file size",
-    "virtual_users": "virtual users",
-}
-# A parameter whose meaning depends on the kind that sweeps it: (kind, name) -> words.
-KIND_PARAM_WORDS: Mapping[tuple[str, str], str] = {
-    ("swingbench", "users"): "Swingbench users",
-}
-
-
+# How a swept parameter reads on an axis: a kind's own words (its spec's param_words) first, then these; a
+# parameter not listed reads as its name.
+PARAM_WORDS: Mapping[str, str] = {"threads": "threads"}
 # Counted parameters read count first: "256 SLOB sessions", "64 virtual users", not "SLOB sessions 256".
-COUNTED = frozenset(("readers", "writers", "threads", "reader_schemas", "writer_schemas", "threads_per_schema",
-                     "sessions", "virtual_users"))
+COUNTED = frozenset(("threads",))
+
+
+def _kind_words(kind: str) -> ReportWords | None:
+    spec = kindspec.spec(kind)
+    return spec.report if spec is not None else None
+
+
+def _wording_kind(name: str) -> ReportWords | None:
+    """For a parameter seen without its kind (a recorded point label): the first kind that words it."""
+    return next((s.report for s in kindspec.specs() if name in s.report.param_words), None)
 
 
 def param_words(name: str, kind: str = "") -> str:
-    return KIND_PARAM_WORDS.get((kind, name)) or PARAM_WORDS.get(name, name.replace("_", " "))
+    own = _kind_words(kind) or _wording_kind(name)
+    words = own.param_words.get(name) if own is not None else None
+    return words or PARAM_WORDS.get(name) or name.replace("_", " ")
+
+
+def _counted(name: str, kind: str) -> bool:
+    own = _kind_words(kind) or _wording_kind(name)
+    return name in COUNTED or (own is not None and name in own.counted)
 
 
 def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:
-    return ", ".join(f"{v} {param_words(k, kind)}" if k in COUNTED or (kind, k) in KIND_PARAM_WORDS
-                     else f"{param_words(k, kind)} {v}" for k, v in params) or "—"
+    return ", ".join(f"{v} {param_words(k, kind)}" if _counted(k, kind) else f"{param_words(k, kind)} {v}"
+                     for k, v in params) or "—"
 
 
 def label_words_of(label: str) -> str:

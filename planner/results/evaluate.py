@@ -14,6 +14,7 @@ from planner.results.finding import Finding
 from planner.results.findings import all_findings
 from planner.results.findings_kinds import fio_setup, iozone_buffered
 from planner.results.findings_run import late_starts, not_steady
+from planner.results.kind_findings import run_findings
 from planner.results.measure import RunData
 from planner.results.point_series import PointSeries, read_points
 from planner.results.stats import Series, series
@@ -60,8 +61,8 @@ def evaluate(run: RunData) -> RunResults:
         return _LAST[0][1]
     all_series = tuple(series(run.measurements))
     rated, sets, points = rated_figures(run), working_sets(run), tuple(read_points(run))
-    found = (*all_findings(all_series, rated, sets), *fio_setup(run), *iozone_buffered(run), *late_starts(run),
-             *not_steady(points))
+    found = (*all_findings(all_series, rated, sets), *fio_setup(run), *iozone_buffered(run), *run_findings(run),
+             *late_starts(run), *not_steady(points))
     claims = run.plan.reproduces if run.plan else ()
     results = RunResults(all_series, rated, sets, points, found,
                          tuple(verdicts(claims, all_series, run.simulated)), run.simulated)

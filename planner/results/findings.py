@@ -21,6 +21,7 @@ from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
 from planner.results.findings_kinds import OLTP_KINDS, hammerdb_setup, oltp_not_scaling
+from planner.results.kind_findings import series_findings as kinds_series_findings
 from planner.results.stats import Series, fmt, play_value
 
 __all__ = ["Finding", "Severity", "Thresholds", "all_findings"]
@@ -261,4 +262,4 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
                 *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
-                *oltp_not_scaling(all_series, t), *db_findings(all_series)]
+                *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]

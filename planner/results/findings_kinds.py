@@ -11,6 +11,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from planner import kindspec
 from planner.metrics import display_name
 from planner.results.finding import DEFAULT_THRESHOLDS, Finding, Severity, Thresholds
 from planner.results.finding import index as _index
@@ -47,10 +48,11 @@ def page_cache_exposure(data_gb: float | None, facts: Mapping[str, Any]) -> tupl
 
 # -- OLTP (HammerDB TPROC-C, Swingbench SOE): what a user checks before believing a NOPM or TPS figure ------
 
-# The throughput each OLTP kind leads with: the scaling check reads these by name.
-OLTP_THROUGHPUT = ("hammerdb.nopm", "swingbench.tps")
-OLTP_USERS = ("hammerdb.active_vu", "swingbench.users")  # the users each kind's throughput was driven by
-OLTP_KINDS = frozenset({"hammerdb", "swingbench"})
+# The throughput each OLTP kind leads with, and the users it was driven by: the scaling check reads these by
+# name (each kind's spec says them, planner.kindspec.Oltp).
+OLTP_THROUGHPUT = tuple(o.throughput for o in kindspec.oltp().values())
+OLTP_USERS = tuple(o.users for o in kindspec.oltp().values())
+OLTP_KINDS = frozenset(kindspec.oltp())
 TIMED_DEFAULT_MIN = 5.0  # HammerDB's timed driver default test duration (dict ``duration = 5``)
 SCALING_GAIN_PCT = 10.0  # more virtual users that add less than this are "not scaling"
 

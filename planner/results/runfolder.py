@@ -10,6 +10,7 @@ engine, the report and the store above it; the CLI on top).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,20 +20,9 @@ from typing import Any
 
 import yaml
 
+from planner import kindspec
 from planner.errors import InputError, Problem
-from planner.extras import (
-    CagingSeen,
-    ClusterSeen,
-    CommandRun,
-    ContainerSeen,
-    FactsGathered,
-    InitOraDone,
-    Notes,
-    SchedulersSet,
-    SlobCache,
-    SlobPoint,
-    StepExtra,
-)
+from planner.extras import OWN_TYPES, Notes, StepExtra, TypedExtra, decode
 from planner.files import write_json
 from planner.metrics import Direction, Metric, Source, split_key
 from planner.results.world import HostWorld, worlds_from_json
@@ -248,48 +238,23 @@ def result_from_json(d: Mapping[str, Any]) -> StepResult:
 
 
 def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
-    """A result's ``data`` (metrics and restart taken out) as its kind's extra: told by the keys each kind
-    writes (planner.extras), as results.json has no other word for it; a shape that is none of them, or one
+    """A result's ``data`` (metrics and restart taken out) as its kind's extra: by its tag (planner.extras), or
+    for a folder written before the tags, by the shape each type sniffs; a shape that is none of them, or one
     whose values are damaged, is kept as Notes (a received folder is input: never an error here)."""
     if not data:
         return None
     try:
-        return _typed_extra(data) or Notes(MappingProxyType(dict(data)))
+        return decode(data, extra_types()) or Notes(MappingProxyType(dict(data)))
     except (KeyError, TypeError, ValueError, AttributeError):
         return Notes(MappingProxyType(dict(data)))
 
 
-def _typed_extra(d: Mapping[str, Any]) -> StepExtra | None:
-    if "statistics" in d and "caging" in d:
-        return _slob(d)
-    if isinstance(d.get("restarted"), bool):
-        return InitOraDone(d["restarted"], MappingProxyType({str(k): int(v) for k, v in
-                                                            dict(d.get("buffer_pools") or {}).items()}))
-    if isinstance(d.get("devices"), Mapping) and "counts" in d:
-        return SchedulersSet(tuple((str(k), str(v)) for k, v in d["devices"].items()), _strings(d["counts"]))
-    if isinstance(d.get("facts"), Mapping) and len(d) == 1:
-        return FactsGathered(MappingProxyType(dict(d["facts"])))
-    if set(d) == {"rc", "stdout"}:
-        return CommandRun(int(d["rc"]), str(d["stdout"]))
-    return None
-
-
-def _slob(d: Mapping[str, Any]) -> SlobPoint:
-    cont, cag, cluster = dict(d.get("container") or {}), dict(d["caging"]), d.get("cluster")
-    cache = SlobCache(_text(d.get("cache_pool")), _text(d.get("kit_pool")), int(d.get("cache_bytes") or 0),
-                      int(d.get("data_bytes") or 0), float(d.get("cache_pct_of_data") or 0),
-                      _mapping(d.get("buffer_pools")), _mapping(d.get("slob_data")))
-    return SlobPoint(
-        int(d.get("sessions") or 0), int(d.get("schemas") or 0), int(d.get("threads_per_schema") or 0),
-        int(d.get("update_pct") or 0), _text(d.get("kit_version")), _text(d["statistics"]),
-        _text(d.get("statistics_why")), cache,
-        ContainerSeen(bool(cont.get("cdb")), _text(cont.get("name")), bool(cont.get("pdb")),
-                      _text(cont.get("describe"))),
-        CagingSeen(bool(cag.get("caged")), int(cag.get("cpu_count") or 0), _text(cag.get("describe")),
-                   _text(cag.get("plan")), _strings(cag.get("windows")), _text(cag.get("resource_manager_plan"))),
-        None if d.get("rac") is None else _text(d.get("rac")),
-        ClusterSeen(int(cluster.get("instances") or 0), bool(cluster.get("rac")), _text(cluster.get("why")))
-        if isinstance(cluster, Mapping) else None, _text(d.get("awr_level")))
+@functools.cache
+def extra_types() -> Mapping[str, type[TypedExtra]]:
+    """Every typed extra by its tag: planner's prep and generic kinds' (planner.extras), then each workload
+    kind's own (its spec's ``extras``)."""
+    types: list[type[TypedExtra]] = [*OWN_TYPES, *(kindspec.load(w) for s in kindspec.specs() for w in s.extras)]
+    return MappingProxyType({t.TYPE: t for t in types})
 
 
 def _place(d: Mapping[str, Any]) -> tuple[int | None, str, int | None, Phase]:

@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from planner import kindspec
 from planner.errors import PlannerError, StepError
 from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
@@ -36,12 +37,11 @@ REGISTRY = KindRegistry({
     "io_scheduler": "planner.steps.prep_os:IoScheduler", "asm_diskgroup": "planner.steps.prep_asm:AsmDiskgroup",
     "init_ora": "planner.steps.prep_db:InitOra", "flashback": "planner.steps.prep_flashback:Flashback",
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
-    "slob": "planner.steps.wl_slob:Slob", "orion": "planner.steps.wl_orion:Orion", "slb": "planner.steps.wl_slb:Slb",
-    "calibrate_io": "planner.steps.wl_calibrate:CalibrateIo", "iozone": "planner.steps.wl_iozone:Iozone",
-    "fio": "planner.steps.wl_fio:Fio", "swingbench": "planner.steps.wl_swingbench:Swingbench",
-    "awr": "planner.steps.dbreport:AwrCollect", "statspack": "planner.steps.dbreport:StatspackCollect",
-    "hammerdb": "planner.steps.wl_hammerdb:HammerDB",
 })
+for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
+    REGISTRY.name(_spec.kind, _spec.step)
+REGISTRY.name("awr", "planner.steps.dbreport:AwrCollect")
+REGISTRY.name("statspack", "planner.steps.dbreport:StatspackCollect")
 
 
 def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:

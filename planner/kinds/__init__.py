@@ -1,0 +1,1 @@
+"""The workload kinds, one folder each (planner.kindspec says how a kind is registered and found)."""

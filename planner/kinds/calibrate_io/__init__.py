@@ -1,0 +1,1 @@
+"""CALIBRATE_IO: DBMS_RESOURCE_MANAGER.CALIBRATE_IO inside the database."""

@@ -1,0 +1,1 @@
+"""fio: flexible I/O tester (its step, parsers, series and words)."""

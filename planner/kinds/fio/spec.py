@@ -1,0 +1,31 @@
+"""fio's tables: its parser kinds (JSON, terse, normal text), metric words, axis words and sweep-table columns."""
+
+from planner.kindspec import Headline, KindSpec, ParserKind, ReportWords
+
+_HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
+                       ("fio.clat_ms", {"stat": "p99"}))
+
+KIND = KindSpec(
+    "fio", step="planner.steps.wl_fio:Fio",
+    parsers=(
+        ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_HEADLINE, step_kind="fio"),
+        ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
+                   headline=_HEADLINE),
+        ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
+                   headline=_HEADLINE,
+                   result_lines=r"^[ \t]*(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
+                                r"(?:nsec|usec|msec)\):\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)"),
+    ),
+    report=ReportWords(
+        prefix="fio", tool="fio",
+        metric_words={
+            "fio.iops": "fio IOPS", "fio.bw_mbs": "fio bandwidth", "fio.bw_kib": "fio bandwidth",
+            "fio.lat_ms": "fio total latency", "fio.clat_ms": "fio completion latency",
+            "fio.slat_ms": "fio submission latency", "fio.disk_util_pct": "fio disk utilisation",
+        },
+        param_words={"iodepth": "I/O depth", "numjobs": "fio jobs", "bs": "block size"},
+        # fio's headline columns (IOPS, MB/s, mean latency, p99) per direction; its 40 other latency statistics
+        # stay in the per-metric details and the exports, not in a sweep table a DBA reads across
+        table_metrics=(),
+    ),
+)

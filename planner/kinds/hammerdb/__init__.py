@@ -1,0 +1,1 @@
+"""HammerDB: hammerdbcli's TPROC-C (TPC-C derived) OLTP load."""

@@ -1,0 +1,1 @@
+"""iozone: the filesystem benchmark (throughput mode and result tables)."""

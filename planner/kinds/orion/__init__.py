@@ -1,0 +1,1 @@
+"""ORION: Oracle's I/O calibration tool run on LUNs or files."""

@@ -1,0 +1,1 @@
+"""SLB: Kevin Closson's Silly Little Benchmark (the SLB-compatible kit)."""

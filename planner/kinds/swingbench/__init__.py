@@ -1,0 +1,1 @@
+"""Swingbench: charbench and oewizard (SOE), an OLTP load on Oracle."""

@@ -1,0 +1,185 @@
+"""What planner knows of each workload kind, declared in the kind's own folder and found here by name.
+
+A workload kind is one folder, ``planner/kinds/<kind>/`` (docs/architecture.md, "A kind is one folder"): its
+step, its parsers, its findings, its stand-in and its typed extra, and a ``spec.py`` holding one ``KindSpec``:
+the kind's words and tables, and where each of its parts is. The kind is registered by one line, its name in
+``KINDS`` below. Everything else that needs a kind's knowledge (the parse registry, the metric words, the report's
+axis words and table columns, the step registry, the results, the rehearsal) asks here; none of them holds a
+per-kind table.
+
+This module is foundation: it imports no planner package. A kind's spec module imports only this module, so the
+tables may be read at any layer; the kind's other modules are named as text (``"package.module:attribute"``) and
+imported by whoever needs them, through ``load``. Nothing imports ``planner.kinds`` by name (a contract in
+pyproject says so): the kinds' folders span layers, and each of their modules is held to its layer by its role
+(``spec``/``extra`` foundation, ``parse`` pure, ``step`` steps, ``findings`` results, ``standin`` rehearsal).
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+# The one line per kind: a kind is registered by its folder's name here. The order is the parse registry's
+# detection order among the kinds' parsers (a kind whose output another's detector could mistake goes first).
+KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob")
+
+
+class DbReport(enum.Enum):
+    """Whether a parser kind is a database report, and which: the measure step picks a point's report by it."""
+
+    NONE = "none"
+    ONE = "one"  # one instance's AWR or Statspack report: one per point, whatever layouts it was fetched in
+    EXCERPT = "excerpt"  # sections of an AWR/Statspack report pasted (read like one, never fetched by a step)
+    GLOBAL = "global"  # the RAC global report: its cluster totals are the headline
+    COMPARE = "compare"  # an AWR Compare Period report (two periods, read on its own)
+
+
+Headline = tuple[tuple[str, Mapping[str, str]], ...]  # (metric name, labels that must match)
+
+
+@dataclass(frozen=True, slots=True)
+class ParserKind:
+    """Everything planner knows about one kind of tool output, said once: how it is detected and parsed, its
+    words, its headline metrics, whether it is a database report and which step kind produces it."""
+
+    kind: str
+    module: str  # a module under planner.parsers ("fio"), or a kind's own parser ("planner.kinds.fio.parse")
+    display_name: str  # what ``planner parse`` and ``planner analyze`` say it was read as
+    looks_like: str = "looks_like"
+    parse: str = "parse"
+    names: tuple[str, ...] = ()  # file-name regexes that make this kind the first candidate
+    # The headline: (metric, labels) to pick; None: the module's HEADLINE, else the derived metrics (AWR family).
+    headline: Headline | None = None
+    best_cell: bool = False  # a CSV matrix: its best cell is the headline
+    # It prints one figure several times (CALIBRATE_IO's DBMS_OUTPUT block, often twice, and its
+    # DBA_RSRC_IO_CALIBRATE row are one calibration): the first one read is the headline.
+    one_figure: bool = False
+    html_report: bool = False  # HTML is its own layout, not a paste wrapper
+    xml_report: bool = False  # XML: its tags and entities are the layout, never a paste wrapper to take off
+    # Lines that carry results: one that gave no value and no warning is listed, so "everything read" is never
+    # said over it.
+    result_lines: str = ""
+    db_report: DbReport = DbReport.NONE
+    os_stats: bool = False  # an OS sampler's output around a workload point
+    step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
+
+
+@dataclass(frozen=True, slots=True)
+class HostVar:
+    """A host variable a kind reads (as pyinfra's connectors declare theirs): docs/step-kinds.md lists them."""
+
+    name: str
+    type: str  # "path", "text", "integer", "seconds", "bytes", "boolean", "choice"
+    default: str  # as a user would write it; "" when there is none
+    doc: str
+
+
+def _empty() -> Mapping[str, str]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True, slots=True)
+class ReportWords:
+    """The report facet: how the kind's figures and sweep axes read."""
+
+    prefix: str = ""  # its metrics' family ("hammerdb") and how the tool's name is spelt ("HammerDB")
+    tool: str = ""
+    metric_words: Mapping[str, str] = field(default_factory=_empty)  # metric name -> words (metrics.DISPLAY_NAMES)
+    # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "SLOB reader
+    # sessions"); ``counted`` read count first ("256 SLOB sessions")
+    param_words: Mapping[str, str] = field(default_factory=_empty)
+    counted: frozenset[str] = frozenset()
+    # the sweep table's columns beyond the headline; None: the kind's report_metrics
+    table_metrics: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Oltp:
+    """A transactional benchmark (HammerDB, Swingbench): its throughput is transactions, not storage I/O, and it
+    runs from the cache by design. The metrics the scaling check reads."""
+
+    throughput: str  # the throughput it leads with ("hammerdb.nopm")
+    users: str  # the users that throughput was driven by ("hammerdb.active_vu")
+
+
+@dataclass(frozen=True, slots=True)
+class KindSpec:
+    """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
+
+    kind: str
+    step: str  # the StepType subclass
+    parsers: tuple[ParserKind, ...] = ()
+    report: ReportWords = ReportWords()
+    # the kind's own findings: a function (all_series) -> list of results.finding.Finding, and one reading the
+    # whole run (results.measure.RunData) -> list of Finding (a job file's options, the host's memory)
+    findings: str = ""
+    run_findings: str = ""
+    oltp: Oltp | None = None
+    extras: tuple[str, ...] = ()  # the kind's typed extras (each with TYPE, to_json and from_json)
+    standin: str = ""  # a function installing the kind's stand-in into a rehearsal sandbox
+    host_vars: tuple[HostVar, ...] = ()
+
+
+class KindLoadError(Exception):
+    """A kind's spec that cannot be imported or is not a KindSpec: a packaging bug, said by name."""
+
+
+def _import(where: str) -> Any:
+    module, _, name = where.partition(":")
+    found = importlib.import_module(module)
+    return getattr(found, name) if name else found
+
+
+@functools.cache
+def specs() -> tuple[KindSpec, ...]:
+    """Every registered kind's spec, in KINDS order (each spec module imports only this one)."""
+    out = []
+    for kind in KINDS:
+        try:
+            spec = _import(f"planner.kinds.{kind}.spec:KIND")
+        except (ImportError, AttributeError) as e:
+            raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py has no KIND ({e})") from e
+        if not isinstance(spec, KindSpec) or spec.kind != kind:
+            raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py's KIND is not its KindSpec")
+        out.append(spec)
+    return tuple(out)
+
+
+@functools.cache
+def _by_kind() -> Mapping[str, KindSpec]:
+    return MappingProxyType({s.kind: s for s in specs()})
+
+
+def spec(kind: str) -> KindSpec | None:
+    """A registered kind's spec; None for any other kind (prep and generic kinds, plugins)."""
+    return _by_kind().get(kind)
+
+
+def load(where: str) -> Any:
+    """A kind's part named ``"package.module:attribute"`` (a spec's ``step``, ``findings``, ``standin``)."""
+    return _import(where)
+
+
+def parser_kinds() -> tuple[ParserKind, ...]:
+    """The kinds' parser records, in KINDS order."""
+    return tuple(p for s in specs() for p in s.parsers)
+
+
+def metric_words() -> dict[str, str]:
+    """Every kind's metric words (metric name -> words)."""
+    return {name: words for s in specs() for name, words in s.report.metric_words.items()}
+
+
+def tool_prefixes() -> dict[str, str]:
+    """Metric family -> the tool's name as spelt ("hammerdb" -> "HammerDB")."""
+    return {s.report.prefix: s.report.tool for s in specs() if s.report.prefix}
+
+
+def oltp() -> Mapping[str, Oltp]:
+    """The transactional kinds, each with the metrics its scaling is read by."""
+    return MappingProxyType({s.kind: s.oltp for s in specs() if s.oltp is not None})

@@ -1,0 +1,56 @@
+"""Where a kind's stand-in is installed: the sandbox, the kit path the plan names, and the host it plays.
+
+A workload kind's stand-in (planner/kinds/<kind>/standin.py, named by its spec's ``standin``) is a function
+``install(site: KitSite) -> None``; the sandbox calls it for each kit argument of the plan's steps.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from planner.host import Host
+from planner.rehearsal.standins.profile import HostProfile
+
+# Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
+_HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", "sockets": "PLANNER_STANDIN_SOCKETS",
+              "memory_gb": "PLANNER_STANDIN_MEMORY_GB"}
+STANDIN_BIN = Path(__file__).resolve().parent / "standins" / "bin"  # the shared stand-in programs
+
+
+def host_line(host: Host) -> dict[str, str]:
+    """The inventory's host line as the stand-ins' PLANNER_STANDIN_* variables (awrgen.discover_host)."""
+    line = {"PLANNER_STANDIN_HOSTNAME": host.name}
+    line.update({var: f"{float(host.vars[key]):g}" for key, var in _HOST_LINE.items()
+                 if isinstance(host.vars.get(key), int | float) and not isinstance(host.vars.get(key), bool)})
+    return line
+
+
+def write_host_env(path: Path, host: Host) -> None:
+    """The inventory's host line for a stand-in kit. The file is sourced by sh on the host: every value is
+    shlex-quoted (an inventory name is user input)."""
+    env = [f"export {var}={shlex.quote(value)}" for var, value in host_line(host).items()]
+    with path.open("a") as f:
+        f.write("\n".join(env) + "\n")
+
+
+@dataclass(frozen=True, slots=True)
+class KitSite:
+    """One kit argument's place in a sandbox."""
+
+    root: Path  # the sandbox: the simulated host's "/"
+    path: str  # the path the plan's argument names on the host
+    host: Host
+    profile: HostProfile  # what the inventory says the host's Oracle and kits are
+
+    @property
+    def target(self) -> Path:
+        return self.root / self.path.lstrip("/")
+
+    @property
+    def absolute(self) -> bool:
+        return self.path.startswith("/")
+
+    def host_env(self, path: Path) -> None:
+        write_host_env(path, self.host)
