@@ -73,6 +73,7 @@ from planner.results.stats import METHOD, Series, fmt
 from planner.results.verdicts import ClaimVerdict
 from planner.status import Phase, recap
 from planner.steps import REGISTRY
+from planner.steps.base import workload
 from planner.steps.saved_state import RestoreEntry
 
 
@@ -176,7 +177,8 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
 def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -> Workload:
     first, names = ss[0], metric_names(ss)
     swept = sorted({k for s in ss for k, _ in s.params})
-    wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
+    as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
+    wanted = as_workload.report_metrics if as_workload is not None else ()  # the kind's own list
     kind_rows = [KindRow(host=s.host, point=s.point_label, metric=s.key, name=names[s.key], unit=s.unit,
                          median=fmt(s.summary.median), n=s.summary.n)
                  for name in wanted for s in ss if s.metric == name]
