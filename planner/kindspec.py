@@ -27,7 +27,7 @@ from typing import Any
 # The one line per kind: a kind is registered by its folder's name here. The order is the parse registry's
 # detection order among the kinds' parsers (a kind whose output another's detector could mistake goes first).
 KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob",
-                         "pgbench")
+                         "pgbench", "sysbench")
 
 
 class DbReport(enum.Enum):

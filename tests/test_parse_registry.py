@@ -55,7 +55,7 @@ def test_kinds_cover_every_parser() -> None:
             "fio_terse",  # fio --minimal, terse versions 3-5
             "swingbench", "swingbench_console", "hammerdb",  # charbench XML/console, hammerdbcli
                 "addm",  # issue 45: ADDM reports
-            "pgbench"} == set(KINDS)  # issue 44: the pgbench kind's own parser (planner/kinds/pgbench/parse.py)
+            "pgbench", "sysbench"} == set(KINDS)  # issue 44: the pgbench kind's own parser (planner/kinds/pgbench/parse.py)
 
 
 def test_calibrate_detected() -> None:

@@ -8,7 +8,8 @@ contrib/pgbench/pgbench.c to 9.4, src/bin/pgbench/pgbench.c from 9.5; docs/oracl
     tps = 896.96 (without initial connection time)       14+ ("initial connection time = 45.758 ms" above it)
     tps = 93.35 (including reconnection times)           14+ under -C ("average connection time = ..." above)
     number of failed transactions: 0 (0.000%)            15+ (and "maximum number of tries: 1")
-    statement latencies in milliseconds:                 -r to 14 (9.x: tab-separated, ", file N" per -f file)
+    statement latencies in milliseconds:                 -r to 14 (9.x: tab-separated, ", file N" per -f file;
+                                                         10-13: " - " under "script statistics:")
     statement latencies in milliseconds and failures:    -r 15+ (", failures and retries:" when --max-tries > 1)
     SQL script 1: <builtin: TPC-B (sort of)>             9.6+ with several scripts (" - " lines below it)
     progress: 5.0 s, 1234.5 tps, lat 3.2 ms stddev 1.1[, 0 failed][, lag 0.5 ms][, 9 skipped][, N retried, M retries]
@@ -97,51 +98,11 @@ _PROGRESS = re.compile(
     rf"\d+(?:\.\d+)?)))?|{_N}\s*ms\s*lat)(?:,\s*(\d+)\s*failed)?(?:,\s*lag\s*{_N}\s*ms)?(?:,\s*(\d+)\s*skipped)?"
     r"(?:,\s*(\d+)\s*retried,\s*(\d+)\s*retries)?")
 _ROW_END = re.compile(r"\s+$")
-_TAIL = re.compile(r"^\s*(?:$|-\s|SQL script \d+:|(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)")
+# what follows a run's tps lines and is still that run's: -r rows (and a row wrapped onto a deeper-indented
+# line), script sections (10-13 put one script's table under "script statistics:"), the aborted line
+_TAIL = re.compile(r"^(?:\s*(?:$|-\s|SQL script \d+:|script statistics:|"
+                   r"(?:pgbench: (?:error|fatal): )?Run was aborted|\d+(?:\.\d+)?\s)|\s{8,}\S)")
 STATEMENT_WORDS = 100  # a statement's label keeps its first 100 characters
-# The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
-# lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
-RESULT_LINES = (r"\btps\s*=\s*\d[\d.]*\s*\(|latency (?:average|stddev)\s*[=:]\s*\d|"
-                r"number of (?:transactions actually processed|failed transactions):\s*\d")
-
-# What the kind registry (planner/kindspec.py) needs to say about this output, kept beside the parser that
-# makes the metrics: its words, file names, headline, and each metric's display words ("{label}" is filled in).
-DISPLAY_NAME = "pgbench output (summary, -r, -P)"
-FILE_NAMES = (r"pgbench.*\.(txt|log|out)$",)
-HEADLINE: tuple[tuple[str, Mapping[str, str]], ...] = (
-    ("pgbench.tps", {}), ("pgbench.latency_ms", {"stat": "avg"}), ("pgbench.failed", {}))
-DISPLAY_WORDS: dict[str, str] = {
-    "pgbench.tps": "pgbench transactions per second",
-    "pgbench.tps_including_connections": "pgbench TPS including connection set-up",
-    "pgbench.tps_excluding_connections": "pgbench TPS excluding connection set-up",
-    "pgbench.latency_ms": "pgbench transaction latency",
-    "pgbench.initial_connection_ms": "pgbench initial connection time",
-    "pgbench.connection_ms": "pgbench connection time per transaction",
-    "pgbench.lag_ms": "pgbench schedule lag",
-    "pgbench.transactions": "pgbench transactions processed",
-    "pgbench.transactions_intended": "pgbench transactions intended",
-    "pgbench.failed": "pgbench failed transactions",
-    "pgbench.failed_pct": "pgbench failed transactions share",
-    "pgbench.retried": "pgbench transactions retried",
-    "pgbench.retries": "pgbench retries",
-    "pgbench.skipped": "pgbench transactions skipped",
-    "pgbench.late": "pgbench transactions over the latency limit",
-    "pgbench.late_pct": "pgbench share over the latency limit",
-    "pgbench.clients": "pgbench clients", "pgbench.threads": "pgbench threads",
-    "pgbench.scale": "pgbench scale factor", "pgbench.duration_s": "pgbench run time",
-    "pgbench.max_tries": "pgbench maximum tries",
-    "pgbench.aborted": "pgbench run aborted", "pgbench.clients_aborted": "pgbench clients aborted",
-    "pgbench.statement_latency_ms": "{statement}, latency",
-    "pgbench.statement_failures": "{statement}, failures",
-    "pgbench.statement_retries": "{statement}, retries",
-    "pgbench.script_tps": "pgbench script {script} transactions per second",
-    "pgbench.script_transactions": "pgbench script {script} transactions",
-    "pgbench.script_weight": "pgbench script {script} weight",
-    "pgbench.script_failed": "pgbench script {script} failed transactions",
-    "pgbench.script_latency_ms": "pgbench script {script} latency",
-    "pgbench.progress_tps": "pgbench progress transactions per second",
-    "pgbench.progress_samples": "pgbench progress reports",
-}
 
 
 @dataclass(frozen=True, slots=True)
