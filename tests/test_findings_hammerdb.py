@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from planner.metrics import Direction
-from planner.results.findings import Severity, all_findings, hammerdb_setup, oltp_not_scaling
+from planner.results.findings import Severity, all_findings
+from planner.results.findings_kinds import hammerdb_setup, oltp_not_scaling
 from planner.results.measure import Measurement
 from planner.results.stats import Series, series
 
