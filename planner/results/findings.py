@@ -270,14 +270,13 @@ def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds
     return out
 
 
-# -- OLTP (HammerDB TPROC-C, Swingbench SOE): what a user checks before believing a NOPM or TPS figure ------
+# -- OLTP (the transactional kinds): what a user checks before believing their throughput -------------------
 
 # The throughput each OLTP kind leads with, and the users it was driven by: the scaling check reads these by
 # name (each kind's spec says them, planner.kindspec.Oltp).
 OLTP_THROUGHPUT = tuple(o.throughput for o in kindspec.oltp().values())
 OLTP_USERS = tuple(o.users for o in kindspec.oltp().values())
 OLTP_KINDS = frozenset(kindspec.oltp())
-TIMED_DEFAULT_MIN = 5.0  # HammerDB's timed driver default test duration (dict ``duration = 5``)
 SCALING_GAIN_PCT = 10.0  # more virtual users that add less than this are "not scaling"
 
 
@@ -292,32 +291,10 @@ def _busy(ms: Mapping[str, Series]) -> float | None:
     return _value(ms, "os.cpu_busy_pct")
 
 
-def hammerdb_setup(all_series: Sequence[Series]) -> list[Finding]:
-    """More virtual users than warehouses, failed virtual users, a timed test shorter than HammerDB's default."""
-    out: list[Finding] = []
-    for where, ms in _index(all_series).items():
-        users, ware = _value(ms, "hammerdb.active_vu"), _value(ms, "hammerdb.warehouses")
-        if users is not None and ware is not None and users > ware:
-            out.append(Finding(
-                "vu_over_warehouses", Severity.WARNING, "More virtual users than warehouses", *where,
-                f"{users:.0f} virtual users on {ware:.0f} warehouses share home warehouses and wait on each other's "
-                "locks: HammerDB's documentation calls a 10-warehouse schema run with 100 virtual users \"an error in "
-                "configuration\" (How many warehouses for the TPROC-C test, hammerdb.com/docs/ch03s07.html)",
-                (("virtual users", f"{users:.0f}"), ("warehouses", f"{ware:.0f}"))))
-        if (failed := _value(ms, "hammerdb.vu_failed")):
-            out.append(Finding(
-                "vu_failed", Severity.WARNING, "Virtual users failed", *where,
-                f"{failed:.0f} virtual user(s) printed FINISHED FAILED: the NOPM counts only the users that stayed "
-                "(HammerDB prints the error as 'Error in Virtual User N' in the log)",
-                (("failed virtual users", f"{failed:.0f}"),)))
-        if (minutes := _value(ms, "hammerdb.duration_min")) is not None and minutes < TIMED_DEFAULT_MIN:
-            out.append(Finding(
-                "short_timed_test", Severity.NOTE, "Timed test shorter than HammerDB's default", *where,
-                f"the timed window was {minutes:g} min, under the {TIMED_DEFAULT_MIN:g} min of HammerDB's own timed "
-                "driver default (Driver Script Options, hammerdb.com/docs/ch04s05.html): a checkpoint or a log "
-                "switch weighs more in a short window",
-                (("timed minutes", f"{minutes:g}"), ("default", f"{TIMED_DEFAULT_MIN:g}"))))
-    return out
+def _one_core_source(kind: str) -> str:
+    """The kind's own documentation on a user's cost, as the scaling check cites it (its spec's Oltp)."""
+    oltp = kindspec.oltp().get(kind)
+    return f" ({oltp.one_core_source})" if oltp is not None and oltp.one_core_source else ""
 
 
 def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
@@ -338,8 +315,8 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = Thresholds())
                 out.append(Finding(
                     "oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling on a saturated CPU", *_where(b),
                     f"{display_name(b.metric)} rose {gain:.1f}% from {u0:.0f} to {u1:.0f} virtual users with the "
-                    f"CPU {busy:.1f}% busy: each virtual user drives about one core (HammerDB, How many warehouses "
-                    "for the TPROC-C test), so more users measure the CPU, not the storage",
+                    f"CPU {busy:.1f}% busy: each virtual user drives about one core{_one_core_source(b.kind)}, so "
+                    "more users measure the CPU, not the storage",
                     (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
     return out
 
@@ -352,7 +329,7 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
     with shared_index():
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
-                *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
+                *rac_not_iops(storage), *blocks_not_requests(storage, t),
                 *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]
 
 

@@ -3,11 +3,14 @@
 from planner.kindspec import KindSpec, Oltp, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "hammerdb", step="planner.steps.wl_hammerdb:HammerDB",
-    oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu"),
+    "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
+    oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
+              one_core_source="HammerDB, How many warehouses for the TPROC-C test"),
+    findings="planner.kinds.hammerdb.findings:setup",
+    standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
     parsers=(
-        ParserKind("hammerdb", "hammerdb", "HammerDB (hammerdbcli) TPROC-C output", names=(r"hammerdb",),
-                   headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
+        ParserKind("hammerdb", "planner.kinds.hammerdb.parse", "HammerDB (hammerdbcli) TPROC-C output",
+                   names=(r"hammerdb",), headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
                    result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb"),
     ),
     report=ReportWords(

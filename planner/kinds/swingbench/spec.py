@@ -3,14 +3,15 @@
 from planner.kindspec import KindSpec, Oltp, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "swingbench", step="planner.steps.wl_swingbench:Swingbench",
+    "swingbench", step="planner.kinds.swingbench.step:Swingbench",
     oltp=Oltp(throughput="swingbench.tps", users="swingbench.users"),
+    standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",
     parsers=(
-        ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
+        ParserKind("swingbench", "planner.kinds.swingbench.parse", "Swingbench results XML (charbench -r)",
                    names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
                    headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
                              ("swingbench.failed_txns", {}))),
-        ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)",
+        ParserKind("swingbench_console", "planner.kinds.swingbench.parse", "Swingbench charbench console (-v columns)",
                    "looks_like_console", "parse_console", (r"charbench.*\.(log|txt|out)$",),
                    headline=(("swingbench.console_tps", {"stat": "mean"}),
                              ("swingbench.console_tpm", {"stat": "mean"}))),

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
-from planner.results.findings import Severity, all_findings, hammerdb_setup, oltp_not_scaling
+from planner.results.findings import Severity, all_findings, oltp_not_scaling
 from planner.results.measure import Measurement
 from planner.results.stats import Series, series
 

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
+from planner.kinds.hammerdb import parse as hammerdb
 from planner.metrics import Direction
-from planner.parsers import detect, hammerdb, parse_file, parse_text
+from planner.parsers import detect, parse_file, parse_text
 
-DATA = Path(__file__).parent / "data" / "hammerdb"
+DATA = Path(__file__).resolve().parents[2] / "data" / "hammerdb"
 
 # file -> (NOPM, TPM, database, active VUs, rampup, duration, finished, failed)
 PINNED = {
@@ -127,6 +128,6 @@ def test_time_profile_summary_per_stored_procedure() -> None:
 def test_hammerdb_web_service_job_result_names_its_active_virtual_users() -> None:
     """HammerDB 4.x's `jobs?jobid=…&resultdata` answer, a JSON list of strings: the active virtual users line
     has no "Vuser 1:" before it (tests/data/hammerdb/README.md)."""
-    p = parse_file(Path(__file__).parent / "data/hammerdb/jobs_resultdata_oracle_readme.md")
+    p = parse_file(DATA / "jobs_resultdata_oracle_readme.md")
     assert p.kind == "hammerdb"
     assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.value("hammerdb.active_vu")) == (3290, 6828, 1)
