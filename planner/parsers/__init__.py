@@ -34,9 +34,11 @@ MAX_INFLATED_BYTES = 64 << 20
 # memory a byte: 2 GB at this bound)
 MAX_PARSE_BYTES = 128 << 20
 
+# what planner reads, said when nothing matched: its own parsers' outputs, then each workload kind's tool (from the
+# kinds' specs, so a kind with a parser is never left out)
 NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
-                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
-                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat, sar -u/-r")
+                  "Compare Period and RAC global reports), iostat/mpstat/vmstat, sar -u/-r, and the output of "
+                  + ", ".join(s.report.tool or s.kind for s in kindspec.specs() if s.parsers))
 
 
 # Detection order matters: specific report headers first, loose excerpt matching last.

@@ -2,7 +2,7 @@
 
 Each point runs charbench from ``<home>/bin`` with the step's config file (the SOE benchmark's, e.g.
 ``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
-XML into the point's folder (``-r``), which is fetched and parsed (planner/parsers/swingbench.py)::
+XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
 
     charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <h:mm[:ss]> -a
               -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]

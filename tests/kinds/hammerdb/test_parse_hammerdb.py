@@ -131,3 +131,10 @@ def test_hammerdb_web_service_job_result_names_its_active_virtual_users() -> Non
     p = parse_file(DATA / "jobs_resultdata_oracle_readme.md")
     assert p.kind == "hammerdb"
     assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.value("hammerdb.active_vu")) == (3290, 6828, 1)
+
+
+def test_the_refusal_of_an_unknown_file_names_hammerdb_among_what_is_read() -> None:
+    """"not a recognised benchmark output" lists what planner reads: it left HammerDB out, which it reads."""
+    with pytest.raises(ParseError) as e:
+        parse_text("nothing any tool printed\n", "notes.txt")
+    assert "HammerDB" in str(e.value) and "Swingbench" in str(e.value)
