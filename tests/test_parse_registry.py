@@ -54,7 +54,8 @@ def test_kinds_cover_every_parser() -> None:
             "awr_rac_text",  # issue 16 row 4: the global RAC report in text
             "fio_terse",  # fio --minimal, terse versions 3-5
             "swingbench", "swingbench_console", "hammerdb",  # charbench XML/console, hammerdbcli
-                "addm"} == set(KINDS)  # issue 45: ADDM reports
+                "addm",  # issue 45: ADDM reports
+            "pgbench", "sysbench"} == set(KINDS)  # issue 44: the pgbench kind's own parser (planner/kinds/pgbench/parse.py)
 
 
 def test_calibrate_detected() -> None:

@@ -41,6 +41,7 @@ from planner.results.point_series import read_points
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import Phase, recap
 from planner.steps import REGISTRY
+from planner.steps.base import workload
 from planner.steps.saved_state import RestoreEntry
 
 
@@ -161,7 +162,8 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
             s0 = next(s for s in ss if s.key == key)
             tables.append({"metric": key, "name": names[key], "unit": s0.unit, "direction": s0.direction.value,
                            "rows": rows, "repeated": any(r["n"] > 1 for r in rows)})
-        wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
+        as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
+        wanted = as_workload.report_metrics if as_workload is not None else ()  # the kind's own list
         kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "name": names[s.key], "unit": s.unit,
                       "median": fmt(s.summary.median), "n": s.summary.n}
                      for name in wanted for s in ss if s.metric == name]

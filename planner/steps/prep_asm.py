@@ -25,7 +25,7 @@ from planner.db.identity import asm_config, open_asm
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, Reversible, StepContext
 from planner.transport.connection import CommandResult
 
 GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
@@ -72,7 +72,7 @@ class AsmPlan:
     add: tuple[AsmDisk, ...]  # disks to put in (create or add)
 
 
-class AsmDiskgroup(StepType):
+class AsmDiskgroup(Reversible):
     kind = "asm_diskgroup"
     args_schema = {
         "description": "create an ASM disk group or add disks to it",
@@ -108,7 +108,6 @@ class AsmDiskgroup(StepType):
         "required": ["name", "disks"],
     }
     sections = frozenset({Section.PREP})
-    reversible = True
     needs_database = True
     device_args = ("disks",)
 

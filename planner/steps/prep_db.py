@@ -34,7 +34,7 @@ from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType, check_host_path
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
 SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
@@ -311,7 +311,7 @@ def _memory_only(pf: ParameterFile) -> str:
             "lost at the next restart" if pf.pfile else "")
 
 
-class InitOra(StepType):
+class InitOra(RestartDeferring, Rehearsed):
     kind = "init_ora"
     args_schema = {
         "description": "set init.ora parameters (any valid name: value; recycle_pool: SIZE sets the recycle pool)",
@@ -325,8 +325,6 @@ class InitOra(StepType):
         },
     }
     sections = frozenset({Section.PREP})
-    reversible = True
-    defers_restart = True  # the engine restarts once per play (see the module docstring)
     needs_database = True
 
     def __init__(self, args: Mapping[str, Any]) -> None:

@@ -20,7 +20,7 @@ from planner.errors import StepError
 from planner.extras import SchedulersSet
 from planner.plan.model import Section
 from planner.status import Status
-from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
+from planner.steps.base import Change, Outcome, Probe, Reversible, StepContext
 from planner.steps.blockdev import (
     RESOLVE,
     RULE_FILE,
@@ -106,7 +106,7 @@ def _scheduler_path(ctx: StepContext, dev: object) -> str:
     return ctx.path(f"/sys/block/{dev}/queue/scheduler")
 
 
-class IoScheduler(StepType):
+class IoScheduler(Reversible):
     kind = "io_scheduler"
     args_schema = {
         "description": "set the block I/O scheduler of devices (path, glob, multipath alias or WWID)",
@@ -125,7 +125,6 @@ class IoScheduler(StepType):
         "required": ["devices", "scheduler"],
     }
     sections = frozenset({Section.PREP})
-    reversible = True
     device_args = ("devices",)
 
     def __init__(self, args: Mapping[str, Any]) -> None:
@@ -315,7 +314,7 @@ class IoScheduler(StepType):
         return Outcome(Status.CHANGED, "; ".join(done))
 
 
-class Sysctl(StepType):
+class Sysctl(Reversible):
     """Kernel parameters through /proc/sys (mapped via ctx.path), written like `sysctl -w` does."""
 
     kind = "sysctl"
@@ -331,7 +330,6 @@ class Sysctl(StepType):
         },
     }
     sections = frozenset({Section.PREP})
-    reversible = True
 
     @classmethod
     def describe_saved(cls, saved: Mapping[str, Any]) -> str:

@@ -21,7 +21,7 @@ from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section as PlanSection
 from planner.steps import fio_series
-from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of
+from planner.steps.base import Change, Duration, Outcome, Rehearsed, StepContext, Workload, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
 from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
 from planner.timeseries import MAX_DURATION_S, seconds, steady_spec
@@ -312,7 +312,7 @@ def _seconds(sections: Sequence[Section], keys: tuple[str, ...]) -> float:
     return seconds
 
 
-class Fio(StepType):
+class Fio(Rehearsed, Workload):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
     kind = "fio"

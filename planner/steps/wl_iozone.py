@@ -26,8 +26,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
     whole_number,
 )
@@ -65,7 +66,7 @@ def create_argv(binary: str, flags: Sequence[str], record_size: Any, file_size: 
     return iozone_argv(binary, [*flags, *keep], record_size, [0], file_size, 1, [first_file])
 
 
-class Iozone(StepType):
+class Iozone(Rehearsed, Workload):
     """iozone in throughput mode on files (``files:`` a prefix, a list, or <workdir>/file1..N)."""
 
     kind = "iozone"

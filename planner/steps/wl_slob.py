@@ -58,8 +58,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
     seconds_of,
     whole_number,
@@ -204,7 +205,7 @@ def _int(args: Mapping[str, Any], key: str) -> int:
     return whole_number(args, key, 0, "slob", minimum=0)  # sessions and percentages: none is allowed
 
 
-class Slob(StepType):
+class Slob(Rehearsed, Workload):
     kind: ClassVar[str] = "slob"
     args_schema = {
         "description": "SLOB (the user's kit on the host)",

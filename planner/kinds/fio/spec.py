@@ -8,7 +8,8 @@ _HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"st
 KIND = KindSpec(
     "fio", step="planner.steps.wl_fio:Fio",
     parsers=(
-        ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_HEADLINE, step_kind="fio"),
+        ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_HEADLINE, step_kind="fio",
+                   reads="fio JSON, terse or normal output"),
         ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
                    headline=_HEADLINE),
         ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),

@@ -38,8 +38,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
 )
 from planner.steps.wl_common import finish, point_dir, save_text
@@ -62,7 +63,7 @@ def tcl_quote(value: object) -> str:
     return '"' + _TCL_SPECIAL.sub(r"\\\1", text) + '"'
 
 
-class HammerDB(StepType):
+class HammerDB(Rehearsed, Workload):
     kind: ClassVar[str] = "hammerdb"
     args_schema = {
         "description": "HammerDB TPROC-C on Oracle (the user's HammerDB install on the host, driven by hammerdbcli)",

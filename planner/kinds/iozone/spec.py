@@ -9,7 +9,7 @@ KIND = KindSpec(
                    headline=(("iozone.throughput", {"view": "parent"}), ("iozone.iops", {"view": "parent"}),
                              ("iozone.throughput", {"mode": "auto"}), ("iozone.iops", {"mode": "auto"})),
                    result_lines=r"(?:Children see|Parent sees) throughput|throughput per process|Min xfer\s*=",
-                   step_kind="iozone"),
+                   step_kind="iozone", reads="iozone"),
     ),
     report=ReportWords(
         prefix="iozone", tool="iozone",

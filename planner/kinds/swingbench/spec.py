@@ -24,6 +24,7 @@ KIND = KindSpec(
     parsers=(
         ParserKind("swingbench", "planner.kinds.swingbench.parse", "Swingbench results XML (charbench -r)",
                    names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
+                   reads="Swingbench results XML",
                    headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
                              ("swingbench.failed_txns", {}))),
         ParserKind("swingbench_console", "planner.kinds.swingbench.parse", "Swingbench charbench console (-v columns)",
