@@ -93,7 +93,7 @@ def _empty() -> Mapping[str, str]:
 class ReportWords:
     """The report facet: how the kind's figures and sweep axes read."""
 
-    prefix: str = ""  # its metrics' family ("hammerdb") and how the tool's name is spelt ("HammerDB")
+    prefix: str = ""  # its metrics' family ("orion") and how the tool's name is spelt ("ORION")
     tool: str = ""
     metric_words: Mapping[str, str] = field(default_factory=_empty)  # metric name -> words (metrics.DISPLAY_NAMES)
     # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "SLOB reader
@@ -106,11 +106,13 @@ class ReportWords:
 
 @dataclass(frozen=True, slots=True)
 class Oltp:
-    """A transactional benchmark (HammerDB, Swingbench): its throughput is transactions, not storage I/O, and it
-    runs from the cache by design. The metrics the scaling check reads."""
+    """A transactional benchmark: its throughput is transactions, not storage I/O, and it runs from the cache by
+    design. The metrics the scaling check reads, and the tool's own word on what one user costs."""
 
-    throughput: str  # the throughput it leads with ("hammerdb.nopm")
-    users: str  # the users that throughput was driven by ("hammerdb.active_vu")
+    throughput: str  # the throughput it leads with ("<kind>.tps")
+    users: str  # the users that throughput was driven by ("<kind>.users")
+    # where the tool's documentation says each user drives about one core (cited by the scaling check); "": none
+    one_core_source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +130,7 @@ class KindSpec:
     oltp: Oltp | None = None
     extras: tuple[str, ...] = ()  # the kind's typed extras (each with TYPE, to_json and from_json)
     standin: str = ""  # a function installing the kind's stand-in into a rehearsal sandbox
+    standin_version: str = ""  # a function () -> str: the release the kind's stand-in prints (the world record)
     host_vars: tuple[HostVar, ...] = ()
 
 
@@ -182,7 +185,7 @@ def metric_words() -> dict[str, str]:
 
 
 def tool_prefixes() -> dict[str, str]:
-    """Metric family -> the tool's name as spelt ("hammerdb" -> "HammerDB")."""
+    """Metric family -> the tool's name as spelt ("orion" -> "ORION")."""
     return {s.report.prefix: s.report.tool for s in specs() if s.report.prefix}
 
 

@@ -249,7 +249,7 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
                 found.append(os.environ[value])
             if key.endswith("_file") and is_secret_name(key[:-5]):
                 found.extend(_password_file(value))
-                if not Path(value).expanduser().is_absolute():  # a step may read it beside the plan (swingbench)
+                if not Path(value).expanduser().is_absolute():  # a step may read it beside the plan
                     found.extend(_password_file(str(Path(plan.source).parent / value)))
     return tuple(dict.fromkeys(s for s in found if s))
 

@@ -184,13 +184,6 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProf
             loaded = 4096 if profile.database is StandinDatabase.LOADED else 0
             install_slob_kit(target, loaded_schemas=loaded, release=profile.slob_release)
             write_host_env(target / "standin.env", host)
-    elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
-        target.mkdir(parents=True, exist_ok=True)
-        if not (target / "hammerdbcli").exists():
-            (target / "hammerdbcli").symlink_to(base / "bin" / "hammerdbcli")
-            write_host_env(target / "standin.env", host)  # the AWR host line of the windows it snapshots
-    elif standin is KitStandIn.SWINGBENCH_HOME and path.startswith("/"):
-        standins.install_swingbench(root, path)
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

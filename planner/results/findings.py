@@ -6,8 +6,9 @@ returns ``Finding``s that carry the numbers that triggered them. The traps come 
 comment threads: cached reads ("your buffer cache is 5 GB"), the flashback wait (47.5% of DB time in
 "flashback buf free by RVWR"), CPU-bound hosts ("my cores max out at 20k IOPS"), noisy repeats, the
 datasheet argument ("an X2-8 is rated at 1.5M IOPS, your test is wrong") and RAC reads read as IOPS.
-The workload kinds' own checks are in findings_kinds, the database's in findings_db, those that read the run
-folder beyond its series in findings_run; planner.results.evaluate runs them all for a run.
+The workload kinds' own checks are in their folders (planner/kinds/<kind>/findings.py), the database's in
+findings_db, those that read the run folder beyond its series in findings_run; planner.results.evaluate runs
+them all for a run.
 """
 
 from __future__ import annotations
@@ -15,12 +16,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
+from planner import kindspec
 from planner.metrics import Direction, display_name
 from planner.results.finding import DEFAULT_THRESHOLDS, Finding, Severity, Thresholds, shared_index
 from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
-from planner.results.findings_kinds import OLTP_KINDS, hammerdb_setup, oltp_not_scaling
 from planner.results.kind_findings import series_findings as kinds_series_findings
 from planner.results.stats import Series, fmt, play_value
 
@@ -252,6 +253,57 @@ def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = DEFAULT_TH
     return out
 
 
+# -- OLTP (the transactional kinds): what a user checks before believing their throughput -------------------
+
+# The throughput each OLTP kind leads with, and the users it was driven by: the scaling check reads these by
+# name (each kind's spec says them, planner.kindspec.Oltp).
+OLTP_THROUGHPUT = tuple(o.throughput for o in kindspec.oltp().values())
+OLTP_USERS = tuple(o.users for o in kindspec.oltp().values())
+OLTP_KINDS = frozenset(kindspec.oltp())
+SCALING_GAIN_PCT = 10.0  # more virtual users that add less than this are "not scaling"
+
+
+def _value(ms: Mapping[str, Series], key: str) -> float | None:
+    s = ms.get(key)
+    return s.summary.median if s is not None and s.values else None
+
+
+def _busy(ms: Mapping[str, Series]) -> float | None:
+    if (idle := _value(ms, "host_cpu.idle_pct")) is not None:
+        return 100 - idle
+    return _value(ms, "os.cpu_busy_pct")
+
+
+def _one_core_source(kind: str) -> str:
+    """The kind's own documentation on a user's cost, as the scaling check cites it (its spec's Oltp)."""
+    oltp = kindspec.oltp().get(kind)
+    return f" ({oltp.one_core_source})" if oltp is not None and oltp.one_core_source else ""
+
+
+def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
+    """Throughput that stops rising with more users while the CPU is saturated: the host, not the storage."""
+    idx = _index(all_series)
+    steps: dict[tuple[str, str, str], list[tuple[float, Series]]] = defaultdict(list)
+    for s in all_series:
+        users = next((u for k in OLTP_USERS if (u := _value(idx[_where(s)], k)) is not None), None)
+        if s.metric in OLTP_THROUGHPUT and s.values and users is not None:
+            steps[(s.play, s.host, s.title)].append((users, s))
+    out: list[Finding] = []
+    for points in steps.values():
+        points.sort(key=lambda p: p[0])
+        for (u0, a), (u1, b) in zip(points, points[1:], strict=False):
+            gain = (b.summary.median / a.summary.median - 1) * 100 if a.summary.median else 0.0
+            busy = _busy(idx[_where(b)])
+            if u1 > u0 and gain < SCALING_GAIN_PCT and busy is not None and busy >= t.cpu_busy_pct:
+                out.append(Finding(
+                    "oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling on a saturated CPU", *_where(b),
+                    f"{display_name(b.metric)} rose {gain:.1f}% from {u0:.0f} to {u1:.0f} virtual users with the "
+                    f"CPU {busy:.1f}% busy: each virtual user drives about one core{_one_core_source(b.kind)}, so "
+                    "more users measure the CPU, not the storage",
+                    (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
+    return out
+
+
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None,
                  t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
@@ -261,5 +313,5 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
     with shared_index():
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
-                *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
+                *rac_not_iops(storage), *blocks_not_requests(storage, t),
                 *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]

@@ -242,8 +242,7 @@ class KitStandIn(enum.Enum):
 
     SLOB_KIT = "slob_kit"  # the stand-in SLOB kit (runit.sh, setup.sh, standin.env)
     BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
-    SWINGBENCH_HOME = "swingbench_home"  # a Swingbench folder: bin/charbench, bin/oewizard, configs/ (stand-ins)
-    HAMMERDB_HOME = "hammerdb_home"  # a HammerDB folder holding the stand-in hammerdbcli
+    OWN = "own"  # the kind's own stand-in, its spec's ``standin`` (planner.kindspec), installs it
 
 
 DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time

@@ -226,8 +226,8 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
 
 
 def report_between(ctx: StepContext, begin_snap: int, end_snap: int) -> list[Artifact]:
-    """The AWR report between two snapshots the workload took itself (HammerDB's timed driver): its measured
-    window, not planner's bracket around the whole point."""
+    """The AWR report between two snapshots the workload took itself (a timed driver that snapshots its own
+    window): its measured window, not planner's bracket around the whole point."""
     db = open_database(ctx, config_for(ctx))
     try:
         dbid = int(db.query(DBID_SQL)[0][0] or 0)

@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
+from planner.kinds.hammerdb import parse as hammerdb
 from planner.metrics import Direction
-from planner.parsers import detect, hammerdb, parse_file, parse_text
+from planner.parsers import detect, parse_file, parse_text
 
-DATA = Path(__file__).parent / "data" / "hammerdb"
+DATA = Path(__file__).resolve().parents[2] / "data" / "hammerdb"
 
 # file -> (NOPM, TPM, database, active VUs, rampup, duration, finished, failed)
 PINNED = {
@@ -127,6 +128,13 @@ def test_time_profile_summary_per_stored_procedure() -> None:
 def test_hammerdb_web_service_job_result_names_its_active_virtual_users() -> None:
     """HammerDB 4.x's `jobs?jobid=…&resultdata` answer, a JSON list of strings: the active virtual users line
     has no "Vuser 1:" before it (tests/data/hammerdb/README.md)."""
-    p = parse_file(Path(__file__).parent / "data/hammerdb/jobs_resultdata_oracle_readme.md")
+    p = parse_file(DATA / "jobs_resultdata_oracle_readme.md")
     assert p.kind == "hammerdb"
     assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.value("hammerdb.active_vu")) == (3290, 6828, 1)
+
+
+def test_the_refusal_of_an_unknown_file_names_hammerdb_among_what_is_read() -> None:
+    """"not a recognised benchmark output" lists what planner reads: it left HammerDB out, which it reads."""
+    with pytest.raises(ParseError) as e:
+        parse_text("nothing any tool printed\n", "notes.txt")
+    assert "HammerDB" in str(e.value) and "Swingbench" in str(e.value)

@@ -14,6 +14,7 @@ and not the ramp-up. A virtual user that FINISHED FAILED fails the point.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Mapping
@@ -24,6 +25,7 @@ from planner.db.access import config_for, open_database
 from planner.db.licence import diagnostics_pack
 from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
+from planner.kinds.hammerdb.args import HammerDBArgs
 from planner.metrics import Parsed
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
@@ -61,11 +63,6 @@ def tcl_quote(value: object) -> str:
     return '"' + _TCL_SPECIAL.sub(r"\\\1", text) + '"'
 
 
-def _int(args: Mapping[str, Any], key: str, default: int) -> int:
-    value = args.get(key)
-    return default if value is None else int(value)
-
-
 class HammerDB(Rehearsed, Workload):
     kind: ClassVar[str] = "hammerdb"
     args_schema = {
@@ -94,13 +91,14 @@ class HammerDB(Rehearsed, Workload):
     sections = frozenset({Section.WORKLOADS})
     writes_db_report: ClassVar[bool] = True  # the Oracle timed driver takes its own AWR snapshots
     needs_database = True
-    kit_args = {"home": KitStandIn.HAMMERDB_HOME}
+    kit_args = {"home": KitStandIn.OWN}
     report_metrics = ("hammerdb.nopm", "hammerdb.tpm", "hammerdb.vu_failed")
 
     @classmethod
     def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
         """Ramp-up plus the timed window (HammerDB's defaults: 2 and 5 minutes), and the margin."""
-        expected = 60.0 * (_int(args, "rampup", 2) + _int(args, "duration", 5))
+        a = HammerDBArgs.of(args)
+        expected = 60.0 * (a.rampup + a.duration)
         return Duration(expected, expected + TIMEOUT_MARGIN_S)
 
     @staticmethod
@@ -109,53 +107,59 @@ class HammerDB(Rehearsed, Workload):
         given = host_vars.get(BUILD_TIMEOUT_VAR)
         if given not in (None, ""):
             return float(given)
-        per_vu = _int(args, "warehouses", 1) / max(1, _int(args, "build_virtual_users", 1))
+        a = HammerDBArgs.of(args)
+        per_vu = a.build_warehouses / max(1, a.build_virtual_users)
         return max(BUILD_MIN_S, per_vu * BUILD_S_PER_WAREHOUSE + TIMEOUT_MARGIN_S)
 
+    @functools.cached_property
+    def parsed(self) -> HammerDBArgs:
+        """The arguments, read once (validate reads them first: a bad one is refused at the plan check)."""
+        return HammerDBArgs.of(self.args)
+
     def validate(self) -> None:
-        check_host_path(str(self.args.get("home", "")), "HammerDB home")
+        check_host_path(self.parsed.home, "HammerDB home")
 
     # -- the script -----------------------------------------------------------------------------------------
     def tpcc_user(self) -> str:
-        return str(self.args.get("tpcc_user") or "tpcc")
+        return self.parsed.tpcc_user
 
     def _password(self, ctx: StepContext, var: str, default: str, masked: bool) -> str:
         # A preview is printed: it shows the mask the record shows, as the Tcl-escaped password is another string
         return "********" if masked and ctx.vars.get(var) else str(ctx.vars.get(var) or default)
 
     def _connection(self, ctx: StepContext, masked: bool) -> list[str]:
-        a = self.args
+        a = self.parsed
         system = self._password(ctx, SYSTEM_PASSWORD_VAR, "manager", masked)
         tpcc = self._password(ctx, TPCC_PASSWORD_VAR, self.tpcc_user(), masked)
         lines = ["dbset db ora", "dbset bm TPC-C",
-                 f"diset connection system_user {tcl_quote(a.get('system_user') or 'system')}",
+                 f"diset connection system_user {tcl_quote(a.system_user)}",
                  f"diset connection system_password {tcl_quote(system)}",
-                 f"diset connection instance {tcl_quote(a['service'])}",
+                 f"diset connection instance {tcl_quote(a.service)}",
                  f"diset tpcc tpcc_user {tcl_quote(self.tpcc_user())}",
                  f"diset tpcc tpcc_pass {tcl_quote(tpcc)}"]
-        if a.get("tpcc_tablespace"):
-            lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a['tpcc_tablespace'])}")
+        if a.tpcc_tablespace:
+            lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}")
         return lines
 
     def build_script(self, ctx: StepContext, masked: bool = False) -> str:
         lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build",
                  *self._connection(ctx, masked),
-                 f"diset tpcc count_ware {tcl_quote(_int(self.args, 'warehouses', 1))}",
-                 f"diset tpcc num_vu {tcl_quote(_int(self.args, 'build_virtual_users', 1))}",
+                 f"diset tpcc count_ware {tcl_quote(self.parsed.build_warehouses)}",
+                 f"diset tpcc num_vu {tcl_quote(self.parsed.build_virtual_users)}",
                  "buildschema", "waittocomplete"]
         return "\n".join(lines) + "\n"
 
     def run_script(self, ctx: StepContext, masked: bool = False) -> str:
-        a = self.args
+        a = self.parsed
         lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run", *self._connection(ctx, masked),
                  "diset tpcc ora_driver timed",
-                 f"diset tpcc rampup {tcl_quote(_int(a, 'rampup', 2))}",
-                 f"diset tpcc duration {tcl_quote(_int(a, 'duration', 5))}",
-                 f"diset tpcc allwarehouse {tcl_quote(bool(a.get('allwarehouse', False)))}",
-                 f"diset tpcc ora_timeprofile {tcl_quote(bool(a.get('timeprofile', False)))}",
+                 f"diset tpcc rampup {tcl_quote(a.rampup)}",
+                 f"diset tpcc duration {tcl_quote(a.duration)}",
+                 f"diset tpcc allwarehouse {tcl_quote(a.allwarehouse)}",
+                 f"diset tpcc ora_timeprofile {tcl_quote(a.timeprofile)}",
                  # the schema's size beside the run's figures: the record says what the virtual users shared
-                 *([f"diset tpcc count_ware {tcl_quote(int(a['warehouses']))}"] if a.get("warehouses") else []),
-                 "print dict", "loadscript", f"vuset vu {tcl_quote(int(a['virtual_users']))}", "vuset logtotemp 1",
+                 *([f"diset tpcc count_ware {tcl_quote(a.warehouses)}"] if a.warehouses else []),
+                 "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
                  "vucreate", "vurun", "vudestroy"]
         return "\n".join(lines) + "\n"
 
@@ -163,12 +167,12 @@ class HammerDB(Rehearsed, Workload):
         return [posixpath.join(self.home(ctx), "hammerdbcli"), "auto", script]
 
     def home(self, ctx: StepContext) -> str:
-        return ctx.path(str(self.args["home"]).rstrip("/") or "/")
+        return ctx.path(self.parsed.home.rstrip("/") or "/")
 
     # -- check / preview ------------------------------------------------------------------------------------
     def check(self, ctx: StepContext) -> Change:
-        return Change(True, f"would run hammerdbcli auto with {self.args['virtual_users']} virtual users on "
-                            f"{self.args['service']} (build the schema first when {self.tpcc_user()}.WAREHOUSE "
+        return Change(True, f"would run hammerdbcli auto with {self.parsed.virtual_users} virtual users on "
+                            f"{self.parsed.service} (build the schema first when {self.tpcc_user()}.WAREHOUSE "
                             "is missing)")
 
     def preview(self, ctx: StepContext) -> str:
@@ -220,7 +224,7 @@ class HammerDB(Rehearsed, Workload):
     def _build(self, ctx: StepContext, wd: str) -> list[Artifact]:
         if self.schema_exists(ctx):
             return []
-        if self.args.get("build", True) is False:
+        if not self.parsed.build:
             raise StepError(f"hammerdb: the TPROC-C schema {self.tpcc_user().upper()} is missing and build is false",
                             hint="set build: true (and warehouses) or build it with HammerDB first")
         script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx),

@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
+from planner.kinds.swingbench import parse as swingbench
 from planner.metrics import Direction
-from planner.parsers import detect, parse_text, swingbench
+from planner.parsers import detect, parse_text
 
-DATA = Path(__file__).parent / "data" / "swingbench"
+DATA = Path(__file__).resolve().parents[2] / "data" / "swingbench"
 FULL = DATA / "soe_v2_full_stats.xml"
 HEADER = DATA / "licence_header_overview.xml"
 

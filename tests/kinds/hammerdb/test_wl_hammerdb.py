@@ -10,9 +10,9 @@ import pytest
 
 from planner.cli.main import main
 from planner.errors import StepError
-from planner.rehearsal import standins
+from planner.kinds.hammerdb import standin
+from planner.kinds.hammerdb.step import HammerDB, tcl_quote
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
-from planner.steps.wl_hammerdb import HammerDB, tcl_quote
 
 HOME = "/opt/HammerDB-4.12"
 SECRET = "Tpcc$[pw]{x}\"9"
@@ -37,7 +37,7 @@ def project(tmp: Path, extra: str = "") -> Path:
     root = tmp / "hosts" / "alpha"
     install_standins(root)
     (root / HOME.lstrip("/")).mkdir(parents=True)
-    (root / HOME.lstrip("/") / "hammerdbcli").symlink_to(Path(standins.__file__).parent / "bin" / "hammerdbcli")
+    (root / HOME.lstrip("/") / "hammerdbcli").symlink_to(standin.BIN / "hammerdbcli")
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
                                    f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true\n")
     (tmp / "vars.json").write_text(json.dumps({"hammerdb_system_password": SECRET}))
@@ -125,7 +125,7 @@ def test_the_oltp_example_plan_rehearses_with_nopm_per_system(tmp_path: Path, mo
     import shutil
 
     monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.002")
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[3]
     for d in ("plans", "inventory"):
         shutil.copytree(root / d, tmp_path / d, ignore=shutil.ignore_patterns("reports"))
     code = main(["apply", "--rehearse", str(tmp_path / "plans" / "oltp_violin_vs_exadata.yaml"),

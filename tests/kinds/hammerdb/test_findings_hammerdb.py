@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
-from planner.results.findings import Severity, all_findings
-from planner.results.findings_kinds import hammerdb_setup, oltp_not_scaling
+from planner.results.findings import Severity, all_findings, oltp_not_scaling
 from planner.results.measure import Measurement
 from planner.results.stats import Series, series
 
@@ -37,6 +37,8 @@ def test_more_virtual_users_than_warehouses() -> None:
     found = hammerdb_setup(s(point(100, 2891, 50, ware=10)))
     assert [f.code for f in found] == ["vu_over_warehouses"] and found[0].severity is Severity.WARNING
     assert ("warehouses", "10") in found[0].numbers and "ch03s07" in found[0].message
+    # the kind's findings reach every list through its spec (planner.results.kind_findings)
+    assert "vu_over_warehouses" in {f.code for f in all_findings(s(point(100, 2891, 50, ware=10)))}
 
 
 def test_failed_virtual_users_and_a_short_timed_test() -> None:
@@ -49,6 +51,7 @@ def test_nopm_that_stops_scaling_on_a_saturated_cpu() -> None:
     found = oltp_not_scaling(s(point(16, 20_000, 70), point(32, 20_500, 97)))
     assert [f.code for f in found] == ["oltp_not_scaling"] and found[0].point == "virtual_users=32"
     assert ("gain %", "2.5") in found[0].numbers
+    assert "(HammerDB, How many warehouses for the TPROC-C test)" in found[0].message  # the kind's spec cites it
     assert oltp_not_scaling(s(point(16, 20_000, 70), point(32, 20_500, 60))) == []  # flat, but the CPU had room
     assert "oltp_not_scaling" in {f.code for f in all_findings(s(point(16, 20_000, 70), point(32, 20_500, 97)))}
 

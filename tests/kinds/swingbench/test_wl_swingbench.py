@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
-from planner.rehearsal.standins import install_standins, install_swingbench, load_state, standin_vars, update_state
-from planner.steps.wl_swingbench import Swingbench, build_budget_s, run_time_text
+from planner.kinds.swingbench.standin import install_home as install_swingbench
+from planner.kinds.swingbench.step import Swingbench, build_budget_s, run_time_text
+from planner.rehearsal.standins import install_standins, load_state, standin_vars, update_state
 
 HOME = "/opt/swingbench"
 SECRET, DBA_SECRET = "s0e-Pa55word", "Sys7em-Pa55"

@@ -8,7 +8,7 @@ import tracemalloc
 import pytest
 
 from planner.errors import ParseError
-from planner.parsers import swingbench
+from planner.kinds.swingbench import parse as swingbench
 
 _HEAD = '<Results xmlns="http://www.dominicgiles.com/swingbench"><Overview><TotalCompletedTransactions>1'
 

@@ -1,13 +1,13 @@
-"""HammerDB on PostgreSQL: the result line in both orders, read by planner/parsers/hammerdb.py."""
+"""HammerDB on PostgreSQL: the result line in both orders, read by planner/kinds/hammerdb/parse.py."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from planner.parsers import hammerdb
+from planner.kinds.hammerdb import parse as hammerdb
 from planner.parsers.unwrap import unwrap
 
-DATA = Path(__file__).parents[1] / "data" / "hammerdb"
+DATA = Path(__file__).parents[2] / "data" / "hammerdb"
 
 
 def test_postgresql_tpm_first_order_from_a_real_log() -> None:

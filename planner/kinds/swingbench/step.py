@@ -2,7 +2,7 @@
 
 Each point runs charbench from ``<home>/bin`` with the step's config file (the SOE benchmark's, e.g.
 ``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
-XML into the point's folder (``-r``), which is fetched and parsed (planner/parsers/swingbench.py)::
+XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
 
     charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <h:mm[:ss]> -a
               -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]
@@ -23,6 +23,7 @@ longer describe the storage under test; the figures are kept beside the failure.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 from collections.abc import Mapping
@@ -32,6 +33,7 @@ from typing import Any, ClassVar
 from planner.db.access import config_for, open_database
 from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
+from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
@@ -46,8 +48,6 @@ from planner.steps.base import (
     StepContext,
     Workload,
     check_host_path,
-    seconds_of,
-    whole_number,
 )
 from planner.steps.wl_common import finish, host_run_dir, point_dir, save_text
 
@@ -112,62 +112,65 @@ class Swingbench(Rehearsed, Workload):
     sections = frozenset({Section.WORKLOADS})
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
     needs_database = True
-    kit_args = {"home": KitStandIn.SWINGBENCH_HOME}
+    kit_args = {"home": KitStandIn.OWN}
     report_metrics = ("swingbench.tps", "swingbench.tpm", "swingbench.max_tps", "swingbench.failed_txns")
 
     @classmethod
     def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
         """charbench runs ``run_time`` seconds; the build, when there is one, has its own budget
         (build_budget_s), never taken from this one."""
-        return Duration.with_margin(seconds_of(args.get("run_time")))
+        run_time = SwingbenchArgs.of(args).run_time
+        return Duration.with_margin(None if run_time is None else float(run_time))
 
     # -- planning (pure) ---------------------------------------------------------------------------------
+    @functools.cached_property
+    def parsed(self) -> SwingbenchArgs:
+        """The arguments, read once (validate reads them first: a bad one is refused at the plan check)."""
+        return SwingbenchArgs.of(self.args)
+
     def validate(self) -> None:
-        check_host_path(str(self.args.get("home") or ""), "Swingbench home")
-        if not str(self.args.get("home") or "").startswith("/"):
+        check_host_path(self.parsed.home, "Swingbench home")
+        if not self.parsed.home.startswith("/"):
             raise StepError("swingbench: home must be an absolute path on the host",
                             hint="give the Swingbench folder holding bin/charbench, e.g. /opt/swingbench")
-        check_host_path(self._config_path(), "Swingbench config")
-        lo, hi = self.args.get("min_think_ms"), self.args.get("max_think_ms")
-        if lo is not None and hi is not None and int(lo) > int(hi):
+        check_host_path(self.parsed.config_path, "Swingbench config")
+        lo, hi = self.parsed.min_think_ms, self.parsed.max_think_ms
+        if lo is not None and hi is not None and lo > hi:
             raise StepError(f"swingbench: min_think_ms {lo} is more than max_think_ms {hi}",
                             hint="charbench draws each think time between -min and -max")
 
-    def _config_path(self) -> str:
-        config = str(self.args.get("config") or "")
-        return config if config.startswith("/") else posixpath.join(str(self.args.get("home") or ""), config)
-
     def user(self) -> str:
-        return str(self.args.get("user") or "soe")
+        return self.parsed.user
 
     def argv(self, ctx: StepContext, results: str) -> list[str]:
         """charbench's command line for this point, as the run writes it (the password is masked in records)."""
-        home = ctx.path(str(self.args["home"]).rstrip("/"))
-        users = whole_number(self.args, "users", 1, "swingbench", minimum=1)
-        run_time = whole_number(self.args, "run_time", 60, "swingbench", minimum=1)
-        argv = [posixpath.join(home, "bin", "charbench"), "-c", ctx.path(self._config_path()),
-                "-cs", str(self.args["connect"]), "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
-                "-uc", str(users), "-rt", run_time_text(run_time), "-a", "-r", results, "-v", "users,tpm,tps"]
-        for arg, flag in (("min_think_ms", "-min"), ("max_think_ms", "-max")):
-            if self.args.get(arg) is not None:
-                argv += [flag, str(int(self.args[arg]))]
+        a = self.parsed
+        home = ctx.path(a.home.rstrip("/"))
+        argv = [posixpath.join(home, "bin", "charbench"), "-c", ctx.path(a.config_path),
+                "-cs", a.connect, "-u", a.user, "-p", _password(ctx, PASSWORD_VAR),
+                "-uc", str(a.users), "-rt", run_time_text(a.run_time or 60), "-a", "-r", results,
+                "-v", "users,tpm,tps"]
+        for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
+            if value is not None:
+                argv += [flag, str(value)]
         return argv
 
     def build_argv(self, ctx: StepContext) -> list[str]:
         """oewizard's command line: character mode, create the SOE schema at the build's scale."""
-        build = dict(self.args.get("build") or {})
-        home = ctx.path(str(self.args["home"]).rstrip("/"))
-        argv = [posixpath.join(home, "bin", "oewizard"), "-cl", "-create", "-cs", str(self.args["connect"]),
+        a = self.parsed
+        build = a.build or SoeBuild()
+        home = ctx.path(a.home.rstrip("/"))
+        argv = [posixpath.join(home, "bin", "oewizard"), "-cl", "-create", "-cs", a.connect,
                 "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
                 "-dba", str(ctx.vars.get("swingbench_dba_user") or "system"), "-dbap", _password(ctx, DBA_PASSWORD_VAR),
-                "-scale", f"{float(build.get('scale', 1)):g}", "-tc", str(int(build.get("threads", 4)))]
-        if build.get("tablespace"):
-            argv += ["-ts", str(build["tablespace"])]
+                "-scale", f"{build.scale:g}", "-tc", str(build.threads)]
+        if build.tablespace:
+            argv += ["-ts", build.tablespace]
         return argv
 
     def preview(self, ctx: StepContext) -> str:
         lines = []
-        if self.args.get("build") is not None:
+        if self.parsed.build is not None:
             lines.append(f"$ {ctx.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
                          "does not exist; once per run and host")
         results = posixpath.join(ctx.point_dir or "<point folder>", RESULTS)
@@ -175,12 +178,11 @@ class Swingbench(Rehearsed, Workload):
         return "\n".join(lines)
 
     def check(self, ctx: StepContext) -> Change:
-        users, run_time = self.args.get("users"), self.args.get("run_time")
-        return Change(True, f"would run charbench with {users} users for {run_time} s")
+        return Change(True, f"would run charbench with {self.parsed.users} users for {self.parsed.run_time} s")
 
     # -- running -----------------------------------------------------------------------------------------
     def apply(self, ctx: StepContext) -> Outcome:
-        arts = self._build(ctx) if self.args.get("build") is not None else []
+        arts = self._build(ctx) if self.parsed.build is not None else []
         if not self._schema_exists(ctx):
             raise StepError(f"swingbench: the {self.user().upper()} schema has no ORDERS table: charbench would "
                             "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
@@ -227,7 +229,7 @@ class Swingbench(Rehearsed, Workload):
         marker = posixpath.join(host_run_dir(ctx), f"swingbench-built-{self.user().lower()}")
         if ctx.conn.read_text(marker) is not None or self._schema_exists(ctx):
             return []
-        scale = float(dict(self.args["build"]).get("scale", 1))
+        scale = (self.parsed.build or SoeBuild()).scale
         r = ctx.run(self.build_argv(ctx), check=False, timeout=build_budget_s(ctx.vars, scale))
         log = save_text(ctx, "oewizard.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))
         if not r.ok:
