@@ -51,3 +51,13 @@ def test_a_matrix_too_large_to_walk_checks_each_value_once() -> None:
     assert {p["bs"] for p in points} == set(args["bs"]) and all(isinstance(p["iodepth"], int) for p in points)
     small = {**args, "bs": ["4k", "8k"], "iodepth": [1, 2]}
     assert len(_points(spec, small)) == 16  # a matrix of sensible size: every combination
+
+
+@pytest.mark.parametrize("bad", ["true", "num_physical_disks", "{a: 1}", "[1, 2]"])
+def test_a_zip_that_is_not_a_list_of_names_is_said_not_a_traceback(
+        bad: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "p.yaml").write_text(PLAN.replace("zip: [num_physical_disks, max_latency]", f"zip: {bad}"))
+    code = main(["validate", str(tmp_path / "p.yaml")])
+    err = capsys.readouterr().err
+    assert code == 5 and "Traceback" not in err and "internal error" not in err
+    assert "p.yaml:" in err and "zip" in err

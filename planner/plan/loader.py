@@ -265,7 +265,9 @@ class _Build:
                 environment().compile_expression(expr)
             except jinja2.TemplateSyntaxError as exc:
                 self.problem((*path, "when"), f"bad when expression: {exc.message}", "fix the expression")
-        zip_names = tuple(opts.get("zip") or ())
+        # the schema says what a bad zip is (a list of two or more names); the build only reads a good one
+        given = opts.get("zip")
+        zip_names = tuple(given) if isinstance(given, list) and all(isinstance(n, str) for n in given) else ()
         for name, message, hint in zip_problems(kind, parsed.args, zip_names):
             key = (*path, "zip") if "zip" in (item if isinstance(item, dict) else {}) else (*path, kind, "zip")
             self.problem(key if not name or name not in parsed.args else (*path, kind, name), message, hint)
