@@ -27,6 +27,7 @@ from planner.cli.apply import Loaded, execute, load
 from planner.engine.console import Console
 from planner.errors import InputError
 from planner.host import Host
+from planner.plan.templating import render
 from planner.rehearsal import preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
 from planner.rehearsal.sandbox import populate
@@ -34,6 +35,7 @@ from planner.rehearsal.standins.profile import profile_for
 from planner.results.world import HostWorld
 from planner.status import ExitCode
 from planner.steps import REGISTRY
+from planner.steps.base import rehearsed
 
 
 def _needs_oracle(loaded: Loaded) -> set[str]:
@@ -164,6 +166,39 @@ def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[st
         sudoers="NOPASSWD: ALL for the lab login" if login.lab_user is not None else "this machine's own")
 
 
+def _servers_wanted(loaded: Loaded) -> dict[str, set[str]]:
+    """Host -> the databases it needs on a real server the rehearsal starts (a kind's ``rehearsal_server``)."""
+    wanted: dict[str, set[str]] = {}
+    for play in loaded.plan.plays:
+        for spec in play.steps:
+            cls = REGISTRY.get(spec.kind)
+            as_rehearsed = rehearsed(cls) if cls is not None else None
+            if as_rehearsed is None or as_rehearsed.rehearsal_server != "postgresql":
+                continue
+            for host in loaded.play_hosts[play.name]:
+                args = render(dict(spec.args), {**host.vars, **_world_vars(loaded, host)})
+                wanted.setdefault(host.name, set()).update(as_rehearsed.server_databases(args))
+    return wanted
+
+
+def start_servers(loaded: Loaded, sims: dict[str, Host], base: Path, console: Console
+                  ) -> tuple[Any, frozenset[str]]:
+    """A real PostgreSQL for the hosts whose steps talk to one (returned with it); their connection variables
+    point at it."""
+    wanted = _servers_wanted(loaded)
+    if not wanted:
+        return None, frozenset()
+    from planner.rehearsal import postgres
+
+    server = postgres.start(base)
+    server.create_databases(db for dbs in wanted.values() for db in dbs)
+    for name in wanted:
+        sims[name] = replace(sims[name], vars={**sims[name].vars, **server.host_vars()})
+    console.line(f"[REHEARSAL] a real PostgreSQL server ({server.version}) on 127.0.0.1:{server.port} for "
+                 f"{', '.join(sorted(wanted))}: its clients run for real")
+    return server, frozenset(wanted)
+
+
 def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console
                 ) -> tuple[dict[str, Host], Any, str, tuple[HostWorld, ...]]:
     """Sandboxes for every targeted host; returns simulated Hosts by name, the lab (or None) and how they are
@@ -229,15 +264,21 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     for line in preflight.describe(pf):
         console.line(line)
     base = Path(tempfile.mkdtemp(prefix="planner-rehearsal-"))
-    lab = None
+    lab = server = None
     try:
         sims, lab, reached, world = build_hosts(loaded, pf, base, console)
+        server, served = start_servers(loaded, sims, base, console)
+        if server is not None:
+            real = f"a real PostgreSQL server ({server.version}) started for the rehearsal"
+            world = tuple(replace(w, server=real) if w.host in served else w for w in world)
         play_hosts: Mapping[str, list[Host]] = {p: [sims[h.name] for h in hs] for p, hs in loaded.play_hosts.items()}
         sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts),
                             derived=loaded.derived)
         return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,),
                        world=world)
     finally:
+        if server is not None:
+            server.stop()
         if lab is not None:
             lab.stop()
         shutil.rmtree(base, ignore_errors=True)

@@ -112,7 +112,8 @@ def _simulated(data: RunData) -> Simulated:
     if data.meta.simulated:
         how = [f"; hosts {n}" for n in data.meta.rehearsal_notes]
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
-                    "Oracle tools, ORION and iozone were planner stand-ins (planner/rehearsal/standins/)"
+                    "the tools that cannot run on this machine were planner stand-ins (the files they wrote are "
+                    "counted below)"
                     + "".join(how))
         what += [f"simulated {w.describe()}" for w in data.meta.world]
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)

@@ -22,6 +22,7 @@ class HostWorld:
 
     host: str
     database: str = ""  # fresh | loaded | "" (no database stand-in on this host)
+    server: str = ""  # a real server the rehearsal started for this host's clients, in words ("" for none)
     login_user: str = ""
     become: str = ""  # how become was reached, in words ("become through real sudo", "become was not exercised")
     oracle_version: str = ""
@@ -57,7 +58,7 @@ class HostWorld:
 
     def database_words(self) -> str:
         if not self.database:
-            return "no database"
+            return self.server or "no database"
         what = ("a fresh database (as DBCA leaves it: no SLOB, TPC-C or SOE schema)" if self.database == "fresh"
                 else "a loaded database (SLOB's schemas already set up)")
         topology = "RAC (node 1 of 2)" if self.rac else "single instance"

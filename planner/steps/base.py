@@ -416,6 +416,14 @@ class Rehearsed(StepType):
     kit_args: ClassVar[Mapping[str, KitStandIn]] = {}
     # A device argument may name plain files instead (ORION on datafiles): the sandbox creates them.
     files_for_devices: ClassVar[bool] = False
+    # A real server the rehearsal starts for the kind's client to talk to ("postgresql": planner.rehearsal.postgres);
+    # its hosts' connection variables then point at it, and the databases server_databases names are created.
+    rehearsal_server: ClassVar[str] = ""
+
+    @classmethod
+    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
+        """The databases these (rendered) arguments use on the rehearsal's server."""
+        return ()
 
     @classmethod
     def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:

@@ -18,7 +18,7 @@ after it (never in argv, where ``ps`` shows it, nor in the environment), or from
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -31,6 +31,7 @@ from planner.steps.base import (
     Change,
     Duration,
     Outcome,
+    Rehearsed,
     StepContext,
     Workload,
     whole_number,
@@ -96,7 +97,7 @@ class Server:
                 *(["-U", self.user] if self.user else [])]
 
 
-class Pgbench(Workload):
+class Pgbench(Rehearsed, Workload):
     kind: ClassVar[str] = "pgbench"
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
@@ -124,6 +125,15 @@ class Pgbench(Workload):
     }
     sections = frozenset({Section.WORKLOADS})
     report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed")
+    # A rehearsal runs the host's real pgbench against a real PostgreSQL it starts (planner.rehearsal.postgres),
+    # briefly: what it measures there says nothing of the lab, only that the study runs.
+    real_in_rehearsal = True
+    rehearsal_server = "postgresql"
+    rehearsal_caps = {"seconds": 3, "scale": 1, "progress_s": 1}
+
+    @classmethod
+    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
+        return [str(args["database"])] if args.get("database") else []
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)

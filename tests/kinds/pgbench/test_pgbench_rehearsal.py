@@ -1,0 +1,53 @@
+"""The shipped pgbench study rehearses for real (issue 44): a real PostgreSQL started for the rehearsal, the
+host's real pgbench over real sshd, TPS and latency per client count in the report, and the server gone after."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from planner.cli.main import main
+from planner.rehearsal.postgres import server_bin
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def _rehearsal_servers() -> list[str]:
+    """Command lines of postgres processes serving a rehearsal's data folder."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if "postgres" in text and "planner-rehearsal-" in text:
+            found.append(text)
+    return found
+
+
+@pytest.mark.slow
+def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    if server_bin() is None or shutil.which("pgbench") is None:
+        pytest.skip("no PostgreSQL server programs or pgbench here")
+    shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
+    (tmp_path / "plans").mkdir()
+    shutil.copy(ROOT / "plans" / "pgbench_clients.yaml", tmp_path / "plans")
+    monkeypatch.chdir(tmp_path)
+    code = main(["apply", "--rehearse", "plans/pgbench_clients.yaml", "--runs-dir", str(tmp_path / "runs")])
+    out = "".join(capsys.readouterr())
+    assert code == 0, out[-3000:]
+    assert "a real PostgreSQL server (postgres (PostgreSQL)" in out
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    results = [r for r in json.loads((run / "results.json").read_text()) if r["step"].endswith("workloads[0]")]
+    assert len(results) == 6 and all(r["status"] == "changed" for r in results)  # 3 points x 2 repeats
+    tps = [m["value"] for r in results for m in r["data"]["metrics"] if m["name"] == "pgbench.tps"]
+    assert len(tps) == 6 and min(tps) > 0
+    report = (run / "report.md").read_text()
+    assert "a real PostgreSQL server" in report and "measured for real" in report and "pgbench x6" in report
+    for clients in ("1 pgbench clients", "4 pgbench clients", "16 pgbench clients"):
+        assert f"| {clients}" in report
+    assert _rehearsal_servers() == []
