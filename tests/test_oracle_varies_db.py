@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from prep_helpers import context
-from test_wl_slob import apply, project
+from slob_helpers import apply, project
 
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
@@ -18,6 +18,7 @@ from planner.db.container import read_container
 from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
+from planner.kinds.slob.cache import setup_budget_s
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
@@ -32,7 +33,6 @@ from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra, restart_database
 from planner.steps.prep_flashback import Flashback
 from planner.steps.wl_orion import orion_points
-from planner.steps.wl_slob import setup_budget_s
 
 
 def _cpus(root: Path, n: int) -> None:

@@ -240,7 +240,7 @@ def refuse_nul(values: Sequence[Any]) -> None:
 class KitStandIn(enum.Enum):
     """What a rehearsal sandbox puts at the path a kit argument names (planner.rehearsal.sandbox)."""
 
-    SLOB_KIT = "slob_kit"  # the stand-in SLOB kit (runit.sh, setup.sh, standin.env)
+    OWN = "own"  # the kind's own stand-in, its spec's ``standin`` (planner.kindspec), installs it
     BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
     SWINGBENCH_HOME = "swingbench_home"  # a Swingbench folder: bin/charbench, bin/oewizard, configs/ (stand-ins)
     HAMMERDB_HOME = "hammerdb_home"  # a HammerDB folder holding the stand-in hammerdbcli
