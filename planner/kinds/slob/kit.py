@@ -16,15 +16,19 @@ import enum
 import posixpath
 import re
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from planner.errors import StepError
 from planner.steps.base import StepContext
-from planner.steps.rac import SLOB_GLOBAL_OUTPUTS
+from planner.steps.rac import Cluster, statspack_note
 
+# What SLOB 2.x writes on RAC beside awr.txt (runit.sh f_generate_awr_report, planner.steps.rac), with the parser
+# kind of each.
+GLOBAL_OUTPUTS = (("awr_rac.txt", "awr_rac_text"), ("awr_rac.html.gz", "awr_rac_html"),
+                  ("awr_rac.html", "awr_rac_html"))
 BACKUP_SUFFIX = ".planner-orig"
 ERROR_LINE = re.compile(r"^.*\b(ORA-\d{5}|SP2-\d{4}|FATAL)\b.*$", re.M)
-OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", *(n for n, _ in SLOB_GLOBAL_OUTPUTS), "statspack.txt", "iostat.out",
+OUTPUTS = ("awr.txt", "awr.html", "awr.html.gz", *(n for n, _ in GLOBAL_OUTPUTS), "statspack.txt", "iostat.out",
            "vmstat.out", "mpstat.out", "db_stats.out", "tm.out", "sqlplus.out",
            "slob_debug.out")  # runit.sh writes them
 # Before runit.sh, one round trip: back up slob.conf (unless a crashed run left its backup, the real original),
@@ -154,3 +158,17 @@ def read_kit(ctx: StepContext, kit: str) -> tuple[str, str | None, KitVersion]:
     notes = "\n".join(t[:4000] for t in (ctx.conn.read_text(posixpath.join(kit, n))
                                          for n in ("README", "README.md", "misc/README")) if t)
     return runit, conf, detect_version(runit, conf, notes)
+
+
+def rac_note(c: Cluster, stats: str, fetched: Sequence[str]) -> str:
+    """What the SLOB outcome says about the cluster: '' on a single instance without a global report."""
+    kept = [n for n, _ in GLOBAL_OUTPUTS if n in fetched]
+    if not c.rac:
+        return (f"single instance ({c.why}): the kit's {', '.join(kept)} kept but not read as a cluster's "
+                "figures (SLOB 2.4+ writes it on every AWR run, RAC or not)") if kept else ""
+    if kept:
+        return f"RAC: cluster totals from the kit's global report ({', '.join(kept)}), as {c.why}"
+    if stats == "statspack":
+        return statspack_note(c)
+    return (f"RAC ({c.why}) but the kit wrote no awr_rac.txt / awr_rac.html.gz (awrgrpt): the figures are one "
+            "instance's awr.txt, not the cluster's")

@@ -37,6 +37,7 @@ from planner.kinds.slob.kit import (
     BACKUP_SUFFIX,
     COLLECT,
     ERROR_LINE,
+    GLOBAL_OUTPUTS,
     OUTPUTS,
     PDB_HINT,
     PDB_SERVICES,
@@ -46,6 +47,7 @@ from planner.kinds.slob.kit import (
     conf_value,
     data_bytes,
     pdb_refusal,
+    rac_note,
     read_kit,
     render_conf,
     sessions_words,
@@ -63,8 +65,9 @@ from planner.steps.base import (
     StepType,
     seconds_of,
 )
-from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, Cluster, cluster_of, from_global_report, slob_note
+from planner.steps.rac import Cluster, cluster_of, from_global_report
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
+from planner.transport.connection import CommandResult
 
 
 class Slob(StepType):
@@ -275,56 +278,21 @@ class Slob(StepType):
         kit = self.kit(ctx)
         _runit, original, version = self._read_kit(ctx, kit)
         argv, sessions, update_pct = self.command(version, original)
-        run_as = self._as_oracle(ctx)
-        env = self._environment(ctx)
+        run_as, env = self._as_oracle(ctx), self._environment(ctx)
         self._secrets(ctx, original)
         schemas = self.schemas()
-        arts: list[Artifact] = []
         values, stats, why = self.point_conf(ctx, version, original, update_pct)
-        if not ctx.vars.get("oracle_pdb"):  # a CDB with no PDB named: refused before the tablespace and setup.sh
-            refuse_cdb_root(open_database(ctx, config_for(ctx)), "slob")
-        in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
-        if self.parsed.setup and not in_root:  # first: setup.sh creates the tables the cache check reads
-            conf = (original, render_conf(original, values)) if original is not None else None
-            arts += self._setup(ctx, kit, schemas, run_as, env, data_bytes(values, original, schemas), conf)
-        refused, cache = cache_check(ctx, version, schemas, values, original)
-        data_on = self.parsed.data_on
-        placed = placement_refusal(place(cache), data_on) if data_on else None
-        refused = in_root or placed or refused
+        arts, refused, cache = self._before_run(ctx, kit, version, original, values, run_as, env)
         info = {"sessions": sessions, "schemas": schemas, "threads_per_schema": sessions // max(1, schemas),
                 "update_pct": update_pct, "kit_version": version.value, "statistics": stats,
                 "statistics_why": why, **cache, **point_database(ctx, stats)}
         if refused:
             return Outcome(Status.FAILED, f"slob: {refused}", artifacts=tuple(arts), extra=point_extra(info))
-        conf_path = posixpath.join(kit, "slob.conf")
-        backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
         wd = point_dir(ctx, self.kind)
-        ctx.sh(PREPARE, kit, backup, *OUTPUTS)
-        moved = ""
-        try:
-            if original is not None:
-                ctx.conn.put(render_conf(original, values).encode(), conf_path)
-                arts.append(ctx.fetch(conf_path, "slob.conf"))
-            r = ctx.run(argv, cwd=kit, check=False, env=env, measured=True, **run_as)
-        finally:
-            if original is not None:
-                ctx.conn.put(original.encode(), conf_path)
-            moved = ctx.sh(COLLECT, kit, wd, backup, *OUTPUTS, check=False).stdout
+        r, there = self._run_kit(ctx, kit, wd, original, values, argv, env, run_as, arts)
         arts.append(save_text(ctx, "runit.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
-        main = [("awr.txt", "awr_text"), ("awr.html", "awr_html"), ("awr.html.gz", "awr_html"), *SLOB_GLOBAL_OUTPUTS]
-        if stats == "statspack":
-            main = [("statspack.txt", "statspack")]
-        logs = [("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
-                ("tm.out", ""), ("sqlplus.out", ""), ("slob_debug.out", "")]
-        there = set(moved.split())
-        cluster = self._cluster(ctx, wd, there)
-        if not cluster.rac:  # a single instance's awr_rac.txt is kept, never parsed as a cluster's figures
-            main = [(n, "" if (n, k) in SLOB_GLOBAL_OUTPUTS else k) for n, k in main]
-        fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
+        main, fetched = self._fetch_reports(ctx, wd, there, stats, info)
         arts += fetched
-        got = [a.path.rsplit("/", 1)[-1] for a in fetched]  # on RAC, the cluster's figures or why there are none:
-        info["rac"] = slob_note(cluster, stats, got)
-        info["cluster"] = {"instances": cluster.instances, "rac": cluster.rac, "why": cluster.why}
         what = (f"SLOB {version.value} {shlex.join(argv[1:])} ({sessions_words(schemas, sessions)}, "
                 f"UPDATE_PCT={update_pct}); "
                 f"statistics: {stats} ({why}); data in {cache['cache_pool']} {cache['cache_bytes'] >> 20}M, "
@@ -341,6 +309,64 @@ class Slob(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts),
                            extra=point_extra(info))
         return parse_outcome(ctx, arts, what, point_extra(info))
+
+    def _before_run(self, ctx: StepContext, kit: str, version: KitVersion, original: str | None,
+                    values: Mapping[str, str], run_as: Mapping[str, Any],
+                    env: Mapping[str, str]) -> tuple[list[Artifact], str | None, dict[str, Any]]:
+        """(setup.sh's log, why the point cannot run or None, the cache check's reading): the container first, then
+        setup.sh when asked (it creates the tables the cache check reads), then the cache and the data's place."""
+        schemas = self.schemas()
+        if not ctx.vars.get("oracle_pdb"):  # a CDB with no PDB named: refused before the tablespace and setup.sh
+            refuse_cdb_root(open_database(ctx, config_for(ctx)), "slob")
+        in_root = pdb_refusal(ctx, original, values)  # before setup.sh too: it would create the users in the root
+        arts: list[Artifact] = []
+        if self.parsed.setup and not in_root:
+            conf = (original, render_conf(original, values)) if original is not None else None
+            arts += self._setup(ctx, kit, schemas, run_as, env, data_bytes(values, original, schemas), conf)
+        refused, cache = cache_check(ctx, version, schemas, values, original)
+        data_on = self.parsed.data_on
+        placed = placement_refusal(place(cache), data_on) if data_on else None
+        return arts, in_root or placed or refused, cache
+
+    @staticmethod
+    def _run_kit(ctx: StepContext, kit: str, wd: str, original: str | None, values: Mapping[str, str],
+                 argv: list[str], env: Mapping[str, str], run_as: Mapping[str, Any],
+                 arts: list[Artifact]) -> tuple[CommandResult, set[str]]:
+        """runit.sh with the point's slob.conf, the original put back whatever happens; (its result, the reports
+        it wrote, copied into the point folder ``wd``). The point's slob.conf is appended to ``arts``."""
+        conf_path = posixpath.join(kit, "slob.conf")
+        backup = conf_path + BACKUP_SUFFIX if original is not None else ""  # SLOB 1 has no slob.conf
+        ctx.sh(PREPARE, kit, backup, *OUTPUTS)
+        moved = ""
+        try:
+            if original is not None:
+                ctx.conn.put(render_conf(original, values).encode(), conf_path)
+                arts.append(ctx.fetch(conf_path, "slob.conf"))
+            r = ctx.run(argv, cwd=kit, check=False, env=env, measured=True, **run_as)
+        finally:
+            if original is not None:
+                ctx.conn.put(original.encode(), conf_path)
+            moved = ctx.sh(COLLECT, kit, wd, backup, *OUTPUTS, check=False).stdout
+        return r, set(moved.split())
+
+    def _fetch_reports(self, ctx: StepContext, wd: str, there: set[str], stats: str,
+                       info: dict[str, Any]) -> tuple[list[tuple[str, str]], list[Artifact]]:
+        """(the database reports expected, first the one that must be there; the files fetched). On RAC the
+        global report gives the cluster's figures; on a single instance it is kept, never parsed as a cluster's.
+        What was found of the cluster goes into ``info``."""
+        main = [("awr.txt", "awr_text"), ("awr.html", "awr_html"), ("awr.html.gz", "awr_html"), *GLOBAL_OUTPUTS]
+        if stats == "statspack":
+            main = [("statspack.txt", "statspack")]
+        logs = [("iostat.out", "iostat"), ("vmstat.out", "vmstat"), ("mpstat.out", "mpstat"), ("db_stats.out", ""),
+                ("tm.out", ""), ("sqlplus.out", ""), ("slob_debug.out", "")]
+        cluster = self._cluster(ctx, wd, there)
+        if not cluster.rac:
+            main = [(n, "" if (n, k) in GLOBAL_OUTPUTS else k) for n, k in main]
+        fetched = [ctx.fetch(posixpath.join(wd, n), n, k) for n, k in main + logs if n in there]
+        got = [a.path.rsplit("/", 1)[-1] for a in fetched]  # on RAC, the cluster's figures or why there are none:
+        info["rac"] = rac_note(cluster, stats, got)
+        info["cluster"] = {"instances": cluster.instances, "rac": cluster.rac, "why": cluster.why}
+        return main, fetched
 
     @staticmethod
     def tablespace(ctx: StepContext) -> str:
