@@ -196,7 +196,7 @@ class CagingSeen:
 
 @dataclass(frozen=True, slots=True)
 class ClusterSeen:
-    """A SLOB point's database as a cluster: its open instances, whether it is RAC, and how that was told."""
+    """A workload point's database as a cluster: its open instances, whether it is RAC, and how that was told."""
 
     instances: int
     rac: bool
@@ -221,9 +221,9 @@ class CacheSeen(Protocol):
 
 @runtime_checkable
 class DatabaseSeen(Protocol):
-    """An extra saying what a workload point read of its database (a SLOB point's): the statistics source and
-    why, the cache holding its data, the container, the CPU caging and whose AWR. The results and the report read
-    these fields through this protocol, never by importing the kind."""
+    """An extra saying what a workload point read of its database (a kind that drives its own AWR or Statspack
+    window): the statistics source and why, the cache holding its data, the container, the CPU caging and whose
+    AWR. The results and the report read these fields through this protocol, never by importing the kind."""
 
     @property
     def statistics(self) -> str: ...
@@ -246,8 +246,8 @@ class DatabaseSeen(Protocol):
 
 @runtime_checkable
 class RanAs(Protocol):
-    """An extra knowing the parameters its point really ran with, where they differ from the plan's (a SLOB
-    point's sessions: schemas x threads per schema)."""
+    """An extra knowing the parameters its point really ran with, where they differ from the plan's (a kit that
+    multiplies the sessions the plan names)."""
 
     def ran_params(self, params: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]: ...
 
