@@ -26,7 +26,8 @@ from typing import Any
 
 # The one line per kind: a kind is registered by its folder's name here. The order is the parse registry's
 # detection order among the kinds' parsers (a kind whose output another's detector could mistake goes first).
-KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob")
+KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob",
+                         "pgbench", "sysbench")
 
 
 class DbReport(enum.Enum):
@@ -67,6 +68,11 @@ class ParserKind:
     db_report: DbReport = DbReport.NONE
     os_stats: bool = False  # an OS sampler's output around a workload point
     step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
+    # A step's outcome reads this artifact's headline (planner.steps.wl_common.parse_outcome); ``prefixed``: its
+    # metric keys then carry the parser kind ("awr_html.physical_read_iops"), as a second layout of one report
+    in_outcome: bool = False
+    prefixed: bool = False
+    reads: str = ""  # how "planner parse reads ..." names it when a file is not recognised ("" for none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,7 +118,7 @@ class KindSpec:
     """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
 
     kind: str
-    step: str  # the StepType subclass
+    step: str = ""  # the StepType subclass; "" for a kind planner reads but does not run (its parsers only)
     parsers: tuple[ParserKind, ...] = ()
     report: ReportWords = ReportWords()
     # the kind's own findings: a function (all_series) -> list of results.finding.Finding, and one reading the

@@ -32,6 +32,7 @@ from planner.rehearsal.sandbox import populate
 from planner.rehearsal.standins import standin_versions
 from planner.rehearsal.standins.profile import profile_for
 from planner.results.world import HostWorld
+from planner.status import ExitCode
 from planner.steps import REGISTRY
 
 
@@ -215,7 +216,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
 
 
-def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
+def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     pf = preflight.check(loaded.plan, loaded.play_hosts, loaded.extra_vars)

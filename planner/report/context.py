@@ -35,12 +35,14 @@ from planner.report.study import (
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
-from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, not_steady, verdicts
+from planner.results.findings import all_findings, late_starts, not_steady, verdicts
+from planner.results.kind_findings import run_findings as kinds_run_findings
 from planner.results.measure import RunData, play_name, prep_steps
 from planner.results.point_series import read_points
 from planner.results.stats import METHOD, Series, fmt, series
 from planner.status import Phase, recap
 from planner.steps import REGISTRY
+from planner.steps.base import workload
 from planner.steps.saved_state import RestoreEntry
 
 
@@ -161,7 +163,8 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
             s0 = next(s for s in ss if s.key == key)
             tables.append({"metric": key, "name": names[key], "unit": s0.unit, "direction": s0.direction.value,
                            "rows": rows, "repeated": any(r["n"] > 1 for r in rows)})
-        wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
+        as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
+        wanted = as_workload.report_metrics if as_workload is not None else ()  # the kind's own list
         kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "name": names[s.key], "unit": s.unit,
                       "median": fmt(s.summary.median), "n": s.summary.n}
                      for name in wanted for s in ss if s.metric == name]
@@ -405,8 +408,8 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
                  "message": words_in(f.message),
                  "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data),
-                          *iozone_buffered(data), *late_starts(data), *not_steady(points)]]
+                for f in [*all_findings(all_series, rated, _working_sets(data)), *kinds_run_findings(data),
+                          *late_starts(data), *not_steady(points)]]
     verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
                      "name": display_name(v.metric), "point_words": label_words_of(v.point),
                      "expected_text": fmt(v.expected),

@@ -17,7 +17,7 @@ from planner.db.identity import read_cluster_database
 from planner.errors import StepError
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import Change, Duration, Outcome, StepContext, Workload, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
@@ -42,7 +42,7 @@ def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
     return out
 
 
-class CalibrateIo(StepType):
+class CalibrateIo(Workload):
     kind: ClassVar[str] = "calibrate_io"
     args_schema = {
         "description": "DBMS_RESOURCE_MANAGER.CALIBRATE_IO",

@@ -26,14 +26,11 @@ from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Metric, Parsed, Source
-from planner.parsers import parse_file, summarise
+from planner.parsers import IN_OUTCOME, PREFIXED, parse_file, summarise
 from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
-
-PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io",
-                          "awr_rac_text"})
 
 
 def point_name(index: int) -> str:
@@ -95,7 +92,7 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
     extra = notes(data) if isinstance(data, Mapping) else data
     metrics: dict[str, Metric] = {}
     for a in artifacts:
-        if a.kind not in PARSED_KINDS:
+        if a.kind not in IN_OUTCOME:
             continue
         try:
             parsed = parse_file(ctx.run_dir / a.path, a.kind)
@@ -103,7 +100,7 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
                 raise parsed.errors[0]
         except ParseError as e:
             return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
-        prefix = "" if a.kind in ("awr_text", "statspack", "calibrate_io", "orion_summary") else f"{a.kind}."
+        prefix = f"{a.kind}." if a.kind in PREFIXED else ""
         if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
             continue  # the text report already gave the headline
         for m in summarise(parsed):

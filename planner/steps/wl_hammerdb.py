@@ -36,8 +36,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
 )
 from planner.steps.wl_common import finish, point_dir, save_text
@@ -65,7 +66,7 @@ def _int(args: Mapping[str, Any], key: str, default: int) -> int:
     return default if value is None else int(value)
 
 
-class HammerDB(StepType):
+class HammerDB(Rehearsed, Workload):
     kind: ClassVar[str] = "hammerdb"
     args_schema = {
         "description": "HammerDB TPROC-C on Oracle (the user's HammerDB install on the host, driven by hammerdbcli)",

@@ -29,8 +29,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
 )
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
@@ -67,7 +68,7 @@ def orion_points(args: Mapping[str, Any]) -> int:
 ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large", "num_small", "num_large", "type")
 
 
-class Orion(StepType):
+class Orion(Rehearsed, Workload):
     kind: ClassVar[str] = "orion"
     args_schema = {
         "description": "Oracle ORION I/O calibration tool",

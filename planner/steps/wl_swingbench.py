@@ -42,8 +42,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
     seconds_of,
     whole_number,
@@ -77,7 +78,7 @@ def build_budget_s(variables: Mapping[str, Any], scale: float) -> float:
     return max(BUILD_MIN_S, scale * BUILD_S_PER_SCALE + TIMEOUT_MARGIN_S)
 
 
-class Swingbench(StepType):
+class Swingbench(Rehearsed, Workload):
     kind: ClassVar[str] = "swingbench"
     args_schema = {
         "description": "Swingbench charbench (the user's install on the host), optionally building the SOE schema",

@@ -8,7 +8,8 @@ KIND = KindSpec(
     parsers=(
         ParserKind("hammerdb", "hammerdb", "HammerDB (hammerdbcli) TPROC-C output", names=(r"hammerdb",),
                    headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
-                   result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb"),
+                   result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb",
+                   reads="HammerDB output"),
     ),
     report=ReportWords(
         prefix="hammerdb", tool="HammerDB",

@@ -6,13 +6,14 @@ KIND = KindSpec(
     "orion", step="planner.steps.wl_orion:Orion",
     parsers=(
         ParserKind("orion_csv", "orion", "ORION csv matrix", "looks_like_csv", "parse_csv",
-                   (r"_(iops|mbps|lat)\.csv$",), best_cell=True, step_kind="orion"),
+                   (r"_(iops|mbps|lat)\.csv$",), best_cell=True, step_kind="orion", in_outcome=True, prefixed=True),
         ParserKind("orion_summary", "orion", "ORION summary/console", "looks_like_summary", "parse_summary",
                    (r"_summary\.txt$",), headline=(("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                                                     ("orion.min_small_latency_ms", {})),
                    result_lines=r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) "
                                 r"Latency:|^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|"
-                                r"Duration for each Data Point|Total Data Points):", step_kind="orion"),
+                                r"Duration for each Data Point|Total Data Points):", step_kind="orion",
+                   in_outcome=True, reads="ORION summary/csv"),
         # a 12c+ _lat.csv (the step names it)
         ParserKind("orion_csv_us", "orion", "ORION 12c+ latency csv (us)", "looks_like_csv", "parse_csv_us",
                    best_cell=True, step_kind="orion"),

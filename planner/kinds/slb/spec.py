@@ -7,7 +7,7 @@ KIND = KindSpec(
     parsers=(
         ParserKind("slb", "slb", "SLB output",
                    headline=(("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
-                   result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb"),
+                   result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb", reads="SLB"),
     ),
     report=ReportWords(
         prefix="slb", tool="SLB",

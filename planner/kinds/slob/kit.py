@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from planner.errors import StepError
 from planner.steps.base import StepContext
 from planner.steps.rac import Cluster, statspack_note
+from planner.units import suffix_bytes
 
 # What SLOB 2.x writes on RAC beside awr.txt (runit.sh f_generate_awr_report, planner.steps.rac), with the parser
 # kind of each.
@@ -56,7 +57,7 @@ def scale_blocks(scale: str | None, block_size: int = 8192) -> int:
         return 10000
     n = int(m.group(1))
     return (n if not m.group(2)
-            else n * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)] // block_size)
+            else n * suffix_bytes(m.group(2)) // block_size)
 
 
 def detect_version(runit: str | None, conf: str | None, notes: str = "") -> KitVersion:

@@ -21,10 +21,6 @@ KIND = KindSpec(
     extras=("planner.kinds.slob.extra:SlobPoint",),
     standin="planner.kinds.slob.standin:install",
     host_vars=(
-        HostVar("oracle_pdb", "text", "",
-                "the PDB SLOB's users live in: runit.sh and setup.sh then need slob.conf's SQL*Net services"),
-        HostVar("oracle_user", "text", "",
-                "the OS user runit.sh and setup.sh run as (become, with a login shell) when not the login user"),
         HostVar("slob_sqlnet_service", "text", "",
                 "a SQL*Net service of the PDB, written as slob.conf ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE"),
         HostVar("slob_tablespace", "text", "IOPS", "the tablespace setup.sh loads SLOB's schemas into"),

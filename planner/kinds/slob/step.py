@@ -61,8 +61,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     seconds_of,
 )
 from planner.steps.rac import Cluster, cluster_of, from_global_report
@@ -70,7 +71,10 @@ from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save
 from planner.transport.connection import CommandResult
 
 
-class Slob(StepType):
+class Slob(Rehearsed, Workload):
+    """One sweep point of the user's own SLOB kit on the host: runit.sh with the point's slob.conf (the original
+    put back), setup.sh first when asked, and a point refused when its data would be read from the buffer cache."""
+
     kind: ClassVar[str] = "slob"
     args_schema = ARGS_SCHEMA
     sections = frozenset({Section.WORKLOADS})

@@ -8,6 +8,7 @@ KIND = KindSpec(
     parsers=(
         ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
                    names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
+                   reads="Swingbench results XML",
                    headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
                              ("swingbench.failed_txns", {}))),
         ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)",

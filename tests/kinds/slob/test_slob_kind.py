@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from planner import kindspec
+from planner import kindspec, variables
 from planner.errors import StepError
 from planner.kinds.slob.args import SlobArgs
 from planner.kinds.slob.kit import KitVersion
@@ -42,5 +42,7 @@ def test_the_declared_host_variables_are_the_ones_the_kind_reads() -> None:
     assert spec is not None
     read = {m for p in FOLDER.glob("*.py")
             for m in re.findall(r"\b(?:vars|variables)\.get\(\s*\"([a-z_]+)\"", p.read_text())}
-    assert read and read == {v.name for v in spec.host_vars}
+    own = {v.name for v in spec.host_vars}
+    assert read <= own | variables.declared()  # oracle_pdb, oracle_user: every Oracle kind's, planner/variables.py
+    assert own <= read and own == {n for n in read if n.startswith("slob_")}
     assert all(v.doc and v.type for v in spec.host_vars)
