@@ -18,9 +18,9 @@ from typing import Any
 import pytest
 
 from planner.cli.main import main
+from planner.kinds.slob.standin import install_slob_kit
 from planner.rehearsal.lab import Lab
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
-from planner.rehearsal.standins.slob_kit import install_slob_kit
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 

@@ -68,9 +68,9 @@ def test_the_headline_plan_on_a_loaded_database_of_slob_2_4_0_set_by_e(
 
 def _cdb_project(tmp: Path, host_vars: str) -> Path:
     """A host whose database is a CDB (the stand-in's knob), a SLOB step that would create its tablespace."""
+    from planner.kinds.slob.standin import install_slob_kit
     from planner.rehearsal.standins import DEFAULT_HOME, install_standins
     from planner.rehearsal.standins.profile import HostProfile
-    from planner.rehearsal.standins.slob_kit import install_slob_kit
 
     root = tmp / "hosts" / "alpha"
     install_standins(root, profile=HostProfile(oracle_version="19.0.0.0.0", cdb=True,

@@ -19,12 +19,13 @@ from planner.cli.main import main
 from planner.db.access import config_for, open_database
 from planner.db.memory import read_pools
 from planner.errors import StepError
+from planner.kinds.slob.kit import KitVersion
+from planner.kinds.slob.standin import install_slob_kit
+from planner.kinds.slob.step import Slob
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
 from planner.rehearsal.standins.profile import SLOB_FACTS, HostProfile, SlobRelease
-from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.status import Status
 from planner.steps.prep_db import InitOra
-from planner.steps.wl_slob import KitVersion, Slob
 
 ROOT = Path(__file__).resolve().parent.parent
 KIT = "/home/oracle/SLOB"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
+from planner.kinds.slob.standin import install_slob_kit
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.profile import SLOB_FACTS, HostProfile, SlobRelease
-from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.results.measure import read_run
 
 KIT = "/home/oracle/SLOB"
@@ -102,14 +102,16 @@ def test_sessions_are_schemas_times_the_kits_threads_per_schema(tmp_path: Path) 
     ({"readers": 64}, "UPDATE_PCT=0\n", 64),
 ])
 def test_the_session_count_follows_runit_sh(args: dict, conf: str, sessions: int) -> None:
-    from planner.steps.wl_slob import KitVersion, Slob
+    from planner.kinds.slob.kit import KitVersion
+    from planner.kinds.slob.step import Slob
 
     assert Slob({"kit": KIT, **args}).command(KitVersion.SLOB24, conf)[1] == sessions
 
 
 def test_more_than_4096_sessions_is_refused_as_runit_sh_does() -> None:
     from planner.errors import StepError
-    from planner.steps.wl_slob import KitVersion, Slob
+    from planner.kinds.slob.kit import KitVersion
+    from planner.kinds.slob.step import Slob
 
     with pytest.raises(StepError, match="1025 schemas x 4 threads per schema .* = 4100 sessions"):
         Slob({"kit": KIT, "readers": 1025}).command(KitVersion.SLOB24, "THREADS_PER_SCHEMA=4\n")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from prep_helpers import context
-from test_wl_slob import apply, project
+from slob_helpers import apply, project
 
 from planner.db.access import config_for, open_database
 from planner.db.caging import read_caging
@@ -20,6 +20,7 @@ from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.kinds.fio.findings import run_findings as fio_setup
 from planner.kinds.iozone.findings import run_findings as iozone_buffered
+from planner.kinds.slob.cache import setup_budget_s
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
@@ -34,7 +35,6 @@ from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra, restart_database
 from planner.steps.prep_flashback import Flashback
 from planner.steps.wl_orion import orion_points
-from planner.steps.wl_slob import setup_budget_s
 
 
 def _cpus(root: Path, n: int) -> None:

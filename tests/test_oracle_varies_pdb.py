@@ -130,7 +130,7 @@ def test_an_unreadable_awr_level_is_refused_with_the_reason(prep_root: Path) -> 
 
 # -- 25.11c: the stand-in kit connects as slob.conf's SQL*Net settings say ----------------------------------
 def _kit_in_a_cdb(tmp: Path, conf: str = "", loaded: int = 0) -> tuple[Path, dict[str, str]]:
-    from planner.rehearsal.standins.slob_kit import install_slob_kit
+    from planner.kinds.slob.standin import install_slob_kit
 
     root = tmp / "host"
     install_standins(root, DEFAULT_HOME, profile=HostProfile(cdb=True, pdb="PDB1"))

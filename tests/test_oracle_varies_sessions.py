@@ -4,23 +4,25 @@ schemas x threads sessions, so the points read as sessions, never as "reader ses
 from __future__ import annotations
 
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
 from planner.cli.main import main
+from planner.extras import Notes, RanAs
+from planner.kinds.slob.points import kit_params
 from planner.report.study import point_words
 from planner.results.measure import read_run
-from planner.results.slob_points import kit_params
 from tests.test_oracle_varies import KIT, project
 
 
 def test_a_point_with_threads_per_schema_reads_as_schemas_threads_and_sessions() -> None:
-    got = kit_params("slob", (("readers", 64),), 4, 256)
+    got = kit_params((("readers", 64),), 4, 256)
     assert got == (("reader_schemas", 64), ("threads_per_schema", 4), ("sessions", 256))
     assert point_words(got) == "64 SLOB reader schemas, 4 threads per schema, 256 SLOB sessions"
     # one thread per schema, SLOB 1's sessions, other kinds, an unreadable record: as recorded
-    assert kit_params("slob", (("readers", 64),), 1, 64) == (("readers", 64),)
-    assert kit_params("fio", (("numjobs", 4),), 4, 256) == (("numjobs", 4),)
+    assert kit_params((("readers", 64),), 1, 64) == (("readers", 64),)
+    assert not isinstance(Notes(MappingProxyType({"numjobs": 4})), RanAs)  # another kind's record: as recorded
     assert point_words((("readers", 64),)) == "64 SLOB reader sessions"
 
 
@@ -45,9 +47,10 @@ def test_the_report_axis_says_sessions_when_the_kit_runs_threads_per_schema(tmp_
 def test_the_2_4_2_kit_is_a_2_4_kit_as_its_readme_documents(tmp_path: Path) -> None:
     """SLOB 2.4.2's README (SLOB-PDB @ e8d9167 doc/SLOB-2.4.2_README.pdf): -s/-t override THREADS_PER_SCHEMA, sessions
     are their product, DATABASE_STATISTICS_TYPE defaults to statspack (docs/oracle-behaviour.md 25.5c)."""
+    from planner.kinds.slob.kit import KitVersion, detect_version
+    from planner.kinds.slob.standin import install_slob_kit
+    from planner.kinds.slob.step import Slob
     from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
-    from planner.rehearsal.standins.slob_kit import install_slob_kit
-    from planner.steps.wl_slob import KitVersion, Slob, detect_version
 
     facts = SLOB_FACTS[SlobRelease.V2_4_2]
     assert facts.getopts and facts.statistics_type

@@ -81,8 +81,8 @@ import pytest  # noqa: E402
 from prep_helpers import context  # noqa: E402
 
 from planner.cli.main import main  # noqa: E402
+from planner.kinds.slob.standin import install_slob_kit  # noqa: E402
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins, rac_state, update_state  # noqa: E402
-from planner.rehearsal.standins.slob_kit import install_slob_kit  # noqa: E402
 
 KIT = "/home/oracle/SLOB"
 

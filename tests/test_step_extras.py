@@ -17,10 +17,9 @@ from planner.extras import (
     InitOraDone,
     Notes,
     SchedulersSet,
-    SlobCache,
-    SlobPoint,
     StepExtra,
 )
+from planner.kinds.slob.extra import SlobCache, SlobPoint
 from planner.results.runfolder import extra_from_json, result_from_json, result_to_json
 from planner.status import Status, StepResult
 

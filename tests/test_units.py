@@ -80,7 +80,7 @@ def test_init_ora_sizes_are_whole_with_k_to_p_any_case() -> None:
 
 
 def test_slob_scale_counts_blocks_bare_and_bytes_with_a_suffix() -> None:
-    from planner.steps.wl_slob import scale_blocks
+    from planner.kinds.slob.kit import scale_blocks
 
     assert scale_blocks("10000") == 10000 and scale_blocks("1G") == GIB // 8192 and scale_blocks("1 g") == GIB // 8192
     assert scale_blocks("64M", 16384) == 64 * MIB // 16384 and scale_blocks(None) == 10000

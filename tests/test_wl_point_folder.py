@@ -23,9 +23,9 @@ from planner.engine.runner import Runner
 from planner.engine.runrecord import slug
 from planner.engine.window import WindowSpec, run_in_window
 from planner.host import Host
+from planner.kinds.slob.standin import install_slob_kit
 from planner.plan.model import SweepPoint
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
-from planner.rehearsal.standins.slob_kit import install_slob_kit
 from planner.steps.base import StepContext
 from planner.steps.wl_common import fetch_existing
 from planner.transport.connection import LocalConnection

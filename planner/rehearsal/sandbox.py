@@ -21,8 +21,8 @@ from pathlib import Path
 
 from planner import kindspec
 from planner.host import Host
-from planner.rehearsal.kitsite import KitSite, host_line, write_host_env
-from planner.rehearsal.standins.profile import HostProfile, StandinDatabase, profile_for
+from planner.rehearsal.kitsite import KitSite, host_line
+from planner.rehearsal.standins.profile import HostProfile, profile_for
 from planner.steps import REGISTRY
 from planner.steps.base import KitStandIn, rehearsed
 
@@ -175,16 +175,7 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProf
     base = Path(standins.__file__).parent
     target = root / path.lstrip("/")
     standin = _kit_standin(kind)
-    if standin is KitStandIn.SLOB_KIT:
-        from planner.rehearsal.standins.slob_kit import install_slob_kit
-
-        if not (target / "runit.sh").exists():
-            # a loaded lab's kit has had setup.sh run long before the study (enough schemas for any sweep); a fresh
-            # one is unpacked only: the plan's setup: true loads it, as on a lab's first day
-            loaded = 4096 if profile.database is StandinDatabase.LOADED else 0
-            install_slob_kit(target, loaded_schemas=loaded, release=profile.slob_release)
-            write_host_env(target / "standin.env", host)
-    elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
+    if standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():
             target.symlink_to(base / "bin" / kind)

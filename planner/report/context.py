@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from planner import __version__, kindspec
-from planner.extras import SlobPoint
+from planner.extras import DatabaseSeen
 from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
@@ -328,12 +328,12 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[HostSection]:
 
 def _db_sources(data: RunData, host: str) -> list[DbSource]:
     """Per workload step: the statistics source (AWR / Statspack) and why, and the buffer pool holding the
-    workload's data with its effective size, as the step recorded them (planner.steps.wl_slob)."""
+    workload's data with its effective size, as the step recorded them (planner.extras.DatabaseSeen)."""
     out: dict[tuple[str, str], DbSource] = {}
     cagings: dict[tuple[str, str], dict[str, str]] = {}
     for r in data.results:
         d = r.extra
-        if r.host != host or not isinstance(d, SlobPoint) or not d.statistics:
+        if r.host != host or not isinstance(d, DatabaseSeen) or not d.statistics:
             continue
         point = ", ".join(f"{k}={v}" for k, v in r.params) + ": " if r.params else ""
         cagings.setdefault((r.step, d.statistics), {}).setdefault(d.caging.describe, point)

@@ -28,14 +28,13 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from planner.errors import InputError, ParseError, Problem
-from planner.extras import SlobPoint, StepExtra
+from planner.extras import DatabaseSeen, RanAs, StepExtra
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.parsers.slob_log import SnapWindow, snap_window
 from planner.plan.model import Plan, Section
 from planner.results import os_window, runfolder
 from planner.results.runfolder import RunMeta
-from planner.results.slob_points import kit_params
 from planner.status import Artifact, Status, StepResult
 from planner.transport.ostats import output_name
 
@@ -208,7 +207,7 @@ def _derive(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
 def _caged(derived: list[Metric], parsed: Parsed, extra: StepExtra | None) -> list[Metric]:
     """IOPS per core over the cores the instance could use: when the step read that Resource Manager caged it
     (planner.db.caging), CPU_COUNT CPUs, i.e. CPU_COUNT x cores / CPUs cores, not every core of the host."""
-    if not isinstance(extra, SlobPoint) or not extra.caging.caged:
+    if not isinstance(extra, DatabaseSeen) or not extra.caging.caged:
         return derived
     cpus, cores, count = parsed.value("cpus"), parsed.value("cores"), float(extra.caging.cpu_count)
     if not cpus or not cores or not count:
@@ -286,10 +285,9 @@ def _step_metrics(r: StepResult) -> list[Metric]:
     return [m for m in r.metrics if m.source is None or m.source.file not in kept]
 
 
-def _kit_params(kind: str, r: StepResult) -> tuple[tuple[str, Any], ...]:
-    """A point's parameters as its kit ran them (a SLOB point's sessions: planner.results.slob_points)."""
-    x = r.extra
-    return kit_params(kind, r.params, x.threads_per_schema, x.sessions) if isinstance(x, SlobPoint) else r.params
+def _kit_params(r: StepResult) -> tuple[tuple[str, Any], ...]:
+    """A point's parameters as its kit ran them, when its extra knows them (planner.extras.RanAs)."""
+    return r.extra.ran_params(r.params) if isinstance(r.extra, RanAs) else r.params
 
 
 def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
@@ -369,7 +367,7 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     for r in results:
         play = play_name(r.play, plays)
         base = dict(run_id=run_id, play=play, host=r.host, step=r.step, title=r.title,
-                    params=_kit_params(kinds.get(r.step, ""), r), point=r.point,
+                    params=_kit_params(r), point=r.point,
                     repeat=r.repeat, warmup=r.warmup)
         for m in _step_metrics(r):
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))

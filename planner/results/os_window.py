@@ -14,7 +14,7 @@ from pathlib import PurePosixPath
 from planner.metrics import Parsed
 from planner.parsers.slob_log import SnapWindow
 
-KIT_LOG = "runit.log"  # what planner saves of runit.sh's output (planner.steps.wl_slob)
+KIT_LOG = "runit.log"  # what planner saves of runit.sh's output (planner.kinds.slob.step)
 CUT = "cut to SLOB's own snapshots"
 NO_TIMES = "whole point: the samples carry no time to cut to SLOB's snapshots by"
 NONE_INSIDE = ("whole point: no sample is stamped inside SLOB's snapshots (an interval longer than the window, "

@@ -240,9 +240,8 @@ def refuse_nul(values: Sequence[Any]) -> None:
 class KitStandIn(enum.Enum):
     """What a rehearsal sandbox puts at the path a kit argument names (planner.rehearsal.sandbox)."""
 
-    SLOB_KIT = "slob_kit"  # the stand-in SLOB kit (runit.sh, setup.sh, standin.env)
-    BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
     OWN = "own"  # the kind's own stand-in, its spec's ``standin`` (planner.kindspec), installs it
+    BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
 
 
 DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time

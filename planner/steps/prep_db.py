@@ -291,7 +291,7 @@ def _kit_pool(ctx: StepContext) -> KitPool:
 def _pool_from_kit(ctx: StepContext) -> KitPool:
     """A new database has no SLOB tables yet: the pool is the one the kit's setup.sh will create them in (its
     STORAGE (BUFFER_POOL ...) clause), read from the kit the ``slob_kit`` variable names; the SLOB step checks
-    DBA_SEGMENTS against it once setup.sh has run (wl_slob's cache check)."""
+    DBA_SEGMENTS against it once setup.sh has run (planner.kinds.slob.cache)."""
     kit = str(ctx.vars.get("slob_kit") or "").rstrip("/")
     absent = f"DBA_SEGMENTS has no {SLOB_OWNER}.{SLOB_TABLE} yet (SLOB's setup.sh has not loaded this database)"
     if not kit.startswith("/"):

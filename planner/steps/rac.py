@@ -18,17 +18,12 @@ GV$INSTANCE cannot be read does the global report's own instance count.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from planner.db.access import Database, config_for, open_database
 from planner.db.identity import Instance, read_cluster_database, read_instances
 from planner.errors import OracleError
 from planner.steps.base import StepContext
-
-# What SLOB 2.x writes on RAC beside awr.txt (runit.sh f_generate_awr_report), with the parser kind of each.
-SLOB_GLOBAL_OUTPUTS = (("awr_rac.txt", "awr_rac_text"), ("awr_rac.html.gz", "awr_rac_html"),
-                       ("awr_rac.html", "awr_rac_html"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,20 +82,6 @@ def from_global_report(c: Cluster, instances_in_report: int | None) -> Cluster:
         return c
     return Cluster(instances_in_report, c.cluster_database,
                    f"{c.why}; the kit's global report lists {instances_in_report} instance(s)", read=False)
-
-
-def slob_note(c: Cluster, stats: str, fetched: Sequence[str]) -> str:
-    """What the SLOB outcome says about the cluster: '' on a single instance without a global report."""
-    kept = [n for n, _ in SLOB_GLOBAL_OUTPUTS if n in fetched]
-    if not c.rac:
-        return (f"single instance ({c.why}): the kit's {', '.join(kept)} kept but not read as a cluster's "
-                "figures (SLOB 2.4+ writes it on every AWR run, RAC or not)") if kept else ""
-    if kept:
-        return f"RAC: cluster totals from the kit's global report ({', '.join(kept)}), as {c.why}"
-    if stats == "statspack":
-        return statspack_note(c)
-    return (f"RAC ({c.why}) but the kit wrote no awr_rac.txt / awr_rac.html.gz (awrgrpt): the figures are one "
-            "instance's awr.txt, not the cluster's")
 
 
 def cluster_of(ctx: StepContext) -> Cluster:

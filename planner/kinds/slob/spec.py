@@ -1,19 +1,33 @@
-"""SLOB's tables: its axis words and sweep-table columns (SLOB's figures are the AWR report's)."""
+"""SLOB's tables: its axis words and sweep-table columns (SLOB's figures are the AWR report's), its host
+variables, and where its step, findings, extra and stand-in are."""
 
-from planner.kindspec import KindSpec, ReportWords
+from planner.kindspec import HostVar, KindSpec, ReportWords
 
 _SESSIONS = ("readers", "writers", "reader_schemas", "writer_schemas", "threads_per_schema", "sessions")
 
 KIND = KindSpec(
-    "slob", step="planner.steps.wl_slob:Slob",
+    "slob", step="planner.kinds.slob.step:Slob",
     report=ReportWords(
         param_words={
             "readers": "SLOB reader sessions", "writers": "SLOB writer sessions",
-            # a point with THREADS_PER_SCHEMA > 1 (planner.results.slob_points): schemas x threads = sessions
+            # a point with THREADS_PER_SCHEMA > 1 (planner.kinds.slob.points): schemas x threads = sessions
             "reader_schemas": "SLOB reader schemas", "writer_schemas": "SLOB writer schemas",
             "threads_per_schema": "threads per schema", "sessions": "SLOB sessions",
         },
         counted=frozenset(_SESSIONS),
         table_metrics=("logical_reads_per_s", "physical_reads_per_s", "logical_to_physical_ratio", "db_cpu_per_s"),
+    ),
+    findings="planner.kinds.slob.findings:slob_window",
+    extras=("planner.kinds.slob.extra:SlobPoint",),
+    standin="planner.kinds.slob.standin:install",
+    host_vars=(
+        HostVar("slob_sqlnet_service", "text", "",
+                "a SQL*Net service of the PDB, written as slob.conf ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE"),
+        HostVar("slob_tablespace", "text", "IOPS", "the tablespace setup.sh loads SLOB's schemas into"),
+        HostVar("slob_max_cache_pct", "integer", "10",
+                "a point whose data set is cached above this percentage is refused (it would read the cache)"),
+        HostVar("slob_setup_timeout_s", "seconds", "",
+                "setup.sh's timeout, outright; unset: the data set at slob_setup_mb_per_s, at least 30 minutes"),
+        HostVar("slob_setup_mb_per_s", "integer", "5", "the load rate setup.sh's timeout is estimated with"),
     ),
 )

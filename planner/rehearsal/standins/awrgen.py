@@ -1,6 +1,6 @@
 """Stand-in AWR / Statspack reports: a toy performance model and the real report layouts around it.
 
-Used by the stand-in SLOB kit (planner/standins/slob/runit.sh) and by the sqlplus stand-in's
+Used by the stand-in SLOB kit (planner/kinds/slob/bin/runit.sh) and by the sqlplus stand-in's
 AWR_REPORT_TEXT / Statspack handlers (planner/standins/sql_workload.py). Nothing here talks to a database:
 the numbers follow from the inputs through ``simulate`` (more sessions -> more physical reads/s, saturating
 at PLANNER_STANDIN_MAX_IOPS, or 15,000 IOPS per LUN of the largest ASM disk group when that is more; a buffer

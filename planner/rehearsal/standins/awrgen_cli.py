@@ -1,5 +1,5 @@
 """``python -m planner.rehearsal.standins.awrgen_cli slob --sessions 4 --out-dir DIR ...``: the stand-in SLOB
-kit's report writer (planner/rehearsal/standins/slob/runit.sh). It writes awr.txt + awr.html (or statspack.txt),
+kit's report writer (planner/kinds/slob/bin/runit.sh). It writes awr.txt + awr.html (or statspack.txt),
 and awr_rac.txt where SLOB does, from the model in awrgen and the layouts in awrgen_render and awrgen_rac.
 """
 

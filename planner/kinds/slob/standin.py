@@ -1,4 +1,5 @@
-"""Install the stand-in SLOB kit (planner/rehearsal/standins/slob/, PLANNER STAND-IN, not SLOB) into a sandbox."""
+"""The stand-in SLOB kit (planner/kinds/slob/bin/, PLANNER STAND-IN, not SLOB), installed into a rehearsal sandbox
+at the path the plan's kit argument names (the spec's ``standin``)."""
 
 from __future__ import annotations
 
@@ -7,15 +8,16 @@ import shutil
 import sys
 from pathlib import Path
 
+from planner.rehearsal.kitsite import KitSite
 from planner.rehearsal.labuser import closed_to_others
-from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
+from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease, StandinDatabase
 
-KIT = Path(__file__).resolve().parent / "slob"
+KIT = Path(__file__).resolve().parent / "bin"
 
 
 def _conf(release: SlobRelease) -> str:
-    """The stand-in slob.conf with the release's banner (planner reads it: wl_slob.detect_version); before 2.4
-    there is no DATABASE_STATISTICS_TYPE (AWR only) and no THREADS_PER_SCHEMA."""
+    """The stand-in slob.conf with the release's banner (planner reads it: planner.kinds.slob.kit.detect_version);
+    before 2.4 there is no DATABASE_STATISTICS_TYPE (AWR only) and no THREADS_PER_SCHEMA."""
     facts = SLOB_FACTS[release]
     lines = (KIT / "slob.conf").read_text().splitlines()
     lines[0] = (f"#### PLANNER STAND-IN for SLOB {release.value} slob.conf -- NOT SLOB: "
@@ -55,3 +57,14 @@ def install_slob_kit(dest: Path, *, loaded_schemas: int = 0, release: SlobReleas
     if loaded_schemas:
         (dest / ".standin_schemas").write_text(f"{loaded_schemas}\n")
     return dest
+
+
+def install(site: KitSite) -> None:
+    """The kit at the plan's path, unless one is there. A loaded lab's kit has had setup.sh run long before the
+    study (enough schemas for any sweep); a fresh one is unpacked only: the plan's setup: true loads it, as on a
+    lab's first day."""
+    if (site.target / "runit.sh").exists():
+        return
+    loaded = 4096 if site.profile.database is StandinDatabase.LOADED else 0
+    install_slob_kit(site.target, loaded_schemas=loaded, release=site.profile.slob_release)
+    site.host_env(site.target / "standin.env")

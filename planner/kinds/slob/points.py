@@ -15,10 +15,9 @@ SCHEMA_WORDS = {"readers": "reader_schemas", "writers": "writer_schemas"}
 ADDED = ("threads_per_schema", "sessions")
 
 
-def kit_params(kind: str, params: tuple[tuple[str, Any], ...], threads: int,
-               sessions: int) -> tuple[tuple[str, Any], ...]:
+def kit_params(params: tuple[tuple[str, Any], ...], threads: int, sessions: int) -> tuple[tuple[str, Any], ...]:
     """``params`` unchanged unless a SLOB point connected more than one session per schema."""
-    if kind != "slob" or threads <= 1 or sessions <= 0:
+    if threads <= 1 or sessions <= 0:
         return params
     kept = tuple((SCHEMA_WORDS.get(k, k), v) for k, v in params if k not in ADDED)
     return kept + (("threads_per_schema", threads), ("sessions", sessions))
