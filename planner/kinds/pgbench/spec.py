@@ -55,6 +55,7 @@ REPORT = ReportWords(
 
 KIND = KindSpec(
     "pgbench", step="planner.kinds.pgbench.step:Pgbench", parsers=PARSERS, report=REPORT,
+    run_findings="planner.kinds.pgbench.findings:run_findings",
     host_vars=(
         HostVar("pg_host", "text", "libpq's default (the local socket)", "the PostgreSQL server's host"),
         HostVar("pg_port", "integer", "libpq's default (5432)", "the server's port"),

@@ -50,4 +50,7 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
     assert "a real PostgreSQL server" in report and "measured for real" in report and "pgbench x6" in report
     for clients in ("1 pgbench clients", "4 pgbench clients", "16 pgbench clients"):
         assert f"| {clients}" in report
+    # the rehearsal caps the scale at 1 and the run at 3 s: pgbench's own good practices say both, per point
+    assert "Scale below the number of clients" in report and "16 clients ran the TPC-B-like script at scale 1" in report
+    assert "Run of seconds, not minutes" in report
     assert _rehearsal_servers() == []
