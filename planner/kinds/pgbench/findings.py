@@ -42,7 +42,8 @@ def _one(where: tuple[str, str, str, str], ms: list[Measurement], kind_of_script
         out.append(Finding(
             "pgbench_scale_below_clients", Severity.WARNING, "Scale below the number of clients", *where,
             f"{clients:.0f} clients ran the TPC-B-like script at scale {scale:.0f} ({scale:.0f} "
-            f"pgbench_branches row{'' if scale == 1 else 's'}): every transaction updates one branch row, so the clients wait on each other's row locks and the run measures "
+            f"pgbench_branches row{'' if scale == 1 else 's'}): every transaction updates one branch row, so the "
+            "clients wait on each other's row locks and the run measures "
             f"update contention, not the server ({DOCS}, Good Practices: the scale should be at least the largest "
             "number of clients)", (("clients", f"{clients:.0f}"), ("scale", f"{scale:.0f}"))))
     if seconds is not None and seconds < SHORT_RUN_S:
