@@ -1,6 +1,6 @@
 """A real PostgreSQL server for a rehearsal: ``initdb`` and ``pg_ctl`` on a loopback port, torn down at its end.
 
-A kind whose tool is a PostgreSQL client (pgbench) runs for real in a rehearsal, against a server this module
+A kind whose tool is a PostgreSQL client runs for real in a rehearsal, against a server this module
 starts: as an unprivileged user (initdb and postgres refuse root: when planner runs as root the server runs as
 ``nobody``), its socket and data in the rehearsal's own folder, TCP on 127.0.0.1 only, with password (SCRAM)
 logins, so the kind's password path (a private PGPASSFILE) is the one exercised. Each database the plan names
