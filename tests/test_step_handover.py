@@ -1,0 +1,73 @@
+"""A step instance holds only its arguments: what save() read on the host reaches the apply() after it through
+the StepContext (``save_read``), never through state kept on the instance (issue 42). An in-memory
+connection answers the reads; no process starts."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from planner.host import Host
+from planner.status import Status
+from planner.steps import BUILTIN_KINDS, step_class
+from planner.steps.base import StepContext
+from planner.transport.connection import Argv, CommandResult, Connection
+
+# init_ora keeps the SLOB kit's pool it read (one read per step): the last instance state, left for later
+KEEPS_STATE = {"init_ora"}
+
+
+class Files(Connection):
+    """A host as a dict of files: read_text, put and ``stat`` answered from it; every command counted."""
+
+    def __init__(self, files: Mapping[str, str]) -> None:
+        self.host = Host(name="h1", address="127.0.0.1", connection="local")
+        self.files, self.reads, self.commands = dict(files), 0, 0
+
+    def run(self, argv: Argv, *, become: bool = False, become_user: str | None = None, login: bool = False,
+            timeout: float | None = None, env: Mapping[str, str] | None = None, cwd: str | None = None,
+            stdin: bytes | None = None) -> CommandResult:
+        self.commands += 1
+        return CommandResult(" ".join(map(str, argv)), 0, "644 0:0\n", "", 0.0)
+
+    def read_text(self, remote: str) -> str | None:
+        self.reads += 1
+        return self.files.get(remote)
+
+    def put(self, data: bytes | Path, remote: str, *, mode: int | None = None) -> None:
+        self.files[remote] = data.decode() if isinstance(data, bytes) else data.read_text()
+
+    def get(self, remote: str, local: Path, *, max_bytes: int | None = None) -> None:
+        raise OSError("not here")
+
+    def close(self) -> None:
+        pass
+
+
+def _context(conn: Connection, tmp_path: Path) -> StepContext:
+    return StepContext(host=conn.host, conn=conn, vars={}, step_path="plays[0].prep[0]", plan_dir=tmp_path,
+                       artifacts=tmp_path, run_dir=tmp_path, log=lambda *_: None)
+
+
+@pytest.mark.parametrize("kind", sorted(BUILTIN_KINDS - KEEPS_STATE))
+def test_a_step_instance_holds_only_its_arguments(kind: str) -> None:
+    args: dict[str, Any] = {}
+    step = step_class(kind)(args)
+    assert vars(step) == {"args": args}
+
+
+def test_save_hands_its_read_to_apply_through_the_context(tmp_path: Path) -> None:
+    conn = Files({"/etc/motd": "old\n"})
+    ctx = _context(conn, tmp_path)
+    step = step_class("copy")({"content": "new\n", "dest": "/etc/motd"})
+    saved = step.save(ctx)
+    assert saved["content"] == "old\n" and conn.reads == 1
+    assert vars(step) == {"args": step.args}  # nothing of the host kept on the step
+    out = step.apply(ctx)
+    assert out.status is Status.CHANGED and conn.files["/etc/motd"] == "new\n"
+    assert conn.reads == 1  # apply compared with save()'s read: no second round trip
+    assert step.apply(_context(conn, tmp_path)).status is Status.OK  # a fresh context reads the host again
+    assert conn.reads == 2
