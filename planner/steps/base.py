@@ -122,9 +122,6 @@ class StepContext:
     # (collect: [awr] or [statspack], else "").
     point_dir: str = ""
     db_report: str = ""
-    # What the engine's window collected around a point that then failed (OS samples, DB report): kept in the
-    # failed point's result; set by the window, read by the engine
-    window_artifacts: tuple[Artifact, ...] = ()
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
     add_secret: Any = None
