@@ -46,7 +46,8 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, group: Process
     ``secret``: the command runs under ``sudo -S -p prompt``: that prompt is answered before the marker, and the
     command's own stdin waits for the marker (sudo has let it in), so sudo never reads it as a password.
     """
-    head = _Head(chan, host, secret, prompt, group) if group.pgid is None else None  # stderr until the pgid line is seen
+    # stderr until the pgid line is seen
+    head = _Head(chan, host, secret, prompt, group) if group.pgid is None else None
     pending = memoryview(stdin or b"")
     held = head is not None and secret is not None
     if not pending and not held:
