@@ -106,12 +106,11 @@ def test_an_unchanged_file_is_parsed_once_in_a_scope_and_a_rewritten_one_again(
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
+    import planner.engine.runstate as runstate
     import planner.files as files
     import planner.parsers as parsers
     import planner.report.study as study
     import planner.results.measure as measure
-
-    import planner.engine.runstate as runstate
 
     counts: dict[str, Counter[str]] = {k: Counter() for k in ("parses", "charts", "writes", "folder_reads",
                                                               "variables")}
