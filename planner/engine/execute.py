@@ -196,11 +196,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
             on_save(spec, hs, args, saved)  # written to the record before anything changes
         while True:
             try:
-                kept.clear()  # a retry's window collects afresh
-                done = _attempt(step, ctx, window)
-                if done.failure is not None:
-                    kept.extend(done.artifacts)
-                    raise done.failure
+                done = _attempt(step, ctx, window, kept)
                 break
             except ConnectError as e:
                 if retried or not _retryable(spec, hs, e):
@@ -236,13 +232,19 @@ class Recoverable(Protocol):
     def recover(self) -> list[int]: ...
 
 
-def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> Windowed:
+def _attempt(step: StepType, ctx: StepContext, window: Window | None, kept: list[Artifact]) -> Windowed:
+    """One attempt at the step's apply, in the point's window if any; when it fails, what the window collected
+    is put in ``kept`` (the failed result keeps it) before the failure is raised."""
     def body() -> Outcome:
         return hook_result(step.kind, "apply", step.apply(ctx), Outcome)
 
-    if window is not None:
-        return window(ctx, isinstance(step, Workload) and step.writes_db_report, body)
-    return Windowed(body())
+    kept.clear()  # a retry's window collects afresh
+    done = window(ctx, isinstance(step, Workload) and step.writes_db_report, body) if window is not None \
+        else Windowed(body())
+    if done.failure is not None:
+        kept.extend(done.artifacts)
+        raise done.failure
+    return done
 
 
 def _retryable(spec: StepSpec, hs: HostState, e: ConnectError) -> bool:
