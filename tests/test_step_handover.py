@@ -83,3 +83,25 @@ def test_save_hands_its_read_to_apply_through_the_context(tmp_path: Path) -> Non
     assert conn.reads == 1  # apply compared with save()'s read: no second round trip
     assert step.apply(_context(conn, tmp_path)).status is Status.OK  # a fresh context reads the host again
     assert conn.reads == 2
+
+
+def test_a_failed_points_result_keeps_what_its_window_returned(tmp_path: Path) -> None:
+    """The window returns what it collected, also when the point failed (window.Windowed), and run_step keeps it
+    in the failed result: nothing is handed back through the StepContext."""
+    from planner.engine.execute import ExecSettings, HostState, run_step
+    from planner.engine.window import Windowed
+    from planner.errors import StepError
+    from planner.plan.model import Section, StepSpec, SweepPoint
+    from planner.status import Artifact
+
+    conn = Files({})
+    iostat = Artifact("artifacts/p/h1/workloads[0]/point000/iostat.txt", "iostat")
+
+    def window(ctx: StepContext, writes_db_report: bool, body: Any) -> Windowed:
+        return Windowed(None, (iostat,), ("a note",), StepError("the workload failed"))
+
+    spec = StepSpec(kind="command", section=Section.WORKLOADS, args={"argv": ["true"]}, path="plays[0].workloads[0]",
+                    play=0, index=0)
+    r = run_step(spec, HostState(conn.host, conn), spec.args, {}, ExecSettings(False, False, tmp_path), None, tmp_path,
+                 point=SweepPoint(0, (), 0), window=window)
+    assert r.status is Status.FAILED and "the workload failed" in r.msg and r.artifacts == (iostat,)
