@@ -93,7 +93,7 @@ def test_sudo_lecture_before_the_prompt_is_passed_on_and_the_marker_still_found(
     assert not head.feed(PROMPT.encode()[7:], err)
     assert chan.sent == b"s3cret\n"
     assert head.feed(b"\n" + PGID_MARK + b"4242\nthe command's stderr", err)
-    assert head.pgid == 4242 and err.getvalue() == lecture + b"\nthe command's stderr"
+    assert head.group.pgid == 4242 and err.getvalue() == lecture + b"\nthe command's stderr"
 
 
 # -- the real sshd lab, a login whose sudo asks for its password -----------------------------------------------

@@ -1,6 +1,7 @@
 """Read once, hand down: one apply parses each artifact once, draws each chart once (the plan's report copy
 reuses them), reads its run folder once for the report and the store push, and writes results.json once per
-workload point (prep results go with the next point: restore.json is what a killed run is restored from).
+workload point (prep results go with the next point: restore.json is what a killed run is restored from),
+and resolves each play's variables once per host.
 The run folder's meta.json is read, typed and checked in one place (planner.results.runfolder)."""
 
 from __future__ import annotations
@@ -105,14 +106,20 @@ def test_an_unchanged_file_is_parsed_once_in_a_scope_and_a_rewritten_one_again(
 
 
 def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
+    import planner.engine.runstate as runstate
     import planner.files as files
     import planner.parsers as parsers
     import planner.report.study as study
     import planner.results.measure as measure
 
-    counts: dict[str, Counter[str]] = {k: Counter() for k in ("parses", "charts", "writes", "folder_reads")}
+    counts: dict[str, Counter[str]] = {k: Counter() for k in ("parses", "charts", "writes", "folder_reads",
+                                                              "variables")}
     parse_text, sweep_chart, atomic_write = parsers.parse_text, study.sweep_chart, files.atomic_write
-    read_run = measure.read_run
+    read_run, variables_for = measure.read_run, runstate.variables_for
+
+    def variables(plan: Any, play: Any, host: Any, extra: Any) -> Any:
+        counts["variables"][f"{play.name} on {host.name}"] += 1
+        return variables_for(plan, play, host, extra)
 
     def parse(text: str, source: str = "", kind: str | None = None) -> Any:
         counts["parses"][source.split("/artifacts/", 1)[-1]] += 1
@@ -134,6 +141,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
     monkeypatch.setattr(study, "sweep_chart", chart)
     monkeypatch.setattr(files, "atomic_write", write)
     monkeypatch.setattr(measure, "read_run", folder)
+    monkeypatch.setattr(runstate, "variables_for", variables)
     return counts
 
 
@@ -159,6 +167,8 @@ def test_one_headline_rehearsal_parses_each_artifact_once_and_draws_each_chart_o
     assert (tmp_path / "plans" / "reports" / "violin_vs_exadata.md").is_file() and (run / "report.md").is_file()
     assert sum(counts["folder_reads"].values()) == 1  # report, its plan copy and the store push share it
     assert writes[runfolder.RESULTS] == 1, writes  # written whole once, then appended (issue 47)
+    # the engine resolves each play's variables once per host (22 times for these 3 plays before issue 42)
+    assert len(counts["variables"]) == 3 and set(counts["variables"].values()) == {1}, counts["variables"]
     # restore.json: each prep save is on disk before its change is applied, and each revert is marked
     saved = len(runfolder.read_restore_entries(run))
     assert writes[runfolder.RESTORE] == 2 * saved, writes

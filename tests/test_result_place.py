@@ -71,7 +71,7 @@ def test_a_prep_step_named_restore_is_not_taken_for_a_restore(tmp_path: Path) ->
 def test_a_steps_artifact_folder_is_named_from_its_typed_place() -> None:
     """The folder under play and host is the step's section and index, as it was when cut from its path; the
     path itself is no longer parsed (a step built outside a plan, with no index, is named by its path)."""
-    from planner.engine.runner import step_folder
+    from planner.engine.execute import step_folder
     from planner.plan.model import Section, StepSpec
 
     spec = StepSpec(kind="fio", section=Section.WORKLOADS, args={}, path="plays[2].workloads[3]", play=2, index=3)

@@ -83,9 +83,23 @@ def _synced_run(lab: Lab, tmp_path: Path, sync: str) -> tuple[Path, str]:
     return next(p for p in (tmp_path / "runs").iterdir() if p.is_dir()), out.getvalue()
 
 
-def test_a_late_start_is_marked_warned_reported_and_the_point_run_once_more(lab: Lab, tmp_path: Path) -> None:
+def test_a_late_start_is_marked_warned_reported_and_the_point_run_once_more(
+        lab: Lab, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import planner.files as files
+
+    whole: list[str] = []
+    atomic_write = files.atomic_write
+
+    def write(path: Path, data: bytes, mode: int | None = None) -> None:
+        if Path(path).name == "results.json":
+            whole.append(str(path))
+        atomic_write(path, data, mode)
+
+    monkeypatch.setattr(files, "atomic_write", write)
     # a tolerance no real start meets (1 us): every host is late, deterministically
     run, console = _synced_run(lab, tmp_path, "{tolerance_ms: 0.001}")
+    # the late run's results leave before they are saved: results.json is made once, never rewritten whole
+    assert len(whole) == 1, whole
     synced = json.loads((run / "sync_start.json").read_text())
     assert [e["point"] for e in synced] == [0, 0]  # the late point, then its one re-run (late again: kept)
     assert synced[0]["rerun"] is True and "rerun" not in synced[1]

@@ -173,8 +173,9 @@ def test_the_window_empties_the_point_folder_before_every_attempt(tmp_path: Path
     def body() -> list[Any]:
         return fetch_existing(ctx, [(f"{folder}/fio.json", None, "fio_json")])
 
-    fetched, extra, _ = run_in_window(ctx, WindowSpec(), str(folder), False, body)
-    assert fetched == [] and extra == [] and folder.is_dir() and list(folder.iterdir()) == []
+    w = run_in_window(ctx, WindowSpec(), str(folder), False, body)
+    assert w.result == [] and w.artifacts == () and w.failure is None
+    assert folder.is_dir() and list(folder.iterdir()) == []
     with pytest.raises(ValueError, match="not a point folder"):
         run_in_window(ctx, WindowSpec(), str(root / "tmp"), False, body)
 

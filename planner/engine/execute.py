@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar, cast
 
 from planner.engine.runrecord import RunRecord, utc_now
+from planner.engine.window import Windowed
 from planner.errors import ConnectError, HostKeyError, InputError, Interrupted, PlannerError, StepError
 from planner.files import name_file
 from planner.host import DEFAULT_WORKDIR, Host
@@ -33,6 +34,7 @@ from planner.steps.base import (
     restart_deferring,
 )
 from planner.steps.saved_state import RestoreEntry
+from planner.steps.wl_common import point_name
 from planner.transport.connection import Connection, login_user
 
 
@@ -65,8 +67,8 @@ class ExecSettings:
 
 
 SaveHook = Callable[[StepSpec, HostState, Mapping[str, Any], Mapping[str, Any]], None]
-# Wraps a workload's apply: (ctx, writes_db_report, body) -> (Outcome, extra artifacts, warnings)
-Window = Callable[[StepContext, bool, Callable[[], Outcome]], tuple[Outcome, list[Artifact], list[str]]]
+# Wraps a workload's apply: (ctx, writes_db_report, body) -> what the point's window gave back
+Window = Callable[[StepContext, bool, Callable[[], Outcome]], Windowed]
 
 
 T = TypeVar("T")
@@ -111,6 +113,20 @@ def spec_result(spec: StepSpec, host: str, status: Status, msg: str = "", **kw: 
     return StepResult(spec.path, spec.title, host, status, msg, **place(spec), **kw)
 
 
+def step_folder(spec: StepSpec) -> str:
+    """A step's artifact folder under its play's and host's: its section and index in the play
+    (``workloads[0]``); a step built outside a plan has no index, and its whole path names it."""
+    return spec.path if spec.index is None else f"{spec.section.value}[{spec.index}]"
+
+
+def artifact_folder(record: RunRecord | None, plan_dir: Path, play: str, host: str, spec: StepSpec,
+                    point: SweepPoint | None) -> Path:
+    """Where a step's (and a point's) artifacts go in the run folder; check mode records none: the plan's folder."""
+    if record is None:
+        return plan_dir
+    return record.artifact_dir(play, host, step_folder(spec), *([point_name(point.index)] if point is not None else []))
+
+
 def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], settings: ExecSettings,
                  record: RunRecord | None, artifacts: Path, point: SweepPoint | None = None, *,
                  defer_restart: bool = False) -> StepContext:
@@ -151,12 +167,13 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
     if point is not None:
         base.update(point=point.index, params=point.params, repeat=point.repeat, warmup=point.warmup)
     retried: list[Retried] = []  # the one retry of this step, once a connection drop was recovered
+    kept: list[Artifact] = []  # what the window of a point that failed collected: its result keeps them
     ctx: StepContext | None = None
 
     def result(status: Status, msg: str = "", exc: BaseException | None = None, **kw: Any) -> StepResult:
         ignored = status is Status.FAILED and spec.ignore_errors
-        if exc is not None and ctx is not None and ctx.window_artifacts:
-            kw["artifacts"] = ctx.window_artifacts
+        if exc is not None and kept:
+            kw["artifacts"] = tuple(kept)
         if status is Status.FAILED and ctx is not None and spec.section is Section.WORKLOADS:
             msg = _with_disk_full(msg, ctx)
         if retried:
@@ -179,7 +196,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
             on_save(spec, hs, args, saved)  # written to the record before anything changes
         while True:
             try:
-                outcome, extra, warnings = _attempt(step, ctx, window)
+                done = _attempt(step, ctx, window, kept)
                 break
             except ConnectError as e:
                 if retried or not _retryable(spec, hs, e):
@@ -187,10 +204,11 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                 retried.append(_recover(hs, e, artifacts if record else None))
                 ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
                 ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
-        msg = "; ".join([outcome.msg, *warnings]) if warnings else outcome.msg
+        outcome = done.result
+        msg = "; ".join([outcome.msg, *done.warnings]) if done.warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,
-                      artifacts=tuple(outcome.artifacts) + tuple(extra), extra=outcome.extra, restart=outcome.restart,
-                      metrics=outcome.metrics)
+                      artifacts=tuple(outcome.artifacts) + done.artifacts, extra=outcome.extra,
+                      restart=outcome.restart, metrics=outcome.metrics)
     except Interrupted as e:
         return result(Status.INTERRUPTED, str(e), e)
     except ConnectError as e:
@@ -214,13 +232,19 @@ class Recoverable(Protocol):
     def recover(self) -> list[int]: ...
 
 
-def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[Outcome, list[Artifact], list[str]]:
+def _attempt(step: StepType, ctx: StepContext, window: Window | None, kept: list[Artifact]) -> Windowed:
+    """One attempt at the step's apply, in the point's window if any; when it fails, what the window collected
+    is put in ``kept`` (the failed result keeps it) before the failure is raised."""
     def body() -> Outcome:
         return hook_result(step.kind, "apply", step.apply(ctx), Outcome)
 
-    if window is not None:
-        return window(ctx, isinstance(step, Workload) and step.writes_db_report, body)
-    return body(), [], []
+    kept.clear()  # a retry's window collects afresh
+    done = window(ctx, isinstance(step, Workload) and step.writes_db_report, body) if window is not None \
+        else Windowed(body())
+    if done.failure is not None:
+        kept.extend(done.artifacts)
+        raise done.failure
+    return done
 
 
 def _retryable(spec: StepSpec, hs: HostState, e: ConnectError) -> bool:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, run_step, spec_result
+from planner.engine.execute import ExecSettings, HostState, artifact_folder, run_step, spec_result
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.inventory_copy import snapshot_inventory
 from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
@@ -29,17 +28,15 @@ from planner.engine.progress import Progress
 from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record
-from planner.engine.workload import WorkloadLoop
+from planner.engine.runstate import PlayVars, ResultLog
+from planner.engine.workload import LoopContext, WorkloadLoop
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
-from planner.plan.templating import eval_when, render, variables_for
-from planner.results import runfolder
-from planner.results.runfolder import result_to_json
+from planner.plan.templating import eval_when, render
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
 from planner.steps.base import reversible
 from planner.steps.saved_state import RestoreEntry
-from planner.steps.wl_common import point_name
 from planner.transport import remote_procs as procs
 
 
@@ -53,21 +50,24 @@ class Runner:
         self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
         self.opts = opts
         self.console = console
-        self.results: list[StepResult] = []
         self.previous = previous  # --resume: what the run being resumed recorded
         self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
         self.phase = Phase.START  # where an interrupt landed
         self.finished = False  # the record has its final status (what follows is the report)
-        self._lock = threading.Lock()
-        self._save_lock = threading.Lock()
-        self._saved, self._saved_whole = 0, False  # results on disk; results.json holds them in its layout
-        self._record_failures: list[str] = []
+        # the run's results; results.json appended to (a resumed run's: the file of the run it resumes)
+        self.log = ResultLog(previous.results if previous else (), resumed=previous is not None, warn=console.warn)
+        self.vars = PlayVars(plan, opts.extra_vars)  # each play's variables per host, resolved once
         self.progress = Progress()  # the workloads' executions left, for the ETA
         self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
                              previous=previous, add=self.add, set_phase=self._set_phase)
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
-        self.workloads = WorkloadLoop(self)
+        self.workloads = WorkloadLoop(LoopContext(self.settings, opts.forks, console, self.progress, self.pool,
+                                                  self.vars, self.log, self.add, self.done, previous))
+
+    @property
+    def results(self) -> list[StepResult]:
+        return self.log.results
 
     # -- record ------------------------------------------------------------------------------------------
     def _open_record(self) -> None:
@@ -83,43 +83,20 @@ class Runner:
             if self.opts.inventory_files:
                 snapshot_inventory(self.record, self.opts.inventory, self.opts.inventory_files)
         self.restore_log.attach(self.record)
+        self.log.record = self.record
 
     def save_results(self) -> None:
-        """results.json on disk as the results so far: the new ones appended (one point's worth), the file
-        written whole only the first time, after results were dropped, or when appending is refused."""
-        if not self.record:
-            return
-        with self._save_lock:
-            with self._lock:
-                fresh, n = self.results[self._saved:], len(self.results)
-                # the first save is whole: a resumed run's file starts with what the run before it recorded
-                whole = None if self._saved_whole else runfolder.results_json(
-                    self.results, self.previous.results if self.previous else ())
-            try:
-                if whole is None and not self.record.append(runfolder.RESULTS, [result_to_json(r) for r in fresh]):
-                    with self._lock:
-                        whole = runfolder.results_json(self.results[:n], self.previous.results if self.previous else ())
-                if whole is not None:
-                    self.record.write(runfolder.RESULTS, whole)
-                self._saved, self._saved_whole = n, True
-            except OSError as e:  # e.g. the controller's disk is full: warn, keep going, restore prep
-                self.console.warn(f"run record: {e}")
-                self._record_failures.append(str(e))
+        """results.json on disk as the results so far (planner.engine.runstate.ResultLog)."""
+        self.log.save()
 
     def _set_phase(self, phase: Phase) -> None:
         self.phase = phase
-
-    def drop_results(self, dropped: Callable[[StepResult], bool]) -> None:
-        with self._lock:
-            self.results[:] = [r for r in self.results if not dropped(r)]
-            self._saved_whole = False  # results.json is appended to: what was dropped goes by a whole write
 
     def add(self, r: StepResult) -> None:
         if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
             for path in self.record.scrub_artifacts([a.path for a in r.artifacts]):
                 self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json)")
-        with self._lock:
-            self.results.append(r)
+        self.log.append(r)
         st = self.pool.states.get(r.host)
         if st and not r.ignored:
             if r.status is Status.FAILED:
@@ -137,15 +114,10 @@ class Runner:
 
     # -- steps ---------------------------------------------------------------------------------------------
     def variables(self, play: Play, hs: HostState) -> dict[str, Any]:
-        v = variables_for(self.plan, play, hs.host, self.opts.extra_vars)
-        v["planner_facts"] = hs.facts
-        return v
+        return self.vars.of(play, hs)
 
     def artifacts(self, play: Play, hs: HostState, spec: StepSpec, point: SweepPoint | None) -> Path:
-        parts = [play.name, hs.host.name, step_folder(spec)]
-        if point is not None:
-            parts.append(point_name(point.index))
-        return self.record.artifact_dir(*parts) if self.record else self.settings.plan_dir  # check mode: none
+        return artifact_folder(self.record, self.settings.plan_dir, play.name, hs.host.name, spec, point)
 
     def _simple_step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
         self.console.banner("TASK", spec.title)
@@ -327,8 +299,8 @@ class Runner:
             code = exit_code(stats, bool(interrupted))
             self.console.recap(stats)
             if self.record:
-                self.save_results()
-                lost = self._record_failures + self.record.write_errors
+                self.log.save(final=True)
+                lost = self.log.failures + self.record.write_errors
                 if lost and code == 0:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
                     self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
@@ -337,8 +309,3 @@ class Runner:
             self.finished = True
         return RunOutcome(self.results, self.record, code, bool(interrupted))
 
-
-def step_folder(spec: StepSpec) -> str:
-    """A step's artifact folder under its play's and host's: its section and index in the play
-    (``workloads[0]``); a step built outside a plan has no index, and its whole path names it."""
-    return spec.path if spec.index is None else f"{spec.section.value}[{spec.index}]"

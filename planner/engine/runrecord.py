@@ -89,6 +89,15 @@ def git_provenance(path: Path) -> dict[str, Any]:
         return {"commit": None, "dirty": None, "note": "git not available"}
 
 
+def _resolved_entries(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """plan.resolved.yaml's entries by play (empty for a new folder or an unreadable file)."""
+    resolved: dict[str, dict[str, dict[str, Any]]] = {}
+    with contextlib.suppress(TypeError, AttributeError, KeyError):
+        for p in runfolder.read_resolved_plan(path).get("plays", []):
+            resolved[str(p["name"])] = dict(p.get("hosts") or {})
+    return resolved
+
+
 class RunRecord:
     """Writes one run folder. Thread-safe: hosts run in parallel."""
 
@@ -112,7 +121,8 @@ class RunRecord:
         self._commands = _open_log(path / runfolder.COMMANDS)
         self.meta: dict[str, Any] = {}
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
-        self._resolved: dict[str, dict[str, dict[str, Any]]] = {}  # play -> host -> step path -> entry
+        # play -> host -> step path -> entry; a folder reopened by --resume starts from what its file holds
+        self._resolved: dict[str, dict[str, dict[str, Any]]] = _resolved_entries(path)
         self._scrubbed: set[str] = set()  # artifacts already checked for secrets
 
     # -- secrets never land in the record -------------------------------------------------------------
@@ -198,7 +208,7 @@ class RunRecord:
         """One step's arguments on one host after variables (and sweep points), in plan.resolved.yaml; ``write=False``
         only notes, ``entry`` None writes what was noted (once per step: a dump per host was O(hosts^2))."""
         with self._lock:
-            resolved = self._load_resolved()
+            resolved = self._resolved
             if entry is not None:
                 resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
             if not write:
@@ -211,17 +221,6 @@ class RunRecord:
             self.write_text(RESOLVED_PLAN, text)
         except OSError as e:
             self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
-
-    def _load_resolved(self) -> dict[str, dict[str, dict[str, Any]]]:
-        """The entries so far; a resumed run's record (planner.engine.resume) starts from its file."""
-        resolved: dict[str, dict[str, dict[str, Any]]] | None = getattr(self, "_resolved", None)
-        if resolved is None:
-            resolved = {}
-            with contextlib.suppress(TypeError, AttributeError, KeyError):
-                for p in runfolder.read_resolved_plan(self.path).get("plays", []):
-                    resolved[str(p["name"])] = dict(p.get("hosts") or {})
-            self._resolved = resolved
-        return resolved
 
     def artifact_dir(self, *parts: str) -> Path:
         d = self.path.joinpath(runfolder.ARTIFACTS, *(slug(p) for p in parts))

@@ -36,6 +36,18 @@ class WindowSpec:
     db_report: str | None = None  # "awr" | "statspack"
 
 
+@dataclass(frozen=True, slots=True)
+class Windowed:
+    """What one point's window gave back: the body's result (None when it failed), what the window collected
+    (kept with a failed point's result too) and its warnings; ``failure``: the body's exception, for the
+    caller to raise once it kept the artifacts."""
+
+    result: Any
+    artifacts: tuple[Artifact, ...] = ()
+    warnings: tuple[str, ...] = ()
+    failure: BaseException | None = None
+
+
 class SnapMemo:
     """One workload step's begin snapshots, by host: a later point's begin asks only what can change
     (planner.steps.dbreport.begin); each host's thread touches its own entry."""
@@ -88,8 +100,9 @@ def sample_interval(spec: WindowSpec, expected_s: float | None) -> tuple[int, st
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
                   body: Callable[[], Any], expected_s: float | None = None,
-                  snaps: SnapMemo | None = None) -> tuple[Any, list[Artifact], list[str]]:
-    """Run ``body`` with OS sampling and DB snapshots around it; returns (body result, artifacts, warnings).
+                  snaps: SnapMemo | None = None) -> Windowed:
+    """Run ``body`` with OS sampling and DB snapshots around it; what it collected is returned, also when the
+    body failed (its exception in ``failure``: the caller keeps the artifacts, then raises it).
 
     ``workdir`` is the engine's point folder: emptied first (one round trip), as every attempt of a point
     (a first run, a ``--resume``, a retry after a connection drop) must never find an earlier attempt's files.
@@ -141,7 +154,4 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         collected = db_kind.around_point_end(ctx, token)
         artifacts += collected.artifacts
         warnings += collected.notes  # e.g. RAC with Statspack: per instance only, and why
-    if failure is not None:
-        ctx.window_artifacts = tuple(artifacts)  # the failed point's result keeps them (execute.run_step)
-        raise failure
-    return result, artifacts, warnings
+    return Windowed(result, tuple(artifacts), tuple(warnings), failure)

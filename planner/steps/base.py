@@ -122,15 +122,21 @@ class StepContext:
     # (collect: [awr] or [statspack], else "").
     point_dir: str = ""
     db_report: str = ""
-    # What the engine's window collected around a point that then failed (OS samples, DB report): kept in the
-    # failed point's result; set by the window, read by the engine
-    window_artifacts: tuple[Artifact, ...] = ()
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
     add_secret: Any = None
     # Set by the engine for a kind that ``defers_restart``: restart nothing now, return Outcome.restart instead;
     # the engine restarts once per play and host (StepType.restart_once / restart_restored)
     defer_restart: bool = False
+    # What save() read on the host, handed to the apply() that follows it in this context (one round trip less):
+    # the kind's own value, put by its save() and taken once by its apply() (take_save_read). It lives here, for
+    # this host and step only, because a step instance holds nothing but its arguments.
+    save_read: object = None
+
+    def take_save_read(self) -> object:
+        """What save() read in this context (None when it read nothing), taken: a second read asks the host."""
+        read, self.save_read = self.save_read, None
+        return read
 
     @property
     def root(self) -> str:

@@ -7,8 +7,9 @@ import functools
 import re
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import jinja2
 
@@ -95,16 +96,17 @@ def unified(before: str | None, after: str, name: str) -> str:
     return "".join(lines)
 
 
-_UNREAD = object()
+@dataclass(frozen=True, slots=True)
+class _SavedRead:
+    """save()'s read of the destination (None: no such file), handed to apply() through the StepContext."""
+
+    dest: str
+    content: str | None
 
 
 class _FileStep(Reversible):
     """Shared by template and copy: compare, write atomically, restore the original on revert."""
 
-
-    def __init__(self, args: Mapping[str, Any]) -> None:
-        super().__init__(args)
-        self._saved_content: str | None | object = _UNREAD  # save()'s read, handed to the apply() after it
 
     def content(self, ctx: StepContext) -> str:
         raise NotImplementedError
@@ -120,9 +122,9 @@ class _FileStep(Reversible):
         return int(str(mode), 8) if mode is not None else None
 
     def _current(self, ctx: StepContext) -> str | None:
-        # save() runs right before apply() on this same instance: reuse its read (one round trip less).
-        memo, self._saved_content = self._saved_content, _UNREAD
-        return ctx.conn.read_text(self.dest(ctx)) if memo is _UNREAD else cast("str | None", memo)
+        # save() runs right before apply() in this same context: reuse its read (one round trip less).
+        memo, dest = ctx.take_save_read(), self.dest(ctx)
+        return memo.content if isinstance(memo, _SavedRead) and memo.dest == dest else ctx.conn.read_text(dest)
 
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         return [ctx.read_probe(self.dest(ctx))]
@@ -144,7 +146,7 @@ class _FileStep(Reversible):
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         content = ctx.conn.read_text(self.dest(ctx))
-        self._saved_content = content
+        ctx.save_read = _SavedRead(self.dest(ctx), content)
         saved: dict[str, Any] = {"dest": self.dest(ctx), "content": content}
         # the write replaces the file (a new inode): its mode and owner go with it. Asked only when it will be
         # replaced: an unchanged file (every warm run) costs no round trip.

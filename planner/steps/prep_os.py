@@ -128,10 +128,6 @@ class IoScheduler(Reversible):
     sections = frozenset({Section.PREP})
     device_args = ("devices",)
 
-    def __init__(self, args: Mapping[str, Any]) -> None:
-        super().__init__(args)
-        self._saved_devices: list[SchedChange] | None = None  # save()'s resolve, handed to the apply() after it
-
     @classmethod
     def describe_saved(cls, saved: Mapping[str, Any]) -> str:
         by_sched: dict[str, list[str]] = {}
@@ -212,8 +208,9 @@ class IoScheduler(Reversible):
         return {d.match: rule_line(d.match, d.target) for d in devices if d.target and d.match}
 
     def _predict(self, ctx: StepContext) -> tuple[list[SchedChange], list[SchedChange], str | None, str | None]:
-        # save() runs right before apply() on this same instance: reuse its resolve (one round trip less).
-        devices, self._saved_devices = self._saved_devices or self._resolve(ctx), None
+        # save() runs right before apply() in this same context: reuse its resolve (one round trip less).
+        memo = ctx.take_save_read()
+        devices = list(memo) if isinstance(memo, tuple) and memo else self._resolve(ctx)
         todo = [d for d in devices if d.target and d.target != d.active]
         have_rule = ctx.conn.read_text(ctx.path(RULE_FILE)) if self.args.get("persist") else None
         rule = merge_rules(have_rule, self._mine(ctx, devices)) if self.args.get("persist") else None
@@ -280,7 +277,7 @@ class IoScheduler(Reversible):
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         devices = self._resolve(ctx)
-        self._saved_devices = devices
+        ctx.save_read = tuple(devices)
         rule_path = ctx.path(RULE_FILE)
         saved: dict[str, Any] = {"devices": {d.device: {"path": d.path, "active": d.active} for d in devices},
                                  "rule_path": rule_path, "persist": bool(self.args.get("persist"))}

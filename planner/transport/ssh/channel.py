@@ -25,17 +25,29 @@ class Sink(Protocol):
     def write(self, data: bytes, /) -> object: ...
 
 
-def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | None, cancelled: threading.Event,
-          host: str, out: Sink, err: Sink, secret: BecomePassword | None = None,
-          prompt: bytes = PROMPT_BYTES) -> tuple[int | None, bool]:
-    """Read stdout and stderr together until exit status, into ``out`` and ``err`` as they arrive (never more
-    than BUF bytes in hand: a 500 MB output costs no memory here); returns (pgid, timed_out).
+class ProcessGroup:
+    """One command's remote process group, once its marker line was read: planner's own object, so that what
+    interrupts or loses the channel (Ctrl-C, a dropped connection) can still name the group to kill."""
 
-    ``pgid`` None: the first stderr line is planner's process-group marker, taken out of stderr.
+    __slots__ = ("pgid",)
+
+    def __init__(self, pgid: int | None = None) -> None:
+        self.pgid = pgid
+
+
+def drain(chan: Any, stdin: bytes | None, deadline: float | None, group: ProcessGroup, cancelled: threading.Event,
+          host: str, out: Sink, err: Sink, secret: BecomePassword | None = None,
+          prompt: bytes = PROMPT_BYTES) -> bool:
+    """Read stdout and stderr together until exit status, into ``out`` and ``err`` as they arrive (never more
+    than BUF bytes in hand: a 500 MB output costs no memory here); returns whether the deadline passed.
+
+    ``group.pgid`` None: the first stderr line is planner's process-group marker, taken out of stderr and
+    kept in ``group`` the moment it is read (an exception later still finds it there).
     ``secret``: the command runs under ``sudo -S -p prompt``: that prompt is answered before the marker, and the
     command's own stdin waits for the marker (sudo has let it in), so sudo never reads it as a password.
     """
-    head = _Head(chan, host, secret, prompt) if pgid is None else None  # stderr until the pgid line is seen
+    # stderr until the pgid line is seen
+    head = _Head(chan, host, secret, prompt, group) if group.pgid is None else None
     pending = memoryview(stdin or b"")
     held = head is not None and secret is not None
     if not pending and not held:
@@ -59,7 +71,7 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
                 err.write(data)
                 continue
             if head.feed(data, err):
-                pgid, head = head.pgid, None
+                head = None
                 if held:
                     held = False
                     if not pending:
@@ -76,23 +88,24 @@ def drain(chan: Any, stdin: bytes | None, deadline: float | None, pgid: int | No
                 raise ConnectError("the SSH connection closed before the command finished")
             if head is not None:
                 err.write(bytes(head.buf))
-            return pgid, False
+            return False
         if deadline is not None and time.monotonic() >= deadline:
             if head is not None:
                 err.write(bytes(head.buf))
-            return pgid, True
+            return True
 
 
 class _Head:
     """stderr up to planner's process-group line; under ``sudo -S``, sudo's prompt answered on the way."""
 
-    def __init__(self, chan: Any, host: str, secret: BecomePassword | None, prompt: bytes = PROMPT_BYTES) -> None:
+    def __init__(self, chan: Any, host: str, secret: BecomePassword | None, prompt: bytes = PROMPT_BYTES,
+                 group: ProcessGroup | None = None) -> None:
         self.chan, self.buf = chan, bytearray()
-        self.pgid: int | None = None
+        self.group = group if group is not None else ProcessGroup()
         self.answer = PromptAnswer(host, secret, prompt) if secret is not None else None
 
     def feed(self, data: bytes, err: Sink) -> bool:
-        """Take more stderr; True once the head is over (``pgid`` set when the marker was its end)."""
+        """Take more stderr; True once the head is over (``group.pgid`` set when the marker was its end)."""
         self.buf += data
         if self.answer is None:
             if b"\n" not in self.buf and len(self.buf) <= 64:
@@ -123,8 +136,7 @@ class _Head:
 
     def _marker(self, line: bytes) -> bool:
         if line.startswith(PGID_MARK) and line[len(PGID_MARK):].isdigit():
-            self.pgid = int(line[len(PGID_MARK):])
-            self.chan._planner_pgid = self.pgid  # for the Ctrl-C path (paramiko Channel has a __dict__)
+            self.group.pgid = int(line[len(PGID_MARK):])
             return True
         return False
 

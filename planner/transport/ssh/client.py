@@ -40,7 +40,7 @@ from planner.transport.connection import Argv, CommandResult, Connection, captur
 from planner.transport.ssh import algorithms as algos
 from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
-from planner.transport.ssh.channel import PGID_MARK, PeerWatch, Sink, drain, stays_active
+from planner.transport.ssh.channel import PGID_MARK, PeerWatch, ProcessGroup, Sink, drain, stays_active
 from planner.transport.ssh.fileops import check, file_error, refused
 from planner.transport.ssh.known_hosts import (
     KnownKey,
@@ -428,11 +428,12 @@ class SSHConnection(Connection):
                 self.connect()
                 transport = self.ensure_connected()
         deadline = started + timeout if timeout else None
+        group = ProcessGroup()  # its pgid once the marker is read: what a lost channel or a Ctrl-C must kill
         try:
-            pgid, timed_out = self._drain(chan, stdin, deadline, out, err, secret=secret, prompt=prompt)
-            if timed_out and pgid is not None:
-                self._kill_group(transport, pgid, become, buser)
-                self._drain(chan, None, time.monotonic() + 5.0, out, err, pgid)  # what it wrote while dying
+            timed_out = self._drain(chan, stdin, deadline, out, err, group, secret=secret, prompt=prompt)
+            if timed_out and group.pgid is not None:
+                self._kill_group(transport, group.pgid, become, buser)
+                self._drain(chan, None, time.monotonic() + 5.0, out, err, group)  # what it wrote while dying
             code = 124 if timed_out else chan.recv_exit_status()
             if code == -1 and not stays_active(transport):
                 # -1 is paramiko's "no exit status": with the transport gone it means the session died
@@ -441,9 +442,8 @@ class SSHConnection(Connection):
         except (ConnectError, EOFError, OSError, paramiko.SSHException) as e:
             # paramiko reports a transport dying mid-command in several ways (EOFError from a closed
             # transport, socket errors, SSHException): all mean the same to a run, the host went away.
-            pgid = getattr(chan, "_planner_pgid", None)
-            if pgid is not None:  # still running there, orphaned: recover() kills it
-                self._lost.append((pgid, become, buser))
+            if group.pgid is not None:  # still running there, orphaned: recover() kills it
+                self._lost.append((group.pgid, become, buser))
             why = e.message if isinstance(e, ConnectError) else (str(e) or type(e).__name__)
             if self._watch is not None and self._watch.dead:
                 why = self._frozen = self._watch.dead
@@ -452,10 +452,9 @@ class SSHConnection(Connection):
                                     "there") from e
         except BaseException:
             # Ctrl-C (or anything else): a workload left running on a lab host is a real harm.
-            pgid = getattr(chan, "_planner_pgid", None)
-            if pgid is not None:
+            if group.pgid is not None:
                 with contextlib.suppress(Exception):
-                    self._kill_group(transport, pgid, become, buser, wait_s=5.0)
+                    self._kill_group(transport, group.pgid, become, buser, wait_s=5.0)
             raise
         finally:
             # Closing a channel on a transport that just died raises (EOFError); the outcome is already
@@ -465,9 +464,8 @@ class SSHConnection(Connection):
         return shown, code, timed_out
 
     def _drain(self, chan: paramiko.Channel, stdin: bytes | None, deadline: float | None, out: Sink, err: Sink,
-               pgid: int | None = None, secret: BecomePassword | None = None,
-               prompt: str = PROMPT) -> tuple[int | None, bool]:
-        return drain(chan, stdin, deadline, pgid, self.cancelled, self.host.name, out, err, secret, prompt.encode())
+               group: ProcessGroup, secret: BecomePassword | None = None, prompt: str = PROMPT) -> bool:
+        return drain(chan, stdin, deadline, group, self.cancelled, self.host.name, out, err, secret, prompt.encode())
 
     def _kill_group(self, transport: paramiko.Transport, pgid: int, become: bool, buser: str,
                     wait_s: float = 10.0) -> None:
@@ -484,7 +482,7 @@ class SSHConnection(Connection):
             if secret is None:
                 chan.shutdown_write()
             self._drain(chan, None, time.monotonic() + wait_s, OutputBuffer(), OutputBuffer(),
-                        pgid=-1 if secret is None else None, secret=secret, prompt=prompt)
+                        ProcessGroup(-1 if secret is None else None), secret=secret, prompt=prompt)
         finally:
             # Closing a channel on a transport that just died raises (EOFError); the outcome is already
             # known, so it must not replace it (the next command reconnects).
