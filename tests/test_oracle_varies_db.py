@@ -18,6 +18,7 @@ from planner.db.container import read_container
 from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
+from planner.kinds.orion.step import orion_points
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
@@ -31,7 +32,6 @@ from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
 from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra, restart_database
 from planner.steps.prep_flashback import Flashback
-from planner.steps.wl_orion import orion_points
 from planner.steps.wl_slob import setup_budget_s
 
 

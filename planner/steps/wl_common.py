@@ -5,8 +5,8 @@ Folders on the host. A point's output goes to the engine's point folder, ``ctx.p
 (``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by
 planner.engine.window at the start of every attempt of the point (a ``--resume`` or a retry after a connection drop runs
 it again in the same folder), so no step creates or empties a folder of its own. Only what must outlive a run stays in
-the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its own
-plan-stable folder (planner.steps.wl_slb).
+the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); a kit built on the
+host has its own plan-stable folder (``planner_dir``).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
 while the raw file stays in the run record (the FAILED outcome still lists it as an artifact).
@@ -21,6 +21,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from planner import kindspec
 from planner.errors import ParseError, StepError
 from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
@@ -32,8 +33,9 @@ from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
 
-PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "calibrate_io",
-                          "awr_rac_text"})
+# The database reports parse_outcome parses; a workload's own outputs are its kind's parsers' (its ``kind``).
+PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_rac_text"})
+_HEADLINE_REPORTS = ("awr_text", "statspack")  # their metrics keep their names; other reports' are prefixed
 
 
 def point_name(index: int) -> str:
@@ -81,21 +83,24 @@ def fetch_existing(ctx: StepContext, wanted: Iterable[tuple[str, str | None, str
 
 
 def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifact:
-    """Keep controller-side text (a console log, a calibrate_io.txt) as an artifact of this point."""
+    """Keep controller-side text (a console log, a result the step wrote itself) as an artifact of this point."""
     local = ctx.artifacts / name
     write_bytes(local, text.encode(), 0o600)  # a record file: private like the rest of the run folder
     return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
-                  data: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
+                  data: Mapping[str, Any] | StepExtra | None = None, *, kind: str = "") -> Outcome:
     """CHANGED with the headline metrics of the parsed outputs in Outcome.metrics; FAILED with the ParseError
     when a main output does not parse (its artifacts are kept either way). ``data``: the kind's extra, or a
-    mapping of values for the record (kept as planner.extras.Notes)."""
+    mapping of values for the record (kept as planner.extras.Notes). ``kind``: the step's kind, whose own
+    parsers' outputs are parsed too, their metrics named as its parser names them."""
     extra = notes(data) if isinstance(data, Mapping) else data
+    spec = kindspec.spec(kind)
+    own = frozenset(p.kind for p in spec.parsers) if spec else frozenset()
     metrics: dict[str, Metric] = {}
     for a in artifacts:
-        if a.kind not in PARSED_KINDS:
+        if a.kind not in PARSED_KINDS and a.kind not in own:
             continue
         try:
             parsed = parse_file(ctx.run_dir / a.path, a.kind)
@@ -103,7 +108,7 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
                 raise parsed.errors[0]
         except ParseError as e:
             return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
-        prefix = "" if a.kind in ("awr_text", "statspack", "calibrate_io", "orion_summary") else f"{a.kind}."
+        prefix = "" if a.kind in _HEADLINE_REPORTS or a.kind in own else f"{a.kind}."
         if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
             continue  # the text report already gave the headline
         for m in summarise(parsed):

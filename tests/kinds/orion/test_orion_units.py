@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+from planner.kinds.orion.step import _csv_unit, _latency_units
 from planner.status import Artifact
-from planner.steps.wl_orion import _csv_unit, _latency_units
 
 # Summary lines as real ORION prints them (shared/reference/output-formats.md §3.2, §3.3)
 SUMMARY_19C = ("ORION: ORacle IO Numbers -- Version RDBMS_19.3.0.0.0DBRU_LINUX.X64_190417\n"
