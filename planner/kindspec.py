@@ -67,6 +67,9 @@ class ParserKind:
     db_report: DbReport = DbReport.NONE
     os_stats: bool = False  # an OS sampler's output around a workload point
     step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
+    # A function of the module, (text) -> str | None: why a file that is plainly this tool's output gave nothing
+    # (a banner only, a layout planner has no reader for); None when it is not the tool's (parsers.refusals).
+    refusal: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,7 +3,8 @@
 ``explain(text)`` names the tool, its version and run when printed, and why nothing was read: a banner with no
 results (a run stopped early, or only its start pasted), or a layout this planner has no reader for. The
 registry calls it only after no parser read the file, so a reader added later for a layout (iozone ``-a``,
-older SLB kits, fio terse) takes over from its refusal without a change here.
+older SLB kits, fio terse) takes over from its refusal without a change here. A workload kind's own tool says its
+refusal in the kind's parser (its ParserKind's ``refusal``), asked first.
 """
 
 from __future__ import annotations
@@ -11,32 +12,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-_ORION_VERSION = re.compile(r"ORION VERSION\s+(\S+)|ORION: ORacle IO Numbers -- Version\s+(\S+)")
-_ORION_RUN = re.compile(r"-run\s+(\w+)")
+from planner import kindspec
+
 _IOZONE_VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
 _IOZONE_AUTO = re.compile(r"^[ \t]*Auto Mode[ \t]*$|^[ \t]*kB\s+reclen\s+write\s+rewrite\b"
                           r"|^[ \t]*KB\s+reclen\s+write\b", re.M | re.I)
 _FIO_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$", re.M)
 _FIO_TERSE = re.compile(r"^(?:3|4|5);fio-[\w.\-]+;[^;\n]*;\d+;\d+;", re.M)
 _FIO_JOB = re.compile(r"^\S.*?: \(g=\d+\): rw=\w+", re.M)
-_SLB_OLD = re.compile(r"Total\s+ops\s+\d+\s+.*Avg\s+nsec/op", re.I)
-_SLB_ANY = re.compile(r"nsec/op|TPUT ops/sec|memhammer", re.I)
 _SYSSTAT = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+\S+\s+\S+\s+\((\d+)\s+CPU\)", re.M)
-
-
-def _version(raw: str, parts: int = 4) -> str:
-    """``11.2.0.4.0`` -> ``11.2.0.4``; ``RDBMS_19.3.0.0.0DBRU_LINUX.X64_190417`` -> ``19.3.0.0``."""
-    m = re.search(r"\d+(?:\.\d+)+", raw)
-    return ".".join(m.group().split(".")[:parts]) if m else raw[:40]
-
-
-def _orion(text: str) -> str | None:
-    m = _ORION_VERSION.search(text)
-    if not m:
-        return None
-    run = _ORION_RUN.search(text)
-    what = f"ORION {_version(m.group(1) or m.group(2))}" + (f" ({run.group(1)} run)" if run else "")
-    return f"{what}: banner only, no result table (no 'Maximum Large MBPS=' / 'Maximum Small IOPS=' line)"
 
 
 def _iozone(text: str) -> str | None:
@@ -61,15 +45,6 @@ def _fio(text: str) -> str | None:
     return f"{what}: job banner only, no results (no 'read: IOPS=' / 'write: IOPS=' line; the run was cut short?)"
 
 
-def _slb(text: str) -> str | None:
-    if _SLB_OLD.search(text):
-        return ("SLB 2009 output (memhammer 'Total ops ... Avg nsec/op' lines, before the 2010 kit's wops/rops "
-                "split): a layout this planner does not read")
-    if _SLB_ANY.search(text):
-        return "SLB output in a layout this planner does not read (no 'Total wops/rops' or 'Test Summary:' line)"
-    return None
-
-
 def _sysstat(text: str) -> str | None:
     m = _SYSSTAT.search(text)
     if not m:
@@ -78,7 +53,12 @@ def _sysstat(text: str) -> str | None:
             "mpstat report rows")
 
 
-_RULES: tuple[Callable[[str], str | None], ...] = (_iozone, _orion, _fio, _slb, _sysstat)
+_RULES: tuple[Callable[[str], str | None], ...] = (_iozone, _fio, _sysstat)
+
+
+def _rules() -> list[Callable[[str], str | None]]:
+    """The kinds' own refusals (in KINDS order), then the ones here."""
+    return [kindspec.load(f"{p.module}:{p.refusal}") for p in kindspec.parser_kinds() if p.refusal] + list(_RULES)
 
 
 def explain(text: str, as_given: str = "") -> str | None:
@@ -87,7 +67,7 @@ def explain(text: str, as_given: str = "") -> str | None:
     ``text`` is the unwrapped file; ``as_given`` the file before unwrapping, whose command line (a prompt
     line, taken off as a wrapper) still names the run."""
     head = text[:2_000_000] + "\n" + as_given[:20_000]
-    for rule in _RULES:
+    for rule in _rules():
         if (why := rule(head)) is not None:
             return why
     return None

@@ -14,7 +14,8 @@ KIND = KindSpec(
                                                     ("orion.min_small_latency_ms", {})),
                    result_lines=r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) "
                                 r"Latency:|^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|"
-                                r"Duration for each Data Point|Total Data Points):", step_kind="orion"),
+                                r"Duration for each Data Point|Total Data Points):",
+                   step_kind="orion", refusal="refusal"),
         # a 12c+ _lat.csv (the step names it)
         ParserKind("orion_csv_us", _PARSE, "ORION 12c+ latency csv (us)", "looks_like_csv", "parse_csv_us",
                    best_cell=True, step_kind="orion"),
