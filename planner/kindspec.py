@@ -19,8 +19,10 @@ from __future__ import annotations
 import enum
 import functools
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -169,6 +171,14 @@ def spec(kind: str) -> KindSpec | None:
 def load(where: str) -> Any:
     """A kind's part named ``"package.module:attribute"`` (a spec's ``step``, ``findings``, ``standin``)."""
     return _import(where)
+
+
+def folder(kind: str) -> Path | None:
+    """A registered kind's folder, for the files it ships beside its code (its report partial, ``report.md.j2``);
+    None for any other kind."""
+    if spec(kind) is None:
+        return None
+    return Path(str(sys.modules[f"planner.kinds.{kind}.spec"].__file__)).parent
 
 
 def parser_kinds() -> tuple[ParserKind, ...]:
