@@ -256,8 +256,8 @@ def test_setup_sh_has_its_own_budget_from_the_data_it_loads() -> None:
 
 @pytest.mark.slow
 def test_orion_outcome_gives_its_own_estimate_beside_the_model(tmp_path: Path) -> None:
-    from test_wl_orion import apply as orion_apply
-    from test_wl_orion import project as orion_project
+    from kinds.orion.test_wl_orion import apply as orion_apply
+    from kinds.orion.test_wl_orion import project as orion_project
 
     orion_project(tmp_path)
     code, _run, result = orion_apply(tmp_path)

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_parse_calibrate import LISTING_WITH_TIMES, SEED
+from kinds.calibrate_io.test_parse_calibrate import LISTING_WITH_TIMES, SEED
 from test_parse_excerpts import DOTTED_LP, FG_EVENTS, THREEPAR
 
 from planner.errors import ParseError
