@@ -10,6 +10,7 @@ KIND = KindSpec(
                    one_figure=True, step_kind="calibrate_io",
                    result_lines=r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]"),
     ),
+    extras=("planner.kinds.calibrate_io.extra:Calibration",),
     report=ReportWords(
         prefix="calibrate", tool="CALIBRATE_IO",
         metric_words={

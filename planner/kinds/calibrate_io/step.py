@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 from planner.db.access import config_for, open_database
 from planner.db.identity import read_cluster_database
 from planner.errors import StepError
+from planner.kinds.calibrate_io.extra import Calibration
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
@@ -168,5 +169,4 @@ class CalibrateIo(StepType):
             lines += ["-- DBA_RSRC_IO_CALIBRATE", *listing([tuple(r) for r in rows]), ""]
         art = save_text(ctx, "calibrate_io.txt", "\n".join(lines), "calibrate_io")
         msg = f"CALIBRATE_IO({disks}, {latency}): max_iops={max_iops} max_mbps={max_mbps} latency={actual} ms"
-        return parse_outcome(ctx, [art], msg, {"max_iops": max_iops, "max_mbps": max_mbps,
-                                               "actual_latency": actual}, kind=self.kind)
+        return parse_outcome(ctx, [art], msg, Calibration(int(max_iops), int(max_mbps), actual), kind=self.kind)

@@ -21,6 +21,7 @@ KIND = KindSpec(
                    best_cell=True, step_kind="orion"),
     ),
     standin="planner.kinds.orion.standin:install",
+    extras=("planner.kinds.orion.extra:OrionRun",),
     host_vars=(
         HostVar("grid_home", "path", "", "the Grid Infrastructure home: its bin/orion is run when it is there and no "
                 "binary is given (on RAC the Grid home's ORION is the one to use)"),

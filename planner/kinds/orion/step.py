@@ -20,6 +20,7 @@ from functools import cached_property
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.kinds.orion.extra import OrionRun
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.status import Artifact, Status
@@ -243,25 +244,24 @@ class Orion(StepType):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write,
-                                **_estimates(r.stdout, self.opts.duration_s * self.opts.points)}
+        data = _estimates(tuple(luns), write, r.stdout, self.opts.duration_s * self.opts.points)
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
-        out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data, kind=self.kind)
+        out = parse_outcome(ctx, summary, f"{what}; {data.duration_note}", data, kind=self.kind)
         return replace(out, artifacts=tuple(arts))
 
 
 _ESTIMATE = re.compile(r"(?:Calibration|Test) will take approximately (\d+) minutes")
 
 
-def _estimates(console: str, modelled_s: float) -> dict[str, Any]:
+def _estimates(luns: tuple[str, ...], write: int, console: str, modelled_s: float) -> OrionRun:
     """ORION's own estimate ("Calibration will take approximately 44 minutes." 11.2+, "Test will take
     approximately 9 minutes" 11.1) beside planner's model, so a lab run's timeout can be checked against both."""
     m = _ESTIMATE.search(console)
     said = int(m.group(1)) if m else None
     note = (f"ORION estimated {said} min, planner's model {modelled_s / 60:.0f} min" if said is not None else
             f"planner's model {modelled_s / 60:.0f} min (ORION printed no estimate)")
-    return {"orion_estimate_min": said, "model_min": round(modelled_s / 60, 1), "duration_note": note}
+    return OrionRun(luns, write, said, round(modelled_s / 60, 1), note)
 
 
 def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
