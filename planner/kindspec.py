@@ -127,7 +127,7 @@ class KindSpec:
     oltp: Oltp | None = None
     extras: tuple[str, ...] = ()  # the kind's typed extras (each with TYPE, to_json and from_json)
     standin: str = ""  # a function installing the kind's stand-in into a rehearsal sandbox
-    # False: the kind is not a storage test (SLB drives CPU and memory), so no storage finding (cached reads,
+    # False: the kind is not a storage test (it drives CPU and memory), so no storage finding (cached reads,
     # CPU-bound host, rated IOPS) judges its series or its parsers' files (results.findings_db.storage_series)
     storage_test: bool = True
     host_vars: tuple[HostVar, ...] = ()
