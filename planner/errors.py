@@ -2,8 +2,22 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
+
+
+class ExitCode(enum.IntEnum):
+    """planner's exit codes, ansible-playbook's where it has one; every PlannerError carries its own."""
+
+    OK = 0
+    ERROR = 1
+    FAILED = 2
+    BAD_OPTION = 2  # argparse's usage error (an unknown option, a missing value), as ansible-playbook exits
+    UNREACHABLE = 4
+    BAD_INPUT = 5
+    INTERRUPTED = 99
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +35,7 @@ class Location:
 class PlannerError(Exception):
     """Base of all errors planner reports to the user without a traceback."""
 
-    exit_code = 1
+    exit_code: ClassVar[ExitCode] = ExitCode.ERROR
 
     def __init__(self, message: str, *, location: Location | None = None, hint: str | None = None) -> None:
         super().__init__(message)
@@ -56,7 +70,7 @@ class Problem:
 class InputError(PlannerError):
     """A bad plan, inventory or option: all problems at once, exit code 5, before any host is touched."""
 
-    exit_code = 5
+    exit_code = ExitCode.BAD_INPUT
 
     def __init__(self, problems: list[Problem]) -> None:
         self.problems = sorted(problems, key=Problem.sort_key)
@@ -73,7 +87,7 @@ def input_error(message: str, hint: str = "", location: Location | None = None, 
 class ConnectError(PlannerError):
     """A host could not be reached or authenticated: the host is UNREACHABLE."""
 
-    exit_code = 4
+    exit_code = ExitCode.UNREACHABLE
 
 
 class HostKeyError(ConnectError):
@@ -83,7 +97,7 @@ class HostKeyError(ConnectError):
 class StepError(PlannerError):
     """A step failed on a host: the host's result is FAILED, other hosts go on."""
 
-    exit_code = 2
+    exit_code = ExitCode.FAILED
 
 
 class OracleError(StepError):
@@ -93,7 +107,7 @@ class OracleError(StepError):
 class ParseError(PlannerError):
     """Tool output could not be read. Names the parser, the section and the file; the artifact is kept."""
 
-    exit_code = 2
+    exit_code = ExitCode.FAILED
 
     def __init__(self, parser: str, section: str, message: str, *, source: str | Path | None = None,
                  line: int | None = None) -> None:
@@ -108,4 +122,4 @@ class ParseError(PlannerError):
 class Interrupted(PlannerError):
     """Ctrl-C or SIGTERM: prep is restored, the run record is marked interrupted, exit code 99."""
 
-    exit_code = 99
+    exit_code = ExitCode.INTERRUPTED

@@ -28,7 +28,8 @@ from typing import Any
 
 # The one line per kind: a kind is registered by its folder's name here. The order is the parse registry's
 # detection order among the kinds' parsers (a kind whose output another's detector could mistake goes first).
-KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob")
+KINDS: tuple[str, ...] = ("fio", "orion", "calibrate_io", "slb", "iozone", "swingbench", "hammerdb", "slob",
+                         "pgbench", "sysbench")
 
 
 class DbReport(enum.Enum):
@@ -69,9 +70,11 @@ class ParserKind:
     db_report: DbReport = DbReport.NONE
     os_stats: bool = False  # an OS sampler's output around a workload point
     step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
-    # A function of the module, (text) -> str | None: why a file that is plainly this tool's output gave nothing
-    # (a banner only, a layout planner has no reader for); None when it is not the tool's (parsers.refusals).
-    refusal: str = ""
+    # A step's outcome reads this artifact's headline (planner.steps.wl_common.parse_outcome); ``prefixed``: its
+    # metric keys then carry the parser kind ("awr_html.physical_read_iops"), as a second layout of one report
+    in_outcome: bool = False
+    prefixed: bool = False
+    reads: str = ""  # how "planner parse reads ..." names it when a file is not recognised ("" for none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,7 +95,7 @@ def _empty() -> Mapping[str, str]:
 class ReportWords:
     """The report facet: how the kind's figures and sweep axes read."""
 
-    prefix: str = ""  # its metrics' family ("hammerdb") and how the tool's name is spelt ("HammerDB")
+    prefix: str = ""  # its metrics' family ("orion") and how the tool's name is spelt ("ORION")
     tool: str = ""
     metric_words: Mapping[str, str] = field(default_factory=_empty)  # metric name -> words (metrics.DISPLAY_NAMES)
     # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "SLOB reader
@@ -105,11 +108,13 @@ class ReportWords:
 
 @dataclass(frozen=True, slots=True)
 class Oltp:
-    """A transactional benchmark (HammerDB, Swingbench): its throughput is transactions, not storage I/O, and it
-    runs from the cache by design. The metrics the scaling check reads."""
+    """A transactional benchmark: its throughput is transactions, not storage I/O, and it runs from the cache by
+    design. The metrics the scaling check reads, and the tool's own word on what one user costs."""
 
-    throughput: str  # the throughput it leads with ("hammerdb.nopm")
-    users: str  # the users that throughput was driven by ("hammerdb.active_vu")
+    throughput: str  # the throughput it leads with ("<kind>.tps")
+    users: str  # the users that throughput was driven by ("<kind>.users")
+    # where the tool's documentation says each user drives about one core (cited by the scaling check); "": none
+    one_core_source: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +122,7 @@ class KindSpec:
     """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
 
     kind: str
-    step: str  # the StepType subclass
+    step: str = ""  # the StepType subclass; "" for a kind planner reads but does not run (its parsers only)
     parsers: tuple[ParserKind, ...] = ()
     report: ReportWords = ReportWords()
     # the kind's own findings: a function (all_series) -> list of results.finding.Finding, and one reading the
@@ -130,6 +135,7 @@ class KindSpec:
     # False: the kind is not a storage test (it drives CPU and memory), so no storage finding (cached reads,
     # CPU-bound host, rated IOPS) judges its series or its parsers' files (results.findings_db.storage_series)
     storage_test: bool = True
+    standin_version: str = ""  # a function () -> str: the release the kind's stand-in prints (the world record)
     host_vars: tuple[HostVar, ...] = ()
 
 
@@ -192,7 +198,7 @@ def metric_words() -> dict[str, str]:
 
 
 def tool_prefixes() -> dict[str, str]:
-    """Metric family -> the tool's name as spelt ("hammerdb" -> "HammerDB")."""
+    """Metric family -> the tool's name as spelt ("orion" -> "ORION")."""
     return {s.report.prefix: s.report.tool for s in specs() if s.report.prefix}
 
 

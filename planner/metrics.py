@@ -164,7 +164,7 @@ LABEL_WORDS: dict[str, str] = {
     "basis": "counted in {v}", "view": "{v} view", "job": "job {v}", "device": "device {v}", "cpu": "CPU {v}",
     "instance": "instance {v}", "run": "run {v}", "form": "from {v}", "transaction": "{v}",
 }
-# each workload kind's family is spelt as its tool is (planner.kindspec: "hammerdb" -> "HammerDB")
+# each workload kind's family is spelt as its tool is (planner.kindspec: "orion" -> "ORION")
 _PREFIXES = {**kindspec.tool_prefixes(), "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}

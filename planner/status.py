@@ -8,6 +8,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from planner.errors import ExitCode
+
 if TYPE_CHECKING:  # annotations only: every verb imports this module for ExitCode, --version included, and
     # the two modules' many dataclasses were most of that start-up
     from planner.extras import StepExtra
@@ -149,16 +151,6 @@ def recap(results: Iterable[StepResult], hosts: Iterable[str] = ()) -> dict[str,
     for r in results:
         stats.setdefault(r.host, HostStats()).count(r)
     return stats
-
-
-class ExitCode(enum.IntEnum):
-    OK = 0
-    ERROR = 1
-    FAILED = 2
-    BAD_OPTION = 2  # argparse's usage error (an unknown option, a missing value), as ansible-playbook exits
-    UNREACHABLE = 4
-    BAD_INPUT = 5
-    INTERRUPTED = 99
 
 
 def exit_code(stats: Mapping[str, HostStats], interrupted: bool = False) -> ExitCode:

@@ -23,7 +23,7 @@ def test_importing_the_runner_imports_no_cli_and_no_argparse() -> None:
 # The foundation every layer may import, each named in docs/architecture.md with what it holds: a new
 # top-level module is a decision made here, not a file that lands beside them.
 FOUNDATION = {"__init__", "__main__", "errors", "extras", "files", "host", "inputs", "kindspec", "metrics", "redaction",
-              "runid", "safejinja", "shown", "status", "timeseries"}
+              "runid", "safejinja", "shown", "status", "timeseries", "units", "variables"}
 
 
 def test_top_level_holds_only_the_foundation() -> None:
@@ -60,3 +60,15 @@ def test_every_module_is_named_in_the_architecture_doc() -> None:
     named = set(re.findall(r"^\s*- `([\w/]+\.py)`: \S", doc, re.M))
     assert modules - named == set(), "name these in docs/architecture.md (## Every module), one line each"
     assert named - modules == set(), "these are named in docs/architecture.md but are no module"
+
+
+def test_the_testing_contract_names_every_other_part_of_planner() -> None:
+    """planner.testing is for tests: the contract that nothing in planner imports it lists its sources by name,
+    so a new module or package must join that list (else it could import planner.testing unseen)."""
+    import tomllib
+
+    contracts = tomllib.loads((PLANNER.parent / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+    [contract] = [c for c in contracts if c.get("forbidden_modules") == ["planner.testing"]]
+    parts = {p.stem for p in PLANNER.glob("*.py") if p.stem != "__init__"} | {
+        p.name for p in PLANNER.iterdir() if (p / "__init__.py").exists()}
+    assert {m.removeprefix("planner.") for m in contract["source_modules"]} == parts - {"testing"}

@@ -18,7 +18,18 @@ from planner.extras import Notes
 from planner.results.runfolder import result_from_json, result_to_json
 from planner.status import RestartRequest, Status, StepResult
 from planner.steps import BUILTIN_KINDS, REGISTRY
-from planner.steps.base import Outcome, StepType
+from planner.steps.base import (
+    AroundPoint,
+    Outcome,
+    Rehearsed,
+    RestartDeferring,
+    Reversible,
+    StepType,
+    rehearsed,
+    restart_deferring,
+    reversible,
+    workload,
+)
 
 ENGINE = Path(__file__).resolve().parent.parent / "planner" / "engine"
 
@@ -50,15 +61,28 @@ def test_the_engine_imports_no_step_kind_module() -> None:
     assert "planner.steps.dbreport" in kind_modules and found == []
 
 
-@pytest.mark.parametrize("hook", ["defers_restart", "validate_files", "restart_once", "restart_restored",
-                                  "around_point_begin", "around_point_end",
-                                  "validate", "probes", "check", "save", "apply", "revert", "preview"])
-def test_every_hook_the_engine_calls_is_declared_with_a_default(hook: str) -> None:
-    assert hook in vars(StepType)
+@pytest.mark.parametrize(("facet", "hook"), [
+    (StepType, "validate_files"), (StepType, "validate"), (StepType, "probes"), (StepType, "check"),
+    (StepType, "apply"), (StepType, "preview"), (Reversible, "save"), (Reversible, "revert"),
+    (Reversible, "describe_saved"), (RestartDeferring, "restart_once"), (RestartDeferring, "restart_restored"),
+    (AroundPoint, "around_point_begin"), (AroundPoint, "around_point_end"),
+    (Rehearsed, "capped_for_rehearsal"), (Rehearsed, "rehearsal_notes")])
+def test_every_hook_the_engine_calls_is_declared_with_a_default_on_its_facet(facet: type, hook: str) -> None:
+    assert hook in vars(facet)
+
+
+def test_the_run_facet_is_what_every_kind_has_and_no_more() -> None:
+    """Issue 42: StepType had 34 members; the run facet keeps what every kind uses, the rest are facets."""
+    own = {n for n in [*vars(StepType), *StepType.__annotations__] if not n.startswith("_")}
+    assert own == {"kind", "sections", "needs_database", "device_args", "unknown_duration", "args_schema",
+                   "default_timeout_s", "check", "apply", "check_args", "preview", "writes_devices", "validate",
+                   "validate_files", "probes", "duration"}
+    assert rehearsed(REGISTRY["fio"]) is not None and reversible(REGISTRY["fio"]) is None
+    assert restart_deferring(REGISTRY["init_ora"]) is not None and workload(REGISTRY["init_ora"]) is None
 
 
 def test_a_kind_without_restart_hooks_says_so_instead_of_crashing() -> None:
-    cls = REGISTRY["copy"]
+    cls = type("Deferring", (RestartDeferring,), {"kind": "deferring"})
     with pytest.raises(StepError, match="asked for a restart but has no restart_once"):
         cls.restart_once(None, RestartRequest({}), [])  # type: ignore[arg-type]
 

@@ -504,7 +504,7 @@ def test_fio_job_file_relative_to_the_plan_never_runs_its_hooks(tmp_path: Path,
     """A relative job_file is read from the plan's folder: refused by Fio.validate_files at the plan check
     (exit 5), before any host is touched."""
     from planner.errors import StepError
-    from planner.steps.wl_fio import Fio
+    from planner.kinds.fio.step import Fio
 
     pj = Project(tmp_path)
     (tmp_path / "jobs").mkdir()

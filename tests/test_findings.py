@@ -6,17 +6,16 @@ from planner.metrics import Direction
 from planner.plan.model import Claim
 from planner.results.findings import (
     Severity,
-    Verdict,
     below_rated,
     cached_reads,
     cpu_bound,
     noisy_repeats,
     rac_not_iops,
-    verdict_for,
     wait_class_share,
 )
 from planner.results.measure import Measurement
 from planner.results.stats import Series, series
+from planner.results.verdicts import Verdict, verdict_for
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 

@@ -164,7 +164,7 @@ def test_check_diff_shows_fios_precondition_job_and_the_sudo_it_runs_under(tmp_p
 
     from prep_helpers import context
 
-    from planner.steps.wl_fio import Fio
+    from planner.kinds.fio.step import Fio
 
     step = Fio({"filename": "/dev/sdb", "size": "1G", "rw": "randread", "bs": "8k", "runtime": 30,
                 "precondition": {"rw": "write", "bs": "1M"}})

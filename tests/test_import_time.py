@@ -55,7 +55,7 @@ def test_the_step_registry_imports_no_step_kind() -> None:
 def test_looking_up_a_kind_imports_its_own_file() -> None:
     mods = loaded_after("from planner.steps import REGISTRY; assert REGISTRY['io_scheduler'].__name__ == 'IoScheduler'")
     assert "planner.steps.prep_os" in mods
-    assert not mods & {"planner.steps.wl_slob", "planner.steps.dbreport", "planner.steps.wl_fio", "planner.db.access"}
+    assert not mods & {"planner.steps.wl_slob", "planner.steps.dbreport", "planner.kinds.fio.step", "planner.db.access"}
 
 
 def test_a_plan_check_imports_only_the_kinds_the_plan_names() -> None:
@@ -67,7 +67,7 @@ def test_a_plan_check_imports_only_the_kinds_the_plan_names() -> None:
                         f"load(Path({str(plan)!r}), None, [])")
     assert {"planner.steps.prep_os", "planner.steps.generic"} <= mods
     assert not mods & {"jsonschema", "importlib.metadata"}
-    assert not mods & {"planner.steps.wl_slob", "planner.steps.wl_fio", "planner.steps.dbreport", "planner.db.access",
+    assert not mods & {"planner.steps.wl_slob", "planner.kinds.fio.step", "planner.steps.dbreport", "planner.db.access",
                        "planner.parsers.awr_common"}
 
 

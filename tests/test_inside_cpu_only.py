@@ -25,7 +25,7 @@ def test_cpu_only_points_are_counted_not_called_seriesless(tmp_path: Path) -> No
 
 def test_a_point_of_no_sweep_has_no_empty_brackets_and_a_level_series_is_not_a_fall() -> None:
     from planner.report.inside import _where
-    from planner.results.findings import steady_words
+    from planner.results.findings_run import steady_words
 
     flat = TimeSeries("fio.iops", "IO/s", "fio iops log", 1, tuple(range(10)), (100.0,) * 10, (100.0,) * 10,
                       (100.0,) * 10)

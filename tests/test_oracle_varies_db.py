@@ -18,12 +18,14 @@ from planner.db.container import read_container
 from planner.db.licence import diagnostics_pack
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
+from planner.kinds.fio.findings import run_findings as fio_setup
+from planner.kinds.iozone.findings import run_findings as iozone_buffered
 from planner.kinds.orion.step import orion_points
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
 from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.rehearsal.standins import DEFAULT_HOME, load_state, rac_state, update_state
-from planner.results.findings import all_findings, blocks_not_requests, fio_setup, iozone_buffered
+from planner.results.findings import all_findings, blocks_not_requests
 from planner.results.measure import ReadArtifact, RunData, read_run
 from planner.results.runfolder import RunMeta
 from planner.status import Artifact, Status, StepResult
@@ -312,6 +314,16 @@ def test_fio_file_jobs_on_libaio_without_direct_and_iozone_without_dash_i_are_fl
     assert len(found) == 1 and "without -I" in found[0].message and "(4 GB) fits in" in found[0].message
     assert iozone_buffered(_run_data(tmp_path, "iozone", {"flags": ["-I"], "file_size": "1g", "threads": 4})) == []
 
+
+
+@pytest.mark.parametrize(("file_size", "threads", "data"), [(8388608, 1, "8 GB"), ("2097152", "2", "4 GB"),
+                                                            ("512m", 2, "1 GB")])
+def test_iozone_file_size_without_a_unit_is_kbytes_as_iozone_reads_it(tmp_path: Path, file_size: object,
+                                                                        threads: object, data: str) -> None:
+    """iozone's -s is "the size, in Kbytes, of the file to test" (its man page, iozone3 506): a bare 8388608 is
+    8 GiB, not 8 MB read as bytes; a templated threads ("2") counts like 2."""
+    found = iozone_buffered(_run_data(tmp_path, "iozone", {"file_size": file_size, "threads": threads}))
+    assert len(found) == 1 and f"the test's data ({data}) fits in the host's 11.74 GB of memory" in found[0].message
 
 # -- 16: FLASHBACK_ON = RESTORE POINT ONLY ----------------------------------------------------------------------
 @pytest.mark.slow

@@ -14,7 +14,7 @@ import pytest
 from planner.cli.main import main
 from planner.report.context import build_context
 from planner.report.inside import with_fio
-from planner.results.findings import not_steady
+from planner.results.findings_run import not_steady
 from planner.results.measure import read_run
 from planner.results.point_series import PointSeries, read_points
 from planner.timeseries import Downsampler

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from planner.errors import ParseError
-from planner.parsers.fio_log import LogKind, log_kind, rows
-from planner.steps.fio_series import build
+from planner.kinds.fio.parse.log import LogKind, log_kind, rows
+from planner.kinds.fio.series import build
 from planner.timeseries import (
     MAX_BUCKETS,
     Downsampler,

@@ -3,7 +3,9 @@ no run needed.
 
 Parses the files (AWR / Statspack reports and pasted excerpts, ORION, fio, CALIBRATE_IO ...), derives the
 metrics, runs every finding and prints them with the numbers that raised them. ``-o`` also writes the
-Markdown report to a file. Exit code: 0 when every file was read, 2 when a file could not be read at all.
+Markdown report to a file. A run folder given is judged as the run it is (its findings as its report and
+``planner show`` give them), not read file by file. Exit code: 0 when every file was read, 2 when a file could
+not be read at all.
 """
 
 from __future__ import annotations
@@ -50,15 +52,23 @@ def expand(paths: list[Path]) -> list[Path]:
     return out
 
 
+def is_run_folder(path: Path) -> bool:
+    """A folder planner wrote for a run (its meta.json): its report.md is not an AWR excerpt to read."""
+    from planner.results.runfolder import META
+
+    return path.is_dir() and not path.is_symlink() and (path / META).is_file()
+
+
 def analyze_command(args: argparse.Namespace, out: TextIO) -> int:
     # here, not at the top: every verb's parser is built with this module, only `analyze` needs the findings
     from planner.cli.parse import check_input_files
     from planner.files import write_output
     from planner.results.analyze import analyze, parse_rated, to_json, to_markdown
 
-    files = expand([Path(f) for f in args.files])
+    runs = [p for p in map(Path, args.files) if is_run_folder(p)]
+    files = expand([p for p in map(Path, args.files) if p not in runs])
     check_input_files(files)
-    result = analyze(files, parse_rated(args.rated))
+    result = analyze(files, parse_rated(args.rated), runs=runs)
     md = to_markdown(result)
     if args.format == "json":
         json.dump(to_json(result), out, indent=2)

@@ -249,7 +249,7 @@ def secrets_of(plan: Plan, inventory: Inventory, extra_vars: dict[str, Any]) -> 
                 found.append(os.environ[value])
             if key.endswith("_file") and is_secret_name(key[:-5]):
                 found.extend(_password_file(value))
-                if not Path(value).expanduser().is_absolute():  # a step may read it beside the plan (swingbench)
+                if not Path(value).expanduser().is_absolute():  # a step may read it beside the plan
                     found.extend(_password_file(str(Path(plan.source).parent / value)))
     return tuple(dict.fromkeys(s for s in found if s))
 
@@ -272,7 +272,7 @@ def _password_file(name: str) -> list[str]:
     return [t for t in dict.fromkeys((text.strip(), text.rstrip("\r\n"))) if t]
 
 
-def apply_command(args: argparse.Namespace, argv: list[str]) -> int:
+def apply_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     if args.resume:
         return _resume(args, argv)
     if args.plan is None:
@@ -318,7 +318,7 @@ def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
-            rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = ()) -> int:
+            rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = ()) -> ExitCode:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
@@ -395,7 +395,7 @@ def check_runs_dir(runs_dir: Path) -> None:
                                   "give a folder you can write to with --runs-dir")])
 
 
-def _resume(args: argparse.Namespace, argv: list[str]) -> int:
+def _resume(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     """``apply --resume RUN``: the run's own plan and options, the same folder; see planner.engine.resume."""
     from planner.cli.find_run import resolve_run
     from planner.engine.inventory_copy import check_inventory_unchanged
@@ -488,7 +488,7 @@ def _preload_charts() -> None:
         pass
 
 
-def _interrupted_after_run(record: RunRecord, console: Console) -> int:
+def _interrupted_after_run(record: RunRecord, console: Console) -> ExitCode:
     """Ctrl-C/SIGTERM while the report is rendered (or the run indexed): hosts are restored and every
     measurement is in the record; the record says the run was interrupted in its report phase."""
     from planner.engine.interrupts import deferred_interrupts
@@ -509,7 +509,7 @@ def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunD
     push_after_apply(store_url(args), run_dir, console.warn, data)
 
 
-def validate_command(args: argparse.Namespace) -> int:
+def validate_command(args: argparse.Namespace) -> ExitCode:
     problems: list[Problem] = []
     for path in args.plans:
         try:

@@ -15,7 +15,7 @@ from planner.plan.templating import parse_extra_vars
 from planner.status import ExitCode
 
 
-def inventory_command(args: argparse.Namespace) -> int:
+def inventory_command(args: argparse.Namespace) -> ExitCode:
     base = args.playbook_dir or Path.cwd()  # ansible-inventory's basedir: group_vars/ host_vars/ read there too
     inv = load_inventory(args.inventory, args.vault, vars_dirs=[base])
     for warning in inv.warnings:

@@ -39,7 +39,7 @@ def _sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(argv: Sequence[str] | None = None) -> ExitCode:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
@@ -114,12 +114,7 @@ def _vault_keys(args: argparse.Namespace) -> None:
     args.vault = vault_keys(options, getpass.getpass)
 
 
-def _warn(warnings: Sequence[str]) -> None:
-    for text in warnings:
-        print(f"[WARNING]: {text}", file=sys.stderr)
-
-
-def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
+def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     cmd = args.command  # plugins (docs/plugins.md) load lazily: for the kinds a plan names, or all for `schema`
     _vault_keys(args)
     if cmd in ("apply", "check") and args.syntax_check:  # ansible-playbook's word for `planner validate`
@@ -167,7 +162,7 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
     if cmd == "analyze":
         from planner.cli.analyze import analyze_command
 
-        return analyze_command(args, sys.stdout)
+        return ExitCode(analyze_command(args, sys.stdout))
     if cmd == "restore":
         from planner.cli.find_run import resolve_run
         from planner.cli.restore import become_passwords, restore_command
@@ -178,4 +173,4 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> int:
         return restore_command(args, become_passwords(args))
     from planner.cli.results import dispatch_result_command
 
-    return dispatch_result_command(args)
+    return ExitCode(dispatch_result_command(args))

@@ -137,7 +137,7 @@ def _rich(results: list[FileResult], out: TextIO) -> None:
                       markup=False, highlight=False)
 
 
-def run_parse(files: list[Path], fmt: str, out: TextIO) -> int:
+def run_parse(files: list[Path], fmt: str, out: TextIO) -> ExitCode:
     """Parse every file, print the metrics in ``fmt`` ("table", "json", "csv") to ``out``.
 
     Returns 0 when everything was read, 2 when any file (or a section of one) could not be.

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import planner
+from planner import kindspec
 from planner.cli.apply import Loaded, execute, load
 from planner.engine.console import Console
 from planner.errors import InputError
@@ -29,9 +30,9 @@ from planner.host import Host
 from planner.rehearsal import preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
 from planner.rehearsal.sandbox import populate
-from planner.rehearsal.standins import standin_versions
 from planner.rehearsal.standins.profile import profile_for
 from planner.results.world import HostWorld
+from planner.status import ExitCode
 from planner.steps import REGISTRY
 
 
@@ -140,19 +141,23 @@ def _machine() -> dict[str, str]:
     return {"userland": userland, "sshd": sshd}
 
 
+def _tools(kits: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order."""
+    return tuple((s.report.tool or s.kind, kindspec.load(s.standin_version)()) for s in kindspec.specs()
+                 if s.kind in kits and s.standin_version)
+
+
 def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str], lab: Any,
            machine: Mapping[str, str]) -> HostWorld:
     """The world this host's rehearsal simulates, as the record and the report's banner say it."""
     p = profile_for(knobs.vars)
-    versions = standin_versions()
     return HostWorld(
         host=host.name, database=p.database.value if oracle else "", login_user=str(host.user or current_user()),
         become=_become_words(login, str(host.user or "")),
         oracle_version=(p.version_full or p.oracle_version) if oracle else "", cdb=oracle and p.cdb,
         pdb=p.pdb if oracle else "", rac=oracle and p.rac,
         slob_release=p.slob_release.value if "slob" in kits else "",
-        hammerdb=versions["hammerdb"] if "hammerdb" in kits else "",
-        swingbench=versions["swingbench"] if "swingbench" in kits else "",
+        tools=_tools(kits),
         nls=str(knobs.vars.get("NLS_LANG") or os.environ.get("NLS_LANG") or "NLS_LANG unset"),
         userland=machine["userland"],
         sshd=machine["sshd"] if lab is not None else "not used (the local transport)",
@@ -215,7 +220,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
 
 
-def rehearse_command(args: argparse.Namespace, argv: list[str]) -> int:
+def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     pf = preflight.check(loaded.plan, loaded.play_hosts, loaded.extra_vars)

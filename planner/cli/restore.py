@@ -15,6 +15,7 @@ from planner.cli.hostvars import render_inventory
 from planner.errors import InputError, Problem
 from planner.inventory.graph import Inventory, load_inventory
 from planner.results.runfolder import read_meta
+from planner.status import ExitCode
 from planner.transport.become import PASSWORD_VARS, BecomePassword, become_password
 
 BECOME_PROMPT = "BECOME password: "  # ansible-playbook -K's words
@@ -69,7 +70,7 @@ def _from_inventory(args: argparse.Namespace, names: list[str]) -> dict[str, Bec
     return out
 
 
-def restore_command(args: argparse.Namespace, passwords: Mapping[str, BecomePassword]) -> int:
+def restore_command(args: argparse.Namespace, passwords: Mapping[str, BecomePassword]) -> ExitCode:
     from planner.engine.console import Console
     from planner.engine.restore import restore_run
 

@@ -124,9 +124,10 @@ def _show_run(data: Any) -> None:
     from planner.engine.console import escape_controls
     from planner.engine.runrecord import status_text
     from planner.metrics import display_keys, words_in
+    from planner.report.study import label_words_of as point_words_of
     from planner.report.study import point_words
-    from planner.results.findings import all_findings
-    from planner.results.stats import fmt, series
+    from planner.results.evaluate import evaluate
+    from planner.results.stats import fmt
 
     def say(text: str = "") -> None:  # every line holds record text: control bytes shown, never sent
         print(escape_controls(text))
@@ -136,8 +137,8 @@ def _show_run(data: Any) -> None:
     say(f"  {m.started} .. {m.ended}; hosts: {', '.join(sorted(m.hosts))}")
     if data.simulated:
         say("  SIMULATED: numbers come from stand-ins, not real hardware")
-    all_series = series(data.measurements)
-    heads = [s for s in all_series if s.headline]
+    results = evaluate(data)  # the report's findings and verdicts, the same lists
+    heads = [s for s in results.series if s.headline]
     if heads:
         names = display_keys(list(dict.fromkeys((s.key, s.unit) for s in heads)))
         say()
@@ -149,13 +150,16 @@ def _show_run(data: Any) -> None:
                          str(sm.n)])
         print_table(["system", "host", "workload", "point", "metric", "median", "min – max", "n"], rows,
                     numeric=(5, 6, 7), title="headline metrics (median over repeats)")
-    rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
-    found = all_findings(all_series, rated)
-    if found:
+    if results.findings:
         say("\nfindings:")
-        for f in found:
-            where = " ".join(x for x in (f.play, f.host) if x)
+        for f in results.findings:
+            # a sweep's points told apart: "exadata exa, 256 SLOB reader sessions"
+            where = ", ".join(x for x in (" ".join(x for x in (f.play, f.host) if x), point_words_of(f.point)) if x)
             say(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
+    if results.verdicts:
+        say("\nreproduction claims:")
+        for v in results.verdicts:
+            say(f"  {v.verdict.value}: {v.source} ({v.play} {v.metric}): {v.reason}")
     for a in data.artifacts:
         for e in a.errors:
             say(f"  parse problem: {e}")

@@ -64,7 +64,7 @@ def add_store_command(sub: Any) -> None:
         add_store_option(p)
 
 
-def store_command(args: argparse.Namespace) -> int:
+def store_command(args: argparse.Namespace) -> ExitCode:
     from planner.store import open_store
 
     url = store_url(args)

@@ -22,7 +22,16 @@ from planner.host import DEFAULT_WORKDIR, Host
 from planner.plan.model import Section, StepSpec, SweepPoint
 from planner.status import Artifact, Phase, Retried, Status, StepResult
 from planner.steps import BUILTIN_KINDS, step_class
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import (
+    Change,
+    Outcome,
+    Reversible,
+    StepContext,
+    StepType,
+    Workload,
+    real_in_rehearsal,
+    restart_deferring,
+)
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.connection import Connection, login_user
 
@@ -122,8 +131,8 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         become_user=become_user, timeout_s=spec.timeout_s, point=point,
         facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
-        simulated=settings.simulated and not step_class(spec.kind).real_in_rehearsal,
-        defer_restart=defer_restart and step_class(spec.kind).defers_restart)
+        simulated=settings.simulated and not real_in_rehearsal(step_class(spec.kind)),
+        defer_restart=defer_restart and restart_deferring(step_class(spec.kind)) is not None)
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],
@@ -165,7 +174,7 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                 return result(Status.SKIPPED, "workloads do not run in check mode")
             change = hook_result(spec.kind, "check", step.check(ctx), Change)
             return result(Status.CHANGED if change.changed else Status.OK, change.msg, diff=change.diff)
-        if step.reversible and on_save is not None:
+        if isinstance(step, Reversible) and on_save is not None:
             saved = hook_result(spec.kind, "save", step.save(ctx), Mapping)  # type: ignore[type-abstract]
             on_save(spec, hs, args, saved)  # written to the record before anything changes
         while True:
@@ -210,7 +219,7 @@ def _attempt(step: StepType, ctx: StepContext, window: Window | None) -> tuple[O
         return hook_result(step.kind, "apply", step.apply(ctx), Outcome)
 
     if window is not None:
-        return window(ctx, step.writes_db_report, body)
+        return window(ctx, isinstance(step, Workload) and step.writes_db_report, body)
     return body(), [], []
 
 
@@ -306,6 +315,8 @@ def revert_step(entry: RestoreEntry, hs: HostState, settings: ExecSettings, reco
     try:
         step = step_class(entry.kind)(entry.args)
         ctx = make_context(spec, hs, {}, settings, record, artifacts, defer_restart=defer_restart)
+        if not isinstance(step, Reversible):  # a record naming a kind that is no longer reversible
+            raise StepError(f"step kind '{entry.kind}' has no revert: its saved state cannot be put back")
         out = hook_result(entry.kind, "revert", step.revert(ctx, entry.saved), Outcome)
         return result(out.status, out.msg, out)
     except ConnectError as e:

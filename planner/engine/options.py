@@ -13,7 +13,7 @@ from planner.errors import ConnectError
 from planner.host import Host
 from planner.plan.model import Play, Section, StepSpec
 from planner.results.world import HostWorld
-from planner.status import StepResult
+from planner.status import ExitCode, StepResult
 from planner.transport.connection import Connection
 
 Connector = Callable[[Sequence[Host]], Mapping[str, "Connection | ConnectError"]]
@@ -57,7 +57,7 @@ class RunOptions:
 class RunOutcome:
     results: list[StepResult]
     record: RunRecord | None
-    exit_code: int
+    exit_code: ExitCode
     interrupted: bool = False
 
 

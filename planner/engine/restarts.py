@@ -16,19 +16,19 @@ from typing import Any
 
 from planner.engine.execute import ExecSettings, HostState, hook_result, internal_error, make_context
 from planner.engine.runrecord import RunRecord, utc_now
-from planner.errors import ConnectError, PlannerError
+from planner.errors import ConnectError, PlannerError, StepError
 from planner.plan.model import Play, Section, StepSpec
 from planner.plan.templating import render
 from planner.status import Phase, RestartRequest, Status, StepResult
 from planner.steps import step_class
-from planner.steps.base import Outcome, StepContext
+from planner.steps.base import Outcome, StepContext, restart_deferring
 
 TITLE_PREP = "Restarting the database once for the play's static parameters"
 TITLE_RESTORE = "restore: restarting the database once for the static parameters put back"
 
 
 def defers(kind: str) -> bool:
-    return bool(step_class(kind).defers_restart)
+    return restart_deferring(step_class(kind)) is not None
 
 
 def due(results: Sequence[StepResult], host: str, paths: set[str]) -> list[StepResult]:
@@ -64,7 +64,9 @@ def restart_prep(play: int, kind: str, hs: HostState, pending: Sequence[tuple[St
                  variables: Mapping[str, Any], settings: ExecSettings, record: RunRecord | None,
                  artifacts: Path) -> StepResult:
     """The one restart at the end of a play's prep; ``pending``: (the deferred result, its rendered args)."""
-    cls = step_class(kind)
+    cls = restart_deferring(step_class(kind))
+    if cls is None:
+        raise StepError(f"step kind '{kind}' asked for a restart but does not defer restarts")
     steps = [cls(args) for _, args in pending]
     request = pending[-1][0].restart
     assert request is not None  # due() keeps only the results that asked
@@ -74,7 +76,9 @@ def restart_prep(play: int, kind: str, hs: HostState, pending: Sequence[tuple[St
 
 def restart_restore(play: int | None, kind: str, hs: HostState, request: RestartRequest, settings: ExecSettings,
                     record: RunRecord | None, artifacts: Path) -> StepResult:
-    cls = step_class(kind)
+    cls = restart_deferring(step_class(kind))
+    if cls is None:
+        raise StepError(f"step kind '{kind}' asked for a restart but does not defer restarts")
     return _run(kind, play, Phase.RESTORE, TITLE_RESTORE, hs, lambda ctx: cls.restart_restored(ctx, request), {},
                 settings, record, artifacts)
 

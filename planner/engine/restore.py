@@ -53,7 +53,7 @@ from planner.files import host_slug, slug, write_bytes
 from planner.host import Host
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta
-from planner.status import RestartRequest, Status, StepResult, exit_code, recap
+from planner.status import ExitCode, RestartRequest, Status, StepResult, exit_code, recap
 from planner.steps.saved_state import RestoreEntry
 from planner.transport.become import BecomePassword, become_password
 from planner.transport.remote_procs import running_dir, stop_leftovers
@@ -349,7 +349,7 @@ def _with_hint(r: StepResult, hosts: Mapping[str, Host], hint: str) -> StepResul
 
 def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_host_keys: bool = False,
                 known_hosts: Path | None = None, ssh_config: Path | None = None,
-                become_passwords: Mapping[str, BecomePassword] | None = None, no_password_hint: str = "") -> int:
+                become_passwords: Mapping[str, BecomePassword] | None = None, no_password_hint: str = "") -> ExitCode:
     if not runfolder.is_run_folder(run_dir):
         raise InputError([Problem(None, "", f"{run_dir}: not a run folder (no meta.json)",
                                   "give the path of a folder under runs/")])
@@ -360,7 +360,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     remote = _checked_remote(run_dir, raw.get("remote"))  # workdir and lock per host
     if not pending and not remote:
         console.line(f"{run_dir.name}: nothing to restore")
-        return 0
+        return ExitCode.OK
     if not made_here(raw):
         raise _received(run_dir)
     from planner.transport.connect import TransportOptions, connect
@@ -400,7 +400,7 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     if meta.status == "running":  # its controller died (it was checked not to be running)
         raw.update(status="interrupted", interrupted_phase="controller killed", ended=meta.ended or utc_now())
     runfolder.write_meta(run_dir, raw)
-    return int(exit_code(stats))
+    return exit_code(stats)
 
 
 def _received(run_dir: Path) -> InputError:

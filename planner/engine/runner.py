@@ -37,6 +37,7 @@ from planner.results import runfolder
 from planner.results.runfolder import result_to_json
 from planner.status import ExitCode, Status, StepResult, exit_code, recap
 from planner.steps import step_class
+from planner.steps.base import reversible
 from planner.steps.saved_state import RestoreEntry
 from planner.steps.wl_common import point_name
 from planner.transport import remote_procs as procs
@@ -243,7 +244,7 @@ class Runner:
         later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
                     for p in self.plan.plays[index + 1:])
         restores = not (self.opts.keep_prep or play.keep_prep) and any(
-            step_class(s.kind).reversible for s in specs)
+            reversible(step_class(s.kind)) is not None for s in specs)
         may_end = self.record is not None and self.previous is None and not later and not restores
         return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
                            self.variables(play, hs), self.settings, reads_only=self.previous is not None,
@@ -332,9 +333,9 @@ class Runner:
                     code = ExitCode.FAILED  # the measurements are not all on disk: the run did not succeed
                     self.console.warn(f"the run record is incomplete ({len(lost)} write(s) failed): {lost[0]}")
                 finish_record(self.record, {h: asdict(s) for h, s in stats.items()}, self.console.transcript,
-                              int(code), interrupted)
+                              code, interrupted)
             self.finished = True
-        return RunOutcome(self.results, self.record, int(code), bool(interrupted))
+        return RunOutcome(self.results, self.record, code, bool(interrupted))
 
 
 def step_folder(spec: StepSpec) -> str:

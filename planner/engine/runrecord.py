@@ -32,6 +32,7 @@ from planner.results import runfolder
 from planner.results.runfolder import RESOLVED_PLAN, RunMeta
 from planner.results.world import HostWorld
 from planner.runid import new_run_id
+from planner.status import ExitCode
 from planner.transport.connection import CommandResult
 
 # libyaml's emitter writes the same text as PyYAML's pure-Python one, ~10x faster: plan.resolved.yaml holds every
@@ -354,14 +355,18 @@ def _plain(v: Any) -> Any:
     return v if v is None or isinstance(v, bool | int | float | str) else str(v)
 
 
-def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: int,
+_STATUS_WORDS = {ExitCode.OK: "complete", ExitCode.FAILED: "failed", ExitCode.UNREACHABLE: "unreachable",
+                 ExitCode.INTERRUPTED: "interrupted"}
+
+
+def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: ExitCode,
                   interrupted: str = "") -> None:
     """Close a run: recap, console transcript and the final status. A full disk must not stop the run ending."""
-    status = {0: "complete", 2: "failed", 4: "unreachable", 99: "interrupted"}.get(code, "failed")
+    status = _STATUS_WORDS.get(code, "failed")
     with contextlib.suppress(OSError):
         rec.write(runfolder.RECAP, recap)
         rec.write_text(runfolder.CONSOLE, "\n".join(transcript) + "\n")
-        rec.write_meta(ended=utc_now(), status=status, exit_code=code,
+        rec.write_meta(ended=utc_now(), status=status, exit_code=int(code),
                        **({"interrupted_phase": interrupted} if interrupted else {}))
     rec.close()
 

@@ -11,14 +11,14 @@ from typing import Any
 
 from planner.engine import os_series
 from planner.errors import PlannerError
+from planner.parsers import OS_TOOLS
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
-from planner.steps.base import StepContext
+from planner.steps.base import StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
 
-OS_TOOLS = ("iostat", "mpstat", "vmstat")
 DB_REPORTS = ("awr", "statspack")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 
@@ -101,7 +101,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     sampler = None
     interval = 1
     token: object = None
-    db_kind = step_class(spec.db_report) if spec.db_report and not writes_db_report else None
+    db_kind = around_point(step_class(spec.db_report)) if spec.db_report and not writes_db_report else None
     if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
         token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name) if snaps is not None else None)
         if snaps is not None:

@@ -25,7 +25,7 @@ from planner.plan.sweeps import expand
 from planner.plan.templating import eval_when, render
 from planner.status import Status, StepResult
 from planner.steps import step_class
-from planner.steps.base import StepContext
+from planner.steps.base import StepContext, real_in_rehearsal, rehearsed
 from planner.steps.wl_common import point_name
 
 Points = list[tuple[SweepPoint, dict[str, Any]]]  # a host's points: each with its rendered arguments
@@ -68,8 +68,9 @@ class WorkloadLoop:
     def points(self, play: Play, spec: StepSpec, hs: HostState) -> Points:
         points = expand(spec, render(dict(spec.args), self.run.variables(play, hs)))
         if self.run.opts.simulated:  # rehearsal: real workloads run briefly (StepType.rehearsal_caps)
-            step_type = step_class(spec.kind)
-            points = [(p, step_type.capped_for_rehearsal(a)) for p, a in points]
+            as_rehearsed = rehearsed(step_class(spec.kind))
+            if as_rehearsed is not None:
+                points = [(p, as_rehearsed.capped_for_rehearsal(a)) for p, a in points]
         return points
 
     def step(self, play: Play, spec: StepSpec, states: list[HostState]) -> None:
@@ -216,7 +217,7 @@ class WorkloadLoop:
                 if sync is not None:
                     ctx.sync = sync.member(hs.host.name, ctx.conn)
                 # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
-                stand_in = run.opts.simulated and not step_class(spec.kind).real_in_rehearsal
+                stand_in = run.opts.simulated and not real_in_rehearsal(step_class(spec.kind))
                 expected = None if stand_in else win.expected_seconds(spec.kind, args)
                 return win.run_in_window(ctx, window, workdir, writes_db_report, body, expected_s=expected,
                                          snaps=self.snaps)

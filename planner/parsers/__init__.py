@@ -34,11 +34,6 @@ MAX_INFLATED_BYTES = 64 << 20
 # memory a byte: 2 GB at this bound)
 MAX_PARSE_BYTES = 128 << 20
 
-NOT_RECOGNISED = ("not a recognised benchmark output — planner parse reads AWR/Statspack text or HTML (also "
-                  "Compare Period and RAC global reports), ORION summary/csv, fio JSON, terse or normal output, SLB, "
-                  "iozone, Swingbench results XML, CALIBRATE_IO, iostat/mpstat/vmstat, sar -u/-r")
-
-
 # Detection order matters: specific report headers first, loose excerpt matching last.
 _OWN_FIRST: tuple[ParserKind, ...] = (
     ParserKind("awr_compare", "awr_compare", "AWR Compare Period report (awrddrpt, text)",
@@ -46,20 +41,23 @@ _OWN_FIRST: tuple[ParserKind, ...] = (
     ParserKind("awr_rac_html", "awr_rac", "AWR global RAC report (awrgrpt, HTML)",
                names=(r"(awr_rac|awrgrpt).*\.html?(\.gz)?$",), html_report=True, db_report=DbReport.GLOBAL),
     ParserKind("awr_rac_text", "awr_rac_text", "AWR global RAC report (awrgrpt / AWR_GLOBAL_REPORT_TEXT, text)",
-               names=(r"(awr_rac|awrgrpt).*\.(txt|lst|out)$",), db_report=DbReport.GLOBAL),
+               names=(r"(awr_rac|awrgrpt).*\.(txt|lst|out)$",), db_report=DbReport.GLOBAL, in_outcome=True,
+               prefixed=True),
     ParserKind("awr_html", "awr_html", "AWR report (HTML)", names=(r"awr.*\.html?$",), html_report=True,
-               db_report=DbReport.ONE),
+               db_report=DbReport.ONE, in_outcome=True, prefixed=True),
     ParserKind("awr_text", "awr_text", "AWR report (text)", names=(r"awr.*\.(txt|lst|out)$",),
-               db_report=DbReport.ONE),
+               db_report=DbReport.ONE, in_outcome=True,
+               reads="AWR/Statspack text or HTML (also Compare Period and RAC global reports)"),
     ParserKind("statspack", "statspack", "Statspack report", names=(r"(statspack|sp_).*\.(txt|lst)$",),
-               db_report=DbReport.ONE),
+               db_report=DbReport.ONE, in_outcome=True),
     ParserKind("addm", "addm", "ADDM report (text)", names=(r"addm.*\.(txt|lst|out)$",),
                headline=(("db_time_s", {}), ("aas", {})),
                result_lines=r"Total database time was|average number of active sessions was"),
 )
 # after the workload kinds' own parsers (planner.kindspec, in KINDS order): OS samplers, then loose excerpts
 _OWN_LAST: tuple[ParserKind, ...] = (
-    ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True),
+    ParserKind("iostat", "ostats", "iostat", "looks_like_iostat", "parse_iostat", (r"iostat",), os_stats=True,
+               reads="iostat/mpstat/vmstat, sar -u/-r"),
     ParserKind("mpstat", "ostats", "mpstat", "looks_like_mpstat", "parse_mpstat", (r"mpstat",), os_stats=True,
                headline=tuple((f"mpstat.{m}_pct", {"cpu": "all", "time": "Average"})
                               for m in ("usr", "sys", "iowait", "idle"))),
@@ -68,6 +66,13 @@ _OWN_LAST: tuple[ParserKind, ...] = (
 )
 PARSER_KINDS: tuple[ParserKind, ...] = (*_OWN_FIRST, *kindspec.parser_kinds(), *_OWN_LAST)
 KINDS: tuple[str, ...] = tuple(e.kind for e in PARSER_KINDS)
+# The families a file may be, in the records' words (each family's first record says how it reads)
+NOT_RECOGNISED = "not a recognised benchmark output — planner parse reads " + ", ".join(
+    k.reads for k in PARSER_KINDS if k.reads)
+# The parser kinds whose headline a step's outcome reads (planner.steps.wl_common.parse_outcome)
+IN_OUTCOME = frozenset(k.kind for k in PARSER_KINDS if k.in_outcome)
+PREFIXED = frozenset(k.kind for k in PARSER_KINDS if k.prefixed)
+OS_TOOLS = tuple(k.kind for k in PARSER_KINDS if k.os_stats)  # the OS samplers around a workload point
 _BY_KIND = {e.kind: e for e in PARSER_KINDS}
 
 
@@ -93,11 +98,6 @@ def _func(entry: ParserKind, attr: str) -> Callable[..., object] | None:
     mod = _module(entry.module)
     fn = getattr(mod, attr, None) if isinstance(mod, ModuleType) else None
     return fn if callable(fn) else None
-
-
-def available_kinds() -> tuple[str, ...]:
-    """The kinds whose parser module imports here (AWR parsers may be absent)."""
-    return tuple(e.kind for e in PARSER_KINDS if _func(e, e.parse) is not None)
 
 
 def detect(text: str, filename: str = "") -> str | None:

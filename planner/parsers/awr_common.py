@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from planner.metrics import Direction, MetricSink
 from planner.parsers.numbers import NUMBER, put, read
+from planner.units import MIB, suffix_bytes
 
 H, L, N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
 
@@ -53,7 +54,7 @@ def parse_size_mb(text: str) -> float | None:
     v = parse_number(m.group(1))
     if v is None:
         return None
-    return v * {"K": 1 / 1024, "M": 1.0, "G": 1024.0, "": 1 / (1024 * 1024)}[m.group(2)]
+    return v * suffix_bytes(m.group(2)) / MIB
 
 
 def slug(label: str) -> str:

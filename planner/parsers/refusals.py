@@ -2,47 +2,21 @@
 
 ``explain(text)`` names the tool, its version and run when printed, and why nothing was read: a banner with no
 results (a run stopped early, or only its start pasted), or a layout this planner has no reader for. The
-registry calls it only after no parser read the file, so a reader added later for a layout (iozone ``-a``,
-older SLB kits, fio terse) takes over from its refusal without a change here. A workload kind's own tool says its
-refusal in the kind's parser (its ParserKind's ``refusal``), asked first.
+registry calls it only after no parser read the file, so a reader added later for a layout (a tool's auto mode,
+an older kit's output) takes over from its refusal without a change here. A workload kind says its own beside
+its parser (``refusal(text)``); the rules here are for the tools that have no folder of their own (sysstat).
 """
 
 from __future__ import annotations
 
+import functools
+import importlib
 import re
 from collections.abc import Callable
 
 from planner import kindspec
 
-_IOZONE_VERSION = re.compile(r"Version \$Revision:\s*([\d.]+)\s*\$")
-_IOZONE_AUTO = re.compile(r"^[ \t]*Auto Mode[ \t]*$|^[ \t]*kB\s+reclen\s+write\s+rewrite\b"
-                          r"|^[ \t]*KB\s+reclen\s+write\b", re.M | re.I)
-_FIO_VERSION = re.compile(r"^(fio-\d[\w.\-]*)\s*$", re.M)
-_FIO_TERSE = re.compile(r"^(?:3|4|5);fio-[\w.\-]+;[^;\n]*;\d+;\d+;", re.M)
-_FIO_JOB = re.compile(r"^\S.*?: \(g=\d+\): rw=\w+", re.M)
 _SYSSTAT = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+\S+\s+\S+\s+\((\d+)\s+CPU\)", re.M)
-
-
-def _iozone(text: str) -> str | None:
-    if "Iozone: Performance Test of File I/O" not in text:
-        return None
-    v = _IOZONE_VERSION.search(text)
-    what = f"iozone {v.group(1)}" if v else "iozone"
-    if _IOZONE_AUTO.search(text):
-        return (f"{what} auto mode (-a: the file size x record size table): a layout this planner does not "
-                "read - it reads throughput mode (-t N)")
-    return f"{what}: banner only, no result lines (no 'Children see / Parent sees throughput' line)"
-
-
-def _fio(text: str) -> str | None:
-    if m := _FIO_TERSE.search(text):
-        return (f"fio terse output (--minimal, format {m.group()[0]}): a layout this planner does not read - "
-                "it reads --output-format=json and normal output")
-    v = _FIO_VERSION.search(text)
-    if not (v or _FIO_JOB.search(text)):
-        return None
-    what = v.group(1) if v else "fio"
-    return f"{what}: job banner only, no results (no 'read: IOPS=' / 'write: IOPS=' line; the run was cut short?)"
 
 
 def _sysstat(text: str) -> str | None:
@@ -53,12 +27,22 @@ def _sysstat(text: str) -> str | None:
             "mpstat report rows")
 
 
-_RULES: tuple[Callable[[str], str | None], ...] = (_iozone, _fio, _sysstat)
+_RULES: tuple[Callable[[str], str | None], ...] = (_sysstat,)
 
 
-def _rules() -> list[Callable[[str], str | None]]:
-    """The kinds' own refusals (in KINDS order), then the ones here."""
-    return [kindspec.load(f"{p.module}:{p.refusal}") for p in kindspec.parser_kinds() if p.refusal] + list(_RULES)
+@functools.cache
+def _kinds_rules() -> tuple[Callable[[str], str | None], ...]:
+    """Each workload kind's own refusal: a ``refusal(text)`` beside its parser (a module its spec names in full),
+    in KINDS order. A parser module that does not import disables only its own rule, as in the registry."""
+    out = []
+    for name in dict.fromkeys(p.module for p in kindspec.parser_kinds() if "." in p.module):
+        try:
+            module = importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - an absent/broken parser disables only its kinds
+            continue
+        if callable(rule := getattr(module, "refusal", None)):
+            out.append(rule)
+    return tuple(out)
 
 
 def explain(text: str, as_given: str = "") -> str | None:
@@ -67,7 +51,7 @@ def explain(text: str, as_given: str = "") -> str | None:
     ``text`` is the unwrapped file; ``as_given`` the file before unwrapping, whose command line (a prompt
     line, taken off as a wrapper) still names the run."""
     head = text[:2_000_000] + "\n" + as_given[:20_000]
-    for rule in _rules():
+    for rule in (*_kinds_rules(), *_RULES):
         if (why := rule(head)) is not None:
             return why
     return None

@@ -18,7 +18,7 @@ import jinja2.meta
 
 from planner.errors import InputError, Problem
 from planner.plan.check import ArgsCheck, InventoryLike, check_plan
-from planner.plan.model import SCHEMA_VERSION, Claim, Plan, Play, ReportSpec, Section, StepSpec
+from planner.plan.model import Claim, Plan, Play, ReportSpec, Section, StepSpec
 from planner.plan.schema import (
     Locator,
     did_you_mean,
@@ -154,8 +154,7 @@ class _Build:
                 inventory=inventory, vars=dict(data.get("vars") or {}),
                 plays=tuple(p for p in plays if p is not None),
                 report=ReportSpec(**report) if isinstance(report, dict) and not self.lenient else None,
-                allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims),
-                schema_version=int(data.get("version", SCHEMA_VERSION)))
+                allow_destroy=tuple(data.get("allow_destroy") or ()), reproduces=tuple(claims))
         except (KeyError, TypeError, ValueError, OverflowError):
             return None, self.problems  # only reachable with schema problems, already reported
         return plan, self.problems

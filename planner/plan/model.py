@@ -14,8 +14,6 @@ from typing import Any
 
 from planner.errors import Location
 
-SCHEMA_VERSION = 1
-
 
 class Section(enum.Enum):
     PREP = "prep"
@@ -101,7 +99,6 @@ class Plan:
     report: ReportSpec | None = None
     allow_destroy: tuple[str, ...] = ()  # devices the plan allows destructive steps to write
     reproduces: tuple[Claim, ...] = ()
-    schema_version: int = SCHEMA_VERSION
 
 
 @dataclass(frozen=True, slots=True)

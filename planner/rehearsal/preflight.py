@@ -19,6 +19,7 @@ from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.plan.sweeps import expand
 from planner.plan.templating import render, variables_for
 from planner.steps import REGISTRY, StepType
+from planner.steps.base import rehearsed
 
 # What each step kind needs checked here (devices, kits, run time, notes) is said by its StepType.
 
@@ -79,7 +80,8 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
                     continue  # the plan check refused it already
                 args = render(dict(spec.args), variables) if isinstance(spec.args, Mapping) else {}
                 _devices(pf, spec, step_type, host, args, declared)
-                for key in step_type.kit_args:
+                as_rehearsed = rehearsed(step_type)
+                for key in as_rehearsed.kit_args if as_rehearsed is not None else ():
                     path = args.get(key)
                     if path:
                         pf.kits.setdefault(host.name, {})[spec.kind] = str(path)
@@ -87,7 +89,7 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
                             pf.warnings.append(f"{spec.location or spec.path}: {spec.kind} {key} {path} for "
                                                f"{host.name} is not declared in the inventory")
                 _destructive(pf, spec, step_type, host, args)
-                pf.notes.extend(step_type.rehearsal_notes(host.name, args))
+                pf.notes.extend(as_rehearsed.rehearsal_notes(host.name, args) if as_rehearsed is not None else ())
                 if step_type.unknown_duration:
                     pf.unknown_time.append(f"{play.name}: {spec.kind} ({step_type.unknown_duration})")
                     continue
@@ -104,7 +106,8 @@ def _devices(pf: Preflight, spec: StepSpec, step_type: type[StepType], host: Hos
     for key in step_type.device_args:
         for name in _as_list(args.get(key)):
             if not name.startswith("/dev/"):
-                if step_type.files_for_devices:  # e.g. ORION on datafiles: the sandbox makes the files
+                # e.g. ORION on datafiles: the sandbox makes the files
+                if (r := rehearsed(step_type)) is not None and r.files_for_devices:
                     pf.files.setdefault(host.name, set()).add(name)
                 continue  # a file target, not a device
             wanted = pf.devices.setdefault(host.name, set())

@@ -24,7 +24,7 @@ from planner.host import Host
 from planner.rehearsal.kitsite import KitSite, host_line, write_host_env
 from planner.rehearsal.standins.profile import HostProfile, StandinDatabase, profile_for
 from planner.steps import REGISTRY
-from planner.steps.base import KitStandIn
+from planner.steps.base import KitStandIn, rehearsed
 
 SCHEDULERS = "[mq-deadline] kyber bfq none"  # what a current blk-mq kernel shows for a SCSI disk
 # and for a request-based dm-multipath map (dm-mq): it has an elevator of its own (drivers/md/dm-rq.c)
@@ -158,7 +158,8 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
 def _kit_standin(kind: str) -> KitStandIn | None:
     """What the step kind says a sandbox puts at its kit path (StepType.kit_args)."""
     step_type = REGISTRY.get(kind)
-    return None if step_type is None else next(iter(step_type.kit_args.values()), None)
+    as_rehearsed = rehearsed(step_type) if step_type is not None else None
+    return None if as_rehearsed is None else next(iter(as_rehearsed.kit_args.values()), None)
 
 
 def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProfile) -> None:
@@ -183,13 +184,6 @@ def _install_kit(root: Path, kind: str, path: str, host: Host, profile: HostProf
             loaded = 4096 if profile.database is StandinDatabase.LOADED else 0
             install_slob_kit(target, loaded_schemas=loaded, release=profile.slob_release)
             write_host_env(target / "standin.env", host)
-    elif standin is KitStandIn.HAMMERDB_HOME and path.startswith("/"):
-        target.mkdir(parents=True, exist_ok=True)
-        if not (target / "hammerdbcli").exists():
-            (target / "hammerdbcli").symlink_to(base / "bin" / "hammerdbcli")
-            write_host_env(target / "standin.env", host)  # the AWR host line of the windows it snapshots
-    elif standin is KitStandIn.SWINGBENCH_HOME and path.startswith("/"):
-        standins.install_swingbench(root, path)
     elif standin is KitStandIn.BINARY and (base / "bin" / kind).exists() and path.startswith("/"):
         target.parent.mkdir(parents=True, exist_ok=True)
         if not target.exists():

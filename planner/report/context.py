@@ -1,7 +1,9 @@
 """The report context: everything a report template may use, as plain dicts and lists (docs/report-context.md).
 
-Built once from a run folder (planner.results.measure.RunData); templates only lay it out. Every key documented is
-always present (empty list / "" / None when there is nothing), so templates render under StrictUndefined.
+Built once from a run folder (planner.results.measure.RunData) and its results (planner.results.evaluate: the
+findings and verdicts the store and `planner show` hold too), one builder per section; templates only lay it
+out. Its shape is planner.report.context_types (TypedDicts, checked by mypy). Every key documented is always
+present (empty list / "" / None when there is nothing), so templates render under StrictUndefined.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import os
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +20,35 @@ from planner.extras import SlobPoint
 from planner.metrics import display_name, short_name, words_in
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
+from planner.report.context_types import (
+    ArtifactRow,
+    AwrLine,
+    DbSource,
+    FindingRow,
+    HostFacts,
+    HostSection,
+    KindRow,
+    OsGroup,
+    OsMetric,
+    ParseErrorRow,
+    ParseProblem,
+    PlayRow,
+    PrepRow,
+    ReportContext,
+    RunInfo,
+    SideBySide,
+    SideHost,
+    Simulated,
+    StatsRow,
+    StatsTable,
+    Summary,
+    SweepRow,
+    SweepTable,
+    VerdictRow,
+    WaitEvent,
+    WaitGroup,
+    Workload,
+)
 from planner.report.inside import inside
 from planner.report.rac import rac_sections
 from planner.report.study import (
@@ -35,12 +66,14 @@ from planner.report.study import (
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
-from planner.results.findings import all_findings, fio_setup, iozone_buffered, late_starts, not_steady, verdicts
+from planner.results.evaluate import RunResults, evaluate
+from planner.results.finding import Finding
 from planner.results.measure import RunData, play_name, prep_steps
-from planner.results.point_series import read_points
-from planner.results.stats import METHOD, Series, fmt, series
+from planner.results.stats import METHOD, Series, fmt
+from planner.results.verdicts import ClaimVerdict
 from planner.status import Phase, recap
 from planner.steps import REGISTRY
+from planner.steps.base import workload
 from planner.steps.saved_state import RestoreEntry
 
 
@@ -59,11 +92,7 @@ OS_LABELS = {m: short_name(m) for m in ("os.cpu_busy_pct", "os.cpu_iowait_pct", 
                                         "os.util_pct_max", "os.samples")}
 
 
-def _plain(v: Any) -> Any:
-    return v.value if hasattr(v, "value") and not isinstance(v, int | float | str) else v
-
-
-def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
+def _run(data: RunData, report_dir: Path) -> RunInfo:
     m = data.meta
     git = m.git
     return {
@@ -77,9 +106,9 @@ def _run(data: RunData, report_dir: Path) -> dict[str, Any]:
     }
 
 
-def _simulated(data: RunData) -> dict[str, Any]:
+def _simulated(data: RunData) -> Simulated:
     """What was simulated, counted per artifact kind (one line per kind, not per file)."""
-    what = []
+    what: list[str] = []
     if data.meta.simulated:
         how = [f"; hosts {n}" for n in data.meta.rehearsal_notes]
         what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
@@ -108,7 +137,7 @@ def _columns(data: RunData, all_series: Sequence[Series]) -> list[tuple[str, str
     return [(p, "" if len(hosts[p]) == 1 else h) for p in order for h in hosts[p]]
 
 
-def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
+def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> SweepTable:
     """One table per workload: points (and hosts) as rows, metrics as columns; a cell is the median, with
     the min–max over repeats when there were several. The headline metrics come first."""
     keys = list(dict.fromkeys([*(s.key for s in ss if s.headline),
@@ -119,7 +148,7 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
     for s in ss:
         if s.key in keys:
             cells[(s.host, s.point_label)][s.key] = s
-    rows: list[dict[str, Any]] = []
+    rows: list[SweepRow] = []
     for (host, _point), by_key in cells.items():
         any_s = next(iter(by_key.values()))
         row = []
@@ -136,48 +165,50 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> dict[str, Any]:
             "repeated": any(r["n"] > 1 for r in rows)}
 
 
-def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str]) -> list[dict[str, Any]]:
+def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str]) -> list[Workload]:
     by_step: dict[str, list[Series]] = defaultdict(list)
     prep = prep_steps(data)
     for s in all_series:
         if s.step not in prep:
             by_step[s.step].append(s)
-    out = []
-    for step, ss in by_step.items():
-        first = ss[0]
-        kind = data.step_kinds.get(step, first.kind)
-        swept = sorted({k for s in ss for k, _ in s.params})
-        points = list(dict.fromkeys(s.point_label for s in ss))
-        names = metric_names(ss)
-        tables = []
-        for key in dict.fromkeys(s.key for s in ss if s.headline):
-            rows: list[dict[str, Any]] = []
-            for s in ss:
-                if s.key == key:
-                    sm = s.summary
-                    rows.append({"host": s.host, "point": s.point_label, "n": sm.n, "warmups": s.warmups,
-                                 "min": fmt(sm.min), "median": fmt(sm.median), "max": fmt(sm.max),
-                                 "spread": fmt(sm.spread), "cv_pct": fmt(sm.cv_pct)})
-            s0 = next(s for s in ss if s.key == key)
-            tables.append({"metric": key, "name": names[key], "unit": s0.unit, "direction": s0.direction.value,
-                           "rows": rows, "repeated": any(r["n"] > 1 for r in rows)})
-        wanted = REGISTRY[kind].report_metrics if kind in REGISTRY else ()  # the kind's own list
-        kind_rows = [{"host": s.host, "point": s.point_label, "metric": s.key, "name": names[s.key], "unit": s.unit,
-                      "median": fmt(s.summary.median), "n": s.summary.n}
-                     for name in wanted for s in ss if s.metric == name]
-        partial = f"{kind}.md.j2"
-        out.append({"play": first.play, "step": step, "title": first.title, "kind": kind,
-                    "partial": partial if partial in templates else "",
-                    "hosts": list(dict.fromkeys(s.host for s in ss)), "swept": swept,
-                    "swept_words": [param_words(p, kind) for p in swept], "points": points,
-                    "repeats": max(s.summary.n for s in ss), "warmups": max(s.warmups for s in ss),
-                    "tables": tables, "kind_rows": kind_rows,
-                    "sweep_table": _sweep_table(ss, table_metrics(kind, wanted))})
-    return out
+    return [_workload(step, data.step_kinds.get(step, ss[0].kind), ss, templates) for step, ss in by_step.items()]
 
 
-def _awr_lines(data: RunData, host: str) -> list[dict[str, Any]]:
-    out, seen = [], set()
+def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -> Workload:
+    first, names = ss[0], metric_names(ss)
+    swept = sorted({k for s in ss for k, _ in s.params})
+    as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
+    wanted = as_workload.report_metrics if as_workload is not None else ()  # the kind's own list
+    kind_rows = [KindRow(host=s.host, point=s.point_label, metric=s.key, name=names[s.key], unit=s.unit,
+                         median=fmt(s.summary.median), n=s.summary.n)
+                 for name in wanted for s in ss if s.metric == name]
+    partial = f"{kind}.md.j2"
+    return Workload(play=first.play, step=step, title=first.title, kind=kind,
+                    partial=partial if partial in templates else "",
+                    hosts=list(dict.fromkeys(s.host for s in ss)), swept=swept,
+                    swept_words=[param_words(p, kind) for p in swept],
+                    points=list(dict.fromkeys(s.point_label for s in ss)),
+                    repeats=max(s.summary.n for s in ss), warmups=max(s.warmups for s in ss),
+                    tables=_stats_tables(ss, names), kind_rows=kind_rows,
+                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)))
+
+
+def _stats_tables(ss: Sequence[Series], names: Mapping[str, str]) -> list[StatsTable]:
+    """Per headline metric, the full statistics of every host and point."""
+    tables = []
+    for key in dict.fromkeys(s.key for s in ss if s.headline):
+        mine = [s for s in ss if s.key == key]
+        rows = [StatsRow(host=s.host, point=s.point_label, n=s.summary.n, warmups=s.warmups, min=fmt(s.summary.min),
+                         median=fmt(s.summary.median), max=fmt(s.summary.max), spread=fmt(s.summary.spread),
+                         cv_pct=fmt(s.summary.cv_pct)) for s in mine]
+        tables.append(StatsTable(metric=key, name=names[key], unit=mine[0].unit, direction=mine[0].direction.value,
+                                 rows=rows, repeated=any(r["n"] > 1 for r in rows)))
+    return tables
+
+
+def _awr_lines(data: RunData, host: str) -> list[AwrLine]:
+    out: list[AwrLine] = []
+    seen = set()
     for a in data.artifacts:
         f = dict(a.facts)
         if a.host != host or "host_name" not in f and "platform" not in f:
@@ -195,9 +226,9 @@ def _awr_lines(data: RunData, host: str) -> list[dict[str, Any]]:
     return out
 
 
-def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
+def _prep(data: RunData, host: str) -> list[PrepRow]:
     restored = {(e.host, e.step): e for e in map(RestoreEntry.from_json, data.restore)}
-    out = []
+    out: list[PrepRow] = []
     for r in data.results:
         if r.host != host or r.section != Section.PREP.value or r.index is None:  # not the play's one restart
             continue
@@ -211,7 +242,7 @@ def _prep(data: RunData, host: str) -> list[dict[str, Any]]:
     return out
 
 
-def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
+def _waits(host_series: Sequence[Series]) -> list[WaitGroup]:
     groups: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
     for s in host_series:
         if not s.metric.startswith("wait.") or s.label("section", "top") != "top":
@@ -225,21 +256,20 @@ def _waits(host_series: Sequence[Series]) -> list[dict[str, Any]]:
             ev["time_s"] = sum(s.values)
         elif s.metric == "wait.pct_db_time":
             ev["pct_db_time"] = s.summary.mean
-    out = []
-    for (play, _step, title, point), events in groups.items():
-        rows = []
-        for ev in sorted(events.values(), key=lambda e: e["rank"]):
-            avg = ev["time_s"] / ev["waits"] * 1000 if ev["has_waits"] and ev["waits"] else None
-            rows.append({"event": ev["event"], "wait_class": ev["wait_class"],
-                         "waits": fmt(ev["waits"], 0) if ev["has_waits"] else "", "time_s": fmt(ev["time_s"], 0),
-                         "avg_ms": fmt(avg, 2), "pct_db_time": fmt(ev["pct_db_time"])})
-        out.append({"play": play, "workload": title, "point": point, "point_words": label_words_of(point),
-                    "events": rows})
-    return out
+    return [WaitGroup(play=play, workload=title, point=point, point_words=label_words_of(point),
+                      events=[_wait_event(ev) for ev in sorted(events.values(), key=lambda e: e["rank"])])
+            for (play, _step, title, point), events in groups.items()]
 
 
-def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
-    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = defaultdict(list)
+def _wait_event(ev: Mapping[str, Any]) -> WaitEvent:
+    avg = ev["time_s"] / ev["waits"] * 1000 if ev["has_waits"] and ev["waits"] else None
+    return WaitEvent(event=ev["event"], wait_class=ev["wait_class"],
+                     waits=fmt(ev["waits"], 0) if ev["has_waits"] else "", time_s=fmt(ev["time_s"], 0),
+                     avg_ms=fmt(avg, 2), pct_db_time=fmt(ev["pct_db_time"]))
+
+
+def _os(host_series: Sequence[Series]) -> list[OsGroup]:
+    groups: dict[tuple[str, str, str, str], list[OsMetric]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
             tool = f" ({s.label('tool')})" if s.label("tool") else ""  # os.samples: one per sampler
@@ -253,11 +283,11 @@ def _os(host_series: Sequence[Series]) -> list[dict[str, Any]]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [{"play": pl, "workload": t, "point": p, "point_words": label_words_of(p), "metrics": _one_samples_row(ms)}
+    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p), metrics=_one_samples_row(ms))
             for (pl, _s, t, p), ms in groups.items()]
 
 
-def _window_row(rows: list[dict[str, Any]], words: str) -> None:
+def _window_row(rows: list[OsMetric], words: str) -> None:
     """The point's "OS statistics window" row; repeats cut differently each say theirs, once."""
     row = next((r for r in rows if r["name"] == "OS statistics window"), None)
     if row is None:
@@ -266,39 +296,39 @@ def _window_row(rows: list[dict[str, Any]], words: str) -> None:
         row["value"] += "; " + words
 
 
-def _one_samples_row(metrics: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _one_samples_row(metrics: list[OsMetric]) -> list[OsMetric]:
     """Each sampler's count of samples in the window as one row, "(iostat / mpstat / vmstat) 1 / 3 / 3"."""
     label = OS_LABELS["os.samples"]
     counts = sorted((m for m in metrics if m["name"].startswith(label + " (")), key=lambda m: m["name"])
     if len(counts) < 2:
         return metrics
     tools = " / ".join(m["name"][len(label) + 2:-1] for m in counts)
-    row = {"name": f"{label} ({tools})", "value": " / ".join(m["value"] for m in counts), "unit": ""}
+    row = OsMetric(name=f"{label} ({tools})", value=" / ".join(m["value"] for m in counts), unit="")
     return [m for m in metrics if m not in counts] + [row]
 
 
-def _hosts(data: RunData, all_series: Sequence[Series]) -> list[dict[str, Any]]:
+def _hosts(data: RunData, all_series: Sequence[Series]) -> list[HostSection]:
     names = list(dict.fromkeys([*data.facts, *(r.host for r in data.results if r.host)]))
     plays = {p.name: list(p.hosts) for p in data.meta.plays}
     out = []
     for h in names:
         f = dict(data.facts.get(h, {}))
         hs = [s for s in all_series if s.host == h]
-        out.append({
-            "name": h, "plays": [p for p, hosts in plays.items() if h in hosts],
-            "facts": {"hostname": f.get("hostname", ""), "cpus": f.get("cpus", ""), "cores": f.get("cores", ""),
-                      "sockets": f.get("sockets", ""), "memory_gb": f.get("memory_gb", ""),
-                      "kernel": f.get("kernel", ""), "cpu_model": f.get("cpu_model", ""),
-                      "distribution": f.get("distribution", ""), "known": bool(f)},
-            "awr_lines": _awr_lines(data, h), "prep": _prep(data, h), "waits": _waits(hs), "os": _os(hs),
-            "db_sources": _db_sources(data, h)})
+        out.append(HostSection(
+            name=h, plays=[p for p, hosts in plays.items() if h in hosts],
+            facts=HostFacts(hostname=f.get("hostname", ""), cpus=f.get("cpus", ""), cores=f.get("cores", ""),
+                            sockets=f.get("sockets", ""), memory_gb=f.get("memory_gb", ""),
+                            kernel=f.get("kernel", ""), cpu_model=f.get("cpu_model", ""),
+                            distribution=f.get("distribution", ""), known=bool(f)),
+            awr_lines=_awr_lines(data, h), prep=_prep(data, h), waits=_waits(hs), os=_os(hs),
+            db_sources=_db_sources(data, h)))
     return out
 
 
-def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
+def _db_sources(data: RunData, host: str) -> list[DbSource]:
     """Per workload step: the statistics source (AWR / Statspack) and why, and the buffer pool holding the
     workload's data with its effective size, as the step recorded them (planner.steps.wl_slob)."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str], DbSource] = {}
     cagings: dict[tuple[str, str], dict[str, str]] = {}
     for r in data.results:
         d = r.extra
@@ -318,18 +348,6 @@ def _db_sources(data: RunData, host: str) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _working_sets(data: RunData) -> dict[str, float]:
-    out: dict[str, float] = {}
-    plan_vars = dict(data.plan.vars) if data.plan else {}
-    for p in data.plan.plays if data.plan else ():
-        v = {**plan_vars, **dict(p.vars)}
-        if isinstance(v.get("working_set_mb"), int | float):
-            out[p.name] = float(v["working_set_mb"])
-        elif isinstance(v.get("working_set_gb"), int | float):
-            out[p.name] = float(v["working_set_gb"]) * 1024
-    return out
-
-
 def _supporting(rows: Mapping[Row, list[Series]], support: Sequence[Series]) -> dict[Row, list[Series]]:
     """Supporting metrics in the same workload rows as the headline (by kind when the headline is by kind)."""
     workload_of = {(s.play, s.step): r.workload for r, ss in rows.items() for s in ss}
@@ -340,9 +358,9 @@ def _supporting(rows: Mapping[Row, list[Series]], support: Sequence[Series]) -> 
     return out
 
 
-def _parse_problems(data: RunData) -> list[dict[str, Any]]:
+def _parse_problems(data: RunData) -> list[ParseProblem]:
     """Parse errors said once per message, with the files that had it (three mpstat files, one line)."""
-    out: dict[tuple[str, str], dict[str, Any]] = {}
+    out: dict[tuple[str, str], ParseProblem] = {}
     for a in data.artifacts:
         for e in a.errors:
             text = str(e)
@@ -352,67 +370,56 @@ def _parse_problems(data: RunData) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequence[Mapping[str, Any]],
-                  plays: Sequence[str]) -> dict[str, Any]:
+def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequence[HostSection],
+                  plays: Sequence[str]) -> SideBySide:
     """Per system at its best point (of the first headline metric): host line, top waits, OS statistics."""
     first = next(iter(rows.values()), [])
     best = {p: best_of([s for s in first if s.play == p]) for p in plays if any(s.play == p for s in first)}
     cols = [p for p in plays if p in best]
-    label = {p: " ".join(f"{k}={v}" for k, v in best[p].params) or "—" for p in cols}
-    host_rows: list[dict[str, Any]] = []
+    host_rows: list[SideHost] = []
     events: dict[str, dict[str, Any]] = {}
     os_rows: dict[str, dict[str, str]] = {}
     for p in cols:
-        for h in hosts:
-            if p not in h["plays"]:
-                continue
-            line = h["awr_lines"][0] if h["awr_lines"] else {}
-            host_rows.append({"play": p, "host": h["name"], "line": line,
-                              "point": point_words(best[p].params, best[p].kind)})
-            for g in h["waits"]:
-                if g["play"] == p and g["point"] == label[p]:
-                    for e in g["events"][:5]:
-                        events.setdefault(e["event"], {"event": e["event"], "wait_class": e["wait_class"],
-                                                       "cells": {}})["cells"][p] = (
-                            f"{e['avg_ms']} ms, {e['pct_db_time']}%" if e["avg_ms"] != "—" else f"{e['pct_db_time']}%")
+        label = " ".join(f"{k}={v}" for k, v in best[p].params) or "—"
+        for h in (h for h in hosts if p in h["plays"]):
+            host_rows.append(SideHost(play=p, host=h["name"], line=h["awr_lines"][0] if h["awr_lines"] else {},
+                                      point=point_words(best[p].params, best[p].kind)))
+            _side_waits(p, [g for g in h["waits"] if g["play"] == p and g["point"] == label], events)
             for g in h["os"]:
-                if g["play"] == p and g["point"] == label[p]:
+                if g["play"] == p and g["point"] == label:
                     for m in g["metrics"]:
                         os_rows.setdefault(m["name"], {})[p] = m["value"]
     swept = [f"{p} at {point_words(best[p].params, best[p].kind)}" for p in cols if best[p].params]
-    return {"columns": cols, "points": [point_words(best[p].params, best[p].kind) for p in cols], "hosts": host_rows,
-            "points_text": "; ".join(swept),
-            "waits": [{**e, "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
-            "os": [{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()]}
+    return SideBySide(columns=cols, points=[point_words(best[p].params, best[p].kind) for p in cols],
+                      hosts=host_rows, points_text="; ".join(swept),
+                      waits=[{"event": e["event"], "wait_class": e["wait_class"],
+                              "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
+                      os=[{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()])
 
 
-# The top-level keys build_context gives a template (docs/report-context.md): validate checks a plan's template
-# against them before any host is touched.
-CONTEXT_KEYS = frozenset({
-    "run", "simulated", "generated_by", "plays", "recap", "summary", "result", "side_by_side", "rac", "workloads",
-    "hosts", "findings", "verdicts", "parse_errors", "parse_problems", "artifacts", "stats_method",
-    "charts_enabled", "combine_note", "inside"})
+def _side_waits(play: str, groups: Sequence[WaitGroup], events: dict[str, dict[str, Any]]) -> None:
+    """A system's top 5 wait events at its best point, each a cell of the event's row."""
+    for g in groups:
+        for e in g["events"][:5]:
+            cell = f"{e['avg_ms']} ms, {e['pct_db_time']}%" if e["avg_ms"] != "—" else f"{e['pct_db_time']}%"
+            events.setdefault(e["event"], {"event": e["event"], "wait_class": e["wait_class"],
+                                           "cells": {}})["cells"][play] = cell
 
 
-def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
-                  charts: bool = True, *, over_time: bool = True) -> dict[str, Any]:
-    all_series = series(data.measurements)
-    rated = {p.name: dict(p.rated) for p in data.plan.plays} if data.plan else {}
-    claims = data.plan.reproduces if data.plan else ()
-    sim = _simulated(data)
-    charts = charts and matplotlib_available()
-    points = read_points(data)
-    findings = [{**{k: _plain(v) for k, v in asdict(f).items()}, "title": words_in(f.title),
-                 "message": words_in(f.message),
-                 "numbers": [{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers]}
-                for f in [*all_findings(all_series, rated, _working_sets(data)), *fio_setup(data),
-                          *iozone_buffered(data), *late_starts(data), *not_steady(points)]]
-    verdict_rows = [{**{k: _plain(v) for k, v in asdict(v).items()}, "measured_text": fmt(v.measured),
-                     "name": display_name(v.metric), "point_words": label_words_of(v.point),
-                     "expected_text": fmt(v.expected),
-                     "diff_text": "—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%"}
-                    for v in verdicts(claims, all_series, sim["any"])]
-    stats = recap(data.results)
+@dataclass(frozen=True, slots=True)
+class _Study:
+    """The headline series as the summary, the Result and the charts read them: by workload row, the rows
+    that say nothing left out, with their supporting metrics and names, systems in plan order."""
+
+    rows: dict[Row, list[Series]]
+    silent: list[tuple[Row, float, Row]]
+    heads: list[Series]
+    support: list[Series]
+    names: dict[str, str]
+    play_order: list[str]
+
+
+def _study(data: RunData, all_series: Sequence[Series]) -> _Study:
     heads = [s for s in all_series if s.headline]
     rows = rows_of(heads)
     silent = silent_rows(rows)
@@ -426,38 +433,78 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
         names.setdefault(row_key(s.key), names[s.key])
     play_order = [p for p in data.play_names() if any(s.play == p for s in heads)]
     play_order += [p for p in dict.fromkeys(s.play for s in heads) if p not in play_order]
+    return _Study(rows, silent, heads, support, names, play_order)
+
+
+def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Summary:
     args = {(p.name, w.path): dict(w.args) for p in data.plan.plays for w in p.workloads} if data.plan else {}
-    chart_list = study_charts(rows, names, play_order, args, data.run_dir, report_dir,
+    chart_list = study_charts(study.rows, study.names, study.play_order, args, data.run_dir, report_dir,
                               data.meta.simulated) if charts else []
-    hosts = _hosts(data, all_series)
-    return {
-        "run": _run(data, report_dir), "simulated": sim, "generated_by": f"planner {__version__}",
-        "plays": [{"name": p.name, "hosts": list(p.hosts),
-                   "rated": [{"metric": k, "name": display_name(k), "value": fmt(v)}
-                             for k, v in rated.get(p.name, {}).items()]}
-                  for p in data.meta.plays],
-        "recap": [{"host": h, **asdict(s)} for h, s in stats.items() if h],
-        "summary": {**summary(rows, names, _columns(data, heads), _supporting(rows, support)), "charts": chart_list,
-                    "silent": [{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
-                               for r, v, o in silent]},
-        "result": result(rows, names, play_order, verdict_rows, findings),
-        "side_by_side": _side_by_side(data, rows, hosts, play_order),
-        "rac": rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise
-        "workloads": _workloads(data, all_series, templates or set()),
-        "hosts": hosts, "findings": findings, "verdicts": verdict_rows,
-        "parse_errors": [{"artifact": a.path, "kind": a.kind, "host": a.host, "error": e}
-                         for a in data.artifacts for e in a.errors],
-        "parse_problems": _parse_problems(data),
-        "artifacts": [{"path": a.path, "kind": a.kind, "host": a.host, "simulated": a.simulated, "ok": a.parsed_ok}
-                      for a in data.artifacts],
-        "stats_method": METHOD, "charts_enabled": charts,
-        "combine_note": COMBINE_NOTE,
-        "inside": inside(points, data.run_dir, report_dir, charts and over_time, data.measurements,
-                         data.meta.simulated),
-    }
+    table = summary(study.rows, study.names, _columns(data, study.heads), _supporting(study.rows, study.support))
+    names = study.names
+    return Summary(columns=table["columns"], rows=table["rows"], charts=chart_list,
+                   silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
+                           for r, v, o in study.silent])
 
 
-def relocated(ctx: Mapping[str, Any], data: RunData, report_dir: Path) -> dict[str, Any]:
+def _finding_rows(findings: Sequence[Finding]) -> list[FindingRow]:
+    return [FindingRow(code=f.code, severity=f.severity.value, title=words_in(f.title), play=f.play, host=f.host,
+                       step=f.step, point=f.point, message=words_in(f.message),
+                       numbers=[{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers])
+            for f in findings]
+
+
+def _verdict_rows(verdicts: Sequence[ClaimVerdict]) -> list[VerdictRow]:
+    return [VerdictRow(source=v.source, play=v.play, metric=v.metric, expected=v.expected,
+                       tolerance_pct=v.tolerance_pct, measured=v.measured, diff_pct=v.diff_pct, unit=v.unit,
+                       point=v.point, verdict=v.verdict.value, reason=v.reason, expected_text=fmt(v.expected),
+                       measured_text=fmt(v.measured), diff_text="—" if v.diff_pct is None else f"{v.diff_pct:+.1f}%",
+                       name=display_name(v.metric), point_words=label_words_of(v.point))
+            for v in verdicts]
+
+
+def _plays(data: RunData, rated: Mapping[str, Mapping[str, float]]) -> list[PlayRow]:
+    return [PlayRow(name=p.name, hosts=list(p.hosts),
+                    rated=[{"metric": k, "name": display_name(k), "value": fmt(v)}
+                           for k, v in rated.get(p.name, {}).items()])
+            for p in data.meta.plays]
+
+
+def _parse_errors(data: RunData) -> list[ParseErrorRow]:
+    return [ParseErrorRow(artifact=a.path, kind=a.kind, host=a.host, error=e) for a in data.artifacts
+            for e in a.errors]
+
+
+def _artifacts(data: RunData) -> list[ArtifactRow]:
+    return [ArtifactRow(path=a.path, kind=a.kind, host=a.host, simulated=a.simulated, ok=a.parsed_ok)
+            for a in data.artifacts]
+
+
+def build_context(data: RunData, report_dir: Path, templates: set[str] | None = None,
+                  charts: bool = True, *, over_time: bool = True, results: RunResults | None = None) -> ReportContext:
+    """The whole context, one builder per section; ``results``: the run's evaluation when the caller has it."""
+    res = results if results is not None else evaluate(data)
+    charts = charts and matplotlib_available()
+    study = _study(data, res.series)
+    findings, verdict_rows = _finding_rows(res.findings), _verdict_rows(res.verdicts)
+    hosts = _hosts(data, res.series)
+    return ReportContext(
+        run=_run(data, report_dir), simulated=_simulated(data), generated_by=f"planner {__version__}",
+        plays=_plays(data, res.rated),
+        recap=[{"host": h, **asdict(s)} for h, s in recap(data.results).items() if h],
+        summary=_summary(data, study, report_dir, charts),
+        result=result(study.rows, study.names, study.play_order, verdict_rows, findings),
+        side_by_side=_side_by_side(data, study.rows, hosts, study.play_order),
+        rac=rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise
+        workloads=_workloads(data, res.series, templates or set()),
+        hosts=hosts, findings=findings, verdicts=verdict_rows,
+        parse_errors=_parse_errors(data), parse_problems=_parse_problems(data), artifacts=_artifacts(data),
+        stats_method=METHOD, charts_enabled=charts, combine_note=COMBINE_NOTE,
+        inside=inside(res.points, data.run_dir, report_dir, charts and over_time, data.measurements,
+                      data.meta.simulated))
+
+
+def relocated(ctx: ReportContext, data: RunData, report_dir: Path) -> ReportContext:
     """The same context for a copy of the report in another folder (the plan's ``report: output:``): its links
     relative to that folder, the charts the ones already drawn (a chart is drawn once per report)."""
     charts = [{**c, "path": os.path.relpath(c["file"], report_dir)} for c in ctx["summary"]["charts"]]

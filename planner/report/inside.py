@@ -11,7 +11,7 @@ from typing import Any
 from planner.files import slug
 from planner.report.charts import TimeLine, time_chart
 from planner.results import runfolder
-from planner.results.findings import steady_words
+from planner.results.findings_run import steady_words
 from planner.results.measure import Measurement
 from planner.results.point_series import PointSeries
 from planner.timeseries import TimeSeries

@@ -14,7 +14,7 @@ folder or the run folder; anywhere else needs ``-o`` on the command line.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,8 @@ from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
 from planner.plan.schema import did_you_mean
 from planner.report import escape
-from planner.report.context import CONTEXT_KEYS, build_context, relocated
+from planner.report.context import build_context, relocated
+from planner.report.context_types import CONTEXT_KEYS
 from planner.results import runfolder
 from planner.results.measure import RunData, read_run
 from planner.safejinja import SandboxEnvironment, template_errors_only, template_position
@@ -113,7 +114,7 @@ def _template(data: RunData, template: str, trusted: bool) -> tuple[jinja2.Templ
                                   f"report template syntax error: {e.message}", "fix the template")]) from None
 
 
-def _render(tpl: jinja2.Template, context: dict[str, Any]) -> str:
+def _render(tpl: jinja2.Template, context: Mapping[str, Any]) -> str:
     name = tpl.name or ""
     ctx = escape.outside(context)
     try:

@@ -4,7 +4,9 @@ Each file is parsed (planner.parsers), its derived metrics are added (planner.pa
 values become one-value ``Series`` so that every check of planner.results.findings runs on them exactly as
 on a run's measurements: the file is the "play", a Compare Period report's two snapshot sets are two
 points (``set=1st`` / ``set=2nd``), a RAC global report's instances are hosts (``cluster`` for its totals).
-``--rated METRIC=VALUE`` states a rated figure (a datasheet's IOPS) for every file.
+``--rated METRIC=VALUE`` states a rated figure (a datasheet's IOPS) for every file. A run folder given whole
+is not read file by file: its findings are the run's own (planner.results.evaluate), the list its report,
+`planner show` and the results store hold.
 """
 
 from __future__ import annotations
@@ -21,9 +23,11 @@ from planner.errors import InputError, ParseError, Problem
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import DbReport, Described, describe, kinds_where, parse_file, summarise
 from planner.results import history
+from planner.results.evaluate import evaluate
 from planner.results.findings import Finding, Severity, all_findings, latency_missing
 from planner.results.history import History
 from planner.results.mdtext import md_text
+from planner.results.measure import read_run
 from planner.results.stats import Series, fmt
 
 AWR_FAMILY = kinds_where(lambda k: k.db_report is not DbReport.NONE)
@@ -47,6 +51,7 @@ class Analysis:
     rated: tuple[tuple[str, float], ...]
     rated_unmatched: tuple[str, ...]  # rated metrics no file has
     histories: tuple[History, ...] = ()  # many reports of one database, as a time series
+    runs: tuple[tuple[str, tuple[Finding, ...]], ...] = ()  # (run folder, its findings as evaluate gives them)
 
     @property
     def failed(self) -> bool:
@@ -155,9 +160,10 @@ def _parse_all(paths: Sequence[Path], workers: int | None = None) -> list[tuple[
         return list(pool.map(_parse_one, paths, chunksize=max(1, len(paths) // (workers * 8))))
 
 
-def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None, workers: int | None = None
-            ) -> Analysis:
-    """``workers``: parsing processes (default: one per core, at most MAX_WORKERS; 1 parses in this one)."""
+def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None, workers: int | None = None,
+            runs: Sequence[Path] = ()) -> Analysis:
+    """``workers``: parsing processes (default: one per core, at most MAX_WORKERS; 1 parses in this one);
+    ``runs``: run folders, each judged as a run (its plan's rated figures and claims, not ``rated``)."""
     files: list[FileAnalysis] = []
     for path, (parsed_or_none, error) in zip(paths, _parse_all(paths, workers), strict=True):
         if parsed_or_none is None:
@@ -182,7 +188,8 @@ def analyze(paths: Sequence[Path], rated: Mapping[str, float] | None = None, wor
     present = {s.metric for s in all_series} | {s.key for s in all_series}
     db_reports = [fa.parsed for fa in files if fa.parsed is not None and fa.parsed.kind in ONE_REPORT]
     return Analysis(tuple(files), tuple(found), tuple(rated.items()),
-                    tuple(k for k in rated if k not in present), tuple(history.build(db_reports)))
+                    tuple(k for k in rated if k not in present), tuple(history.build(db_reports)),
+                    tuple((str(r), evaluate(read_run(r)).findings) for r in runs))
 
 
 # -- output ------------------------------------------------------------------------------------------------
@@ -195,7 +202,28 @@ def _where(f: Finding) -> str:
 def to_markdown(a: Analysis) -> str:
     """The analysis as Markdown; every text from the files (paths, versions, event names, errors) escaped."""
     e = md_text
-    lines = ["# planner analyze", "", "## Files", "", "| file | read as | version | not read |", "|---|---|---|---|"]
+    lines = ["# planner analyze"]
+    if a.files:
+        lines += _files_markdown(a)
+    for run, found in a.runs:
+        lines += ["", f"## Run folder {e(run)}", "", f"{len(found)} finding(s), as its report and `planner show` "
+                  "give them.", ""]
+        for f in found:
+            lines += _finding_markdown(f)
+    lines += _history_markdown(a.histories)
+    if a.files:
+        lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
+    for fa in a.files:
+        for m in (fa.derived or fa.headline):
+            line = m.source.line if m.source and m.source.line else ""
+            lines.append(f"| {e(fa.path)} | {e(m.key)} | {fmt(m.value, 2)} | {e(m.unit)} | {line} |")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _files_markdown(a: Analysis) -> list[str]:
+    """The files as read, then their findings and the rated figures no file had."""
+    e = md_text
+    lines = ["", "## Files", "", "| file | read as | version | not read |", "|---|---|---|---|"]
     for fa in a.files:
         if fa.described is None:
             lines.append(f"| {e(fa.path)} | not read | | {e(fa.error)} |")
@@ -208,18 +236,17 @@ def to_markdown(a: Analysis) -> str:
     if not a.findings:
         lines.append("No finding: nothing in these files looks like a trap the seeds' threads fell into.")
     for f in sorted(a.findings, key=lambda f: (f.severity is not Severity.WARNING, f.play, f.code)):
-        lines += [f"### {f.severity.value.upper()}: {e(f.title)}", "", f"*{e(_where(f))}*", "", e(f.message), "",
-                  "| what | value |", "|---|---|", *(f"| {e(w)} | {e(v)} |" for w, v in f.numbers), ""]
+        lines += _finding_markdown(f)
     for name in a.rated_unmatched:
         lines.append(f"- rated {e(name)} = {fmt(dict(a.rated)[name])}: no file has a metric {e(name)}; "
                      "nothing compared")
-    lines += _history_markdown(a.histories)
-    lines += ["", "## Headline numbers", "", "| file | metric | value | unit | line |", "|---|---|---:|---|---:|"]
-    for fa in a.files:
-        for m in (fa.derived or fa.headline):
-            line = m.source.line if m.source and m.source.line else ""
-            lines.append(f"| {e(fa.path)} | {e(m.key)} | {fmt(m.value, 2)} | {e(m.unit)} | {line} |")
-    return "\n".join(lines).rstrip() + "\n"
+    return lines
+
+
+def _finding_markdown(f: Finding) -> list[str]:
+    e = md_text
+    return [f"### {f.severity.value.upper()}: {e(f.title)}", "", f"*{e(_where(f))}*", "", e(f.message), "",
+            "| what | value |", "|---|---|", *(f"| {e(w)} | {e(v)} |" for w, v in f.numbers), ""]
 
 
 def _history_markdown(histories: Sequence[History]) -> list[str]:
@@ -260,6 +287,10 @@ def to_json(a: Analysis) -> dict[str, Any]:
         "findings": [{"code": f.code, "severity": f.severity.value, "title": f.title, "file": f.play,
                       "host": f.host, "point": f.point, "message": f.message, "numbers": dict(f.numbers)}
                      for f in a.findings],
+        "runs": [{"run": run, "findings": [{"code": f.code, "severity": f.severity.value, "title": f.title,
+                                            "play": f.play, "host": f.host, "step": f.step, "point": f.point,
+                                            "message": f.message, "numbers": dict(f.numbers)} for f in found]}
+                 for run, found in a.runs],
         "rated": dict(a.rated), "rated_unmatched": list(a.rated_unmatched),
         "histories": [history_json(h) for h in a.histories],
     }

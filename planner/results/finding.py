@@ -31,6 +31,18 @@ class Finding:
     numbers: tuple[tuple[str, str], ...]  # (what, value as printed) — what triggered it
 
 
+@dataclass(frozen=True, slots=True)
+class Thresholds:
+    logical_to_physical: float = 4.0  # SLOB with a small recycle pool reads ~1 logical per physical
+    cache_to_working_set: float = 0.10  # buffer cache >= 10% of the data touched: cache hits inflate reads
+    wait_class_share_pct: float = 20.0  # Configuration/Other class share of DB time
+    cpu_busy_pct: float = 90.0
+    iops_per_core: float = 18_000.0  # the seed's ~20k-30k read IOPS per core ceiling, with some margin
+    cv_pct: float = 10.0
+    rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
+    multiblock_share_pct: float = 1.0  # multi-block read waits beyond this share: blocks/s is not IOPS
+
+
 Place = tuple[str, str, str, str]
 Index = dict[Place, dict[str, Series]]
 Groups = dict[Place, list[Series]]
@@ -86,3 +98,6 @@ def shared_index() -> Iterator[None]:
         yield
     finally:
         _SHARED.reset(token)
+
+
+DEFAULT_THRESHOLDS = Thresholds()

@@ -1,52 +1,35 @@
-"""Findings: checks that flag a result that is not what it claims to be, and reproduction verdicts.
+"""Findings over the measured series: results that are not what they claim to be (storage, wait classes, CPU,
+noisy repeats, rated figures, RAC) and ``all_findings``, every series-only family at once.
 
 Every check is a pure function over ``Series`` (measurements grouped over repeats, planner.results.stats) and
 returns ``Finding``s that carry the numbers that triggered them. The traps come from the seed studies'
 comment threads: cached reads ("your buffer cache is 5 GB"), the flashback wait (47.5% of DB time in
 "flashback buf free by RVWR"), CPU-bound hosts ("my cores max out at 20k IOPS"), noisy repeats, the
 datasheet argument ("an X2-8 is rated at 1.5M IOPS, your test is wrong") and RAC reads read as IOPS.
+The workload kinds' own checks are in their folders (planner/kinds/<kind>/findings.py), the database's in
+findings_db, those that read the run folder beyond its series in findings_run; planner.results.evaluate runs
+them all for a run.
 """
 
 from __future__ import annotations
 
-import enum
-import json
-import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any
 
 from planner import kindspec
 from planner.metrics import Direction, display_name
-from planner.plan.model import Claim
-from planner.results import runfolder
-from planner.results.finding import Finding, Severity, shared_index
+from planner.results.finding import DEFAULT_THRESHOLDS, Finding, Severity, Thresholds, shared_index
 from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
 from planner.results.kind_findings import series_findings as kinds_series_findings
-from planner.results.measure import RunData, play_name
-from planner.results.point_series import PointSeries
-from planner.results.stats import PlayValue, Series, fmt, play_value
-from planner.status import legacy_place
-from planner.timeseries import Steadiness
+from planner.results.stats import Series, fmt, play_value
 
-
-@dataclass(frozen=True, slots=True)
-class Thresholds:
-    logical_to_physical: float = 4.0  # SLOB with a small recycle pool reads ~1 logical per physical
-    cache_to_working_set: float = 0.10  # buffer cache >= 10% of the data touched: cache hits inflate reads
-    wait_class_share_pct: float = 20.0  # Configuration/Other class share of DB time
-    cpu_busy_pct: float = 90.0
-    iops_per_core: float = 18_000.0  # the seed's ~20k-30k read IOPS per core ceiling, with some margin
-    cv_pct: float = 10.0
-    rated_fraction: float = 0.5  # "far below" a rated figure: under half of it
-    multiblock_share_pct: float = 1.0  # multi-block read waits beyond this share: blocks/s is not IOPS
+__all__ = ["Finding", "Severity", "Thresholds", "all_findings"]
 
 
 def cached_reads(all_series: Sequence[Series], working_set_mb: Mapping[str, float] | None = None,
-                 t: Thresholds = Thresholds()) -> list[Finding]:
+                 t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     out: list[Finding] = []
     for where, ms in _index(all_series).items():
         lio, pio = ms.get("logical_reads_per_s"), ms.get("physical_reads_per_s")
@@ -72,7 +55,7 @@ def cached_reads(all_series: Sequence[Series], working_set_mb: Mapping[str, floa
     return out
 
 
-def wait_class_share(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+def wait_class_share(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     """A Configuration or Other class wait taking a large share of DB time (the flashback case)."""
     groups: dict[tuple[str, str, str, str], list[Series]] = defaultdict(list)
     for s in all_series:
@@ -106,7 +89,7 @@ def wait_class_share(all_series: Sequence[Series], t: Thresholds = Thresholds())
     return out
 
 
-def cpu_bound(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+def cpu_bound(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     out: list[Finding] = []
     for where, ms in _index(all_series).items():
         busy: tuple[str, float] | None = None
@@ -130,7 +113,7 @@ def cpu_bound(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> lis
     return out
 
 
-def noisy_repeats(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+def noisy_repeats(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     """One warning per workload step, not one per metric and point (a sweep's eleven would bury the rest):
     the noisiest series is named, the others are counted."""
     groups: dict[tuple[str, str, str], list[tuple[float, Series]]] = defaultdict(list)
@@ -159,7 +142,7 @@ def noisy_repeats(all_series: Sequence[Series], t: Thresholds = Thresholds()) ->
 
 
 def below_rated(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]],
-                t: Thresholds = Thresholds()) -> list[Finding]:
+                t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     """A result far below the rated figure the plan states for the play's system (Play.rated)."""
     out: list[Finding] = []
     for play, figures in rated.items():
@@ -243,7 +226,7 @@ def _waits_of(all_series: Sequence[Series], where: tuple[str, str, str, str], ev
     return sum(seen.values())
 
 
-def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     """Read IOPS taken from blocks/s (no "physical read IO requests" in the report) while multi-block reads
     were not trivial: each db file parallel read / scattered read wait reads several blocks in one request, so
     blocks/s overstates IOPS. SLOB's simple.ora sets the _db_block_prefetch / _db_file_noncontig_mblock_read_count
@@ -270,14 +253,13 @@ def blocks_not_requests(all_series: Sequence[Series], t: Thresholds = Thresholds
     return out
 
 
-# -- OLTP (HammerDB TPROC-C, Swingbench SOE): what a user checks before believing a NOPM or TPS figure ------
+# -- OLTP (the transactional kinds): what a user checks before believing their throughput -------------------
 
 # The throughput each OLTP kind leads with, and the users it was driven by: the scaling check reads these by
 # name (each kind's spec says them, planner.kindspec.Oltp).
 OLTP_THROUGHPUT = tuple(o.throughput for o in kindspec.oltp().values())
 OLTP_USERS = tuple(o.users for o in kindspec.oltp().values())
 OLTP_KINDS = frozenset(kindspec.oltp())
-TIMED_DEFAULT_MIN = 5.0  # HammerDB's timed driver default test duration (dict ``duration = 5``)
 SCALING_GAIN_PCT = 10.0  # more virtual users that add less than this are "not scaling"
 
 
@@ -292,35 +274,13 @@ def _busy(ms: Mapping[str, Series]) -> float | None:
     return _value(ms, "os.cpu_busy_pct")
 
 
-def hammerdb_setup(all_series: Sequence[Series]) -> list[Finding]:
-    """More virtual users than warehouses, failed virtual users, a timed test shorter than HammerDB's default."""
-    out: list[Finding] = []
-    for where, ms in _index(all_series).items():
-        users, ware = _value(ms, "hammerdb.active_vu"), _value(ms, "hammerdb.warehouses")
-        if users is not None and ware is not None and users > ware:
-            out.append(Finding(
-                "vu_over_warehouses", Severity.WARNING, "More virtual users than warehouses", *where,
-                f"{users:.0f} virtual users on {ware:.0f} warehouses share home warehouses and wait on each other's "
-                "locks: HammerDB's documentation calls a 10-warehouse schema run with 100 virtual users \"an error in "
-                "configuration\" (How many warehouses for the TPROC-C test, hammerdb.com/docs/ch03s07.html)",
-                (("virtual users", f"{users:.0f}"), ("warehouses", f"{ware:.0f}"))))
-        if (failed := _value(ms, "hammerdb.vu_failed")):
-            out.append(Finding(
-                "vu_failed", Severity.WARNING, "Virtual users failed", *where,
-                f"{failed:.0f} virtual user(s) printed FINISHED FAILED: the NOPM counts only the users that stayed "
-                "(HammerDB prints the error as 'Error in Virtual User N' in the log)",
-                (("failed virtual users", f"{failed:.0f}"),)))
-        if (minutes := _value(ms, "hammerdb.duration_min")) is not None and minutes < TIMED_DEFAULT_MIN:
-            out.append(Finding(
-                "short_timed_test", Severity.NOTE, "Timed test shorter than HammerDB's default", *where,
-                f"the timed window was {minutes:g} min, under the {TIMED_DEFAULT_MIN:g} min of HammerDB's own timed "
-                "driver default (Driver Script Options, hammerdb.com/docs/ch04s05.html): a checkpoint or a log "
-                "switch weighs more in a short window",
-                (("timed minutes", f"{minutes:g}"), ("default", f"{TIMED_DEFAULT_MIN:g}"))))
-    return out
+def _one_core_source(kind: str) -> str:
+    """The kind's own documentation on a user's cost, as the scaling check cites it (its spec's Oltp)."""
+    oltp = kindspec.oltp().get(kind)
+    return f" ({oltp.one_core_source})" if oltp is not None and oltp.one_core_source else ""
 
 
-def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = Thresholds()) -> list[Finding]:
+def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     """Throughput that stops rising with more users while the CPU is saturated: the host, not the storage."""
     idx = _index(all_series)
     steps: dict[tuple[str, str, str], list[tuple[float, Series]]] = defaultdict(list)
@@ -338,291 +298,20 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = Thresholds())
                 out.append(Finding(
                     "oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling on a saturated CPU", *_where(b),
                     f"{display_name(b.metric)} rose {gain:.1f}% from {u0:.0f} to {u1:.0f} virtual users with the "
-                    f"CPU {busy:.1f}% busy: each virtual user drives about one core (HammerDB, How many warehouses "
-                    "for the TPROC-C test), so more users measure the CPU, not the storage",
+                    f"CPU {busy:.1f}% busy: each virtual user drives about one core{_one_core_source(b.kind)}, so "
+                    "more users measure the CPU, not the storage",
                     (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
     return out
 
 
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
-                 working_set_mb: Mapping[str, float] | None = None, t: Thresholds = Thresholds()) -> list[Finding]:
+                 working_set_mb: Mapping[str, float] | None = None,
+                 t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
     storage = storage_series(all_series)  # a CPU and memory test: no storage finding judges it
     io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
     with shared_index():
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
-                *rac_not_iops(storage), *blocks_not_requests(storage, t), *hammerdb_setup(all_series),
+                *rac_not_iops(storage), *blocks_not_requests(storage, t),
                 *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]
-
-
-# -- fio set-up: what the job file asked for, read back from fio's own JSON (its "job options") ------------
-
-# fio engines that keep one I/O in flight per job whatever iodepth says (fio's man page, "iodepth": "Note
-# that increasing iodepth beyond 1 will not affect synchronous ioengines").
-SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
-_TRUE = frozenset({"1", "true", "yes", "on"})
-
-
-def _job_options(facts: Mapping[str, str]) -> dict[str, dict[str, str]]:
-    """job name -> its effective options ([global] first, then the job's own), from the fio parser's facts."""
-    glob = {k[len("global."):]: v for k, v in facts.items() if k.startswith("global.")}
-    jobs: dict[str, dict[str, str]] = defaultdict(lambda: dict(glob))
-    for k, v in facts.items():
-        if k.startswith("job[") and "]." in k:
-            name, _, opt = k[4:].partition("].")
-            jobs[name][opt] = v
-    return dict(jobs) or {"": glob}
-
-
-def _is_device(path: str) -> bool:
-    # a sandboxed host maps /dev/x under its root: the /dev/ segment still says it is a device
-    return path.startswith("/dev/") or "/dev/" in path
-
-
-_SYNC_LOG_MAX = 4 << 20  # sync_start.json of a received folder is input: a bounded read
-
-
-def late_starts(data: RunData) -> list[Finding]:
-    """A synchronised point where a host started later than the play's tolerance (sync_start.json "late")."""
-    path = data.run_dir / runfolder.SYNC_START
-    try:
-        entries = json.loads(path.read_text()) if path.is_file() and path.stat().st_size <= _SYNC_LOG_MAX else []
-    except (OSError, ValueError):
-        return []
-    out = []
-    for e in entries if isinstance(entries, list) else []:
-        late = [h for h in e.get("late") or [] if isinstance(h, str)] if isinstance(e, dict) else []
-        if not late:
-            continue
-        hosts = e.get("hosts") if isinstance(e.get("hosts"), dict) else {}
-        worst = max((_num(h.get("start_ms")) for n, h in hosts.items() if n in late and isinstance(h, dict)),
-                    default=0.0)
-        rerun = bool(e.get("rerun"))
-        out.append(Finding(
-            "late_sync_start", Severity.NOTE if rerun else Severity.WARNING, "Synchronised start was late",
-            play_name(_sync_play(e), data.play_names()), ", ".join(late), str(e.get("title", "")),
-            str(e.get("name", "")),
-            f"{', '.join(late)} started {worst:.1f} ms after the common start time, later than the tolerance of "
-            f"{fmt(_num(e.get('tolerance_ms')))} ms: for that time the hosts did not run together"
-            + ("; the point was run again and its figures are the second run's" if rerun else ""),
-            (("latest start after the start time", f"{worst:.1f} ms"), ("re-run", "yes" if rerun else "no"))))
-    return out
-
-
-def _sync_play(e: Any) -> int | None:
-    """The play of a sync_start.json entry; an entry from before it said (no "play") has it in its step path."""
-    play = e.get("play")
-    return play if isinstance(play, int) else legacy_place(str(e.get("step", "")))[0]
-
-
-def _num(value: object) -> float:
-    """A number of a record file (input): 0 when it is none."""
-    try:
-        return float(value) if isinstance(value, int | float | str) else 0.0
-    except ValueError:
-        return 0.0
-
-
-def fio_setup(data: RunData) -> list[Finding]:
-    """A device benchmark run buffered (no direct=1: the page cache is measured, e.g. 314k IOPS of randwrite
-    "to a disk") and an iodepth sweep on a synchronous engine (every point has the same queue depth)."""
-    plays = data.play_names()
-    out: list[Finding] = []
-    by_path = {a.path: a for a in data.artifacts if a.kind == "fio_json"}
-    swept_sync: set[tuple[str, str, str]] = set()
-    for r in data.results:
-        for art in r.artifacts:
-            a = by_path.get(art.path)
-            if a is None:
-                continue
-            params = dict(r.params)
-            label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
-            where = (play_name(r.play, plays), r.host, r.title, label)
-            for job, opts in _job_options(dict(a.facts)).items():
-                files = [f for f in opts.get("filename", "").split(":") if f]
-                devices = [f for f in files if _is_device(f)]
-                direct = opts.get("direct", "0").strip().lower() in _TRUE
-                if devices and not direct and opts.get("buffered", "").strip().lower() not in ("0", "false"):
-                    out.append(Finding(
-                        "fio_buffered", Severity.WARNING, "Device benchmark ran buffered", *where,
-                        f"fio job {job or '?'} on {', '.join(devices)} ran without direct=1: reads and writes "
-                        "went through the page cache, so the figures measure memory, not the device — "
-                        "add direct: 1 to the step",
-                        (("job", job), ("device", ", ".join(devices)), ("direct", opts.get("direct", "unset")))))
-                engine = opts.get("ioengine", "psync").strip().lower()  # fio's default engine on Linux: psync
-                if files and not devices and not direct and engine == "libaio":
-                    out.append(_buffered_aio(where, job, opts, data.facts.get(r.host, {})))
-                key = (where[0], r.host, r.step)
-                if "iodepth" in params and engine in SYNC_ENGINES and key not in swept_sync:
-                    swept_sync.add(key)
-                    out.append(Finding(
-                        "fio_sync_iodepth", Severity.WARNING, "iodepth swept with a synchronous engine",
-                        where[0], r.host, r.title, "",
-                        f"iodepth is swept but ioengine={engine} issues one I/O at a time per job: every point "
-                        "ran at queue depth 1, so the sweep shows noise, not queue depth — use ioengine: libaio "
-                        "(or io_uring) with direct: 1, or sweep numjobs instead",
-                        (("ioengine", engine), ("iodepth", str(params["iodepth"])))))
-    return out
-
-
-_BYTES = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)i?b?\s*$", re.I)
-
-
-def size_gb(text: Any) -> float | None:
-    """A fio / iozone size (``1g``, ``512m``, ``4096k``; a bare number is bytes for fio) in GiB, else None."""
-    m = _BYTES.match(str(text or ""))
-    if not m:
-        return None
-    return (float(m.group(1)) * {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}[m.group(2).lower()]
-            / (1 << 30))
-
-
-def page_cache_exposure(data_gb: float | None, facts: Mapping[str, Any]) -> tuple[str, tuple[tuple[str, str], ...]]:
-    """The test's data against the host's memory: data smaller than memory can be served from the page cache."""
-    try:
-        memory = float(facts.get("memory_gb") or 0)
-    except (TypeError, ValueError):
-        memory = 0.0
-    if data_gb is None or not memory:
-        return "the page cache can hold part or all of the data", ()
-    fits = "fits in" if data_gb <= memory else f"is {data_gb / memory:.1f}x"
-    return (f"the test's data ({data_gb:g} GB) {fits} the host's {memory:g} GB of memory",
-            (("data GB", f"{data_gb:g}"), ("host memory GB", f"{memory:g}")))
-
-
-def _buffered_aio(where: tuple[str, str, str, str], job: str, opts: Mapping[str, str],
-                  facts: Mapping[str, Any]) -> Finding:
-    """fio's man page, ioengine libaio: "Linux native asynchronous I/O. Note that Linux may only support queued
-    behavior with non-buffered I/O (set direct=1 or buffered=0)" - buffered libaio is not async."""
-    size = size_gb(opts.get("size"))
-    numjobs = int(opts.get("numjobs", "1") or 1) if str(opts.get("numjobs", "1")).isdigit() else 1
-    exposure, numbers = page_cache_exposure(size * numjobs if size is not None else None, facts)
-    return Finding(
-        "buffered_io", Severity.WARNING, "File job on libaio ran buffered", *where,
-        f"fio job {job or '?'} uses ioengine=libaio on files without direct=1: buffered I/O is not async (libaio "
-        f"queues only non-buffered I/O), so iodepth does not apply and the page cache is measured; {exposure} — "
-        "add direct: 1",
-        (("job", job), ("ioengine", "libaio"), ("direct", opts.get("direct", "unset")), *numbers))
-
-
-def iozone_buffered(data: RunData) -> list[Finding]:
-    """iozone without -I (O_DIRECT, iozone's documentation: "-I Use DIRECT I/O for all file operations") reads
-    and writes through the page cache, on files the same run just wrote or copied."""
-    if data.plan is None:
-        return []
-    out: list[Finding] = []
-    for p in data.plan.plays:
-        for spec in p.workloads:
-            flags = [str(f) for f in spec.args.get("flags") or ()] if spec.kind == "iozone" else ["-I"]
-            if "-I" in flags:
-                continue
-            for host in sorted({r.host for r in data.results if r.step == spec.path}):
-                size = size_gb(spec.args.get("file_size"))
-                threads = spec.args.get("threads", 1)
-                total = size * threads if size is not None and isinstance(threads, int) else None
-                exposure, numbers = page_cache_exposure(total, data.facts.get(host, {}))
-                out.append(Finding(
-                    "buffered_io", Severity.WARNING, "iozone ran buffered", p.name, host,
-                    spec.name or spec.kind, "",
-                    f"iozone ran without -I (O_DIRECT): reads and writes went through the page cache; {exposure} — "
-                    "add -I to flags to measure the storage", (("flags", " ".join(flags) or "none"), *numbers)))
-    return out
-
-
-# -- reproduction verdicts ---------------------------------------------------------------------------------
-
-class Verdict(enum.Enum):
-    REPRODUCED = "reproduced"
-    NOT_REPRODUCED = "not reproduced"
-    INCONCLUSIVE = "inconclusive"
-
-
-@dataclass(frozen=True, slots=True)
-class ClaimVerdict:
-    source: str
-    play: str
-    metric: str
-    expected: float
-    tolerance_pct: float
-    measured: float | None
-    diff_pct: float | None
-    unit: str
-    point: str
-    verdict: Verdict
-    reason: str
-
-
-def verdict_for(claim: Claim, all_series: Sequence[Series], simulated: bool = False) -> ClaimVerdict:
-    values = play_value(all_series, claim.play, claim.metric)
-
-    def result(v: Verdict, reason: str, pv: PlayValue | None = None) -> ClaimVerdict:
-        if pv is None:
-            return ClaimVerdict(claim.source, claim.play, claim.metric, claim.expected, claim.tolerance_pct,
-                                None, None, "", "", v, reason)
-        diff = (pv.value - claim.expected) / abs(claim.expected) * 100 if claim.expected else None
-        return ClaimVerdict(claim.source, claim.play, claim.metric, claim.expected, claim.tolerance_pct,
-                            pv.value, diff, pv.unit, pv.point, v, reason)
-
-    if not values:
-        return result(Verdict.INCONCLUSIVE, f"play '{claim.play}' has no measured {claim.metric}")
-    if len(values) > 1 and max(v.value for v in values) - min(v.value for v in values) > 1e-9 * abs(values[0].value):
-        keys = ", ".join(sorted(v.key for v in values)[:4])
-        return result(Verdict.INCONCLUSIVE, f"{len(values)} series match; name one with its labels: {keys}")
-    pv = values[0]
-    lo_band = claim.expected * (1 - claim.tolerance_pct / 100)
-    hi_band = claim.expected * (1 + claim.tolerance_pct / 100)
-    if simulated or pv.simulated:
-        return result(Verdict.INCONCLUSIVE, "the run was simulated: stand-in numbers reproduce nothing", pv)
-    if lo_band <= pv.value <= hi_band:
-        return result(Verdict.REPRODUCED, f"within ±{claim.tolerance_pct:g}% of {fmt(claim.expected)}", pv)
-    if pv.low <= hi_band and pv.high >= lo_band:
-        return result(Verdict.INCONCLUSIVE, f"the median is outside ±{claim.tolerance_pct:g}% but the repeats "
-                      f"({fmt(pv.low)} to {fmt(pv.high)}) reach into it: more repeats needed", pv)
-    return result(Verdict.NOT_REPRODUCED, f"outside ±{claim.tolerance_pct:g}% of {fmt(claim.expected)}", pv)
-
-
-def verdicts(claims: Sequence[Claim], all_series: Sequence[Series], simulated: bool = False) -> list[ClaimVerdict]:
-    return [verdict_for(c, all_series, simulated) for c in claims]
-
-
-# -- steady state: every point judged from its series (planner.results.point_series, docs/series.md) --------
-
-TREND_PCT = 20.0  # a best-fit rise or fall across the whole run beyond this, without a steady_state: spec
-SERIES_WORDS = {"fio.iops": "IOPS", "fio.bw_mbs": "bandwidth", "fio.clat_ms": "completion latency",
-                "iostat.iops": "device IOPS (iostat)"}
-
-
-def steady_words(p: PointSeries) -> tuple[str, Steadiness] | None:
-    """How the point's headline series moved, as a reader says it, and the verdict; None without a series."""
-    s, v = p.headline, p.steadiness()
-    if s is None or v is None:
-        return None
-    what = SERIES_WORDS.get(s.metric, display_name(s.metric))
-    if abs(v.trend_pct) < 0.5:  # "fell 0%" reads as a fall
-        return f"{what} held level over the run", v
-    moved = "fell" if v.trend_pct < 0 else "rose"
-    return f"{what} {moved} {abs(v.trend_pct):.0f}% over the run", v
-
-
-def not_steady(points: Sequence[PointSeries], trend_pct: float = TREND_PCT) -> list[Finding]:
-    """A finding for every measured point whose series did not settle: with a steady_state: spec, no window
-    met it; without one, the whole run's best-fit line rose or fell by more than ``trend_pct``."""
-    out: list[Finding] = []
-    for p in points:
-        said = None if p.warmup or p.too_short() else steady_words(p)
-        if said is None:
-            continue
-        words, v = said
-        if (v.reached if p.spec else abs(v.trend_pct) <= trend_pct):
-            continue
-        spec = p.spec
-        why = (f"no {v.window_s:g}s window stayed within ±{spec.max_range_pct:g}% and a slope of "
-               f"{spec.max_slope_pct:g}%" if spec else f"more than {trend_pct:g}% is a trend, not noise")
-        out.append(Finding("not_steady", Severity.WARNING, "not in steady state", p.play, p.host, p.title,
-                           p.point_label, f"{words} — not steady ({why}); the point's average mixes two states",
-                           (("trend over the run", f"{v.trend_pct:+.0f}%"),
-                            ("range in the last window", f"±{v.range_pct:.0f}%"),
-                            ("slope in the last window", f"{v.slope_pct:+.0f}%"),
-                            ("measured", f"{v.run_s:g}s"))))
-    return out

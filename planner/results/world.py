@@ -13,6 +13,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 from typing import Any
 
+from planner import kindspec
+
 
 @dataclass(frozen=True, slots=True)
 class HostWorld:
@@ -27,15 +29,15 @@ class HostWorld:
     pdb: str = ""
     rac: bool = False
     slob_release: str = ""
-    hammerdb: str = ""
-    swingbench: str = ""
+    # (tool, release) of each workload kind's stand-in installed on this host, as its spec's standin_version says
+    tools: tuple[tuple[str, str], ...] = ()
     nls: str = ""
     userland: str = ""
     sshd: str = ""
     sudoers: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        return {**asdict(self), "tools": [list(t) for t in self.tools]}
 
     @classmethod
     def from_json(cls, raw: Mapping[str, Any]) -> HostWorld | None:
@@ -45,7 +47,9 @@ class HostWorld:
         kw: dict[str, Any] = {}
         for f in fields(cls):
             value = raw.get(f.name)
-            if f.type in ("bool", bool):
+            if f.name == "tools":
+                kw[f.name] = _tools(raw)
+            elif f.type in ("bool", bool):
                 kw[f.name] = value is True
             elif isinstance(value, str):
                 kw[f.name] = value[:200]
@@ -65,8 +69,7 @@ class HostWorld:
         """One line a DBA reads: ``exadatax2-8: a fresh database ..., SLOB 2.5.3.0 kit; logged in as oracle ...``."""
         parts = [self.database_words()]
         kits = [f"SLOB {self.slob_release} kit" if self.slob_release else "",
-                f"HammerDB {self.hammerdb}" if self.hammerdb else "",
-                f"Swingbench {self.swingbench}" if self.swingbench else ""]
+                *(f"{tool} {release}" for tool, release in self.tools)]
         if any(kits):
             parts.append(", ".join(k for k in kits if k) + " (stand-ins)")
         login = f"logged in as {self.login_user}" if self.login_user else "logged in as the rehearsal's user"
@@ -76,6 +79,17 @@ class HostWorld:
         if any(machine):
             parts.append("this machine's " + ", ".join(m for m in machine if m))
         return f"{self.host}: " + "; ".join(parts)
+
+
+def _tools(raw: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The stand-ins' releases: ``tools`` as pairs, or, in a meta.json written before it, one field per kind
+    named by the kind ({"<kind>": "4.12"}), spelt as its spec spells the tool."""
+    listed = raw.get("tools")
+    if isinstance(listed, list):
+        return tuple((t[0][:200], t[1][:200]) for t in listed[:100]
+                     if isinstance(t, list) and len(t) == 2 and all(isinstance(x, str) for x in t))
+    old = [(s.report.tool or s.kind, raw[s.kind]) for s in kindspec.specs() if s.standin_version]
+    return tuple((tool, value[:200]) for tool, value in old if isinstance(value, str) and value)
 
 
 def worlds_from_json(raw: Any) -> tuple[HostWorld, ...]:

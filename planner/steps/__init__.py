@@ -23,7 +23,8 @@ from planner.errors import PlannerError, StepError
 from planner.plan.kind_schema import compose, sampled_around_points, schema_problem
 from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
-from planner.steps.base import NotYetImplemented, StepType
+from planner.status import ExitCode
+from planner.steps.base import NotYetImplemented, StepType, reversible, workload
 from planner.steps.registry import KindAttribute, KindRegistry
 
 if TYPE_CHECKING:
@@ -39,7 +40,8 @@ REGISTRY = KindRegistry({
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
 })
 for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
-    REGISTRY.name(_spec.kind, _spec.step)
+    if _spec.step:
+        REGISTRY.name(_spec.kind, _spec.step)
 REGISTRY.name("awr", "planner.steps.dbreport:AwrCollect")
 REGISTRY.name("statspack", "planner.steps.dbreport:StatspackCollect")
 
@@ -111,7 +113,7 @@ def section_of(cls: type[StepType]) -> str:
 class PluginError(PlannerError):
     """An installed step plugin that cannot be used: its import failed (or exited), or its declarations are wrong."""
 
-    exit_code = 5
+    exit_code = ExitCode.BAD_INPUT
 
 
 PLUGIN_IMPORT_S = 30.0  # a plugin's import; planner's own kinds import in milliseconds
@@ -136,8 +138,9 @@ def _declarations(cls: Any, where: str) -> str | None:
                 "(write sections = frozenset({Section.PREP}))")
     if len(sections) not in (1, len(Section)):
         return "sections must be one section or all three"
-    if not isinstance(getattr(cls, "reversible", False), bool):
-        return "reversible must be True or False"
+    if getattr(cls, "reversible", False) and not reversible(cls) is not None:
+        return ("reversible = True is the old way: subclass planner.steps.base.Reversible (its save, revert and "
+                "describe_saved), docs/plugins.md")
     return schema_problem(cls.args_schema)
 
 
@@ -242,7 +245,8 @@ def metric_names() -> frozenset[str]:
     from planner.metrics import DISPLAY_NAMES
     from planner.parsers.awr_common import LOAD_PROFILE, PER_COLUMNS
 
-    names = set(DISPLAY_NAMES) | {m for cls in REGISTRY.values() for m in cls.report_metrics}
+    names = set(DISPLAY_NAMES) | {m for cls in REGISTRY.values() if (w := workload(cls)) is not None
+                                  for m in w.report_metrics}
     names |= {f"{row.base}_per_{per}" for row in LOAD_PROFILE.values() for per in PER_COLUMNS}
     return frozenset(names)
 

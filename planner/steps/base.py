@@ -242,8 +242,7 @@ class KitStandIn(enum.Enum):
 
     SLOB_KIT = "slob_kit"  # the stand-in SLOB kit (runit.sh, setup.sh, standin.env)
     BINARY = "binary"  # the stand-in binary named like the step kind (rehearsal/standins/bin/<kind>)
-    SWINGBENCH_HOME = "swingbench_home"  # a Swingbench folder: bin/charbench, bin/oewizard, configs/ (stand-ins)
-    HAMMERDB_HOME = "hammerdb_home"  # a HammerDB folder holding the stand-in hammerdbcli
+    OWN = "own"  # the kind's own stand-in, its spec's ``standin`` (planner.kindspec), installs it
 
 
 DEFAULT_TIMEOUT_S = 3600.0  # a command of a step with no timeout and no expected run time
@@ -276,34 +275,23 @@ def seconds_of(value: Any) -> float | None:
 class StepType(abc.ABC):
     """One class per step kind, registered in planner.steps.REGISTRY (or by a plugin: docs/plugins.md).
 
-    Everything planner needs to know about a kind is said here, by the kind's own file overriding these
-    class attributes and methods: the engine, the rehearsal, the report and the plan schema ask the class.
+    This is the run facet, what every kind has: its arguments, its check and apply, what it reads first, how
+    long it runs. A kind adds the facets it needs by subclassing them instead (below): ``Reversible`` (prep and
+    restore: save, revert, describe what was saved), ``RestartDeferring`` (one restart per play), ``Rehearsed``
+    (what a rehearsal sandbox does for it), ``Workload`` (a sweep point: its report metrics, its own database
+    snapshots) and ``AroundPoint`` (a collect kind that wraps each workload point). The engine, the rehearsal and
+    the report ask ``rehearsed(cls)``, ``workload(cls)``, …; a kind without a facet has nothing of it to say.
     """
 
     kind: ClassVar[str]
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
-    reversible: ClassVar[bool] = False  # prep steps that record and restore the original state
-    real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
-    writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
-    # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
-    # only that the step works. Argument -> the value used at most in a rehearsal.
-    rehearsal_caps: ClassVar[Mapping[str, int]] = {}
     needs_database: ClassVar[bool] = False  # a rehearsal sandbox gets the Oracle stand-ins for it
     device_args: ClassVar[tuple[str, ...]] = ()  # arguments naming block devices (preflight checks them)
-    # Arguments naming a kit or binary on the host, and what a rehearsal sandbox puts there instead.
-    kit_args: ClassVar[Mapping[str, KitStandIn]] = {}
-    # A device argument may name plain files instead (ORION on datafiles): the sandbox creates them.
-    files_for_devices: ClassVar[bool] = False
     # When one point's run time cannot be told from the arguments: why (the lab-time estimate says so).
     unknown_duration: ClassVar[str] = ""
-    # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
-    report_metrics: ClassVar[tuple[str, ...]] = ()
     # JSON schema of the arguments (every kind, built-in or plugin; the shared workload options are added by the
     # schema builder, planner.plan.kind_schema); None means "an object, checked by check_args only".
     args_schema: ClassVar[Mapping[str, Any] | None] = None
-    # A change that needs a restart (a static init.ora parameter): the engine then sets ctx.defer_restart, the
-    # step answers with Outcome.restart, and the engine calls restart_once / restart_restored once per play.
-    defers_restart: ClassVar[bool] = False
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         self.args = args
@@ -340,40 +328,15 @@ class StepType(abc.ABC):
 
             refuse_thin_before_12c(variables)  # the host's vars: a database this backend cannot reach
 
-    @classmethod
-    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
-        """``args`` with each of ``rehearsal_caps`` applied (a missing or unreadable value takes the cap)."""
-        out = dict(args)
-        for key, cap in cls.rehearsal_caps.items():
-            value = out.get(key)
-            try:
-                number = float(str(value).rstrip("s")) if value is not None else None
-            except ValueError:
-                number = None
-            if number is None or number > cap:
-                out[key] = cap
-        return out
-
     def preview(self, ctx: StepContext) -> str:
         """``-C -D`` for a workload point: the exact command lines, the files planner would write and the SQL
         it would send (read-only: nothing is written). Kinds without more to say give their check message."""
         return self.check(ctx).msg
+
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
         """Whether these arguments write to block devices (the lab run then needs ``destructive: true``)."""
         return False
-
-    @classmethod
-    def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
-        """What a rehearsal should tell about this step on the real lab (e.g. a database restart)."""
-        return ()
-
-    @classmethod
-    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
-        """save()'s original state in a few words for the report ("flashback YES"); the default lists its keys."""
-        from planner.steps.saved_state import generic
-
-        return generic(saved)
 
     def validate(self) -> None:
         """Refuse bad (rendered) arguments before any host is touched: raise StepError naming the value.
@@ -397,13 +360,6 @@ class StepType(abc.ABC):
         """
         return ()
 
-    def save(self, ctx: StepContext) -> Mapping[str, Any]:
-        """The original state, written to the run record before the first change on the host."""
-        return {}
-
-    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
-        return Outcome(Status.OK, "nothing to restore")
-
     # -- the duration model: preflight's lab time, the rehearsal estimate, progress and timeouts all ask it --
     @classmethod
     def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
@@ -411,7 +367,89 @@ class StepType(abc.ABC):
         the host's variables. Default: not a timed step, the host's default timeout."""
         return Duration()
 
-    # -- a collect kind that wraps each workload point (the engine's window, planner.engine.window) --
+
+class Reversible(StepType):
+    """The prep-and-restore facet: the original state is saved before the first change on the host, written to
+    the run record, and put back at the end of the play (or by ``planner restore``)."""
+
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        """The original state, written to the run record before the first change on the host."""
+        return {}
+
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        return Outcome(Status.OK, "nothing to restore")
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        """save()'s original state in a few words for the report ("flashback YES"); the default lists its keys."""
+        from planner.steps.saved_state import generic
+
+        return generic(saved)
+
+
+class RestartDeferring(Reversible):
+    """A change that needs a restart (a static init.ora parameter): the engine sets ctx.defer_restart, the step
+    answers with Outcome.restart, and the engine calls restart_once / restart_restored once per play."""
+
+    @classmethod
+    def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
+        """The play's one restart for what its ``steps`` of this kind deferred (``request``: the last one's);
+        checks their changes are then in effect."""
+        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_once()",
+                        hint="a kind that returns Outcome.restart overrides restart_once")
+
+    @classmethod
+    def restart_restored(cls, ctx: StepContext, request: RestartRequest) -> Outcome:
+        """The one restart after the play's reverts of this kind put back what needs it."""
+        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_restored()",
+                        hint="a kind that returns Outcome.restart overrides restart_restored")
+
+
+class Rehearsed(StepType):
+    """The rehearsal facet: what a rehearsal sandbox does for this kind."""
+
+    real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
+    # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
+    # only that the step works. Argument -> the value used at most in a rehearsal.
+    rehearsal_caps: ClassVar[Mapping[str, int]] = {}
+    # Arguments naming a kit or binary on the host, and what a rehearsal sandbox puts there instead.
+    kit_args: ClassVar[Mapping[str, KitStandIn]] = {}
+    # A device argument may name plain files instead (ORION on datafiles): the sandbox creates them.
+    files_for_devices: ClassVar[bool] = False
+
+    @classmethod
+    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        """``args`` with each of ``rehearsal_caps`` applied (a missing or unreadable value takes the cap)."""
+        out = dict(args)
+        for key, cap in cls.rehearsal_caps.items():
+            value = out.get(key)
+            try:
+                number = float(str(value).rstrip("s")) if value is not None else None
+            except ValueError:
+                number = None
+            if number is None or number > cap:
+                out[key] = cap
+        return out
+
+    @classmethod
+    def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
+        """What a rehearsal should tell about this step on the real lab (e.g. a database restart)."""
+        return ()
+
+
+class Workload(StepType):
+    """The workload facet: a kind run once per sweep point, whose figures the report shows."""
+
+    sections: ClassVar[frozenset[Section]] = frozenset({Section.WORKLOADS})
+    writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
+    # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
+    report_metrics: ClassVar[tuple[str, ...]] = ()
+
+
+class AroundPoint(StepType):
+    """A collect kind that wraps each workload point (the engine's window, planner.engine.window): awr,
+    statspack."""
+
     @classmethod
     def around_point_begin(cls, ctx: StepContext, previous: object | None = None) -> object:
         """Before a workload point: start collecting (a begin snapshot); the token is handed to around_point_end.
@@ -426,19 +464,32 @@ class StepType(abc.ABC):
         raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
                         hint="only awr and statspack wrap each workload point")
 
-    @classmethod
-    def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
-        """The play's one restart for what its ``steps`` of this kind deferred (``request``: the last one's);
-        checks their changes are then in effect. Only a kind that ``defers_restart`` is asked."""
-        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_once()",
-                        hint="a kind that returns Outcome.restart sets defers_restart and overrides restart_once")
 
-    @classmethod
-    def restart_restored(cls, ctx: StepContext, request: RestartRequest) -> Outcome:
-        """The one restart after the play's reverts of this kind put back what needs it."""
-        raise StepError(f"step kind '{cls.kind}' asked for a restart but has no restart_restored()",
-                        hint="a kind that returns Outcome.restart sets defers_restart and overrides "
-                             "restart_restored")
+# Each facet asked of a class: the class as that facet when it has it, else None.
+def rehearsed(cls: type[StepType]) -> type[Rehearsed] | None:
+    return cls if issubclass(cls, Rehearsed) else None
+
+
+def workload(cls: type[StepType]) -> type[Workload] | None:
+    return cls if issubclass(cls, Workload) else None
+
+
+def reversible(cls: type[StepType]) -> type[Reversible] | None:
+    return cls if issubclass(cls, Reversible) else None
+
+
+def restart_deferring(cls: type[StepType]) -> type[RestartDeferring] | None:
+    return cls if issubclass(cls, RestartDeferring) else None
+
+
+def around_point(cls: type[StepType]) -> type[AroundPoint] | None:
+    return cls if issubclass(cls, AroundPoint) else None
+
+
+def real_in_rehearsal(cls: type[StepType]) -> bool:
+    """Whether the kind's tool runs for real on a rehearsal sandbox (its measurements are then real)."""
+    found = rehearsed(cls)
+    return found is not None and found.real_in_rehearsal
 
 
 class NotYetImplemented(StepType):

@@ -36,7 +36,7 @@ from planner.errors import StepError
 from planner.plan.kind_schema import sampled_around_points
 from planner.plan.model import Section
 from planner.status import Artifact, Status
-from planner.steps.base import Change, Collected, Outcome, StepContext, StepType
+from planner.steps.base import AroundPoint, Change, Collected, Outcome, StepContext
 from planner.steps.rac import Cluster, cluster_from, global_report_sql, read_cluster, statspack_note
 from planner.steps.wl_common import point_dir, save_text
 
@@ -226,8 +226,8 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
 
 
 def report_between(ctx: StepContext, begin_snap: int, end_snap: int) -> list[Artifact]:
-    """The AWR report between two snapshots the workload took itself (HammerDB's timed driver): its measured
-    window, not planner's bracket around the whole point."""
+    """The AWR report between two snapshots the workload took itself (a timed driver that snapshots its own
+    window): its measured window, not planner's bracket around the whole point."""
     db = open_database(ctx, config_for(ctx))
     try:
         dbid = int(db.query(DBID_SQL)[0][0] or 0)
@@ -246,7 +246,7 @@ def _report_text(db: object, sql: str, what: str) -> str:
     return "\n".join((r[0] or "") for r in db.query(sql)) + "\n"  # type: ignore[attr-defined]
 
 
-class _Declared(StepType):
+class _Declared(AroundPoint):
     sections = frozenset({Section.COLLECT})
     needs_database = True
 

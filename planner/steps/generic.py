@@ -16,7 +16,7 @@ from planner.errors import StepError
 from planner.extras import CommandRun
 from planner.safejinja import SandboxEnvironment, template_errors_only
 from planner.status import Artifact, Status
-from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, StepContext, StepType, check_host_path
+from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, Reversible, StepContext, StepType, check_host_path
 from planner.transport.streams import FetchTooLarge, parse_size
 
 
@@ -98,10 +98,9 @@ def unified(before: str | None, after: str, name: str) -> str:
 _UNREAD = object()
 
 
-class _FileStep(StepType):
+class _FileStep(Reversible):
     """Shared by template and copy: compare, write atomically, restore the original on revert."""
 
-    reversible = True
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)

@@ -25,14 +25,14 @@ from planner.db.identity import asm_config, open_asm
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, Reversible, StepContext
 from planner.transport.connection import CommandResult
+from planner.units import parse_size
 
 GROUP_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_$#]*$")
 DISK_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
 ATTR_NAME = re.compile(r"^[a-z][a-z0-9_.]*$")
 ATTR_VALUE = re.compile(r"^[A-Za-z0-9_.:/+-]+$")
-AU_SIZE = re.compile(r"^[0-9]+[KMG]?$", re.I)
 USABLE = ("CANDIDATE", "PROVISIONED", "FORMER")
 
 
@@ -72,7 +72,7 @@ class AsmPlan:
     add: tuple[AsmDisk, ...]  # disks to put in (create or add)
 
 
-class AsmDiskgroup(StepType):
+class AsmDiskgroup(Reversible):
     kind = "asm_diskgroup"
     args_schema = {
         "description": "create an ASM disk group or add disks to it",
@@ -108,7 +108,6 @@ class AsmDiskgroup(StepType):
         "required": ["name", "disks"],
     }
     sections = frozenset({Section.PREP})
-    reversible = True
     needs_database = True
     device_args = ("disks",)
 
@@ -189,7 +188,7 @@ class AsmDiskgroup(StepType):
         attrs: dict[str, str] = {}
         if self.args.get("au_size") is not None:
             au = str(self.args["au_size"]).upper().removesuffix("B")
-            if not AU_SIZE.fullmatch(au):
+            if parse_size(au, suffixes="KMG") is None:  # ASM takes an AU size in K, M or G
                 raise StepError(f"au_size must be a size such as 4M, not {self.args['au_size']!r}")
             attrs["au_size"] = au
         for k, v in (self.args.get("attributes") or {}).items():

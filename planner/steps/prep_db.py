@@ -34,15 +34,14 @@ from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
-from planner.steps.base import Change, Outcome, StepContext, StepType, check_host_path
+from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType, check_host_path
+from planner.units import parse_size
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
-SIZE = re.compile(r"^([0-9]+)([KMGTP]?)$", re.I)
-UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40, "P": 1 << 50}
 SAFE_STRING = re.compile(r"^[A-Za-z0-9_.,:/+@%= -]*$")  # user string values; quotes, $, (, ;, newlines refused
 SUGAR = {"recycle_pool": "db_recycle_cache_size"}
 # Parameters of type "Big integer" in the Oracle Database Reference (each parameter's "Parameter type" row), written
-# as a number with an optional K, M or G suffix (planner's SIZE also takes T and P); anything else ALTER SYSTEM refuses.
+# as a number with an optional K, M or G suffix (size_bytes also takes T and P); anything else ALTER SYSTEM refuses.
 SIZE_PARAMETERS = frozenset({
     "db_cache_size", "db_keep_cache_size", "db_recycle_cache_size", "db_2k_cache_size", "db_4k_cache_size",
     "db_8k_cache_size", "db_16k_cache_size", "db_32k_cache_size", "sga_target", "sga_max_size", "memory_target",
@@ -53,6 +52,11 @@ SIZE_PARAMETERS = frozenset({
 # planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
 # planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
 KIT_CACHE = "slob_cache"
+
+
+def size_bytes(value: object) -> float | None:
+    """A big integer parameter's value in bytes (64M, 1g, 8192), else None: planner also takes T and P."""
+    return parse_size(str(value), suffixes="KMGTP")
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +146,7 @@ def render_value(p: Param, value: Any, *, trusted: bool = False) -> str:
             raise StepError(f"{p.name} takes TRUE or FALSE, not {value!r}")
         return text
     if p.type in (3, 6):
-        if isinstance(value, bool) or not SIZE.fullmatch(str(value)):
+        if isinstance(value, bool) or size_bytes(value) is None:
             raise StepError(f"{p.name} takes a number or a size such as 64M, not {value!r}")
         return str(value).upper()
     if p.type == 2:
@@ -160,8 +164,8 @@ def canon(p: Param, text: str | None) -> str | None:
     if text is None:
         return None
     t = str(text).strip().strip("'")
-    if p.type in (3, 6) and (m := SIZE.fullmatch(t)):
-        return str(int(m.group(1)) * UNITS[m.group(2).upper()])
+    if p.type in (3, 6) and (size := size_bytes(t)) is not None:
+        return str(int(size))
     return t.upper()
 
 
@@ -311,7 +315,7 @@ def _memory_only(pf: ParameterFile) -> str:
             "lost at the next restart" if pf.pfile else "")
 
 
-class InitOra(StepType):
+class InitOra(RestartDeferring, Rehearsed):
     kind = "init_ora"
     args_schema = {
         "description": "set init.ora parameters (any valid name: value; recycle_pool: SIZE sets the recycle pool)",
@@ -325,8 +329,6 @@ class InitOra(StepType):
         },
     }
     sections = frozenset({Section.PREP})
-    reversible = True
-    defers_restart = True  # the engine restarts once per play (see the module docstring)
     needs_database = True
 
     def __init__(self, args: Mapping[str, Any]) -> None:
@@ -356,7 +358,7 @@ class InitOra(StepType):
         for key, value in self.args.items():
             name = SUGAR.get(key, key)
             if key == KIT_CACHE:
-                if not isinstance(value, str | int) or isinstance(value, bool) or not SIZE.fullmatch(str(value)):
+                if not isinstance(value, str | int) or isinstance(value, bool) or size_bytes(value) is None:
                     raise StepError(f"slob_cache takes a size such as 64M, not {value!r}")
                 if ctx is None:
                     continue  # the kit is read on the host
@@ -374,7 +376,7 @@ class InitOra(StepType):
             if isinstance(value, str) and not SAFE_STRING.fullmatch(value):
                 raise StepError(f"refused value {value!r} for {name}",
                                 hint="values may hold letters, digits, spaces and _ . , : / + @ % = -")
-            if name in SIZE_PARAMETERS and (isinstance(value, bool) or not SIZE.fullmatch(str(value).strip())):
+            if name in SIZE_PARAMETERS and (isinstance(value, bool) or size_bytes(str(value).strip()) is None):
                 # known before any host: ALTER SYSTEM would refuse it (ORA-02097/ORA-00096) after earlier prep
                 # steps had already changed the host
                 raise StepError(f"{name} takes a size (big integer): a number of bytes or one with K, M, G, T or P, "

@@ -11,7 +11,7 @@ from planner.db.identity import oracle_run_kw, restart_way
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
-from planner.steps.base import Change, Outcome, StepContext, StepType
+from planner.steps.base import Change, Outcome, Rehearsed, Reversible, StepContext
 from planner.steps.prep_db import wait_open
 
 # FLASHBACK OFF deletes every flashback log ("Disabling Flashback Database Logging", Oracle Database Backup and
@@ -56,7 +56,7 @@ def set_flashback(ctx: StepContext, cfg: DbConfig, db: Database, on: bool) -> tu
 RESTORE_POINT_ONLY = "RESTORE POINT ONLY"
 
 
-class Flashback(StepType):
+class Flashback(Reversible, Rehearsed):
     kind = "flashback"
     args_schema = {
         "description": "flashback database on or off",
@@ -72,7 +72,6 @@ class Flashback(StepType):
         "x-hint": "write flashback: on or flashback: off",
     }
     sections = frozenset({Section.PREP})
-    reversible = True
     needs_database = True
 
     @classmethod

@@ -20,7 +20,7 @@ from planner.errors import StepError
 from planner.extras import SchedulersSet
 from planner.plan.model import Section
 from planner.status import Status
-from planner.steps.base import Change, Outcome, Probe, StepContext, StepType
+from planner.steps.base import Change, Outcome, Probe, Reversible, StepContext
 from planner.steps.blockdev import (
     RESOLVE,
     RULE_FILE,
@@ -32,6 +32,7 @@ from planner.steps.blockdev import (
     rules_for,
     unmerge_rules,
 )
+from planner.units import parse_size
 
 BLK_MQ = {"noop": "none", "deadline": "mq-deadline", "cfq": "bfq"}
 DEV_SPEC = re.compile(r"^[A-Za-z0-9_./:*?\[\]@+=,-]+$")
@@ -106,7 +107,7 @@ def _scheduler_path(ctx: StepContext, dev: object) -> str:
     return ctx.path(f"/sys/block/{dev}/queue/scheduler")
 
 
-class IoScheduler(StepType):
+class IoScheduler(Reversible):
     kind = "io_scheduler"
     args_schema = {
         "description": "set the block I/O scheduler of devices (path, glob, multipath alias or WWID)",
@@ -125,7 +126,6 @@ class IoScheduler(StepType):
         "required": ["devices", "scheduler"],
     }
     sections = frozenset({Section.PREP})
-    reversible = True
     device_args = ("devices",)
 
     def __init__(self, args: Mapping[str, Any]) -> None:
@@ -315,7 +315,7 @@ class IoScheduler(StepType):
         return Outcome(Status.CHANGED, "; ".join(done))
 
 
-class Sysctl(StepType):
+class Sysctl(Reversible):
     """Kernel parameters through /proc/sys (mapped via ctx.path), written like `sysctl -w` does."""
 
     kind = "sysctl"
@@ -331,7 +331,6 @@ class Sysctl(StepType):
         },
     }
     sections = frozenset({Section.PREP})
-    reversible = True
 
     @classmethod
     def describe_saved(cls, saved: Mapping[str, Any]) -> str:
@@ -412,9 +411,6 @@ class Sysctl(StepType):
         return Outcome(Status.CHANGED, "; ".join(done)) if done else Outcome(Status.OK, "already as they were")
 
 
-SIZE = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([kKmMgGtT]?)[bB]?$")
-
-
 class Hugepages(Sysctl):
     """vm.nr_hugepages by count, or by total size (divided by Hugepagesize from /proc/meminfo)."""
 
@@ -438,24 +434,23 @@ class Hugepages(Sysctl):
     def validate(self) -> None:
         self._size()
 
-    def _size(self) -> re.Match[str] | None:
-        """The size match (None when given by count); refuses bad arguments without the host."""
+    def _size(self) -> float | None:
+        """The size in bytes (None when given by count: 1.5g, 8GB, 8192); refuses bad arguments without the host."""
         if "count" in self.args:
             count = self.args["count"]
             if isinstance(count, bool) or not isinstance(count, int) or count < 0:
                 raise StepError(f"hugepages count must be a whole number >= 0, not {count!r}")
             return None
-        m = SIZE.fullmatch(str(self.args.get("size", "")))
-        if not m:
+        total = parse_size(str(self.args.get("size", "")), fraction=True, byte_suffix=True)
+        if total is None:
             raise StepError(f"hugepages size must be a size such as 8G, not {self.args.get('size')!r}")
-        return m
+        return total
 
     def wanted(self, ctx: StepContext | None) -> dict[str, str]:
-        m = self._size()
-        if m is None:
+        total = self._size()
+        if total is None:
             return {"vm.nr_hugepages": str(self.args["count"])}
         assert ctx is not None  # a size needs the host's huge page size
-        total = float(m.group(1)) * {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2).upper()]
         meminfo = ctx.conn.read_text(ctx.path("/proc/meminfo")) or ""
         hp = re.search(r"^Hugepagesize:\s+(\d+)\s*kB", meminfo, re.M)
         if not hp:

@@ -72,9 +72,9 @@ def generic(saved: Mapping[str, Any]) -> str:
 def describe_saved(kind: str, saved: Mapping[str, Any]) -> str:
     """What the host was like before the step changed it. Never raises: an odd record gets the plain form."""
     from planner.steps import REGISTRY  # the registry imports every step file, and they import base
-
     cls = REGISTRY.get(kind)
+    describe = getattr(cls, "describe_saved", None)  # a Reversible kind's (base imports this module: no import back)
     try:
-        return cls.describe_saved(saved) if cls is not None else generic(saved)
+        return str(describe(saved)) if callable(describe) else generic(saved)
     except (AttributeError, TypeError, ValueError):
         return generic(saved)

@@ -21,21 +21,16 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from planner import kindspec
 from planner.errors import ParseError, StepError
 from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Metric, Parsed, Source
-from planner.parsers import parse_file, summarise
+from planner.parsers import IN_OUTCOME, PREFIXED, parse_file, summarise
 from planner.status import Artifact, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
-
-# The database reports parse_outcome parses; a workload's own outputs are its kind's parsers' (its ``kind``).
-PARSED_KINDS = frozenset({"awr_text", "awr_html", "statspack", "awr_rac_text"})
-_HEADLINE_REPORTS = ("awr_text", "statspack")  # their metrics keep their names; other reports' are prefixed
 
 
 def point_name(index: int) -> str:
@@ -90,17 +85,14 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
-                  data: Mapping[str, Any] | StepExtra | None = None, *, kind: str = "") -> Outcome:
+                  data: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
     """CHANGED with the headline metrics of the parsed outputs in Outcome.metrics; FAILED with the ParseError
     when a main output does not parse (its artifacts are kept either way). ``data``: the kind's extra, or a
-    mapping of values for the record (kept as planner.extras.Notes). ``kind``: the step's kind, whose own
-    parsers' outputs are parsed too, their metrics named as its parser names them."""
+    mapping of values for the record (kept as planner.extras.Notes)."""
     extra = notes(data) if isinstance(data, Mapping) else data
-    spec = kindspec.spec(kind)
-    own = frozenset(p.kind for p in spec.parsers) if spec else frozenset()
     metrics: dict[str, Metric] = {}
     for a in artifacts:
-        if a.kind not in PARSED_KINDS and a.kind not in own:
+        if a.kind not in IN_OUTCOME:
             continue
         try:
             parsed = parse_file(ctx.run_dir / a.path, a.kind)
@@ -108,7 +100,7 @@ def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
                 raise parsed.errors[0]
         except ParseError as e:
             return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
-        prefix = "" if a.kind in _HEADLINE_REPORTS or a.kind in own else f"{a.kind}."
+        prefix = f"{a.kind}." if a.kind in PREFIXED else ""
         if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
             continue  # the text report already gave the headline
         for m in summarise(parsed):

@@ -58,14 +58,16 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
     seconds_of,
     whole_number,
 )
 from planner.steps.rac import SLOB_GLOBAL_OUTPUTS, Cluster, cluster_of, from_global_report, slob_note
 from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
+from planner.units import suffix_bytes
 
 BACKUP_SUFFIX = ".planner-orig"
 _ERROR_LINE = re.compile(r"^.*\b(ORA-\d{5}|SP2-\d{4}|FATAL)\b.*$", re.M)
@@ -133,7 +135,7 @@ def scale_blocks(scale: str | None, block_size: int = 8192) -> int:
         return 10000
     n = int(m.group(1))
     return (n if not m.group(2)
-            else n * {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}[m.group(2)] // block_size)
+            else n * suffix_bytes(m.group(2)) // block_size)
 
 
 def detect_version(runit: str | None, conf: str | None, notes: str = "") -> KitVersion:
@@ -204,7 +206,7 @@ def _int(args: Mapping[str, Any], key: str) -> int:
     return whole_number(args, key, 0, "slob", minimum=0)  # sessions and percentages: none is allowed
 
 
-class Slob(StepType):
+class Slob(Rehearsed, Workload):
     kind: ClassVar[str] = "slob"
     args_schema = {
         "description": "SLOB (the user's kit on the host)",

@@ -20,8 +20,10 @@ from typing import Any, Protocol
 from planner import __version__
 from planner.errors import InputError, PlannerError, Problem
 from planner.metrics import Direction
-from planner.results.findings import ClaimVerdict, Finding, Severity, Verdict
+from planner.results.finding import Finding, Severity
 from planner.results.measure import Measurement, RunData
+from planner.results.verdicts import ClaimVerdict, Verdict
+from planner.status import ExitCode
 from planner.store.record import MAX_SERIES_FILES, ArtifactEntry, StoredRun, capture, dumps
 from planner.store.schema import LATEST, VERSION_TABLE, statements
 from planner.store.url import Backend, StoreURL
@@ -31,7 +33,7 @@ from planner.timeseries import MAX_FILE_BYTES
 class StoreUnreachable(PlannerError):
     """The store's server cannot be reached (exit 4, like an unreachable host)."""
 
-    exit_code = 4
+    exit_code = ExitCode.UNREACHABLE
 
 
 class PushRefused(InputError):

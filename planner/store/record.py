@@ -22,10 +22,11 @@ from pathlib import Path, PurePosixPath
 
 from planner.files import sha256_file
 from planner.results import runfolder
-from planner.results.findings import ClaimVerdict, Finding, all_findings, verdicts
+from planner.results.evaluate import evaluate
+from planner.results.finding import Finding
 from planner.results.measure import Measurement, RunData, _inside
 from planner.results.runfolder import RECORD_DIRS, RECORD_FILES
-from planner.results.stats import series
+from planner.results.verdicts import ClaimVerdict
 from planner.timeseries import MAX_FILE_BYTES, read
 
 MAX_KEPT = 16 * 1024 * 1024
@@ -135,16 +136,14 @@ def capture(run: RunData) -> StoredRun:
     meta = run.meta
     files = tuple(_record_files(run.run_dir))
     artifacts = tuple(_artifacts(run))
-    all_series = series(run.measurements)
-    rated = {p.name: dict(p.rated) for p in run.plan.plays} if run.plan else {}
-    claims = run.plan.reproduces if run.plan else ()
+    results = evaluate(run)  # the findings and verdicts the report shows, the same list
     recap = dict(files).get(runfolder.RECAP, b"").decode(errors="replace")
     dirty = meta.git.get("dirty")
     return StoredRun(
         run.run_id, meta.plan, meta.plan_file, meta.git.get("commit"), None if dirty is None else bool(dirty),
         meta.started, meta.ended, meta.raw.get("status"), run.simulated, tuple(sorted(meta.hosts)),
         str(run.run_dir.resolve()), meta.controller, recap, files, artifacts, run.measurements,
-        tuple(all_findings(all_series, rated)), tuple(verdicts(claims, all_series, run.simulated)),
+        results.findings, results.verdicts,
         content_hash(files, artifacts), tuple(_series_files(run)))
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import StepError
+from planner.units import parse_size as read_size
 
 # A command's output is held with bounded memory (200 MB on stdout once cost the controller 1.4 GB of RSS):
 # the first KEEP_HEAD bytes and the last KEEP_TAIL bytes of each stream are kept, the middle is counted and left out
@@ -129,17 +130,12 @@ def inside_root(path: str, root: str) -> bool:
 
 
 
-_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
-
-
 def parse_size(value: object, what: str = "max_size") -> int:
-    """Bytes from 123, "123", "512M", "2G" (binary units, as dd and fio read them); StepError otherwise."""
-    text = str(value).strip().upper()
-    unit = text[-1:] if text[-1:] in _UNITS and not text[-1:].isdigit() else ""
-    number = text[:-1] if unit else text
-    if not number.isdigit() or int(number) < 1:
+    """Bytes from 123, "123", "512M", "2g" (binary units, as dd and fio read them); StepError otherwise."""
+    size = read_size(str(value).strip())
+    if size is None or size < 1:
         raise StepError(f"{what} must be a size such as 1048576, 512M or 2G, not {value!r}")
-    return int(number) * _UNITS[unit]
+    return int(size)
 
 
 # A fetch with no cap of its own and none from the inventory: a 2.6 GB sparse awr.txt once came back whole and

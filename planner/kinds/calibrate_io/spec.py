@@ -7,7 +7,7 @@ KIND = KindSpec(
     parsers=(
         ParserKind("calibrate_io", "planner.kinds.calibrate_io.parse", "CALIBRATE_IO result",
                    headline=(("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
-                   one_figure=True, step_kind="calibrate_io",
+                   one_figure=True, step_kind="calibrate_io", in_outcome=True, reads="CALIBRATE_IO",
                    result_lines=r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]"),
     ),
     extras=("planner.kinds.calibrate_io.extra:Calibration",),

@@ -20,7 +20,7 @@ from planner.errors import StepError
 from planner.kinds.calibrate_io.extra import Calibration
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, whole_number
+from planner.steps.base import Change, Duration, Outcome, StepContext, Workload, whole_number
 from planner.steps.wl_common import parse_outcome, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
@@ -58,7 +58,7 @@ class CalibrateIoArgs:
                    whole_number(args, "max_latency", 20, "calibrate_io", minimum=1))
 
 
-class CalibrateIo(StepType):
+class CalibrateIo(Workload):
     kind: ClassVar[str] = "calibrate_io"
     args_schema = {
         "description": "DBMS_RESOURCE_MANAGER.CALIBRATE_IO",
@@ -169,4 +169,4 @@ class CalibrateIo(StepType):
             lines += ["-- DBA_RSRC_IO_CALIBRATE", *listing([tuple(r) for r in rows]), ""]
         art = save_text(ctx, "calibrate_io.txt", "\n".join(lines), "calibrate_io")
         msg = f"CALIBRATE_IO({disks}, {latency}): max_iops={max_iops} max_mbps={max_mbps} latency={actual} ms"
-        return parse_outcome(ctx, [art], msg, Calibration(int(max_iops), int(max_mbps), actual), kind=self.kind)
+        return parse_outcome(ctx, [art], msg, Calibration(int(max_iops), int(max_mbps), actual))

@@ -4,14 +4,22 @@ from planner.kindspec import Headline, KindSpec, ParserKind, ReportWords
 
 _HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
                        ("fio.clat_ms", {"stat": "p99"}))
+_PARSE = "planner.kinds.fio.parse"
+
+# fio engines that keep one I/O in flight per job whatever iodepth says (fio's man page, "iodepth": "Note that
+# increasing iodepth beyond 1 will not affect synchronous ioengines"): the step warns of an iodepth sweep on one
+# before it runs, the findings say it of the run.
+SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 
 KIND = KindSpec(
-    "fio", step="planner.steps.wl_fio:Fio",
+    "fio", step="planner.kinds.fio.step:Fio",
+    run_findings="planner.kinds.fio.findings:run_findings",
     parsers=(
-        ParserKind("fio_json", "fio", "fio JSON output", names=(r"\.json$",), headline=_HEADLINE, step_kind="fio"),
-        ParserKind("fio_terse", "fio_terse", "fio terse (--minimal) output", names=(r"fio.*\.(terse|csv)$",),
-                   headline=_HEADLINE),
-        ParserKind("fio_text", "fio_text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
+        ParserKind("fio_json", f"{_PARSE}.json_report", "fio JSON output", names=(r"\.json$",),
+                   headline=_HEADLINE, step_kind="fio", reads="fio JSON, terse or normal output"),
+        ParserKind("fio_terse", f"{_PARSE}.terse", "fio terse (--minimal) output",
+                   names=(r"fio.*\.(terse|csv)$",), headline=_HEADLINE),
+        ParserKind("fio_text", f"{_PARSE}.text", "fio normal (text) output", names=(r"fio.*\.(txt|log|out)$",),
                    headline=_HEADLINE,
                    result_lines=r"^[ \t]*(?:(?:read|write|trim|mixed)\s*: (?:IOPS=|io=)|(?:slat|clat|lat)\s*\("
                                 r"(?:nsec|usec|msec)\):\s*min=|cpu\s*:\s*usr=|\S+: ios=.*util=)"),

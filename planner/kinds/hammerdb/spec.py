@@ -1,14 +1,26 @@
 """HammerDB's tables: its parser kind, metric words and axis words."""
 
-from planner.kindspec import KindSpec, Oltp, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, Oltp, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "hammerdb", step="planner.steps.wl_hammerdb:HammerDB",
-    oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu"),
+    "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
+    oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
+              one_core_source="HammerDB, How many warehouses for the TPROC-C test"),
+    findings="planner.kinds.hammerdb.findings:setup",
+    standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
+    host_vars=(
+        HostVar("hammerdb_system_password", "text", "manager",
+                "the system user's password the hammerdbcli scripts give (a secret: masked in every record)"),
+        HostVar("hammerdb_tpcc_password", "text", "the TPROC-C user's name",
+                "the TPROC-C user's password (a secret: masked in every record)"),
+        HostVar("hammerdb_build_timeout_s", "seconds", "2 min a warehouse per build virtual user + 600, at least 1800",
+                "buildschema's own timeout (a build loads every warehouse: the run's minutes say nothing of it)"),
+    ),
     parsers=(
-        ParserKind("hammerdb", "hammerdb", "HammerDB (hammerdbcli) TPROC-C output", names=(r"hammerdb",),
-                   headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
-                   result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb"),
+        ParserKind("hammerdb", "planner.kinds.hammerdb.parse", "HammerDB (hammerdbcli) TPROC-C output",
+                   names=(r"hammerdb",), headline=(("hammerdb.nopm", {}), ("hammerdb.tpm", {})),
+                   result_lines=r"(?<!\")TEST RESULT\s*:\s*System achieved", step_kind="hammerdb",
+                   reads="HammerDB output"),
     ),
     report=ReportWords(
         prefix="hammerdb", tool="HammerDB",

@@ -1,6 +1,6 @@
 """ORION's tables: its parser kinds (csv matrices, summary), metric words and axis words."""
 
-from planner.kindspec import HostVar, KindSpec, ParserKind, ReportWords
+from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 _PARSE = "planner.kinds.orion.parse"
 
@@ -8,26 +8,20 @@ KIND = KindSpec(
     "orion", step="planner.kinds.orion.step:Orion",
     parsers=(
         ParserKind("orion_csv", _PARSE, "ORION csv matrix", "looks_like_csv", "parse_csv",
-                   (r"_(iops|mbps|lat)\.csv$",), best_cell=True, step_kind="orion"),
+                   (r"_(iops|mbps|lat)\.csv$",), best_cell=True, step_kind="orion", in_outcome=True, prefixed=True),
         ParserKind("orion_summary", _PARSE, "ORION summary/console", "looks_like_summary", "parse_summary",
                    (r"_summary\.txt$",), headline=(("orion.max_small_iops", {}), ("orion.max_large_mbps", {}),
                                                     ("orion.min_small_latency_ms", {})),
                    result_lines=r"Maximum (?:Large MBPS|Small IOPS)|Minimum Small Latency|Small (?:Read|Write) "
                                 r"Latency:|^[ \t]*Name:\s*\S+\s+Size:|^[ \t]*(?:Small IO size|Large IO size|Write|"
-                                r"Duration for each Data Point|Total Data Points):",
-                   step_kind="orion", refusal="refusal"),
+                                r"Duration for each Data Point|Total Data Points):", step_kind="orion",
+                   in_outcome=True, reads="ORION summary/csv"),
         # a 12c+ _lat.csv (the step names it)
         ParserKind("orion_csv_us", _PARSE, "ORION 12c+ latency csv (us)", "looks_like_csv", "parse_csv_us",
                    best_cell=True, step_kind="orion"),
     ),
     standin="planner.kinds.orion.standin:install",
     extras=("planner.kinds.orion.extra:OrionRun",),
-    host_vars=(
-        HostVar("grid_home", "path", "", "the Grid Infrastructure home: its bin/orion is run when it is there and no "
-                "binary is given (on RAC the Grid home's ORION is the one to use)"),
-        HostVar("oracle_home", "path", "", "the database home: its bin/orion is run when no binary is given and the "
-                "Grid home has none"),
-    ),
     report=ReportWords(
         prefix="orion", tool="ORION",
         metric_words={

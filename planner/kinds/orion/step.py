@@ -31,8 +31,9 @@ from planner.steps.base import (
     Duration,
     KitStandIn,
     Outcome,
+    Rehearsed,
     StepContext,
-    StepType,
+    Workload,
     check_host_path,
     whole_number,
 )
@@ -105,7 +106,7 @@ def orion_points(args: Mapping[str, Any]) -> int:
     return OrionArgs.of(args).points
 
 
-class Orion(StepType):
+class Orion(Rehearsed, Workload):
     kind: ClassVar[str] = "orion"
     args_schema = {
         "description": "Oracle ORION I/O calibration tool",
@@ -247,7 +248,7 @@ class Orion(StepType):
         data = _estimates(tuple(luns), write, r.stdout, self.opts.duration_s * self.opts.points)
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
-        out = parse_outcome(ctx, summary, f"{what}; {data.duration_note}", data, kind=self.kind)
+        out = parse_outcome(ctx, summary, f"{what}; {data.duration_note}", data)
         return replace(out, artifacts=tuple(arts))
 
 

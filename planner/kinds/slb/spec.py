@@ -7,7 +7,7 @@ KIND = KindSpec(
     parsers=(
         ParserKind("slb", "planner.kinds.slb.parse", "SLB output",
                    headline=(("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
-                   result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb", refusal="refusal"),
+                   result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb", reads="SLB"),
     ),
     storage_test=False,  # a CPU and memory (logical I/O) test: seed "SLB, the Silly Little Benchmark"
     report=ReportWords(

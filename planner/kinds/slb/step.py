@@ -23,7 +23,16 @@ from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.steps.base import Change, Duration, Outcome, StepContext, StepType, seconds_of, whole_number
+from planner.steps.base import (
+    Change,
+    Duration,
+    Outcome,
+    Rehearsed,
+    StepContext,
+    Workload,
+    seconds_of,
+    whole_number,
+)
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
 DEFAULT_KIT = Path(__file__).resolve().parent / "kit"
@@ -180,7 +189,7 @@ def affinity_warning(affinity: str | None, host_cpus: Any) -> str:
             f"{n} CPU(s) (0-{n - 1}): the users are pinned to fewer CPUs than planned, or taskset fails")
 
 
-class Slb(StepType):
+class Slb(Rehearsed, Workload):
     """SLB: ``[taskset -c CPUS] ./runit.sh USERS [SECONDS]`` in the kit copied to the host."""
 
     kind = "slb"

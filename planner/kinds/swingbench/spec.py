@@ -1,16 +1,33 @@
 """Swingbench's tables: its parser kinds (results XML, charbench console), metric words and axis words."""
 
-from planner.kindspec import KindSpec, Oltp, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, Oltp, ParserKind, ReportWords
+
+
+def _password(name: str, what: str) -> tuple[HostVar, ...]:
+    """A password variable and the two that may name where it is instead (read in this order)."""
+    return (HostVar(name, "text", "", f"{what} (a secret: masked in every record)"),
+            HostVar(f"{name}_env", "text", "", f"an environment variable on the controller holding {what}"),
+            HostVar(f"{name}_file", "path", "", f"a file holding {what} (a relative path: beside the plan)"))
+
 
 KIND = KindSpec(
-    "swingbench", step="planner.steps.wl_swingbench:Swingbench",
+    "swingbench", step="planner.kinds.swingbench.step:Swingbench",
     oltp=Oltp(throughput="swingbench.tps", users="swingbench.users"),
+    standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",
+    host_vars=(
+        *_password("swingbench_password", "the SOE user's password"),
+        *_password("swingbench_dba_password", "the password of the DBA oewizard connects as (build: only)"),
+        HostVar("swingbench_dba_user", "text", "system", "the DBA oewizard connects as to build the SOE schema"),
+        HostVar("swingbench_build_timeout_s", "seconds", "1 h per scale unit + 600, at least 1800",
+                "oewizard's own timeout (a load of a few GB takes far longer than a run)"),
+    ),
     parsers=(
-        ParserKind("swingbench", "swingbench", "Swingbench results XML (charbench -r)",
+        ParserKind("swingbench", "planner.kinds.swingbench.parse", "Swingbench results XML (charbench -r)",
                    names=(r"(swingbench|charbench|results).*\.xml$",), xml_report=True, step_kind="swingbench",
+                   reads="Swingbench results XML",
                    headline=(("swingbench.tps", {}), ("swingbench.tpm", {}), ("swingbench.max_tps", {}),
                              ("swingbench.failed_txns", {}))),
-        ParserKind("swingbench_console", "swingbench", "Swingbench charbench console (-v columns)",
+        ParserKind("swingbench_console", "planner.kinds.swingbench.parse", "Swingbench charbench console (-v columns)",
                    "looks_like_console", "parse_console", (r"charbench.*\.(log|txt|out)$",),
                    headline=(("swingbench.console_tps", {"stat": "mean"}),
                              ("swingbench.console_tpm", {"stat": "mean"}))),

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import getpass
 import json
-import re
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -102,37 +101,6 @@ def standin_vars(root: Path, oracle_home: str = DEFAULT_HOME) -> dict[str, Any]:
     # the licence is stated, as a lab's inventory must (planner.db.licence): the stand-in labs take AWR
     return {"planner_root": str(root), "oracle_home": oracle_home, "oracle_sid": sid, "oracle_access": "sqlplus",
             "oracle_poll_interval_s": 0, "oracle_diagnostics_pack": True}
-
-
-def standin_versions() -> dict[str, str]:
-    """The releases the HammerDB and Swingbench stand-ins print (their ``VERSION``), for the world record."""
-    out = {}
-    for key, prog in (("hammerdb", "hammerdbcli"), ("swingbench", "charbench")):
-        m = re.search(r'^VERSION = "([^"]+)"', (BIN / prog).read_text(), re.M)
-        out[key] = m.group(1) if m else "unknown"
-    return out
-
-
-SWINGBENCH_PROGRAMS = ("charbench", "oewizard")
-SOE_CONFIG = "configs/SOE_Server_Side_V2.xml"
-
-
-def install_swingbench(root: Path, home: str) -> Path:
-    """The stand-in Swingbench folder at ``home`` in the sandbox: bin/charbench and bin/oewizard (linked, so they
-    find their modules and the sandbox's state) and the SOE config charbench -c names. Returns the folder."""
-    dest = Path(root) / home.lstrip("/")
-    (dest / "bin").mkdir(parents=True, exist_ok=True)
-    for prog in SWINGBENCH_PROGRAMS:
-        link = dest / "bin" / prog
-        if not (link.is_symlink() or link.exists()):
-            link.symlink_to(BIN / prog)
-    config = dest / SOE_CONFIG
-    if not config.exists():
-        config.parent.mkdir(parents=True, exist_ok=True)
-        config.write_text('<?xml version = \'1.0\'?>\n<SwingBenchConfiguration xmlns="http://www.dominicgiles.com/'
-                          'swingbench/config">\n   <Name>"Order Entry (PLSQL) V2"</Name>\n'
-                          "   <Comment>PLANNER STAND-IN config</Comment>\n</SwingBenchConfiguration>\n")
-    return dest
 
 
 def set_slob_pool(state: dict[str, Any], pool: str) -> None:

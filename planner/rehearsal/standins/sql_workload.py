@@ -95,7 +95,7 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
         raise OraError(f"ORA-20200: End Snapshot Id {end} must be greater than Begin Snapshot Id {begin}")
     t0, t1 = (datetime.fromisoformat(snaps[str(x)]) for x in (begin, end))
     elapsed = max(1.0, (t1 - t0).total_seconds())
-    # a workload stand-in that ran between the snapshots (hammerdbcli) leaves its sessions at the end snapshot
+    # a workload stand-in that took these snapshots itself leaves its sessions at the end snapshot
     load = (s.state.get("awr_load") or {}).get(str(end)) or {}
     sessions = int(load.get("sessions", 0))
     os.environ.update({k: str(v) for k, v in (load.get("host") or {}).items() if k.startswith("PLANNER_STANDIN_")})
@@ -103,20 +103,20 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
         if k.startswith("PLANNER_STANDIN_"):
             os.environ.setdefault(k, str(v))
     host, db = awrgen.discover_host(), awrgen.load_db(_state_dir())
-    if sessions:  # hammerdbcli's own snapshots carry its load
+    if sessions:  # the workload's own snapshots carry its load
         w = awrgen.Workload(sessions=sessions, update_pct=40, run_time_s=elapsed,
                             scale_blocks=int(load.get("scale_blocks", 10000)))
-    else:  # a charbench run inside the window, or an idle database
+    else:  # an OLTP stand-in's run inside the window (oltp_runs), or an idle database
         w = awrgen.Workload(sessions=_oltp_sessions(s.state, t0, t1), update_pct=OLTP_UPDATE_PCT, run_time_s=elapsed)
     fig = awrgen.simulate(w, host, db)
     return fig, host, db, awrgen.Interval(begin, end, t0, elapsed)
 
 
-OLTP_UPDATE_PCT = 30  # the stand-in's guess at SOE's write share (toy model, not a Swingbench figure)
+OLTP_UPDATE_PCT = 30  # the stand-in's guess at SOE's write share (toy model, not the tool's figure)
 
 
 def _oltp_sessions(state: dict, t0: datetime, t1: datetime) -> int:
-    """The sessions of a stand-in charbench run inside the snapshots' window (its ``oltp_runs`` record): an
+    """The sessions of a stand-in OLTP run inside the snapshots' window (its ``oltp_runs`` record): an
     AWR report around it shows the load, as one around SLOB's does; none, an idle database."""
     runs = [r for r in state.get("oltp_runs", []) if isinstance(r, dict)
             and t0 <= datetime.fromisoformat(str(r.get("start"))) and datetime.fromisoformat(str(r.get("end"))) <= t1]

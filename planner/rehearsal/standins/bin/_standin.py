@@ -89,8 +89,8 @@ def state_path() -> Path:
 @contextlib.contextmanager
 def locked_state() -> Iterator[dict[str, Any]]:
     path = state_path()
-    # Read-only, 0644: flock needs no write access, so a lock file a tool run as root made (hammerdb, swingbench
-    # under become, which reach a real instance over the network) never locks out the oracle login's sqlplus.
+    # Read-only, 0644: flock needs no write access, so a lock file a tool run as root made (an OLTP kit's
+    # programs under become, which reach a real instance over the network) never locks out the oracle login's sqlplus.
     with os.fdopen(os.open(path.with_suffix(".lock"), os.O_RDONLY | os.O_CREAT, 0o644)) as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         state = json.loads(path.read_text())

@@ -42,7 +42,7 @@ def _v_datafile(state: dict[str, Any]) -> list[Row]:
 
 def _dba_tables(state: dict[str, Any]) -> list[Row]:
     """DBA_TABLES: OWNER, TABLE_NAME, TABLESPACE_NAME of every table segment (Oracle Database Reference), and
-    the tables a stand-in build recorded without segments (hammerdbcli's buildschema: TPROC-C's)."""
+    the tables a stand-in build recorded without segments (a TPROC-C build's, from a kind's stand-in)."""
     rows: list[Row] = [{"owner": r["owner"], "table_name": r["segment_name"], "tablespace_name": r["tablespace_name"]}
                        for r in _dba_segments(state) if r["segment_type"] == "TABLE"]
     return rows + [{"tablespace_name": None, **t} for t in state.get("tables") or [] if isinstance(t, dict)]

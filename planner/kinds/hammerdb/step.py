@@ -1,0 +1,286 @@
+"""The ``hammerdb`` workload: one sweep point of HammerDB's TPROC-C (derived from TPC-C) against Oracle, driven by
+``hammerdbcli auto <script>`` from the user's own install (``home``; planner does not ship HammerDB).
+
+planner writes the hammerdbcli Tcl script from the step's arguments, every value quoted for Tcl, and keeps it as
+an artifact with the passwords masked (they come from the inventory's secret variables
+``hammerdb_system_password`` and ``hammerdb_tpcc_password``, docs/secrets.md). The build (``buildschema``, then
+``waittocomplete`` as HammerDB's CLI scripts do) is its own phase with its own budget, skipped when the TPROC-C
+user's WAREHOUSE table exists (checked first). The run is the timed driver (``ora_driver timed``) with
+``rampup`` and ``duration`` minutes and ``vuset vu N``; HammerDB's Oracle timed driver takes its own AWR
+snapshots around the timed window ("Taking start AWR snapshot ... view report from SNAPID 93 to 94"), so planner
+does not bracket the point: it writes the AWR report between HammerDB's snapshot ids instead, the measured window
+and not the ramp-up. A virtual user that FINISHED FAILED fails the point.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from planner.db.access import config_for, open_database
+from planner.db.licence import diagnostics_pack
+from planner.db.segments import table_exists
+from planner.errors import OracleError, ParseError, StepError
+from planner.kinds.hammerdb.args import HammerDBArgs
+from planner.metrics import Parsed
+from planner.parsers import parse_file
+from planner.plan.kind_schema import sweepable
+from planner.plan.model import Section
+from planner.status import Artifact
+from planner.steps import dbreport
+from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
+    Change,
+    Duration,
+    KitStandIn,
+    Outcome,
+    Rehearsed,
+    StepContext,
+    Workload,
+    check_host_path,
+)
+from planner.steps.wl_common import finish, point_dir, save_text
+
+SYSTEM_PASSWORD_VAR = "hammerdb_system_password"
+TPCC_PASSWORD_VAR = "hammerdb_tpcc_password"
+BUILD_TIMEOUT_VAR = "hammerdb_build_timeout_s"
+# A planner estimate, no HammerDB source gives a load rate: two minutes per warehouse per build virtual user.
+BUILD_S_PER_WAREHOUSE = 120.0
+BUILD_MIN_S = 1800.0
+_NAME = r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$"
+_TCL_SPECIAL = re.compile(r'([\\"$\[\]{}])')
+
+
+def tcl_quote(value: object) -> str:
+    """One Tcl word whatever the value holds: double quotes, with every substitution character escaped."""
+    text = str(value).lower() if isinstance(value, bool) else str(value)
+    if any(c in text for c in "\0\n\r"):
+        raise StepError(f"hammerdb: refused a value with a line break or NUL: {text[:40]!r}")
+    return '"' + _TCL_SPECIAL.sub(r"\\\1", text) + '"'
+
+
+class HammerDB(Rehearsed, Workload):
+    kind: ClassVar[str] = "hammerdb"
+    args_schema = {
+        "description": "HammerDB TPROC-C on Oracle (the user's HammerDB install on the host, driven by hammerdbcli)",
+        "type": "object",
+        "properties": {
+            "home": {"type": "string", "minLength": 1, "description": "the HammerDB folder holding hammerdbcli"},
+            "service": {"type": "string", "minLength": 1, "pattern": "^[^\\s\"'\\\\]+$",
+                        "description": "the Oracle service or TNS alias (diset connection instance)",
+                        "x-hint": "give a TNS alias or service name without spaces or quotes"},
+            "system_user": {"type": "string", "pattern": _NAME},
+            "tpcc_user": {"type": "string", "pattern": _NAME, "x-hint": "give an Oracle user name such as TPCC"},
+            "tpcc_tablespace": {"type": "string", "pattern": _NAME},
+            "virtual_users": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "rampup": {"type": "integer", "minimum": 0, "description": "minutes before the timed window"},
+            "duration": {"type": "integer", "minimum": 1, "description": "minutes of the timed window"},
+            "allwarehouse": {"type": "boolean"},
+            "timeprofile": {"type": "boolean"},
+            "warehouses": {"type": "integer", "minimum": 1, "description": "the schema's warehouses (build)"},
+            "build_virtual_users": {"type": "integer", "minimum": 1},
+            "build": {"type": "boolean", "description": "build the schema when it is missing (default true)"},
+        },
+        "additionalProperties": False,
+        "required": ["home", "service", "virtual_users"],
+    }
+    sections = frozenset({Section.WORKLOADS})
+    writes_db_report: ClassVar[bool] = True  # the Oracle timed driver takes its own AWR snapshots
+    needs_database = True
+    kit_args = {"home": KitStandIn.OWN}
+    report_metrics = ("hammerdb.nopm", "hammerdb.tpm", "hammerdb.vu_failed")
+
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """Ramp-up plus the timed window (HammerDB's defaults: 2 and 5 minutes), and the margin."""
+        a = HammerDBArgs.of(args)
+        expected = 60.0 * (a.rampup + a.duration)
+        return Duration(expected, expected + TIMEOUT_MARGIN_S)
+
+    @staticmethod
+    def build_budget_s(args: Mapping[str, Any], host_vars: Mapping[str, Any]) -> float:
+        """buildschema's own timeout: it loads every warehouse, so the run's minutes say nothing of it."""
+        given = host_vars.get(BUILD_TIMEOUT_VAR)
+        if given not in (None, ""):
+            return float(given)
+        a = HammerDBArgs.of(args)
+        per_vu = a.build_warehouses / max(1, a.build_virtual_users)
+        return max(BUILD_MIN_S, per_vu * BUILD_S_PER_WAREHOUSE + TIMEOUT_MARGIN_S)
+
+    @functools.cached_property
+    def parsed(self) -> HammerDBArgs:
+        """The arguments, read once (validate reads them first: a bad one is refused at the plan check)."""
+        return HammerDBArgs.of(self.args)
+
+    def validate(self) -> None:
+        check_host_path(self.parsed.home, "HammerDB home")
+
+    # -- the script -----------------------------------------------------------------------------------------
+    def tpcc_user(self) -> str:
+        return self.parsed.tpcc_user
+
+    def _password(self, ctx: StepContext, var: str, default: str, masked: bool) -> str:
+        # A preview is printed: it shows the mask the record shows, as the Tcl-escaped password is another string
+        return "********" if masked and ctx.vars.get(var) else str(ctx.vars.get(var) or default)
+
+    def _connection(self, ctx: StepContext, masked: bool) -> list[str]:
+        a = self.parsed
+        system = self._password(ctx, SYSTEM_PASSWORD_VAR, "manager", masked)
+        tpcc = self._password(ctx, TPCC_PASSWORD_VAR, self.tpcc_user(), masked)
+        lines = ["dbset db ora", "dbset bm TPC-C",
+                 f"diset connection system_user {tcl_quote(a.system_user)}",
+                 f"diset connection system_password {tcl_quote(system)}",
+                 f"diset connection instance {tcl_quote(a.service)}",
+                 f"diset tpcc tpcc_user {tcl_quote(self.tpcc_user())}",
+                 f"diset tpcc tpcc_pass {tcl_quote(tpcc)}"]
+        if a.tpcc_tablespace:
+            lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}")
+        return lines
+
+    def build_script(self, ctx: StepContext, masked: bool = False) -> str:
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build",
+                 *self._connection(ctx, masked),
+                 f"diset tpcc count_ware {tcl_quote(self.parsed.build_warehouses)}",
+                 f"diset tpcc num_vu {tcl_quote(self.parsed.build_virtual_users)}",
+                 "buildschema", "waittocomplete"]
+        return "\n".join(lines) + "\n"
+
+    def run_script(self, ctx: StepContext, masked: bool = False) -> str:
+        a = self.parsed
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run", *self._connection(ctx, masked),
+                 "diset tpcc ora_driver timed",
+                 f"diset tpcc rampup {tcl_quote(a.rampup)}",
+                 f"diset tpcc duration {tcl_quote(a.duration)}",
+                 f"diset tpcc allwarehouse {tcl_quote(a.allwarehouse)}",
+                 f"diset tpcc ora_timeprofile {tcl_quote(a.timeprofile)}",
+                 # the schema's size beside the run's figures: the record says what the virtual users shared
+                 *([f"diset tpcc count_ware {tcl_quote(a.warehouses)}"] if a.warehouses else []),
+                 "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
+                 "vucreate", "vurun", "vudestroy"]
+        return "\n".join(lines) + "\n"
+
+    def argv(self, ctx: StepContext, script: str) -> list[str]:
+        return [posixpath.join(self.home(ctx), "hammerdbcli"), "auto", script]
+
+    def home(self, ctx: StepContext) -> str:
+        return ctx.path(self.parsed.home.rstrip("/") or "/")
+
+    # -- check / preview ------------------------------------------------------------------------------------
+    def check(self, ctx: StepContext) -> Change:
+        return Change(True, f"would run hammerdbcli auto with {self.parsed.virtual_users} virtual users on "
+                            f"{self.parsed.service} (build the schema first when {self.tpcc_user()}.WAREHOUSE "
+                            "is missing)")
+
+    def preview(self, ctx: StepContext) -> str:
+        wd = ctx.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
+        out = [f"$ {ctx.command_text(self.argv(ctx, f'{wd}/build.tcl'), cwd=self.home(ctx))}   # only when "
+               f"{self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
+        out += ["    " + x for x in self.build_script(ctx, masked=True).splitlines()]
+        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx))}")
+        out.append("run.tcl:")
+        out += ["    " + x for x in self.run_script(ctx, masked=True).splitlines()]
+        return "\n".join(out) + "\n" + self.check(ctx).msg
+
+    # -- running --------------------------------------------------------------------------------------------
+    def _secrets(self, ctx: StepContext) -> None:
+        """The passwords as given and as the script writes them: Tcl's escapes (\\$ \\[ ...) make another string
+        that masking the plain value would miss."""
+        if callable(ctx.add_secret):
+            for var in (SYSTEM_PASSWORD_VAR, TPCC_PASSWORD_VAR):
+                if ctx.vars.get(var):
+                    ctx.add_secret(str(ctx.vars[var]))
+                    ctx.add_secret(tcl_quote(ctx.vars[var])[1:-1])
+
+    def schema_exists(self, ctx: StepContext) -> bool:
+        """The TPROC-C user's WAREHOUSE table, from DBA_TABLES (the name is schema-checked: a plain literal)."""
+        try:
+            db = open_database(ctx, config_for(ctx))
+            try:
+                return table_exists(db, self.tpcc_user(), "WAREHOUSE")
+            finally:
+                db.close()
+        except OracleError as exc:
+            raise StepError(f"hammerdb: cannot check for the TPROC-C schema: {exc.message}", hint=exc.hint) from exc
+
+    def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
+                     timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
+        """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
+        remote = posixpath.join(wd, name)
+        _put_private(ctx, script, remote)
+        script_art = save_text(ctx, name, script)
+        try:
+            r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
+                        measured=name == "run.tcl")
+        finally:  # it holds the system password: on the host no longer than the point needs it
+            ctx.run(["rm", "-f", "--", remote], check=False)
+        text = r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")
+        console = name.replace(".tcl", "_console.txt")
+        return script_art, save_text(ctx, console, text, "hammerdb" if name == "run.tcl" else ""), text, r.ok
+
+    def _build(self, ctx: StepContext, wd: str) -> list[Artifact]:
+        if self.schema_exists(ctx):
+            return []
+        if not self.parsed.build:
+            raise StepError(f"hammerdb: the TPROC-C schema {self.tpcc_user().upper()} is missing and build is false",
+                            hint="set build: true (and warehouses) or build it with HammerDB first")
+        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx),
+                                                      self.build_budget_s(self.args, ctx.vars))
+        if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
+            why = next((ln.strip() for ln in text.splitlines() if "Error" in ln or "FAILED" in ln), "")
+            raise StepError(f"hammerdb: buildschema failed: {why[:300] or 'no SCHEMA COMPLETE line'}",
+                            hint=f"see {console.path}")
+        return [script, console]
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        self._secrets(ctx)
+        wd = point_dir(ctx, self.kind)
+        arts = self._build(ctx, wd)
+        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx))
+        arts += [script, console]
+        parsed = _parsed(ctx.run_dir / console.path)
+        failure = _failure(parsed, ok)
+        if parsed is not None and failure is None:
+            arts += self._awr(ctx, parsed)
+        return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"))
+
+    def _awr(self, ctx: StepContext, parsed: Parsed) -> list[Artifact]:
+        """The AWR report over HammerDB's own window, when it took snapshots and the pack is licensed."""
+        begin, end = parsed.value("hammerdb.awr_begin_snap"), parsed.value("hammerdb.awr_end_snap")
+        if begin is None or end is None or end <= begin or ctx.db_report != "awr":
+            return []
+        if not diagnostics_pack(ctx)[0]:
+            return []
+        return dbreport.report_between(ctx, int(begin), int(end))
+
+
+def _put_private(ctx: StepContext, script: str, remote: str) -> None:
+    """The script at mode 0600, owned by the user who runs hammerdbcli: uploaded by the login (which is that
+    user, or becomes root, who reads any file), or else written by the become user itself from stdin."""
+    if not ctx.become or ctx.become_user == "root":
+        ctx.conn.put(script.encode(), remote, mode=0o600)
+        return
+    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode())
+
+
+def _parsed(path: Path) -> Parsed | None:
+    try:
+        return parse_file(path, "hammerdb")
+    except ParseError:
+        return None
+
+
+def _failure(parsed: Parsed | None, ok: bool) -> str | None:
+    """Why the point failed: hammerdbcli's exit, no result, or a virtual user that FINISHED FAILED."""
+    if parsed is None:
+        return "hammerdbcli printed no TEST RESULT" + ("" if ok else " and exited with an error")
+    failed = parsed.value("hammerdb.vu_failed") or 0
+    if failed:
+        first = parsed.fact("first_error")
+        return f"hammerdb: {failed:.0f} virtual user(s) FINISHED FAILED" + (f" ({first})" if first else "")
+    if parsed.value("hammerdb.nopm") is None:
+        return "hammerdbcli printed no TEST RESULT" + ("" if ok else " and exited with an error")
+    return None if ok else "hammerdbcli exited with an error after its TEST RESULT"

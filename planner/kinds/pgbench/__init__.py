@@ -1,0 +1,1 @@
+"""The pgbench kind: PostgreSQL's own benchmark client."""

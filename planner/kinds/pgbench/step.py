@@ -1,0 +1,238 @@
+"""The ``pgbench`` workload: PostgreSQL's own benchmark against a PostgreSQL server, one run per sweep point.
+
+planner runs the host's pgbench and psql (the PostgreSQL client programs, ``binary_dir`` when they are not on the
+PATH). Before the first point it asks the server, with psql, how many rows ``pgbench_branches`` holds: the
+scaling factor the tables were initialised with. Only when the table is missing, or holds another scale, does it
+run ``pgbench -i -s SCALE`` (with ``--tablespace``/``--index-tablespace`` where the play's storage is). Each point
+is then ``pgbench -c CLIENTS -j JOBS -T SECONDS -P PROGRESS -b BUILTIN [-r] [-C] [-M PROTOCOL] DATABASE``, its
+output (the summary on stdout, ``-P`` progress and errors on stderr) kept as one artifact and read by the kind's
+parser. pgbench's own exit status says whether the run was good: 0, else 1 (bad options, connection) or 2 (a run
+aborted by an error: "Run was aborted; the above results are incomplete", PostgreSQL's pgbench documentation,
+Exit Status); any non-zero status fails the point, its output kept.
+
+The server is reached as libpq is told by the host's variables (``pg_host``, ``pg_port``, ``pg_user``); a password
+comes from the secret variable ``pg_password`` through a private PGPASSFILE written for the run and removed
+after it (never in argv, where ``ps`` shows it, nor in the environment), or from libpq's own ~/.pgpass.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from planner.errors import StepError
+from planner.parsers import parse_file
+from planner.plan.kind_schema import sweepable
+from planner.plan.model import Section
+from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
+    Change,
+    Duration,
+    Outcome,
+    StepContext,
+    Workload,
+    whole_number,
+)
+from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
+
+BUILTINS = ("tpcb-like", "simple-update", "select-only")
+PROTOCOLS = ("simple", "extended", "prepared")
+PASSWORD_VAR = "pg_password"
+_NAME = r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$"  # an unquoted PostgreSQL identifier (NAMEDATALEN 64)
+# o: output file, p: PGPASSFILE or "", then the argv: stdout and stderr into one file, the summary last
+_RUN = 'o=$1; p=$2; shift 2; if [ -n "$p" ]; then PGPASSFILE=$p; export PGPASSFILE; fi; exec "$@" >"$o" 2>&1'
+_DROP = 'rm -f -- "$1"'
+_WRITE = 'umask 077; cat >"$1"'
+_COUNT = "select count(*) from pgbench_branches"
+
+
+@dataclass(frozen=True, slots=True)
+class PgbenchArgs:
+    """The step's arguments, parsed once (one sweep point's values)."""
+
+    database: str
+    clients: int
+    jobs: int
+    seconds: int
+    builtin: str
+    scale: int
+    init: bool
+    progress_s: int
+    per_statement: bool
+    connect_per_transaction: bool
+    protocol: str
+    tablespace: str
+    index_tablespace: str
+    binary_dir: str
+
+    @classmethod
+    def of(cls, a: Mapping[str, Any]) -> PgbenchArgs:
+        clients = whole_number(a, "clients", 1, "pgbench", minimum=1)
+        return cls(str(a.get("database") or ""), clients, whole_number(a, "jobs", 1, "pgbench", minimum=1),
+                   whole_number(a, "seconds", 60, "pgbench", minimum=1), str(a.get("builtin") or "tpcb-like"),
+                   whole_number(a, "scale", 1, "pgbench", minimum=1), bool(a.get("init", True)),
+                   whole_number(a, "progress_s", 5, "pgbench", minimum=1), bool(a.get("per_statement", False)),
+                   bool(a.get("connect_per_transaction", False)), str(a.get("protocol") or "simple"),
+                   str(a.get("tablespace") or ""), str(a.get("index_tablespace") or ""),
+                   str(a.get("binary_dir") or ""))
+
+
+@dataclass(frozen=True, slots=True)
+class Server:
+    """Where libpq connects, from the host's variables."""
+
+    host: str
+    port: str
+    user: str
+
+    @classmethod
+    def of(cls, v: Mapping[str, Any]) -> Server:
+        return cls(str(v.get("pg_host") or ""), str(v.get("pg_port") or ""), str(v.get("pg_user") or ""))
+
+    def options(self) -> list[str]:
+        return [*(["-h", self.host] if self.host else []), *(["-p", self.port] if self.port else []),
+                *(["-U", self.user] if self.user else [])]
+
+
+class Pgbench(Workload):
+    kind: ClassVar[str] = "pgbench"
+    args_schema = {
+        "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
+        "type": "object",
+        "properties": {
+            "database": {"type": "string", "minLength": 1, "pattern": r"^[^\s\"'\\]+$",
+                         "description": "the database to run in"},
+            "clients": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "jobs": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "seconds": {"type": "integer", "minimum": 1, "description": "the run's length (-T), 60 by default"},
+            "builtin": {"enum": list(BUILTINS), "description": "the built-in script (-b), tpcb-like by default"},
+            "scale": {"type": "integer", "minimum": 1, "description": "the scaling factor the tables are built at"},
+            "init": {"type": "boolean", "description": "build the tables when missing or of another scale (true)"},
+            "progress_s": {"type": "integer", "minimum": 1, "description": "seconds between -P progress lines (5)"},
+            "per_statement": {"type": "boolean", "description": "per-statement latencies (-r)"},
+            "connect_per_transaction": {"type": "boolean", "description": "a new connection per transaction (-C)"},
+            "protocol": {"enum": list(PROTOCOLS), "description": "the query protocol (-M), simple by default"},
+            "tablespace": {"type": "string", "pattern": _NAME, "description": "where the tables are built"},
+            "index_tablespace": {"type": "string", "pattern": _NAME, "description": "where the indexes are built"},
+            "binary_dir": {"type": "string", "minLength": 1,
+                           "description": "the folder holding pgbench and psql when they are not on the PATH"},
+        },
+        "additionalProperties": False,
+        "required": ["database", "clients"],
+    }
+    sections = frozenset({Section.WORKLOADS})
+    report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed")
+
+    def __init__(self, args: Mapping[str, Any]) -> None:
+        super().__init__(args)
+        self.a = PgbenchArgs.of(args)
+
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """The -T seconds, and the margin."""
+        return Duration.with_margin(float(PgbenchArgs.of(args).seconds))
+
+    def validate(self) -> None:
+        if not self.a.database:
+            raise StepError("pgbench needs database", hint="name the PostgreSQL database to run in")
+
+    def _program(self, name: str) -> str:
+        return posixpath.join(self.a.binary_dir, name) if self.a.binary_dir else name
+
+    def init_argv(self, server: Server) -> list[str]:
+        a = self.a
+        return [self._program("pgbench"), "-i", "-s", str(a.scale), *server.options(),
+                *([f"--tablespace={a.tablespace}"] if a.tablespace else []),
+                *([f"--index-tablespace={a.index_tablespace}"] if a.index_tablespace else []), a.database]
+
+    def run_argv(self, server: Server) -> list[str]:
+        a = self.a
+        return [self._program("pgbench"), "-c", str(a.clients), "-j", str(a.jobs), "-T", str(a.seconds),
+                "-P", str(a.progress_s), "-b", a.builtin, "-M", a.protocol, *(["-r"] if a.per_statement else []),
+                *(["-C"] if a.connect_per_transaction else []), *server.options(), a.database]
+
+    def count_argv(self, server: Server) -> list[str]:
+        return [self._program("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server.options(),
+                "-d", self.a.database, "-c", _COUNT]
+
+    def check(self, ctx: StepContext) -> Change:
+        server = Server.of(ctx.vars)
+        init = f"{' '.join(self.init_argv(server))} if pgbench_branches is missing or not scale {self.a.scale}; "
+        return Change(True, f"would run {init if self.a.init else ''}{' '.join(self.run_argv(server))}")
+
+    def preview(self, ctx: StepContext) -> str:
+        server = Server.of(ctx.vars)
+        lines = [f"$ {' '.join(self.count_argv(server))}   (the scale the tables hold)"]
+        if self.a.init:
+            lines.append(f"$ {' '.join(self.init_argv(server))}   (only when missing or of another scale)")
+        lines.append(f"$ {' '.join(self.run_argv(server))} ><point dir>/pgbench.out 2>&1")
+        if ctx.vars.get(PASSWORD_VAR):
+            lines.append(f"the password ({PASSWORD_VAR}) goes through a private PGPASSFILE, removed after the run")
+        return "\n".join(lines)
+
+    # -- the run -------------------------------------------------------------------------------------------
+    def _passfile(self, ctx: StepContext, wd: str, server: Server) -> str:
+        """A 0600 libpq password file for this run ("" without a pg_password): host:port:db:user:password."""
+        password = ctx.vars.get(PASSWORD_VAR)
+        if not password:
+            return ""
+
+        def esc(s: str) -> str:  # libpq: backslash escapes ':' and '\' in a .pgpass field
+            return s.replace("\\", "\\\\").replace(":", "\\:")
+
+        line = ":".join(esc(x) for x in (server.host or "*", server.port or "*", self.a.database,
+                                          server.user or "*", str(password)))
+        path = f"{wd}/pgpass"
+        # written as the user pgbench runs as (the step's become), private to it: the line comes on stdin, which
+        # the record keeps with the secret masked
+        ctx.run(["sh", "-c", _WRITE, "sh", path], stdin=(line + "\n").encode())
+        return path
+
+    def _scale(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> int | None:
+        """The rows of pgbench_branches (the scale it was built at), None when the table is missing."""
+        out = f"{wd}/count.out"
+        r = ctx.sh(_RUN, out, passfile, *self.count_argv(server), check=False)
+        text = (ctx.conn.read_text(out) or "") if r.exit_code in (0, 1, 2, 3) else ""
+        if r.ok and text.strip().isdigit():
+            return int(text.strip())
+        if "pgbench_branches" in text and "does not exist" in text:
+            return None
+        raise StepError(f"pgbench: cannot ask the server for the table's scale: {tail(text or r.stderr, 600)}",
+                        hint="check the database, pg_host/pg_port/pg_user and the password (pg_password or "
+                             "~/.pgpass)")
+
+    def _initialise(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
+        """Build the tables when the scale differs; says what it did."""
+        scale = self._scale(ctx, server, passfile, wd)
+        if scale == self.a.scale:
+            return f"tables at scale {scale} kept"
+        if not self.a.init:
+            raise StepError(f"pgbench: the tables are {'missing' if scale is None else f'at scale {scale}'}, "
+                            f"not scale {self.a.scale}, and init is false",
+                            hint="set init: true, or scale to what the tables hold")
+        out = f"{wd}/pgbench-init.out"
+        r = ctx.sh(_RUN, out, passfile, *self.init_argv(server), check=False,
+                   timeout=max(TIMEOUT_MARGIN_S, 60.0 * self.a.scale))
+        if not r.ok:
+            raise StepError(f"pgbench -i failed (exit code {r.exit_code}): {tail(ctx.conn.read_text(out), 600)}")
+        return f"tables built at scale {self.a.scale}" + ("" if scale is None else f" (they were at {scale})")
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        server = Server.of(ctx.vars)
+        wd = point_dir(ctx, self.kind)
+        passfile = self._passfile(ctx, wd, server)
+        try:
+            built = self._initialise(ctx, server, passfile, wd)
+            out = f"{wd}/pgbench.out"
+            r = ctx.sh(_RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
+        finally:
+            if passfile:
+                ctx.sh(_DROP, passfile, check=False)
+        failure = None if r.ok else (f"pgbench {'timed out' if r.timed_out else f'exit code {r.exit_code}'}: "
+                                     f"{tail(ctx.conn.read_text(out), 600)}")
+        arts = fetch_existing(ctx, [(out, None, "pgbench")], nonempty=True)
+        main = arts[0] if arts else None
+        done = finish(ctx, "pgbench", arts, main, failure, lambda p: parse_file(p, "pgbench"))
+        return Outcome(done.status, f"{built}; {done.msg}", artifacts=done.artifacts, metrics=done.metrics)

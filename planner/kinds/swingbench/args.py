@@ -1,0 +1,57 @@
+"""The swingbench step's arguments, read once into a frozen ``SwingbenchArgs`` (the schema has checked their
+types; the whole numbers are checked again here, as a rendered template gives text)."""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from planner.steps.base import whole_number
+
+
+@dataclass(frozen=True, slots=True)
+class SoeBuild:
+    """``build:``: oewizard's scale, tablespace and threads (Swingbench's defaults: scale 1, 4 threads)."""
+
+    scale: float = 1.0
+    tablespace: str = ""
+    threads: int = 4
+
+    @classmethod
+    def of(cls, raw: Any) -> SoeBuild:
+        build = dict(raw) if isinstance(raw, Mapping) else {}
+        return cls(float(build.get("scale", 1)), str(build.get("tablespace") or ""), int(build.get("threads", 4)))
+
+
+@dataclass(frozen=True, slots=True)
+class SwingbenchArgs:
+    """One point's arguments. ``run_time`` None: not given (the point then has no expected run time)."""
+
+    home: str
+    config: str
+    connect: str
+    users: int
+    run_time: int | None
+    user: str = "soe"
+    min_think_ms: int | None = None
+    max_think_ms: int | None = None
+    build: SoeBuild | None = None  # None: no build: (the schema must be there)
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> SwingbenchArgs:
+        return cls(
+            home=str(args.get("home") or ""), config=str(args.get("config") or ""),
+            connect=str(args.get("connect") or ""),
+            users=whole_number(args, "users", 1, "swingbench", minimum=1),
+            run_time=whole_number(args, "run_time", None, "swingbench", minimum=1),
+            user=str(args.get("user") or "soe"),
+            min_think_ms=whole_number(args, "min_think_ms", None, "swingbench", minimum=0),
+            max_think_ms=whole_number(args, "max_think_ms", None, "swingbench", minimum=0),
+            build=None if args.get("build") is None else SoeBuild.of(args.get("build")))
+
+    @property
+    def config_path(self) -> str:
+        """The config file on the host: as given when absolute, else under home."""
+        return self.config if self.config.startswith("/") else posixpath.join(self.home, self.config)

@@ -1,0 +1,43 @@
+"""Swingbench's rehearsal stand-in: the folder a plan's ``home:`` names gets bin/charbench and bin/oewizard (the
+programs in bin/ here, NOT Swingbench) and the SOE config charbench -c names."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from planner.rehearsal.kitsite import KitSite
+
+BIN = Path(__file__).resolve().parent / "bin"
+PROGRAMS = ("charbench", "oewizard")
+SOE_CONFIG = "configs/SOE_Server_Side_V2.xml"
+
+
+def install_home(root: Path, home: str) -> Path:
+    """The stand-in folder at ``home`` in the sandbox ``root``: bin/charbench and bin/oewizard (linked, so they
+    find their modules and the sandbox's state) and the SOE config. Returns the folder."""
+    dest = Path(root) / home.lstrip("/")
+    (dest / "bin").mkdir(parents=True, exist_ok=True)
+    for prog in PROGRAMS:
+        link = dest / "bin" / prog
+        if not (link.is_symlink() or link.exists()):
+            link.symlink_to(BIN / prog)
+    config = dest / SOE_CONFIG
+    if not config.exists():
+        config.parent.mkdir(parents=True, exist_ok=True)
+        config.write_text('<?xml version = \'1.0\'?>\n<SwingBenchConfiguration xmlns="http://www.dominicgiles.com/'
+                          'swingbench/config">\n   <Name>"Order Entry (PLSQL) V2"</Name>\n'
+                          "   <Comment>PLANNER STAND-IN config</Comment>\n</SwingBenchConfiguration>\n")
+    return dest
+
+
+def install(site: KitSite) -> None:
+    """The stand-in at the kit path the plan names (an absolute one: the step refuses any other)."""
+    if site.absolute:
+        install_home(site.root, site.path)
+
+
+def version() -> str:
+    """The release the stand-in charbench prints (its ``VERSION``), for the rehearsal's world record."""
+    m = re.search(r'^VERSION = "([^"]+)"', (BIN / "charbench").read_text(), re.M)
+    return m.group(1) if m else "unknown"

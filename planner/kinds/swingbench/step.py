@@ -1,0 +1,257 @@
+"""The ``swingbench`` workload: one sweep point of the user's own Swingbench install (never bundled).
+
+Each point runs charbench from ``<home>/bin`` with the step's config file (the SOE benchmark's, e.g.
+``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
+XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
+
+    charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <h:mm[:ss]> -a
+              -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]
+
+``build:`` loads the SOE schema with oewizard first (``-cl -create -scale N``), once per run and host, with its
+own budget (a load of a few GB takes far longer than a run), and only when the schema's ORDERS table does not
+exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped).
+
+Passwords come from inventory (or -e) variables: ``swingbench_password`` for the SOE user and, for the build,
+``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system), or from
+the environment variable / file their ``_env`` / ``_file`` names. All are secrets (docs/secrets.md), so the
+recorded command, results, console and report mask them.
+
+Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
+a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
+longer describe the storage under test; the figures are kept beside the failure.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import posixpath
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from planner.db.access import config_for, open_database
+from planner.db.segments import table_exists
+from planner.errors import OracleError, ParseError, StepError
+from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs
+from planner.parsers import parse_file
+from planner.plan.kind_schema import sweepable
+from planner.plan.model import Section
+from planner.status import Artifact
+from planner.steps.base import (
+    TIMEOUT_MARGIN_S,
+    Change,
+    Duration,
+    KitStandIn,
+    Outcome,
+    Rehearsed,
+    StepContext,
+    Workload,
+    check_host_path,
+)
+from planner.steps.wl_common import finish, host_run_dir, point_dir, save_text
+
+RESULTS = "results.xml"
+PASSWORD_VAR = "swingbench_password"
+DBA_PASSWORD_VAR = "swingbench_dba_password"
+BUILD_MIN_S = 1800.0
+BUILD_S_PER_SCALE = 3600.0  # a planner estimate (no Swingbench source gives a load rate): an hour per scale unit
+_CONNECT = {"type": "string", "minLength": 1, "pattern": "^[^\\s\\x00]+$",
+            "description": "the connect string charbench -cs takes: //host:port/service or a TNS alias",
+            "x-hint": "give //host:port/service without spaces"}
+
+
+def run_time_text(seconds: int) -> str:
+    """charbench -rt: ``0:05`` for whole minutes (the author's own examples), else ``0:01:30`` (hh:mm:ss, as
+    DB-BenchMind's adapter passes ``-rt 00:02:00``)."""
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}" + (f":{s:02d}" if s else "")
+
+
+def build_budget_s(variables: Mapping[str, Any], scale: float) -> float:
+    """oewizard's timeout: ``swingbench_build_timeout_s`` when given, else an hour per scale unit plus the margin,
+    at least half an hour."""
+    given = variables.get("swingbench_build_timeout_s")
+    if given not in (None, ""):
+        return float(given)
+    return max(BUILD_MIN_S, scale * BUILD_S_PER_SCALE + TIMEOUT_MARGIN_S)
+
+
+class Swingbench(Rehearsed, Workload):
+    kind: ClassVar[str] = "swingbench"
+    args_schema = {
+        "description": "Swingbench charbench (the user's install on the host), optionally building the SOE schema",
+        "type": "object",
+        "properties": {
+            "home": {"type": "string", "pattern": "^/", "description": "the Swingbench folder (holding bin/charbench)",
+                     "x-hint": "give an absolute path such as /opt/swingbench"},
+            "config": {"type": "string", "minLength": 1,
+                       "description": "the benchmark's config file, absolute or under home "
+                                      "(configs/SOE_Server_Side_V2.xml)"},
+            "connect": _CONNECT,
+            "user": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_$#]*$", "description": "the SOE schema owner"},
+            "users": sweepable({"type": "integer", "minimum": 1}, "give a whole number or a list of them"),
+            "run_time": sweepable({"type": "integer", "minimum": 1}, "give seconds as a whole number or a list"),
+            "min_think_ms": {"type": "integer", "minimum": 0},
+            "max_think_ms": {"type": "integer", "minimum": 0},
+            "build": {
+                "type": "object",
+                "description": "load the SOE schema with oewizard when it does not exist",
+                "properties": {
+                    "scale": {"type": "number", "exclusiveMinimum": 0},
+                    "tablespace": {"type": "string", "pattern": "^[A-Za-z][A-Za-z0-9_$#]*$"},
+                    "threads": {"type": "integer", "minimum": 1},
+                },
+                "additionalProperties": False,
+            },
+        },
+        "additionalProperties": False,
+        "required": ["home", "config", "connect", "users", "run_time"],
+    }
+    sections = frozenset({Section.WORKLOADS})
+    writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
+    needs_database = True
+    kit_args = {"home": KitStandIn.OWN}
+    report_metrics = ("swingbench.tps", "swingbench.tpm", "swingbench.max_tps", "swingbench.failed_txns")
+
+    @classmethod
+    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
+        """charbench runs ``run_time`` seconds; the build, when there is one, has its own budget
+        (build_budget_s), never taken from this one."""
+        run_time = SwingbenchArgs.of(args).run_time
+        return Duration.with_margin(None if run_time is None else float(run_time))
+
+    # -- planning (pure) ---------------------------------------------------------------------------------
+    @functools.cached_property
+    def parsed(self) -> SwingbenchArgs:
+        """The arguments, read once (validate reads them first: a bad one is refused at the plan check)."""
+        return SwingbenchArgs.of(self.args)
+
+    def validate(self) -> None:
+        check_host_path(self.parsed.home, "Swingbench home")
+        if not self.parsed.home.startswith("/"):
+            raise StepError("swingbench: home must be an absolute path on the host",
+                            hint="give the Swingbench folder holding bin/charbench, e.g. /opt/swingbench")
+        check_host_path(self.parsed.config_path, "Swingbench config")
+        lo, hi = self.parsed.min_think_ms, self.parsed.max_think_ms
+        if lo is not None and hi is not None and lo > hi:
+            raise StepError(f"swingbench: min_think_ms {lo} is more than max_think_ms {hi}",
+                            hint="charbench draws each think time between -min and -max")
+
+    def user(self) -> str:
+        return self.parsed.user
+
+    def argv(self, ctx: StepContext, results: str) -> list[str]:
+        """charbench's command line for this point, as the run writes it (the password is masked in records)."""
+        a = self.parsed
+        home = ctx.path(a.home.rstrip("/"))
+        argv = [posixpath.join(home, "bin", "charbench"), "-c", ctx.path(a.config_path),
+                "-cs", a.connect, "-u", a.user, "-p", _password(ctx, PASSWORD_VAR),
+                "-uc", str(a.users), "-rt", run_time_text(a.run_time or 60), "-a", "-r", results,
+                "-v", "users,tpm,tps"]
+        for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
+            if value is not None:
+                argv += [flag, str(value)]
+        return argv
+
+    def build_argv(self, ctx: StepContext) -> list[str]:
+        """oewizard's command line: character mode, create the SOE schema at the build's scale."""
+        a = self.parsed
+        build = a.build or SoeBuild()
+        home = ctx.path(a.home.rstrip("/"))
+        argv = [posixpath.join(home, "bin", "oewizard"), "-cl", "-create", "-cs", a.connect,
+                "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
+                "-dba", str(ctx.vars.get("swingbench_dba_user") or "system"), "-dbap", _password(ctx, DBA_PASSWORD_VAR),
+                "-scale", f"{build.scale:g}", "-tc", str(build.threads)]
+        if build.tablespace:
+            argv += ["-ts", build.tablespace]
+        return argv
+
+    def preview(self, ctx: StepContext) -> str:
+        lines = []
+        if self.parsed.build is not None:
+            lines.append(f"$ {ctx.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
+                         "does not exist; once per run and host")
+        results = posixpath.join(ctx.point_dir or "<point folder>", RESULTS)
+        lines.append(f"$ {ctx.command_text(self.argv(ctx, results))}")
+        return "\n".join(lines)
+
+    def check(self, ctx: StepContext) -> Change:
+        return Change(True, f"would run charbench with {self.parsed.users} users for {self.parsed.run_time} s")
+
+    # -- running -----------------------------------------------------------------------------------------
+    def apply(self, ctx: StepContext) -> Outcome:
+        arts = self._build(ctx) if self.parsed.build is not None else []
+        if not self._schema_exists(ctx):
+            raise StepError(f"swingbench: the {self.user().upper()} schema has no ORDERS table: charbench would "
+                            "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
+        results = posixpath.join(point_dir(ctx, self.kind), RESULTS)
+        r = ctx.run(self.argv(ctx, results), check=False, measured=True)
+        arts.append(save_text(ctx, "charbench.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
+        there = ctx.sh('[ -s "$1" ] && echo yes; exit 0', results, check=False).stdout.strip() == "yes"
+        main = ctx.fetch(results, RESULTS, "swingbench") if there else None
+        if main is not None:
+            arts.append(main)
+        return finish(ctx, "swingbench", arts, main, self._failure(ctx, r.ok, r.exit_code, main),
+                      lambda p: parse_file(p, "swingbench"))
+
+    def _failure(self, ctx: StepContext, ok: bool, code: int | None, main: Artifact | None) -> str | None:
+        if not ok:
+            return f"charbench failed (exit code {code}); see charbench.log"
+        if main is None:
+            return f"charbench wrote no {RESULTS}; see charbench.log"
+        try:
+            parsed = parse_file(ctx.run_dir / main.path, "swingbench")
+        except ParseError:  # finish() names it
+            return None
+        failed = parsed.value("swingbench.failed_txns") or 0.0
+        done = parsed.value("swingbench.completed_txns") or 0.0
+        if failed > 0:
+            share = 100.0 * failed / (failed + done) if failed + done else 100.0
+            return (f"{failed:.0f} failed transactions ({share:.2g}% of all): errors, not storage, shaped this "
+                    "point's TPS and response times; see charbench.log")
+        return None
+
+    def _schema_exists(self, ctx: StepContext) -> bool:
+        try:
+            db = open_database(ctx, config_for(ctx))
+            try:
+                return table_exists(db, self.user(), "ORDERS")
+            finally:
+                db.close()
+        except OracleError as exc:
+            raise StepError(f"swingbench: cannot ask DBA_TABLES whether the schema exists: {exc.message}",
+                            hint=exc.hint) from exc
+
+    def _build(self, ctx: StepContext) -> list[Artifact]:
+        """oewizard once per run and host, only when the schema is missing, with its own budget."""
+        marker = posixpath.join(host_run_dir(ctx), f"swingbench-built-{self.user().lower()}")
+        if ctx.conn.read_text(marker) is not None or self._schema_exists(ctx):
+            return []
+        scale = (self.parsed.build or SoeBuild()).scale
+        r = ctx.run(self.build_argv(ctx), check=False, timeout=build_budget_s(ctx.vars, scale))
+        log = save_text(ctx, "oewizard.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))
+        if not r.ok:
+            raise StepError(f"swingbench: oewizard failed (exit code {r.exit_code})", hint=f"see {log.path}")
+        ctx.conn.put(b"built\n", marker)
+        return [log]
+
+
+def _password(ctx: StepContext, var: str) -> str:
+    """The password from the inventory variable ``var``, else the controller's environment variable that
+    ``<var>_env`` names, else the file ``<var>_file`` names (stripped; a relative one beside the plan)."""
+    value = ctx.vars.get(var)
+    if value in (None, "") and ctx.vars.get(f"{var}_env"):
+        value = os.environ.get(str(ctx.vars[f"{var}_env"]))
+    if value in (None, "") and ctx.vars.get(f"{var}_file"):
+        path = Path(str(ctx.vars[f"{var}_file"])).expanduser()
+        path = path if path.is_absolute() else ctx.plan_dir / path  # beside the plan, as its other files
+        value = path.read_text().strip() if path.is_file() else None
+    if value in (None, ""):
+        raise StepError(f"swingbench: no {var} (nor {var}_env / {var}_file) for the host",
+                        hint=f"set {var} vaulted in the inventory, or name an environment variable or file: "
+                             f"{var}_env: VAR, {var}_file: PATH")
+    if callable(ctx.add_secret):
+        ctx.add_secret(str(value))  # a value read here at run time: masked from now on
+    return str(value)

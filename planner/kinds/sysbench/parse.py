@@ -1,0 +1,241 @@
+"""sysbench's own output, 0.4 to 1.1: the run's statistics and the ``--report-interval`` lines.
+
+The statistics block changed names with the release (sysbench.c ``report_cumulative`` in 0.4/0.5 and 1.0,
+src/lua/internal/sysbench.lua in 1.1; docs/oracle-behaviour.md cites each)::
+
+    OLTP test statistics:      0.4, 0.5  ("read/write requests:", "deadlocks:", "approx.  95 percentile: 7.5ms")
+    SQL statistics:            1.0, 1.1  ("queries:", "Latency (ms):", "95th percentile:" as --percentile says)
+        transactions:                        1702   (424.12 per sec.)
+    Test execution summary:    0.4  ("total time: 60.0003s"); "General statistics:" from 0.5; 1.1 adds
+    Throughput:                events/s (eps), "time elapsed:"
+    [  10s] threads: 8, tps: 123.45, reads: ..., writes: ..., response time: 12.34ms (95%), errors: 0.00, ...   0.5
+    [ 10s ] thds: 8 tps: 453.17 qps: 9180.15 (r/w/o: 6433.20/1820.66/926.30) lat (ms,95%): 17.01 err/s: 2.99 ...  1.0+
+
+Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; before it ``sysbench.rw_requests_per_s``),
+``sysbench.transactions``, ``sysbench.queries`` (``type`` read|write|other|total), ``sysbench.errors`` and
+``sysbench.errors_per_s`` (ignored errors), ``sysbench.reconnects``, ``sysbench.deadlocks`` (0.4/0.5),
+``sysbench.time_s``, ``sysbench.events``, ``sysbench.events_per_s`` (1.1's eps), ``sysbench.cpu_events_per_s``
+(the cpu test's "CPU speed"), ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
+``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
+interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for
+a series: ``intervals(text)``). Several runs in one file: the label ``run``; a ``--report-checkpoints`` report:
+the label ``checkpoint`` (its time), after the run's own values. Facts: ``version``, ``test``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from planner.errors import ParseError
+from planner.metrics import Direction, MetricSink, Parsed
+from planner.parsers.numbers import put
+
+
+def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direction, line: int | None,
+         labels: Mapping[str, str]) -> None:
+    """A value, unless it is no finite number (a run of digits longer than a float holds): then a named warning."""
+    if math.isfinite(value):
+        put(sink, name, value, unit, direction, line, labels)
+    else:
+        sink.errors.append(ParseError("sysbench", name, "a number too large to be a measurement; value skipped",
+                                      source=sink.source, line=line))
+
+_N = r"(\d+(?:\.\d+)?)"
+_STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
+_FAIRNESS_END = re.compile(r"^\s*execution time \(avg/stddev\):")
+_CHECKPOINT = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?m?s)\s*\]\s*Checkpoint report:")
+_BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)?(?:-\w+)?)")
+_PER_SEC = re.compile(rf"^\s*(transactions|queries|read/write requests|other operations|ignored errors|reconnects|"
+                      rf"deadlocks):\s*(\d+)\s*\(\s*{_N}\s*per sec\.\)")
+_PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, direction)
+    "transactions": ("sysbench.transactions", "sysbench.tps", "transactions", Direction.HIGHER),
+    "queries": ("", "sysbench.qps", "queries", Direction.HIGHER),
+    "read/write requests": ("", "sysbench.rw_requests_per_s", "requests", Direction.HIGHER),
+    "other operations": ("", "sysbench.other_per_s", "operations", Direction.NEUTRAL),
+    "ignored errors": ("sysbench.errors", "sysbench.errors_per_s", "errors", Direction.LOWER),
+    "reconnects": ("sysbench.reconnects", "", "reconnects", Direction.LOWER),
+    "deadlocks": ("sysbench.deadlocks", "", "deadlocks", Direction.LOWER),
+}
+_QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)\s*$")
+_TIME = re.compile(rf"^\s*(?:total time|time elapsed):\s*{_N}\s*s\b")
+_EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)")
+_EPS = re.compile(rf"^\s*(events/s \(eps\)|events per second):\s*{_N}")
+_THREADS = re.compile(r"^\s*Number of threads:\s*(\d+)")
+_LAT_HEAD = re.compile(r"^\s*(?:Latency \((ms|s|us)\)|response time|per-request statistics):")
+_LAT_ROW = re.compile(rf"^\s*(min|avg|max|sum|approx\.\s+(\d+(?:\.\d+)?) percentile|(\d+(?:\.\d+)?)th percentile):"
+                      rf"\s*{_N}\s*(ms|s|us|µs)?\s*$")
+_FAIRNESS = re.compile(rf"^\s*(events|execution time) \(avg/stddev\):\s*{_N}/{_N}")
+_TEST = re.compile(r"^\s*Doing (\w[\w ]*?) test\.")
+_TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001}
+_INTERVAL_10 = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*thds:\s*(\d+)\s+tps:\s*{_N}\s+qps:\s*{_N}\s+\(r/w/o:\s*{_N}/{_N}/{_N}\)\s+"
+    rf"lat \(ms,\s*{_N}%\):\s*{_N}\s+err/s:?\s*{_N}\s+reconn/s:\s*{_N}")
+_INTERVAL_05 = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},\s*"
+    rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """One ``--report-interval`` line: seconds since the start, threads running and the interval's rates."""
+
+    line: int
+    run: int
+    t_s: float
+    threads: int
+    tps: float
+    reads_per_s: float
+    writes_per_s: float
+    lat_ms: float  # at the percentile below
+    percentile: float
+    qps: float | None = None  # 1.0+
+    other_per_s: float | None = None
+    errors_per_s: float | None = None
+    reconnects_per_s: float | None = None
+
+
+def looks_like(text: str) -> bool:
+    head = text[:200_000]
+    return bool(re.search(r"^\s*(?:OLTP test statistics|SQL statistics):", head, re.M)
+                and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
+        _BANNER.search(head) and re.search(r"^\s*(?:General statistics|Test execution summary|Throughput):", head,
+                                           re.M)) or any(_interval(line, 0, 0) for line in head.split("\n")[:400])
+
+
+def _interval(line: str, no: int, run: int) -> Interval | None:
+    """One interval line of either layout, or None; digits past what a float holds are no measurement."""
+    if m := _INTERVAL_10.match(line):
+        v = [float(x) for x in m.groups()]
+        if all(math.isfinite(x) for x in v):
+            return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
+    elif m := _INTERVAL_05.match(line):  # errors and reconnects came with 0.5's later builds: optional
+        t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups()[:7])
+        errors, reconnects = (float(x) if x is not None else None for x in m.groups()[7:])
+        if all(math.isfinite(x) for x in (t, threads, tps, reads, writes, lat, pct, errors or 0.0, reconnects or 0.0)):
+            return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct, errors_per_s=errors,
+                            reconnects_per_s=reconnects)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class _Report:
+    """One report's lines [start, end): a run's, or a checkpoint's inside a run (``--report-checkpoints``)."""
+
+    start: int
+    end: int
+    run: int
+    checkpoint: str = ""  # "10s" for "[ 10s ] Checkpoint report:"
+
+
+def _reports(lines: list[str]) -> list[_Report]:
+    """Every report ends with its threads fairness: cut after each, the interval lines going with the report
+    below them; what trails the last one is its run's unless it holds another run's intervals or statistics."""
+    cuts = [i + 1 for i, line in enumerate(lines) if _FAIRNESS_END.match(line)]
+    spans, start = [], 0
+    for cut in cuts:
+        spans.append((start, cut))
+        start = cut
+    if start < len(lines):
+        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) for i in range(start, len(lines))):
+            spans[-1] = (spans[-1][0], len(lines))
+        else:
+            spans.append((start, len(lines)))
+    tags = [next((m.group(1) for i in range(*span) if (m := _CHECKPOINT.match(lines[i]))), "") for span in spans]
+    reports, run = [], 1
+    for (first, last), tag in zip(spans, tags, strict=True):
+        reports.append(_Report(first, last, run, tag))
+        run += 0 if tag else 1
+    return reports
+
+
+def intervals(text: str) -> tuple[Interval, ...]:
+    """Every ``--report-interval`` line, in order, with the run it belongs to: the series of a point."""
+    lines = text.split("\n")
+    out: list[Interval] = []
+    for report in _reports(lines):
+        out.extend(r for no in range(report.start, report.end) if (r := _interval(lines[no], no + 1, report.run)))
+    return tuple(out)
+
+
+def _per_sec(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
+    count_name, rate_name, unit, direction = _PER_SEC_METRICS[m.group(1)]
+    if count_name:
+        _put(sink, count_name, float(m.group(2)), unit, Direction.NEUTRAL if direction is Direction.HIGHER
+            else direction, no, labels)
+    if rate_name:
+        _put(sink, rate_name, float(m.group(3)), f"{unit}/s", direction, no, labels)
+
+
+def _latency(sink: MetricSink, m: re.Match[str], scale: float, no: int, labels: dict[str, str]) -> None:
+    word = m.group(1)
+    pct = m.group(2) or m.group(3)
+    stat = f"p{pct}" if pct else word
+    factor = _TO_MS[m.group(5)] if m.group(5) else scale
+    direction = Direction.NEUTRAL if stat == "sum" else Direction.LOWER  # the sum is every event's time added up
+    _put(sink, "sysbench.latency_ms", float(m.group(4)) * factor, "ms", direction, no, {**labels, "stat": stat})
+
+
+def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: dict[str, float]) -> None:
+    """One line of a run's statistics; ``state`` carries the latency block's unit (1.0's "Latency (ms):")."""
+    if m := _PER_SEC.match(line):
+        _per_sec(sink, m, no, labels)
+    elif m := _QUERIES.match(line):
+        _put(sink, "sysbench.queries", float(m.group(2)), "queries", Direction.NEUTRAL, no,
+            {**labels, "type": m.group(1)})
+    elif m := _TIME.match(line):
+        _put(sink, "sysbench.time_s", float(m.group(1)), "s", Direction.NEUTRAL, no, labels)
+    elif m := _EVENTS.match(line):
+        _put(sink, "sysbench.events", float(m.group(1)), "events", Direction.NEUTRAL, no, labels)
+    elif m := _EPS.match(line):  # the cpu test's own "CPU speed" figure, or 1.1's throughput of any test
+        name = "sysbench.cpu_events_per_s" if m.group(1) == "events per second" else "sysbench.events_per_s"
+        _put(sink, name, float(m.group(2)), "events/s", Direction.HIGHER, no, labels)
+    elif m := _THREADS.match(line):
+        _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
+    elif m := _LAT_HEAD.match(line):
+        state["latency"] = _TO_MS[m.group(1)] if m.group(1) else 1.0
+    elif (m := _LAT_ROW.match(line)) and "latency" in state:
+        _latency(sink, m, state["latency"], no, labels)
+    elif m := _FAIRNESS.match(line):
+        name, unit = ("sysbench.thread_events", "events") if m.group(1) == "events" else ("sysbench.thread_time_s", "s")
+        _put(sink, name, float(m.group(2)), unit, Direction.NEUTRAL, no, {**labels, "stat": "avg"})
+        _put(sink, name, float(m.group(3)), unit, Direction.NEUTRAL, no, {**labels, "stat": "stddev"})
+    elif m := _TEST.match(line):
+        sink.facts.setdefault("test", m.group(1))
+
+
+def _interval_summary(sink: MetricSink, rows: list[Interval], labels: dict[str, str]) -> None:
+    if not rows:
+        return
+    tps = [r.tps for r in rows]
+    for stat, value in (("min", min(tps)), ("mean", sum(tps) / len(tps)), ("max", max(tps))):
+        _put(sink, "sysbench.interval_tps", value, "transactions/s", Direction.HIGHER, rows[0].line,
+            {**labels, "stat": stat})
+    _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
+
+
+def parse(text: str, source: str = "<text>") -> Parsed:
+    sink = MetricSink(source)
+    lines = text.split("\n")
+    reports = _reports(lines)
+    runs = len({r.run for r in reports})
+    by_run: dict[int, list[Interval]] = {}
+    for row in intervals(text):
+        by_run.setdefault(row.run, []).append(row)
+    # a run's own report first, its checkpoints after it: the first value of a name is the run's
+    for report in sorted(reports, key=lambda r: bool(r.checkpoint)):
+        labels = ({"run": str(report.run)} if runs > 1 else {}) | (
+            {"checkpoint": report.checkpoint} if report.checkpoint else {})
+        state: dict[str, float] = {}
+        for no in range(report.start, report.end):
+            _line(sink, lines[no], no + 1, labels, state)
+        if not report.checkpoint:
+            _interval_summary(sink, by_run.get(report.run, []), labels)
+    if m := _BANNER.search(text):
+        sink.facts["version"] = m.group(1)
+    if not sink.metrics:
+        raise ParseError("sysbench", "statistics", "no 'transactions: N (X per sec.)' statistics, no 'General "
+                         "statistics' and no '--report-interval' line", source=source)
+    return sink.freeze("sysbench")

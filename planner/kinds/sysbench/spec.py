@@ -1,0 +1,44 @@
+"""sysbench's tables: its parser kind and metric words. planner reads sysbench's output (``planner parse``,
+``planner analyze``); it has no workload step yet, so it is read, not run."""
+
+from planner.kindspec import KindSpec, ParserKind, ReportWords
+
+# The lines that always give a value (the registry names any it finds unread): the rates, the run time, the
+# latency average and percentile. Interval lines are summarised, not each read.
+RESULT_LINES = (r"^\s*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
+                r"^\s*(?:total time|time elapsed):\s*\d|"
+                r"^\s*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
+PARSERS = (
+    ParserKind("sysbench", "planner.kinds.sysbench.parse", "sysbench output (statistics, --report-interval)",
+               names=(r"sysbench.*\.(txt|log|out)$",),
+               headline=(("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
+                         ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {})),
+               result_lines=RESULT_LINES, reads="sysbench output"),
+)
+REPORT = ReportWords(
+    prefix="sysbench", tool="sysbench",
+    metric_words={
+        "sysbench.tps": "sysbench transactions per second",
+        "sysbench.qps": "sysbench queries per second",
+        "sysbench.rw_requests_per_s": "sysbench read/write requests per second",
+        "sysbench.other_per_s": "sysbench other operations per second",
+        "sysbench.transactions": "sysbench transactions",
+        "sysbench.queries": "sysbench {type} queries",
+        "sysbench.errors": "sysbench ignored errors",
+        "sysbench.errors_per_s": "sysbench ignored errors per second",
+        "sysbench.reconnects": "sysbench reconnects",
+        "sysbench.deadlocks": "sysbench deadlocks",
+        "sysbench.time_s": "sysbench run time",
+        "sysbench.events": "sysbench events",
+        "sysbench.events_per_s": "sysbench events per second",
+        "sysbench.cpu_events_per_s": "sysbench CPU speed (events per second)",
+        "sysbench.latency_ms": "sysbench latency",
+        "sysbench.threads": "sysbench threads",
+        "sysbench.thread_events": "sysbench events per thread",
+        "sysbench.thread_time_s": "sysbench run time per thread",
+        "sysbench.interval_tps": "sysbench interval transactions per second",
+        "sysbench.interval_samples": "sysbench interval reports",
+    },
+)
+
+KIND = KindSpec("sysbench", parsers=PARSERS, report=REPORT)  # no step yet: read, not run

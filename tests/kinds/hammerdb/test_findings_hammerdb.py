@@ -1,0 +1,61 @@
+"""The HammerDB findings: one case that triggers each, and one that does not."""
+
+from __future__ import annotations
+
+from planner.kinds.hammerdb.findings import setup as hammerdb_setup
+from planner.metrics import Direction
+from planner.results.findings import Severity, all_findings, oltp_not_scaling
+from planner.results.measure import Measurement
+from planner.results.stats import Series, series
+
+H, N = Direction.HIGHER, Direction.NEUTRAL
+
+
+def m(metric: str, value: float, vu: int = 8, direction: Direction = N) -> Measurement:
+    return Measurement("run1", "violin", "oel57", "plays[0].workloads[1]", "tproc-c", "hammerdb", "run_console.txt",
+                       "hammerdb", (("virtual_users", vu),), 0, 0, False, metric, (), value, "", direction, False,
+                       False, metric == "hammerdb.nopm", "run_console.txt:1")
+
+
+def point(vu: int, nopm: float, busy: float, *, ware: int = 64, failed: int = 0,
+          minutes: float = 5) -> list[Measurement]:
+    return [m("hammerdb.nopm", nopm, vu, H), m("hammerdb.active_vu", vu, vu), m("hammerdb.warehouses", ware, vu),
+            m("hammerdb.vu_failed", failed, vu), m("hammerdb.duration_min", minutes, vu),
+            m("os.cpu_busy_pct", busy, vu)]
+
+
+def s(*points: list[Measurement]) -> list[Series]:
+    return series([x for p in points for x in p])
+
+
+def test_a_clean_sweep_has_no_hammerdb_finding() -> None:
+    clean = s(point(8, 10_000, 40), point(16, 19_000, 60), point(32, 35_000, 80))
+    assert hammerdb_setup(clean) == [] and oltp_not_scaling(clean) == []
+
+
+def test_more_virtual_users_than_warehouses() -> None:
+    found = hammerdb_setup(s(point(100, 2891, 50, ware=10)))
+    assert [f.code for f in found] == ["vu_over_warehouses"] and found[0].severity is Severity.WARNING
+    assert ("warehouses", "10") in found[0].numbers and "ch03s07" in found[0].message
+    # the kind's findings reach every list through its spec (planner.results.kind_findings)
+    assert "vu_over_warehouses" in {f.code for f in all_findings(s(point(100, 2891, 50, ware=10)))}
+
+
+def test_failed_virtual_users_and_a_short_timed_test() -> None:
+    found = hammerdb_setup(s(point(100, 2891, 50, ware=400, failed=95, minutes=1)))
+    assert sorted(f.code for f in found) == ["short_timed_test", "vu_failed"]
+    assert ("failed virtual users", "95") in next(f for f in found if f.code == "vu_failed").numbers
+
+
+def test_nopm_that_stops_scaling_on_a_saturated_cpu() -> None:
+    found = oltp_not_scaling(s(point(16, 20_000, 70), point(32, 20_500, 97)))
+    assert [f.code for f in found] == ["oltp_not_scaling"] and found[0].point == "virtual_users=32"
+    assert ("gain %", "2.5") in found[0].numbers
+    assert "(HammerDB, How many warehouses for the TPROC-C test)" in found[0].message  # the kind's spec cites it
+    assert oltp_not_scaling(s(point(16, 20_000, 70), point(32, 20_500, 60))) == []  # flat, but the CPU had room
+    assert "oltp_not_scaling" in {f.code for f in all_findings(s(point(16, 20_000, 70), point(32, 20_500, 97)))}
+
+
+def test_an_oltp_point_from_the_cache_is_not_the_io_tests_trap() -> None:
+    cached = s([m("logical_reads_per_s", 2_644_674.5), m("physical_reads_per_s", 52_893.5)])
+    assert "cached_reads" not in {f.code for f in all_findings(cached)}
