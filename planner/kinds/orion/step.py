@@ -148,7 +148,7 @@ class Orion(Rehearsed, Workload):
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
     device_args = ("luns",)
     files_for_devices = True  # ORION on datafiles, as the SSD seed ran it: a sandbox makes the files
-    kit_args = {"binary": KitStandIn.BINARY}
+    kit_args = {"binary": KitStandIn.OWN}  # the stand-in the spec names (kinds/orion/standin.py)
     report_metrics = ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops")
 
     @classmethod
