@@ -71,7 +71,7 @@ def mapping(v: Any) -> Mapping[str, Any]:
 
 @dataclass(frozen=True, slots=True)
 class Notes:
-    """A kind's own values for the record (orion's LUNs and estimates, CALIBRATE_IO's figures, a plugin's data):
+    """A kind's own values for the record (a kind with no typed extra of its own, a plugin's data):
     written to results.json as they are; planner reads none of them back."""
 
     values: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))

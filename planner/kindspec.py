@@ -19,8 +19,10 @@ from __future__ import annotations
 import enum
 import functools
 import importlib
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
@@ -130,6 +132,9 @@ class KindSpec:
     oltp: Oltp | None = None
     extras: tuple[str, ...] = ()  # the kind's typed extras (each with TYPE, to_json and from_json)
     standin: str = ""  # a function installing the kind's stand-in into a rehearsal sandbox
+    # False: the kind is not a storage test (it drives CPU and memory), so no storage finding (cached reads,
+    # CPU-bound host, rated IOPS) judges its series or its parsers' files (results.findings_db.storage_series)
+    storage_test: bool = True
     standin_version: str = ""  # a function () -> str: the release the kind's stand-in prints (the world record)
     host_vars: tuple[HostVar, ...] = ()
 
@@ -172,6 +177,14 @@ def spec(kind: str) -> KindSpec | None:
 def load(where: str) -> Any:
     """A kind's part named ``"package.module:attribute"`` (a spec's ``step``, ``findings``, ``standin``)."""
     return _import(where)
+
+
+def folder(kind: str) -> Path | None:
+    """A registered kind's folder, for the files it ships beside its code (its report partial, ``report.md.j2``);
+    None for any other kind."""
+    if spec(kind) is None:
+        return None
+    return Path(str(sys.modules[f"planner.kinds.{kind}.spec"].__file__)).parent
 
 
 def parser_kinds() -> tuple[ParserKind, ...]:

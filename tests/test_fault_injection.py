@@ -28,7 +28,7 @@ from planner.cli.main import main
 from planner.rehearsal.lab import Lab
 from planner.rehearsal.standins import load_state, standin_vars
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[1] / "planner" / "kinds" / "orion" / "bin" / "orion"
 SHAPES = {  # name -> payload template; {c} is the canary's absolute path
     "subst": "$(touch {c})",
     "semicolon": "; touch {c}",

@@ -24,7 +24,7 @@ from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 
 pytestmark = [pytest.mark.ssh, pytest.mark.slow]
 
-ORION_STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
+ORION_STANDIN = Path(__file__).resolve().parents[1] / "planner" / "kinds" / "orion" / "bin" / "orion"
 
 
 def apply(lab: Lab, tmp: Path, workload: str, title: str) -> tuple[int, Path, dict[str, Any]]:

@@ -86,6 +86,9 @@ def test_the_wheel_declares_what_the_report_imports(wheel_run: dict[str, Path]) 
     assert {"jinja2", "matplotlib", "markdown-it-py", "pyyaml", "rich", "paramiko"} <= requires
     assert "planner/report/templates/slob_comparison.md.j2" in names  # templates are package data
     assert any(n.startswith("planner/rehearsal/standins/") for n in names)
+    # a kind's folder ships its files beside its code: its stand-in program, its kit, its report partial
+    assert {"planner/kinds/orion/bin/orion", "planner/kinds/slb/kit/slb.c",
+            "planner/kinds/slb/report.md.j2"} <= set(names)
 
 
 def test_a_wheel_install_rehearses_the_headline_plan_and_reports(wheel_run: dict[str, Path]) -> None:

@@ -183,7 +183,7 @@ def test_setup_without_the_tablespace_fails_as_setup_sh_does(tmp_path: Path) -> 
 
 # -- row 19: a user-supplied Closson SLB takes one argument ------------------------------------------------------
 def test_a_one_argument_slb_kit_gets_users_only_and_the_outcome_says_so() -> None:
-    from planner.steps.wl_slb import DEFAULT_KIT, Kit, KitFile, Slb, load_kit, takes_seconds
+    from planner.kinds.slb.step import DEFAULT_KIT, Kit, KitFile, Slb, load_kit, takes_seconds
 
     closson = Kit("SLB", (KitFile("runit.sh", b'#!/bin/sh\n./create_sem\nn=$1\n./slb $n\n', 0o755),))
     step = Slb({"users": 6, "seconds": 30})

@@ -85,11 +85,14 @@ def test_a_single_instance_disk_group_needs_no_srvctl_mount(prep_root: Path) -> 
 
 
 def test_orion_is_taken_from_the_grid_home_on_rac(tmp_path: Path) -> None:
+    from planner.kinds.orion.standin import link
+    from planner.kinds.orion.step import Orion
     from planner.rehearsal.standins import DEFAULT_HOME, install_standins
-    from planner.steps.wl_orion import Orion
 
     root = tmp_path / "node1"
-    install_standins(root, grid_home=GRID_HOME, rac=True, orion_homes=(DEFAULT_HOME, GRID_HOME))
+    install_standins(root, grid_home=GRID_HOME, rac=True)
+    for home in (DEFAULT_HOME, GRID_HOME):  # many RAC installs ship it in the Grid home only; here both have it
+        link(root / home.lstrip("/") / "bin" / "orion")
     step = Orion({"testname": "t", "luns": ["/dev/sdb"]})
     ctx = context(root, oracle_sid="SLOB1", grid_home=GRID_HOME)
     assert step.binary(ctx) == ctx.path(GRID_HOME + "/bin/orion")  # both homes ship it: on RAC, the Grid home's

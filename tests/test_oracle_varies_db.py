@@ -20,6 +20,7 @@ from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.kinds.fio.findings import run_findings as fio_setup
 from planner.kinds.iozone.findings import run_findings as iozone_buffered
+from planner.kinds.orion.step import orion_points
 from planner.kinds.slob.cache import setup_budget_s
 from planner.metrics import Direction
 from planner.parsers import parse_file, parse_text
@@ -34,7 +35,6 @@ from planner.steps.base import DEFAULT_TIMEOUT_S, TIMEOUT_MARGIN_S
 from planner.steps.prep_asm import AsmDiskgroup
 from planner.steps.prep_db import InitOra, restart_database
 from planner.steps.prep_flashback import Flashback
-from planner.steps.wl_orion import orion_points
 
 
 def _cpus(root: Path, n: int) -> None:
@@ -258,8 +258,8 @@ def test_setup_sh_has_its_own_budget_from_the_data_it_loads() -> None:
 
 @pytest.mark.slow
 def test_orion_outcome_gives_its_own_estimate_beside_the_model(tmp_path: Path) -> None:
-    from test_wl_orion import apply as orion_apply
-    from test_wl_orion import project as orion_project
+    from kinds.orion.test_wl_orion import apply as orion_apply
+    from kinds.orion.test_wl_orion import project as orion_project
 
     orion_project(tmp_path)
     code, _run, result = orion_apply(tmp_path)

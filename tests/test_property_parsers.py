@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from test_parse_calibrate import LISTING_WITH_TIMES, SEED
+from kinds.calibrate_io.test_parse_calibrate import LISTING_WITH_TIMES, SEED
 from test_parse_excerpts import DOTTED_LP, FG_EVENTS, THREEPAR
 
 from planner.errors import ParseError
@@ -40,7 +40,7 @@ def _samples() -> dict[str, list[str]]:
                 out[kind].append(text)
     out["calibrate_io"] += [SEED, LISTING_WITH_TIMES]
     out["awr_excerpt"] += [DOTTED_LP, FG_EVENTS, THREEPAR]
-    # orion_csv_us is never detected: wl_orion names it for a 12c+ _lat.csv, whose layout is the 11.1 matrix
+    # orion_csv_us is never detected: the orion step names it for a 12c+ _lat.csv, whose layout is the 11.1 matrix
     # files' (the real mytest_*.csv samples); only the unit of its values differs
     out["orion_csv_us"] += out["orion_csv"]
     return out

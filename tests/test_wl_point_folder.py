@@ -32,7 +32,7 @@ from planner.transport.connection import LocalConnection
 
 pytestmark = [pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed"), pytest.mark.slow]
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[1] / "planner" / "kinds" / "orion" / "bin" / "orion"
 KIT = "home/oracle/SLOB"
 PLAN = """\
 plan: folders

@@ -4,7 +4,7 @@
 results (a run stopped early, or only its start pasted), or a layout this planner has no reader for. The
 registry calls it only after no parser read the file, so a reader added later for a layout (a tool's auto mode,
 an older kit's output) takes over from its refusal without a change here. A workload kind says its own beside
-its parser (``refusal(text)``); the rules here are for the tools that have no folder of their own yet.
+its parser (``refusal(text)``); the rules here are for the tools that have no folder of their own (sysstat).
 """
 
 from __future__ import annotations
@@ -16,35 +16,7 @@ from collections.abc import Callable
 
 from planner import kindspec
 
-_ORION_VERSION = re.compile(r"ORION VERSION\s+(\S+)|ORION: ORacle IO Numbers -- Version\s+(\S+)")
-_ORION_RUN = re.compile(r"-run\s+(\w+)")
-_SLB_OLD = re.compile(r"Total\s+ops\s+\d+\s+.*Avg\s+nsec/op", re.I)
-_SLB_ANY = re.compile(r"nsec/op|TPUT ops/sec|memhammer", re.I)
 _SYSSTAT = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+\S+\s+\S+\s+\((\d+)\s+CPU\)", re.M)
-
-
-def _version(raw: str, parts: int = 4) -> str:
-    """``11.2.0.4.0`` -> ``11.2.0.4``; ``RDBMS_19.3.0.0.0DBRU_LINUX.X64_190417`` -> ``19.3.0.0``."""
-    m = re.search(r"\d+(?:\.\d+)+", raw)
-    return ".".join(m.group().split(".")[:parts]) if m else raw[:40]
-
-
-def _orion(text: str) -> str | None:
-    m = _ORION_VERSION.search(text)
-    if not m:
-        return None
-    run = _ORION_RUN.search(text)
-    what = f"ORION {_version(m.group(1) or m.group(2))}" + (f" ({run.group(1)} run)" if run else "")
-    return f"{what}: banner only, no result table (no 'Maximum Large MBPS=' / 'Maximum Small IOPS=' line)"
-
-
-def _slb(text: str) -> str | None:
-    if _SLB_OLD.search(text):
-        return ("SLB 2009 output (memhammer 'Total ops ... Avg nsec/op' lines, before the 2010 kit's wops/rops "
-                "split): a layout this planner does not read")
-    if _SLB_ANY.search(text):
-        return "SLB output in a layout this planner does not read (no 'Total wops/rops' or 'Test Summary:' line)"
-    return None
 
 
 def _sysstat(text: str) -> str | None:
@@ -55,7 +27,7 @@ def _sysstat(text: str) -> str | None:
             "mpstat report rows")
 
 
-_RULES: tuple[Callable[[str], str | None], ...] = (_orion, _slb, _sysstat)
+_RULES: tuple[Callable[[str], str | None], ...] = (_sysstat,)
 
 
 @functools.cache

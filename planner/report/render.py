@@ -14,13 +14,14 @@ folder or the run folder; anywhere else needs ``-o`` on the command line.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 import jinja2
 import jinja2.meta
 
+from planner import kindspec
 from planner.errors import InputError, Location, Problem
 from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
@@ -53,9 +54,30 @@ def template_dirs(template: str, plan_file: Path | None, trusted: bool = True) -
     return name, [d for d in dict.fromkeys(dirs) if d.is_dir()]
 
 
+class KindPartials(jinja2.BaseLoader):
+    """A workload kind's report partial, ``<kind>.md.j2``, kept in the kind's folder as ``report.md.j2``
+    (planner.kindspec): found after the templates of the search path, so a plan's own still overrides it."""
+
+    @staticmethod
+    def _path(name: str) -> Path | None:
+        folder = kindspec.folder(name.removesuffix(".md.j2")) if name.endswith(".md.j2") else None
+        return folder / "report.md.j2" if folder is not None and (folder / "report.md.j2").is_file() else None
+
+    def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
+        path = self._path(template)
+        if path is None:
+            raise jinja2.TemplateNotFound(template)
+        mtime = path.stat().st_mtime
+        return path.read_text(encoding="utf-8"), str(path), lambda: path.stat().st_mtime == mtime
+
+    def list_templates(self) -> list[str]:
+        return sorted(f"{s.kind}.md.j2" for s in kindspec.specs() if self._path(f"{s.kind}.md.j2"))
+
+
 def environment(dirs: list[Path]) -> jinja2.Environment:
     """Autoescaping with the Markdown escape (planner.report.escape): no template prints outside text raw."""
-    env = SandboxEnvironment(loader=jinja2.FileSystemLoader([str(d) for d in dirs]),
+    loader = jinja2.ChoiceLoader([jinja2.FileSystemLoader([str(d) for d in dirs]), KindPartials()])
+    env = SandboxEnvironment(loader=loader,
                              undefined=jinja2.StrictUndefined, autoescape=True, finalize=escape.finalize,
                              trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True)
     env.filters.update(escape.FILTERS)

@@ -308,7 +308,7 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
                  working_set_mb: Mapping[str, float] | None = None,
                  t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
-    storage = storage_series(all_series)  # SLB is a CPU and memory test: no storage finding judges it
+    storage = storage_series(all_series)  # a CPU and memory test: no storage finding judges it
     io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
     with shared_index():
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),

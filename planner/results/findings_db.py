@@ -28,14 +28,18 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from planner import kindspec
 from planner.results.finding import Finding, Severity, groups, index, where
 from planner.results.stats import Series, fmt
 
 Place = tuple[str, str, str, str]
 
-# Step and file kinds whose figures are not storage figures: SLB is a CPU and memory (logical I/O) test
-# (seed "SLB, the Silly Little Benchmark"), so cached reads, CPU-bound hosts and rated IOPS say nothing of it.
-NOT_STORAGE_KINDS = frozenset({"slb"})
+
+def not_storage_kinds() -> frozenset[str]:
+    """The step and file kinds whose figures are not storage figures: each kind whose spec says it is not a
+    storage test (a CPU and memory test), and its parsers' kinds. Cached reads, CPU-bound hosts and rated IOPS
+    say nothing of them."""
+    return frozenset(k for s in kindspec.specs() if not s.storage_test for k in (s.kind, *(p.kind for p in s.parsers)))
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,7 +57,8 @@ class DbThresholds:
 
 def storage_series(all_series: Sequence[Series]) -> list[Series]:
     """The series a storage finding may judge: none of a kind that is not a storage test."""
-    return [s for s in all_series if s.kind not in NOT_STORAGE_KINDS]
+    not_storage = not_storage_kinds()
+    return [s for s in all_series if s.kind not in not_storage]
 
 
 def _mean(values: Iterable[float]) -> float | None:

@@ -5,8 +5,8 @@ Folders on the host. A point's output goes to the engine's point folder, ``ctx.p
 (``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by
 planner.engine.window at the start of every attempt of the point (a ``--resume`` or a retry after a connection drop runs
 it again in the same folder), so no step creates or empties a folder of its own. Only what must outlive a run stays in
-the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); the SLB kit has its own
-plan-stable folder (planner.steps.wl_slb).
+the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); a kit built on the
+host has its own plan-stable folder (``planner_dir``).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
 while the raw file stays in the run record (the FAILED outcome still lists it as an artifact).
@@ -78,7 +78,7 @@ def fetch_existing(ctx: StepContext, wanted: Iterable[tuple[str, str | None, str
 
 
 def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifact:
-    """Keep controller-side text (a console log, a calibrate_io.txt) as an artifact of this point."""
+    """Keep controller-side text (a console log, a result the step wrote itself) as an artifact of this point."""
     local = ctx.artifacts / name
     write_bytes(local, text.encode(), 0o600)  # a record file: private like the rest of the run folder
     return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)

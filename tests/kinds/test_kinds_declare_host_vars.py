@@ -17,7 +17,7 @@ _READ = re.compile(r"\b(?:host_vars|variables|vars|v)\b(?:\s+or\s+\{\}\))?(?:\.g
 FAMILIES = {"hammerdb": "hammerdb", "swingbench": "swingbench", "pgbench": "pg"}
 # ... and read a password's _env / _file variants for each (vars.get(f"{var}_env"))
 _VARIANTS = 'vars.get(f"{var}_env")'
-CHECKED = ("fio", "iozone", "hammerdb", "swingbench", "slob", "pgbench")
+CHECKED = ("fio", "iozone", "hammerdb", "swingbench", "slob", "pgbench", "orion", "slb", "calibrate_io")
 
 
 def _read(kind: str) -> set[str]:

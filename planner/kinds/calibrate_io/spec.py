@@ -3,13 +3,14 @@
 from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "calibrate_io", step="planner.steps.wl_calibrate:CalibrateIo",
+    "calibrate_io", step="planner.kinds.calibrate_io.step:CalibrateIo",
     parsers=(
-        ParserKind("calibrate_io", "calibrate_io", "CALIBRATE_IO result",
+        ParserKind("calibrate_io", "planner.kinds.calibrate_io.parse", "CALIBRATE_IO result",
                    headline=(("calibrate.max_iops", {}), ("calibrate.max_mbps", {}), ("calibrate.latency_ms", {})),
                    one_figure=True, step_kind="calibrate_io", in_outcome=True, reads="CALIBRATE_IO",
                    result_lines=r"^[ \t]*(?:max[ _]iops|max[ _]mbps|max[ _]pmbps|latency|actual[ _]latency)\s*[=:]"),
     ),
+    extras=("planner.kinds.calibrate_io.extra:Calibration",),
     report=ReportWords(
         prefix="calibrate", tool="CALIBRATE_IO",
         metric_words={

@@ -3,12 +3,13 @@
 from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 KIND = KindSpec(
-    "slb", step="planner.steps.wl_slb:Slb",
+    "slb", step="planner.kinds.slb.step:Slb",
     parsers=(
-        ParserKind("slb", "slb", "SLB output",
+        ParserKind("slb", "planner.kinds.slb.parse", "SLB output",
                    headline=(("slb.rops_per_s", {}), ("slb.wops_per_s", {}), ("slb.ops_per_s", {})),
                    result_lines=r"^[ \t]*Users:|Total\s+[wr]ops\b", step_kind="slb", reads="SLB"),
     ),
+    storage_test=False,  # a CPU and memory (logical I/O) test: seed "SLB, the Silly Little Benchmark"
     report=ReportWords(
         prefix="slb", tool="SLB",
         metric_words={"slb.rops_per_s": "SLB read operations", "slb.wops_per_s": "SLB write operations",

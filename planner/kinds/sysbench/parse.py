@@ -99,9 +99,10 @@ class Interval:
 
 def looks_like(text: str) -> bool:
     head = text[:200_000]
-    return bool(re.search(r"^\s*(?:OLTP test statistics|SQL statistics):", head, re.M)
+    # ^[ \t]* not ^\s*: under re.M, \s crosses blank lines and a run of them makes the search quadratic
+    return bool(re.search(r"^[ \t]*(?:OLTP test statistics|SQL statistics):", head, re.M)
                 and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
-        _BANNER.search(head) and re.search(r"^\s*(?:General statistics|Test execution summary|Throughput):", head,
+        _BANNER.search(head) and re.search(r"^[ \t]*(?:General statistics|Test execution summary|Throughput):", head,
                                            re.M)) or any(_interval(line, 0, 0) for line in head.split("\n")[:400])
 
 

@@ -5,9 +5,9 @@ from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 # The lines that always give a value (the registry names any it finds unread): the rates, the run time, the
 # latency average and percentile. Interval lines are summarised, not each read.
-RESULT_LINES = (r"^\s*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
-                r"^\s*(?:total time|time elapsed):\s*\d|"
-                r"^\s*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
+RESULT_LINES = (r"^[ \t]*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
+                r"^[ \t]*(?:total time|time elapsed):\s*\d|"
+                r"^[ \t]*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
 PARSERS = (
     ParserKind("sysbench", "planner.kinds.sysbench.parse", "sysbench output (statistics, --report-interval)",
                names=(r"sysbench.*\.(txt|log|out)$",),

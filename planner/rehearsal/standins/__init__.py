@@ -55,8 +55,7 @@ def rac_state(state: dict[str, Any], nodes: int = 2, unique_name: str = "SLOB") 
 
 def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: str | None = None,
                      registered: bool | None = None, rac: bool = False, grid_user: str | None = None,
-                     profile: HostProfile | None = None, orion_homes: tuple[str, ...] = (),
-                     **database: Any) -> Path:
+                     profile: HostProfile | None = None, **database: Any) -> Path:
     """Put the stand-ins under ``root`` (a host's sandbox) and seed their state; returns the state file.
 
     ``registered`` says whether srvctl knows the database (default: only on a RAC seed); ``rac`` seeds a RAC node
@@ -65,7 +64,6 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
     lab's);
     ``profile`` is what the inventory says the host is (planner.rehearsal.standins.profile: version, CDB, pfile,
     Resource Manager, SLOB release, failure modes; its ``rac`` is the same as ``rac=True``);
-    ``orion_homes``: the homes whose bin/ gets the stand-in orion (many RAC installs ship it in the Grid home only);
     ``database`` overrides seed fields of ``state["database"]`` (e.g. ``flashback_on="NO"``).
     """
     root = Path(root)
@@ -78,11 +76,6 @@ def install_standins(root: Path, oracle_home: str = DEFAULT_HOME, *, grid_home: 
                 link.unlink()
             # a symlink, not a copy: Python resolves it for sys.path, so the programs find their modules
             link.symlink_to(BIN / prog)
-    for home in orion_homes:
-        link = root / home.lstrip("/") / "bin" / "orion"
-        link.parent.mkdir(parents=True, exist_ok=True)
-        link.unlink(missing_ok=True)
-        link.symlink_to(BIN / "orion")
     state = _default_state()
     if profile is not None:
         apply_profile(state, profile)

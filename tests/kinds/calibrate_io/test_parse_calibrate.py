@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
+from planner.kinds.calibrate_io import parse as calibrate_io
 from planner.metrics import Direction
-from planner.parsers import calibrate_io
 
 # From the seed write-up (/work/shared/seeds/ssd-calibrate-io-orion-iozone.txt).
 SEED = "Results:\nmax_iops = 3913\nlatency  = 0\nmax_mbps = 137\n"

@@ -11,7 +11,7 @@ from planner.cli.main import main
 from planner.rehearsal.standins.awrgen import MARKER
 from planner.results.runfolder import result_from_json
 
-STANDIN = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
+STANDIN = Path(__file__).resolve().parents[3] / "planner" / "kinds" / "orion" / "bin" / "orion"
 
 PLAN = """\
 plan: orion_test

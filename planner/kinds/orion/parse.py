@@ -203,3 +203,24 @@ def parse_csv(text: str, source: str = "<text>", matrix: str | None = None, late
     if not cells:
         raise ParseError("orion", "csv", "matrix holds no values", source=source)
     return sink.freeze("orion_csv")
+
+
+# -- refusal (planner.parsers.refusals) --------------------------------------------------------------------------
+_BANNER = re.compile(r"ORION VERSION\s+(\S+)|ORION: ORacle IO Numbers -- Version\s+(\S+)")
+_RUN = re.compile(r"-run\s+(\w+)")
+
+
+def _version(raw: str, parts: int = 4) -> str:
+    """``11.2.0.4.0`` -> ``11.2.0.4``; ``RDBMS_19.3.0.0.0DBRU_LINUX.X64_190417`` -> ``19.3.0.0``."""
+    m = re.search(r"\d+(?:\.\d+)+", raw)
+    return ".".join(m.group().split(".")[:parts]) if m else raw[:40]
+
+
+def refusal(text: str) -> str | None:
+    """Why an ORION banner gave nothing: no result table after it; None when there is no banner."""
+    m = _BANNER.search(text)
+    if not m:
+        return None
+    run = _RUN.search(text)
+    what = f"ORION {_version(m.group(1) or m.group(2))}" + (f" ({run.group(1)} run)" if run else "")
+    return f"{what}: banner only, no result table (no 'Maximum Large MBPS=' / 'Maximum Small IOPS=' line)"

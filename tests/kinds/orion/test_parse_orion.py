@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
+from planner.kinds.orion import parse as orion
 from planner.metrics import Direction
-from planner.parsers import orion
 
-DATA = Path(__file__).parent / "data" / "orion"
+DATA = Path(__file__).resolve().parents[2] / "data" / "orion"
 
 
 def _read(name: str) -> str:

@@ -13,13 +13,13 @@ import pytest
 
 from planner.errors import StepError
 from planner.host import Host
+from planner.kinds.slb.step import DEFAULT_KIT, Slb, affinity_warning, cpu_list, load_kit, runit_argv
 from planner.plan.model import SweepPoint
 from planner.plan.schema import sweepable_params
 from planner.rehearsal.lab import Lab
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import Outcome, StepContext
-from planner.steps.wl_slb import DEFAULT_KIT, Slb, affinity_warning, cpu_list, load_kit, runit_argv
 from planner.transport.connection import CommandResult, Connection, LocalConnection
 
 needs_cc = pytest.mark.skipif(shutil.which("cc") is None, reason="no C compiler (cc)")

@@ -11,7 +11,7 @@ from planner.parsers import parse_file
 
 pytestmark = [pytest.mark.slow]
 
-ORION = Path(__file__).resolve().parents[1] / "planner" / "rehearsal" / "standins" / "bin" / "orion"
+ORION = Path(__file__).resolve().parents[3] / "planner" / "kinds" / "orion" / "bin" / "orion"
 
 
 def run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -15,10 +15,12 @@ import posixpath
 import re
 import shlex
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from functools import cached_property
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.kinds.orion.extra import OrionRun
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.status import Artifact, Status
@@ -33,6 +35,7 @@ from planner.steps.base import (
     StepContext,
     Workload,
     check_host_path,
+    whole_number,
 )
 from planner.steps.wl_common import parse_outcome, point_dir, save_text
 
@@ -41,31 +44,66 @@ _KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv"
           "_lat.csv": "orion_csv", "_trace.txt": "", "_hist.csv": "", "_hist.txt": ""}
 
 
-def orion_points(args: Mapping[str, Any]) -> int:
-    """Data points of one ORION run with its default load levels: small random I/O at 1..5 x num_disks
-    outstanding, large at 1..2 x num_disks ("Each Orion data point is a test for a specific mix of small and
-    large IO loads sustained for a duration", orion -help 11.2.0.4); simple tests the row and the column of that
-    matrix, normal and advanced the combinations too, oltp only small I/O, dss only large."""
-    raw = args.get("luns")
-    luns = [raw] if isinstance(raw, str) else list(raw or [])
-    try:
-        disks = max(1, int(args.get("num_disks") or len(luns) or 1))
-    except (TypeError, ValueError):
-        disks = max(1, len(luns))
-    small, large = 5 * disks, 2 * disks
-    run = str(args.get("run", "simple"))
-    if run == "oltp":
-        return small
-    if run == "dss":
-        return large
-    return small + large + 1 + (large * -(-small // 2) if run in ("normal", "advanced") else 0)
-
-
 # Options only -run advanced reads: simple and normal run ORION's fixed tests (8 KB small, 1 MB large, their own
 # matrix, read-only), so ORION takes them and measures something else than the plan says (orion -help 11.2:
 # "simple ... normal ... advanced - Use the parameters specified ... to run a test"; Oracle Database Performance
 # Tuning Guide 11.2, "Orion Command Line Options").
-ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large", "num_small", "num_large", "type")
+ADVANCED_ONLY = ("write", "matrix", "size_small", "size_large")
+
+
+def _luns(raw: Any) -> tuple[str, ...]:
+    return (raw,) if isinstance(raw, str) else tuple(str(x) for x in raw or ())
+
+
+@dataclass(frozen=True, slots=True)
+class OrionArgs:
+    """The step's arguments, read once."""
+
+    testname: str
+    luns: tuple[str, ...]
+    run: str = "simple"
+    num_disks: int | None = None  # None: one per LUN
+    write: int = 0  # percent of writes: > 0 destroys data on the LUNs
+    binary: str = ""
+    options: tuple[tuple[str, str], ...] = ()  # the optional ORION options given, in ORION's order (_OPTIONAL)
+    duration_s: float = 60.0  # each data point's
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> OrionArgs:
+        return cls(str(args.get("testname") or "orion"), _luns(args.get("luns")), str(args.get("run", "simple")),
+                   whole_number(args, "num_disks", None, "orion", minimum=1),
+                   whole_number(args, "write", 0, "orion", minimum=0) or 0,
+                   str(args.get("binary") or ""),
+                   tuple((k, str(args[k])) for k in _OPTIONAL if args.get(k) is not None),
+                   float(args.get("duration", 60)))
+
+    @property
+    def disks(self) -> int:
+        return max(1, self.num_disks or len(self.luns) or 1)
+
+    @property
+    def advanced_given(self) -> list[str]:
+        """The options only -run advanced reads that were given a value."""
+        given = dict(self.options) | {"write": str(self.write)}
+        return [k for k in ADVANCED_ONLY if given.get(k) not in (None, "0", "")]
+
+    @property
+    def points(self) -> int:
+        """Data points of one ORION run with its default load levels: small random I/O at 1..5 x num_disks
+        outstanding, large at 1..2 x num_disks ("Each Orion data point is a test for a specific mix of small
+        and large IO loads sustained for a duration", orion -help 11.2.0.4); simple tests the row and the column
+        of that matrix, normal and advanced the combinations too, oltp only small I/O, dss only large."""
+        small, large = 5 * self.disks, 2 * self.disks
+        if self.run == "oltp":
+            return small
+        if self.run == "dss":
+            return large
+        return small + large + 1 + (large * -(-small // 2) if self.run in ("normal", "advanced") else 0)
+
+
+def orion_points(args: Mapping[str, Any]) -> int:
+    """Data points of one ORION run with these arguments (OrionArgs.points)."""
+    return OrionArgs.of(args).points
 
 
 class Orion(Rehearsed, Workload):
@@ -110,7 +148,7 @@ class Orion(Rehearsed, Workload):
     writes_db_report: ClassVar[bool] = False  # collect: [awr] brackets it with snapshots
     device_args = ("luns",)
     files_for_devices = True  # ORION on datafiles, as the SSD seed ran it: a sandbox makes the files
-    kit_args = {"binary": KitStandIn.BINARY}
+    kit_args = {"binary": KitStandIn.OWN}  # the stand-in the spec names (kinds/orion/standin.py)
     report_metrics = ("orion.max_small_iops", "orion.max_large_mbps", "orion.min_small_latency_ms", "orion.iops")
 
     @classmethod
@@ -118,40 +156,42 @@ class Orion(Rehearsed, Workload):
         """Each load level's duration times the levels; the budget is twice that plus the margin: the model
         counts ORION's default load levels, and ORION's own "approximately N minutes" can exceed it (24
         minutes for an 11.2.0.4 -run oltp on three LUNs)."""
-        expected = float(args.get("duration", 60)) * orion_points(args)
+        a = OrionArgs.of(args)
+        expected = a.duration_s * a.points
         return Duration(expected, 2 * expected + TIMEOUT_MARGIN_S)
 
     @classmethod
     def writes_devices(cls, args: Mapping[str, Any]) -> bool:
-        return float(args.get("write", 0) or 0) > 0
+        return OrionArgs.of(args).write > 0
+
+    @cached_property
+    def opts(self) -> OrionArgs:
+        return OrionArgs.of(self.args)
 
     def luns(self) -> list[str]:
-        raw = self.args.get("luns")
-        luns = [raw] if isinstance(raw, str) else list(raw or [])
-        if not luns:
+        if not self.opts.luns:
             raise StepError("orion: luns is empty", hint="list the devices (or files) ORION should test")
-        for lun in luns:
-            guard.check_path(str(lun))
-        return [str(x) for x in luns]
+        for lun in self.opts.luns:
+            guard.check_path(lun)
+        return list(self.opts.luns)
 
     def validate(self) -> None:
         self.luns()
-        run = str(self.args.get("run", "simple"))
-        ignored = [k for k in ADVANCED_ONLY if self.args.get(k) not in (None, 0, "")]
+        ignored, run = self.opts.advanced_given, self.opts.run
         if run in ("simple", "normal") and ignored:
             raise StepError(f"orion: -run {run} ignores {', '.join('-' + k for k in ignored)}: ORION runs its fixed "
                             f"{run} test (8 KB small and 1 MB large reads) whatever they say",
                             hint="use run: advanced to set them, or remove them")
-        if self.args.get("binary"):
-            check_host_path(str(self.args["binary"]), "ORION binary")
+        if self.opts.binary:
+            check_host_path(self.opts.binary, "ORION binary")
 
     def binary(self, ctx: StepContext) -> str:
         """``binary``, else the first of <grid_home>/bin/orion and <oracle_home>/bin/orion the host can run: from
         11.2 both homes ship it and on RAC the Grid home's is the one to use (docs/oracle-behaviour.md 25.18b);
         neither: the database home's (its run then says it is missing)."""
-        b = self.args.get("binary")
+        b = self.opts.binary
         if b:
-            return ctx.path(str(b)) if str(b).startswith("/") else str(b)
+            return ctx.path(b) if b.startswith("/") else b
         homes = [str(h).rstrip("/") for h in (ctx.vars.get("grid_home"), ctx.vars.get("oracle_home")) if h]
         if not homes:
             return "orion"
@@ -163,31 +203,28 @@ class Orion(Rehearsed, Workload):
         return found if r.ok and found in paths else paths[-1]
 
     def argv(self, ctx: StepContext) -> list[str]:
-        testname = str(self.args.get("testname") or "orion")
-        argv = [self.binary(ctx), "-run", str(self.args.get("run", "simple")), "-testname", testname,
-                "-num_disks", str(self.args.get("num_disks", len(self.luns())))]
-        if int(self.args.get("write", 0) or 0):
-            argv += ["-write", str(int(self.args["write"]))]
-        for key in _OPTIONAL:
-            if self.args.get(key) is not None:
-                argv += [f"-{key}", str(self.args[key])]
+        argv = [self.binary(ctx), "-run", self.opts.run, "-testname", self.opts.testname,
+                "-num_disks", str(self.opts.num_disks or len(self.luns()))]
+        if self.opts.write:
+            argv += ["-write", str(self.opts.write)]
+        for key, value in self.opts.options:
+            argv += [f"-{key}", value]
         return argv
 
     def preview(self, ctx: StepContext) -> str:
-        argv, testname = self.argv(ctx), str(self.args.get("testname") or "orion")
+        argv, testname = self.argv(ctx), self.opts.testname
         luns = "".join(f"    {ctx.path(x)}\n" for x in self.luns())
         return f"$ {shlex.join(argv)}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
 
     def check(self, ctx: StepContext) -> Change:
         argv = self.argv(ctx)
-        write = int(self.args.get("write", 0) or 0)
+        write = self.opts.write
         note = f" (writes {write}% — destructive guard applies)" if write else ""
         return Change(True, f"would run {shlex.join(argv)} on {', '.join(self.luns())}{note}")
 
     def apply(self, ctx: StepContext) -> Outcome:
         luns, argv = self.luns(), self.argv(ctx)
-        testname = argv[argv.index("-testname") + 1]
-        write = int(self.args.get("write", 0) or 0)
+        testname, write = self.opts.testname, self.opts.write
         if write > 0:
             guard.check_destructive(ctx, luns, what=f"ORION -write {write}")
         work = point_dir(ctx, self.kind)
@@ -208,25 +245,24 @@ class Orion(Rehearsed, Workload):
             return Outcome(Status.FAILED, f"{what} wrote no {testname}_*_summary.txt in {work}",
                            artifacts=tuple(arts))
         arts = _latency_units(ctx, arts)
-        data: dict[str, Any] = {"luns": luns, "write_pct": write,
-                                **_estimates(r.stdout, self.duration(self.args).expected_s or 0.0)}
+        data = _estimates(tuple(luns), write, r.stdout, self.opts.duration_s * self.opts.points)
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
-        out = parse_outcome(ctx, summary, f"{what}; {data['duration_note']}", data)
+        out = parse_outcome(ctx, summary, f"{what}; {data.duration_note}", data)
         return replace(out, artifacts=tuple(arts))
 
 
 _ESTIMATE = re.compile(r"(?:Calibration|Test) will take approximately (\d+) minutes")
 
 
-def _estimates(console: str, modelled_s: float) -> dict[str, Any]:
+def _estimates(luns: tuple[str, ...], write: int, console: str, modelled_s: float) -> OrionRun:
     """ORION's own estimate ("Calibration will take approximately 44 minutes." 11.2+, "Test will take
     approximately 9 minutes" 11.1) beside planner's model, so a lab run's timeout can be checked against both."""
     m = _ESTIMATE.search(console)
     said = int(m.group(1)) if m else None
     note = (f"ORION estimated {said} min, planner's model {modelled_s / 60:.0f} min" if said is not None else
             f"planner's model {modelled_s / 60:.0f} min (ORION printed no estimate)")
-    return {"orion_estimate_min": said, "model_min": round(modelled_s / 60, 1), "duration_note": note}
+    return OrionRun(luns, write, said, round(modelled_s / 60, 1), note)
 
 
 def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:

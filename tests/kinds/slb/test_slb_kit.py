@@ -1,4 +1,4 @@
-"""The shipped SLB-compatible kit (planner/steps/kits/slb): builds, runs, prints the seed's lines, honours taskset."""
+"""The shipped SLB-compatible kit (planner/kinds/slb/kit): builds, runs, prints the seed's lines, honours taskset."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 
 import planner
 
-KIT = Path(planner.__file__).parent / "steps" / "kits" / "slb"
+KIT = Path(planner.__file__).parent / "kinds" / "slb" / "kit"
 
 # The layout of Kevin Closson's SLB output, from the project's seed (slb-silly-little-benchmark.txt).
 SEED_LINES = (

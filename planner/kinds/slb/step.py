@@ -1,7 +1,7 @@
 """The SLB workload step: copy an SLB kit to the host, build it there once, run ``runit.sh <users>``.
 
 The kit is a directory or a tarball on the controller; by default the project's own SLB-compatible kit
-(planner/steps/kits/slb, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
+(planner/kinds/slb/kit, written from scratch: its numbers are not comparable with Kevin Closson's kit). A kit
 lands in ``<workdir>/planner/kits/slb-<digest>`` on the host, named by the digest of its files, and is
 built once: later points and runs reuse it while the recorded binary checksum still matches. Each
 point's output (slb.out, slb.err) goes to the point's folder (planner.steps.wl_common.point_dir).
@@ -15,6 +15,7 @@ import re
 import tarfile
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -34,7 +35,7 @@ from planner.steps.base import (
 )
 from planner.steps.wl_common import fetch_existing, finish, planner_dir, point_dir, tail
 
-DEFAULT_KIT = Path(__file__).resolve().parent / "kits" / "slb"
+DEFAULT_KIT = Path(__file__).resolve().parent / "kit"
 MARKER = ".planner-kit"
 TIMEOUT_MARGIN_S = 60.0
 _AFFINITY = re.compile(r"^[0-9,-]+$")
@@ -118,8 +119,28 @@ def load_kit(kit: str | None, plan_dir: Path) -> Kit:
     return Kit(str(path), tuple(sorted(files, key=lambda f: f.path)))
 
 
-def _positive(args: Any, name: str, default: int | None) -> int | None:
-    return whole_number(args, name, default, "slb", minimum=1)
+def _positive(args: Mapping[str, Any], name: str) -> int | None:
+    return whole_number(args, name, None, "slb", minimum=1)
+
+
+@dataclass(frozen=True, slots=True)
+class SlbArgs:
+    """The step's arguments, read once."""
+
+    users: int
+    kit: str | None = None  # None: planner's own kit
+    buffer_mb: int | None = None  # None: the kit's default (SLB_MB)
+    affinity: str | None = None  # a taskset -c CPU list
+    seconds: int | None = None  # None: the kit's default
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> SlbArgs:
+        users = _positive(args, "users")
+        if users is None:
+            raise StepError("slb needs users")
+        aff, kit = args.get("affinity"), args.get("kit")
+        return cls(users, str(kit) if kit else None, _positive(args, "buffer_mb"),
+                   None if aff is None else str(aff), _positive(args, "seconds"))
 
 
 def takes_seconds(kit: Kit) -> bool:
@@ -214,34 +235,36 @@ class Slb(Rehearsed, Workload):
         """The kit's warm-up, then the measured seconds (10 by default); apply times the run itself."""
         return Duration(2.0 * (seconds_of(args.get("seconds")) or 10.0))
 
+    @cached_property
+    def opts(self) -> SlbArgs:
+        return SlbArgs.of(self.args)
+
     def _argv(self, kit: Kit | None = None) -> list[str]:
-        users = _positive(self.args, "users", None)
-        if users is None:
-            raise StepError("slb needs users")
-        aff = self.args.get("affinity")
-        seconds = _positive(self.args, "seconds", None) if kit is None or takes_seconds(kit) else None
-        return runit_argv(users, seconds, None if aff is None else str(aff))
+        seconds = self.opts.seconds if kit is None or takes_seconds(kit) else None
+        return runit_argv(self.opts.users, seconds, self.opts.affinity)
 
     def _one_argument_note(self, kit: Kit) -> str:
-        if takes_seconds(kit) or self.args.get("seconds") is None:
+        if takes_seconds(kit) or self.opts.seconds is None:
             return ""
         return (f"the kit's runit.sh takes one argument (users), as Kevin Closson's SLB does: seconds "
-                f"{self.args.get('seconds')} was not passed and the kit's own run time applies")
+                f"{self.opts.seconds} was not passed and the kit's own run time applies")
 
     def _affinity_warning(self, ctx: StepContext) -> str:
-        aff = self.args.get("affinity")
-        return affinity_warning(None if aff is None else str(aff), ctx.facts.get("cpus"))
+        return affinity_warning(self.opts.affinity, ctx.facts.get("cpus"))
+
+    def _env(self) -> dict[str, str] | None:
+        return {"SLB_MB": str(self.opts.buffer_mb)} if self.opts.buffer_mb else None
 
     def check(self, ctx: StepContext) -> Change:
-        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        kit = load_kit(self.opts.kit, ctx.plan_dir)
         notes = [n for n in (self._one_argument_note(kit), self._affinity_warning(ctx)) if n]
         return Change(True, f"would run {' '.join(self._argv(kit))} with the kit {kit.source}"
                       + "".join(f"; {n}" for n in notes))
 
     def preview(self, ctx: StepContext) -> str:
-        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        kit = load_kit(self.opts.kit, ctx.plan_dir)
         kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
-        env = f"SLB_MB={_positive(self.args, 'buffer_mb', None)} " if self.args.get("buffer_mb") else ""
+        env = "".join(f"{k}={v} " for k, v in (self._env() or {}).items())
         lines = [f"kit {kit.source} -> {kit_dir} ({len(kit.files)} files, built there once)",
                  f"$ cd {kit_dir} && {env}{' '.join(self._argv(kit))} ><point dir>/slb.out 2><point dir>/slb.err"]
         warn = self._affinity_warning(ctx)
@@ -262,13 +285,13 @@ class Slb(Rehearsed, Workload):
         return kit_dir
 
     def apply(self, ctx: StepContext) -> Outcome:
-        kit = load_kit(self.args.get("kit"), ctx.plan_dir)
+        kit = load_kit(self.opts.kit, ctx.plan_dir)
         argv = self._argv(kit)
         kit_dir = self.install(ctx, kit)
         wd = point_dir(ctx, self.kind)
         out, err = f"{wd}/slb.out", f"{wd}/slb.err"
-        env = {"SLB_MB": str(_positive(self.args, "buffer_mb", None))} if self.args.get("buffer_mb") else None
-        seconds = _positive(self.args, "seconds", 10) or 10
+        env = self._env()
+        seconds = self.opts.seconds or 10
         timeout = ctx.timeout_s if ctx.timeout_s is not None else 2.4 * seconds + TIMEOUT_MARGIN_S
         r = ctx.sh(_RUN, out, err, *argv, check=False, cwd=kit_dir, env=env, timeout=timeout, measured=True)
         failure = None

@@ -9,10 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner.errors import ParseError
+from planner.kinds.slb import parse as slb
 from planner.metrics import Direction
-from planner.parsers import slb
 
-SEED = Path(__file__).parent / "data" / "slb" / "slb-westmere-seed.txt"
+SEED = Path(__file__).resolve().parents[2] / "data" / "slb" / "slb-westmere-seed.txt"
 
 
 def test_seed_test_summaries_parse_to_the_printed_values() -> None:
@@ -91,7 +91,7 @@ def test_per_process_latency_spread_over_processes() -> None:
 def test_2009_memhammer_layout_blocks_are_runs() -> None:
     """The first kit's lines (no Test Summary) were refused as not a recognised benchmark output."""
     from planner.parsers import detect, parse_file, summarise
-    f = Path(__file__).parent / "data" / "slb" / "slb-2009-memhammer-nehalem.txt"
+    f = Path(__file__).resolve().parents[2] / "data" / "slb" / "slb-2009-memhammer-nehalem.txt"
     assert detect(f.read_text()) == "slb"
     p = parse_file(f)
     assert p.fact("layout").startswith("2009") and not p.errors

@@ -122,3 +122,18 @@ def _latency_spread(sink: MetricSink) -> None:
     for (run, op), values in groups.items():
         for stat, v in (("min", min(values)), ("median", statistics.median(values)), ("max", max(values))):
             sink.add("slb.avg_nsec_per_op", v, "ns", Direction.LOWER, None, True, run=run, op=op, stat=stat)
+
+
+# -- refusal (planner.parsers.refusals) --------------------------------------------------------------------------
+_OLD = re.compile(r"Total\s+ops\s+\d+\s+.*Avg\s+nsec/op", re.I)
+_ANY = re.compile(r"nsec/op|TPUT ops/sec|memhammer", re.I)
+
+
+def refusal(text: str) -> str | None:
+    """Why SLB-like output gave nothing: the 2009 memhammer layout, or another this planner does not read."""
+    if _OLD.search(text):
+        return ("SLB 2009 output (memhammer 'Total ops ... Avg nsec/op' lines, before the 2010 kit's wops/rops "
+                "split): a layout this planner does not read")
+    if _ANY.search(text):
+        return "SLB output in a layout this planner does not read (no 'Total wops/rops' or 'Test Summary:' line)"
+    return None

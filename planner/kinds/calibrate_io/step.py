@@ -10,11 +10,14 @@ DBA_RSRC_IO_CALIBRATE row are written to ``calibrate_io.txt`` in the layout the 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.identity import read_cluster_database
 from planner.errors import StepError
+from planner.kinds.calibrate_io.extra import Calibration
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import Change, Duration, Outcome, StepContext, Workload, whole_number
@@ -40,6 +43,19 @@ def listing(rows: list[tuple[str | None, ...]]) -> list[str]:
                                                                                                    strict=False))]
         out.append(" ".join(cells).rstrip())
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class CalibrateIoArgs:
+    """The step's arguments, read once: CALIBRATE_IO's two IN parameters."""
+
+    num_physical_disks: int
+    max_latency: int  # milliseconds
+
+    @classmethod
+    def of(cls, args: Mapping[str, Any]) -> CalibrateIoArgs:
+        return cls(whole_number(args, "num_physical_disks", 1, "calibrate_io", minimum=1),
+                   whole_number(args, "max_latency", 20, "calibrate_io", minimum=1))
 
 
 class CalibrateIo(Workload):
@@ -74,9 +90,12 @@ class CalibrateIo(Workload):
             f"    begin dbms_resource_manager.calibrate_io({disks}, {latency}, :o0, :o1, :o2); end;",
             "    select :o0, :o1, :o2 from dual;", f"    {RESULT_SQL};"])
 
+    @cached_property
+    def opts(self) -> CalibrateIoArgs:
+        return CalibrateIoArgs.of(self.args)
+
     def params(self) -> tuple[int, int]:
-        return (whole_number(self.args, "num_physical_disks", 1, "calibrate_io", minimum=1),
-                whole_number(self.args, "max_latency", 20, "calibrate_io", minimum=1))
+        return self.opts.num_physical_disks, self.opts.max_latency
 
     def validate(self) -> None:
         """At plan check: max_latency below 10 ms is refused by CALIBRATE_IO itself (its minimum, PL/SQL Packages
@@ -150,5 +169,4 @@ class CalibrateIo(Workload):
             lines += ["-- DBA_RSRC_IO_CALIBRATE", *listing([tuple(r) for r in rows]), ""]
         art = save_text(ctx, "calibrate_io.txt", "\n".join(lines), "calibrate_io")
         msg = f"CALIBRATE_IO({disks}, {latency}): max_iops={max_iops} max_mbps={max_mbps} latency={actual} ms"
-        return parse_outcome(ctx, [art], msg, {"max_iops": max_iops, "max_mbps": max_mbps,
-                                               "actual_latency": actual})
+        return parse_outcome(ctx, [art], msg, Calibration(int(max_iops), int(max_mbps), actual))

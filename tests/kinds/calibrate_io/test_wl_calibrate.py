@@ -11,12 +11,12 @@ import pytest
 from planner.cli.main import main
 from planner.errors import StepError
 from planner.host import Host
+from planner.kinds.calibrate_io.step import listing
 from planner.parsers import parse_file
 from planner.plan.model import SweepPoint
 from planner.rehearsal.standins import install_standins, load_state, standin_vars, update_state
 from planner.steps import dbreport
 from planner.steps.base import StepContext
-from planner.steps.wl_calibrate import listing
 from planner.transport.connection import LocalConnection
 
 PLAN = """\

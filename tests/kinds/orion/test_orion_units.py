@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
+from planner.kinds.orion.step import _csv_unit, _latency_units
 from planner.status import Artifact
-from planner.steps.wl_orion import _csv_unit, _latency_units
 
 # Summary lines as real ORION prints them (shared/reference/output-formats.md §3.2, §3.3)
 SUMMARY_19C = ("ORION: ORacle IO Numbers -- Version RDBMS_19.3.0.0.0DBRU_LINUX.X64_190417\n"
@@ -37,3 +37,13 @@ def test_a_19c_run_with_a_millisecond_csv_is_not_divided_by_1000(tmp_path: Path)
     assert [a.kind for a in _latency_units(ctx, arts)] == ["orion_summary", "orion_csv_us"]  # type: ignore[arg-type]
     (tmp_path / "t_summary.txt").write_text("ORION VERSION 12.2.0.1.0\n")  # no minimum line: the version decides
     assert [a.kind for a in _latency_units(ctx, arts)] == ["orion_summary", "orion_csv_us"]  # type: ignore[arg-type]
+
+
+def test_a_rendered_write_of_0_is_no_write_on_a_simple_run() -> None:
+    """A template or an -e value renders to text: ``write: "0"`` writes nothing, so -run simple takes it (it was
+    refused as an option only -run advanced reads)."""
+    from planner.kinds.orion.step import Orion
+
+    step = Orion({"testname": "t", "luns": ["/dev/sdb"], "run": "simple", "write": "0"})
+    step.validate()
+    assert step.opts.write == 0 and not Orion.writes_devices(step.args)
