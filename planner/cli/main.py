@@ -39,7 +39,22 @@ def _sigterm_as_interrupt() -> None:
         signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+def _forget_caught_interrupts() -> None:
+    """CPython marks a Ctrl-C that passed through exec() of source text (dataclasses build their methods so, at
+    an import) as unhandled even when planner caught it, and ``python -m planner`` then dies by SIGINT (-2)
+    instead of exiting 99 (Python/pythonrun.c, run_eval_code_obj; Modules/main.c, pymain_run_module). Running
+    any source text clears that mark."""
+    exec("pass")  # noqa: S102 - fixed text: its only effect is clearing the mark
+
+
 def main(argv: Sequence[str] | None = None) -> ExitCode:
+    try:
+        return _main(argv)
+    finally:
+        _forget_caught_interrupts()
+
+
+def _main(argv: Sequence[str] | None) -> ExitCode:
     args_list = list(sys.argv[1:] if argv is None else argv)
     parser = build_parser()
     try:
