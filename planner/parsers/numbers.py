@@ -107,3 +107,14 @@ def put(sink: MetricSink, name: str, value: float, unit: str, direction: Directi
                derived)
     sink.metrics.append(m)
     return m
+
+
+def put_finite(sink: MetricSink, parser: str, name: str, value: float, unit: str, direction: Direction,
+               line: int | None, labels: Mapping[str, str]) -> None:
+    """A value, unless it is no finite number (a run of digits longer than a float holds): then a warning named
+    for ``parser``, never an infinite measurement."""
+    if math.isfinite(value):
+        put(sink, name, value, unit, direction, line, labels)
+    else:
+        sink.errors.append(ParseError(parser, name, "a number too large to be a measurement; value skipped",
+                                      source=sink.source, line=line))

@@ -47,17 +47,13 @@ from dataclasses import dataclass
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, Parsed
-from planner.parsers.numbers import put
+from planner.parsers.numbers import put_finite
 
 
 def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direction, line: int | None,
          labels: Mapping[str, str]) -> None:
-    """A value, unless it is no finite number (a run of digits longer than a float holds): then a named warning."""
-    if math.isfinite(value):
-        put(sink, name, value, unit, direction, line, labels)
-    else:
-        sink.errors.append(ParseError("pgbench", name, "a number too large to be a measurement; value skipped",
-                                      source=sink.source, line=line))
+    put_finite(sink, "pgbench", name, value, unit, direction, line, labels)
+
 
 _N = r"(\d+(?:\.\d+)?)"
 _TPS = re.compile(rf"\btps\s*=\s*{_N}\s*\(([^)]*)\)")
