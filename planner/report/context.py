@@ -111,10 +111,10 @@ def _simulated(data: RunData) -> Simulated:
     what: list[str] = []
     if data.meta.simulated:
         how = [f"; hosts {n}" for n in data.meta.rehearsal_notes]
-        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true); "
-                    "the tools that cannot run on this machine were planner stand-ins (the files they wrote are "
-                    "counted below)"
-                    + "".join(how))
+        fake_any = any(a.simulated for a in data.artifacts)
+        what.append("the whole run was a rehearsal on simulated hosts (meta.json simulated: true)"
+                    + ("; the tools that cannot run on this machine were planner stand-ins (the files they wrote "
+                       "are counted below)" if fake_any else "") + "".join(how))
         what += [f"simulated {w.describe()}" for w in data.meta.world]
     fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
     real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
