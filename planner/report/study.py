@@ -205,11 +205,6 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
         for k, v in s.params:
             values.setdefault(k, set()).add(str(v))
     xname = _x_parameter(values) if values else ""
-    # a zip pairs its lists: the axis is the first of them as the plan lists it (clients, not the jobs paired
-    # with them), not the last, which only a cross product varies fastest
-    order = list(values)
-    xname = next((k for k in order[:order.index(xname)] if len(values[k]) == len(values[xname])
-                  and _paired(ss, k, xname)), xname) if xname else xname
     if not xname:  # no sweep: the parameter the plays were run at, when they share one
         xname = next((k for k in ("readers", "threads", "users", "iodepth") if all(_fixed(args, s, k) for s in ss)), "")
     series_by = series_parameters(ss, xname)

@@ -48,6 +48,7 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
     assert len(tps) == 6 and min(tps) > 0
     report = (run / "report.md").read_text()
     assert "a real PostgreSQL server" in report and "measured for real" in report and "pgbench x6" in report
+    assert "stand-ins" not in report  # every tool of this study ran for real
     for clients in ("1 pgbench clients", "4 pgbench clients", "16 pgbench clients"):
         assert f"| {clients}" in report
     # the rehearsal caps the scale at 1 and the run at 3 s: pgbench's own good practices say both, per point
