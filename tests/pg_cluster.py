@@ -8,7 +8,6 @@ PostgreSQL half with the reason, except under CI=true, where it is an error: CI 
 
 from __future__ import annotations
 
-import glob
 import os
 import pwd
 import secrets
@@ -23,16 +22,10 @@ from pathlib import Path
 
 import pytest
 
+from planner.rehearsal.postgres import server_bin
+
 SERVER_USER = "nobody"  # when root: initdb and postgres refuse to run as root
 SUPERUSER = "planner"
-
-
-def pg_bin() -> Path | None:
-    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"), key=lambda p: int(Path(p).parts[4]))
-    if found:
-        return Path(found[-1]).parent
-    initdb = shutil.which("initdb")
-    return Path(initdb).parent if initdb else None
 
 
 @dataclass
@@ -73,7 +66,7 @@ def _free_port() -> int:
 
 
 def start_cluster() -> PgCluster:
-    bin_dir = pg_bin()
+    bin_dir = server_bin()  # the rehearsal finds the server programs the same way
     if bin_dir is None:
         raise FileNotFoundError("PostgreSQL server binaries not found (/usr/lib/postgresql/*/bin)")
     root = Path(tempfile.mkdtemp(prefix="planner-pg-"))  # not pytest's tmp: root-only, the server user can't enter
