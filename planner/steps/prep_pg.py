@@ -1,0 +1,294 @@
+"""Host prep for PostgreSQL, kind pg_conf: parameters set with ALTER SYSTEM, one restart per play, restored after.
+
+The mirror of init_ora (prep_db.py) for PostgreSQL. Before any change the step reads ``pg_settings`` for every
+name and checks every value as the server would (planner.steps.pg_settings: type, unit, min_val..max_val,
+enumvals), so a refused value leaves postgresql.auto.conf untouched; a parameter the server's command line sets
+(pg_settings.source) is refused too, as ALTER SYSTEM could not take effect over it. It then copies
+postgresql.auto.conf beside itself (once per run; a copy, passwords masked, goes in the record), sets each value
+with ALTER SYSTEM and reloads. A ``postmaster`` parameter needs a restart: run by the engine the step defers it
+(``Outcome.restart``) and the engine restarts once at the end of the play's prep (``restart_once``, which checks
+every deferred step's values are in effect) and once after the play's restore (``restart_restored``). A server
+that does not start gets its original postgresql.auto.conf back and is started again (pg_server.restart).
+Restore puts each name back as the original file had it (ALTER SYSTEM SET, or RESET when it was not there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar
+
+from planner.errors import StepError
+from planner.files import sha256_file
+from planner.plan.model import Section
+from planner.status import Artifact, RestartRequest, Status
+from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType
+from planner.steps.pg_server import (
+    State,
+    Target,
+    drop_backup,
+    locate,
+    psql,
+    read_state,
+    redact_conf,
+    restart,
+    take_backup,
+)
+from planner.steps.pg_settings import Setting, auto_conf, checked, literal, names, same, shown
+
+_FIXED = ("command line", "environment variable", "override")  # sources ALTER SYSTEM cannot override
+_POLL = 50  # reads of pg_settings after a reload (each a psql round trip) before a value is called not in effect
+
+
+@dataclass(frozen=True, slots=True)
+class _Todo:
+    """One parameter to change: the value the server will store, and what it takes."""
+
+    setting: Setting
+    value: str
+    alter: bool  # postgresql.auto.conf does not hold it yet
+    running: bool  # the running value differs
+
+    @property
+    def restart(self) -> bool:
+        return self.running and self.setting.restart
+
+    def line(self, auto: Mapping[str, str]) -> str:
+        s = self.setting
+        before = shown(s) + ("" if s.name not in auto else f", postgresql.auto.conf {auto[s.name]!r}")
+        note = (" (restart needed)" if self.restart else " (reload)" if self.running else
+                " (postgresql.auto.conf only: it runs with this value already)")
+        return f"{s.name}: {before} -> {shown(s, self.value)}{note}"
+
+
+class PgConf(RestartDeferring, Rehearsed):
+    kind: ClassVar[str] = "pg_conf"
+    args_schema = {
+        "description": "set PostgreSQL parameters with ALTER SYSTEM (restarting once per play when one needs it), "
+                       "restored afterwards",
+        "type": "object",
+        "properties": {
+            "params": {"type": "object", "minProperties": 1,
+                       "additionalProperties": {"type": ["string", "number", "boolean"]},
+                       "propertyNames": {"pattern": r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$",
+                                         "x-hint": "a PostgreSQL parameter name: letters, digits and _"},
+                       "description": "parameter: value, as postgresql.conf takes it (shared_buffers: 256MB)"},
+            "database": {"type": "string", "minLength": 1, "pattern": r"^[^\s\"'\\]+$",
+                         "description": "the database psql connects to (postgres by default)"},
+        },
+        "additionalProperties": False,
+        "required": ["params"],
+    }
+    sections = frozenset({Section.PREP})
+    # A rehearsal sets them on the real PostgreSQL it starts (planner.rehearsal.postgres), with real restarts.
+    real_in_rehearsal = True
+    rehearsal_server = "postgresql"
+
+    @classmethod
+    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
+        db = str(args.get("database") or "postgres")
+        return [] if db == "postgres" else [db]
+
+    @property
+    def params(self) -> dict[str, Any]:
+        given = self.args.get("params")
+        return {str(k).lower(): v for k, v in given.items()} if isinstance(given, Mapping) else {}
+
+    def validate(self) -> None:
+        if not self.params:
+            raise StepError("pg_conf needs params", hint="params: {shared_buffers: 256MB}")
+        names(self.args["params"])
+        for name, value in self.params.items():
+            if not isinstance(value, str | int | float) or "\0" in str(value) or "\n" in str(value):
+                raise StepError(f"refused value {value!r} for {name}", hint="one line, no NUL")
+
+    @classmethod
+    def describe_saved(cls, saved: Mapping[str, Any]) -> str:
+        auto = dict(saved.get("auto") or {})
+        out = [f"{n} {s.get('setting')}" + (f" (postgresql.auto.conf {auto[n]!r})" if n in auto else
+                                              " (not in postgresql.auto.conf)")
+               for n, s in dict(saved.get("settings") or {}).items() if isinstance(s, Mapping)]
+        return "; ".join(out)
+
+    # -- reading ----------------------------------------------------------------------------------------------
+    def _target(self, ctx: StepContext) -> Target:
+        return Target.of({**ctx.host.vars, **ctx.vars}, str(self.args.get("database") or "postgres"))
+
+    def _read(self, ctx: StepContext) -> tuple[Target, State]:
+        kept = ctx.take_save_read()
+        if isinstance(kept, tuple) and len(kept) == 2 and isinstance(kept[1], State):
+            return kept[0], kept[1]
+        t = self._target(ctx)
+        state = read_state(ctx, t, names(self.params))
+        t = locate(ctx, t, state.data)
+        return replace(t, backup=f"{t.auto_conf()}.planner-{ctx.run_dir.name}"), state
+
+    def _plan(self, state: State) -> list[_Todo]:
+        """What must change; every value is checked first, so a refusal comes before any change."""
+        auto = auto_conf(state.auto or "")
+        todo, refused = [], []
+        for name, value in self.params.items():
+            s = state.settings[name]
+            try:
+                stored = checked(s, value)
+                in_file = name in auto and _same_text(s, auto[name], stored)
+                running = not same(s, stored)
+                if running and s.source in _FIXED:
+                    raise StepError(f"{name} is set by the server's {s.source} (pg_settings.source), which "
+                                    "overrides postgresql.auto.conf: ALTER SYSTEM cannot change it")
+            except StepError as e:
+                refused.append(str(e))
+                continue
+            # running as asked and no other value in postgresql.auto.conf for the next start: nothing to do
+            if running or (name in auto and not in_file):
+                todo.append(_Todo(s, stored, not in_file, running))
+        if refused:
+            raise StepError("pg_conf: refused before any change: " + "; ".join(refused),
+                            hint="give values the server takes (pg_settings min_val, max_val, enumvals, unit)")
+        return todo
+
+    # -- check ------------------------------------------------------------------------------------------------
+    def check(self, ctx: StepContext) -> Change:
+        t, state = self._read(ctx)
+        todo = self._plan(state)
+        if not todo:
+            return Change(False, "parameters already set")
+        return Change(True, self._words(t, todo, "would set"), self._diff(state, todo))
+
+    @staticmethod
+    def _words(t: Target, todo: Sequence[_Todo], verb: str) -> str:
+        alter = [d.setting.name for d in todo if d.alter]
+        msg = f"{verb} {', '.join(alter)} with ALTER SYSTEM" if alter else "postgresql.auto.conf holds them already"
+        if any(d.restart for d in todo):
+            msg += f"; a restart is needed ({t.way()})"
+        elif any(d.running for d in todo):
+            msg += "; a reload (pg_reload_conf)"
+        return msg
+
+    @staticmethod
+    def _diff(state: State, todo: Sequence[_Todo]) -> str:
+        auto = auto_conf(state.auto or "")
+        return "".join(d.line(auto) + "\n" for d in todo)
+
+    # -- apply ------------------------------------------------------------------------------------------------
+    def save(self, ctx: StepContext) -> Mapping[str, Any]:
+        t, state = self._read(ctx)
+        ctx.save_read = (t, state)
+        auto = auto_conf(state.auto or "")
+        return {"target": t.to_json(), "auto_conf": state.auto is not None,
+                "auto": {n: redact_conf(auto[n]) for n in self.params if n in auto},
+                "settings": {n: {"setting": s.setting, "context": s.context} for n, s in state.settings.items()}}
+
+    def apply(self, ctx: StepContext) -> Outcome:
+        t, state = self._read(ctx)
+        todo = self._plan(state)
+        if not todo:
+            return Outcome(Status.OK, "parameters already set")
+        arts: tuple[Artifact, ...] = ()
+        note = ""
+        if any(d.alter for d in todo):
+            note = f"; postgresql.auto.conf backed up to {t.backup}" if take_backup(ctx, t) == "taken" else (
+                f"; the backup {t.backup} kept from earlier in this run")
+            arts = self._keep_original(ctx, state)
+            self._alter(ctx, t, state, [d for d in todo if d.alter])
+        if any(d.running and not d.restart for d in todo):
+            psql(ctx, t, "select pg_reload_conf()")
+        msg, diff = self._words(t, todo, "set") + note, self._diff(state, todo)
+        reloaded = [d for d in todo if not d.restart]
+        if any(d.restart for d in todo) and ctx.defer_restart:
+            self._in_effect(ctx, t, reloaded)
+            return Outcome(Status.CHANGED, msg + "; the server restarts once at the end of the play's prep", diff,
+                           artifacts=arts, restart=RestartRequest(t.to_json()))
+        if any(d.restart for d in todo):
+            msg += f"; restarted ({restart(ctx, t)})"
+        self._in_effect(ctx, t, todo)
+        return Outcome(Status.CHANGED, msg, diff, artifacts=arts)
+
+    def _alter(self, ctx: StepContext, t: Target, state: State, todo: Sequence[_Todo]) -> None:
+        """ALTER SYSTEM for each; one the server refuses anyway puts back those already written."""
+        r = psql(ctx, t, *(f"alter system set {d.setting.name} = {literal(d.value)}" for d in todo), check=False)
+        if r.ok:
+            return
+        _put_back(ctx, t, auto_conf(state.auto or ""), [d.setting.name for d in todo])
+        raise StepError(f"pg_conf: the server refused ALTER SYSTEM: {(r.stderr or r.stdout).strip()[-600:]}; "
+                        "the parameters already written were put back: nothing changed",
+                        hint="give a value the server takes")
+
+    def _keep_original(self, ctx: StepContext, state: State) -> tuple[Artifact, ...]:
+        """The original postgresql.auto.conf in the record (passwords a conninfo holds masked)."""
+        if state.auto is None:
+            return ()
+        local = ctx.artifacts / "postgresql.auto.conf.orig"
+        local.parent.mkdir(parents=True, exist_ok=True)
+        local.write_text(redact_conf(state.auto))
+        return (Artifact(str(local.relative_to(ctx.run_dir)), "", sha256_file(local)),)
+
+    def _in_effect(self, ctx: StepContext, t: Target, todo: Sequence[_Todo]) -> None:
+        """Each value running; a reload takes effect when the postmaster has read the file: read again a while."""
+        left: list[str] = [d.setting.name for d in todo]
+        for _ in range(_POLL if todo else 0):
+            now = read_state(ctx, t, [d.setting.name for d in todo]).settings
+            left = [f"{d.setting.name} is {shown(now[d.setting.name])}, not {shown(d.setting, d.value)}"
+                    for d in todo if not same(now[d.setting.name], d.value)]
+            if not left:
+                return
+        if left:
+            raise StepError(f"pg_conf: parameters not in effect after the change: {'; '.join(left)}",
+                            hint="check the server's log and pg_file_settings for an error in the files")
+
+    # -- restore ----------------------------------------------------------------------------------------------
+    def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        t = Target.from_json(saved["target"])
+        original: dict[str, str] = dict(saved.get("auto") or {})
+        settings: dict[str, Any] = dict(saved.get("settings") or {})
+        state = read_state(ctx, t, list(settings))
+        now = auto_conf(state.auto or "")
+        back = [n for n in settings if now.get(n) != original.get(n)]
+        if back:
+            _put_back(ctx, t, original, back)
+            psql(ctx, t, "select pg_reload_conf()")
+        changed = [n for n in settings if state.settings[n].setting != str(settings[n].get("setting"))]
+        need = [n for n in changed if settings[n].get("context") == "postmaster"]
+        if not back and not need:
+            drop_backup(ctx, t)
+            return Outcome(Status.OK, "parameters already as they were")
+        msg = f"postgresql.auto.conf put back for {', '.join(back) or 'nothing'}"
+        if need and ctx.defer_restart:
+            return Outcome(Status.CHANGED, msg + "; the server restarts once after the play's restore",
+                           restart=RestartRequest(t.to_json()))
+        if need:
+            msg += f"; restarted ({restart(ctx, t)})"
+        drop_backup(ctx, t)
+        return Outcome(Status.CHANGED, msg)
+
+    @classmethod
+    def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
+        """The play's one restart; every pg_conf step's values must then be running."""
+        t = Target.from_json(request.target)
+        how = restart(ctx, t)
+        for step in steps:
+            if isinstance(step, PgConf):
+                state = read_state(ctx, t, names(step.params))
+                step._in_effect(ctx, t, [replace(d, alter=False) for d in step._plan(state)])
+        return Outcome(Status.CHANGED, f"restarted once for the play's postmaster parameters ({how})")
+
+    @classmethod
+    def restart_restored(cls, ctx: StepContext, request: RestartRequest) -> Outcome:
+        t = Target.from_json(request.target)
+        how = restart(ctx, t)
+        drop_backup(ctx, t)
+        return Outcome(Status.CHANGED, f"restarted once for the parameters put back ({how})")
+
+
+def _same_text(s: Setting, text: str, stored: str) -> bool:
+    """Whether a value postgresql.auto.conf holds means ``stored``."""
+    try:
+        return same(s, stored, checked(s, text))
+    except StepError:
+        return False
+
+
+def _put_back(ctx: StepContext, t: Target, original: Mapping[str, str], names_: Sequence[str]) -> None:
+    """Each name as the original postgresql.auto.conf had it: its value, or RESET when it was not there."""
+    psql(ctx, t, *(f"alter system set {n} = {literal(original[n])}" if n in original else f"alter system reset {n}"
+                   for n in names_))

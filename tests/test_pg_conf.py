@@ -1,0 +1,133 @@
+"""pg_conf on a real PostgreSQL server (tests/pg_cluster.py, a cluster of this file's own: the step restarts it).
+
+Set with ALTER SYSTEM and restarted, previewed, idempotent, restored; each bad input refused with the server's
+own words and nothing left changed: a value outside the range (before any change), a server that will not start
+(its original postgresql.auto.conf put back and started), a wrong password, a database that does not exist."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from pg_cluster import PgCluster, start_cluster
+
+from planner.errors import StepError
+from planner.host import Host
+from planner.status import Status
+from planner.steps import REGISTRY
+from planner.steps.base import StepContext
+from planner.steps.prep_pg import PgConf
+from planner.transport.connection import CommandResult, LocalConnection
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[PgCluster]:
+    try:
+        c = start_cluster()
+    except (FileNotFoundError, RuntimeError, KeyError) as e:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI must test pg_conf on a real server, but none could be started: {e}")
+        pytest.skip(f"PostgreSQL unavailable: {e}")
+    yield c
+    c.stop()
+
+
+@pytest.fixture(autouse=True)
+def no_pgpass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PGPASSWORD", raising=False)
+    monkeypatch.setenv("PGPASSFILE", os.devnull)  # only the step's own password file may let it in
+
+
+def _ctx(tmp: Path, c: PgCluster, log: list[CommandResult], **vars_: object) -> StepContext:
+    host = Host("db1", "localhost", connection="local", vars={})
+    run = tmp / "run-pgconf"
+    art = run / "artifacts" / "db1" / "prep"
+    art.mkdir(parents=True, exist_ok=True)
+    hv = {"pg_host": "127.0.0.1", "pg_port": c.port, "pg_user": "planner", "pg_password": c.password, **vars_}
+    return StepContext(host=host, conn=LocalConnection(host), vars=hv, step_path="plays[0].prep[0]", plan_dir=tmp,
+                       artifacts=art, run_dir=run, log=lambda _h, _s, r: log.append(r))
+
+
+def _show(c: PgCluster, name: str) -> str:
+    return c.psql(f"select setting from pg_settings where name = '{name}'").strip()
+
+
+def _auto(c: PgCluster) -> str:
+    return c.psql("select pg_read_file('postgresql.auto.conf')")
+
+
+def test_sets_restarts_previews_is_idempotent_and_restores(cluster: PgCluster, tmp_path: Path) -> None:
+    assert REGISTRY["pg_conf"] is PgConf
+    before, auto = (_show(cluster, "shared_buffers"), _show(cluster, "work_mem")), _auto(cluster)
+    step = PgConf({"params": {"shared_buffers": "256MB", "work_mem": "8MB"}})
+    log: list[CommandResult] = []
+    # what already runs, with no other value in postgresql.auto.conf for the next start, is left alone
+    same = PgConf({"params": {"shared_buffers": "128MB", "work_mem": 4096}})
+    assert not same.check(_ctx(tmp_path, cluster, log)).changed
+    preview = step.check(_ctx(tmp_path, cluster, log))
+    assert preview.changed and "a restart is needed (" in preview.msg and " restart (log " in preview.msg
+    assert "shared_buffers: 16384 (128MB) -> 32768 (256MB) (restart needed)" in (preview.diff or "")
+    assert "work_mem: 4096 (4MB) -> 8192 (8MB) (reload)" in (preview.diff or "")
+    assert _auto(cluster) == auto  # a preview changes nothing
+    ctx = _ctx(tmp_path, cluster, log)
+    saved = step.save(ctx)
+    out = step.apply(ctx)
+    assert out.status is Status.CHANGED and "; restarted (" in out.msg and "pg_ctl -D " in out.msg, out.msg
+    assert "postgresql.auto.conf backed up to " in out.msg and out.artifacts
+    assert (_show(cluster, "shared_buffers"), _show(cluster, "work_mem")) == ("32768", "8192")
+    assert sum(" restart" in r.command and "pg_ctl" in r.command for r in log) == 1
+    assert all(cluster.password not in r.command + r.stdout + r.stderr for r in log)
+    again = _ctx(tmp_path, cluster, [])
+    assert not step.check(again).changed and step.apply(again).status is Status.OK  # idempotent
+    back = step.revert(_ctx(tmp_path, cluster, log), saved)
+    assert back.status is Status.CHANGED and "restarted (" in back.msg, back.msg
+    assert (_show(cluster, "shared_buffers"), _show(cluster, "work_mem")) == before and _auto(cluster) == auto
+    assert "planner-" not in cluster.psql("select string_agg(f, ' ') from pg_ls_dir('.') f")  # backup removed
+    assert step.revert(_ctx(tmp_path, cluster, []), saved).status is Status.OK
+
+
+def test_refused_values_are_all_named_before_any_change(cluster: PgCluster, tmp_path: Path) -> None:
+    auto = _auto(cluster)
+    log: list[CommandResult] = []
+    step = PgConf({"params": {"work_mem": "8MB", "shared_buffers": "64kB", "huge_pages": "sometimes",
+                              "wal_buffers": "8XB", "max_connections": 80, "no_such_parameter": 1}})
+    with pytest.raises(StepError, match="unrecognized configuration parameter.*no_such_parameter"):
+        step.apply(_ctx(tmp_path, cluster, log))
+    del step.args["params"]["no_such_parameter"]
+    with pytest.raises(StepError) as e:
+        step.apply(_ctx(tmp_path, cluster, log))
+    text = str(e.value)
+    assert "shared_buffers = '64kB' is 8 (64kB), outside the range the server takes: 16 (128kB) to" in text
+    assert "huge_pages: available values are off, on, try" in text
+    assert "invalid unit 'XB'" in text and "max_connections is set by the server's command line" in text
+    assert _auto(cluster) == auto and not any("alter system" in r.command for r in log)
+
+
+def test_a_server_that_will_not_start_gets_its_original_file_back(cluster: PgCluster, tmp_path: Path) -> None:
+    auto = _auto(cluster)
+    step = PgConf({"params": {"shared_buffers": "4TB"}})  # in range, but no machine here maps 4 TB
+    ctx = _ctx(tmp_path, cluster, [])
+    step.save(ctx)
+    with pytest.raises(StepError) as e:
+        step.apply(ctx)
+    text = str(e.value)
+    assert "did not start with the new parameters" in text and "shared memory" in text, text
+    assert "put the original postgresql.auto.conf back" in text
+    assert _show(cluster, "shared_buffers") == "16384" and _auto(cluster) == auto  # running as before
+
+
+@pytest.mark.parametrize(("vars_", "words"), [
+    ({"pg_password": "not-the-password"}, "password authentication failed"),
+    ({}, 'database "no_such_db" does not exist'),
+])
+def test_a_wrong_password_or_database_is_the_servers_words(cluster: PgCluster, tmp_path: Path,
+                                                           vars_: dict[str, str], words: str) -> None:
+    auto = _auto(cluster)
+    args = {"params": {"work_mem": "8MB"}, **({} if vars_ else {"database": "no_such_db"})}
+    with pytest.raises(StepError, match=words):
+        PgConf(args).apply(_ctx(tmp_path, cluster, [], **vars_))
+    assert _auto(cluster) == auto
