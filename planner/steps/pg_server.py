@@ -170,7 +170,7 @@ def locate(ctx: StepContext, t: Target, data: str) -> Target:
     if t.service or (t.bin and t.log):
         return t
     r = ctx.sh(_POSTMASTER, t.data, check=False, **_as_owner(ctx, t))
-    exe, _, err = (r.stdout.strip().splitlines() + ["", ""])[:3] if r.ok else ("", "", "")
+    exe, err = (r.stdout.strip().splitlines() + ["", ""])[:2] if r.ok else ("", "")
     log = err if err.startswith("/") and err != "/dev/null" else f"{t.data}/pg_ctl.log"
     return replace(t, bin=t.bin or (posixpath.dirname(exe) if exe.startswith("/") else ""), log=t.log or log)
 
