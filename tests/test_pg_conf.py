@@ -6,6 +6,7 @@ own words and nothing left changed: a value outside the range (before any change
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from planner.host import Host
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
+from planner.steps.pg_settings import Setting, checked, same
 from planner.steps.prep_pg import PgConf
 from planner.transport.connection import CommandResult, LocalConnection
 
@@ -133,3 +135,23 @@ def test_a_wrong_password_or_database_is_the_servers_words(cluster: PgCluster, t
     with pytest.raises(StepError, match=words):
         PgConf(args).apply(_ctx(tmp_path, cluster, [], **vars_))
     assert _auto(cluster) == auto
+
+
+# user-settable parameters of each unit family: SET shows what the server itself makes of a value
+_AS_THE_SERVER_READS = [
+    ("work_mem", ["30.1GB", "1.0001TB", "1000.7kB", "64.3MB", "1.5GB", "4096.5", "0x1000", "010000"]),  # kB
+    ("temp_buffers", ["1.0001GB", "8.9MB", "1001kB"]),  # 8kB pages
+    ("statement_timeout", ["1.1h", "2.5min", "0.0015s", "1500us", "1.7"]),  # ms
+    ("vacuum_cost_delay", ["0.0015s", "2ms", "500us", "1.23456"]),  # a real, in ms
+    ("enable_seqscan", ["of", "t", "Y", "fal", "1", "ON"]),  # a Boolean: any unambiguous prefix
+]
+
+
+@pytest.mark.parametrize(("name", "values"), _AS_THE_SERVER_READS, ids=[n for n, _ in _AS_THE_SERVER_READS])
+def test_a_value_is_read_as_the_server_reads_it(cluster: PgCluster, name: str, values: list[str]) -> None:
+    """A fractional value with a unit is rounded to the next smaller unit first (30.1GB is 30822MB): a reading that
+    differs from the server's makes a second apply change again and the first one call its value not in effect."""
+    s = Setting.of(json.loads(cluster.psql(f"select row_to_json(s) from pg_settings s where name = '{name}'")))
+    for value in values:
+        server = cluster.psql(f"set {name} = '{value}'; select setting from pg_settings where name = '{name}'")
+        assert same(s, checked(s, value), server.strip()), (value, checked(s, value), server.strip())

@@ -139,12 +139,13 @@ def read_state(ctx: StepContext, t: Target, names: Sequence[str]) -> State:
         d = json.loads(r.stdout.strip().splitlines()[-1])
     except (ValueError, IndexError):
         raise StepError(f"pg_conf: psql answered what is not the settings asked: {r.stdout.strip()[-300:]!r}") from None
-    settings = {str(row["name"]): Setting.of(row) for row in d.get("settings") or ()}
+    version = int(d.get("version") or 0)
+    settings = {str(row["name"]): Setting.of(row, version) for row in d.get("settings") or ()}
     unknown = [n for n in names if n not in settings]
     if unknown:
         raise StepError(f"pg_conf: unrecognized configuration parameter(s): {', '.join(unknown)} "
                         "(not in pg_settings)", hint="check the spelling against pg_settings (SHOW ALL)")
-    return State(int(d.get("version") or 0), str(d.get("data") or ""), d.get("auto"), settings)
+    return State(version, str(d.get("data") or ""), d.get("auto"), settings)
 
 
 def _as_owner(ctx: StepContext, t: Target) -> dict[str, Any]:

@@ -4,8 +4,10 @@
 failing after the first was written would leave postgresql.auto.conf half changed. The rules are PostgreSQL's own
 (docs "Setting Parameters", 20.1.1; guc.c parse_int/parse_real/convert_to_base_unit): booleans on/off/true/false/
 yes/no/1/0; numbers with an optional unit, memory units B kB MB GB TB (multiplier 1024) and time units us ms s min
-h d, case-sensitive, converted to the parameter's own unit (``pg_settings.unit``, e.g. 8kB) and rounded to the
-nearest whole one for an integer parameter; then ``min_val``..``max_val``; an enum one of ``enumvals`` (any case).
+h d, case-sensitive; a fraction rounded to the next smaller unit (12+: 30.1GB is 30822MB; before 12 an integer
+parameter takes no fraction), converted to the parameter's own unit (``pg_settings.unit``, e.g. 8kB) and rounded
+to the nearest whole one for an integer parameter; then ``min_val``..``max_val``; an enum one of ``enumvals`` (any
+case).
 docs/oracle-behaviour.md cites them.
 """
 
@@ -24,6 +26,7 @@ _BOOLS = {"on": "on", "off": "off", "true": "on", "false": "off", "yes": "on", "
 MEMORY_UNITS = {"B": 1, "kB": 1024, "MB": 1024**2, "GB": 1024**3, "TB": 1024**4}
 TIME_UNITS = {"us": 1, "ms": 1000, "s": 1000**2, "min": 60 * 1000**2, "h": 3600 * 1000**2, "d": 86400 * 1000**2}
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*([A-Za-z]*)\s*$")
+_RADIX = re.compile(r"^\s*(0[xX][0-9A-Fa-f]+|0[0-7]+)\s*$")  # an integer parameter's hexadecimal or octal input
 _UNIT = re.compile(r"^(\d*)\s*([A-Za-z]+)$")
 
 
@@ -41,13 +44,14 @@ class Setting:
     enumvals: tuple[str, ...]
     source: str  # where the running value came from: default, configuration file, command line...
     pending_restart: bool
+    server_version: int = 0  # server_version_num (150004): what the server takes changed at 12; 0: unknown
 
     @classmethod
-    def of(cls, row: Mapping[str, Any]) -> Setting:
+    def of(cls, row: Mapping[str, Any], server_version: int = 0) -> Setting:
         return cls(str(row["name"]), str(row.get("setting") or ""), str(row.get("unit") or ""),
                    str(row.get("context") or ""), str(row.get("vartype") or ""), str(row.get("min_val") or ""),
                    str(row.get("max_val") or ""), tuple(str(v) for v in row.get("enumvals") or ()),
-                   str(row.get("source") or ""), bool(row.get("pending_restart")))
+                   str(row.get("source") or ""), bool(row.get("pending_restart")), server_version)
 
     @property
     def restart(self) -> bool:
@@ -66,9 +70,22 @@ def _unit_scale(unit: str) -> tuple[dict[str, int], int] | None:
     return None
 
 
+def _boolean(text: str) -> str:
+    """on/off for a word the server reads as a Boolean: any unambiguous prefix of on, off, true, false, yes, no
+    (guc.c parse_bool: 'of' is off, 'o' is ambiguous), or 1 / 0; '' when it reads none."""
+    word = text.strip().lower()
+    if word in _BOOLS:
+        return _BOOLS[word]
+    meant = {_BOOLS[w] for w in ("true", "false", "yes", "no", "on", "off") if w.startswith(word)} if word else set()
+    return meant.pop() if len(meant) == 1 else ""
+
+
 def _number(s: Setting, value: Any) -> float:
     """The value in the parameter's own unit (not yet rounded); refused as the server refuses it."""
     text = str(value)
+    radix = _RADIX.match(text)
+    if radix and s.vartype == "integer" and not isinstance(value, bool):  # strtol base 0: 0x1F, 017
+        return float(int(radix.group(1), 16 if radix.group(1)[1:2] in ("x", "X") else 8))
     m = _NUMBER.match(text)
     if isinstance(value, bool) or not m:
         raise StepError(f"{s.name} takes a number{_units_hint(s)}, not {value!r}")
@@ -80,7 +97,13 @@ def _number(s: Setting, value: Any) -> float:
         raise StepError(f"{s.name}: invalid unit {unit!r} in {value!r}{_units_hint(s)}",
                         hint="units are case-sensitive: kB, MB, GB (memory), ms, s, min (time)")
     family, size = scale
-    return number * family[unit] / size
+    given = number * family[unit]  # in the family's smallest unit (B, us)
+    # PostgreSQL 12+ (guc.c convert_to_base_unit): a value given in a unit is first rounded to the nearest whole
+    # one of the next smaller unit, if there is one: 30.1GB is 30822MB, 0.0015s is 2ms (then the parameter's unit)
+    smaller = [m for m in family.values() if m < family[unit]]
+    if smaller:
+        given = round(given / max(smaller)) * max(smaller)
+    return given / size
 
 
 def _units_hint(s: Setting) -> str:
@@ -106,7 +129,7 @@ def checked(s: Setting, value: Any) -> str:
     """The value the server would store for ``value``, in pg_settings' own terms (the form ``setting`` shows),
     or StepError naming the range, the units or the choices."""
     if s.vartype == "bool":
-        text = ("on" if value else "off") if isinstance(value, bool) else _BOOLS.get(str(value).strip().lower(), "")
+        text = ("on" if value else "off") if isinstance(value, bool) else _boolean(str(value))
         if not text:
             raise StepError(f"{s.name} requires a Boolean value (on, off, true, false, yes, no, 1, 0), not {value!r}")
         return text
@@ -117,6 +140,9 @@ def checked(s: Setting, value: Any) -> str:
         raise StepError(f"invalid value {value!r} for {s.name}: available values are {', '.join(s.enumvals)}")
     if s.vartype in ("integer", "real"):
         n = _number(s, value)
+        if s.vartype == "integer" and 0 < s.server_version < 120000 and _fraction(value):
+            raise StepError(f"invalid value for parameter {s.name!r}: {value!r}: before PostgreSQL 12 an integer "
+                            "parameter takes no fraction", hint="give a whole number of a unit (30822MB, not 30.1GB)")
         if s.vartype == "integer":
             if not math.isfinite(n):
                 raise StepError(f"{s.name} takes a whole number, not {value!r}")
@@ -125,10 +151,15 @@ def checked(s: Setting, value: Any) -> str:
         if not low <= n <= high:
             raise StepError(f"{s.name} = {value!r} is {_fmt(s, n)}, outside the range the server takes: "
                             f"{_fmt(s, low)} to {_fmt(s, high)}", hint="pg_settings min_val..max_val")
-        return str(int(n)) if s.vartype == "integer" else repr(n)
+        return str(int(n)) if s.vartype == "integer" else f"{n:g}"  # pg_settings shows a real with %g
     if "\0" in str(value) or "\n" in str(value):
         raise StepError(f"refused value for {s.name}: it holds a NUL or a line break")
     return str(value)
+
+
+def _fraction(value: Any) -> bool:
+    m = _NUMBER.match(str(value))
+    return m is not None and not float(m.group(1)).is_integer()
 
 
 def same(s: Setting, stored: str, running: str | None = None) -> bool:
