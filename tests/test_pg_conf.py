@@ -98,7 +98,8 @@ def test_refused_values_are_all_named_before_any_change(cluster: PgCluster, tmp_
     auto = _auto(cluster)
     log: list[CommandResult] = []
     step = PgConf({"params": {"work_mem": "8MB", "shared_buffers": "64kB", "huge_pages": "sometimes",
-                              "wal_buffers": "8XB", "max_connections": 80, "no_such_parameter": 1}})
+                              "wal_buffers": "8XB", "max_connections": 80, "block_size": 16384,
+                              "no_such_parameter": 1}})
     with pytest.raises(StepError, match="unrecognized configuration parameter.*no_such_parameter"):
         step.apply(_ctx(tmp_path, cluster, log))
     del step.args["params"]["no_such_parameter"]
@@ -107,6 +108,7 @@ def test_refused_values_are_all_named_before_any_change(cluster: PgCluster, tmp_
     text = str(e.value)
     assert "shared_buffers = '64kB' is 8 (64kB), outside the range the server takes: 16 (128kB) to" in text
     assert "huge_pages: available values are off, on, try" in text
+    assert "block_size cannot be changed with ALTER SYSTEM (pg_settings.context internal" in text
     assert "invalid unit 'XB'" in text and "max_connections is set by the server's command line" in text
     assert _auto(cluster) == auto and not any("alter system" in r.command for r in log)
 
@@ -141,7 +143,7 @@ def test_a_wrong_password_or_database_is_the_servers_words(cluster: PgCluster, t
 _AS_THE_SERVER_READS = [
     ("work_mem", ["30.1GB", "1.0001TB", "1000.7kB", "64.3MB", "1.5GB", "4096.5", "0x1000", "010000"]),  # kB
     ("temp_buffers", ["1.0001GB", "8.9MB", "1001kB"]),  # 8kB pages
-    ("statement_timeout", ["1.1h", "2.5min", "0.0015s", "1500us", "1.7"]),  # ms
+    ("lock_timeout", ["1.1h", "2.5min", "0.0015s", "1500us", "1.7"]),  # ms (statement_timeout would cancel the SELECT)
     ("vacuum_cost_delay", ["0.0015s", "2ms", "500us", "1.23456"]),  # a real, in ms
     ("enable_seqscan", ["of", "t", "Y", "fal", "1", "ON"]),  # a Boolean: any unambiguous prefix
 ]

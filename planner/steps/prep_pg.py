@@ -130,6 +130,9 @@ class PgConf(RestartDeferring, Rehearsed):
         for name, value in self.params.items():
             s = state.settings[name]
             try:
+                if s.context == "internal" or name == "data_directory":  # ALTER SYSTEM refuses them (its docs)
+                    raise StepError(f"{name} cannot be changed with ALTER SYSTEM (pg_settings.context {s.context}: "
+                                    "fixed when the cluster was built, or the server's own location)")
                 stored = checked(s, value)
                 in_file = name in auto and _same_text(s, auto[name], stored)
                 running = not same(s, stored)
