@@ -157,3 +157,38 @@ def test_a_value_is_read_as_the_server_reads_it(cluster: PgCluster, name: str, v
     for value in values:
         server = cluster.psql(f"set {name} = '{value}'; select setting from pg_settings where name = '{name}'")
         assert same(s, checked(s, value), server.strip()), (value, checked(s, value), server.strip())
+
+
+def test_a_play_previews_then_restarts_once_and_restores_once(cluster: PgCluster, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str],
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the CLI: `--check --diff` shows each change and changes nothing; two pg_conf steps with postmaster
+    parameters get one restart after the play's prep and one after its restore (the password from PGPASSFILE)."""
+    from planner.cli.main import main
+
+    monkeypatch.setenv("PGPASSFILE", str(cluster.pgpass))
+    plan = tmp_path / "pg.yaml"
+    plan.write_text(f"""plan: pg_conf_play
+version: 1
+vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+plays:
+  - name: two steps, one restart
+    hosts: localhost
+    prep:
+      - pg_conf: {{params: {{shared_buffers: 256MB}}}}
+      - pg_conf: {{params: {{max_prepared_transactions: 10, work_mem: 8MB}}}}
+    workloads:
+      - command: {{cmd: "true"}}
+""")
+    before, auto = [_show(cluster, n) for n in ("shared_buffers", "max_prepared_transactions")], _auto(cluster)
+    assert main(["apply", "--check", "--diff", str(plan), "--runs-dir", str(tmp_path / "check")]) == 0
+    out = "".join(capsys.readouterr())
+    assert "shared_buffers: 16384 (128MB) -> 32768 (256MB) (restart needed)" in out, out[-3000:]
+    assert "max_prepared_transactions: 0 -> 10 (restart needed)" in out and "work_mem: 4096 (4MB) -> 8192" in out
+    assert _auto(cluster) == auto
+    assert main(["apply", str(plan), "--runs-dir", str(tmp_path / "runs")]) == 0, "".join(capsys.readouterr())
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    steps = [r["step"] for r in json.loads((run / "results.json").read_text())]
+    assert steps.count("plays[0].prep.restart") == 2  # once after the prep, once after the restore
+    assert [_show(cluster, n) for n in ("shared_buffers", "max_prepared_transactions")] == before
+    assert _auto(cluster) == auto
