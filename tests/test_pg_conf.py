@@ -192,3 +192,32 @@ plays:
     assert steps.count("plays[0].prep.restart") == 2  # once after the prep, once after the restore
     assert [_show(cluster, n) for n in ("shared_buffers", "max_prepared_transactions")] == before
     assert _auto(cluster) == auto
+
+
+def test_a_refusal_in_a_later_step_leaves_the_server_as_it_was(cluster: PgCluster, tmp_path: Path,
+                                                               capsys: pytest.CaptureFixture[str],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first step has written shared_buffers (its restart deferred), the second is refused: the play fails,
+    its restore puts postgresql.auto.conf back, and the server is never restarted."""
+    from planner.cli.main import main
+
+    monkeypatch.setenv("PGPASSFILE", str(cluster.pgpass))
+    plan = tmp_path / "pg.yaml"
+    plan.write_text(f"""plan: pg_conf_refused
+version: 1
+vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+plays:
+  - name: the second step refused
+    hosts: localhost
+    prep:
+      - pg_conf: {{params: {{shared_buffers: 256MB}}}}
+      - pg_conf: {{params: {{huge_pages: sometimes}}}}
+    workloads:
+      - command: {{cmd: "true"}}
+""")
+    auto, started = _auto(cluster), cluster.psql("select pg_postmaster_start_time()")
+    code = main(["apply", str(plan), "--runs-dir", str(tmp_path / "runs")])
+    out = "".join(capsys.readouterr())
+    assert code != 0 and "huge_pages: available values are off, on, try" in out, out[-2000:]
+    assert "Traceback" not in out
+    assert _auto(cluster) == auto and cluster.psql("select pg_postmaster_start_time()") == started
