@@ -221,3 +221,43 @@ plays:
     assert code != 0 and "huge_pages: available values are off, on, try" in out, out[-2000:]
     assert "Traceback" not in out
     assert _auto(cluster) == auto and cluster.psql("select pg_postmaster_start_time()") == started
+
+
+def _files(c: PgCluster) -> str:
+    return c.psql("select string_agg(f, ' ') from pg_ls_dir('.') f")
+
+
+def test_restore_keeps_the_backup_until_every_step_is_back(cluster: PgCluster, tmp_path: Path) -> None:
+    """Restore runs the play's steps last first: the first one reverted must not drop the backup of the original
+    postgresql.auto.conf that the others (and a failed restart) still need."""
+    auto = _auto(cluster)
+    first, second = PgConf({"params": {"shared_buffers": "256MB"}}), PgConf({"params": {"work_mem": "8MB"}})
+    saved = []
+    for step in (first, second):
+        ctx = _ctx(tmp_path, cluster, [])
+        saved.append(step.save(ctx))
+        step.apply(ctx)
+    assert second.revert(_ctx(tmp_path, cluster, []), saved[1]).status is Status.CHANGED
+    assert "postgresql.auto.conf.planner-" in _files(cluster)  # shared_buffers is not back yet
+    assert "restarted (" in first.revert(_ctx(tmp_path, cluster, []), saved[0]).msg
+    assert "planner-" not in _files(cluster) and _auto(cluster) == auto
+
+
+def test_a_password_in_a_conninfo_is_put_back_and_never_recorded(cluster: PgCluster, tmp_path: Path) -> None:
+    """The record masks a conninfo's password; the restore must still write the original one back."""
+    cluster.psql("alter system set primary_conninfo = 'host=standby1 password=orig-secret'")
+    cluster.psql("select pg_reload_conf()")  # running too: pg_settings shows it to a superuser
+    try:
+        auto = _auto(cluster)
+        step = PgConf({"params": {"primary_conninfo": "host=standby2 password=new-secret"}})
+        log: list[CommandResult] = []
+        ctx = _ctx(tmp_path, cluster, log)
+        saved = step.save(ctx)
+        out = step.apply(ctx)
+        assert "orig-secret" not in json.dumps(saved) + out.msg + (out.diff or "")
+        assert "new-secret" not in out.msg + (out.diff or "")
+        assert step.revert(_ctx(tmp_path, cluster, log), saved).status is Status.CHANGED
+        assert _auto(cluster) == auto and "password=orig-secret" in auto
+    finally:
+        cluster.psql("alter system reset primary_conninfo")
+        cluster.psql("select pg_reload_conf()")

@@ -33,6 +33,8 @@ _POSTMASTER = 'p=$(head -n 1 -- "$1/postmaster.pid") || exit 3; readlink "/proc/
 _BACKUP = 'if [ -e "$2" ]; then echo kept; else cp -p -- "$1" "$2" && echo taken; fi'
 _PUT_BACK = 'cp -p -- "$2" "$1"'
 _DROP = 'rm -f -- "$1"'
+_READ_BACKUP = 'cat -- "$1"'
+MASK = "********"
 # l: the log; pg_ctl's words and the log's lines since the attempt are printed only when it fails
 _PG_CTL = ('l=$1; shift; o=$(stat -c %s -- "$l" 2>/dev/null || echo 0); out=$("$@" 2>&1 </dev/null); rc=$?; '
            'if [ $rc -ne 0 ]; then printf "%s\\n" "$out"; tail -c +$((o + 1)) -- "$l" 2>/dev/null | tail -n 25; fi; '
@@ -185,6 +187,14 @@ def take_backup(ctx: StepContext, t: Target) -> str:
     return r.stdout.strip()
 
 
+def read_backup(ctx: StepContext, t: Target) -> str | None:
+    """planner's copy of the original postgresql.auto.conf on the host (passwords and all); None when gone."""
+    if not t.backup:
+        return None
+    r = ctx.sh(_READ_BACKUP, t.backup, check=False, **_as_owner(ctx, t))
+    return r.stdout if r.ok else None
+
+
 def drop_backup(ctx: StepContext, t: Target) -> None:
     if t.backup:
         ctx.sh(_DROP, t.backup, check=False, **_as_owner(ctx, t))
@@ -223,4 +233,4 @@ def restart(ctx: StepContext, t: Target) -> str:
 
 def redact_conf(text: str) -> str:
     """A configuration text without the passwords a conninfo may hold (primary_conninfo = '... password=x')."""
-    return _CONNINFO_SECRET.sub(lambda m: m.group(1) + "********", text)
+    return _CONNINFO_SECRET.sub(lambda m: m.group(1) + MASK, text)

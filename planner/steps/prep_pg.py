@@ -24,11 +24,13 @@ from planner.plan.model import Section
 from planner.status import Artifact, RestartRequest, Status
 from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType
 from planner.steps.pg_server import (
+    MASK,
     State,
     Target,
     drop_backup,
     locate,
     psql,
+    read_backup,
     read_state,
     redact_conf,
     restart,
@@ -54,11 +56,12 @@ class _Todo:
         return self.running and self.setting.restart
 
     def line(self, auto: Mapping[str, str]) -> str:
-        s = self.setting
-        before = shown(s) + ("" if s.name not in auto else f", postgresql.auto.conf {auto[s.name]!r}")
+        s = self.setting  # each value with a conninfo's password masked: the line goes in the record
+        before = redact_conf(shown(s)) + ("" if s.name not in auto else
+                                          f", postgresql.auto.conf {redact_conf(auto[s.name])!r}")
         note = (" (restart needed)" if self.restart else " (reload)" if self.running else
                 " (postgresql.auto.conf only: it runs with this value already)")
-        return f"{s.name}: {before} -> {shown(s, self.value)}{note}"
+        return f"{s.name}: {before} -> {redact_conf(shown(s, self.value))}{note}"
 
 
 class PgConf(RestartDeferring, Rehearsed):
@@ -180,7 +183,8 @@ class PgConf(RestartDeferring, Rehearsed):
         auto = auto_conf(state.auto or "")
         return {"target": t.to_json(), "auto_conf": state.auto is not None,
                 "auto": {n: redact_conf(auto[n]) for n in self.params if n in auto},
-                "settings": {n: {"setting": s.setting, "context": s.context} for n, s in state.settings.items()}}
+                "settings": {n: {"setting": redact_conf(s.setting), "context": s.context}
+                             for n, s in state.settings.items()}}
 
     def apply(self, ctx: StepContext) -> Outcome:
         t, state = self._read(ctx)
@@ -213,7 +217,8 @@ class PgConf(RestartDeferring, Rehearsed):
         if r.ok:
             return
         _put_back(ctx, t, auto_conf(state.auto or ""), [d.setting.name for d in todo])
-        raise StepError(f"pg_conf: the server refused ALTER SYSTEM: {(r.stderr or r.stdout).strip()[-600:]}; "
+        said = redact_conf((r.stderr or r.stdout).strip())[-600:]
+        raise StepError(f"pg_conf: the server refused ALTER SYSTEM: {said}; "
                         "the parameters already written were put back: nothing changed",
                         hint="give a value the server takes")
 
@@ -236,33 +241,44 @@ class PgConf(RestartDeferring, Rehearsed):
             if not left:
                 return
         if left:
-            raise StepError(f"pg_conf: parameters not in effect after the change: {'; '.join(left)}",
+            raise StepError(f"pg_conf: parameters not in effect after the change: {redact_conf('; '.join(left))}",
                             hint="check the server's log and pg_file_settings for an error in the files")
 
     # -- restore ----------------------------------------------------------------------------------------------
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
+        """Each name back as the original file had it. The values come from planner's copy of that file on the host
+        (the record's copy has a conninfo's password masked); the copy is removed once the whole file is back,
+        not before: the play's other steps, reverted after this one, and a failed restart still need it."""
         t = Target.from_json(saved["target"])
-        original: dict[str, str] = dict(saved.get("auto") or {})
         settings: dict[str, Any] = dict(saved.get("settings") or {})
         state = read_state(ctx, t, list(settings))
+        kept = read_backup(ctx, t)
+        whole = auto_conf(kept) if kept is not None else None
+        original = ({n: whole[n] for n in settings if n in whole} if whole is not None
+                    else dict(saved.get("auto") or {}))
         now = auto_conf(state.auto or "")
         back = [n for n in settings if now.get(n) != original.get(n)]
+        masked = [n for n in back if MASK in original.get(n, "")]
+        if masked:
+            raise StepError(f"pg_conf: cannot put back {', '.join(masked)}: the copy of the original "
+                            f"postgresql.auto.conf ({t.backup}) is gone and the record masks its password",
+                            hint=f"set {', '.join(masked)} back by hand (ALTER SYSTEM SET ...)")
         if back:
             _put_back(ctx, t, original, back)
             psql(ctx, t, "select pg_reload_conf()")
-        changed = [n for n in settings if state.settings[n].setting != str(settings[n].get("setting"))]
+        after = {**{n: v for n, v in now.items() if n not in back}, **{n: original[n] for n in back if n in original}}
+        done = whole is not None and after == whole  # every parameter of the file as it was
+        changed = [n for n in settings if redact_conf(state.settings[n].setting) != str(settings[n].get("setting"))]
         need = [n for n in changed if settings[n].get("context") == "postmaster"]
-        if not back and not need:
+        if need and ctx.defer_restart:  # restart_restored removes the copy after the play's one restart
+            return Outcome(Status.CHANGED, f"postgresql.auto.conf put back for {', '.join(back) or 'nothing'}; "
+                           "the server restarts once after the play's restore", restart=RestartRequest(t.to_json()))
+        how = f"; restarted ({restart(ctx, t)})" if need else ""
+        if done:
             drop_backup(ctx, t)
+        if not back and not need:
             return Outcome(Status.OK, "parameters already as they were")
-        msg = f"postgresql.auto.conf put back for {', '.join(back) or 'nothing'}"
-        if need and ctx.defer_restart:
-            return Outcome(Status.CHANGED, msg + "; the server restarts once after the play's restore",
-                           restart=RestartRequest(t.to_json()))
-        if need:
-            msg += f"; restarted ({restart(ctx, t)})"
-        drop_backup(ctx, t)
-        return Outcome(Status.CHANGED, msg)
+        return Outcome(Status.CHANGED, f"postgresql.auto.conf put back for {', '.join(back) or 'nothing'}{how}")
 
     @classmethod
     def restart_once(cls, ctx: StepContext, request: RestartRequest, steps: Sequence[StepType]) -> Outcome:
