@@ -65,6 +65,12 @@ class _Todo:
 
 
 class PgConf(RestartDeferring, Rehearsed):
+    """PostgreSQL parameters with ``ALTER SYSTEM`` through the host's psql (``pg_host``/``pg_port``/``pg_user``,
+    ``pg_password`` or ~/.pgpass), each checked against ``pg_settings`` before any change; one restart per play
+    when a ``postmaster`` parameter changed (``pg_ctl restart``, or ``systemctl restart`` when ``pg_service`` is
+    set); the original postgresql.auto.conf kept beside itself and put back when the server will not start;
+    every parameter restored after the play."""
+
     kind: ClassVar[str] = "pg_conf"
     args_schema = {
         "description": "set PostgreSQL parameters with ALTER SYSTEM (restarting once per play when one needs it), "
