@@ -44,6 +44,7 @@ def test_the_shared_buffers_study_rehearses_with_real_restarts(tmp_path: Path, c
                  "-e", "run_seconds=1"])
     out = "".join(capsys.readouterr())
     assert code == 0, out[-3000:]
+    assert "pglab: pg_conf sets shared_buffers with ALTER SYSTEM; one the server reads only at start" in out
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     results = json.loads((run / "results.json").read_text())
     by_step: dict[str, list[dict[str, object]]] = {}

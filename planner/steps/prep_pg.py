@@ -98,6 +98,15 @@ class PgConf(RestartDeferring, Rehearsed):
         db = str(args.get("database") or "postgres")
         return [] if db == "postgres" else [db]
 
+    @classmethod
+    def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
+        given = args.get("params")
+        if not isinstance(given, Mapping) or not given:
+            return []
+        return [f"{host}: pg_conf sets {', '.join(sorted(map(str, given)))} with ALTER SYSTEM; one the server reads "
+                "only at start (pg_settings.context postmaster) restarts the PostgreSQL server once per play, and "
+                "once more when it is restored"]
+
     @property
     def params(self) -> dict[str, Any]:
         given = self.args.get("params")
