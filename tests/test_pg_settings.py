@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from planner.cli.main import main
 from planner.errors import StepError
 from planner.steps.pg_settings import Setting, auto_conf, checked, literal, same, shown
 
@@ -69,3 +72,17 @@ def test_before_12_an_integer_parameter_takes_no_fraction() -> None:
         with pytest.raises(StepError, match="before PostgreSQL 12 an integer parameter takes no fraction"):
             checked(old, value)
     assert checked(_s("work_mem", "integer", "kB", "64", "2147483647"), "30.1GB") == "31561728"
+
+
+def test_bad_pg_conf_arguments_are_all_named_at_once(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    plan = tmp_path / "p.yaml"
+    plan.write_text("plan: bad\nversion: 1\nplays:\n  - name: p\n    hosts: localhost\n    prep:\n"
+                    '      - pg_conf: {params: {"bad-name": 1, work_mem: [1, 2]}}\n'
+                    "      - pg_conf: {params: {}}\n"
+                    "      - pg_conf: {params: {Work_Mem: 1MB, work_mem: 2MB}}\n"
+                    '    workloads:\n      - command: {cmd: "true"}\n')
+    assert main(["apply", "--check", str(plan)]) == 5
+    err = capsys.readouterr().err
+    assert f"{plan}:7:28: " in err and "'bad-name' is not a valid name" in err
+    assert f"{plan}:7:53: " in err and f"{plan}:8:27: " in err and "is empty" in err
+    assert f"{plan}:9:18: " in err and "a parameter is given twice" in err and "Traceback" not in err

@@ -113,11 +113,14 @@ class PgConf(RestartDeferring, Rehearsed):
         return {str(k).lower(): v for k, v in given.items()} if isinstance(given, Mapping) else {}
 
     def validate(self) -> None:
-        if not self.params:
-            raise StepError("pg_conf needs params", hint="params: {shared_buffers: 256MB}")
-        names(self.args["params"])
+        """What the argument schema cannot say (it names a missing, empty or ill-named params itself)."""
+        given = self.args.get("params")
+        lowered = [str(n).lower() for n in given] if isinstance(given, Mapping) else []
+        if len(set(lowered)) != len(lowered):
+            raise StepError("a parameter is given twice (PostgreSQL's names are case-insensitive)",
+                            hint="give each parameter once")
         for name, value in self.params.items():
-            if not isinstance(value, str | int | float) or "\0" in str(value) or "\n" in str(value):
+            if isinstance(value, str) and ("\0" in value or "\n" in value or "\r" in value):
                 raise StepError(f"refused value {value!r} for {name}", hint="one line, no NUL")
 
     @classmethod
