@@ -117,13 +117,16 @@ def test_a_server_that_will_not_start_gets_its_original_file_back(cluster: PgClu
     auto = _auto(cluster)
     step = PgConf({"params": {"shared_buffers": "4TB"}})  # in range, but no machine here maps 4 TB
     ctx = _ctx(tmp_path, cluster, [])
-    step.save(ctx)
+    saved = step.save(ctx)
     with pytest.raises(StepError) as e:
         step.apply(ctx)
     text = str(e.value)
     assert "did not start with the new parameters" in text and "shared memory" in text, text
     assert "put the original postgresql.auto.conf back" in text
     assert _show(cluster, "shared_buffers") == "16384" and _auto(cluster) == auto  # running as before
+    assert "FATAL:  could not map anonymous shared memory" in text and "fast shutdown" not in text  # the words
+    assert step.revert(_ctx(tmp_path, cluster, []), saved).status is Status.OK  # nothing left to undo
+    assert "planner-" not in _files(cluster)
 
 
 @pytest.mark.parametrize(("vars_", "words"), [
@@ -261,3 +264,32 @@ def test_a_password_in_a_conninfo_is_put_back_and_never_recorded(cluster: PgClus
     finally:
         cluster.psql("alter system reset primary_conninfo")
         cluster.psql("select pg_reload_conf()")
+
+
+def test_a_play_whose_restart_fails_leaves_the_server_running_as_before(cluster: PgCluster, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str],
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """The play's one restart (the engine's, deferred) fails: the original file is put back and the server
+    started again, the play fails with the server's own words, and its restore finds nothing left to undo."""
+    from planner.cli.main import main
+
+    monkeypatch.setenv("PGPASSFILE", str(cluster.pgpass))
+    plan = tmp_path / "pg.yaml"
+    plan.write_text(f"""plan: pg_conf_no_start
+version: 1
+vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+plays:
+  - name: too big to start
+    hosts: localhost
+    prep:
+      - pg_conf: {{params: {{shared_buffers: 4TB}}}}
+    workloads:
+      - command: {{cmd: "true"}}
+""")
+    auto = _auto(cluster)
+    code = main(["apply", str(plan), "--runs-dir", str(tmp_path / "runs")])
+    out = "".join(capsys.readouterr())
+    assert code != 0 and "did not start with the new parameters" in out and "shared memory" in out, out[-3000:]
+    assert "Traceback" not in out
+    assert _auto(cluster) == auto and _show(cluster, "shared_buffers") == "16384"
+    assert "planner-" not in _files(cluster)  # the copy is gone once the restore found all as it was

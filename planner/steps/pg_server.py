@@ -47,6 +47,7 @@ _READ = ("select json_build_object('version', current_setting('server_version_nu
          "'settings', (select coalesce(json_agg(json_build_object('name', name, 'setting', setting, 'unit', unit, "
          "'context', context, 'vartype', vartype, 'min_val', min_val, 'max_val', max_val, 'enumvals', enumvals, "
          "'source', source, 'pending_restart', pending_restart)), '[]'::json) from pg_settings where name in ({})))")
+_SEVERE = re.compile(r"\b(FATAL|PANIC|ERROR|HINT|DETAIL):")
 _CONNINFO_SECRET = re.compile(r"(password\s*=\s*)('(?:[^']|'')*'|\S+)", re.IGNORECASE)
 
 
@@ -214,14 +215,14 @@ def restart(ctx: StepContext, t: Target) -> str:
     r = _control(ctx, t, "restart")
     if r.ok:
         return t.way()
-    said = redact_conf((r.stdout + r.stderr).strip())[-1500:]
+    said = _log_words(r.stdout + r.stderr)
     if not t.backup:
         raise StepError(f"pg_conf: the server did not start ({t.way()}): {said}",
                         hint="no backup of postgresql.auto.conf was taken: put the parameters back by hand")
     put = ctx.sh(_PUT_BACK, t.auto_conf(), t.backup, check=False, **_as_owner(ctx, t))
     again = _control(ctx, t, "restart") if put.ok else None
     if again is None or not again.ok:
-        more = redact_conf(((again.stdout + again.stderr) if again else put.stderr).strip())[-800:]
+        more = _log_words((again.stdout + again.stderr) if again else put.stderr)
         raise StepError(f"pg_conf: the server did not start with the new parameters ({t.way()}): {said}; "
                         f"putting back {t.backup} and starting again failed too: {more}",
                         hint=f"the server is down: copy {t.backup} over {t.auto_conf()} and start it")
@@ -229,6 +230,14 @@ def restart(ctx: StepContext, t: Target) -> str:
                     f"said: {said}; planner put the original postgresql.auto.conf back (from {t.backup}) and "
                     "started it again: it runs as before the change",
                     hint="lower the value (a memory size must fit this machine) and run again")
+
+
+def _log_words(text: str) -> str:
+    """What pg_ctl and the server's log said about a failed start: the lines of its severity words (FATAL, PANIC,
+    ERROR, HINT, DETAIL) and pg_ctl's own, else the last lines; the shutdown before it is noise."""
+    lines = [line.strip() for line in text.splitlines()]
+    said = [line for line in lines if _SEVERE.search(line) or line.startswith("pg_ctl:")]
+    return redact_conf("\n".join(said or lines)[-1500:])
 
 
 def redact_conf(text: str) -> str:
