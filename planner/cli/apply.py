@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from planner import signals
 from planner.cli.hostvars import render_inventory
 from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
@@ -353,6 +354,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                 console.line(f"\nrun record: {outcome.record.path}")
                 _report_and_index(args, outcome.record.path, loaded.plan, console)
     except KeyboardInterrupt:
+        signals.acknowledged()
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
@@ -373,6 +375,7 @@ def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, conso
                 console.line(f"report copy (the plan's report: output): {_shown(copy)}")
         except PlannerError as e:  # the measurements are safe in the record; re-render later
             console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
+    signals.raise_pending()
     _index(args, run_dir, console, data)
 
 

@@ -74,26 +74,48 @@ def _spec(data: RunData, step: str) -> SteadySpec | None:
     return None
 
 
-def _one(data: RunData, r: StepResult) -> PointSeries | None:
+@dataclass(frozen=True, slots=True)
+class UnreadSeries:
+    """A point's series file that could not be read (damaged, or data no run writes): the point's figures
+    stand, but it is neither charted nor judged, and the report says so rather than skipping it in silence."""
+
+    play: str
+    host: str
+    title: str
+    point_label: str
+    file: str  # relative to the run folder
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunSeries:
+    points: tuple[PointSeries, ...]
+    unread: tuple[UnreadSeries, ...]
+
+
+def _one(data: RunData, r: StepResult, unread: list[UnreadSeries]) -> PointSeries | None:
     arts = [a for a in r.artifacts if a.kind == "series"][:MAX_SERIES_FILES]
     files = [a.path for a in arts]
     got: list[TimeSeries] = []
+    label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
+    play = play_name(r.play, data.play_names())
     for f in files:
         path = (data.run_dir / f).resolve()
         if not path.is_relative_to(data.run_dir.resolve()):
             continue  # a crafted results.json: a series file is read only inside the run folder
         try:
             got += read(path)
-        except ParseError:
-            continue  # a damaged file: the point has no series, its figures stand
+        except ParseError as e:  # a damaged file: the point has no series, its figures stand
+            why = str(e).split("parser: section 'series': ", 1)[-1]
+            unread.append(UnreadSeries(play, r.host, r.title, label, f, why))
     if not got:
         return None
-    label = " ".join(f"{k}={v}" for k, v in r.params) or "—"
-    return PointSeries(play_name(r.play, data.play_names()), r.host, r.step, r.title,
-                       data.step_kinds.get(r.step, ""), r.point, label, r.repeat, r.warmup, tuple(got),
-                       _spec(data, r.step), tuple(files), any(a.simulated for a in r.artifacts))
+    return PointSeries(play, r.host, r.step, r.title, data.step_kinds.get(r.step, ""), r.point, label, r.repeat,
+                       r.warmup, tuple(got), _spec(data, r.step), tuple(files), any(a.simulated for a in r.artifacts))
 
 
-def read_points(data: RunData) -> tuple[PointSeries, ...]:
-    """Every point result that kept series, in the run's order."""
-    return tuple(p for r in data.results if (p := _one(data, r)) is not None)
+def read_points(data: RunData) -> RunSeries:
+    """Every point result that kept series, in the run's order, and the series files that could not be read."""
+    unread: list[UnreadSeries] = []
+    points = tuple(p for r in data.results if (p := _one(data, r, unread)) is not None)
+    return RunSeries(points, tuple(unread))
