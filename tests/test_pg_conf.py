@@ -293,3 +293,22 @@ plays:
     assert "Traceback" not in out
     assert _auto(cluster) == auto and _show(cluster, "shared_buffers") == "16384"
     assert "planner-" not in _files(cluster)  # the copy is gone once the restore found all as it was
+
+
+def test_a_value_only_the_server_can_judge_is_refused_and_the_others_put_back(cluster: PgCluster,
+                                                                              tmp_path: Path) -> None:
+    """A string the server checks itself (a time zone name): ALTER SYSTEM refuses it after work_mem was written;
+    work_mem is put back, so nothing changed, and the error is the server's own."""
+    auto = _auto(cluster)
+    step = PgConf({"params": {"work_mem": "8MB", "timezone": "Not/AZone"}})
+    with pytest.raises(StepError) as e:
+        step.apply(_ctx(tmp_path, cluster, []))
+    assert 'invalid value for parameter "TimeZone": "Not/AZone"' in str(e.value)
+    assert "put back: nothing changed" in str(e.value) and _auto(cluster) == auto
+    assert _show(cluster, "work_mem") == "4096"
+    # a name pg_settings spells in mixed case is set, checked in effect and restored like any other
+    step = PgConf({"params": {"TimeZone": "Europe/Paris"}})
+    ctx = _ctx(tmp_path, cluster, [])
+    saved = step.save(ctx)
+    assert step.apply(ctx).status is Status.CHANGED and _show(cluster, "TimeZone") == "Europe/Paris"
+    assert step.revert(_ctx(tmp_path, cluster, []), saved).status is Status.CHANGED and _auto(cluster) == auto

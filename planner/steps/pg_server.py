@@ -46,7 +46,8 @@ _READ = ("select json_build_object('version', current_setting('server_version_nu
          "current_setting('data_directory'), 'auto', pg_read_file('postgresql.auto.conf', 0, 1048576, true), "
          "'settings', (select coalesce(json_agg(json_build_object('name', name, 'setting', setting, 'unit', unit, "
          "'context', context, 'vartype', vartype, 'min_val', min_val, 'max_val', max_val, 'enumvals', enumvals, "
-         "'source', source, 'pending_restart', pending_restart)), '[]'::json) from pg_settings where name in ({})))")
+         "'source', source, 'pending_restart', pending_restart)), '[]'::json) from pg_settings "
+         "where lower(name) in ({})))")  # names are case-insensitive; pg_settings spells some TimeZone, DateStyle
 _SEVERE = re.compile(r"\b(FATAL|PANIC|ERROR|HINT|DETAIL):")
 _CONNINFO_SECRET = re.compile(r"(password\s*=\s*)('(?:[^']|'')*'|\S+)", re.IGNORECASE)
 
@@ -143,7 +144,7 @@ def read_state(ctx: StepContext, t: Target, names: Sequence[str]) -> State:
     except (ValueError, IndexError):
         raise StepError(f"pg_conf: psql answered what is not the settings asked: {r.stdout.strip()[-300:]!r}") from None
     version = int(d.get("version") or 0)
-    settings = {str(row["name"]): Setting.of(row, version) for row in d.get("settings") or ()}
+    settings = {str(row["name"]).lower(): Setting.of(row, version) for row in d.get("settings") or ()}
     unknown = [n for n in names if n not in settings]
     if unknown:
         raise StepError(f"pg_conf: unrecognized configuration parameter(s): {', '.join(unknown)} "

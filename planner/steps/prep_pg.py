@@ -55,10 +55,15 @@ class _Todo:
     def restart(self) -> bool:
         return self.running and self.setting.restart
 
+    @property
+    def key(self) -> str:
+        """The name as planner keys it: pg_settings spells some in mixed case (TimeZone), the files in lower."""
+        return self.setting.name.lower()
+
     def line(self, auto: Mapping[str, str]) -> str:
         s = self.setting  # each value with a conninfo's password masked: the line goes in the record
-        before = redact_conf(shown(s)) + ("" if s.name not in auto else
-                                          f", postgresql.auto.conf {redact_conf(auto[s.name])!r}")
+        before = redact_conf(shown(s)) + ("" if self.key not in auto else
+                                          f", postgresql.auto.conf {redact_conf(auto[self.key])!r}")
         note = (" (restart needed)" if self.restart else " (reload)" if self.running else
                 " (postgresql.auto.conf only: it runs with this value already)")
         return f"{s.name}: {before} -> {redact_conf(shown(s, self.value))}{note}"
@@ -234,7 +239,7 @@ class PgConf(RestartDeferring, Rehearsed):
         r = psql(ctx, t, *(f"alter system set {d.setting.name} = {literal(d.value)}" for d in todo), check=False)
         if r.ok:
             return
-        _put_back(ctx, t, auto_conf(state.auto or ""), [d.setting.name for d in todo])
+        _put_back(ctx, t, auto_conf(state.auto or ""), [d.key for d in todo])
         said = redact_conf((r.stderr or r.stdout).strip())[-600:]
         raise StepError(f"pg_conf: the server refused ALTER SYSTEM: {said}; "
                         "the parameters already written were put back: nothing changed",
@@ -251,11 +256,11 @@ class PgConf(RestartDeferring, Rehearsed):
 
     def _in_effect(self, ctx: StepContext, t: Target, todo: Sequence[_Todo]) -> None:
         """Each value running; a reload takes effect when the postmaster has read the file: read again a while."""
-        left: list[str] = [d.setting.name for d in todo]
+        left: list[str] = [d.key for d in todo]
         for _ in range(_POLL if todo else 0):
-            now = read_state(ctx, t, [d.setting.name for d in todo]).settings
-            left = [f"{d.setting.name} is {shown(now[d.setting.name])}, not {shown(d.setting, d.value)}"
-                    for d in todo if not same(now[d.setting.name], d.value)]
+            now = read_state(ctx, t, [d.key for d in todo]).settings
+            left = [f"{d.setting.name} is {shown(now[d.key])}, not {shown(d.setting, d.value)}"
+                    for d in todo if not same(now[d.key], d.value)]
             if not left:
                 return
         if left:
