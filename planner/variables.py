@@ -12,6 +12,7 @@ from planner.kindspec import HostVar
 
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
+POSTGRES = "the host's PostgreSQL server and how pg_conf restarts it"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
@@ -65,6 +66,16 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("asm_rebalance_timeout_s", "seconds", "3600", "how long an ASM rebalance may take"),
         HostVar("slob_kit", "path", "", "init_ora's slob_cache: the SLOB kit whose setup.sh names the pool its "
                 "tables are created in (read before the tables exist)"),
+    )),
+    (POSTGRES, (
+        HostVar("pg_data", "path", "read from the server (data_directory)", "the server's data directory"),
+        HostVar("pg_os_user", "text", "the data directory's owner", "the OS user the server runs as: pg_conf's "
+                "backup of postgresql.auto.conf and pg_ctl run as it (sudo when the login is another user)"),
+        HostVar("pg_service", "text", "", "a systemd unit that runs the server: pg_conf restarts it with systemctl "
+                "(as root) instead of pg_ctl"),
+        HostVar("pg_bin", "path", "the running postmaster's folder (/proc/PID/exe)", "the folder of pg_ctl"),
+        HostVar("pg_log", "path", "where the postmaster's stderr goes, else <pg_data>/pg_ctl.log",
+                "the log file pg_ctl -l appends to at a restart (its last lines are read when a start fails)"),
     )),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",

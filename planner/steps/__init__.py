@@ -38,6 +38,7 @@ REGISTRY = KindRegistry({
     "io_scheduler": "planner.steps.prep_os:IoScheduler", "asm_diskgroup": "planner.steps.prep_asm:AsmDiskgroup",
     "init_ora": "planner.steps.prep_db:InitOra", "flashback": "planner.steps.prep_flashback:Flashback",
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
+    "pg_conf": "planner.steps.prep_pg:PgConf",
 })
 for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
     if _spec.step:
