@@ -46,4 +46,5 @@ REPORT = ReportWords(
 
 # The host variables its step reads (pg_host, pg_port, pg_user, pg_password) are declared once, by the other
 # PostgreSQL client kind (a variable is declared by one kind).
-KIND = KindSpec("sysbench", step="planner.kinds.sysbench.step:Sysbench", parsers=PARSERS, report=REPORT)
+KIND = KindSpec("sysbench", step="planner.kinds.sysbench.step:Sysbench", parsers=PARSERS, report=REPORT,
+                run_findings="planner.kinds.sysbench.findings:run_findings")

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from planner.kinds.sysbench.findings import run_findings
 from planner.kinds.sysbench.series import build
 from planner.kinds.sysbench.step import Sysbench, table_rows
+from planner.parsers import parse_text
+from planner.results.finding import Severity
+from planner.results.measure import Measurement, RunData
+from planner.results.runfolder import RunMeta
 from planner.steps.libpq import Server
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sysbench"
@@ -52,3 +57,22 @@ def test_0_5_lines_give_no_queries_series_and_no_lines_no_series() -> None:
     metrics = {s.metric for s in build(text, 2.0)}
     assert "sysbench.tps" in metrics and "sysbench.qps" not in metrics
     assert build((DATA / "local_1_0_20_pgsql_oltp_read_only_p99.txt").read_text(), 1.0) == ()
+
+
+def _run(tmp: Path, text: str) -> RunData:
+    parsed = parse_text(text, "sysbench")
+    ms = tuple(Measurement("r", "pg", "pglab", "plays[0].workloads[0]", "sysbench", "sysbench", "a/sysbench.out",
+                           "sysbench", (("threads", 4),), 0, 0, False, m.name, m.labels, m.value, m.unit,
+                           m.direction, False) for m in parsed.metrics)
+    return RunData(tmp, RunMeta.from_mapping({"plays": [{"name": "pg"}]}), (), ms, (), {}, ())
+
+
+def test_ignored_errors_are_said_with_their_share_of_the_transactions(tmp_path: Path) -> None:
+    text = (DATA / "local_1_0_20_pgsql_oltp_read_write_report_interval.txt").read_text()
+    found = run_findings(_run(tmp_path, text))
+    assert [(f.code, f.severity) for f in found] == [("sysbench_ignored_errors", Severity.NOTE)]
+    assert found[0].message.startswith("14 ignored errors against 1702 transactions (0.8%)")
+    assert found[0].point == "threads=4"
+    more = text.replace("ignored errors:                      14 ", "ignored errors:                      40 ")
+    assert [f.severity for f in run_findings(_run(tmp_path, more))] == [Severity.WARNING]
+    assert run_findings(_run(tmp_path, (DATA / "local_1_0_20_pgsql_oltp_read_only_p99.txt").read_text())) == []
