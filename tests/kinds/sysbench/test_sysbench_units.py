@@ -9,10 +9,13 @@ from planner.kinds.sysbench.findings import run_findings
 from planner.kinds.sysbench.series import build
 from planner.kinds.sysbench.step import Sysbench, table_rows
 from planner.parsers import parse_text
+from planner.report.inside import inside
 from planner.results.finding import Severity
 from planner.results.measure import Measurement, RunData
+from planner.results.point_series import PointSeries
 from planner.results.runfolder import RunMeta
 from planner.steps.libpq import Server
+from planner.timeseries import TimeSeries
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sysbench"
 ARGS = {"database": "bench", "test": "oltp_read_write", "tables": 4, "table_size": 1000, "threads": 8,
@@ -76,3 +79,21 @@ def test_ignored_errors_are_said_with_their_share_of_the_transactions(tmp_path: 
     more = text.replace("ignored errors:                      14 ", "ignored errors:                      40 ")
     assert [f.severity for f in run_findings(_run(tmp_path, more))] == [Severity.WARNING]
     assert run_findings(_run(tmp_path, (DATA / "local_1_0_20_pgsql_oltp_read_only_p99.txt").read_text())) == []
+
+
+def test_a_points_sysbench_series_is_what_it_is_judged_and_charted_by(tmp_path: Path) -> None:
+    # the real 1.0.20 run's four interval lines, stretched to ten so the point is long enough to judge
+    text = (DATA / "local_1_0_20_pgsql_oltp_read_write_report_interval.txt").read_text()
+    lines = [line for line in text.splitlines() if line.startswith("[ ")]
+    longer = "\n".join(line.replace(f"[ {i % 4 + 1}s ]", f"[ {i + 1}s ]") for i, line in
+                       enumerate(lines * 3)) + "\n"
+    cpu = TimeSeries("mpstat.busy_pct", "%", "mpstat -P ALL", 1, (0, 1, 2), (99.0,) * 3, (99.0,) * 3, (99.0,) * 3,
+                     (("cpu", "all"),))
+    p = PointSeries("pg", "pglab", "plays[0].workloads[0]", "sysbench", "sysbench", 0, "threads=4", 0, False,
+                    (*build(longer, 1.0), cpu))
+    assert p.headline is not None and p.headline.metric == "sysbench.tps" and len(p.headline.t) == 12
+    assert p.latency is not None and p.latency.metric == "sysbench.latency_ms"
+    got = inside([p], tmp_path, tmp_path, charts=True)
+    assert [v["trend"].split(" ")[:4] for v in got["verdicts"]] == [["sysbench", "transactions", "per", "second"]]
+    assert [c["title"].split(" over time")[0] for c in got["best"][0]["charts"]] == [
+        "sysbench transactions per second", "sysbench latency"]
