@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -56,11 +57,12 @@ ROWS_PER_S = 20_000  # a slow host's insert rate in prepare, for its timeout onl
 # each sbtestN visible in the search path with its highest id, in one query ("sbtest1 10000" a line). prepare
 # numbers the rows 1..table_size (oltp_common.lua: id SERIAL), so the highest id is the size it was built at, read
 # from the primary key's index: a count(*) would read every table whole before the point and warm the very caches
-# the point measures. An empty table says 0.
-_COUNT = ("select c.relname || ' ' || coalesce((xpath('/row/n/text()', query_to_xml(format("
-          "'select max(id) as n from %I.%I', n.nspname, c.relname), false, true, '')))[1]::text, '0') "
-          "from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind in ('r', 'p') and "
-          "c.relname ~ '^sbtest[0-9]+$' and pg_table_is_visible(c.oid) order by 1")
+# the point measures. An empty table says 0. The literals are dollar-quoted: with no single quote in it, the command
+# a preview shows reads (and pastes) as it runs.
+_COUNT = ("select c.relname || $$ $$ || coalesce((xpath($$/row/n/text()$$, query_to_xml(format("
+          "$$select max(id) as n from %I.%I$$, n.nspname, c.relname), false, true, $$$$)))[1]::text, $$0$$) "
+          "from pg_class c join pg_namespace n on n.oid = c.relnamespace where c.relkind in ($$r$$, $$p$$) and "
+          "c.relname ~ $r$^sbtest[0-9]+$$r$ and pg_table_is_visible(c.oid) order by 1")
 _ROW = re.compile(r"^sbtest(\d+) (\d+)$")
 
 
@@ -170,21 +172,25 @@ class Sysbench(Rehearsed, Workload):
         return [self._program("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server.psql_options(),
                 "-d", self.a.database, "-c", _COUNT]
 
+    def _names(self) -> str:
+        return "sbtest1" if self.a.tables == 1 else f"sbtest1..{self.a.tables}"
+
     def check(self, ctx: StepContext) -> Change:
         server = Server.of(ctx.vars)
-        build = (f"{' '.join(self.prepare_argv(server, 'prepare'))} if sbtest1..{self.a.tables} are missing or "
-                 f"not {self.a.table_size} rows; ") if self.a.prepare else ""
-        return Change(True, f"would run {build}{' '.join(self.run_argv(server))}")
+        build = (f"{shlex.join(self.prepare_argv(server, 'prepare'))} if {self._names()} are missing or not "
+                 f"{self.a.table_size} rows; ") if self.a.prepare else ""
+        return Change(True, f"would run {build}{shlex.join(self.run_argv(server))}")
 
     def preview(self, ctx: StepContext) -> str:
         server = Server.of(ctx.vars)
-        lines = [f"$ {' '.join(self.count_argv(server))}   (the rows each sbtest table holds)"]
+        lines = [f"$ {shlex.join(self.count_argv(server))}   (each sbtest table's highest id: the rows prepare "
+                 "built)"]
         if self.a.prepare:
-            lines.append(f"$ {' '.join(self.prepare_argv(server, 'cleanup'))}   (only when a table is of "
+            lines.append(f"$ {shlex.join(self.prepare_argv(server, 'cleanup'))}   (only when a table is of "
                          "another size)")
-            lines.append(f"$ {' '.join(self.prepare_argv(server, 'prepare'))}   (only when missing or of "
+            lines.append(f"$ {shlex.join(self.prepare_argv(server, 'prepare'))}   (only when missing or of "
                          "another size)")
-        lines.append(f"$ {' '.join(self.run_argv(server))} ><point dir>/sysbench.out 2>&1")
+        lines.append(f"$ {shlex.join(self.run_argv(server))} ><point dir>/sysbench.out 2>&1")
         if ctx.vars.get(PASSWORD_VAR):
             lines.append(f"the password ({PASSWORD_VAR}) goes through a private PGPASSFILE, removed after the run; "
                          "never --pgsql-password")
