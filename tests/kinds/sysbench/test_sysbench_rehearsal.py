@@ -5,6 +5,7 @@ point's --report-interval series in the run, the report saying sysbench was real
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -17,14 +18,16 @@ from planner.timeseries import read
 ROOT = Path(__file__).resolve().parents[3]
 
 
-def _rehearsal_servers() -> list[str]:
+def _rehearsal_servers(root: str) -> list[str]:
+    """postgres processes serving a data folder under this rehearsal's root (others' rehearsals may be running on
+    the machine: /proc shows them all)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:
             text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        if "postgres" in text and "planner-rehearsal-" in text:
+        if "postgres" in text and f"{root}/" in text:
             found.append(text)
     return found
 
@@ -42,6 +45,8 @@ def test_the_sysbench_study_rehearses_against_a_real_server(tmp_path: Path, caps
     out = "".join(capsys.readouterr())
     assert code == 0, out[-3000:]
     assert "a real PostgreSQL server (postgres (PostgreSQL)" in out
+    root = re.search(r"sandboxes under (\S+/planner-rehearsal-\w+)", out)
+    assert root is not None, out[-2000:]
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     results = [r for r in json.loads((run / "results.json").read_text()) if r["step"].endswith("workloads[0]")]
     assert len(results) == 3 and all(r["status"] == "changed" for r in results)
@@ -57,4 +62,4 @@ def test_the_sysbench_study_rehearses_against_a_real_server(tmp_path: Path, caps
     assert "stand-ins" not in report  # every tool of this study ran for real
     for threads in ("1 sysbench threads", "4 sysbench threads", "16 sysbench threads"):
         assert f"| {threads}" in report
-    assert _rehearsal_servers() == []
+    assert _rehearsal_servers(root.group(1)) == []
