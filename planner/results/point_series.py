@@ -13,6 +13,9 @@ from planner.timeseries import STEADY_METRICS, Steadiness, SteadySpec, TimeSerie
 MAX_SERIES_FILES = 2  # per point: the tool's own series.json and the samplers' series-os.json
 MIN_JUDGED = 5  # intervals: a shorter point (a rehearsal's seconds) is too short to call a trend
 MIN_DEVICE_IOPS = 10.0  # below this the busiest device is idle: the workload's I/O is not on it (a stand-in)
+# A transactional tool's own series (a per-interval report of its own: "<kind>.tps", "<kind>.latency_ms"): what
+# its point is judged and charted by when the plan asked for no fio metric, before the devices' figures.
+TOOL_RATE, TOOL_LATENCY = ".tps", ".latency_ms"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,13 +37,14 @@ class PointSeries:
     @property
     def headline(self) -> TimeSeries | None:
         """The series a point is judged and charted by: the tool's IOPS (or the metric its steady_state:
-        names), else the busiest device's IOPS from iostat."""
+        names), else a transactional tool's own TPS, else the busiest device's IOPS from iostat."""
         wanted = STEADY_METRICS.get(self.spec.metric if self.spec else "iops", "fio.iops")
-        return _busiest(self.series, wanted) or _busiest(self.series, "iostat.iops")
+        return _busiest(self.series, wanted) or _tool(self.series, TOOL_RATE) or _busiest(self.series, "iostat.iops")
 
     @property
     def latency(self) -> TimeSeries | None:
-        return _busiest(self.series, "fio.clat_ms") or _busiest(self.series, "iostat.await_ms")
+        return (_busiest(self.series, "fio.clat_ms") or _tool(self.series, TOOL_LATENCY)
+                or _busiest(self.series, "iostat.await_ms"))
 
     def too_short(self) -> str:
         """Why this point is not judged, in words ('' when it is)."""
@@ -64,6 +68,12 @@ class PointSeries:
 def _busiest(series: tuple[TimeSeries, ...], metric: str) -> TimeSeries | None:
     found = [s for s in series if s.metric == metric and s.t]
     return max(found, key=lambda s: sum(s.values) / len(s.values)) if found else None
+
+
+def _tool(series: tuple[TimeSeries, ...], suffix: str) -> TimeSeries | None:
+    """The tool's own series of that kind (not a sampler's: their metrics are iostat.*, mpstat.*, vmstat.*)."""
+    return next((s for s in series if s.metric.endswith(suffix) and s.t
+                 and not s.metric.startswith(("iostat.", "mpstat.", "vmstat."))), None)
 
 
 def _spec(data: RunData, step: str) -> SteadySpec | None:
