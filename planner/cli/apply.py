@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.hostvars import render_inventory
+from planner.cli.hostvars import per_play_hosts, render_inventory
 from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
@@ -193,10 +193,16 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
             play_hosts[play.name] = inventory.select(play.hosts, allow_empty=limit is not None)
         except InputError:
             play_hosts[play.name] = []  # check_plan has already reported it with its location
+    play_hosts, more = per_play_hosts(plan, play_hosts, extra_vars, _inventory_base(inventory))
+    problems += more
     if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
         secrets = (*secrets_of(plan, inventory, extra_vars), *secrets_of(plan, unlimited, extra_vars), *derived)
         raise InputError([redact_problem(p, secrets) for p in problems])
     return Loaded(plan, inventory, extra_vars, play_hosts, unlimited, tuple(derived))
+
+
+def _inventory_base(inventory: Inventory) -> Path:
+    return inventory.source if inventory.source.is_dir() else inventory.source.parent
 
 
 def _limited(inventory: Inventory, limit: str) -> tuple[Inventory, list[Problem]]:
