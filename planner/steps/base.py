@@ -449,6 +449,13 @@ class Rehearsed(StepType):
         """What a rehearsal should tell about this step on the real lab (e.g. a database restart)."""
         return ()
 
+    @classmethod
+    def kit_unnamed(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any]) -> tuple[str | None, str]:
+        """The step's arguments name no kit (``kit_args``): (where the tool finds it on a host with these
+        variables, the path a sandbox puts the stand-in at, as the tool's installer would; or None and why the
+        rehearsal cannot tell, which refuses the step; or None and "": nothing to stand in)."""
+        return None, ""
+
 
 class Workload(StepType):
     """The workload facet: a kind run once per sweep point, whose figures the report shows."""
