@@ -25,7 +25,7 @@ from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, RestartRequest, Status
 from planner.transport.become import asks_password
-from planner.transport.connection import CommandResult, Connection, command_line
+from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +187,15 @@ class StepContext:
         ask = asks_password(self.host, bool(use_become))
         return command_line(list(argv), become=use_become, become_user=become_user or self.become_user or "root",
                             login=login, env=env, cwd=cwd, ask_password=ask)
+
+    def shown(self, line: str, *, become: bool | None = None, become_user: str | None = None,
+              login: bool = False) -> str:
+        """A shell line as -C -D shows it (``<point dir>`` and redirections kept readable), through the sudo the
+        run goes through when it runs under become: which commands need root is said before the run."""
+        if not (self.become if become is None else become):
+            return line
+        return under_sudo(line, become_user=become_user or self.become_user or "root", login=login,
+                          ask_password=asks_password(self.host, True))
 
     def sh(self, script: str, *args: str, **kw: Any) -> CommandResult:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""

@@ -224,7 +224,7 @@ class Orion(Rehearsed, Workload):
     def preview(self, ctx: StepContext) -> str:
         argv, testname = self.argv(ctx), self.opts.testname
         luns = "".join(f"    {ctx.path(x)}\n" for x in self.luns())
-        return f"$ {shlex.join(argv)}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
+        return f"$ {ctx.shown(shlex.join(argv))}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
 
     def check(self, ctx: StepContext) -> Change:
         argv = self.argv(ctx)
