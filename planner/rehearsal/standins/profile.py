@@ -21,9 +21,9 @@ Inventory keys (facts about the lab's host; planner itself still reads the host 
 - ``standin_database: fresh | loaded`` (default fresh): what the database holds on the rehearsal's first day.
   Fresh is what DBCA leaves: no SLOB users or tables (no tablespace IOPS), no TPC-C and no SOE schema, and the
   SLOB kit unpacked but its setup.sh never run. Loaded is a lab where every kit's schema is built: setup.sh has run
-  (USER1.CF1/CF2 in IOPS, the kit's schemas marked loaded), HammerDB's TPCC (64 warehouses, the shipped OLTP plan's
-  build) and Swingbench's SOE (tablespace SOE), as those kinds' stand-in builds leave them, so a step's
-  "only when missing" build is skipped there as on such a lab.
+  (USER1.CF1/CF2 in IOPS, the kit's schemas marked loaded), the TPC-C schema TPCC (64 warehouses, the shipped OLTP
+  plan's build) and the Order Entry schema SOE (tablespace SOE), as the OLTP kinds' stand-in builds leave them, so
+  a step's "only when missing" build is skipped there as on such a lab.
 - failure modes, for rehearsing what goes wrong: ``standin_instance_stays_down: true`` (a startup fails, the
   instance does not come back) and ``standin_refused_parameters: [name, ...]`` (ALTER SYSTEM SET refuses them).
 """
@@ -84,7 +84,7 @@ class StandinDatabase(enum.Enum):
     """What the stand-in database holds when the rehearsal starts (``standin_database``)."""
 
     FRESH = "fresh"  # as DBCA leaves a new database: no SLOB, TPC-C or SOE schema
-    LOADED = "loaded"  # every kit's schema built: SLOB's USER1.CF1/CF2 in IOPS, HammerDB's TPCC, Swingbench's SOE
+    LOADED = "loaded"  # every kit's schema built: SLOB's USER1.CF1/CF2 in IOPS, TPC-C's TPCC, Order Entry's SOE
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,10 +196,10 @@ def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
                              if not re.fullmatch(r"USER\d+\..*", k)}
 
 
-# What the OLTP kinds' stand-in builds leave in the database (planner/kinds/hammerdb/bin/hammerdbcli: its tables
-# recorded by owner and its warehouse count; planner/kinds/swingbench/bin/oewizard: SOE's table segments in their
-# tablespace): the loaded world holds both, as a lab where each build has run. Names as those tools create them.
-TPCC_OWNER, TPCC_WAREHOUSES = "TPCC", 64  # HammerDB's default tpcc_user; the shipped OLTP plan's warehouses
+# What the OLTP kinds' stand-in builds leave in the database (the TPC-C build: its tables recorded by owner and its
+# warehouse count; the Order Entry wizard: SOE's table segments in their tablespace): the loaded world holds both,
+# as a lab where each build has run. Names as those tools create them.
+TPCC_OWNER, TPCC_WAREHOUSES = "TPCC", 64  # the TPC-C kit's default user; the shipped OLTP plan's warehouses
 TPCC_TABLES = ("WAREHOUSE", "DISTRICT", "CUSTOMER", "HISTORY", "NEW_ORDER", "ORDERS", "ORDER_LINE", "ITEM", "STOCK")
 SOE_OWNER, SOE_TABLESPACE = "SOE", "SOE"  # oewizard's default -u and -ts
 SOE_TABLES = ("CUSTOMERS", "ADDRESSES", "CARD_DETAILS", "WAREHOUSES", "ORDER_ITEMS", "ORDERS", "INVENTORIES",
