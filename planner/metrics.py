@@ -158,14 +158,6 @@ DISPLAY_NAMES: dict[str, str] = {**_GENERIC_NAMES, **kindspec.metric_words()}
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
 OUTPUT_NAMED_FAMILIES = frozenset({"fio", "global", "iostat", "mpstat", "vmstat", "load_profile", "efficiency",
                                    "host_cpu", "io_profile", "stat", "wait", "wait_class", "os"})
-# Metrics every run gives as several series told apart by one label (fio prints each latency as min, max, mean,
-# stddev and percentiles: its JSON's "clat_ns"/"lat_ns"/"slat_ns" objects): a claim must name the label's value
-# ("fio.clat_ms{stat=p99}"), else it matches them all. The values are examples for the hint, not every one.
-_LATENCY_STATS = ("mean", "p50", "p99", "max")
-SPLIT_LABELS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "fio.lat_ms": ("stat", _LATENCY_STATS), "fio.clat_ms": ("stat", _LATENCY_STATS),
-    "fio.slat_ms": ("stat", _LATENCY_STATS),
-}
 # How a label reads in words; "{v}" is its value. Labels not listed read "key value".
 LABEL_WORDS: dict[str, str] = {
     "event": "{v}", "test": "{v}", "stat": "{v}", "wait_class": "{v}", "section": "{v} section",

@@ -44,7 +44,15 @@ from planner.results.runfolder import RunMeta, read_meta_object
 from planner.results.world import HostWorld
 from planner.safejinja import derived_secrets
 from planner.status import ExitCode
-from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names, produced_metrics
+from planner.steps import (
+    ARG_CHECKS,
+    BUILTIN_KINDS,
+    device_writers,
+    load_plugins,
+    metric_names,
+    produced_metrics,
+    series_labels,
+)
 from planner.transport.become import BecomePassword
 
 if TYPE_CHECKING:
@@ -185,7 +193,7 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     with derived_secrets(secrets_of(plan, inventory, extra_vars)) as derived:  # {{ pw | upper }} and the like
         problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
                                known=Names(_claimable(plan), device_writers(),
-                                            produced_metrics() if plan.reproduces else {}))
+                                            produced_metrics() if plan.reproduces else {}, series_labels))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     for play in plan.plays:

@@ -16,7 +16,7 @@ import jinja2.meta
 
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
-from planner.metrics import OUTPUT_NAMED_FAMILIES, SPLIT_LABELS
+from planner.metrics import OUTPUT_NAMED_FAMILIES
 from planner.plan.model import Claim, Plan, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
@@ -41,6 +41,8 @@ class Names:
     # kind -> the metric names its steps give their play (planner.steps.produced_metrics): a claim on a metric of a
     # kind its play does not run is refused, with the play's own metrics
     by_kind: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # kind -> StepType.series_labels: a claim must name the labels that tell its metric's several series apart
+    splits: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None = None
 
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
@@ -137,7 +139,7 @@ def _claim_problems(plan: Plan, known: Names, doc: Document | None) -> list[Prob
             out.append(Problem(loc, f"reproduces[{k}].metric", f"claim metric '{claim.metric}' is not one planner "
                                "measures", did_you_mean(name, sorted(known.metrics)) or "`planner parse --format "
                                "json FILE` lists the metric names of a tool's output"))
-        elif problem := _claim_in_play(plan, claim, known.by_kind) or _claim_split(claim):
+        elif problem := _claim_in_play(plan, claim, known.by_kind) or _claim_split(plan, claim, known.splits):
             out.append(Problem(loc, f"reproduces[{k}].metric", *problem))
     return out
 
@@ -160,17 +162,22 @@ def _claim_in_play(plan: Plan, claim: Claim, by_kind: Mapping[str, frozenset[str
             f"step does)", f"name a metric of the play's own steps; {hint}")
 
 
-def _claim_split(claim: Claim) -> tuple[str, str] | None:
-    """(what is wrong, how to fix it) when every run gives the metric as several series told apart by a label
-    (fio's latencies, one per statistic) and the claim does not say which."""
-    name, _, labels = claim.metric.partition("{")
-    split = SPLIT_LABELS.get(name)
-    if split is None or f"{split[0]}=" in labels:
-        return None
-    label, values = split
-    forms = ", ".join(f"{name}{{{label}={v}}}" for v in values)
-    return (f"claim metric '{claim.metric}' matches several series (one per {label}: {', '.join(values)}, …)",
-            f"name one with its label: {forms}")
+def _claim_split(plan: Plan, claim: Claim,
+                 splits: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) when a step of the claim's play gives the metric as several series told
+    apart by labels (fio's latencies, one per statistic; a mixed rw's figures, one per direction) and the claim
+    does not name them."""
+    name, _, given = claim.metric.partition("{")
+    play = next((p for p in plan.plays if p.name == claim.play), None)
+    for spec in play.workloads if play and splits else ():
+        labels = splits(spec.kind, dict(spec.args)).get(name, ()) if splits else ()
+        missing = [(label, values) for label, values in labels if f"{label}=" not in given]
+        if missing:
+            form = name + "{" + ",".join(f"{label}={values[0]}" for label, values in missing) + "}"
+            per = "; ".join(f"one per {label}: {', '.join(values)}" for label, values in missing)
+            return (f"claim metric '{claim.metric}' matches several series of {spec.kind} step {spec.path} "
+                    f"({per})", f"name one with its labels, e.g. {form}")
+    return None
 
 
 def _destructive(spec: StepSpec, rendered: Mapping[str, Any], writes: DeviceWrites | None,

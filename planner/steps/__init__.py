@@ -275,6 +275,13 @@ def produced_metrics() -> Mapping[str, frozenset[str]]:
     return {kind: frozenset(names) for kind, names in own.items()}
 
 
+def series_labels(kind: str, args: Mapping[str, Any]) -> Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """A workload kind's Workload.series_labels for these plan arguments ({} for other kinds and unknown ones)."""
+    cls = REGISTRY.get(kind)
+    w = workload(cls) if cls is not None else None
+    return w.series_labels(args) if w is not None else {}
+
+
 def device_writers() -> Mapping[str, Callable[[Mapping[str, Any]], bool]]:
     """Each step kind's StepType.writes_devices: the plan check refuses such a step without destructive: true.
     Read from a kind's class when the check asks for the kind (a plan's kinds are imported, no others)."""

@@ -474,6 +474,13 @@ class Workload(StepType):
     # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
     report_metrics: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def series_labels(cls, args: Mapping[str, Any]) -> Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """Metric -> the labels (each with example values) that tell apart the several series every run with
+        these plan arguments gives of it: a ``reproduces:`` claim naming the metric without such a label
+        matches them all, and would read "inconclusive" (planner.plan.check refuses it)."""
+        return {}
+
 
 class AroundPoint(StepType):
     """A collect kind that wraps each workload point (the engine's window, planner.engine.window): awr,
