@@ -98,17 +98,22 @@ def _lab_user_reason() -> str | None:
 
 @pytest.mark.slow
 @pytest.mark.ssh
+@pytest.mark.parametrize("given_by", ["play vars", "-e"])
 def test_the_rehearsal_logs_in_as_the_plays_ansible_user_and_says_so(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before: the play's ansible_user was ignored; the rehearsal logged in as the inventory's oracle."""
+        given_by: str, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the play's ansible_user was ignored; the rehearsal logged in as the inventory's oracle. -e did set
+    it already; the lab shows it too."""
     reason = _lab_user_reason()
     if reason:
         pytest.skip(f"no non-root lab login here: {reason}")
     monkeypatch.chdir(tmp_path)
     shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
     (tmp_path / "plans").mkdir()
-    (tmp_path / "plans" / "p.yaml").write_text(LAB_PLAN)
-    code = main(["apply", "--rehearse", str(tmp_path / "plans" / "p.yaml"), "--runs-dir", str(tmp_path / "runs")])
+    plan = LAB_PLAN if given_by == "play vars" else LAB_PLAN.replace("    vars: {ansible_user: dbadmin}\n", "")
+    (tmp_path / "plans" / "p.yaml").write_text(plan)
+    extra = ["-e", "ansible_user=dbadmin"] if given_by == "-e" else []
+    code = main(["apply", "--rehearse", str(tmp_path / "plans" / "p.yaml"), "--runs-dir", str(tmp_path / "runs"),
+                 *extra])
     out = capsys.readouterr().out
     assert code == 0, out[-3000:]
     assert "logged in as dbadmin (the hosts' ansible_user), become through real sudo" in out
