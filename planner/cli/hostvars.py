@@ -100,8 +100,13 @@ def render_inventory(inventory: Inventory, plan_vars: Mapping[str, Any],
     return replace(inventory, hosts=MappingProxyType(hosts)), problems
 
 
+_IDENTITY = ("ansible_host", "ansible_port", "ansible_user", "ansible_ssh_private_key_file", "ansible_become_user",
+             "planner_workdir")
+
+
 def _identity(host: Host) -> tuple[Any, ...]:
-    """What one run keeps per host, whichever play reaches it: its connection, lock and work folder."""
+    """What one run keeps per host, whichever play reaches it (its connection, lock and work folder), in the
+    order of _IDENTITY."""
     return host.address, host.port, host.user, host.key_file, host.become_user, host.vars.get("planner_workdir")
 
 
@@ -132,9 +137,7 @@ def _reached_differently(plan: Plan, hosts: Mapping[str, list[Host]]) -> list[Pr
         for host in hosts.get(play.name, []):
             seen = first.setdefault(host.name, (play.name, host))
             if _identity(seen[1]) != _identity(host):
-                keys = [k for k, a, b in zip(("ansible_host", "ansible_port", "ansible_user", "ansible_ssh_private_key_"
-                                              "file", "ansible_become_user", "planner_workdir"),
-                                             _identity(seen[1]), _identity(host), strict=True) if a != b]
+                keys = [k for k, a, b in zip(_IDENTITY, _identity(seen[1]), _identity(host), strict=True) if a != b]
                 problems.append(Problem(play.location, f"play '{play.name}' vars", f"host {host.name} is reached "
                                         f"with another {', '.join(keys)} than in play '{seen[0]}': one run keeps "
                                         "one connection, lock and work folder per host",

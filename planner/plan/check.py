@@ -41,7 +41,8 @@ class Names:
     # kind -> the metric names its steps give their play (planner.steps.produced_metrics): a claim on a metric of a
     # kind its play does not run is refused, with the play's own metrics
     by_kind: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # kind -> StepType.series_labels: a claim must name the labels that tell its metric's several series apart
+    # (kind, plan arguments) -> Workload.series_labels (planner.steps.series_labels): a claim must name the labels
+    # that tell its metric's several series apart
     splits: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None = None
 
 
@@ -169,8 +170,10 @@ def _claim_split(plan: Plan, claim: Claim,
     does not name them."""
     name, _, given = claim.metric.partition("{")
     play = next((p for p in plan.plays if p.name == claim.play), None)
-    for spec in play.workloads if play and splits else ():
-        labels = splits(spec.kind, dict(spec.args)).get(name, ()) if splits else ()
+    if play is None or splits is None:
+        return None
+    for spec in play.workloads:
+        labels = splits(spec.kind, dict(spec.args)).get(name, ())
         missing = [(label, values) for label, values in labels if f"{label}=" not in given]
         if missing:
             form = name + "{" + ",".join(f"{label}={values[0]}" for label, values in missing) + "}"
