@@ -79,7 +79,8 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
     )),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",
-                "fresh (as DBCA leaves it: no benchmark schemas) or loaded (SLOB's schemas already there)"),
+                "fresh (as DBCA leaves it: no benchmark schemas) or loaded (SLOB's, TPC-C's and SOE's schemas "
+                "already there)"),
         HostVar("standin_nls_lang", "text", "", "NLS_LANG the stand-in sqlplus honours (e.g. GERMAN_GERMANY)"),
         HostVar("standin_nls_numeric_characters", "text", "", "the stand-in's NLS_NUMERIC_CHARACTERS, e.g. ',.'"),
         HostVar("standin_refused_parameters", "list", "", "init.ora parameters the stand-in database refuses"),

@@ -78,7 +78,10 @@ class Command(StepType):
     def check(self, ctx: StepContext) -> Change:
         if self._creates(ctx):
             return Change(False, f"{self.args['creates']} exists")
-        return Change(bool(self.args.get("changed_when", True)), "would run " + shlex.join(self.argv()))
+        chdir = self.args.get("chdir")  # under become, the line as sent: which commands run through sudo
+        shown = ctx.command_text(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None) if ctx.become else (
+            shlex.join(self.argv()))
+        return Change(bool(self.args.get("changed_when", True)), "would run " + shown)
 
     def apply(self, ctx: StepContext) -> Outcome:
         if self._creates(ctx):
