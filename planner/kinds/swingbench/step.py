@@ -4,7 +4,7 @@ Each point runs charbench from ``<home>/bin`` with the step's config file (the S
 ``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
 XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
 
-    charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <h:mm[:ss]> -a
+    charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <hh:mm[.sec]> -a
               -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]
 
 ``build:`` loads the SOE schema with oewizard first (``-cl -create -scale N``), once per run and host, with its
@@ -62,11 +62,11 @@ _CONNECT = {"type": "string", "minLength": 1, "pattern": "^[^\\s\\x00]+$",
 
 
 def run_time_text(seconds: int) -> str:
-    """charbench -rt: ``0:05`` for whole minutes (the author's own examples), else ``0:01:30`` (hh:mm:ss, as
-    DB-BenchMind's adapter passes ``-rt 00:02:00``)."""
+    """charbench -rt "in the form hh:mm.sec" (charbench -h, 2.7): ``0:05`` for whole minutes, else ``0:01.30``
+    (docs/oracle-behaviour.md 43.s1; hh:mm:ss is not a form the help gives)."""
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}" + (f":{s:02d}" if s else "")
+    return f"{h}:{m:02d}" + (f".{s:02d}" if s else "")
 
 
 def build_budget_s(variables: Mapping[str, Any], scale: float) -> float:
