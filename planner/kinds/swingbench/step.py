@@ -9,7 +9,9 @@ XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds
 
 ``build:`` loads the SOE schema with oewizard first (``-cl -create -scale N``), once per run and host, with its
 own budget (a load of a few GB takes far longer than a run), and only when the schema's ORDERS table does not
-exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped).
+exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped). With ``data_on`` (the disk
+group or directory the play prepared) oewizard gets ``-ts <tablespace> -df <data_on>``, so SOE lands there, and
+every point checks that ORDERS's data files are there before charbench runs (as SLOB's data_on).
 
 Passwords come from inventory (or -e) variables: ``swingbench_password`` for the SOE user and, for the build,
 ``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system), or from
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
-from planner.db.segments import table_exists
+from planner.db.segments import find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs
 from planner.parsers import parse_file
@@ -95,6 +97,14 @@ class Swingbench(Rehearsed, Workload):
             "run_time": sweepable({"type": "integer", "minimum": 1}, "give seconds as a whole number or a list"),
             "min_think_ms": {"type": "integer", "minimum": 0},
             "max_think_ms": {"type": "integer", "minimum": 0},
+            "data_on": {
+                "type": "string",
+                "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put the storage under test: a disk group (+DATA) or a directory; "
+                               "build: creates the SOE tablespace there (oewizard -ts, -df) and each point checks "
+                               "that <user>.ORDERS's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory",
+            },
             "build": {
                 "type": "object",
                 "description": "load the SOE schema with oewizard when it does not exist",
@@ -164,8 +174,10 @@ class Swingbench(Rehearsed, Workload):
                 "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
                 "-dba", str(ctx.vars.get("swingbench_dba_user") or "system"), "-dbap", _password(ctx, DBA_PASSWORD_VAR),
                 "-scale", f"{build.scale:g}", "-tc", str(build.threads)]
-        if build.tablespace:
-            argv += ["-ts", build.tablespace]
+        if a.tablespace:
+            argv += ["-ts", a.tablespace]
+        if a.data_on:  # "-df <datafile> datafile name used to create schema in" (oewizard -h 2.7): SOE on data_on
+            argv += ["-df", a.datafile()]
         return argv
 
     def preview(self, ctx: StepContext) -> str:
@@ -186,6 +198,8 @@ class Swingbench(Rehearsed, Workload):
         if not self._schema_exists(ctx):
             raise StepError(f"swingbench: the {self.user().upper()} schema has no ORDERS table: charbench would "
                             "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
+        if self.parsed.data_on:
+            self._check_placement(ctx)
         results = posixpath.join(point_dir(ctx, self.kind), RESULTS)
         r = ctx.run(self.argv(ctx, results), check=False, measured=True)
         arts.append(save_text(ctx, "charbench.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
@@ -223,6 +237,22 @@ class Swingbench(Rehearsed, Workload):
         except OracleError as exc:
             raise StepError(f"swingbench: cannot ask DBA_TABLES whether the schema exists: {exc.message}",
                             hint=exc.hint) from exc
+
+    def _check_placement(self, ctx: StepContext) -> None:
+        """At every point, before charbench: <user>.ORDERS's data files are on data_on (as SLOB's data_on), else
+        the figures would describe other storage (a schema built in USERS on +DATA, an old one elsewhere)."""
+        owner, data_on = self.user().upper(), self.parsed.data_on
+        db = open_database(ctx, config_for(ctx))
+        try:
+            place = find_segment(db, owner, "ORDERS")
+        finally:
+            db.close()
+        if place is not None and not on_storage(place.files, data_on):
+            files = ", ".join(place.files[:3]) + (" ..." if len(place.files) > 3 else "")
+            raise StepError(f"swingbench: {owner}.ORDERS is in tablespace {place.tablespace}, whose files are {files} "
+                            f"(DBA_SEGMENTS -> DBA_DATA_FILES), not on {data_on}, which data_on names: the figures "
+                            "would describe other storage",
+                            hint=f"drop the {owner} schema and let build: load it on {data_on}, or correct data_on")
 
     def _build(self, ctx: StepContext) -> list[Artifact]:
         """oewizard once per run and host, only when the schema is missing, with its own budget."""
