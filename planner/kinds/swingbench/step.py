@@ -4,7 +4,7 @@ Each point runs charbench from ``<home>/bin`` with the step's config file (the S
 ``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
 XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
 
-    charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <hh:mm[.sec]> -a
+    charbench -c <point>/swingbench-config.xml -cs <connect> -u <user> -uc <users> -rt <hh:mm[.sec]> -a
               -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]
 
 ``build:`` loads the SOE schema with oewizard first (``-cl -create -scale N``), once per run and host, with its
@@ -16,7 +16,9 @@ every point checks that ORDERS's data files are there before charbench runs (as 
 Passwords come from inventory (or -e) variables: ``swingbench_password`` for the SOE user and, for the build,
 ``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system), or from
 the environment variable / file their ``_env`` / ``_file`` names. All are secrets (docs/secrets.md), so the
-recorded command, results, console and report mask them.
+recorded command, results, console and report mask them. charbench gets its password in the point's private copy
+of the config (``<Password>``, mode 0600, removed after the run), never as ``-p``, so ``ps`` on the host cannot
+show it; oewizard has no such way that a source shows, so its ``-p``/``-dbap`` stay on its command line.
 
 Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
 a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
@@ -28,9 +30,11 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
+from xml.sax.saxutils import escape
 
 from planner.db.access import config_for, open_database
 from planner.db.segments import find_segment, on_storage, table_exists
@@ -54,6 +58,7 @@ from planner.steps.base import (
 from planner.steps.wl_common import finish, host_run_dir, point_dir, save_text
 
 RESULTS = "results.xml"
+CONFIG_COPY = "swingbench-config.xml"  # the point's private copy of the config, holding the password
 PASSWORD_VAR = "swingbench_password"
 DBA_PASSWORD_VAR = "swingbench_dba_password"
 BUILD_MIN_S = 1800.0
@@ -152,12 +157,12 @@ class Swingbench(Rehearsed, Workload):
     def user(self) -> str:
         return self.parsed.user
 
-    def argv(self, ctx: StepContext, results: str) -> list[str]:
-        """charbench's command line for this point, as the run writes it (the password is masked in records)."""
+    def argv(self, ctx: StepContext, results: str, config: str) -> list[str]:
+        """charbench's command line for this point with ``config``, the point's private copy of the config holding
+        the password (write_config): no ``-p``, so ``ps`` never shows it (docs/oracle-behaviour.md 43.s3)."""
         a = self.parsed
         home = ctx.path(a.home.rstrip("/"))
-        argv = [posixpath.join(home, "bin", "charbench"), "-c", ctx.path(a.config_path),
-                "-cs", a.connect, "-u", a.user, "-p", _password(ctx, PASSWORD_VAR),
+        argv = [posixpath.join(home, "bin", "charbench"), "-c", config, "-cs", a.connect, "-u", a.user,
                 "-uc", str(a.users), "-rt", run_time_text(a.run_time or 60), "-a", "-r", results,
                 "-v", "users,tpm,tps"]
         for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
@@ -185,8 +190,11 @@ class Swingbench(Rehearsed, Workload):
         if self.parsed.build is not None:
             lines.append(f"$ {ctx.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
                          "does not exist; once per run and host")
-        results = posixpath.join(ctx.point_dir or "<point folder>", RESULTS)
-        lines.append(f"$ {ctx.command_text(self.argv(ctx, results))}")
+        folder = ctx.point_dir or "<point folder>"
+        config = posixpath.join(folder, CONFIG_COPY)
+        lines.append(f"# {config}: {self.parsed.config_path} with the password in <Password>, mode 0600, removed "
+                     "after the run")
+        lines.append(f"$ {ctx.command_text(self.argv(ctx, posixpath.join(folder, RESULTS), config))}")
         return "\n".join(lines)
 
     def check(self, ctx: StepContext) -> Change:
@@ -200,8 +208,13 @@ class Swingbench(Rehearsed, Workload):
                             "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
         if self.parsed.data_on:
             self._check_placement(ctx)
-        results = posixpath.join(point_dir(ctx, self.kind), RESULTS)
-        r = ctx.run(self.argv(ctx, results), check=False, measured=True)
+        folder = point_dir(ctx, self.kind)
+        results, config = posixpath.join(folder, RESULTS), posixpath.join(folder, CONFIG_COPY)
+        self.write_config(ctx, config)
+        try:
+            r = ctx.run(self.argv(ctx, results, config), check=False, measured=True)
+        finally:  # the copy holds the password: never left on the host
+            ctx.sh('rm -f -- "$1"', config, check=False)
         arts.append(save_text(ctx, "charbench.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
         there = ctx.sh('[ -s "$1" ] && echo yes; exit 0', results, check=False).stdout.strip() == "yes"
         main = ctx.fetch(results, RESULTS, "swingbench") if there else None
@@ -238,6 +251,16 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: cannot ask DBA_TABLES whether the schema exists: {exc.message}",
                             hint=exc.hint) from exc
 
+    def write_config(self, ctx: StepContext, path: str) -> None:
+        """The user's config with the SOE password in <Connection>'s <Password>, written at ``path`` under umask
+        077 (through stdin, never an argument), so charbench needs no ``-p``."""
+        source = ctx.path(self.parsed.config_path)
+        text = ctx.conn.read_text(source)
+        if text is None:
+            raise StepError(f"swingbench: no config file {source} on the host",
+                            hint="give config: as a path under home (configs/SOE_Server_Side_V2.xml) or absolute")
+        ctx.sh('umask 077 && cat > "$1"', path, stdin=with_password(text, _password(ctx, PASSWORD_VAR)).encode())
+
     def _check_placement(self, ctx: StepContext) -> None:
         """At every point, before charbench: <user>.ORDERS's data files are on data_on (as SLOB's data_on), else
         the figures would describe other storage (a schema built in USERS on +DATA, an old one elsewhere)."""
@@ -266,6 +289,30 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: oewizard failed (exit code {r.exit_code})", hint=f"see {log.path}")
         ctx.conn.put(b"built\n", marker)
         return [log]
+
+
+_CONNECTION = re.compile(r"(<(?:\w+:)?Connection\b[^>]*>)(.*?)(</(?:\w+:)?Connection\s*>)", re.S)
+_PASSWORD = re.compile(r"<((?:\w+:)?Password)\b[^>]*?(?:/>|>.*?</(?:\w+:)?Password\s*>)", re.S)
+_USERNAME = re.compile(r"</(?:\w+:)?UserName\s*>")
+
+
+def with_password(config: str, password: str) -> str:
+    """The Swingbench config text with ``password`` as <Connection>'s <Password> (the element ``-p`` overrides,
+    charbench -h): replaced where it is, else added after <UserName>, else first in <Connection>."""
+    m = _CONNECTION.search(config)
+    if m is None:
+        raise StepError("swingbench: the config file has no <Connection> element to hold the password",
+                        hint="use the benchmark's own config (configs/SOE_Server_Side_V2.xml) or one saved by "
+                             "Swingbench")
+    body = m.group(2)
+    element = f"<Password>{escape(password)}</Password>"
+    if (pw := _PASSWORD.search(body)) is not None:
+        body = body[:pw.start()] + f"<{pw.group(1)}>{escape(password)}</{pw.group(1)}>" + body[pw.end():]
+    elif (user := _USERNAME.search(body)) is not None:
+        body = body[:user.end()] + element + body[user.end():]
+    else:
+        body = element + body
+    return config[:m.start()] + m.group(1) + body + m.group(3) + config[m.end():]
 
 
 def _password(ctx: StepContext, var: str) -> str:
