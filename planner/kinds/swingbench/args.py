@@ -39,6 +39,8 @@ class SwingbenchArgs:
     max_think_ms: int | None = None
     build: SoeBuild | None = None  # None: no build: (the schema must be there)
     data_on: str = ""  # where the play put the storage: +GROUP or a directory ("": not checked)
+    stats_start_s: int | None = None  # charbench -bs: statistics recorded from this second of the run
+    stats_end_s: int | None = None  # charbench -be: ... until this one
 
     @classmethod
     def of(cls, args: Mapping[str, Any]) -> SwingbenchArgs:
@@ -51,7 +53,9 @@ class SwingbenchArgs:
             min_think_ms=whole_number(args, "min_think_ms", None, "swingbench", minimum=0),
             max_think_ms=whole_number(args, "max_think_ms", None, "swingbench", minimum=0),
             build=None if args.get("build") is None else SoeBuild.of(args.get("build")),
-            data_on=str(args.get("data_on") or ""))
+            data_on=str(args.get("data_on") or ""),
+            stats_start_s=whole_number(args, "stats_start_s", None, "swingbench", minimum=0),
+            stats_end_s=whole_number(args, "stats_end_s", None, "swingbench", minimum=1))
 
     @property
     def tablespace(self) -> str:

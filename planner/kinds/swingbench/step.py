@@ -102,6 +102,12 @@ class Swingbench(Rehearsed, Workload):
             "run_time": sweepable({"type": "integer", "minimum": 1}, "give seconds as a whole number or a list"),
             "min_think_ms": {"type": "integer", "minimum": 0},
             "max_think_ms": {"type": "integer", "minimum": 0},
+            "stats_start_s": {"type": "integer", "minimum": 0,
+                              "description": "charbench -bs: record statistics from this second of the run on "
+                                             "(Swingbench 2.7+; the install's charbench -h is asked)"},
+            "stats_end_s": {"type": "integer", "minimum": 1,
+                            "description": "charbench -be: record statistics until this second of the run "
+                                           "(at most run_time)"},
             "data_on": {
                 "type": "string",
                 "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
@@ -153,6 +159,11 @@ class Swingbench(Rehearsed, Workload):
         if lo is not None and hi is not None and lo > hi:
             raise StepError(f"swingbench: min_think_ms {lo} is more than max_think_ms {hi}",
                             hint="charbench draws each think time between -min and -max")
+        a = self.parsed
+        start, end = a.stats_start_s or 0, a.stats_end_s or a.run_time
+        if end is not None and not start < end <= (a.run_time or end):
+            raise StepError(f"swingbench: statistics from {start} s to {end} s is not a window inside the run time "
+                            f"of {a.run_time} s", hint="give 0 <= stats_start_s < stats_end_s <= run_time")
 
     def user(self) -> str:
         return self.parsed.user
@@ -168,6 +179,9 @@ class Swingbench(Rehearsed, Workload):
         for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
             if value is not None:
                 argv += [flag, str(value)]
+        for seconds, flag in ((a.stats_start_s, "-bs"), (a.stats_end_s, "-be")):
+            if seconds is not None:
+                argv += [flag, run_time_text(seconds)]
         return argv
 
     def build_argv(self, ctx: StepContext) -> list[str]:
@@ -208,6 +222,8 @@ class Swingbench(Rehearsed, Workload):
                             "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
         if self.parsed.data_on:
             self._check_placement(ctx)
+        if self.parsed.stats_start_s is not None or self.parsed.stats_end_s is not None:
+            self._check_window_options(ctx)
         folder = point_dir(ctx, self.kind)
         results, config = posixpath.join(folder, RESULTS), posixpath.join(folder, CONFIG_COPY)
         self.write_config(ctx, config)
@@ -260,6 +276,17 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: no config file {source} on the host",
                             hint="give config: as a path under home (configs/SOE_Server_Side_V2.xml) or absolute")
         ctx.sh('umask 077 && cat > "$1"', path, stdin=with_password(text, _password(ctx, PASSWORD_VAR)).encode())
+
+    def _check_window_options(self, ctx: StepContext) -> None:
+        """-bs/-be only where the install's charbench has them: its own -h is asked (2.7.0.1313 lists both; no
+        source says from which release), rather than a release guessed from the folder's name."""
+        charbench = posixpath.join(ctx.path(self.parsed.home.rstrip("/")), "bin", "charbench")
+        words = ctx.run([charbench, "-h"], check=False).stdout
+        missing = [flag for flag in ("-bs", "-be") if not re.search(rf"^\s*{flag}\s", words, re.M)]
+        if missing:
+            raise StepError(f"swingbench: this charbench's -h lists no {' or '.join(missing)}, which "
+                            "stats_start_s / stats_end_s need", hint="drop them (the whole run is recorded), or "
+                            "use a Swingbench whose charbench has -bs/-be (2.7 has)")
 
     def _check_placement(self, ctx: StepContext) -> None:
         """At every point, before charbench: <user>.ORDERS's data files are on data_on (as SLOB's data_on), else
