@@ -97,7 +97,9 @@ def _report(s: Session, store: str, begin: int, end: int) -> tuple[awrgen.Figure
     elapsed = max(1.0, (t1 - t0).total_seconds())
     # a workload stand-in that took these snapshots itself leaves its sessions at the end snapshot
     load = (s.state.get("awr_load") or {}).get(str(end)) or {}
-    sessions = int(load.get("sessions", 0))
+    # "active" (sessions in the database on average, as an OLTP stand-in may say) before "sessions" (SLOB's, all
+    # always active): a connected OLTP user that thinks or waits in its client is no DB time
+    sessions = max(1, round(float(load["active"]))) if load.get("active") else int(load.get("sessions", 0))
     os.environ.update({k: str(v) for k, v in (load.get("host") or {}).items() if k.startswith("PLANNER_STANDIN_")})
     for k, v in (s.state.get("host_line") or {}).items():  # the inventory's host (rehearsal/sandbox.py)
         if k.startswith("PLANNER_STANDIN_"):
