@@ -51,6 +51,7 @@ class Runner:
         self.play_hosts = play_hosts  # play name -> hosts, already selected (pattern & --limit)
         self.opts = opts
         self.console = console
+        self._secret_files_said: set[str] = set()  # file names already warned of holding a secret
         self.previous = previous  # --resume: what the run being resumed recorded
         self.restore_log = RestoreLog(previous.restore if previous else ())  # written once the record is open
         self.record: RunRecord | None = None
@@ -96,7 +97,12 @@ class Runner:
     def add(self, r: StepResult) -> None:
         if self.record is not None and r.artifacts:  # a fetched file holding a password is redacted too
             for path in self.record.scrub_artifacts([a.path for a in r.artifacts]):
-                self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json)")
+                name = path.rsplit("/", 1)[-1]
+                if name in self._secret_files_said:
+                    continue  # SLOB's runit.log prints its connect string at every point: said once, listed all
+                self._secret_files_said.add(name)
+                self.console.warn(f"{path}: held a secret; replaced by ******** (noted in meta.json, with every "
+                                  f"later {name} that holds one)")
         self.log.append(r)
         st = self.pool.states.get(r.host)
         if st and not r.ignored:
