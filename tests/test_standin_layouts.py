@@ -5,12 +5,17 @@ two-column Load Profile, a 21c AWR names the user and the containers."""
 from __future__ import annotations
 
 from datetime import datetime
+from pathlib import Path
 
 import pytest
+from prep_helpers import context
 
+from planner.db.access import config_for, open_database
+from planner.db.container import read_container
 from planner.parsers import parse_text
 from planner.parsers.derived import derive
-from planner.rehearsal.standins import awrgen, awrgen_render
+from planner.rehearsal.standins import awrgen, awrgen_render, install_standins, update_state
+from planner.rehearsal.standins.profile import apply_profile, profile_for
 
 HOST = awrgen.HostInfo("labhost", cpus=16, cores=8, sockets=2, memory_gb=64.0)
 IV = awrgen.Interval(101, 102, datetime(2026, 12, 7, 1, 0), 300.0)
@@ -51,3 +56,42 @@ def test_planner_reads_every_releases_statspack(release: str) -> None:
     assert iops == [("blocks", round(fig.read_blocks))]
     facts, cpus = dict(parsed.facts), [m.value for m in parsed.metrics if m.name == "cpus"]
     assert (facts["version"], facts["host_name"], cpus) == (release, "labhost", [16.0])
+
+
+def _db_of(tmp_path: Path, **inventory: str) -> awrgen.DbInfo:
+    """The stand-in database an inventory host describes, as the report generator reads it."""
+    state = install_standins(tmp_path / "host", profile=profile_for(inventory))
+    return awrgen.load_db(state.parent)
+
+
+def test_a_21c_awr_names_the_user_and_the_inventorys_pdb(tmp_path: Path) -> None:
+    """21c is a CDB: its header has User Name / System Data Visible and the containers, the PDB the inventory's
+    (before: 19c's instance line, CDB NO and no PDB at all; tests/data/awr/awr_21c_adg_standby_header.txt)."""
+    db = _db_of(tmp_path, oracle_version="21.3", oracle_pdb="salespdb")
+    fig = awrgen.simulate(awrgen.Workload(sessions=8), HOST, db)
+    text = awrgen_render.awr_text(fig, HOST, db, IV, 8)
+    assert "Instance     Inst Num Startup Time    User Name    System Data Visible" in text
+    assert " 21.0.0.0.0 NO  YES\n" in text
+    names = [line.split()[1] for line in text.split("Container DB Id  Container Name")[1].splitlines()[2:5]]
+    assert names == ["CDB$ROOT", "PDB$SEED", "SALESPDB"]
+    facts = dict(parse_text(text, "awr21", "awr_text").facts)
+    assert (facts["cdb"], facts["user_name"], facts["containers"]) == ("YES", "SYS", "CDB$ROOT,PDB$SEED,SALESPDB")
+    html = dict(parse_text(awrgen_render.awr_html(fig, HOST, db, IV, 8), "awr21h", "awr_html").facts)
+    assert html["cdb"] == "YES" and "SALESPDB" in html.get("containers", ""), html
+
+
+def test_a_19c_non_cdb_keeps_its_header(tmp_path: Path) -> None:
+    db = _db_of(tmp_path, oracle_version="19.3")
+    text = awrgen_render.awr_text(awrgen.simulate(awrgen.Workload(sessions=8), HOST, db), HOST, db, IV, 8)
+    assert "Instance     Inst Num Startup Time\n" in text and "Container DB Id" not in text
+    assert " 19.0.0.0.0 NO  NO\n" in text
+
+
+@pytest.mark.slow
+def test_the_standin_cdbs_pdb_is_the_inventorys(prep_root: Path) -> None:
+    """oracle_pdb: SALESPDB made a stand-in CDB whose only PDB was PDB1: ALTER SESSION SET CONTAINER = SALESPDB
+    failed ORA-65011 in every rehearsal of a lab whose PDB has another name."""
+    inventory = {"oracle_version": "19.3", "oracle_pdb": "SALESPDB"}
+    update_state(prep_root, lambda s: apply_profile(s, profile_for(inventory)))
+    ctx = context(prep_root, **inventory)
+    assert read_container(open_database(ctx, config_for(ctx))).describe() == "PDB SALESPDB of a CDB"

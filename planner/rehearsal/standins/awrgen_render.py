@@ -55,18 +55,34 @@ def _top10_lines(f: Figures, iv: Interval) -> list[str]:
     return out
 
 
+def _header_12_2(db: DbInfo, iv: Interval) -> list[str]:
+    """12.2+'s database and instance tables; 21c adds ``User Name`` and ``System Data Visible`` to the instance
+    line and, in a CDB, the ``Container DB Id  Container Name  Open Time`` table (real 21c report:
+    tests/data/awr/awr_21c_adg_standby_header.txt; docs/oracle-behaviour.md 41.v5)."""
+    v21 = int(db.release.split(".")[0]) >= 21
+    out = ["DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
+           "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
+           f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
+           f"{db.release:<10} {'YES' if db.rac else 'NO':<3} {'YES' if db.cdb else 'NO'}", ""]
+    if not v21:
+        return out + ["Instance     Inst Num Startup Time", "------------ -------- ---------------",
+                      f"{db.instance:<12} {db.inst_num:>8} {db.startup}"]
+    out += ["Instance     Inst Num Startup Time    User Name    System Data Visible",
+            "------------ -------- --------------- ------------ --------------------",
+            f"{db.instance:<12} {db.inst_num:>8} {db.startup:<15} {'SYS':<12} YES"]
+    if db.containers:
+        opened = stamp(iv.begin, seconds=False)
+        out += ["", "Container DB Id  Container Name       Open Time",
+                "--------------- --------------- ---------------",
+                *(f"{dbid:>15} {name:<15} {opened}" for dbid, name in db.containers)]
+    return out
+
+
 def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
     el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
     dbinst = f"DB/Inst: {db.name}/{db.instance}  Snaps: {iv.begin_snap}-{iv.end_snap}"
     layout = legacy.layout_of(db.release)  # before 12.2 the pieces of that release (awrgen_legacy)
-    head = legacy.header_lines(db) if layout is not legacy.Layout.V12_2 else [
-        "DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
-        "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
-        f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
-        f"{db.release:<10} {'YES' if db.rac else 'NO':<3} NO", "",
-        "Instance     Inst Num Startup Time",
-        "------------ -------- ---------------",
-        f"{db.instance:<12} {db.inst_num:>8} {db.startup}"]
+    head = legacy.header_lines(db) if layout is not legacy.Layout.V12_2 else _header_12_2(db, iv)
     out = [_banner(sessions), "WORKLOAD REPOSITORY report for", "", *head, "",
            "Host Name        Platform                         CPUs Cores Sockets Memory(GB)",
            "---------------- -------------------------------- ---- ----- ------- ----------",
@@ -181,9 +197,13 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
     if legacy.layout_of(db.release) is legacy.Layout.V12_2:
         parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
                             [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
-                             "YES" if db.rac else "NO", "NO"]]))
+                             "YES" if db.rac else "NO", "YES" if db.cdb else "NO"]]))
         parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
                             [[db.instance, str(db.inst_num), db.startup]]))
+        if db.containers:  # a CDB's containers (real 19c CDB report tests/data/awr/awr_19c_orclcdb.html)
+            parts.append(_table("This table displays pdb instance information",
+                                ["Container DB Id", "Container Name", "Open Time"],
+                                [[str(dbid), name, stamp(iv.begin, seconds=False)] for dbid, name in db.containers]))
     else:  # before 12.2 one table, as the text's header line (awrgen_legacy.header_lines)
         parts.append(_table(info, ["DB Name", "DB Id", "Instance", "Inst num", "Startup Time", "Release", "RAC"],
                             [[db.name, str(db.dbid), db.instance, str(db.inst_num), db.startup, db.release,

@@ -1,7 +1,8 @@
 """Stand-in knowledge of where a session runs: CDB or PDB, and whether Resource Manager cages the CPU.
 
 NOT Oracle. Knobs in db.json ``database`` (all optional; a seed is a non-CDB with Resource Manager off):
-- ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
+- ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default the inventory's ``oracle_pdb``, written as ``pdb`` by
+  profile.apply_profile, else ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
   SYS_CONTEXT('USERENV','CON_NAME'), V$PARAMETER.ISPDB_MODIFIABLE.
 - ``pdb_dbids`` ({PDB: DBID}; default a number from the name): SYS_CONTEXT('USERENV','CON_DBID') in that PDB.
 - ``awr_pdb_autoflush_enabled`` (bool; default FALSE before 23ai, TRUE from it; 12.2+ only): V$PARAMETER.
@@ -23,6 +24,14 @@ ROOT = "CDB$ROOT"
 MAINTENANCE_PLAN = "DEFAULT_MAINTENANCE_PLAN"
 
 
+def pdb_names(state: dict[str, Any]) -> list[str]:
+    """The CDB's PDBs, upper case: ``pdbs``, else the inventory's ``oracle_pdb`` (a lab's PDB has the name its DBA
+    gave it: SLOB's PDB is that one, not a fixed PDB1), else PDB1."""
+    db = state["database"]
+    names = db.get("pdbs") or ([db["pdb"]] if db.get("pdb") else ["PDB1"])
+    return [str(p).upper() for p in names]
+
+
 def _cdb(state: dict[str, Any]) -> bool:
     return bool(state["database"].get("cdb")) and version_tuple(state) >= (12, 1)
 
@@ -40,7 +49,7 @@ def _set_container(s: Session, m: re.Match[str]) -> list[str]:
     name = m["name"].upper()
     if not _cdb(s.state):
         raise OraError("ORA-65090: operation only allowed in a container database")
-    if name != ROOT and name not in [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]:
+    if name != ROOT and name not in pdb_names(s.state):
         raise OraError(f"ORA-65011: Pluggable database {name} does not exist.")
     s.container = name  # type: ignore[attr-defined]
     return s.done("Session altered.")
@@ -84,7 +93,7 @@ def logon(s: Session, args: list[str]) -> None:
         return
     service = (m["service"] or "").upper()
     if service and _cdb(s.state):
-        pdbs = [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]
+        pdbs = pdb_names(s.state)
         roots = {str(s.state["database"].get(k) or "").upper() for k in ("name", "unique_name")}
         if service in pdbs:
             s.container = service  # type: ignore[attr-defined]
