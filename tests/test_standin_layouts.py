@@ -12,6 +12,7 @@ from prep_helpers import context
 
 from planner.db.access import config_for, open_database
 from planner.db.container import read_container
+from planner.errors import OracleError
 from planner.parsers import parse_text
 from planner.parsers.derived import derive
 from planner.rehearsal.standins import awrgen, awrgen_render, install_standins, update_state
@@ -95,3 +96,14 @@ def test_the_standin_cdbs_pdb_is_the_inventorys(prep_root: Path) -> None:
     update_state(prep_root, lambda s: apply_profile(s, profile_for(inventory)))
     ctx = context(prep_root, **inventory)
     assert read_container(open_database(ctx, config_for(ctx))).describe() == "PDB SALESPDB of a CDB"
+
+
+@pytest.mark.slow
+def test_sysdba_by_a_login_outside_the_dba_group_is_ora_01031_and_planner_names_oracle_user(prep_root: Path) -> None:
+    """sqlplus / as sysdba run as root (the SSH user, no oracle_user) is refused ORA-01031 by the real database when
+    root is not in OSDBA; the stand-in let any login in, and planner's words named no inventory variable."""
+    update_state(prep_root, lambda s: s["database"].update(osdba_users=["oracle"]))
+    ctx = context(prep_root)
+    with pytest.raises(OracleError, match="ORA-01031") as e:
+        read_container(open_database(ctx, config_for(ctx)))
+    assert "as the SSH user (no oracle_user set)" in str(e.value) and "set oracle_user" in (e.value.hint or "")
