@@ -17,6 +17,7 @@ from planner.parsers import parse_text
 from planner.parsers.derived import derive
 from planner.rehearsal.standins import awrgen, awrgen_render, install_standins, update_state
 from planner.rehearsal.standins.profile import apply_profile, profile_for
+from planner.steps.prep_db import InitOra
 
 HOST = awrgen.HostInfo("labhost", cpus=16, cores=8, sockets=2, memory_gb=64.0)
 IV = awrgen.Interval(101, 102, datetime(2026, 12, 7, 1, 0), 300.0)
@@ -107,3 +108,18 @@ def test_sysdba_by_a_login_outside_the_dba_group_is_ora_01031_and_planner_names_
     with pytest.raises(OracleError, match="ORA-01031") as e:
         read_container(open_database(ctx, config_for(ctx)))
     assert "as the SSH user (no oracle_user set)" in str(e.value) and "set oracle_user" in (e.value.hint or "")
+
+
+@pytest.mark.slow
+def test_cdb_root_does_not_see_a_pdbs_slob_tables_and_slob_cache_reads_them_in_the_pdb(prep_root: Path) -> None:
+    """In CDB$ROOT DBA_SEGMENTS shows the root's objects only; the stand-in showed SLOB's USER1 tables there too,
+    so slob_cache in CDB$ROOT "worked" only in rehearsal. Now the stand-in hides them and slob_cache reads the pool
+    in the PDB that holds them (CDB_SEGMENTS), saying which; the KEEP pool is set in the root, for the whole CDB."""
+    update_state(prep_root, lambda s: s["database"].update(cdb=True, pdb="SALES"))
+    sql = "select owner, buffer_pool from dba_segments where segment_name = 'CF1'"
+    root_ctx, pdb_ctx = context(prep_root), context(prep_root, oracle_pdb="SALES")
+    assert open_database(root_ctx, config_for(root_ctx)).query(sql) == []
+    assert open_database(pdb_ctx, config_for(pdb_ctx)).query(sql) == [("USER1", "KEEP")]
+    change = InitOra({"slob_cache": "64M"}).check(root_ctx)
+    assert "would set db_keep_cache_size" in change.msg, change.msg
+    assert "BUFFER_POOL KEEP of USER1.CF1 in PDB SALES (CDB_SEGMENTS, read from CDB$ROOT" in change.msg, change.msg

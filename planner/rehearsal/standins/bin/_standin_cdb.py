@@ -16,7 +16,7 @@ import re
 import zlib
 from typing import Any
 
-from _standin import USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
+from _standin import SESSION_FILTERS, USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
 from _standin_memory import NOT_PDB_MODIFIABLE
 from _standin_rac import instances
 
@@ -198,3 +198,41 @@ _BASE_DATABASE = VIEWS["v$database"]
 VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "v$rsrc_plan": _v_rsrc_plan,
               "dba_scheduler_windows": _dba_scheduler_windows, "v$restore_point": _v_restore_point,
               "v$thread": _v_thread})
+
+
+def _common(owner: str) -> bool:
+    """A common user's name: Oracle's own (SYS, SYSTEM) or C##... (SQL Language Reference, CREATE USER)."""
+    return owner.upper() in _COMMON or owner.upper().startswith("C##")
+
+
+def _local_hidden_in_root(s: Session, rows: list[Row]) -> list[Row]:
+    """Each container has its own dictionary: in CDB$ROOT a DBA_ view shows the root's objects, not a PDB's local
+    users (SLOB's USER1...) nor their segments; from the root CDB_* views (a CON_ID column) return the data of
+    every open PDB (Oracle Database Administrator's Guide 12.2, "Viewing Information About CDBs and PDBs with
+    SQL*Plus"; Oracle Database Reference 12.2, "CDB_* Views"). The stand-in keeps one set of segments: a local
+    user's belong to the CDB's first PDB."""
+    if not _cdb(s.state) or in_a_pdb(s):
+        return rows
+    return [r for r in rows if _common(str(r.get("owner", "")))]
+
+
+def _con_ids(state: dict[str, Any]) -> dict[str, int]:
+    """CON_ID: 1 CDB$ROOT, 2 PDB$SEED, 3... the PDBs (Oracle Database Reference, V$CONTAINERS)."""
+    return {ROOT: 1, "PDB$SEED": 2, **{p: 3 + i for i, p in enumerate(pdb_names(state))}}
+
+
+def _cdb_segments(state: dict[str, Any]) -> list[Row]:
+    return [{**r, "con_id": 1 if _common(str(r["owner"])) else 3} for r in VIEWS["dba_segments"](state)]
+
+
+def _v_containers(state: dict[str, Any]) -> list[Row]:
+    """V$CONTAINERS: CON_ID, NAME of each container (12.1+; a non-CDB: one row, CON_ID 0)."""
+    if not _cdb(state):
+        return [{"con_id": 0, "name": state["database"]["name"], "dbid": state["database"]["dbid"]}]
+    return [{"con_id": i, "name": n, "dbid": state["database"]["dbid"] if n == ROOT else pdb_dbid(state, n)}
+            for n, i in _con_ids(state).items()]
+
+
+for _view in ("dba_segments", "dba_tables"):
+    SESSION_FILTERS[_view] = _local_hidden_in_root
+VIEWS.update({"cdb_segments": _cdb_segments, "v$containers": _v_containers})
