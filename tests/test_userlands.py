@@ -91,3 +91,45 @@ def test_a_csh_or_ksh_login_runs_the_warm_batch_and_fetches(make_lab, tmp_path: 
         assert (tmp_path / "f.txt").read_text() == "x\n"
     finally:
         conn.close()
+
+
+MISSING_PLAN = """\
+plan: missing_programs
+plays:
+  - name: p
+    hosts: all
+    workloads:
+      - command: {argv: [sh, -c, 'echo ran > "$1"', sh, "MARK"]}
+"""
+
+
+@pytest.mark.parametrize(("hidden", "said"), [
+    ((Userland.NO_BASE64,), ["base64 (planner needs it for the framing of every command's output; install the "
+                             "package coreutils on RHEL/OL/SLES, coreutils on Debian/Ubuntu)"]),
+    ((Userland.NO_SHA256SUM,), ["sha256sum (planner needs it for the checksum of every upload and fetch"]),
+    ((Userland.NO_MKTEMP,), ["mktemp (planner needs it for the private temporary folder of each round trip"]),
+    ((Userland.NO_SETSID,),  # every command is started by it: nothing runs, not even the facts
+     ["setsid (planner needs it for each command's own process group",
+      "util-linux (RHEL/OL 6: util-linux-ng) on RHEL/OL/SLES, util-linux on Debian/Ubuntu"]),
+])
+def test_a_host_lacking_a_program_planner_runs_is_refused_naming_it_and_its_package(
+        make_lab, tmp_path: Path, hidden: tuple[Userland, ...], said: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Without base64 every command's output came back empty and the step "passed"; without setsid or sha256sum
+    each command or fetch failed with whatever broke first. Now the host takes no step, and the run says which
+    program is missing and the package that brings it."""
+    import subprocess
+    import sys
+
+    lab = make_lab(1, userland=hidden)
+    mark = lab.sandbox(lab.hosts[0].name) / "ran.txt"
+    plan, inv = tmp_path / "plan.yaml", tmp_path / "inv.yml"
+    plan.write_text(MISSING_PLAN.replace("MARK", str(mark)))
+    lab.write_inventory(inv)
+    r = subprocess.run([sys.executable, "-m", "planner", "apply", str(plan), "-i", str(inv), "--runs-dir",
+                        str(tmp_path / "runs"), "--no-report"], capture_output=True, text=True, timeout=120)
+    out = r.stdout + r.stderr
+    assert r.returncode != 0 and "Traceback" not in out, out
+    for words in said:
+        assert words in out, out
+    assert not mark.exists(), "a step ran on a host planner refused"
+    assert not list(lab.sandbox(lab.hosts[0].name).glob("**/planner.lock*")), "the refused host's lock was kept"

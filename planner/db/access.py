@@ -250,9 +250,14 @@ class SqlplusDatabase:
         return replace(r, stdout=framed(r.stdout, begin, end))
 
     def _raise(self, err: OracleError) -> None:
+        _argv, env, user = self._argv_env()
         if self.asm:
-            _argv, env, user = self._argv_env()
             raise _asm_error(err, env["ORACLE_SID"], user)
+        if "ORA-01031" in str(err):  # refused at connect: `/ as sysdba` by an OS user outside OSDBA
+            who = f"OS user {user}" if user else "the SSH user (no oracle_user set)"
+            raise OracleError(f"{err} (connecting to {env['ORACLE_SID']} / as sysdba as {who})",
+                              hint="`/ as sysdba` needs the OSDBA group (dba): set oracle_user to the Oracle "
+                                   "software owner (e.g. oracle), or add the SSH user to that group")
         raise err
 
     @staticmethod

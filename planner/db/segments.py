@@ -133,3 +133,33 @@ def table_exists(db: Database, owner: str, table: str) -> bool:
     rows = db.query(f"select count(*) from dba_tables where owner = {sql_literal(owner.upper())} "
                     f"and table_name = {sql_literal(table.upper())}")
     return bool(rows) and str(rows[0][0]).strip() not in ("", "0")
+
+
+@dataclass(frozen=True, slots=True)
+class PdbSegment:
+    """A table of a PDB as CDB$ROOT sees it through CDB_SEGMENTS: the PDB's name and the segment's pool."""
+
+    pdb: str
+    buffer_pool: str
+
+
+def find_in_pdbs(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> PdbSegment | None:
+    """From CDB$ROOT, where DBA_SEGMENTS shows no PDB's local users: CDB_SEGMENTS (every open container's, with
+    CON_ID; Oracle Database Reference, "CDB_* views") and V$CONTAINERS for the PDB's name. None when no PDB
+    holds it; the first PDB in CON_ID order when several do."""
+    try:
+        rows = db.query(f"select con_id, buffer_pool from cdb_segments where owner = '{owner}' "
+                        f"and segment_name = '{table}' order by con_id")
+        rows = [r for r in rows if str(r[0] or "").isdigit() and int(str(r[0])) > 2]
+        if not rows:
+            return None
+        names = db.query(f"select name from v$containers where con_id = {int(str(rows[0][0]))}")
+    except OracleError as e:
+        raise StepError(f"cannot read {owner}.{table}'s segment in the PDBs (CDB_SEGMENTS): {e.message}",
+                        hint=e.hint) from e
+    pool = str(rows[0][1] or "").strip().upper()
+    name = str(names[0][0] if names and names[0][0] else "").strip().upper()
+    if pool not in ("DEFAULT", "KEEP", "RECYCLE") or not _IDENT.fullmatch(name):
+        raise StepError(f"CDB_SEGMENTS / V$CONTAINERS gave {owner}.{table} an unreadable PDB / BUFFER_POOL "
+                        f"({name[:40]!r}, {pool[:40]!r})")
+    return PdbSegment(name, pool)

@@ -30,6 +30,7 @@ from planner.host import DEFAULT_WORKDIR, Host
 from planner.results import runfolder
 from planner.status import Status, StepResult
 from planner.transport import facts as facts_mod
+from planner.transport import hostprograms
 from planner.transport import remote_procs as procs
 from planner.transport.connection import CommandResult, Connection
 from planner.transport.facts import Facts
@@ -204,6 +205,9 @@ def _facts_ok(hs: HostState, record: RunRecord | None, f: Facts) -> StepResult:
         name, file = hs.host.name, name_file(hs.host.name)  # an inventory name is input: never a path
         record.write(f"{runfolder.FACTS}/{file}.json", f.to_json() | ({"inventory_name": name} if file != name else {}))
     hs.facts = f.to_json()
+    if f.missing:  # refused before any step: its commands would fail on whatever broke first
+        hs.blocked = hostprograms.refusal(f.missing)
+        return StepResult("facts", "Gathering Facts", hs.host.name, Status.FAILED, hs.blocked)
     return StepResult("facts", "Gathering Facts", hs.host.name, Status.OK)
 
 

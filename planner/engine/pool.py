@@ -80,7 +80,8 @@ class HostPool:
             self._report(r)
         if record is None:
             return self._wrap(fresh, batches, got, "")
-        self.locked = [s for s in self.locked if s.active or s not in fresh]  # unreachable: as before
+        # unreachable: as before; refused at its facts (a program missing): the lock its exec took is released
+        self.locked = [s for s in self.locked if s.active or s.blocked or s not in fresh]
         taking = [s for s in fresh if s.active]
         self._take(taking, record.id, replies)
         record.write_meta(remote={**record.meta.get("remote", {}), **hostlock.remote_meta(self.locked)})

@@ -17,7 +17,7 @@ from planner.status import Artifact
 from planner.steps import step_class
 from planner.steps.base import StepContext, around_point
 from planner.steps.wl_common import fresh_dir
-from planner.transport import ostats
+from planner.transport import hostprograms, ostats
 
 DB_REPORTS = ("awr", "statspack")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
@@ -126,7 +126,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             warnings.append(note)
         sampler = ostats.start(ctx.conn, osdir, interval, spec.os_tools,
                                log=lambda r: ctx.log(ctx.host.name, ctx.step_path, r))
-        warnings += [f"{t} not installed on {ctx.host.name}: no {t} data" for t in sampler.skipped]
+        warnings += [hostprograms.skipped(t, ctx.host.name) for t in sampler.skipped]
     failure: BaseException | None = None
     result: Any = None
     try:

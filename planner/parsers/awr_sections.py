@@ -131,10 +131,27 @@ def parse_host_values(rest: str, lineno: int | None, sink: MetricSink) -> bool:
     return True
 
 
+# Statspack before 11 (sprepins.sql 10gR2): one line, no platform, cores or sockets (docs/oracle-behaviour.md 41.s1)
+_HOST_10G = re.compile(r"^\s*Host\s+Name:\s+(?P<host>\S+)\s+Num CPUs:\s+(?P<cpus>\d+)"
+                       r"(?:\s+Phys Memory \(MB\):\s+(?P<mb>[\d,]+))?")
+
+
+def _parse_host_10g(lines: Lines, sink: MetricSink) -> bool:
+    k = find(lines, _HOST_10G.pattern)
+    m = _HOST_10G.match(lines[k][1]) if k >= 0 else None
+    if m is None:
+        return False
+    sink.facts["host_name"] = m["host"]
+    sink.add("cpus", float(m["cpus"]), "cpus", N, lines[k][0])
+    if m["mb"]:
+        sink.add("memory_gb", round(float(m["mb"].replace(",", "")) / 1024, 2), "GB", N, lines[k][0])
+    return True
+
+
 def parse_host(lines: Lines, sink: MetricSink) -> bool:
     k = find(lines, r"Host\s+Name\s+Platform\s+CPUs\s+Cores\s+Sockets\s+Memory\s*\((GB|G)\)")
     if k < 0:
-        return False
+        return _parse_host_10g(lines, sink)
     lineno, row = lines[k]
     tail = re.split(r"Memory\s*\((?:GB|G)\)", row, maxsplit=1)[1]
     tail = re.sub(r"^[\s~-]*", "", tail)  # header and data flattened onto one line (blog paste)

@@ -23,7 +23,8 @@ class Stand:
     """One program as an older userland has it: ``program`` (absolute path here) is bind-mounted over."""
 
     program: str
-    script: str  # the stand-in's body; "$REAL" is a copy of the real program (the original is covered)
+    script: str = ""  # the stand-in's body; "$REAL" is a copy of the real program (the original is covered)
+    missing: bool = False  # not there at all: a file no one may execute covers it (PATH lookups pass it by)
 
 
 class Userland(enum.Enum):
@@ -35,6 +36,11 @@ class Userland(enum.Enum):
     SETSID_NO_WAIT = Stand("/usr/bin/setsid",
                            'case $1 in -w|--wait) echo "setsid: invalid option -- \'w\'" >&2; exit 1;; esac\n'
                            'exec "$REAL" "$@"')
+    # Minimal installs and containers without them (docs/userlands.md: coreutils, util-linux).
+    NO_BASE64 = Stand("/usr/bin/base64", missing=True)
+    NO_SHA256SUM = Stand("/usr/bin/sha256sum", missing=True)
+    NO_SETSID = Stand("/usr/bin/setsid", missing=True)
+    NO_MKTEMP = Stand("/usr/bin/mktemp", missing=True)
 
 
 # Mount each stand-in over its program ($1 the lab's stand-in folder; pairs of stand-in, program follow "--"),
@@ -67,6 +73,10 @@ def hide(folder: Path, stands: Sequence[Userland], argv: list[str], *, user: str
 def _stand_in(folder: Path, stand: Stand) -> tuple[str, str]:
     """(the stand-in script written in ``folder``, the program it covers)."""
     name = Path(stand.program).name
+    if stand.missing:  # mode 644: the PATH lookups of dash and bash pass it by (exec-ing it fails: 126)
+        (folder / name).write_text("")
+        (folder / name).chmod(0o644)
+        return str(folder / name), stand.program
     copy = folder / f"{name}.real"
     shutil.copy2(shutil.which(name) or stand.program, copy)  # the stand-in may exec the real one, then covered
     script = folder / name

@@ -29,7 +29,7 @@ from planner.db.pfile import (
     start_from_backup,
     take_backup,
 )
-from planner.db.segments import SLOB_OWNER, SLOB_TABLE, find_segment, kit_pools
+from planner.db.segments import SLOB_OWNER, SLOB_TABLE, find_in_pdbs, find_segment, kit_pools
 from planner.errors import OracleError, StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
@@ -277,15 +277,35 @@ class KitPool:
 
 def _kit_pool(ctx: StepContext) -> KitPool:
     """Where the SLOB kit's tables live; their pool must be KEEP or RECYCLE for slob_cache to size it."""
-    place = find_segment(open_database(ctx, config_for(ctx)))
+    db = open_database(ctx, config_for(ctx))
+    place = find_segment(db)
     if place is None:
-        return _pool_from_kit(ctx)
+        return _pool_in_a_pdb(db) or _pool_from_kit(ctx)
     if place.buffer_pool == "DEFAULT":
         raise StepError(f"init_ora slob_cache: {place.owner}.{place.table} uses BUFFER_POOL DEFAULT "
                         "(DBA_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
                         hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
     return KitPool(place.buffer_pool, f"BUFFER_POOL {place.buffer_pool} of {place.owner}.{place.table} "
                                       "(DBA_SEGMENTS)", loaded=True)
+
+
+def _pool_in_a_pdb(db: Database) -> KitPool | None:
+    """In CDB$ROOT (no oracle_pdb) SLOB's tables are a PDB's and its DBA_SEGMENTS does not show them; the KEEP and
+    RECYCLE pools are the whole CDB's, set only here (ISPDB_MODIFIABLE FALSE), so the pool is read in the PDB
+    that holds the tables, through CDB_SEGMENTS, and named. None outside CDB$ROOT or when no PDB holds them."""
+    container = read_container(db)
+    if not container.cdb or container.pdb:
+        return None
+    found = find_in_pdbs(db)
+    if found is None:
+        return None
+    if found.buffer_pool == "DEFAULT":
+        raise StepError(f"init_ora slob_cache: {SLOB_OWNER}.{SLOB_TABLE} of PDB {found.pdb} uses BUFFER_POOL DEFAULT "
+                        "(CDB_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
+                        hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
+    return KitPool(found.buffer_pool, f"BUFFER_POOL {found.buffer_pool} of {SLOB_OWNER}.{SLOB_TABLE} in PDB "
+                                      f"{found.pdb} (CDB_SEGMENTS, read from CDB$ROOT, where the CDB's "
+                                      f"{found.buffer_pool} pool is set)", loaded=True)
 
 
 def _pool_from_kit(ctx: StepContext) -> KitPool:

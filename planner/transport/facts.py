@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from planner.transport import hostprograms
 from planner.transport.connection import CommandResult, Connection
 
 # One POSIX sh script, no user input in it; the sandbox root comes in as $1.
@@ -42,7 +43,7 @@ for q in "$root"/sys/block/*/queue/scheduler; do
   d=${q%/queue/scheduler}; d=${d##*/}
   read -r line < "$q" && echo "scheduler.$d=$line"
 done
-"""
+""" + hostprograms.CHECK
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +59,7 @@ class Facts:
     cpu_model: str = ""
     memory_gb: float = 0.0
     schedulers: dict[str, str] = field(default_factory=dict)  # device -> "[mq-deadline] none"
+    missing: tuple[str, ...] = ()  # programs planner runs on every host that this one lacks (hostprograms)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -93,9 +95,12 @@ def parse(stdout: str) -> Facts:
     """The facts script's ``key=value`` lines as Facts."""
     kv: dict[str, str] = {}
     scheds: dict[str, str] = {}
+    missing: list[str] = []
     for line in stdout.splitlines():
         key, _, value = line.partition("=")
-        if key.startswith("scheduler."):
+        if key == "missing":
+            missing.append(value.strip())
+        elif key.startswith("scheduler."):
             scheds[key.removeprefix("scheduler.")] = value.strip()
         elif key:
             kv[key] = value.strip()
@@ -111,4 +116,4 @@ def parse(stdout: str) -> Facts:
         hostname=kv.get("hostname", ""), kernel=kv.get("kernel", ""), os=kv.get("os", ""), arch=kv.get("arch", ""),
         distribution=kv.get("distribution", ""), cpus=num("cpus"), cores=num("cores_per_socket") * max(sockets, 1),
         sockets=sockets, cpu_model=kv.get("cpu_model", ""), memory_gb=round(num("mem_kb") / 1024 / 1024, 2),
-        schedulers=scheds)
+        schedulers=scheds, missing=tuple(missing))

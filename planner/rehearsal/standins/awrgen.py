@@ -57,6 +57,8 @@ class DbInfo:
     block_kb: int = 8
     asm_disks: int = 0  # members of the largest ASM disk group: more LUNs raise the device limit
     rac: bool = False  # database.cluster_database with more than one instance (awrgen_rac)
+    cdb: bool = False  # V$DATABASE.CDB (12.1+): the stand-in's ``cdb`` knob
+    containers: tuple[tuple[int, str], ...] = ()  # a CDB's (CON_DBID, name): CDB$ROOT, PDB$SEED, its PDBs
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,12 +268,15 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
     sys.path.insert(0, str(Path(__file__).resolve().parent / "bin"))
     try:
         import _standin  # type: ignore[import-not-found]  # the stand-ins' own memory model: one definition
+        import _standin_cdb  # type: ignore[import-not-found]  # the PDBs' names and DBIDs: one definition
 
+        cdb = bool(d.get("cdb")) and _standin.version_tuple(data) >= (12, 1)
+        containers = tuple((_standin_cdb.pdb_dbid(data, n), n) for n in ("PDB$SEED", *_standin_cdb.pdb_names(data)))
         pools = _standin.buffer_pools(data)
         cache = pools[_standin.segment_pool(data, pool.upper())] >> 20
         sga = max(int(_standin.memory_value(data, "sga_target")), 1 << 30) >> 20
     except (KeyError, TypeError, ValueError):
-        cache, sga = db.buffer_cache_mb, 4096
+        cache, sga, cdb, containers = db.buffer_cache_mb, 4096, False, ()
     finally:
         sys.path.pop(0)
     members: dict[str, int] = {}
@@ -283,7 +288,8 @@ def load_db(state: Path, pool: str = "DEFAULT") -> DbInfo:
     return replace(db, name=str(d.get("name", db.name)), dbid=int(d.get("dbid", db.dbid)), rac=bool(insts),
                    instance=first, release=str(d.get("version", db.release)),
                    buffer_cache_mb=max(4, cache), shared_pool_mb=max(64, int(sga * 0.2)),
-                   asm_disks=max(members.values(), default=0))
+                   asm_disks=max(members.values(), default=0), cdb=cdb,
+                   containers=((int(d.get("dbid", db.dbid)), "CDB$ROOT"), *containers) if cdb else ())
 
 
 def slob_pool(state: Path) -> str:

@@ -10,13 +10,21 @@ report of that release:
 - 10.2 / 11.1's ``Top 5 Timed Events`` (``Avg %Total`` / ``wait Call``, a ``CPU time`` row):
   tests/data/awr/top5_10g_layout_askmaclean.txt;
 - 11.2.0.4 and 12.1: the new Load Profile rows (Read IO requests ...) and Top 10, the old header.
+
+Statspack (``spreport.sql``) before 11: 10gR2's sprepins.sql (``$Header: sprepins.sql 31-may-2005``, public copy in
+Apress/secrets-of-oracle-db ``source_code_depot/sprepins_fix_10g.sql``) prints a ``Host  Name: ... Num CPUs: ...
+Phys Memory (MB):`` line (no Platform, Cores, Sockets), ``Cache Sizes`` with ``Shared Pool Size:``, a Load Profile of
+two columns (``Per Second  Per Transaction``: no DB time(s) / DB CPU(s) rows, a ``Sorts:`` row, then ``% Blocks
+changed per Read:`` / ``Recursive Call %:``) and ``Instance Efficiency Percentages``. 11.2.0.4 and 12.1 print
+awrgen_render.statspack's layout (tests/data/statspack: sp_11204_igt.txt, sp_12102_getperf.txt);
+docs/oracle-behaviour.md 41.s1.
 """
 
 from __future__ import annotations
 
 import enum
 
-from planner.rehearsal.standins.awrgen import DbInfo, Figures, Interval, num, pct_db_time
+from planner.rehearsal.standins.awrgen import DbInfo, Figures, HostInfo, Interval, num, pct_db_time, stamp
 
 
 class Layout(enum.Enum):
@@ -88,4 +96,43 @@ def top_events_lines(layout: Layout, f: Figures, iv: Interval) -> list[str]:
         avg = e.time_s * 1000 / e.waits if e.waits else 0.0
         cls = f"{e.wait_class[:10]:>10}" if layout is Layout.V10 else e.wait_class[:10]
         out.append(f"{e.name[:30]:<30} {num(e.waits, 0):>12} {e.time_s:>11,.0f} {avg:>6.0f} {pct:>6.1f} {cls}")
+    return out
+
+
+def statspack_10g_lines(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> list[str]:
+    """10.2's summary page down to the Load Profile's ratios (sprepins.sql 10gR2: one ``select`` of newline
+    columns each, labels a28, values ``9,999,999,999,990.99``)."""
+    tps = max(f.transactions, 0.01)
+    out = ["STATSPACK report for", "",
+           "Database    DB Id    Instance     Inst Num Startup Time    Release     RAC",
+           "~~~~~~~~ ----------- ------------ -------- --------------- ----------- ---",
+           f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} "
+           f"{'YES' if db.rac else 'NO'}", "",
+           f"Host  Name:   {host.name[:16]:<16} Num CPUs: {host.cpus:>4}        Phys Memory (MB): "
+           f"{host.memory_gb * 1024:>8,.0f}", "~~~~", "",
+           "Snapshot       Snap Id     Snap Time      Sessions Curs/Sess Comment",
+           "~~~~~~~~    ---------- ------------------ -------- --------- -------------------",
+           f"Begin Snap: {iv.begin_snap:>10} {stamp(iv.begin):<19} {sessions + 40:>7,} {1.2:>9.1f}",
+           f"  End Snap: {iv.end_snap:>10} {stamp(iv.end):<19} {sessions + 40:>7,} {1.3:>9.1f}",
+           f"   Elapsed:      {iv.elapsed_s / 60:>11,.2f} (mins)", "",
+           "Cache Sizes                       Begin        End", "~~~~~~~~~~~                  ---------- ----------",
+           f"               Buffer Cache: {f'{db.buffer_cache_mb:,}M':>10} {'':10}  Std Block Size: "
+           f"{f'{db.block_kb}K':>10}",
+           f"           Shared Pool Size: {f'{db.shared_pool_mb:,}M':>10} {'':10}      Log Buffer: "
+           f"{f'{db.log_buffer_kb:,}K':>10}",
+           "", "Load Profile                            Per Second       Per Transaction",
+           "~~~~~~~~~~~~                       ---------------       ---------------"]
+    for label, v in (("Redo size", f.redo_bytes), ("Logical reads", f.logical_reads),
+                     ("Block changes", f.block_changes), ("Physical reads", f.read_blocks),
+                     ("Physical writes", f.write_blocks), ("User calls", f.user_calls),
+                     ("Parses", f.executes * 0.1), ("Hard parses", 0.02), ("Sorts", f.executes * 0.05),
+                     ("Logons", 0.03), ("Executes", f.executes)):
+        out.append(f"{label + ':':>28} {v:>21,.2f} {v / tps:>21,.2f}")
+    changed = f.block_changes / max(f.logical_reads, 0.01) * 100
+    out += [f"{'Transactions:':>28} {f.transactions:>21,.2f}", "",
+            f"  % Blocks changed per Read: {changed:>7.2f}    Recursive Call %: {25.0:>8.2f}",
+            f" Rollback per transaction %: {0.0:>7.2f}       Rows per Sort: {12.0:>8.2f}", "",
+            "Instance Efficiency Percentages", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+            "            Buffer Nowait %:  100.00       Redo NoWait %:  100.00",
+            f"            Buffer  Hit   %: {f.buffer_hit_pct:>7.2f}    In-memory Sort %:  100.00", ""]
     return out

@@ -55,18 +55,34 @@ def _top10_lines(f: Figures, iv: Interval) -> list[str]:
     return out
 
 
+def _header_12_2(db: DbInfo, iv: Interval) -> list[str]:
+    """12.2+'s database and instance tables; 21c adds ``User Name`` and ``System Data Visible`` to the instance
+    line and, in a CDB, the ``Container DB Id  Container Name  Open Time`` table (real 21c report:
+    tests/data/awr/awr_21c_adg_standby_header.txt; docs/oracle-behaviour.md 41.v5)."""
+    v21 = int(db.release.split(".")[0]) >= 21
+    out = ["DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
+           "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
+           f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
+           f"{db.release:<10} {'YES' if db.rac else 'NO':<3} {'YES' if db.cdb else 'NO'}", ""]
+    if not v21:
+        return out + ["Instance     Inst Num Startup Time", "------------ -------- ---------------",
+                      f"{db.instance:<12} {db.inst_num:>8} {db.startup}"]
+    out += ["Instance     Inst Num Startup Time    User Name    System Data Visible",
+            "------------ -------- --------------- ------------ --------------------",
+            f"{db.instance:<12} {db.inst_num:>8} {db.startup:<15} {'SYS':<12} YES"]
+    if db.containers:
+        opened = stamp(iv.begin, seconds=False)
+        out += ["", "Container DB Id  Container Name       Open Time",
+                "--------------- --------------- ---------------",
+                *(f"{dbid:>15} {name:<15} {opened}" for dbid, name in db.containers)]
+    return out
+
+
 def awr_text(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
     el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
     dbinst = f"DB/Inst: {db.name}/{db.instance}  Snaps: {iv.begin_snap}-{iv.end_snap}"
     layout = legacy.layout_of(db.release)  # before 12.2 the pieces of that release (awrgen_legacy)
-    head = legacy.header_lines(db) if layout is not legacy.Layout.V12_2 else [
-        "DB Name         DB Id    Unique Name DB Role          Edition Release    RAC CDB",
-        "------------ ----------- ----------- ---------------- ------- ---------- --- ---",
-        f"{db.name:<12} {db.dbid:>11} {db.instance.lower():<11} {'PRIMARY':<16} {'EE':<7} "
-        f"{db.release:<10} {'YES' if db.rac else 'NO':<3} NO", "",
-        "Instance     Inst Num Startup Time",
-        "------------ -------- ---------------",
-        f"{db.instance:<12} {db.inst_num:>8} {db.startup}"]
+    head = legacy.header_lines(db) if layout is not legacy.Layout.V12_2 else _header_12_2(db, iv)
     out = [_banner(sessions), "WORKLOAD REPOSITORY report for", "", *head, "",
            "Host Name        Platform                         CPUs Cores Sockets Memory(GB)",
            "---------------- -------------------------------- ---- ----- ------- ----------",
@@ -181,9 +197,13 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
     if legacy.layout_of(db.release) is legacy.Layout.V12_2:
         parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
                             [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
-                             "YES" if db.rac else "NO", "NO"]]))
+                             "YES" if db.rac else "NO", "YES" if db.cdb else "NO"]]))
         parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
                             [[db.instance, str(db.inst_num), db.startup]]))
+        if db.containers:  # a CDB's containers (real 19c CDB report tests/data/awr/awr_19c_orclcdb.html)
+            parts.append(_table("This table displays pdb instance information",
+                                ["Container DB Id", "Container Name", "Open Time"],
+                                [[str(dbid), name, stamp(iv.begin, seconds=False)] for dbid, name in db.containers]))
     else:  # before 12.2 one table, as the text's header line (awrgen_legacy.header_lines)
         parts.append(_table(info, ["DB Name", "DB Id", "Instance", "Inst num", "Startup Time", "Release", "RAC"],
                             [[db.name, str(db.dbid), db.instance, str(db.inst_num), db.startup, db.release,
@@ -254,9 +274,42 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
 
 
 def statspack(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
+    old = legacy.layout_of(db.release) is legacy.Layout.V10  # 10.2 / 11.1: sprepins.sql 10gR2's page
+    out = [_banner(sessions), *(legacy.statspack_10g_lines(f, host, db, iv, sessions) if old else
+                                _statspack_head(f, host, db, iv, sessions))]
+    out += ["Top 5 Timed Events                                                    Avg %Total",
+            "~~~~~~~~~~~~~~~~~~                                                   wait   Call",
+            "Event                                            Waits    Time (s)   (ms)   Time",
+            "----------------------------------------- ------------ ----------- ------ ------"]
+    total = sum(e.time_s for e in f.events) or 1.0
+    for e in f.events[:5]:
+        pct = e.time_s / total * 100
+        if e.wait_class:
+            avg = e.time_s * 1000 / e.waits if e.waits else 0.0
+            out.append(f"{e.name:<41} {num(e.waits, 0):>12} {e.time_s:>11,.0f} {avg:>6.0f} {pct:>6.1f}")
+        else:
+            out.append(f"{'CPU time':<41} {'':>12} {e.time_s:>11,.0f} {'':>6} {pct:>6.1f}")
+    idle = max(0.0, 100 - f.user_pct - f.sys_pct)
+    cpus = f"(CPUs: {host.cpus})" if old else f"(CPUs: {host.cpus}  Cores: {host.cores}  Sockets: {host.sockets})"
+    out += [_RULE, f"Host CPU  {cpus}",
+            "~~~~~~~~              Load Average",
+            "                      Begin     End      User  System    Idle     WIO     WCPU",
+            "                    ------- -------   ------- ------- ------- ------- --------",
+            f"                    {f.load_begin:>7.2f} {f.load_end:>7.2f}   {f.user_pct:>7.2f} {f.sys_pct:>7.2f} "
+            f"{idle:>7.2f} {f.wio_pct:>7.2f}", "",
+            f"Time Model System Stats  DB/Inst: {db.name}/{db.instance}  Snaps: {iv.begin_snap}-{iv.end_snap}",
+            "", "Statistic                                       Time (s) " + ("% of DB time" if old else "% DB time"),
+            "----------------------------------- -------------------- " + ("------------" if old else "---------"),
+            f"{'DB CPU':<35} {num(f.db_cpu * iv.elapsed_s):>20} {f.db_cpu / max(f.db_time, 1e-9) * 100:>9.1f}",
+            f"{'DB time':<35} {num(f.db_time * iv.elapsed_s):>20}", _RULE, "", "End of Report", ""]
+    return "\n".join(out)
+
+
+def _statspack_head(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> list[str]:
+    """11.2.0.4 / 12.1's summary page down to Instance Efficiency (tests/data/statspack's real reports)."""
     el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
     aas = f.db_time
-    out = [_banner(sessions), "STATSPACK report for", "",
+    out = ["STATSPACK report for", "",
            "Database    DB Id    Instance     Inst Num  Startup Time   Release     RAC",
            "~~~~~~~~ ----------- ------------ -------- --------------- ----------- ---",
            f"{'':<8} {db.dbid:>11} {db.instance:<12} {db.inst_num:>8} {db.startup:<15} {db.release:<11} "
@@ -278,40 +331,15 @@ def statspack(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: in
            "~~~~~~~~~~~~      ------------------  ----------------- ----------- -----------"]
     tps = max(f.transactions, 0.01)
     for label, s, t, per_exec, per_call in db_time_rows(f, iv)[:2]:
-        out.append(f"{label.replace('Time', 'time') + ':':>16} {num(s):>18} {num(t):>18} {per_exec:>11.2f} "
+        out.append(f"{label.replace('Time', 'time') + ':':>17} {num(s):>18} {num(t):>18} {per_exec:>11.2f} "
                    f"{per_call:>11.2f}")
     for label, v in (("Redo size", f.redo_bytes), ("Logical reads", f.logical_reads),
                      ("Block changes", f.block_changes), ("Physical reads", f.read_blocks),
                      ("Physical writes", f.write_blocks), ("User calls", f.user_calls),
-                     ("Parses", f.executes * 0.1), ("Hard parses", 0.02), ("Logons", 0.03),
-                     ("Executes", f.executes), ("Rollbacks", 0.0)):
-        out.append(f"{label + ':':>16} {num(v):>18} {num(v / tps):>18}")
-    out.append(f"{'Transactions:':>16} {num(f.transactions):>18}")
-    out += ["", "Instance Efficiency Indicators", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
-            "            Buffer Nowait %:  100.00       Redo NoWait %:  100.00",
-            f"            Buffer  Hit   %: {f.buffer_hit_pct:>7.2f}  Optimal W/A Exec %:  100.00", "",
-            "Top 5 Timed Events                                                    Avg %Total",
-            "~~~~~~~~~~~~~~~~~~                                                   wait   Call",
-            "Event                                            Waits    Time (s)   (ms)   Time",
-            "----------------------------------------- ------------ ----------- ------ ------"]
-    total = sum(e.time_s for e in f.events) or 1.0
-    for e in f.events[:5]:
-        pct = e.time_s / total * 100
-        if e.wait_class:
-            avg = e.time_s * 1000 / e.waits if e.waits else 0.0
-            out.append(f"{e.name:<41} {num(e.waits, 0):>12} {e.time_s:>11,.0f} {avg:>6.0f} {pct:>6.1f}")
-        else:
-            out.append(f"{'CPU time':<41} {'':>12} {e.time_s:>11,.0f} {'':>6} {pct:>6.1f}")
-    idle = max(0.0, 100 - f.user_pct - f.sys_pct)
-    out += [_RULE, f"Host CPU  (CPUs: {host.cpus}  Cores: {host.cores}  Sockets: {host.sockets})",
-            "~~~~~~~~              Load Average",
-            "                      Begin     End      User  System    Idle     WIO     WCPU",
-            "                    ------- -------   ------- ------- ------- ------- --------",
-            f"                    {f.load_begin:>7.2f} {f.load_end:>7.2f}   {f.user_pct:>7.2f} {f.sys_pct:>7.2f} "
-            f"{idle:>7.2f} {f.wio_pct:>7.2f}", "",
-            f"Time Model System Stats  DB/Inst: {db.name}/{db.instance}  Snaps: {iv.begin_snap}-{iv.end_snap}",
-            "", "Statistic                                       Time (s) % DB time",
-            "----------------------------------- -------------------- ---------",
-            f"{'DB CPU':<35} {num(f.db_cpu * iv.elapsed_s):>20} {f.db_cpu / max(f.db_time, 1e-9) * 100:>9.1f}",
-            f"{'DB time':<35} {num(f.db_time * iv.elapsed_s):>20}", _RULE, "", "End of Report", ""]
-    return "\n".join(out)
+                     ("Parses", f.executes * 0.1), ("Hard parses", 0.02), ("W/A MB processed", 0.2),
+                     ("Logons", 0.03), ("Executes", f.executes), ("Rollbacks", 0.0)):
+        out.append(f"{label + ':':>17} {num(v):>18} {num(v / tps):>18}")
+    out.append(f"{'Transactions:':>17} {num(f.transactions):>18}")
+    return out + ["", "Instance Efficiency Indicators", "~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~",
+                  "            Buffer Nowait %:  100.00       Redo NoWait %:  100.00",
+                  f"            Buffer  Hit   %: {f.buffer_hit_pct:>7.2f}  Optimal W/A Exec %:  100.00", ""]

@@ -41,7 +41,7 @@ from planner.transport.ssh import algorithms as algos
 from planner.transport.ssh import noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, ProcessGroup, Sink, drain, stays_active
-from planner.transport.ssh.fileops import check, file_error, refused
+from planner.transport.ssh.fileops import check, file_error, missing_setsid, refused
 from planner.transport.ssh.known_hosts import (
     KnownKey,
     append_key,
@@ -396,6 +396,8 @@ class SSHConnection(Connection):
         r = captured(shown, code, out, err, time.monotonic() - started, timed_out)
         if become and code == 1 and _REQUIRETTY in r.stderr:  # sudo's own words, before any command ran
             raise requiretty(self.host.name, self.host.user)
+        if (no_setsid := missing_setsid(self.host.name, r)) is not None:
+            raise no_setsid
         return r
 
     def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:

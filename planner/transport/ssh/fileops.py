@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 from typing import Any
 
 from planner.errors import ConnectError, PlannerError, StepError
+from planner.transport import hostprograms
 from planner.transport.connection import CommandResult
 from planner.transport.streams import FetchTooLarge, outside_root
 
@@ -36,3 +38,16 @@ def file_error(host: str, transport: Any, e: BaseException, what: str) -> Planne
 def check(host: str, r: CommandResult, what: str) -> None:
     if not r.ok:
         raise StepError(f"{host}: cannot {what}: exit {r.exit_code}: {r.stderr.strip()}")
+
+
+# What sh, bash, dash, ksh and csh say when the setsid every command is started by is not there (or cannot be
+# executed): before the command's own first word, so it never ran.
+_NO_SETSID = re.compile(r"(?:^|[ /])setsid: (?:[Cc]ommand not found|not found|Permission denied)", re.M)
+
+
+def missing_setsid(host: str, r: CommandResult) -> ConnectError | None:
+    """The host has no setsid (planner.transport.ssh.scripts.in_process_group): no command can run there."""
+    if r.exit_code in (1, 126, 127) and _NO_SETSID.search(r.stderr[:2000]):
+        return ConnectError(f"{host}: {hostprograms.refusal(['setsid'])}",
+                            hint="install it, or run planner on another host")
+    return None

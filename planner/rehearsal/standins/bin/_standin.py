@@ -416,6 +416,8 @@ class Session:
 
 # SYS_CONTEXT('USERENV', name) -> fn(session) (filled by _standin_cdb.py: CON_NAME)
 USERENV: dict[str, Callable[[Session], Any]] = {}
+# What a session sees of a view's rows where that depends on the session (its container: _standin_cdb.py).
+SESSION_FILTERS: dict[str, Callable[[Session, list[Row]], list[Row]]] = {}
 
 
 def matches(session: Session, where: str, row: Row) -> bool:
@@ -445,7 +447,8 @@ def _select(s: Session, m: re.Match[str]) -> list[str]:
     if view != "dual" or s.idle:
         s.need_open()
     source = ASM_OVERRIDES.get(view, VIEWS[view]) if s.asm else VIEWS[view]
-    rows = [r for r in source(s.state) if not m["where"] or matches(s, m["where"], r)]
+    seen = SESSION_FILTERS.get(view, lambda _s, rows: rows)(s, source(s.state))
+    rows = [r for r in seen if not m["where"] or matches(s, m["where"], r)]
     if m["order"]:
         rows.sort(key=lambda r: str(r.get(m["order"].lower(), "")))
     cols = split_top(m["cols"], ",")

@@ -1,7 +1,8 @@
 """Stand-in knowledge of where a session runs: CDB or PDB, and whether Resource Manager cages the CPU.
 
 NOT Oracle. Knobs in db.json ``database`` (all optional; a seed is a non-CDB with Resource Manager off):
-- ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
+- ``cdb`` (bool, 12.1+ only), ``pdbs`` (names; default the inventory's ``oracle_pdb``, written as ``pdb`` by
+  profile.apply_profile, else ["PDB1"]): V$DATABASE.CDB, ALTER SESSION SET CONTAINER,
   SYS_CONTEXT('USERENV','CON_NAME'), V$PARAMETER.ISPDB_MODIFIABLE.
 - ``pdb_dbids`` ({PDB: DBID}; default a number from the name): SYS_CONTEXT('USERENV','CON_DBID') in that PDB.
 - ``awr_pdb_autoflush_enabled`` (bool; default FALSE before 23ai, TRUE from it; 12.2+ only): V$PARAMETER.
@@ -15,12 +16,20 @@ import re
 import zlib
 from typing import Any
 
-from _standin import USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
+from _standin import SESSION_FILTERS, USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
 from _standin_memory import NOT_PDB_MODIFIABLE
 from _standin_rac import instances
 
 ROOT = "CDB$ROOT"
 MAINTENANCE_PLAN = "DEFAULT_MAINTENANCE_PLAN"
+
+
+def pdb_names(state: dict[str, Any]) -> list[str]:
+    """The CDB's PDBs, upper case: ``pdbs``, else the inventory's ``oracle_pdb`` (a lab's PDB has the name its DBA
+    gave it: SLOB's PDB is that one, not a fixed PDB1), else PDB1."""
+    db = state["database"]
+    names = db.get("pdbs") or ([db["pdb"]] if db.get("pdb") else ["PDB1"])
+    return [str(p).upper() for p in names]
 
 
 def _cdb(state: dict[str, Any]) -> bool:
@@ -40,7 +49,7 @@ def _set_container(s: Session, m: re.Match[str]) -> list[str]:
     name = m["name"].upper()
     if not _cdb(s.state):
         raise OraError("ORA-65090: operation only allowed in a container database")
-    if name != ROOT and name not in [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]:
+    if name != ROOT and name not in pdb_names(s.state):
         raise OraError(f"ORA-65011: Pluggable database {name} does not exist.")
     s.container = name  # type: ignore[attr-defined]
     return s.done("Session altered.")
@@ -84,7 +93,7 @@ def logon(s: Session, args: list[str]) -> None:
         return
     service = (m["service"] or "").upper()
     if service and _cdb(s.state):
-        pdbs = [p.upper() for p in s.state["database"].get("pdbs") or ["PDB1"]]
+        pdbs = pdb_names(s.state)
         roots = {str(s.state["database"].get(k) or "").upper() for k in ("name", "unique_name")}
         if service in pdbs:
             s.container = service  # type: ignore[attr-defined]
@@ -189,3 +198,41 @@ _BASE_DATABASE = VIEWS["v$database"]
 VIEWS.update({"v$parameter": _v_parameter, "v$database": _v_database, "v$rsrc_plan": _v_rsrc_plan,
               "dba_scheduler_windows": _dba_scheduler_windows, "v$restore_point": _v_restore_point,
               "v$thread": _v_thread})
+
+
+def _common(owner: str) -> bool:
+    """A common user's name: Oracle's own (SYS, SYSTEM) or C##... (SQL Language Reference, CREATE USER)."""
+    return owner.upper() in _COMMON or owner.upper().startswith("C##")
+
+
+def _local_hidden_in_root(s: Session, rows: list[Row]) -> list[Row]:
+    """Each container has its own dictionary: in CDB$ROOT a DBA_ view shows the root's objects, not a PDB's local
+    users (SLOB's USER1...) nor their segments; from the root CDB_* views (a CON_ID column) return the data of
+    every open PDB (Oracle Database Administrator's Guide 12.2, "Viewing Information About CDBs and PDBs with
+    SQL*Plus"; Oracle Database Reference 12.2, "CDB_* Views"). The stand-in keeps one set of segments: a local
+    user's belong to the CDB's first PDB."""
+    if not _cdb(s.state) or in_a_pdb(s):
+        return rows
+    return [r for r in rows if _common(str(r.get("owner", "")))]
+
+
+def _con_ids(state: dict[str, Any]) -> dict[str, int]:
+    """CON_ID: 1 CDB$ROOT, 2 PDB$SEED, 3... the PDBs (Oracle Database Reference, V$CONTAINERS)."""
+    return {ROOT: 1, "PDB$SEED": 2, **{p: 3 + i for i, p in enumerate(pdb_names(state))}}
+
+
+def _cdb_segments(state: dict[str, Any]) -> list[Row]:
+    return [{**r, "con_id": 1 if _common(str(r["owner"])) else 3} for r in VIEWS["dba_segments"](state)]
+
+
+def _v_containers(state: dict[str, Any]) -> list[Row]:
+    """V$CONTAINERS: CON_ID, NAME of each container (12.1+; a non-CDB: one row, CON_ID 0)."""
+    if not _cdb(state):
+        return [{"con_id": 0, "name": state["database"]["name"], "dbid": state["database"]["dbid"]}]
+    return [{"con_id": i, "name": n, "dbid": state["database"]["dbid"] if n == ROOT else pdb_dbid(state, n)}
+            for n, i in _con_ids(state).items()]
+
+
+for _view in ("dba_segments", "dba_tables"):
+    SESSION_FILTERS[_view] = _local_hidden_in_root
+VIEWS.update({"cdb_segments": _cdb_segments, "v$containers": _v_containers})

@@ -102,7 +102,7 @@ def os_user() -> str:
     return pwd.getpwuid(os.geteuid()).pw_name
 
 
-def connect_check(state: dict[str, Any], sid: str, asm: bool) -> bool:
+def connect_check(state: dict[str, Any], sid: str, asm: bool, os_auth: bool = False) -> bool:
     """Whether the session is idle (True), or raise the connect error. ``/ as sysasm`` by operating system
     authentication needs the OS user in the OSASM group: "Membership in the operating system group designated as
     the OSASM group provides operating system authentication for the SYSASM system privilege ... Initially, only
@@ -119,6 +119,13 @@ def connect_check(state: dict[str, Any], sid: str, asm: bool) -> bool:
             raise OraError("ORA-01031: insufficient privileges")
         return sid.upper() != str(asm_of(state)["sid"]).upper()
     db = state["database"]
+    # ``/ as sysdba`` (os_auth) likewise needs the OSDBA group: "If you are not a member of either of these operating
+    # system groups [OSDBA, OSOPER] and you attempt to connect as SYSDBA or SYSOPER, the CONNECT command fails"
+    # (Oracle Database Administrator's Guide 19c, "Using Operating System Authentication"): ORA-01031. Knob
+    # ``database.osdba_users`` (unset: anyone, the lab's own user included).
+    users = db.get("osdba_users")
+    if os_auth and users is not None and os_user() not in users:
+        raise OraError("ORA-01031: insufficient privileges")
     if db.get("cluster_database"):
         local = [i["instance_name"] for i in instances(state) if i["host_name"] == db["host_name"]]
         return sid.upper() not in [n.upper() for n in local]
