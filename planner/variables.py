@@ -12,6 +12,7 @@ from planner.kindspec import HostVar
 
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
+ENGINE = "the host's database engine"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
@@ -65,6 +66,12 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("asm_rebalance_timeout_s", "seconds", "3600", "how long an ASM rebalance may take"),
         HostVar("slob_kit", "path", "", "init_ora's slob_cache: the SLOB kit whose setup.sh names the pool its "
                 "tables are created in (read before the tables exist)"),
+    )),
+    (ENGINE, (
+        HostVar("db_engine", "choice", "oracle", "oracle or postgresql: the database the host runs; validate "
+                "refuses a step of the other engine on it (an Oracle step on a PostgreSQL host, and the reverse)"),
+        HostVar("pg_database", "text", "postgres", "the database collect pg_stat connects to when the workload "
+                "names none"),
     )),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",

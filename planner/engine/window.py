@@ -1,5 +1,6 @@
-"""Around every workload point: OS statistics for exactly the point's window, and AWR/Statspack snapshots for
-workloads that do not write their own database report. (The host lock lives in planner.engine.hostlock.)
+"""Around every workload point: OS statistics for exactly the point's window, and AWR/Statspack (or
+PostgreSQL's pg_stat) snapshots for workloads that do not write their own database report. (The host lock
+lives in planner.engine.hostlock.)
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from planner.steps.base import StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import ostats
 
-DB_REPORTS = ("awr", "statspack")
+DB_REPORTS = ("awr", "statspack", "pg_stat")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 
 
@@ -33,7 +34,7 @@ class WindowSpec:
 
     os_tools: tuple[str, ...] = ()
     interval_s: int | None = None  # the plan's `interval:`; None: chosen from each point's expected length
-    db_report: str | None = None  # "awr" | "statspack"
+    db_report: str | None = None  # "awr" | "statspack" | "pg_stat"
 
 
 @dataclass(frozen=True, slots=True)

@@ -99,6 +99,7 @@ class Server:
 
 class Pgbench(Rehearsed, Workload):
     kind: ClassVar[str] = "pgbench"
+    db_engine: ClassVar[str] = "postgresql"  # the host's inventory must say db_engine: postgresql
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
         "type": "object",
