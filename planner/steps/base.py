@@ -295,7 +295,8 @@ def refuse_other_engine(kind: str, engine: str, variables: Mapping[str, Any]) ->
         raise StepError(f"{ENGINE_VAR} is {variables.get(ENGINE_VAR)!r}, not {' or '.join(ENGINES)}",
                         hint=f"set {ENGINE_VAR}: oracle or {ENGINE_VAR}: postgresql for the host in the inventory")
     if host != engine:
-        raise StepError(f"step kind '{kind}' needs a {engine} database, and the host's {ENGINE_VAR} is {host}",
+        raise StepError(f"step kind '{kind}' needs a host whose {ENGINE_VAR} is {engine}, and this host's is "
+                        f"{host}",
                         hint=f"run it on a host whose inventory says {ENGINE_VAR}: {engine}, or set it so for "
                              "this host")
 
