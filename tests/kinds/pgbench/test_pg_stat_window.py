@@ -83,3 +83,14 @@ def test_a_reset_inside_the_point_is_refused_not_reported(pg_cluster: PgCluster,
     pg_cluster.psql("select pg_stat_reset()", db=database)
     with pytest.raises(StepError, match="counters went down .*reset"):
         PgStatCollect.around_point_end(ctx, token)
+
+
+def test_clients_above_max_connections_are_refused_before_anything_runs(pg_cluster: PgCluster, database: str,
+                                                                        tmp_path: Path) -> None:
+    """Before: the tables were built, then pgbench failed on "sorry, too many clients already" part way."""
+    log: list[CommandResult] = []
+    limit = int(pg_cluster.psql("show max_connections"))
+    step = Pgbench({"database": database, "clients": limit + 1, "jobs": 2, "seconds": 1, "scale": 1})
+    with pytest.raises(StepError, match=f"{limit + 1} clients, and the server lets this user open {limit} conn"):
+        step.apply(_ctx(tmp_path, pg_cluster, database, log))
+    assert not any("pgbench -i" in r.command or " -T " in r.command for r in log)
