@@ -47,7 +47,9 @@ def database(pg_cluster: PgCluster, monkeypatch: pytest.MonkeyPatch) -> str:
 def test_a_point_is_bracketed_and_its_delta_kept(pg_cluster: PgCluster, database: str, tmp_path: Path) -> None:
     log: list[CommandResult] = []
     ctx = _ctx(tmp_path, pg_cluster, database, log)
+    pg_cluster.psql("CREATE EXTENSION pg_stat_statements", db=database)  # preloaded by tests/pg_cluster.py
     token = PgStatCollect.around_point_begin(ctx)
+    assert token.statements
     out = Pgbench({"database": database, "clients": 2, "jobs": 2, "seconds": 1, "progress_s": 1,
                    "scale": 1}).apply(ctx)
     pg_cluster.psql("CHECKPOINT")  # a checkpoint inside the window, counted by the server
@@ -57,6 +59,7 @@ def test_a_point_is_bracketed_and_its_delta_kept(pg_cluster: PgCluster, database
     assert d.server_version_num >= 150000 and d.commits > 0 and d.seconds > 0
     assert d.cache_hit_pct is not None and 0 < d.cache_hit_pct <= 100
     assert d.checkpoints_requested >= 1 and d.wal_bytes and d.wal_bytes > 0 and d.blocks_written is not None
+    assert d.statement_calls and d.statement_calls > d.commits  # pg_stat_statements: 5+ statements a transaction
     assert d.max_connections > 0 and d.shared_buffers_bytes >= 128 << 10 and d.database_bytes > 0
     metrics = {m.key: m.value for m in parse_file(tmp_path / "run" / record.path).metrics}
     assert metrics["pg_stat.tps"] > 0 and out.metrics
