@@ -125,6 +125,9 @@ class StepContext:
     # The database the point's workload runs in (its kind's server_databases, "" when it names none): where a
     # PostgreSQL collect kind (pg_stat) reads the point's statistics.
     point_database: str = ""
+    # Set by the engine's window for a collect kind whose figures must not count the point's set-up (pg_stat: a
+    # pgbench table build): called once, just before the point's measured command (run(measured=True)).
+    before_measured: Any = None
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
     add_secret: Any = None
@@ -164,6 +167,9 @@ class StepContext:
         """``measured``: the point's measured command (fio, runit.sh...): under ``sync_start`` it starts at the
         instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
+        if measured and self.before_measured is not None:
+            hook, self.before_measured = self.before_measured, None
+            hook()
         gate = self.sync if measured else None
         use_become = self.become if become is None else become
         if gate is not None:
@@ -496,7 +502,11 @@ class Workload(StepType):
 
 class AroundPoint(StepType):
     """A collect kind that wraps each workload point (the engine's window, planner.engine.window): awr,
-    statspack."""
+    statspack, pg_stat."""
+
+    # Take the begin snapshot again just before the point's measured command, so that a workload's set-up inside
+    # the point (tables built) is not counted; for snapshots cheap enough to take twice (pg_stat, not AWR).
+    retake_at_measured_start: ClassVar[bool] = False
 
     @classmethod
     def around_point_begin(cls, ctx: StepContext, previous: object | None = None) -> object:

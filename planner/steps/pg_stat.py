@@ -133,6 +133,7 @@ class PgStatCollect(AroundPoint):
     kind: ClassVar[str] = "pg_stat"
     sections = frozenset({Section.COLLECT})
     db_engine: ClassVar[str] = ENGINE
+    retake_at_measured_start: ClassVar[bool] = True  # a table build before the measured run is not the point's
     args_schema: ClassVar[Mapping[str, Any] | None] = {
         "description": "PostgreSQL's statistics (pg_stat_*) snapshotted around each workload point",
         "type": "object", "properties": {}, "additionalProperties": False,

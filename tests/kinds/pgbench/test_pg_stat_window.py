@@ -97,3 +97,21 @@ def test_clients_above_max_connections_are_refused_before_anything_runs(pg_clust
     with pytest.raises(StepError, match=f"{limit + 1} clients, and the server lets this user open {limit} conn"):
         step.apply(_ctx(tmp_path, pg_cluster, database, log))
     assert not any("pgbench -i" in r.command or " -T " in r.command for r in log)
+
+
+def test_the_points_set_up_is_not_counted(pg_cluster: PgCluster, database: str, tmp_path: Path) -> None:
+    """Before: the begin snapshot was the window's start, so the first point's figures held the table build that
+    came before its measured run (pgbench -i: its blocks written, its WAL, the checkpoints it caused)."""
+    from planner.engine.window import WindowSpec, run_in_window
+
+    ctx = _ctx(tmp_path, pg_cluster, database, [])
+
+    def body() -> None:  # set-up (a table of ~3.5 MB of WAL), then the measured command
+        pg_cluster.psql("create table setup as select g from generate_series(1, 100000) g", db=database)
+        ctx.run(["true"], measured=True)
+
+    w = run_in_window(ctx, WindowSpec(db_report="pg_stat"), str(tmp_path / "host" / "point000"), False, body)
+    assert w.failure is None and ctx.before_measured is None
+    record = next(a for a in w.artifacts if a.kind == "pg_stat")
+    d = from_record((tmp_path / "run" / record.path).read_text())
+    assert d.wal_bytes is not None and d.wal_bytes < 1 << 20, d
