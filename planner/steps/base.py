@@ -126,7 +126,7 @@ class StepContext:
     # PostgreSQL collect kind (pg_stat) reads the point's statistics.
     point_database: str = ""
     # Set by the engine's window for a collect kind whose figures must not count the point's set-up (pg_stat: a
-    # pgbench table build): called once, just before the point's measured command (run(measured=True)).
+    # benchmark's table build): called once, just before the point's measured command (run(measured=True)).
     before_measured: Any = None
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
