@@ -130,6 +130,14 @@ def _snapshot(ctx: StepContext, version_num: int, statements: bool, which: str) 
 
 
 class PgStatCollect(AroundPoint):
+    """PostgreSQL's statistics around each workload point, on a host whose ``db_engine`` is postgresql: one psql
+    before the point's measured command and one after it, over pg_stat_database, pg_stat_bgwriter (up to 16) or
+    pg_stat_checkpointer (17+), pg_stat_io (16+), pg_stat_wal (14+) and pg_stat_statements (when created and
+    preloaded). The point keeps the difference as its "database statistics" record (``pg_stat.json``: commits,
+    cache hit ratio, blocks read and written, checkpoints and their buffers, WAL bytes, temp files, deadlocks,
+    autovacuum) and the report shows it beside the workload's figures. It connects as the PostgreSQL workloads do
+    (``pg_host``, ``pg_port``, ``pg_user``, ``pg_password``), to the point's database, else ``pg_database``."""
+
     kind: ClassVar[str] = "pg_stat"
     sections = frozenset({Section.COLLECT})
     db_engine: ClassVar[str] = ENGINE
