@@ -48,9 +48,11 @@ _DROP = 'rm -f -- "$1"'
 _WRITE = 'umask 077; cat >"$1"'
 _COUNT = "select count(*) from pgbench_branches"
 # The connections this user may open (PostgreSQL documentation, Connection Settings: superuser_reserved_connections
-# slots are kept for superusers): asked first, so that it is known also when pgbench_branches is missing.
+# slots are kept for superusers, and from 16 reserved_connections for pg_use_reserved_connections, counted as kept
+# here): asked first, so that it is known also when pgbench_branches is missing.
 _LIMIT = ("select current_setting('max_connections')::int - case when (select rolsuper from pg_roles where "
-          "rolname = current_user) then 0 else current_setting('superuser_reserved_connections')::int end")
+          "rolname = current_user) then 0 else current_setting('superuser_reserved_connections')::int + "
+          "coalesce(current_setting('reserved_connections', true)::int, 0) end")
 
 
 @dataclass(frozen=True, slots=True)

@@ -115,3 +115,16 @@ def test_the_points_set_up_is_not_counted(pg_cluster: PgCluster, database: str, 
     record = next(a for a in w.artifacts if a.kind == "pg_stat")
     d = from_record((tmp_path / "run" / record.path).read_text())
     assert d.wal_bytes is not None and d.wal_bytes < 1 << 20, d
+
+
+def test_a_user_that_is_not_a_superuser_does_not_count_the_reserved_slots(pg_cluster: PgCluster, database: str,
+                                                                          tmp_path: Path) -> None:
+    role, password = f"u_{database}", "not-a-superuser-pw"
+    pg_cluster.psql(f"create role {role} login password '{password}'")
+    reserved = int(pg_cluster.psql("show superuser_reserved_connections"))
+    limit = int(pg_cluster.psql("show max_connections")) - reserved
+    ctx = _ctx(tmp_path, pg_cluster, database, [])
+    ctx.vars = {**ctx.vars, "pg_user": role, "pg_password": password}
+    step = Pgbench({"database": database, "clients": limit + 1, "jobs": 2, "seconds": 1, "scale": 1})
+    with pytest.raises(StepError, match=f"{limit + 1} clients, and the server lets this user open {limit} conn"):
+        step.apply(ctx)
