@@ -159,6 +159,11 @@ def _written(b: Snapshot, e: Snapshot) -> float | None:
     return None
 
 
+# Not counters that only grow: settings and the workers running now, and the sums over the database's tables,
+# which drop with a table dropped inside the point (its runs are then not counted, rather than negative).
+_NOT_COUNTERS = frozenset({"settings", "autovacuum", "tables"})
+
+
 def delta(begin: Snapshot, end: Snapshot, source: str = "<snapshots>") -> PgStatDelta:
     """The end snapshot minus the begin one. Both must come from one server with the same views; a counter that
     went down (a stats reset, a restart inside the point) is refused rather than reported as a negative."""
@@ -170,7 +175,7 @@ def delta(begin: Snapshot, end: Snapshot, source: str = "<snapshots>") -> PgStat
     # by name, not by position: psql's UNION ALL promises no row order
     b_values, e_values = begin.keyed(), end.keyed()
     down = [f"{t}.{c}" for (t, c), v in b_values.items()
-            if e_values[t, c] < v and t not in ("settings", "autovacuum")]
+            if e_values[t, c] < v and t not in _NOT_COUNTERS]
     if down:
         raise ParseError(KIND, "delta", f"counters went down ({', '.join(down[:4])}): the statistics were reset "
                          "or the server restarted during the point", source=source)
@@ -186,7 +191,7 @@ def delta(begin: Snapshot, end: Snapshot, source: str = "<snapshots>") -> PgStat
         temp_files=_diff(begin, end, d, "temp_files"), temp_bytes=_diff(begin, end, d, "temp_bytes"),
         deadlocks=_diff(begin, end, d, "deadlocks"), checkpoints_timed=timed, checkpoints_requested=requested,
         checkpoint_buffers=ckpt_buffers,
-        autovacuum_runs=_diff(begin, end, "tables", "autovacuum_count", "autoanalyze_count"),
+        autovacuum_runs=max(0.0, _diff(begin, end, "tables", "autovacuum_count", "autoanalyze_count")),
         autovacuum_workers=max(begin.get("autovacuum", "workers"), end.get("autovacuum", "workers")),
         blocks_written=_written(begin, end),
         wal_bytes=_diff(begin, end, "wal", "wal_bytes") if end.has("wal") else None,

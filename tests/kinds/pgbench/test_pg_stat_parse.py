@@ -92,3 +92,9 @@ def test_the_servers_release_decides_the_views(version: int, statements: bool, v
         asked.add("statements:" + ("total_exec_time" if "total_exec_time" in sql else "total_time"))
     assert asked == views
     assert all(f"'{t}|'" in sql for t in ("clock", "settings", "database", "tables", "autovacuum"))
+
+
+def test_a_table_dropped_inside_the_point_is_no_reset() -> None:
+    # pg_stat_all_tables' sums drop with a dropped table: that is not a reset, and its runs are not negative
+    begin = BEGIN.replace("tables|0|0", "tables|5|3")
+    assert delta(parse_snapshot(begin), parse_snapshot(END)).autovacuum_runs == 0
