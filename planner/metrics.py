@@ -151,6 +151,17 @@ _GENERIC_NAMES: dict[str, str] = {
     "os.read_iops": "OS read IOPS",
     "os.write_iops": "OS write IOPS", "os.util_pct_max": "Busiest device utilisation",
     "os.samples": "Samples in the window",
+    # PostgreSQL's statistics around a point (planner/parsers/pg_stat.py, collect: [pg_stat])
+    "pg_stat.tps": "Server commits+rollbacks per second", "pg_stat.cache_hit_pct": "Shared buffer hit ratio",
+    "pg_stat.blocks_read": "Blocks read", "pg_stat.blocks_hit": "Blocks hit in shared buffers",
+    "pg_stat.blocks_written": "Blocks written", "pg_stat.checkpoints": "Checkpoints in the window",
+    "pg_stat.checkpoints_requested": "Requested checkpoints", "pg_stat.checkpoint_buffers": "Buffers checkpointed",
+    "pg_stat.wal_bytes": "WAL written", "pg_stat.temp_files": "Temp files", "pg_stat.temp_bytes": "Temp bytes",
+    "pg_stat.deadlocks": "Deadlocks", "pg_stat.rollbacks": "Rollbacks", "pg_stat.autovacuum_runs": "Autovacuum runs",
+    "pg_stat.autovacuum_workers": "Autovacuum workers seen", "pg_stat.statement_calls": "Statements executed",
+    "pg_stat.window_s": "Statistics window", "pg_stat.shared_buffers_bytes": "shared_buffers",
+    "pg_stat.max_connections": "max_connections", "pg_stat.database_bytes": "Database size",
+    "pg_stat.server_version_num": "Server version",
 }
 # The words of planner's own metrics, then each workload kind's (its spec's metric_words).
 DISPLAY_NAMES: dict[str, str] = {**_GENERIC_NAMES, **kindspec.metric_words()}

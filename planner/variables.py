@@ -13,6 +13,7 @@ from planner.kindspec import HostVar
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
 POSTGRES = "the host's PostgreSQL server and how pg_conf restarts it"
+ENGINE = "the host's database engine"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
@@ -76,6 +77,12 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("pg_bin", "path", "the running postmaster's folder (/proc/PID/exe)", "the folder of pg_ctl"),
         HostVar("pg_log", "path", "where the postmaster's stderr goes, else <pg_data>/pg_ctl.log",
                 "the log file pg_ctl -l appends to at a restart (its last lines are read when a start fails)"),
+    )),
+    (ENGINE, (
+        HostVar("db_engine", "choice", "oracle", "oracle or postgresql: the database the host runs; validate "
+                "refuses a step of the other engine on it (an Oracle step on a PostgreSQL host, and the reverse)"),
+        HostVar("pg_database", "text", "postgres", "the database collect pg_stat connects to when the workload "
+                "names none"),
     )),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",

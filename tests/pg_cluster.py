@@ -86,7 +86,7 @@ def start_cluster() -> PgCluster:
                         "--no-sync", "--no-instructions"], capture_output=True, text=True, cwd=root, check=True)
         subprocess.run([*as_user, str(bin_dir / "pg_ctl"), "-D", str(root / "data"), "-l", str(root / "log"), "-w",
                         "-o", f"-c listen_addresses=127.0.0.1 -p {port} -k {root / 'sock'} -c fsync=off "
-                              "-c max_connections=50", "start"],
+                              "-c max_connections=50 -c shared_preload_libraries=pg_stat_statements", "start"],
                        capture_output=True, text=True, cwd=root, check=True)
     except subprocess.CalledProcessError as e:
         log = (root / "log").read_text() if (root / "log").exists() else ""

@@ -76,7 +76,8 @@ def test_the_run_facet_is_what_every_kind_has_and_no_more() -> None:
     own = {n for n in [*vars(StepType), *StepType.__annotations__] if not n.startswith("_")}
     assert own == {"kind", "sections", "needs_database", "device_args", "unknown_duration", "args_schema",
                    "default_timeout_s", "check", "apply", "check_args", "preview", "writes_devices", "validate",
-                   "validate_files", "probes", "duration"}
+                   "validate_files", "probes", "duration",
+                   "db_engine", "engine"}  # issue 44: every kind's check_args asks which database it talks to
     assert rehearsed(REGISTRY["fio"]) is not None and reversible(REGISTRY["fio"]) is None
     assert restart_deferring(REGISTRY["init_ora"]) is not None and workload(REGISTRY["init_ora"]) is None
 

@@ -55,7 +55,8 @@ def test_kinds_cover_every_parser() -> None:
             "fio_terse",  # fio --minimal, terse versions 3-5
             "swingbench", "swingbench_console", "hammerdb",  # charbench XML/console, hammerdbcli
                 "addm",  # issue 45: ADDM reports
-            "pgbench", "sysbench"} == set(KINDS)  # issue 44: the kinds' own parsers (planner/kinds/*/parse.py)
+            "pgbench", "sysbench",  # issue 44: the kinds' own parsers (planner/kinds/*/parse.py)
+            "pg_stat"} == set(KINDS)  # issue 44: PostgreSQL's statistics around a point
 
 
 def test_calibrate_detected() -> None:

@@ -1,5 +1,6 @@
-"""Around every workload point: OS statistics for exactly the point's window, and AWR/Statspack snapshots for
-workloads that do not write their own database report. (The host lock lives in planner.engine.hostlock.)
+"""Around every workload point: OS statistics for exactly the point's window, and AWR/Statspack (or
+PostgreSQL's pg_stat) snapshots for workloads that do not write their own database report. (The host lock
+lives in planner.engine.hostlock.)
 """
 
 from __future__ import annotations
@@ -15,11 +16,11 @@ from planner.parsers import OS_TOOLS
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
-from planner.steps.base import StepContext, around_point
+from planner.steps.base import AroundPoint, StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import hostprograms, ostats
 
-DB_REPORTS = ("awr", "statspack")
+DB_REPORTS = ("awr", "statspack", "pg_stat")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 
 
@@ -33,7 +34,7 @@ class WindowSpec:
 
     os_tools: tuple[str, ...] = ()
     interval_s: int | None = None  # the plan's `interval:`; None: chosen from each point's expected length
-    db_report: str | None = None  # "awr" | "statspack"
+    db_report: str | None = None  # "awr" | "statspack" | "pg_stat"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,6 +99,17 @@ def sample_interval(spec: WindowSpec, expected_s: float | None) -> tuple[int, st
     return spec.interval_s, ""
 
 
+class _Retake:
+    """The begin snapshot taken again at the point's measured start (StepContext.before_measured); the window
+    reads the token back when the body is done (the first one when the workload marked no measured command)."""
+
+    def __init__(self, ctx: StepContext, kind: type[AroundPoint], token: object) -> None:
+        self.ctx, self.kind, self.token = ctx, kind, token
+
+    def __call__(self) -> None:  # StepContext.run calls it once, at the first measured command
+        self.token = self.kind.around_point_begin(self.ctx, self.token)
+
+
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
                   body: Callable[[], Any], expected_s: float | None = None,
                   snaps: SnapMemo | None = None) -> Windowed:
@@ -114,11 +126,14 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     sampler = None
     interval = 1
     token: object = None
+    retake: _Retake | None = None
     db_kind = around_point(step_class(spec.db_report)) if spec.db_report and not writes_db_report else None
     if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
         token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name) if snaps is not None else None)
         if snaps is not None:
             snaps.keep(ctx.host.name, token)
+        if db_kind.retake_at_measured_start:
+            retake = ctx.before_measured = _Retake(ctx, db_kind, token)
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)
@@ -133,6 +148,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         result = body()
     except BaseException as e:  # keep what the window collected, then let the step's failure through
         failure = e
+    if retake is not None:
+        token, ctx.before_measured = retake.token, None
     if sampler is not None:
         try:
             if failure is None:  # a point shorter than its first samples: wait for them (bounded)

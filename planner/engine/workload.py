@@ -223,6 +223,9 @@ class PointRun:
         """The step's apply (``body``) on ``hs`` inside the point's window (execute.run_step calls it per attempt)."""
         # run_in_window empties (and makes) the point folder: every attempt starts from nothing
         sctx.point_dir, sctx.db_report = workdir, self.window.db_report or ""
+        as_rehearsed = rehearsed(step_class(self.spec.kind))
+        databases = as_rehearsed.server_databases(args) if as_rehearsed is not None else ()
+        sctx.point_database = databases[0] if databases else ""
         if sync is not None:
             sctx.sync = sync.member(hs.host.name, sctx.conn)
         # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s

@@ -50,6 +50,8 @@ _OWN_FIRST: tuple[ParserKind, ...] = (
                reads="AWR/Statspack text or HTML (also Compare Period and RAC global reports)"),
     ParserKind("statspack", "statspack", "Statspack report", names=(r"(statspack|sp_).*\.(txt|lst)$",),
                db_report=DbReport.ONE, in_outcome=True),
+    ParserKind("pg_stat", "pg_stat", "PostgreSQL statistics around a point (planner's pg_stat.json)",
+               names=(r"pg_stat\.json$",), headline=()),  # the workload's figures lead; these sit beside them
     ParserKind("addm", "addm", "ADDM report (text)", names=(r"addm.*\.(txt|lst|out)$",),
                headline=(("db_time_s", {}), ("aas", {})),
                result_lines=r"Total database time was|average number of active sessions was"),

@@ -45,6 +45,7 @@ for _spec in kindspec.specs():  # the workload kinds, each from its own folder (
         REGISTRY.name(_spec.kind, _spec.step)
 REGISTRY.name("awr", "planner.steps.dbreport:AwrCollect")
 REGISTRY.name("statspack", "planner.steps.dbreport:StatspackCollect")
+REGISTRY.name("pg_stat", "planner.steps.pg_stat:PgStatCollect")
 
 
 def _not_yet(kind: str, schema: Mapping[str, Any]) -> type[StepType]:

@@ -122,6 +122,12 @@ class StepContext:
     # (collect: [awr] or [statspack], else "").
     point_dir: str = ""
     db_report: str = ""
+    # The database the point's workload runs in (its kind's server_databases, "" when it names none): where a
+    # PostgreSQL collect kind (pg_stat) reads the point's statistics.
+    point_database: str = ""
+    # Set by the engine's window for a collect kind whose figures must not count the point's set-up (pg_stat: a
+    # benchmark's table build): called once, just before the point's measured command (run(measured=True)).
+    before_measured: Any = None
     # callable(str) -> None: a secret a step learns on the host (a kit's own password), masked from then on in the
     # record, its commands and its artifacts (the run record's add_secret); None outside a run
     add_secret: Any = None
@@ -161,6 +167,9 @@ class StepContext:
         """``measured``: the point's measured command (fio, runit.sh...): under ``sync_start`` it starts at the
         instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
+        if measured and self.before_measured is not None:
+            hook, self.before_measured = self.before_measured, None
+            hook()
         gate = self.sync if measured else None
         use_become = self.become if become is None else become
         if gate is not None:
@@ -286,6 +295,27 @@ def seconds_of(value: Any) -> float | None:
     return float(m.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[m.group(2) or ""] if m else None
 
 
+ORACLE, POSTGRESQL = "oracle", "postgresql"
+ENGINES = (ORACLE, POSTGRESQL)
+ENGINE_VAR = "db_engine"
+
+
+def refuse_other_engine(kind: str, engine: str, variables: Mapping[str, Any]) -> None:
+    """A step of one database engine on a host the inventory says runs the other (``db_engine``, oracle by
+    default) is refused before any host is touched: it could only fail at its turn, or read the wrong server."""
+    if not engine:
+        return
+    host = str(variables.get(ENGINE_VAR) or ORACLE).strip().lower()
+    if host not in ENGINES:
+        raise StepError(f"{ENGINE_VAR} is {variables.get(ENGINE_VAR)!r}, not {' or '.join(ENGINES)}",
+                        hint=f"set {ENGINE_VAR}: oracle or {ENGINE_VAR}: postgresql for the host in the inventory")
+    if host != engine:
+        raise StepError(f"step kind '{kind}' needs a host whose {ENGINE_VAR} is {engine}, and this host's is "
+                        f"{host}",
+                        hint=f"run it on a host whose inventory says {ENGINE_VAR}: {engine}, or set it so for "
+                             "this host")
+
+
 class StepType(abc.ABC):
     """One class per step kind, registered in planner.steps.REGISTRY (or by a plugin: docs/plugins.md).
 
@@ -300,6 +330,9 @@ class StepType(abc.ABC):
     kind: ClassVar[str]
     sections: ClassVar[frozenset[Section]] = frozenset(Section)
     needs_database: ClassVar[bool] = False  # a rehearsal sandbox gets the Oracle stand-ins for it
+    # The database engine the kind talks to ("postgresql"; "" for none), a host's ``db_engine`` must match it;
+    # a kind that needs_database talks to Oracle (StepType.engine).
+    db_engine: ClassVar[str] = ""
     device_args: ClassVar[tuple[str, ...]] = ()  # arguments naming block devices (preflight checks them)
     # When one point's run time cannot be told from the arguments: why (the lab-time estimate says so).
     unknown_duration: ClassVar[str] = ""
@@ -337,10 +370,18 @@ class StepType(abc.ABC):
         step = cls(rendered)
         step.validate()
         step.validate_files(plan_dir)
+        if variables is not None:
+            refuse_other_engine(cls.kind, cls.engine(rendered), variables)
         if cls.needs_database and variables is not None:
             from planner.db.access import refuse_thin_before_12c
 
             refuse_thin_before_12c(variables)  # the host's vars: a database this backend cannot reach
+
+    @classmethod
+    def engine(cls, args: Mapping[str, Any]) -> str:
+        """The database engine these (rendered) arguments talk to: "oracle", "postgresql", or "" for none. A kind
+        that reaches either (by an argument) says which here."""
+        return cls.db_engine or (ORACLE if cls.needs_database else "")
 
     def preview(self, ctx: StepContext) -> str:
         """``-C -D`` for a workload point: the exact command lines, the files planner would write and the SQL
@@ -484,7 +525,11 @@ class Workload(StepType):
 
 class AroundPoint(StepType):
     """A collect kind that wraps each workload point (the engine's window, planner.engine.window): awr,
-    statspack."""
+    statspack, pg_stat."""
+
+    # Take the begin snapshot again just before the point's measured command, so that a workload's set-up inside
+    # the point (tables built) is not counted; for snapshots cheap enough to take twice (pg_stat, not AWR).
+    retake_at_measured_start: ClassVar[bool] = False
 
     @classmethod
     def around_point_begin(cls, ctx: StepContext, previous: object | None = None) -> object:

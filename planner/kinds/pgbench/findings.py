@@ -6,12 +6,27 @@
 - failed transactions or an aborted run: the TPS counts only what succeeded;
 - many clients on one pgbench thread: pgbench itself becomes the bottleneck ("a thread manages a few clients, say
   between 2 and 10").
+
+And, where the play collected ``pg_stat`` (the server's side of each point, planner.parsers.pg_stat):
+
+- a data set that fits in shared_buffers, or in the host's memory (the OS cache PostgreSQL "also relies on",
+  PostgreSQL documentation, Resource Consumption, shared_buffers): the run measured memory, not storage. The size
+  is the server's pg_database_size; without the record, pgbench's scale at about 15 MiB a unit (the estimate
+  the pgbench size-to-scale patch on pgsql-hackers used, postgresql.org/message-id/attachment/58740);
+- a checkpoint (WAL Configuration: a checkpoint flushes every dirty buffer) or autovacuum (Routine Vacuuming; pgbench
+  Good Practices: the accumulation of dead rows and vacuum's state change the results) inside the window;
+- latency growing while TPS flattens across the client sweep: a closed-loop client such as pgbench without
+  ``--rate`` obeys Little's law (clients = TPS x latency), so once TPS stops growing each added client only queues.
+
+Clients above max_connections are refused by the step itself before the point runs (a finding would come after
+a failed run), so no finding says it.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 
+from planner.kinds.pgbench.server_findings import server_findings
 from planner.results.finding import Finding, Severity
 from planner.results.measure import Measurement, RunData, play_name
 
@@ -69,7 +84,11 @@ def _one(where: tuple[str, str, str, str], ms: list[Measurement], kind_of_script
 
 
 def run_findings(data: RunData) -> list[Finding]:
-    """Each pgbench point's output against pgbench's own good practices."""
+    """Each pgbench point's output against pgbench's own good practices, then the server's side of its points."""
+    return [*_output_findings(data), *server_findings(data)]
+
+
+def _output_findings(data: RunData) -> list[Finding]:
     plays = data.play_names()
     scripts = {a.path: dict(a.facts).get("transaction_type", "") for a in data.artifacts if a.kind == "pgbench"}
     out: list[Finding] = []

@@ -47,6 +47,12 @@ _RUN = 'o=$1; p=$2; shift 2; if [ -n "$p" ]; then PGPASSFILE=$p; export PGPASSFI
 _DROP = 'rm -f -- "$1"'
 _WRITE = 'umask 077; cat >"$1"'
 _COUNT = "select count(*) from pgbench_branches"
+# The connections this user may open (PostgreSQL documentation, Connection Settings: superuser_reserved_connections
+# slots are kept for superusers, and from 16 reserved_connections for pg_use_reserved_connections, counted as kept
+# here): asked first, so that it is known also when pgbench_branches is missing.
+_LIMIT = ("select current_setting('max_connections')::int - case when (select rolsuper from pg_roles where "
+          "rolname = current_user) then 0 else current_setting('superuser_reserved_connections')::int + "
+          "coalesce(current_setting('reserved_connections', true)::int, 0) end")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +105,7 @@ class Server:
 
 class Pgbench(Rehearsed, Workload):
     kind: ClassVar[str] = "pgbench"
+    db_engine: ClassVar[str] = "postgresql"  # the host's inventory must say db_engine: postgresql
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
         "type": "object",
@@ -124,7 +131,10 @@ class Pgbench(Rehearsed, Workload):
         "required": ["database", "clients"],
     }
     sections = frozenset({Section.WORKLOADS})
-    report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed")
+    # the server's side of each point (collect: [pg_stat]) beside pgbench's TPS and latency
+    report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed", "pg_stat.cache_hit_pct",
+                      "pg_stat.blocks_read", "pg_stat.blocks_written", "pg_stat.checkpoints", "pg_stat.wal_bytes",
+                      "pg_stat.temp_files", "pg_stat.deadlocks", "pg_stat.autovacuum_runs")
     # A rehearsal runs the host's real pgbench against a real PostgreSQL it starts (planner.rehearsal.postgres),
     # briefly: what it measures there says nothing of the lab, only that the study runs.
     real_in_rehearsal = True
@@ -165,7 +175,7 @@ class Pgbench(Rehearsed, Workload):
 
     def count_argv(self, server: Server) -> list[str]:
         return [self._program("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server.options(),
-                "-d", self.a.database, "-c", _COUNT]
+                "-d", self.a.database, "-c", _LIMIT, "-c", _COUNT]
 
     def check(self, ctx: StepContext) -> Change:
         server = Server.of(ctx.vars)
@@ -200,22 +210,29 @@ class Pgbench(Rehearsed, Workload):
         ctx.run(["sh", "-c", _WRITE, "sh", path], stdin=(line + "\n").encode())
         return path
 
-    def _scale(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> int | None:
-        """The rows of pgbench_branches (the scale it was built at), None when the table is missing."""
+    def _scale(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> tuple[int, int | None]:
+        """The connections the user may open, and the rows of pgbench_branches (the scale it was built at), None
+        when the table is missing."""
         out = f"{wd}/count.out"
         r = ctx.sh(_RUN, out, passfile, *self.count_argv(server), check=False)
         text = (ctx.conn.read_text(out) or "") if r.exit_code in (0, 1, 2, 3) else ""
-        if r.ok and text.strip().isdigit():
-            return int(text.strip())
-        if "pgbench_branches" in text and "does not exist" in text:
-            return None
+        limit, _, rest = text.strip().partition("\n")
+        if limit.isdigit() and len(limit) < 10:
+            if r.ok and rest.strip().isdigit():
+                return int(limit), int(rest.strip())
+            if "pgbench_branches" in rest and "does not exist" in rest:
+                return int(limit), None
         raise StepError(f"pgbench: cannot ask the server for the table's scale: {tail(text or r.stderr, 600)}",
                         hint="check the database, pg_host/pg_port/pg_user and the password (pg_password or "
                              "~/.pgpass)")
 
     def _initialise(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
         """Build the tables when the scale differs; says what it did."""
-        scale = self._scale(ctx, server, passfile, wd)
+        limit, scale = self._scale(ctx, server, passfile, wd)
+        if self.a.clients > limit:  # pgbench would connect until "too many clients already", tables built first
+            raise StepError(f"pgbench: {self.a.clients} clients, and the server lets this user open {limit} "
+                            "connections (max_connections, less superuser_reserved_connections for a user that "
+                            "is not a superuser)", hint="lower clients, or raise max_connections (a restart)")
         if scale == self.a.scale:
             return f"tables at scale {scale} kept"
         if not self.a.init:

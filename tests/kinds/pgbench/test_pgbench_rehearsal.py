@@ -54,4 +54,8 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
     # the rehearsal caps the scale at 1 and the run at 3 s: pgbench's own good practices say both, per point
     assert "Scale below the number of clients" in report and "16 clients ran the TPC-B-like script at scale 1" in report
     assert "Run of seconds, not minutes" in report
+    # collect: [pg_stat]: each point's server side in the table beside TPS and latency, and its findings (issue 44)
+    assert len(list(run.rglob("pg_stat.json"))) == 6
+    assert "Shared buffer hit ratio" in report and "WAL written" in report
+    assert "Data set fits in shared_buffers" in report  # scale 1 (~16 MiB) in the rehearsal server's 128 MiB
     assert _rehearsal_servers() == []
