@@ -31,7 +31,7 @@ from planner.host import Host
 from planner.plan.templating import render
 from planner.rehearsal import preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
-from planner.rehearsal.matrix import THIS_MACHINE, World, parse_world
+from planner.rehearsal.matrix import THIS_MACHINE, Uses, World, parse_world
 from planner.rehearsal.sandbox import populate
 from planner.rehearsal.standins.profile import profile_for
 from planner.results.world import HostWorld
@@ -271,6 +271,17 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     for w in worlds:
         console.line(f"[REHEARSAL] simulated {w.describe()}")
     return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
+
+
+def uses(loaded: Loaded, pf: preflight.Preflight) -> Uses:
+    """What this plan's rehearsal would use on this machine (the matrix dimensions that matter to it)."""
+    from planner.rehearsal.lab import sshd_available
+
+    lab = os.environ.get("PLANNER_REHEARSE_TRANSPORT") != "local" and sshd_available() is None
+    originals = [h for hs in loaded.play_hosts.values() for h in hs]
+    login = lab and LabUser.unavailable() is None and any(login_name(h.user) for h in originals)
+    return Uses(lab=lab, login=login, oracle=bool(_needs_oracle(loaded)),
+                kits=frozenset(k for kits in pf.kits.values() for k in kits))
 
 
 def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:

@@ -250,3 +250,49 @@ def _pair(p: int, a: int, q: int, b: int) -> tuple[int, int, int, int]:
 
 def _names(dims: Sequence[Dimension], row: Mapping[int, int]) -> dict[str, str]:
     return {dims[k].key: dims[k].values[v].name for k, v in row.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class Uses:
+    """What one plan's rehearsal uses on this machine, which decides the dimensions that matter to it."""
+
+    lab: bool  # reached over the sshd lab
+    login: bool  # as a non-root lab login with real sudo
+    oracle: bool  # some host has the Oracle stand-ins
+    kits: frozenset[str] = frozenset()  # the kinds whose kits some host gets
+
+    def needs(self, dim: Dimension) -> bool:
+        return {Needs.LAB: self.lab, Needs.LOGIN: self.login, Needs.ORACLE: self.oracle,
+                Needs.KIT: dim.kind in self.kits}[dim.needs]
+
+
+def sample(plans: Sequence[tuple[str, Uses]], dims: Sequence[Dimension],
+           ok: Callable[[Mapping[str, str]], bool] = allowed) -> list[tuple[str, World]]:
+    """CI's sample: every plan once, then more rehearsals until every value of every dimension has been in one
+    whose plan uses it. ``plans`` cheapest first: a value goes to the cheapest plan that can take it."""
+    todo = {(d.key, v.name) for d in dims for v in d.values if any(u.needs(d) for _, u in plans)}
+    out: list[tuple[str, World]] = []
+    for plan, uses in plans:  # every plan once, each taking values not yet covered
+        world = _next_world(uses, dims, todo, ok)
+        out.append((plan, world))
+        todo -= {(k, v.name) for k, v in world.chosen}
+    while todo:
+        plan, uses = next(((p, u) for p, u in plans if any(u.needs(d) and (d.key, v.name) in todo
+                                                           for d in dims for v in d.values)))
+        world = _next_world(uses, dims, todo, ok)
+        out.append((plan, world))
+        todo -= {(k, v.name) for k, v in world.chosen}
+    return out
+
+
+def _next_world(uses: Uses, dims: Sequence[Dimension], todo: set[tuple[str, str]],
+                ok: Callable[[Mapping[str, str]], bool]) -> World:
+    """For each dimension the plan uses, the first value not yet covered that fits the others, else the first
+    value that fits."""
+    chosen: dict[str, Value] = {}
+    for d in dims:
+        if not uses.needs(d):
+            continue
+        fits = [v for v in d.values if ok({**{k: c.name for k, c in chosen.items()}, d.key: v.name})]
+        chosen[d.key] = next((v for v in fits if (d.key, v.name) in todo), fits[0])
+    return World(tuple(chosen.items()))
