@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import inspect
 import json
 import os
 import platform
@@ -151,10 +152,16 @@ def _machine(world: World, lab: Any, login: Login) -> dict[str, str]:
             "sshd": world.words("sshd") if world.sshd else f"this machine's {sshd}", "sudoers": sudoers}
 
 
-def _tools(kits: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order."""
-    return tuple((s.report.tool or s.kind, kindspec.load(s.standin_version)()) for s in kindspec.specs()
-                 if s.kind in kits and s.standin_version)
+def _tools(kits: Mapping[str, str], knobs: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order; a stand-in imitating
+    several releases says the one this host's variables pick (its ``version(host_vars)``)."""
+    out = []
+    for s in kindspec.specs():
+        if s.kind in kits and s.standin_version:
+            version = kindspec.load(s.standin_version)
+            release = version(knobs) if inspect.signature(version).parameters else version()
+            out.append((s.report.tool or s.kind, release))
+    return tuple(out)
 
 
 def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str],
@@ -167,7 +174,7 @@ def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[st
         oracle_version=(p.version_full or p.oracle_version) if oracle else "", cdb=oracle and p.cdb,
         pdb=p.pdb if oracle else "", rac=oracle and p.rac,
         slob_release=p.slob_release.value if "slob" in kits else "",
-        tools=_tools(kits),
+        tools=_tools(kits, knobs.vars),
         nls=_nls(knobs.vars) if oracle else "",
         userland=machine["userland"], sshd=machine["sshd"], sudoers=machine["sudoers"])
 
@@ -280,7 +287,9 @@ def uses(loaded: Loaded, pf: preflight.Preflight) -> Uses:
     lab = os.environ.get("PLANNER_REHEARSE_TRANSPORT") != "local" and sshd_available() is None
     originals = [h for hs in loaded.play_hosts.values() for h in hs]
     login = lab and LabUser.unavailable() is None and any(login_name(h.user) for h in originals)
-    return Uses(lab=lab, login=login, oracle=bool(_needs_oracle(loaded)),
+    become = any(s.become for play in loaded.plan.plays for s in (*play.prep, *play.workloads, *play.collect)
+                 if loaded.play_hosts.get(play.name)) or any(h.become for h in originals)
+    return Uses(lab=lab, become=login and become, oracle=bool(_needs_oracle(loaded)),
                 kits=frozenset(k for kits in pf.kits.values() for k in kits))
 
 

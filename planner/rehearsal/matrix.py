@@ -29,7 +29,7 @@ class Needs(enum.Enum):
     """What a rehearsal must use for a dimension to matter (a PostgreSQL plan has no Oracle version)."""
 
     LAB = "the sshd lab"  # real sshd on loopback
-    LOGIN = "a non-root lab login"  # the inventory's ansible_user with real sudo
+    BECOME = "a become step as a non-root lab login"  # the inventory's ansible_user, real sudo, a step using it
     ORACLE = "an Oracle stand-in"
     KIT = "the kind's kit"  # Dimension.kind's stand-in kit on some host
 
@@ -90,7 +90,7 @@ _FIXED: tuple[Dimension, ...] = (
         Value("7.4", "OpenSSH 7.4p1's algorithms (RHEL/OL 7)", sshd=SshdAlgorithms.OPENSSH_7_4),
         Value("5.3", "OpenSSH 5.3p1's algorithms (RHEL/OL 6), the inventory adding " + SSH_RSA_ARGS,
               sshd=SshdAlgorithms.OPENSSH_5_3, ssh_args=SSH_RSA_ARGS))),
-    Dimension("sudoers", "default /etc/sudoers", Needs.LOGIN, (
+    Dimension("sudoers", "default /etc/sudoers", Needs.BECOME, (
         Value("debian", "Debian 12's default /etc/sudoers", sudoers=SUDOERS_DEBIAN),
         Value("rhel-old", "RHEL/OL 5-7.2's default /etc/sudoers (requiretty)", sudoers=SUDOERS_RHEL_OLD),
         Value("rhel", "RHEL/OL 7.3-9's default /etc/sudoers", sudoers=SUDOERS_RHEL),
@@ -105,8 +105,10 @@ _FIXED: tuple[Dimension, ...] = (
         for v in ("11.2.0.3", "12.2.0.1", "19.3", "21.3"))),
     Dimension("topology", "Oracle topology", Needs.ORACLE, (
         Value("single", "non-CDB, single instance", extra_vars=(("oracle_cdb", False), ("oracle_rac", False))),
-        Value("cdb", "CDB with PDB SLOBPDB, single instance",
-              extra_vars=(("oracle_cdb", True), ("oracle_pdb", "SLOBPDB"), ("oracle_rac", False))),
+        # PDB1: the only PDB the stand-in CDB had before it took the inventory's oracle_pdb (another name met
+        # ORA-65011 in every CDB world); a lab's own name (SLOBPDB) once that has landed
+        Value("cdb", "CDB with PDB PDB1, single instance",
+              extra_vars=(("oracle_cdb", True), ("oracle_pdb", "PDB1"), ("oracle_rac", False))),
         Value("rac", "RAC node 1 of 2", extra_vars=(("oracle_rac", True),)))),
     Dimension("database", "database on the first day", Needs.ORACLE, (
         Value("fresh", "fresh (as DBCA leaves it)", extra_vars=(("standin_database", "fresh"),)),
@@ -257,12 +259,12 @@ class Uses:
     """What one plan's rehearsal uses on this machine, which decides the dimensions that matter to it."""
 
     lab: bool  # reached over the sshd lab
-    login: bool  # as a non-root lab login with real sudo
+    become: bool  # some step becomes root through real sudo, as a non-root lab login
     oracle: bool  # some host has the Oracle stand-ins
     kits: frozenset[str] = frozenset()  # the kinds whose kits some host gets
 
     def needs(self, dim: Dimension) -> bool:
-        return {Needs.LAB: self.lab, Needs.LOGIN: self.login, Needs.ORACLE: self.oracle,
+        return {Needs.LAB: self.lab, Needs.BECOME: self.become, Needs.ORACLE: self.oracle,
                 Needs.KIT: dim.kind in self.kits}[dim.needs]
 
 
@@ -296,3 +298,20 @@ def _next_world(uses: Uses, dims: Sequence[Dimension], todo: set[tuple[str, str]
         fits = [v for v in d.values if ok({**{k: c.name for k, c in chosen.items()}, d.key: v.name})]
         chosen[d.key] = next((v for v in fits if (d.key, v.name) in todo), fits[0])
     return World(tuple(chosen.items()))
+
+
+def markdown() -> str:
+    """The dimensions and the pairwise cover as docs/rehearsal-matrix.md lists them
+    (``python -m planner.rehearsal.matrix``)."""
+    dims = dimensions()
+    lines = ["| dimension | needs | values (`--world KEY=VALUE`) |", "|---|---|---|"]
+    lines += [f"| `{d.key}` ({d.words}) | {d.needs.value} | " + "; ".join(f"`{v.name}`: {v.words}" for v in d.values)
+              + " |" for d in dims]
+    lines += ["", "| # | " + " | ".join(d.key for d in dims) + " |", "|---" * (len(dims) + 1) + "|"]
+    lines += [f"| {n} | " + " | ".join(w.words(d.key) and (w.value(d.key) or Value("", "")).name for d in dims) + " |"
+              for n, w in enumerate(pairwise(dims), 1)]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(markdown(), end="")
