@@ -156,3 +156,24 @@ def test_value_words_name_whose_value_it_is() -> None:
     """A dimension's own value says what it is; "this machine's" only for the unset one (current)."""
     for d in matrix.dimensions():
         assert isinstance(d, Dimension) and all(isinstance(v, Value) and v.words for v in d.values)
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
+def test_an_rsa_key_the_host_refuses_is_said_as_a_refused_login(make_lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The 5.3 world found it: a refused RSA login read "SSH handshake failed: Invalid key — is an SSH server
+    listening there?" (paramiko re-raised its last try, reading the RSA key file as an Ed25519 key)."""
+    from dataclasses import replace
+
+    from planner.errors import ConnectError
+    from planner.rehearsal.labworld import SshdAlgorithms
+    from planner.transport.ssh.client import SSHConnection
+
+    lab = make_lab(1, sshd=SshdAlgorithms.OPENSSH_7_4)  # RSA keys, as RHEL/OL 7 hosts had
+    other = tmp_path / "not_authorized"
+    subprocess.run(["ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-N", "", "-f", str(other)], check=True)
+    conn = SSHConnection(replace(lab.hosts[0], key_file=other))
+    with pytest.raises(ConnectError) as e:
+        conn.connect()
+    said = f"{e.value} {e.value.hint}"
+    assert "authentication failed" in said and "Invalid key" not in said and "listening" not in said, said
