@@ -177,3 +177,29 @@ def test_an_rsa_key_the_host_refuses_is_said_as_a_refused_login(make_lab, tmp_pa
         conn.connect()
     said = f"{e.value} {e.value.hint}"
     assert "authentication failed" in said and "Invalid key" not in said and "listening" not in said, said
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
+@pytest.mark.parametrize("shell", ["/bin/csh", "/bin/tcsh"])
+def test_a_csh_login_keeps_every_commands_exit_status(make_lab, shell: str) -> None:  # type: ignore[no-untyped-def]
+    """The shell=csh world found it: under a csh or tcsh login every command exited 0 (csh's bare ``exit`` is
+    not the last status), so a missing file read as empty and swingbench skipped its oewizard build."""
+    if not Path(shell).exists():
+        pytest.skip(f"{shell} is not installed (apt-get install csh tcsh: .ci/run does)")
+    from planner.transport.ssh.client import SSHConnection
+
+    lab = make_lab(1, login_shell=shell)
+    conn = SSHConnection(lab.hosts[0])
+    try:
+        conn.connect()
+        assert [conn.run(argv).exit_code for argv in (["false"], ["sh", "-c", "exit 3"], ["true"])] == [1, 3, 0]
+        assert conn.read_text(str(lab.sandbox(lab.hosts[0].name) / "missing")) is None
+    finally:
+        conn.close()
+
+
+def test_the_doc_lists_the_dimensions_and_the_cover_as_the_code_has_them() -> None:
+    doc = (ROOT / "docs" / "rehearsal-matrix.md").read_text()
+    dims, cover = matrix.markdown().split("\n\n")
+    assert dims in doc and cover.rstrip("\n") in doc, "run python -m planner.rehearsal.matrix and paste its tables"

@@ -98,7 +98,7 @@ def _as_ourselves(prefix: str) -> Login:
                        f"become ran as {me}, who owns the sandbox)", become_direct=True)
 
 
-def _login(originals: Mapping[str, Host], sudoers: str | None = None) -> Login:
+def _login(originals: Mapping[str, Host], world: World = THIS_MACHINE) -> Login:
     """The inventory's own ansible_user where this machine can make it (a lab user with real sudo), as the lab
     logs in; else ourselves, and when that is root, become is not exercised (a root login needs no sudo)."""
     wanted = sorted({str(h.user) for h in originals.values() if login_name(h.user)})
@@ -108,7 +108,7 @@ def _login(originals: Mapping[str, Host], sudoers: str | None = None) -> Login:
         why = LabUser.unavailable() or (f"planner's files are not reachable by other users ({closed} is closed)"
                                         if closed else None)
         if why is None:
-            return Login(LabUser(wanted[0], tuple(wanted[1:]), sudoers=sudoers),
+            return Login(LabUser(wanted[0], tuple(wanted[1:]), sudoers=world.sudoers, shell=world.shell or "/bin/sh"),
                          f"logged in as {', '.join(wanted)} (the inventory's ansible_user), become through real sudo")
         return _as_ourselves(f"logged in as {me}, not as {', '.join(wanted)} ({why})")
     return _as_ourselves(f"logged in as {me}")
@@ -145,10 +145,12 @@ def _machine(world: World, lab: Any, login: Login) -> dict[str, str]:
         sshd = ""
     if lab is None:
         return {"userland": f"this machine's {userland}", "sshd": "not used (the local transport)",
-                "sudoers": "this machine's own"}
+                "sudoers": "this machine's own", "shell": "this machine's login shell"}
     sudoers = ("this machine's own" if login.lab_user is None else
                (world.words("sudoers") or "this machine's /etc/sudoers") + ", NOPASSWD: ALL for the lab login")
-    return {"userland": world.words("userland") if world.userland else f"this machine's {userland}",
+    shell = world.words("shell") or ("login shell /bin/sh" if login.lab_user else "this machine's login shell")
+    return {"shell": shell,
+            "userland": world.words("userland") if world.userland else f"this machine's {userland}",
             "sshd": world.words("sshd") if world.sshd else f"this machine's {sshd}", "sudoers": sudoers}
 
 
@@ -176,7 +178,7 @@ def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[st
         slob_release=p.slob_release.value if "slob" in kits else "",
         tools=_tools(kits, knobs.vars),
         nls=_nls(knobs.vars) if oracle else "",
-        userland=machine["userland"], sshd=machine["sshd"], sudoers=machine["sudoers"])
+        userland=machine["userland"], sshd=machine["sshd"], sudoers=machine["sudoers"], shell=machine["shell"])
 
 
 def _nls(knobs: Mapping[str, Any]) -> str:
@@ -237,12 +239,12 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
         sshd_available())
     if reason is None:
-        login = _login(originals, world.sudoers)
+        login = _login(originals, world)
         if login.lab_user is not None:
             base.chmod(0o755)  # the lab user must reach its sandbox, as on a host
         try:
             lab = build_lab(base / "lab", len(names), names=names, user=login.lab_user, userland=world.userland,
-                            sshd=world.sshd)
+                            sshd=world.sshd, login_shell=(world.shell or None) if login.lab_user is None else None)
         except LabError as e:
             reason = str(e)
     if lab is None:

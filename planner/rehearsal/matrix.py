@@ -45,6 +45,7 @@ class Value:
     sshd: SshdAlgorithms | None = None
     sudoers: str | None = None  # the /etc/sudoers text mounted over this machine's; None: this machine's
     ssh_args: str = ""  # ansible_ssh_common_args the world's inventory carries for its sshd
+    shell: str = ""  # the login's shell (sshd hands it every command line); "": the lab's
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +91,9 @@ _FIXED: tuple[Dimension, ...] = (
         Value("7.4", "OpenSSH 7.4p1's algorithms (RHEL/OL 7)", sshd=SshdAlgorithms.OPENSSH_7_4),
         Value("5.3", "OpenSSH 5.3p1's algorithms (RHEL/OL 6), the inventory adding " + SSH_RSA_ARGS,
               sshd=SshdAlgorithms.OPENSSH_5_3, ssh_args=SSH_RSA_ARGS))),
+    Dimension("shell", "login shell", Needs.LAB, tuple(
+        Value(name, f"login shell {path}", shell=path) for name, path in (
+            ("bash", "/bin/bash"), ("ksh", "/bin/ksh"), ("csh", "/bin/csh")))),
     Dimension("sudoers", "default /etc/sudoers", Needs.BECOME, (
         Value("debian", "Debian 12's default /etc/sudoers", sudoers=SUDOERS_DEBIAN),
         Value("rhel-old", "RHEL/OL 5-7.2's default /etc/sudoers (requiretty)", sudoers=SUDOERS_RHEL_OLD),
@@ -162,6 +166,10 @@ class World:
     @property
     def sudoers(self) -> str | None:
         return next((v.sudoers for _, v in self.chosen if v.sudoers), None)
+
+    @property
+    def shell(self) -> str:
+        return next((v.shell for _, v in self.chosen if v.shell), "")
 
     @property
     def ssh_args(self) -> str:

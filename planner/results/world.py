@@ -36,6 +36,7 @@ class HostWorld:
     userland: str = ""
     sshd: str = ""
     sudoers: str = ""
+    shell: str = ""  # the login's shell, in words ("login shell /bin/ksh")
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "tools": [list(t) for t in self.tools]}
@@ -77,7 +78,8 @@ class HostWorld:
         parts.append(f"{login}, {self.become}" if self.become else login)
         # each says whose it is: the world's (a matrix value) or "this machine's ..."
         lab = [f"NLS {self.nls}" if self.nls else "", f"userland {self.userland}" if self.userland else "",
-               f"sshd {self.sshd}" if self.sshd else "", f"sudoers {self.sudoers}" if self.sudoers else ""]
+               f"sshd {self.sshd}" if self.sshd else "", f"sudoers {self.sudoers}" if self.sudoers else "",
+               self.shell]
         if any(lab):
             parts.append(", ".join(m for m in lab if m))
         return f"{self.host}: " + "; ".join(parts)
