@@ -203,3 +203,14 @@ def test_the_doc_lists_the_dimensions_and_the_cover_as_the_code_has_them() -> No
     doc = (ROOT / "docs" / "rehearsal-matrix.md").read_text()
     dims, cover = matrix.markdown().split("\n\n")
     assert dims in doc and cover.rstrip("\n") in doc, "run python -m planner.rehearsal.matrix and paste its tables"
+
+
+def test_world_on_the_command_line_is_refused_before_any_host_when_wrong(capsys: pytest.CaptureFixture[str]) -> None:
+    from planner.cli.main import main
+
+    plan = str(ROOT / "plans" / "local_demo.yaml")
+    assert main(["apply", "--rehearse", plan, "--world", "sshd=9", "--world", "foo=bar"]) == 5
+    said = capsys.readouterr().err
+    assert "sshd=current | 7.4 | 5.3" in said and "no dimension 'foo'" in said and "Traceback" not in said, said
+    assert main(["apply", plan, "--world", "sshd=5.3"]) == 5
+    assert "--world is for a rehearsal" in capsys.readouterr().err

@@ -15,6 +15,7 @@ import inspect
 import json
 import os
 import platform
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -149,6 +150,9 @@ def _machine(world: World, lab: Any, login: Login) -> dict[str, str]:
     sudoers = ("this machine's own" if login.lab_user is None else
                (world.words("sudoers") or "this machine's /etc/sudoers") + ", NOPASSWD: ALL for the lab login")
     shell = world.words("shell") or ("login shell /bin/sh" if login.lab_user else "this machine's login shell")
+    if login.lab_user is not None and login.lab_user.name in {p.pw_name for p in pwd.getpwall()}:
+        # the lab keeps an account this machine has (labuser.py): its shell, whatever the world asked
+        shell = f"login shell {pwd.getpwnam(login.lab_user.name).pw_shell} (this machine's account)"
     return {"shell": shell,
             "userland": world.words("userland") if world.userland else f"this machine's {userland}",
             "sshd": world.words("sshd") if world.sshd else f"this machine's {sshd}", "sudoers": sudoers}
