@@ -12,6 +12,7 @@ from planner.kindspec import HostVar
 
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
+POSTGRES = "the host's PostgreSQL server and how pg_conf restarts it"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
@@ -66,9 +67,20 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("slob_kit", "path", "", "init_ora's slob_cache: the SLOB kit whose setup.sh names the pool its "
                 "tables are created in (read before the tables exist)"),
     )),
+    (POSTGRES, (
+        HostVar("pg_data", "path", "read from the server (data_directory)", "the server's data directory"),
+        HostVar("pg_os_user", "text", "the data directory's owner", "the OS user the server runs as: pg_conf's "
+                "backup of postgresql.auto.conf and pg_ctl run as it (sudo when the login is another user)"),
+        HostVar("pg_service", "text", "", "a systemd unit that runs the server: pg_conf restarts it with systemctl "
+                "(as root) instead of pg_ctl"),
+        HostVar("pg_bin", "path", "the running postmaster's folder (/proc/PID/exe)", "the folder of pg_ctl"),
+        HostVar("pg_log", "path", "where the postmaster's stderr goes, else <pg_data>/pg_ctl.log",
+                "the log file pg_ctl -l appends to at a restart (its last lines are read when a start fails)"),
+    )),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",
-                "fresh (as DBCA leaves it: no benchmark schemas) or loaded (SLOB's schemas already there)"),
+                "fresh (as DBCA leaves it: no benchmark schemas) or loaded (SLOB's, TPC-C's and SOE's schemas "
+                "already there)"),
         HostVar("standin_nls_lang", "text", "", "NLS_LANG the stand-in sqlplus honours (e.g. GERMAN_GERMANY)"),
         HostVar("standin_nls_numeric_characters", "text", "", "the stand-in's NLS_NUMERIC_CHARACTERS, e.g. ',.'"),
         HostVar("standin_refused_parameters", "list", "", "init.ora parameters the stand-in database refuses"),

@@ -60,7 +60,8 @@ def test_the_headline_plan_on_a_loaded_database_of_slob_2_4_0_set_by_e(
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     meta = RunMeta.from_mapping(json.loads((run / "meta.json").read_text()))
     assert [(w.host, w.database, w.slob_release) for w in meta.world] == [("exadatax2-8", "loaded", "2.4.0")]
-    assert "simulated exadatax2-8: a loaded database (SLOB's schemas already set up)" in (run / "report.md").read_text()
+    assert ("simulated exadatax2-8: a loaded database (SLOB's, TPC-C's and SOE's schemas already built)"
+            in (run / "report.md").read_text())
     said = [str(r.get("msg")) for r in json.loads((run / "results.json").read_text())]
     assert any(m.startswith("set db_recycle_cache_size") and "BUFFER_POOL RECYCLE of USER1.CF1 (DBA_SEGMENTS)" in m
                for m in said), said

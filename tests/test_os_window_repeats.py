@@ -17,7 +17,7 @@ def _samples(tool: str, window: str, value: float) -> Series:
 def test_differently_cut_repeats_make_one_row_per_sampler() -> None:
     cut, whole = "cut to SLOB's own snapshots", "whole point: no sample is stamped inside SLOB's snapshots"
     (point,) = _os([_samples("iostat", cut, 3), _samples("iostat", whole, 9),
-                    _samples("mpstat", cut, 3), _samples("mpstat", whole, 9)])
+                    _samples("mpstat", cut, 3), _samples("mpstat", whole, 9)], lab=False)
     names = [m["name"] for m in point["metrics"]]
     assert names.count("OS statistics window") == 1
     window = next(m for m in point["metrics"] if m["name"] == "OS statistics window")

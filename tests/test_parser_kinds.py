@@ -20,7 +20,8 @@ def test_every_kind_is_one_record_and_the_tables_derive_from_it() -> None:
     assert measure.KIND_OF_ARTIFACT == {"fio_json": "fio", "orion_summary": "orion", "orion_csv": "orion",
                                         "orion_csv_us": "orion", "slb": "slb", "iozone": "iozone",
                                         "calibrate_io": "calibrate_io", "swingbench": "swingbench",
-                                        "hammerdb": "hammerdb", "pgbench": "pgbench"}
+                                        "hammerdb": "hammerdb", "pgbench": "pgbench",
+                                        "sysbench": "sysbench"}
     assert {k.kind for k in PARSER_KINDS if k.db_report is not DbReport.NONE} == analyze.AWR_FAMILY
     assert analyze.AWR_FAMILY - {"awr_compare"} == _AWR_FAMILY
 

@@ -264,3 +264,27 @@ def test_the_window_sampling_wins_over_the_kits_own(tmp_path: Path) -> None:
     assert [a.path.rsplit("/", 1)[-1] for a in data.artifacts if a.kind == "iostat"] == ["iostat.txt"]
     assert all(a.parsed_ok for a in data.artifacts)
     assert {m.artifact.rsplit("/", 1)[-1] for m in data.measurements if m.artifact_kind == "iostat"} == {"iostat.txt"}
+
+
+@pytest.mark.slow
+def test_a_rehearsals_os_figures_are_named_as_the_rehearsing_machines(tmp_path: Path) -> None:
+    """The headline rehearsal said "written by stand-ins: iostat x9": real iostat wrote them, on the machine that
+    rehearsed, so a DBA reading 42,583 physical read IOPS beside "OS read IOPS 19.3" had no word why."""
+    iostat = DATA / "ostats" / "iostat-x-t.txt"
+    execs = [Exec("plays[0].workloads[0]", "slob", h, {"awr.txt": (awr_excerpt(v), "awr_excerpt"),
+                                                       "iostat.txt": (iostat, "iostat")}, {}, 0, 0, simulated=True)
+             for h, v in (("exa", 138_010.5), ("vio", 159_183.9))]
+    run = write_run(tmp_path, "20260101T100000Z-slob", execs,
+                    [{"name": "exadata", "hosts": ["exa"]}, {"name": "violin", "hosts": ["vio"]}], simulated=True)
+    text = render_run_report(run).read_text()
+    banner = text[:text.index("## ")]
+    assert "written by stand-ins: awr_excerpt x2" in banner
+    assert "on the rehearsal machine, not the lab: iostat x2" in banner
+    # and where the OS figures sit beside the database's (the comparison's side-by-side table)
+    study = render_run_report(seed_study(tmp_path / "study", simulated=True)).read_text()
+    said = [line for line in study.splitlines() if line.startswith("OS statistics over the workload window")]
+    assert said and all("the rehearsing machine's own" in line for line in said), said
+    side = seed_study(tmp_path / "side", simulated=True)
+    text = render_run_report(side, template="slob_comparison.md.j2").read_text()
+    said = [line for line in text.splitlines() if line.startswith("OS statistics over the workload window, same")]
+    assert said and "the rehearsing machine's own figures" in said[0], said

@@ -49,3 +49,5 @@ def test_report_of_a_series_with_absurd_numbers_has_no_traceback(case: str, tmp_
     assert "Traceback" not in err and (run / "report.md").is_file()
     words = (run / "report.md").read_text().lower()
     assert not {"nan%", "inf%", "infs", "nans", "+nan", "+inf"} & set(words.replace("|", " ").split()), words
+    # and the point's missing chart is explained, not skipped in silence
+    assert "series not read" in words and "artifacts/vio/exec000/series.json" in words, words

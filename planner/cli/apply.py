@@ -13,7 +13,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from planner.cli.hostvars import render_inventory
+from planner import signals
+from planner.cli.hostvars import per_play_hosts, render_inventory
 from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
@@ -44,7 +45,15 @@ from planner.results.runfolder import RunMeta, read_meta_object
 from planner.results.world import HostWorld
 from planner.safejinja import derived_secrets
 from planner.status import ExitCode
-from planner.steps import ARG_CHECKS, BUILTIN_KINDS, device_writers, load_plugins, metric_names
+from planner.steps import (
+    ARG_CHECKS,
+    BUILTIN_KINDS,
+    device_writers,
+    load_plugins,
+    metric_names,
+    produced_metrics,
+    series_labels,
+)
 from planner.transport.become import BecomePassword
 
 if TYPE_CHECKING:
@@ -184,7 +193,8 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
               "setting", file=sys.stderr)
     with derived_secrets(secrets_of(plan, inventory, extra_vars)) as derived:  # {{ pw | upper }} and the like
         problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
-                               known=Names(_claimable(plan), device_writers()))
+                               known=Names(_claimable(plan), device_writers(),
+                                            produced_metrics() if plan.reproduces else {}, series_labels))
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     for play in plan.plays:
@@ -192,10 +202,16 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
             play_hosts[play.name] = inventory.select(play.hosts, allow_empty=limit is not None)
         except InputError:
             play_hosts[play.name] = []  # check_plan has already reported it with its location
+    play_hosts, more = per_play_hosts(plan, play_hosts, extra_vars, _inventory_base(inventory))
+    problems += more
     if problems:  # a value that reached a message (`fio would refuse rw='<a password>'`) is masked
         secrets = (*secrets_of(plan, inventory, extra_vars), *secrets_of(plan, unlimited, extra_vars), *derived)
         raise InputError([redact_problem(p, secrets) for p in problems])
     return Loaded(plan, inventory, extra_vars, play_hosts, unlimited, tuple(derived))
+
+
+def _inventory_base(inventory: Inventory) -> Path:
+    return inventory.source if inventory.source.is_dir() else inventory.source.parent
 
 
 def _limited(inventory: Inventory, limit: str) -> tuple[Inventory, list[Problem]]:
@@ -355,6 +371,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                 console.line(f"\nrun record: {outcome.record.path}")
                 _report_and_index(args, outcome.record.path, loaded.plan, console)
     except KeyboardInterrupt:
+        signals.acknowledged()
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
@@ -375,6 +392,7 @@ def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, conso
                 console.line(f"report copy (the plan's report: output): {_shown(copy)}")
         except PlannerError as e:  # the measurements are safe in the record; re-render later
             console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
+    signals.raise_pending()
     _index(args, run_dir, console, data)
 
 

@@ -6,13 +6,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from planner import signals
 from planner.cli.parser import build_parser
 from planner.errors import InputError, PlannerError, Problem
 from planner.status import ExitCode
@@ -27,16 +29,38 @@ def _problems_out(err: InputError) -> None:
     print(f"planner: {n} problem{'s' if n != 1 else ''} found; nothing was run", file=sys.stderr)
 
 
-def _on_sigterm(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # the runner treats it like Ctrl-C: stop remote work, restore prep, exit 99
+def _on_signal(signum: int, frame: object) -> None:
+    signals.received()  # remembered: raised inside a weakref callback, the exception below is lost
+    raise KeyboardInterrupt  # the runner treats SIGTERM like Ctrl-C: stop remote work, restore prep, exit 99
 
 
-def _sigterm_as_interrupt() -> None:
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _on_sigterm)
-        # as ansible-playbook's TaskQueueManager: Ctrl-C interrupts even when the shell started us with SIGINT
-        # ignored (`planner apply ... &` in a script), where Python would otherwise never raise KeyboardInterrupt
-        signal.signal(signal.SIGINT, signal.default_int_handler)
+@contextlib.contextmanager
+def _signals_as_interrupt() -> Iterator[None]:
+    """While a verb runs; the caller's handlers come back after (``main`` called in-process, as tests do)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT), sys.unraisablehook
+    signal.signal(signal.SIGTERM, _on_signal)
+    # as ansible-playbook's TaskQueueManager: Ctrl-C interrupts even when the shell started us with SIGINT
+    # ignored (`planner apply ... &` in a script), where Python would otherwise never raise KeyboardInterrupt
+    signal.signal(signal.SIGINT, _on_signal)
+    if sys.unraisablehook is sys.__unraisablehook__:  # a test's own hook stays
+        sys.unraisablehook = _quiet_lost_interrupts
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before[0])
+        signal.signal(signal.SIGINT, before[1])
+        sys.unraisablehook = before[2]
+        signals.acknowledged()
+
+
+def _quiet_lost_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
+    """A KeyboardInterrupt Python had to drop (raised in a weakref callback or ``__del__``) is remembered by
+    planner.signals and obeyed later: no "Exception ignored" traceback for it. Anything else as Python says."""
+    if unraisable.exc_type is not KeyboardInterrupt:
+        sys.__unraisablehook__(unraisable)
 
 
 def _forget_caught_interrupts() -> None:
@@ -65,12 +89,20 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
         _problems_out(InputError([Problem(None, "-f/--forks", f"{args.forks}: give 1 or more hosts worked on "
                                           "in parallel", "e.g. -f 5 (the default)")]))
         return ExitCode.BAD_INPUT
+    with _signals_as_interrupt():  # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
+        return _run_verb(args, args_list)
+
+
+def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
     try:
-        return _dispatch(args, args_list)
+        code = _dispatch(args, args_list)
+        signals.raise_pending()  # a Ctrl-C Python swallowed late in the verb is still an interrupted run
+        return code
     except InputError as e:
         _problems_out(e)
         return ExitCode.BAD_INPUT
     except KeyboardInterrupt:
+        signals.acknowledged()
         print("planner: interrupted", file=sys.stderr)
         return ExitCode.INTERRUPTED
     except PlannerError as e:
@@ -144,7 +176,6 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
 
         if cmd == "check":
             args.check = True
-        _sigterm_as_interrupt()
         _no_transport_files_in_run_folders(args)
         if args.rehearse and not args.resume and args.plan is not None:  # else apply_command says what is wrong
             from planner.cli.rehearse import rehearse_command

@@ -99,18 +99,22 @@ def _as_ourselves(prefix: str) -> Login:
                        f"become ran as {me}, who owns the sandbox)", become_direct=True)
 
 
-def _login(originals: Mapping[str, Host], world: World = THIS_MACHINE) -> Login:
-    """The inventory's own ansible_user where this machine can make it (a lab user with real sudo), as the lab
-    logs in; else ourselves, and when that is root, become is not exercised (a root login needs no sudo)."""
+def _login(originals: Mapping[str, Host], inventory: Mapping[str, Host], world: World = THIS_MACHINE) -> Login:
+    """The hosts' own ansible_user where this machine can make it (a lab user with real sudo, the world's sudoers
+    and login shell), as the lab logs in; else ourselves, and when that is root, become is not exercised (a root
+    login needs no sudo). ``inventory``: the hosts as the inventory gives them, to say where a login set by vars:
+    or -e came from."""
     wanted = sorted({str(h.user) for h in originals.values() if login_name(h.user)})
     me = current_user()
     if wanted:
+        set_by = "the inventory's" if all(inventory.get(n) is None or inventory[n].user == h.user
+                                          for n, h in originals.items()) else "the hosts'"
         closed = closed_to_others(Path(planner.__file__))
         why = LabUser.unavailable() or (f"planner's files are not reachable by other users ({closed} is closed)"
                                         if closed else None)
         if why is None:
             return Login(LabUser(wanted[0], tuple(wanted[1:]), sudoers=world.sudoers, shell=world.shell or "/bin/sh"),
-                         f"logged in as {', '.join(wanted)} (the inventory's ansible_user), become through real sudo")
+                         f"logged in as {', '.join(wanted)} ({set_by} ansible_user), become through real sudo")
         return _as_ourselves(f"logged in as {me}, not as {', '.join(wanted)} ({why})")
     return _as_ourselves(f"logged in as {me}")
 
@@ -243,7 +247,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
         sshd_available())
     if reason is None:
-        login = _login(originals, world)
+        login = _login(originals, (loaded.unlimited or loaded.inventory).hosts, world)  # as read: before -e
         if login.lab_user is not None:
             base.chmod(0o755)  # the lab user must reach its sandbox, as on a host
         try:

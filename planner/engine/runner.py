@@ -15,6 +15,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from planner import signals
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
@@ -194,6 +195,7 @@ class Runner:
                 self._restart_after_prep(index, play, [s for s in states if s in todo])
             if spec is None:
                 break
+            signals.raise_pending()  # a Ctrl-C Python swallowed stops the play before its next step
             if spec.section is Section.COLLECT and spec.kind in win.WINDOW_KINDS:
                 continue  # these wrap each workload point (OS statistics, AWR/Statspack snapshots)
             live = [s for s in states if s.active and (spec.section is not Section.PREP or s in todo)]
@@ -282,6 +284,7 @@ class Runner:
                 for i, play in enumerate(self.plan.plays):
                     self._play(i, play)
             except KeyboardInterrupt:
+                signals.acknowledged()
                 interrupted = self.phase.value
             finally:
                 # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.

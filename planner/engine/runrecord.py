@@ -24,7 +24,7 @@ import yaml
 from planner import __version__
 from planner.engine import origin
 from planner.errors import PlannerError
-from planner.files import append_json_items, slug, write_bytes
+from planner.files import append_json_items, host_slug, slug, write_bytes
 from planner.host import Host
 from planner.plan.model import Plan
 from planner.redaction import MASK, mask_logins, redact_text, redact_value, secret_forms
@@ -222,8 +222,9 @@ class RunRecord:
         except OSError as e:
             self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
 
-    def artifact_dir(self, *parts: str) -> Path:
-        d = self.path.joinpath(runfolder.ARTIFACTS, *(slug(p) for p in parts))
+    def artifact_dir(self, play: str, host: str, *parts: str) -> Path:
+        # the host as its lock and work folder name it: hosts `a b` and `a_b` never share a folder
+        d = self.path.joinpath(runfolder.ARTIFACTS, slug(play), host_slug(host), *(slug(p) for p in parts))
         d.mkdir(parents=True, exist_ok=True)
         return d
 

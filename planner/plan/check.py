@@ -17,7 +17,7 @@ import jinja2.meta
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.metrics import OUTPUT_NAMED_FAMILIES
-from planner.plan.model import Plan, StepSpec
+from planner.plan.model import Claim, Plan, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
@@ -38,6 +38,12 @@ class Names:
 
     metrics: frozenset[str] = frozenset()  # metric names a reproduces: claim may use (planner.steps.metric_names)
     writes_devices: Mapping[str, DeviceWrites] = field(default_factory=dict)  # kind -> StepType.writes_devices
+    # kind -> the metric names its steps give their play (planner.steps.produced_metrics): a claim on a metric of a
+    # kind its play does not run is refused, with the play's own metrics
+    by_kind: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # (kind, plan arguments) -> Workload.series_labels (planner.steps.series_labels): a claim must name the labels
+    # that tell its metric's several series apart
+    splits: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None = None
 
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
@@ -54,7 +60,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     except InputError:
         doc = None  # the file changed since load_plan: fall back to the steps' own locations
     found: dict[tuple[Location | None, str, str, str], list[str]] = {}
-    problems: list[Problem] = _claim_problems(plan, known.metrics, doc) if known and known.metrics else []
+    problems: list[Problem] = _claim_problems(plan, known, doc) if known and known.metrics else []
     writes = known.writes_devices if known else {}
     for i, play in enumerate(plan.plays):
         try:
@@ -123,18 +129,58 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
     return []
 
 
-def _claim_problems(plan: Plan, metrics: frozenset[str], doc: Document | None) -> list[Problem]:
-    """A claim on a metric no run can measure would only read "inconclusive" hours later: refused now."""
+def _claim_problems(plan: Plan, known: Names, doc: Document | None) -> list[Problem]:
+    """A claim on a metric no run can measure, or none of its play's steps produces, or that names several series,
+    would only read "inconclusive" hours later: refused now, with the names that would match."""
     out = []
     for k, claim in enumerate(plan.reproduces):
         name = claim.metric.split("{", 1)[0]  # a key with labels names its metric first
-        if name in metrics or name.split(".", 1)[0] in OUTPUT_NAMED_FAMILIES and "." in name:
-            continue
         loc = doc.location(("reproduces", k, "metric")) if doc else claim.location
-        out.append(Problem(loc, f"reproduces[{k}].metric", f"claim metric '{claim.metric}' is not one planner "
-                           "measures", did_you_mean(name, sorted(metrics)) or "`planner parse --format json FILE` "
-                           "lists the metric names of a tool's output"))
+        if not (name in known.metrics or name.split(".", 1)[0] in OUTPUT_NAMED_FAMILIES and "." in name):
+            out.append(Problem(loc, f"reproduces[{k}].metric", f"claim metric '{claim.metric}' is not one planner "
+                               "measures", did_you_mean(name, sorted(known.metrics)) or "`planner parse --format "
+                               "json FILE` lists the metric names of a tool's output"))
+        elif problem := _claim_in_play(plan, claim, known.by_kind) or _claim_split(plan, claim, known.splits):
+            out.append(Problem(loc, f"reproduces[{k}].metric", *problem))
     return out
+
+
+def _claim_in_play(plan: Plan, claim: Claim, by_kind: Mapping[str, frozenset[str]]) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) when the metric is one some kind produces but no step of the claim's play
+    is of such a kind. A metric no kind declares (an OS sampler's, a family named by the output) is let be."""
+    name = claim.metric.split("{", 1)[0]
+    makers = sorted(kind for kind, names in by_kind.items() if name in names)
+    play = next((p for p in plan.plays if p.name == claim.play), None)
+    if not makers or play is None:
+        return None
+    kinds = {s.kind for s in play.steps}
+    if kinds & set(makers):
+        return None
+    mine = sorted({m for kind in kinds for m in by_kind.get(kind, ())})
+    hint = did_you_mean(name, mine) or (f"its steps produce: {', '.join(mine[:12])}{' …' if len(mine) > 12 else ''}"
+                                        if mine else "its steps produce no metric a claim can name")
+    return (f"claim metric '{claim.metric}': no step of play '{claim.play}' produces it (a {' or '.join(makers)} "
+            f"step does)", f"name a metric of the play's own steps; {hint}")
+
+
+def _claim_split(plan: Plan, claim: Claim,
+                 splits: Callable[[str, Mapping[str, Any]], Mapping[str, Any]] | None) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) when a step of the claim's play gives the metric as several series told
+    apart by labels (fio's latencies, one per statistic; a mixed rw's figures, one per direction) and the claim
+    does not name them."""
+    name, _, given = claim.metric.partition("{")
+    play = next((p for p in plan.plays if p.name == claim.play), None)
+    if play is None or splits is None:
+        return None
+    for spec in play.workloads:
+        labels = splits(spec.kind, dict(spec.args)).get(name, ())
+        missing = [(label, values) for label, values in labels if f"{label}=" not in given]
+        if missing:
+            form = name + "{" + ",".join(f"{label}={values[0]}" for label, values in missing) + "}"
+            per = "; ".join(f"one per {label}: {', '.join(values)}" for label, values in missing)
+            return (f"claim metric '{claim.metric}' matches several series of {spec.kind} step {spec.path} "
+                    f"({per})", f"name one with its labels, e.g. {form}")
+    return None
 
 
 def _destructive(spec: StepSpec, rendered: Mapping[str, Any], writes: DeviceWrites | None,

@@ -19,11 +19,27 @@ _HOST_LINE = {"cpus": "PLANNER_STANDIN_CPUS", "cores": "PLANNER_STANDIN_CORES", 
 STANDIN_BIN = Path(__file__).resolve().parent / "standins" / "bin"  # the shared stand-in programs
 
 
+def _number(value: object) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and value > 0 else None
+
+
+def _from_facts(host: Host) -> dict[str, float]:
+    """The host line from Ansible's processor facts where the inventory states those instead: vcpus are the
+    CPUs, processor_count the sockets, processor_cores the cores per socket (ansible/ansible PR #78223: "count"
+    is sockets, "cores" per socket), so cores = cores x count."""
+    v = host.vars
+    vcpus, per_socket, sockets = (_number(v.get(f"ansible_processor_{k}")) for k in ("vcpus", "cores", "count"))
+    line = {"cpus": vcpus, "sockets": sockets, "cores": per_socket * sockets if per_socket and sockets else None,
+            "memory_gb": m / 1024 if (m := _number(v.get("ansible_memtotal_mb"))) else None}
+    return {k: n for k, n in line.items() if n is not None}
+
+
 def host_line(host: Host) -> dict[str, str]:
-    """The inventory's host line as the stand-ins' PLANNER_STANDIN_* variables (awrgen.discover_host)."""
+    """The inventory's host line as the stand-ins' PLANNER_STANDIN_* variables (awrgen.discover_host): its
+    cpus/cores/sockets/memory_gb, else Ansible's facts for them, never this machine's."""
     line = {"PLANNER_STANDIN_HOSTNAME": host.name}
-    line.update({var: f"{float(host.vars[key]):g}" for key, var in _HOST_LINE.items()
-                 if isinstance(host.vars.get(key), int | float) and not isinstance(host.vars.get(key), bool)})
+    stated = {**_from_facts(host), **{k: n for k in _HOST_LINE if (n := _number(host.vars.get(k))) is not None}}
+    line.update({var: f"{stated[key]:g}" for key, var in _HOST_LINE.items() if key in stated})
     return line
 
 

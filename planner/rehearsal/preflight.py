@@ -19,7 +19,7 @@ from planner.plan.model import Plan, Play, Section, StepSpec
 from planner.plan.sweeps import expand
 from planner.plan.templating import render, variables_for
 from planner.steps import REGISTRY, StepType
-from planner.steps.base import rehearsed
+from planner.steps.base import Rehearsed, rehearsed
 
 # What each step kind needs checked here (devices, kits, run time, notes) is said by its StepType.
 
@@ -83,6 +83,8 @@ def check(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Mapping[
                 as_rehearsed = rehearsed(step_type)
                 for key in as_rehearsed.kit_args if as_rehearsed is not None else ():
                     path = args.get(key)
+                    if not path and as_rehearsed is not None:
+                        _unnamed_kit(pf, spec, as_rehearsed, key, host, args)
                     if path:
                         pf.kits.setdefault(host.name, {})[spec.kind] = str(path)
                         if str(path) not in {str(v) for v in host.vars.values()}:
@@ -124,6 +126,19 @@ def _devices(pf: Preflight, spec: StepSpec, step_type: type[StepType], host: Hos
                     f"device {name} is not one the inventory declares for {host.name} "
                     f"(declared: {', '.join(sorted(declared))})",
                     "fix the device name in the plan, or declare the device in the host's inventory vars"))
+
+
+def _unnamed_kit(pf: Preflight, spec: StepSpec, step_type: type[Rehearsed], key: str, host: Host,
+                 args: Mapping[str, Any]) -> None:
+    """No kit argument: the stand-in goes where the tool is found on the lab (ORION: the Oracle home's bin),
+    else the rehearsal says what the plan or the inventory must give, before any host is touched."""
+    found, why = step_type.kit_unnamed(args, host.vars)
+    if found:
+        pf.kits.setdefault(host.name, {})[spec.kind] = found
+    elif why:
+        pf.errors.append(Problem(spec.location, f"{spec.path}.{spec.kind}", f"{spec.kind} names no {key} on "
+                                 f"{host.name}: {why}", f"give {key}: (the tool's path on the host), or the "
+                                 "inventory variable the message names"))
 
 
 def _destructive(pf: Preflight, spec: StepSpec, step_type: type[StepType], host: Host,

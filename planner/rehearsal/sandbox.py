@@ -141,9 +141,10 @@ def populate(root: Path, host: Host, *, devices: Iterable[str], kits: Mapping[st
                         profile=profile)
         # the AWR host line of every report the stand-in database writes (AWR_REPORT_TEXT, spreport) is the
         # inventory's host, as the kit's standin.env makes it for the kit's own reports: never this machine's
-        update_state(root, lambda s: s.__setitem__("host_line", host_line(host)))
-        cpus = host.vars.get("cpus")
-        if isinstance(cpus, int) and not isinstance(cpus, bool) and cpus > 0:
+        line = host_line(host)
+        update_state(root, lambda s: s.__setitem__("host_line", line))
+        cpus = int(float(line.get("PLANNER_STANDIN_CPUS", "0")))  # cpus, else ansible_processor_vcpus
+        if cpus > 0:
             # the stand-in's CPU_COUNT is the host's: Oracle's cache rounding (4 MB x CPU_COUNT) depends on it
             update_state(root, lambda s: s["memory"].__setitem__("cpu_count", str(cpus)))
         if made:

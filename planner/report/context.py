@@ -68,7 +68,7 @@ from planner.report.study import charts as study_charts
 from planner.results import runfolder
 from planner.results.evaluate import RunResults, evaluate
 from planner.results.finding import Finding
-from planner.results.measure import RunData, play_name, prep_steps
+from planner.results.measure import OS_KINDS, RunData, play_name, prep_steps
 from planner.results.stats import METHOD, Series, fmt
 from planner.results.verdicts import ClaimVerdict
 from planner.status import Phase, recap
@@ -116,8 +116,11 @@ def _simulated(data: RunData) -> Simulated:
                     + ("; the tools that cannot run on this machine were planner stand-ins (the files they wrote "
                        "are counted below)" if fake_any else "") + "".join(how))
         what += [f"simulated {w.describe()}" for w in data.meta.world]
-    fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated)
-    real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated)
+    # A rehearsal's OS samplers are the real programs on the rehearsing machine: their files are marked as
+    # simulated (their figures are not the lab's) but no stand-in wrote them.
+    sampled = {a.kind for a in data.artifacts if a.kind in OS_KINDS} if data.meta.simulated else set()
+    fake = Counter(a.kind or "other" for a in data.artifacts if a.simulated and a.kind not in sampled)
+    real = Counter(a.kind or "other" for a in data.artifacts if not a.simulated or a.kind in sampled)
     if fake:
         what.append("written by stand-ins: " + ", ".join(f"{k} x{n}" for k, n in sorted(fake.items())))
     if real and data.meta.simulated:
@@ -269,7 +272,7 @@ def _wait_event(ev: Mapping[str, Any]) -> WaitEvent:
                      avg_ms=fmt(avg, 2), pct_db_time=fmt(ev["pct_db_time"]))
 
 
-def _os(host_series: Sequence[Series]) -> list[OsGroup]:
+def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
     groups: dict[tuple[str, str, str, str], list[OsMetric]] = defaultdict(list)
     for s in host_series:
         if s.metric in OS_LABELS:
@@ -284,7 +287,7 @@ def _os(host_series: Sequence[Series]) -> list[OsGroup]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p), metrics=_one_samples_row(ms))
+    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p), metrics=_one_samples_row(ms), lab=lab)
             for (pl, _s, t, p), ms in groups.items()]
 
 
@@ -321,7 +324,7 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[HostSection]:
                             sockets=f.get("sockets", ""), memory_gb=f.get("memory_gb", ""),
                             kernel=f.get("kernel", ""), cpu_model=f.get("cpu_model", ""),
                             distribution=f.get("distribution", ""), known=bool(f)),
-            awr_lines=_awr_lines(data, h), prep=_prep(data, h), waits=_waits(hs), os=_os(hs),
+            awr_lines=_awr_lines(data, h), prep=_prep(data, h), waits=_waits(hs), os=_os(hs, data.meta.simulated),
             db_sources=_db_sources(data, h)))
     return out
 
@@ -395,7 +398,8 @@ def _side_by_side(data: RunData, rows: Mapping[Row, list[Series]], hosts: Sequen
                       hosts=host_rows, points_text="; ".join(swept),
                       waits=[{"event": e["event"], "wait_class": e["wait_class"],
                               "cells": [e["cells"].get(p, "—") for p in cols]} for e in events.values()],
-                      os=[{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()])
+                      os=[{"name": n, "cells": [v.get(p, "—") for p in cols]} for n, v in os_rows.items()],
+                      os_lab=data.meta.simulated)
 
 
 def _side_waits(play: str, groups: Sequence[WaitGroup], events: dict[str, dict[str, Any]]) -> None:

@@ -127,6 +127,7 @@ class SideBySide(TypedDict):
     points_text: str
     waits: list[SideWait]
     os: list[CellsRow]
+    os_lab: bool  # a rehearsal: the OS samplers ran for real on this machine, not on the simulated hosts
 
 
 class SweepRow(TypedDict):
@@ -258,6 +259,7 @@ class OsGroup(TypedDict):
     point: str
     point_words: str
     metrics: list[OsMetric]
+    lab: bool  # a rehearsal: sampled on the rehearsing machine, not on the simulated host
 
 
 class DbSource(TypedDict):

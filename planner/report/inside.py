@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.files import slug
+from planner.metrics import display_name
 from planner.report.charts import TimeLine, time_chart
 from planner.results import runfolder
 from planner.results.findings_run import steady_words
@@ -88,14 +89,16 @@ def _charts(p: PointSeries, run_dir: Path, report_dir: Path, index: int, simulat
     for s in (p.headline, p.latency):
         if s is None:
             continue
-        what = _LINE_WORDS.get(s.metric, s.metric)
+        what = _LINE_WORDS.get(s.metric) or display_name(s.metric)
         title = f"{what} over time — {p.play}: {_where(p)}"
         line = TimeLine(s.label("device") or s.label("direction") or what, s.t, s.values, s.low, s.high, s.step_s)
         path = run_dir / runfolder.CHARTS / f"time-{index:03d}-{slug(s.metric)}.svg"
         written = time_chart(path, title, f"{what} ({s.unit})", [line], window_s=end, warmup_s=s.warmup_s,
                              steady=steady if s is p.headline else None, simulated=simulated or p.simulated)
         if written is not None:
-            out.append({"title": title, "path": os.path.relpath(written, report_dir), "file": str(written)})
+            link = "latency" if s is p.latency else "TPS" if s.metric.endswith(".tps") else "IOPS"
+            out.append({"title": title, "path": os.path.relpath(written, report_dir), "file": str(written),
+                        "link": link})
     return out
 
 

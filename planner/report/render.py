@@ -21,7 +21,7 @@ from typing import Any
 import jinja2
 import jinja2.meta
 
-from planner import kindspec
+from planner import kindspec, signals
 from planner.errors import InputError, Location, Problem
 from planner.files import write_bytes, write_output
 from planner.plan.model import Plan
@@ -236,6 +236,7 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
 
 def _write(target: Path, data: bytes, *, given_path: bool) -> None:
     """A report in the run folder is a record file; one the user sent with ``-o`` goes where it points."""
+    signals.raise_pending()  # a Ctrl-C swallowed while rendering (planner.signals): no report, as if obeyed
     if given_path:
         write_output(target, data)
     else:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from planner.results.finding import Finding
 from planner.results.findings import all_findings
-from planner.results.findings_run import late_starts, not_steady
+from planner.results.findings_run import late_starts, not_steady, unread_series
 from planner.results.kind_findings import run_findings
 from planner.results.measure import RunData
 from planner.results.point_series import PointSeries, read_points
@@ -59,9 +59,10 @@ def evaluate(run: RunData) -> RunResults:
     if _LAST and _LAST[0][0] is run:
         return _LAST[0][1]
     all_series = tuple(series(run.measurements))
-    rated, sets, points = rated_figures(run), working_sets(run), tuple(read_points(run))
+    rated, sets, read = rated_figures(run), working_sets(run), read_points(run)
+    points = read.points
     found = (*all_findings(all_series, rated, sets), *run_findings(run),
-             *late_starts(run), *not_steady(points))
+             *late_starts(run), *not_steady(points), *unread_series(read.unread))
     claims = run.plan.reproduces if run.plan else ()
     results = RunResults(all_series, rated, sets, points, found,
                          tuple(verdicts(claims, all_series, run.simulated)), run.simulated)

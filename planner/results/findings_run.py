@@ -11,7 +11,7 @@ from planner.metrics import display_name
 from planner.results import runfolder
 from planner.results.finding import Finding, Severity
 from planner.results.measure import RunData, play_name
-from planner.results.point_series import PointSeries
+from planner.results.point_series import PointSeries, UnreadSeries
 from planner.results.stats import fmt
 from planner.status import legacy_place
 from planner.timeseries import Steadiness
@@ -100,3 +100,12 @@ def not_steady(points: Sequence[PointSeries], trend_pct: float = TREND_PCT) -> l
                             ("slope in the last window", f"{v.slope_pct:+.0f}%"),
                             ("measured", f"{v.run_s:g}s"))))
     return out
+
+
+def unread_series(unread: Sequence[UnreadSeries]) -> list[Finding]:
+    """A note for each series file that could not be read: the point is reported without its chart and its
+    steady-state verdict, and the reader is told why instead of finding the chart simply missing."""
+    return [Finding("series_unread", Severity.NOTE, "series not read", u.play, u.host, u.title, u.point_label,
+                    f"{u.file}: {u.reason} — the point's figures stand, but it is neither charted nor judged for "
+                    "steady state", ())
+            for u in unread]

@@ -216,7 +216,15 @@ class PlayValue:
 
 
 def matches(s: Series, metric: str) -> bool:
-    return s.metric == metric or s.key == metric
+    """The series is the metric's, or its key; or it carries every label the name gives (``fio.clat_ms{stat=p99}``
+    names a job's p99 without spelling the job's and direction's labels, as validate's hint writes it)."""
+    if s.metric == metric or s.key == metric:
+        return True
+    name, _, inner = metric.partition("{")
+    if s.metric != name or not inner.endswith("}"):
+        return False
+    given = [pair.partition("=") for pair in inner[:-1].split(",")]
+    return all(sep and (k.strip(), v.strip()) in s.labels for k, sep, v in given)
 
 
 def play_value(all_series: Sequence[Series], play: str, metric: str) -> list[PlayValue]:

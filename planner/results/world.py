@@ -61,7 +61,7 @@ class HostWorld:
         if not self.database:
             return self.server or "no database"
         what = ("a fresh database (as DBCA leaves it: no SLOB, TPC-C or SOE schema)" if self.database == "fresh"
-                else "a loaded database (SLOB's schemas already set up)")
+                else "a loaded database (SLOB's, TPC-C's and SOE's schemas already built)")
         topology = "RAC (node 1 of 2)" if self.rac else "single instance"
         container = (f"a CDB with PDB {self.pdb}" if self.cdb and self.pdb else
                      "a CDB with no PDB named" if self.cdb else "non-CDB")

@@ -38,6 +38,7 @@ REGISTRY = KindRegistry({
     "io_scheduler": "planner.steps.prep_os:IoScheduler", "asm_diskgroup": "planner.steps.prep_asm:AsmDiskgroup",
     "init_ora": "planner.steps.prep_db:InitOra", "flashback": "planner.steps.prep_flashback:Flashback",
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
+    "pg_conf": "planner.steps.prep_pg:PgConf",
 })
 for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
     if _spec.step:
@@ -249,6 +250,37 @@ def metric_names() -> frozenset[str]:
                                   for m in w.report_metrics}
     names |= {f"{row.base}_per_{per}" for row in LOAD_PROFILE.values() for per in PER_COLUMNS}
     return frozenset(names)
+
+
+def produced_metrics() -> Mapping[str, frozenset[str]]:
+    """Step kind -> the metric names its steps give their play: a workload kind's own (its report metrics and its
+    parsers' words); the database report's (AWR/Statspack Load Profile, SLOB's figures) for the kinds that take
+    snapshots (awr, statspack, and the workloads that write their own report). A claim on one of these names needs
+    a step of such a kind in its play (planner.plan.check)."""
+    from planner import kindspec
+    from planner.parsers.awr_common import LOAD_PROFILE, PER_COLUMNS
+
+    db = {f"{row.base}_per_{per}" for row in LOAD_PROFILE.values() for per in PER_COLUMNS}
+    own: dict[str, set[str]] = {}
+    snapshots = ["awr", "statspack"]
+    for kind, cls in REGISTRY.items():
+        if (w := workload(cls)) is not None:
+            own[kind] = set(w.report_metrics)
+            if w.writes_db_report:
+                snapshots.append(kind)
+                db |= {m for m in w.report_metrics if "." not in m}
+    for spec in kindspec.specs():
+        own.setdefault(spec.kind, set()).update(spec.report.metric_words)
+    for kind in snapshots:
+        own.setdefault(kind, set()).update(db)
+    return {kind: frozenset(names) for kind, names in own.items()}
+
+
+def series_labels(kind: str, args: Mapping[str, Any]) -> Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+    """A workload kind's Workload.series_labels for these plan arguments ({} for other kinds and unknown ones)."""
+    cls = REGISTRY.get(kind)
+    w = workload(cls) if cls is not None else None
+    return w.series_labels(args) if w is not None else {}
 
 
 def device_writers() -> Mapping[str, Callable[[Mapping[str, Any]], bool]]:

@@ -25,7 +25,7 @@ from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, RestartRequest, Status
 from planner.transport.become import asks_password
-from planner.transport.connection import CommandResult, Connection, command_line
+from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +187,15 @@ class StepContext:
         ask = asks_password(self.host, bool(use_become))
         return command_line(list(argv), become=use_become, become_user=become_user or self.become_user or "root",
                             login=login, env=env, cwd=cwd, ask_password=ask)
+
+    def shown(self, line: str, *, become: bool | None = None, become_user: str | None = None,
+              login: bool = False) -> str:
+        """A shell line as -C -D shows it (``<point dir>`` and redirections kept readable), through the sudo the
+        run goes through when it runs under become: which commands need root is said before the run."""
+        if not (self.become if become is None else become):
+            return line
+        return under_sudo(line, become_user=become_user or self.become_user or "root", login=login,
+                          ask_password=asks_password(self.host, True))
 
     def sh(self, script: str, *args: str, **kw: Any) -> CommandResult:
         """Run a fixed script; user values go in as positional parameters ($1, $2...), never into the text."""
@@ -449,6 +458,13 @@ class Rehearsed(StepType):
         """What a rehearsal should tell about this step on the real lab (e.g. a database restart)."""
         return ()
 
+    @classmethod
+    def kit_unnamed(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any]) -> tuple[str | None, str]:
+        """The step's arguments name no kit (``kit_args``): (where the tool finds it on a host with these
+        variables, the path a sandbox puts the stand-in at, as the tool's installer would; or None and why the
+        rehearsal cannot tell, which refuses the step; or None and "": nothing to stand in)."""
+        return None, ""
+
 
 class Workload(StepType):
     """The workload facet: a kind run once per sweep point, whose figures the report shows."""
@@ -457,6 +473,13 @@ class Workload(StepType):
     writes_db_report: ClassVar[bool] = False  # takes its own AWR/Statspack snapshots (collect: [awr] does not)
     # The metrics the report's section for this kind shows beyond the headline (what the seeds print).
     report_metrics: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def series_labels(cls, args: Mapping[str, Any]) -> Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """Metric -> the labels (each with example values) that tell apart the several series every run with
+        these plan arguments gives of it: a ``reproduces:`` claim naming the metric without such a label
+        matches them all, and would read "inconclusive" (planner.plan.check refuses it)."""
+        return {}
 
 
 class AroundPoint(StepType):

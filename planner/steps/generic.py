@@ -78,7 +78,10 @@ class Command(StepType):
     def check(self, ctx: StepContext) -> Change:
         if self._creates(ctx):
             return Change(False, f"{self.args['creates']} exists")
-        return Change(bool(self.args.get("changed_when", True)), "would run " + shlex.join(self.argv()))
+        chdir = self.args.get("chdir")  # under become, the line as sent: which commands run through sudo
+        shown = ctx.command_text(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None) if ctx.become else (
+            shlex.join(self.argv()))
+        return Change(bool(self.args.get("changed_when", True)), "would run " + shown)
 
     def apply(self, ctx: StepContext) -> Outcome:
         if self._creates(ctx):
@@ -151,9 +154,9 @@ class _FileStep(Reversible):
         # the write replaces the file (a new inode): its mode and owner go with it. Asked only when it will be
         # replaced: an unchanged file (every warm run) costs no round trip.
         if content is not None and content != self.content(ctx):
-            r = ctx.run(["stat", "-c", "%a %u:%g", "--", self.dest(ctx)], check=False)
-            if r.ok and _ATTRS.fullmatch(r.stdout.strip()):
-                saved["mode"], saved["owner"] = r.stdout.split()
+            r = ctx.run(["sh", "-c", _SAVE_ATTRS_SCRIPT, "sh", self.dest(ctx)], check=False)
+            if r.ok:
+                saved.update(_saved_attrs(r.stdout))
         return saved
 
     def revert(self, ctx: StepContext, saved: Mapping[str, Any]) -> Outcome:
@@ -182,13 +185,51 @@ _ATTRS_SCRIPT = ('f=$1; have=$(stat -c "%a %u:%g" -- "$f") || exit 1; set -- $ha
                  'printf %s "$out"')
 
 
+# One round trip: mode and owner; the ACL entries beyond the base ones, where getfacl is installed (-s prints
+# nothing for a file with none); the SELinux context, where the kernel has one ("?" or an error elsewhere).
+_SAVE_ATTRS_SCRIPT = ('f=$1; stat -c "%a %u:%g" -- "$f" || exit 1; '
+                      'if command -v getfacl >/dev/null 2>&1; then getfacl -s -c -p -- "$f" 2>/dev/null; fi '
+                      '| tr "\\n" ","; echo; stat -c "%C" -- "$f" 2>/dev/null; exit 0')
+_ACL_ENTRY = re.compile(r"(user|group|mask|other):[A-Za-z0-9_.@-]*:[rwx-]{3}")
+_SELINUX = re.compile(r"[A-Za-z0-9_]+:[A-Za-z0-9_]+:[A-Za-z0-9_]+(:[A-Za-z0-9_.,:-]+)?")
+
+
+def _saved_attrs(out: str) -> dict[str, str]:
+    """What the save script printed, each part kept only when it has the shape its program prints (the
+    host's output is data: it becomes arguments of setfacl and chcon at restore)."""
+    lines = out.splitlines()
+    if not lines or not _ATTRS.fullmatch(lines[0].strip()):
+        return {}  # not what stat prints: nothing after it is trusted either
+    attrs: dict[str, str] = dict(zip(("mode", "owner"), lines[0].split(), strict=True))
+    entries = [e.split("#", 1)[0].strip() for e in (lines[1] if len(lines) > 1 else "").split(",")]
+    entries = [e for e in entries if e]
+    if entries and len(entries) <= 256 and all(_ACL_ENTRY.fullmatch(e) for e in entries):
+        attrs["acl"] = ",".join(entries)
+    if len(lines) > 2 and _SELINUX.fullmatch(lines[2].strip()):
+        attrs["selinux"] = lines[2].strip()
+    return attrs
+
+
 def _put_back_attrs(ctx: StepContext, dest: str, saved: Mapping[str, Any]) -> str:
-    """The saved mode and owner (uid:gid) back on ``dest``; what was changed, "" when nothing was (or none
-    was saved: a log from an older planner)."""
+    """The saved mode and owner (uid:gid), then its ACL and SELinux context, back on ``dest``; what was
+    changed, "" when nothing was (or none was saved: a log from an older planner)."""
     mode, owner = str(saved.get("mode", "")), str(saved.get("owner", ""))
     if not _ATTRS.fullmatch(f"{mode} {owner}"):
         return ""
-    return ctx.run(["sh", "-c", _ATTRS_SCRIPT, "sh", dest, mode, owner]).stdout.strip()
+    done = [ctx.run(["sh", "-c", _ATTRS_SCRIPT, "sh", dest, mode, owner]).stdout.strip()]
+    acl, label = str(saved.get("acl", "")), str(saved.get("selinux", ""))
+    acl_ok = bool(acl) and all(_ACL_ENTRY.fullmatch(e) for e in acl.split(","))
+    label_ok = bool(label) and _SELINUX.fullmatch(label) is not None
+    if acl_ok or label_ok:  # a round trip only for a file that had either: most have neither
+        now = _saved_attrs(ctx.run(["sh", "-c", _SAVE_ATTRS_SCRIPT, "sh", dest], check=False).stdout)
+        if acl_ok and now.get("acl") != acl:
+            # after chmod: the ACL's mask is the group bits, so it is set last to come back exactly
+            ctx.run(["setfacl", "--set", acl, "--", dest])
+            done.append(f"ACL {acl}")
+        if label_ok and now.get("selinux") != label:
+            ctx.run(["chcon", "--", label, dest])
+            done.append(f"SELinux context {label}")
+    return ", ".join(d for d in done if d)
 
 
 def _local_file(ctx: StepContext, src: str) -> Path:

@@ -103,13 +103,18 @@ def command_line(argv: Argv, *, become: bool = False, become_user: str = "root",
     line = shlex.join(parts)
     if cwd:
         line = f"cd {shlex.quote(cwd)} && {line}"
-    if become:
-        if login:
-            line = as_login(line)
-        ask = ["-S", "-p", prompt] if ask_password else ["-n"]
-        # sh -c keeps cd/&& working; sudo passes its arguments to it as they are (no -i, no -s: no escaping)
-        line = shlex.join(["sudo", *ask, "-H", "-u", become_user, "--", "sh", "-c", line])
-    return line
+    return under_sudo(line, become_user=become_user, login=login, ask_password=ask_password, prompt=prompt) if (
+        become) else line
+
+
+def under_sudo(line: str, *, become_user: str = "root", login: bool = False, ask_password: bool = False,
+               prompt: str = PROMPT) -> str:
+    """A shell line as become sends it (command_line's wrapping): -C -D shows a kind's readable lines this way."""
+    if login:
+        line = as_login(line)
+    ask = ["-S", "-p", prompt] if ask_password else ["-n"]
+    # sh -c keeps cd/&& working; sudo passes its arguments to it as they are (no -i, no -s: no escaping)
+    return shlex.join(["sudo", *ask, "-H", "-u", become_user, "--", "sh", "-c", line])
 
 
 def login_user(host: Host) -> str | None:

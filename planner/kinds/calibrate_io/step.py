@@ -83,8 +83,12 @@ class CalibrateIo(Workload):
     def preview(self, ctx: StepContext) -> str:
         disks, latency = self.params()
         self.check(ctx)
+        user = ctx.vars.get("oracle_user")  # the database's OS account, reached through sudo (planner.db.access)
+        line, who = ((ctx.shown("sqlplus -S / as sysdba", become=True, become_user=str(user)),
+                      f"as {user} through sudo, in its login environment") if user else
+                     ("sqlplus -S / as sysdba", "as the login user"))
         return "\n".join([
-            "$ sqlplus -S / as sysdba   (as the oracle user, each script on stdin)", f"    {PARAMS_SQL};",
+            f"$ {line}   ({who}, each script on stdin)", f"    {PARAMS_SQL};",
             f"    {ASYNC_SQL};",
             "    variable o0 number\n    variable o1 number\n    variable o2 number",
             f"    begin dbms_resource_manager.calibrate_io({disks}, {latency}, :o0, :o1, :o2); end;",

@@ -88,6 +88,15 @@ class FioArgs:
             w in str(self.option("rw") or "") for w in ("write", "rw", "trim"))
 
 
+# fio's mixed workloads and the directions each issues (fio HOWTO, rw=: "readwrite, rw: Sequential mixed reads
+# and writes", "randrw", "trimwrite: Sequential trim+write sequences", "randtrimwrite")
+_MIXED = {"rw": ("read", "write"), "readwrite": ("read", "write"), "randrw": ("read", "write"),
+          "trimwrite": ("trim", "write"), "randtrimwrite": ("trim", "write")}
+_LATENCIES = ("fio.lat_ms", "fio.clat_ms", "fio.slat_ms")
+_PER_DIRECTION = ("fio.iops", "fio.bw_kib", "fio.bw_mbs", "fio.runtime_ms", "fio.total_ios", *_LATENCIES)
+_STAT = ("stat", ("mean", "p50", "p99", "max"))
+
+
 class Fio(Rehearsed, Workload):
     """fio: files or devices, ``--output-format=json``; device writes need ``destructive: true``."""
 
@@ -132,6 +141,21 @@ class Fio(Rehearsed, Workload):
     rehearsal_caps = {"runtime": 2}  # a rehearsal proves fio runs, briefly
     device_args = ("target",)
     report_metrics = ("fio.iops", "fio.bw_mbs", "fio.lat_ms", "fio.clat_ms")
+
+    @classmethod
+    def series_labels(cls, args: Mapping[str, Any]) -> Mapping[str, tuple[tuple[str, tuple[str, ...]], ...]]:
+        """Each latency is one series per statistic (the JSON's clat_ns/lat_ns/slat_ns: mean, min, max, stddev,
+        percentiles); a mixed ``rw`` gives every per-direction figure once per direction (the JSON's "read",
+        "write", "trim" objects), unless rwmixread leaves one direction idle."""
+        out = {m: (_STAT,) for m in _LATENCIES}
+        given, extra = args.get("rw"), args.get("extra")
+        rws = given if isinstance(given, list) else [given]  # a swept rw: any mixed value splits
+        mix = extra.get("rwmixread", extra.get("rwmixwrite")) if isinstance(extra, Mapping) else None
+        dirs = next((d for rw in rws if isinstance(rw, str) and (d := _MIXED.get(rw))), None)
+        if dirs is not None and mix not in (0, 100):
+            for m in _PER_DIRECTION:
+                out[m] = (("dir", dirs), *out.get(m, ()))
+        return out
 
     @classmethod
     def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:

@@ -202,15 +202,16 @@ class Iozone(Rehearsed, Workload):
     def preview(self, ctx: StepContext) -> str:
         files = self.files(ctx, step_dir(ctx, self.kind))
         wd = "<point dir>"
-        lines = [f"$ {shlex.join(['mkdir', '-p', '--', *sorted({posixpath.dirname(f) for f in files})])}"]
+        lines = [f"$ {ctx.shown(shlex.join(['mkdir', '-p', '--', *sorted({posixpath.dirname(f) for f in files})]))}"]
         make = self.create_argv(ctx, files)
         if make is not None:
-            lines.append(f"$ cd {wd} && {shlex.join(make)} >{wd}/create.out 2>{wd}/create.err"
+            lines.append(f"$ {ctx.shown(f'cd {wd} && {shlex.join(make)} >{wd}/create.out 2>{wd}/create.err')}"
                          "   # writes the data file once, one process (-i 0, kept with -w)")
             if len(files) > 1:
-                lines.append(f"$ {shlex.join(['cp', '-f', '--', files[0], *files[1:]])}"
+                lines.append(f"$ {ctx.shown(shlex.join(['cp', '-f', '--', files[0], *files[1:]]))}"
                              "   # the other processes' files are copies of it")
-        lines.append(f"$ cd {wd} && {shlex.join(self.argv(ctx, files))} >{wd}/iozone.out 2>{wd}/iozone.err")
+        run = f"cd {wd} && {shlex.join(self.argv(ctx, files))} >{wd}/iozone.out 2>{wd}/iozone.err"
+        lines.append(f"$ {ctx.shown(run)}")
         return "\n".join(lines)
 
     def apply(self, ctx: StepContext) -> Outcome:

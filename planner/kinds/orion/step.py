@@ -185,6 +185,16 @@ class Orion(Rehearsed, Workload):
         if self.opts.binary:
             check_host_path(self.opts.binary, "ORION binary")
 
+    @classmethod
+    def kit_unnamed(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any]) -> tuple[str | None, str]:
+        """Without ``binary``: the home binary() looks in first, where Oracle's install puts ORION (25.18b); with no
+        home, the lab's PATH would decide, which a rehearsal cannot know."""
+        homes = [str(h).rstrip("/") for h in (host_vars.get("grid_home"), host_vars.get("oracle_home")) if h]
+        if homes:
+            return homes[0] + "/bin/orion", ""
+        return None, ("the inventory gives the host no oracle_home or grid_home, so the lab would run 'orion' from "
+                      "the login's PATH, which a rehearsal cannot stand in for")
+
     def binary(self, ctx: StepContext) -> str:
         """``binary``, else the first of <grid_home>/bin/orion and <oracle_home>/bin/orion the host can run: from
         11.2 both homes ship it and on RAC the Grid home's is the one to use (docs/oracle-behaviour.md 25.18b);
@@ -214,7 +224,7 @@ class Orion(Rehearsed, Workload):
     def preview(self, ctx: StepContext) -> str:
         argv, testname = self.argv(ctx), self.opts.testname
         luns = "".join(f"    {ctx.path(x)}\n" for x in self.luns())
-        return f"$ {shlex.join(argv)}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
+        return f"$ {ctx.shown(shlex.join(argv))}\n{testname}.lun:\n{luns}".rstrip("\n") + "\n" + self.check(ctx).msg
 
     def check(self, ctx: StepContext) -> Change:
         argv = self.argv(ctx)

@@ -266,7 +266,8 @@ class Slb(Rehearsed, Workload):
         kit_dir = planner_dir(ctx, "kits", f"slb-{kit.digest[:16]}")
         env = "".join(f"{k}={v} " for k, v in (self._env() or {}).items())
         lines = [f"kit {kit.source} -> {kit_dir} ({len(kit.files)} files, built there once)",
-                 f"$ cd {kit_dir} && {env}{' '.join(self._argv(kit))} ><point dir>/slb.out 2><point dir>/slb.err"]
+                 "$ " + ctx.shown(f"cd {kit_dir} && {env}{' '.join(self._argv(kit))} ><point dir>/slb.out "
+                                  "2><point dir>/slb.err")]
         warn = self._affinity_warning(ctx)
         return "\n".join(lines + ([warn] if warn else []))
 

@@ -38,6 +38,9 @@ class SwingbenchArgs:
     min_think_ms: int | None = None
     max_think_ms: int | None = None
     build: SoeBuild | None = None  # None: no build: (the schema must be there)
+    data_on: str = ""  # where the play put the storage: +GROUP or a directory ("": not checked)
+    stats_start_s: int | None = None  # charbench -bs: statistics recorded from this second of the run
+    stats_end_s: int | None = None  # charbench -be: ... until this one
 
     @classmethod
     def of(cls, args: Mapping[str, Any]) -> SwingbenchArgs:
@@ -49,7 +52,23 @@ class SwingbenchArgs:
             user=str(args.get("user") or "soe"),
             min_think_ms=whole_number(args, "min_think_ms", None, "swingbench", minimum=0),
             max_think_ms=whole_number(args, "max_think_ms", None, "swingbench", minimum=0),
-            build=None if args.get("build") is None else SoeBuild.of(args.get("build")))
+            build=None if args.get("build") is None else SoeBuild.of(args.get("build")),
+            data_on=str(args.get("data_on") or ""),
+            stats_start_s=whole_number(args, "stats_start_s", None, "swingbench", minimum=0),
+            stats_end_s=whole_number(args, "stats_end_s", None, "swingbench", minimum=1))
+
+    @property
+    def tablespace(self) -> str:
+        """oewizard's -ts: the build's, else SOE (oewizard's own default) when data_on asks for a place."""
+        given = self.build.tablespace if self.build is not None else ""
+        return (given or ("SOE" if self.data_on else "")).upper()
+
+    def datafile(self) -> str:
+        """oewizard's -df on data_on: the disk group itself (an Oracle-managed file in it, as CREATE TABLESPACE
+        ... DATAFILE '+GROUP' makes), else ``<dir>/<tablespace>01.dbf`` (as SLOB's create_tablespace)."""
+        if not self.data_on or self.data_on.startswith("+"):
+            return self.data_on
+        return f"{self.data_on.rstrip('/')}/{self.tablespace.lower()}01.dbf"
 
     @property
     def config_path(self) -> str:

@@ -1,5 +1,6 @@
 """Swingbench's rehearsal stand-in: the folder a plan's ``home:`` names gets bin/charbench and bin/oewizard (the
-programs in bin/ here, NOT Swingbench) and the SOE config charbench -c names."""
+programs in bin/ here, NOT Swingbench) and the SOE config charbench -c names (its <Connection> as Swingbench's
+configs have it: UserName, Password, ConnectString, DriverType)."""
 
 from __future__ import annotations
 
@@ -27,7 +28,11 @@ def install_home(root: Path, home: str) -> Path:
         config.parent.mkdir(parents=True, exist_ok=True)
         config.write_text('<?xml version = \'1.0\'?>\n<SwingBenchConfiguration xmlns="http://www.dominicgiles.com/'
                           'swingbench/config">\n   <Name>"Order Entry (PLSQL) V2"</Name>\n'
-                          "   <Comment>PLANNER STAND-IN config</Comment>\n</SwingBenchConfiguration>\n")
+                          "   <Comment>PLANNER STAND-IN config</Comment>\n   <Connection>\n"
+                          "      <UserName>soe</UserName>\n      <Password>soe</Password>\n"
+                          "      <ConnectString>//localhost/soe</ConnectString>\n"
+                          "      <DriverType>Oracle jdbc Driver</DriverType>\n   </Connection>\n"
+                          "</SwingBenchConfiguration>\n")
     return dest
 
 

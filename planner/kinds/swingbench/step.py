@@ -4,17 +4,21 @@ Each point runs charbench from ``<home>/bin`` with the step's config file (the S
 ``configs/SOE_Server_Side_V2.xml``), connect string, SOE user, ``users`` and ``run_time``, and writes its results
 XML into the point's folder (``-r``), which is fetched and parsed (planner/kinds/swingbench/parse.py)::
 
-    charbench -c <config> -cs <connect> -u <user> -p <password> -uc <users> -rt <h:mm[:ss]> -a
+    charbench -c <point>/swingbench-config.xml -cs <connect> -u <user> -uc <users> -rt <hh:mm[.sec]> -a
               -r <point>/results.xml -v users,tpm,tps [-min <ms> -max <ms>]
 
 ``build:`` loads the SOE schema with oewizard first (``-cl -create -scale N``), once per run and host, with its
 own budget (a load of a few GB takes far longer than a run), and only when the schema's ORDERS table does not
-exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped).
+exist (asked of DBA_TABLES first: a schema already built is never rebuilt or dropped). With ``data_on`` (the disk
+group or directory the play prepared) oewizard gets ``-ts <tablespace> -df <data_on>``, so SOE lands there, and
+every point checks that ORDERS's data files are there before charbench runs (as SLOB's data_on).
 
 Passwords come from inventory (or -e) variables: ``swingbench_password`` for the SOE user and, for the build,
 ``swingbench_dba_password`` for the DBA oewizard connects as (``swingbench_dba_user``, default system), or from
 the environment variable / file their ``_env`` / ``_file`` names. All are secrets (docs/secrets.md), so the
-recorded command, results, console and report mask them.
+recorded command, results, console and report mask them. charbench gets its password in the point's private copy
+of the config (``<Password>``, mode 0600, removed after the run), never as ``-p``, so ``ps`` on the host cannot
+show it; oewizard has no such way that a source shows, so its ``-p``/``-dbap`` stay on its command line.
 
 Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
 a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
@@ -26,12 +30,14 @@ from __future__ import annotations
 import functools
 import os
 import posixpath
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, ClassVar
+from xml.sax.saxutils import escape
 
 from planner.db.access import config_for, open_database
-from planner.db.segments import table_exists
+from planner.db.segments import find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs
 from planner.parsers import parse_file
@@ -52,6 +58,7 @@ from planner.steps.base import (
 from planner.steps.wl_common import finish, host_run_dir, point_dir, save_text
 
 RESULTS = "results.xml"
+CONFIG_COPY = "swingbench-config.xml"  # the point's private copy of the config, holding the password
 PASSWORD_VAR = "swingbench_password"
 DBA_PASSWORD_VAR = "swingbench_dba_password"
 BUILD_MIN_S = 1800.0
@@ -62,11 +69,11 @@ _CONNECT = {"type": "string", "minLength": 1, "pattern": "^[^\\s\\x00]+$",
 
 
 def run_time_text(seconds: int) -> str:
-    """charbench -rt: ``0:05`` for whole minutes (the author's own examples), else ``0:01:30`` (hh:mm:ss, as
-    DB-BenchMind's adapter passes ``-rt 00:02:00``)."""
+    """charbench -rt "in the form hh:mm.sec" (charbench -h, 2.7): ``0:05`` for whole minutes, else ``0:01.30``
+    (docs/oracle-behaviour.md 43.s1; hh:mm:ss is not a form the help gives)."""
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
-    return f"{h}:{m:02d}" + (f":{s:02d}" if s else "")
+    return f"{h}:{m:02d}" + (f".{s:02d}" if s else "")
 
 
 def build_budget_s(variables: Mapping[str, Any], scale: float) -> float:
@@ -95,6 +102,20 @@ class Swingbench(Rehearsed, Workload):
             "run_time": sweepable({"type": "integer", "minimum": 1}, "give seconds as a whole number or a list"),
             "min_think_ms": {"type": "integer", "minimum": 0},
             "max_think_ms": {"type": "integer", "minimum": 0},
+            "stats_start_s": {"type": "integer", "minimum": 0,
+                              "description": "charbench -bs: record statistics from this second of the run on "
+                                             "(Swingbench 2.7+; the install's charbench -h is asked)"},
+            "stats_end_s": {"type": "integer", "minimum": 1,
+                            "description": "charbench -be: record statistics until this second of the run "
+                                           "(at most run_time)"},
+            "data_on": {
+                "type": "string",
+                "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put the storage under test: a disk group (+DATA) or a directory; "
+                               "build: creates the SOE tablespace there (oewizard -ts, -df) and each point checks "
+                               "that <user>.ORDERS's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory",
+            },
             "build": {
                 "type": "object",
                 "description": "load the SOE schema with oewizard when it does not exist",
@@ -138,21 +159,29 @@ class Swingbench(Rehearsed, Workload):
         if lo is not None and hi is not None and lo > hi:
             raise StepError(f"swingbench: min_think_ms {lo} is more than max_think_ms {hi}",
                             hint="charbench draws each think time between -min and -max")
+        a = self.parsed
+        start, end = a.stats_start_s or 0, a.stats_end_s or a.run_time
+        if end is not None and not start < end <= (a.run_time or end):
+            raise StepError(f"swingbench: statistics from {start} s to {end} s is not a window inside the run time "
+                            f"of {a.run_time} s", hint="give 0 <= stats_start_s < stats_end_s <= run_time")
 
     def user(self) -> str:
         return self.parsed.user
 
-    def argv(self, ctx: StepContext, results: str) -> list[str]:
-        """charbench's command line for this point, as the run writes it (the password is masked in records)."""
+    def argv(self, ctx: StepContext, results: str, config: str) -> list[str]:
+        """charbench's command line for this point with ``config``, the point's private copy of the config holding
+        the password (write_config): no ``-p``, so ``ps`` never shows it (docs/oracle-behaviour.md 43.s3)."""
         a = self.parsed
         home = ctx.path(a.home.rstrip("/"))
-        argv = [posixpath.join(home, "bin", "charbench"), "-c", ctx.path(a.config_path),
-                "-cs", a.connect, "-u", a.user, "-p", _password(ctx, PASSWORD_VAR),
+        argv = [posixpath.join(home, "bin", "charbench"), "-c", config, "-cs", a.connect, "-u", a.user,
                 "-uc", str(a.users), "-rt", run_time_text(a.run_time or 60), "-a", "-r", results,
                 "-v", "users,tpm,tps"]
         for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
             if value is not None:
                 argv += [flag, str(value)]
+        for seconds, flag in ((a.stats_start_s, "-bs"), (a.stats_end_s, "-be")):
+            if seconds is not None:
+                argv += [flag, run_time_text(seconds)]
         return argv
 
     def build_argv(self, ctx: StepContext) -> list[str]:
@@ -164,8 +193,10 @@ class Swingbench(Rehearsed, Workload):
                 "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
                 "-dba", str(ctx.vars.get("swingbench_dba_user") or "system"), "-dbap", _password(ctx, DBA_PASSWORD_VAR),
                 "-scale", f"{build.scale:g}", "-tc", str(build.threads)]
-        if build.tablespace:
-            argv += ["-ts", build.tablespace]
+        if a.tablespace:
+            argv += ["-ts", a.tablespace]
+        if a.data_on:  # "-df <datafile> datafile name used to create schema in" (oewizard -h 2.7): SOE on data_on
+            argv += ["-df", a.datafile()]
         return argv
 
     def preview(self, ctx: StepContext) -> str:
@@ -173,8 +204,11 @@ class Swingbench(Rehearsed, Workload):
         if self.parsed.build is not None:
             lines.append(f"$ {ctx.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
                          "does not exist; once per run and host")
-        results = posixpath.join(ctx.point_dir or "<point folder>", RESULTS)
-        lines.append(f"$ {ctx.command_text(self.argv(ctx, results))}")
+        folder = ctx.point_dir or "<point folder>"
+        config = posixpath.join(folder, CONFIG_COPY)
+        lines.append(f"# {config}: {self.parsed.config_path} with the password in <Password>, mode 0600, removed "
+                     "after the run")
+        lines.append(f"$ {ctx.command_text(self.argv(ctx, posixpath.join(folder, RESULTS), config))}")
         return "\n".join(lines)
 
     def check(self, ctx: StepContext) -> Change:
@@ -186,8 +220,17 @@ class Swingbench(Rehearsed, Workload):
         if not self._schema_exists(ctx):
             raise StepError(f"swingbench: the {self.user().upper()} schema has no ORDERS table: charbench would "
                             "fail every transaction", hint="add build: {scale: 1} to load it with oewizard first")
-        results = posixpath.join(point_dir(ctx, self.kind), RESULTS)
-        r = ctx.run(self.argv(ctx, results), check=False, measured=True)
+        if self.parsed.data_on:
+            self._check_placement(ctx)
+        if self.parsed.stats_start_s is not None or self.parsed.stats_end_s is not None:
+            self._check_window_options(ctx)
+        folder = point_dir(ctx, self.kind)
+        results, config = posixpath.join(folder, RESULTS), posixpath.join(folder, CONFIG_COPY)
+        self.write_config(ctx, config)
+        try:
+            r = ctx.run(self.argv(ctx, results, config), check=False, measured=True)
+        finally:  # the copy holds the password: never left on the host
+            ctx.sh('rm -f -- "$1"', config, check=False)
         arts.append(save_text(ctx, "charbench.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
         there = ctx.sh('[ -s "$1" ] && echo yes; exit 0', results, check=False).stdout.strip() == "yes"
         main = ctx.fetch(results, RESULTS, "swingbench") if there else None
@@ -224,6 +267,43 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: cannot ask DBA_TABLES whether the schema exists: {exc.message}",
                             hint=exc.hint) from exc
 
+    def write_config(self, ctx: StepContext, path: str) -> None:
+        """The user's config with the SOE password in <Connection>'s <Password>, written at ``path`` under umask
+        077 (through stdin, never an argument), so charbench needs no ``-p``."""
+        source = ctx.path(self.parsed.config_path)
+        text = ctx.conn.read_text(source)
+        if text is None:
+            raise StepError(f"swingbench: no config file {source} on the host",
+                            hint="give config: as a path under home (configs/SOE_Server_Side_V2.xml) or absolute")
+        ctx.sh('umask 077 && cat > "$1"', path, stdin=with_password(text, _password(ctx, PASSWORD_VAR)).encode())
+
+    def _check_window_options(self, ctx: StepContext) -> None:
+        """-bs/-be only where the install's charbench has them: its own -h is asked (2.7.0.1313 lists both; no
+        source says from which release), rather than a release guessed from the folder's name."""
+        charbench = posixpath.join(ctx.path(self.parsed.home.rstrip("/")), "bin", "charbench")
+        words = ctx.run([charbench, "-h"], check=False).stdout
+        missing = [flag for flag in ("-bs", "-be") if not re.search(rf"^\s*{flag}\s", words, re.M)]
+        if missing:
+            raise StepError(f"swingbench: this charbench's -h lists no {' or '.join(missing)}, which "
+                            "stats_start_s / stats_end_s need", hint="drop them (the whole run is recorded), or "
+                            "use a Swingbench whose charbench has -bs/-be (2.7 has)")
+
+    def _check_placement(self, ctx: StepContext) -> None:
+        """At every point, before charbench: <user>.ORDERS's data files are on data_on (as SLOB's data_on), else
+        the figures would describe other storage (a schema built in USERS on +DATA, an old one elsewhere)."""
+        owner, data_on = self.user().upper(), self.parsed.data_on
+        db = open_database(ctx, config_for(ctx))
+        try:
+            place = find_segment(db, owner, "ORDERS")
+        finally:
+            db.close()
+        if place is not None and not on_storage(place.files, data_on):
+            files = ", ".join(place.files[:3]) + (" ..." if len(place.files) > 3 else "")
+            raise StepError(f"swingbench: {owner}.ORDERS is in tablespace {place.tablespace}, whose files are {files} "
+                            f"(DBA_SEGMENTS -> DBA_DATA_FILES), not on {data_on}, which data_on names: the figures "
+                            "would describe other storage",
+                            hint=f"drop the {owner} schema and let build: load it on {data_on}, or correct data_on")
+
     def _build(self, ctx: StepContext) -> list[Artifact]:
         """oewizard once per run and host, only when the schema is missing, with its own budget."""
         marker = posixpath.join(host_run_dir(ctx), f"swingbench-built-{self.user().lower()}")
@@ -236,6 +316,30 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: oewizard failed (exit code {r.exit_code})", hint=f"see {log.path}")
         ctx.conn.put(b"built\n", marker)
         return [log]
+
+
+_CONNECTION = re.compile(r"(<(?:\w+:)?Connection\b[^>]*>)(.*?)(</(?:\w+:)?Connection\s*>)", re.S)
+_PASSWORD = re.compile(r"<((?:\w+:)?Password)\b[^>]*?(?:/>|>.*?</(?:\w+:)?Password\s*>)", re.S)
+_USERNAME = re.compile(r"</(?:\w+:)?UserName\s*>")
+
+
+def with_password(config: str, password: str) -> str:
+    """The Swingbench config text with ``password`` as <Connection>'s <Password> (the element ``-p`` overrides,
+    charbench -h): replaced where it is, else added after <UserName>, else first in <Connection>."""
+    m = _CONNECTION.search(config)
+    if m is None:
+        raise StepError("swingbench: the config file has no <Connection> element to hold the password",
+                        hint="use the benchmark's own config (configs/SOE_Server_Side_V2.xml) or one saved by "
+                             "Swingbench")
+    body = m.group(2)
+    element = f"<Password>{escape(password)}</Password>"
+    if (pw := _PASSWORD.search(body)) is not None:
+        body = body[:pw.start()] + f"<{pw.group(1)}>{escape(password)}</{pw.group(1)}>" + body[pw.end():]
+    elif (user := _USERNAME.search(body)) is not None:
+        body = body[:user.end()] + element + body[user.end():]
+    else:
+        body = element + body
+    return config[:m.start()] + m.group(1) + body + m.group(3) + config[m.end():]
 
 
 def _password(ctx: StepContext, var: str) -> str:

@@ -1,5 +1,6 @@
-"""sysbench's tables: its parser kind and metric words. planner reads sysbench's output (``planner parse``,
-``planner analyze``); it has no workload step yet, so it is read, not run."""
+"""sysbench's tables: its parser kind, metric words, axis words and where its step is. planner reads sysbench's
+output of any release (``planner parse``, ``planner analyze``) and runs sysbench 1.0+'s OLTP scripts against
+PostgreSQL (the ``sysbench`` step)."""
 
 from planner.kindspec import KindSpec, ParserKind, ReportWords
 
@@ -13,7 +14,7 @@ PARSERS = (
                names=(r"sysbench.*\.(txt|log|out)$",),
                headline=(("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
                          ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {})),
-               result_lines=RESULT_LINES, reads="sysbench output"),
+               result_lines=RESULT_LINES, step_kind="sysbench", reads="sysbench output"),
 )
 REPORT = ReportWords(
     prefix="sysbench", tool="sysbench",
@@ -39,6 +40,11 @@ REPORT = ReportWords(
         "sysbench.interval_tps": "sysbench interval transactions per second",
         "sysbench.interval_samples": "sysbench interval reports",
     },
+    param_words={"threads": "sysbench threads"},
+    counted=frozenset({"threads"}),
 )
 
-KIND = KindSpec("sysbench", parsers=PARSERS, report=REPORT)  # no step yet: read, not run
+# The host variables its step reads (pg_host, pg_port, pg_user, pg_password) are declared once, by the other
+# PostgreSQL client kind (a variable is declared by one kind).
+KIND = KindSpec("sysbench", step="planner.kinds.sysbench.step:Sysbench", parsers=PARSERS, report=REPORT,
+                run_findings="planner.kinds.sysbench.findings:run_findings")

@@ -20,8 +20,10 @@ Inventory keys (facts about the lab's host; planner itself still reads the host 
   session's environment says otherwise (bin/_standin_nls.py). Default: none exported (AMERICAN_AMERICA).
 - ``standin_database: fresh | loaded`` (default fresh): what the database holds on the rehearsal's first day.
   Fresh is what DBCA leaves: no SLOB users or tables (no tablespace IOPS), no TPC-C and no SOE schema, and the
-  SLOB kit unpacked but its setup.sh never run. Loaded is a lab where setup.sh has run (USER1.CF1/CF2 in IOPS, the
-  kit's schemas marked loaded); TPC-C and SOE are built by their steps in either world.
+  SLOB kit unpacked but its setup.sh never run. Loaded is a lab where every kit's schema is built: setup.sh has run
+  (USER1.CF1/CF2 in IOPS, the kit's schemas marked loaded), the TPC-C schema TPCC (64 warehouses, the shipped OLTP
+  plan's build) and the Order Entry schema SOE (tablespace SOE), as the OLTP kinds' stand-in builds leave them, so
+  a step's "only when missing" build is skipped there as on such a lab.
 - failure modes, for rehearsing what goes wrong: ``standin_instance_stays_down: true`` (a startup fails, the
   instance does not come back) and ``standin_refused_parameters: [name, ...]`` (ALTER SYSTEM SET refuses them).
 """
@@ -82,7 +84,7 @@ class StandinDatabase(enum.Enum):
     """What the stand-in database holds when the rehearsal starts (``standin_database``)."""
 
     FRESH = "fresh"  # as DBCA leaves a new database: no SLOB, TPC-C or SOE schema
-    LOADED = "loaded"  # SLOB's setup.sh has run: USER1.CF1/CF2 in tablespace IOPS, the kit marked loaded
+    LOADED = "loaded"  # every kit's schema built: SLOB's USER1.CF1/CF2 in IOPS, TPC-C's TPCC, Order Entry's SOE
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,9 +186,33 @@ def apply_profile(state: dict[str, Any], p: HostProfile) -> None:
     state["slob"] = {"release": p.slob_release.value, "buffer_pool": p.slob.buffer_pool,
                      "global_report": p.slob.global_report}
     state["world"] = p.database.value
+    if p.database is StandinDatabase.LOADED:
+        _load_oltp_schemas(state)
     if p.database is StandinDatabase.FRESH:
         # the seed is a loaded lab (tests that install without a profile keep it); a fresh database has no SLOB
         # tablespace and no SLOB users' segments: setup.sh creates them (_standin_profile.py)
         state["tablespaces"] = {k: t for k, t in state.get("tablespaces", {}).items() if k != "IOPS"}
         state["segments"] = {k: seg for k, seg in state.get("segments", {}).items()
                              if not re.fullmatch(r"USER\d+\..*", k)}
+
+
+# What the OLTP kinds' stand-in builds leave in the database (the TPC-C build: its tables recorded by owner and its
+# warehouse count; the Order Entry wizard: SOE's table segments in their tablespace): the loaded world holds both,
+# as a lab where each build has run. Names as those tools create them.
+TPCC_OWNER, TPCC_WAREHOUSES = "TPCC", 64  # the TPC-C kit's default user; the shipped OLTP plan's warehouses
+TPCC_TABLES = ("WAREHOUSE", "DISTRICT", "CUSTOMER", "HISTORY", "NEW_ORDER", "ORDERS", "ORDER_LINE", "ITEM", "STOCK")
+SOE_OWNER, SOE_TABLESPACE = "SOE", "SOE"  # oewizard's default -u and -ts
+SOE_TABLES = ("CUSTOMERS", "ADDRESSES", "CARD_DETAILS", "WAREHOUSES", "ORDER_ITEMS", "ORDERS", "INVENTORIES",
+              "PRODUCT_INFORMATION", "LOGON", "PRODUCT_DESCRIPTIONS", "ORDERENTRY_METADATA")
+
+
+def _load_oltp_schemas(state: dict[str, Any]) -> None:
+    tables = [t for t in state.get("tables", []) if t.get("owner") != TPCC_OWNER]
+    state["tables"] = tables + [{"owner": TPCC_OWNER, "table_name": t} for t in TPCC_TABLES]
+    state.setdefault("tpcc", {})[TPCC_OWNER] = TPCC_WAREHOUSES
+    state.setdefault("tablespaces", {}).setdefault(
+        SOE_TABLESPACE, {"files": [f"+DATA/ORCL/DATAFILE/{SOE_TABLESPACE.lower()}.300.1"]})
+    segments = state.setdefault("segments", {})
+    for t in SOE_TABLES:
+        segments[f"{SOE_OWNER}.{t}"] = {"tablespace": SOE_TABLESPACE, "buffer_pool": "DEFAULT",
+                                        "segment_type": "TABLE"}

@@ -112,7 +112,7 @@ def test_check_diff_shows_the_command_lines_with_the_password_masked(tmp_path: P
 
 
 def test_run_time_as_charbench_reads_it() -> None:
-    assert [run_time_text(s) for s in (60, 300, 90, 3600, 5430)] == ["0:01", "0:05", "0:01:30", "1:00", "1:30:30"]
+    assert [run_time_text(s) for s in (60, 300, 90, 3600, 5430)] == ["0:01", "0:05", "0:01.30", "1:00", "1:30.30"]
 
 
 def test_build_budget_is_its_own_and_overridable() -> None:
