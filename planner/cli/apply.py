@@ -295,6 +295,8 @@ def apply_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
         raise InputError([Problem(None, "", "no plan file given", "planner apply PLAN (or --resume RUN)")])
     if args.rehearse:  # the CLI sends --rehearse to planner.cli.rehearse: never run a rehearsal on the real hosts
         raise RuntimeError("apply_command called with --rehearse; planner.cli.rehearse.rehearse_command runs it")
+    if getattr(args, "world", None):  # a world is simulated: the real hosts are what they are
+        raise InputError([Problem(None, "", "--world is for a rehearsal", "add --rehearse, or leave --world out")])
     loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault, ask_become(args))
     console = Console(verbosity=args.verbose)
     if args.list_hosts or args.list_tasks:

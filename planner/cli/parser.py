@@ -61,6 +61,9 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list-tasks", action="store_true", help="list the steps of each play, then stop")
     p.add_argument("--rehearse", action="store_true",
                    help="run the plan on simulated copies of its hosts on this machine (no lab needed)")
+    p.add_argument("--world", action="append", default=[], metavar="KEY=VALUE",
+                   help="with --rehearse: the world the simulated hosts are (userland=ol6, sshd=5.3, "
+                        "sudoers=rhel-old, oracle=11.2.0.3...; docs/rehearsal-matrix.md); repeat for more")
     p.add_argument("--no-report", action="store_true", help="do not render the report at the end")
     p.add_argument("--resume", metavar="RUN",
                    help="finish a run whose controller died (a run folder or id under --runs-dir): points "

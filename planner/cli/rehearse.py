@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import inspect
+import json
 import os
 import platform
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -30,6 +33,7 @@ from planner.host import Host
 from planner.plan.templating import render
 from planner.rehearsal import preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
+from planner.rehearsal.matrix import THIS_MACHINE, Uses, World, parse_world
 from planner.rehearsal.sandbox import populate
 from planner.rehearsal.standins.profile import profile_for
 from planner.results.world import HostWorld
@@ -95,10 +99,11 @@ def _as_ourselves(prefix: str) -> Login:
                        f"become ran as {me}, who owns the sandbox)", become_direct=True)
 
 
-def _login(originals: Mapping[str, Host], inventory: Mapping[str, Host]) -> Login:
-    """The hosts' own ansible_user where this machine can make it (a lab user with real sudo), as the lab
-    logs in; else ourselves, and when that is root, become is not exercised (a root login needs no sudo).
-    ``inventory``: the hosts as the inventory gives them, to say where a login set by vars: or -e came from."""
+def _login(originals: Mapping[str, Host], inventory: Mapping[str, Host], world: World = THIS_MACHINE) -> Login:
+    """The hosts' own ansible_user where this machine can make it (a lab user with real sudo, the world's sudoers
+    and login shell), as the lab logs in; else ourselves, and when that is root, become is not exercised (a root
+    login needs no sudo). ``inventory``: the hosts as the inventory gives them, to say where a login set by vars:
+    or -e came from."""
     wanted = sorted({str(h.user) for h in originals.values() if login_name(h.user)})
     me = current_user()
     if wanted:
@@ -108,7 +113,7 @@ def _login(originals: Mapping[str, Host], inventory: Mapping[str, Host]) -> Logi
         why = LabUser.unavailable() or (f"planner's files are not reachable by other users ({closed} is closed)"
                                         if closed else None)
         if why is None:
-            return Login(LabUser(wanted[0], tuple(wanted[1:])),
+            return Login(LabUser(wanted[0], tuple(wanted[1:]), sudoers=world.sudoers, shell=world.shell or "/bin/sh"),
                          f"logged in as {', '.join(wanted)} ({set_by} ansible_user), become through real sudo")
         return _as_ourselves(f"logged in as {me}, not as {', '.join(wanted)} ({why})")
     return _as_ourselves(f"logged in as {me}")
@@ -132,8 +137,8 @@ def _become_words(login: Login, user: str) -> str:
     return "become through this machine's sudo"
 
 
-def _machine() -> dict[str, str]:
-    """This machine's userland and OpenSSH: the dimensions no stand-in models yet hold its own values."""
+def _machine(world: World, lab: Any, login: Login) -> dict[str, str]:
+    """The lab's userland, sshd and sudoers in words: the world's where it sets them, else this machine's."""
     try:
         userland = platform.freedesktop_os_release().get("PRETTY_NAME", "")
     except OSError:
@@ -143,16 +148,33 @@ def _machine() -> dict[str, str]:
         sshd = (ssh.stderr or ssh.stdout).split(",")[0].strip() + "'s default algorithms"
     except (OSError, subprocess.TimeoutExpired):
         sshd = ""
-    return {"userland": userland, "sshd": sshd}
+    if lab is None:
+        return {"userland": f"this machine's {userland}", "sshd": "not used (the local transport)",
+                "sudoers": "this machine's own", "shell": "this machine's login shell"}
+    sudoers = ("this machine's own" if login.lab_user is None else
+               (world.words("sudoers") or "this machine's /etc/sudoers") + ", NOPASSWD: ALL for the lab login")
+    shell = world.words("shell") or ("login shell /bin/sh" if login.lab_user else "this machine's login shell")
+    if login.lab_user is not None and login.lab_user.name in {p.pw_name for p in pwd.getpwall()}:
+        # the lab keeps an account this machine has (labuser.py): its shell, whatever the world asked
+        shell = f"login shell {pwd.getpwnam(login.lab_user.name).pw_shell} (this machine's account)"
+    return {"shell": shell,
+            "userland": world.words("userland") if world.userland else f"this machine's {userland}",
+            "sshd": world.words("sshd") if world.sshd else f"this machine's {sshd}", "sudoers": sudoers}
 
 
-def _tools(kits: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order."""
-    return tuple((s.report.tool or s.kind, kindspec.load(s.standin_version)()) for s in kindspec.specs()
-                 if s.kind in kits and s.standin_version)
+def _tools(kits: Mapping[str, str], knobs: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order; a stand-in imitating
+    several releases says the one this host's variables pick (its ``version(host_vars)``)."""
+    out = []
+    for s in kindspec.specs():
+        if s.kind in kits and s.standin_version:
+            version = kindspec.load(s.standin_version)
+            release = version(knobs) if inspect.signature(version).parameters else version()
+            out.append((s.report.tool or s.kind, release))
+    return tuple(out)
 
 
-def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str], lab: Any,
+def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str],
            machine: Mapping[str, str]) -> HostWorld:
     """The world this host's rehearsal simulates, as the record and the report's banner say it."""
     p = profile_for(knobs.vars)
@@ -162,11 +184,19 @@ def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[st
         oracle_version=(p.version_full or p.oracle_version) if oracle else "", cdb=oracle and p.cdb,
         pdb=p.pdb if oracle else "", rac=oracle and p.rac,
         slob_release=p.slob_release.value if "slob" in kits else "",
-        tools=_tools(kits),
-        nls=str(knobs.vars.get("NLS_LANG") or os.environ.get("NLS_LANG") or "NLS_LANG unset"),
-        userland=machine["userland"],
-        sshd=machine["sshd"] if lab is not None else "not used (the local transport)",
-        sudoers="NOPASSWD: ALL for the lab login" if login.lab_user is not None else "this machine's own")
+        tools=_tools(kits, knobs.vars),
+        nls=_nls(knobs.vars) if oracle else "",
+        userland=machine["userland"], sshd=machine["sshd"], sudoers=machine["sudoers"], shell=machine["shell"])
+
+
+def _nls(knobs: Mapping[str, Any]) -> str:
+    """What the oracle login's profile exports (the stand-in sqlplus reads standin_nls_*), in words."""
+    lang = str(knobs.get("standin_nls_lang") or "")
+    numeric = str(knobs.get("standin_nls_numeric_characters") or "")
+    if not lang and not numeric:
+        return "NLS_LANG unset in the oracle login's profile (AMERICAN_AMERICA)"
+    said = [f"NLS_LANG={lang}" if lang else "", f"NLS_NUMERIC_CHARACTERS='{numeric}'" if numeric else ""]
+    return " ".join(x for x in said if x) + " in the oracle login's profile"
 
 
 def _servers_wanted(loaded: Loaded) -> dict[str, set[str]]:
@@ -202,7 +232,7 @@ def start_servers(loaded: Loaded, sims: dict[str, Host], base: Path, console: Co
     return server, frozenset(wanted)
 
 
-def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console
+def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console, world: World = THIS_MACHINE
                 ) -> tuple[dict[str, Host], Any, str, tuple[HostWorld, ...]]:
     """Sandboxes for every targeted host; returns simulated Hosts by name, the lab (or None) and how they are
     reached (for the run record)."""
@@ -217,25 +247,27 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
         sshd_available())
     if reason is None:
-        login = _login(originals, (loaded.unlimited or loaded.inventory).hosts)  # as read: before -e
+        login = _login(originals, (loaded.unlimited or loaded.inventory).hosts, world)  # as read: before -e
         if login.lab_user is not None:
             base.chmod(0o755)  # the lab user must reach its sandbox, as on a host
         try:
-            lab = build_lab(base / "lab", len(names), names=names, user=login.lab_user)
+            lab = build_lab(base / "lab", len(names), names=names, user=login.lab_user, userland=world.userland,
+                            sshd=world.sshd, login_shell=(world.shell or None) if login.lab_user is None else None)
         except LabError as e:
             reason = str(e)
     if lab is None:
         login = _as_ourselves(f"ran as {current_user()} on this machine")
     sims: dict[str, Host] = {}
     worlds: list[HostWorld] = []
-    machine = _machine()
+    machine = _machine(world, lab, login)
     for name in names:
         orig = originals[name]
         if lab is not None:
             lh = lab.host(name)
             root = lab.sandbox(name)
             user = str(orig.user) if login.lab_user and orig.user in login.lab_user.names else lh.user
-            sims[name] = replace(lh, vars={**_sim_vars(orig, root), **lh.vars}, groups=orig.groups,
+            ssh = {"ansible_ssh_common_args": world.ssh_args} if world.ssh_args else {}
+            sims[name] = replace(lh, vars={**_sim_vars(orig, root), **lh.vars, **ssh}, groups=orig.groups,
                                  become=False, user=user)
         else:
             root = base / "hosts" / name
@@ -249,7 +281,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
         if login.lab_user is not None and sims[name].user:
             _hand_over(root, login.lab_user.ids(str(sims[name].user)))
-        worlds.append(_world(sims[name], knobs, login, name in oracle_hosts, pf.kits.get(name, {}), lab, machine))
+        worlds.append(_world(sims[name], knobs, login, name in oracle_hosts, pf.kits.get(name, {}), machine))
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
     console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}, {login.note}; "
                  f"sandboxes under {base}")
@@ -258,8 +290,24 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
 
 
+def uses(loaded: Loaded, pf: preflight.Preflight) -> Uses:
+    """What this plan's rehearsal would use on this machine (the matrix dimensions that matter to it)."""
+    from planner.rehearsal.lab import sshd_available
+
+    lab = os.environ.get("PLANNER_REHEARSE_TRANSPORT") != "local" and sshd_available() is None
+    originals = [h for hs in loaded.play_hosts.values() for h in hs]
+    login = lab and LabUser.unavailable() is None and any(login_name(h.user) for h in originals)
+    become = any(s.become for play in loaded.plan.plays for s in (*play.prep, *play.workloads, *play.collect)
+                 if loaded.play_hosts.get(play.name)) or any(h.become for h in originals)
+    return Uses(lab=lab, become=login and become, oracle=bool(_needs_oracle(loaded)),
+                kits=frozenset(k for kits in pf.kits.values() for k in kits))
+
+
 def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
-    loaded = load(args.plan, args.inventory, args.extra_vars, args.limit, args.vault)
+    world = parse_world(getattr(args, "world", None) or [])
+    # the world's stand-in variables as an -e before the command line's own, which win over them
+    extra = [json.dumps(world.extra_vars())] if world.extra_vars() else []
+    loaded = load(args.plan, args.inventory, [*extra, *(args.extra_vars or [])], args.limit, args.vault)
     console = Console(verbosity=args.verbose)
     pf = preflight.check(loaded.plan, loaded.play_hosts, loaded.extra_vars)
     if pf.errors:
@@ -269,16 +317,16 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     base = Path(tempfile.mkdtemp(prefix="planner-rehearsal-"))
     lab = server = None
     try:
-        sims, lab, reached, world = build_hosts(loaded, pf, base, console)
+        sims, lab, reached, worlds = build_hosts(loaded, pf, base, console, world)
         server, served = start_servers(loaded, sims, base, console)
         if server is not None:
             real = f"a real PostgreSQL server ({server.version}) started for the rehearsal"
-            world = tuple(replace(w, server=real) if w.host in served else w for w in world)
+            worlds = tuple(replace(w, server=real) if w.host in served else w for w in worlds)
         play_hosts: Mapping[str, list[Host]] = {p: [sims[h.name] for h in hs] for p, hs in loaded.play_hosts.items()}
         sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts),
                             derived=loaded.derived)
         return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,),
-                       world=world)
+                       world=worlds)
     finally:
         if server is not None:
             server.stop()

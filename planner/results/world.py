@@ -3,8 +3,8 @@
 A rehearsal passes or fails against the world it builds: a fresh or a loaded database, the login and how
 become was reached, the Oracle release and topology, the kits' releases, this machine's userland, sshd and
 sudoers. A reader of a rehearsal's report must know which world it was, in a DBA's words, not as keys.
-Dimensions no stand-in models yet (NLS, the sshd algorithm set, the sudoers policy, the userland) hold this
-machine's value, said as such.
+The userland, sshd algorithm set and sudoers policy are the world's (``--world``, planner.rehearsal.matrix) or
+this machine's, each said as such in its own text; NLS is what the oracle login's profile exports.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class HostWorld:
     userland: str = ""
     sshd: str = ""
     sudoers: str = ""
+    shell: str = ""  # the login's shell, in words ("login shell /bin/ksh")
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "tools": [list(t) for t in self.tools]}
@@ -75,10 +76,12 @@ class HostWorld:
             parts.append(", ".join(k for k in kits if k) + " (stand-ins)")
         login = f"logged in as {self.login_user}" if self.login_user else "logged in as the rehearsal's user"
         parts.append(f"{login}, {self.become}" if self.become else login)
-        machine = [f"NLS {self.nls}" if self.nls else "", f"userland {self.userland}" if self.userland else "",
-                   f"sshd {self.sshd}" if self.sshd else "", f"sudoers {self.sudoers}" if self.sudoers else ""]
-        if any(machine):
-            parts.append("this machine's " + ", ".join(m for m in machine if m))
+        # each says whose it is: the world's (a matrix value) or "this machine's ..."
+        lab = [f"NLS {self.nls}" if self.nls else "", f"userland {self.userland}" if self.userland else "",
+               f"sshd {self.sshd}" if self.sshd else "", f"sudoers {self.sudoers}" if self.sudoers else "",
+               self.shell]
+        if any(lab):
+            parts.append(", ".join(m for m in lab if m))
         return f"{self.host}: " + "; ".join(parts)
 
 

@@ -90,6 +90,12 @@ def _fingerprint(key: paramiko.PKey) -> str:
     return f"{key.get_name()} {key.fingerprint}"
 
 
+def _in_auth(transport: paramiko.Transport | None) -> bool:
+    """The handshake is over (a session id) and the login not yet accepted: a failure now is the login's."""
+    return (transport is not None and transport.is_active() and transport.session_id is not None
+            and not transport.is_authenticated())
+
+
 def _auth_error(where: str, t: SSHTarget, e: paramiko.AuthenticationException) -> ConnectError:
     """The login was refused, in words naming what was tried (never the password itself)."""
     if t.password is None:
@@ -289,6 +295,7 @@ class SSHConnection(Connection):
             raise _auth_error(where, t, e) from e
         except (OSError, EOFError, paramiko.SSHException) as e:
             unmatched = _mismatch(where, client.get_transport(), e)
+            in_auth = _in_auth(client.get_transport())
             client.close()
             if unmatched is not None:
                 raise unmatched from e
@@ -296,6 +303,11 @@ class SSHConnection(Connection):
                 raise ConnectError(f"{where}: nothing to log in with: no key file, ssh-agent key or password",
                                    hint="set ansible_ssh_private_key_file or ansible_password in the inventory, "
                                         "or add a key to ssh-agent") from e
+            if in_auth and isinstance(e, paramiko.SSHException):
+                # the key exchange was done, so the login was refused: paramiko re-raises its last try, which
+                # for an RSA key file is reading it as an Ed25519 key ("Invalid key")
+                raise _auth_error(where, t, paramiko.AuthenticationException(
+                    "the server refused every key offered")) from e
             silent = "banner" in str(e) or str(e) == "No existing session"  # paramiko's words for a mute peer
             why = "no SSH banner: the port accepts but does not speak SSH" if silent else f"SSH handshake failed: {e}"
             raise ConnectError(f"{where}: {why}", hint="is an SSH server listening there?") from e

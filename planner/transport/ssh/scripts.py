@@ -64,8 +64,10 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
     it is an invalid option and no command ran at all. Without -w, setsid forks (and exits at once, status 0)
     only when it is a process-group leader; so it is started by a shell as a child, which is never one, and
     that shell waits and exits with its status. Without become that shell is the login shell sshd started
-    (``; exit`` is read alike by sh, bash, dash, ksh and csh, and keeps the shell from exec-ing setsid in its
-    own place); under sudo, whose child may lead its group (use_pty), it is an ``sh -c`` of ours. The leader
+    (``; exit $status`` keeps it from exec-ing setsid in its own place and exits with setsid's status in sh,
+    dash, bash, ksh (``$status`` unset: a bare ``exit``, the last status), csh and tcsh (their status variable;
+    a bare ``exit`` there exits 0, which hid every failure); under sudo, whose child may lead its group
+    (use_pty), it is an ``sh -c`` of ours. The leader
     then execs the command (argv is a program, never a shell builtin), or runs an ``sh -c`` script itself: one
     process less on the host.
 
@@ -82,7 +84,7 @@ def in_process_group(argv: Sequence[str], *, become: bool, become_user: str, log
         inner = "exec " + as_login(inner)
     group = ["setsid", "sh", "-c", *one_line(f"echo {mark}$$ >&2; {inner}")]
     if not become:
-        return command_line(group) + "; exit"
+        return command_line(group) + "; exit $status"
     return command_line(["sh", "-c", SETSID_CHILD, "sh", *group], become=True, become_user=become_user,
                         ask_password=ask_password, prompt=prompt)
 
