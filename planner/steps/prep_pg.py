@@ -77,6 +77,7 @@ class PgConf(RestartDeferring, Rehearsed):
     every parameter restored after the play."""
 
     kind: ClassVar[str] = "pg_conf"
+    db_engine: ClassVar[str] = "postgresql"
     args_schema = {
         "description": "set PostgreSQL parameters with ALTER SYSTEM (restarting once per play when one needs it), "
                        "restored afterwards",

@@ -100,6 +100,7 @@ def table_rows(text: str) -> dict[int, int]:
 
 class Sysbench(Rehearsed, Workload):
     kind: ClassVar[str] = "sysbench"
+    db_engine: ClassVar[str] = "postgresql"  # its pgsql driver: the host's inventory says db_engine: postgresql
     args_schema = {
         "description": "sysbench's OLTP scripts against a PostgreSQL database (its pgsql driver)",
         "type": "object",

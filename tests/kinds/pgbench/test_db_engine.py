@@ -59,3 +59,19 @@ def test_a_plan_on_the_right_engines_validates(tmp_path: Path, capsys: pytest.Ca
     (tmp_path / "plan.yaml").write_text(PLAN.split("  - name: ora")[0])
     code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
     assert code == 0, capsys.readouterr().err
+
+
+def test_every_postgresql_kind_is_refused_on_an_oracle_host(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """sysbench and pg_conf landed beside db_engine without declaring theirs: validate let them onto an Oracle
+    host, where they failed only once a host was touched."""
+    (tmp_path / "hosts.ini").write_text("[ora]\no1 ansible_host=192.0.2.2\n")
+    (tmp_path / "plan.yaml").write_text(
+        "plan: e\nplays:\n  - name: ora\n    hosts: ora\n    prep:\n"
+        "      - pg_conf: {params: {work_mem: 4MB}}\n"
+        "    workloads:\n      - sysbench: {database: sb, threads: 4}\n")
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr().err
+    assert code == 5, err
+    for kind in ("pg_conf", "sysbench"):
+        assert f"step kind '{kind}' needs a host whose db_engine is postgresql" in err, err
