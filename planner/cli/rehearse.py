@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import inspect
 import os
 import platform
 import shutil
@@ -143,10 +144,17 @@ def _machine() -> dict[str, str]:
     return {"userland": userland, "sshd": sshd}
 
 
-def _tools(kits: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+def _tools(kits: Mapping[str, str], host_vars: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
     """(tool, release) of each kind's stand-in this host's kits get, in the registry's order."""
-    return tuple((s.report.tool or s.kind, kindspec.load(s.standin_version)()) for s in kindspec.specs()
+    return tuple((s.report.tool or s.kind, _standin_release(s.standin_version, host_vars)) for s in kindspec.specs()
                  if s.kind in kits and s.standin_version)
+
+
+def _standin_release(where: str, host_vars: Mapping[str, Any]) -> str:
+    """A kind's stand-in release: for this host's knobs when its function takes them (a kit that imitates the
+    release the inventory names), else the one it always imitates."""
+    fn = kindspec.load(where)
+    return str(fn(host_vars) if inspect.signature(fn).parameters else fn())
 
 
 def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str], lab: Any,
@@ -159,7 +167,7 @@ def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[st
         oracle_version=(p.version_full or p.oracle_version) if oracle else "", cdb=oracle and p.cdb,
         pdb=p.pdb if oracle else "", rac=oracle and p.rac,
         slob_release=p.slob_release.value if "slob" in kits else "",
-        tools=_tools(kits),
+        tools=_tools(kits, knobs.vars),
         nls=str(knobs.vars.get("NLS_LANG") or os.environ.get("NLS_LANG") or "NLS_LANG unset"),
         userland=machine["userland"],
         sshd=machine["sshd"] if lab is not None else "not used (the local transport)",

@@ -26,6 +26,7 @@ from planner.db.licence import diagnostics_pack
 from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.hammerdb.args import HammerDBArgs
+from planner.kinds.hammerdb.release import Release, read_release
 from planner.metrics import Parsed
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
@@ -141,18 +142,19 @@ class HammerDB(Rehearsed, Workload):
             lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}")
         return lines
 
-    def build_script(self, ctx: StepContext, masked: bool = False) -> str:
-        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build",
+    def build_script(self, ctx: StepContext, release: Release, masked: bool = False) -> str:
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build (HammerDB {release.name})",
                  *self._connection(ctx, masked),
                  f"diset tpcc count_ware {tcl_quote(self.parsed.build_warehouses)}",
                  f"diset tpcc num_vu {tcl_quote(self.parsed.build_virtual_users)}",
-                 "buildschema", "waittocomplete"]
+                 *release.build_tail()]
         return "\n".join(lines) + "\n"
 
-    def run_script(self, ctx: StepContext, masked: bool = False) -> str:
+    def run_script(self, ctx: StepContext, release: Release, masked: bool = False) -> str:
         a = self.parsed
-        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run", *self._connection(ctx, masked),
-                 "diset tpcc ora_driver timed",
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run (HammerDB {release.name})",
+                 *self._connection(ctx, masked),
+                 "diset tpcc ora_driver timed",  # the default only from 4.6 (config/oracle.xml): always said
                  f"diset tpcc rampup {tcl_quote(a.rampup)}",
                  f"diset tpcc duration {tcl_quote(a.duration)}",
                  f"diset tpcc allwarehouse {tcl_quote(a.allwarehouse)}",
@@ -160,8 +162,33 @@ class HammerDB(Rehearsed, Workload):
                  # the schema's size beside the run's figures: the record says what the virtual users shared
                  *([f"diset tpcc count_ware {tcl_quote(a.warehouses)}"] if a.warehouses else []),
                  "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
-                 "vucreate", "vurun", "vudestroy"]
+                 *release.run_tail()]
         return "\n".join(lines) + "\n"
+
+    def release(self, ctx: StepContext) -> Release:
+        """The release of the install at ``home``, from its own hammerdbcli (not from the folder's name)."""
+        path = posixpath.join(self.home(ctx), "hammerdbcli")
+        return read_release(ctx.conn.read_text(path), path)
+
+    def environment(self, ctx: StepContext) -> dict[str, str]:
+        """What Oratcl needs to load and connect: a non-login ``sh -c`` has none of it (as SLOB's runit.sh).
+        Oratcl reads env(ORACLE_HOME) and loads $ORACLE_HOME/lib/libclntsh.so, whose own libraries the loader
+        finds on LD_LIBRARY_PATH; ORACLE_SID for a bequeath, TNS_ADMIN for a TNS alias kept elsewhere."""
+        cfg = config_for(ctx)
+        env = {"ORACLE_HOME": cfg.oracle_home, "LD_LIBRARY_PATH": f"{cfg.oracle_home}/lib"}
+        if cfg.oracle_sid:
+            env["ORACLE_SID"] = cfg.oracle_sid
+        tns_admin = ctx.vars.get("tns_admin")
+        if tns_admin:
+            env["TNS_ADMIN"] = str(tns_admin)
+        return env
+
+    def run_as(self, ctx: StepContext) -> dict[str, Any]:
+        """As the database's OS user when the inventory names another one than the login (as SLOB does)."""
+        user = ctx.vars.get("oracle_user")
+        if user and str(user) != ctx.host.user:
+            return {"become": True, "become_user": str(user), "login": True}
+        return {}
 
     def argv(self, ctx: StepContext, script: str) -> list[str]:
         return [posixpath.join(self.home(ctx), "hammerdbcli"), "auto", script]
@@ -177,13 +204,14 @@ class HammerDB(Rehearsed, Workload):
 
     def preview(self, ctx: StepContext) -> str:
         wd = ctx.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
-        out = [f"$ {ctx.command_text(self.argv(ctx, f'{wd}/build.tcl'), cwd=self.home(ctx))}   # only when "
-               f"{self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
-        out += ["    " + x for x in self.build_script(ctx, masked=True).splitlines()]
-        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx))}")
+        release, env, run_as = self.release(ctx), self.environment(ctx), self.run_as(ctx)
+        build = ctx.command_text(self.argv(ctx, f"{wd}/build.tcl"), cwd=self.home(ctx), env=env, **run_as)
+        out = [f"$ {build}   # only when {self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
+        out += ["    " + x for x in self.build_script(ctx, release, masked=True).splitlines()]
+        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx), env=env, **run_as)}")
         out.append("run.tcl:")
-        out += ["    " + x for x in self.run_script(ctx, masked=True).splitlines()]
-        return "\n".join(out) + "\n" + self.check(ctx).msg
+        out += ["    " + x for x in self.run_script(ctx, release, masked=True).splitlines()]
+        return "\n".join(out) + "\n" + self.check(ctx).msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
 
     # -- running --------------------------------------------------------------------------------------------
     def _secrets(self, ctx: StepContext) -> None:
@@ -210,24 +238,25 @@ class HammerDB(Rehearsed, Workload):
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
         """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
         remote = posixpath.join(wd, name)
-        _put_private(ctx, script, remote)
+        run_as = self.run_as(ctx)
+        _put_private(ctx, script, remote, run_as)
         script_art = save_text(ctx, name, script)
         try:
             r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
-                        measured=name == "run.tcl")
+                        env=self.environment(ctx), measured=name == "run.tcl", **run_as)
         finally:  # it holds the system password: on the host no longer than the point needs it
             ctx.run(["rm", "-f", "--", remote], check=False)
         text = r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")
         console = name.replace(".tcl", "_console.txt")
         return script_art, save_text(ctx, console, text, "hammerdb" if name == "run.tcl" else ""), text, r.ok
 
-    def _build(self, ctx: StepContext, wd: str) -> list[Artifact]:
+    def _build(self, ctx: StepContext, wd: str, release: Release) -> list[Artifact]:
         if self.schema_exists(ctx):
             return []
         if not self.parsed.build:
             raise StepError(f"hammerdb: the TPROC-C schema {self.tpcc_user().upper()} is missing and build is false",
                             hint="set build: true (and warehouses) or build it with HammerDB first")
-        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx),
+        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx, release),
                                                       self.build_budget_s(self.args, ctx.vars))
         if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
             why = next((ln.strip() for ln in text.splitlines() if "Error" in ln or "FAILED" in ln), "")
@@ -237,9 +266,10 @@ class HammerDB(Rehearsed, Workload):
 
     def apply(self, ctx: StepContext) -> Outcome:
         self._secrets(ctx)
+        release = self.release(ctx)  # before anything runs: an unsupported install is refused by name
         wd = point_dir(ctx, self.kind)
-        arts = self._build(ctx, wd)
-        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx))
+        arts = self._build(ctx, wd, release)
+        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
         failure = _failure(parsed, ok)
@@ -257,13 +287,18 @@ class HammerDB(Rehearsed, Workload):
         return dbreport.report_between(ctx, int(begin), int(end))
 
 
-def _put_private(ctx: StepContext, script: str, remote: str) -> None:
+def _put_private(ctx: StepContext, script: str, remote: str, run_as: Mapping[str, Any]) -> None:
     """The script at mode 0600, owned by the user who runs hammerdbcli: uploaded by the login (which is that
-    user, or becomes root, who reads any file), or else written by the become user itself from stdin."""
-    if not ctx.become or ctx.become_user == "root":
+    user, or becomes root, who reads any file), or else written by that user itself from stdin (the point folder
+    at 1733 for it, as for a become'd tool: docs/become.md)."""
+    user = run_as.get("become_user") or (ctx.become_user if ctx.become else None)
+    if not user or user == "root":
         ctx.conn.put(script.encode(), remote, mode=0o600)
         return
-    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode())
+    if run_as:
+        ctx.run(["chmod", "1733", "--", posixpath.dirname(remote)], become=False)
+    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode(),
+            **run_as)
 
 
 def _parsed(path: Path) -> Parsed | None:

@@ -33,13 +33,13 @@ def headline(r: dict, name: str) -> float:
     return next(m["value"] for m in r["data"]["metrics"] if m["name"] == name and not m.get("labels"))
 
 
-def project(tmp: Path, extra: str = "") -> Path:
+def project(tmp: Path, extra: str = "", release: str = "4.12", host_vars: str = "") -> Path:
     root = tmp / "hosts" / "alpha"
     install_standins(root)
-    (root / HOME.lstrip("/")).mkdir(parents=True)
-    (root / HOME.lstrip("/") / "hammerdbcli").symlink_to(standin.BIN / "hammerdbcli")
+    standin.write_kit(root / HOME.lstrip("/"), release)  # the stand-in as that release (its hammerdbcli says it)
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
-                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true\n")
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true"
+                                   f"{host_vars}\n")
     (tmp / "vars.json").write_text(json.dumps({"hammerdb_system_password": SECRET}))
     (tmp / "plan.yaml").write_text(PLAN.format(home=HOME, extra=extra))
     return root
@@ -147,7 +147,7 @@ def test_the_scripts_are_0600_while_they_run_and_gone_after(tmp_path: Path, monk
     cli.rename(cli.with_name("hammerdbcli.standin"))  # a wrapper notes the mode of its script, runs the stand-in
     modes = tmp_path / "modes.txt"
     cli.write_text(f'#!/bin/sh\necho "$(stat -c %a "$2") $(find {root} -name "*.tcl" | wc -l)" >> {modes}\n'
-                   'exec "$0.standin" "$@"\n')
+                   'exec "$0.standin" "$@"\nset hdb_version "v4.12"\n')
     cli.chmod(0o755)
     code, _run, results = apply(tmp_path)
     assert code == 0, [r["msg"] for r in results]

@@ -1,0 +1,107 @@
+"""HammerDB per release (issue 43): the stand-in hammerdbcli behaves as 3.3, 4.0-4.5 and 4.6+ do (gencli.tcl,
+config/oracle.xml at those tags: docs/oracle-behaviour.md 43.h*), and the kind reads the release from the install,
+writes the script that release needs, gives Oratcl its client environment and refuses what it does not know."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+import pytest
+from test_wl_hammerdb import HOME, apply, headline, project
+
+from planner.errors import StepError
+from planner.kinds.hammerdb import standin
+from planner.kinds.hammerdb.release import WAIT_LOOP, read_release
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+
+CONNECT = 'dbset db ora\ndiset connection system_password "manager"\n'
+BUILD = CONNECT + 'diset tpcc count_ware "2"\nbuildschema\n'
+RUN = CONNECT + 'diset tpcc rampup "0"\ndiset tpcc duration "1"\nloadscript\nvuset vu "2"\nvucreate\nvurun\n'
+
+
+def hammerdbcli(tmp: Path, release: str, script: str, client: bool = True) -> subprocess.CompletedProcess[str]:
+    """The stand-in as ``release`` on one script, in a sandbox of its own (the state stays between calls)."""
+    root = tmp / "host"
+    if not root.exists():
+        install_standins(root)
+    program = standin.write_kit(root / "opt" / f"HammerDB-{release}", release)
+    (tmp / "t.tcl").write_text(script)
+    env = {k: v for k, v in os.environ.items() if k not in ("ORACLE_HOME", "LD_LIBRARY_PATH", "ORACLE_LIBRARY")}
+    env["PLANNER_STANDIN_TIME_SCALE"] = "0.0005"
+    if client:
+        env |= {"ORACLE_HOME": DEFAULT_HOME, "LD_LIBRARY_PATH": f"{DEFAULT_HOME}/lib"}
+    return subprocess.run([str(program), "auto", str(tmp / "t.tcl")], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+
+
+def test_the_release_is_read_from_the_install_and_an_unknown_one_refused_by_name() -> None:
+    assert read_release('#!/bin/sh\nglobal hdb_version\nset hdb_version "v4.5"\n', "h").name == "4.5"
+    assert not read_release('set hdb_version "v3.3"', "h").blocking
+    assert read_release('set hdb_version "v4.12"', "h").blocking
+    for text, words in (('set hdb_version "v5.0"', "HammerDB 5.0 is not supported"),
+                        ('set hdb_version "v3.2"', "HammerDB 3.2 is not supported"),
+                        ("#!/bin/sh\nexec tclsh", "no `set hdb_version` line"), (None, "no hammerdbcli at h")):
+        with pytest.raises(StepError, match=words):
+            read_release(text, "h")
+    assert read_release('set hdb_version "v4.5"', "h").run_tail() == ["vucreate", "vurun", WAIT_LOOP, "vudestroy"]
+    assert read_release('set hdb_version "v4.6"', "h").build_tail() == ["buildschema"]
+
+
+@pytest.mark.slow
+def test_the_standin_behaves_as_each_release(tmp_path: Path) -> None:
+    """3.3: no waittocomplete (Tcl's error, exit 1); 4.5: vurun returns and vudestroy kills the users (no result);
+    4.5 with the wait loop and 4.12 as written: a result; the driver's default is test before 4.6."""
+    r = hammerdbcli(tmp_path, "3.3", BUILD + "waittocomplete\n")
+    assert r.returncode == 1 and 'invalid command name "waittocomplete"' in r.stderr
+    assert "SCHEMA COMPLETE" not in r.stdout  # the build never ran: the script ended first
+    assert "SCHEMA COMPLETE" in hammerdbcli(tmp_path, "3.3", BUILD + WAIT_LOOP + "\n").stdout
+    timed = RUN.replace("loadscript", 'diset tpcc ora_driver "timed"\nloadscript')
+    r = hammerdbcli(tmp_path, "4.5", timed + "vudestroy\n")
+    assert r.returncode == 0 and "TEST RESULT" not in r.stdout and "vudestroy success" in r.stdout
+    assert "TEST RESULT : System achieved" in hammerdbcli(tmp_path, "4.5", timed + WAIT_LOOP + "\nvudestroy\n").stdout
+    assert "TEST RESULT : System achieved" in hammerdbcli(tmp_path, "4.12", RUN + "vudestroy\n").stdout
+    r = hammerdbcli(tmp_path, "4.5", RUN + WAIT_LOOP + "\n")  # no ora_driver: 4.5's default is the test driver
+    assert "TEST RESULT" not in r.stdout and "FINISHED SUCCESS" in r.stdout
+    r = hammerdbcli(tmp_path, "4.12", RUN, client=False)
+    assert "Failed to load Oratcl - can't read \"env(ORACLE_HOME)\"" in r.stdout and "TEST RESULT" not in r.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("release", ["3.3", "4.5"])
+def test_the_kind_rehearses_on_releases_before_4_6(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   release: str) -> None:
+    """Before: the build script's waittocomplete failed on 3.3, and 4.5's vudestroy killed the users (no TEST
+    RESULT); and hammerdbcli ran with no ORACLE_HOME, so Oratcl could not load on any release."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    monkeypatch.delenv("ORACLE_HOME", raising=False)
+    project(tmp_path, release=release)
+    code, run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    assert all(headline(r, "hammerdb.nopm") > 0 for r in results)
+    arts = [run / a["path"] for a in results[0]["artifacts"]]
+    build, script = (next(p for p in arts if p.name == n).read_text() for n in ("build.tcl", "run.tcl"))
+    assert f"(HammerDB {release})" in script and WAIT_LOOP in script and "waittocomplete" not in build
+
+
+@pytest.mark.slow
+def test_an_unsupported_install_is_refused_by_name_before_it_runs(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    root = project(tmp_path)
+    cli = root / HOME.lstrip("/") / "hammerdbcli"
+    cli.write_text(cli.read_text().replace('"v4.12"', '"v5.0"'))
+    code, run, results = apply(tmp_path)
+    assert code == 2 and "HammerDB 5.0 is not supported" in results[0]["msg"]
+    assert not list(run.rglob("*_console.txt"))  # hammerdbcli never ran
+
+
+@pytest.mark.slow
+def test_the_preview_runs_it_as_oracle_user_with_the_client_environment(tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    project(tmp_path, release="4.5", host_vars=" oracle_user=dbowner tns_admin=/etc/tns")
+    code, _run, _results = apply(tmp_path, "-C", "-D")
+    out = capsys.readouterr().out
+    assert code == 0, out[-2000:]
+    assert "-u dbowner" in out and f"ORACLE_HOME={DEFAULT_HOME}" in out and f"LD_LIBRARY_PATH={DEFAULT_HOME}/lib" in out
+    assert "TNS_ADMIN=/etc/tns" in out and "ORACLE_SID=orcl" in out and f"    {WAIT_LOOP}" in out
