@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
-from planner.db.licence import diagnostics_pack
+from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.db.segments import table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.hammerdb.args import HammerDBArgs
@@ -119,6 +119,23 @@ class HammerDB(Rehearsed, Workload):
 
     def validate(self) -> None:
         check_host_path(self.parsed.home, "HammerDB home")
+
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: HammerDB's Oracle timed driver always takes AWR snapshots and reads DBA_HIST_* (oraoltp.tcl
+        v4.12 lines 2534 and 2555; only its TimesTen branch takes none), AWR being the Diagnostics Pack's
+        (planner.db.licence): a host whose inventory, plan or -e does not state the pack is refused before any
+        host is touched, as ``collect: [awr]`` is."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is None or str(variables.get(LICENCE_VAR, "")).strip().lower() in ("true", "yes", "1", "on"):
+            return
+        said = (f"{LICENCE_VAR} is {variables[LICENCE_VAR]!r}" if LICENCE_VAR in variables
+                else f"{LICENCE_VAR} is not stated")
+        raise StepError(f"HammerDB's Oracle timed driver takes AWR snapshots and reads DBA_HIST_* "
+                        f"(src/oracle/oraoltp.tcl, v3.3-v4.12): AWR needs the Oracle Diagnostics Pack and {said}",
+                        hint=f"state {LICENCE_VAR}: true for the host when the pack is licensed; without it, "
+                             "measure with a workload that takes Statspack")
 
     # -- the script -----------------------------------------------------------------------------------------
     def tpcc_user(self) -> str:

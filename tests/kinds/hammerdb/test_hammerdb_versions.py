@@ -105,3 +105,32 @@ def test_the_preview_runs_it_as_oracle_user_with_the_client_environment(tmp_path
     assert code == 0, out[-2000:]
     assert "-u dbowner" in out and f"ORACLE_HOME={DEFAULT_HOME}" in out and f"LD_LIBRARY_PATH={DEFAULT_HOME}/lib" in out
     assert "TNS_ADMIN=/etc/tns" in out and "ORACLE_SID=orcl" in out and f"    {WAIT_LOOP}" in out
+
+
+@pytest.mark.parametrize("stated", ["", " oracle_diagnostics_pack=false"])
+def test_a_timed_test_without_the_diagnostics_pack_is_refused_at_validate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], stated: str) -> None:
+    """Before: validate passed and each point took AWR snapshots (HammerDB's timed driver) on a host whose
+    licence nobody stated; planner refuses AWR there everywhere else."""
+    from planner.cli.main import main
+
+    (tmp_path / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local oracle_home={DEFAULT_HOME} "
+                                        f"oracle_sid=orcl{stated}\n")
+    (tmp_path / "plan.yaml").write_text(PLAN_NO_AWR)
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    err = capsys.readouterr()
+    out = err.out + err.err
+    assert code == 5, out
+    assert f"{tmp_path / 'plan.yaml'}:7:" in out and "AWR snapshots" in out and "oraoltp.tcl" in out
+    assert "oracle_diagnostics_pack" in out and "Traceback" not in out
+
+
+PLAN_NO_AWR = """\
+plan: tproc_c
+plays:
+  - name: oltp
+    hosts: lab
+    workloads:
+      - name: tproc-c
+        hammerdb: {home: /opt/HammerDB-4.12, service: ORCL, virtual_users: 2}
+"""
