@@ -167,7 +167,9 @@ class HammerDB(Rehearsed, Workload):
                  *release.build_tail()]
         return "\n".join(lines) + "\n"
 
-    def run_script(self, ctx: StepContext, release: Release, masked: bool = False) -> str:
+    def run_script(self, ctx: StepContext, release: Release, warehouses: int | None, masked: bool = False) -> str:
+        """``warehouses``: the schema's (max(w_id), what the driver uses), so that ``print dict`` and the record
+        say the count the virtual users shared, not a dictionary value the driver ignores."""
         a = self.parsed
         lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run (HammerDB {release.name})",
                  *self._connection(ctx, masked),
@@ -176,8 +178,7 @@ class HammerDB(Rehearsed, Workload):
                  f"diset tpcc duration {tcl_quote(a.duration)}",
                  f"diset tpcc allwarehouse {tcl_quote(a.allwarehouse)}",
                  f"diset tpcc ora_timeprofile {tcl_quote(a.timeprofile)}",
-                 # the schema's size beside the run's figures: the record says what the virtual users shared
-                 *([f"diset tpcc count_ware {tcl_quote(a.warehouses)}"] if a.warehouses else []),
+                 *([f"diset tpcc count_ware {tcl_quote(warehouses)}"] if warehouses else []),
                  "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
                  *release.run_tail()]
         return "\n".join(lines) + "\n"
@@ -227,7 +228,7 @@ class HammerDB(Rehearsed, Workload):
         out += ["    " + x for x in self.build_script(ctx, release, masked=True).splitlines()]
         out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx), env=env, **run_as)}")
         out.append("run.tcl:")
-        out += ["    " + x for x in self.run_script(ctx, release, masked=True).splitlines()]
+        out += ["    " + x for x in self.run_script(ctx, release, self.parsed.warehouses, masked=True).splitlines()]
         return "\n".join(out) + "\n" + self.check(ctx).msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
 
     # -- running --------------------------------------------------------------------------------------------
@@ -250,6 +251,31 @@ class HammerDB(Rehearsed, Workload):
                 db.close()
         except OracleError as exc:
             raise StepError(f"hammerdb: cannot check for the TPROC-C schema: {exc.message}", hint=exc.hint) from exc
+
+    def schema_warehouses(self, ctx: StepContext) -> int:
+        """The schema's warehouses as HammerDB's driver reads them (``select max(w_id) from warehouse``,
+        oraoltp.tcl v3.3 line 2457, v4.12 line 2813: not the dictionary's count_ware). A schema of another size
+        than the plan's is refused: its NOPM would be reported against the plan's number."""
+        user = self.tpcc_user().upper()
+        try:
+            db = open_database(ctx, config_for(ctx))
+            try:
+                rows = db.query(f"select max(w_id) from {user}.warehouse")
+            finally:
+                db.close()
+        except OracleError as exc:
+            raise StepError(f"hammerdb: cannot read the warehouses of {user}: {exc.message}", hint=exc.hint) from exc
+        text = str(rows[0][0]).strip() if rows and rows[0] else ""
+        if not text.isdigit() or int(text) < 1:
+            raise StepError(f"hammerdb: the TPROC-C schema {user} holds no warehouse (an unfinished build?)",
+                            hint=f"drop the user {user} so that the step builds it again")
+        found, planned = int(text), self.parsed.warehouses
+        if planned is not None and found != planned:
+            raise StepError(f"hammerdb: the TPROC-C schema {user} holds {found} warehouses (max(w_id), what "
+                            f"HammerDB's driver uses) and the plan says {planned}",
+                            hint=f"set warehouses: {found}, or drop the user {user} so that the step builds "
+                                 f"{planned}")
+        return found
 
     def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
@@ -286,7 +312,8 @@ class HammerDB(Rehearsed, Workload):
         release = self.release(ctx)  # before anything runs: an unsupported install is refused by name
         wd = point_dir(ctx, self.kind)
         arts = self._build(ctx, wd, release)
-        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release))
+        warehouses = self.schema_warehouses(ctx)
+        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release, warehouses))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
         failure = _failure(parsed, ok)

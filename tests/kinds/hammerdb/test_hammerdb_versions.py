@@ -14,6 +14,7 @@ from test_wl_hammerdb import HOME, apply, headline, project
 from planner.errors import StepError
 from planner.kinds.hammerdb import standin
 from planner.kinds.hammerdb.release import WAIT_LOOP, read_release
+from planner.parsers import parse_file
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 
 CONNECT = 'dbset db ora\ndiset connection system_password "manager"\n'
@@ -134,3 +135,31 @@ plays:
       - name: tproc-c
         hammerdb: {home: /opt/HammerDB-4.12, service: ORCL, virtual_users: 2}
 """
+
+
+def older_schema(root: Path, warehouses: int) -> None:
+    """A TPROC-C schema an earlier study left in the stand-in database: ``warehouses`` of them (its max(w_id))."""
+    import json
+
+    state = root / "var" / "lib" / "planner-standin" / "db.json"
+    data = json.loads(state.read_text())
+    data["tables"] = [*data.get("tables", []), *({"owner": "TPCC", "table_name": t} for t in ("WAREHOUSE", "STOCK"))]
+    data.setdefault("tpcc", {})["TPCC"] = warehouses
+    state.write_text(json.dumps(data))
+
+
+@pytest.mark.slow
+def test_the_schemas_warehouses_are_recorded_and_a_contradiction_refused(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: an older 2-warehouse schema ran silently and the record said the plan's 4 (print dict's count_ware,
+    which HammerDB's driver ignores: it reads max(w_id))."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    older_schema(project(tmp_path), 2)
+    code, _run, results = apply(tmp_path)
+    assert code == 2 and "holds 2 warehouses (max(w_id)" in results[0]["msg"] and "plan says 4" in results[0]["msg"]
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan.read_text().replace(" warehouses: 4,", "").replace("[2, 4]", "[2]"))
+    code, _run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    console = next(_run / a["path"] for a in results[0]["artifacts"] if a["path"].endswith("run_console.txt"))
+    assert parse_file(console, "hammerdb").value("hammerdb.warehouses") == 2  # what the report and findings read
