@@ -1,15 +1,19 @@
 """The ``hammerdb`` workload: one sweep point of HammerDB's TPROC-C (derived from TPC-C) against Oracle, driven by
 ``hammerdbcli auto <script>`` from the user's own install (``home``; planner does not ship HammerDB).
 
-planner writes the hammerdbcli Tcl script from the step's arguments, every value quoted for Tcl, and keeps it as
-an artifact with the passwords masked (they come from the inventory's secret variables
-``hammerdb_system_password`` and ``hammerdb_tpcc_password``, docs/secrets.md). The build (``buildschema``, then
-``waittocomplete`` as HammerDB's CLI scripts do) is its own phase with its own budget, skipped when the TPROC-C
-user's WAREHOUSE table exists (checked first). The run is the timed driver (``ora_driver timed``) with
-``rampup`` and ``duration`` minutes and ``vuset vu N``; HammerDB's Oracle timed driver takes its own AWR
-snapshots around the timed window ("Taking start AWR snapshot ... view report from SNAPID 93 to 94"), so planner
-does not bracket the point: it writes the AWR report between HammerDB's snapshot ids instead, the measured window
-and not the ramp-up. A virtual user that FINISHED FAILED fails the point.
+planner reads the install's release from its hammerdbcli (planner.kinds.hammerdb.release: 3.3 and 4.0-4.12) and
+writes the hammerdbcli Tcl script that release needs, every value quoted for Tcl, and keeps it as an artifact
+with the passwords masked (they come from the inventory's secret variables ``hammerdb_system_password`` and
+``hammerdb_tpcc_password``, docs/secrets.md). hammerdbcli runs with the Oracle client environment Oratcl needs
+(ORACLE_HOME, LD_LIBRARY_PATH, ORACLE_SID, TNS_ADMIN), as ``oracle_user`` when that is not the login. The build
+(``buildschema``, with a vucomplete wait loop before 4.6) is its own phase with its own budget, skipped when the
+TPROC-C user's WAREHOUSE table exists (checked first); each point then reads the schema's warehouses
+(max(w_id), what the driver uses) and refuses a count that contradicts the plan's. The run is the timed driver
+(``ora_driver timed``) with ``rampup`` and ``duration`` minutes and ``vuset vu N``; HammerDB's Oracle timed
+driver takes its own AWR snapshots around the timed window ("Taking start AWR snapshot ... view report from
+SNAPID 93 to 94"), so validate refuses a host whose Diagnostics Pack is not stated, and planner does not bracket
+the point: it writes the AWR report between HammerDB's snapshot ids instead, the measured window and not the
+ramp-up. A virtual user that FINISHED FAILED fails the point.
 """
 
 from __future__ import annotations
