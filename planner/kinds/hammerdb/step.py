@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
-from planner.db.segments import table_exists
+from planner.db.segments import ensure_tablespace, find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.hammerdb.args import HammerDBArgs
 from planner.kinds.hammerdb.release import Release, read_release
@@ -89,6 +89,15 @@ class HammerDB(Rehearsed, Workload):
             "warehouses": {"type": "integer", "minimum": 1, "description": "the schema's warehouses (build)"},
             "build_virtual_users": {"type": "integer", "minimum": 1},
             "build": {"type": "boolean", "description": "build the schema when it is missing (default true)"},
+            "data_on": {
+                "type": "string", "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put the storage: a disk group (+VIOLIN) or a directory; each point "
+                               "checks that <tpcc_user>.STOCK's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory"},
+            "create_tablespace": {
+                "type": "string", "pattern": "^[0-9]+[KMGT]$",
+                "description": "create tpcc_tablespace on data_on at this size before the build when it is missing",
+                "x-hint": "give a size such as 16G"},
         },
         "additionalProperties": False,
         "required": ["home", "service", "virtual_users"],
@@ -123,6 +132,9 @@ class HammerDB(Rehearsed, Workload):
 
     def validate(self) -> None:
         check_host_path(self.parsed.home, "HammerDB home")
+        if self.parsed.create_tablespace and not (self.parsed.data_on and self.parsed.tpcc_tablespace):
+            raise StepError("hammerdb: create_tablespace needs tpcc_tablespace (its name) and data_on (where)",
+                            hint="add tpcc_tablespace: TPCC and data_on: +GROUP (or a directory)")
 
     @classmethod
     def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
@@ -159,8 +171,9 @@ class HammerDB(Rehearsed, Workload):
                  f"diset connection instance {tcl_quote(a.service)}",
                  f"diset tpcc tpcc_user {tcl_quote(self.tpcc_user())}",
                  f"diset tpcc tpcc_pass {tcl_quote(tpcc)}"]
-        if a.tpcc_tablespace:
-            lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}")
+        if a.tpcc_tablespace:  # both: ORDER_LINE goes to tpcc_ol_tab when partitioned (oraoltp.tcl CreateTables)
+            lines += [f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}",
+                      f"diset tpcc tpcc_ol_tab {tcl_quote(a.tpcc_tablespace)}"]
         return lines
 
     def build_script(self, ctx: StepContext, release: Release, masked: bool = False) -> str:
@@ -281,6 +294,32 @@ class HammerDB(Rehearsed, Workload):
                                  f"{planned}")
         return found
 
+    def _tablespace(self, ctx: StepContext) -> None:
+        a = self.parsed
+        try:
+            ensure_tablespace(open_database(ctx, config_for(ctx)), a.tpcc_tablespace, a.data_on, a.create_tablespace)
+        except StepError as exc:  # an existing tablespace elsewhere: never moved
+            raise StepError(f"hammerdb: {exc.message}", hint="give tpcc_tablespace a new name, or drop that "
+                            "tablespace yourself") from exc
+
+    def check_placement(self, ctx: StepContext) -> None:
+        """With data_on: the schema's biggest table (STOCK, in the user's default tablespace: oraoltp.tcl
+        CreateUser/CreateTables) must have its data files there, or the NOPM would describe other storage."""
+        data_on = self.parsed.data_on
+        if not data_on:
+            return
+        user = self.tpcc_user().upper()
+        at = find_segment(open_database(ctx, config_for(ctx)), user, "STOCK")
+        if at is None:
+            raise StepError(f"hammerdb: DBA_SEGMENTS has no {user}.STOCK: where the schema lives cannot be checked",
+                            hint="drop the user so that the step builds it again, or remove data_on")
+        if not on_storage(at.files, data_on):
+            raise StepError(f"hammerdb: {user}.STOCK is in tablespace {at.tablespace}, whose files are "
+                            f"{', '.join(at.files[:3])}, not on {data_on} (the step's data_on): the NOPM would "
+                            "describe other storage",
+                            hint=f"drop the user {user} and give tpcc_tablespace and create_tablespace so that the "
+                                 f"build puts it on {data_on}")
+
     def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
         """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
@@ -303,6 +342,8 @@ class HammerDB(Rehearsed, Workload):
         if not self.parsed.build:
             raise StepError(f"hammerdb: the TPROC-C schema {self.tpcc_user().upper()} is missing and build is false",
                             hint="set build: true (and warehouses) or build it with HammerDB first")
+        if self.parsed.create_tablespace:  # the user's default tablespace must exist (CreateUser) and be on data_on
+            self._tablespace(ctx)
         script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx, release),
                                                       self.build_budget_s(self.args, ctx.vars))
         if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
@@ -317,6 +358,7 @@ class HammerDB(Rehearsed, Workload):
         wd = point_dir(ctx, self.kind)
         arts = self._build(ctx, wd, release)
         warehouses = self.schema_warehouses(ctx)
+        self.check_placement(ctx)
         script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release, warehouses))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)

@@ -163,3 +163,22 @@ def test_the_schemas_warehouses_are_recorded_and_a_contradiction_refused(tmp_pat
     assert code == 0, [r["msg"] for r in results]
     console = next(_run / a["path"] for a in results[0]["artifacts"] if a["path"].endswith("run_console.txt"))
     assert parse_file(console, "hammerdb").value("hammerdb.warehouses") == 2  # what the report and findings read
+
+
+@pytest.mark.slow
+def test_the_schema_is_built_on_data_on_and_checked_there_at_every_point(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the schema went to HammerDB's default tablespace and nothing checked it sat on the prepared storage.
+    Now tpcc_tablespace is made on data_on before the build, and a point whose STOCK is elsewhere is refused."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    project(tmp_path, extra=", tpcc_tablespace: TPCC, create_tablespace: 1G, data_on: /u02/violin")
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan.read_text().replace("[2, 4]", "[2]"))
+    code, run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    build = next(run.rglob("build.tcl")).read_text()
+    assert 'diset tpcc tpcc_def_tab "TPCC"' in build and 'diset tpcc tpcc_ol_tab "TPCC"' in build
+    plan.write_text(plan.read_text().replace("data_on: /u02/violin", "data_on: +DATA"))
+    code, _run, results = apply(tmp_path)
+    assert code == 2 and "TPCC.STOCK is in tablespace TPCC, whose files are /u02/violin/tpcc01.dbf" in results[0]["msg"]
+    assert "not on +DATA" in results[0]["msg"]
