@@ -374,7 +374,9 @@ class HammerDB(Rehearsed, Workload):
             return []
         if not diagnostics_pack(ctx)[0]:
             return []
-        return dbreport.report_between(ctx, int(begin), int(end))
+        dbid, inst = parsed.fact("awr_dbid"), parsed.fact("awr_inst_num")  # what HammerDB filed them under
+        return dbreport.report_between(ctx, int(begin), int(end), int(dbid) if dbid.isdigit() else None,
+                                       int(inst) if inst.isdigit() else None)
 
 
 def _put_private(ctx: StepContext, script: str, remote: str, run_as: Mapping[str, Any]) -> None:

@@ -182,3 +182,19 @@ def test_the_schema_is_built_on_data_on_and_checked_there_at_every_point(tmp_pat
     code, _run, results = apply(tmp_path)
     assert code == 2 and "TPCC.STOCK is in tablespace TPCC, whose files are /u02/violin/tpcc01.dbf" in results[0]["msg"]
     assert "not on +DATA" in results[0]["msg"]
+
+
+@pytest.mark.slow
+def test_the_awr_report_in_a_pdb_uses_the_dbid_hammerdb_printed(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the report over HammerDB's window asked for the CDB's DBID (V$DATABASE), while HammerDB's manual
+    snapshots in a 19c PDB are the PDB's, filed under its own DBID: ORA-20200, no AWR report for the point."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    pdb = {"oracle_version": "19.0.0", "oracle_cdb": "true", "oracle_pdb": "PDB1"}
+    project(tmp_path, host_vars=" oracle_cdb=true oracle_pdb=PDB1", profile=pdb)
+    plan = tmp_path / "plan.yaml"
+    plan.write_text(plan.read_text().replace("[2, 4]", "[2]").replace("service: ORCL", "service: db1/PDB1"))
+    code, run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    awr = next(run.rglob("awr_*.txt")).read_text()
+    assert "WORKLOAD REPOSITORY PDB report for" in awr
