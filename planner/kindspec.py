@@ -135,7 +135,8 @@ class KindSpec:
     # False: the kind is not a storage test (it drives CPU and memory), so no storage finding (cached reads,
     # CPU-bound host, rated IOPS) judges its series or its parsers' files (results.findings_db.storage_series)
     storage_test: bool = True
-    standin_version: str = ""  # a function () -> str: the release the kind's stand-in prints (the world record)
+    # a function () -> str, or (host vars) -> str: the release the kind's stand-in imitates (the world record)
+    standin_version: str = ""
     host_vars: tuple[HostVar, ...] = ()
 
 

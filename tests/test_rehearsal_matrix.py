@@ -76,9 +76,10 @@ def test_a_world_misnamed_is_refused_with_every_problem_and_the_values_there_are
 def test_the_sample_rehearses_every_plan_and_every_value_where_a_plan_uses_it() -> None:
     dims = matrix.dimensions()
     plans = [("generic", Uses(True, False, False)), ("db", Uses(True, True, True)),
-             ("kit", Uses(True, True, True, frozenset({"slob"})))]
+             ("kit", Uses(True, True, True, frozenset({"slob"}))),
+             ("oltp", Uses(True, True, True, frozenset({"hammerdb"})))]
     rows = matrix.sample(plans, dims)
-    assert {p for p, _ in rows} == {"generic", "db", "kit"}
+    assert {p for p, _ in rows} == {"generic", "db", "kit", "oltp"}
     covered = {(k, v.name) for _, w in rows for k, v in w.chosen}
     assert covered == {(d.key, v.name) for d in dims for v in d.values}
     assert all(matrix.allowed({k: v.name for k, v in w.chosen}) for _, w in rows)

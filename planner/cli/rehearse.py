@@ -162,16 +162,17 @@ def _machine(world: World, lab: Any, login: Login) -> dict[str, str]:
             "sshd": world.words("sshd") if world.sshd else f"this machine's {sshd}", "sudoers": sudoers}
 
 
-def _tools(kits: Mapping[str, str], knobs: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
-    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order; a stand-in imitating
-    several releases says the one this host's variables pick (its ``version(host_vars)``)."""
-    out = []
-    for s in kindspec.specs():
-        if s.kind in kits and s.standin_version:
-            version = kindspec.load(s.standin_version)
-            release = version(knobs) if inspect.signature(version).parameters else version()
-            out.append((s.report.tool or s.kind, release))
-    return tuple(out)
+def _tools(kits: Mapping[str, str], host_vars: Mapping[str, Any]) -> tuple[tuple[str, str], ...]:
+    """(tool, release) of each kind's stand-in this host's kits get, in the registry's order."""
+    return tuple((s.report.tool or s.kind, _standin_release(s.standin_version, host_vars)) for s in kindspec.specs()
+                 if s.kind in kits and s.standin_version)
+
+
+def _standin_release(where: str, host_vars: Mapping[str, Any]) -> str:
+    """A kind's stand-in release: for this host's variables when its function takes them (a kit that imitates the
+    release the inventory names), else the one it always imitates."""
+    fn = kindspec.load(where)
+    return str(fn(host_vars) if inspect.signature(fn).parameters else fn())
 
 
 def _world(host: Host, knobs: Host, login: Login, oracle: bool, kits: Mapping[str, str],

@@ -225,13 +225,16 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
         db.close()
 
 
-def report_between(ctx: StepContext, begin_snap: int, end_snap: int) -> list[Artifact]:
+def report_between(ctx: StepContext, begin_snap: int, end_snap: int, dbid: int | None = None,
+                   inst: int | None = None) -> list[Artifact]:
     """The AWR report between two snapshots the workload took itself (a timed driver that snapshots its own
-    window): its measured window, not planner's bracket around the whole point."""
+    window): its measured window, not planner's bracket around the whole point. ``dbid``/``inst``: the ones the
+    workload printed for its snapshots (in a PDB from 12.2 a manual snapshot is the PDB's, filed under its own
+    DBID), else this session's V$DATABASE and V$INSTANCE."""
     db = open_database(ctx, config_for(ctx))
     try:
-        dbid = int(db.query(DBID_SQL)[0][0] or 0)
-        inst = int(db.query(INSTANCE_SQL)[0][0] or 1)
+        dbid = dbid or int(db.query(DBID_SQL)[0][0] or 0)
+        inst = inst or int(db.query(INSTANCE_SQL)[0][0] or 1)
         sql = (f"select output from table(dbms_workload_repository.awr_report_text("
                f"{dbid}, {inst}, {int(begin_snap)}, {int(end_snap)}))")
         name = f"awr_{int(begin_snap)}_{int(end_snap)}.txt"

@@ -32,6 +32,8 @@ class HammerDBArgs:
     warehouses: int | None = None  # None: not given (the run script then leaves count_ware alone)
     build_virtual_users: int = 1
     build: bool = True  # build the schema when it is missing; only an explicit false turns it off
+    data_on: str = ""  # where the play put the storage (+GROUP or a directory): STOCK's data files are checked there
+    create_tablespace: str = ""  # a size (16G): tpcc_tablespace made on data_on before the build when missing
 
     @classmethod
     def of(cls, args: Mapping[str, Any]) -> HammerDBArgs:
@@ -44,7 +46,8 @@ class HammerDBArgs:
             allwarehouse=bool(args.get("allwarehouse", False)), timeprofile=bool(args.get("timeprofile", False)),
             warehouses=whole_number(args, "warehouses", None, "hammerdb", minimum=1) if args.get("warehouses")
             else None,
-            build_virtual_users=_whole(args, "build_virtual_users", 1, 1), build=args.get("build", True) is not False)
+            build_virtual_users=_whole(args, "build_virtual_users", 1, 1), build=args.get("build", True) is not False,
+            data_on=str(args.get("data_on") or ""), create_tablespace=str(args.get("create_tablespace") or ""))
 
     @property
     def build_warehouses(self) -> int:

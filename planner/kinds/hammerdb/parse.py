@@ -39,7 +39,9 @@ _ACTIVE = re.compile(r"(?:Vuser\s+\d+:\s*|^\W*)(\d+)\s+Active Virtual Users conf
 _RAMPUP = re.compile(r"Beginning rampup time of\s+(\d+(?:\.\d+)?)\s+minutes")
 _TIMED = re.compile(r"Timing test period of\s+(\d+(?:\.\d+)?)\s+in minutes")
 _SNAPIDS = re.compile(r"view report from SNAPID\s+(\d+)\s+to\s+(\d+)")
-_SNAP = re.compile(r"(Start|End) Snapshot\s+(\d+)\s+taken at\s+.*?\bof instance\s+(\S+)")
+# "of instance EE (1) of database EE (2066100034)": the instance number and DBID the snapshots are filed under
+_SNAP = re.compile(r"(Start|End) Snapshot\s+(\d+)\s+taken at\s+.*?\bof instance\s+(\S+)"
+                   r"(?:\s+\((\d+)\)\s+of database\s+\S+\s+\((\d+)\))?")
 _VERSION = re.compile(r"HammerDB CLI v?(\d+(?:\.\d+)+)")
 _JOBID = re.compile(r"\bjobid=([0-9A-F]{8,40})\b")
 _ERROR = re.compile(r"Error in Virtual User\s+(\d+):\s*(.*)")
@@ -156,6 +158,8 @@ def _facts(sink: MetricSink, text: str) -> None:
         sink.facts["jobid"] = jobs[-1]
     if m := _SNAP.search(text):
         sink.facts["awr_instance"] = m.group(3)
+        if m.group(5):
+            sink.facts["awr_inst_num"], sink.facts["awr_dbid"] = m.group(4), m.group(5)
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:

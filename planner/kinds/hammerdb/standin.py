@@ -1,28 +1,66 @@
-"""HammerDB's rehearsal stand-in: the kit folder a plan's ``home:`` names gets the stand-in hammerdbcli
-(bin/hammerdbcli here, NOT HammerDB), linked so that it finds the shared stand-in modules and the sandbox's state."""
+"""HammerDB's rehearsal stand-in: the kit folder a plan's ``home:`` names gets a ``hammerdbcli`` that runs the
+stand-in (bin/hammerdbcli here, NOT HammerDB) as the release the inventory's ``hammerdb_release`` names.
+
+The kit's ``hammerdbcli`` is a small sh wrapper, not a link: it holds the line HammerDB's own hammerdbcli holds
+(``set hdb_version "v4.5"``, hammerdbcli line 28 at v3.3-v4.5, line 30 at v4.6-v4.12), which planner reads to know
+the release, and starts the stand-in with that release.
+"""
 
 from __future__ import annotations
 
-import re
+import shlex
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
+from planner.errors import input_error
 from planner.rehearsal.kitsite import KitSite
 
 BIN = Path(__file__).resolve().parent / "bin"
 PROGRAM = "hammerdbcli"
+LINK = ".hammerdbcli-standin"
+RELEASE_VAR = "hammerdb_release"
+RELEASES = ("3.3", "4.0", "4.5", "4.6", "4.12")  # the tags whose behaviour the stand-in imitates
+DEFAULT_RELEASE = "4.12"
+
+
+def release_of(host_vars: Mapping[str, Any] | None) -> str:
+    """The release the inventory names for the stand-in kit, else the default; another one is refused."""
+    given = str((host_vars or {}).get(RELEASE_VAR) or DEFAULT_RELEASE).strip().lstrip("v")
+    if given not in RELEASES:
+        raise input_error(f"{RELEASE_VAR} {given!r} is not a HammerDB release the stand-in imitates",
+                          f"set {RELEASE_VAR} to one of {', '.join(RELEASES)}")
+    return given
+
+
+def write_kit(folder: Path, release: str) -> Path:
+    """``<folder>/hammerdbcli`` for ``release``, and the link to the stand-in it runs (tests call it for a bare
+    kit). The link keeps the program's path in the sandbox: the stand-in finds the sandbox's state above it."""
+    folder.mkdir(parents=True, exist_ok=True)
+    link = folder / LINK
+    if not link.is_symlink():
+        link.symlink_to(BIN / PROGRAM)
+    program = folder / PROGRAM
+    program.write_text(
+        "#!/bin/sh\n# PLANNER STAND-IN for HammerDB's hammerdbcli (NOT HammerDB): runs planner's stand-in as "
+        f"HammerDB {release}\nPLANNER_STANDIN_HAMMERDB_VERSION={shlex.quote(release)}\n"
+        "export PLANNER_STANDIN_HAMMERDB_VERSION\n"
+        f'exec "$(dirname -- "$0")/{LINK}" "$@"\n'
+        f'set hdb_version "v{release}"\n')
+    program.chmod(0o755)
+    return program
 
 
 def install(site: KitSite) -> None:
     """The stand-in at ``<home>/hammerdbcli``, once; a relative home (planned on no host path) gets nothing."""
     if not site.absolute:
         return
-    site.target.mkdir(parents=True, exist_ok=True)
     if not (site.target / PROGRAM).exists():
-        (site.target / PROGRAM).symlink_to(BIN / PROGRAM)
+        write_kit(site.target, release_of(site.host.vars))
         site.host_env(site.target / "standin.env")  # the AWR host line of the windows it snapshots
 
 
-def version() -> str:
-    """The release the stand-in prints (its ``VERSION``), for the rehearsal's world record."""
-    m = re.search(r'^VERSION = "([^"]+)"', (BIN / PROGRAM).read_text(), re.M)
-    return m.group(1) if m else "unknown"
+def version(host_vars: Mapping[str, Any] | None = None) -> str:
+    """The release the stand-in imitates for a host (its ``hammerdb_release``), for the rehearsal's world record."""
+    return release_of(host_vars)
+

@@ -1,15 +1,19 @@
 """The ``hammerdb`` workload: one sweep point of HammerDB's TPROC-C (derived from TPC-C) against Oracle, driven by
 ``hammerdbcli auto <script>`` from the user's own install (``home``; planner does not ship HammerDB).
 
-planner writes the hammerdbcli Tcl script from the step's arguments, every value quoted for Tcl, and keeps it as
-an artifact with the passwords masked (they come from the inventory's secret variables
-``hammerdb_system_password`` and ``hammerdb_tpcc_password``, docs/secrets.md). The build (``buildschema``, then
-``waittocomplete`` as HammerDB's CLI scripts do) is its own phase with its own budget, skipped when the TPROC-C
-user's WAREHOUSE table exists (checked first). The run is the timed driver (``ora_driver timed``) with
-``rampup`` and ``duration`` minutes and ``vuset vu N``; HammerDB's Oracle timed driver takes its own AWR
-snapshots around the timed window ("Taking start AWR snapshot ... view report from SNAPID 93 to 94"), so planner
-does not bracket the point: it writes the AWR report between HammerDB's snapshot ids instead, the measured window
-and not the ramp-up. A virtual user that FINISHED FAILED fails the point.
+planner reads the install's release from its hammerdbcli (planner.kinds.hammerdb.release: 3.3 and 4.0-4.12) and
+writes the hammerdbcli Tcl script that release needs, every value quoted for Tcl, and keeps it as an artifact
+with the passwords masked (they come from the inventory's secret variables ``hammerdb_system_password`` and
+``hammerdb_tpcc_password``, docs/secrets.md). hammerdbcli runs with the Oracle client environment Oratcl needs
+(ORACLE_HOME, LD_LIBRARY_PATH, ORACLE_SID, TNS_ADMIN), as ``oracle_user`` when that is not the login. The build
+(``buildschema``, with a vucomplete wait loop before 4.6) is its own phase with its own budget, skipped when the
+TPROC-C user's WAREHOUSE table exists (checked first); each point then reads the schema's warehouses
+(max(w_id), what the driver uses) and refuses a count that contradicts the plan's. The run is the timed driver
+(``ora_driver timed``) with ``rampup`` and ``duration`` minutes and ``vuset vu N``; HammerDB's Oracle timed
+driver takes its own AWR snapshots around the timed window ("Taking start AWR snapshot ... view report from
+SNAPID 93 to 94"), so validate refuses a host whose Diagnostics Pack is not stated, and planner does not bracket
+the point: it writes the AWR report between HammerDB's snapshot ids instead, the measured window and not the
+ramp-up. A virtual user that FINISHED FAILED fails the point.
 """
 
 from __future__ import annotations
@@ -22,10 +26,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from planner.db.access import config_for, open_database
-from planner.db.licence import diagnostics_pack
-from planner.db.segments import table_exists
+from planner.db.licence import LICENCE_VAR, diagnostics_pack
+from planner.db.segments import ensure_tablespace, find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
 from planner.kinds.hammerdb.args import HammerDBArgs
+from planner.kinds.hammerdb.release import Release, read_release
 from planner.metrics import Parsed
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
@@ -84,6 +89,15 @@ class HammerDB(Rehearsed, Workload):
             "warehouses": {"type": "integer", "minimum": 1, "description": "the schema's warehouses (build)"},
             "build_virtual_users": {"type": "integer", "minimum": 1},
             "build": {"type": "boolean", "description": "build the schema when it is missing (default true)"},
+            "data_on": {
+                "type": "string", "pattern": "^(\\+[A-Za-z][A-Za-z0-9_$#]*|/[A-Za-z0-9_./+@,=-]*)$",
+                "description": "where the play put the storage: a disk group (+VIOLIN) or a directory; each point "
+                               "checks that <tpcc_user>.STOCK's data files (DBA_SEGMENTS -> DBA_DATA_FILES) are there",
+                "x-hint": "give a disk group as +NAME or an absolute directory"},
+            "create_tablespace": {
+                "type": "string", "pattern": "^[0-9]+[KMGT]$",
+                "description": "create tpcc_tablespace on data_on at this size before the build when it is missing",
+                "x-hint": "give a size such as 16G"},
         },
         "additionalProperties": False,
         "required": ["home", "service", "virtual_users"],
@@ -118,6 +132,26 @@ class HammerDB(Rehearsed, Workload):
 
     def validate(self) -> None:
         check_host_path(self.parsed.home, "HammerDB home")
+        if self.parsed.create_tablespace and not (self.parsed.data_on and self.parsed.tpcc_tablespace):
+            raise StepError("hammerdb: create_tablespace needs tpcc_tablespace (its name) and data_on (where)",
+                            hint="add tpcc_tablespace: TPCC and data_on: +GROUP (or a directory)")
+
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: HammerDB's Oracle timed driver always takes AWR snapshots and reads DBA_HIST_* (oraoltp.tcl
+        v4.12 lines 2534 and 2555; only its TimesTen branch takes none), AWR being the Diagnostics Pack's
+        (planner.db.licence): a host whose inventory, plan or -e does not state the pack is refused before any
+        host is touched, as ``collect: [awr]`` is."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is None or str(variables.get(LICENCE_VAR, "")).strip().lower() in ("true", "yes", "1", "on"):
+            return
+        said = (f"{LICENCE_VAR} is {variables[LICENCE_VAR]!r}" if LICENCE_VAR in variables
+                else f"{LICENCE_VAR} is not stated")
+        raise StepError(f"HammerDB's Oracle timed driver takes AWR snapshots and reads DBA_HIST_* "
+                        f"(src/oracle/oraoltp.tcl, v3.3-v4.12): AWR needs the Oracle Diagnostics Pack and {said}",
+                        hint=f"state {LICENCE_VAR}: true for the host when the pack is licensed; without it, "
+                             "measure with a workload that takes Statspack")
 
     # -- the script -----------------------------------------------------------------------------------------
     def tpcc_user(self) -> str:
@@ -137,31 +171,59 @@ class HammerDB(Rehearsed, Workload):
                  f"diset connection instance {tcl_quote(a.service)}",
                  f"diset tpcc tpcc_user {tcl_quote(self.tpcc_user())}",
                  f"diset tpcc tpcc_pass {tcl_quote(tpcc)}"]
-        if a.tpcc_tablespace:
-            lines.append(f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}")
+        if a.tpcc_tablespace:  # both: ORDER_LINE goes to tpcc_ol_tab when partitioned (oraoltp.tcl CreateTables)
+            lines += [f"diset tpcc tpcc_def_tab {tcl_quote(a.tpcc_tablespace)}",
+                      f"diset tpcc tpcc_ol_tab {tcl_quote(a.tpcc_tablespace)}"]
         return lines
 
-    def build_script(self, ctx: StepContext, masked: bool = False) -> str:
-        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build",
+    def build_script(self, ctx: StepContext, release: Release, masked: bool = False) -> str:
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build (HammerDB {release.name})",
                  *self._connection(ctx, masked),
                  f"diset tpcc count_ware {tcl_quote(self.parsed.build_warehouses)}",
                  f"diset tpcc num_vu {tcl_quote(self.parsed.build_virtual_users)}",
-                 "buildschema", "waittocomplete"]
+                 *release.build_tail()]
         return "\n".join(lines) + "\n"
 
-    def run_script(self, ctx: StepContext, masked: bool = False) -> str:
+    def run_script(self, ctx: StepContext, release: Release, warehouses: int | None, masked: bool = False) -> str:
+        """``warehouses``: the schema's (max(w_id), what the driver uses), so that ``print dict`` and the record
+        say the count the virtual users shared, not a dictionary value the driver ignores."""
         a = self.parsed
-        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run", *self._connection(ctx, masked),
-                 "diset tpcc ora_driver timed",
+        lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run (HammerDB {release.name})",
+                 *self._connection(ctx, masked),
+                 "diset tpcc ora_driver timed",  # the default only from 4.6 (config/oracle.xml): always said
                  f"diset tpcc rampup {tcl_quote(a.rampup)}",
                  f"diset tpcc duration {tcl_quote(a.duration)}",
                  f"diset tpcc allwarehouse {tcl_quote(a.allwarehouse)}",
                  f"diset tpcc ora_timeprofile {tcl_quote(a.timeprofile)}",
-                 # the schema's size beside the run's figures: the record says what the virtual users shared
-                 *([f"diset tpcc count_ware {tcl_quote(a.warehouses)}"] if a.warehouses else []),
+                 *([f"diset tpcc count_ware {tcl_quote(warehouses)}"] if warehouses else []),
                  "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
-                 "vucreate", "vurun", "vudestroy"]
+                 *release.run_tail()]
         return "\n".join(lines) + "\n"
+
+    def release(self, ctx: StepContext) -> Release:
+        """The release of the install at ``home``, from its own hammerdbcli (not from the folder's name)."""
+        path = posixpath.join(self.home(ctx), "hammerdbcli")
+        return read_release(ctx.conn.read_text(path), path)
+
+    def environment(self, ctx: StepContext) -> dict[str, str]:
+        """What Oratcl needs to load and connect: a non-login ``sh -c`` has none of it (as SLOB's runit.sh).
+        Oratcl reads env(ORACLE_HOME) and loads $ORACLE_HOME/lib/libclntsh.so, whose own libraries the loader
+        finds on LD_LIBRARY_PATH; ORACLE_SID for a bequeath, TNS_ADMIN for a TNS alias kept elsewhere."""
+        cfg = config_for(ctx)
+        env = {"ORACLE_HOME": cfg.oracle_home, "LD_LIBRARY_PATH": f"{cfg.oracle_home}/lib"}
+        if cfg.oracle_sid:
+            env["ORACLE_SID"] = cfg.oracle_sid
+        tns_admin = ctx.vars.get("tns_admin")
+        if tns_admin:
+            env["TNS_ADMIN"] = str(tns_admin)
+        return env
+
+    def run_as(self, ctx: StepContext) -> dict[str, Any]:
+        """As the database's OS user when the inventory names another one than the login (as SLOB does)."""
+        user = ctx.vars.get("oracle_user")
+        if user and str(user) != ctx.host.user:
+            return {"become": True, "become_user": str(user), "login": True}
+        return {}
 
     def argv(self, ctx: StepContext, script: str) -> list[str]:
         return [posixpath.join(self.home(ctx), "hammerdbcli"), "auto", script]
@@ -177,13 +239,14 @@ class HammerDB(Rehearsed, Workload):
 
     def preview(self, ctx: StepContext) -> str:
         wd = ctx.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
-        out = [f"$ {ctx.command_text(self.argv(ctx, f'{wd}/build.tcl'), cwd=self.home(ctx))}   # only when "
-               f"{self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
-        out += ["    " + x for x in self.build_script(ctx, masked=True).splitlines()]
-        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx))}")
+        release, env, run_as = self.release(ctx), self.environment(ctx), self.run_as(ctx)
+        build = ctx.command_text(self.argv(ctx, f"{wd}/build.tcl"), cwd=self.home(ctx), env=env, **run_as)
+        out = [f"$ {build}   # only when {self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
+        out += ["    " + x for x in self.build_script(ctx, release, masked=True).splitlines()]
+        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx), env=env, **run_as)}")
         out.append("run.tcl:")
-        out += ["    " + x for x in self.run_script(ctx, masked=True).splitlines()]
-        return "\n".join(out) + "\n" + self.check(ctx).msg
+        out += ["    " + x for x in self.run_script(ctx, release, self.parsed.warehouses, masked=True).splitlines()]
+        return "\n".join(out) + "\n" + self.check(ctx).msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
 
     # -- running --------------------------------------------------------------------------------------------
     def _secrets(self, ctx: StepContext) -> None:
@@ -206,28 +269,82 @@ class HammerDB(Rehearsed, Workload):
         except OracleError as exc:
             raise StepError(f"hammerdb: cannot check for the TPROC-C schema: {exc.message}", hint=exc.hint) from exc
 
+    def schema_warehouses(self, ctx: StepContext) -> int:
+        """The schema's warehouses as HammerDB's driver reads them (``select max(w_id) from warehouse``,
+        oraoltp.tcl v3.3 line 2457, v4.12 line 2813: not the dictionary's count_ware). A schema of another size
+        than the plan's is refused: its NOPM would be reported against the plan's number."""
+        user = self.tpcc_user().upper()
+        try:
+            db = open_database(ctx, config_for(ctx))
+            try:
+                rows = db.query(f"select max(w_id) from {user}.warehouse")
+            finally:
+                db.close()
+        except OracleError as exc:
+            raise StepError(f"hammerdb: cannot read the warehouses of {user}: {exc.message}", hint=exc.hint) from exc
+        text = str(rows[0][0]).strip() if rows and rows[0] else ""
+        if not text.isdigit() or int(text) < 1:
+            raise StepError(f"hammerdb: the TPROC-C schema {user} holds no warehouse (an unfinished build?)",
+                            hint=f"drop the user {user} so that the step builds it again")
+        found, planned = int(text), self.parsed.warehouses
+        if planned is not None and found != planned:
+            raise StepError(f"hammerdb: the TPROC-C schema {user} holds {found} warehouses (max(w_id), what "
+                            f"HammerDB's driver uses) and the plan says {planned}",
+                            hint=f"set warehouses: {found}, or drop the user {user} so that the step builds "
+                                 f"{planned}")
+        return found
+
+    def _tablespace(self, ctx: StepContext) -> None:
+        a = self.parsed
+        try:
+            ensure_tablespace(open_database(ctx, config_for(ctx)), a.tpcc_tablespace, a.data_on, a.create_tablespace)
+        except StepError as exc:  # an existing tablespace elsewhere: never moved
+            raise StepError(f"hammerdb: {exc.message}", hint="give tpcc_tablespace a new name, or drop that "
+                            "tablespace yourself") from exc
+
+    def check_placement(self, ctx: StepContext) -> None:
+        """With data_on: the schema's biggest table (STOCK, in the user's default tablespace: oraoltp.tcl
+        CreateUser/CreateTables) must have its data files there, or the NOPM would describe other storage."""
+        data_on = self.parsed.data_on
+        if not data_on:
+            return
+        user = self.tpcc_user().upper()
+        at = find_segment(open_database(ctx, config_for(ctx)), user, "STOCK")
+        if at is None:
+            raise StepError(f"hammerdb: DBA_SEGMENTS has no {user}.STOCK: where the schema lives cannot be checked",
+                            hint="drop the user so that the step builds it again, or remove data_on")
+        if not on_storage(at.files, data_on):
+            raise StepError(f"hammerdb: {user}.STOCK is in tablespace {at.tablespace}, whose files are "
+                            f"{', '.join(at.files[:3])}, not on {data_on} (the step's data_on): the NOPM would "
+                            "describe other storage",
+                            hint=f"drop the user {user} and give tpcc_tablespace and create_tablespace so that the "
+                                 f"build puts it on {data_on}")
+
     def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
                      timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
         """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
         remote = posixpath.join(wd, name)
-        _put_private(ctx, script, remote)
+        run_as = self.run_as(ctx)
+        _put_private(ctx, script, remote, run_as)
         script_art = save_text(ctx, name, script)
         try:
             r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
-                        measured=name == "run.tcl")
+                        env=self.environment(ctx), measured=name == "run.tcl", **run_as)
         finally:  # it holds the system password: on the host no longer than the point needs it
             ctx.run(["rm", "-f", "--", remote], check=False)
         text = r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")
         console = name.replace(".tcl", "_console.txt")
         return script_art, save_text(ctx, console, text, "hammerdb" if name == "run.tcl" else ""), text, r.ok
 
-    def _build(self, ctx: StepContext, wd: str) -> list[Artifact]:
+    def _build(self, ctx: StepContext, wd: str, release: Release) -> list[Artifact]:
         if self.schema_exists(ctx):
             return []
         if not self.parsed.build:
             raise StepError(f"hammerdb: the TPROC-C schema {self.tpcc_user().upper()} is missing and build is false",
                             hint="set build: true (and warehouses) or build it with HammerDB first")
-        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx),
+        if self.parsed.create_tablespace:  # the user's default tablespace must exist (CreateUser) and be on data_on
+            self._tablespace(ctx)
+        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx, release),
                                                       self.build_budget_s(self.args, ctx.vars))
         if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
             why = next((ln.strip() for ln in text.splitlines() if "Error" in ln or "FAILED" in ln), "")
@@ -237,9 +354,12 @@ class HammerDB(Rehearsed, Workload):
 
     def apply(self, ctx: StepContext) -> Outcome:
         self._secrets(ctx)
+        release = self.release(ctx)  # before anything runs: an unsupported install is refused by name
         wd = point_dir(ctx, self.kind)
-        arts = self._build(ctx, wd)
-        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx))
+        arts = self._build(ctx, wd, release)
+        warehouses = self.schema_warehouses(ctx)
+        self.check_placement(ctx)
+        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release, warehouses))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
         failure = _failure(parsed, ok)
@@ -254,16 +374,23 @@ class HammerDB(Rehearsed, Workload):
             return []
         if not diagnostics_pack(ctx)[0]:
             return []
-        return dbreport.report_between(ctx, int(begin), int(end))
+        dbid, inst = parsed.fact("awr_dbid"), parsed.fact("awr_inst_num")  # what HammerDB filed them under
+        return dbreport.report_between(ctx, int(begin), int(end), int(dbid) if dbid.isdigit() else None,
+                                       int(inst) if inst.isdigit() else None)
 
 
-def _put_private(ctx: StepContext, script: str, remote: str) -> None:
+def _put_private(ctx: StepContext, script: str, remote: str, run_as: Mapping[str, Any]) -> None:
     """The script at mode 0600, owned by the user who runs hammerdbcli: uploaded by the login (which is that
-    user, or becomes root, who reads any file), or else written by the become user itself from stdin."""
-    if not ctx.become or ctx.become_user == "root":
+    user, or becomes root, who reads any file), or else written by that user itself from stdin (the point folder
+    at 1733 for it, as for a become'd tool: docs/become.md)."""
+    user = run_as.get("become_user") or (ctx.become_user if ctx.become else None)
+    if not user or user == "root":
         ctx.conn.put(script.encode(), remote, mode=0o600)
         return
-    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode())
+    if run_as:
+        ctx.run(["chmod", "1733", "--", posixpath.dirname(remote)], become=False)
+    ctx.run(["sh", "-c", 'umask 077 && rm -f -- "$1" && cat > "$1"', "sh", remote], stdin=script.encode(),
+            **run_as)
 
 
 def _parsed(path: Path) -> Parsed | None:

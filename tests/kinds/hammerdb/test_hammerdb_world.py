@@ -19,3 +19,11 @@ def test_the_tools_round_trip_through_meta_json() -> None:
     w = HostWorld(host="oel57", database="fresh", tools=(("HammerDB", standin.version()),))
     assert standin.version() == "4.12"  # what the stand-in hammerdbcli prints (its VERSION)
     assert RunMeta.from_mapping({"world": [w.to_json()]}).world == (w,)
+
+
+def test_the_world_names_the_release_the_inventory_gives_the_standin_kit() -> None:
+    """The stand-in kit imitates the host's ``hammerdb_release``: the world record says that release."""
+    from planner.cli.rehearse import _standin_release
+
+    assert _standin_release("planner.kinds.hammerdb.standin:version", {"hammerdb_release": "v4.5"}) == "4.5"
+    assert _standin_release("planner.kinds.hammerdb.standin:version", {}) == "4.12"

@@ -138,3 +138,12 @@ def test_the_refusal_of_an_unknown_file_names_hammerdb_among_what_is_read() -> N
     with pytest.raises(ParseError) as e:
         parse_text("nothing any tool printed\n", "notes.txt")
     assert "HammerDB" in str(e.value) and "Swingbench" in str(e.value)
+
+
+def test_the_dbid_and_instance_number_the_snapshots_are_filed_under() -> None:
+    """HammerDB prints them with each snapshot; the AWR report over its window must ask for these (a PDB's own
+    DBID for a 12.2+ PDB-level snapshot), not the session's V$DATABASE."""
+    p = parse_file(DATA / "oracle_awr_11g_console.txt", "hammerdb")
+    assert (p.fact("awr_dbid"), p.fact("awr_inst_num"), p.fact("awr_instance")) == ("2066100034", "1", "EE")
+    text = (DATA / "hammerdb_pr190_oracle19c_pdb_snapshots.md").read_text().replace("```", "")
+    assert hammerdb.parse(text, "x").fact("awr_dbid") == "908248820"

@@ -13,6 +13,7 @@ from planner.errors import StepError
 from planner.kinds.hammerdb import standin
 from planner.kinds.hammerdb.step import HammerDB, tcl_quote
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.rehearsal.standins.profile import profile_for
 
 HOME = "/opt/HammerDB-4.12"
 SECRET = "Tpcc$[pw]{x}\"9"
@@ -33,23 +34,28 @@ def headline(r: dict, name: str) -> float:
     return next(m["value"] for m in r["data"]["metrics"] if m["name"] == name and not m.get("labels"))
 
 
-def project(tmp: Path, extra: str = "") -> Path:
+def project(tmp: Path, extra: str = "", release: str = "4.12", host_vars: str = "",
+            profile: dict[str, str] | None = None) -> Path:
+    """``profile``: the inventory's words for the stand-in database (oracle_version, oracle_pdb...)."""
     root = tmp / "hosts" / "alpha"
-    install_standins(root)
-    (root / HOME.lstrip("/")).mkdir(parents=True)
-    (root / HOME.lstrip("/") / "hammerdbcli").symlink_to(standin.BIN / "hammerdbcli")
+    install_standins(root, profile=profile_for(profile) if profile else None)
+    standin.write_kit(root / HOME.lstrip("/"), release)  # the stand-in as that release (its hammerdbcli says it)
     (tmp / "hosts.ini").write_text(f"[lab]\nalpha ansible_connection=local planner_root={root} "
-                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true\n")
+                                   f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true"
+                                   f"{host_vars}\n")
     (tmp / "vars.json").write_text(json.dumps({"hammerdb_system_password": SECRET}))
     (tmp / "plan.yaml").write_text(PLAN.format(home=HOME, extra=extra))
     return root
 
 
 def apply(tmp: Path, *flags: str) -> tuple[int, Path, list[dict]]:
+    """(exit code, this call's run folder, its tproc-c results): the folder this call made, not the last by name
+    (two runs in one second sort by their random part, tests/FAULTS.md)."""
+    before = set((tmp / "runs").iterdir()) if (tmp / "runs").exists() else set()
     code = main(["apply", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini"), "--runs-dir", str(tmp / "runs"),
                  "--no-report", "-e", f"@{tmp / 'vars.json'}", *flags])
-    runs = sorted(p for p in (tmp / "runs").iterdir() if p.is_dir()) if (tmp / "runs").exists() else []
-    run = runs[-1] if runs else tmp
+    runs = [p for p in (tmp / "runs").iterdir() if p.is_dir() and p not in before] if (tmp / "runs").exists() else []
+    run = runs[0] if runs else tmp
     path = run / "results.json"
     results = [r for r in json.loads(path.read_text()) if r["title"] == "tproc-c"] if path.exists() else []
     return code, run, results
@@ -147,7 +153,7 @@ def test_the_scripts_are_0600_while_they_run_and_gone_after(tmp_path: Path, monk
     cli.rename(cli.with_name("hammerdbcli.standin"))  # a wrapper notes the mode of its script, runs the stand-in
     modes = tmp_path / "modes.txt"
     cli.write_text(f'#!/bin/sh\necho "$(stat -c %a "$2") $(find {root} -name "*.tcl" | wc -l)" >> {modes}\n'
-                   'exec "$0.standin" "$@"\n')
+                   'exec "$0.standin" "$@"\nset hdb_version "v4.12"\n')
     cli.chmod(0o755)
     code, _run, results = apply(tmp_path)
     assert code == 0, [r["msg"] for r in results]

@@ -95,3 +95,15 @@ def refusal(state: dict[str, Any], name: str) -> None:
         raise OraError("ORA-02097: parameter cannot be modified because specified value is invalid",
                        f"ORA-00384: Insufficient memory to grow cache ({name})")
 
+
+
+@statement(r"select\s+max\s*\(\s*w_id\s*\)\s+from\s+(?P<owner>\w+)\s*\.\s*warehouse")
+def _max_w_id(s: Session, m: re.Match[str]) -> list[str]:
+    """A TPROC-C schema's warehouses as the TPROC-C driver reads them (``select max(w_id) from warehouse``,
+    docs/oracle-behaviour.md 43.h5): the count an OLTP kit's stand-in build recorded (``tpcc`` {OWNER: N}); no
+    schema: ORA-00942."""
+    s.need_open()
+    count = (s.state.get("tpcc") or {}).get(m["owner"].upper())
+    if count is None:
+        raise OraError("ORA-00942: table or view does not exist")
+    return [str(count)]
