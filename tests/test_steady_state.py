@@ -55,7 +55,7 @@ def apply(tmp_path: Path, workload: str, job_file: str | None = None) -> Path:
 @pytest.mark.slow
 def test_a_point_throttled_partway_is_not_steady(tmp_path: Path) -> None:
     run = apply(tmp_path, "- fio: {job_file: throttled.fio}\n")
-    (point,) = read_points(read_run(run))
+    (point,) = read_points(read_run(run)).points
     iops = point.headline
     assert iops is not None and iops.metric == "fio.iops" and iops.step_s == 1.0
     assert iops.values[0] == pytest.approx(4000, rel=0.1) and iops.values[4] == pytest.approx(1000, rel=0.1)
@@ -86,7 +86,7 @@ def test_a_plan_asking_for_steady_state_gets_its_verdict_with_numbers(tmp_path: 
     (v,) = ctx["inside"]["verdicts"]
     assert v["asked"] and v["reached"] and v["state"].startswith("steady after ") and v["window_s"] == 3.0
     assert float(v["range_text"].strip("±%")) <= 20 and abs(float(v["slope_text"].rstrip("%"))) <= 10
-    assert not not_steady(read_points(data))
+    assert not not_steady(read_points(data).points)
     # fio's own verdict from its JSON, beside planner's: both judged the same 800 IO/s, both say steady
     assert "; fio: steady (iops_slope " in v["state"] and ", limit 3.333%)" in v["state"]
     assert "disagree" not in v["state"]

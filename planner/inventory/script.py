@@ -53,6 +53,9 @@ def _drain(stream: IO[bytes], limit: int, into: list[bytes], on_overflow: thread
             on_overflow.set()
 
 
+KILLED_PIPE_GRACE_S = 2.0  # a killed group's pipes reach EOF within this; past it, someone outside holds them
+
+
 def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
                max_bytes: int = MAX_INPUT_BYTES) -> ScriptRun:
     """Run ``path args`` without a shell, its stdin closed, in its own process group (killed whole on timeout)."""
@@ -72,6 +75,10 @@ def run_script(path: Path, args: list[str], timeout: float = SCRIPT_TIMEOUT_S,
         r.start()
     deadline = time.monotonic() + timeout
     failure = _wait(proc, timeout, too_much)
+    if failure is not None and proc.returncode is not None and proc.returncode < 0:
+        # _wait killed it at the bound: its pipes close a moment later, which is not a background process
+        # holding them (CI under load read that as "kept its output open")
+        deadline = max(deadline, time.monotonic() + KILLED_PIPE_GRACE_S)
     if not _joined(readers, deadline):
         # the script exited but a process it started holds its stdout or stderr: the bound is the whole run's
         with contextlib.suppress(ProcessLookupError, PermissionError):
