@@ -98,7 +98,8 @@ def test_a_run_whose_prep_is_kept_keeps_its_work_folder_for_planner_restore(
     try:
         assert workdir.is_dir(), "the prep stays on the host: `planner restore` may still need the folder"
         # the folder left behind is named, with why and what removes it
-        assert (f"work folder kept on {lab.hosts[0].name}: {workdir} (prep on it is not restored: kept for "
+        # naming what was not put back (the headline rehearsal's "prep on it is not restored" read as if none was)
+        assert (f"work folder kept on {lab.hosts[0].name}: {workdir} (prep not put back there: copy; kept for "
                 f"planner restore {run.name})") in capsys.readouterr().out
         assert (lab.sandbox(lab.hosts[0].name) / "etc/cleanup.txt").read_text() == "prepped\n"
     finally:

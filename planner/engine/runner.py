@@ -274,11 +274,13 @@ class Runner:
         """The work folders a run leaves on its hosts are named: each is kept for `planner restore` (the others
         went with their locks)."""
         assert self.record is not None
-        why = "the run was interrupted" if interrupted else "prep on it is not restored"
         for hs in self.pool.locked:
             if hs.conn is not None and not self._done_with(hs, interrupted):
+                left = sorted({e.title or e.kind for e in self.restore_log.pending() if e.host == hs.host.name})
+                why = ("the run was interrupted" if interrupted else
+                       f"prep not put back there: {', '.join(left)}")
                 self.console.line(f"work folder kept on {hs.host.name}: {hostlock.run_workdir(hs, self.record.id)} "
-                                  f"({why}: kept for planner restore {self.record.id})")
+                                  f"({why}; kept for planner restore {self.record.id})")
 
     def run(self) -> RunOutcome:
         self._open_record()
