@@ -110,3 +110,17 @@ def test_db_time_from_sessions_outside_the_slob_run() -> None:
 def test_an_awr_window_that_misses_the_slob_run() -> None:
     assert [f.code for f in all_findings(series(_slob(64, 20.0)))] == ["window_misses_run"]
     assert all_findings(series(_slob(64, 61.5))) == []
+
+
+def test_a_rehearsals_steal_is_the_rehearsing_machines_not_the_simulated_hosts() -> None:
+    """The headline rehearsal's verdict read "read with care: The hypervisor took 18.3% of the CPUs (steal)" of
+    Exadata X2-8: mpstat ran on the machine that rehearsed, under SLOB's stand-in, whose figures steal cannot touch.
+    A real fio in a rehearsal (its artifacts not simulated) keeps the warning: its figures are this machine's."""
+    from dataclasses import replace
+
+    lab = series([replace(_m("slob", "os.cpu_steal_pct", 18.3), simulated=True)])
+    (f,) = [x for x in all_findings(lab) if x.code == "cpu_steal"]
+    assert f.severity.value == "note" and "rehearsing machine" in f.title
+    real = series([_m("fio", "os.cpu_steal_pct", 18.3)])
+    (g,) = [x for x in all_findings(real) if x.code == "cpu_steal"]
+    assert g.severity.value == "warning" and g.title == "The hypervisor took 18.3% of the CPUs (steal)"

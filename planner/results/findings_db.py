@@ -89,7 +89,9 @@ def cpu_steal(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) ->
     out = []
     for place, ss in groups.items():
         steal = _mean(_steal_rows(ss))
-        if steal is not None and steal >= t.steal_pct:
+        if steal is not None and steal >= t.steal_pct and all(s.simulated for s in ss):
+            out.append(_rehearsal_steal(steal, place, t))
+        elif steal is not None and steal >= t.steal_pct:
             out.append(Finding(
                 "cpu_steal", Severity.WARNING, f"The hypervisor took {steal:.1f}% of the CPUs (steal)", *place,
                 f"the virtual CPUs waited {steal:.1f}% of the time for the hypervisor (%steal): the figures describe "
@@ -97,6 +99,18 @@ def cpu_steal(all_series: Sequence[Series], t: DbThresholds = DbThresholds()) ->
                 (("CPU steal %", f"{steal:.1f}"), ("threshold %", f"{t.steal_pct:g}"),
                  ("source", "mpstat(1) %steal"))))
     return out
+
+
+def _rehearsal_steal(steal: float, place: Place, t: DbThresholds) -> Finding:
+    """In a rehearsal whose workload is a stand-in, mpstat ran on the rehearsing machine, not on the simulated
+    host: its steal says nothing of the figures (stand-in numbers), only that this machine was shared."""
+    return Finding(
+        "cpu_steal", Severity.NOTE, f"The rehearsing machine's hypervisor took {steal:.1f}% of its CPUs (steal)",
+        *place, f"a rehearsal's OS samplers run on the machine that rehearses: its virtual CPUs waited {steal:.1f}% "
+        "of the time for the hypervisor; the simulated host's figures come from stand-ins and are not affected, "
+        "but on the lab the same steal would make them describe the hypervisor, not the storage",
+        (("CPU steal % (rehearsing machine)", f"{steal:.1f}"), ("threshold %", f"{t.steal_pct:g}"),
+         ("source", "mpstat(1) %steal")))
 
 
 # -- wait classes and events --------------------------------------------------------------------------------
