@@ -36,8 +36,8 @@ REFUSALS: dict[tuple[str, str], str] = {
     ("violin_vs_exadata", "sudoers=rhel-old"): "Defaults:oracle !requiretty",
     # the plans size the KEEP pool with init_ora on the host; in a PDB that is no PDB-modifiable parameter
     # (ORA-65040), and planner says to run it on a host entry without oracle_pdb (CDB$ROOT)
-    ("violin_vs_exadata", "topology=cdb"): "cannot be set in PDB PDB1 of a CDB",
-    ("oltp_violin_vs_exadata", "topology=cdb"): "cannot be set in PDB PDB1 of a CDB",
+    ("violin_vs_exadata", "topology=cdb"): "cannot be set in PDB SLOBPDB of a CDB",
+    ("oltp_violin_vs_exadata", "topology=cdb"): "cannot be set in PDB SLOBPDB of a CDB",
 }
 
 
@@ -121,7 +121,7 @@ def _world_said(row: Row, meta: dict[str, object]) -> list[str]:
     recorded = json.dumps(meta.get("world", []), ensure_ascii=False)
     said = {"nls": lambda v: dict(v.extra_vars).get("standin_nls_lang") or "NLS_LANG unset",
             "oracle": lambda v: v.name.split(".")[0] + ".",
-            "topology": lambda v: {"single": '"cdb": false', "cdb": '"pdb": "PDB1"', "rac": '"rac": true'}[v.name],
+            "topology": lambda v: {"single": '"cdb": false', "cdb": '"pdb": "SLOBPDB"', "rac": '"rac": true'}[v.name],
             "database": lambda v: f'"database": "{v.name}"', "slob": lambda v: f'"slob_release": "{v.name}"'}
     tools = {d.key for d in matrix.dimensions() if d.needs is Needs.KIT and d.key != "slob"}  # in "tools" pairs
     return [f"{k}={v.name}" for k, v in row.world.chosen if v.words != "this machine's" and

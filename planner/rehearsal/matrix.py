@@ -109,10 +109,9 @@ _FIXED: tuple[Dimension, ...] = (
         for v in ("11.2.0.3", "12.2.0.1", "19.3", "21.3"))),
     Dimension("topology", "Oracle topology", Needs.ORACLE, (
         Value("single", "non-CDB, single instance", extra_vars=(("oracle_cdb", False), ("oracle_rac", False))),
-        # PDB1: the only PDB the stand-in CDB had before it took the inventory's oracle_pdb (another name met
-        # ORA-65011 in every CDB world); a lab's own name (SLOBPDB) once that has landed
-        Value("cdb", "CDB with PDB PDB1, single instance",
-              extra_vars=(("oracle_cdb", True), ("oracle_pdb", "PDB1"), ("oracle_rac", False))),
+        # a lab's own PDB name, not the stand-in's old fixed PDB1: the stand-in CDB takes the inventory's oracle_pdb
+        Value("cdb", "CDB with PDB SLOBPDB, single instance",
+              extra_vars=(("oracle_cdb", True), ("oracle_pdb", "SLOBPDB"), ("oracle_rac", False))),
         Value("rac", "RAC node 1 of 2", extra_vars=(("oracle_rac", True),)))),
     Dimension("database", "database on the first day", Needs.ORACLE, (
         Value("fresh", "fresh (as DBCA leaves it)", extra_vars=(("standin_database", "fresh"),)),
