@@ -31,7 +31,7 @@ STEPS = (  # one workload each, small: a rehearsal's stand-ins finish at once, f
     'slb: {users: 1, seconds: 1}',
     'calibrate_io: {num_physical_disks: 1, max_latency: 10}',
     'slob: {kit: "{{ slob_kit }}", readers: 1, writers: 0, run_time: 30, setup: true}',
-    'hammerdb: {home: "{{ hammerdb_home }}", service: SLOB, virtual_users: 1, warehouses: 1, build_virtual_users: 1, '
+    'hammerdb: {home: "{{ hammerdb_home }}", service: SLOB, virtual_users: 1, warehouses: 64, build_virtual_users: 1, '
     'rampup: 0, duration: 1}',
     'swingbench: {home: "{{ swingbench_home }}", config: configs/SOE_Server_Side_V2.xml, '
     'connect: //192.0.2.20:1521/SLOB, users: 1, run_time: 1, build: {scale: 1, tablespace: SOE}}',
@@ -50,7 +50,7 @@ def _play(name: str, become: bool) -> str:
 
 
 PLAN = ("plan: become_every_kind\ninventory: ../inventory/lab.yaml\nvars:\n"
-        "  standin_database: loaded\n"  # SLOB's tablespace there: this is about become, not the first day
+        "  standin_database: loaded\n"  # SLOB's tablespace, TPC-C (64 warehouses) and SOE there: this is about become
         "  swingbench_password_file: files/swingbench_soe.pass\n"
         "  swingbench_dba_password_file: files/swingbench_dba.pass\nplays:\n"
         + _play("without become", False) + _play("with become", True))  # root's files never refuse root

@@ -173,7 +173,7 @@ def test_a_play_previews_then_restarts_once_and_restores_once(cluster: PgCluster
     plan = tmp_path / "pg.yaml"
     plan.write_text(f"""plan: pg_conf_play
 version: 1
-vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+vars: {{db_engine: postgresql, pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
 plays:
   - name: two steps, one restart
     hosts: localhost
@@ -208,7 +208,7 @@ def test_a_refusal_in_a_later_step_leaves_the_server_as_it_was(cluster: PgCluste
     plan = tmp_path / "pg.yaml"
     plan.write_text(f"""plan: pg_conf_refused
 version: 1
-vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+vars: {{db_engine: postgresql, pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
 plays:
   - name: the second step refused
     hosts: localhost
@@ -277,7 +277,7 @@ def test_a_play_whose_restart_fails_leaves_the_server_running_as_before(cluster:
     plan = tmp_path / "pg.yaml"
     plan.write_text(f"""plan: pg_conf_no_start
 version: 1
-vars: {{pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
+vars: {{db_engine: postgresql, pg_host: 127.0.0.1, pg_port: {cluster.port}, pg_user: planner}}
 plays:
   - name: too big to start
     hosts: localhost

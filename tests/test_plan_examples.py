@@ -27,7 +27,7 @@ def test_schema_is_valid_and_versioned() -> None:
     assert "/plan/1/" in schema["$id"] and schema["properties"]["version"]["enum"] == [1]
     kinds = {"command", "template", "copy", "fetch", "io_scheduler", "asm_diskgroup", "init_ora", "flashback",
              "sysctl", "hugepages", "slob", "orion", "slb", "calibrate_io", "iozone", "fio", "awr", "statspack",
-             "iostat", "mpstat", "vmstat", "facts", "ash", "swingbench", "hammerdb", "pgbench", "pg_conf",
+             "iostat", "mpstat", "vmstat", "facts", "ash", "swingbench", "hammerdb", "pgbench", "pg_conf", "pg_stat",
              "sysbench"}
     assert set(step_kinds()) == kinds and kinds <= set(schema["$defs"])
     assert "readers" in sweepable_params("slob") and "files" not in sweepable_params("iozone")

@@ -84,7 +84,7 @@ def test_as_root_without_sudo_become_runs_directly_and_the_report_says_it_was_no
     for tool in ("sh", "cat", "printf", "setsid", "date", "mkdir", "rm", "ls", "sed", "grep", "awk", "env",
                  "realpath", "wc", "base64", "sha256sum", "tr", "head", "tail", "sleep", "mv", "cp", "touch",
                  "stat", "readlink", "uname", "id", "nproc", "kill", "true", "test", "dirname", "basename", "find",
-                 "python3", "cut", "sort", "tee", "chmod", "ln", "ps", "hostname"):
+                 "python3", "cut", "sort", "tee", "chmod", "ln", "ps", "hostname", "mktemp"):
         found = shutil.which(tool, path="/usr/local/bin:/usr/bin:/bin")
         if found:
             (tmp_path / "no-sudo" / tool).symlink_to(found)

@@ -187,48 +187,30 @@ def _table(summary: str, header: list[str], rows: list[list[str]], first_th_blan
             + "\n".join(body) + "\n</table>\n<p />\n")
 
 
-def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
-    el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
-    parts = [f"<html><head><title>AWR Report for DB: {db.name}, Inst: {db.instance}, "
-             f"Snaps: {iv.begin_snap}-{iv.end_snap}</title>\n<!-- {_banner(sessions).strip()} -->\n"
-             "</head><body class=\"awr\">\n<h1 class=\"awr\">\nWORKLOAD REPOSITORY report for\n\n</h1>\n<p />\n"]
+def _html_db_tables(db: DbInfo, iv: Interval) -> list[str]:
+    """The database (and from 12.2 the instance and container) tables at the top of the HTML report."""
+    out: list[str] = []
     info = "This table displays database instance information"
-    old = legacy.layout_of(db.release) in (legacy.Layout.V10, legacy.Layout.V11)
     if legacy.layout_of(db.release) is legacy.Layout.V12_2:
-        parts.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
+        out.append(_table(info, ["DB Name", "DB Id", "Unique Name", "Role", "Edition", "Release", "RAC", "CDB"],
                             [[db.name, str(db.dbid), db.instance.lower(), "PRIMARY", "EE", db.release,
                              "YES" if db.rac else "NO", "YES" if db.cdb else "NO"]]))
-        parts.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
+        out.append(_table(info, ["Instance", "Inst Num", "Startup Time"],
                             [[db.instance, str(db.inst_num), db.startup]]))
         if db.containers:  # a CDB's containers (real 19c CDB report tests/data/awr/awr_19c_orclcdb.html)
-            parts.append(_table("This table displays pdb instance information",
+            out.append(_table("This table displays pdb instance information",
                                 ["Container DB Id", "Container Name", "Open Time"],
                                 [[str(dbid), name, stamp(iv.begin, seconds=False)] for dbid, name in db.containers]))
     else:  # before 12.2 one table, as the text's header line (awrgen_legacy.header_lines)
-        parts.append(_table(info, ["DB Name", "DB Id", "Instance", "Inst num", "Startup Time", "Release", "RAC"],
+        out.append(_table(info, ["DB Name", "DB Id", "Instance", "Inst num", "Startup Time", "Release", "RAC"],
                             [[db.name, str(db.dbid), db.instance, str(db.inst_num), db.startup, db.release,
                               "YES" if db.rac else "NO"]]))
-    parts.append(_table("This table displays host information",
-                        ["Host Name", "Platform", "CPUs", "Cores", "Sockets", "Memory (GB)"],
-                        [[host.name, host.platform, str(host.cpus), str(host.cores), str(host.sockets),
-                          f"{host.memory_gb:.2f}"]]))
-    parts.append(_table("This table displays snapshot information",
-                        ["", "Snap Id", "Snap Time", "Sessions", "Cursors/Session"],
-                        [["Begin Snap:", str(iv.begin_snap), stamp(iv.begin), str(sessions + 40), "1.2"],
-                         ["End Snap:", str(iv.end_snap), stamp(iv.end), str(sessions + 40), "1.3"],
-                         ["Elapsed:", "", f"{num(el_min, 2)} (mins)", "", ""],
-                         ["DB Time:", "", f"{num(dbt_min, 2)} (mins)", "", ""]], first_th_blank=True))
-    parts.append('<h3 class="awr"><a class="awr" name="99999"></a>Report Summary</h3>\n<p />Load Profile<p />\n')
-    times = db_time_rows(f, iv)[:2] if old else db_time_rows(f, iv)
-    lp = [[label + ":", num(s), num(t), f"{e:.2f}", f"{c:.2f}"] for label, s, t, e, c in times]
-    lp += [[label + ":", num(s), num(t) if t is not None else "", "", ""]
-           for label, s, t in (legacy.load_profile_rows(f) if old else load_profile_rows(f))]
-    parts.append(_table("This table displays load profile",
-                        ["", "Per Second", "Per Transaction", "Per Exec", "Per Call"], lp, first_th_blank=True))
-    parts.append("Instance Efficiency Percentages (Target 100%)\n<p />\n")
-    parts.append(_table("This table displays instance efficiency percentages", [],
-                        [["Buffer Nowait %:", "100.00", "Redo NoWait %:", "100.00"],
-                         ["Buffer  Hit   %:", f"{f.buffer_hit_pct:.2f}", "In-memory Sort %:", "100.00"]]))
+    return out
+
+
+def _html_waits(f: Figures, iv: Interval, old: bool) -> list[str]:
+    """The top events (Top 5 before 11.2.0.4, Top 10 after) and the wait classes."""
+    parts: list[str] = []
     top = []
     for e in f.events[:10]:
         pct = f"{pct_db_time(e, f, iv):.1f}"
@@ -250,6 +232,38 @@ def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int
     parts.append(_table("This table displays wait class statistics ordered by total wait time",
                         ["Wait Class", "Waits", "Total Wait Time (sec)", "Avg Wait", "% DB time",
                          "Avg Active Sessions"], wc))
+    return parts
+
+
+def awr_html(f: Figures, host: HostInfo, db: DbInfo, iv: Interval, sessions: int) -> str:
+    el_min, dbt_min = iv.elapsed_s / 60, f.db_time * iv.elapsed_s / 60
+    parts = [f"<html><head><title>AWR Report for DB: {db.name}, Inst: {db.instance}, "
+             f"Snaps: {iv.begin_snap}-{iv.end_snap}</title>\n<!-- {_banner(sessions).strip()} -->\n"
+             "</head><body class=\"awr\">\n<h1 class=\"awr\">\nWORKLOAD REPOSITORY report for\n\n</h1>\n<p />\n"]
+    old = legacy.layout_of(db.release) in (legacy.Layout.V10, legacy.Layout.V11)
+    parts += _html_db_tables(db, iv)
+    parts.append(_table("This table displays host information",
+                        ["Host Name", "Platform", "CPUs", "Cores", "Sockets", "Memory (GB)"],
+                        [[host.name, host.platform, str(host.cpus), str(host.cores), str(host.sockets),
+                          f"{host.memory_gb:.2f}"]]))
+    parts.append(_table("This table displays snapshot information",
+                        ["", "Snap Id", "Snap Time", "Sessions", "Cursors/Session"],
+                        [["Begin Snap:", str(iv.begin_snap), stamp(iv.begin), str(sessions + 40), "1.2"],
+                         ["End Snap:", str(iv.end_snap), stamp(iv.end), str(sessions + 40), "1.3"],
+                         ["Elapsed:", "", f"{num(el_min, 2)} (mins)", "", ""],
+                         ["DB Time:", "", f"{num(dbt_min, 2)} (mins)", "", ""]], first_th_blank=True))
+    parts.append('<h3 class="awr"><a class="awr" name="99999"></a>Report Summary</h3>\n<p />Load Profile<p />\n')
+    times = db_time_rows(f, iv)[:2] if old else db_time_rows(f, iv)
+    lp = [[label + ":", num(s), num(t), f"{e:.2f}", f"{c:.2f}"] for label, s, t, e, c in times]
+    lp += [[label + ":", num(s), num(t) if t is not None else "", "", ""]
+           for label, s, t in (legacy.load_profile_rows(f) if old else load_profile_rows(f))]
+    parts.append(_table("This table displays load profile",
+                        ["", "Per Second", "Per Transaction", "Per Exec", "Per Call"], lp, first_th_blank=True))
+    parts.append("Instance Efficiency Percentages (Target 100%)\n<p />\n")
+    parts.append(_table("This table displays instance efficiency percentages", [],
+                        [["Buffer Nowait %:", "100.00", "Redo NoWait %:", "100.00"],
+                         ["Buffer  Hit   %:", f"{f.buffer_hit_pct:.2f}", "In-memory Sort %:", "100.00"]]))
+    parts += _html_waits(f, iv, old)
     idle = max(0.0, 100 - f.user_pct - f.sys_pct)
     parts.append("Host CPU\n<p />\n")
     parts.append(_table("This table displays system load statistics",
