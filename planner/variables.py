@@ -12,7 +12,7 @@ from planner.kindspec import HostVar
 
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
-POSTGRES = "the host's PostgreSQL server and how pg_conf restarts it"
+POSTGRES = "the host's PostgreSQL server: how planner's clients reach it and how pg_conf restarts it"
 ENGINE = "the host's database engine"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
@@ -69,6 +69,13 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
                 "tables are created in (read before the tables exist)"),
     )),
     (POSTGRES, (
+        # how every PostgreSQL client planner runs reaches the server (planner.steps.libpq): the PostgreSQL
+        # workload kinds, pg_conf and pg_stat alike
+        HostVar("pg_host", "text", "libpq's default (the local socket)", "the PostgreSQL server's host"),
+        HostVar("pg_port", "integer", "libpq's default (5432)", "the server's port"),
+        HostVar("pg_user", "text", "libpq's default (the OS user)", "the PostgreSQL user planner's clients connect as"),
+        HostVar("pg_password", "secret", "", "the user's password, handed to libpq through a private "
+                "PGPASSFILE (else ~/.pgpass or the server's trust/peer rules)"),
         HostVar("pg_data", "path", "read from the server (data_directory)", "the server's data directory"),
         HostVar("pg_os_user", "text", "the data directory's owner", "the OS user the server runs as: pg_conf's "
                 "backup of postgresql.auto.conf and pg_ctl run as it (sudo when the login is another user)"),

@@ -1,5 +1,6 @@
-"""What a step running a PostgreSQL client program on the host needs: where libpq connects (the host's
-``pg_host``/``pg_port``/``pg_user``) and the password handed to libpq through a private PGPASSFILE for the run.
+"""What every step running a PostgreSQL client program on the host needs (the PostgreSQL workload kinds, pg_conf,
+pg_stat): where libpq connects (the host's ``pg_host``/``pg_port``/``pg_user``) and the password handed to libpq
+through a private PGPASSFILE.
 
 The password (the secret variable ``pg_password``) never goes into argv, where ``ps`` shows it to every user of
 the host, nor into the environment (``/proc/<pid>/environ`` of a long run). libpq reads a password file when the
@@ -35,24 +36,32 @@ class Server:
     def of(cls, v: Mapping[str, Any]) -> Server:
         return cls(str(v.get("pg_host") or ""), str(v.get("pg_port") or ""), str(v.get("pg_user") or ""))
 
+    def options(self) -> list[str]:
+        """The connection options every libpq client program takes (-h, -p, -U), each only when given."""
+        return [*(["-h", self.host] if self.host else []), *(["-p", self.port] if self.port else []),
+                *(["-U", self.user] if self.user else [])]
+
     def psql_options(self) -> list[str]:
         """psql's connection options; ``-w``: never prompt (no terminal on the host: a missing password is said)."""
-        return ["-w", *(["-h", self.host] if self.host else []), *(["-p", self.port] if self.port else []),
-                *(["-U", self.user] if self.user else [])]
+        return ["-w", *self.options()]
 
 
 def _esc(s: str) -> str:  # libpq: backslash escapes ':' and '\' in a password file's field
     return s.replace("\\", "\\\\").replace(":", "\\:")
 
 
+def passfile_line(server: Server, database: str, password: str) -> str:
+    """The password file's one line for this server and database: host:port:database:user:password."""
+    return ":".join(_esc(x) for x in (server.host or "*", server.port or "*", database, server.user or "*",
+                                       password)) + "\n"
+
+
 def write_passfile(ctx: StepContext, wd: str, server: Server, database: str) -> str:
     """A 0600 password file in ``wd`` for this run, or "" without a ``pg_password`` (libpq then uses ~/.pgpass,
-    PGPASSWORD or the server's trust/peer rules): one line host:port:database:user:password."""
+    PGPASSWORD or the server's trust/peer rules)."""
     password = ctx.vars.get(PASSWORD_VAR)
     if not password:
         return ""
-    line = ":".join(_esc(x) for x in (server.host or "*", server.port or "*", database, server.user or "*",
-                                        str(password)))
     path = f"{wd}/pgpass"
-    ctx.run(["sh", "-c", _WRITE, "sh", path], stdin=(line + "\n").encode())
+    ctx.run(["sh", "-c", _WRITE, "sh", path], stdin=passfile_line(server, database, str(password)).encode())
     return path

@@ -20,10 +20,10 @@ from typing import Any
 
 from planner.errors import StepError
 from planner.steps.base import StepContext
+from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.steps.pg_settings import Setting
 from planner.transport.connection import CommandResult, login_user
 
-PASSWORD_VAR = "pg_password"
 # "-": the libpq password line comes on stdin into a private file that lives as long as the command
 _PSQL = ('if [ "$1" = - ]; then shift; umask 077; p=$(mktemp) || exit 90; trap \'rm -f -- "$p"\' EXIT; '
          'cat >"$p"; PGPASSFILE=$p; export PGPASSFILE; "$@"; else shift; exec "$@"; fi')
@@ -111,17 +111,14 @@ def password(ctx: StepContext) -> str:
 def psql(ctx: StepContext, t: Target, *sql: str, check: bool = True) -> CommandResult:
     """Each of ``sql`` as its own psql -c (ALTER SYSTEM cannot run in a transaction block); stops at the first
     error (ON_ERROR_STOP). A failure is a StepError with psql's own words."""
-    conn = [*(["-h", t.host] if t.host else []), *(["-p", t.port] if t.port else []),
-            *(["-U", t.user] if t.user else []), "-d", t.database]
-    argv = [t.program("psql") if t.bin else "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *conn]
+    server = Server(t.host, t.port, t.user)
+    argv = [t.program("psql") if t.bin else "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+            *server.options(), "-d", t.database]
     for statement in sql:
         argv += ["-c", statement]
     secret = password(ctx)
     if secret:
-        def esc(s: str) -> str:  # libpq: a backslash escapes ':' and '\' in a password file field
-            return s.replace("\\", "\\\\").replace(":", "\\:")
-
-        line = ":".join(esc(x) for x in (t.host or "*", t.port or "*", t.database, t.user or "*", secret)) + "\n"
+        line = passfile_line(server, t.database, secret)
         r = ctx.run(["sh", "-c", _PSQL, "sh", "-", *argv], check=False, become=False, stdin=line.encode())
     else:
         r = ctx.run(["sh", "-c", _PSQL, "sh", "+", *argv], check=False, become=False)

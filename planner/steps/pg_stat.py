@@ -29,10 +29,10 @@ from planner.parsers import pg_stat as parser
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import AroundPoint, Change, Collected, Outcome, StepContext
+from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.steps.wl_common import save_text, tail
 
 ENGINE = "postgresql"
-PASSWORD_VAR = "pg_password"
 SNAPSHOT_TIMEOUT_S = 60.0
 # 1: a password comes on stdin, into a private file libpq reads for this one psql, removed whatever psql did
 _PSQL = ('umask 077; p=""; if [ "$1" = 1 ]; then p=$(mktemp) || exit 70; cat >"$p"; PGPASSFILE=$p; '
@@ -89,20 +89,12 @@ class PgToken:
 
 def _psql(ctx: StepContext, sql: str, what: str) -> str:
     v = ctx.vars
-    server = [*(["-h", str(v["pg_host"])] if v.get("pg_host") else []),
-              *(["-p", str(v["pg_port"])] if v.get("pg_port") else []),
-              *(["-U", str(v["pg_user"])] if v.get("pg_user") else [])]
+    server = Server.of(v)
     database = ctx.point_database or str(v.get("pg_database") or "postgres")
     password = v.get(PASSWORD_VAR)
-    stdin = None
-    if password:
-        def esc(s: str) -> str:  # libpq: backslash escapes ':' and '\' in a .pgpass field
-            return s.replace("\\", "\\\\").replace(":", "\\:")
-
-        fields = (str(v.get("pg_host") or "*"), str(v.get("pg_port") or "*"), database, str(v.get("pg_user") or "*"),
-                  str(password))
-        stdin = (":".join(esc(f) for f in fields) + "\n").encode()
-    r = ctx.sh(_PSQL, "1" if stdin else "0", "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server,
+    stdin = passfile_line(server, database, str(password)).encode() if password else None
+    r = ctx.sh(_PSQL, "1" if stdin else "0", "psql", "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1",
+               *server.options(),
                "-d", database, "-c", sql, check=False, stdin=stdin, timeout=SNAPSHOT_TIMEOUT_S)
     if not r.ok or r.truncated:
         why = "timed out" if r.timed_out else f"exit code {r.exit_code}"

@@ -1,6 +1,7 @@
-"""pgbench's tables: its parser kind, metric words, axis words and the host variables its step reads."""
+"""pgbench's tables: its parser kind, metric words and axis words (the host variables that reach the server are
+everyone's PostgreSQL client variables: planner.variables)."""
 
-from planner.kindspec import HostVar, KindSpec, ParserKind, ReportWords
+from planner.kindspec import KindSpec, ParserKind, ReportWords
 
 # The lines that always give a value (the registry names any it finds unread): the tps lines, the latency
 # lines (the run's and each script's), the transaction counts. Progress lines are summarised, not each read.
@@ -56,11 +57,4 @@ REPORT = ReportWords(
 KIND = KindSpec(
     "pgbench", step="planner.kinds.pgbench.step:Pgbench", parsers=PARSERS, report=REPORT,
     run_findings="planner.kinds.pgbench.findings:run_findings",
-    host_vars=(
-        HostVar("pg_host", "text", "libpq's default (the local socket)", "the PostgreSQL server's host"),
-        HostVar("pg_port", "integer", "libpq's default (5432)", "the server's port"),
-        HostVar("pg_user", "text", "libpq's default (the OS user)", "the PostgreSQL user pgbench connects as"),
-        HostVar("pg_password", "secret", "", "the user's password, handed to libpq through a private "
-                "PGPASSFILE for the run (else ~/.pgpass or the server's trust/peer rules)"),
-    ),
 )

@@ -36,16 +36,12 @@ from planner.steps.base import (
     Workload,
     whole_number,
 )
+from planner.steps.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
 from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
 
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
 PROTOCOLS = ("simple", "extended", "prepared")
-PASSWORD_VAR = "pg_password"
 _NAME = r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$"  # an unquoted PostgreSQL identifier (NAMEDATALEN 64)
-# o: output file, p: PGPASSFILE or "", then the argv: stdout and stderr into one file, the summary last
-_RUN = 'o=$1; p=$2; shift 2; if [ -n "$p" ]; then PGPASSFILE=$p; export PGPASSFILE; fi; exec "$@" >"$o" 2>&1'
-_DROP = 'rm -f -- "$1"'
-_WRITE = 'umask 077; cat >"$1"'
 _COUNT = "select count(*) from pgbench_branches"
 # The connections this user may open (PostgreSQL documentation, Connection Settings: superuser_reserved_connections
 # slots are kept for superusers, and from 16 reserved_connections for pg_use_reserved_connections, counted as kept
@@ -84,23 +80,6 @@ class PgbenchArgs:
                    bool(a.get("connect_per_transaction", False)), str(a.get("protocol") or "simple"),
                    str(a.get("tablespace") or ""), str(a.get("index_tablespace") or ""),
                    str(a.get("binary_dir") or ""))
-
-
-@dataclass(frozen=True, slots=True)
-class Server:
-    """Where libpq connects, from the host's variables."""
-
-    host: str
-    port: str
-    user: str
-
-    @classmethod
-    def of(cls, v: Mapping[str, Any]) -> Server:
-        return cls(str(v.get("pg_host") or ""), str(v.get("pg_port") or ""), str(v.get("pg_user") or ""))
-
-    def options(self) -> list[str]:
-        return [*(["-h", self.host] if self.host else []), *(["-p", self.port] if self.port else []),
-                *(["-U", self.user] if self.user else [])]
 
 
 class Pgbench(Rehearsed, Workload):
@@ -193,28 +172,11 @@ class Pgbench(Rehearsed, Workload):
         return "\n".join(lines)
 
     # -- the run -------------------------------------------------------------------------------------------
-    def _passfile(self, ctx: StepContext, wd: str, server: Server) -> str:
-        """A 0600 libpq password file for this run ("" without a pg_password): host:port:db:user:password."""
-        password = ctx.vars.get(PASSWORD_VAR)
-        if not password:
-            return ""
-
-        def esc(s: str) -> str:  # libpq: backslash escapes ':' and '\' in a .pgpass field
-            return s.replace("\\", "\\\\").replace(":", "\\:")
-
-        line = ":".join(esc(x) for x in (server.host or "*", server.port or "*", self.a.database,
-                                          server.user or "*", str(password)))
-        path = f"{wd}/pgpass"
-        # written as the user pgbench runs as (the step's become), private to it: the line comes on stdin, which
-        # the record keeps with the secret masked
-        ctx.run(["sh", "-c", _WRITE, "sh", path], stdin=(line + "\n").encode())
-        return path
-
     def _scale(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> tuple[int, int | None]:
         """The connections the user may open, and the rows of pgbench_branches (the scale it was built at), None
         when the table is missing."""
         out = f"{wd}/count.out"
-        r = ctx.sh(_RUN, out, passfile, *self.count_argv(server), check=False)
+        r = ctx.sh(RUN, out, passfile, *self.count_argv(server), check=False)
         text = (ctx.conn.read_text(out) or "") if r.exit_code in (0, 1, 2, 3) else ""
         limit, _, rest = text.strip().partition("\n")
         if limit.isdigit() and len(limit) < 10:
@@ -240,7 +202,7 @@ class Pgbench(Rehearsed, Workload):
                             f"not scale {self.a.scale}, and init is false",
                             hint="set init: true, or scale to what the tables hold")
         out = f"{wd}/pgbench-init.out"
-        r = ctx.sh(_RUN, out, passfile, *self.init_argv(server), check=False,
+        r = ctx.sh(RUN, out, passfile, *self.init_argv(server), check=False,
                    timeout=max(TIMEOUT_MARGIN_S, 60.0 * self.a.scale))
         if not r.ok:
             raise StepError(f"pgbench -i failed (exit code {r.exit_code}): {tail(ctx.conn.read_text(out), 600)}")
@@ -249,14 +211,14 @@ class Pgbench(Rehearsed, Workload):
     def apply(self, ctx: StepContext) -> Outcome:
         server = Server.of(ctx.vars)
         wd = point_dir(ctx, self.kind)
-        passfile = self._passfile(ctx, wd, server)
+        passfile = write_passfile(ctx, wd, server, self.a.database)
         try:
             built = self._initialise(ctx, server, passfile, wd)
             out = f"{wd}/pgbench.out"
-            r = ctx.sh(_RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
+            r = ctx.sh(RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
         finally:
             if passfile:
-                ctx.sh(_DROP, passfile, check=False)
+                ctx.sh(DROP, passfile, check=False)
         failure = None if r.ok else (f"pgbench {'timed out' if r.timed_out else f'exit code {r.exit_code}'}: "
                                      f"{tail(ctx.conn.read_text(out), 600)}")
         arts = fetch_existing(ctx, [(out, None, "pgbench")], nonempty=True)
