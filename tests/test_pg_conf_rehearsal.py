@@ -10,24 +10,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pg_rehearsal import processes_naming, rehearse_shipped
 
-from planner.cli.main import main
 from planner.rehearsal.postgres import server_bin
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def _servers_under(base: str) -> list[str]:
-    """Command lines of processes whose arguments name the rehearsal's folder (its postgres)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if base in text:
-            found.append(text)
-    return found
 
 
 @pytest.mark.slow
@@ -35,14 +20,8 @@ def test_the_shared_buffers_study_rehearses_with_real_restarts(tmp_path: Path, c
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     if server_bin() is None or shutil.which("pgbench") is None:
         pytest.skip("no PostgreSQL server programs or pgbench here")
-    shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
-    (tmp_path / "plans").mkdir()
-    shutil.copy(ROOT / "plans" / "pgbench_shared_buffers.yaml", tmp_path / "plans")
-    monkeypatch.chdir(tmp_path)
     # run_seconds=1: the rehearsal caps a point at 3 s anyway; the plan's other values are as shipped
-    code = main(["apply", "--rehearse", "plans/pgbench_shared_buffers.yaml", "--runs-dir", str(tmp_path / "runs"),
-                 "-e", "run_seconds=1"])
-    out = "".join(capsys.readouterr())
+    code, out = rehearse_shipped("pgbench_shared_buffers", tmp_path, monkeypatch, capsys, "-e", "run_seconds=1")
     assert code == 0, out[-3000:]
     assert "pglab: pg_conf sets shared_buffers with ALTER SYSTEM; one the server reads only at start" in out
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
@@ -67,4 +46,4 @@ def test_the_shared_buffers_study_rehearses_with_real_restarts(tmp_path: Path, c
     assert "| shared_buffers 128MB (the default) | shared_buffers 1GB | shared_buffers 4GB" in report
     assert "| pg_conf | changed | set shared_buffers with ALTER SYSTEM" in report
     base = re.search(r"sandboxes under (\S+)", out)
-    assert base and _servers_under(base.group(1)) == []  # the rehearsal's server is gone
+    assert base and processes_naming(base.group(1)) == []  # the rehearsal's server is gone

@@ -8,24 +8,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pg_rehearsal import processes_naming, rehearse_shipped
 
-from planner.cli.main import main
 from planner.rehearsal.postgres import server_bin
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _rehearsal_servers() -> list[str]:
-    """Command lines of postgres processes serving a rehearsal's data folder."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if "postgres" in text and "planner-rehearsal-" in text:
-            found.append(text)
-    return found
 
 
 @pytest.mark.slow
@@ -33,12 +18,7 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     if server_bin() is None or shutil.which("pgbench") is None:
         pytest.skip("no PostgreSQL server programs or pgbench here")
-    shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
-    (tmp_path / "plans").mkdir()
-    shutil.copy(ROOT / "plans" / "pgbench_clients.yaml", tmp_path / "plans")
-    monkeypatch.chdir(tmp_path)
-    code = main(["apply", "--rehearse", "plans/pgbench_clients.yaml", "--runs-dir", str(tmp_path / "runs")])
-    out = "".join(capsys.readouterr())
+    code, out = rehearse_shipped("pgbench_clients", tmp_path, monkeypatch, capsys)
     assert code == 0, out[-3000:]
     assert "a real PostgreSQL server (postgres (PostgreSQL)" in out
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
@@ -58,4 +38,4 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
     assert len(list(run.rglob("pg_stat.json"))) == 6
     assert "Shared buffer hit ratio" in report and "WAL written" in report
     assert "Data set fits in shared_buffers" in report  # scale 1 (~16 MiB) in the rehearsal server's 128 MiB
-    assert _rehearsal_servers() == []
+    assert processes_naming("postgres", "planner-rehearsal-") == []

@@ -10,26 +10,10 @@ import shutil
 from pathlib import Path
 
 import pytest
+from pg_rehearsal import processes_naming, rehearse_shipped
 
-from planner.cli.main import main
 from planner.rehearsal.postgres import server_bin
 from planner.timeseries import read
-
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _rehearsal_servers(root: str) -> list[str]:
-    """postgres processes serving a data folder under this rehearsal's root (others' rehearsals may be running on
-    the machine: /proc shows them all)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            text = cmdline.read_bytes().replace(b"\0", b" ").decode(errors="replace")
-        except OSError:
-            continue
-        if "postgres" in text and f"{root}/" in text:
-            found.append(text)
-    return found
 
 
 @pytest.mark.slow
@@ -37,12 +21,7 @@ def test_the_sysbench_study_rehearses_against_a_real_server(tmp_path: Path, caps
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     if server_bin() is None or shutil.which("sysbench") is None:
         pytest.skip("no PostgreSQL server programs or sysbench here")
-    shutil.copytree(ROOT / "inventory", tmp_path / "inventory")
-    (tmp_path / "plans").mkdir()
-    shutil.copy(ROOT / "plans" / "sysbench_pg_threads.yaml", tmp_path / "plans")
-    monkeypatch.chdir(tmp_path)
-    code = main(["apply", "--rehearse", "plans/sysbench_pg_threads.yaml", "--runs-dir", str(tmp_path / "runs")])
-    out = "".join(capsys.readouterr())
+    code, out = rehearse_shipped("sysbench_pg_threads", tmp_path, monkeypatch, capsys)
     assert code == 0, out[-3000:]
     assert "a real PostgreSQL server (postgres (PostgreSQL)" in out
     root = re.search(r"sandboxes under (\S+/planner-rehearsal-\w+)", out)
@@ -62,4 +41,4 @@ def test_the_sysbench_study_rehearses_against_a_real_server(tmp_path: Path, caps
     assert "stand-ins" not in report  # every tool of this study ran for real
     for threads in ("1 sysbench threads", "4 sysbench threads", "16 sysbench threads"):
         assert f"| {threads}" in report
-    assert _rehearsal_servers(root.group(1)) == []
+    assert processes_naming("postgres", f"{root.group(1)}/") == []  # others' rehearsals may be running
