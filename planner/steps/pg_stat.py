@@ -24,12 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from planner.db.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.errors import ParseError, StepError
 from planner.parsers import pg_stat as parser
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import AroundPoint, Change, Collected, Outcome, StepContext
-from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.steps.wl_common import save_text, tail
 
 ENGINE = "postgresql"

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from planner.db.access import StepContext
+from planner.db.libpq import PASSWORD_VAR, Server, passfile_line
+from planner.db.pg_settings import Setting
 from planner.errors import StepError
-from planner.steps.base import StepContext
-from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
-from planner.steps.pg_settings import Setting
 from planner.transport.connection import CommandResult, login_user
 
 # "-": the libpq password line comes on stdin into a private file that lives as long as the command
