@@ -1,6 +1,6 @@
 """HammerDB's tables: its parser kind, metric words and axis words."""
 
-from planner.kindspec import HostVar, KindSpec, Oltp, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, ReportWords
 
 KIND = KindSpec(
     "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
@@ -8,6 +8,8 @@ KIND = KindSpec(
               one_core_source="HammerDB, How many warehouses for the TPROC-C test"),
     findings="planner.kinds.hammerdb.findings:setup",
     standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
+    # the timed test after the ramp-up, from HammerDB's own timestamped log (the step keeps it as hammerdb.log)
+    own_window=OwnWindow("hammerdb.log", "planner.kinds.hammerdb.window:timed_window"),
     host_vars=(
         HostVar("hammerdb_system_password", "text", "manager",
                 "the system user's password the hammerdbcli scripts give (a secret: masked in every record)"),
