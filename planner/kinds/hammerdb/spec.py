@@ -18,7 +18,7 @@ KIND = KindSpec(
         HostVar("tns_admin", "path", "$ORACLE_HOME/network/admin",
                 "the folder of tnsnames.ora when the service is a TNS alias kept elsewhere (hammerdbcli's TNS_ADMIN)"),
         HostVar("hammerdb_release", "choice", "4.12",
-                "rehearsal only: the HammerDB release the stand-in kit imitates (3.3, 4.0, 4.5, 4.6 or 4.12)"),
+                "rehearsal only: the HammerDB release the stand-in imitates (3.3, 4.0, 4.5, 4.6, 4.12, 5.0 or 6.0)"),
         HostVar("hammerdb_build_timeout_s", "seconds", "2 min a warehouse per build virtual user + 600, at least 1800",
                 "buildschema's own timeout (a build loads every warehouse: the run's minutes say nothing of it)"),
     ),
