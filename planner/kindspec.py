@@ -115,6 +115,10 @@ class Oltp:
     users: str  # the users that throughput was driven by ("<kind>.users")
     # where the tool's documentation says each user drives about one core (cited by the scaling check); "": none
     one_core_source: str = ""
+    # the program that drives the users, run on the step's host, the database's: its CPU is taken from the
+    # database's, a caveat the report states (planner.results.findings.generator_on_db_host); "": not said
+    generator: str = ""
+    generator_source: str = ""  # the tool's own word on where its load generator should run
 
 
 @dataclass(frozen=True, slots=True)

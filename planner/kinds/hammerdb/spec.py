@@ -5,7 +5,10 @@ from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, Rep
 KIND = KindSpec(
     "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
     oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
-              one_core_source="HammerDB, How many warehouses for the TPROC-C test"),
+              one_core_source="HammerDB, How many warehouses for the TPROC-C test",
+              generator="hammerdbcli",
+              generator_source="HammerDB's documentation, Test Network Configuration: run on the same system as the "
+                               "SUT the database cannot use all of the CPU (DocBook/docs.xml v4.12 lines 2430-2450)"),
     findings="planner.kinds.hammerdb.findings:setup",
     standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
     # the timed test after the ramp-up, from HammerDB's own timestamped log (the step keeps it as hammerdb.log)

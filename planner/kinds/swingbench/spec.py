@@ -12,7 +12,7 @@ def _password(name: str, what: str) -> tuple[HostVar, ...]:
 
 KIND = KindSpec(
     "swingbench", step="planner.kinds.swingbench.step:Swingbench",
-    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users"),
+    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users", generator="charbench"),
     standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",
     host_vars=(
         *_password("swingbench_password", "the SOE user's password"),
