@@ -115,6 +115,20 @@ class Oltp:
     users: str  # the users that throughput was driven by ("<kind>.users")
     # where the tool's documentation says each user drives about one core (cited by the scaling check); "": none
     one_core_source: str = ""
+    # the program that drives the users, run on the step's host, the database's: its CPU is taken from the
+    # database's, a caveat the report states (planner.results.findings.generator_on_db_host); "": not said
+    generator: str = ""
+    generator_source: str = ""  # the tool's own word on where its load generator should run
+
+
+@dataclass(frozen=True, slots=True)
+class OwnWindow:
+    """Where a kind whose tool times its own measured window (SLOB's snapshots, a driver's timed test) says it:
+    the point's record file holding the times, and the pure function reading them (text -> a window with
+    ``holds(time label)`` and ``within``, its words, or None). planner.results.os_window cuts the OS series to it."""
+
+    file: str  # the artifact's file name ("runit.log")
+    read: str  # "package.module:function"
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +152,8 @@ class KindSpec:
     # a function () -> str, or (host vars) -> str: the release the kind's stand-in imitates (the world record)
     standin_version: str = ""
     host_vars: tuple[HostVar, ...] = ()
+    # the tool's own measured window, when it times one inside the span planner's OS samplers cover
+    own_window: OwnWindow | None = None
 
 
 class KindLoadError(Exception):
@@ -201,6 +217,11 @@ def metric_words() -> dict[str, str]:
 def tool_prefixes() -> dict[str, str]:
     """Metric family -> the tool's name as spelt ("orion" -> "ORION")."""
     return {s.report.prefix: s.report.tool for s in specs() if s.report.prefix}
+
+
+def own_windows() -> tuple[OwnWindow, ...]:
+    """Every kind's own window source, in KINDS order."""
+    return tuple(s.own_window for s in specs() if s.own_window is not None)
 
 
 def oltp() -> Mapping[str, Oltp]:

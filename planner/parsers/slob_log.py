@@ -15,12 +15,12 @@ import re
 from dataclasses import dataclass
 from datetime import datetime
 
+from planner.parsers.toolwindow import holds
+
 _MSG = re.compile(r"^\s*[A-Z]+\s*:\s*(\d{4}\.\d{2}\.\d{2}-\d{2}:\d{2}:\d{2})\s*:\s*(.*)$", re.M)
 _BEGIN = re.compile(r"^Before (awr|statspack) snap ID is (\d+)")
 _END = re.compile(r'^Executing (awr|statspack) "after snap" procedure')
 _AFTER = re.compile(r"^After (awr|statspack) snap ID is (\d+)")
-_TIME_OF_DAY = re.compile(r"(\d{1,2}):(\d{2}):(\d{2})(?:\s*([AP]M))?")
-DAY_S = 86400
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,18 +43,15 @@ class SnapWindow:
         return (f"SLOB's {self.statistics.upper() if self.statistics == 'awr' else 'Statspack'} window "
                 f"{self.begin:%H:%M:%S}-{self.end:%H:%M:%S} ({self.seconds:g} s{snaps})")
 
+    @property
+    def within(self) -> str:
+        """The report's words for the window the OS series are cut to (planner.results.os_window)."""
+        return "SLOB's own snapshots"
+
     def holds(self, time_label: str) -> bool:
-        """Whether a sample stamped ``time_label`` (the end of its interval) falls inside the window. Only the
-        time of day is compared (mpstat prints no date; a window is minutes long), modulo a day for midnight."""
-        m = _TIME_OF_DAY.search(time_label)
-        if not m:
-            return False
-        h, mi, s, half = int(m.group(1)), int(m.group(2)), int(m.group(3)), m.group(4)
-        if half:
-            h = h % 12 + (12 if half == "PM" else 0)
-        start = self.begin.hour * 3600 + self.begin.minute * 60 + self.begin.second
-        offset = (h * 3600 + mi * 60 + s - start) % DAY_S
-        return 0 < offset <= self.seconds
+        """Whether a sample stamped ``time_label`` (the end of its interval) falls inside the window
+        (planner.parsers.toolwindow.holds: the time of day, modulo a day for midnight)."""
+        return holds(self.begin, self.seconds, time_label)
 
 
 def snap_window(text: str) -> SnapWindow | None:

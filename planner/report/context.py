@@ -282,7 +282,7 @@ def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
             if not any(r["name"] == OS_LABELS[s.metric] + tool for r in rows):
                 rows.append({"name": OS_LABELS[s.metric] + tool, "value": fmt(s.summary.median, 0 if tool else 1),
                              "unit": s.unit})
-            if s.label("window"):  # SLOB's own snapshots: said once per point, not per sampler
+            if s.label("window"):  # the tool's own window (SLOB's snapshots, a driver's timed test): said once
                 _window_row(rows, s.label("window"))
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",

@@ -304,6 +304,29 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
     return out
 
 
+def generator_on_db_host(all_series: Sequence[Series]) -> list[Finding]:
+    """The caveat every OLTP sweep whose kind names its load generator carries, once per step and host:
+    planner runs the generator on the step's host, the database's, so its users' CPU is the database's."""
+    out: list[Finding] = []
+    seen: set[tuple[str, str, str]] = set()
+    for s in all_series:
+        oltp = kindspec.oltp().get(s.kind)
+        if oltp is None or not oltp.generator or s.metric != oltp.throughput or not s.values:
+            continue
+        if (s.play, s.host, s.title) in seen:
+            continue
+        seen.add((s.play, s.host, s.title))
+        said = f" ({oltp.generator_source})" if oltp.generator_source else ""
+        out.append(Finding(
+            "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_where(s),
+            f"{oltp.generator} ran on {s.host}, the database's host, at every point: its users' threads take CPU "
+            f"the database would otherwise have, so {display_name(s.metric)}, the CPU figures and the AWR's host "
+            f"CPU describe the database and its load generator together; a separate load generation host is "
+            f"the usual set-up{said}",
+            (("load generator", oltp.generator), ("host", s.host))))
+    return out
+
+
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None,
                  t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
@@ -314,4 +337,5 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
                 *rac_not_iops(storage), *blocks_not_requests(storage, t),
-                *oltp_not_scaling(all_series, t), *db_findings(all_series), *kinds_series_findings(all_series)]
+                *oltp_not_scaling(all_series, t), *generator_on_db_host(all_series), *db_findings(all_series),
+                *kinds_series_findings(all_series)]

@@ -14,8 +14,9 @@ Derived metrics added here (besides planner.parsers.derived for AWR-family repor
 - ``os.cpu_iowait_pct`` = mean %iowait (mpstat ``cpu=all``, else vmstat wa);
 - ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
 - ``os.util_pct_max`` = the busiest device's mean %util (iostat -x).
-iostat's and vmstat's first sample (averages since boot) is left out. A point whose runit.log brackets SLOB's own
-snapshots has its OS series cut to them (planner.results.os_window; ``os.samples`` says so in label ``window``).
+iostat's and vmstat's first sample (averages since boot) is left out. A point whose tool timed its own window
+(SLOB's snapshots in runit.log, a TPROC-C driver's timed test after its ramp-up: the kind says where) has its OS
+series cut to it (planner.results.os_window; ``os.samples`` says so in label ``window``).
 """
 
 from __future__ import annotations
@@ -31,7 +32,6 @@ from planner.errors import InputError, ParseError, Problem
 from planner.extras import DatabaseSeen, RanAs, StepExtra
 from planner.metrics import Direction, Metric, Parsed, Source
 from planner.parsers import PARSER_KINDS, DbReport, kinds_where
-from planner.parsers.slob_log import SnapWindow, snap_window
 from planner.plan.model import Plan, Section
 from planner.results import os_window, runfolder
 from planner.results.runfolder import RunMeta
@@ -46,7 +46,8 @@ GLOBAL_KINDS = kinds_where(lambda k: k.db_report is DbReport.GLOBAL)  # both giv
 # One database report per point, whatever layouts it was fetched in (the first one found is measured).
 ONE_REPORT_KINDS = kinds_where(lambda k: k.db_report is DbReport.ONE)
 OS_KINDS = kinds_where(lambda k: k.os_stats)
-KIT_LOG_MAX = 8 << 20  # a runit.log is kilobytes; a received run folder's must not fill memory
+# a tool's log (runit.log, a driver's) is kilobytes; a received run folder's must not fill memory
+KIT_LOG_MAX = 8 << 20
 # Without the plan, a step's kind is guessed from what it produced.
 KIND_OF_ARTIFACT = {k.kind: k.step_kind for k in PARSER_KINDS if k.step_kind}
 # Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
@@ -188,7 +189,7 @@ def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
         return set()
 
 
-def _derive(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
+def _derive(parsed: Parsed, window: os_window.Window | None = None) -> list[Metric]:
     out: list[Metric] = []
     if parsed.kind in AWR_KINDS | GLOBAL_KINDS:
         try:
@@ -230,7 +231,7 @@ def _mean_by_sample(metrics: list[Metric], skip_first: bool) -> float | None:
     return statistics.fmean(per_sample[k] for k in keys) if keys else None
 
 
-def os_summary(parsed: Parsed, window: SnapWindow | None = None) -> list[Metric]:
+def os_summary(parsed: Parsed, window: os_window.Window | None = None) -> list[Metric]:
     """Workload-window OS figures from one iostat/mpstat/vmstat artifact (formulas in the module doc), over the
     samples inside ``window`` when the workload took its own snapshots (planner.results.os_window)."""
     parsed, cut_words = os_window.cut(parsed, window)
@@ -321,14 +322,15 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     return out
 
 
-def _kit_window(run_dir: Path, artifacts: Sequence[Artifact]) -> SnapWindow | None:
-    """SLOB's own snapshot window from the point's runit.log, None without one (bounded read: a log, not data)."""
-    log = next((a for a in artifacts if os_window.is_kit_log(a.path)), None)
-    path = _inside(run_dir, log.path) if log else None
-    if path is None or not path.is_file():
+def _kit_window(run_dir: Path, artifacts: Sequence[Artifact]) -> os_window.Window | None:
+    """The tool's own measured window from the point's file its kind names (os_window.source), None without
+    one (bounded read: a log, not data)."""
+    found = os_window.source([a.path for a in artifacts])
+    path = _inside(run_dir, found[0]) if found else None
+    if found is None or path is None or not path.is_file():
         return None
     with path.open("rb") as f:
-        return snap_window(f.read(KIT_LOG_MAX).decode("utf-8", "replace"))
+        return found[1](f.read(KIT_LOG_MAX).decode("utf-8", "replace"))
 
 
 def _results(run_dir: Path) -> tuple[StepResult, ...]:

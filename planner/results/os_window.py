@@ -1,39 +1,59 @@
-"""OS statistics cut to the database report's own window, when the workload took its snapshots itself.
+"""OS statistics cut to the workload tool's own measured window, when the tool times one itself.
 
-planner's samplers run around a whole SLOB point (runit.sh's session start-up, 2.5's warm-up, the report
-generation), while SLOB's AWR or Statspack report covers its begin to end snapshot only
-(planner.parsers.slob_log). Figures put side by side must cover the same seconds, so each OS series is cut to
-the samples stamped inside that window; where it cannot be cut, the whole point is kept and the words say why.
+planner's samplers run around a whole point, while some tools measure only part of it: SLOB's AWR or Statspack
+report covers its begin to end snapshot (runit.sh's session start-up, 2.5's warm-up and the report generation
+are outside it), a TPROC-C driver counts its transactions over a timed test after its ramp-up. Figures put side
+by side must cover the same seconds, so each OS series is cut to the samples stamped inside that window; where it
+cannot be cut, the whole point is kept and the words say why.
+
+Which tool times a window, and from which of the point's record files it is read, is the kind's to say
+(``KindSpec.own_window``, planner.kindspec): nothing here knows a kind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import PurePosixPath
+from typing import Protocol
 
+from planner import kindspec
 from planner.metrics import Parsed
-from planner.parsers.slob_log import SnapWindow
 
-KIT_LOG = "runit.log"  # what planner saves of runit.sh's output (planner.kinds.slob.step)
-CUT = "cut to SLOB's own snapshots"
-NO_TIMES = "whole point: the samples carry no time to cut to SLOB's snapshots by"
-NONE_INSIDE = ("whole point: no sample is stamped inside SLOB's snapshots (an interval longer than the window, "
+CUT = "cut to {}"
+NO_TIMES = "whole point: the samples carry no time to cut to {} by"
+NONE_INSIDE = ("whole point: no sample is stamped inside {} (an interval longer than the window, "
                "or another clock or time zone)")
 
 
-def is_kit_log(path: str) -> bool:
-    return PurePosixPath(path).name == KIT_LOG
+class Window(Protocol):
+    """A tool's own window: whether a sample's time label is inside it, and its words ("SLOB's own snapshots")."""
+
+    @property
+    def within(self) -> str: ...
+
+    def holds(self, time_label: str) -> bool: ...
 
 
-def cut(parsed: Parsed, window: SnapWindow | None) -> tuple[Parsed, str]:
+def source(paths: Sequence[str]) -> tuple[str, Callable[[str], Window | None]] | None:
+    """(the path of the point's file its tool's window is read from, the kind's reader), or None when no kind's
+    window file is among ``paths`` (the first kind in KINDS order whose file is there)."""
+    for own in kindspec.own_windows():
+        path = next((p for p in paths if PurePosixPath(p).name == own.file), None)
+        if path is not None:
+            return path, kindspec.load(own.read)
+    return None
+
+
+def cut(parsed: Parsed, window: Window | None) -> tuple[Parsed, str]:
     """(the series inside ``window``, words for the report); unchanged with "" when there is no window. The
-    words are the same for every repeat (the times are in the record's runit.log), so series stay together."""
+    words are the same for every repeat (the times are in the point's record), so series stay together."""
     if window is None:
         return parsed, ""
     timed = [m for m in parsed.metrics if m.label("time") and m.label("time") != "Average"]
     if not timed:
-        return parsed, NO_TIMES
+        return parsed, NO_TIMES.format(window.within)
     kept = tuple(m for m in timed if window.holds(m.label("time")))
     if not kept:
-        return parsed, NONE_INSIDE
-    return replace(parsed, metrics=kept), CUT
+        return parsed, NONE_INSIDE.format(window.within)
+    return replace(parsed, metrics=kept), CUT.format(window.within)

@@ -1,13 +1,18 @@
 """HammerDB's tables: its parser kind, metric words and axis words."""
 
-from planner.kindspec import HostVar, KindSpec, Oltp, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, ReportWords
 
 KIND = KindSpec(
     "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
     oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
-              one_core_source="HammerDB, How many warehouses for the TPROC-C test"),
+              one_core_source="HammerDB, How many warehouses for the TPROC-C test",
+              generator="hammerdbcli",
+              generator_source="HammerDB's documentation, Test Network Configuration: run on the same system as the "
+                               "SUT the database cannot use all of the CPU (DocBook/docs.xml v4.12 lines 2430-2450)"),
     findings="planner.kinds.hammerdb.findings:setup",
     standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
+    # the timed test after the ramp-up, from HammerDB's own timestamped log (the step keeps it as hammerdb.log)
+    own_window=OwnWindow("hammerdb.log", "planner.kinds.hammerdb.window:timed_window"),
     host_vars=(
         HostVar("hammerdb_system_password", "text", "manager",
                 "the system user's password the hammerdbcli scripts give (a secret: masked in every record)"),
@@ -16,7 +21,7 @@ KIND = KindSpec(
         HostVar("tns_admin", "path", "$ORACLE_HOME/network/admin",
                 "the folder of tnsnames.ora when the service is a TNS alias kept elsewhere (hammerdbcli's TNS_ADMIN)"),
         HostVar("hammerdb_release", "choice", "4.12",
-                "rehearsal only: the HammerDB release the stand-in kit imitates (3.3, 4.0, 4.5, 4.6 or 4.12)"),
+                "rehearsal only: the HammerDB release the stand-in imitates (3.3, 4.0, 4.5, 4.6, 4.12, 5.0 or 6.0)"),
         HostVar("hammerdb_build_timeout_s", "seconds", "2 min a warehouse per build virtual user + 600, at least 1800",
                 "buildschema's own timeout (a build loads every warehouse: the run's minutes say nothing of it)"),
     ),

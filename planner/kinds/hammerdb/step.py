@@ -53,6 +53,8 @@ from planner.steps.wl_common import finish, point_dir, save_text
 SYSTEM_PASSWORD_VAR = "hammerdb_system_password"
 TPCC_PASSWORD_VAR = "hammerdb_tpcc_password"
 BUILD_TIMEOUT_VAR = "hammerdb_build_timeout_s"
+LOG = "hammerdb.log"  # HammerDB's log name without ``vuset unique 1`` (genvu.tcl v4.12 line 438)
+LOG_MAX = 8 << 20  # a log of one run is kilobytes (a time profile adds a few)
 # A planner estimate, no HammerDB source gives a load rate: two minutes per warehouse per build virtual user.
 BUILD_S_PER_WAREHOUSE = 120.0
 BUILD_MIN_S = 1800.0
@@ -197,6 +199,7 @@ class HammerDB(Rehearsed, Workload):
                  f"diset tpcc ora_timeprofile {tcl_quote(a.timeprofile)}",
                  *([f"diset tpcc count_ware {tcl_quote(warehouses)}"] if warehouses else []),
                  "print dict", "loadscript", f"vuset vu {tcl_quote(a.virtual_users)}", "vuset logtotemp 1",
+                 "vuset timestamps 1",  # the log's times give the timed test's window (kinds/hammerdb/window.py)
                  *release.run_tail()]
         return "\n".join(lines) + "\n"
 
@@ -327,9 +330,11 @@ class HammerDB(Rehearsed, Workload):
         run_as = self.run_as(ctx)
         _put_private(ctx, script, remote, run_as)
         script_art = save_text(ctx, name, script)
+        # HammerDB writes its log (hammerdb.log) into $TMP (genvu.tcl findtempdir): the point's folder
+        env = self.environment(ctx) | ({"TMP": wd} if name == "run.tcl" else {})
         try:
             r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
-                        env=self.environment(ctx), measured=name == "run.tcl", **run_as)
+                        env=env, measured=name == "run.tcl", **run_as)
         finally:  # it holds the system password: on the host no longer than the point needs it
             ctx.run(["rm", "-f", "--", remote], check=False)
         text = r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")
@@ -360,12 +365,18 @@ class HammerDB(Rehearsed, Workload):
         warehouses = self.schema_warehouses(ctx)
         self.check_placement(ctx)
         script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release, warehouses))
-        arts += [script, console]
+        arts += [script, console, *self._log(ctx, wd)]
         parsed = _parsed(ctx.run_dir / console.path)
         failure = _failure(parsed, ok)
         if parsed is not None and failure is None:
             arts += self._awr(ctx, parsed)
         return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"))
+
+    def _log(self, ctx: StepContext, wd: str) -> list[Artifact]:
+        """HammerDB's own log of the run, timestamped: the timed test's window on the host's clock, to which the
+        OS statistics are cut (planner.kinds.hammerdb.window). Read as the user who wrote it, bounded."""
+        r = ctx.run(["head", "-c", str(LOG_MAX), "--", posixpath.join(wd, LOG)], check=False, **self.run_as(ctx))
+        return [save_text(ctx, LOG, r.stdout)] if r.ok and r.stdout else []
 
     def _awr(self, ctx: StepContext, parsed: Parsed) -> list[Artifact]:
         """The AWR report over HammerDB's own window, when it took snapshots and the pack is licensed."""

@@ -1,7 +1,7 @@
 """SLOB's tables: its axis words and sweep-table columns (SLOB's figures are the AWR report's), its host
 variables, and where its step, findings, extra and stand-in are."""
 
-from planner.kindspec import HostVar, KindSpec, ReportWords
+from planner.kindspec import HostVar, KindSpec, OwnWindow, ReportWords
 
 _SESSIONS = ("readers", "writers", "reader_schemas", "writer_schemas", "threads_per_schema", "sessions")
 
@@ -20,6 +20,8 @@ KIND = KindSpec(
     findings="planner.kinds.slob.findings:slob_window",
     extras=("planner.kinds.slob.extra:SlobPoint",),
     standin="planner.kinds.slob.standin:install",
+    # runit.sh's own begin and end snapshots, as planner saves its output (planner.kinds.slob.step)
+    own_window=OwnWindow("runit.log", "planner.parsers.slob_log:snap_window"),
     host_vars=(
         HostVar("slob_sqlnet_service", "text", "",
                 "a SQL*Net service of the PDB, written as slob.conf ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE"),

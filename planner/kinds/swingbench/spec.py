@@ -1,6 +1,6 @@
 """Swingbench's tables: its parser kinds (results XML, charbench console), metric words and axis words."""
 
-from planner.kindspec import HostVar, KindSpec, Oltp, ParserKind, ReportWords
+from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, ReportWords
 
 
 def _password(name: str, what: str) -> tuple[HostVar, ...]:
@@ -12,7 +12,9 @@ def _password(name: str, what: str) -> tuple[HostVar, ...]:
 
 KIND = KindSpec(
     "swingbench", step="planner.kinds.swingbench.step:Swingbench",
-    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users"),
+    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users", generator="charbench"),
+    # the run with every user logged on, from charbench's console (the step keeps it as charbench.log)
+    own_window=OwnWindow("charbench.log", "planner.kinds.swingbench.window:logged_on_window"),
     standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",
     host_vars=(
         *_password("swingbench_password", "the SOE user's password"),

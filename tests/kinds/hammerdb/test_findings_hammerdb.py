@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
-from planner.results.findings import Severity, all_findings, oltp_not_scaling
+from planner.results.findings import Severity, all_findings, generator_on_db_host, oltp_not_scaling
 from planner.results.measure import Measurement
 from planner.results.stats import Series, series
 
@@ -59,3 +59,13 @@ def test_nopm_that_stops_scaling_on_a_saturated_cpu() -> None:
 def test_an_oltp_point_from_the_cache_is_not_the_io_tests_trap() -> None:
     cached = s([m("logical_reads_per_s", 2_644_674.5), m("physical_reads_per_s", 52_893.5)])
     assert "cached_reads" not in {f.code for f in all_findings(cached)}
+
+
+def test_the_load_generator_on_the_database_host_is_said_once_per_step() -> None:
+    """Issue 43: hammerdbcli runs on the step's host, the database's; the report says so as a caveat, citing
+    HammerDB's own documentation (docs/oracle-behaviour.md 43.h11)."""
+    sweep = s(point(8, 10_000, 40), point(16, 19_000, 60))
+    found = generator_on_db_host(sweep)
+    assert [f.code for f in found] == ["generator_on_db_host"] and found[0].severity is Severity.NOTE
+    assert ("load generator", "hammerdbcli") in found[0].numbers and "Test Network Configuration" in found[0].message
+    assert "generator_on_db_host" in {f.code for f in all_findings(sweep)}

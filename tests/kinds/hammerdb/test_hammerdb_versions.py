@@ -41,7 +41,9 @@ def test_the_release_is_read_from_the_install_and_an_unknown_one_refused_by_name
     assert read_release('#!/bin/sh\nglobal hdb_version\nset hdb_version "v4.5"\n', "h").name == "4.5"
     assert not read_release('set hdb_version "v3.3"', "h").blocking
     assert read_release('set hdb_version "v4.12"', "h").blocking
-    for text, words in (('set hdb_version "v5.0"', "HammerDB 5.0 is not supported"),
+    assert read_release('set hdb_version "v5.0"', "h").blocking and read_release('set hdb_version "v6.0"', "h").blocking
+    for text, words in (('set hdb_version "v7.0"', "HammerDB 7.0 is not supported"),
+                        ('set hdb_version "v5.1"', "HammerDB 5.1 is not supported"),
                         ('set hdb_version "v3.2"', "HammerDB 3.2 is not supported"),
                         ("#!/bin/sh\nexec tclsh", "no `set hdb_version` line"), (None, "no hammerdbcli at h")):
         with pytest.raises(StepError, match=words):
@@ -87,13 +89,28 @@ def test_the_kind_rehearses_on_releases_before_4_6(tmp_path: Path, monkeypatch: 
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("release", ["5.0"])  # 6.0: the same scripts (43.h10), read_release above
+def test_the_kind_rehearses_on_hammerdb_5_and_6_as_on_4_12(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                           release: str) -> None:
+    """Before: 5.0 and 6.0 were refused by name, their sources unread. They drive Oracle as 4.12 does
+    (docs/oracle-behaviour.md 43.h10): blocking vurun and buildschema, no wait loop, the same timed driver."""
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
+    project(tmp_path, release=release)
+    code, run, results = apply(tmp_path)
+    assert code == 0, [r["msg"] for r in results]
+    assert all(headline(r, "hammerdb.nopm") > 0 for r in results)
+    script = next(run / a["path"] for a in results[0]["artifacts"] if a["path"].endswith("run.tcl")).read_text()
+    assert f"(HammerDB {release})" in script and WAIT_LOOP not in script
+
+
+@pytest.mark.slow
 def test_an_unsupported_install_is_refused_by_name_before_it_runs(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     root = project(tmp_path)
     cli = root / HOME.lstrip("/") / "hammerdbcli"
-    cli.write_text(cli.read_text().replace('"v4.12"', '"v5.0"'))
+    cli.write_text(cli.read_text().replace('"v4.12"', '"v7.0"'))
     code, run, results = apply(tmp_path)
-    assert code == 2 and "HammerDB 5.0 is not supported" in results[0]["msg"]
+    assert code == 2 and "HammerDB 7.0 is not supported" in results[0]["msg"]
     assert not list(run.rglob("*_console.txt"))  # hammerdbcli never ran
 
 
