@@ -12,9 +12,11 @@ import re
 from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
+    CPU_EVENTS,
     HOST_CPU_COLUMNS,
     NUMERIC_TOKEN,
     TIMED_TOKEN,
+    WAIT_CLASSES,
     EventRow,
     H,
     L,
@@ -30,6 +32,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.mailwrap import MailWrap
 from planner.parsers.numbers import put
 
 Lines = list[tuple[int, str]]
@@ -236,8 +239,9 @@ def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
         if not pairs:
             break
         for label, v in pairs:
-            add_efficiency(sink, label, v, lineno, **labels)
-            n += 1
+            if "%" in label and re.search(r"[A-Za-z]", label):  # every indicator is a percentage; a
+                add_efficiency(sink, label, v, lineno, **labels)  # label without '%' is a cut-off piece
+                n += 1
     return n
 
 
@@ -253,8 +257,9 @@ def _table_after(lines: Lines, k: int, first_col: str, within: int = 8) -> tuple
     return header, start
 
 
-def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
-    """Top 5 Timed Events (10g/Statspack), Top 5 Timed Foreground Events (11.2.0.1-3), Top 10 (11.2.0.4+)."""
+def parse_top_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = None, **labels: str) -> int:
+    """Top 5 Timed Events (10g/Statspack), Top 5 Timed Foreground Events (11.2.0.1-3), Top 10 (11.2.0.4+).
+    In a paste wrapped by mail every row must be whole (each column the header names), or none is read."""
     k = find(lines, r"^\s*Top (5|10) (Timed|Foreground)\b.*Events")
     if k < 0:
         return 0
@@ -262,21 +267,36 @@ def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
     if start < 0:
         return 0
     cols = event_columns(header)
-    if _one_field_per_line(lines[start:start + 3]):
+    if wrap is None and _one_field_per_line(lines[start:start + 3]):
         return _parse_streamed_top(lines, k, sink, **labels)
-    rank = 0
+    rows: list[EventRow] = []
     for lineno, text in lines[start:]:
         t = text.strip()
         if not t or _DASHES.match(t) or re.match(r"(Host CPU|Wait Classes|Instance CPU)", t):
-            if rank:
+            if rows:
                 break
             continue
         row = event_from_tokens(event_tokens(text), cols, lineno)
         if row is None:
             break
-        rank += 1
+        rows.append(row)
+    if wrap is not None and (not rows or not all(_whole(r, cols, header) for r in rows)):
+        if not any(e.section == "Top Events" for e in sink.errors):
+            sink.errors.append(ParseError("awr", "Top Events", wrap.refusal("Top Events table"),
+                                          source=sink.source, line=lines[k][0]))
+        return 0
+    for rank, row in enumerate(rows, 1):
         add_event(sink, row, rank, "top", **labels)
-    return rank
+    return len(rows)
+
+
+def _whole(row: EventRow, cols: list[str], header: str) -> bool:
+    """Every cell the header names is in the row: a mail-cut row lacks its last ones (or its class)."""
+    if row.event.lower() in CPU_EVENTS:
+        return row.time_s is not None
+    values = {"waits": row.waits, "time": row.time_s, "avg": row.avg_ms, "pct": row.pct}
+    cells = all(values[c] is not None for c in cols if c in values)
+    return cells and ("class" not in header.lower() or row.wait_class in WAIT_CLASSES)
 
 
 def _one_field_per_line(first: Lines) -> bool:

@@ -11,6 +11,7 @@ import re
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers import awr_sections as sec
+from planner.parsers import mailwrap
 from planner.parsers.awr_text import check_text, demarkdown, run_sections
 
 KIND = "awr_excerpt"
@@ -45,20 +46,22 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     norm = _split_glued(normalise(md))
     if not looks_like(norm):
         raise ParseError(KIND, "excerpt", "no AWR section (Load Profile, Top 5, host line) found", source=source)
-    lines = sec.prepare(norm)
+    lines, wrap = mailwrap.rejoin(sec.prepare(norm))
     sink = MetricSink(source)
     if markdown:
         sink.facts["layout"] = "markdown"
+    if wrap:
+        sink.facts["mail_wrapped"] = f"{wrap.width} columns"
     sec.parse_header(lines, sink)
-    run_sections(lines, sink, KIND, ())
-    _parse_bare_top(lines, sink)
+    run_sections(lines, sink, KIND, (), wrap)
+    _parse_bare_top(lines, sink, wrap)
     if not sink.metrics:
-        raise ParseError(KIND, "excerpt", "a section header was found but no value could be read",
-                         source=source)
+        raise ParseError(KIND, "excerpt", wrap.refusal("the excerpt") if wrap else
+                         "a section header was found but no value could be read", source=source)
     return sink.freeze(KIND)
 
 
-def _parse_bare_top(lines: sec.Lines, sink: MetricSink) -> None:
+def _parse_bare_top(lines: sec.Lines, sink: MetricSink, wrap: mailwrap.MailWrap | None) -> None:
     """A Top 5 table pasted without its title: starts at the ``Event  Waits`` header line."""
     if any(m.name.startswith("wait.") for m in sink.metrics):
         return
@@ -66,4 +69,4 @@ def _parse_bare_top(lines: sec.Lines, sink: MetricSink) -> None:
     if k < 0:
         return
     title = (lines[k][0], "Top 5 Timed Events")  # synthetic title; header lines keep their numbers
-    sec.parse_top_events([title, *lines[max(0, k - 3):k], *lines[k:]], sink)
+    sec.parse_top_events([title, *lines[max(0, k - 3):k], *lines[k:]], sink, wrap)

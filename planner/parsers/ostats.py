@@ -30,6 +30,7 @@ from typing import overload
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
+from planner.parsers.mailwrap import MailWrap
 from planner.parsers.numbers import put
 
 _H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
@@ -230,6 +231,7 @@ def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, la
 def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, labels: dict[str, str],
                  seen: _Memo) -> tuple[int, int]:
     """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
+    head, i, wrap = _mail_cut_head(head, lines, i)
     last = head[-1] == "Device"
     cols = head[:-1] if last else head[1:]
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
@@ -241,7 +243,14 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
         if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
             # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
             toks, i = toks + lines[i].split(), i + 1
+        while wrap and len(toks) < len(head) and i < len(lines) and (more := lines[i].split()) \
+                and len(toks) + len(more) <= len(head) and _iostat_num(more[0], "") is not None:
+            toks, i = toks + more, i + 1  # the row's cut-off cells: the header's column count proves it
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
+        if _num(name) is not None:  # "2427.95" where a device name stands: the end of a cut row
+            sink.errors.append(ParseError("iostat", "device row", (wrap or MailWrap(len(lines[no - 1]), (no,)))
+                                          .refusal("iostat device rows"), source=sink.source, line=no))
+            continue
         nums = [seen.number(t, col) for t, col in zip(rest, cols, strict=False)]
         if len(rest) != len(cols) or None in nums:
             sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
@@ -253,6 +262,24 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
                          for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
         values += len(cols)
     return i, values
+
+
+def _column_words(toks: list[str]) -> bool:
+    """A line of iostat column names only (the cut-off end of a Device header), never a device row."""
+    return bool(toks) and (len(toks) > 1 or toks[0] in _IOSTAT_COLS) and all(
+        _num(t) is None and (t in _IOSTAT_COLS or "/" in t or t.startswith("%") or t == "Device") for t in toks)
+
+
+def _mail_cut_head(head: list[str], lines: Sequence[str], i: int) -> tuple[list[str], int, MailWrap | None]:
+    """A Device header a mailer cut (``wkB/s wrqm/s ...`` on the next lines) made whole again, the line its rows
+    start on, and the wrap (None for a header that was not cut)."""
+    cut: list[int] = []
+    while i < len(lines) and _column_words(more := lines[i].split()):
+        head, i = head + more, i + 1
+        cut.append(i)
+    if not cut:
+        return head, i, None
+    return head, i, MailWrap(max(len(lines[n - 1].rstrip()) for n in range(cut[0] - 1, cut[-1] + 1)), tuple(cut))
 
 
 @dataclass(slots=True)
