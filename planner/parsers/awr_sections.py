@@ -266,6 +266,8 @@ def parse_top_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = Non
     header, start = _table_after(lines, k, "Event")
     if start < 0:
         return 0
+    # Statspack and 10g print "Avg %Total" at the end of the title line: part of the header
+    header = re.split(r"Events", lines[k][1], maxsplit=1)[-1] + " " + header
     cols = event_columns(header)
     if wrap is None and _one_field_per_line(lines[start:start + 3]):
         return _parse_streamed_top(lines, k, sink, **labels)
@@ -287,6 +289,11 @@ def parse_top_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = Non
         return 0
     for rank, row in enumerate(rows, 1):
         add_event(sink, row, rank, "top", **labels)
+    if (unnamed := next((r for r in rows if r.pct_unnamed), None)) is not None:
+        sink.errors.append(ParseError("awr", "Top Events", "a % column with no header word over it: % of DB time "
+                                      "(11g+), of total call time (10g) or of total elapsed time (9i) cannot be told "
+                                      "apart, so it is not read — paste the table with its header lines",
+                                      source=sink.source, line=unnamed.line))
     return len(rows)
 
 
