@@ -466,16 +466,35 @@ def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
     return n
 
 
+_TIME_MODEL_HEAD = r"^\s*Statistic\s+(Name\s+)?Time \(s\)\s+% (of )?DB [Tt]ime"
+_TIME_MODEL_ROW = re.compile(rf"^\s*(DB time|DB CPU)\s+({_NUMTXT})(?:\s+{_NUMTXT})?\s*$")
+
+
 def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    """DB time in seconds: Statspack's "Total time in database user-calls (DB Time)", else the Time Model
+    Statistics table's "DB time" row (with its "DB CPU" row)."""
     k = find(lines, r"Total time in database user-calls \(DB Time\):\s*[\d.,]+s")
     if k < 0:
-        return False
+        return _parse_time_model(lines, sink, **labels)
     m = re.search(r"\(DB Time\):\s*([\d.,]+)s", lines[k][1])
     v = parse_number(m.group(1)) if m else None
     if v is None:
         return False
     put(sink, "db_time_s", v, "s", N, lines[k][0], labels)
     return True
+
+
+def _parse_time_model(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    """The Time Model Statistics table (AWR 10g+ text, a pasted excerpt of it): its DB time and DB CPU rows."""
+    k = find(lines, _TIME_MODEL_HEAD)
+    found = False
+    for lineno, text in lines[k + 1:k + 40] if k >= 0 else ():
+        if not text.strip():
+            break
+        if (m := _TIME_MODEL_ROW.match(text)) and (v := parse_number(m.group(2))) is not None:
+            put(sink, "db_time_s" if m.group(1) == "DB time" else "db_cpu_s", v, "s", N, lineno, labels)
+            found = True
+    return found
 
 
 def _detail_event(tokens: list[str], line: int) -> EventRow | None:

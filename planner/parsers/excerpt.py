@@ -15,12 +15,24 @@ from planner.parsers import mailwrap
 from planner.parsers.awr_text import check_text, demarkdown, run_sections
 
 KIND = "awr_excerpt"
-_MARKERS = re.compile(r"Load.Profile|Top.(5|10).(Timed|Foreground)|Host.Name.+Platform|Event.+Waits|Cache.Sizes",
-                      re.I)
+_MARKERS = re.compile(r"Load(?:.|\n)Profile|Top.(5|10).(Timed|Foreground)|Host.Name.+Platform|Event.+Waits|Cache.Sizes|"
+                      r"Begin Snap:\s+\d+|^\s*Statistic\s+(Name\s+)?Time \(s\)\s+% (of )?DB time", re.I | re.M)
+# A web page that broke a Load Profile label over two lines: "Logical" / "reads: 39.21 411.30", "Load" / "Profile"
+_SPLIT_LABEL = re.compile(r"^([A-Z][A-Za-z/]{1,15})[ \t]*\n[ \t]*((?:[a-z][\w()/]*[ \t]?){1,3}:[ \t]+[\d.,])", re.M)
+_SPLIT_TITLE = re.compile(r"^(\s*Load)[ \t]*\n([ \t]*Profile\b)", re.M | re.I)
+
+
+def _rejoin_split_labels(text: str) -> str:
+    """A label a web page broke over two lines put back on one, on the line of its values; the line its first
+    word was on is left blank, so every value keeps its line number."""
+    text = _SPLIT_TITLE.sub(lambda m: f"\n{m.group(1)} {m.group(2).strip()}", text)
+    return _SPLIT_LABEL.sub(lambda m: f"\n{m.group(1)} {m.group(2)}", text)
 
 
 def normalise(text: str) -> str:
-    """Undo blog damage: dashes, ellipses, dot padding. Dots inside numbers and host names survive."""
+    """Undo blog damage: dashes, ellipses, dot padding, labels broken over two lines. Dots inside numbers and
+    host names survive."""
+    text = _rejoin_split_labels(text)
     out = []
     for line in text.replace("\u2014", "-").replace("\u2013", "-").replace("\u2026", "...").split("\n"):
         if re.search(r"\.{3,}", line):  # only dot-padded lines: "exadataX2-8.vmem" keeps its dot

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import quopri
 import re
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from planner.parsers.awr_common import WAIT_CLASSES
@@ -129,3 +130,25 @@ def rejoin(lines: Lines) -> tuple[Lines, MailWrap | None]:
         else:
             out.append((no, text))
     return out, wrap
+
+
+_NUM = re.compile(r"^-?(\d+(?:[.,]\d+)?|[.,]\d+)$")
+
+
+def column_words(toks: list[str], known: Container[str]) -> bool:
+    """A line of a sysstat table's column names only (the cut-off end of its header), never a data row."""
+    return bool(toks) and (len(toks) > 1 or toks[0] in known) and all(
+        not _NUM.match(t) and (t in known or "/" in t or t.startswith("%") or t == "Device") for t in toks)
+
+
+def cut_header(head: list[str], lines: Sequence[str], i: int, known: Container[str]
+               ) -> tuple[list[str], int, MailWrap | None]:
+    """A header a mailer cut (``wkB/s wrqm/s ...`` on the lines after it) made whole again, the line its rows
+    start on, and the wrap (None for a header that was not cut)."""
+    cut: list[int] = []
+    while i < len(lines) and column_words(more := lines[i].split(), known):
+        head, i = head + more, i + 1
+        cut.append(i)
+    if not cut:
+        return head, i, None
+    return head, i, MailWrap(max(len(lines[n - 1].rstrip()) for n in range(cut[0] - 1, cut[-1] + 1)), tuple(cut))
