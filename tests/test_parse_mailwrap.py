@@ -144,3 +144,13 @@ def test_the_bare_files_read_as_before() -> None:
     """The wrap handling adds nothing to a file that was not wrapped (spot check beside the sweep above)."""
     p = parse_file(DATA / "statspack/sp_11204_igt.txt")
     assert not p.fact("mail_wrapped") and not p.errors
+
+
+def test_a_wide_section_whose_rows_the_mailer_cut_is_refused_by_name() -> None:
+    """11.2.0.1's Foreground Wait Events rows are 80+ columns: at 72 the first row's "4.0 77.5" lands on the next
+    line with the file's own "@jls" mark, so no column count can put it back. Before: the first row was read
+    without its last cells and the rest of the table dropped without a word."""
+    path = DATA / "awr/awr_11201_orcl_fabioprado_waits.txt"
+    p = parse_text(mailed(path.read_text(), 72, quoted=True), str(path))
+    assert not [m for m in p.metrics if ("section", "foreground") in m.labels]
+    assert any(e.section == "Foreground Wait Events" and "wrapped by mail" in str(e) for e in p.errors)

@@ -518,16 +518,16 @@ def _detail_event(tokens: list[str], line: int) -> EventRow | None:
                     parse_number(pct) if pct else None, "", line)
 
 
-def parse_foreground_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
+def parse_foreground_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = None, **labels: str) -> int:
     """Foreground Wait Events (11g+): every foreground event, section=foreground; db file sequential read is
-    here when the Top 5/10 lacks it."""
+    here when the Top 5/10 lacks it. In a mail-wrapped paste a table that stops on a cut row is not read."""
     k = find(lines, r"^\s*Foreground Wait Events\b")
     if k < 0:
         return 0
     _header, start = _table_after(lines, k, "Event", 14)  # five "->" notes and a 3-line header
     if start < 0:
         return 0
-    rank = 0
+    rows: list[EventRow] = []
     for lineno, text in lines[start:]:
         t = text.strip()
         if not t:
@@ -536,10 +536,15 @@ def parse_foreground_events(lines: Lines, sink: MetricSink, **labels: str) -> in
             break
         row = _detail_event([x for x in event_tokens(text) if x != "@jls"], lineno)
         if row is None:
+            if wrap is not None:  # the table's own end is a rule: this row was cut by the mailer
+                sink.errors.append(ParseError("awr", "Foreground Wait Events", wrap.refusal(
+                    "Foreground Wait Events table"), source=sink.source, line=lineno))
+                return 0
             break
-        rank += 1
+        rows.append(row)
+    for rank, row in enumerate(rows, 1):
         add_event(sink, row, rank, "foreground", **labels)
-    return rank
+    return len(rows)
 
 
 _ACTIVITY_TITLE = re.compile(r"^\s*(Key )?Instance Activity Stats(?!\s*-)\b", re.I)

@@ -73,7 +73,7 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
         ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
         ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
-        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, **labels)),
+        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, wrap, **labels)),
         ("Instance Activity Stats", lambda: sec.parse_activity(lines, sink, **labels)),
     ]
     for name, read in readers:
@@ -82,9 +82,13 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         except (ValueError, IndexError) as exc:  # a mangled section must not hide the others
             sink.errors.append(ParseError(parser, name, f"unreadable: {exc}", source=sink.source))
             continue
-        if not ok and name in required and not any(e.section == name for e in sink.errors):
+        if ok or any(e.section == name for e in sink.errors):
+            continue
+        if name in required:
             why = wrap.refusal(f"section '{name}'") if wrap else missing_section("\n".join(t for _, t in lines[-60:]))
             sink.errors.append(ParseError(parser, name, why, source=sink.source))
+        elif wrap and any(t.strip().startswith(name) for _, t in lines):  # there, but its rows were cut
+            sink.errors.append(ParseError(parser, name, wrap.refusal(f"section '{name}'"), source=sink.source))
 
 
 def _is_row(line: str) -> bool:
