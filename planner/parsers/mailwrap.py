@@ -85,12 +85,15 @@ def detect(lines: list[str]) -> MailWrap | None:
 
 
 _SOFT = re.compile(r"(?<!=)=[ \t]*$")
+_SOFT_BREAK = re.compile(r"(?<!=)=[ \t]*\r?\n")
 
 
 def soft_breaks(text: str) -> str | None:
     """A quoted-printable body decoded (``=`` line ends joined, ``=3D``/``=20`` decoded), or None when the text
     is not one. The joined lines' breaks move to the next gap of two blank lines (a gap between sections, so no
     table or block is split by more blanks than it had), and the line numbers after it are the file's own."""
+    if len(_SOFT_BREAK.findall(text, 0, 1_000_000)) < 2:  # the common case, without splitting a large file
+        return None
     lines = text.split("\n")
     soft = [i for i, ln in enumerate(lines) if _SOFT.search(ln) and len(ln.rstrip()) <= MAX_MAIL_WIDTH + 1]
     if len(soft) < 2 or any(len(ln.rstrip()) > MAX_MAIL_WIDTH + 1 for ln in lines):
