@@ -64,3 +64,15 @@ def test_sar_cpu_rows_without_their_header_are_refused_by_name() -> None:
         assert "without their header line" in str(e) and "cannot be told apart" in str(e)
     else:
         raise AssertionError("read CPU rows without a header")
+
+
+def test_a_load_profile_row_left_with_one_of_its_two_values_is_not_read() -> None:
+    """Every Load Profile row but Transactions prints per second and per transaction; a paste that lost one
+    (sp_11204_igt.txt's "Logical reads: 302.2 529.3" without its 302.2) leaves a number that could be either.
+    Before: 529.3 was read as logical reads per second."""
+    path = DATA / "statspack/sp_11204_igt.txt"
+    text = path.read_text().replace("Logical reads:              302.2", "Logical reads:              ")
+    p = parse_text(text, str(path))
+    assert p.value("logical_reads_per_s") is None and p.value("logical_reads_per_txn") is None
+    assert p.value("redo_size_per_s") == 11431.3 and p.value("transactions_per_s") == 0.6
+    assert any("Logical reads" in str(e) and "cannot be told apart" in str(e) for e in p.errors)
