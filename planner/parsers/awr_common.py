@@ -156,6 +156,7 @@ class EventRow:
     pct: float | None
     wait_class: str
     line: int | None
+    pct_unnamed: bool = False  # a % cell under no header word: of DB time, call time or elapsed, not read
 
 
 def add_event(sink: MetricSink, row: EventRow, rank: int, section: str, **labels: str) -> None:
@@ -191,7 +192,9 @@ def event_columns(header: str) -> list[str]:
         cols.append("avg")
     if "/txn" in h:
         cols.append("per_txn")
-    if "%" in h.replace("%time", "").replace("%tim", ""):
+    # "% DB time" (11g+) ends its header with a lowercase "time" column word, even when the "% DB" line above
+    # it was not pasted; "%Total Call Time" (10g) and "% Total Ela Time" (9i) say '%' on their own lines
+    if "%" in h.replace("%time", "").replace("%tim", "") or re.search(r"(?<![A-Za-z%])time(?![A-Za-z(])", header):
         cols.append("pct")
     return cols
 
@@ -213,6 +216,7 @@ def event_from_tokens(tokens: list[str], cols: list[str], line: int | None) -> E
     start, end = best
     if start == end:
         return None
+    named = cols
     name = " ".join(tokens[:start])
     nums = tokens[start:end]
     wclass = full_wait_class(" ".join(tokens[end:]))
@@ -221,15 +225,18 @@ def event_from_tokens(tokens: list[str], cols: list[str], line: int | None) -> E
         mapping = dict(zip(["time", "pct"], nums, strict=False)) if len(nums) > 1 else {"time": nums[0]}
     else:
         if len(nums) == len(cols) + 1 and "pct" not in cols:
-            cols = [*cols, "pct"]  # "% DB time" header line not pasted
+            cols = [*cols, "pct"]  # a last % cell whose header line ("% DB time", "%Total Call Time") is gone
         mapping = dict(zip(cols, nums, strict=False))
+    # 11g+ prints % of DB time, 10g % of total call time, 9i % of total elapsed wait time: without the header
+    # line that says which, the number is not read (docs/oracle-behaviour.md 45.p1)
+    unnamed = "pct" in mapping and "pct" not in named
     return EventRow(
         event=name,
         waits=parse_number(mapping["waits"]) if "waits" in mapping else None,
         time_s=parse_number(mapping["time"]) if "time" in mapping else None,
         avg_ms=parse_avg_wait_ms(mapping["avg"]) if "avg" in mapping else None,
-        pct=parse_number(mapping["pct"]) if "pct" in mapping else None,
-        wait_class=wclass, line=line)
+        pct=parse_number(mapping["pct"]) if "pct" in mapping and not unnamed else None,
+        wait_class=wclass, line=line, pct_unnamed=unnamed)
 
 
 def event_tokens(text: str) -> list[str]:

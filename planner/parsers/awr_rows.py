@@ -141,6 +141,12 @@ def parse_load_profile(lines: Lines, sink: MetricSink, parser: str = "awr", **la
                 unit = "%" if "%" in row.label else ""
                 put(sink, f"load_profile.{slug(row.label)}", values[0], unit, N, row.line, labels)
             continue
+        if len(values) == 1 and {"s", "txn"} <= set(columns) and not row.label.lower().startswith("transactions"):
+            # every row but Transactions prints both: one left is per second or per transaction, not told apart
+            sink.errors.append(ParseError(parser, "Load Profile", f"row '{row.label}' has one value where the "
+                                          "report prints per second and per transaction: which one it is cannot "
+                                          "be told apart; row not read", source=sink.source, line=row.line))
+            continue
         if len(values) > len(columns):
             sink.errors.append(ParseError(parser, "Load Profile", f"row '{row.label}' has {len(values)} values "
                                           f"for {len(columns)} columns (lines wrapped or glued?); row skipped",

@@ -12,9 +12,11 @@ import re
 from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
+    CPU_EVENTS,
     HOST_CPU_COLUMNS,
     NUMERIC_TOKEN,
     TIMED_TOKEN,
+    WAIT_CLASSES,
     EventRow,
     H,
     L,
@@ -30,6 +32,7 @@ from planner.parsers.awr_common import (
     parse_size_mb,
     slug,
 )
+from planner.parsers.mailwrap import MailWrap
 from planner.parsers.numbers import put
 
 Lines = list[tuple[int, str]]
@@ -236,8 +239,9 @@ def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
         if not pairs:
             break
         for label, v in pairs:
-            add_efficiency(sink, label, v, lineno, **labels)
-            n += 1
+            if "%" in label and re.search(r"[A-Za-z]", label):  # every indicator is a percentage; a
+                add_efficiency(sink, label, v, lineno, **labels)  # label without '%' is a cut-off piece
+                n += 1
     return n
 
 
@@ -253,30 +257,53 @@ def _table_after(lines: Lines, k: int, first_col: str, within: int = 8) -> tuple
     return header, start
 
 
-def parse_top_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
-    """Top 5 Timed Events (10g/Statspack), Top 5 Timed Foreground Events (11.2.0.1-3), Top 10 (11.2.0.4+)."""
+def parse_top_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = None, **labels: str) -> int:
+    """Top 5 Timed Events (10g/Statspack), Top 5 Timed Foreground Events (11.2.0.1-3), Top 10 (11.2.0.4+).
+    In a paste wrapped by mail every row must be whole (each column the header names), or none is read."""
     k = find(lines, r"^\s*Top (5|10) (Timed|Foreground)\b.*Events")
     if k < 0:
         return 0
     header, start = _table_after(lines, k, "Event")
     if start < 0:
         return 0
+    # Statspack and 10g print "Avg %Total" at the end of the title line: part of the header
+    header = re.split(r"Events", lines[k][1], maxsplit=1)[-1] + " " + header
     cols = event_columns(header)
-    if _one_field_per_line(lines[start:start + 3]):
+    if wrap is None and _one_field_per_line(lines[start:start + 3]):
         return _parse_streamed_top(lines, k, sink, **labels)
-    rank = 0
+    rows: list[EventRow] = []
     for lineno, text in lines[start:]:
         t = text.strip()
         if not t or _DASHES.match(t) or re.match(r"(Host CPU|Wait Classes|Instance CPU)", t):
-            if rank:
+            if rows:
                 break
             continue
         row = event_from_tokens(event_tokens(text), cols, lineno)
         if row is None:
             break
-        rank += 1
+        rows.append(row)
+    if wrap is not None and (not rows or not all(_whole(r, cols, header) for r in rows)):
+        if not any(e.section == "Top Events" for e in sink.errors):
+            sink.errors.append(ParseError("awr", "Top Events", wrap.refusal("Top Events table"),
+                                          source=sink.source, line=lines[k][0]))
+        return 0
+    for rank, row in enumerate(rows, 1):
         add_event(sink, row, rank, "top", **labels)
-    return rank
+    if (unnamed := next((r for r in rows if r.pct_unnamed), None)) is not None:
+        sink.errors.append(ParseError("awr", "Top Events", "a % column with no header word over it: % of DB time "
+                                      "(11g+), of total call time (10g) or of total elapsed time (9i) cannot be told "
+                                      "apart, so it is not read — paste the table with its header lines",
+                                      source=sink.source, line=unnamed.line))
+    return len(rows)
+
+
+def _whole(row: EventRow, cols: list[str], header: str) -> bool:
+    """Every cell the header names is in the row: a mail-cut row lacks its last ones (or its class)."""
+    if row.event.lower() in CPU_EVENTS:
+        return row.time_s is not None
+    values = {"waits": row.waits, "time": row.time_s, "avg": row.avg_ms, "pct": row.pct}
+    cells = all(values[c] is not None for c in cols if c in values)
+    return cells and ("class" not in header.lower() or row.wait_class in WAIT_CLASSES)
 
 
 def _one_field_per_line(first: Lines) -> bool:
@@ -439,16 +466,35 @@ def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
     return n
 
 
+_TIME_MODEL_HEAD = r"^\s*Statistic\s+(Name\s+)?Time \(s\)\s+% (of )?DB [Tt]ime"
+_TIME_MODEL_ROW = re.compile(rf"^\s*(DB time|DB CPU)\s+({_NUMTXT})(?:\s+{_NUMTXT})?\s*$")
+
+
 def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    """DB time in seconds: Statspack's "Total time in database user-calls (DB Time)", else the Time Model
+    Statistics table's "DB time" row (with its "DB CPU" row)."""
     k = find(lines, r"Total time in database user-calls \(DB Time\):\s*[\d.,]+s")
     if k < 0:
-        return False
+        return _parse_time_model(lines, sink, **labels)
     m = re.search(r"\(DB Time\):\s*([\d.,]+)s", lines[k][1])
     v = parse_number(m.group(1)) if m else None
     if v is None:
         return False
     put(sink, "db_time_s", v, "s", N, lines[k][0], labels)
     return True
+
+
+def _parse_time_model(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+    """The Time Model Statistics table (AWR 10g+ text, a pasted excerpt of it): its DB time and DB CPU rows."""
+    k = find(lines, _TIME_MODEL_HEAD)
+    found = False
+    for lineno, text in lines[k + 1:k + 40] if k >= 0 else ():
+        if not text.strip():
+            break
+        if (m := _TIME_MODEL_ROW.match(text)) and (v := parse_number(m.group(2))) is not None:
+            put(sink, "db_time_s" if m.group(1) == "DB time" else "db_cpu_s", v, "s", N, lineno, labels)
+            found = True
+    return found
 
 
 def _detail_event(tokens: list[str], line: int) -> EventRow | None:
@@ -472,16 +518,16 @@ def _detail_event(tokens: list[str], line: int) -> EventRow | None:
                     parse_number(pct) if pct else None, "", line)
 
 
-def parse_foreground_events(lines: Lines, sink: MetricSink, **labels: str) -> int:
+def parse_foreground_events(lines: Lines, sink: MetricSink, wrap: MailWrap | None = None, **labels: str) -> int:
     """Foreground Wait Events (11g+): every foreground event, section=foreground; db file sequential read is
-    here when the Top 5/10 lacks it."""
+    here when the Top 5/10 lacks it. In a mail-wrapped paste a table that stops on a cut row is not read."""
     k = find(lines, r"^\s*Foreground Wait Events\b")
     if k < 0:
         return 0
     _header, start = _table_after(lines, k, "Event", 14)  # five "->" notes and a 3-line header
     if start < 0:
         return 0
-    rank = 0
+    rows: list[EventRow] = []
     for lineno, text in lines[start:]:
         t = text.strip()
         if not t:
@@ -490,10 +536,15 @@ def parse_foreground_events(lines: Lines, sink: MetricSink, **labels: str) -> in
             break
         row = _detail_event([x for x in event_tokens(text) if x != "@jls"], lineno)
         if row is None:
+            if wrap is not None:  # the table's own end is a rule: this row was cut by the mailer
+                sink.errors.append(ParseError("awr", "Foreground Wait Events", wrap.refusal(
+                    "Foreground Wait Events table"), source=sink.source, line=lineno))
+                return 0
             break
-        rank += 1
+        rows.append(row)
+    for rank, row in enumerate(rows, 1):
         add_event(sink, row, rank, "foreground", **labels)
-    return rank
+    return len(rows)
 
 
 _ACTIVITY_TITLE = re.compile(r"^\s*(Key )?Instance Activity Stats(?!\s*-)\b", re.I)

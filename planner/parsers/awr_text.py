@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
-from planner.parsers import awr_rows
+from planner.parsers import awr_rows, mailwrap
 from planner.parsers import awr_sections as sec
 from planner.parsers.awr_common import missing_section
 from planner.parsers.awr_header import parse_header_122
@@ -54,8 +54,10 @@ def refuse_decimal_comma(text: str, parser: str, source: str) -> None:
 
 
 def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
-                 required: tuple[str, ...] = ("Load Profile", "Top Events")) -> None:
-    """Read every known section; record an error for each required one that cannot be read."""
+                 required: tuple[str, ...] = ("Load Profile", "Top Events"),
+                 wrap: mailwrap.MailWrap | None = None) -> None:
+    """Read every known section; record an error for each required one that cannot be read (in a paste
+    wrapped by mail, by that name: the section's rows were cut, not absent)."""
     labels: dict[str, str] = {}
     if sink.facts.get("rac") == "YES" and sink.facts.get("inst_num"):
         labels["instance"] = sink.facts["inst_num"]  # RAC: values belong to one instance
@@ -65,13 +67,13 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Cache Sizes", lambda: sec.parse_cache_sizes(lines, sink)),
         ("Load Profile", lambda: awr_rows.parse_load_profile(lines, sink, parser, **labels)),
         ("Instance Efficiency", lambda: sec.parse_efficiency(lines, sink, **labels)),
-        ("Top Events", lambda: sec.parse_top_events(lines, sink, **labels)),
+        ("Top Events", lambda: sec.parse_top_events(lines, sink, wrap, **labels)),
         ("Wait Classes", lambda: sec.parse_wait_classes(lines, sink, **labels)),
         ("Host CPU", lambda: sec.parse_host_cpu(lines, sink, **labels)),
         ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
         ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
         ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
-        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, **labels)),
+        ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, wrap, **labels)),
         ("Instance Activity Stats", lambda: sec.parse_activity(lines, sink, **labels)),
     ]
     for name, read in readers:
@@ -80,9 +82,13 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         except (ValueError, IndexError) as exc:  # a mangled section must not hide the others
             sink.errors.append(ParseError(parser, name, f"unreadable: {exc}", source=sink.source))
             continue
-        if not ok and name in required:
-            sink.errors.append(ParseError(parser, name, missing_section("\n".join(t for _, t in lines[-60:])),
-                                          source=sink.source))
+        if ok or any(e.section == name for e in sink.errors):
+            continue
+        if name in required:
+            why = wrap.refusal(f"section '{name}'") if wrap else missing_section("\n".join(t for _, t in lines[-60:]))
+            sink.errors.append(ParseError(parser, name, why, source=sink.source))
+        elif wrap and any(t.strip().startswith(name) for _, t in lines):  # there, but its rows were cut
+            sink.errors.append(ParseError(parser, name, wrap.refusal(f"section '{name}'"), source=sink.source))
 
 
 def _is_row(line: str) -> bool:
@@ -117,15 +123,18 @@ def parse_summary_report(text: str, source: str, kind: str, recognised: Callable
     if not recognised(text):
         raise ParseError(kind, "header", what, source=source)
     text, markdown = demarkdown(text)
-    lines = sec.prepare(text)
+    lines, wrap = mailwrap.rejoin(sec.prepare(text))
     sink = MetricSink(source)
     if markdown:
         sink.facts["layout"] = "markdown"
+    if wrap:
+        sink.facts["mail_wrapped"] = f"{wrap.width} columns"
     header = sec.parse_header(lines, sink)
     parse_header_122(lines, sink)
     if not header:
-        sink.errors.append(ParseError(kind, "header", header_problem, source=source))
-    run_sections(lines, sink, kind, ("Host", "Snapshots", "Load Profile", "Top Events"))
+        sink.errors.append(ParseError(kind, "header", wrap.refusal("header") if wrap else header_problem,
+                                      source=source))
+    run_sections(lines, sink, kind, ("Host", "Snapshots", "Load Profile", "Top Events"), wrap)
     if not sink.metrics and not header:  # a header-only fragment is still a result: its facts
         raise ParseError(kind, "report", "no section could be read", source=source)
     return sink.freeze(kind)

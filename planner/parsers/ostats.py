@@ -30,6 +30,7 @@ from typing import overload
 
 from planner.errors import ParseError
 from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
+from planner.parsers.mailwrap import MailWrap, column_words, cut_header
 from planner.parsers.numbers import put
 
 _H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
@@ -230,18 +231,30 @@ def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, la
 def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, labels: dict[str, str],
                  seen: _Memo) -> tuple[int, int]:
     """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
+    head, i, wrap = cut_header(head, lines, i, _IOSTAT_COLS)
     last = head[-1] == "Device"
     cols = head[:-1] if last else head[1:]
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
     shared = tuple(labels.items())
-    values = 0
+    values, names = 0, list[str]()
     while i < len(lines) and lines[i].strip():
         toks, no = lines[i].split(), i + 1
         i += 1
+        if names and not last and column_words(toks, _IOSTAT_COLS):  # the header's second part, then each row's
+            i, read = _stanza(sink, toks, lines, i, names, shared, seen)
+            values, names = values + read, []
+            continue
         if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
             # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
             toks, i = toks + lines[i].split(), i + 1
+        while wrap and len(toks) < len(head) and i < len(lines) and (more := lines[i].split()) \
+                and len(toks) + len(more) <= len(head) and _iostat_num(more[0], "") is not None:
+            toks, i = toks + more, i + 1  # the row's cut-off cells: the header's column count proves it
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
+        if _num(name) is not None:  # "2427.95" where a device name stands: the end of a cut row
+            sink.errors.append(ParseError("iostat", "device row", (wrap or MailWrap(len(lines[no - 1]), (no,)))
+                                          .refusal("iostat device rows"), source=sink.source, line=no))
+            continue
         nums = [seen.number(t, col) for t, col in zip(rest, cols, strict=False)]
         if len(rest) != len(cols) or None in nums:
             sink.errors.append(ParseError("iostat", "device row", f"row for {name[:30]!r} does not "
@@ -252,7 +265,32 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
         sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
                          for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
         values += len(cols)
+        names.append(name)
     return i, values
+
+
+def _stanza(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, names: list[str],
+            shared: tuple[tuple[str, str], ...], seen: _Memo) -> tuple[int, int]:
+    """A report a page wrapped as stanzas: the Device header's second part, then each device's second part in
+    the same order, no name. Read only when each line has one number per column, else refused by name."""
+    named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in head)]
+    rows = []
+    for name in names:
+        toks = lines[i].split() if i < len(lines) else []
+        nums = [seen.number(t, col) for t, col in zip(toks, head, strict=False)]
+        if len(toks) != len(head) or None in nums:
+            sink.errors.append(ParseError("iostat", "device row", f"the Device header goes on at line {i} "
+                                          f"({' '.join(head)[:60]}) but line {i + 1} is not one value per column "
+                                          f"for {name[:30]!r}: the wrapped part is not read", source=sink.source,
+                                          line=i + 1))
+            return i, 0
+        rows.append((i + 1, name, nums))
+        i += 1
+    for no, name, nums in rows:
+        row_labels, where = (seen.pair("device", name), *shared), Source(sink.source, no)
+        sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
+                         for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
+    return i, len(rows) * len(head)
 
 
 @dataclass(slots=True)

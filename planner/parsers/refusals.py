@@ -19,10 +19,21 @@ from planner import kindspec
 _SYSSTAT = re.compile(r"^Linux\s+(\S+)\s+\(([^)]*)\)\s+\S+\s+\S+\s+\((\d+)\s+CPU\)", re.M)
 
 
+# a sar -u / mpstat CPU row: time, CPU (all or a number), four or more figures
+_CPU_ROW = re.compile(r"^\S*\d{2}:\d{2}:\d{2}(?:\s*[AP]M)?\s+(?:all|\d{1,4})(?:\s+-?\d+(?:[.,]\d+)?){4,}\s*$",
+                      re.M)
+_CPU_HEAD = re.compile(r"%(?:usr|user|idle|sys|system)\b")
+
+
 def _sysstat(text: str) -> str | None:
     m = _SYSSTAT.search(text)
     if not m:
         return None
+    if _CPU_ROW.search(text) and not _CPU_HEAD.search(text):
+        # sar -u prints %user %nice %system %iowait %steal %idle, -u ALL and mpstat more, in an order that
+        # changed across sysstat releases: without the header line no figure can be named
+        return (f"sar / mpstat CPU rows without their header line (Linux {m.group(1)}, host {m.group(2)[:64]}): "
+                "which column is %user, %system or %idle cannot be told apart — paste the header line with them")
     return (f"sysstat banner only (Linux {m.group(1)}, host {m.group(2)[:64]}, {m.group(3)} CPU): no iostat / "
             "mpstat report rows")
 

@@ -19,6 +19,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from planner.parsers.mailwrap import soft_breaks
+
 # Lines the tool never prints: a prompt and its command, SQL*Plus commands, '#' comments, trailing prompts.
 _PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
                      r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))"
@@ -187,6 +189,8 @@ def unwrap(text: str, keep_html: bool = False) -> Unwrapped:
     u = Unwrapped(text)
     if not keep_html:
         u = _html(u)
+    if (decoded := soft_breaks(u.text)) is not None:
+        u = u.then(decoded, "quoted-printable soft line breaks ('=' at a cut line's end)")
     u = _quotes(u)
     u = _fences(u)
     # a Markdown table row is "| a | b |" (fio's percentile rows start with '|' but do not end with one)
