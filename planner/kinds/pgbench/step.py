@@ -17,27 +17,17 @@ after it (never in argv, where ``ps`` shows it, nor in the environment), or from
 
 from __future__ import annotations
 
-import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from planner.errors import StepError
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
-from planner.plan.model import Section
-from planner.steps.base import (
-    TIMEOUT_MARGIN_S,
-    Change,
-    Duration,
-    Outcome,
-    Rehearsed,
-    StepContext,
-    Workload,
-    whole_number,
-)
-from planner.steps.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
-from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
+from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
+from planner.steps.libpq import PASSWORD_VAR, RUN, Server
+from planner.steps.pg_workload import PgWorkload
+from planner.steps.wl_common import fetch_existing, finish, tail
 
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
 PROTOCOLS = ("simple", "extended", "prepared")
@@ -82,9 +72,8 @@ class PgbenchArgs:
                    str(a.get("binary_dir") or ""))
 
 
-class Pgbench(Rehearsed, Workload):
+class Pgbench(PgWorkload):
     kind: ClassVar[str] = "pgbench"
-    db_engine: ClassVar[str] = "postgresql"  # the host's inventory must say db_engine: postgresql
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
         "type": "object",
@@ -109,36 +98,21 @@ class Pgbench(Rehearsed, Workload):
         "additionalProperties": False,
         "required": ["database", "clients"],
     }
-    sections = frozenset({Section.WORKLOADS})
     # the server's side of each point (collect: [pg_stat]) beside pgbench's TPS and latency
     report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed", "pg_stat.cache_hit_pct",
                       "pg_stat.blocks_read", "pg_stat.blocks_written", "pg_stat.checkpoints", "pg_stat.wal_bytes",
                       "pg_stat.temp_files", "pg_stat.deadlocks", "pg_stat.autovacuum_runs")
-    # A rehearsal runs the host's real pgbench against a real PostgreSQL it starts (planner.rehearsal.postgres),
-    # briefly: what it measures there says nothing of the lab, only that the study runs.
-    real_in_rehearsal = True
-    rehearsal_server = "postgresql"
     rehearsal_caps = {"seconds": 3, "scale": 1, "progress_s": 1}
 
-    @classmethod
-    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
-        return [str(args["database"])] if args.get("database") else []
+    a: PgbenchArgs
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)
         self.a = PgbenchArgs.of(args)
 
     @classmethod
-    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
-        """The -T seconds, and the margin."""
-        return Duration.with_margin(float(PgbenchArgs.of(args).seconds))
-
-    def validate(self) -> None:
-        if not self.a.database:
-            raise StepError("pgbench needs database", hint="name the PostgreSQL database to run in")
-
-    def _program(self, name: str) -> str:
-        return posixpath.join(self.a.binary_dir, name) if self.a.binary_dir else name
+    def parse_args(cls, args: Mapping[str, Any]) -> PgbenchArgs:
+        return PgbenchArgs.of(args)
 
     def init_argv(self, server: Server) -> list[str]:
         a = self.a
@@ -188,7 +162,7 @@ class Pgbench(Rehearsed, Workload):
                         hint="check the database, pg_host/pg_port/pg_user and the password (pg_password or "
                              "~/.pgpass)")
 
-    def _initialise(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
+    def ready(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
         """Build the tables when the scale differs; says what it did."""
         limit, scale = self._scale(ctx, server, passfile, wd)
         if self.a.clients > limit:  # pgbench would connect until "too many clients already", tables built first
@@ -209,18 +183,7 @@ class Pgbench(Rehearsed, Workload):
         return f"tables built at scale {self.a.scale}" + ("" if scale is None else f" (they were at {scale})")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        server = Server.of(ctx.vars)
-        wd = point_dir(ctx, self.kind)
-        passfile = write_passfile(ctx, wd, server, self.a.database)
-        try:
-            built = self._initialise(ctx, server, passfile, wd)
-            out = f"{wd}/pgbench.out"
-            r = ctx.sh(RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
-        finally:
-            if passfile:
-                ctx.sh(DROP, passfile, check=False)
-        failure = None if r.ok else (f"pgbench {'timed out' if r.timed_out else f'exit code {r.exit_code}'}: "
-                                     f"{tail(ctx.conn.read_text(out), 600)}")
+        built, out, failure = self.run_point(ctx)
         arts = fetch_existing(ctx, [(out, None, "pgbench")], nonempty=True)
         main = arts[0] if arts else None
         done = finish(ctx, "pgbench", arts, main, failure, lambda p: parse_file(p, "pgbench"))
