@@ -64,8 +64,8 @@ class PgWorkload(Rehearsed, Workload):
     def _program(self, name: str) -> str:
         return posixpath.join(self.a.binary_dir, name) if self.a.binary_dir else name
 
-    def run_argv(self, server: Server) -> list[str]:
-        """The measured command."""
+    def run_argv(self, server: Server, wd: str = "<point dir>") -> list[str]:
+        """The measured command, its files in the point's folder ``wd``."""
         raise NotImplementedError
 
     def ready(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
@@ -81,7 +81,7 @@ class PgWorkload(Rehearsed, Workload):
         try:
             built = self.ready(ctx, server, passfile, wd)
             out = f"{wd}/{self.kind}.out"
-            r = ctx.sh(RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
+            r = ctx.sh(RUN, out, passfile, *self.run_argv(server, wd), check=False, measured=True)
         finally:
             if passfile:
                 ctx.sh(DROP, passfile, check=False)

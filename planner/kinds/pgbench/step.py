@@ -17,13 +17,16 @@ after it (never in argv, where ``ps`` shows it, nor in the environment), or from
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.kinds.pgbench.latency import LOG_PREFIX, fetch_log
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
+from planner.status import Artifact
 from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
 from planner.steps.libpq import PASSWORD_VAR, RUN, Server
 from planner.steps.pg_workload import PgWorkload
@@ -59,6 +62,8 @@ class PgbenchArgs:
     tablespace: str
     index_tablespace: str
     binary_dir: str
+    latency_log: bool
+    sampling_rate: float
 
     @classmethod
     def of(cls, a: Mapping[str, Any]) -> PgbenchArgs:
@@ -69,7 +74,19 @@ class PgbenchArgs:
                    whole_number(a, "progress_s", 5, "pgbench", minimum=1), bool(a.get("per_statement", False)),
                    bool(a.get("connect_per_transaction", False)), str(a.get("protocol") or "simple"),
                    str(a.get("tablespace") or ""), str(a.get("index_tablespace") or ""),
-                   str(a.get("binary_dir") or ""))
+                   str(a.get("binary_dir") or ""), bool(a.get("latency_log", False)),
+                   _rate(a.get("sampling_rate", 1.0)))
+
+
+def _rate(value: Any) -> float:
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        rate = -1.0
+    if not 0 < rate <= 1:
+        raise StepError(f"pgbench: sampling_rate {value!r} is not a share of transactions",
+                        hint="give a number above 0 and at most 1, such as 0.01 for one in a hundred")
+    return rate
 
 
 class Pgbench(PgWorkload):
@@ -94,6 +111,11 @@ class Pgbench(PgWorkload):
             "index_tablespace": {"type": "string", "pattern": _NAME, "description": "where the indexes are built"},
             "binary_dir": {"type": "string", "minLength": 1,
                            "description": "the folder holding pgbench and psql when they are not on the PATH"},
+            "latency_log": {"type": "boolean",
+                            "description": "log each transaction (--log, pgbench 10+) for latency percentiles "
+                                           "and a latency series; false by default: its size grows with the TPS"},
+            "sampling_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                              "description": "the share of transactions logged (--sampling-rate), 1 by default"},
         },
         "additionalProperties": False,
         "required": ["database", "clients"],
@@ -120,11 +142,18 @@ class Pgbench(PgWorkload):
                 *([f"--tablespace={a.tablespace}"] if a.tablespace else []),
                 *([f"--index-tablespace={a.index_tablespace}"] if a.index_tablespace else []), a.database]
 
-    def run_argv(self, server: Server) -> list[str]:
+    def run_argv(self, server: Server, wd: str = "<point dir>") -> list[str]:
         a = self.a
         return [self._program("pgbench"), "-c", str(a.clients), "-j", str(a.jobs), "-T", str(a.seconds),
                 "-P", str(a.progress_s), "-b", a.builtin, "-M", a.protocol, *(["-r"] if a.per_statement else []),
-                *(["-C"] if a.connect_per_transaction else []), *server.options(), a.database]
+                *(["-C"] if a.connect_per_transaction else []), *self._log_options(wd), *server.options(),
+                a.database]
+
+    def _log_options(self, wd: str) -> list[str]:
+        if not self.a.latency_log:
+            return []
+        rate = [f"--sampling-rate={self.a.sampling_rate:g}"] if self.a.sampling_rate < 1 else []
+        return ["-l", f"--log-prefix={wd}/{LOG_PREFIX}", *rate]
 
     def count_argv(self, server: Server) -> list[str]:
         return [self._program("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server.options(),
@@ -186,5 +215,9 @@ class Pgbench(PgWorkload):
         built, out, failure = self.run_point(ctx)
         arts = fetch_existing(ctx, [(out, None, "pgbench")], nonempty=True)
         main = arts[0] if arts else None
-        done = finish(ctx, "pgbench", arts, main, failure, lambda p: parse_file(p, "pgbench"))
-        return Outcome(done.status, f"{built}; {done.msg}", artifacts=done.artifacts, metrics=done.metrics)
+        logged: list[Artifact] = []
+        said = ""
+        if self.a.latency_log and main is not None and failure is None:
+            logged, said = fetch_log(ctx, posixpath.dirname(out), float(self.a.progress_s))
+        done = finish(ctx, "pgbench", [*arts, *logged], main, failure, lambda p: parse_file(p, "pgbench"))
+        return Outcome(done.status, f"{built}; {done.msg}{said}", artifacts=done.artifacts, metrics=done.metrics)

@@ -143,7 +143,7 @@ class Sysbench(PgWorkload):  # its pgsql driver: the host's inventory says db_en
     def prepare_argv(self, server: Server, command: str) -> list[str]:
         return [*self._base(server), f"--threads={min(self.a.tables, PREPARE_THREADS)}", command]
 
-    def run_argv(self, server: Server) -> list[str]:
+    def run_argv(self, server: Server, wd: str = "<point dir>") -> list[str]:
         a = self.a
         return [*self._base(server), f"--threads={a.threads}", f"--time={a.seconds}",
                 f"--report-interval={a.report_interval}", f"--percentile={a.percentile}", "run"]
