@@ -10,6 +10,12 @@ parser. pgbench's own exit status says whether the run was good: 0, else 1 (bad 
 aborted by an error: "Run was aborted; the above results are incomplete", PostgreSQL's pgbench documentation,
 Exit Status); any non-zero status fails the point, its output kept.
 
+Latency percentiles: pgbench's summary has an average and a deviation only. With ``latency_log: true`` the run adds
+``-l --log-prefix=<point dir>/pgbench_log`` (pgbench 10+; and ``--sampling-rate`` when ``sampling_rate`` is below
+1): each transaction's latency, from which the point's exact 50th/90th/95th/99th percentiles and maximum and a
+latency series per ``progress_s`` are read (planner.kinds.pgbench.latency). Off by default, as its size grows with
+the TPS measured.
+
 The server is reached as libpq is told by the host's variables (``pg_host``, ``pg_port``, ``pg_user``); a password
 comes from the secret variable ``pg_password`` through a private PGPASSFILE written for the run and removed
 after it (never in argv, where ``ps`` shows it, nor in the environment), or from libpq's own ~/.pgpass.
