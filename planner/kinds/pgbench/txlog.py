@@ -23,10 +23,11 @@ average takes failed ones in too, "(including failures)"), ``pgbench.logged_tran
 
 from __future__ import annotations
 
+import io
 import math
 import re
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from planner.errors import ParseError
@@ -35,8 +36,7 @@ from planner.timeseries import TimeSeries
 
 PERCENTILES = (50.0, 90.0, 95.0, 99.0)
 SERIES_PERCENTILES = (50.0, 95.0, 99.0)
-_LINE = re.compile(r"^\s*(\d+)\s+(\d+)\s+(\d+|skipped|failed|serialization|deadlock)\s+(\d+)\s+(\d{9,11})\s+"
-                   r"(\d{1,6})(?:\s+[-\d.]+)*\s*$")
+_EXTRA = re.compile(r"-?\d+(?:\.\d+)?")  # schedule_lag, retries
 # an --aggregate-interval row: interval start (Unix seconds), transactions, sum, sum², min, max ...
 _AGGREGATE = re.compile(r"^\s*\d{9,11}\s+\d+\s+\d+(?:\.\d+)?\s+\d+(?:\.\d+)?\s+\d+\s+\d+\b")
 # a paste's wrapping, passed over: Markdown fences and the shell line that printed the log ("$ head pgbench_log.1")
@@ -57,14 +57,19 @@ class TxLog:
     first_unread: int | None  # the line number of the first line that is no log line
 
 
-def _lines(text: str) -> Iterator[str]:
-    """The lines one at a time, never a list of them: a log is tens of MiB."""
-    start = 0
-    while start < len(text):
-        end = text.find("\n", start)
-        end = len(text) if end < 0 else end
-        yield text[start:end]
-        start = end + 1
+_NOT_DONE = frozenset({"skipped", "failed", "serialization", "deadlock"})
+
+
+def _fields(line: str) -> list[str] | None:
+    """A log line's fields, or None when it is no log line: split and one isdigit over the joined integer fields,
+    not a pattern per line (a log is up to a million lines: 149,167 took 0.45 s of CPU, against 0.58 s)."""
+    f = line.split()
+    joined = f[0] + f[1] + f[3] + f[4] + f[5] if len(f) >= 6 else ""
+    if (not joined.isdigit() or not joined.isascii() or not 9 <= len(f[4]) <= 11 or len(f[5]) > 6
+            or not ((f[2].isdigit() and f[2].isascii()) or f[2] in _NOT_DONE)
+            or (len(f) > 6 and not all(_EXTRA.fullmatch(x) for x in f[6:]))):
+        return None
+    return f
 
 
 def read(lines: Iterable[str], source: str = "<text>") -> TxLog:
@@ -72,8 +77,8 @@ def read(lines: Iterable[str], source: str = "<text>") -> TxLog:
     failed = skipped = unread = 0
     first_unread: int | None = None
     for no, line in enumerate(lines, 1):
-        m = _LINE.match(line)
-        if m is None:
+        f = _fields(line)
+        if f is None:
             if not line.strip() or _FENCE.match(line):
                 continue
             if _AGGREGATE.match(line) and not latency:
@@ -82,15 +87,13 @@ def read(lines: Iterable[str], source: str = "<text>") -> TxLog:
                                  "and without --aggregate-interval", source=source, line=no)
             unread += 1
             first_unread = first_unread or no
-            continue
-        time = m.group(3)
-        if time == "skipped":
+        elif f[2].isdigit():
+            latency.append(int(f[2]))
+            done.append(int(f[4]) * 1_000_000 + int(f[5]))
+        elif f[2] == "skipped":
             skipped += 1
-        elif not time.isdigit():
-            failed += 1
         else:
-            latency.append(int(time))
-            done.append(int(m.group(5)) * 1_000_000 + int(m.group(6)))
+            failed += 1
     return TxLog(latency, done, failed, skipped, unread, first_unread)
 
 
@@ -101,11 +104,11 @@ def nearest_rank(ordered: array[int] | list[int], pct: float) -> int:
 
 def looks_like(text: str) -> bool:
     head = [line for line in text[:4096].splitlines()[:_SAMPLE_LINES] if line.strip() and not _FENCE.match(line)]
-    return bool(head) and sum(1 for line in head if _LINE.match(line)) >= max(len(head) - 1, 1)
+    return bool(head) and sum(1 for line in head if _fields(line)) >= max(len(head) - 1, 1)
 
 
 def parse(text: str, source: str = "<text>") -> Parsed:
-    log = read(_lines(text), source)
+    log = read(io.StringIO(text), source)
     sink = MetricSink(source)
     if not log.latency_us and not log.failed and not log.skipped:
         raise ParseError("pgbench_log", "line", "no per-transaction line ('client_id transaction_no time "
