@@ -26,6 +26,10 @@ _JOIN = (f'cd "$1" || exit 1; set -- {LOG_PREFIX}.[0-9]*; [ -e "$1" ] || {{ echo
          f'cat "$@" >{JOINED} && rm -f "$@" && wc -c <{JOINED}')
 
 
+def _mib(size: int) -> str:
+    return f"{size:,} bytes" if size < 2**20 else f"{size / 2**20:,.1f} MiB"
+
+
 def fetch_log(ctx: StepContext, wd: str, step_s: float) -> tuple[list[Artifact], str]:
     """The joined log and the latency series as artifacts, and words for the outcome (why there are none, or the
     99th percentile)."""
@@ -35,8 +39,8 @@ def fetch_log(ctx: StepContext, wd: str, step_s: float) -> tuple[list[Artifact],
         return [], "; no per-transaction log written"
     if size > MAX_LOG_BYTES:
         rate = MAX_LOG_BYTES / size
-        return [], (f"; the per-transaction log is {size >> 20} MiB, over the {MAX_LOG_BYTES >> 20} MiB planner "
-                    f"fetches: no latency percentiles (sampling_rate {rate:.2g} or lower keeps it under)")
+        return [], (f"; the per-transaction log is {_mib(size)}, over the {_mib(MAX_LOG_BYTES)} planner fetches: "
+                    f"no latency percentiles (sampling_rate {rate:.2g} or lower keeps it under)")
     local = ctx.artifacts / JOINED
     ctx.conn.get(f"{wd}/{JOINED}", local, max_bytes=MAX_LOG_BYTES)
     arts = [Artifact(str(local.relative_to(ctx.run_dir)), "pgbench_log", sha256_file(local),

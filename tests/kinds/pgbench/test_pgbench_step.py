@@ -126,3 +126,16 @@ def test_latency_log_gives_percentiles_and_a_series(pg_cluster: PgCluster, datab
     series = read_series(ctx.artifacts / "series.json")
     assert [s.metric for s in series] == ["pgbench.latency_ms"] and series[0].step_s == 1.0
     assert not list((tmp_path / "host").rglob("pgbench_log.[0-9]*"))  # the threads' files joined, then removed
+
+
+def test_a_log_over_the_cap_is_not_fetched_and_the_outcome_says_what_rate_fits(
+        pg_cluster: PgCluster, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.kinds.pgbench import latency
+
+    monkeypatch.setattr(latency, "MAX_LOG_BYTES", 64)  # two lines' worth: any real run is over it
+    args = {"database": database, "clients": 1, "seconds": 1, "scale": 1, "builtin": "select-only",
+            "latency_log": True}
+    out = Pgbench(args).apply(_ctx(tmp_path, pg_cluster, []))
+    assert out.status is Status.CHANGED, out.msg
+    assert "over the 64 bytes planner fetches: no latency percentiles (sampling_rate" in out.msg
+    assert [a.kind for a in out.artifacts] == ["pgbench"]
