@@ -235,3 +235,20 @@ def test_an_early_0_5_interval_line_with_no_comma_before_response_time() -> None
     assert [(r.t_s, r.threads, r.tps, r.reads_per_s, r.writes_per_s, r.lat_ms, r.percentile) for r in rows] == [
         (290.0, 64, 8150.20, 114097.42, 0.0, 13.27, 99.0), (295.0, 64, 8154.40, 114163.16, 0.0, 12.06, 99.0),
         (300.0, 64, 8163.58, 114297.34, 0.0, 13.24, 99.0)]
+
+
+@pytest.mark.parametrize(("name", "ops", "mibs"), [
+    # a public note (README): 1.0.20 fileio --file-test-mode=rndrw, one thread
+    ("sysbench_1_0_20_fileio_rndrw.md", (203.31, 135.54, 433.82), (3.18, 2.12)),
+    # Debian's 1.0.20 here, with --report-interval
+    ("local_1_0_20_fileio_rndrw_report_interval.txt", (9984.52, 6656.46, 667.47), (156.01, 104.01)),
+])
+def test_the_fileio_tests_operations_and_throughput_are_read(name: str, ops: tuple[float, ...],
+                                                             mibs: tuple[float, ...]) -> None:
+    """sysbench fileio's own results ("File operations:" per second, "Throughput:" in MiB/s) were dropped: only the
+    latency and the run time were read from a storage test."""
+    p = read(name)
+    assert tuple(p.value("sysbench.file_ops_per_s", op=op) for op in ("read", "write", "fsync")) == ops
+    assert tuple(p.value("sysbench.file_mib_per_s", op=op) for op in ("read", "write")) == mibs
+    assert p.get("sysbench.file_ops_per_s", op="read").direction is Direction.HIGHER
+    assert p.errors == ()
