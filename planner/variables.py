@@ -69,7 +69,7 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
                 "tables are created in (read before the tables exist)"),
     )),
     (POSTGRES, (
-        # how every PostgreSQL client planner runs reaches the server (planner.steps.libpq): the PostgreSQL
+        # how every PostgreSQL client planner runs reaches the server (planner.db.libpq): the PostgreSQL
         # workload kinds, pg_conf and pg_stat alike
         HostVar("pg_host", "text", "libpq's default (the local socket)", "the PostgreSQL server's host"),
         HostVar("pg_port", "integer", "libpq's default (5432)", "the server's port"),

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 from pg_cluster import PgCluster, start_cluster
 
+from planner.db.pg_settings import Setting, checked, same
 from planner.errors import StepError
 from planner.host import Host
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
-from planner.steps.pg_settings import Setting, checked, same
 from planner.steps.prep_pg import PgConf
 from planner.transport.connection import CommandResult, LocalConnection
 

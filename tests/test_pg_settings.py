@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
+from planner.db.pg_settings import Setting, auto_conf, checked, literal, same, shown
 from planner.errors import StepError
-from planner.steps.pg_settings import Setting, auto_conf, checked, literal, same, shown
 
 
 def _s(name: str, vartype: str, unit: str = "", low: str = "", high: str = "", enum: tuple[str, ...] = (),

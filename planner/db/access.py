@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 class StepContext(Protocol):
     """What the database backends need of a step's context (planner.steps.base.StepContext provides it):
-    the host and its variables, its root-mapped paths and a logged command runner."""
+    the host and its variables, its root-mapped paths and a logged command runner (``sh``: a fixed script, user
+    values as its positional parameters)."""
 
     @property
     def host(self) -> Host: ...
@@ -43,6 +44,8 @@ class StepContext(Protocol):
             become_user: str | None = None, login: bool = False, timeout: float | None = None,
             env: Mapping[str, str] | None = None, cwd: str | None = None,
             stdin: bytes | None = None) -> CommandResult: ...
+
+    def sh(self, script: str, *args: str, **kw: Any) -> CommandResult: ...
 
 
 SETTINGS = ("set heading off feedback off pagesize 0 linesize 32767 trimspool on trimout on tab off "

@@ -13,6 +13,7 @@ import enum
 import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,8 +28,17 @@ class Stand:
     missing: bool = False  # not there at all: a file no one may execute covers it (PATH lookups pass it by)
 
 
+# systemd's systemctl and journalctl imitated over the lab host's own units (standins/bin/systemctl): no systemd
+# runs here; the stand-in keeps its units, their state and journal beside itself, in the covering folder.
+_SYSTEMD_STANDIN = Path(__file__).parent / "standins" / "bin" / "systemctl"
+
+
+def _systemd(tool: str) -> str:
+    return f'exec {shlex.quote(sys.executable)} {shlex.quote(str(_SYSTEMD_STANDIN))} "${{REAL%/*}}" {tool} "$@"'
+
+
 class Userland(enum.Enum):
-    """A program as RHEL/OL 5-7 ship it (sources in docs/userlands.md)."""
+    """A program as RHEL/OL 5-7 ship it (sources in docs/userlands.md), or as a host with systemd has it."""
 
     # coreutils < 8.15 (RHEL/OL 5 and 6) has no realpath: a shell says "not found", exit 127.
     NO_REALPATH = Stand("/usr/bin/realpath", 'echo "sh: realpath: command not found" >&2; exit 127')
@@ -41,6 +51,10 @@ class Userland(enum.Enum):
     NO_SHA256SUM = Stand("/usr/bin/sha256sum", missing=True)
     NO_SETSID = Stand("/usr/bin/setsid", missing=True)
     NO_MKTEMP = Stand("/usr/bin/mktemp", missing=True)
+    # A host whose services systemd runs: systemctl and journalctl over the units in the covering folder's
+    # units/ (systemd_units() says where); docs/oracle-behaviour.md row 44.d1.
+    SYSTEMCTL = Stand("/usr/bin/systemctl", _systemd("systemctl"))
+    JOURNALCTL = Stand("/usr/bin/journalctl", _systemd("journalctl"))
 
 
 # Mount each stand-in over its program ($1 the lab's stand-in folder; pairs of stand-in, program follow "--"),

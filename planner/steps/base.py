@@ -305,10 +305,9 @@ def refuse_other_engine(kind: str, engine: str, variables: Mapping[str, Any]) ->
     default) is refused before any host is touched: it could only fail at its turn, or read the wrong server."""
     if not engine:
         return
-    host = str(variables.get(ENGINE_VAR) or ORACLE).strip().lower()
-    if host not in ENGINES:
-        raise StepError(f"{ENGINE_VAR} is {variables.get(ENGINE_VAR)!r}, not {' or '.join(ENGINES)}",
-                        hint=f"set {ENGINE_VAR}: oracle or {ENGINE_VAR}: postgresql for the host in the inventory")
+    from planner.db.engine import engine_of  # the one reader of db_engine (the seam's backend picker's too)
+
+    host = engine_of(variables).value
     if host != engine:
         raise StepError(f"step kind '{kind}' needs a host whose {ENGINE_VAR} is {engine}, and this host's is "
                         f"{host}",

@@ -24,12 +24,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from planner.db.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.errors import ParseError, StepError
 from planner.parsers import pg_stat as parser
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import AroundPoint, Change, Collected, Outcome, StepContext
-from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
 from planner.steps.wl_common import save_text, tail
 
 ENGINE = "postgresql"
@@ -57,14 +57,21 @@ def queries(version_num: int, statements: bool) -> str:
              "pg_database_size(current_database())"),
         _row("database", *parser.COLUMNS["database"], source="pg_stat_database where datname = current_database()"),
         _row("tables", "sum(autovacuum_count)", "sum(autoanalyze_count)", source="pg_stat_all_tables"),
-        _row("autovacuum", "count(*)", source="pg_stat_activity where backend_type = 'autovacuum worker'"),
+        # backend_type came with 10; before it an autovacuum worker is known by the activity it reports
+        # (autovacuum.c, autovac_report_activity: "autovacuum: VACUUM ...", "autovacuum: ANALYZE ...")
+        _row("autovacuum", "count(*)", source="pg_stat_activity where " + (
+            "backend_type = 'autovacuum worker'" if version_num >= 100000 else "query like 'autovacuum:%'")),
     ]
     if version_num >= 170000:
         rows += [_row("checkpointer", *parser.COLUMNS["checkpointer"], source="pg_stat_checkpointer"),
                  _row("bgwriter17", "buffers_clean", source="pg_stat_bgwriter")]
     else:
         rows.append(_row("bgwriter", *parser.COLUMNS["bgwriter"], source="pg_stat_bgwriter"))
-    if version_num >= 160000:
+    if version_num >= 180000:  # 18 counts a read or extend of N blocks as one operation: the bytes say the blocks
+        rows.append(_row("io", *(f"(sum({c}_bytes) / current_setting('block_size')::numeric)::bigint"
+                                 for c in ("read", "write", "extend")), "sum(hits)",
+                         source="pg_stat_io where object = 'relation'"))
+    elif version_num >= 160000:
         rows.append(_row("io", "sum(reads)", "sum(writes)", "sum(extends)", "sum(hits)",
                          source="pg_stat_io where object = 'relation'"))
     if version_num >= 140000:

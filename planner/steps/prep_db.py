@@ -12,25 +12,23 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from planner.db.access import Database, DbConfig, Row, SqlplusDatabase, cdb_root, config_for, open_database
+from planner.db.access import Database, DbConfig, Row, cdb_root, config_for, open_database
 from planner.db.container import read_container, refuse_outside_a_pdb
-from planner.db.identity import RestartWay, oracle_run_kw, restart_way
+from planner.db.identity import restart_way
 from planner.db.memory import CACHE_PARAMETERS, BufferPools, configured_pools, read_pools, rounded
+from planner.db.oracle import restart_database
 from planner.db.pfile import (
     ParameterFile,
     backup_path,
     read_parameter_file,
-    start_failure,
-    start_from_backup,
     take_backup,
 )
 from planner.db.segments import SLOB_OWNER, SLOB_TABLE, find_in_pdbs, find_segment, kit_pools
-from planner.errors import OracleError, StepError
+from planner.errors import StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
@@ -171,74 +169,6 @@ def canon(p: Param, text: str | None) -> str | None:
 
 def alter_set(p: Param, rendered: str, scope: str) -> str:
     return f"alter system set {sql_name(p.name)}={rendered} scope={scope} sid='*'"
-
-
-def wait_open(ctx: StepContext, cfg: DbConfig) -> Database:
-    """Poll v$instance.status until OPEN (fresh session each time: a thin connection dies with the restart)."""
-    deadline = time.monotonic() + cfg.open_timeout_s
-    last = ""
-    while True:
-        try:
-            db = open_database(ctx, cfg)
-            rows = db.query("select status from v$instance")
-            if rows and rows[0][0] == "OPEN":
-                return db
-            last = str(rows[0][0] if rows else "no row")
-        except OracleError as e:
-            last = str(e)
-        if time.monotonic() > deadline:
-            raise StepError(f"database not OPEN after {cfg.open_timeout_s:.0f}s: {last}",
-                            hint="check the alert log; raise oracle_open_timeout_s if startup is slow")
-        time.sleep(cfg.poll_s)
-
-
-def instance_up(ctx: StepContext, cfg: DbConfig) -> bool:
-    """Whether the instance runs: an idle one answers ORA-01034 / ORA-27101 to any query."""
-    try:
-        SqlplusDatabase(ctx, cfg).query("select status from v$instance")
-        return True
-    except OracleError as e:
-        if "ORA-01034" in str(e) or "ORA-27101" in str(e):
-            return False
-        raise
-
-
-def restart_database(ctx: StepContext, cfg: DbConfig) -> tuple[str, Database]:
-    """srvctl for the whole database when Grid manages it (-d its db_unique_name, read from V$DATABASE), else
-    sqlplus shutdown immediate / startup of its single instance; a RAC database srvctl does not list is refused
-    (planner.db.identity.restart_way), never restarted on this node alone. An instance already down is only
-    started (``shutdown`` on it fails ORA-01034). A start that fails on memory sizing comes back from the
-    backup pfile (planner.db.pfile) and the step fails saying so."""
-    cfg = cdb_root(cfg)
-    up = instance_up(ctx, cfg)
-    way = restart_way(ctx, cfg) if up else None
-    if way is not None and way.srvctl is not None:
-        ctx.run(way.argv(ctx, cfg, "stop"), **oracle_run_kw(cfg))
-    elif up:
-        SqlplusDatabase(ctx, cfg).run_script("shutdown immediate", "shutdown", timeout=cfg.open_timeout_s)
-    try:
-        _start(ctx, cfg, way)
-    except OracleError as e:
-        code = start_failure(e)
-        if code is None or not cfg.pfile_backup:
-            raise
-        start_from_backup(ctx, cfg, cfg.pfile_backup, cfg.spfile)
-        _start(ctx, cfg, way)
-        raise StepError(f"the instance did not start with the new parameters ({e}); planner started it from the "
-                        f"backup pfile {cfg.pfile_backup}, wrote the spfile back from it and restarted: the "
-                        "database runs as before the change",
-                        hint=f"{code}: the memory asked does not fit this host; lower the sizes") from None
-    how = way.describe() if way is not None else "the instance was down: sqlplus startup (no shutdown)"
-    return how, wait_open(ctx, cfg)
-
-
-def _start(ctx: StepContext, cfg: DbConfig, way: RestartWay | None) -> None:
-    if way is not None and way.srvctl is not None:
-        r = ctx.run(way.argv(ctx, cfg, "start"), check=False, **oracle_run_kw(cfg))
-        if not r.ok:
-            raise OracleError(f"srvctl start database -d {way.srvctl}: {(r.stdout + r.stderr).strip()[-500:]}")
-    else:
-        SqlplusDatabase(ctx, cfg).run_script("startup", "startup", timeout=cfg.open_timeout_s)
 
 
 @dataclass(frozen=True, slots=True)

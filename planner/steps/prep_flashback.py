@@ -8,11 +8,11 @@ from typing import Any
 
 from planner.db.access import Database, DbConfig, SqlplusDatabase, cdb_root, config_for, open_database
 from planner.db.identity import oracle_run_kw, restart_way
+from planner.db.oracle import wait_open
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, Rehearsed, Reversible, StepContext
-from planner.steps.prep_db import wait_open
 
 # FLASHBACK OFF deletes every flashback log ("Disabling Flashback Database Logging", Oracle Database Backup and
 # Recovery User's Guide 11.2+, https://docs.oracle.com/cd/E11882_01/backup.112/e10642/flashdb.htm): the restore

@@ -1,7 +1,7 @@
 """Host prep for PostgreSQL, kind pg_conf: parameters set with ALTER SYSTEM, one restart per play, restored after.
 
 The mirror of init_ora (prep_db.py) for PostgreSQL. Before any change the step reads ``pg_settings`` for every
-name and checks every value as the server would (planner.steps.pg_settings: type, unit, min_val..max_val,
+name and checks every value as the server would (planner.db.pg_settings: type, unit, min_val..max_val,
 enumvals), so a refused value leaves postgresql.auto.conf untouched; a parameter the server's command line sets
 (pg_settings.source) is refused too, as ALTER SYSTEM could not take effect over it. It then copies
 postgresql.auto.conf beside itself (once per run; a copy, passwords masked, goes in the record), sets each value
@@ -18,12 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
-from planner.errors import StepError
-from planner.files import sha256_file
-from planner.plan.model import Section
-from planner.status import Artifact, RestartRequest, Status
-from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType
-from planner.steps.pg_server import (
+from planner.db.pg_server import (
     MASK,
     State,
     Target,
@@ -36,7 +31,12 @@ from planner.steps.pg_server import (
     restart,
     take_backup,
 )
-from planner.steps.pg_settings import Setting, auto_conf, checked, literal, names, same, shown
+from planner.db.pg_settings import Setting, auto_conf, checked, literal, names, same, shown
+from planner.errors import StepError
+from planner.files import sha256_file
+from planner.plan.model import Section
+from planner.status import Artifact, RestartRequest, Status
+from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType
 
 _FIXED = ("command line", "environment variable", "override")  # sources ALTER SYSTEM cannot override
 _POLL = 50  # reads of pg_settings after a reload (each a psql round trip) before a value is called not in effect

@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from planner.db.access import StepContext
+from planner.db.libpq import PASSWORD_VAR, Server, passfile_line
+from planner.db.pg_settings import Setting
 from planner.errors import StepError
-from planner.steps.base import StepContext
-from planner.steps.libpq import PASSWORD_VAR, Server, passfile_line
-from planner.steps.pg_settings import Setting
 from planner.transport.connection import CommandResult, login_user
 
 # "-": the libpq password line comes on stdin into a private file that lives as long as the command
@@ -39,8 +39,14 @@ MASK = "********"
 _PG_CTL = ('l=$1; shift; o=$(stat -c %s -- "$l" 2>/dev/null || echo 0); out=$("$@" 2>&1 </dev/null); rc=$?; '
            'if [ $rc -ne 0 ]; then printf "%s\\n" "$out"; tail -c +$((o + 1)) -- "$l" 2>/dev/null | tail -n 25; fi; '
            'exit $rc')
-_SYSTEMD = ('u=$1; systemctl "$2" -- "$u" </dev/null 2>&1 && exit 0; rc=$?; '
-            'journalctl -u "$u" -n 25 --no-pager -o cat 2>&1; exit $rc')
+# u: the unit, l: the server's log when its stderr is a file (a forking unit's pg_ctl -l, Debian's pg_ctlcluster):
+# the journal then holds only "pg_ctl: could not start server", the reason is in the log's lines since the attempt
+_SYSTEMD = ('u=$1; l=$3; o=$(stat -c %s -- "$l" 2>/dev/null || echo 0); '
+            'systemctl "$2" -- "$u" </dev/null 2>&1 && exit 0; rc=$?; '
+            'journalctl -u "$u" -n 25 --no-pager -o cat 2>&1; '
+            'if [ -n "$l" ]; then tail -c +$((o + 1)) -- "$l" 2>/dev/null | tail -n 25; fi; exit $rc')
+# is-active needs no privilege; exit 0 only when active (systemctl(1): 3 "program is not running", unknown units too)
+_IS_ACTIVE = 'systemctl is-active -- "$1" </dev/null 2>&1'
 START_TIMEOUT_S = 600
 _READ = ("select json_build_object('version', current_setting('server_version_num'), 'data', "
          "current_setting('data_directory'), 'auto', pg_read_file('postgresql.auto.conf', 0, 1048576, true), "
@@ -169,12 +175,28 @@ def locate(ctx: StepContext, t: Target, data: str) -> Target:
             raise StepError(f"pg_conf: cannot see who owns the data directory {t.data}: {r.stderr.strip()[-300:]}",
                             hint="set pg_os_user to the OS user the server runs as")
         t = replace(t, os_user=owner)
-    if t.service or (t.bin and t.log):
+    if t.service:
+        _running_unit(ctx, t)
+    if t.log and (t.service or t.bin):
         return t
     r = ctx.sh(_POSTMASTER, t.data, check=False, **_as_owner(ctx, t))
     exe, err = (r.stdout.strip().splitlines() + ["", ""])[:2] if r.ok else ("", "")
-    log = err if err.startswith("/") and err != "/dev/null" else f"{t.data}/pg_ctl.log"
+    to_file = err.startswith("/") and err != "/dev/null"
+    if t.service:  # a unit whose server logs to the journal (a socket) has no log file to read
+        return replace(t, log=err if to_file else "")
+    log = err if to_file else f"{t.data}/pg_ctl.log"
     return replace(t, bin=t.bin or (posixpath.dirname(exe) if exe.startswith("/") else ""), log=t.log or log)
+
+
+def _running_unit(ctx: StepContext, t: Target) -> None:
+    """pg_service must be a unit systemd runs now, before anything changes: a restart of any other (a typo, an
+    inactive one) would change the file and then fail, or restart something that is not this server."""
+    r = ctx.sh(_IS_ACTIVE, t.service, check=False, become=False)
+    if not r.ok:
+        state = (r.stdout.strip().splitlines() or [f"exit code {r.exit_code}"])[-1][:80]
+        raise StepError(f"pg_conf: pg_service {t.service} is not active (systemctl is-active: {state})",
+                        hint="pg_service must name the systemd unit that runs this server "
+                             "(systemctl list-units 'postgresql*')")
 
 
 def take_backup(ctx: StepContext, t: Target) -> str:
@@ -201,7 +223,7 @@ def drop_backup(ctx: StepContext, t: Target) -> None:
 
 def _control(ctx: StepContext, t: Target, action: str) -> CommandResult:
     if t.service:
-        return ctx.sh(_SYSTEMD, t.service, action, check=False, become=True, become_user="root",
+        return ctx.sh(_SYSTEMD, t.service, action, t.log, check=False, become=True, become_user="root",
                       timeout=START_TIMEOUT_S + 60)
     argv = [t.program("pg_ctl"), "-D", t.data, "-l", t.log, "-w", "-t", str(START_TIMEOUT_S), "-m", "fast", action]
     return ctx.sh(_PG_CTL, t.log, *argv, check=False, timeout=START_TIMEOUT_S + 60, **_as_owner(ctx, t))
