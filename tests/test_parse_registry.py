@@ -56,7 +56,8 @@ def test_kinds_cover_every_parser() -> None:
             "swingbench", "swingbench_console", "hammerdb",  # charbench XML/console, hammerdbcli
                 "addm",  # issue 45: ADDM reports
             "pgbench", "sysbench",  # issue 44: the kinds' own parsers (planner/kinds/*/parse.py)
-            "pg_stat"} == set(KINDS)  # issue 44: PostgreSQL's statistics around a point
+            "pg_stat",  # issue 44: PostgreSQL's statistics around a point
+            "pgbench_log"} == set(KINDS)  # issue 44: pgbench's per-transaction log, for latency percentiles
 
 
 def test_calibrate_detected() -> None:

@@ -21,7 +21,7 @@ def test_every_kind_is_one_record_and_the_tables_derive_from_it() -> None:
                                         "orion_csv_us": "orion", "slb": "slb", "iozone": "iozone",
                                         "calibrate_io": "calibrate_io", "swingbench": "swingbench",
                                         "hammerdb": "hammerdb", "pgbench": "pgbench",
-                                        "sysbench": "sysbench"}
+                                        "sysbench": "sysbench", "pgbench_log": "pgbench"}
     assert {k.kind for k in PARSER_KINDS if k.db_report is not DbReport.NONE} == analyze.AWR_FAMILY
     assert analyze.AWR_FAMILY - {"awr_compare"} == _AWR_FAMILY
 

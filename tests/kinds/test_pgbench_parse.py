@@ -339,3 +339,17 @@ def test_9_6_to_13_two_scripts_and_a_connect_run_the_summary_cannot_tell() -> No
     assert p.value("pgbench.script_tps", script="2") == 155.420739
     assert p.value("pgbench.script_latency_ms", script="1", stat="stddev") == 17.322
     assert p.fact("script_2") == "mysql.sql"
+
+
+def test_a_paste_of_only_the_summarys_last_lines_is_recognised_and_read() -> None:
+    """A note that kept only "latency average", "initial connection time" and "tps = … (without initial connection
+    time)" of five runs (pgbouncer's three pool modes) was "not a recognised benchmark output"."""
+    from planner.parsers import parse_file
+
+    p = parse_file(DATA / "pg17_tails_only_pgbouncer_modes.md")
+    assert p.kind == "pgbench" and p.errors == ()
+    assert [p.value("pgbench.tps", run=str(n)) for n in range(1, 6)] == [
+        10110.033249, 10255.067469, 95233.918819, 96869.238527, 96711.368256]
+    assert [p.value("pgbench.latency_ms", stat="avg", run=str(n)) for n in range(1, 6)] == [
+        0.989, 0.975, 0.105, 0.103, 0.103]
+    assert p.value("pgbench.initial_connection_ms", run="5") == 4.135

@@ -30,6 +30,10 @@ PINNED = {
     "local_1_0_20_pgsql_oltp_read_only_p99.txt": ("1.0.20", 2, 507.16, 1524, 3.0035, 3.93, "p99", 18.61),
     "sysbench_1_1_0_oltp_point_select.md": ("1.1.0-de18a03", 16, 1714.17, 1028516, 600.0085, 9.33, "p95", 10.65),
 }
+# no banner in the excerpt: the version and threads are not in it
+UNBANNERED = {
+    "sysbench_0_5_oltp_ro_99pct_no_comma.txt": (8128.29, 2454794, 302.0063, 7.87, "p99", 15.66),
+}
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
@@ -213,3 +217,38 @@ def test_checkpoint_reports_are_labelled_and_the_final_report_is_the_run() -> No
     assert p.value("sysbench.tps") == 507.16  # the run's own figure first: the headline
     assert p.value("sysbench.tps", checkpoint="2s") == 498.0
     assert p.get("sysbench.tps", run="1") is None  # one run, no run label
+
+
+@pytest.mark.parametrize("name", sorted(UNBANNERED))
+def test_real_excerpts_without_a_banner_read_value_by_value(name: str) -> None:
+    tps, transactions, time_s, avg, pct, pct_value = UNBANNERED[name]
+    p = read(name)
+    assert (p.value("sysbench.tps"), p.value("sysbench.transactions"), p.value("sysbench.time_s")) == (
+        tps, transactions, time_s)
+    assert p.value("sysbench.latency_ms", stat="avg") == avg and p.value("sysbench.latency_ms", stat=pct) == pct_value
+    assert p.errors == ()
+
+
+def test_an_early_0_5_interval_line_with_no_comma_before_response_time() -> None:
+    """Some 0.5 builds print "writes/s: 0.00 response time: 12.65ms (99%)" (no comma): the series was empty."""
+    rows = sysbench.intervals((DATA / "sysbench_0_5_oltp_ro_99pct_no_comma.txt").read_text())
+    assert [(r.t_s, r.threads, r.tps, r.reads_per_s, r.writes_per_s, r.lat_ms, r.percentile) for r in rows] == [
+        (290.0, 64, 8150.20, 114097.42, 0.0, 13.27, 99.0), (295.0, 64, 8154.40, 114163.16, 0.0, 12.06, 99.0),
+        (300.0, 64, 8163.58, 114297.34, 0.0, 13.24, 99.0)]
+
+
+@pytest.mark.parametrize(("name", "ops", "mibs"), [
+    # a public note (README): 1.0.20 fileio --file-test-mode=rndrw, one thread
+    ("sysbench_1_0_20_fileio_rndrw.md", (203.31, 135.54, 433.82), (3.18, 2.12)),
+    # Debian's 1.0.20 here, with --report-interval
+    ("local_1_0_20_fileio_rndrw_report_interval.txt", (9984.52, 6656.46, 667.47), (156.01, 104.01)),
+])
+def test_the_fileio_tests_operations_and_throughput_are_read(name: str, ops: tuple[float, ...],
+                                                             mibs: tuple[float, ...]) -> None:
+    """sysbench fileio's own results ("File operations:" per second, "Throughput:" in MiB/s) were dropped: only the
+    latency and the run time were read from a storage test."""
+    p = read(name)
+    assert tuple(p.value("sysbench.file_ops_per_s", op=op) for op in ("read", "write", "fsync")) == ops
+    assert tuple(p.value("sysbench.file_mib_per_s", op=op) for op in ("read", "write")) == mibs
+    assert p.get("sysbench.file_ops_per_s", op="read").direction is Direction.HIGHER
+    assert p.errors == ()

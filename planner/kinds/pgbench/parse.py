@@ -57,6 +57,9 @@ def _put(sink: MetricSink, name: str, value: float, unit: str, direction: Direct
 
 _N = r"(\d+(?:\.\d+)?)"
 _TPS = re.compile(rf"\btps\s*=\s*{_N}\s*\(([^)]*)\)")
+# a tps line in pgbench's own words is pgbench's, also when a note kept only the summary's last lines
+_OWN_TPS = re.compile(rf"\btps\s*=\s*{_N}\s*\((?:(?:including|excluding) connections establishing|"
+                      r"without initial connection time|including reconnection times)\)")
 _BANNER = re.compile(r"\bpgbench \((\d+(?:\.\d+)*\w*)(?: \([^)]*\))?(?:, server (\d+(?:\.\d+)*\w*))?")
 _PROCESSED = re.compile(r"number of (?:transactions actually processed|processed transactions):\s*(\d+)(?:/(\d+))?")
 _FAILED = re.compile(r"number of failed transactions:\s*(\d+)\s*\((\S+?)\s*%\)")
@@ -121,7 +124,8 @@ class Progress:
 def looks_like(text: str) -> bool:
     head = text[:200_000]
     return bool(_TPS.search(head) and ("number of clients" in head or "transaction type" in head)
-                or _PROGRESS.search(head) or ("pgbench" in head and _PROCESSED.search(head)))
+                or _PROGRESS.search(head) or ("pgbench" in head and _PROCESSED.search(head))
+                or _OWN_TPS.search(head))
 
 
 def _tps_groups(lines: list[str]) -> list[tuple[int, int]]:

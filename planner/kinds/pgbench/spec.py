@@ -12,6 +12,10 @@ PARSERS = (
                names=(r"pgbench.*\.(txt|log|out)$",),
                headline=(("pgbench.tps", {}), ("pgbench.latency_ms", {"stat": "avg"}), ("pgbench.failed", {})),
                result_lines=RESULT_LINES, step_kind="pgbench", reads="pgbench output"),
+    ParserKind("pgbench_log", "planner.kinds.pgbench.txlog", "pgbench per-transaction log (--log)",
+               names=(r"pgbench_log\.\d+(?:\.\d+)?$", r"pgbench_log\.txn$"),
+               headline=(("pgbench.latency_ms", {"stat": "p99"}),), step_kind="pgbench",
+               reads="pgbench per-transaction log"),
 )
 REPORT = ReportWords(
     prefix="pgbench", tool="pgbench",
@@ -49,6 +53,9 @@ REPORT = ReportWords(
         "pgbench.script_latency_ms": "pgbench script {script} latency",
         "pgbench.progress_tps": "pgbench progress transactions per second",
         "pgbench.progress_samples": "pgbench progress reports",
+        "pgbench.logged_transactions": "pgbench transactions in the per-transaction log",
+        "pgbench.logged_failed": "pgbench failed transactions in the per-transaction log",
+        "pgbench.logged_skipped": "pgbench skipped transactions in the per-transaction log",
     },
     param_words={"clients": "pgbench clients", "jobs": "pgbench threads"},
     counted=frozenset({"clients", "jobs"}),

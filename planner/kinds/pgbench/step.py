@@ -10,6 +10,12 @@ parser. pgbench's own exit status says whether the run was good: 0, else 1 (bad 
 aborted by an error: "Run was aborted; the above results are incomplete", PostgreSQL's pgbench documentation,
 Exit Status); any non-zero status fails the point, its output kept.
 
+Latency percentiles: pgbench's summary has an average and a deviation only. With ``latency_log: true`` the run adds
+``-l --log-prefix=<point dir>/pgbench_log`` (pgbench 10+; and ``--sampling-rate`` when ``sampling_rate`` is below
+1): each transaction's latency, from which the point's exact 50th/90th/95th/99th percentiles and maximum and a
+latency series per ``progress_s`` are read (planner.kinds.pgbench.latency). Off by default, as its size grows with
+the TPS measured.
+
 The server is reached as libpq is told by the host's variables (``pg_host``, ``pg_port``, ``pg_user``); a password
 comes from the secret variable ``pg_password`` through a private PGPASSFILE written for the run and removed
 after it (never in argv, where ``ps`` shows it, nor in the environment), or from libpq's own ~/.pgpass.
@@ -18,26 +24,19 @@ after it (never in argv, where ``ps`` shows it, nor in the environment), or from
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from planner.errors import StepError
+from planner.kinds.pgbench.latency import LOG_PREFIX, fetch_log
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
-from planner.plan.model import Section
-from planner.steps.base import (
-    TIMEOUT_MARGIN_S,
-    Change,
-    Duration,
-    Outcome,
-    Rehearsed,
-    StepContext,
-    Workload,
-    whole_number,
-)
-from planner.steps.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
-from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
+from planner.status import Artifact
+from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
+from planner.steps.libpq import PASSWORD_VAR, RUN, Server
+from planner.steps.pg_workload import PgWorkload
+from planner.steps.wl_common import fetch_existing, finish, tail
 
 BUILTINS = ("tpcb-like", "simple-update", "select-only")
 PROTOCOLS = ("simple", "extended", "prepared")
@@ -69,6 +68,8 @@ class PgbenchArgs:
     tablespace: str
     index_tablespace: str
     binary_dir: str
+    latency_log: bool
+    sampling_rate: float
 
     @classmethod
     def of(cls, a: Mapping[str, Any]) -> PgbenchArgs:
@@ -79,12 +80,23 @@ class PgbenchArgs:
                    whole_number(a, "progress_s", 5, "pgbench", minimum=1), bool(a.get("per_statement", False)),
                    bool(a.get("connect_per_transaction", False)), str(a.get("protocol") or "simple"),
                    str(a.get("tablespace") or ""), str(a.get("index_tablespace") or ""),
-                   str(a.get("binary_dir") or ""))
+                   str(a.get("binary_dir") or ""), bool(a.get("latency_log", False)),
+                   _rate(a.get("sampling_rate", 1.0)))
 
 
-class Pgbench(Rehearsed, Workload):
+def _rate(value: Any) -> float:
+    try:
+        rate = float(value)
+    except (TypeError, ValueError):
+        rate = -1.0
+    if not 0 < rate <= 1:
+        raise StepError(f"pgbench: sampling_rate {value!r} is not a share of transactions",
+                        hint="give a number above 0 and at most 1, such as 0.01 for one in a hundred")
+    return rate
+
+
+class Pgbench(PgWorkload):
     kind: ClassVar[str] = "pgbench"
-    db_engine: ClassVar[str] = "postgresql"  # the host's inventory must say db_engine: postgresql
     args_schema = {
         "description": "pgbench (PostgreSQL's benchmark) against a PostgreSQL database",
         "type": "object",
@@ -105,40 +117,30 @@ class Pgbench(Rehearsed, Workload):
             "index_tablespace": {"type": "string", "pattern": _NAME, "description": "where the indexes are built"},
             "binary_dir": {"type": "string", "minLength": 1,
                            "description": "the folder holding pgbench and psql when they are not on the PATH"},
+            "latency_log": {"type": "boolean",
+                            "description": "log each transaction (--log, pgbench 10+) for latency percentiles "
+                                           "and a latency series; false by default: its size grows with the TPS"},
+            "sampling_rate": {"type": "number", "exclusiveMinimum": 0, "maximum": 1,
+                              "description": "the share of transactions logged (--sampling-rate), 1 by default"},
         },
         "additionalProperties": False,
         "required": ["database", "clients"],
     }
-    sections = frozenset({Section.WORKLOADS})
     # the server's side of each point (collect: [pg_stat]) beside pgbench's TPS and latency
     report_metrics = ("pgbench.tps", "pgbench.latency_ms", "pgbench.failed", "pg_stat.cache_hit_pct",
                       "pg_stat.blocks_read", "pg_stat.blocks_written", "pg_stat.checkpoints", "pg_stat.wal_bytes",
                       "pg_stat.temp_files", "pg_stat.deadlocks", "pg_stat.autovacuum_runs")
-    # A rehearsal runs the host's real pgbench against a real PostgreSQL it starts (planner.rehearsal.postgres),
-    # briefly: what it measures there says nothing of the lab, only that the study runs.
-    real_in_rehearsal = True
-    rehearsal_server = "postgresql"
     rehearsal_caps = {"seconds": 3, "scale": 1, "progress_s": 1}
 
-    @classmethod
-    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
-        return [str(args["database"])] if args.get("database") else []
+    a: PgbenchArgs
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)
         self.a = PgbenchArgs.of(args)
 
     @classmethod
-    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
-        """The -T seconds, and the margin."""
-        return Duration.with_margin(float(PgbenchArgs.of(args).seconds))
-
-    def validate(self) -> None:
-        if not self.a.database:
-            raise StepError("pgbench needs database", hint="name the PostgreSQL database to run in")
-
-    def _program(self, name: str) -> str:
-        return posixpath.join(self.a.binary_dir, name) if self.a.binary_dir else name
+    def parse_args(cls, args: Mapping[str, Any]) -> PgbenchArgs:
+        return PgbenchArgs.of(args)
 
     def init_argv(self, server: Server) -> list[str]:
         a = self.a
@@ -146,11 +148,18 @@ class Pgbench(Rehearsed, Workload):
                 *([f"--tablespace={a.tablespace}"] if a.tablespace else []),
                 *([f"--index-tablespace={a.index_tablespace}"] if a.index_tablespace else []), a.database]
 
-    def run_argv(self, server: Server) -> list[str]:
+    def run_argv(self, server: Server, wd: str = "<point dir>") -> list[str]:
         a = self.a
         return [self._program("pgbench"), "-c", str(a.clients), "-j", str(a.jobs), "-T", str(a.seconds),
                 "-P", str(a.progress_s), "-b", a.builtin, "-M", a.protocol, *(["-r"] if a.per_statement else []),
-                *(["-C"] if a.connect_per_transaction else []), *server.options(), a.database]
+                *(["-C"] if a.connect_per_transaction else []), *self._log_options(wd), *server.options(),
+                a.database]
+
+    def _log_options(self, wd: str) -> list[str]:
+        if not self.a.latency_log:
+            return []
+        rate = [f"--sampling-rate={self.a.sampling_rate:g}"] if self.a.sampling_rate < 1 else []
+        return ["-l", f"--log-prefix={wd}/{LOG_PREFIX}", *rate]
 
     def count_argv(self, server: Server) -> list[str]:
         return [self._program("psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", *server.options(),
@@ -188,7 +197,7 @@ class Pgbench(Rehearsed, Workload):
                         hint="check the database, pg_host/pg_port/pg_user and the password (pg_password or "
                              "~/.pgpass)")
 
-    def _initialise(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
+    def ready(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
         """Build the tables when the scale differs; says what it did."""
         limit, scale = self._scale(ctx, server, passfile, wd)
         if self.a.clients > limit:  # pgbench would connect until "too many clients already", tables built first
@@ -209,19 +218,12 @@ class Pgbench(Rehearsed, Workload):
         return f"tables built at scale {self.a.scale}" + ("" if scale is None else f" (they were at {scale})")
 
     def apply(self, ctx: StepContext) -> Outcome:
-        server = Server.of(ctx.vars)
-        wd = point_dir(ctx, self.kind)
-        passfile = write_passfile(ctx, wd, server, self.a.database)
-        try:
-            built = self._initialise(ctx, server, passfile, wd)
-            out = f"{wd}/pgbench.out"
-            r = ctx.sh(RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
-        finally:
-            if passfile:
-                ctx.sh(DROP, passfile, check=False)
-        failure = None if r.ok else (f"pgbench {'timed out' if r.timed_out else f'exit code {r.exit_code}'}: "
-                                     f"{tail(ctx.conn.read_text(out), 600)}")
+        built, out, failure = self.run_point(ctx)
         arts = fetch_existing(ctx, [(out, None, "pgbench")], nonempty=True)
         main = arts[0] if arts else None
-        done = finish(ctx, "pgbench", arts, main, failure, lambda p: parse_file(p, "pgbench"))
-        return Outcome(done.status, f"{built}; {done.msg}", artifacts=done.artifacts, metrics=done.metrics)
+        logged: list[Artifact] = []
+        said = ""
+        if self.a.latency_log and main is not None and failure is None:
+            logged, said = fetch_log(ctx, posixpath.dirname(out), float(self.a.progress_s))
+        done = finish(ctx, "pgbench", [*arts, *logged], main, failure, lambda p: parse_file(p, "pgbench"))
+        return Outcome(done.status, f"{built}; {done.msg}{said}", artifacts=done.artifacts, metrics=done.metrics)

@@ -15,7 +15,9 @@ Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; bef
 ``sysbench.transactions``, ``sysbench.queries`` (``type`` read|write|other|total), ``sysbench.errors`` and
 ``sysbench.errors_per_s`` (ignored errors), ``sysbench.reconnects``, ``sysbench.deadlocks`` (0.4/0.5),
 ``sysbench.time_s``, ``sysbench.events``, ``sysbench.events_per_s`` (1.1's eps), ``sysbench.cpu_events_per_s``
-(the cpu test's "CPU speed"), ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
+(the cpu test's "CPU speed"), ``sysbench.file_ops_per_s`` (``op`` read|write|fsync) and
+``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"),
+``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
 ``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
 interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for
 a series: ``intervals(text)``). Several runs in one file: the label ``run``; a ``--report-checkpoints`` report:
@@ -56,6 +58,9 @@ _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, dir
     "deadlocks": ("sysbench.deadlocks", "", "deadlocks", Direction.LOWER),
 }
 _QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)\s*$")
+# the fileio test's results (1.0+ sb_fileio.c file_report_cumulative: "File operations:", "Throughput:")
+_FILE_OPS = re.compile(rf"^\s*(read|write|fsync)s/s:\s*{_N}\s*$")
+_FILE_MIBS = re.compile(rf"^\s*(read|written), MiB/s:\s*{_N}\s*$")
 _TIME = re.compile(rf"^\s*(?:total time|time elapsed):\s*{_N}\s*s\b")
 _EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)")
 _EPS = re.compile(rf"^\s*(events/s \(eps\)|events per second):\s*{_N}")
@@ -70,7 +75,8 @@ _INTERVAL_10 = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*thds:\s*(\d+)\s+tps:\s*{_N}\s+qps:\s*{_N}\s+\(r/w/o:\s*{_N}/{_N}/{_N}\)\s+"
     rf"lat \(ms,\s*{_N}%\):\s*{_N}\s+err/s:?\s*{_N}\s+reconn/s:\s*{_N}")
 _INTERVAL_05 = re.compile(
-    rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},\s*"
+    # some 0.5 builds print no comma before "response time" (a public run, tests/data/sysbench/README.md)
+    rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},?\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
 
 
@@ -189,6 +195,12 @@ def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: d
     elif m := _EPS.match(line):  # the cpu test's own "CPU speed" figure, or 1.1's throughput of any test
         name = "sysbench.cpu_events_per_s" if m.group(1) == "events per second" else "sysbench.events_per_s"
         _put(sink, name, float(m.group(2)), "events/s", Direction.HIGHER, no, labels)
+    elif m := _FILE_OPS.match(line):
+        _put(sink, "sysbench.file_ops_per_s", float(m.group(2)), "operations/s",
+             Direction.NEUTRAL if m.group(1) == "fsync" else Direction.HIGHER, no, {**labels, "op": m.group(1)})
+    elif m := _FILE_MIBS.match(line):
+        _put(sink, "sysbench.file_mib_per_s", float(m.group(2)), "MiB/s", Direction.HIGHER, no,
+             {**labels, "op": "read" if m.group(1) == "read" else "write"})
     elif m := _THREADS.match(line):
         _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
     elif m := _LAT_HEAD.match(line):

@@ -8,12 +8,14 @@ from planner.kindspec import KindSpec, ParserKind, ReportWords
 # latency average and percentile. Interval lines are summarised, not each read.
 RESULT_LINES = (r"^[ \t]*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
                 r"^[ \t]*(?:total time|time elapsed):\s*\d|"
-                r"^[ \t]*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d")
+                r"^[ \t]*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d|"
+                r"^[ \t]*(?:(?:reads|writes|fsyncs)/s|(?:read|written), MiB/s):\s*\d")
 PARSERS = (
     ParserKind("sysbench", "planner.kinds.sysbench.parse", "sysbench output (statistics, --report-interval)",
                names=(r"sysbench.*\.(txt|log|out)$",),
                headline=(("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
-                         ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {})),
+                         ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {}),
+                         ("sysbench.file_mib_per_s", {"op": "read"}), ("sysbench.file_mib_per_s", {"op": "write"})),
                result_lines=RESULT_LINES, step_kind="sysbench", reads="sysbench output"),
 )
 REPORT = ReportWords(
@@ -26,6 +28,8 @@ REPORT = ReportWords(
         "sysbench.transactions": "sysbench transactions",
         "sysbench.queries": "sysbench {type} queries",
         "sysbench.errors": "sysbench ignored errors",
+        "sysbench.file_ops_per_s": "sysbench file {op} operations per second",
+        "sysbench.file_mib_per_s": "sysbench file {op} throughput",
         "sysbench.errors_per_s": "sysbench ignored errors per second",
         "sysbench.reconnects": "sysbench reconnects",
         "sysbench.deadlocks": "sysbench deadlocks",

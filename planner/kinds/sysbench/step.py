@@ -23,10 +23,9 @@ run (planner.steps.libpq), else the user's ~/.pgpass (docs/oracle-behaviour.md).
 
 from __future__ import annotations
 
-import posixpath
 import re
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -34,20 +33,11 @@ from planner.errors import StepError
 from planner.kinds.sysbench.series import write_series
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
-from planner.plan.model import Section
 from planner.status import Artifact
-from planner.steps.base import (
-    TIMEOUT_MARGIN_S,
-    Change,
-    Duration,
-    Outcome,
-    Rehearsed,
-    StepContext,
-    Workload,
-    whole_number,
-)
-from planner.steps.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
-from planner.steps.wl_common import fetch_existing, finish, point_dir, tail
+from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
+from planner.steps.libpq import PASSWORD_VAR, RUN, Server
+from planner.steps.pg_workload import PgWorkload
+from planner.steps.wl_common import fetch_existing, finish, tail
 
 # the scripts Debian's sysbench 1.0 ships that build their tables with oltp_common.lua's prepare (sbtest1..N)
 TESTS = ("oltp_read_write", "oltp_read_only", "oltp_write_only", "oltp_point_select", "oltp_update_index",
@@ -98,9 +88,8 @@ def table_rows(text: str) -> dict[int, int]:
     return {int(m.group(1)): int(m.group(2)) for line in text.splitlines() if (m := _ROW.match(line.strip()))}
 
 
-class Sysbench(Rehearsed, Workload):
+class Sysbench(PgWorkload):  # its pgsql driver: the host's inventory says db_engine: postgresql
     kind: ClassVar[str] = "sysbench"
-    db_engine: ClassVar[str] = "postgresql"  # its pgsql driver: the host's inventory says db_engine: postgresql
     args_schema = {
         "description": "sysbench's OLTP scripts against a PostgreSQL database (its pgsql driver)",
         "type": "object",
@@ -125,34 +114,24 @@ class Sysbench(Rehearsed, Workload):
         "additionalProperties": False,
         "required": ["database", "threads"],
     }
-    sections = frozenset({Section.WORKLOADS})
     report_metrics = ("sysbench.tps", "sysbench.qps", "sysbench.latency_ms")
-    # A rehearsal runs the host's real sysbench against a real PostgreSQL it starts, briefly and on small tables.
-    real_in_rehearsal = True
-    rehearsal_server = "postgresql"
+    # briefly and on small tables
     rehearsal_caps = {"seconds": 3, "table_size": 1000, "tables": 2, "report_interval": 1}
 
-    @classmethod
-    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
-        return [str(args["database"])] if args.get("database") else []
+    a: SysbenchArgs
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)
         self.a = SysbenchArgs.of(args)
 
     @classmethod
-    def duration(cls, args: Mapping[str, Any], host_vars: Mapping[str, Any] | None = None) -> Duration:
-        """The --time seconds, and the margin."""
-        return Duration.with_margin(float(SysbenchArgs.of(args).seconds))
+    def parse_args(cls, args: Mapping[str, Any]) -> SysbenchArgs:
+        return SysbenchArgs.of(args)
 
     def validate(self) -> None:
-        if not self.a.database:
-            raise StepError("sysbench needs database", hint="name the PostgreSQL database to run in")
+        super().validate()
         if self.a.test not in TESTS:
             raise StepError(f"sysbench: unknown test {self.a.test!r}", hint=f"one of {', '.join(TESTS)}")
-
-    def _program(self, name: str) -> str:
-        return posixpath.join(self.a.binary_dir, name) if self.a.binary_dir else name
 
     def _base(self, server: Server) -> list[str]:
         # empty values on purpose: sysbench hands them to PQsetdbLogin, which then takes libpq's defaults
@@ -164,7 +143,7 @@ class Sysbench(Rehearsed, Workload):
     def prepare_argv(self, server: Server, command: str) -> list[str]:
         return [*self._base(server), f"--threads={min(self.a.tables, PREPARE_THREADS)}", command]
 
-    def run_argv(self, server: Server) -> list[str]:
+    def run_argv(self, server: Server, wd: str = "<point dir>") -> list[str]:
         a = self.a
         return [*self._base(server), f"--threads={a.threads}", f"--time={a.seconds}",
                 f"--report-interval={a.report_interval}", f"--percentile={a.percentile}", "run"]
@@ -226,7 +205,7 @@ class Sysbench(Rehearsed, Workload):
             raise StepError(f"sysbench {command} failed (exit code {r.exit_code}): {tail(text, 600)}")
         return text
 
-    def _prepare(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
+    def ready(self, ctx: StepContext, server: Server, passfile: str, wd: str) -> str:
         """Build the tables when they differ from what the point wants; says what it did."""
         before = self._rows(ctx, server, passfile, wd)
         wrong = self._wrong(before)
@@ -244,18 +223,7 @@ class Sysbench(Rehearsed, Workload):
         return f"{self.a.tables} table(s) of {self.a.table_size} rows built ({wrong})"
 
     def apply(self, ctx: StepContext) -> Outcome:
-        server = Server.of(ctx.vars)
-        wd = point_dir(ctx, self.kind)
-        passfile = write_passfile(ctx, wd, server, self.a.database)
-        try:
-            built = self._prepare(ctx, server, passfile, wd)
-            out = f"{wd}/sysbench.out"
-            r = ctx.sh(RUN, out, passfile, *self.run_argv(server), check=False, measured=True)
-        finally:
-            if passfile:
-                ctx.sh(DROP, passfile, check=False)
-        failure = None if r.ok else (f"sysbench {'timed out' if r.timed_out else f'exit code {r.exit_code}'}: "
-                                     f"{tail(ctx.conn.read_text(out), 600)}")
+        built, out, failure = self.run_point(ctx)
         arts = fetch_existing(ctx, [(out, None, "sysbench")], nonempty=True)
         main = arts[0] if arts else None
         series: list[Artifact] = []

@@ -38,4 +38,7 @@ def test_the_pgbench_study_rehearses_against_a_real_server(tmp_path: Path, capsy
     assert len(list(run.rglob("pg_stat.json"))) == 6
     assert "Shared buffer hit ratio" in report and "WAL written" in report
     assert "Data set fits in shared_buffers" in report  # scale 1 (~16 MiB) in the rehearsal server's 128 MiB
+    # latency_log: percentiles from pgbench's per-transaction log, in words, per point
+    assert len(list(run.rglob("pgbench_log.txn"))) == 6
+    assert "99th percentile" in report, report
     assert processes_naming("postgres", "planner-rehearsal-") == []

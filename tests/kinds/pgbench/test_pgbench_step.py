@@ -13,11 +13,13 @@ from pg_cluster import PgCluster
 
 from planner.host import Host
 from planner.kinds.pgbench.step import Pgbench
+from planner.parsers import parse_file
 from planner.plan.model import SweepPoint
 from planner.redaction import is_secret_name
 from planner.status import Status
 from planner.steps import REGISTRY
 from planner.steps.base import StepContext
+from planner.timeseries import read as read_series
 from planner.transport.connection import CommandResult, LocalConnection
 
 pytestmark = pytest.mark.slow
@@ -101,3 +103,39 @@ def test_a_database_that_does_not_exist_is_named(pg_cluster: PgCluster, tmp_path
     monkeypatch.setenv("PGPASSFILE", os.devnull)
     with pytest.raises(StepError, match='database "no_such_db" does not exist'):
         Pgbench({"database": "no_such_db", "clients": 1, "seconds": 1}).apply(_ctx(tmp_path, pg_cluster, []))
+
+
+def test_latency_log_gives_percentiles_and_a_series(pg_cluster: PgCluster, database: str, tmp_path: Path) -> None:
+    """latency_log: pgbench's threads' logs joined on the host, fetched, read: the 99th percentile in the outcome,
+    percentiles from the artifact as the report reads them, a latency series per progress interval."""
+    args = {"database": database, "clients": 2, "jobs": 2, "seconds": 2, "progress_s": 1, "scale": 1,
+            "builtin": "select-only", "latency_log": True}
+    ctx = _ctx(tmp_path, pg_cluster, [])
+    out = Pgbench(args).apply(ctx)
+    assert out.status is Status.CHANGED, out.msg
+    assert "99th percentile latency" in out.msg and "logged transactions" in out.msg
+    kinds = {Path(a.path).name: a.kind for a in out.artifacts}
+    assert kinds == {"pgbench.out": "pgbench", "pgbench_log.txn": "pgbench_log", "series.json": "series"}
+    parsed = parse_file(ctx.run_dir / next(a.path for a in out.artifacts if a.kind == "pgbench_log"))
+    got = {m.key: m.value for m in parsed.metrics}
+    summary = {m.key: m.value for m in parse_file(ctx.run_dir / out.artifacts[0].path).metrics}
+    # every transaction pgbench counted is in the log (no sampling), each thread's file joined
+    assert got["pgbench.logged_transactions"] == summary["pgbench.transactions"] > 0
+    assert 0 < got["pgbench.latency_ms{stat=p50}"] <= got["pgbench.latency_ms{stat=p99}"] \
+        <= got["pgbench.latency_ms{stat=max}"]
+    series = read_series(ctx.artifacts / "series.json")
+    assert [s.metric for s in series] == ["pgbench.latency_ms"] and series[0].step_s == 1.0
+    assert not list((tmp_path / "host").rglob("pgbench_log.[0-9]*"))  # the threads' files joined, then removed
+
+
+def test_a_log_over_the_cap_is_not_fetched_and_the_outcome_says_what_rate_fits(
+        pg_cluster: PgCluster, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from planner.kinds.pgbench import latency
+
+    monkeypatch.setattr(latency, "MAX_LOG_BYTES", 64)  # two lines' worth: any real run is over it
+    args = {"database": database, "clients": 1, "seconds": 1, "scale": 1, "builtin": "select-only",
+            "latency_log": True}
+    out = Pgbench(args).apply(_ctx(tmp_path, pg_cluster, []))
+    assert out.status is Status.CHANGED, out.msg
+    assert "over the 64 bytes planner fetches: no latency percentiles (sampling_rate" in out.msg
+    assert [a.kind for a in out.artifacts] == ["pgbench"]
