@@ -93,3 +93,37 @@ def test_the_store_option_names_the_store_variable() -> None:
     from planner.store import url
 
     assert cli_store.ENV == url.ENV
+
+
+FIRST_COMMAND_PROBE = """
+import os, sys
+from planner.transport.connection import LocalConnection
+
+def first(self, *args, **kwargs):  # the apply's first host command: what it imported so far, then stop
+    print(" ".join(sorted(sys.modules)))
+    sys.stdout.flush()
+    os._exit(0)
+
+LocalConnection.run = first
+from planner.cli.main import main
+main(["apply", {plan!r}, "-i", {inventory!r}, "--runs-dir", {runs!r}, "--no-report"])
+"""
+
+
+def test_an_apply_imports_no_store_findings_vault_or_report_before_its_first_host_command(tmp_path: Path) -> None:
+    """A local one-host command plan, up to its first host command: the results store (and the run reader and
+    findings it stores), the vault's cryptography, the report, paramiko (local transport), rich and psycopg
+    are for later or for other runs. Before: the --store URL's parse imported the store package, and it its
+    backends, the run reader and the findings; opening no vault imported cryptography (issue 47)."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
+                                        "      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert "planner.engine.runner" in mods  # the probe reached the run
+    later = {m for m in mods if m.startswith(("planner.store.", "planner.results.", "planner.report", "paramiko",
+                                              "cryptography", "rich", "psycopg", "oracledb", "matplotlib"))}
+    assert later <= {"planner.store.url", "planner.results.runfolder", "planner.results.world"}, sorted(later)
+    assert not mods & {"sqlite3", "jsonschema", "planner.transport.ssh.client"}

@@ -1,8 +1,8 @@
 """AWR snapshots around the points of a sweep: what cannot change between the points (the licence, DBID,
 instance number, CLUSTER_DATABASE) is read once per workload step and host; the snapshots and GV$INSTANCE, at
 every point. With
-sqlplus each session is a process start and a connect in the dead time between the points: a point's begin is
-one session, its end another."""
+sqlplus each session is a process start and a connect in the dead time between the points: a point's end and
+the next point's begin are one session."""
 
 from __future__ import annotations
 
@@ -47,14 +47,30 @@ def _apply(tmp_path: Path) -> Path:
     return root
 
 
-def test_a_point_costs_two_database_sessions(tmp_path: Path) -> None:
-    """One sqlplus for the begin snapshot and what the point reads, one for the end snapshot and its report;
-    the licence is read once per workload step, before its first snapshot."""
+def test_a_point_costs_one_database_session(tmp_path: Path) -> None:
+    """Between two points of a step one sqlplus session: the end snapshot, its report, then the next point's
+    begin snapshot; a step's first point adds its begin (and what it reads) and the licence read before it.
+    (Before: two a point, the end and the next begin each a session of its own: 7 and 3.)"""
     _apply(tmp_path)
     run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
     commands = [json.loads(line) for line in (run / "commands.jsonl").read_text().splitlines()]
     sessions = Counter(c["step"] for c in commands if "/bin/sqlplus" in c["command"])
-    assert sessions == {"plays[0].workloads[0]": 1 + 2 * 3, "plays[0].workloads[1]": 1 + 2 * 1}, sessions
+    assert sessions == {"plays[0].workloads[0]": 2 + 3, "plays[0].workloads[1]": 2 + 1}, sessions
+
+
+def test_the_next_points_interval_starts_after_the_reports(tmp_path: Path) -> None:
+    """The chained begin is a snapshot of its own, taken after the end snapshot's report (whose load is not the
+    next point's): each point's report runs from its own begin, the one after the previous point's end."""
+    root = _apply(tmp_path)
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())
+    sweep = sorted((r for r in json.loads((run / "results.json").read_text())
+                    if r.get("point") is not None and r["step"] == "plays[0].workloads[0]"), key=lambda r: r["point"])
+    spans = [tuple(int(n) for n in re.findall(r"\d+", Path(a["path"]).name))
+             for r in sweep for a in r["artifacts"] if a["kind"] == "awr_text"]
+    assert len(spans) == 3 and [e + 1 for _, e in spans[:2]] == [b for b, _ in spans[1:]], spans
+    order = ["snap" if "create_snapshot" in h else "report" for h in load_state(root)["history"]
+             if "create_snapshot" in h or "awr_report_text" in h]
+    assert order[:7] == ["snap", "snap", "report", "snap", "snap", "report", "snap"], order
 
 
 def test_a_sweep_reads_the_database_identity_once_and_snapshots_every_point(tmp_path: Path) -> None:

@@ -17,8 +17,9 @@ host's sandbox (``planner_root``), so planner's fio reads the very same device.
    planner runs on a pseudo-terminal, so its live progress line is drawn as a user would see it.
 2. Dead time: a ``--points``-point sweep (iodepth 1..N) of a ``--point-runtime``-second job under planner (same
    collect, report included), then the same commands as a shell loop: planner's own job files, and when the
-   plan collects AWR the same snapshots around each fio run with the same sqlplus (the stand-in): a begin
-   snapshot session, fio, an end snapshot + report session. ``--loops`` pairs, interleaved; the sweep with
+   plan collects AWR the same snapshots around each fio run with the same sqlplus (the stand-in), in the
+   sessions planner uses: a first begin snapshot session, then after each fio one session for the end
+   snapshot, its report and the next begin. ``--loops`` pairs, interleaved; the sweep with
    AWR, then without. Dead time per point = (planner wall - loop wall) / points: planner's own overhead; beside
    it the CPU time (user + system) of each side's process tree, which a shared machine's load disturbs less.
 """
@@ -263,12 +264,30 @@ class Point:
     window_s: float  # fio's run as polled
     cpu_share: float  # planner's processes' CPU in the window / one core (0 alone)
     by_name: dict[str, int]
+    fio: FioCpu
+
+
+@dataclass(frozen=True, slots=True)
+class FioCpu:
+    """What fio itself spent per I/O (its JSON: usr_cpu + sys_cpu, % of job_runtime; ctx; read total_ios):
+    a neighbour that takes fio's CPU or caches shows here as more CPU or more switches per I/O, whatever the
+    machine's IOPS drift does to the run's length."""
+
+    us_per_io: float
+    ctx_per_kio: float
 
 
 def fio_figures(path: Path) -> tuple[float, float, float]:
     job = json.loads(path.read_text())["jobs"][0]["read"]
     return (float(job["iops"]), job["clat_ns"]["mean"] / 1e6,
             job["clat_ns"]["percentile"].get("99.000000", 0) / 1e6)
+
+
+def fio_cpu(path: Path) -> FioCpu:
+    job = json.loads(path.read_text())["jobs"][0]
+    ios = max(1, int(job["read"]["total_ios"]))
+    cpu_us = (float(job["usr_cpu"]) + float(job["sys_cpu"])) / 100 * float(job["job_runtime"]) * 1000
+    return FioCpu(cpu_us / ios, 1000 * float(job["ctx"]) / ios)
 
 
 def apply(plan: Path, inv: Path, runs: Path, log: Path, *, report: bool) -> tuple[float, Poller, Path]:
@@ -297,7 +316,7 @@ def alone(job: Path, out: Path) -> Point:
         if start.wait() != 0:
             raise SystemExit(f"fio alone failed: {job}")
     window_s, _, _ = poller.window()
-    return Point(*fio_figures(out), window_s, 0.0, {})
+    return Point(*fio_figures(out), window_s, 0.0, {}, fio_cpu(out))
 
 
 def under_planner(plan: Path, inv: Path, runs: Path, log: Path) -> tuple[Point, Path]:
@@ -305,7 +324,7 @@ def under_planner(plan: Path, inv: Path, runs: Path, log: Path) -> tuple[Point, 
     window_s, ticks, by_name = poller.window()
     fio_json = next(run_dir.rglob("fio.json"))
     share = ticks / TICK / window_s if window_s else 0.0
-    return Point(*fio_figures(fio_json), window_s, share, by_name), run_dir
+    return Point(*fio_figures(fio_json), window_s, share, by_name, fio_cpu(fio_json)), run_dir
 
 
 def plain_job(run_dir: Path, dev: Device, dest: Path) -> list[Path]:
@@ -356,6 +375,18 @@ def interval(ratios: list[float], resamples: int = 10_000) -> str:
             f"ratios, n={n}), bootstrap {math.exp(lo):.4f}–{math.exp(hi):.4f}")
 
 
+def share_bound(shares: list[float]) -> str:
+    """planner's CPU share of one core in fio's window: mean and the upper end of its one-sided 95% interval.
+    On a CPU-bound fio it bounds the direct effect: planner cannot take more of fio's core than it runs."""
+    import math
+
+    n, mean = len(shares), statistics.fmean(shares)
+    if n < 2:
+        return f"{100 * mean:.2f}% (one pair)"
+    upper = mean + 1.645 * statistics.stdev(shares) / math.sqrt(n)
+    return f"mean {100 * mean:.2f}% of one core, one-sided 95% upper bound {100 * upper:.2f}% (n={n})"
+
+
 def load() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -371,6 +402,7 @@ def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> li
     _, warm = under_planner(plan, inv, work / "runs-warm", work / "warm.log")  # warm-up, not counted
     job = plain_job(warm, dev, work / "alone")[0]
     rows, ratios, controls, shares, loads = [], [], [], [], [load()]
+    cpu_ratios, cpu_controls, ctx_ratios = [], [], []
     before = alone(job, work / "alone-0.json")
     for i in range(pairs):
         p, _ = under_planner(plan, inv, work / "runs-observer", work / f"planner-{i}.log")
@@ -380,16 +412,21 @@ def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> li
         ratios.append(p.iops / base)
         controls.append(after.iops / before.iops)
         shares.append(p.cpu_share)
+        cpu_ratios.append(p.fio.us_per_io / ((before.fio.us_per_io + after.fio.us_per_io) / 2))
+        cpu_controls.append(after.fio.us_per_io / before.fio.us_per_io)
+        ctx_ratios.append(p.fio.ctx_per_kio / max(1e-9, (before.fio.ctx_per_kio + after.fio.ctx_per_kio) / 2))
         top = ", ".join(f"{k} {v}" for k, v in sorted(p.by_name.items(), key=lambda kv: -kv[1])[:5])
         rows.append(f"| {i + 1} | {before.iops:,.0f} | {before.lat_ms:.3f} / {before.p99_ms:.3f} | {p.iops:,.0f} | "
                     f"{p.lat_ms:.3f} / {p.p99_ms:.3f} | {after.iops:,.0f} | {ratios[-1]:.3f} | {controls[-1]:.3f} | "
-                    f"{100 * p.cpu_share:.2f}% | {p.window_s:.1f} | {top} | {loads[-1]} |")
+                    f"{100 * p.cpu_share:.2f}% | {p.window_s:.1f} | {top} | {before.fio.us_per_io:.2f} / "
+                    f"{p.fio.us_per_io:.2f} / {after.fio.us_per_io:.2f} | {p.fio.ctx_per_kio:.0f} | {loads[-1]} |")
         print(rows[-1], flush=True)
         before = after
     return ["| pair | IOPS alone before | latency alone, ms (mean / p99) | IOPS under planner | latency under "
             "planner, ms (mean / p99) | IOPS alone after | ratio (planner / mean of the alone runs) | control "
             "(alone after / alone before) | planner CPU in the window (one core) | window, s | ticks by process "
-            "| load after |", "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|", *rows, "",
+            "| fio CPU per I/O, µs (alone / planner / alone) | fio switches per 1k I/O under planner | load after |",
+            "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|---|", *rows, "",
             f"load average (1/5/15 min) before: {loads[0]}, after: {loads[-1]}",
             f"control (alone / alone, median): {statistics.median(controls):.3f}, "
             f"range {min(controls):.3f}-{max(controls):.3f}; planner ratios range {min(ratios):.3f}-{max(ratios):.3f}",
@@ -397,6 +434,10 @@ def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> li
             f"observer effect: {statistics.median(ratios):.3f} (median)",
             f"planner / alone, geometric mean: {interval(ratios)}; goal: the interval inside 0.99–1.01",
             f"control (alone / alone), geometric mean: {interval(controls)}",
+            f"fio's CPU per I/O, planner / alone: {interval(cpu_ratios)}",
+            f"fio's CPU per I/O, control (alone / alone): {interval(cpu_controls)}",
+            f"fio's context switches per I/O, planner / alone: {interval(ctx_ratios)}",
+            f"planner's CPU in fio's window: {share_bound(shares)}",
             f"host CPU used by planner during a point: {100 * statistics.median(shares):.1f}%"]
 
 
@@ -446,8 +487,9 @@ def host_sqlplus(root: Path) -> Sqlplus:
     return Sqlplus(path, env, out[0], out[1])
 
 
-# The loop's AWR bracket: the begin snapshot in one sqlplus session, the end snapshot and the report between them
-# in another (the end snapshot id through a bind variable), as a hand-written loop around fio would take them.
+# The loop's AWR bracket, as planner takes it (issue 47): the first begin snapshot in a session of its own; after
+# each fio, one session takes the end snapshot, the report between the two (the end id through a bind variable)
+# and, unless it is the last, the next point's begin snapshot (its id after a PROMPT line).
 LOOP_AWR = r"""
 snap() {
   printf 'set heading off feedback off pagesize 0\nvariable s number\n%s\nselect :s from dual;\nexit\n' \
@@ -459,6 +501,16 @@ report() {
     "select output from table(dbms_workload_repository.awr_report_text($dbid, $inst, $1, :s));" \
     | "$sqlplus" -S / as sysdba > "$2"
 }
+report_snap() {
+  printf '%s\nvariable s number\n%s\n%s\n%s\n%s\n%s\nexit\n' \
+    'set heading off feedback off pagesize 0 linesize 32767 trimout on' \
+    'exec :s := dbms_workload_repository.create_snapshot' \
+    "select output from table(dbms_workload_repository.awr_report_text($dbid, $inst, $1, :s));" \
+    'prompt planner-bench-next' 'exec :s := dbms_workload_repository.create_snapshot' 'select :s from dual;' \
+    | "$sqlplus" -S / as sysdba > "$2.all" || return 1
+  sed '/^planner-bench-next$/,$d' "$2.all" > "$2"
+  sed '1,/^planner-bench-next$/d' "$2.all" | tr -d ' \n'
+}
 """
 
 
@@ -469,8 +521,9 @@ def loop_wall(jobs: list[Path], out: Path, sqlplus: Sqlplus | None = None) -> fl
     if sqlplus is None:
         script, env, args = f'for j in "$@"; do {fio}; done', None, []
     else:
-        script = (LOOP_AWR + f'sqlplus=$1 dbid=$2 inst=$3; shift 3\nfor j in "$@"; do b=$(snap) || exit 1; {fio}; '
-                  'report "$b" "$j.awr.txt" || exit 1; done')
+        script = (LOOP_AWR + f'sqlplus=$1 dbid=$2 inst=$3; shift 3\nb=$(snap) || exit 1; left=$#\n'
+                  f'for j in "$@"; do {fio}; left=$((left - 1)); if [ "$left" -eq 0 ]; then '
+                  'report "$b" "$j.awr.txt" || exit 1; else b=$(report_snap "$b" "$j.awr.txt") || exit 1; fi; done')
         env, args = sqlplus.env, [sqlplus.path, sqlplus.dbid, sqlplus.inst]
     start = time.perf_counter()
     subprocess.run(["sh", "-c", script, "sh", *args, *map(str, jobs)], check=True, cwd=out, env=env)

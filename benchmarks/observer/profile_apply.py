@@ -1,6 +1,6 @@
 """cProfile of one ``planner apply`` over every thread (the fan-out's workers included), cumulative time.
 
-    python benchmarks/observer/profile_apply.py N -- apply PLAN -i INVENTORY [apply options]
+    python benchmarks/observer/profile_apply.py N [--sort tottime] -- apply PLAN -i INVENTORY [apply options]
 
 bench.py leaves its sweep plans and inventory in its --work folder (sweep-os.yaml, sweep-awr.yaml,
 inventory.yml). Prints the N functions with the most cumulative time, summed over the threads.
@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from planner.cli.main import main  # noqa: E402
 
 
-def profiled(argv: list[str], top: int) -> str:
+def profiled(argv: list[str], top: int, sort: str = "cumulative") -> str:
     profiles: list[cProfile.Profile] = []
     thread_run = threading.Thread.run
 
@@ -45,10 +45,12 @@ def profiled(argv: list[str], top: int) -> str:
     stats = pstats.Stats(main_profile, stream=out)
     for p in profiles:
         stats.add(p)
-    stats.sort_stats("cumulative").print_stats(top)
+    stats.sort_stats(sort).print_stats(top)
     return f"exit code {code}\n" + out.getvalue()
 
 
 if __name__ == "__main__":
     n, rest = int(sys.argv[1]), sys.argv[sys.argv.index("--") + 1:]
-    print(profiled(rest, n), file=sys.__stdout__)
+    head = sys.argv[2:sys.argv.index("--")]
+    order = head[head.index("--sort") + 1] if "--sort" in head else "cumulative"
+    print(profiled(rest, n, order), file=sys.__stdout__)

@@ -1,10 +1,13 @@
 """Start-up against a bare Python start (issue 47): `planner --version`, `planner --help`, `python -c pass`,
 interleaved, each a fresh process of this venv's interpreter (its site, editable finder included, in both).
 
-    python benchmarks/scale/startup.py [--repeat 21] [--plan PLAN -i INVENTORY]
+    python benchmarks/scale/startup.py [--repeat 21] [--plan PLAN -i INVENTORY] [--checkout TREE]
 
 With --plan, `planner apply --no-report --runs-dir TMP PLAN -i INVENTORY` is timed too (a one-host plan: its
-imports, the run, the record and the store's index of it). Prints medians (and the load).
+imports, the run, the record and the store's index of it), and the same apply stopped at its first host
+command (what it imported and read before touching a host: tests/test_import_time.py checks that module set).
+--checkout: the planner tree to run (e.g. `git archive` of a base, for a before figure). Prints medians (and
+the load).
 """
 
 from __future__ import annotations
@@ -28,12 +31,27 @@ def once(argv: list[str]) -> tuple[float, float]:
     return time.perf_counter() - start, ru.ru_utime + ru.ru_stime
 
 
+# The apply's first host command on the local transport: stop there (what start-up cost, without the run).
+UPTO = """
+import os, sys
+from planner.transport.connection import LocalConnection
+def first(self, *args, **kwargs):
+    os._exit(0)
+LocalConnection.run = first
+from planner.cli.main import main
+main(sys.argv[1:])
+"""
+
+
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--repeat", type=int, default=21)
     p.add_argument("--plan")
     p.add_argument("-i", dest="inventory")
+    p.add_argument("--checkout", default=None)
     a = p.parse_args()
+    if a.checkout:  # every arm's interpreter imports planner from there
+        os.environ["PYTHONPATH"] = a.checkout
     py = sys.executable
     arms = {"bare python -c pass": [py, "-c", "pass"],
             "planner --version": [py, "-m", "planner", "--version"],
@@ -42,6 +60,8 @@ def main() -> int:
         runs = tempfile.mkdtemp(prefix="planner-startup-")
         arms["planner apply (one host)"] = [py, "-m", "planner", "apply", "--no-report", "--runs-dir", runs, a.plan,
                                             "-i", a.inventory]
+        arms["planner apply, up to its first host command"] = [py, "-c", UPTO, "apply", "--no-report", "--runs-dir",
+                                                                runs, a.plan, "-i", a.inventory]
     times: dict[str, list[float]] = {k: [] for k in arms}
     cpu: dict[str, list[float]] = {k: [] for k in arms}
     loads = [os.getloadavg()[0]]

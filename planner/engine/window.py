@@ -51,16 +51,28 @@ class Windowed:
 
 class SnapMemo:
     """One workload step's begin snapshots, by host: a later point's begin asks only what can change
-    (planner.steps.dbreport.begin); each host's thread touches its own entry."""
+    (planner.steps.dbreport.begin), or was already taken in the previous point's end session; each host's
+    thread touches its own entries."""
 
     def __init__(self) -> None:
         self._last: dict[str, object] = {}  # the kind's own token (StepType.around_point_begin)
+        self._next: dict[str, object] = {}  # a begin taken at the previous point's end, for the next point
 
     def last(self, host: str) -> object | None:
         return self._last.get(host)
 
     def keep(self, host: str, token: object) -> None:
         self._last[host] = token
+
+    def take_next(self, host: str) -> object | None:
+        """The begin already taken for this point (once: a retried attempt takes its own)."""
+        return self._next.pop(host, None)
+
+    def keep_next(self, host: str, token: object | None) -> None:
+        if token is None:
+            self._next.pop(host, None)
+        else:
+            self._next[host] = self._last[host] = token
 
 
 def window_spec(play: Play) -> WindowSpec:
@@ -112,13 +124,16 @@ class _Retake:
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
                   body: Callable[[], Any], expected_s: float | None = None,
-                  snaps: SnapMemo | None = None) -> Windowed:
+                  snaps: SnapMemo | None = None, more: bool = False) -> Windowed:
     """Run ``body`` with OS sampling and DB snapshots around it; what it collected is returned, also when the
     body failed (its exception in ``failure``: the caller keeps the artifacts, then raises it).
 
     ``workdir`` is the engine's point folder: emptied first (one round trip), as every attempt of a point
     (a first run, a ``--resume``, a retry after a connection drop) must never find an earlier attempt's files.
     The workload steps write their output there (planner.steps.wl_common.point_dir) and never empty it again.
+    ``more``: another point of the step follows on this host: its begin snapshot is taken in this point's end
+    session where the kind allows it (a database session less between the points; that point's interval then
+    starts at this one's end, its gap included), and kept in ``snaps`` for it.
     """
     fresh_dir(ctx, workdir)
     artifacts: list[Artifact] = []
@@ -129,9 +144,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     retake: _Retake | None = None
     db_kind = around_point(step_class(spec.db_report)) if spec.db_report and not writes_db_report else None
     if db_kind is not None:  # the play's awr or statspack kind takes the snapshots (StepType.around_point_begin)
-        token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name) if snaps is not None else None)
-        if snaps is not None:
-            snaps.keep(ctx.host.name, token)
+        token = _begin(ctx, db_kind, snaps)
         if db_kind.retake_at_measured_start:
             retake = ctx.before_measured = _Retake(ctx, db_kind, token)
     if spec.os_tools:
@@ -168,7 +181,21 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
             # the point already failed (e.g. the host went away): its own error is the one to report
             warnings.append(f"OS statistics not collected: {e}")
     if db_kind is not None and failure is None:
-        collected = db_kind.around_point_end(ctx, token)
+        chain = more and snaps is not None and not db_kind.retake_at_measured_start
+        collected = db_kind.around_point_end(ctx, token, then_begin=chain)
+        if snaps is not None:
+            snaps.keep_next(ctx.host.name, collected.next_begin)
         artifacts += collected.artifacts
         warnings += collected.notes  # e.g. RAC with Statspack: per instance only, and why
     return Windowed(result, tuple(artifacts), tuple(warnings), failure)
+
+
+def _begin(ctx: StepContext, db_kind: type[AroundPoint], snaps: SnapMemo | None) -> object:
+    """The point's begin token: the one the previous point's end session took, else a begin snapshot now."""
+    if snaps is None:
+        return db_kind.around_point_begin(ctx, None)
+    token = snaps.take_next(ctx.host.name)
+    if token is None:
+        token = db_kind.around_point_begin(ctx, snaps.last(ctx.host.name))
+        snaps.keep(ctx.host.name, token)
+    return token

@@ -231,5 +231,6 @@ class PointRun:
         # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
         stand_in = self.ctx.settings.simulated and not real_in_rehearsal(step_class(self.spec.kind))
         expected = None if stand_in else win.expected_seconds(self.spec.kind, args)
+        more = self.index + 1 < len(self.plans[hs.host.name])  # its begin snapshot can be taken at this one's end
         return win.run_in_window(sctx, self.window, workdir, writes_db_report, body, expected_s=expected,
-                                 snaps=self.snaps)
+                                 snaps=self.snaps, more=more)

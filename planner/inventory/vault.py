@@ -18,10 +18,6 @@ import hmac
 from dataclasses import dataclass
 from typing import Any
 
-from cryptography.hazmat.primitives import hashes, padding
-from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
-
 from planner.redaction import SecretText
 
 HEADER = "$ANSIBLE_VAULT"
@@ -115,6 +111,10 @@ def _split_payload(payload: bytes) -> tuple[bytes, bytes, bytes]:
 
 
 def _keys(password: bytes, salt: bytes) -> tuple[bytes, bytes, bytes]:
+    # cryptography is imported when a vault is opened: every apply reads an inventory, few have a vault
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC
+
     kdf = PBKDF2HMAC(algorithm=hashes.SHA256(), length=2 * _KEY_BYTES + _IV_BYTES, salt=salt,
                      iterations=_ITERATIONS)
     derived = kdf.derive(password)
@@ -128,6 +128,9 @@ def decrypt_with(envelope: Envelope, password: bytes) -> bytes | None:
     expected = hmac.new(mac_key, data, "sha256").digest()
     if not hmac.compare_digest(expected, mac):
         return None
+    from cryptography.hazmat.primitives import padding
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
     decryptor = Cipher(algorithms.AES(aes_key), modes.CTR(counter)).decryptor()
     padded = decryptor.update(data) + decryptor.finalize()
     unpadder = padding.PKCS7(algorithms.AES.block_size).unpadder()

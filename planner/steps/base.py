@@ -58,6 +58,8 @@ class Collected:
 
     artifacts: tuple[Artifact, ...] = ()
     notes: tuple[str, ...] = ()
+    # the next point's begin token, when around_point_end was asked to take it in the same session (else None)
+    next_begin: object | None = None
 
 
 # What Connection.read_text sends (planner/transport/connection.py): a probe of a file must be that exact command.
@@ -539,8 +541,10 @@ class AroundPoint(StepType):
                         hint="only awr and statspack wrap each workload point")
 
     @classmethod
-    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
-        """After a workload point that did not fail: what was collected since around_point_begin."""
+    def around_point_end(cls, ctx: StepContext, token: object, then_begin: bool = False) -> Collected:
+        """After a workload point that did not fail: what was collected since around_point_begin.
+        ``then_begin``: another point of the step follows on this host; a kind whose database allows it takes
+        that point's begin snapshot in the same session, after the reports (Collected.next_begin)."""
         raise StepError(f"step kind '{cls.kind}' does not collect around workload points",
                         hint="only awr and statspack wrap each workload point")
 

@@ -9,12 +9,18 @@ the sqlplus backend). On RAC (planner.steps.rac) the AWR end also keeps the glob
 On a host whose sessions run in a PDB (inventory ``oracle_pdb``) the AWR level is decided once
 (planner.db.container.read_awr_level): the PDB's own snapshots, reported with its DBID, where it keeps its own
 AWR, else the CDB's, taken in CDB$ROOT and said to cover every PDB.
+Between two points of a step on one host, AWR's end snapshot, its reports and the next point's begin snapshot are
+one session (``end_then_begin``): the next point's interval then begins right after this one's reports, so it
+also covers the gap between the points (planner's work on the results, the next point's folder and samplers'
+start, ~0.1-0.5 s in which the workload does not run): AWR's per-second rates are diluted by that gap over the
+point's length (under 1% for a point of a minute). Statspack's report is its own session; its begins are not chained.
 Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
 The collect steps ``awr`` / ``statspack`` themselves only declare this; they have nothing to do at the end.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -112,12 +118,16 @@ def _begin_script(db: SqlplusDatabase, kind: str, known: SnapToken | None, level
         cluster_database = out[3].error is None and cluster_database_from(out[3].rows())
     else:
         dbid, inst, cluster_database = known.dbid, known.inst_num, known.cluster.cluster_database
-    gv = out[-1]
+    return SnapToken(kind, snap, dbid, inst, _cluster_of(out[-1], cluster_database), level)
+
+
+def _cluster_of(gv: PartOutput, cluster_database: bool) -> Cluster:
+    """The Cluster from a GV$INSTANCE part's output (its failure is said, as read_cluster's)."""
     try:
         instances: tuple[Instance, ...] | Exception = gv.error or instances_from(gv.rows())
     except (ValueError, TypeError) as e:
         instances = e
-    return SnapToken(kind, snap, dbid, inst, cluster_from(cluster_database, instances), level)
+    return cluster_from(cluster_database, instances)
 
 
 def _begin_calls(db: Database, kind: str, known: SnapToken | None, level: AwrLevel) -> SnapToken:
@@ -184,27 +194,54 @@ def _awr_sql(token: SnapToken, end: int | str) -> str:
             f"{token.dbid}, {token.inst_num}, {token.begin_snap}, {end}))")
 
 
-def _awr_end_script(ctx: StepContext, db: SqlplusDatabase, token: SnapToken) -> list[Artifact]:
+Ended = tuple[list[Artifact], SnapToken | None]  # the point's reports; the next point's begin, when taken
+
+
+def _next_begin(token: SnapToken, snap: int | None, cluster: Cluster) -> SnapToken | None:
+    """The next point's begin token, taken in the end's session (None: it was not, and that point takes its own)."""
+    return None if snap is None else SnapToken(token.kind, snap, token.dbid, token.inst_num, cluster, token.level)
+
+
+def _awr_end_script(ctx: StepContext, db: SqlplusDatabase, token: SnapToken, then_begin: bool) -> Ended:
     """The end snapshot and its reports in one sqlplus session: the reports take the snapshot id from the
-    session's bind variable :s."""
+    session's bind variable :s. ``then_begin``: the next point's begin snapshot and GV$INSTANCE follow in the
+    same session, after the reports (whose own load is then not in the next point's interval); their failure
+    is not the point's, the next point then takes its begin itself."""
     parts = [_snap_part("awr"), Part(_awr_sql(token, ":s") + ";", "AWR_REPORT_TEXT")]
     if token.cluster.rac:  # the cluster's figures: the per-instance report has one instance's share
         parts.append(Part(global_report_sql(token.dbid, token.begin_snap, ":s") + ";", "AWR_GLOBAL_REPORT_TEXT"))
+    if then_begin:
+        parts += [dataclasses.replace(_snap_part("awr"), may_fail=True),
+                  Part(INSTANCES_SQL + ";", INSTANCES_SQL, may_fail=True)]
     out = db.run_parts(parts)
     b, e = token.begin_snap, _number(out[0], _SNAP_FN["awr"])
     kept = [save_text(ctx, f"awr_{b}_{e}.txt", out[1].text, "awr_text")]
     if token.cluster.rac:
         kept.append(save_text(ctx, f"awr_rac_{b}_{e}.txt", out[2].text, "awr_rac_text"))
-    return kept
+    if not then_begin:
+        return kept, None
+    snap = out[-2]
+    nxt = None if snap.error else _number(snap, _SNAP_FN["awr"], -1)
+    return kept, _next_begin(token, None if nxt is None or nxt < 0 else nxt,
+                             _cluster_of(out[-1], token.cluster.cluster_database))
 
 
 def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
     """Take the end snapshot and keep the report between the two as an artifact of the point."""
+    return end_then_begin(ctx, token, kind, False)[0]
+
+
+def end_then_begin(ctx: StepContext, token: SnapToken, kind: str, then_begin: bool) -> Ended:
+    """As ``end``; with ``then_begin`` (another point follows on this host) AWR also takes the next point's begin
+    snapshot in the same session, right after the reports: one database session between two points instead of
+    two. That point's AWR interval then also holds the gap between the points (planner's work on this point's
+    results, the next point's folder and samplers' start: no load of the workload's). Statspack's report is a
+    session of its own (spreport.sql), so its next begin is not chained."""
     _check_kind(kind)
     db = open_database(ctx, _session(ctx, kind, token.level))
     try:
         if kind == "awr" and isinstance(db, SqlplusDatabase):
-            return _awr_end_script(ctx, db, token)
+            return _awr_end_script(ctx, db, token, then_begin)
         e = _snap(db, kind)
         b = token.begin_snap
         if kind == "awr":
@@ -213,16 +250,25 @@ def end(ctx: StepContext, token: SnapToken, kind: str) -> list[Artifact]:
             if token.cluster.rac:
                 text = _report_text(db, global_report_sql(token.dbid, b, e), "AWR_GLOBAL_REPORT_TEXT")
                 out.append(save_text(ctx, f"awr_rac_{b}_{e}.txt", text, "awr_rac_text"))
-            return out
+            return out, (_thin_next(db, token) if then_begin else None)
         assert isinstance(db, SqlplusDatabase)
         work = point_dir(ctx, "statspack")
         ctx.run(["chmod", "1777", work], check=False)  # the Oracle OS user writes the report there
         remote = posixpath.join(work, f"sp_{b}_{e}.lst")
         db.run_script(f"set define on\ndefine begin_snap={b}\ndefine end_snap={e}\ndefine num_days=1\n"
                       f"define report_name={remote}\n@?/rdbms/admin/spreport", "spreport")
-        return [ctx.fetch(remote, f"sp_{b}_{e}.txt", "statspack")]
+        return [ctx.fetch(remote, f"sp_{b}_{e}.txt", "statspack")], None
     finally:
         db.close()
+
+
+def _thin_next(db: Database, token: SnapToken) -> SnapToken | None:
+    """The next point's begin over the end's connection (the thin backend); a failure leaves it to that point."""
+    try:
+        snap = _snap(db, token.kind)
+    except StepError:
+        return None
+    return _next_begin(token, snap, read_cluster(db, token.cluster.cluster_database))
 
 
 def report_between(ctx: StepContext, begin_snap: int, end_snap: int, dbid: int | None = None,
@@ -264,9 +310,10 @@ class _Declared(AroundPoint):
         return begin(ctx, cls.kind, previous if isinstance(previous, SnapToken) else None)
 
     @classmethod
-    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
+    def around_point_end(cls, ctx: StepContext, token: object, then_begin: bool = False) -> Collected:
         assert isinstance(token, SnapToken)  # the one around_point_begin gave
-        return Collected(tuple(end(ctx, token, cls.kind)), token.notes)
+        kept, nxt = end_then_begin(ctx, token, cls.kind, then_begin)
+        return Collected(tuple(kept), token.notes, nxt)
 
 
 class AwrCollect(_Declared):

@@ -162,7 +162,7 @@ class PgStatCollect(AroundPoint):
         return PgToken(version, statements, text, snap)
 
     @classmethod
-    def around_point_end(cls, ctx: StepContext, token: object) -> Collected:
+    def around_point_end(cls, ctx: StepContext, token: object, then_begin: bool = False) -> Collected:
         assert isinstance(token, PgToken)  # the one around_point_begin gave
         text, snap = _snapshot(ctx, token.version_num, token.statements, "end")
         try:
