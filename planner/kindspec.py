@@ -138,6 +138,8 @@ class KindSpec:
     # a function () -> str, or (host vars) -> str: the release the kind's stand-in imitates (the world record)
     standin_version: str = ""
     host_vars: tuple[HostVar, ...] = ()
+    # what else its step keeps beside its parsers' files, by kind (fio's per-interval logs, read by its series)
+    artifact_kinds: tuple[str, ...] = ()
 
 
 class KindLoadError(Exception):
@@ -206,3 +208,9 @@ def tool_prefixes() -> dict[str, str]:
 def oltp() -> Mapping[str, Oltp]:
     """The transactional kinds, each with the metrics its scaling is read by."""
     return MappingProxyType({s.kind: s.oltp for s in specs() if s.oltp is not None})
+
+
+@functools.cache
+def artifact_kinds() -> frozenset[str]:
+    """Every kind's artifact kinds: its parser kinds and the others it keeps (status.ArtifactKind reads them)."""
+    return frozenset({p.kind for p in parser_kinds()} | {a for s in specs() for a in s.artifact_kinds})

@@ -23,7 +23,7 @@ from planner.files import sha256_file
 from planner.host import Host
 from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
-from planner.status import Artifact, RestartRequest, Status
+from planner.status import Artifact, ArtifactKind, RestartRequest, Status
 from planner.transport.become import asks_password
 from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
 
@@ -219,9 +219,12 @@ class StepContext:
         return Probe(("sh", "-c", READ_TEXT, "sh", path), ok=frozenset({0, 3}), own=True)
 
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
+        """Keep a host's file as an artifact; ``kind`` an ArtifactKind or its value (a kind's parser kind: a name no
+        parser or kind declares is a bug of the step, raised here, not a record no reader knows)."""
         local = self.artifacts / (name or posixpath.basename(remote))
         self.conn.get(remote, local)
-        return Artifact(str(local.relative_to(self.run_dir)), kind, sha256_file(local), simulated=self.simulated)
+        return Artifact(str(local.relative_to(self.run_dir)), ArtifactKind(kind), sha256_file(local),
+                        simulated=self.simulated)
 
 
 def check_host_path(path: str, what: str = "path") -> str:

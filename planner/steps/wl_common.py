@@ -27,7 +27,7 @@ from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Metric, Parsed, Source
 from planner.parsers import IN_OUTCOME, PREFIXED, parse_file, summarise
-from planner.status import Artifact, Status
+from planner.status import Artifact, ArtifactKind, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
@@ -81,7 +81,8 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
     """Keep controller-side text (a console log, a result the step wrote itself) as an artifact of this point."""
     local = ctx.artifacts / name
     write_bytes(local, text.encode(), 0o600)  # a record file: private like the rest of the run folder
-    return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)
+    return Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind(kind), sha256_file(local),
+                    simulated=ctx.simulated)
 
 
 def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,

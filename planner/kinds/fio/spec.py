@@ -14,6 +14,7 @@ SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 KIND = KindSpec(
     "fio", step="planner.kinds.fio.step:Fio",
     run_findings="planner.kinds.fio.findings:run_findings",
+    artifact_kinds=("fio_log",),  # its per-interval logs (series.py), kept and read into the point's series
     parsers=(
         ParserKind("fio_json", f"{_PARSE}.json_report", "fio JSON output", names=(r"\.json$",),
                    headline=_HEADLINE, step_kind="fio", reads="fio JSON, terse or normal output"),

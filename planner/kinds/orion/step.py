@@ -23,7 +23,7 @@ from planner.errors import StepError
 from planner.kinds.orion.extra import OrionRun
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.status import Artifact, Status
+from planner.status import Artifact, ArtifactKind, Status
 from planner.steps import guard
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
@@ -290,7 +290,7 @@ def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
     if unit is None:
         m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
         unit = "us" if m and int(m.group(1)) >= 12 else "ms"
-    return [replace(a, kind="orion_csv_us") if a is lat and unit == "us" else a for a in arts]
+    return [replace(a, kind=ArtifactKind("orion_csv_us")) if a is lat and unit == "us" else a for a in arts]
 
 
 _MIN_LAT = re.compile(r"Minimum Small Latency=([\d.]+)\s*(usecs)?\s*@ Small=(\d+) and Large=(\d+)")
