@@ -70,7 +70,7 @@ class ParserKind:
     db_report: DbReport = DbReport.NONE
     os_stats: bool = False  # an OS sampler's output around a workload point
     step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
-    # A step's outcome reads this artifact's headline (planner.steps.wl_common.parse_outcome); ``prefixed``: its
+    # A step's outcome reads this artifact's headline (planner.steps.wl_common.outcome_reports); ``prefixed``: its
     # metric keys then carry the parser kind ("awr_html.physical_read_iops"), as a second layout of one report
     in_outcome: bool = False
     prefixed: bool = False

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from test_report_helpers import Exec, awr_excerpt, write_run
 
 from planner import kindspec, parsers
 from planner.cli.main import main
 from planner.errors import InputError
 from planner.results.runfolder import read_results
 from planner.status import ArtifactKind
-from test_report_helpers import Exec, awr_excerpt, write_run
 
 
 def test_the_members_are_the_shared_parsers_kinds_and_the_records_own() -> None:

@@ -46,7 +46,7 @@ class Outcome:
     extra: StepExtra | None = None  # what this kind says beyond the rest: its dataclass in planner.extras
     # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
     restart: RestartRequest | None = None
-    # What the step measured: the headline of its parsed outputs (wl_common.parse_outcome / finish; their
+    # What the step measured: the headline of its parsed outputs (wl_common.finish; their
     # source is the artifact, which the results read in full) or figures of the step's own (a plugin's)
     metrics: tuple[Metric, ...] = ()
 
