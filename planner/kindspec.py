@@ -104,6 +104,9 @@ class ReportWords:
     counted: frozenset[str] = frozenset()
     # the sweep table's columns beyond the headline; None: the kind's report_metrics
     table_metrics: tuple[str, ...] | None = None
+    # a series inside a point (docs/series.md) as a sentence names it ("IOPS rose 30%"), where the metric's words
+    # would repeat the tool ("fio IOPS")
+    series_words: Mapping[str, str] = field(default_factory=_empty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +196,11 @@ def folder(kind: str) -> Path | None:
 def parser_kinds() -> tuple[ParserKind, ...]:
     """The kinds' parser records, in KINDS order."""
     return tuple(p for s in specs() for p in s.parsers)
+
+
+def series_words() -> dict[str, str]:
+    """Every kind's series words (metric name -> words in a sentence about a point's series)."""
+    return {name: words for s in specs() for name, words in s.report.series_words.items()}
 
 
 def metric_words() -> dict[str, str]:

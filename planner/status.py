@@ -42,6 +42,7 @@ class ArtifactKind(enum.StrEnum):
     NONE = ""
     SERIES = "series"  # a point's series file (docs/series.md)
     FACTS = "facts"
+    LOG = "log"  # a tool's own log or error output, kept, never parsed
     AWR_COMPARE = "awr_compare"
     AWR_RAC_HTML = "awr_rac_html"
     AWR_RAC_TEXT = "awr_rac_text"

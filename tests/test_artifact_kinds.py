@@ -18,7 +18,7 @@ from planner.status import ArtifactKind
 
 def test_the_members_are_the_shared_parsers_kinds_and_the_records_own() -> None:
     own = {k.kind for k in parsers.PARSER_KINDS} - {p.kind for p in kindspec.parser_kinds()}
-    assert {m.value for m in ArtifactKind} == own | {"", "series", "facts"}
+    assert {m.value for m in ArtifactKind} == own | {"", "series", "facts", "log"}
 
 
 def test_every_parser_and_workload_kind_reads_as_a_member() -> None:
