@@ -28,7 +28,8 @@ CLI = "cli"
 HELPERS = frozenset({"test_report_helpers.py"})
 _IMPORT = re.compile(r"^\s*(?:from\s+planner\.(\w+)|import\s+planner\.(\w+)|from\s+planner\s+import\s+([\w, ()]+))",
                      re.MULTILINE)
-_SSH = re.compile(r"mark\.ssh\b")
+# the ssh mark on a test or a module (never the words in a string: a test about marks is not a lab test)
+_SSH = re.compile(r"^\s*(?:@pytest\.mark\.ssh\b|pytestmark\s*=.*\bpytest\.mark\.ssh\b)", re.MULTILINE)
 
 
 def _packages() -> frozenset[str]:
@@ -102,7 +103,24 @@ def main(argv: list[str]) -> int:
             subprocess.run(["git", "mv", str(src), str(dst)], check=True, cwd=TESTS.parent)
             by = len(dst.relative_to(TESTS).parts) - len(src.relative_to(TESTS).parts)
             dst.write_text(deepen(dst.read_text(encoding="utf-8"), by), encoding="utf-8")
+        _follow_imports(moves)
     return 0
+
+
+def _dotted(path: Path) -> str:
+    return ".".join(path.relative_to(TESTS.parent).with_suffix("").parts)
+
+
+def _follow_imports(moves: list[tuple[Path, Path]]) -> None:
+    """``from tests.test_x import ...`` in any test file names the moved module where it now is."""
+    renames = {re.compile(rf"\b{re.escape(_dotted(s))}\b"): _dotted(d) for s, d in moves}
+    for path in TESTS.rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        new = text
+        for old, dotted in renames.items():
+            new = old.sub(dotted, new)
+        if new != text:
+            path.write_text(new, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -17,7 +17,7 @@ def test_every_test_file_is_where_what_it_tests_lives() -> None:
 def test_a_new_flat_file_is_told_its_place(tmp_path: Path) -> None:
     flat = layout.TESTS / "test_zz_layout_probe.py"
     flat.write_text("import pytest\nfrom planner.store import open_store\nfrom planner.cli.main import main\n\n"
-                    "pytestmark = pytest.mark.ssh\n")
+                    "pytestmark = [pytest.mark.slow, pytest.mark.ssh]\n")
     try:
         assert not layout.in_place(flat) and layout.place(flat) == ("lab", "store")
         assert (flat, layout.TESTS / "lab" / "store" / flat.name) in layout.misplaced()
