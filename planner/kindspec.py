@@ -70,7 +70,7 @@ class ParserKind:
     db_report: DbReport = DbReport.NONE
     os_stats: bool = False  # an OS sampler's output around a workload point
     step_kind: str = ""  # the workload that produces it (a step's kind guessed from its artifacts)
-    # A step's outcome reads this artifact's headline (planner.steps.wl_common.parse_outcome); ``prefixed``: its
+    # A step's outcome reads this artifact's headline (planner.steps.wl_common.outcome_reports); ``prefixed``: its
     # metric keys then carry the parser kind ("awr_html.physical_read_iops"), as a second layout of one report
     in_outcome: bool = False
     prefixed: bool = False
@@ -104,6 +104,9 @@ class ReportWords:
     counted: frozenset[str] = frozenset()
     # the sweep table's columns beyond the headline; None: the kind's report_metrics
     table_metrics: tuple[str, ...] | None = None
+    # a series inside a point (docs/series.md) as a sentence names it ("IOPS rose 30%"), where the metric's words
+    # would repeat the tool ("fio IOPS")
+    series_words: Mapping[str, str] = field(default_factory=_empty)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +157,8 @@ class KindSpec:
     host_vars: tuple[HostVar, ...] = ()
     # the tool's own measured window, when it times one inside the span planner's OS samplers cover
     own_window: OwnWindow | None = None
+    # what else its step keeps beside its parsers' files, by kind (fio's per-interval logs, read by its series)
+    artifact_kinds: tuple[str, ...] = ()
 
 
 class KindLoadError(Exception):
@@ -209,6 +214,11 @@ def parser_kinds() -> tuple[ParserKind, ...]:
     return tuple(p for s in specs() for p in s.parsers)
 
 
+def series_words() -> dict[str, str]:
+    """Every kind's series words (metric name -> words in a sentence about a point's series)."""
+    return {name: words for s in specs() for name, words in s.report.series_words.items()}
+
+
 def metric_words() -> dict[str, str]:
     """Every kind's metric words (metric name -> words)."""
     return {name: words for s in specs() for name, words in s.report.metric_words.items()}
@@ -227,3 +237,9 @@ def own_windows() -> tuple[OwnWindow, ...]:
 def oltp() -> Mapping[str, Oltp]:
     """The transactional kinds, each with the metrics its scaling is read by."""
     return MappingProxyType({s.kind: s.oltp for s in specs() if s.oltp is not None})
+
+
+@functools.cache
+def artifact_kinds() -> frozenset[str]:
+    """Every kind's artifact kinds: its parser kinds and the others it keeps (status.ArtifactKind reads them)."""
+    return frozenset({p.kind for p in parser_kinds()} | {a for s in specs() for a in s.artifact_kinds})

@@ -32,12 +32,59 @@ class Phase(enum.Enum):
     RESTORE = "restore"
 
 
+class ArtifactKind(enum.StrEnum):
+    """What a kept file is, said once: a parser kind (its parser reads it), a point's series, the facts, or
+    nothing known (""). The members are planner's own kinds; a workload kind's (``fio_json``, its ``fio_log``)
+    are declared in its folder (``KindSpec.parsers``, ``KindSpec.artifact_kinds``) and made members when first
+    read, so the kind stays one folder. Any other value, from an old or received run folder, is refused by name
+    (``read``), never carried on as text."""
+
+    NONE = ""
+    SERIES = "series"  # a point's series file (docs/series.md)
+    FACTS = "facts"
+    LOG = "log"  # a tool's own log or error output, kept, never parsed
+    AWR_COMPARE = "awr_compare"
+    AWR_RAC_HTML = "awr_rac_html"
+    AWR_RAC_TEXT = "awr_rac_text"
+    AWR_HTML = "awr_html"
+    AWR_TEXT = "awr_text"
+    STATSPACK = "statspack"
+    PG_STAT = "pg_stat"
+    ADDM = "addm"
+    IOSTAT = "iostat"
+    MPSTAT = "mpstat"
+    VMSTAT = "vmstat"
+    AWR_EXCERPT = "awr_excerpt"
+
+    @classmethod
+    def _missing_(cls, value: object) -> ArtifactKind | None:
+        """A workload kind's own artifact kind, made a member the first time it is read (Enum then keeps it)."""
+        from planner import kindspec  # foundation; imported here so that status's importers pay for no kind
+
+        if not isinstance(value, str) or value not in kindspec.artifact_kinds():
+            return None
+        member = str.__new__(cls, value)
+        member._name_, member._value_ = value.upper(), value
+        return cls._value2member_map_.setdefault(value, member)  # type: ignore[return-value]
+
+    @classmethod
+    def read(cls, value: object, where: str = "") -> ArtifactKind:
+        """A recorded kind; one planner does not know raises ValueError naming it (a results file refused)."""
+        try:
+            if isinstance(value, str):
+                return cls(value)
+        except ValueError:
+            pass
+        raise ValueError(f"{where or 'an artifact'} has kind {value!r}, which no parser or workload kind of"
+                         " this planner declares")
+
+
 @dataclass(frozen=True, slots=True)
 class Artifact:
     """A file kept in the run record (path relative to the run folder)."""
 
     path: str
-    kind: str = ""  # parser kind when known: awr_text, fio_json, ...
+    kind: ArtifactKind = ArtifactKind.NONE  # its parser kind when known: awr_text, fio_json, ...
     sha256: str = ""
     simulated: bool = False
 

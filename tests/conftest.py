@@ -16,6 +16,12 @@ import pytest
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import no_mount_namespace
 
+# Test files import shared pieces of one another by name (``from test_store_backends import cli``), as they did when
+# the tree was flat: every folder of it is on sys.path (after everything else), so a file's place in the mirror of
+# the packages (tests/layout.py) never breaks an import.
+sys.path.extend(sorted({str(p.parent) for p in Path(__file__).parent.rglob("test_*.py")
+                        if "data" not in p.relative_to(Path(__file__).parent).parts} - set(sys.path)))
+
 
 def _require_sshd() -> None:
     reason = sshd_available()

@@ -15,7 +15,7 @@ from planner.errors import ParseError
 from planner.files import sha256_file, write_bytes
 from planner.metrics import Parsed
 from planner.parsers import parse_file
-from planner.status import Artifact
+from planner.status import Artifact, ArtifactKind
 from planner.steps.base import StepContext
 from planner.timeseries import MAX_SERIES, Downsampler, TimeSeries, dumps
 
@@ -106,4 +106,5 @@ def keep(ctx: StepContext, artifacts: Sequence[Artifact], interval_s: float) -> 
         return []
     local = ctx.artifacts / FILE_NAME
     write_bytes(local, dumps(series), 0o600)
-    return [Artifact(str(local.relative_to(ctx.run_dir)), "series", sha256_file(local), simulated=ctx.simulated)]
+    return [Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind.SERIES, sha256_file(local),
+                     simulated=ctx.simulated)]

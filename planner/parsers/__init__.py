@@ -71,7 +71,7 @@ KINDS: tuple[str, ...] = tuple(e.kind for e in PARSER_KINDS)
 # The families a file may be, in the records' words (each family's first record says how it reads)
 NOT_RECOGNISED = "not a recognised benchmark output — planner parse reads " + ", ".join(
     k.reads for k in PARSER_KINDS if k.reads)
-# The parser kinds whose headline a step's outcome reads (planner.steps.wl_common.parse_outcome)
+# The parser kinds whose headline a step's outcome reads (planner.steps.wl_common.outcome_reports)
 IN_OUTCOME = frozenset(k.kind for k in PARSER_KINDS if k.in_outcome)
 PREFIXED = frozenset(k.kind for k in PARSER_KINDS if k.prefixed)
 OS_TOOLS = tuple(k.kind for k in PARSER_KINDS if k.os_stats)  # the OS samplers around a workload point

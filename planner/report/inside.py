@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from planner import kindspec
 from planner.files import slug
 from planner.metrics import display_name
 from planner.report.charts import TimeLine, time_chart
@@ -18,8 +19,7 @@ from planner.results.point_series import PointSeries
 from planner.timeseries import TimeSeries
 
 MAX_CHARTED = 24  # points charted in one report; a larger sweep links its first ones and says so
-_LINE_WORDS = {"fio.iops": "IOPS", "fio.clat_ms": "completion latency", "iostat.iops": "device IOPS",
-               "iostat.await_ms": "device await"}
+_LINE_WORDS = {**kindspec.series_words(), "iostat.iops": "device IOPS", "iostat.await_ms": "device await"}
 
 
 def _mean(s: TimeSeries) -> float:

@@ -7,6 +7,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from planner import kindspec
 from planner.metrics import display_name
 from planner.results import runfolder
 from planner.results.finding import Finding, Severity
@@ -63,8 +64,7 @@ def _num(value: object) -> float:
 # -- steady state: every point judged from its series (planner.results.point_series, docs/series.md) --------
 
 TREND_PCT = 20.0  # a best-fit rise or fall across the whole run beyond this, without a steady_state: spec
-SERIES_WORDS = {"fio.iops": "IOPS", "fio.bw_mbs": "bandwidth", "fio.clat_ms": "completion latency",
-                "iostat.iops": "device IOPS (iostat)"}
+SERIES_WORDS = {**kindspec.series_words(), "iostat.iops": "device IOPS (iostat)"}
 
 
 def steady_words(p: PointSeries) -> tuple[str, Steadiness] | None:

@@ -27,7 +27,7 @@ from planner.files import write_json
 from planner.metrics import Direction, Metric, Source, split_key
 from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
-from planner.status import Artifact, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
+from planner.status import Artifact, ArtifactKind, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
 
 META = "meta.json"
 RESULTS = "results.json"
@@ -224,8 +224,8 @@ def result_from_json(d: Mapping[str, Any]) -> StepResult:
     data = dict(d.get("data") or {})
     restart = data.pop("restart", None)
     retried = data.pop("retried", None)
-    artifacts = tuple(Artifact(a["path"], a.get("kind", ""), a.get("sha256", ""), a.get("simulated", False))
-                      for a in d.get("artifacts", []))
+    artifacts = tuple(Artifact(a["path"], ArtifactKind.read(a.get("kind", ""), f"artifact {a['path']!r}"),
+                               a.get("sha256", ""), a.get("simulated", False)) for a in d.get("artifacts", []))
     play, section, index, phase = _place(d)
     metrics = _metrics(data.pop("metrics", None), artifacts)
     return StepResult(

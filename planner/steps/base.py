@@ -23,7 +23,7 @@ from planner.files import sha256_file
 from planner.host import Host
 from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
-from planner.status import Artifact, RestartRequest, Status
+from planner.status import Artifact, ArtifactKind, RestartRequest, Status
 from planner.transport.become import asks_password
 from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
 
@@ -46,7 +46,7 @@ class Outcome:
     extra: StepExtra | None = None  # what this kind says beyond the rest: its dataclass in planner.extras
     # a restart left to the engine (only when StepContext.defer_restart told the step so): see RestartRequest
     restart: RestartRequest | None = None
-    # What the step measured: the headline of its parsed outputs (wl_common.parse_outcome / finish; their
+    # What the step measured: the headline of its parsed outputs (wl_common.finish; their
     # source is the artifact, which the results read in full) or figures of the step's own (a plugin's)
     metrics: tuple[Metric, ...] = ()
 
@@ -221,9 +221,12 @@ class StepContext:
         return Probe(("sh", "-c", READ_TEXT, "sh", path), ok=frozenset({0, 3}), own=True)
 
     def fetch(self, remote: str, name: str | None = None, kind: str = "") -> Artifact:
+        """Keep a host's file as an artifact; ``kind`` an ArtifactKind or its value (a kind's parser kind: a name no
+        parser or kind declares is a bug of the step, raised here, not a record no reader knows)."""
         local = self.artifacts / (name or posixpath.basename(remote))
         self.conn.get(remote, local)
-        return Artifact(str(local.relative_to(self.run_dir)), kind, sha256_file(local), simulated=self.simulated)
+        return Artifact(str(local.relative_to(self.run_dir)), ArtifactKind(kind), sha256_file(local),
+                        simulated=self.simulated)
 
 
 def check_host_path(path: str, what: str = "path") -> str:

@@ -7,7 +7,7 @@ import json
 from planner.extras import FactsGathered
 from planner.files import sha256_file, write_bytes
 from planner.plan.model import Section
-from planner.status import Artifact, Status
+from planner.status import Artifact, ArtifactKind, Status
 from planner.steps.base import Change, Outcome, StepContext, StepType
 from planner.transport.facts import gather
 
@@ -31,5 +31,5 @@ class FactsCollect(StepType):
         path = ctx.artifacts / "facts.json"
         write_bytes(path, (json.dumps(facts.to_json(), indent=2) + "\n").encode(), 0o600)
         return Outcome(Status.OK, f"{facts.hostname}: {facts.cpus} CPUs, {facts.memory_gb} GB",
-                       artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), "facts", sha256_file(path)),),
+                       artifacts=(Artifact(str(path.relative_to(ctx.run_dir)), ArtifactKind.FACTS, sha256_file(path)),),
                        extra=FactsGathered(facts.to_json()))

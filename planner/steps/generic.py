@@ -337,7 +337,7 @@ class Fetch(StepType):
             # out of the host's planner_root (planner/transport/streams.py).
             local = ctx.artifacts / name
             ctx.conn.get(src, local, max_bytes=self._cap())
-            art = Artifact(str(local.relative_to(ctx.run_dir)), "", simulated=ctx.simulated)
+            art = Artifact(str(local.relative_to(ctx.run_dir)), simulated=ctx.simulated)
         except FetchTooLarge:
             raise
         except (StepError, OSError):  # not ConnectError: an unreachable host stays unreachable

@@ -253,7 +253,7 @@ class PgConf(RestartDeferring, Rehearsed):
         local = ctx.artifacts / "postgresql.auto.conf.orig"
         local.parent.mkdir(parents=True, exist_ok=True)
         local.write_text(redact_conf(state.auto))
-        return (Artifact(str(local.relative_to(ctx.run_dir)), "", sha256_file(local)),)
+        return (Artifact(str(local.relative_to(ctx.run_dir)), sha256=sha256_file(local)),)
 
     def _in_effect(self, ctx: StepContext, t: Target, todo: Sequence[_Todo]) -> None:
         """Each value running; a reload takes effect when the postmaster has read the file: read again a while."""

@@ -27,7 +27,7 @@ from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.metrics import Metric, Parsed, Source
 from planner.parsers import IN_OUTCOME, PREFIXED, parse_file, summarise
-from planner.status import Artifact, Status
+from planner.status import Artifact, ArtifactKind, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
@@ -81,31 +81,8 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
     """Keep controller-side text (a console log, a result the step wrote itself) as an artifact of this point."""
     local = ctx.artifacts / name
     write_bytes(local, text.encode(), 0o600)  # a record file: private like the rest of the run folder
-    return Artifact(str(local.relative_to(ctx.run_dir)), kind, sha256_file(local), simulated=ctx.simulated)
-
-
-def parse_outcome(ctx: StepContext, artifacts: Sequence[Artifact], msg: str,
-                  data: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
-    """CHANGED with the headline metrics of the parsed outputs in Outcome.metrics; FAILED with the ParseError
-    when a main output does not parse (its artifacts are kept either way). ``data``: the kind's extra, or a
-    mapping of values for the record (kept as planner.extras.Notes)."""
-    extra = notes(data) if isinstance(data, Mapping) else data
-    metrics: dict[str, Metric] = {}
-    for a in artifacts:
-        if a.kind not in IN_OUTCOME:
-            continue
-        try:
-            parsed = parse_file(ctx.run_dir / a.path, a.kind)
-            if parsed.errors:
-                raise parsed.errors[0]
-        except ParseError as e:
-            return Outcome(Status.FAILED, f"{msg}; {a.path}: {e}", artifacts=tuple(artifacts), extra=extra)
-        prefix = f"{a.kind}." if a.kind in PREFIXED else ""
-        if a.kind == "awr_html" and any(x.kind == "awr_text" for x in artifacts):
-            continue  # the text report already gave the headline
-        for m in summarise(parsed):
-            metrics.setdefault(prefix + m.key, from_artifact(m, a))
-    return Outcome(Status.CHANGED, msg, artifacts=tuple(artifacts), extra=extra, metrics=tuple(metrics.values()))
+    return Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind(kind), sha256_file(local),
+                    simulated=ctx.simulated)
 
 
 def from_artifact(m: Metric, artifact: Artifact) -> Metric:
@@ -165,20 +142,63 @@ def tail(text: str | None, n: int = 1500) -> str:
     return (text or "").strip()[-n:]
 
 
-def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Artifact | None,
-           failure: str | None, parse: Callable[[Path], Parsed]) -> Outcome:
-    """Parse the main artifact and say how the point went. Artifacts are kept whatever happens."""
-    arts = tuple(artifacts)
+def outcome_reports(artifacts: Iterable[Artifact]) -> tuple[Artifact, ...]:
+    """The artifacts whose headline a point reports when the tool's figures are in the database's report (SLOB,
+    CALIBRATE_IO, ORION's summary): every kind read in an outcome, the HTML AWR only when no text one gave it."""
+    arts = [a for a in artifacts if a.kind in IN_OUTCOME]
+    text = any(a.kind is ArtifactKind.AWR_TEXT for a in arts)
+    return tuple(a for a in arts if not (text and a.kind is ArtifactKind.AWR_HTML))
+
+
+def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Artifact | Sequence[Artifact] | None,
+           failure: str | None, parse: Callable[[Path], Parsed] | None = None, *, msg: str = "",
+           extra: Mapping[str, Any] | StepExtra | None = None) -> Outcome:
+    """How a workload point went, said one way for every kind. The artifacts are kept whatever happens.
+
+    ``main``: the tool's output, read by ``parse`` (None: it wrote none, FAILED), or the reports its figures are
+    in (``outcome_reports``), each read by its parser kind, strictly: a section of a database report that does
+    not read fails the point, where a tool's own output says how many sections it could not read. ``failure``:
+    why the run failed, said with whatever was read. ``msg``: what the point was (the headline figures when
+    ""); ``extra``: the kind's typed extra, or a mapping kept as planner.extras.Notes."""
+    arts, kept = tuple(artifacts), notes(extra) if isinstance(extra, Mapping) else extra
     if main is None:
-        return Outcome(Status.FAILED, failure or f"{tool} wrote no output", artifacts=arts)
-    try:
-        parsed = parse(ctx.run_dir / main.path)
-    except ParseError as e:
-        return Outcome(Status.FAILED, (f"{failure}; " if failure else "") + str(e), artifacts=arts)
-    heads = summarise(parsed) or list(parsed.metrics[:4])
-    metrics = tuple({m.key: from_artifact(m, main) for m in heads}.values())
+        return Outcome(Status.FAILED, failure or f"{tool} wrote no output", artifacts=arts, extra=kept)
+    read = _read_one(ctx, main, parse) if isinstance(main, Artifact) else _read_reports(ctx, main)
+    if isinstance(read, str):  # what did not read, said after why the run failed and what the point was
+        return Outcome(Status.FAILED, "; ".join(w for w in (failure, msg, read) if w), artifacts=arts, extra=kept)
+    heads, unread = read
+    metrics = tuple(heads.values())
     if failure:
-        return Outcome(Status.FAILED, failure, artifacts=arts, metrics=metrics)
-    shown = ", ".join(f"{m.key}={m.value:.6g} {m.unit}".rstrip() for m in heads[:3])
-    problems = f" ({len(parsed.errors)} section(s) unreadable)" if parsed.errors else ""
-    return Outcome(Status.CHANGED, f"{tool}: {shown}{problems}", artifacts=arts, metrics=metrics)
+        return Outcome(Status.FAILED, failure, artifacts=arts, metrics=metrics, extra=kept)
+    if not msg:
+        shown = ", ".join(f"{m.key}={m.value:.6g} {m.unit}".rstrip() for m in metrics[:3])
+        msg = f"{tool}: {shown}" + (f" ({unread} section(s) unreadable)" if unread else "")
+    return Outcome(Status.CHANGED, msg, artifacts=arts, extra=kept, metrics=metrics)
+
+
+def _read_one(ctx: StepContext, main: Artifact, parse: Callable[[Path], Parsed] | None
+              ) -> tuple[dict[str, Metric], int] | str:
+    """The tool's output: its headline (else its first figures, so the point still says something), and how many
+    of its sections did not read."""
+    try:
+        parsed = (parse or (lambda p: parse_file(p, main.kind)))(ctx.run_dir / main.path)
+    except ParseError as e:
+        return str(e)
+    heads = summarise(parsed) or list(parsed.metrics[:4])
+    return {m.key: from_artifact(m, main) for m in heads}, len(parsed.errors)
+
+
+def _read_reports(ctx: StepContext, reports: Sequence[Artifact]) -> tuple[dict[str, Metric], int] | str:
+    """Every report's headline, a second layout's keys prefixed with its kind (awr_html.physical_read_iops)."""
+    metrics: dict[str, Metric] = {}
+    for a in reports:
+        try:
+            parsed = parse_file(ctx.run_dir / a.path, a.kind)
+            if parsed.errors:
+                raise parsed.errors[0]
+        except ParseError as e:
+            return f"{a.path}: {e}"
+        prefix = f"{a.kind}." if a.kind in PREFIXED else ""
+        for m in summarise(parsed):
+            metrics.setdefault(prefix + m.key, from_artifact(m, a))
+    return metrics, 0

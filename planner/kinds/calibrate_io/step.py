@@ -21,7 +21,7 @@ from planner.kinds.calibrate_io.extra import Calibration
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import Change, Duration, Outcome, StepContext, Workload, whole_number
-from planner.steps.wl_common import parse_outcome, save_text
+from planner.steps.wl_common import finish, save_text
 
 _COLUMNS = ("START_TIME", "END_TIME", "MAX_IOPS", "MAX_MBPS", "MAX_PMBPS", "LATENCY", "NUM_PHYSICAL_DISKS")
 
@@ -173,4 +173,5 @@ class CalibrateIo(Workload):
             lines += ["-- DBA_RSRC_IO_CALIBRATE", *listing([tuple(r) for r in rows]), ""]
         art = save_text(ctx, "calibrate_io.txt", "\n".join(lines), "calibrate_io")
         msg = f"CALIBRATE_IO({disks}, {latency}): max_iops={max_iops} max_mbps={max_mbps} latency={actual} ms"
-        return parse_outcome(ctx, [art], msg, Calibration(int(max_iops), int(max_mbps), actual))
+        return finish(ctx, "CALIBRATE_IO", [art], [art], None, msg=msg,
+                      extra=Calibration(int(max_iops), int(max_mbps), actual))

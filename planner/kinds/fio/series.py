@@ -15,7 +15,7 @@ from pathlib import Path
 from planner.errors import ParseError, PlannerError
 from planner.files import sha256_file, write_bytes
 from planner.kinds.fio.parse.log import LogKind, log_kind, rows
-from planner.status import Artifact
+from planner.status import Artifact, ArtifactKind
 from planner.steps.base import StepContext
 from planner.timeseries import FILE_NAME, Downsampler, TimeSeries, combine, dumps
 
@@ -51,7 +51,8 @@ def _listed(ctx: StepContext, wd: str) -> list[str]:
 def _fetch(ctx: StepContext, remote: str) -> Artifact:
     local = ctx.artifacts / remote.rsplit("/", 1)[-1]
     ctx.conn.get(remote, local, max_bytes=MAX_LOG_BYTES)
-    return Artifact(str(local.relative_to(ctx.run_dir)), "fio_log", sha256_file(local), simulated=ctx.simulated)
+    return Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind("fio_log"), sha256_file(local),
+                    simulated=ctx.simulated)
 
 
 def _job_series(path: Path, kind: LogKind, warmup_s: float) -> list[TimeSeries]:
@@ -108,5 +109,6 @@ def collect(ctx: StepContext, wd: str, warmup_s: float = 0.0) -> FioSeries:
         return FioSeries(tuple(arts), (), (f"fio's per-interval logs not kept: {why}",))
     local = ctx.artifacts / FILE_NAME
     write_bytes(local, dumps(series), 0o600)
-    art = Artifact(str(local.relative_to(ctx.run_dir)), "series", sha256_file(local), simulated=ctx.simulated)
+    art = Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind.SERIES, sha256_file(local),
+                     simulated=ctx.simulated)
     return FioSeries((*arts, art), series)

@@ -14,6 +14,9 @@ SYNC_ENGINES = frozenset({"sync", "psync", "vsync", "pvsync", "pvsync2"})
 KIND = KindSpec(
     "fio", step="planner.kinds.fio.step:Fio",
     run_findings="planner.kinds.fio.findings:run_findings",
+    # its job file and a preconditioning run's output (step.py), kept as they ran; its per-interval logs
+    # (series.py), read into the point's series
+    artifact_kinds=("fio_job", "fio_precondition", "fio_log"),
     parsers=(
         ParserKind("fio_json", f"{_PARSE}.json_report", "fio JSON output", names=(r"\.json$",),
                    headline=_HEADLINE, step_kind="fio", reads="fio JSON, terse or normal output"),
@@ -35,5 +38,6 @@ KIND = KindSpec(
         # fio's headline columns (IOPS, MB/s, mean latency, p99) per direction; its 40 other latency statistics
         # stay in the per-metric details and the exports, not in a sweep table a DBA reads across
         table_metrics=(),
+        series_words={"fio.iops": "IOPS", "fio.bw_mbs": "bandwidth", "fio.clat_ms": "completion latency"},
     ),
 )

@@ -23,7 +23,7 @@ from planner.errors import StepError
 from planner.kinds.orion.extra import OrionRun
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
-from planner.status import Artifact, Status
+from planner.status import Artifact, ArtifactKind, Status
 from planner.steps import guard
 from planner.steps.base import (
     TIMEOUT_MARGIN_S,
@@ -37,7 +37,7 @@ from planner.steps.base import (
     check_host_path,
     whole_number,
 )
-from planner.steps.wl_common import parse_outcome, point_dir, save_text
+from planner.steps.wl_common import finish, point_dir, save_text
 
 _OPTIONAL = ("matrix", "size_small", "size_large", "duration", "cache_size")
 _KINDS = {"_summary.txt": "orion_summary", "_iops.csv": "orion_csv", "_mbps.csv": "orion_csv",
@@ -258,8 +258,7 @@ class Orion(Rehearsed, Workload):
         data = _estimates(tuple(luns), write, r.stdout, self.opts.duration_s * self.opts.points)
         # the summary is the main output; CSVs of a run type without that matrix may legitimately be empty
         summary = [a for a in arts if a.kind == "orion_summary"]
-        out = parse_outcome(ctx, summary, f"{what}; {data.duration_note}", data)
-        return replace(out, artifacts=tuple(arts))
+        return finish(ctx, "ORION", arts, summary, None, msg=f"{what}; {data.duration_note}", extra=data)
 
 
 _ESTIMATE = re.compile(r"(?:Calibration|Test) will take approximately (\d+) minutes")
@@ -290,7 +289,7 @@ def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
     if unit is None:
         m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
         unit = "us" if m and int(m.group(1)) >= 12 else "ms"
-    return [replace(a, kind="orion_csv_us") if a is lat and unit == "us" else a for a in arts]
+    return [replace(a, kind=ArtifactKind("orion_csv_us")) if a is lat and unit == "us" else a for a in arts]
 
 
 _MIN_LAT = re.compile(r"Minimum Small Latency=([\d.]+)\s*(usecs)?\s*@ Small=(\d+) and Large=(\d+)")

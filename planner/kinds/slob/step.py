@@ -67,7 +67,7 @@ from planner.steps.base import (
     seconds_of,
 )
 from planner.steps.rac import Cluster, cluster_of, from_global_report
-from planner.steps.wl_common import host_run_dir, parse_outcome, point_dir, save_text
+from planner.steps.wl_common import finish, host_run_dir, outcome_reports, point_dir, save_text
 from planner.transport.connection import CommandResult
 
 
@@ -312,7 +312,7 @@ class Slob(Rehearsed, Workload):
         if not any(a.kind == main[0][1] for a in fetched):
             return Outcome(Status.FAILED, f"{what} wrote no {main[0][0]} in {kit}", artifacts=tuple(arts),
                            extra=point_extra(info))
-        return parse_outcome(ctx, arts, what, point_extra(info))
+        return finish(ctx, "SLOB", arts, outcome_reports(arts), None, msg=what, extra=point_extra(info))
 
     def _before_run(self, ctx: StepContext, kit: str, version: KitVersion, original: str | None,
                     values: Mapping[str, str], run_as: Mapping[str, Any],

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from planner.files import sha256_file, write_bytes
 from planner.kinds.sysbench.parse import Interval, intervals
-from planner.status import Artifact
+from planner.status import Artifact, ArtifactKind
 from planner.steps.base import StepContext
 from planner.timeseries import FILE_NAME, Downsampler, TimeSeries, dumps
 
@@ -54,4 +54,5 @@ def write_series(ctx: StepContext, output: Path, step_s: float) -> list[Artifact
         return []
     local = ctx.artifacts / FILE_NAME
     write_bytes(local, dumps(series), 0o600)
-    return [Artifact(str(local.relative_to(ctx.run_dir)), "series", sha256_file(local), simulated=ctx.simulated)]
+    return [Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind.SERIES, sha256_file(local),
+                     simulated=ctx.simulated)]

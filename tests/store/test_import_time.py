@@ -1,0 +1,129 @@
+"""Start-up (issue 20 item 4): heavy libraries load only for the verbs that need them. Not a timing test: it
+asserts which modules a fresh interpreter has loaded, which is what the start-up time rests on."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.slow]
+
+
+def loaded_after(code: str) -> set[str]:
+    out = subprocess.run([sys.executable, "-c", code + "\nimport sys; print(' '.join(sys.modules))"],
+                         capture_output=True, text=True, check=True).stdout
+    return set(out.split())
+
+
+def test_building_the_parser_loads_no_heavy_library() -> None:
+    """Every verb builds the whole parser (``--help`` included): it must not import what one verb needs."""
+    mods = loaded_after("from planner.cli.main import build_parser; build_parser()")
+    assert not mods & {"paramiko", "jsonschema", "jinja2", "matplotlib", "rich", "planner.results.analyze"}
+
+
+def test_the_step_registry_does_not_load_jsonschema() -> None:
+    """`planner inventory`, `results`... register the step kinds; only a plan's validation needs jsonschema."""
+    assert "jsonschema" not in loaded_after("import planner.steps")
+
+
+def test_paramiko_loads_without_invoke() -> None:
+    mods = loaded_after("import planner.transport.ssh.client")
+    assert "paramiko" in mods and "invoke" not in mods and "unittest.mock" not in mods
+
+
+def test_an_ssh_config_with_match_exec_still_works(tmp_path: Path) -> None:
+    """invoke is what paramiko runs `Match exec` with: loaded when a config uses it."""
+    config = tmp_path / "ssh_config"
+    config.write_text('Match exec "test -d /"\n  User from_exec\n')
+    out = subprocess.run([sys.executable, "-c", "import sys; from planner.transport.ssh import client; "
+                          f"print(client._parse_config({str(config)!r}, 0).lookup('lab01').get('user'))"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "from_exec"
+
+
+def test_the_step_registry_imports_no_step_kind() -> None:
+    """Kinds are named, not imported: looking one up imports its file (and only that)."""
+    mods = loaded_after("import planner.steps")
+    kinds = {m for m in mods if m.startswith("planner.steps.") and m not in {
+        "planner.steps.base", "planner.steps.registry", "planner.steps.saved_state", "planner.steps.guard"}}
+    assert kinds == set() and "planner.db.access" not in mods and "importlib.metadata" not in mods
+
+
+def test_looking_up_a_kind_imports_its_own_file() -> None:
+    mods = loaded_after("from planner.steps import REGISTRY; assert REGISTRY['io_scheduler'].__name__ == 'IoScheduler'")
+    assert "planner.steps.prep_os" in mods
+    assert not mods & {"planner.kinds.slob.step", "planner.steps.dbreport", "planner.kinds.fio.step",
+                       "planner.db.access"}
+
+
+def test_a_plan_check_imports_only_the_kinds_the_plan_names() -> None:
+    """The fan-out plan (io_scheduler, template, command, fetch): no workload, database or AWR code, and no
+    metric names (they are for `reproduces:` claims, which it has none of). A valid plan is shown valid without
+    jsonschema (planner.plan.fastcheck), and naming only built-in kinds it reads no package's plugin metadata."""
+    plan = Path(__file__).resolve().parents[2] / "benchmarks" / "fanout" / "plan.yaml"
+    mods = loaded_after("from pathlib import Path; from planner.cli.apply import load; "
+                        f"load(Path({str(plan)!r}), None, [])")
+    assert {"planner.steps.prep_os", "planner.steps.generic"} <= mods
+    assert not mods & {"jsonschema", "importlib.metadata"}
+    assert not mods & {"planner.kinds.slob.step", "planner.kinds.fio.step", "planner.steps.dbreport",
+                       "planner.db.access", "planner.parsers.awr_common"}
+
+
+VERSION_MODULES = {"planner", "planner.cli", "planner.cli.main", "planner.cli.parser", "planner.cli.results",
+                   "planner.cli.store", "planner.cli.analyze", "planner.errors", "planner.status",
+                   "planner.signals"}  # signals: a counter, no imports (main installs its handlers first)
+
+
+def test_version_and_help_load_only_the_parser_and_the_exit_codes() -> None:
+    """`planner --version` loaded the results store, the run reader and the findings (the parser's --store help
+    named planner.store.url.ENV), and the exit codes' module loaded every step kind's extras and the metrics
+    model for its annotations: 0.4 s of imports, for every verb. Module sets, not times (issue 47)."""
+    for argv in (["--version"], ["--help"]):
+        mods = loaded_after("import contextlib, io\nfrom planner.cli.main import main\n"
+                            f"with contextlib.redirect_stdout(io.StringIO()): main({argv!r})")
+        assert {m for m in mods if m.startswith("planner")} == VERSION_MODULES, argv
+        assert not mods & {"sqlite3", "tempfile", "csv", "hashlib", "yaml", "jinja2"}, argv
+
+
+def test_the_store_option_names_the_store_variable() -> None:
+    from planner.cli import store as cli_store
+    from planner.store import url
+
+    assert cli_store.ENV == url.ENV
+
+
+FIRST_COMMAND_PROBE = """
+import os, sys
+from planner.transport.connection import LocalConnection
+
+def first(self, *args, **kwargs):  # the apply's first host command: what it imported so far, then stop
+    print(" ".join(sorted(sys.modules)))
+    sys.stdout.flush()
+    os._exit(0)
+
+LocalConnection.run = first
+from planner.cli.main import main
+main(["apply", {plan!r}, "-i", {inventory!r}, "--runs-dir", {runs!r}, "--no-report"])
+"""
+
+
+def test_an_apply_imports_no_store_findings_vault_or_report_before_its_first_host_command(tmp_path: Path) -> None:
+    """A local one-host command plan, up to its first host command: the results store (and the run reader and
+    findings it stores), the vault's cryptography, the report, paramiko (local transport), rich and psycopg
+    are for later or for other runs. Before: the --store URL's parse imported the store package, and it its
+    backends, the run reader and the findings; opening no vault imported cryptography (issue 47)."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
+                                        "      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert "planner.engine.runner" in mods  # the probe reached the run
+    later = {m for m in mods if m.startswith(("planner.store.", "planner.results.", "planner.report", "paramiko",
+                                              "cryptography", "rich", "psycopg", "oracledb", "matplotlib"))}
+    assert later <= {"planner.store.url", "planner.results.runfolder", "planner.results.world"}, sorted(later)
+    assert not mods & {"sqlite3", "jsonschema", "planner.transport.ssh.client"}
