@@ -1,6 +1,6 @@
 """A workload tool's own measured window on the host's clock, and whether an OS sample falls inside it.
 
-planner's OS samplers run around a whole point, while a tool that times its own window (SLOB's begin and end
+planner's OS samplers run around a whole point, while a tool that times its own window (a kit's begin and end
 snapshots, a TPROC-C driver's timed test after its ramp-up) measures only part of it. Samplers stamp their
 intervals with the host's time of day (iostat ISO, vmstat -t, mpstat's 12- or 24-hour clock), so a sample is
 inside the window when the end of its interval is: only the time of day is compared (mpstat prints no date; a
@@ -33,7 +33,7 @@ def holds(begin: datetime, seconds: float, time_label: str) -> bool:
 @dataclass(frozen=True, slots=True)
 class ToolWindow:
     """From ``begin`` to ``end`` (whole seconds, as the tool stamps them); ``within`` names it in the report's
-    words ("SLOB's own snapshots")."""
+    words (e.g. "cut to the kit's own snapshots", as the kind says it)."""
 
     begin: datetime
     end: datetime

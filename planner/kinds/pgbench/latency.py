@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from planner.files import sha256_file, write_bytes
 from planner.kinds.pgbench import txlog
-from planner.status import Artifact
+from planner.status import Artifact, ArtifactKind
 from planner.steps.base import StepContext
 from planner.timeseries import FILE_NAME, dumps
 
@@ -43,7 +43,7 @@ def fetch_log(ctx: StepContext, wd: str, step_s: float) -> tuple[list[Artifact],
                     f"no latency percentiles (sampling_rate {rate:.2g} or lower keeps it under)")
     local = ctx.artifacts / JOINED
     ctx.conn.get(f"{wd}/{JOINED}", local, max_bytes=MAX_LOG_BYTES)
-    arts = [Artifact(str(local.relative_to(ctx.run_dir)), "pgbench_log", sha256_file(local),
+    arts = [Artifact(str(local.relative_to(ctx.run_dir)), ArtifactKind("pgbench_log"), sha256_file(local),
                      simulated=ctx.simulated)]
     with open(local, encoding="ascii", errors="replace") as f:
         log = txlog.read(f, str(local))
@@ -52,6 +52,7 @@ def fetch_log(ctx: StepContext, wd: str, step_s: float) -> tuple[list[Artifact],
         return arts, "; the per-transaction log holds no completed transaction"
     out = ctx.artifacts / FILE_NAME
     write_bytes(out, dumps([series]), 0o600)
-    arts.append(Artifact(str(out.relative_to(ctx.run_dir)), "series", sha256_file(out), simulated=ctx.simulated))
+    arts.append(Artifact(str(out.relative_to(ctx.run_dir)), ArtifactKind.SERIES, sha256_file(out),
+                         simulated=ctx.simulated))
     p99 = txlog.nearest_rank(sorted(log.latency_us), 99.0) / 1000
     return arts, f"; 99th percentile latency {p99:.3g} ms over {len(log.latency_us)} logged transactions"

@@ -14,7 +14,7 @@ import pytest
 
 from planner.parsers import parse_file
 
-D = Path(__file__).parent / "data/sweep45"
+D = Path(__file__).parents[1] / "data/sweep45"
 HAND_READ: dict[str, list[tuple[str, dict[str, str], float]]] = {  # file: [(metric, labels, value)]
     "sar_u_techlinux.txt": [
         ("mpstat.usr_pct", {"time": "12:00:02 AM"}, 3.0),

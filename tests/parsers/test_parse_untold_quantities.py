@@ -11,7 +11,7 @@ from pathlib import Path
 from planner.errors import ParseError
 from planner.parsers import parse_text
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 
 
 def _without(path: Path, *starts: str) -> str:

@@ -20,7 +20,7 @@ from planner.parsers import parse_file, parse_text
 from planner.parsers.mailwrap import detect
 from planner.parsers.unwrap import unwrap
 
-DATA = Path(__file__).parent / "data"
+DATA = Path(__file__).parents[1] / "data"
 REPORTS = sorted([*DATA.glob("awr/*.txt"), *DATA.glob("statspack/*.txt"), *DATA.glob("seeds_like/*.txt")])
 IOSTAT = sorted(DATA.glob("ostats/iostat-*.txt"))
 

@@ -17,7 +17,7 @@ from pg_cluster import PgCluster
 
 from planner.steps.pg_stat import queries
 
-TABLE = Path(__file__).parent / "data" / "pg_stat" / "view_columns.csv"
+TABLE = Path(__file__).parents[1] / "data" / "pg_stat" / "view_columns.csv"
 RELEASES = ("9.6", "10", "11", "12", "13", "14", "15", "16", "17", "18")
 # views the table lists whole (every documented column); of the others only the columns planner may read
 WHOLE = frozenset({"pg_stat_database", "pg_stat_bgwriter", "pg_stat_checkpointer", "pg_stat_io", "pg_stat_wal"})
