@@ -82,7 +82,9 @@ class HostVar:
     """A host variable a kind reads (as pyinfra's connectors declare theirs): docs/step-kinds.md lists them."""
 
     name: str
-    type: str  # "path", "text", "integer", "seconds", "bytes", "boolean", "choice"
+    # "path", "text", "integer", "seconds", "bytes", "boolean", "choice", "list", "number", or "host": an inventory
+    # host's name (planner.plan.check refuses a name the inventory does not hold, exit 5)
+    type: str
     default: str  # as a user would write it; "" when there is none
     doc: str
 

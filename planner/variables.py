@@ -14,7 +14,17 @@ PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"
 POSTGRES = "the host's PostgreSQL server: how planner's clients reach it and how pg_conf restarts it"
 ENGINE = "the host's database engine"
+GENERATOR = "where the load generator of a transactional kind (one whose KindSpec.oltp names it) runs"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
+
+# Read by planner.plan.check for the database host of every step whose kind names a load generator. Running the
+# generator on another host is not built yet (docs/load-generator-host.md): validate refuses one rather than
+# ignore what the inventory says.
+LOAD_GENERATOR_HOST = HostVar(
+    "load_generator_host", "host", "this host",
+    "the inventory host that runs a transactional kind's load generator; only the database host itself for now: "
+    "another host is refused at validate until the generator can run there (docs/load-generator-host.md)")
+
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
     (PLANNER, (
@@ -91,6 +101,7 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("pg_database", "text", "postgres", "the database collect pg_stat connects to when the workload "
                 "names none"),
     )),
+    (GENERATOR, (LOAD_GENERATOR_HOST,)),
     (STANDIN, (
         HostVar("standin_database", "choice", "fresh",
                 "fresh (as DBCA leaves it: no benchmark schemas) or loaded (SLOB's, TPC-C's and SOE's schemas "

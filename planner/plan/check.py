@@ -14,6 +14,7 @@ from typing import Any, Protocol
 import jinja2
 import jinja2.meta
 
+from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.metrics import OUTPUT_NAMED_FAMILIES
@@ -22,6 +23,7 @@ from planner.plan.schema import Locator, did_you_mean, sweepable_params, validat
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
 from planner.plan.templating import environment, eval_when, refused, render, undefined_name, variables_for
+from planner.variables import LOAD_GENERATOR_HOST
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
 ArgsCheck = Callable[[Mapping[str, Any], Path, Mapping[str, Any]], None]  # rendered args, plan dir, host vars
@@ -74,8 +76,9 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
-                for p in _check_step(spec, variables, doc, plan.source.parent, kinds,
-                                     spec.path in variables_only, writes.get(spec.kind)):
+                for p in [*_check_step(spec, variables, doc, plan.source.parent, kinds,
+                                       spec.path in variables_only, writes.get(spec.kind)),
+                          *_host_vars(spec, variables, host, inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -103,6 +106,33 @@ def _refused_vars(names: Mapping[str, str], plan: Plan, play_index: int, extra_v
             out.append(Problem(Location(str(source), 1, 1) if source else None, "",
                                f"inventory {why}", _SANDBOX_HINT))
     return out
+
+
+def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, inventory: InventoryLike,
+               doc: Document | None) -> list[Problem]:
+    """Where a step's load generator runs (``load_generator_host``, read for a kind whose Oltp names one): a host
+    of the inventory, and for now the database host itself. Reported at the step, which is what reads it (the
+    variable may come from the inventory, a play's vars: or -e)."""
+    oltp = kindspec.oltp().get(spec.kind)
+    var = LOAD_GENERATOR_HOST
+    value = str(variables.get(var.name) or "").strip()
+    if oltp is None or not oltp.generator or not value or value == host.name:
+        return []
+    loc = Locator(doc, spec.location).value((*parse_path(spec.path), spec.kind))
+    if not _holds(inventory, value):
+        return [Problem(loc, spec.path, f"{var.name} {value!r} names no host of the inventory",
+                        f"name one of the inventory's hosts, or remove {var.name}")]
+    # not ignored: the generator would run on the database host while the inventory says otherwise
+    return [Problem(loc, spec.path, f"{var.name} {value!r}: running {oltp.generator} on another host than the "
+                    "database's is not built yet (docs/load-generator-host.md)",
+                    f"remove {var.name}: {oltp.generator} then runs on the database host, and the report says so")]
+
+
+def _holds(inventory: InventoryLike, name: str) -> bool:
+    try:
+        return any(h.name == name for h in inventory.select(name))
+    except InputError:
+        return False
 
 
 def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,

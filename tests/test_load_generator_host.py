@@ -1,0 +1,77 @@
+"""Where an OLTP kind's load generator runs (issue 43): the database host's inventory names it with
+``load_generator_host``, a host variable of type "host" (planner.variables), checked at validate before any
+host is touched. Running the generator on a client host is not built yet (docs/load-generator-host.md): until it
+is, naming another host than the database's is refused at validate rather than ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner import kindspec, variables
+from planner.cli.main import main
+from planner.variables import LOAD_GENERATOR_HOST
+
+HAMMERDB = """\
+plan: tproc_c
+plays:
+  - name: oltp
+    hosts: db
+    workloads:
+      - name: tproc-c
+        hammerdb: {home: /opt/HammerDB-4.12, service: ORCL, virtual_users: 2}
+"""
+SWINGBENCH = """\
+plan: soe
+plays:
+  - name: oltp
+    hosts: db
+    workloads:
+      - name: soe
+        swingbench: {home: /opt/sb, config: configs/x.xml, connect: //alpha/orcl, users: 2, run_time: 60}
+"""
+
+
+def validate(tmp: Path, plan: str, generator: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    (tmp / "hosts.ini").write_text(
+        f"[db]\nalpha ansible_connection=local oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true"
+        f"{f' load_generator_host={generator}' if generator else ''}\n[clients]\nloadgen ansible_connection=local\n")
+    (tmp / "plan.yaml").write_text(plan)
+    code = main(["validate", str(tmp / "plan.yaml"), "-i", str(tmp / "hosts.ini")])
+    got = capsys.readouterr()
+    return code, got.out + got.err
+
+
+def test_the_variable_is_declared_once_as_a_host_and_the_oltp_kinds_name_their_generator() -> None:
+    assert LOAD_GENERATOR_HOST.type == "host" and LOAD_GENERATOR_HOST.name in variables.declared()
+    assert {k: o.generator for k, o in kindspec.oltp().items() if o.generator} == {
+        "hammerdb": "hammerdbcli", "swingbench": "charbench"}
+
+
+@pytest.mark.parametrize("plan", [HAMMERDB, SWINGBENCH])
+def test_a_load_generator_host_the_inventory_does_not_hold_is_refused_at_validate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
+    """Before: the variable was read by nothing: a typo ran the generator on the database host, silently."""
+    code, out = validate(tmp_path, plan, "loadgne", capsys)
+    assert code == 5, out
+    assert f"{tmp_path / 'plan.yaml'}:7:" in out and "load_generator_host" in out and "'loadgne'" in out
+    assert "host alpha" in out and "Traceback" not in out
+
+
+@pytest.mark.parametrize("plan", [HAMMERDB, SWINGBENCH])
+def test_a_client_host_is_refused_until_the_generator_can_run_there(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
+    """Before: an inventory naming a client host validated and the generator ran on the database host anyway,
+    while the inventory said otherwise (the report's NOTE was the only trace)."""
+    code, out = validate(tmp_path, plan, "loadgen", capsys)
+    assert code == 5, out
+    assert f"{tmp_path / 'plan.yaml'}:7:" in out and "'loadgen'" in out and "docs/load-generator-host.md" in out
+
+
+@pytest.mark.parametrize("plan", [HAMMERDB, SWINGBENCH])
+@pytest.mark.parametrize("generator", ["", "alpha"])
+def test_the_database_host_itself_validates(tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str,
+                                            generator: str) -> None:
+    code, out = validate(tmp_path, plan, generator, capsys)
+    assert code == 0, out
