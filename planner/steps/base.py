@@ -483,7 +483,7 @@ class Rehearsed(StepType):
     @classmethod
     def rehearsal_server_for(cls, args: Mapping[str, Any]) -> str:
         """The real server a rehearsal starts for these (rendered) arguments: the kind's, unless one kind talks
-        to either engine by an argument (HammerDB's ``db``)."""
+        to either engine by an argument."""
         return cls.rehearsal_server
 
     @classmethod
