@@ -147,6 +147,9 @@ def run_script(step: Any, ctx: StepContext, release: Release, warehouses: int | 
     lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run on PostgreSQL "
              f"(HammerDB {release.name})", *connection(step, ctx, masked),
              "diset tpcc pg_driver timed",  # the default only from 4.6 (config/postgresql.xml): always said
+             # 4.x keeps every diset in its SQLite store across runs: a keying and thinking time set once (by
+             # hand, in the GUI) would stay and change the whole workload (docs/oracle-behaviour.md 44.h7)
+             'diset tpcc pg_keyandthink "false"',
              f"diset tpcc pg_rampup {tcl_quote(a.rampup)}", f"diset tpcc pg_duration {tcl_quote(a.duration)}",
              f"diset tpcc pg_allwarehouse {tcl_quote(a.allwarehouse)}",
              f"diset tpcc pg_timeprofile {tcl_quote(a.timeprofile)}",
@@ -221,7 +224,8 @@ class PgRun:
         script, console, _text, ok = step.run_tcl(ctx, wd, "run.tcl", run_script(step, ctx, release, found))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
-        return finish(ctx, "hammerdb", arts, console, failure(parsed, ok), lambda p: parse_file(p, "hammerdb"))
+        return finish(ctx, "hammerdb", arts, console, failure(parsed, ok, _text),
+                      lambda p: parse_file(p, "hammerdb"))
 
     def _schema(self, passfile: str, wd: str, release: Release) -> tuple[list[Artifact], int]:
         """Build when the WAREHOUSE table is missing; the warehouses found, refused when not the plan's."""
@@ -268,8 +272,10 @@ def _parsed(path: Path) -> Parsed | None:
         return None
 
 
-def failure(parsed: Parsed | None, ok: bool) -> str | None:
-    """Why the point failed: no result, a virtual user that FINISHED FAILED (Pgtcl named with its fix)."""
+def failure(parsed: Parsed | None, ok: bool, text: str = "") -> str | None:
+    """Why the point failed: no result, a virtual user that FINISHED FAILED (Pgtcl named with its fix), or no new
+    order in the window: with pg_raiseerror false (HammerDB's default) a failing transaction only prints
+    "New Order Procedure Error set RAISEERROR for Details" and the users finish SUCCESS."""
     if parsed is None or parsed.value("hammerdb.nopm") is None and not parsed.value("hammerdb.vu_failed"):
         return "hammerdbcli printed no TEST RESULT" + ("" if ok else " and exited with an error")
     failed = parsed.value("hammerdb.vu_failed") or 0
@@ -278,4 +284,9 @@ def failure(parsed: Parsed | None, ok: bool) -> str | None:
         hint = _pgtcl_hint(first)
         return (f"hammerdb: {failed:.0f} virtual user(s) FINISHED FAILED" + (f" ({first})" if first else "")
                 + (f": {hint}" if hint else ""))
+    if not parsed.value("hammerdb.nopm"):
+        errors = text.count("Procedure Error")
+        return ("hammerdb: 0 NOPM: no new order was committed in the timed window" +
+                (f" ({errors} 'Procedure Error' lines: set pg_raiseerror true in HammerDB, or run its transactions "
+                 "by hand, to see the database's error)" if errors else ""))
     return None if ok else "hammerdbcli exited with an error after its TEST RESULT"

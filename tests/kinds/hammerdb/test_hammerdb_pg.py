@@ -39,7 +39,8 @@ def test_the_scripts_say_postgresqls_dictionary_keys() -> None:
                  'diset tpcc pg_count_ware "8"', 'diset tpcc pg_num_vu "1"', "buildschema"):
         assert line in build.splitlines()
     run = pg.run_script(step(), ctx(), Release(4, 5), 8)
-    for line in ("diset tpcc pg_driver timed", 'diset tpcc pg_rampup "1"', 'diset tpcc pg_duration "2"',
+    for line in ("diset tpcc pg_driver timed", 'diset tpcc pg_keyandthink "false"', 'diset tpcc pg_rampup "1"',
+                 'diset tpcc pg_duration "2"',
                  'vuset vu "4"', "vurun", "while {![vucomplete]} {after 1000; update}", "vudestroy"):
         assert line in run.splitlines()
     assert "ora" not in run.replace("storedprocs", "")  # no Oracle word: dbset db ora, ora_driver, instance
@@ -103,3 +104,13 @@ def test_both_result_orders_read_the_same(line: str) -> None:
     p = parse_text(f"Vuser 1:3 Active Virtual Users configured\nVuser 1:{line}\n", "hammerdb.log", "hammerdb")
     assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.fact("database")) == (618, 1404, "PostgreSQL")
     assert pg.failure(p, True) is None
+
+
+def test_a_window_without_a_new_order_fails_the_point_naming_hammerdbs_procedure_errors() -> None:
+    """HammerDB 4.12 run from source with Debian's Pgtcl: every transaction failed, the users FINISHED SUCCESS and
+    the result said 0 NOPM (docs/oracle-behaviour.md 44.h8)."""
+    text = ("Vuser 2:New Order Procedure Error set RAISEERROR for Details\n" * 3 +
+            "Vuser 1:2 Active Virtual Users configured\n"
+            "Vuser 1:TEST RESULT : System achieved 0 NOPM from 8 PostgreSQL TPM\nVuser 1:FINISHED SUCCESS\n")
+    why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True, text)
+    assert why is not None and "0 NOPM" in why and "3 'Procedure Error' lines" in why and "pg_raiseerror" in why

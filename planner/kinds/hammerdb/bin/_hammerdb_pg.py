@@ -43,10 +43,13 @@ ITEMS, CUSTOMERS = 1000, 30  # per warehouse and per district: a stand-in's buil
 DEFAULTS = {"pg_host": "localhost", "pg_port": "5432", "pg_count_ware": "1", "pg_num_vu": "1",
             "pg_superuser": "postgres", "pg_superuserpass": "postgres", "pg_defaultdbase": "postgres",
             "pg_user": "tpcc", "pg_pass": "tpcc", "pg_dbase": "tpcc", "pg_vacuum": "false",
+            "pg_total_iterations": "10000000" if RELEASE >= (4, 5) else "1000000", "pg_raiseerror": "false",
+            "pg_keyandthink": "false",
             "pg_storedprocs": "false", "pg_driver": "timed" if BLOCKING else "test", "pg_rampup": "2",
             "pg_duration": "5", "pg_allwarehouse": "false", "pg_timeprofile": "false",
-            **({"pg_tspace": "pg_default"} if RELEASE >= (4, 0) else {})}
-CONNECTION = ("pg_host", "pg_port")
+            **({"pg_tspace": "pg_default"} if RELEASE >= (4, 0) else {}),
+            **({"pg_sslmode": "prefer"} if RELEASE >= (4, 3) else {})}
+CONNECTION = ("pg_host", "pg_port", "pg_sslmode")
 # One slice of a virtual user: new-order and payment transactions (half each) for a quarter of a second or to the
 # deadline, each committed on its own (a DO block may COMMIT from PostgreSQL 11), as HammerDB's users call its
 # stored functions; a deadlock or a serialization failure is dropped and the loop goes on (pg_raiseerror false).
@@ -241,9 +244,12 @@ class PgCli:
 
     def build(self) -> None:
         ware = int(self.d["pg_count_ware"])
-        print(f"Ready to create a {ware} Warehouse PostgreSQL TPROC-C schema\nin host "
-              f"{self.d['pg_host'].upper()}:{self.d['pg_port']} under user {self.d['pg_user'].upper()} in database "
-              f"{self.d['pg_dbase'].upper()}?\nEnter yes or no: replied yes\nVuser 1 created - WAIT IDLE")
+        ssl = f" sslmode {self.d['pg_sslmode'].upper()}" if "pg_sslmode" in self.d else ""
+        vus = int(self.d["pg_num_vu"])  # as HammerDB 4.12 prints it (a run of its source, docs/oracle-behaviour.md)
+        print(f"Script cleared\nBuilding {ware} Warehouses(s) with {vus} Virtual User{'s' if vus > 1 else ''}\n"
+              f"Ready to create a {ware} Warehouse PostgreSQL TPROC-C schema\nin host "
+              f"{self.d['pg_host'].upper()}:{self.d['pg_port']}{ssl} under user {self.d['pg_user'].upper()} in "
+              f"database {self.d['pg_dbase'].upper()}?\nEnter yes or no: replied yes\nVuser 1 created - WAIT IDLE")
         self.start(lambda: self._load(ware))
 
     def _load(self, ware: int) -> None:
@@ -261,7 +267,8 @@ class PgCli:
             if not ok:
                 print(f"Error in Virtual User 1: {why}\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE")
                 return
-            print(f"Vuser 1:{d['pg_user'].upper()} SCHEMA COMPLETE\nVuser 1:FINISHED SUCCESS\n"
+            print(f"Vuser 1:CREATING TPCC INDEXES\nVuser 1:CREATING TPCC FUNCTIONS\nVuser 1:GATHERING SCHEMA "
+                  f"STATISTICS\nVuser 1:{d['pg_user'].upper()} SCHEMA COMPLETE\nVuser 1:FINISHED SUCCESS\n"
                   "ALL VIRTUAL USERS COMPLETE")
         finally:
             server.close()
@@ -318,7 +325,8 @@ class PgCli:
     def _timed(self, server: Server, n: int, ware: int) -> None:
         d, timed = self.d, self.d["pg_driver"] == "timed"
         rampup, duration = float(d["pg_rampup"]), float(d["pg_duration"])
-        print("Vuser 1:RUNNING")
+        _, version = server.sql(d["pg_user"], d["pg_dbase"], "show server_version")
+        print(f"Vuser 1:RUNNING\nVuser 1:DBVersion:{version}")  # pgoltp.tcl v4.12 CheckDBVersion
         if timed:
             print(f"Vuser 1:Beginning rampup time of {d['pg_rampup']} minutes")
         for i in range(2, n + 2):
@@ -326,10 +334,13 @@ class PgCli:
         load = server.load(n, ware)
         pause(rampup)
         if timed:
+            for minute in range(1, int(rampup) + 1):  # printed each minute of the ramp-up
+                print(f"Vuser 1:Rampup {minute} minutes complete ...")
             print("Vuser 1:Rampup complete, Taking start Transaction Count.")
             trans0, orders0, t0 = *server.counts(), time.monotonic()
             print(f"Vuser 1:Timing test period of {d['pg_duration']} in minutes")
             pause(duration)
+            print("Vuser 1:" + "".join(f"{minute} ...," for minute in range(1, int(duration) + 1)))
             print("Vuser 1:Test complete, Taking end Transaction Count.")
             trans1, orders1 = server.counts()
             minutes = max(1e-6, (time.monotonic() - t0) / 60)
