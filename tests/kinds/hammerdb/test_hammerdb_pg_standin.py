@@ -51,7 +51,8 @@ def psql(server: postgres.RehearsalServer, db: str, sql: str) -> str:
                           check=True, env={**os.environ, "PGPASSWORD": str(hv["pg_password"])}).stdout.strip()
 
 
-RUN = 'diset tpcc pg_driver timed\ndiset tpcc pg_rampup "0"\ndiset tpcc pg_duration "2"\nvuset vu "2"\nvurun\n'
+RUN = ('diset tpcc pg_driver timed\ndiset tpcc pg_rampup "0"\ndiset tpcc pg_duration "2"\nprint dict\nvuset vu "2"\n'
+       'vurun\n')
 
 
 @pytest.mark.slow

@@ -361,7 +361,7 @@ class PgCli:
 
     def print_dict(self) -> None:
         print("Dictionary Settings for PostgreSQL\nconnection {")
-        for key in CONNECTION:
+        for key in (k for k in CONNECTION if k in self.d):  # pg_sslmode only from 4.3
             print(f" {key:<16} = {self.d[key]}")
         print("}\ntpcc       {")
         for key, value in self.d.items():
