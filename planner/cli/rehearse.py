@@ -46,7 +46,8 @@ def _needs_oracle(loaded: Loaded) -> set[str]:
     """Hosts of plays with a step whose kind needs a database (StepType.needs_database): they get the stand-ins."""
     hosts: set[str] = set()
     for play in loaded.plan.plays:
-        if any(s.kind in REGISTRY and REGISTRY[s.kind].needs_database for s in play.steps):
+        if any(s.kind in REGISTRY and REGISTRY[s.kind].needs_database and REGISTRY[s.kind].engine(s.args) == "oracle"
+               for s in play.steps):
             hosts |= {h.name for h in loaded.play_hosts[play.name]}
     return hosts
 
@@ -207,10 +208,12 @@ def _servers_wanted(loaded: Loaded) -> dict[str, set[str]]:
         for spec in play.steps:
             cls = REGISTRY.get(spec.kind)
             as_rehearsed = rehearsed(cls) if cls is not None else None
-            if as_rehearsed is None or as_rehearsed.rehearsal_server != "postgresql":
+            if as_rehearsed is None:
                 continue
             for host in loaded.play_hosts[play.name]:
                 args = render(dict(spec.args), {**host.vars, **_world_vars(loaded, host)})
+                if as_rehearsed.rehearsal_server_for(args) != "postgresql":
+                    continue
                 wanted.setdefault(host.name, set()).update(as_rehearsed.server_databases(args))
     return wanted
 

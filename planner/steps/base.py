@@ -485,6 +485,12 @@ class Rehearsed(StepType):
         return ()
 
     @classmethod
+    def rehearsal_server_for(cls, args: Mapping[str, Any]) -> str:
+        """The real server a rehearsal starts for these (rendered) arguments: the kind's, unless one kind talks
+        to either engine by an argument."""
+        return cls.rehearsal_server
+
+    @classmethod
     def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
         """``args`` with each of ``rehearsal_caps`` applied (a missing or unreadable value takes the cap)."""
         out = dict(args)

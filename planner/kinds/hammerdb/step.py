@@ -20,8 +20,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
-import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -29,8 +28,10 @@ from planner.db.access import config_for, open_database
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.db.segments import ensure_tablespace, find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
+from planner.kinds.hammerdb import pg
 from planner.kinds.hammerdb.args import HammerDBArgs
 from planner.kinds.hammerdb.release import Release, read_release
+from planner.kinds.hammerdb.tcl import tcl_quote
 from planner.metrics import Parsed
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
@@ -38,6 +39,8 @@ from planner.plan.model import Section
 from planner.status import Artifact
 from planner.steps import dbreport
 from planner.steps.base import (
+    ORACLE,
+    POSTGRESQL,
     TIMEOUT_MARGIN_S,
     Change,
     Duration,
@@ -59,23 +62,18 @@ LOG_MAX = 8 << 20  # a log of one run is kilobytes (a time profile adds a few)
 BUILD_S_PER_WAREHOUSE = 120.0
 BUILD_MIN_S = 1800.0
 _NAME = r"^[A-Za-z][A-Za-z0-9_$#]{0,127}$"
-_TCL_SPECIAL = re.compile(r'([\\"$\[\]{}])')
-
-
-def tcl_quote(value: object) -> str:
-    """One Tcl word whatever the value holds: double quotes, with every substitution character escaped."""
-    text = str(value).lower() if isinstance(value, bool) else str(value)
-    if any(c in text for c in "\0\n\r"):
-        raise StepError(f"hammerdb: refused a value with a line break or NUL: {text[:40]!r}")
-    return '"' + _TCL_SPECIAL.sub(r"\\\1", text) + '"'
 
 
 class HammerDB(Rehearsed, Workload):
     kind: ClassVar[str] = "hammerdb"
     args_schema = {
-        "description": "HammerDB TPROC-C on Oracle (the user's HammerDB install on the host, driven by hammerdbcli)",
+        "description": "HammerDB TPROC-C on Oracle or PostgreSQL (the user's HammerDB install on the host, driven by "
+                       "hammerdbcli)",
         "type": "object",
         "properties": {
+            "db": {"enum": ["ora", "pg"], "description": "HammerDB's dbset db: ora (Oracle, the default) or pg "
+                                                         "(PostgreSQL, on a host whose db_engine is postgresql)"},
+            **pg.SCHEMA,
             "home": {"type": "string", "minLength": 1, "description": "the HammerDB folder holding hammerdbcli"},
             "service": {"type": "string", "minLength": 1, "pattern": "^[^\\s\"'\\\\]+$",
                         "description": "the Oracle service or TNS alias (diset connection instance)",
@@ -102,10 +100,9 @@ class HammerDB(Rehearsed, Workload):
                 "x-hint": "give a size such as 16G"},
         },
         "additionalProperties": False,
-        "required": ["home", "service", "virtual_users"],
+        "required": ["home", "virtual_users"],
     }
     sections = frozenset({Section.WORKLOADS})
-    writes_db_report: ClassVar[bool] = True  # the Oracle timed driver takes its own AWR snapshots
     needs_database = True
     kit_args = {"home": KitStandIn.OWN}
     report_metrics = ("hammerdb.nopm", "hammerdb.tpm", "hammerdb.vu_failed")
@@ -134,6 +131,7 @@ class HammerDB(Rehearsed, Workload):
 
     def validate(self) -> None:
         check_host_path(self.parsed.home, "HammerDB home")
+        pg.validate(self.args)
         if self.parsed.create_tablespace and not (self.parsed.data_on and self.parsed.tpcc_tablespace):
             raise StepError("hammerdb: create_tablespace needs tpcc_tablespace (its name) and data_on (where)",
                             hint="add tpcc_tablespace: TPCC and data_on: +GROUP (or a directory)")
@@ -146,6 +144,8 @@ class HammerDB(Rehearsed, Workload):
         (planner.db.licence): a host whose inventory, plan or -e does not state the pack is refused before any
         host is touched, as ``collect: [awr]`` is."""
         super().check_args(rendered, plan_dir, variables)
+        if pg.is_pg(rendered):  # PostgreSQL's timed driver counts pg_stat_database: no AWR
+            return
         if variables is None or str(variables.get(LICENCE_VAR, "")).strip().lower() in ("true", "yes", "1", "on"):
             return
         said = (f"{LICENCE_VAR} is {variables[LICENCE_VAR]!r}" if LICENCE_VAR in variables
@@ -154,6 +154,48 @@ class HammerDB(Rehearsed, Workload):
                         f"(src/oracle/oraoltp.tcl, v3.3-v4.12): AWR needs the Oracle Diagnostics Pack and {said}",
                         hint=f"state {LICENCE_VAR}: true for the host when the pack is licensed; without it, "
                              "measure with a workload that takes Statspack")
+
+    # -- PostgreSQL (planner.kinds.hammerdb.pg): the same kind, another engine ------------------------------
+    @property
+    def pg(self) -> bool:
+        return pg.is_pg(self.args)
+
+    @property  # per step, not per class: one kind, two engines (the engine reads it from the step)
+    def writes_db_report(self) -> bool:  # type: ignore[override]
+        """Oracle's timed driver takes its own AWR snapshots; PostgreSQL's takes none: pg_stat brackets it."""
+        return not self.pg
+
+    @classmethod
+    def engine(cls, args: Mapping[str, Any]) -> str:
+        return POSTGRESQL if pg.is_pg(args) else ORACLE
+
+    @classmethod
+    def rehearsal_server_for(cls, args: Mapping[str, Any]) -> str:
+        """A rehearsal starts a real PostgreSQL for ``db: pg``: the stand-in builds and drives the schema in it."""
+        return POSTGRESQL if pg.is_pg(args) else ""
+
+    @classmethod
+    def server_databases(cls, args: Mapping[str, Any]) -> Sequence[str]:
+        return [pg.PgArgs.of(args).default_database] if pg.is_pg(args) else []
+
+    @classmethod
+    def capped_for_rehearsal(cls, args: Mapping[str, Any]) -> dict[str, Any]:
+        if not pg.is_pg(args):
+            return dict(args)
+        return {**args, **{k: min(int(args.get(k) or cap), cap) for k, cap in pg.REHEARSAL_CAPS.items()}}
+
+    def add_secrets(self, ctx: StepContext, names: Sequence[str]) -> None:
+        """The passwords as given and as the script writes them: Tcl's escapes (\\$ \\[ ...) make another string
+        that masking the plain value would miss."""
+        if callable(ctx.add_secret):
+            for var in names:
+                if ctx.vars.get(var):
+                    ctx.add_secret(str(ctx.vars[var]))
+                    ctx.add_secret(tcl_quote(ctx.vars[var])[1:-1])
+
+    def run_tcl(self, ctx: StepContext, wd: str, name: str, script: str,
+                timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
+        return self._hammerdbcli(ctx, wd, name, script, timeout)
 
     # -- the script -----------------------------------------------------------------------------------------
     def tpcc_user(self) -> str:
@@ -211,7 +253,10 @@ class HammerDB(Rehearsed, Workload):
     def environment(self, ctx: StepContext) -> dict[str, str]:
         """What Oratcl needs to load and connect: a non-login ``sh -c`` has none of it (as SLOB's runit.sh).
         Oratcl reads env(ORACLE_HOME) and loads $ORACLE_HOME/lib/libclntsh.so, whose own libraries the loader
-        finds on LD_LIBRARY_PATH; ORACLE_SID for a bequeath, TNS_ADMIN for a TNS alias kept elsewhere."""
+        finds on LD_LIBRARY_PATH; ORACLE_SID for a bequeath, TNS_ADMIN for a TNS alias kept elsewhere.
+        PostgreSQL's Pgtcl needs none of it (libpq is found by the loader)."""
+        if self.pg:
+            return {}
         cfg = config_for(ctx)
         env = {"ORACLE_HOME": cfg.oracle_home, "LD_LIBRARY_PATH": f"{cfg.oracle_home}/lib"}
         if cfg.oracle_sid:
@@ -224,7 +269,7 @@ class HammerDB(Rehearsed, Workload):
     def run_as(self, ctx: StepContext) -> dict[str, Any]:
         """As the database's OS user when the inventory names another one than the login (as SLOB does)."""
         user = ctx.vars.get("oracle_user")
-        if user and str(user) != ctx.host.user:
+        if user and not self.pg and str(user) != ctx.host.user:
             return {"become": True, "become_user": str(user), "login": True}
         return {}
 
@@ -236,11 +281,15 @@ class HammerDB(Rehearsed, Workload):
 
     # -- check / preview ------------------------------------------------------------------------------------
     def check(self, ctx: StepContext) -> Change:
+        if self.pg:
+            return pg.PgRun(self, ctx).check()
         return Change(True, f"would run hammerdbcli auto with {self.parsed.virtual_users} virtual users on "
                             f"{self.parsed.service} (build the schema first when {self.tpcc_user()}.WAREHOUSE "
                             "is missing)")
 
     def preview(self, ctx: StepContext) -> str:
+        if self.pg:
+            return pg.PgRun(self, ctx).preview(self.release(ctx))
         wd = ctx.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
         release, env, run_as = self.release(ctx), self.environment(ctx), self.run_as(ctx)
         build = ctx.command_text(self.argv(ctx, f"{wd}/build.tcl"), cwd=self.home(ctx), env=env, **run_as)
@@ -358,6 +407,8 @@ class HammerDB(Rehearsed, Workload):
         return [script, console]
 
     def apply(self, ctx: StepContext) -> Outcome:
+        if self.pg:
+            return pg.PgRun(self, ctx).apply()
         self._secrets(ctx)
         release = self.release(ctx)  # before anything runs: an unsupported install is refused by name
         wd = point_dir(ctx, self.kind)

@@ -1,0 +1,116 @@
+"""HammerDB on PostgreSQL (issue 44, ``db: pg``): the scripts each release takes (config/postgresql.xml at v3.3,
+v4.0, v4.12), the engine the step needs, each engine's words only, and the point's failure naming Pgtcl."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from planner.errors import StepError
+from planner.host import Host
+from planner.kinds.hammerdb import pg
+from planner.kinds.hammerdb.release import Release
+from planner.kinds.hammerdb.step import HammerDB
+from planner.parsers import parse_text
+from planner.steps.base import StepContext
+
+ARGS = {"db": "pg", "home": "/opt/HammerDB-4.12", "virtual_users": 4, "warehouses": 8, "rampup": 1, "duration": 2}
+VARS = {"db_engine": "postgresql", "pg_host": "127.0.0.1", "pg_port": 5433, "pg_user": "bench",
+        "pg_password": "s3cr$t", "hammerdb_tpcc_password": "Tp[cc]"}
+
+
+def ctx(**more: object) -> StepContext:
+    return StepContext(host=Host("pglab", "127.0.0.1"), conn=None, vars={**VARS, **more},  # type: ignore[arg-type]
+                       step_path="plays[0].workloads[0]", plan_dir=Path("."), artifacts=Path("."),
+                       run_dir=Path("."), log=lambda *_: None)
+
+
+def step(**more: object) -> HammerDB:
+    return HammerDB({**ARGS, **more})
+
+
+def test_the_scripts_say_postgresqls_dictionary_keys() -> None:
+    build = pg.build_script(step(), ctx(), Release(4, 12))
+    assert build.splitlines()[1:3] == ["dbset db pg", "dbset bm TPC-C"]
+    for line in ('diset connection pg_host "127.0.0.1"', 'diset connection pg_port "5433"',
+                 'diset tpcc pg_superuser "bench"', 'diset tpcc pg_superuserpass "s3cr\\$t"',
+                 'diset tpcc pg_user "tpcc"', 'diset tpcc pg_pass "Tp\\[cc\\]"', 'diset tpcc pg_dbase "tpcc"',
+                 'diset tpcc pg_count_ware "8"', 'diset tpcc pg_num_vu "1"', "buildschema"):
+        assert line in build.splitlines()
+    run = pg.run_script(step(), ctx(), Release(4, 5), 8)
+    for line in ("diset tpcc pg_driver timed", 'diset tpcc pg_keyandthink "false"', 'diset tpcc pg_rampup "1"',
+                 'diset tpcc pg_duration "2"',
+                 'vuset vu "4"', "vurun", "while {![vucomplete]} {after 1000; update}", "vudestroy"):
+        assert line in run.splitlines()
+    assert "ora" not in run.replace("storedprocs", "")  # no Oracle word: dbset db ora, ora_driver, instance
+    assert "pg_tspace" not in run  # HammerDB's pg_default unless the plan names one
+
+
+def test_the_preview_masks_both_passwords() -> None:
+    shown = pg.run_script(step(), ctx(), Release(4, 12), 8, masked=True)
+    assert 'pg_superuserpass "********"' in shown and 'pg_pass "********"' in shown and "s3cr" not in shown
+
+
+def test_without_passwords_hammerdbs_defaults_are_written() -> None:
+    run = pg.build_script(step(), ctx(pg_password="", hammerdb_tpcc_password=""), Release(4, 12))
+    assert 'pg_superuserpass "postgres"' in run and 'pg_pass "tpcc"' in run  # config/postgresql.xml
+
+
+def test_a_tablespace_is_refused_for_3_3_which_has_no_pg_tspace() -> None:
+    with pytest.raises(StepError, match="HammerDB 3.3 has no pg_tspace"):
+        pg.refuse_for_release(pg.PgArgs.of({**ARGS, "tablespace": "fast"}), Release(3, 3))
+    pg.refuse_for_release(pg.PgArgs.of({**ARGS, "tablespace": "fast"}), Release(4, 0))
+    assert 'diset tpcc pg_tspace "fast"' in pg.build_script(step(tablespace="fast"), ctx(), Release(4, 0))
+
+
+def test_the_engine_is_the_steps_db_and_the_hosts_must_match() -> None:
+    assert HammerDB.engine(ARGS) == "postgresql" and HammerDB.engine({"service": "ORCL"}) == "oracle"
+    HammerDB.check_args(ARGS, Path("."), VARS)  # no Diagnostics Pack asked: PostgreSQL has no AWR
+    with pytest.raises(StepError, match="db_engine is postgresql, and this host's is oracle"):
+        HammerDB.check_args(ARGS, Path("."), {"oracle_diagnostics_pack": True})
+    with pytest.raises(StepError, match="needs a host whose db_engine is oracle"):
+        HammerDB.check_args({"home": "/h", "service": "ORCL", "virtual_users": 1}, Path("."), VARS)
+
+
+@pytest.mark.parametrize(("args", "words"), [
+    ({**ARGS, "service": "ORCL"}, "service is Oracle's, and this step is db: pg"),
+    ({"home": "/h", "virtual_users": 1, "database": "tpcc", "service": "S"}, "database is PostgreSQL's"),
+    ({"home": "/h", "virtual_users": 1}, "hammerdb needs service on Oracle"),
+])
+def test_each_engines_words_only(args: dict, words: str) -> None:
+    with pytest.raises(StepError, match=words):
+        HammerDB(args).validate()
+
+
+def test_only_postgresql_points_bracket_with_pg_stat_and_start_a_server() -> None:
+    assert HammerDB(ARGS).writes_db_report is False and HammerDB({"service": "S"}).writes_db_report is True
+    assert HammerDB.rehearsal_server_for(ARGS) == "postgresql" and not HammerDB.rehearsal_server_for({})
+    capped = HammerDB.capped_for_rehearsal({**ARGS, "warehouses": 160})
+    assert capped["warehouses"] == 4 and capped["virtual_users"] == 4
+    assert HammerDB.capped_for_rehearsal({"service": "S", "warehouses": 320})["warehouses"] == 320
+
+
+def test_pgtcl_missing_fails_the_point_with_hammerdbs_words_and_the_fix() -> None:
+    text = ("Vuser 1:RUNNING\nError in Virtual User 1: Failed to load Pgtcl - can't find package Pgtcl\n"
+            "Vuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE\n")
+    why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True)
+    assert why is not None and "Failed to load Pgtcl" in why and "libpq" in why
+
+
+@pytest.mark.parametrize("line", ["TEST RESULT : System achieved 1404 PostgreSQL TPM at 618 NOPM",
+                                  "TEST RESULT : System achieved 618 NOPM from 1404 PostgreSQL TPM"])
+def test_both_result_orders_read_the_same(line: str) -> None:
+    p = parse_text(f"Vuser 1:3 Active Virtual Users configured\nVuser 1:{line}\n", "hammerdb.log", "hammerdb")
+    assert (p.value("hammerdb.nopm"), p.value("hammerdb.tpm"), p.fact("database")) == (618, 1404, "PostgreSQL")
+    assert pg.failure(p, True) is None
+
+
+def test_a_window_without_a_new_order_fails_the_point_naming_hammerdbs_procedure_errors() -> None:
+    """HammerDB 4.12 run from source with Debian's Pgtcl: every transaction failed, the users FINISHED SUCCESS and
+    the result said 0 NOPM (docs/oracle-behaviour.md 44.h8)."""
+    text = ("Vuser 2:New Order Procedure Error set RAISEERROR for Details\n" * 3 +
+            "Vuser 1:2 Active Virtual Users configured\n"
+            "Vuser 1:TEST RESULT : System achieved 0 NOPM from 8 PostgreSQL TPM\nVuser 1:FINISHED SUCCESS\n")
+    why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True, text)
+    assert why is not None and "0 NOPM" in why and "3 'Procedure Error' lines" in why and "pg_raiseerror" in why
