@@ -15,7 +15,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -23,7 +23,7 @@ from types import ModuleType
 from planner import kindspec
 from planner.errors import ParseError
 from planner.kindspec import DbReport, ParserKind
-from planner.metrics import Direction, Metric, Parsed
+from planner.metrics import Direction, Metric, MetricTable, Parsed
 from planner.parsers.memo import parsed_once
 from planner.parsers.unwrap import candidates
 
@@ -230,19 +230,31 @@ def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
     return out
 
 
-def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
-    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
+def _repeats(metrics: Sequence[Metric]) -> Iterator[tuple[Metric, Metric]]:
+    """(first, later) pairs of metrics under one key."""
+    if isinstance(metrics, MetricTable):  # columns: a bit per name per label set (planner.metrics)
+        yield from ((metrics[a], metrics[b]) for a, b in metrics.repeats())
+        return
     # by name, then by the labels tuple itself: no key string made per value (an hour of iostat is 2.5 million
     # values, and their key strings once took three times the parse)
     seen: dict[str, dict[tuple[tuple[str, str], ...], Metric]] = {}
-    errors = list(parsed.errors) + _unread_lines(parsed, text)
-    for m in parsed.metrics:
+    for m in metrics:
         first = seen.setdefault(m.name, {}).setdefault(m.labels, m)
         if first is not m:
-            errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
-                                     f"{first.source.line if first.source else '?'} and "
-                                     f"{m.source.line if m.source else '?'}): the run they belong to is not "
-                                     "labelled", source=parsed.source, line=m.source.line if m.source else None))
+            yield first, m
+
+
+def _twice(parsed: Parsed, first: Metric, m: Metric) -> ParseError:
+    return ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
+                      f"{first.source.line if first.source else '?'} and {m.source.line if m.source else '?'}): "
+                      "the run they belong to is not labelled", source=parsed.source,
+                      line=m.source.line if m.source else None)
+
+
+def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
+    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
+    errors = list(parsed.errors) + _unread_lines(parsed, text)
+    errors += [_twice(parsed, first, m) for first, m in _repeats(parsed.metrics)]
     facts = parsed.facts + ((("unwrapped", "; ".join(notes)),) if notes else ())
     if len(errors) == len(parsed.errors) and not notes:
         return parsed

@@ -24,12 +24,12 @@ from __future__ import annotations
 import json
 import re
 from array import array
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import overload
 
 from planner.errors import ParseError
-from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
+from planner.metrics import Direction, MetricSink, MetricTable, Parsed
 from planner.parsers.numbers import put
 
 _H, _L, _N = Direction.HIGHER, Direction.LOWER, Direction.NEUTRAL
@@ -133,6 +133,16 @@ class _LineView(Sequence[str]):
         return self._text[self._starts[i]:self._ends[i]]
 
 
+def _each_line(text: str) -> Iterator[str]:
+    """``text.splitlines()`` one line at a time: the list of an hour's lines took twice the text."""
+    start = 0
+    for m in _BREAK.finditer(text):
+        yield text[start:m.start()]
+        start = m.end()
+    if start < len(text):
+        yield text[start:]
+
+
 def _banner(sink: MetricSink, text: str) -> None:
     for line in text[:4096].splitlines()[:5]:
         if m := _BANNER.match(line.strip()):
@@ -179,7 +189,7 @@ _DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty p
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     if (doc := _iostat_json(text)) is not None:
         return _parse_iostat_json(doc, text, source)
-    sink = MetricSink(source)
+    sink = MetricSink(source, table=MetricTable(source))
     _banner(sink, text)
     lines = _LineView(text)
     sample, time, head_open, values = 0, "", False, 0
@@ -248,9 +258,7 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
                                           "match the Device header", source=sink.source, line=no))
             continue
         # an hour of 32 devices is 2.5 million values: one label tuple and one Source per row, not per value
-        row_labels, where = (seen.pair("device", name), *shared), Source(sink.source, no)
-        sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
-                         for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
+        sink.add_row(named, nums, no, (seen.pair("device", name), *shared))
         values += len(cols)
     return i, values
 
@@ -306,10 +314,10 @@ def _json_col(key: str) -> str:
 
 
 def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed:
-    sink = MetricSink(source)
+    sink = MetricSink(source, table=MetricTable(source))
     # one disk or avg-cpu object per line, as sysstat prints them: the k-th one is on the k-th such line
-    disk_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"disk_device"' in ln])
-    cpu_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"avg-cpu"' in ln])
+    disk_lines = iter([n for n, ln in enumerate(_each_line(text), 1) if '"disk_device"' in ln])
+    cpu_lines = iter([n for n, ln in enumerate(_each_line(text), 1) if '"avg-cpu"' in ln])
     hosts = _dig(doc, "sysstat", "hosts")
     for host in hosts if isinstance(hosts, list) else []:
         if not isinstance(host, dict):
@@ -330,7 +338,7 @@ def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed
             for disk in disks if isinstance(disks, list) else []:
                 if isinstance(disk, dict):
                     _json_disk(sink, disk, next(disk_lines, None), labels)
-    if not sink.metrics:
+    if not sink.count():
         raise ParseError("iostat", "disk", "no disk statistics in the JSON document", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("iostat")
@@ -431,10 +439,10 @@ def looks_like_sar_memory(text: str) -> bool:
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
     """mpstat -P ALL and sar -u (the CPU table), sar -r (the memory table); a new header ends a table, and a
     sysstat banner line after rows starts a new run (label ``run`` from the second on: never one series)."""
-    sink = MetricSink(source)
+    sink = MetricSink(source, table=MetricTable(source))
     _banner(sink, text)
     at, values = _Tables(), 0
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in enumerate(_each_line(text), 1):
         if _BANNER.match(line.strip()) or line.startswith("==> "):  # a banner, or `head`'s file marker
             at.new_run()
             continue
@@ -493,9 +501,7 @@ def _emit(sink: MetricSink, at: _Tables, nums: list[float], no: int, labels: tup
     """One row's metrics, its labels and repeated values shared (a day of sar is bounded memory, as iostat)."""
     if at.cols is not at.named_for:
         at.named, at.named_for = _table_names(at.kind, at.cols), at.cols
-    where = Source(sink.source, no)
-    sink.metrics += [Metric(metric, at.seen.float(v), unit, _N, where, labels)
-                     for (metric, unit), v in zip(at.named, nums, strict=True)]
+    sink.add_row([(metric, unit, _N) for metric, unit in at.named], nums, no, labels)
     return len(nums)
 
 
@@ -513,11 +519,10 @@ def _memory_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: i
 
 
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
-    sink = MetricSink(source)
+    sink = MetricSink(source, table=MetricTable(source))
     cols: list[str] = []
     stamped, sample, run, broken = False, 0, 1, False
-    seen = _Memo()
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in enumerate(_each_line(text), 1):
         toks = line.split()
         if not toks or _VMSTAT_GROUPS.match(line):
             broken = broken or not toks  # a blank line: what follows may be another run
@@ -545,9 +550,7 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         sample += 1
         row_labels = (("sample", str(sample)), *((("time", time),) if time else ()),
                       *((("run", str(run)),) if run > 1 else ()))
-        where = Source(source, no)
-        sink.metrics += [Metric(f"vmstat.{_norm(col)}", seen.float(v), _VMSTAT_UNITS.get(col, ""), _N, where,
-                                row_labels) for col, v in zip(cols, nums, strict=True) if v is not None]
+        sink.add_row([(f"vmstat.{_norm(col)}", _VMSTAT_UNITS.get(col, ""), _N) for col in cols], nums, no, row_labels)
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"
