@@ -199,8 +199,13 @@ def _run(kind: str, text: str, source: str) -> Parsed:
         mod = _module(entry.module)
         why = f": {mod}" if isinstance(mod, Exception) else ""
         raise ParseError(kind, "parser", f"the {kind} parser is not available{why}", source=source)
+    return _guarded(kind, source, lambda: fn(text, source))
+
+
+def _guarded(kind: str, source: str, parse: Callable[[], object]) -> Parsed:
+    """A parser's answer, or a named ParseError: a parser bug is never a traceback, and nothing read is an error."""
     try:
-        parsed = fn(text, source)
+        parsed = parse()
     except ParseError:
         raise
     except Exception as e:  # noqa: BLE001 - a parser bug becomes a named error, not a traceback
@@ -315,6 +320,9 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 
 
 def _read_and_parse(path: Path, kind: str | None) -> Parsed:
+    streamed = _streamed(path, kind)
+    if streamed is not None:
+        return streamed
     try:
         with path.open("rb") as f:
             # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
@@ -327,12 +335,63 @@ def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
     if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
-        raise ParseError("detect", "file", f"{max(size, len(data))} bytes is over the {MAX_PARSE_BYTES >> 20} MiB "
-                         "planner parses: not read (no benchmark report is that large; an OS sampler's output of "
-                         "many hours can be cut into parts with split -l and each part given)", source=str(path))
+        raise _too_large(max(size, len(data)), str(path))
     text = decode(data, str(path))
     del data  # not held through the parse
     return parse_text(text, str(path), kind)
+
+
+def _too_large(size: int, source: str) -> ParseError:
+    return ParseError("detect", "file", f"{size} bytes is over the {MAX_PARSE_BYTES >> 20} MiB planner parses: not "
+                      "read (no benchmark report is that large; an OS sampler's output of many hours can be cut into "
+                      "parts with split -l and each part given)", source=source)
+
+
+# What is read of a file before it is streamed: enough to see gzip, a BOM, NUL bytes, JSON or garbage
+_HEAD_BYTES = 65536
+
+
+def _streamed(path: Path, kind: str | None) -> Parsed | None:
+    """``kind``'s parse of ``path`` read a line at a time, when its parser module reads lines (``<parse>_lines``,
+    the OS samplers) and the file is plain text; None for every other file, read whole by the caller."""
+    entry = _BY_KIND.get(kind or "")
+    fn = _func(entry, entry.parse + "_lines") if entry is not None else None
+    if entry is None or fn is None:
+        return None
+    source = str(path)
+    try:
+        f = path.open("rb")
+    except OSError:
+        return None  # the caller says why, as for every file
+    with f:
+        try:
+            size, head = os.fstat(f.fileno()).st_size, f.read(_HEAD_BYTES)
+        except OSError:
+            return None
+        if size > MAX_PARSE_BYTES or not _plain_text(head):
+            return None
+        f.seek(0)
+        parsed = _guarded(entry.kind, source, lambda: fn(_lines_of(f, source), source))
+    return _checked(parsed, ())
+
+
+def _plain_text(head: bytes) -> bool:
+    """Whether a file that begins with ``head`` decodes line by line as decode() would decode it whole."""
+    if head[:2] == b"\x1f\x8b" or head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\x00" in head[:8192] or head.lstrip()[:1] == b"{":  # NUL: refused by decode(); {: a JSON document
+        return False
+    return not _is_garbage(head.decode("utf-8", errors="replace"))
+
+
+def _lines_of(f: io.BufferedReader, source: str) -> Iterator[str]:
+    """The file's lines as str.splitlines() cuts them, decoded one at a time, up to MAX_PARSE_BYTES."""
+    read = 0
+    for raw in f:
+        read += len(raw)
+        if read > MAX_PARSE_BYTES:  # it grew past the bound while read
+            raise _too_large(read, source)
+        yield from raw.decode("utf-8", errors="replace").splitlines()
 
 
 def _best(metrics: list[Metric]) -> list[Metric]:

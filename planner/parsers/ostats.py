@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import json
 import re
-from array import array
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import overload
 
 from planner.errors import ParseError
 from planner.metrics import Direction, MetricSink, MetricTable, Parsed
@@ -102,35 +100,30 @@ def _norm(col: str) -> str:
 _BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
 
 
-class _LineView(Sequence[str]):
-    """``text.splitlines()`` as offsets into the text, each line cut out when read: a list of an hour's lines
-    costs more than the text itself."""
+class _Ahead:
+    """Lines read forward from an iterator, the few behind the reader dropped: a file's lines are never all held
+    (an hour of iostat is 130,000 lines, and their list took more than the text)."""
 
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts = array("Q", [0])
-        self._ends = array("Q")
-        for m in _BREAK.finditer(text):
-            self._ends.append(m.start())
-            self._starts.append(m.end())
-        if self._starts[-1] < len(text):
-            self._ends.append(len(text))
-        else:
-            self._starts.pop()
+    def __init__(self, lines: Iterable[str]) -> None:
+        self._it = iter(lines)
+        self._buf: list[str] = []
+        self._base = 0  # the index of _buf[0]
 
-    def __len__(self) -> int:
-        return len(self._ends)
+    def has(self, i: int) -> bool:
+        while i - self._base >= len(self._buf):
+            nxt = next(self._it, None)
+            if nxt is None:
+                return False
+            self._buf.append(nxt)
+        return True
 
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self._text[self._starts[i]:self._ends[i]]
+    def __getitem__(self, i: int) -> str:
+        if not self.has(i):
+            raise IndexError(i)
+        if i - self._base > 64:  # the reader only ever looks at the line it is on and the next
+            del self._buf[: i - 1 - self._base]
+            self._base = i - 1
+        return self._buf[i - self._base]
 
 
 def _each_line(text: str) -> Iterator[str]:
@@ -143,11 +136,10 @@ def _each_line(text: str) -> Iterator[str]:
         yield text[start:]
 
 
-def _banner(sink: MetricSink, text: str) -> None:
-    for line in text[:4096].splitlines()[:5]:
-        if m := _BANNER.match(line.strip()):
-            sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
-            return
+def _banner(sink: MetricSink, line: str) -> None:
+    """The sysstat banner's facts, from one of a file's first five lines (the first banner wins)."""
+    if "kernel" not in sink.facts and (m := _BANNER.match(line.strip()[:4096])):
+        sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
 
 
 def looks_like_iostat(text: str) -> bool:
@@ -189,14 +181,21 @@ _DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty p
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     if (doc := _iostat_json(text)) is not None:
         return _parse_iostat_json(doc, text, source)
+    return parse_iostat_lines(_each_line(text), source)
+
+
+def parse_iostat_lines(text_lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """``iostat`` text (not -o JSON) one line at a time: a file is read as it is parsed (planner.parsers)."""
     sink = MetricSink(source, table=MetricTable(source))
-    _banner(sink, text)
-    lines = _LineView(text)
+    lines = _Ahead(text_lines)
+    for k in range(5):
+        if lines.has(k):
+            _banner(sink, lines[k])
     sample, time, head_open, values = 0, "", False, 0
     heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
     seen = _Memo()
     i = 0
-    while i < len(lines):
+    while lines.has(i):
         line, stripped = lines[i], lines[i].strip()
         i += 1
         stamp = _STAMP.match(line)
@@ -223,9 +222,9 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     return sink.freeze("iostat")
 
 
-def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, labels: dict[str, str]) -> int:
+def _avg_cpu(sink: MetricSink, cols: list[str], lines: _Ahead, i: int, labels: dict[str, str]) -> int:
     """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
-    vals = lines[i].split() if i < len(lines) else []
+    vals = lines[i].split() if lines.has(i) else []
     nums = [_iostat_num(v, col) for v, col in zip(vals, cols, strict=False)]
     if len(vals) != len(cols) or None in nums:
         sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
@@ -237,7 +236,7 @@ def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, la
     return len(cols)
 
 
-def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, labels: dict[str, str],
+def _device_rows(sink: MetricSink, head: list[str], lines: _Ahead, i: int, labels: dict[str, str],
                  seen: _Memo) -> tuple[int, int]:
     """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
     last = head[-1] == "Device"
@@ -245,10 +244,10 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
     shared = tuple(labels.items())
     values = 0
-    while i < len(lines) and lines[i].strip():
+    while lines.has(i) and lines[i].strip():
         toks, no = lines[i].split(), i + 1
         i += 1
-        if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
+        if len(toks) == 1 and not last and lines.has(i) and lines[i].strip():
             # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
             toks, i = toks + lines[i].split(), i + 1
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
@@ -439,10 +438,16 @@ def looks_like_sar_memory(text: str) -> bool:
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
     """mpstat -P ALL and sar -u (the CPU table), sar -r (the memory table); a new header ends a table, and a
     sysstat banner line after rows starts a new run (label ``run`` from the second on: never one series)."""
+    return parse_mpstat_lines(_each_line(text), source)
+
+
+def parse_mpstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """parse_mpstat one line at a time (a file read as it is parsed)."""
     sink = MetricSink(source, table=MetricTable(source))
-    _banner(sink, text)
     at, values = _Tables(), 0
-    for no, line in enumerate(_each_line(text), 1):
+    for no, line in enumerate(lines, 1):
+        if no <= 5:
+            _banner(sink, line)
         if _BANNER.match(line.strip()) or line.startswith("==> "):  # a banner, or `head`'s file marker
             at.new_run()
             continue
@@ -519,10 +524,15 @@ def _memory_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: i
 
 
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
+    return parse_vmstat_lines(_each_line(text), source)
+
+
+def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """parse_vmstat one line at a time (a file read as it is parsed)."""
     sink = MetricSink(source, table=MetricTable(source))
     cols: list[str] = []
     stamped, sample, run, broken = False, 0, 1, False
-    for no, line in enumerate(_each_line(text), 1):
+    for no, line in enumerate(lines, 1):
         toks = line.split()
         if not toks or _VMSTAT_GROUPS.match(line):
             broken = broken or not toks  # a blank line: what follows may be another run
