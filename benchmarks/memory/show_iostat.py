@@ -1,5 +1,5 @@
-"""`planner show` of a run holding one hour of ``iostat -xt 1`` over 32 devices (issue 40: 25 MB of input,
-goal ≤ 400 MB peak RSS), and the parse of that file alone, each in a fresh process.
+"""`planner show` and `planner report` of a run holding one hour of ``iostat -xt 1`` over 32 devices (issue 40:
+25 MB of input, goal ≤ 400 MB peak RSS), and the parse of that file alone, each in a fresh process.
 
     python benchmarks/memory/show_iostat.py [--seconds 3600] [--devices 32] [--workdir DIR]
 
@@ -67,10 +67,11 @@ def main() -> int:
                           "devices": args.devices}))
         print(json.dumps(_measure("parse_file", f"from planner.parsers import parse_file\n"
                                                 f"p = parse_file({str(iostat)!r}, 'iostat')\nn = len(p.metrics)")))
-        print(json.dumps(_measure("planner show", "from planner.cli.main import main\nimport io, contextlib\n"
-                                                  "with contextlib.redirect_stdout(io.StringIO()):\n"
-                                                  f"    code = main(['show', {str(run)!r}])\n"
-                                                  "assert code == 0, code")))
+        for verb in ("show", "report"):
+            print(json.dumps(_measure(f"planner {verb}", "from planner.cli.main import main\nimport io, contextlib\n"
+                                                         "with contextlib.redirect_stdout(io.StringIO()):\n"
+                                                         f"    code = main([{verb!r}, {str(run)!r}])\n"
+                                                         "assert code == 0, code")))
     return 0
 
 
