@@ -323,10 +323,14 @@ def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     streamed = _streamed(path, kind)
     if streamed is not None:
         return streamed
+    return parse_text(read_text_bounded(path), str(path), kind)
+
+
+def read_text_bounded(path: Path) -> str:
+    """A local file's text as decode() reads it, refused by its size over MAX_PARSE_BYTES, never read: a 2.6 GB
+    sparse awr.txt ran show, report, export and store push out of memory. Raises ParseError."""
     try:
         with path.open("rb") as f:
-            # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
-            # report, export and store push out of memory
             size = os.fstat(f.fileno()).st_size
             # read(n) sets n bytes aside first: ask for the file's size (plus one, to see it grew), not the bound
             data = f.read((size or MAX_PARSE_BYTES) + 1) if size <= MAX_PARSE_BYTES else b""
@@ -337,8 +341,8 @@ def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
         raise _too_large(max(size, len(data)), str(path))
     text = decode(data, str(path))
-    del data  # not held through the parse
-    return parse_text(text, str(path), kind)
+    del data  # not held beside the text
+    return text
 
 
 def _too_large(size: int, source: str) -> ParseError:
