@@ -14,7 +14,7 @@ from test_parse_bounds import _iostat, _mpstat
 
 from planner.engine import os_series
 from planner.host import Host
-from planner.parsers import MAX_PARSE_BYTES, parse_file, parse_text
+from planner.parsers import MAX_PARSE_BYTES, decode, parse_file, parse_text
 from planner.status import Artifact, Status
 from planner.steps.base import StepContext
 from planner.steps.wl_common import finish
@@ -47,6 +47,17 @@ def test_a_file_read_a_line_at_a_time_reads_as_its_whole_text(name: str, tmp_pat
     streamed = parse_file(path, kind)
     assert tuple(streamed.metrics) == tuple(whole.metrics)
     assert (streamed.facts, streamed.errors) == (whole.facts, whole.errors)
+
+
+def test_a_file_not_in_utf_8_reads_as_decode_reads_it_whole(tmp_path: Path) -> None:
+    # decode() keeps a few bad bytes of mostly-UTF-8 as U+FFFD and reads a legacy code page as latin-1: a file
+    # whose first 64 KiB are not UTF-8 is read whole, as before, so that choice stays decode()'s
+    text = (DATA / "iostat-x-t.txt").read_text().replace("vda ", "vdä ")
+    path = tmp_path / "iostat.txt"
+    for data in (text.encode("latin-1"), ("é" * 2000).encode("latin-1") + b"\n" + text.encode("latin-1")):
+        path.write_bytes(data)
+        whole = parse_text(decode(data, str(path)), str(path), "iostat")
+        assert tuple(parse_file(path, "iostat").metrics) == tuple(whole.metrics)
 
 
 @pytest.mark.parametrize(("kind", "make"), [("iostat", _iostat), ("mpstat", _mpstat)])

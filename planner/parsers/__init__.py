@@ -385,6 +385,11 @@ def _plain_text(head: bytes) -> bool:
         return False
     if b"\x00" in head[:8192] or head.lstrip()[:1] == b"{":  # NUL: refused by decode(); {: a JSON document
         return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 3:  # not only a character cut at the head's end: a legacy code page, decode()'s
+            return False
     return not _is_garbage(head.decode("utf-8", errors="replace"))
 
 
