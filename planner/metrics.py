@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import enum
 import re
+from array import array
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import overload
 
 from planner import kindspec
 from planner.errors import ParseError
@@ -67,7 +70,8 @@ class Parsed:
 
     kind: str  # "awr_text", "awr_html", "statspack", "orion_summary", "orion_csv", "fio_json", ...
     source: str
-    metrics: tuple[Metric, ...] = ()
+    # a tuple, or a MetricTable (a long series: columns, each Metric made when read)
+    metrics: Sequence[Metric] = ()
     facts: tuple[tuple[str, str], ...] = ()  # text values: db_name, version, host_name, platform, rac
     errors: tuple[ParseError, ...] = ()  # sections that could not be read; what could be read still is
     simulated: bool = False  # output written by a planner stand-in, not the real tool
@@ -90,28 +94,164 @@ class Parsed:
         return m.value if m else None
 
     def all(self, name: str) -> list[Metric]:
+        if isinstance(self.metrics, MetricTable):
+            return self.metrics.named(name)
         return [m for m in self.metrics if m.name == name]
+
+
+_LabelSet = tuple[tuple[str, str], ...]
+
+
+class MetricTable(Sequence[Metric]):
+    """Many metrics of one file held as columns: an hour of ``iostat -x`` over 32 devices is 2.5 million
+    values, and one frozen Metric per value (with its float) took ~150 bytes each, 480 MB for 24 MB of input.
+    Here a value costs its float, its line and two small indexes (~20 bytes); a Metric is made when one is read,
+    so callers see the same sequence of Metric a tuple gives. Every metric's source is ``file`` at its line."""
+
+    __slots__ = ("_file", "_heads", "_head_ids", "_label_sets", "_label_ids", "_head", "_labels", "_values",
+                 "_lines")
+
+    def __init__(self, file: str) -> None:
+        self._file = file
+        # (name, unit, direction, derived): a handful per file, shared by every row
+        self._heads: list[tuple[str, str, Direction, bool]] = []
+        self._head_ids: dict[tuple[str, str, Direction, bool], int] = {}
+        self._label_sets: list[_LabelSet] = []  # each label set once: a row's device and sample, say
+        self._label_ids: dict[_LabelSet, int] = {}
+        self._head = array("I")
+        self._labels = array("I")
+        self._values = array("d")
+        self._lines = array("I")  # 0: no line
+
+    def add(self, name: str, value: float, unit: str, direction: Direction, line: int | None,
+            labels: _LabelSet, derived: bool = False) -> None:
+        head = (name, unit, direction, derived)
+        if (h := self._head_ids.get(head)) is None:
+            h = self._head_ids[head] = len(self._heads)
+            self._heads.append(head)
+        if (lab := self._label_ids.get(labels)) is None:
+            lab = self._label_ids[labels] = len(self._label_sets)
+            self._label_sets.append(labels)
+        self._head.append(h)
+        self._labels.append(lab)
+        self._values.append(value)
+        self._lines.append(line or 0)
+
+    def _make(self, i: int) -> Metric:
+        name, unit, direction, derived = self._heads[self._head[i]]
+        line = self._lines[i]
+        return Metric(name, self._values[i], unit, direction, Source(self._file, line or None),
+                      self._label_sets[self._labels[i]], derived)
+
+    def __len__(self) -> int:
+        return len(self._values)
+
+    @overload
+    def __getitem__(self, i: int) -> Metric: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> tuple[Metric, ...]: ...
+
+    def __getitem__(self, i: int | slice) -> Metric | tuple[Metric, ...]:
+        if isinstance(i, slice):
+            return tuple(self._make(j) for j in range(*i.indices(len(self))))
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self._make(i)
+
+    def __iter__(self) -> Iterator[Metric]:
+        return (self._make(i) for i in range(len(self._values)))
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, str):
+            return NotImplemented
+        return len(other) == len(self) and all(a == b for a, b in zip(self, other, strict=True))
+
+    def __hash__(self) -> int:
+        return hash(tuple(self))
+
+    def __repr__(self) -> str:
+        return f"MetricTable({self._file!r}, {len(self)} metrics)"
+
+    def named(self, name: str) -> list[Metric]:
+        """The metrics called ``name``, in order (Parsed.all), without making the others."""
+        heads = {h for h, head in enumerate(self._heads) if head[0] == name}
+        return [self._make(i) for i, h in enumerate(self._head) if h in heads] if heads else []
+
+    def keep_labelled(self, keep: Callable[[_LabelSet], bool]) -> MetricTable:
+        """The metrics whose labels pass ``keep`` (asked once per label set), as a table sharing these names."""
+        passed = [keep(ls) for ls in self._label_sets]
+        out = MetricTable(self._file)
+        out._heads, out._head_ids, out._label_sets, out._label_ids = (self._heads, self._head_ids,
+                                                                      self._label_sets, self._label_ids)
+        for i, lab in enumerate(self._labels):
+            if passed[lab]:
+                out._head.append(self._head[i])
+                out._labels.append(lab)
+                out._values.append(self._values[i])
+                out._lines.append(self._lines[i])
+        return out
+
+    def repeats(self) -> Iterator[tuple[int, int]]:
+        """(first, later) indexes of two metrics under one key (name and labels), as Parsed's own check finds
+        them: one bit per name per label set, not one entry per value (2.5 million keys took more than the parse)."""
+        bit = {name: 1 << n for n, name in enumerate(dict.fromkeys(head[0] for head in self._heads))}
+        head_bit = [bit[head[0]] for head in self._heads]
+        seen: dict[int, int] = {}
+        for i, (h, lab) in enumerate(zip(self._head, self._labels, strict=True)):
+            mask = seen.get(lab, 0)
+            if mask & head_bit[h]:
+                yield next(j for j in range(i) if self._labels[j] == lab
+                           and head_bit[self._head[j]] == head_bit[h]), i
+            else:
+                seen[lab] = mask | head_bit[h]
 
 
 @dataclass(slots=True)
 class MetricSink:
-    """Mutable helper parsers use while reading; frozen into ``Parsed`` at the end."""
+    """Mutable helper parsers use while reading; frozen into ``Parsed`` at the end. With a ``table`` (a parser
+    of long series) the metrics go into its columns, not into the list."""
 
     source: str
     metrics: list[Metric] = field(default_factory=list)
     facts: dict[str, str] = field(default_factory=dict)
     errors: list[ParseError] = field(default_factory=list)
+    table: MetricTable | None = None
 
     def add(self, name: str, value: float, unit: str, direction: Direction = Direction.NEUTRAL,
             line: int | None = None, derived: bool = False, **labels: str) -> Metric:
         m = Metric(name, float(value), unit, direction, Source(self.source, line),
                    tuple(labels.items()), derived)
-        self.metrics.append(m)
+        self.keep(m)
         return m
 
+    def keep(self, m: Metric) -> None:
+        if self.table is None:
+            self.metrics.append(m)
+        else:
+            self.table.add(m.name, m.value, m.unit, m.direction, m.source.line if m.source else None, m.labels,
+                           m.derived)
+
+    def add_row(self, heads: Sequence[tuple[str, str, Direction]], values: Sequence[float | None], line: int,
+                labels: tuple[tuple[str, str], ...]) -> None:
+        """One printed row: a value per (name, unit, direction) head, None where there is none."""
+        if self.table is None:
+            where = Source(self.source, line)
+            self.metrics += [Metric(name, v, unit, direction, where, labels)
+                             for (name, unit, direction), v in zip(heads, values, strict=True) if v is not None]
+            return
+        for (name, unit, direction), v in zip(heads, values, strict=True):
+            if v is not None:
+                self.table.add(name, v, unit, direction, line, labels)
+
+    def count(self) -> int:
+        return len(self.table) if self.table is not None else len(self.metrics)
+
     def freeze(self, kind: str, simulated: bool = False) -> Parsed:
-        return Parsed(kind, self.source, tuple(self.metrics), tuple(self.facts.items()),
-                      tuple(self.errors), simulated)
+        metrics: Sequence[Metric] = self.table if self.table is not None else tuple(self.metrics)
+        return Parsed(kind, self.source, metrics, tuple(self.facts.items()), tuple(self.errors), simulated)
 
 
 # -- display names: words for reports, `planner show` and `compare` -----------------------------------------

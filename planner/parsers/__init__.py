@@ -15,7 +15,7 @@ import io
 import os
 import re
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import ModuleType
@@ -23,15 +23,15 @@ from types import ModuleType
 from planner import kindspec
 from planner.errors import ParseError
 from planner.kindspec import DbReport, ParserKind
-from planner.metrics import Direction, Metric, Parsed
+from planner.metrics import Direction, Metric, MetricTable, Parsed
 from planner.parsers.memo import parsed_once
 from planner.parsers.unwrap import candidates
 
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
 # room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
 MAX_INFLATED_BYTES = 64 << 20
-# the largest file parsed: 5 hours of `iostat -xt 1` over 32 devices (the largest parse per byte, ~16 bytes of
-# memory a byte: 2 GB at this bound)
+# the largest file parsed: 5 hours of `iostat -xt 1` over 32 devices (the largest parse per byte: held as columns
+# and read a line at a time, 118 MB of it parses in 420 MB RSS, benchmarks/memory/show_iostat.py)
 MAX_PARSE_BYTES = 128 << 20
 
 # Detection order matters: specific report headers first, loose excerpt matching last.
@@ -199,8 +199,13 @@ def _run(kind: str, text: str, source: str) -> Parsed:
         mod = _module(entry.module)
         why = f": {mod}" if isinstance(mod, Exception) else ""
         raise ParseError(kind, "parser", f"the {kind} parser is not available{why}", source=source)
+    return _guarded(kind, source, lambda: fn(text, source))
+
+
+def _guarded(kind: str, source: str, parse: Callable[[], object]) -> Parsed:
+    """A parser's answer, or a named ParseError: a parser bug is never a traceback, and nothing read is an error."""
     try:
-        parsed = fn(text, source)
+        parsed = parse()
     except ParseError:
         raise
     except Exception as e:  # noqa: BLE001 - a parser bug becomes a named error, not a traceback
@@ -230,19 +235,31 @@ def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
     return out
 
 
-def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
-    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
+def _repeats(metrics: Sequence[Metric]) -> Iterator[tuple[Metric, Metric]]:
+    """(first, later) pairs of metrics under one key."""
+    if isinstance(metrics, MetricTable):  # columns: a bit per name per label set (planner.metrics)
+        yield from ((metrics[a], metrics[b]) for a, b in metrics.repeats())
+        return
     # by name, then by the labels tuple itself: no key string made per value (an hour of iostat is 2.5 million
     # values, and their key strings once took three times the parse)
     seen: dict[str, dict[tuple[tuple[str, str], ...], Metric]] = {}
-    errors = list(parsed.errors) + _unread_lines(parsed, text)
-    for m in parsed.metrics:
+    for m in metrics:
         first = seen.setdefault(m.name, {}).setdefault(m.labels, m)
         if first is not m:
-            errors.append(ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
-                                     f"{first.source.line if first.source else '?'} and "
-                                     f"{m.source.line if m.source else '?'}): the run they belong to is not "
-                                     "labelled", source=parsed.source, line=m.source.line if m.source else None))
+            yield first, m
+
+
+def _twice(parsed: Parsed, first: Metric, m: Metric) -> ParseError:
+    return ParseError(parsed.kind, "labels", f"two values under one key {m.key[:120]} (lines "
+                      f"{first.source.line if first.source else '?'} and {m.source.line if m.source else '?'}): "
+                      "the run they belong to is not labelled", source=parsed.source,
+                      line=m.source.line if m.source else None)
+
+
+def _checked(parsed: Parsed, notes: tuple[str, ...], text: str = "") -> Parsed:
+    """Never two values under one key (the second is named, by line); a result line read for nothing is named."""
+    errors = list(parsed.errors) + _unread_lines(parsed, text)
+    errors += [_twice(parsed, first, m) for first, m in _repeats(parsed.metrics)]
     facts = parsed.facts + ((("unwrapped", "; ".join(notes)),) if notes else ())
     if len(errors) == len(parsed.errors) and not notes:
         return parsed
@@ -303,10 +320,17 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 
 
 def _read_and_parse(path: Path, kind: str | None) -> Parsed:
+    streamed = _streamed(path, kind)
+    if streamed is not None:
+        return streamed
+    return parse_text(read_text_bounded(path), str(path), kind)
+
+
+def read_text_bounded(path: Path) -> str:
+    """A local file's text as decode() reads it, refused by its size over MAX_PARSE_BYTES, never read: a 2.6 GB
+    sparse awr.txt ran show, report, export and store push out of memory. Raises ParseError."""
     try:
         with path.open("rb") as f:
-            # a file over the bound is refused by its size, never read: a 2.6 GB sparse awr.txt ran show,
-            # report, export and store push out of memory
             size = os.fstat(f.fileno()).st_size
             # read(n) sets n bytes aside first: ask for the file's size (plus one, to see it grew), not the bound
             data = f.read((size or MAX_PARSE_BYTES) + 1) if size <= MAX_PARSE_BYTES else b""
@@ -315,12 +339,85 @@ def _read_and_parse(path: Path, kind: str | None) -> Parsed:
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
     if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
-        raise ParseError("detect", "file", f"{max(size, len(data))} bytes is over the {MAX_PARSE_BYTES >> 20} MiB "
-                         "planner parses: not read (no benchmark report is that large; an OS sampler's output of "
-                         "many hours can be cut into parts with split -l and each part given)", source=str(path))
+        raise _too_large(max(size, len(data)), str(path))
     text = decode(data, str(path))
-    del data  # not held through the parse
-    return parse_text(text, str(path), kind)
+    del data  # not held beside the text
+    return text
+
+
+def _too_large(size: int, source: str) -> ParseError:
+    return ParseError("detect", "file", f"{size} bytes is over the {MAX_PARSE_BYTES >> 20} MiB planner parses: not "
+                      "read (no benchmark report is that large; an OS sampler's output of many hours can be cut into "
+                      "parts with split -l and each part given)", source=source)
+
+
+# What is read of a file before it is streamed: enough to see gzip, a BOM, NUL bytes, JSON or garbage
+_HEAD_BYTES = 65536
+
+
+def _streamed(path: Path, kind: str | None) -> Parsed | None:
+    """``kind``'s parse of ``path`` read a line at a time, when its parser module reads lines (``<parse>_lines``,
+    the OS samplers) and the file is plain text; None for every other file, read whole by the caller."""
+    entry = _BY_KIND.get(kind or "")
+    fn = _func(entry, entry.parse + "_lines") if entry is not None else None
+    if entry is None or fn is None:
+        return None
+    source = str(path)
+    try:
+        f = path.open("rb")
+    except OSError:
+        return None  # the caller says why, as for every file
+    with f:
+        try:
+            size, head = os.fstat(f.fileno()).st_size, f.read(_HEAD_BYTES)
+        except OSError:
+            return None
+        if size > MAX_PARSE_BYTES or not _plain_text(head):
+            return None
+        f.seek(0)
+        parsed = _guarded(entry.kind, source, lambda: fn(_lines_of(f, source), source))
+    return _checked(parsed, ())
+
+
+def _plain_text(head: bytes) -> bool:
+    """Whether a file that begins with ``head`` decodes line by line as decode() would decode it whole."""
+    if head[:2] == b"\x1f\x8b" or head.startswith((codecs.BOM_UTF8, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\x00" in head[:8192] or head.lstrip()[:1] == b"{":  # NUL: refused by decode(); {: a JSON document
+        return False
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as e:
+        if e.start < len(head) - 3:  # not only a character cut at the head's end: a legacy code page, decode()'s
+            return False
+    return not _is_garbage(head.decode("utf-8", errors="replace"))
+
+
+# the longest line read at once: a file of no newlines (a sparse one is all NUL) is read in pieces of this size
+MAX_LINE_BYTES = 1 << 20
+
+
+def _raw_lines(f: io.BufferedReader) -> Iterator[bytes]:
+    while raw := f.readline(MAX_LINE_BYTES):
+        yield raw
+
+
+def text_lines(path: Path) -> Iterator[str]:
+    """A local file's lines, decoded one at a time (a line longer than MAX_LINE_BYTES comes in pieces): a log a
+    step searches at apply time is never held whole. Raises OSError."""
+    with path.open("rb") as f:
+        for raw in _raw_lines(f):
+            yield from raw.decode("utf-8", errors="replace").splitlines()
+
+
+def _lines_of(f: io.BufferedReader, source: str) -> Iterator[str]:
+    """The file's lines as str.splitlines() cuts them, decoded one at a time, up to MAX_PARSE_BYTES."""
+    read = 0
+    for raw in _raw_lines(f):
+        read += len(raw)
+        if read > MAX_PARSE_BYTES:  # it grew past the bound while read
+            raise _too_large(read, source)
+        yield from raw.decode("utf-8", errors="replace").splitlines()
 
 
 def _best(metrics: list[Metric]) -> list[Metric]:

@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import quopri
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Container
 from dataclasses import dataclass
 
 from planner.parsers.awr_common import WAIT_CLASSES
+from planner.parsers.lines import Ahead
 
 MAX_MAIL_WIDTH = 76  # Outlook's 76, Thunderbird's 72, RFC 2045's 76 for quoted-printable
 _REACH = 16  # a cut line ends within this many columns of the width (the cut is at the last space)
@@ -144,12 +145,12 @@ def column_words(toks: list[str], known: Container[str]) -> bool:
         not _NUM.match(t) and (t in known or "/" in t or t.startswith("%") or t == "Device") for t in toks)
 
 
-def cut_header(head: list[str], lines: Sequence[str], i: int, known: Container[str]
+def cut_header(head: list[str], lines: Ahead, i: int, known: Container[str]
                ) -> tuple[list[str], int, MailWrap | None]:
     """A header a mailer cut (``wkB/s wrqm/s ...`` on the lines after it) made whole again, the line its rows
     start on, and the wrap (None for a header that was not cut)."""
     cut: list[int] = []
-    while i < len(lines) and column_words(more := lines[i].split(), known):
+    while lines.has(i) and column_words(more := lines[i].split(), known):
         head, i = head + more, i + 1
         cut.append(i)
     if not cut:

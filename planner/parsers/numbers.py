@@ -105,7 +105,7 @@ def put(sink: MetricSink, name: str, value: float, unit: str, direction: Directi
     """MetricSink.add with the labels as a mapping (``**labels`` next to ``derived: bool`` defeats mypy)."""
     m = Metric(name, float(value), unit, direction, Source(sink.source, line), tuple((labels or {}).items()),
                derived)
-    sink.metrics.append(m)
+    sink.keep(m)
     return m
 
 

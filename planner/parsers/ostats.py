@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import json
 import re
-from array import array
-from collections.abc import Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import overload
 
 from planner.errors import ParseError
-from planner.metrics import Direction, Metric, MetricSink, Parsed, Source
+from planner.metrics import Direction, MetricSink, MetricTable, Parsed
+from planner.parsers.lines import Ahead, each_line
 from planner.parsers.mailwrap import MailWrap, column_words, cut_header
 from planner.parsers.numbers import put
 
@@ -99,46 +98,10 @@ def _norm(col: str) -> str:
     return f"{name}_pct" if col.startswith("%") else name
 
 
-# str.splitlines' line boundaries
-_BREAK = re.compile("\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]")
-
-
-class _LineView(Sequence[str]):
-    """``text.splitlines()`` as offsets into the text, each line cut out when read: a list of an hour's lines
-    costs more than the text itself."""
-
-    def __init__(self, text: str) -> None:
-        self._text = text
-        self._starts = array("Q", [0])
-        self._ends = array("Q")
-        for m in _BREAK.finditer(text):
-            self._ends.append(m.start())
-            self._starts.append(m.end())
-        if self._starts[-1] < len(text):
-            self._ends.append(len(text))
-        else:
-            self._starts.pop()
-
-    def __len__(self) -> int:
-        return len(self._ends)
-
-    @overload
-    def __getitem__(self, i: int) -> str: ...
-
-    @overload
-    def __getitem__(self, i: slice) -> list[str]: ...
-
-    def __getitem__(self, i: int | slice) -> str | list[str]:
-        if isinstance(i, slice):
-            return [self[j] for j in range(*i.indices(len(self)))]
-        return self._text[self._starts[i]:self._ends[i]]
-
-
-def _banner(sink: MetricSink, text: str) -> None:
-    for line in text[:4096].splitlines()[:5]:
-        if m := _BANNER.match(line.strip()):
-            sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
-            return
+def _banner(sink: MetricSink, line: str) -> None:
+    """The sysstat banner's facts, from one of a file's first five lines (the first banner wins)."""
+    if "kernel" not in sink.facts and (m := _BANNER.match(line.strip()[:4096])):
+        sink.facts.update(kernel=m.group(1), host=m.group(2), date=m.group(3), cpus=m.group(5))
 
 
 def looks_like_iostat(text: str) -> bool:
@@ -180,14 +143,21 @@ _DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty p
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     if (doc := _iostat_json(text)) is not None:
         return _parse_iostat_json(doc, text, source)
-    sink = MetricSink(source)
-    _banner(sink, text)
-    lines = _LineView(text)
+    return parse_iostat_lines(each_line(text), source)
+
+
+def parse_iostat_lines(text_lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """``iostat`` text (not -o JSON) one line at a time: a file is read as it is parsed (planner.parsers)."""
+    sink = MetricSink(source, table=MetricTable(source))
+    lines = Ahead(text_lines)
+    for k in range(5):
+        if lines.has(k):
+            _banner(sink, lines[k])
     sample, time, head_open, values = 0, "", False, 0
     heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
     seen = _Memo()
     i = 0
-    while i < len(lines):
+    while lines.has(i):
         line, stripped = lines[i], lines[i].strip()
         i += 1
         stamp = _STAMP.match(line)
@@ -214,9 +184,9 @@ def parse_iostat(text: str, source: str = "<text>") -> Parsed:
     return sink.freeze("iostat")
 
 
-def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, labels: dict[str, str]) -> int:
+def _avg_cpu(sink: MetricSink, cols: list[str], lines: Ahead, i: int, labels: dict[str, str]) -> int:
     """The avg-cpu values on line ``i`` (0-based) under ``cols``; how many were read."""
-    vals = lines[i].split() if i < len(lines) else []
+    vals = lines[i].split() if lines.has(i) else []
     nums = [_iostat_num(v, col) for v, col in zip(vals, cols, strict=False)]
     if len(vals) != len(cols) or None in nums:
         sink.errors.append(ParseError("iostat", "avg-cpu", "values do not match the avg-cpu header",
@@ -228,7 +198,7 @@ def _avg_cpu(sink: MetricSink, cols: list[str], lines: Sequence[str], i: int, la
     return len(cols)
 
 
-def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, labels: dict[str, str],
+def _device_rows(sink: MetricSink, head: list[str], lines: Ahead, i: int, labels: dict[str, str],
                  seen: _Memo) -> tuple[int, int]:
     """The device rows from line ``i`` to the next blank line; --pretty puts the device name last."""
     head, i, wrap = cut_header(head, lines, i, _IOSTAT_COLS)
@@ -237,17 +207,17 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
     shared = tuple(labels.items())
     values, names = 0, list[str]()
-    while i < len(lines) and lines[i].strip():
+    while lines.has(i) and lines[i].strip():
         toks, no = lines[i].split(), i + 1
         i += 1
         if names and not last and column_words(toks, _IOSTAT_COLS):  # the header's second part, then each row's
             i, read = _stanza(sink, toks, lines, i, names, shared, seen)
             values, names = values + read, []
             continue
-        if len(toks) == 1 and not last and i < len(lines) and lines[i].strip():
+        if len(toks) == 1 and not last and lines.has(i) and lines[i].strip():
             # sysstat 11's -h: the name on its own line, its values on the next ("%s\n%13s")
             toks, i = toks + lines[i].split(), i + 1
-        while wrap and len(toks) < len(head) and i < len(lines) and (more := lines[i].split()) \
+        while wrap and len(toks) < len(head) and lines.has(i) and (more := lines[i].split()) \
                 and len(toks) + len(more) <= len(head) and _iostat_num(more[0], "") is not None:
             toks, i = toks + more, i + 1  # the row's cut-off cells: the header's column count proves it
         name, rest = (toks[-1], toks[:-1]) if last else (toks[0], toks[1:])
@@ -261,22 +231,20 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Sequence[str], i: int
                                           "match the Device header", source=sink.source, line=no))
             continue
         # an hour of 32 devices is 2.5 million values: one label tuple and one Source per row, not per value
-        row_labels, where = (seen.pair("device", name), *shared), Source(sink.source, no)
-        sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
-                         for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
+        sink.add_row(named, nums, no, (seen.pair("device", name), *shared))
         values += len(cols)
         names.append(name)
     return i, values
 
 
-def _stanza(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, names: list[str],
+def _stanza(sink: MetricSink, head: list[str], lines: Ahead, i: int, names: list[str],
             shared: tuple[tuple[str, str], ...], seen: _Memo) -> tuple[int, int]:
     """A report a page wrapped as stanzas: the Device header's second part, then each device's second part in
     the same order, no name. Read only when each line has one number per column, else refused by name."""
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in head)]
     rows = []
     for name in names:
-        toks = lines[i].split() if i < len(lines) else []
+        toks = lines[i].split() if lines.has(i) else []
         nums = [seen.number(t, col) for t, col in zip(toks, head, strict=False)]
         if len(toks) != len(head) or None in nums:
             sink.errors.append(ParseError("iostat", "device row", f"the Device header goes on at line {i} "
@@ -287,9 +255,7 @@ def _stanza(sink: MetricSink, head: list[str], lines: Sequence[str], i: int, nam
         rows.append((i + 1, name, nums))
         i += 1
     for no, name, nums in rows:
-        row_labels, where = (seen.pair("device", name), *shared), Source(sink.source, no)
-        sink.metrics += [Metric(metric, v, unit, direction, where, row_labels)
-                         for (metric, unit, direction), v in zip(named, nums, strict=True) if v is not None]
+        sink.add_row(named, nums, no, (seen.pair("device", name), *shared))
     return i, len(rows) * len(head)
 
 
@@ -344,10 +310,10 @@ def _json_col(key: str) -> str:
 
 
 def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed:
-    sink = MetricSink(source)
+    sink = MetricSink(source, table=MetricTable(source))
     # one disk or avg-cpu object per line, as sysstat prints them: the k-th one is on the k-th such line
-    disk_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"disk_device"' in ln])
-    cpu_lines = iter([n for n, ln in enumerate(text.splitlines(), 1) if '"avg-cpu"' in ln])
+    disk_lines = iter([n for n, ln in enumerate(each_line(text), 1) if '"disk_device"' in ln])
+    cpu_lines = iter([n for n, ln in enumerate(each_line(text), 1) if '"avg-cpu"' in ln])
     hosts = _dig(doc, "sysstat", "hosts")
     for host in hosts if isinstance(hosts, list) else []:
         if not isinstance(host, dict):
@@ -368,7 +334,7 @@ def _parse_iostat_json(doc: dict[str, object], text: str, source: str) -> Parsed
             for disk in disks if isinstance(disks, list) else []:
                 if isinstance(disk, dict):
                     _json_disk(sink, disk, next(disk_lines, None), labels)
-    if not sink.metrics:
+    if not sink.count():
         raise ParseError("iostat", "disk", "no disk statistics in the JSON document", source=source)
     sink.facts["first_sample"] = "since_boot"
     return sink.freeze("iostat")
@@ -469,10 +435,16 @@ def looks_like_sar_memory(text: str) -> bool:
 def parse_mpstat(text: str, source: str = "<text>") -> Parsed:
     """mpstat -P ALL and sar -u (the CPU table), sar -r (the memory table); a new header ends a table, and a
     sysstat banner line after rows starts a new run (label ``run`` from the second on: never one series)."""
-    sink = MetricSink(source)
-    _banner(sink, text)
+    return parse_mpstat_lines(each_line(text), source)
+
+
+def parse_mpstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """parse_mpstat one line at a time (a file read as it is parsed)."""
+    sink = MetricSink(source, table=MetricTable(source))
     at, values = _Tables(), 0
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in enumerate(lines, 1):
+        if no <= 5:
+            _banner(sink, line)
         if _BANNER.match(line.strip()) or line.startswith("==> "):  # a banner, or `head`'s file marker
             at.new_run()
             continue
@@ -531,9 +503,7 @@ def _emit(sink: MetricSink, at: _Tables, nums: list[float], no: int, labels: tup
     """One row's metrics, its labels and repeated values shared (a day of sar is bounded memory, as iostat)."""
     if at.cols is not at.named_for:
         at.named, at.named_for = _table_names(at.kind, at.cols), at.cols
-    where = Source(sink.source, no)
-    sink.metrics += [Metric(metric, at.seen.float(v), unit, _N, where, labels)
-                     for (metric, unit), v in zip(at.named, nums, strict=True)]
+    sink.add_row([(metric, unit, _N) for metric, unit in at.named], nums, no, labels)
     return len(nums)
 
 
@@ -551,11 +521,15 @@ def _memory_row(sink: MetricSink, at: _Tables, time: str, rest: list[str], no: i
 
 
 def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
-    sink = MetricSink(source)
+    return parse_vmstat_lines(each_line(text), source)
+
+
+def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
+    """parse_vmstat one line at a time (a file read as it is parsed)."""
+    sink = MetricSink(source, table=MetricTable(source))
     cols: list[str] = []
     stamped, sample, run, broken = False, 0, 1, False
-    seen = _Memo()
-    for no, line in enumerate(text.splitlines(), 1):
+    for no, line in enumerate(lines, 1):
         toks = line.split()
         if not toks or _VMSTAT_GROUPS.match(line):
             broken = broken or not toks  # a blank line: what follows may be another run
@@ -583,9 +557,7 @@ def parse_vmstat(text: str, source: str = "<text>") -> Parsed:
         sample += 1
         row_labels = (("sample", str(sample)), *((("time", time),) if time else ()),
                       *((("run", str(run)),) if run > 1 else ()))
-        where = Source(source, no)
-        sink.metrics += [Metric(f"vmstat.{_norm(col)}", seen.float(v), _VMSTAT_UNITS.get(col, ""), _N, where,
-                                row_labels) for col, v in zip(cols, nums, strict=True) if v is not None]
+        sink.add_row([(f"vmstat.{_norm(col)}", _VMSTAT_UNITS.get(col, ""), _N) for col in cols], nums, no, row_labels)
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"

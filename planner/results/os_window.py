@@ -18,7 +18,7 @@ from pathlib import PurePosixPath
 from typing import Protocol
 
 from planner import kindspec
-from planner.metrics import Parsed
+from planner.metrics import MetricTable, Parsed
 
 CUT = "cut to {}"
 NO_TIMES = "whole point: the samples carry no time to cut to {} by"
@@ -50,10 +50,18 @@ def cut(parsed: Parsed, window: Window | None) -> tuple[Parsed, str]:
     words are the same for every repeat (the times are in the point's record), so series stay together."""
     if window is None:
         return parsed, ""
-    timed = [m for m in parsed.metrics if m.label("time") and m.label("time") != "Average"]
-    if not timed:
+    def timed(labels: tuple[tuple[str, str], ...]) -> bool:
+        time = dict(labels).get("time", "")
+        return bool(time) and time != "Average"
+
+    def inside(labels: tuple[tuple[str, str], ...]) -> bool:
+        return timed(labels) and window.holds(dict(labels)["time"])
+
+    if not any(timed(m.labels) for m in parsed.metrics):
         return parsed, NO_TIMES.format(window.within)
-    kept = tuple(m for m in timed if window.holds(m.label("time")))
+    # an OS sampler's columns are cut as columns (an hour of iostat is 2.5 million values)
+    kept = parsed.metrics.keep_labelled(inside) if isinstance(parsed.metrics, MetricTable) \
+        else tuple(m for m in parsed.metrics if inside(m.labels))
     if not kept:
         return parsed, NONE_INSIDE.format(window.within)
     return replace(parsed, metrics=kept), CUT.format(window.within)

@@ -19,7 +19,7 @@ from planner.errors import ParseError, StepError
 from planner.kinds.iozone import parse as iozone_parser
 from planner.kinds.iozone.sizes import size_kb
 from planner.metrics import Parsed
-from planner.parsers import decode
+from planner.parsers import read_text_bounded
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.steps.base import (
@@ -246,10 +246,7 @@ class Iozone(Rehearsed, Workload):
 
 def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:
     """The registry's decoding, then the iozone parser with the step's record size (for IOPS)."""
-    try:
-        text = decode(path.read_bytes(), str(path))
-    except OSError as e:
-        raise ParseError("iozone", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
+    text = read_text_bounded(path)  # a fetched output over the parse bound is refused by its size, unread
     try:
         parsed = iozone_parser.parse(text, str(path), record_kb=rec_kb)
     except ParseError:

@@ -17,10 +17,12 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
+from pathlib import Path
 from typing import Any, ClassVar
 
-from planner.errors import StepError
+from planner.errors import ParseError, StepError
 from planner.kinds.orion.extra import OrionRun
+from planner.parsers import read_text_bounded
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
 from planner.status import Artifact, ArtifactKind, Status
@@ -283,9 +285,9 @@ def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
     the cell that matches the summary's microseconds (or its milliseconds) decides. Only when the summary has
     no such line does the version decide (``ORION VERSION`` / banner: 12 and later = microseconds)."""
     summary = next((a for a in arts if a.kind == "orion_summary"), None)
-    text = (ctx.run_dir / summary.path).read_text(errors="replace") if summary else ""
+    text = _bounded(ctx.run_dir / summary.path) if summary else ""
     lat = next((a for a in arts if a.path.endswith("_lat.csv")), None)
-    unit = _csv_unit(text, (ctx.run_dir / lat.path).read_text(errors="replace")) if lat else None
+    unit = _csv_unit(text, _bounded(ctx.run_dir / lat.path)) if lat else None
     if unit is None:
         m = re.search(r"ORION VERSION\s+\D*(\d+)\.", text) or re.search(r"Version\s+\D*(\d+)\.", text)
         unit = "us" if m and int(m.group(1)) >= 12 else "ms"
@@ -293,6 +295,15 @@ def _latency_units(ctx: StepContext, arts: list[Artifact]) -> list[Artifact]:
 
 
 _MIN_LAT = re.compile(r"Minimum Small Latency=([\d.]+)\s*(usecs)?\s*@ Small=(\d+) and Large=(\d+)")
+
+
+def _bounded(path: Path) -> str:
+    """A fetched output's text, "" when it is over the parse bound or unreadable (read whole before: a fetched
+    file may be as large as the fetch cap, 1 GiB); its own parse then says why."""
+    try:
+        return read_text_bounded(path)
+    except ParseError:
+        return ""
 
 
 def _csv_unit(summary: str, csv: str) -> str | None:
