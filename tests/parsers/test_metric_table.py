@@ -57,7 +57,7 @@ def test_a_cut_to_the_kits_window_stays_columns_and_keeps_the_same_samples() -> 
     window = SnapWindow(datetime(2026, 12, 7, 1, 0, 5), datetime(2026, 12, 7, 1, 0, 12), "awr", "1", "2")
     cut, words = os_window.cut(p, window)
     cut_t, words_t = os_window.cut(_as_tuple(p), window)
-    assert isinstance(cut.metrics, MetricTable) and words == words_t == os_window.CUT
+    assert isinstance(cut.metrics, MetricTable) and words == words_t == os_window.CUT.format(window.within)
     assert tuple(cut.metrics) == cut_t.metrics
     assert {m.label("sample") for m in cut.metrics} == {str(s) for s in range(7, 14)}
     assert os_summary(p, window) == os_summary(_as_tuple(p), window)
