@@ -252,3 +252,13 @@ def test_the_fileio_tests_operations_and_throughput_are_read(name: str, ops: tup
     assert tuple(p.value("sysbench.file_mib_per_s", op=op) for op in ("read", "write")) == mibs
     assert p.get("sysbench.file_ops_per_s", op="read").direction is Direction.HIGHER
     assert p.errors == ()
+
+
+def test_fileio_interval_lines_are_summarised_as_throughput_not_dropped() -> None:
+    """fileio's interval lines were passed over (no tps in them): their spread is now read, per op."""
+    parsed = sysbench.parse((DATA / "local_1_0_20_fileio_rndrw_report_interval.txt").read_text())
+    got = {(m.labels, m.value) for m in parsed.metrics if m.name == "sysbench.interval_file_mib_per_s"}
+    assert ((("op", "read"), ("stat", "min")), 115.72) in got
+    assert ((("op", "read"), ("stat", "max")), 184.23) in got
+    assert ((("op", "write"), ("stat", "max")), 122.82) in got
+    assert [m.value for m in parsed.metrics if m.name == "sysbench.interval_samples"] == [3.0]

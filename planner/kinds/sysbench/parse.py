@@ -10,6 +10,7 @@ src/lua/internal/sysbench.lua in 1.1; docs/oracle-behaviour.md cites each)::
     Throughput:                events/s (eps), "time elapsed:"
     [  10s] threads: 8, tps: 123.45, reads: ..., writes: ..., response time: 12.34ms (95%), errors: 0.00, ...   0.5
     [ 10s ] thds: 8 tps: 453.17 qps: 9180.15 (r/w/o: 6433.20/1820.66/926.30) lat (ms,95%): 17.01 err/s: 2.99 ...  1.0+
+    [ 1s ] reads: 115.72 MiB/s writes: 77.15 MiB/s fsyncs: 489.76/s latency (ms,95%): 0.010       fileio, 1.0+
 
 Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; before it ``sysbench.rw_requests_per_s``),
 ``sysbench.transactions``, ``sysbench.queries`` (``type`` read|write|other|total), ``sysbench.errors`` and
@@ -19,8 +20,10 @@ Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; bef
 ``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"),
 ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
 ``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
-interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for
-a series: ``intervals(text)``). Several runs in one file: the label ``run``; a ``--report-checkpoints`` report:
+interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max), fileio's ``sysbench.interval_file_mib_per_s``
+(``op`` read|write, ``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for a series:
+``intervals(text)``, fileio's ``file_intervals(text)``). Several runs in one file: the label ``run``; a
+``--report-checkpoints`` report:
 the label ``checkpoint`` (its time), after the run's own values. Facts: ``version``, ``test``.
 """
 
@@ -78,6 +81,10 @@ _INTERVAL_05 = re.compile(
     # some 0.5 builds print no comma before "response time" (a public run, tests/data/sysbench/README.md)
     rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},?\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
+# the fileio test's own interval line (1.0+ sb_fileio.c file_report_intermediate): MiB/s, not transactions
+_INTERVAL_FILE = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*reads:\s*{_N}\s*MiB/s\s+writes:\s*{_N}\s*MiB/s\s+fsyncs:\s*{_N}/s\s+"
+    rf"latency \(ms,\s*{_N}%\):\s*{_N}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +106,28 @@ class Interval:
     reconnects_per_s: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FileInterval:
+    """One fileio ``--report-interval`` line: the interval's read and write MiB/s, fsyncs/s and latency."""
+
+    line: int
+    run: int
+    t_s: float
+    read_mib_s: float
+    write_mib_s: float
+    fsyncs_per_s: float
+    lat_ms: float  # at the percentile below
+    percentile: float
+
+
 def looks_like(text: str) -> bool:
     head = text[:200_000]
     # ^[ \t]* not ^\s*: under re.M, \s crosses blank lines and a run of them makes the search quadratic
     return bool(re.search(r"^[ \t]*(?:OLTP test statistics|SQL statistics):", head, re.M)
                 and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
         _BANNER.search(head) and re.search(r"^[ \t]*(?:General statistics|Test execution summary|Throughput):", head,
-                                           re.M)) or any(_interval(line, 0, 0) for line in head.split("\n")[:400])
+                                           re.M)) or any(_interval(line, 0, 0) or _file_interval(line, 0, 0)
+                                                      for line in head.split("\n")[:400])
 
 
 def _interval(line: str, no: int, run: int) -> Interval | None:
@@ -121,6 +143,14 @@ def _interval(line: str, no: int, run: int) -> Interval | None:
             return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct, errors_per_s=errors,
                             reconnects_per_s=reconnects)
     return None
+
+
+def _file_interval(line: str, no: int, run: int) -> FileInterval | None:
+    if not (m := _INTERVAL_FILE.match(line)):
+        return None
+    t, reads, writes, fsyncs, pct, lat = (float(x) for x in m.groups())
+    ok = all(math.isfinite(x) for x in (t, reads, writes, fsyncs, pct, lat))
+    return FileInterval(no, run, t, reads, writes, fsyncs, lat, pct) if ok else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +172,8 @@ def _reports(lines: list[str]) -> list[_Report]:
         spans.append((start, cut))
         start = cut
     if start < len(lines):
-        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) for i in range(start, len(lines))):
+        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) or _file_interval(lines[i], 0, 0)
+                             for i in range(start, len(lines))):
             spans[-1] = (spans[-1][0], len(lines))
         else:
             spans.append((start, len(lines)))
@@ -160,6 +191,16 @@ def intervals(text: str) -> tuple[Interval, ...]:
     out: list[Interval] = []
     for report in _reports(lines):
         out.extend(r for no in range(report.start, report.end) if (r := _interval(lines[no], no + 1, report.run)))
+    return tuple(out)
+
+
+def file_intervals(text: str) -> tuple[FileInterval, ...]:
+    """The fileio test's ``--report-interval`` lines, in order, with their run: its point's series."""
+    lines = text.split("\n")
+    out: list[FileInterval] = []
+    for report in _reports(lines):
+        out.extend(r for no in range(report.start, report.end)
+                   if (r := _file_interval(lines[no], no + 1, report.run)))
     return tuple(out)
 
 
@@ -225,6 +266,17 @@ def _interval_summary(sink: MetricSink, rows: list[Interval], labels: dict[str, 
     _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
 
 
+def _file_interval_summary(sink: MetricSink, rows: list[FileInterval], labels: dict[str, str]) -> None:
+    """The fileio lines' spread of read and write MiB/s (a run's "Throughput:" is only their mean)."""
+    if not rows:
+        return
+    for op, values in (("read", [r.read_mib_s for r in rows]), ("write", [r.write_mib_s for r in rows])):
+        for stat, value in (("min", min(values)), ("mean", sum(values) / len(values)), ("max", max(values))):
+            _put(sink, "sysbench.interval_file_mib_per_s", value, "MiB/s", Direction.HIGHER, rows[0].line,
+                 {**labels, "op": op, "stat": stat})
+    _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.split("\n")
@@ -233,6 +285,9 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     by_run: dict[int, list[Interval]] = {}
     for row in intervals(text):
         by_run.setdefault(row.run, []).append(row)
+    file_by_run: dict[int, list[FileInterval]] = {}
+    for f in file_intervals(text):
+        file_by_run.setdefault(f.run, []).append(f)
     # a run's own report first, its checkpoints after it: the first value of a name is the run's
     for report in sorted(reports, key=lambda r: bool(r.checkpoint)):
         labels = ({"run": str(report.run)} if runs > 1 else {}) | (
@@ -242,6 +297,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             _line(sink, lines[no], no + 1, labels, state)
         if not report.checkpoint:
             _interval_summary(sink, by_run.get(report.run, []), labels)
+            _file_interval_summary(sink, file_by_run.get(report.run, []), labels)
     if m := _BANNER.search(text):
         sink.facts["version"] = m.group(1)
     if not sink.metrics:

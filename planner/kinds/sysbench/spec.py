@@ -42,6 +42,7 @@ REPORT = ReportWords(
         "sysbench.thread_events": "sysbench events per thread",
         "sysbench.thread_time_s": "sysbench run time per thread",
         "sysbench.interval_tps": "sysbench interval transactions per second",
+        "sysbench.interval_file_mib_per_s": "sysbench interval file {op} throughput",
         "sysbench.interval_samples": "sysbench interval reports",
     },
     param_words={"threads": "sysbench threads"},
