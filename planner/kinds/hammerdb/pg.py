@@ -47,6 +47,12 @@ _HAS_TABLE = "select to_regclass($$warehouse$$) is not null"
 _MAX_W_ID = "select coalesce(max(w_id), 0) from warehouse"
 
 
+# what a preview says of the scripts it masks: the passwords are in them as written (PgRun.apply, run_tcl)
+SCRIPTS_PRIVATE = ("build.tcl and run.tcl hold both passwords: written at mode 0600 for the user who runs "
+                   "hammerdbcli, removed from the host when hammerdbcli ends; the copies kept in the run folder "
+                   "are masked")
+
+
 _PG_NAME = r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$"  # an unquoted PostgreSQL identifier (NAMEDATALEN 64)
 # The step's PostgreSQL arguments (its schema's properties beside the Oracle ones)
 SCHEMA: Mapping[str, Any] = {
@@ -187,7 +193,8 @@ class PgRun:
                f"$ cd {home} && ./hammerdbcli auto {wd}/run.tcl", "run.tcl:",
                *("    " + x for x in run_script(self.step, self.ctx, release, self.step.parsed.warehouses,
                                                 True).splitlines())]
-        return "\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
+        return ("\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
+                + f"\n{SCRIPTS_PRIVATE}")
 
     def _psql(self, passfile: str, wd: str, database: str, sql: str) -> tuple[bool, str]:
         out = f"{wd}/psql.out"

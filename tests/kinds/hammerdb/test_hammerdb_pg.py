@@ -114,3 +114,9 @@ def test_a_window_without_a_new_order_fails_the_point_naming_hammerdbs_procedure
             "Vuser 1:TEST RESULT : System achieved 0 NOPM from 8 PostgreSQL TPM\nVuser 1:FINISHED SUCCESS\n")
     why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True, text)
     assert why is not None and "0 NOPM" in why and "3 'Procedure Error' lines" in why and "pg_raiseerror" in why
+
+
+def test_the_preview_says_the_scripts_holding_the_passwords_are_private_and_removed() -> None:
+    """-C -D showed the scripts masked but not that the real ones hold the passwords, at 0600, removed after."""
+    shown = pg.PgRun(step(), ctx()).preview(Release(4, 12))
+    assert "0600" in shown and "removed from the host" in shown and "s3cr" not in shown
