@@ -262,3 +262,25 @@ def test_fileio_interval_lines_are_summarised_as_throughput_not_dropped() -> Non
     assert ((("op", "read"), ("stat", "max")), 184.23) in got
     assert ((("op", "write"), ("stat", "max")), 122.82) in got
     assert [m.value for m in parsed.metrics if m.name == "sysbench.interval_samples"] == [3.0]
+
+
+@pytest.mark.parametrize(("name", "ops", "mib", "mib_s", "requests", "p95"), [
+    # a public Raspberry Pi note, 0.4.12 fileio rndrw for 300 s (README); "Gb"/"Mb" are 1024-based there
+    ("sysbench_0_4_12_fileio_rndrw.txt", (479820, 319880, 1023496, 1823196), (7.3215 * 1024, 4.881 * 1024,
+                                                                              12.202 * 1024), 41.65, 2665.62, 0.06),
+    # a public issue comment, 0.5 fileio, quoted with "> ": "reads"/"writes" in lower case there
+    ("sysbench_0_5_fileio_rndrw_quoted.txt", (2996, 2004, 10, 5010), (46.812, 31.312, 78.125), 29.944, 1916.43,
+     19.61),
+])
+def test_0_4_and_0_5_fileio_results_are_read(name: str, ops: tuple[int, ...], mib: tuple[float, ...],
+                                             mib_s: float, requests: float, p95: float) -> None:
+    """0.4/0.5's fileio results ("Operations performed:", "Total transferred ... (X Mb/sec)", "Requests/sec
+    executed") were dropped: only the run time and the latency were read from a storage test."""
+    p = read(name)
+    assert tuple(p.value("sysbench.file_ops", op=op) for op in ("read", "write", "other", "total")) == ops
+    got = tuple(p.value("sysbench.file_transferred_mib", op=op) for op in ("read", "write", "total"))
+    assert got == pytest.approx(mib)
+    assert p.value("sysbench.file_mib_per_s", op="total") == mib_s
+    assert p.value("sysbench.file_requests_per_s") == requests
+    assert p.value("sysbench.latency_ms", stat="p95") == p95
+    assert p.errors == ()

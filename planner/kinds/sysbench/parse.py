@@ -17,7 +17,9 @@ Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; bef
 ``sysbench.errors_per_s`` (ignored errors), ``sysbench.reconnects``, ``sysbench.deadlocks`` (0.4/0.5),
 ``sysbench.time_s``, ``sysbench.events``, ``sysbench.events_per_s`` (1.1's eps), ``sysbench.cpu_events_per_s``
 (the cpu test's "CPU speed"), ``sysbench.file_ops_per_s`` (``op`` read|write|fsync) and
-``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"),
+``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"; 0.4/0.5
+print counts instead: ``sysbench.file_ops`` (``op`` read|write|other|total), ``sysbench.file_transferred_mib``
+(``op`` read|write|total), ``sysbench.file_mib_per_s`` ``op=total`` and ``sysbench.file_requests_per_s``),
 ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
 ``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
 interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max), fileio's ``sysbench.interval_file_mib_per_s``
@@ -64,6 +66,14 @@ _QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)\s*$")
 # the fileio test's results (1.0+ sb_fileio.c file_report_cumulative: "File operations:", "Throughput:")
 _FILE_OPS = re.compile(rf"^\s*(read|write|fsync)s/s:\s*{_N}\s*$")
 _FILE_MIBS = re.compile(rf"^\s*(read|written), MiB/s:\s*{_N}\s*$")
+# 0.4/0.5's fileio results (sb_fileio.c file_print_stats): counts, then sizes in 1024-based units ("Mb" is MiB:
+# 479820 reads of 16 KiB print as "Read 7.3215Gb"), then the read+write requests a second
+_FILE_OPS_04 = re.compile(r"^\s*Operations performed:\s*(\d+) reads?, (\d+) writes?, (\d+) other = (\d+) total\s*$",
+                          re.I)
+_SIZE = rf"{_N}\s*([KMGT]?)b"
+_FILE_BYTES_04 = re.compile(rf"^\s*Read {_SIZE}\s+Written {_SIZE}\s+Total transferred {_SIZE}\s+\({_SIZE}/sec\)")
+_FILE_REQUESTS_04 = re.compile(rf"^\s*{_N} Requests/sec executed\s*$")
+_TO_MIB = {"": 1 / 1024 ** 2, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 ** 2}
 _TIME = re.compile(rf"^\s*(?:total time|time elapsed):\s*{_N}\s*s\b")
 _EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)")
 _EPS = re.compile(rf"^\s*(events/s \(eps\)|events per second):\s*{_N}")
@@ -222,6 +232,15 @@ def _latency(sink: MetricSink, m: re.Match[str], scale: float, no: int, labels: 
     _put(sink, "sysbench.latency_ms", float(m.group(4)) * factor, "ms", direction, no, {**labels, "stat": stat})
 
 
+def _file_bytes_04(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
+    v = m.groups()
+    for i, op in enumerate(("read", "write", "total")):
+        _put(sink, "sysbench.file_transferred_mib", float(v[2 * i]) * _TO_MIB[v[2 * i + 1].upper()], "MiB",
+             Direction.NEUTRAL, no, {**labels, "op": op})
+    _put(sink, "sysbench.file_mib_per_s", float(v[6]) * _TO_MIB[v[7].upper()], "MiB/s", Direction.HIGHER, no,
+         {**labels, "op": "total"})
+
+
 def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: dict[str, float]) -> None:
     """One line of a run's statistics; ``state`` carries the latency block's unit (1.0's "Latency (ms):")."""
     if m := _PER_SEC.match(line):
@@ -242,6 +261,13 @@ def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: d
     elif m := _FILE_MIBS.match(line):
         _put(sink, "sysbench.file_mib_per_s", float(m.group(2)), "MiB/s", Direction.HIGHER, no,
              {**labels, "op": "read" if m.group(1) == "read" else "write"})
+    elif m := _FILE_OPS_04.match(line):
+        for op, value in zip(("read", "write", "other", "total"), m.groups(), strict=True):
+            _put(sink, "sysbench.file_ops", float(value), "operations", Direction.NEUTRAL, no, {**labels, "op": op})
+    elif m := _FILE_BYTES_04.match(line):
+        _file_bytes_04(sink, m, no, labels)
+    elif m := _FILE_REQUESTS_04.match(line):
+        _put(sink, "sysbench.file_requests_per_s", float(m.group(1)), "requests/s", Direction.HIGHER, no, labels)
     elif m := _THREADS.match(line):
         _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
     elif m := _LAT_HEAD.match(line):
