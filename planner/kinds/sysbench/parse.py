@@ -11,6 +11,7 @@ src/lua/internal/sysbench.lua in 1.1; docs/oracle-behaviour.md cites each)::
     [  10s] threads: 8, tps: 123.45, reads: ..., writes: ..., response time: 12.34ms (95%), errors: 0.00, ...   0.5
     [ 10s ] thds: 8 tps: 453.17 qps: 9180.15 (r/w/o: 6433.20/1820.66/926.30) lat (ms,95%): 17.01 err/s: 2.99 ...  1.0+
     [ 1s ] reads: 115.72 MiB/s writes: 77.15 MiB/s fsyncs: 489.76/s latency (ms,95%): 0.010       fileio, 1.0+
+    [  10s] Intermediate results: 8 threads, tps: 582.994023, reads/s: ..., response time: 48.26ms (99%)  0.4.12.10
 
 Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; before it ``sysbench.rw_requests_per_s``),
 ``sysbench.transactions``, ``sysbench.queries`` (``type`` read|write|other|total), ``sysbench.errors`` and
@@ -50,7 +51,7 @@ _N = r"(\d+(?:\.\d+)?)"
 _STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
 _FAIRNESS_END = re.compile(r"^\s*execution time \(avg/stddev\):")
 _CHECKPOINT = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?m?s)\s*\]\s*Checkpoint report:")
-_BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)?(?:-\w+)?)")
+_BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)*(?:-\w+)?)")  # 0.4.12.10: four parts
 _PER_SEC = re.compile(rf"^\s*(transactions|queries|read/write requests|other operations|ignored errors|reconnects|"
                       rf"deadlocks):\s*(\d+)\s*\(\s*{_N}\s*per sec\.\)")
 _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, direction)
@@ -62,7 +63,8 @@ _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, dir
     "reconnects": ("sysbench.reconnects", "", "reconnects", Direction.LOWER),
     "deadlocks": ("sysbench.deadlocks", "", "deadlocks", Direction.LOWER),
 }
-_QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)\s*$")
+# a tab and the pasting author's own note may follow a value (a public 0.4.12.10 paste): the value is still read
+_QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)(?:\s*$|\t)")
 # the fileio test's results (1.0+ sb_fileio.c file_report_cumulative: "File operations:", "Throughput:")
 _FILE_OPS = re.compile(rf"^\s*(read|write|fsync)s/s:\s*{_N}\s*$")
 _FILE_MIBS = re.compile(rf"^\s*(read|written), MiB/s:\s*{_N}\s*$")
@@ -80,7 +82,7 @@ _EPS = re.compile(rf"^\s*(events/s \(eps\)|events per second):\s*{_N}")
 _THREADS = re.compile(r"^\s*Number of threads:\s*(\d+)")
 _LAT_HEAD = re.compile(r"^\s*(?:Latency \((ms|s|us)\)|response time|per-request statistics):")
 _LAT_ROW = re.compile(rf"^\s*(min|avg|max|sum|approx\.\s+(\d+(?:\.\d+)?) percentile|(\d+(?:\.\d+)?)th percentile):"
-                      rf"\s*{_N}\s*(ms|s|us|µs)?\s*$")
+                      rf"\s*{_N}\s*(ms|s|us|µs)?(?:\s*$|\t)")
 _FAIRNESS = re.compile(rf"^\s*(events|execution time) \(avg/stddev\):\s*{_N}/{_N}")
 _TEST = re.compile(r"^\s*Doing (\w[\w ]*?) test\.")
 _TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001}
@@ -91,6 +93,11 @@ _INTERVAL_05 = re.compile(
     # some 0.5 builds print no comma before "response time" (a public run, tests/data/sysbench/README.md)
     rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},?\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
+# 0.4.12.10's OLTP line (a 0.4 branch with --report-interval, sb_oltp.c oltp_print_stats: "%6f", some builds add
+# ", min: Xms, max: Xms")
+_INTERVAL_04 = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*Intermediate results:\s*(\d+) threads,\s*tps:\s*{_N},\s*reads/s:\s*{_N},\s*"
+    rf"writes/s:\s*{_N},?\s*response time:\s*{_N}ms\s*\({_N}%\)")
 # the fileio test's own interval line (1.0+ sb_fileio.c file_report_intermediate): MiB/s, not transactions
 _INTERVAL_FILE = re.compile(
     rf"^\s*\[\s*{_N}s\s*\]\s*reads:\s*{_N}\s*MiB/s\s+writes:\s*{_N}\s*MiB/s\s+fsyncs:\s*{_N}/s\s+"
@@ -146,6 +153,10 @@ def _interval(line: str, no: int, run: int) -> Interval | None:
         v = [float(x) for x in m.groups()]
         if all(math.isfinite(x) for x in v):
             return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
+    elif m := _INTERVAL_04.match(line):
+        t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups())
+        if all(math.isfinite(x) for x in (t, threads, tps, reads, writes, lat, pct)):
+            return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct)
     elif m := _INTERVAL_05.match(line):  # errors and reconnects came with 0.5's later builds: optional
         t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups()[:7])
         errors, reconnects = (float(x) if x is not None else None for x in m.groups()[7:])
