@@ -215,6 +215,7 @@ class PgRun:
                             "missing)")
 
     def preview(self, release: Release) -> str:
+        refuse_for_release(self.pg, release)  # as apply would: a key the release lacks is not silently left out
         wd = self.ctx.point_dir or "<point folder>"
         home = self.step.home(self.ctx)
         out = [f"$ {shlex.join(psql_argv(self.server, self.pg.database, _HAS_TABLE))}   (is the schema there?)",

@@ -153,3 +153,13 @@ def test_the_new_words_are_in_the_steps_schema_and_refused_on_oracle() -> None:
     HammerDB.check_args({**ARGS, "partition": True, "sslmode": "verify-full", "vacuum": True}, Path("."), VARS)
     with pytest.raises(StepError, match="partition is PostgreSQL's"):
         pg.validate({"service": "ORCL", "partition": True})
+
+
+def test_the_preview_refuses_a_word_the_release_lacks_as_apply_does() -> None:
+    """-C -D on HammerDB 3.3 with a tablespace showed a build.tcl whose pg_tspace 3.3 ignores, and no refusal:
+    only apply refused it."""
+    with pytest.raises(StepError, match="HammerDB 3.3 has no pg_tspace"):
+        pg.PgRun(step(tablespace="fast"), ctx()).preview(Release(3, 3))
+    with pytest.raises(StepError, match="HammerDB 4.0 has no pg_partition"):
+        pg.PgRun(step(partition=True), ctx()).preview(Release(4, 0))
+    assert 'pg_partition "true"' in pg.PgRun(step(partition=True), ctx()).preview(Release(4, 1))
