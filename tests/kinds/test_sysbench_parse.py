@@ -28,6 +28,8 @@ PINNED = {
     "sysbench_0_5_oltp_read_only_report_interval.txt": ("0.5", 1, 723.48, 36898, 51.0007, 1.38, "p95", 1.74),
     "local_1_0_20_pgsql_oltp_read_write_report_interval.txt": ("1.0.20", 4, 424.12, 1702, 4.0115, 9.41, "p95", 20.0),
     "local_1_0_20_pgsql_oltp_read_only_p99.txt": ("1.0.20", 2, 507.16, 1524, 3.0035, 3.93, "p99", 18.61),
+    "sysbench_0_4_12_10_oltp_complex_report_interval.md": ("0.4.12.10", 8, 522.91, 31378, 60.0065, 15.29, "p99",
+                                                           58.12),
     "sysbench_1_1_0_oltp_point_select.md": ("1.1.0-de18a03", 16, 1714.17, 1028516, 600.0085, 9.33, "p95", 10.65),
 }
 # no banner in the excerpt: the version and threads are not in it
@@ -252,3 +254,48 @@ def test_the_fileio_tests_operations_and_throughput_are_read(name: str, ops: tup
     assert tuple(p.value("sysbench.file_mib_per_s", op=op) for op in ("read", "write")) == mibs
     assert p.get("sysbench.file_ops_per_s", op="read").direction is Direction.HIGHER
     assert p.errors == ()
+
+
+def test_fileio_interval_lines_are_summarised_as_throughput_not_dropped() -> None:
+    """fileio's interval lines were passed over (no tps in them): their spread is now read, per op."""
+    parsed = sysbench.parse((DATA / "local_1_0_20_fileio_rndrw_report_interval.txt").read_text())
+    got = {(m.labels, m.value) for m in parsed.metrics if m.name == "sysbench.interval_file_mib_per_s"}
+    assert ((("op", "read"), ("stat", "min")), 115.72) in got
+    assert ((("op", "read"), ("stat", "max")), 184.23) in got
+    assert ((("op", "write"), ("stat", "max")), 122.82) in got
+    assert [m.value for m in parsed.metrics if m.name == "sysbench.interval_samples"] == [3.0]
+
+
+@pytest.mark.parametrize(("name", "ops", "mib", "mib_s", "requests", "p95"), [
+    # a public Raspberry Pi note, 0.4.12 fileio rndrw for 300 s (README); "Gb"/"Mb" are 1024-based there
+    ("sysbench_0_4_12_fileio_rndrw.txt", (479820, 319880, 1023496, 1823196), (7.3215 * 1024, 4.881 * 1024,
+                                                                              12.202 * 1024), 41.65, 2665.62, 0.06),
+    # a public issue comment, 0.5 fileio, quoted with "> ": "reads"/"writes" in lower case there
+    ("sysbench_0_5_fileio_rndrw_quoted.txt", (2996, 2004, 10, 5010), (46.812, 31.312, 78.125), 29.944, 1916.43,
+     19.61),
+])
+def test_0_4_and_0_5_fileio_results_are_read(name: str, ops: tuple[int, ...], mib: tuple[float, ...],
+                                             mib_s: float, requests: float, p95: float) -> None:
+    """0.4/0.5's fileio results ("Operations performed:", "Total transferred ... (X Mb/sec)", "Requests/sec
+    executed") were dropped: only the run time and the latency were read from a storage test."""
+    p = read(name)
+    assert tuple(p.value("sysbench.file_ops", op=op) for op in ("read", "write", "other", "total")) == ops
+    got = tuple(p.value("sysbench.file_transferred_mib", op=op) for op in ("read", "write", "total"))
+    assert got == pytest.approx(mib)
+    assert p.value("sysbench.file_mib_per_s", op="total") == mib_s
+    assert p.value("sysbench.file_requests_per_s") == requests
+    assert p.value("sysbench.latency_ms", stat="p95") == p95
+    assert p.errors == ()
+
+
+def test_0_4_12_10_intermediate_results_lines_are_a_series_and_annotated_values_are_read() -> None:
+    """0.4.12.10's "[  10s] Intermediate results: 8 threads, tps: ..." lines were no series, and a paste whose author
+    wrote a note after each value (a tab, then the note) lost its queries and latencies."""
+    name = "sysbench_0_4_12_10_oltp_complex_report_interval.md"
+    rows = sysbench.intervals((DATA / name).read_text())
+    assert [(r.t_s, r.threads, r.tps, r.lat_ms, r.percentile) for r in rows][::5] == [
+        (10.0, 8, 582.994023, 48.261058, 99.0), (60.0, 8, 510.752034, 43.136643, 99.0)]
+    assert rows[0].reads_per_s == 8233.315586 and rows[0].writes_per_s == 2940.469852 and len(rows) == 6
+    p = read(name)
+    assert p.value("sysbench.deadlocks") == 56 and p.value("sysbench.queries", type="write") == 157170
+    assert p.value("sysbench.latency_ms", stat="max") == 180.78

@@ -47,6 +47,13 @@ _HAS_TABLE = "select to_regclass($$warehouse$$) is not null"
 _MAX_W_ID = "select coalesce(max(w_id), 0) from warehouse"
 
 
+# what a preview says of the scripts it masks: the passwords are in them as written (PgRun.apply, run_tcl)
+SCRIPTS_PRIVATE = ("build.tcl and run.tcl hold both passwords: written at mode 0600 for the user who runs "
+                   "hammerdbcli, removed from the host when hammerdbcli ends; the copies kept in the run folder "
+                   "are masked")
+
+
+SSLMODES = ("disable", "allow", "prefer", "require", "verify-ca", "verify-full")  # libpq's sslmode values
 _PG_NAME = r"^[A-Za-z_][A-Za-z0-9_$]{0,62}$"  # an unquoted PostgreSQL identifier (NAMEDATALEN 64)
 # The step's PostgreSQL arguments (its schema's properties beside the Oracle ones)
 SCHEMA: Mapping[str, Any] = {
@@ -59,7 +66,17 @@ SCHEMA: Mapping[str, Any] = {
     "tablespace": {"type": "string", "pattern": _PG_NAME,
                    "description": "pg_tspace (HammerDB 4.0+): the tablespace of the TPROC-C database"},
     "storedprocs": {"type": "boolean", "description": "pg_storedprocs: procedures instead of functions (PG 11+)"},
+    "partition": {"type": "boolean", "description": "pg_partition (HammerDB 4.1+): ORDER_LINE hash-partitioned, "
+                  "one partition per 100 warehouses from 200 (false)"},
+    "sslmode": {"enum": list(SSLMODES), "description": "pg_sslmode (HammerDB 4.3+): libpq's sslmode of every "
+                "HammerDB connection (prefer)"},
+    "vacuum": {"type": "boolean", "description": "pg_vacuum: a CHECKPOINT and a VACUUM after the timed run, as the "
+               "superuser in default_database (false)"},
 }
+# Each word's HammerDB key and the first release whose config/postgresql.xml has it (docs/oracle-behaviour.md
+# 44.h9): a release without the key says "key doesn't exist" and goes on, so planner refuses it by name instead.
+SINCE = {"tablespace": ("pg_tspace", (4, 0)), "partition": ("pg_partition", (4, 1)),
+         "sslmode": ("pg_sslmode", (4, 3)), "vacuum": ("pg_vacuum", (3, 3))}
 _ORACLE_ONLY = ("service", "system_user", "tpcc_tablespace", "data_on", "create_tablespace")
 
 
@@ -73,8 +90,7 @@ def validate(args: Mapping[str, Any]) -> None:
         given = [k for k in _ORACLE_ONLY if args.get(k)]
         if given:
             raise StepError(f"hammerdb: {', '.join(given)} {'is' if len(given) == 1 else 'are'} Oracle's, and this "
-                            "step is db: pg", hint="remove them; PostgreSQL's are database, superuser, "
-                            "default_database, tablespace and storedprocs")
+                            "step is db: pg", hint=f"remove them; PostgreSQL's are {', '.join(SCHEMA)}")
         return
     given = [k for k in SCHEMA if k in args]
     if given:
@@ -94,27 +110,43 @@ class PgArgs:
     superuser: str = ""  # pg_superuser; "": the host's pg_user, else postgres
     tablespace: str = ""  # pg_tspace (4.0+); "": HammerDB's pg_default
     storedprocs: bool = False  # pg_storedprocs: procedures (PostgreSQL 11+) instead of functions
+    partition: bool | None = None  # pg_partition (4.1+); None: not said, HammerDB's false
+    sslmode: str = ""  # pg_sslmode (4.3+); "": not said, HammerDB's prefer
+    vacuum: bool = False  # pg_vacuum: checkpoint and vacuum after the timed run
 
     @classmethod
     def of(cls, args: Mapping[str, Any]) -> PgArgs:
+        partition = args.get("partition")
         return cls(str(args.get("database") or "tpcc"), str(args.get("default_database") or "postgres"),
                    str(args.get("superuser") or ""), str(args.get("tablespace") or ""),
-                   bool(args.get("storedprocs", False)))
+                   bool(args.get("storedprocs", False)), None if partition is None else bool(partition),
+                   str(args.get("sslmode") or ""), bool(args.get("vacuum", False)))
+
+    def given(self) -> list[str]:
+        """The words of this step that a release may lack (SINCE)."""
+        return [w for w, v in (("tablespace", self.tablespace), ("partition", self.partition is not None),
+                               ("sslmode", self.sslmode), ("vacuum", self.vacuum)) if v]
+
+
+def has(release: Release, word: str) -> bool:
+    return (release.major, release.minor) >= SINCE[word][1]
 
 
 def refuse_for_release(pg: PgArgs, release: Release) -> None:
-    """What a release's dictionary lacks: 3.3 has no pg_tspace (config/postgresql.xml v3.3; from v4.0)."""
-    if pg.tablespace and (release.major, release.minor) < (4, 0):
-        raise StepError(f"hammerdb: HammerDB {release.name} has no pg_tspace (it came with 4.0): the schema would "
-                        f"be built in pg_default, not in {pg.tablespace}",
-                        hint="remove tablespace, or install HammerDB 4.0 or later")
+    """What a release's dictionary lacks (config/postgresql.xml per tag): HammerDB itself would only say "key
+    doesn't exist" and run without it (a schema in pg_default, no partitions, libpq's default sslmode)."""
+    lacking = [w for w in pg.given() if not has(release, w)]
+    if lacking:
+        keys = ", ".join(f"{SINCE[w][0]} (from {'.'.join(map(str, SINCE[w][1]))})" for w in lacking)
+        raise StepError(f"hammerdb: HammerDB {release.name} has no {keys}: {', '.join(lacking)} would not be "
+                        "honoured", hint=f"remove {', '.join(lacking)}, or install a HammerDB release that has it")
 
 
 def superuser(pg: PgArgs, v: Mapping[str, Any]) -> str:
     return pg.superuser or str(v.get("pg_user") or "") or "postgres"
 
 
-def connection(step: Any, ctx: StepContext, masked: bool) -> list[str]:
+def connection(step: Any, ctx: StepContext, release: Release, masked: bool) -> list[str]:
     """The script's PostgreSQL lines (``step`` the hammerdb step: its tcl_quote'd arguments)."""
     a, pg, server = step.parsed, PgArgs.of(step.args), Server.of(ctx.vars)
     given = ctx.vars.get(PASSWORD_VAR)
@@ -124,6 +156,8 @@ def connection(step: Any, ctx: StepContext, masked: bool) -> list[str]:
     lines = ["dbset db pg", "dbset bm TPC-C"]
     lines += [f"diset connection pg_host {tcl_quote(server.host)}"] if server.host else []
     lines += [f"diset connection pg_port {tcl_quote(server.port)}"] if server.port else []
+    # said whenever the release has it: from 4.5 a value set once stays in HammerDB's store (44.h7)
+    lines += [f"diset connection pg_sslmode {tcl_quote(pg.sslmode or 'prefer')}"] if has(release, "sslmode") else []
     lines += [f"diset tpcc pg_superuser {tcl_quote(superuser(pg, ctx.vars))}",
               f"diset tpcc pg_superuserpass {tcl_quote(su_pass)}",
               f"diset tpcc pg_defaultdbase {tcl_quote(pg.default_database)}",
@@ -136,20 +170,23 @@ def connection(step: Any, ctx: StepContext, masked: bool) -> list[str]:
 def build_script(step: Any, ctx: StepContext, release: Release, masked: bool = False) -> str:
     a = step.parsed
     lines = [f"# written by planner for step {ctx.step_path}: TPROC-C schema build on PostgreSQL "
-             f"(HammerDB {release.name})", *connection(step, ctx, masked),
+             f"(HammerDB {release.name})", *connection(step, ctx, release, masked),
              f"diset tpcc pg_count_ware {tcl_quote(a.build_warehouses)}",
-             f"diset tpcc pg_num_vu {tcl_quote(a.build_virtual_users)}", *release.build_tail()]
+             f"diset tpcc pg_num_vu {tcl_quote(a.build_virtual_users)}",
+             *([f"diset tpcc pg_partition {tcl_quote(bool(PgArgs.of(step.args).partition))}"]
+               if has(release, "partition") else []), *release.build_tail()]
     return "\n".join(lines) + "\n"
 
 
 def run_script(step: Any, ctx: StepContext, release: Release, warehouses: int | None, masked: bool = False) -> str:
     a = step.parsed
     lines = [f"# written by planner for step {ctx.step_path}: TPROC-C timed run on PostgreSQL "
-             f"(HammerDB {release.name})", *connection(step, ctx, masked),
+             f"(HammerDB {release.name})", *connection(step, ctx, release, masked),
              "diset tpcc pg_driver timed",  # the default only from 4.6 (config/postgresql.xml): always said
              # 4.x keeps every diset in its SQLite store across runs: a keying and thinking time set once (by
              # hand, in the GUI) would stay and change the whole workload (docs/oracle-behaviour.md 44.h7)
              'diset tpcc pg_keyandthink "false"',
+             f"diset tpcc pg_vacuum {tcl_quote(PgArgs.of(step.args).vacuum)}",
              f"diset tpcc pg_rampup {tcl_quote(a.rampup)}", f"diset tpcc pg_duration {tcl_quote(a.duration)}",
              f"diset tpcc pg_allwarehouse {tcl_quote(a.allwarehouse)}",
              f"diset tpcc pg_timeprofile {tcl_quote(a.timeprofile)}",
@@ -178,6 +215,7 @@ class PgRun:
                             "missing)")
 
     def preview(self, release: Release) -> str:
+        refuse_for_release(self.pg, release)  # as apply would: a key the release lacks is not silently left out
         wd = self.ctx.point_dir or "<point folder>"
         home = self.step.home(self.ctx)
         out = [f"$ {shlex.join(psql_argv(self.server, self.pg.database, _HAS_TABLE))}   (is the schema there?)",
@@ -187,7 +225,8 @@ class PgRun:
                f"$ cd {home} && ./hammerdbcli auto {wd}/run.tcl", "run.tcl:",
                *("    " + x for x in run_script(self.step, self.ctx, release, self.step.parsed.warehouses,
                                                 True).splitlines())]
-        return "\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
+        return ("\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
+                + f"\n{SCRIPTS_PRIVATE}")
 
     def _psql(self, passfile: str, wd: str, database: str, sql: str) -> tuple[bool, str]:
         out = f"{wd}/psql.out"

@@ -10,17 +10,23 @@ src/lua/internal/sysbench.lua in 1.1; docs/oracle-behaviour.md cites each)::
     Throughput:                events/s (eps), "time elapsed:"
     [  10s] threads: 8, tps: 123.45, reads: ..., writes: ..., response time: 12.34ms (95%), errors: 0.00, ...   0.5
     [ 10s ] thds: 8 tps: 453.17 qps: 9180.15 (r/w/o: 6433.20/1820.66/926.30) lat (ms,95%): 17.01 err/s: 2.99 ...  1.0+
+    [ 1s ] reads: 115.72 MiB/s writes: 77.15 MiB/s fsyncs: 489.76/s latency (ms,95%): 0.010       fileio, 1.0+
+    [  10s] Intermediate results: 8 threads, tps: 582.994023, reads/s: ..., response time: 48.26ms (99%)  0.4.12.10
 
 Metrics: ``sysbench.tps`` (transactions per second), ``sysbench.qps`` (1.0+; before it ``sysbench.rw_requests_per_s``),
 ``sysbench.transactions``, ``sysbench.queries`` (``type`` read|write|other|total), ``sysbench.errors`` and
 ``sysbench.errors_per_s`` (ignored errors), ``sysbench.reconnects``, ``sysbench.deadlocks`` (0.4/0.5),
 ``sysbench.time_s``, ``sysbench.events``, ``sysbench.events_per_s`` (1.1's eps), ``sysbench.cpu_events_per_s``
 (the cpu test's "CPU speed"), ``sysbench.file_ops_per_s`` (``op`` read|write|fsync) and
-``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"),
+``sysbench.file_mib_per_s`` (``op`` read|write: the fileio test's "File operations:" and "Throughput:"; 0.4/0.5
+print counts instead: ``sysbench.file_ops`` (``op`` read|write|other|total), ``sysbench.file_transferred_mib``
+(``op`` read|write|total), ``sysbench.file_mib_per_s`` ``op=total`` and ``sysbench.file_requests_per_s``),
 ``sysbench.latency_ms`` (``stat`` min|avg|max|sum|pNN), ``sysbench.threads``,
 ``sysbench.thread_events`` and ``sysbench.thread_time_s`` (``stat`` avg|stddev: threads fairness); over the
-interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for
-a series: ``intervals(text)``). Several runs in one file: the label ``run``; a ``--report-checkpoints`` report:
+interval lines ``sysbench.interval_tps`` (``stat`` min|mean|max), fileio's ``sysbench.interval_file_mib_per_s``
+(``op`` read|write, ``stat`` min|mean|max) and ``sysbench.interval_samples`` (each line, for a series:
+``intervals(text)``, fileio's ``file_intervals(text)``). Several runs in one file: the label ``run``; a
+``--report-checkpoints`` report:
 the label ``checkpoint`` (its time), after the run's own values. Facts: ``version``, ``test``.
 """
 
@@ -45,7 +51,7 @@ _N = r"(\d+(?:\.\d+)?)"
 _STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
 _FAIRNESS_END = re.compile(r"^\s*execution time \(avg/stddev\):")
 _CHECKPOINT = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?m?s)\s*\]\s*Checkpoint report:")
-_BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)?(?:-\w+)?)")
+_BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)*(?:-\w+)?)")  # 0.4.12.10: four parts
 _PER_SEC = re.compile(rf"^\s*(transactions|queries|read/write requests|other operations|ignored errors|reconnects|"
                       rf"deadlocks):\s*(\d+)\s*\(\s*{_N}\s*per sec\.\)")
 _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, direction)
@@ -57,17 +63,26 @@ _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, dir
     "reconnects": ("sysbench.reconnects", "", "reconnects", Direction.LOWER),
     "deadlocks": ("sysbench.deadlocks", "", "deadlocks", Direction.LOWER),
 }
-_QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)\s*$")
+# a tab and the pasting author's own note may follow a value (a public 0.4.12.10 paste): the value is still read
+_QUERIES = re.compile(r"^\s*(read|write|other|total):\s*(\d+)(?:\s*$|\t)")
 # the fileio test's results (1.0+ sb_fileio.c file_report_cumulative: "File operations:", "Throughput:")
 _FILE_OPS = re.compile(rf"^\s*(read|write|fsync)s/s:\s*{_N}\s*$")
 _FILE_MIBS = re.compile(rf"^\s*(read|written), MiB/s:\s*{_N}\s*$")
+# 0.4/0.5's fileio results (sb_fileio.c file_print_stats): counts, then sizes in 1024-based units ("Mb" is MiB:
+# 479820 reads of 16 KiB print as "Read 7.3215Gb"), then the read+write requests a second
+_FILE_OPS_04 = re.compile(r"^\s*Operations performed:\s*(\d+) reads?, (\d+) writes?, (\d+) other = (\d+) total\s*$",
+                          re.I)
+_SIZE = rf"{_N}\s*([KMGT]?)b"
+_FILE_BYTES_04 = re.compile(rf"^\s*Read {_SIZE}\s+Written {_SIZE}\s+Total transferred {_SIZE}\s+\({_SIZE}/sec\)")
+_FILE_REQUESTS_04 = re.compile(rf"^\s*{_N} Requests/sec executed\s*$")
+_TO_MIB = {"": 1 / 1024 ** 2, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 ** 2}
 _TIME = re.compile(rf"^\s*(?:total time|time elapsed):\s*{_N}\s*s\b")
 _EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)")
 _EPS = re.compile(rf"^\s*(events/s \(eps\)|events per second):\s*{_N}")
 _THREADS = re.compile(r"^\s*Number of threads:\s*(\d+)")
 _LAT_HEAD = re.compile(r"^\s*(?:Latency \((ms|s|us)\)|response time|per-request statistics):")
 _LAT_ROW = re.compile(rf"^\s*(min|avg|max|sum|approx\.\s+(\d+(?:\.\d+)?) percentile|(\d+(?:\.\d+)?)th percentile):"
-                      rf"\s*{_N}\s*(ms|s|us|µs)?\s*$")
+                      rf"\s*{_N}\s*(ms|s|us|µs)?(?:\s*$|\t)")
 _FAIRNESS = re.compile(rf"^\s*(events|execution time) \(avg/stddev\):\s*{_N}/{_N}")
 _TEST = re.compile(r"^\s*Doing (\w[\w ]*?) test\.")
 _TO_MS = {"ms": 1.0, "s": 1000.0, "us": 0.001, "µs": 0.001}
@@ -78,6 +93,15 @@ _INTERVAL_05 = re.compile(
     # some 0.5 builds print no comma before "response time" (a public run, tests/data/sysbench/README.md)
     rf"^\s*\[\s*{_N}s\s*\]\s*threads:\s*(\d+),\s*tps:\s*{_N},\s*reads(?:/s)?:\s*{_N},\s*writes(?:/s)?:\s*{_N},?\s*"
     rf"response time:\s*{_N}ms\s*\({_N}%\)(?:,\s*errors:\s*{_N},\s*reconnects:\s*{_N})?")
+# 0.4.12.10's OLTP line (a 0.4 branch with --report-interval, sb_oltp.c oltp_print_stats: "%6f", some builds add
+# ", min: Xms, max: Xms")
+_INTERVAL_04 = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*Intermediate results:\s*(\d+) threads,\s*tps:\s*{_N},\s*reads/s:\s*{_N},\s*"
+    rf"writes/s:\s*{_N},?\s*response time:\s*{_N}ms\s*\({_N}%\)")
+# the fileio test's own interval line (1.0+ sb_fileio.c file_report_intermediate): MiB/s, not transactions
+_INTERVAL_FILE = re.compile(
+    rf"^\s*\[\s*{_N}s\s*\]\s*reads:\s*{_N}\s*MiB/s\s+writes:\s*{_N}\s*MiB/s\s+fsyncs:\s*{_N}/s\s+"
+    rf"latency \(ms,\s*{_N}%\):\s*{_N}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,13 +123,28 @@ class Interval:
     reconnects_per_s: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class FileInterval:
+    """One fileio ``--report-interval`` line: the interval's read and write MiB/s, fsyncs/s and latency."""
+
+    line: int
+    run: int
+    t_s: float
+    read_mib_s: float
+    write_mib_s: float
+    fsyncs_per_s: float
+    lat_ms: float  # at the percentile below
+    percentile: float
+
+
 def looks_like(text: str) -> bool:
     head = text[:200_000]
     # ^[ \t]* not ^\s*: under re.M, \s crosses blank lines and a run of them makes the search quadratic
     return bool(re.search(r"^[ \t]*(?:OLTP test statistics|SQL statistics):", head, re.M)
                 and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
         _BANNER.search(head) and re.search(r"^[ \t]*(?:General statistics|Test execution summary|Throughput):", head,
-                                           re.M)) or any(_interval(line, 0, 0) for line in head.split("\n")[:400])
+                                           re.M)) or any(_interval(line, 0, 0) or _file_interval(line, 0, 0)
+                                                      for line in head.split("\n")[:400])
 
 
 def _interval(line: str, no: int, run: int) -> Interval | None:
@@ -114,6 +153,10 @@ def _interval(line: str, no: int, run: int) -> Interval | None:
         v = [float(x) for x in m.groups()]
         if all(math.isfinite(x) for x in v):
             return Interval(no, run, v[0], int(v[1]), v[2], v[4], v[5], v[8], v[7], v[3], v[6], v[9], v[10])
+    elif m := _INTERVAL_04.match(line):
+        t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups())
+        if all(math.isfinite(x) for x in (t, threads, tps, reads, writes, lat, pct)):
+            return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct)
     elif m := _INTERVAL_05.match(line):  # errors and reconnects came with 0.5's later builds: optional
         t, threads, tps, reads, writes, lat, pct = (float(x) for x in m.groups()[:7])
         errors, reconnects = (float(x) if x is not None else None for x in m.groups()[7:])
@@ -121,6 +164,14 @@ def _interval(line: str, no: int, run: int) -> Interval | None:
             return Interval(no, run, t, int(threads), tps, reads, writes, lat, pct, errors_per_s=errors,
                             reconnects_per_s=reconnects)
     return None
+
+
+def _file_interval(line: str, no: int, run: int) -> FileInterval | None:
+    if not (m := _INTERVAL_FILE.match(line)):
+        return None
+    t, reads, writes, fsyncs, pct, lat = (float(x) for x in m.groups())
+    ok = all(math.isfinite(x) for x in (t, reads, writes, fsyncs, pct, lat))
+    return FileInterval(no, run, t, reads, writes, fsyncs, lat, pct) if ok else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +193,8 @@ def _reports(lines: list[str]) -> list[_Report]:
         spans.append((start, cut))
         start = cut
     if start < len(lines):
-        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) for i in range(start, len(lines))):
+        if spans and not any(_STATS.match(lines[i]) or _interval(lines[i], 0, 0) or _file_interval(lines[i], 0, 0)
+                             for i in range(start, len(lines))):
             spans[-1] = (spans[-1][0], len(lines))
         else:
             spans.append((start, len(lines)))
@@ -163,6 +215,16 @@ def intervals(text: str) -> tuple[Interval, ...]:
     return tuple(out)
 
 
+def file_intervals(text: str) -> tuple[FileInterval, ...]:
+    """The fileio test's ``--report-interval`` lines, in order, with their run: its point's series."""
+    lines = text.split("\n")
+    out: list[FileInterval] = []
+    for report in _reports(lines):
+        out.extend(r for no in range(report.start, report.end)
+                   if (r := _file_interval(lines[no], no + 1, report.run)))
+    return tuple(out)
+
+
 def _per_sec(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
     count_name, rate_name, unit, direction = _PER_SEC_METRICS[m.group(1)]
     if count_name:
@@ -179,6 +241,15 @@ def _latency(sink: MetricSink, m: re.Match[str], scale: float, no: int, labels: 
     factor = _TO_MS[m.group(5)] if m.group(5) else scale
     direction = Direction.NEUTRAL if stat == "sum" else Direction.LOWER  # the sum is every event's time added up
     _put(sink, "sysbench.latency_ms", float(m.group(4)) * factor, "ms", direction, no, {**labels, "stat": stat})
+
+
+def _file_bytes_04(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
+    v = m.groups()
+    for i, op in enumerate(("read", "write", "total")):
+        _put(sink, "sysbench.file_transferred_mib", float(v[2 * i]) * _TO_MIB[v[2 * i + 1].upper()], "MiB",
+             Direction.NEUTRAL, no, {**labels, "op": op})
+    _put(sink, "sysbench.file_mib_per_s", float(v[6]) * _TO_MIB[v[7].upper()], "MiB/s", Direction.HIGHER, no,
+         {**labels, "op": "total"})
 
 
 def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: dict[str, float]) -> None:
@@ -201,6 +272,13 @@ def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: d
     elif m := _FILE_MIBS.match(line):
         _put(sink, "sysbench.file_mib_per_s", float(m.group(2)), "MiB/s", Direction.HIGHER, no,
              {**labels, "op": "read" if m.group(1) == "read" else "write"})
+    elif m := _FILE_OPS_04.match(line):
+        for op, value in zip(("read", "write", "other", "total"), m.groups(), strict=True):
+            _put(sink, "sysbench.file_ops", float(value), "operations", Direction.NEUTRAL, no, {**labels, "op": op})
+    elif m := _FILE_BYTES_04.match(line):
+        _file_bytes_04(sink, m, no, labels)
+    elif m := _FILE_REQUESTS_04.match(line):
+        _put(sink, "sysbench.file_requests_per_s", float(m.group(1)), "requests/s", Direction.HIGHER, no, labels)
     elif m := _THREADS.match(line):
         _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
     elif m := _LAT_HEAD.match(line):
@@ -225,6 +303,17 @@ def _interval_summary(sink: MetricSink, rows: list[Interval], labels: dict[str, 
     _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
 
 
+def _file_interval_summary(sink: MetricSink, rows: list[FileInterval], labels: dict[str, str]) -> None:
+    """The fileio lines' spread of read and write MiB/s (a run's "Throughput:" is only their mean)."""
+    if not rows:
+        return
+    for op, values in (("read", [r.read_mib_s for r in rows]), ("write", [r.write_mib_s for r in rows])):
+        for stat, value in (("min", min(values)), ("mean", sum(values) / len(values)), ("max", max(values))):
+            _put(sink, "sysbench.interval_file_mib_per_s", value, "MiB/s", Direction.HIGHER, rows[0].line,
+                 {**labels, "op": op, "stat": stat})
+    _put(sink, "sysbench.interval_samples", len(rows), "samples", Direction.NEUTRAL, rows[0].line, labels)
+
+
 def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.split("\n")
@@ -233,6 +322,9 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     by_run: dict[int, list[Interval]] = {}
     for row in intervals(text):
         by_run.setdefault(row.run, []).append(row)
+    file_by_run: dict[int, list[FileInterval]] = {}
+    for f in file_intervals(text):
+        file_by_run.setdefault(f.run, []).append(f)
     # a run's own report first, its checkpoints after it: the first value of a name is the run's
     for report in sorted(reports, key=lambda r: bool(r.checkpoint)):
         labels = ({"run": str(report.run)} if runs > 1 else {}) | (
@@ -242,6 +334,7 @@ def parse(text: str, source: str = "<text>") -> Parsed:
             _line(sink, lines[no], no + 1, labels, state)
         if not report.checkpoint:
             _interval_summary(sink, by_run.get(report.run, []), labels)
+            _file_interval_summary(sink, file_by_run.get(report.run, []), labels)
     if m := _BANNER.search(text):
         sink.facts["version"] = m.group(1)
     if not sink.metrics:

@@ -9,13 +9,16 @@ from planner.kindspec import KindSpec, ParserKind, ReportWords
 RESULT_LINES = (r"^[ \t]*(?:transactions|queries|read/write requests):\s*\d+\s*\(|"
                 r"^[ \t]*(?:total time|time elapsed):\s*\d|"
                 r"^[ \t]*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d|"
-                r"^[ \t]*(?:(?:reads|writes|fsyncs)/s|(?:read|written), MiB/s):\s*\d")
+                r"^[ \t]*(?:(?:reads|writes|fsyncs)/s|(?:read|written), MiB/s):\s*\d|"
+                r"^[ \t]*Operations performed:\s*\d+ reads?,|^[ \t]*Read [\d.]+\s*[KMGT]?b\s+Written|"
+                r"^[ \t]*[\d.]+ Requests/sec executed")
 PARSERS = (
     ParserKind("sysbench", "planner.kinds.sysbench.parse", "sysbench output (statistics, --report-interval)",
                names=(r"sysbench.*\.(txt|log|out)$",),
                headline=(("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
                          ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {}),
-                         ("sysbench.file_mib_per_s", {"op": "read"}), ("sysbench.file_mib_per_s", {"op": "write"})),
+                         ("sysbench.file_mib_per_s", {"op": "read"}), ("sysbench.file_mib_per_s", {"op": "write"}),
+                         ("sysbench.file_mib_per_s", {"op": "total"})),
                result_lines=RESULT_LINES, step_kind="sysbench", reads="sysbench output"),
 )
 REPORT = ReportWords(
@@ -31,6 +34,9 @@ REPORT = ReportWords(
         "sysbench.file_ops_per_s": "sysbench file {op} operations per second",
         "sysbench.file_mib_per_s": "sysbench file {op} throughput",
         "sysbench.errors_per_s": "sysbench ignored errors per second",
+        "sysbench.file_ops": "sysbench file {op} operations",
+        "sysbench.file_transferred_mib": "sysbench file {op} MiB transferred",
+        "sysbench.file_requests_per_s": "sysbench file requests per second",
         "sysbench.reconnects": "sysbench reconnects",
         "sysbench.deadlocks": "sysbench deadlocks",
         "sysbench.time_s": "sysbench run time",
@@ -42,6 +48,7 @@ REPORT = ReportWords(
         "sysbench.thread_events": "sysbench events per thread",
         "sysbench.thread_time_s": "sysbench run time per thread",
         "sysbench.interval_tps": "sysbench interval transactions per second",
+        "sysbench.interval_file_mib_per_s": "sysbench interval file {op} throughput",
         "sysbench.interval_samples": "sysbench interval reports",
     },
     param_words={"threads": "sysbench threads"},

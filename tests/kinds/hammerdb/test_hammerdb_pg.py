@@ -114,3 +114,52 @@ def test_a_window_without_a_new_order_fails_the_point_naming_hammerdbs_procedure
             "Vuser 1:TEST RESULT : System achieved 0 NOPM from 8 PostgreSQL TPM\nVuser 1:FINISHED SUCCESS\n")
     why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True, text)
     assert why is not None and "0 NOPM" in why and "3 'Procedure Error' lines" in why and "pg_raiseerror" in why
+
+
+def test_the_preview_says_the_scripts_holding_the_passwords_are_private_and_removed() -> None:
+    """-C -D showed the scripts masked but not that the real ones hold the passwords, at 0600, removed after."""
+    shown = pg.PgRun(step(), ctx()).preview(Release(4, 12))
+    assert "0600" in shown and "removed from the host" in shown and "s3cr" not in shown
+
+
+@pytest.mark.parametrize(("word", "value", "lacking", "having", "line"), [
+    ("partition", True, Release(4, 0), Release(4, 1), 'diset tpcc pg_partition "true"'),
+    ("sslmode", "require", Release(4, 2), Release(4, 3), 'diset connection pg_sslmode "require"'),
+])
+def test_partition_and_sslmode_are_said_where_the_release_has_them_and_refused_by_name_where_not(
+        word: str, value: object, lacking: Release, having: Release, line: str) -> None:
+    """pg_partition came with 4.1, pg_sslmode with 4.3 (config/postgresql.xml per tag): a plan could not set them,
+    and an older release would have said "key doesn't exist" and run without them."""
+    args = pg.PgArgs.of({**ARGS, word: value})
+    with pytest.raises(StepError, match=f"HammerDB {lacking.name} has no pg_{word} \\(from {having.name}\\)"):
+        pg.refuse_for_release(args, lacking)
+    pg.refuse_for_release(args, having)
+    assert line in pg.build_script(step(**{word: value}), ctx(), having).splitlines()
+    assert f"pg_{word}" not in pg.build_script(step(), ctx(), lacking)  # a key the release lacks is never sent
+    assert f"pg_{word}" not in pg.run_script(step(), ctx(), lacking, 8)
+
+
+def test_vacuum_is_every_releases_and_said_in_the_run_always() -> None:
+    """pg_vacuum is in config/postgresql.xml from 3.3 on: said in every run (4.5+ keeps a value set once)."""
+    pg.refuse_for_release(pg.PgArgs.of({**ARGS, "vacuum": True}), Release(3, 3))
+    assert 'diset tpcc pg_vacuum "true"' in pg.run_script(step(vacuum=True), ctx(), Release(3, 3), 8).splitlines()
+    assert 'diset tpcc pg_vacuum "false"' in pg.run_script(step(), ctx(), Release(4, 12), 8).splitlines()
+    # HammerDB's defaults said where the release has the key: a value left in 4.5+'s store is not kept
+    build = pg.build_script(step(), ctx(), Release(4, 12)).splitlines()
+    assert 'diset tpcc pg_partition "false"' in build and 'diset connection pg_sslmode "prefer"' in build
+
+
+def test_the_new_words_are_in_the_steps_schema_and_refused_on_oracle() -> None:
+    HammerDB.check_args({**ARGS, "partition": True, "sslmode": "verify-full", "vacuum": True}, Path("."), VARS)
+    with pytest.raises(StepError, match="partition is PostgreSQL's"):
+        pg.validate({"service": "ORCL", "partition": True})
+
+
+def test_the_preview_refuses_a_word_the_release_lacks_as_apply_does() -> None:
+    """-C -D on HammerDB 3.3 with a tablespace showed a build.tcl whose pg_tspace 3.3 ignores, and no refusal:
+    only apply refused it."""
+    with pytest.raises(StepError, match="HammerDB 3.3 has no pg_tspace"):
+        pg.PgRun(step(tablespace="fast"), ctx()).preview(Release(3, 3))
+    with pytest.raises(StepError, match="HammerDB 4.0 has no pg_partition"):
+        pg.PgRun(step(partition=True), ctx()).preview(Release(4, 0))
+    assert 'pg_partition "true"' in pg.PgRun(step(partition=True), ctx()).preview(Release(4, 1))

@@ -83,3 +83,27 @@ def test_3_3_prints_tpm_first_lacks_pg_tspace_and_pgtcl_missing_fails_every_user
     gone = cli(tmp_path, server, "4.12", RUN, user="tpcc33", PLANNER_STANDIN_HAMMERDB_PGTCL="missing")
     assert gone.stdout.count("Failed to load Pgtcl - can't find package Pgtcl") == 3  # the monitor and 2 users
     assert "TEST RESULT" not in gone.stdout
+
+
+@pytest.mark.slow
+def test_partition_sslmode_and_vacuum_are_honoured_as_pgoltp_does(tmp_path: Path,
+                                                                  server: postgres.RehearsalServer) -> None:
+    """pg_partition (4.1+), pg_sslmode (4.3+) and pg_vacuum were not in the stand-in's dictionary or were ignored
+    (docs/oracle-behaviour.md 44.h9-44.h11)."""
+    build = cli(tmp_path, server, "4.12", 'diset tpcc pg_partition "true"\ndiset tpcc pg_count_ware "200"\n'
+                "buildschema\n", user="tpccpart")
+    assert "TPCCPART SCHEMA COMPLETE" in build.stdout, build.stdout
+    # one hash partition per 100 warehouses (pgoltp.tcl v4.12 do_tpcc, CreateTables)
+    assert psql(server, "tpccpart", "select count(*) from pg_inherits where inhparent = 'order_line'::regclass") == "2"
+    old = cli(tmp_path, server, "4.0", 'diset tpcc pg_partition "true"\n', user="tpccpart")
+    assert 'Dictionary "tpcc" for PostgreSQL exists but key "pg_partition" doesn\'t' in old.stdout
+    # the lab's server has no SSL: require is refused by libpq, as Pgtcl's pg_connect would be
+    ssl = cli(tmp_path, server, "4.12", 'diset connection pg_sslmode "require"\ndiset tpcc pg_count_ware "1"\n'
+              "buildschema\n", user="tpccssl")
+    assert "sslmode REQUIRE" in ssl.stdout and "FINISHED FAILED" in ssl.stdout and "SSL" in ssl.stdout, ssl.stdout
+    vacuums = "select vacuum_count from pg_stat_sys_tables where relname = 'pg_class'"
+    before = int(psql(server, "postgres", vacuums))
+    run = cli(tmp_path, server, "4.12", 'diset tpcc pg_vacuum "true"\n' + RUN, user="tpccpart")
+    assert "Vuser 1:Checkpoint and Vacuum Complete" in run.stdout, run.stdout[-2000:]
+    assert parse_text(run.stdout, "hammerdb.log", "hammerdb").value("hammerdb.nopm") is not None
+    assert int(psql(server, "postgres", vacuums)) > before  # the default database is vacuumed, not pg_dbase

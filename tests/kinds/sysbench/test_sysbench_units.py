@@ -97,3 +97,19 @@ def test_a_points_sysbench_series_is_what_it_is_judged_and_charted_by(tmp_path: 
     assert [v["trend"].split(" ")[:4] for v in got["verdicts"]] == [["sysbench", "transactions", "per", "second"]]
     assert [c["title"].split(" over time")[0] for c in got["best"][0]["charts"]] == [
         "sysbench transactions per second", "sysbench latency"]
+
+
+def test_fileio_interval_lines_are_the_points_series() -> None:
+    """fileio's own --report-interval line (reads/writes MiB/s, fsyncs/s, latency) was no series at all: the
+    interval record was shaped for OLTP's tps/qps. A real 1.0.20 run's three lines, hand-read."""
+    text = (DATA / "local_1_0_20_fileio_rndrw_report_interval.txt").read_text()
+    series = {(s.metric, s.labels): s for s in build(text, 1.0)}
+    read = series[("sysbench.file_mib_per_s", (("op", "read"),))]
+    assert read.t == (0.0, 1.0, 2.0) and read.values == (115.72, 184.23, 169.58) and read.unit == "MiB/s"
+    assert series[("sysbench.file_mib_per_s", (("op", "write"),))].values == (77.15, 122.82, 113.05)
+    assert series[("sysbench.file_ops_per_s", (("op", "fsync"),))].values == (489.76, 787.95, 723.14)
+    assert series[("sysbench.latency_ms", (("stat", "p95"),))].values == (0.010, 0.012, 0.013)
+    assert len(series) == 4
+    p = PointSeries("pg", "pglab", "plays[0].workloads[0]", "sysbench", "sysbench", 0, "threads=2", 0, False,
+                    tuple(series.values()))
+    assert p.latency is not None and p.latency.metric == "sysbench.latency_ms"

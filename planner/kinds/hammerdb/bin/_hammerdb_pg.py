@@ -19,6 +19,8 @@ script names, so that the server's figures are real:
   ("System achieved N NOPM from T PostgreSQL TPM", tpcccommon's testresult with generic.xml's first_result NOPM);
 - Pgtcl: each virtual user's ``package require Pgtcl`` fails with HammerDB's "Failed to load Pgtcl - " and Tcl's
   "can't find package Pgtcl" when PLANNER_STANDIN_HAMMERDB_PGTCL=missing or no libpq.so.5 is on this machine;
+- pg_partition (4.1+) hash-partitions ORDER_LINE by 100 warehouses from 200; pg_sslmode (4.3+) is every
+  connection's sslmode; pg_vacuum checkpoints and vacuums pg_defaultdbase after the result (rows 44.h9-44.h11);
 - the dictionary per release: pg_tspace only from 4.0 (3.3 says the key does not exist and goes on), pg_driver
   test before 4.6, timed from 4.6; ``buildschema``/``vurun`` blocking from 4.6 only (the Oracle stand-in's rule).
 Passwords go to psql through a private PGPASSFILE (0600, removed at exit), never their argv.
@@ -48,6 +50,7 @@ DEFAULTS = {"pg_host": "localhost", "pg_port": "5432", "pg_count_ware": "1", "pg
             "pg_storedprocs": "false", "pg_driver": "timed" if BLOCKING else "test", "pg_rampup": "2",
             "pg_duration": "5", "pg_allwarehouse": "false", "pg_timeprofile": "false",
             **({"pg_tspace": "pg_default"} if RELEASE >= (4, 0) else {}),
+            **({"pg_partition": "false"} if RELEASE >= (4, 1) else {}),
             **({"pg_sslmode": "prefer"} if RELEASE >= (4, 3) else {})}
 CONNECTION = ("pg_host", "pg_port", "pg_sslmode")
 # One slice of a virtual user: new-order and payment transactions (half each) for a quarter of a second or to the
@@ -105,8 +108,22 @@ CREATE TABLE orders (o_w_id integer NOT NULL, o_d_id smallint NOT NULL, o_id int
 CREATE TABLE new_order (no_w_id integer NOT NULL, no_d_id smallint NOT NULL, no_o_id integer NOT NULL,
   PRIMARY KEY (no_w_id, no_d_id, no_o_id));
 CREATE TABLE order_line (ol_w_id integer NOT NULL, ol_d_id smallint NOT NULL, ol_o_id integer NOT NULL,
-  ol_number smallint NOT NULL, ol_i_id integer NOT NULL, ol_amount numeric(6,2));
+  ol_number smallint NOT NULL, ol_i_id integer NOT NULL, ol_amount numeric(6,2)){partitioned};
 """
+
+
+def partitions(d: dict[str, str]) -> int:
+    """ORDER_LINE's hash partitions: pg_partition true and 200 warehouses or more, one per 100 (pgoltp.tcl v4.12
+    do_tpcc lines 2113-2121: ``round($count_ware/100)``, an integer division in Tcl's expr)."""
+    ware = int(d["pg_count_ware"])
+    return ware // 100 if d.get("pg_partition") == "true" and ware >= 200 else 0
+
+
+def tables_sql(parts: int) -> str:
+    """The tables, ORDER_LINE ``PARTITION BY HASH (OL_W_ID)`` into ol_0.. as CreateTables makes it (v4.12 1667-1696)."""
+    sql = TABLES.format(partitioned=" PARTITION BY HASH (ol_w_id)" if parts else "")
+    return sql + "".join(f"CREATE TABLE ol_{i} PARTITION OF order_line FOR VALUES WITH (MODULUS {parts}, "
+                         f"REMAINDER {i});\n" for i in range(parts))
 
 
 def load_sql(ware: int) -> str:
@@ -158,7 +175,9 @@ class Server:
         shutil.rmtree(self.folder, ignore_errors=True)
 
     def env(self) -> dict[str, str]:
-        return {**os.environ, "PGPASSFILE": self.passfile, "PGCONNECT_TIMEOUT": "10"}
+        # pg_sslmode goes to every pg_connect -conninfo (pgoltp.tcl v4.3+ ConnectToPostgres); before 4.3 libpq's own
+        ssl = {"PGSSLMODE": self.d["pg_sslmode"]} if "pg_sslmode" in self.d else {}
+        return {**os.environ, "PGPASSFILE": self.passfile, "PGCONNECT_TIMEOUT": "10", **ssl}
 
     def conn(self, user: str, db: str) -> list[str]:
         return ["-h", self.d["pg_host"], "-p", self.d["pg_port"], "-U", user, "-d", db]
@@ -263,7 +282,7 @@ class PgCli:
             ok, why = server.sql(d["pg_superuser"], d["pg_defaultdbase"], self._user_database_sql(server))
             if ok:
                 print("Vuser 1:CREATING TPCC TABLES")
-                ok, why = server.sql(d["pg_user"], d["pg_dbase"], TABLES + load_sql(ware))
+                ok, why = server.sql(d["pg_user"], d["pg_dbase"], tables_sql(partitions(d)) + load_sql(ware))
             if not ok:
                 print(f"Error in Virtual User 1: {why}\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE")
                 return
@@ -355,9 +374,28 @@ class PgCli:
             result = (f"System achieved {tpm} PostgreSQL TPM at {nopm} NOPM" if RELEASE < (4, 0) else
                       f"System achieved {nopm} NOPM from {tpm} PostgreSQL TPM")
             print(f"Vuser 1:{n} Active Virtual Users configured\nVuser 1:TEST RESULT : {result}")
+            if d["pg_vacuum"] == "true" and not self._vacuum(server):
+                return
         for i in range(1, n + 2):
             print(f"Vuser {i}:FINISHED SUCCESS")
         print("ALL VIRTUAL USERS COMPLETE")
+
+    def _vacuum(self, server: Server) -> bool:
+        """pg_vacuum: CHECKPOINT, then VACUUM, on the monitor's superuser connection to pg_defaultdbase (pgoltp.tcl
+        v3.3 lines 2256, 2347; v4.12 lines 2878, 2970-2993): the default database is vacuumed, not pg_dbase. An
+        error is raised (RAISEERROR is set true there): the monitor fails."""
+        d = self.d
+        print("Vuser 1:Checkpoint and Vacuum")
+        for sql in ("checkpoint", "vacuum"):
+            ok, why = server.sql(d["pg_superuser"], d["pg_defaultdbase"], sql)
+            if not ok:
+                print(f"Error in Virtual User 1: {why}\nVuser 1:FINISHED FAILED")
+                for i in range(2, self.vu + 2):
+                    print(f"Vuser {i}:FINISHED SUCCESS")
+                print("ALL VIRTUAL USERS COMPLETE")
+                return False
+        print("Vuser 1:Checkpoint and Vacuum Complete")
+        return True
 
     def print_dict(self) -> None:
         print("Dictionary Settings for PostgreSQL\nconnection {")
