@@ -41,6 +41,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--top", type=int, default=30)
     ap.add_argument("--sort", default="tottime", help="pstats order: tottime (own time) or cumulative")
+    ap.add_argument("--clock", default="wall", help="cpu: profile each thread by its CPU (time.thread_time)")
+    ap.add_argument("--dump", default="", help="write the profile's merged stats (pstats) to this file")
     a = ap.parse_args()
     work = Path(tempfile.mkdtemp(prefix="planner-fanout-prof-"))
     lab = bench.build_lab(work / "lab", a.hosts)
@@ -65,7 +67,7 @@ def main() -> int:
             return 0
         argv = tools["planner"].argv(a.hosts, work, "prof")
         prof = [sys.executable, str(HERE.parent / "observer" / "profile_apply.py"), str(a.top), "--sort", a.sort,
-                "--", *argv[argv.index("apply"):]]
+                "--clock", a.clock, *(["--dump", a.dump] if a.dump else []), "--", *argv[argv.index("apply"):]]
         out = subprocess.run(prof, cwd=HERE, env=envs["planner"], capture_output=True, text=True, check=False)
         print(out.stdout[-12000:])
     finally:

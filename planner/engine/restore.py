@@ -178,7 +178,7 @@ class RestoreLog:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
-        self._shared_texts: dict[int, tuple[str, str]] = {}  # entry index -> (its JSON, its restore.json text)
+        self._shared_texts: dict[int, tuple[dict[str, Any], str]] = {}  # index -> (entry, its redacted text)
         self.binding = run_binding(run_dir) if run_dir is not None else ""
         self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
 
@@ -190,20 +190,21 @@ class RestoreLog:
 
     def _write_shared(self, record: RunRecord, data: list[dict[str, Any]]) -> None:
         """restore.json as ``record.write`` lays it out, each entry redacted and encoded once: the file is
-        rewritten at every save, and encoding every entry again each time grew with hosts squared."""
+        rewritten at every save, and encoding (or redacting the whole text) again each time grew with hosts
+        squared."""
         if not data:
             record.write(runfolder.RESTORE, data)
             return
         texts = []
         for i, d in enumerate(data):
-            key = json.dumps(d, sort_keys=True, default=str)
             cached = self._shared_texts.get(i)
-            if cached is None or cached[0] != key:
+            # compared as values, not encoded again: encoding every entry at every save grew with hosts squared
+            if cached is None or cached[0] != d:
                 text = json.dumps(record.redact_value(shareable(d)), indent=2,
                                   default=lambda o: record.redact(str(o)))
-                cached = self._shared_texts[i] = (key, _indented_item(text))
+                cached = self._shared_texts[i] = (d, record.redact(_indented_item(text)))
             texts.append(cached[1])
-        record.write_text(runfolder.RESTORE, "[\n" + ",\n".join(texts) + "\n]\n")
+        record.write_list_items(runfolder.RESTORE, texts)
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the

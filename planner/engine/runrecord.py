@@ -203,6 +203,12 @@ class RunRecord:
         write_bytes(target, self.redact(text).encode())
         return target
 
+    def write_list_items(self, relpath: str, items: Sequence[str]) -> None:
+        """A JSON list laid out as ``write`` lays it out, from its items' texts, each already passed through
+        ``redact`` by the caller (who keeps them: a list rewritten at every save then redacts each item once,
+        not the whole file again each time). The joints hold no text a secret or a login could span."""
+        write_bytes(self._target(relpath), ("[\n" + ",\n".join(items) + "\n]\n").encode())
+
     def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any] | None, *,
                       write: bool = True) -> None:
         """One step's arguments on one host after variables (and sweep points), in plan.resolved.yaml; ``write=False``

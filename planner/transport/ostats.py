@@ -14,6 +14,7 @@ S_TIME_FORMAT=ISO); LC_ALL=C keeps them 24-hour and the decimal point a dot.
 
 from __future__ import annotations
 
+import math
 import posixpath
 import time
 from collections.abc import Callable, Sequence
@@ -70,30 +71,55 @@ echo "pgid $(cat -- "$dir/ostats.pgid")"
 """
 
 
-# Waits (bounded by $1 tenths of a second) until every sampler's file holds a sample of the window: mpstat's
-# first report comes one interval after it starts; iostat's and vmstat's first report is since boot, so they
-# need a second one. Prints "samples TOOL N" per tool.
+# Waits until every sampler's file holds a sample of the window: mpstat's first report comes one interval after
+# it starts; iostat's and vmstat's first report is since boot, so they need a second one, due at the same time.
+# $1: centiseconds until that moment (the controller's estimate), $2: the bound in centiseconds. One command:
+# it checks once, sleeps once until the samples are due and checks again; only a late sampler (a loaded host)
+# costs more, with sleeps that double (0.05 s, 0.1 s, ... 1 s). The counting uses shell builtins only
+# (read, case, [ ]): no awk, grep or wc per check, and a file is read only as far as the samples it needs.
+# Prints "samples TOOL N" per tool (N stops at what is needed).
 _WAIT_SCRIPT = r"""
-limit=$1; dir=$2; shift 2
-count() {
-    case $1 in
-    mpstat) awk '$2 == "all" && $1 != "Average:"' "$dir/mpstat.txt" 2>/dev/null | wc -l ;;
-    iostat) grep -c '^[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T' "$dir/iostat.txt" 2>/dev/null || true ;;
-    vmstat) awk 'NR > 2' "$dir/vmstat.txt" 2>/dev/null | wc -l ;;
-    esac
+due=$1; limit=$2; dir=$3; shift 3
+n=0
+count() {  # n := reports in $1's file, up to $2
+    n=0
+    [ -r "$dir/$1.txt" ] || return 0
+    while IFS= read -r line; do
+        case $1 in
+        mpstat) set -f; set -- "$1" "$2" $line; set +f
+                [ "${4-}" = all ] && [ "$3" != Average: ] && n=$((n + 1)) ;;
+        iostat) case $line in [0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*) n=$((n + 1)) ;; esac ;;
+        vmstat) n=$((n + 1)) ;;
+        esac
+        [ "$n" -ge "$2" ] && break
+    done <"$dir/$1.txt"
+    [ "$1" = vmstat ] && { n=$((n - 2)); [ "$n" -ge 0 ] || n=0; }
+    return 0
 }
-need() { case $1 in mpstat) echo 1 ;; *) echo 2 ;; esac; }
-i=0
-while :; do
-    short=""
-    for t in "$@"; do [ "$(count "$t")" -ge "$(need "$t")" ] || short="$short $t"; done
-    [ -z "$short" ] && break
-    i=$((i + 1))
-    [ "$i" -le "$limit" ] || break
-    sleep 0.1 2>/dev/null || sleep 1
+ready() {
+    for t in "$@"; do
+        case $t in mpstat) k=1 ;; vmstat) k=4 ;; *) k=2 ;; esac
+        count "$t" "$k"
+        case $t in mpstat) [ "$n" -ge 1 ] || return 1 ;; *) [ "$n" -ge 2 ] || return 1 ;; esac
+    done
+}
+slept=0; step=$due; next=5
+while ! ready "$@" && [ "$slept" -lt "$limit" ]; do
+    [ "$step" -ge 5 ] || step=5
+    [ $((slept + step)) -le "$limit" ] || step=$((limit - slept))
+    s=$((step / 100)); f=$((step % 100)); [ "$f" -ge 10 ] || f=0$f
+    sleep "$s.$f" 2>/dev/null || sleep 1
+    slept=$((slept + step)); step=$next; next=$((next * 2)); [ "$next" -le 100 ] || next=100
 done
-for t in "$@"; do echo "samples $t $(count "$t")"; done
+for t in "$@"; do
+    case $t in mpstat) k=1 ;; vmstat) k=4 ;; *) k=2 ;; esac
+    count "$t" "$k"; echo "samples $t $n"
+done
 """
+
+
+# A sampler writes its report just after its interval ends: the first check waits this much more.
+_WRITE_MARGIN_CS = 2
 
 
 def output_name(tool: str) -> str:
@@ -121,6 +147,9 @@ class OSStatsSampler:
     pgid: int | None  # None when no tool could run
     started_at: str  # host clock, ISO 8601 UTC; "" when nothing ran
     log: CommandLog | None = field(default=None, compare=False)  # the start and stop commands go to the record
+    # When the first samples are due, on the controller's monotonic clock: the start command returned after
+    # the tools were forked, so one interval after its return they have written (0: due at once).
+    due_at: float = field(default=0.0, compare=False)
 
     @property
     def files(self) -> tuple[str, ...]:
@@ -129,12 +158,14 @@ class OSStatsSampler:
     def wait_for_samples(self) -> dict[str, int]:
         """Wait (at most two intervals and a second, one round trip) until each tool's file holds a sample
         taken in the window, so a point shorter than the interval never leaves it empty; returns the
-        number of reports each file holds (iostat's and vmstat's first one is since boot)."""
+        number of reports each file holds, counted as far as needed (iostat's and vmstat's first one is
+        since boot, so 2 of them and 1 of mpstat's are enough)."""
         if not self.tools:
             return {}
-        limit = (2 * self.interval_s + 1) * 10
-        r = self.conn.run(["sh", "-c", _WAIT_SCRIPT, "sh", str(limit), self.remote_dir, *self.tools],
-                          timeout=2 * self.interval_s + 30)
+        due_cs = max(0, math.ceil((self.due_at - time.monotonic()) * 100)) + _WRITE_MARGIN_CS
+        limit_cs = (2 * self.interval_s + 1) * 100
+        r = self.conn.run(["sh", "-c", _WAIT_SCRIPT, "sh", str(min(due_cs, limit_cs)), str(limit_cs),
+                           self.remote_dir, *self.tools], timeout=2 * self.interval_s + 30)
         if self.log is not None:
             self.log(r)
         out: dict[str, int] = {}
@@ -206,7 +237,8 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
             pgid = _parse_pgid(value)
     if ran and pgid is None:
         raise StepError(f"{conn.host.name}: OS statistics started but reported no process group: {r.stdout!r}")
-    return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at, log)
+    due_at = time.monotonic() + interval_s
+    return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at, log, due_at)
 
 
 def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:

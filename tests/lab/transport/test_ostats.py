@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import shutil
@@ -187,3 +188,39 @@ def test_over_ssh_the_group_outlives_the_connection_and_stop_stale_ends_it(tmp_p
         with SSHConnection(lab.hosts[0], known_hosts=lab.known_hosts) as again:
             assert ostats.stop_stale(again, remote) is True
         assert _group_alive(sampler.pgid) == []
+
+
+def _logging_bin(bin_dir: Path, log: Path) -> str:
+    """A PATH whose every program first writes its name to ``log``: what a command runs, counted, not timed."""
+    bin_dir.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        if not os.path.isdir(d):
+            continue
+        for name in os.listdir(d):
+            real = os.path.join(d, name)
+            shim = bin_dir / name
+            if shim.exists() or not os.access(real, os.X_OK) or os.path.isdir(real) or "'" in name:
+                continue
+            shim.write_text(f"#!/bin/sh\necho '{name}' >>'{log}'\nexec '{real}' \"$@\"\n")
+            shim.chmod(0o755)
+    return str(bin_dir)
+
+
+@pytest.mark.slow
+def test_first_samples_wait_is_one_sleep_not_a_loop_of_polls(tmp_path: Path) -> None:
+    # Before: the wait polled every 0.1 s, each poll running awk, wc and grep per tool (~12 ms of CPU); a point
+    # shorter than the interval paid 10-20 polls. Now it counts with shell builtins and sleeps once until the
+    # samples are due (a late sampler on a loaded host: a few doubling sleeps more).
+    log = tmp_path / "ran.log"
+    path = _logging_bin(tmp_path / "bin", log)
+    sampler = ostats.start(LocalConnection(HOST), str(tmp_path / "out"), interval_s=1)
+    try:
+        counted = dataclasses.replace(sampler, conn=_PathConnection(HOST, path))
+        samples = counted.wait_for_samples()
+    finally:
+        sampler.stop()
+    assert samples["iostat"] >= 2 and samples["vmstat"] >= 2 and samples["mpstat"] >= 1
+    ran = log.read_text().split()
+    assert set(ran) <= {"sh", "sleep"}, ran  # no awk, grep, wc per check
+    assert ran.count("sh") == 1
+    assert ran.count("sleep") <= 6, ran  # one, or a few doubling ones for a sampler late on a loaded host
