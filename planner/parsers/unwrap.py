@@ -19,8 +19,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from planner.parsers.mailwrap import soft_breaks
-
 # Lines the tool never prints: a prompt and its command, SQL*Plus commands, '#' comments, trailing prompts.
 _PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
                      r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))"
@@ -189,6 +187,8 @@ def unwrap(text: str, keep_html: bool = False) -> Unwrapped:
     u = Unwrapped(text)
     if not keep_html:
         u = _html(u)
+    from planner.parsers.mailwrap import soft_breaks  # with the AWR words it needs: only when a file is read
+
     if (decoded := soft_breaks(u.text)) is not None:
         u = u.then(decoded, "quoted-printable soft line breaks ('=' at a cut line's end)")
     u = _quotes(u)
