@@ -9,12 +9,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import tracemalloc
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from planner.errors import ParseError
+from planner.metrics import Parsed
 from planner.parsers import parse_bound, parse_file
 
 GOAL = 400 << 20
@@ -75,3 +77,30 @@ def test_a_file_of_unknown_kind_over_its_detected_kind_s_bound_is_refused(tmp_pa
     path.write_text(gen(parse_bound("pgbench") + 1000))
     with pytest.raises(ParseError, match=f"over the {parse_bound('pgbench') >> 20} MiB planner parses"):
         parse_file(path)
+
+
+def _traced(parse: Callable[[], Parsed]) -> tuple[int, Parsed]:
+    tracemalloc.start()
+    try:
+        parsed = parse()
+        return tracemalloc.get_traced_memory()[1], parsed
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.slow  # no process, but two iostat parses under tracemalloc (~6 s)
+def test_a_big_os_sampler_file_of_unknown_kind_is_read_a_line_at_a_time(tmp_path: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a file of unknown kind was read whole up to the largest bound: 80 MiB of iostat took 460 MB, as its known
+    # kind (a line at a time) 318. Here the whole-read bound is made small so that a small file is "big".
+    import planner.parsers as parsers
+
+    name, gen = BENCH.GENERATORS["iostat"]
+    path = tmp_path / name
+    path.write_text(gen(600_000))
+    monkeypatch.setattr(parsers, "WHOLE_PARSE_BYTES", 256 << 10)
+    known_peak, known = _traced(lambda: parse_file(path, "iostat"))
+    peak, parsed = _traced(lambda: parse_file(path))
+    assert parsed.kind == "iostat" and len(parsed.metrics) == len(known.metrics) and not parsed.errors
+    assert list(parsed.metrics)[-3:] == list(known.metrics)[-3:]
+    assert peak <= known_peak * 1.1, f"{peak / known_peak:.2f} times the known kind's peak"
