@@ -28,7 +28,7 @@ _PEAK = ("import sys, time, json\n"
 
 
 def _make_run(work: Path, seconds: int, devices: int) -> tuple[Path, Path]:
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "tests" / "parsers")]  # the tests mirror the packages now
     from test_parse_bounds import _iostat  # noqa: PLC0415 - the tests' own generator, one source of the input
     from test_report_helpers import Exec, awr_excerpt, write_run  # noqa: PLC0415
 

@@ -30,9 +30,14 @@ from planner.parsers.unwrap import candidates
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
 # room while 4 MB of hostile gzip (4 GiB inflated) is refused before it is held.
 MAX_INFLATED_BYTES = 64 << 20
-# the largest file parsed: 5 hours of `iostat -xt 1` over 32 devices (the largest parse per byte: held as columns
-# and read a line at a time, 118 MB of it parses in 420 MB RSS, benchmarks/memory/show_iostat.py)
-MAX_PARSE_BYTES = 128 << 20
+# Each kind's parse is bounded so that it peaks under ~400 MB RSS whatever the input (the figures are
+# benchmarks/memory/parse_kinds.py's, RESULTS.md). A kind read whole holds its text, its lines and its values:
+# 5.3-8.8 MB of RSS per MB of input (progress lines every second the most), so 40 MiB peaks at ~390 MB. A kind
+# read a line at a time (the OS samplers, as columns) takes 3.4 per MB, `planner show` of its run 3.9: 80 MiB
+# (3.5 hours of `iostat -xt 1` over 32 devices) shows in ~370 MB; 118 MB under the former 128 MiB took 501 MB.
+WHOLE_PARSE_BYTES = 40 << 20
+LINES_PARSE_BYTES = 80 << 20
+MAX_PARSE_BYTES = LINES_PARSE_BYTES  # the largest file read at all (its kind is known only once it is read)
 
 # Detection order matters: specific report headers first, loose excerpt matching last.
 _OWN_FIRST: tuple[ParserKind, ...] = (
@@ -199,7 +204,18 @@ def _run(kind: str, text: str, source: str) -> Parsed:
         mod = _module(entry.module)
         why = f": {mod}" if isinstance(mod, Exception) else ""
         raise ParseError(kind, "parser", f"the {kind} parser is not available{why}", source=source)
+    if len(text) > parse_bound(kind):  # a file of unknown kind is read up to MAX_PARSE_BYTES, then detected
+        raise _too_large(len(text), source, kind)
     return _guarded(kind, source, lambda: fn(text, source))
+
+
+def parse_bound(kind: str | None) -> int:
+    """The most bytes of ``kind`` parsed: LINES_PARSE_BYTES for a kind read a line at a time, WHOLE_PARSE_BYTES
+    for one read whole, MAX_PARSE_BYTES for a file whose kind is not known yet."""
+    entry = _BY_KIND.get(kind or "")
+    if entry is None:
+        return MAX_PARSE_BYTES
+    return LINES_PARSE_BYTES if _func(entry, entry.parse + "_lines") is not None else WHOLE_PARSE_BYTES
 
 
 def _guarded(kind: str, source: str, parse: Callable[[], object]) -> Parsed:
@@ -320,35 +336,42 @@ def parse_file(path: Path, kind: str | None = None) -> Parsed:
 
 
 def _read_and_parse(path: Path, kind: str | None) -> Parsed:
-    streamed = _streamed(path, kind)
+    streamed = _streamed(path, kind if kind is not None else _big_kind(path))
     if streamed is not None:
         return streamed
-    return parse_text(read_text_bounded(path), str(path), kind)
+    return parse_text(read_text_bounded(path, kind), str(path), kind)
 
 
-def read_text_bounded(path: Path) -> str:
-    """A local file's text as decode() reads it, refused by its size over MAX_PARSE_BYTES, never read: a 2.6 GB
-    sparse awr.txt ran show, report, export and store push out of memory. Raises ParseError."""
+def read_text_bounded(path: Path, kind: str | None = None) -> str:
+    """A local file's text as decode() reads it, refused by its size over ``kind``'s parse bound (parse_bound),
+    never read: a 2.6 GB sparse awr.txt ran show, report, export and store push out of memory. Raises ParseError."""
+    bound = parse_bound(kind)
     try:
         with path.open("rb") as f:
             size = os.fstat(f.fileno()).st_size
             # read(n) sets n bytes aside first: ask for the file's size (plus one, to see it grew), not the bound
-            data = f.read((size or MAX_PARSE_BYTES) + 1) if size <= MAX_PARSE_BYTES else b""
+            data = f.read((size or bound) + 1) if size <= bound else b""
             if size and len(data) > size:  # it grew while read: the rest, up to the bound
-                data += f.read(MAX_PARSE_BYTES + 1 - len(data))
+                data += f.read(bound + 1 - len(data))
     except OSError as e:
         raise ParseError("detect", "file", f"cannot read: {e.strerror or e}", source=str(path)) from None
-    if size > MAX_PARSE_BYTES or len(data) > MAX_PARSE_BYTES:
-        raise _too_large(max(size, len(data)), str(path))
+    if size > bound or len(data) > bound:
+        raise _too_large(max(size, len(data)), str(path), kind)
     text = decode(data, str(path))
     del data  # not held beside the text
     return text
 
 
-def _too_large(size: int, source: str) -> ParseError:
-    return ParseError("detect", "file", f"{size} bytes is over the {MAX_PARSE_BYTES >> 20} MiB planner parses: not "
-                      "read (no benchmark report is that large; an OS sampler's output of many hours can be cut into "
-                      "parts with split -l and each part given)", source=source)
+def _too_large(size: int, source: str, kind: str | None = None) -> ParseError:
+    entry = _BY_KIND.get(kind or "")
+    bound = parse_bound(kind)
+    what = (f"the bound for {entry.display_name}, which planner reads "
+            f"{'a line at a time' if bound == LINES_PARSE_BYTES else 'whole'}, so that its parse stays under "
+            "400 MB; " if entry is not None else "")
+    return ParseError("detect", "file",
+                      f"{size} bytes is over the {bound >> 20} MiB planner parses: not read ({what}no benchmark "
+                      "report is that large; an output of many hours can be cut into parts with split -l and each "
+                      "part given)", source=source)
 
 
 # What is read of a file before it is streamed: enough to see gzip, a BOM, NUL bytes, JSON or garbage
@@ -372,11 +395,26 @@ def _streamed(path: Path, kind: str | None) -> Parsed | None:
             size, head = os.fstat(f.fileno()).st_size, f.read(_HEAD_BYTES)
         except OSError:
             return None
-        if size > MAX_PARSE_BYTES or not _plain_text(head):
+        if size > LINES_PARSE_BYTES or not _plain_text(head):
             return None
         f.seek(0)
-        parsed = _guarded(entry.kind, source, lambda: fn(_lines_of(f, source), source))
+        parsed = _guarded(entry.kind, source, lambda: fn(_lines_of(f, source, entry.kind), source))
     return _checked(parsed, ())
+
+
+def _big_kind(path: Path) -> str | None:
+    """The kind a file of unknown kind over WHOLE_PARSE_BYTES begins as, when that kind is read a line at a time:
+    read whole, 80 MiB of iostat took 460 MB, as its known kind 318. None for any other file (no paste is that
+    large: the whole-text reading, which takes paste wrappers off, is for the smaller ones)."""
+    try:
+        with path.open("rb") as f:
+            if os.fstat(f.fileno()).st_size <= WHOLE_PARSE_BYTES:
+                return None
+            head = f.read(_HEAD_BYTES)
+    except OSError:
+        return None
+    found = detect(head.decode("utf-8", errors="replace"), str(path)) if _plain_text(head) else None
+    return found if found is not None and parse_bound(found) == LINES_PARSE_BYTES else None
 
 
 def _plain_text(head: bytes) -> bool:
@@ -410,13 +448,13 @@ def text_lines(path: Path) -> Iterator[str]:
             yield from raw.decode("utf-8", errors="replace").splitlines()
 
 
-def _lines_of(f: io.BufferedReader, source: str) -> Iterator[str]:
-    """The file's lines as str.splitlines() cuts them, decoded one at a time, up to MAX_PARSE_BYTES."""
+def _lines_of(f: io.BufferedReader, source: str, kind: str) -> Iterator[str]:
+    """The file's lines as str.splitlines() cuts them, decoded one at a time, up to LINES_PARSE_BYTES."""
     read = 0
     for raw in _raw_lines(f):
         read += len(raw)
-        if read > MAX_PARSE_BYTES:  # it grew past the bound while read
-            raise _too_large(read, source)
+        if read > LINES_PARSE_BYTES:  # it grew past the bound while read
+            raise _too_large(read, source, kind)
         yield from raw.decode("utf-8", errors="replace").splitlines()
 
 

@@ -14,7 +14,7 @@ from test_parse_bounds import _iostat, _mpstat
 
 from planner.engine import os_series
 from planner.host import Host
-from planner.parsers import MAX_PARSE_BYTES, decode, parse_file, parse_text
+from planner.parsers import decode, parse_bound, parse_file, parse_text
 from planner.status import Artifact, Status
 from planner.steps.base import StepContext
 from planner.steps.wl_common import finish
@@ -98,7 +98,7 @@ def test_apply_time_parse_of_a_huge_sparse_artifact_is_refused_by_its_size(tmp_p
     finally:
         tracemalloc.stop()
     assert out.status is Status.FAILED
-    assert f"{SPARSE} bytes is over the {MAX_PARSE_BYTES >> 20} MiB planner parses: not read" in out.msg
+    assert f"{SPARSE} bytes is over the {parse_bound('awr_text') >> 20} MiB planner parses: not read" in out.msg
     assert [s.metric for s in series] == ["mpstat.busy_pct"]  # the sparse iostat refused, the mpstat read
     assert peak < 4 << 20
     for path in (tmp_path / "awr.txt", iostat):

@@ -246,7 +246,7 @@ class Iozone(Rehearsed, Workload):
 
 def parse_iozone(path: Path, rec_kb: float | None) -> Parsed:
     """The registry's decoding, then the iozone parser with the step's record size (for IOPS)."""
-    text = read_text_bounded(path)  # a fetched output over the parse bound is refused by its size, unread
+    text = read_text_bounded(path, "iozone")  # a fetched output over its parse bound is refused by its size, unread
     try:
         parsed = iozone_parser.parse(text, str(path), record_kb=rec_kb)
     except ParseError:

@@ -11,7 +11,7 @@ import pytest
 
 from planner.errors import ParseError
 from planner.kinds.iozone.step import parse_iozone
-from planner.parsers import MAX_PARSE_BYTES
+from planner.parsers import parse_bound
 
 
 def test_a_huge_fetched_iozone_output_is_refused_by_its_size(tmp_path: Path) -> None:
@@ -21,7 +21,7 @@ def test_a_huge_fetched_iozone_output_is_refused_by_its_size(tmp_path: Path) -> 
         f.truncate(2_600_000_000)  # sparse
     tracemalloc.start()
     try:
-        with pytest.raises(ParseError, match=f"2600000000 bytes is over the {MAX_PARSE_BYTES >> 20} MiB planner "
+        with pytest.raises(ParseError, match=f"2600000000 bytes is over the {parse_bound('iozone') >> 20} MiB planner "
                                              "parses: not read"):
             parse_iozone(out, 8.0)
         peak = tracemalloc.get_traced_memory()[1]
