@@ -55,7 +55,7 @@ LEFT: dict[str, dict[str, str]] = {
         "cli/apply.py": _EXAMPLE, "engine/execute.py": _EXAMPLE, "engine/syncstart.py": _EXAMPLE,
         "engine/window.py": _EXAMPLE, "parsers/__init__.py": _EXAMPLE, "parsers/unwrap.py": _EXAMPLE,
         "plan/check.py": _EXAMPLE, "plan/model.py": _EXAMPLE, "redaction.py": _EXAMPLE,
-        "rehearsal/preflight.py": _EXAMPLE, "rehearsal/standins/awrgen.py": _EXAMPLE, "results/measure.py": _EXAMPLE,
+        "rehearsal/preflight.py": _EXAMPLE, "rehearsal/standins/awrgen.py": _EXAMPLE,
         "results/stats.py": _EXAMPLE, "steps/base.py": _EXAMPLE, "steps/dbreport.py": _EXAMPLE,
         "steps/guard.py": _EXAMPLE, "steps/wl_common.py": _EXAMPLE, "store/record.py": _EXAMPLE,
         "transport/ssh/scripts.py": _EXAMPLE, "transport/streams.py": _EXAMPLE, "units.py": _EXAMPLE,
@@ -93,10 +93,6 @@ LEFT: dict[str, dict[str, str]] = {
         "init_ora's slob_cache",
         "db/segments.py": "left: where SLOB's data lives (USER1.CF1), read for init_ora's slob_cache and the kind",
         "steps/prep_db.py": "left: init_ora's slob_cache (the pool the SLOB kit's tables use), a prep kind's option",
-        "parsers/slob_log.py": "left: SLOB's snapshot window from runit.log, read by the results (to move to the "
-                               "kind's folder behind a KindSpec hook)",
-        "results/os_window.py": "left: the OS series cut to SLOB's snapshot window",
-        "results/measure.py": "left: SLOB's runit.log window read for each point; examples",
         "results/findings.py": "left: read IOPS per core and blocks-as-IOPS findings cite SLOB-style reads",
         "results/findings_db.py": _EXAMPLE + " (buffered single-block reads, as SLOB's)",
         "report/templates/slob_comparison.md.j2": "left: the SLOB comparison report, a template chosen by name "

@@ -21,7 +21,7 @@ KIND = KindSpec(
     extras=("planner.kinds.slob.extra:SlobPoint",),
     standin="planner.kinds.slob.standin:install",
     # runit.sh's own begin and end snapshots, as planner saves its output (planner.kinds.slob.step)
-    own_window=OwnWindow("runit.log", "planner.parsers.slob_log:snap_window"),
+    own_window=OwnWindow("runit.log", "planner.kinds.slob.window:snap_window"),
     host_vars=(
         HostVar("slob_sqlnet_service", "text", "",
                 "a SQL*Net service of the PDB, written as slob.conf ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE"),
