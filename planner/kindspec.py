@@ -137,6 +137,18 @@ class OwnWindow:
 
 
 @dataclass(frozen=True, slots=True)
+class SeriesHeadline:
+    """A kind whose tool logs its own per-interval series: which of them a point is judged and charted by, and the
+    tool's own steady-state verdict when it gives one (planner.results.point_series, planner.report.inside)."""
+
+    # a step's ``steady_state: {metric: …}`` word -> the series it names; the first is the one judged by default
+    steady: tuple[tuple[str, str], ...]
+    latency: str  # the latency series charted beside it
+    # "package.module:function" (point series, measurements, run_s) -> (reached or None, words) | None
+    own_verdict: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class KindSpec:
     """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
 
@@ -161,6 +173,8 @@ class KindSpec:
     own_window: OwnWindow | None = None
     # what else its step keeps beside its parsers' files, by kind (fio's per-interval logs, read by its series)
     artifact_kinds: tuple[str, ...] = ()
+    # the tool's own series a point is judged by, when it logs them itself
+    series: SeriesHeadline | None = None
 
 
 class KindLoadError(Exception):
@@ -234,6 +248,26 @@ def tool_prefixes() -> dict[str, str]:
 def own_windows() -> tuple[OwnWindow, ...]:
     """Every kind's own window source, in KINDS order."""
     return tuple(s.own_window for s in specs() if s.own_window is not None)
+
+
+def steady_series(word: str) -> tuple[str, ...]:
+    """Every kind's series a ``steady_state:`` metric word names (``iops``), its default series first."""
+    return tuple(dict(s.series.steady)[word] for s in specs() if s.series and word in dict(s.series.steady))
+
+
+def default_steady_word() -> str:
+    """The ``steady_state:`` metric word a point is judged by when its step asked for none."""
+    return next((s.series.steady[0][0] for s in specs() if s.series and s.series.steady), "")
+
+
+def latency_series() -> tuple[str, ...]:
+    """Every kind's own latency series, in KINDS order."""
+    return tuple(s.series.latency for s in specs() if s.series and s.series.latency)
+
+
+def own_verdicts() -> tuple[str, ...]:
+    """Every kind's own steady-state verdict function, in KINDS order."""
+    return tuple(s.series.own_verdict for s in specs() if s.series and s.series.own_verdict)
 
 
 def oltp() -> Mapping[str, Oltp]:

@@ -60,10 +60,6 @@ LEFT: dict[str, dict[str, str]] = {
         "steps/guard.py": _EXAMPLE, "steps/wl_common.py": _EXAMPLE, "store/record.py": _EXAMPLE,
         "transport/ssh/scripts.py": _EXAMPLE, "transport/streams.py": _EXAMPLE, "units.py": _EXAMPLE,
         "report/templates/_macros.md.j2": _EXAMPLE,
-        "timeseries.py": "left: fio's steady_state: option and the fio metrics it judges (STEADY_METRICS), to move to "
-                         "the kind's spec as its series headline",
-        "results/point_series.py": "left: a point's headline series prefers fio's (fio.iops, fio.clat_ms)",
-        "report/inside.py": "left: fio's own steady-state verdict (fio.ss_attained) beside planner's",
     },
     "slob": {
         "__init__.py": _USER_WORDS, "cli/rehearse.py": _USER_WORDS + "; the stand-in kit's release as a world",
