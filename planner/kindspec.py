@@ -149,6 +149,15 @@ class SeriesHeadline:
 
 
 @dataclass(frozen=True, slots=True)
+class CacheOption:
+    """An init_ora option a kind adds that sizes the buffer pool its kit's tables use, whichever that is (KEEP or
+    RECYCLE, read on the host): the option's name and the function (StepContext) -> planner.db.segments.KitPool."""
+
+    option: str  # "slob_cache"
+    pool: str  # "package.module:function"
+
+
+@dataclass(frozen=True, slots=True)
 class KindSpec:
     """One workload kind: its tables, and where its parts are (``"module:attribute"``, imported on demand)."""
 
@@ -175,6 +184,8 @@ class KindSpec:
     artifact_kinds: tuple[str, ...] = ()
     # the tool's own series a point is judged by, when it logs them itself
     series: SeriesHeadline | None = None
+    # an init_ora option sizing the pool its kit's tables use (planner.steps.prep_db)
+    cache_option: CacheOption | None = None
 
 
 class KindLoadError(Exception):
@@ -268,6 +279,11 @@ def latency_series() -> tuple[str, ...]:
 def own_verdicts() -> tuple[str, ...]:
     """Every kind's own steady-state verdict function, in KINDS order."""
     return tuple(s.series.own_verdict for s in specs() if s.series and s.series.own_verdict)
+
+
+def cache_options() -> dict[str, str]:
+    """init_ora's kind options: option -> the function reading the pool it sizes."""
+    return {s.cache_option.option: s.cache_option.pool for s in specs() if s.cache_option}
 
 
 def oltp() -> Mapping[str, Oltp]:

@@ -85,10 +85,7 @@ LEFT: dict[str, dict[str, str]] = {
         "rehearsal/standins/bin/_standin_profile.py": _STANDIN, "rehearsal/standins/bin/_standin_rac.py": _STANDIN,
         "rehearsal/standins/bin/srvctl": _STANDIN, "rehearsal/standins/bin/tnsping": _STANDIN,
         "rehearsal/standins/profile.py": _STANDIN, "rehearsal/standins/sql_workload.py": _STANDIN,
-        "results/world.py": _STANDIN + " (the world's kit release)", "variables.py": _STANDIN + "; slob_kit for "
-        "init_ora's slob_cache",
-        "db/segments.py": "left: where SLOB's data lives (USER1.CF1), read for init_ora's slob_cache and the kind",
-        "steps/prep_db.py": "left: init_ora's slob_cache (the pool the SLOB kit's tables use), a prep kind's option",
+        "results/world.py": _STANDIN + " (the world's kit release)", "variables.py": _STANDIN,
         "results/findings.py": "left: read IOPS per core and blocks-as-IOPS findings cite SLOB-style reads",
         "results/findings_db.py": _EXAMPLE + " (buffered single-block reads, as SLOB's)",
         "report/templates/slob_comparison.md.j2": "left: the SLOB comparison report, a template chosen by name "
