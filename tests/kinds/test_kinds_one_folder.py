@@ -88,8 +88,6 @@ LEFT: dict[str, dict[str, str]] = {
         "results/world.py": _STANDIN + " (the world's kit release)", "variables.py": _STANDIN,
         "results/findings.py": "left: read IOPS per core and blocks-as-IOPS findings cite SLOB-style reads",
         "results/findings_db.py": _EXAMPLE + " (buffered single-block reads, as SLOB's)",
-        "report/templates/slob_comparison.md.j2": "left: the SLOB comparison report, a template chosen by name "
-                                                  "(--template), found in report/templates/",
         "results/finding.py": _EXAMPLE + " (the logical-to-physical ratio of SLOB with a small pool)",
     },
 }
