@@ -51,7 +51,7 @@ class ParserKind:
     words, its headline metrics, whether it is a database report and which step kind produces it."""
 
     kind: str
-    module: str  # a module under planner.parsers ("fio"), or a kind's own parser ("planner.kinds.fio.parse")
+    module: str  # a module under planner.parsers ("ostats"), or a kind's own parser ("planner.kinds.<kind>.parse")
     display_name: str  # what ``planner parse`` and ``planner analyze`` say it was read as
     looks_like: str = "looks_like"
     parse: str = "parse"
@@ -100,14 +100,14 @@ class ReportWords:
     prefix: str = ""  # its metrics' family ("orion") and how the tool's name is spelt ("ORION")
     tool: str = ""
     metric_words: Mapping[str, str] = field(default_factory=_empty)  # metric name -> words (metrics.DISPLAY_NAMES)
-    # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "SLOB reader
-    # sessions"); ``counted`` read count first ("256 SLOB sessions")
+    # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "<tool> reader
+    # sessions"); ``counted`` read count first ("256 <tool> sessions")
     param_words: Mapping[str, str] = field(default_factory=_empty)
     counted: frozenset[str] = frozenset()
     # the sweep table's columns beyond the headline; None: the kind's report_metrics
     table_metrics: tuple[str, ...] | None = None
     # a series inside a point (docs/series.md) as a sentence names it ("IOPS rose 30%"), where the metric's words
-    # would repeat the tool ("fio IOPS")
+    # would repeat the tool ("<tool> IOPS")
     series_words: Mapping[str, str] = field(default_factory=_empty)
 
 
@@ -128,7 +128,7 @@ class Oltp:
 
 @dataclass(frozen=True, slots=True)
 class OwnWindow:
-    """Where a kind whose tool times its own measured window (SLOB's snapshots, a driver's timed test) says it:
+    """Where a kind whose tool times its own measured window (a kit's own snapshots, a driver's timed test) says it:
     the point's record file holding the times, and the pure function reading them (text -> a window with
     ``holds(time label)`` and ``within``, its words, or None). planner.results.os_window cuts the OS series to it."""
 
@@ -153,7 +153,7 @@ class CacheOption:
     """An init_ora option a kind adds that sizes the buffer pool its kit's tables use, whichever that is (KEEP or
     RECYCLE, read on the host): the option's name and the function (StepContext) -> planner.db.segments.KitPool."""
 
-    option: str  # "slob_cache"
+    option: str  # "<kit>_cache"
     pool: str  # "package.module:function"
 
 
@@ -180,7 +180,7 @@ class KindSpec:
     host_vars: tuple[HostVar, ...] = ()
     # the tool's own measured window, when it times one inside the span planner's OS samplers cover
     own_window: OwnWindow | None = None
-    # what else its step keeps beside its parsers' files, by kind (fio's per-interval logs, read by its series)
+    # what else its step keeps beside its parsers' files, by kind (a tool's per-interval logs, read by its series)
     artifact_kinds: tuple[str, ...] = ()
     # the tool's own series a point is judged by, when it logs them itself
     series: SeriesHeadline | None = None
