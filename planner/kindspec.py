@@ -51,7 +51,7 @@ class ParserKind:
     words, its headline metrics, whether it is a database report and which step kind produces it."""
 
     kind: str
-    module: str  # a module under planner.parsers ("fio"), or a kind's own parser ("planner.kinds.fio.parse")
+    module: str  # a module under planner.parsers ("ostats"), or a kind's own parser ("planner.kinds.<kind>.parse")
     display_name: str  # what ``planner parse`` and ``planner analyze`` say it was read as
     looks_like: str = "looks_like"
     parse: str = "parse"
@@ -100,14 +100,14 @@ class ReportWords:
     prefix: str = ""  # its metrics' family ("orion") and how the tool's name is spelt ("ORION")
     tool: str = ""
     metric_words: Mapping[str, str] = field(default_factory=_empty)  # metric name -> words (metrics.DISPLAY_NAMES)
-    # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "SLOB reader
-    # sessions"); ``counted`` read count first ("256 SLOB sessions")
+    # sweep parameter -> words on an axis, for parameters whose words are this kind's ("readers" -> "<tool> reader
+    # sessions"); ``counted`` read count first ("256 <tool> sessions")
     param_words: Mapping[str, str] = field(default_factory=_empty)
     counted: frozenset[str] = frozenset()
     # the sweep table's columns beyond the headline; None: the kind's report_metrics
     table_metrics: tuple[str, ...] | None = None
     # a series inside a point (docs/series.md) as a sentence names it ("IOPS rose 30%"), where the metric's words
-    # would repeat the tool ("fio IOPS")
+    # would repeat the tool ("<tool> IOPS")
     series_words: Mapping[str, str] = field(default_factory=_empty)
 
 
@@ -128,12 +128,33 @@ class Oltp:
 
 @dataclass(frozen=True, slots=True)
 class OwnWindow:
-    """Where a kind whose tool times its own measured window (SLOB's snapshots, a driver's timed test) says it:
+    """Where a kind whose tool times its own measured window (a kit's own snapshots, a driver's timed test) says it:
     the point's record file holding the times, and the pure function reading them (text -> a window with
     ``holds(time label)`` and ``within``, its words, or None). planner.results.os_window cuts the OS series to it."""
 
     file: str  # the artifact's file name ("runit.log")
     read: str  # "package.module:function"
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesHeadline:
+    """A kind whose tool logs its own per-interval series: which of them a point is judged and charted by, and the
+    tool's own steady-state verdict when it gives one (planner.results.point_series, planner.report.inside)."""
+
+    # a step's ``steady_state: {metric: …}`` word -> the series it names; the first is the one judged by default
+    steady: tuple[tuple[str, str], ...]
+    latency: str  # the latency series charted beside it
+    # "package.module:function" (point series, measurements, run_s) -> (reached or None, words) | None
+    own_verdict: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class CacheOption:
+    """An init_ora option a kind adds that sizes the buffer pool its kit's tables use, whichever that is (KEEP or
+    RECYCLE, read on the host): the option's name and the function (StepContext) -> planner.db.segments.KitPool."""
+
+    option: str  # "<kit>_cache"
+    pool: str  # "package.module:function"
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,8 +180,12 @@ class KindSpec:
     host_vars: tuple[HostVar, ...] = ()
     # the tool's own measured window, when it times one inside the span planner's OS samplers cover
     own_window: OwnWindow | None = None
-    # what else its step keeps beside its parsers' files, by kind (fio's per-interval logs, read by its series)
+    # what else its step keeps beside its parsers' files, by kind (a tool's per-interval logs, read by its series)
     artifact_kinds: tuple[str, ...] = ()
+    # the tool's own series a point is judged by, when it logs them itself
+    series: SeriesHeadline | None = None
+    # an init_ora option sizing the pool its kit's tables use (planner.steps.prep_db)
+    cache_option: CacheOption | None = None
 
 
 class KindLoadError(Exception):
@@ -234,6 +259,31 @@ def tool_prefixes() -> dict[str, str]:
 def own_windows() -> tuple[OwnWindow, ...]:
     """Every kind's own window source, in KINDS order."""
     return tuple(s.own_window for s in specs() if s.own_window is not None)
+
+
+def steady_series(word: str) -> tuple[str, ...]:
+    """Every kind's series a ``steady_state:`` metric word names (``iops``), its default series first."""
+    return tuple(dict(s.series.steady)[word] for s in specs() if s.series and word in dict(s.series.steady))
+
+
+def default_steady_word() -> str:
+    """The ``steady_state:`` metric word a point is judged by when its step asked for none."""
+    return next((s.series.steady[0][0] for s in specs() if s.series and s.series.steady), "")
+
+
+def latency_series() -> tuple[str, ...]:
+    """Every kind's own latency series, in KINDS order."""
+    return tuple(s.series.latency for s in specs() if s.series and s.series.latency)
+
+
+def own_verdicts() -> tuple[str, ...]:
+    """Every kind's own steady-state verdict function, in KINDS order."""
+    return tuple(s.series.own_verdict for s in specs() if s.series and s.series.own_verdict)
+
+
+def cache_options() -> dict[str, str]:
+    """init_ora's kind options: option -> the function reading the pool it sizes."""
+    return {s.cache_option.option: s.cache_option.pool for s in specs() if s.cache_option}
 
 
 def oltp() -> Mapping[str, Oltp]:

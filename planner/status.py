@@ -34,7 +34,7 @@ class Phase(enum.Enum):
 
 class ArtifactKind(enum.StrEnum):
     """What a kept file is, said once: a parser kind (its parser reads it), a point's series, the facts, or
-    nothing known (""). The members are planner's own kinds; a workload kind's (``fio_json``, its ``fio_log``)
+    nothing known (""). The members are planner's own kinds; a workload kind's (``<kind>_json``, its ``<kind>_log``)
     are declared in its folder (``KindSpec.parsers``, ``KindSpec.artifact_kinds``) and made members when first
     read, so the kind stays one folder. Any other value, from an old or received run folder, is refused by name
     (``read``), never carried on as text."""
@@ -84,7 +84,7 @@ class Artifact:
     """A file kept in the run record (path relative to the run folder)."""
 
     path: str
-    kind: ArtifactKind = ArtifactKind.NONE  # its parser kind when known: awr_text, fio_json, ...
+    kind: ArtifactKind = ArtifactKind.NONE  # its parser kind when known: awr_text, iostat, ...
     sha256: str = ""
     simulated: bool = False
 

@@ -31,9 +31,9 @@ _ARRAYS = ("values", "low", "high")
 class TimeSeries:
     """One metric over a point: bucket start offsets (s from the window start) and each bucket's mean, min, max."""
 
-    metric: str  # e.g. fio.iops, iostat.r_iops, mpstat.busy_pct
+    metric: str  # e.g. <tool>.iops, iostat.r_iops, mpstat.busy_pct
     unit: str
-    source: str  # what it was read from, in words: "fio iops log", "iostat -x"
+    source: str  # what it was read from, in words: "<tool> iops log", "iostat -x"
     step_s: float  # bucket width
     t: tuple[float, ...]
     values: tuple[float, ...]  # the mean of the samples in each bucket
@@ -41,7 +41,7 @@ class TimeSeries:
     high: tuple[float, ...]
     labels: tuple[tuple[str, str], ...] = ()  # device=sda, cpu=all
     percentiles: tuple[tuple[str, tuple[float, ...]], ...] = ()  # ("p99", per-bucket values) where a tool gives them
-    warmup_s: float = 0.0  # the first seconds the tool itself did not measure (fio ramp_time)
+    warmup_s: float = 0.0  # the first seconds the tool itself did not measure (its ramp time)
 
     def label(self, name: str, default: str = "") -> str:
         return dict(self.labels).get(name, default)
@@ -237,7 +237,8 @@ def read(path: Path) -> tuple[TimeSeries, ...]:
 
 @dataclass(frozen=True, slots=True)
 class SteadySpec:
-    """A fio step's ``steady_state:``; also the defaults every point is judged by."""
+    """A step's ``steady_state:`` (of a kind whose tool logs its own series); also the defaults every point is
+    judged by."""
 
     metric: str = "iops"  # iops | bw | lat
     window_s: float = 60.0
@@ -292,9 +293,6 @@ def steadiness(s: TimeSeries, spec: SteadySpec = SteadySpec()) -> Steadiness | N
         if last[0] <= spec.max_range_pct and abs(last[1]) <= spec.max_slope_pct:
             return Steadiness(True, t[end - 1] + s.step_s, last[0], last[1], span, whole, run)
     return Steadiness(False, None, last[0], last[1], span, whole, run)
-
-
-STEADY_METRICS = {"iops": "fio.iops", "bw": "fio.bw_mbs", "lat": "fio.clat_ms"}
 
 
 # the longest duration a plan may give (a timeout, a steady-state window or ramp): 30 days. A study point

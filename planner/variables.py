@@ -75,8 +75,6 @@ COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (
         HostVar("grid_user", "text", "the login", "the OS user that owns ASM"),
         HostVar("asm_sid", "text", "read from the host", "the ASM instance's SID"),
         HostVar("asm_rebalance_timeout_s", "seconds", "3600", "how long an ASM rebalance may take"),
-        HostVar("slob_kit", "path", "", "init_ora's slob_cache: the SLOB kit whose setup.sh names the pool its "
-                "tables are created in (read before the tables exist)"),
     )),
     (POSTGRES, (
         # how every PostgreSQL client planner runs reaches the server (planner.db.libpq): the PostgreSQL

@@ -1,11 +1,11 @@
-"""Where SLOB's data lives, read from the database: USER1.CF1's BUFFER_POOL and data files.
+"""Where a workload kit's data lives, read from the database: a table's BUFFER_POOL and data files.
 
-SLOB's releases differ in the pool their setup.sh gives cf1/cf2 (2.4.0 ``BUFFER_POOL RECYCLE``, 2.5.x ``KEEP``;
-docs/oracle-behaviour.md row 1a), and a disk group a play prepares holds SLOB's data only if its tablespace was
-created there (row 2). Both are read, never inferred from the kit: DBA_SEGMENTS gives the table's tablespace and
-BUFFER_POOL ("Buffer pool to be used for segment blocks: DEFAULT, KEEP, RECYCLE", Oracle Database Reference,
-DBA_SEGMENTS), DBA_DATA_FILES the files of that tablespace (FILE_NAME; an ASM file is ``+GROUP/...``).
-A read that fails or finds no USER1.CF1 is an error with the reason: no silent default pool.
+Kits' releases differ in the pool their set-up gives their tables (docs/oracle-behaviour.md row 1a), and a disk
+group a play prepares holds a kit's data only if its tablespace was created there (row 2). Both are read, never
+inferred from the kit: DBA_SEGMENTS gives the table's tablespace and BUFFER_POOL ("Buffer pool to be used for
+segment blocks: DEFAULT, KEEP, RECYCLE", Oracle Database Reference, DBA_SEGMENTS), DBA_DATA_FILES the files of
+that tablespace (FILE_NAME; an ASM file is ``+GROUP/...``). Which table is a kit's is the kind's to say.
+A read that fails is an error with the reason: no silent default pool.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from planner.db.access import Database, sql_literal
 from planner.errors import OracleError, StepError
 
-SLOB_OWNER, SLOB_TABLE = "USER1", "CF1"  # SLOB's first schema's table: every schema is loaded alike
 _IDENT = re.compile(r"^[A-Z][A-Z0-9_$#]{0,127}$")
 
 
@@ -39,17 +38,24 @@ class SegmentPlace:
                 "buffer_pool": self.buffer_pool, "files": list(self.files)}
 
 
-def read_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> SegmentPlace:
-    """DBA_SEGMENTS -> DBA_DATA_FILES for ``owner.table``; StepError (with the reason) when it cannot be read."""
-    place = find_segment(db, owner, table)
-    if place is None:
-        raise StepError(f"DBA_SEGMENTS has no {owner}.{table}: the SLOB schemas are not loaded in this database",
-                        hint="run the kit's setup.sh (slob step setup: true) before measuring")
-    return place
+@dataclass(frozen=True, slots=True)
+class KitPool:
+    """The pool a kit's tables use and where planner read it (a kind's init_ora cache option sizes it): the
+    dictionary once the kit has loaded them, else the kit's own set-up script (a new database)."""
+
+    pool: str  # KEEP | RECYCLE
+    source: str  # words for the step's message
+    loaded: bool  # read from the database (True) or from the kit, to be checked when the kit's step runs
+    tables: str = "the kit's tables"  # whose tables, in words (as "<tool> tables")
+
+    @property
+    def parameter(self) -> str:
+        return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[self.pool]
 
 
-def find_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> SegmentPlace | None:
-    """As read_segment, but None when the table is not there yet (a new database, before setup.sh)."""
+def find_segment(db: Database, owner: str, table: str) -> SegmentPlace | None:
+    """DBA_SEGMENTS -> DBA_DATA_FILES for ``owner.table``; None when the table is not there yet (a new database,
+    before the kit loads it); StepError (with the reason) when it cannot be read."""
     what = f"{owner}.{table}"
     try:
         rows = db.query(f"select tablespace_name, buffer_pool from dba_segments where owner = '{owner}' "
@@ -73,16 +79,6 @@ def find_segment(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE)
     return SegmentPlace(owner, table, tablespace, pool, files[:256])
 
 
-_KIT_POOL = re.compile(r"BUFFER_POOL\s+(DEFAULT|KEEP|RECYCLE)\b", re.I)
-
-
-def kit_pools(setup_sh: str) -> set[str]:
-    """The BUFFER_POOLs a SLOB kit's setup.sh gives its tables: f_create_table's ``STORAGE (BUFFER_POOL KEEP
-    INITIAL 1M ...)`` for cf1 and cf2 in 2.5.3.0, ``BUFFER_POOL RECYCLE`` in 2.4.0 (docs/oracle-behaviour.md row
-    1a). Empty when the script names none."""
-    return {m.upper() for m in _KIT_POOL.findall(setup_sh)}
-
-
 def on_storage(files: tuple[str, ...], data_on: str) -> bool:
     """Every file is in the disk group ``+NAME`` (ASM names are case-insensitive) or under the directory."""
     if data_on.startswith("+"):
@@ -92,11 +88,12 @@ def on_storage(files: tuple[str, ...], data_on: str) -> bool:
     return all(f.startswith(base) for f in files)
 
 
-def placement_refusal(place: SegmentPlace, data_on: str) -> str | None:
-    """Why the point would not measure the storage the play prepared, or None when the data is there."""
+def placement_refusal(place: SegmentPlace, data_on: str, reads: str) -> str | None:
+    """Why the point would not measure the storage the play prepared, or None when the data is there; ``reads``
+    says whose data the table is ("the data <tool> reads")."""
     if on_storage(place.files, data_on):
         return None
-    return (f"{place.owner}.{place.table} (the data SLOB reads) is in tablespace {place.tablespace}, whose files "
+    return (f"{place.owner}.{place.table} ({reads}) is in tablespace {place.tablespace}, whose files "
             f"are {', '.join(place.files[:3])}{' ...' if len(place.files) > 3 else ''} (DBA_SEGMENTS -> "
             f"DBA_DATA_FILES), not on {data_on}, which the step's data_on names: the figures would describe "
             "other storage")
@@ -112,16 +109,18 @@ def tablespace_files(db: Database, name: str) -> tuple[str, ...] | None:
         f"select file_name from dba_data_files where tablespace_name = '{name}'") if r and r[0])
 
 
-def ensure_tablespace(db: Database, name: str, data_on: str, size: str) -> str:
-    """SLOB's setup.sh needs its tablespace to exist (2.5 ``f_test_tablespace`` creates a test table in it):
-    create it on ``data_on`` when missing (a bigfile tablespace, the data file an Oracle-managed file in the disk
-    group, or ``<dir>/<name>01.dbf``); an existing one elsewhere is refused, never moved."""
+def ensure_tablespace(db: Database, name: str, data_on: str, size: str, option: str = "") -> str:
+    """A kit's load needs its tablespace to exist (a kit's set-up may first create a test table in it): create it
+    on ``data_on`` when missing (a bigfile tablespace, the data file an Oracle-managed file in the disk group, or
+    ``<dir>/<name>01.dbf``); an existing one elsewhere is refused, never moved. ``option`` names the variable or
+    argument that chose the name, for the hint."""
     name = name.upper()
     files = tablespace_files(db, name)
     if files is not None:
         if not on_storage(files, data_on):
             raise StepError(f"tablespace {name} exists on {', '.join(files[:3])}, not on {data_on}",
-                            hint="give slob_tablespace a new name, or drop that tablespace yourself")
+                            hint=f"give {option or 'the tablespace'} a new name, or drop that tablespace "
+                                 "yourself")
         return f"tablespace {name} already on {data_on}"
     where = data_on if data_on.startswith("+") else f"{data_on.rstrip('/')}/{name.lower()}01.dbf"
     db.execute(f"create bigfile tablespace {name} datafile '{where}' size {size} autoextend on")
@@ -143,7 +142,7 @@ class PdbSegment:
     buffer_pool: str
 
 
-def find_in_pdbs(db: Database, owner: str = SLOB_OWNER, table: str = SLOB_TABLE) -> PdbSegment | None:
+def find_in_pdbs(db: Database, owner: str, table: str) -> PdbSegment | None:
     """From CDB$ROOT, where DBA_SEGMENTS shows no PDB's local users: CDB_SEGMENTS (every open container's, with
     CON_ID; Oracle Database Reference, "CDB_* views") and V$CONTAINERS for the PDB's name. None when no PDB
     holds it; the first PDB in CON_ID order when several do."""

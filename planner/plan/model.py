@@ -25,7 +25,7 @@ class Section(enum.Enum):
 class StepSpec:
     """One step as written in the plan (arguments may still hold ``{{ templates }}`` and sweep lists)."""
 
-    kind: str  # step type: io_scheduler, init_ora, slob, fio, command, ...
+    kind: str  # step type: io_scheduler, init_ora, command, a workload kind, ...
     section: Section
     args: Mapping[str, Any]  # the step's own arguments, as written (templates unrendered)
     path: str  # "plays[1].workloads[0]" — used in messages and as a stable id

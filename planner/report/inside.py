@@ -32,34 +32,23 @@ def _where(p: PointSeries) -> str:
     return f"{p.title} on {p.host}" + (f" ({said})" if said else "")  # a point of no sweep has no label
 
 
-def fio_steady(p: PointSeries, measurements: Sequence[Measurement],
-               run_s: float) -> tuple[bool | None, str] | None:
-    """fio's own steady-state verdict for the point (every job attained), in words; None when fio judged none,
-    (None, words) when fio's window is longer than the run (it could not judge: planner's default criterion)."""
-    mine = [m for m in measurements if m.metric in ("fio.ss_attained", "fio.ss_criterion") and m.host == p.host
-            and m.step == p.step and m.point == p.point and m.repeat == p.repeat]
-    attained = [m for m in mine if m.metric == "fio.ss_attained"]
-    if not attained:
-        return None
-    reached = all(m.value for m in attained)
-    windows = [float(w) for m in attained if (w := dict(m.labels).get("window_s", "")).replace(".", "", 1).isdigit()]
-    if not reached and windows and min(windows) > run_s:
-        return None, f"fio: no verdict (its {min(windows):g}s window is longer than the {run_s:g}s measured)"
-    parts = []
-    for m in (m for m in mine if m.metric == "fio.ss_criterion"):
-        labels = dict(m.labels)  # fio reports 0 for a window it never filled: the limit is said, not compared
-        parts.append(f"{labels.get('criterion', '?')} {m.value:g}{m.unit}, limit {labels.get('limit', '?')}")
-    detail = f" ({'; '.join(dict.fromkeys(parts))})" if parts else ""
-    return reached, f"fio: {'steady' if reached else 'not steady'}{detail}"
+def own_steady(p: PointSeries, measurements: Sequence[Measurement], run_s: float) -> tuple[bool | None, str] | None:
+    """The tool's own steady-state verdict for the point, from the first kind that gives one (KindSpec.series)."""
+    for where in kindspec.own_verdicts():
+        said: tuple[bool | None, str] | None = kindspec.load(where)(p, measurements, run_s)
+        if said is not None:
+            return said
+    return None
 
 
-def with_fio(state: str, reached: bool | None, fio: tuple[bool | None, str] | None) -> str:
-    """planner's state with fio's beside it; a disagreement is said as such, since either may be the one wrong."""
-    if fio is None:
+def with_tool(state: str, reached: bool | None, tool: tuple[bool | None, str] | None) -> str:
+    """planner's state with the tool's own beside it; a disagreement is said as such, since either may be the one
+    wrong."""
+    if tool is None:
         return state
-    if reached is None or fio[0] is None or fio[0] == reached:
-        return f"{state}; {fio[1]}"
-    return f"planner: {state}; {fio[1]} — they disagree"
+    if reached is None or tool[0] is None or tool[0] == reached:
+        return f"{state}; {tool[1]}"
+    return f"planner: {state}; {tool[1]} — they disagree"
 
 
 def verdict(p: PointSeries, measurements: Sequence[Measurement] = ()) -> dict[str, Any] | None:
@@ -71,7 +60,7 @@ def verdict(p: PointSeries, measurements: Sequence[Measurement] = ()) -> dict[st
     state = (f"steady after {v.after_s:g}s" if v.reached else "not steady") if p.spec else \
         ("steady" if v.reached else "not steady")
     short = p.too_short()
-    state = with_fio(short or state, None if short else v.reached, fio_steady(p, measurements, v.run_s))
+    state = with_tool(short or state, None if short else v.reached, own_steady(p, measurements, v.run_s))
     return {"play": p.play, "host": p.host, "title": p.title, "point": p.point_label, "repeat": p.repeat,
             "asked": p.spec is not None, "reached": v.reached, "state": state, "trend": words,
             "after_s": v.after_s, "window_s": v.window_s, "window_text": f"{v.window_s:g}s",

@@ -1,8 +1,8 @@
 """Markdown reports from run folders, rendered with Jinja2 templates (StrictUndefined: no silent blanks).
 
 Templates are looked up in: the directory of a template given as a path, ``<plan dir>/templates``, then the
-copy shipped in the package (planner/report/templates). The context is documented in
-docs/report-context.md and built by planner.report.context.
+copy shipped in the package (planner/report/templates, and a kind's own reports in its folder). The context is
+documented in docs/report-context.md and built by planner.report.context.
 
 A run folder is something people send each other, so what it carries is untrusted: `planner report RUN`
 uses the template its plan.yaml names only when that is one shipped in the package, never the run folder's
@@ -56,12 +56,24 @@ def template_dirs(template: str, plan_file: Path | None, trusted: bool = True) -
 
 class KindPartials(jinja2.BaseLoader):
     """A workload kind's report partial, ``<kind>.md.j2``, kept in the kind's folder as ``report.md.j2``
-    (planner.kindspec): found after the templates of the search path, so a plan's own still overrides it."""
+    (planner.kindspec), and a whole report a kind ships beside it (``<name>.md.j2`` in its folder, chosen by
+    name with --template or the plan's report:): found after the templates of the search path, so a plan's own
+    still overrides them."""
 
     @staticmethod
-    def _path(name: str) -> Path | None:
+    def whole(name: str) -> Path | None:
+        """A whole report a kind ships (not its partial), by bare file name; None when no kind ships it."""
+        if not name.endswith(".md.j2") or Path(name).name != name or name == "report.md.j2":
+            return None  # a bare file name only: never a path out of a kind's folder
+        return next((f / name for s in kindspec.specs() if (f := kindspec.folder(s.kind)) and (f / name).is_file()),
+                    None)
+
+    @classmethod
+    def _path(cls, name: str) -> Path | None:
         folder = kindspec.folder(name.removesuffix(".md.j2")) if name.endswith(".md.j2") else None
-        return folder / "report.md.j2" if folder is not None and (folder / "report.md.j2").is_file() else None
+        if folder is not None and (folder / "report.md.j2").is_file():
+            return folder / "report.md.j2"
+        return cls.whole(name)
 
     def get_source(self, environment: jinja2.Environment, template: str) -> tuple[str, str, Callable[[], bool]]:
         path = self._path(template)
@@ -206,7 +218,8 @@ def render_run_report(run_dir: Path, plan: Plan | None = None, template: str | N
     spec = plan.report if plan else None
     trusted = given or template is not None
     name = template or (spec.template if spec else DEFAULT_TEMPLATE)
-    if not trusted and not (_PACKAGE_TEMPLATES / Path(name).name).is_file():
+    shipped = (_PACKAGE_TEMPLATES / Path(name).name).is_file() or KindPartials.whole(Path(name).name) is not None
+    if not trusted and not shipped:
         if notes is not None:
             notes.append(f"the run's plan.yaml names report template {name!r}, which is not one planner ships: "
                          f"not used (a run folder's templates are not trusted); {DEFAULT_TEMPLATE} used instead. "

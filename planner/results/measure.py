@@ -15,8 +15,8 @@ Derived metrics added here (besides planner.parsers.derived for AWR-family repor
 - ``os.read_iops`` / ``os.write_iops`` = mean over samples of r/s (w/s) summed over devices (iostat -x);
 - ``os.util_pct_max`` = the busiest device's mean %util (iostat -x).
 iostat's and vmstat's first sample (averages since boot) is left out. A point whose tool timed its own window
-(SLOB's snapshots in runit.log, a TPROC-C driver's timed test after its ramp-up: the kind says where) has its OS
-series cut to it (planner.results.os_window; ``os.samples`` says so in label ``window``).
+(a database kit's begin and end snapshots, a TPROC-C driver's timed test after its ramp-up: the kind says
+where) has its OS series cut to it (planner.results.os_window; ``os.samples`` says so in label ``window``).
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ class Measurement:
     host: str
     step: str  # StepSpec.path, e.g. "plays[0].workloads[1]"
     title: str
-    kind: str  # the step kind (slob, fio...) when the plan is known, else the artifact kind
+    kind: str  # the step kind (as the plan names it) when the plan is known, else the artifact kind
     artifact: str  # artifact path relative to the run folder ('' for data-only metrics)
     artifact_kind: str
     params: tuple[tuple[str, Any], ...]
@@ -304,15 +304,15 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
     """Artifacts of one execution that repeat another's figures, so each figure is measured once (or every
     repeat would count twice in n, spread and CV):
 
-    - one database report in two layouts (SLOB's awr.txt and awr.html): the first one is measured; the global
+    - one database report in two layouts (a kit's awr.txt and awr.html): the first one is measured; the global
       report in text (awr_rac.txt) over its HTML form (awr_rac.html.gz);
-    - two samplings of one OS tool (SLOB's own iostat.out beside planner's window ``iostat.txt``): the
+    - two samplings of one OS tool (a kit's own iostat.out beside planner's window ``iostat.txt``): the
       window's, which covers exactly the workload, else the first.
     """
     out: set[str] = set()
     reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
     out.update(a.path for a in reports[1:])
-    if any(a.kind == "awr_rac_text" for a in artifacts):  # SLOB's awr_rac.txt and awr_rac.html.gz: the text is read
+    if any(a.kind == "awr_rac_text" for a in artifacts):  # awr_rac.txt and awr_rac.html.gz: the text is read
         out.update(a.path for a in artifacts if a.kind == "awr_rac_html")
     for kind in OS_KINDS:
         same = [a for a in artifacts if a.kind == kind]

@@ -1,8 +1,8 @@
 """OS statistics cut to the workload tool's own measured window, when the tool times one itself.
 
-planner's samplers run around a whole point, while some tools measure only part of it: SLOB's AWR or Statspack
-report covers its begin to end snapshot (runit.sh's session start-up, 2.5's warm-up and the report generation
-are outside it), a TPROC-C driver counts its transactions over a timed test after its ramp-up. Figures put side
+planner's samplers run around a whole point, while some tools measure only part of it: a database kit's AWR or
+Statspack report covers its begin to end snapshot (its session start-up, warm-up and report generation are
+outside it), a TPROC-C driver counts its transactions over a timed test after its ramp-up. Figures put side
 by side must cover the same seconds, so each OS series is cut to the samples stamped inside that window; where it
 cannot be cut, the whole point is kept and the words say why.
 
@@ -27,7 +27,7 @@ NONE_INSIDE = ("whole point: no sample is stamped inside {} (an interval longer 
 
 
 class Window(Protocol):
-    """A tool's own window: whether a sample's time label is inside it, and its words ("SLOB's own snapshots")."""
+    """A tool's own window: whether a sample's time label is inside it, and its words (as "the tool's timed test")."""
 
     @property
     def within(self) -> str: ...

@@ -5,16 +5,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planner import kindspec
 from planner.errors import ParseError
 from planner.results.measure import RunData, play_name
 from planner.status import StepResult
-from planner.timeseries import STEADY_METRICS, Steadiness, SteadySpec, TimeSeries, read, steadiness, steady_spec
+from planner.timeseries import Steadiness, SteadySpec, TimeSeries, read, steadiness, steady_spec
 
 MAX_SERIES_FILES = 2  # per point: the tool's own series.json and the samplers' series-os.json
 MIN_JUDGED = 5  # intervals: a shorter point (a rehearsal's seconds) is too short to call a trend
 MIN_DEVICE_IOPS = 10.0  # below this the busiest device is idle: the workload's I/O is not on it (a stand-in)
 # A transactional tool's own series (a per-interval report of its own: "<kind>.tps", "<kind>.latency_ms"): what
-# its point is judged and charted by when the plan asked for no fio metric, before the devices' figures.
+# its point is judged and charted by when the plan asked for none of a kind's own series, before the devices'
+# figures.
 TOOL_RATE, TOOL_LATENCY = ".tps", ".latency_ms"
 
 
@@ -38,12 +40,14 @@ class PointSeries:
     def headline(self) -> TimeSeries | None:
         """The series a point is judged and charted by: the tool's IOPS (or the metric its steady_state:
         names), else a transactional tool's own TPS, else the busiest device's IOPS from iostat."""
-        wanted = STEADY_METRICS.get(self.spec.metric if self.spec else "iops", "fio.iops")
-        return _busiest(self.series, wanted) or _tool(self.series, TOOL_RATE) or _busiest(self.series, "iostat.iops")
+        wanted = kindspec.steady_series(self.spec.metric if self.spec else kindspec.default_steady_word()) \
+            or kindspec.steady_series(kindspec.default_steady_word())
+        return (_first_busiest(self.series, wanted) or _tool(self.series, TOOL_RATE)
+                or _busiest(self.series, "iostat.iops"))
 
     @property
     def latency(self) -> TimeSeries | None:
-        return (_busiest(self.series, "fio.clat_ms") or _tool(self.series, TOOL_LATENCY)
+        return (_first_busiest(self.series, kindspec.latency_series()) or _tool(self.series, TOOL_LATENCY)
                 or _busiest(self.series, "iostat.await_ms"))
 
     def too_short(self) -> str:
@@ -68,6 +72,11 @@ class PointSeries:
 def _busiest(series: tuple[TimeSeries, ...], metric: str) -> TimeSeries | None:
     found = [s for s in series if s.metric == metric and s.t]
     return max(found, key=lambda s: sum(s.values) / len(s.values)) if found else None
+
+
+def _first_busiest(series: tuple[TimeSeries, ...], metrics: tuple[str, ...]) -> TimeSeries | None:
+    """The busiest series of the first of ``metrics`` the point has."""
+    return next((found for m in metrics if (found := _busiest(series, m)) is not None), None)
 
 
 def _tool(series: tuple[TimeSeries, ...], suffix: str) -> TimeSeries | None:

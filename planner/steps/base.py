@@ -166,8 +166,8 @@ class StepContext:
             become_user: str | None = None, login: bool = False, timeout: float | None = None,
             env: Mapping[str, str] | None = None, cwd: str | None = None, stdin: bytes | None = None,
             measured: bool = False) -> CommandResult:
-        """``measured``: the point's measured command (fio, runit.sh...): under ``sync_start`` it starts at the
-        instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
+        """``measured``: the point's measured command (the tool, a kit's run script...): under ``sync_start`` it
+        starts at the instant the play's hosts share (planner.engine.syncstart), after this host's set-up."""
         refuse_nul([*argv, *(env or {}).values(), cwd or ""])
         if measured and self.before_measured is not None:
             hook, self.before_measured = self.before_measured, None
@@ -244,7 +244,7 @@ def whole_number(args: Mapping[str, Any], name: str, default: None, what: str, *
 def whole_number(args: Mapping[str, Any], name: str, default: int | None, what: str, *, minimum: int) -> int | None:
     """The one integer-argument check: ``args[name]`` as a whole number >= ``minimum`` (``default`` when absent).
 
-    Each call site says its own minimum (0 for counts that may be none, such as SLOB writers; 1 for users,
+    Each call site says its own minimum (0 for counts that may be none, such as a kit's writers; 1 for users,
     threads, disks). An int or a string of digits is taken (a rendered template or an ``-e`` value gives a
     string); a bool, a float or any other text is refused, naming the step kind (``what``) and the argument.
     """
@@ -405,7 +405,7 @@ class StepType(abc.ABC):
         return None  # most kinds have nothing to check beyond their schema
 
     def validate_files(self, plan_dir: Path) -> None:
-        """Refuse what files beside the plan (``plan_dir``) say of these arguments (fio's job file); raise
+        """Refuse what files beside the plan (``plan_dir``) say of these arguments (a tool's job file); raise
         StepError. Called by the plan check after validate(); most kinds read no file."""
         return None
 
@@ -467,7 +467,7 @@ class RestartDeferring(Reversible):
 class Rehearsed(StepType):
     """The rehearsal facet: what a rehearsal sandbox does for this kind."""
 
-    real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (fio, SLB kit)
+    real_in_rehearsal: ClassVar[bool] = False  # its tool runs for real on a rehearsal sandbox (I/O tools, kits)
     # Rehearsal runs real workloads briefly: what they measure on this machine says nothing about the lab,
     # only that the step works. Argument -> the value used at most in a rehearsal.
     rehearsal_caps: ClassVar[Mapping[str, int]] = {}

@@ -1,5 +1,5 @@
 """AWR / Statspack snapshots around a workload point that does not write its own database report
-(CALIBRATE_IO, ORION or fio on the database's LUNs), for plays whose collect has ``awr`` or ``statspack``.
+(CALIBRATE_IO, ORION or an I/O tool on the database's LUNs), for plays whose collect has ``awr`` or ``statspack``.
 
 The engine calls ``begin(ctx, kind)`` before the point and ``end(ctx, token, kind)`` after it; ``end``
 returns the report as an artifact of the point (``awr_<b>_<e>.txt`` from
@@ -14,7 +14,7 @@ one session (``end_then_begin``): the next point's interval then begins right af
 also covers the gap between the points (planner's work on the results, the next point's folder and samplers'
 start, ~0.1-0.5 s in which the workload does not run): AWR's per-second rates are diluted by that gap over the
 point's length (under 1% for a point of a minute). Statspack's report is its own session; its begins are not chained.
-Steps whose class says ``writes_db_report = True`` (slob) are not bracketed.
+Steps whose class says ``writes_db_report = True`` (a kit that takes its own snapshots) are not bracketed.
 The collect steps ``awr`` / ``statspack`` themselves only declare this; they have nothing to do at the end.
 """
 

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from planner import kindspec
 from planner.db.access import Database, DbConfig, Row, cdb_root, config_for, open_database
 from planner.db.container import read_container, refuse_outside_a_pdb
 from planner.db.identity import restart_way
@@ -27,12 +28,12 @@ from planner.db.pfile import (
     read_parameter_file,
     take_backup,
 )
-from planner.db.segments import SLOB_OWNER, SLOB_TABLE, find_in_pdbs, find_segment, kit_pools
+from planner.db.segments import KitPool
 from planner.errors import StepError
 from planner.extras import InitOraDone
 from planner.plan.model import Section
 from planner.status import RestartRequest, Status
-from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType, check_host_path
+from planner.steps.base import Change, Outcome, Rehearsed, RestartDeferring, StepContext, StepType
 from planner.units import parse_size
 
 PARAM_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_$#]*$")
@@ -46,10 +47,8 @@ SIZE_PARAMETERS = frozenset({
     "memory_max_target", "pga_aggregate_target", "pga_aggregate_limit", "shared_pool_size", "large_pool_size",
     "java_pool_size", "streams_pool_size", "db_recovery_file_dest_size", "inmemory_size",
 })
-# ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
-# planner reads the pool of the kit's tables from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1:
-# planner.db.segments; SLOB 2.4.0 RECYCLE, 2.5.x KEEP) and sets that pool's parameter.
-KIT_CACHE = "slob_cache"
+# A kind's cache option (``KindSpec.cache_option``, e.g. "a small cache in the pool the kit's tables use") names
+# no parameter: the kind reads which pool its tables use (KEEP or RECYCLE) and init_ora sets that pool's parameter.
 
 
 def size_bytes(value: object) -> float | None:
@@ -191,75 +190,6 @@ STATIC_PARAMETERS = frozenset({
 })
 
 
-@dataclass(frozen=True, slots=True)
-class KitPool:
-    """The pool the SLOB kit's tables use and where planner read it: DBA_SEGMENTS once setup.sh has loaded them,
-    else the kit's own setup.sh (a new database: the play's slob step loads them after prep)."""
-
-    pool: str  # KEEP | RECYCLE
-    source: str  # words for the step's message
-    loaded: bool  # read from the database (True) or from the kit, to be checked at the first SLOB point
-
-    @property
-    def parameter(self) -> str:
-        return {"KEEP": "db_keep_cache_size", "RECYCLE": "db_recycle_cache_size"}[self.pool]
-
-
-def _kit_pool(ctx: StepContext) -> KitPool:
-    """Where the SLOB kit's tables live; their pool must be KEEP or RECYCLE for slob_cache to size it."""
-    db = open_database(ctx, config_for(ctx))
-    place = find_segment(db)
-    if place is None:
-        return _pool_in_a_pdb(db) or _pool_from_kit(ctx)
-    if place.buffer_pool == "DEFAULT":
-        raise StepError(f"init_ora slob_cache: {place.owner}.{place.table} uses BUFFER_POOL DEFAULT "
-                        "(DBA_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
-                        hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
-    return KitPool(place.buffer_pool, f"BUFFER_POOL {place.buffer_pool} of {place.owner}.{place.table} "
-                                      "(DBA_SEGMENTS)", loaded=True)
-
-
-def _pool_in_a_pdb(db: Database) -> KitPool | None:
-    """In CDB$ROOT (no oracle_pdb) SLOB's tables are a PDB's and its DBA_SEGMENTS does not show them; the KEEP and
-    RECYCLE pools are the whole CDB's, set only here (ISPDB_MODIFIABLE FALSE), so the pool is read in the PDB
-    that holds the tables, through CDB_SEGMENTS, and named. None outside CDB$ROOT or when no PDB holds them."""
-    container = read_container(db)
-    if not container.cdb or container.pdb:
-        return None
-    found = find_in_pdbs(db)
-    if found is None:
-        return None
-    if found.buffer_pool == "DEFAULT":
-        raise StepError(f"init_ora slob_cache: {SLOB_OWNER}.{SLOB_TABLE} of PDB {found.pdb} uses BUFFER_POOL DEFAULT "
-                        "(CDB_SEGMENTS), so no KEEP or RECYCLE pool would hold it",
-                        hint="size the DEFAULT cache with db_cache_size instead of slob_cache")
-    return KitPool(found.buffer_pool, f"BUFFER_POOL {found.buffer_pool} of {SLOB_OWNER}.{SLOB_TABLE} in PDB "
-                                      f"{found.pdb} (CDB_SEGMENTS, read from CDB$ROOT, where the CDB's "
-                                      f"{found.buffer_pool} pool is set)", loaded=True)
-
-
-def _pool_from_kit(ctx: StepContext) -> KitPool:
-    """A new database has no SLOB tables yet: the pool is the one the kit's setup.sh will create them in (its
-    STORAGE (BUFFER_POOL ...) clause), read from the kit the ``slob_kit`` variable names; the SLOB step checks
-    DBA_SEGMENTS against it once setup.sh has run (planner.kinds.slob.cache)."""
-    kit = str(ctx.vars.get("slob_kit") or "").rstrip("/")
-    absent = f"DBA_SEGMENTS has no {SLOB_OWNER}.{SLOB_TABLE} yet (SLOB's setup.sh has not loaded this database)"
-    if not kit.startswith("/"):
-        raise StepError(f"init_ora slob_cache: {absent}, and no slob_kit variable names the kit whose setup.sh "
-                        "says the pool", hint="set slob_kit to the SLOB folder (vars: {slob_kit: /home/oracle/SLOB})"
-                        ", or load the schemas before this play")
-    path = ctx.path(check_host_path(kit, "slob_kit") + "/setup.sh")
-    pools = kit_pools(ctx.conn.read_text(path) or "") - {"DEFAULT"}
-    if len(pools) != 1:
-        found = ", ".join(sorted(pools)) or "none"
-        raise StepError(f"init_ora slob_cache: {absent}, and {kit}/setup.sh names {found} of KEEP and RECYCLE "
-                        "in its STORAGE (BUFFER_POOL ...) clauses", hint="load the schemas before this play, or set "
-                        "db_keep_cache_size / db_recycle_cache_size yourself")
-    pool = pools.pop()
-    return KitPool(pool, f"BUFFER_POOL {pool} from {kit}/setup.sh: {SLOB_OWNER}.{SLOB_TABLE} is not loaded yet, "
-                         "checked in DBA_SEGMENTS at the first SLOB point", loaded=False)
-
-
 def _memory_only(pf: ParameterFile) -> str:
     return ("; the instance runs from a text pfile (V$PARAMETER SPFILE is empty): set in memory only (SCOPE=MEMORY), "
             "lost at the next restart" if pf.pfile else "")
@@ -283,7 +213,7 @@ class InitOra(RestartDeferring, Rehearsed):
 
     def __init__(self, args: Mapping[str, Any]) -> None:
         super().__init__(args)
-        self._kit: KitPool | None = None  # slob_cache's pool: the kit is read once per step
+        self._kit: KitPool | None = None  # a kind's cache option's pool: the kit is read once per step
 
     @classmethod
     def rehearsal_notes(cls, host: str, args: Mapping[str, Any]) -> Sequence[str]:
@@ -303,17 +233,18 @@ class InitOra(RestartDeferring, Rehearsed):
         return "; ".join(out)
 
     def wanted(self, ctx: StepContext | None = None) -> dict[str, Any]:
-        """Parameter -> value; ``slob_cache`` becomes the kit's pool parameter when ``ctx`` is given."""
+        """Parameter -> value; a kind's cache option becomes its kit's pool parameter when ``ctx`` is given."""
         out: dict[str, Any] = {}
+        options = kindspec.cache_options()
         for key, value in self.args.items():
             name = SUGAR.get(key, key)
-            if key == KIT_CACHE:
+            if key in options:
                 if not isinstance(value, str | int) or isinstance(value, bool) or size_bytes(value) is None:
-                    raise StepError(f"slob_cache takes a size such as 64M, not {value!r}")
+                    raise StepError(f"{key} takes a size such as 64M, not {value!r}")
                 if ctx is None:
                     continue  # the kit is read on the host
                 if self._kit is None:
-                    self._kit = _kit_pool(ctx)
+                    self._kit = kindspec.load(options[key])(ctx)
                 name = self._kit.parameter
             if name in out:
                 raise StepError(f"{key} and {name} both given", hint=f"{key} is sugar for {name}: give one")
@@ -383,7 +314,7 @@ class InitOra(RestartDeferring, Rehearsed):
         # how the restart will go is read now: a RAC database srvctl does not manage is refused at check
         restart = (f" and restart the database ({restart_way(ctx, cfg, db).describe()})"
                    if any(s.restart for s in todo) else "")
-        kit = f"; slob_cache: {self._kit.source}" if self._kit else ""
+        kit = f"; {self._cache_option()}: {self._kit.source}" if self._kit else ""
         return Change(True, f"would set {', '.join(s.param.name for s in todo)}{restart}{_memory_only(pf)}{where}{kit}",
                       self._diff(todo))
 
@@ -433,23 +364,28 @@ class InitOra(RestartDeferring, Rehearsed):
         return Outcome(Status.CHANGED, msg + note, self._diff(todo) + note.lstrip("; ") + "\n",
                        extra=InitOraDone(restarted, pools.to_json() if pools else {}))
 
+    def _cache_option(self) -> str | None:
+        """The kind's cache option this step was given (a kind's ``<kit>_cache``), if any."""
+        return next((key for key in self.args if key in kindspec.cache_options()), None)
+
     def _effective(self, ctx: StepContext, db: Database) -> tuple[str, BufferPools | None]:
-        """After a cache change: the pools as the instance has them (not as asked), and for ``slob_cache`` a
-        check that the kit's tables now live in a pool of about the asked size (never in a big DEFAULT)."""
+        """After a cache change: the pools as the instance has them (not as asked), and for a kind's cache option
+        a check that the kit's tables now live in a pool of about the asked size (never in a big DEFAULT)."""
         names = set(self.wanted(ctx))
         if not names & CACHE_PARAMETERS:
             return "", None
         pools = read_pools(db)
         have = configured_pools(db)
         note = f"; {pools.describe()}"
-        if KIT_CACHE in self.args:
-            kit = self._kit or _kit_pool(ctx)
+        option = self._cache_option()
+        if option is not None:
+            kit: KitPool = self._kit or kindspec.load(kindspec.cache_options()[option])(ctx)
             pool = kit.pool
             if pool not in have or pools.holding(pool) != pool:
-                raise StepError(f"SLOB tables use {kit.source}, but the instance has no {pool} pool after the change "
+                raise StepError(f"{kit.tables} use {kit.source}, but the instance has no {pool} pool after the change "
                                 f"(V$BUFFER_POOL: {', '.join(have) or 'none'})",
                                 hint="check the alert log: the SGA may have no room for the pool")
-            note += f"; SLOB tables' pool ({kit.source}) cached in {pool} {pools.size(pool) >> 20}M"
+            note += f"; {kit.tables}' pool ({kit.source}) cached in {pool} {pools.size(pool) >> 20}M"
         return note, pools
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:

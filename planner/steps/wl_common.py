@@ -5,7 +5,7 @@ Folders on the host. A point's output goes to the engine's point folder, ``ctx.p
 (``<planner_workdir>/<run id>/<inventory host>/<step>/pointNNN``): per run and host, and emptied by
 planner.engine.window at the start of every attempt of the point (a ``--resume`` or a retry after a connection drop runs
 it again in the same folder), so no step creates or empties a folder of its own. Only what must outlive a run stays in
-the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (fio's and iozone's data files); a kit built on the
+the plan-stable step folder ``<planner_workdir>/<kind>-<step>`` (an I/O tool's data files); a kit built on the
 host has its own plan-stable folder (``planner_dir``).
 
 Parsing right after the fetch makes a malformed report fail its point with the parser's named ParseError
@@ -52,7 +52,7 @@ def point_dir(ctx: StepContext, kind: str) -> str:
 
 
 def host_run_dir(ctx: StepContext) -> str:
-    """This run's folder on the host (for per-run state such as SLOB's setup marker); it exists already
+    """This run's folder on the host (for per-run state such as a kit's setup marker); it exists already
     under the engine (it holds the point folder), else it is ``/tmp/planner-<run id>`` (made by the upload)."""
     if ctx.point_dir:
         return posixpath.dirname(posixpath.dirname(ctx.point_dir.rstrip("/")))
@@ -143,8 +143,8 @@ def tail(text: str | None, n: int = 1500) -> str:
 
 
 def outcome_reports(artifacts: Iterable[Artifact]) -> tuple[Artifact, ...]:
-    """The artifacts whose headline a point reports when the tool's figures are in the database's report (SLOB,
-    CALIBRATE_IO, ORION's summary): every kind read in an outcome, the HTML AWR only when no text one gave it."""
+    """The artifacts whose headline a point reports when the tool's figures are in the database's report (a database
+    kit's, CALIBRATE_IO, ORION's summary): every kind read in an outcome, the HTML AWR only when no text one gave it."""
     arts = [a for a in artifacts if a.kind in IN_OUTCOME]
     text = any(a.kind is ArtifactKind.AWR_TEXT for a in arts)
     return tuple(a for a in arts if not (text and a.kind is ArtifactKind.AWR_HTML))

@@ -50,28 +50,22 @@ LEFT: dict[str, dict[str, str]] = {
     "fio": {
         "__init__.py": _USER_WORDS, "cli/analyze.py": _USER_WORDS, "cli/parser.py": _USER_WORDS,
         "cli/rehearse.py": _USER_WORDS,
-        "kindspec.py": _EXAMPLE, "status.py": _EXAMPLE, "metrics.py": _EXAMPLE + "; and OUTPUT_NAMED_FAMILIES, "
+        "metrics.py": _EXAMPLE + "; and OUTPUT_NAMED_FAMILIES, "
         "the metric families named after their tool (left: from the kinds' ReportWords.prefix)",
         "cli/apply.py": _EXAMPLE, "engine/execute.py": _EXAMPLE, "engine/syncstart.py": _EXAMPLE,
         "engine/window.py": _EXAMPLE, "parsers/__init__.py": _EXAMPLE, "parsers/unwrap.py": _EXAMPLE,
-        "plan/check.py": _EXAMPLE, "plan/model.py": _EXAMPLE, "redaction.py": _EXAMPLE,
-        "rehearsal/preflight.py": _EXAMPLE, "rehearsal/standins/awrgen.py": _EXAMPLE, "results/measure.py": _EXAMPLE,
-        "results/stats.py": _EXAMPLE, "steps/base.py": _EXAMPLE, "steps/dbreport.py": _EXAMPLE,
-        "steps/guard.py": _EXAMPLE, "steps/wl_common.py": _EXAMPLE, "store/record.py": _EXAMPLE,
+        "plan/check.py": _EXAMPLE, "redaction.py": _EXAMPLE,
+        "rehearsal/preflight.py": _EXAMPLE, "rehearsal/standins/awrgen.py": _EXAMPLE,
+        "results/stats.py": _EXAMPLE, "steps/guard.py": _EXAMPLE, "store/record.py": _EXAMPLE,
         "transport/ssh/scripts.py": _EXAMPLE, "transport/streams.py": _EXAMPLE, "units.py": _EXAMPLE,
         "report/templates/_macros.md.j2": _EXAMPLE,
-        "timeseries.py": "left: fio's steady_state: option and the fio metrics it judges (STEADY_METRICS), to move to "
-                         "the kind's spec as its series headline",
-        "results/point_series.py": "left: a point's headline series prefers fio's (fio.iops, fio.clat_ms)",
-        "report/inside.py": "left: fio's own steady-state verdict (fio.ss_attained) beside planner's",
     },
     "slob": {
         "__init__.py": _USER_WORDS, "cli/rehearse.py": _USER_WORDS + "; the stand-in kit's release as a world",
         "cli/results.py": _EXAMPLE, "engine/runner.py": _EXAMPLE, "errors.py": _EXAMPLE, "extras.py": _EXAMPLE,
-        "kindspec.py": _EXAMPLE, "metrics.py": _EXAMPLE, "units.py": _EXAMPLE, "plan/model.py": _EXAMPLE,
-        "plan/schema.py": _EXAMPLE, "plan/templating.py": _EXAMPLE, "steps/__init__.py": _EXAMPLE,
-        "steps/base.py": _EXAMPLE, "steps/wl_common.py": _EXAMPLE, "steps/dbreport.py": _EXAMPLE,
-        "results/settings.py": _EXAMPLE, "report/context.py": _EXAMPLE, "report/rac.py": _EXAMPLE,
+        "metrics.py": _EXAMPLE, "units.py": _EXAMPLE, "plan/schema.py": _EXAMPLE, "plan/templating.py": _EXAMPLE,
+        "steps/__init__.py": _EXAMPLE, "results/settings.py": _EXAMPLE, "report/context.py": _EXAMPLE,
+        "report/rac.py": _EXAMPLE,
         "report/templates/_macros.md.j2": _EXAMPLE, "report/study.py": _EXAMPLE,
         "db/caging.py": _SLOB_DB, "db/container.py": _SLOB_DB + "; the refusal names SLOB's PDB users",
         "db/identity.py": _SLOB_DB, "db/licence.py": _SLOB_DB, "db/pfile.py": _SLOB_DB,
@@ -89,18 +83,9 @@ LEFT: dict[str, dict[str, str]] = {
         "rehearsal/standins/bin/_standin_profile.py": _STANDIN, "rehearsal/standins/bin/_standin_rac.py": _STANDIN,
         "rehearsal/standins/bin/srvctl": _STANDIN, "rehearsal/standins/bin/tnsping": _STANDIN,
         "rehearsal/standins/profile.py": _STANDIN, "rehearsal/standins/sql_workload.py": _STANDIN,
-        "results/world.py": _STANDIN + " (the world's kit release)", "variables.py": _STANDIN + "; slob_kit for "
-        "init_ora's slob_cache",
-        "db/segments.py": "left: where SLOB's data lives (USER1.CF1), read for init_ora's slob_cache and the kind",
-        "steps/prep_db.py": "left: init_ora's slob_cache (the pool the SLOB kit's tables use), a prep kind's option",
-        "parsers/slob_log.py": "left: SLOB's snapshot window from runit.log, read by the results (to move to the "
-                               "kind's folder behind a KindSpec hook)",
-        "results/os_window.py": "left: the OS series cut to SLOB's snapshot window",
-        "results/measure.py": "left: SLOB's runit.log window read for each point; examples",
+        "results/world.py": _STANDIN + " (the world's kit release)", "variables.py": _STANDIN,
         "results/findings.py": "left: read IOPS per core and blocks-as-IOPS findings cite SLOB-style reads",
         "results/findings_db.py": _EXAMPLE + " (buffered single-block reads, as SLOB's)",
-        "report/templates/slob_comparison.md.j2": "left: the SLOB comparison report, a template chosen by name "
-                                                  "(--template), found in report/templates/",
         "results/finding.py": _EXAMPLE + " (the logical-to-physical ratio of SLOB with a small pool)",
     },
 }

@@ -10,9 +10,9 @@ import pytest
 from test_parse_bounds import _iostat, _mpstat
 
 from planner.engine.os_series import iostat_series, mpstat_series
+from planner.kinds.slob.window import SnapWindow
 from planner.metrics import MetricTable, Parsed
 from planner.parsers import ostats, parse_text
-from planner.parsers.slob_log import SnapWindow
 from planner.results import os_window
 from planner.results.measure import os_summary
 

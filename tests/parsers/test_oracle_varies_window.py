@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
+from planner.kinds.slob.window import snap_window
 from planner.parsers.ostats import parse_iostat
-from planner.parsers.slob_log import snap_window
 from planner.rehearsal.standins.profile import SLOB_FACTS, SlobRelease
 from planner.results import os_window
 from planner.results.measure import os_summary, read_run

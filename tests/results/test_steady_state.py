@@ -13,7 +13,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.report.context import build_context
-from planner.report.inside import with_fio
+from planner.report.inside import with_tool
 from planner.results.findings_run import not_steady
 from planner.results.measure import read_run
 from planner.results.point_series import PointSeries, read_points
@@ -94,13 +94,13 @@ def test_a_plan_asking_for_steady_state_gets_its_verdict_with_numbers(tmp_path: 
 
 def test_fio_and_planner_disagreeing_are_both_said() -> None:
     fio_not = (False, "fio: not steady (iops 25%, limit 20%)")
-    assert with_fio("steady after 3s", True, fio_not) == \
+    assert with_tool("steady after 3s", True, fio_not) == \
         "planner: steady after 3s; fio: not steady (iops 25%, limit 20%) — they disagree"
-    assert with_fio("not steady", False, fio_not) == "not steady; fio: not steady (iops 25%, limit 20%)"
+    assert with_tool("not steady", False, fio_not) == "not steady; fio: not steady (iops 25%, limit 20%)"
     # planner too short to judge, or fio unable to (window longer than the run): both said, no disagreement
-    assert with_fio("too short to judge", None, fio_not).endswith("limit 20%)")
-    assert with_fio("steady", True, (None, "fio: no verdict")) == "steady; fio: no verdict"
-    assert with_fio("steady", True, None) == "steady"
+    assert with_tool("too short to judge", None, fio_not).endswith("limit 20%)")
+    assert with_tool("steady", True, (None, "fio: no verdict")) == "steady; fio: no verdict"
+    assert with_tool("steady", True, None) == "steady"
 
 
 @pytest.mark.parametrize("option, words", [

@@ -84,7 +84,7 @@ def test_the_wheel_declares_what_the_report_imports(wheel_run: dict[str, Path]) 
     requires = {re.split(r"[\s<>=;\[]", line.split(":", 1)[1].strip())[0].lower()
                 for line in meta.splitlines() if line.startswith("Requires-Dist:") and "extra ==" not in line}
     assert {"jinja2", "matplotlib", "markdown-it-py", "pyyaml", "rich", "paramiko"} <= requires
-    assert "planner/report/templates/slob_comparison.md.j2" in names  # templates are package data
+    assert "planner/kinds/slob/slob_comparison.md.j2" in names  # templates are package data, a kind's in its folder
     assert any(n.startswith("planner/rehearsal/standins/") for n in names)
     # a kind's folder ships its files beside its code: its stand-in program, its kit, its report partial
     assert {"planner/kinds/orion/bin/orion", "planner/kinds/slb/kit/slb.c",

@@ -1,17 +1,19 @@
 """What a DBA would say of a fio run's set-up, read back from fio's own JSON (its "job options"): a device
-benchmark run buffered, a file job on libaio run buffered, an iodepth sweep on a synchronous engine."""
+benchmark run buffered, a file job on libaio run buffered, an iodepth sweep on a synchronous engine; and fio's
+own steady-state verdict (its ss= option) for a point, said beside planner's."""
 
 from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from planner.kinds.fio.spec import SYNC_ENGINES
 from planner.results.finding import Finding, Severity
-from planner.results.measure import RunData, play_name
+from planner.results.measure import Measurement, RunData, play_name
 from planner.results.page_cache import page_cache_exposure
+from planner.results.point_series import PointSeries
 
 _TRUE = frozenset({"1", "true", "yes", "on"})
 
@@ -99,3 +101,24 @@ def _buffered_aio(where: tuple[str, str, str, str], job: str, opts: Mapping[str,
         f"queues only non-buffered I/O), so iodepth does not apply and the page cache is measured; {exposure} — "
         "add direct: 1",
         (("job", job), ("ioengine", "libaio"), ("direct", opts.get("direct", "unset")), *numbers))
+
+
+def own_steady(p: PointSeries, measurements: Sequence[Measurement],
+               run_s: float) -> tuple[bool | None, str] | None:
+    """fio's own steady-state verdict for the point (every job attained), in words; None when fio judged none,
+    (None, words) when fio's window is longer than the run (it could not judge: planner's default criterion)."""
+    mine = [m for m in measurements if m.metric in ("fio.ss_attained", "fio.ss_criterion") and m.host == p.host
+            and m.step == p.step and m.point == p.point and m.repeat == p.repeat]
+    attained = [m for m in mine if m.metric == "fio.ss_attained"]
+    if not attained:
+        return None
+    reached = all(m.value for m in attained)
+    windows = [float(w) for m in attained if (w := dict(m.labels).get("window_s", "")).replace(".", "", 1).isdigit()]
+    if not reached and windows and min(windows) > run_s:
+        return None, f"fio: no verdict (its {min(windows):g}s window is longer than the {run_s:g}s measured)"
+    parts = []
+    for m in (m for m in mine if m.metric == "fio.ss_criterion"):
+        labels = dict(m.labels)  # fio reports 0 for a window it never filled: the limit is said, not compared
+        parts.append(f"{labels.get('criterion', '?')} {m.value:g}{m.unit}, limit {labels.get('limit', '?')}")
+    detail = f" ({'; '.join(dict.fromkeys(parts))})" if parts else ""
+    return reached, f"fio: {'steady' if reached else 'not steady'}{detail}"

@@ -1,6 +1,6 @@
 """fio's tables: its parser kinds (JSON, terse, normal text), metric words, axis words and sweep-table columns."""
 
-from planner.kindspec import Headline, KindSpec, ParserKind, ReportWords
+from planner.kindspec import Headline, KindSpec, ParserKind, ReportWords, SeriesHeadline
 
 _HEADLINE: Headline = (("fio.iops", {}), ("fio.bw_mbs", {}), ("fio.lat_ms", {"stat": "mean"}),
                        ("fio.clat_ms", {"stat": "p99"}))
@@ -17,6 +17,9 @@ KIND = KindSpec(
     # its job file and a preconditioning run's output (step.py), kept as they ran; its per-interval logs
     # (series.py), read into the point's series
     artifact_kinds=("fio_job", "fio_precondition", "fio_log"),
+    # its per-interval logs judge a point (steady_state: metric iops | bw | lat), fio's own ss= verdict beside
+    series=SeriesHeadline(steady=(("iops", "fio.iops"), ("bw", "fio.bw_mbs"), ("lat", "fio.clat_ms")),
+                          latency="fio.clat_ms", own_verdict="planner.kinds.fio.findings:own_steady"),
     parsers=(
         ParserKind("fio_json", f"{_PARSE}.json_report", "fio JSON output", names=(r"\.json$",),
                    headline=_HEADLINE, step_kind="fio", reads="fio JSON, terse or normal output"),

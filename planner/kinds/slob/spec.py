@@ -1,7 +1,7 @@
 """SLOB's tables: its axis words and sweep-table columns (SLOB's figures are the AWR report's), its host
 variables, and where its step, findings, extra and stand-in are."""
 
-from planner.kindspec import HostVar, KindSpec, OwnWindow, ReportWords
+from planner.kindspec import CacheOption, HostVar, KindSpec, OwnWindow, ReportWords
 
 _SESSIONS = ("readers", "writers", "reader_schemas", "writer_schemas", "threads_per_schema", "sessions")
 
@@ -21,7 +21,11 @@ KIND = KindSpec(
     extras=("planner.kinds.slob.extra:SlobPoint",),
     standin="planner.kinds.slob.standin:install",
     # runit.sh's own begin and end snapshots, as planner saves its output (planner.kinds.slob.step)
-    own_window=OwnWindow("runit.log", "planner.parsers.slob_log:snap_window"),
+    own_window=OwnWindow("runit.log", "planner.kinds.slob.window:snap_window"),
+    # ``slob_cache: SIZE`` means "a small cache in the pool the SLOB kit's tables use", whatever the kit's version:
+    # the pool of the kit's tables is read from the database (DBA_SEGMENTS.BUFFER_POOL of USER1.CF1; SLOB 2.4.0
+    # RECYCLE, 2.5.x KEEP), else from the kit's setup.sh, and init_ora sets that pool's parameter
+    cache_option=CacheOption("slob_cache", "planner.kinds.slob.cache:kit_pool"),
     host_vars=(
         HostVar("slob_sqlnet_service", "text", "",
                 "a SQL*Net service of the PDB, written as slob.conf ADMIN_SQLNET_SERVICE and SQLNET_SERVICE_BASE"),
@@ -31,5 +35,7 @@ KIND = KindSpec(
         HostVar("slob_setup_timeout_s", "seconds", "",
                 "setup.sh's timeout, outright; unset: the data set at slob_setup_mb_per_s, at least 30 minutes"),
         HostVar("slob_setup_mb_per_s", "integer", "5", "the load rate setup.sh's timeout is estimated with"),
+        HostVar("slob_kit", "path", "", "init_ora's slob_cache: the SLOB kit whose setup.sh names the pool its "
+                "tables are created in (read before the tables exist)"),
     ),
 )

@@ -40,7 +40,7 @@ def install_slob_kit(dest: Path, *, loaded_schemas: int = 0, release: SlobReleas
     (dest / "slob.conf").write_text(_conf(release))
     facts = SLOB_FACTS[release]
     # the release's pool written out, as the real setup.sh's f_create_table has it (STORAGE (BUFFER_POOL KEEP ...)
-    # in 2.5.3.0): planner reads it there before the tables exist (planner.db.segments.kit_pools)
+    # in 2.5.3.0): planner reads it there before the tables exist (planner.kinds.slob.cache.kit_pools)
     setup = dest / "setup.sh"
     setup.write_text(setup.read_text().replace("(buffer_pool $POOL)", f"(buffer_pool {facts.buffer_pool})"))
     repo = Path(__file__).resolve().parents[3]  # the directory holding the planner package

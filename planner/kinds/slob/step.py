@@ -331,7 +331,7 @@ class Slob(Rehearsed, Workload):
             arts += self._setup(ctx, kit, schemas, run_as, env, data_bytes(values, original, schemas), conf)
         refused, cache = cache_check(ctx, version, schemas, values, original)
         data_on = self.parsed.data_on
-        placed = placement_refusal(place(cache), data_on) if data_on else None
+        placed = placement_refusal(place(cache), data_on, "the data SLOB reads") if data_on else None
         return arts, in_root or placed or refused, cache
 
     @staticmethod
@@ -389,7 +389,8 @@ class Slob(Rehearsed, Workload):
             return ""
         if not data_on:
             raise StepError("slob: create_tablespace needs data_on (the disk group +NAME or directory to put it on)")
-        return ensure_tablespace(open_database(ctx, config_for(ctx)), name, data_on, str(size))
+        return ensure_tablespace(open_database(ctx, config_for(ctx)), name, data_on, str(size),
+                                 option="slob_tablespace")
 
     def _secrets(self, ctx: StepContext, original: str | None) -> None:
         """SLOB's admin password (slob.conf SYSDBA_PASSWD; 'manager' when unset, 2.4.0 runit.sh:1034) is printed by
