@@ -50,13 +50,14 @@ class Names:
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
                kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset(),
-               known: Names | None = None) -> list[Problem]:
+               known: Names | None = None, unlimited: InventoryLike | None = None) -> list[Problem]:
     """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
 
     ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
     plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
     paths whose schema problems are already reported; only their undefined variables are added. ``known``:
-    claim metrics and device writes are checked against it (every problem at once, each at its line)."""
+    claim metrics and device writes are checked against it (every problem at once, each at its line).
+    ``unlimited``: the inventory before --limit, where a load_generator_host is found (no play selects it)."""
     try:
         doc: Document | None = load_yaml(plan.source)
     except InputError:
@@ -78,7 +79,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             for spec in play.steps:
                 for p in [*_check_step(spec, variables, doc, plan.source.parent, kinds,
                                        spec.path in variables_only, writes.get(spec.kind)),
-                          *_host_vars(spec, variables, host, inventory, doc)]:
+                          *_host_vars(spec, variables, host, unlimited or inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
@@ -122,9 +123,12 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
     if not _holds(inventory, value):
         return [Problem(loc, spec.path, f"{var.name} {value!r} names no host of the inventory",
                         f"name one of the inventory's hosts, or remove {var.name}")]
+    why = kindspec.load(oltp.client_host)(spec.args) if oltp.client_host else \
+        f"running {oltp.generator} on another host than the database's is not built yet"
+    if not why:
+        return []
     # not ignored: the generator would run on the database host while the inventory says otherwise
-    return [Problem(loc, spec.path, f"{var.name} {value!r}: running {oltp.generator} on another host than the "
-                    "database's is not built yet (docs/load-generator-host.md)",
+    return [Problem(loc, spec.path, f"{var.name} {value!r}: {why} (docs/load-generator-host.md)",
                     f"remove {var.name}: {oltp.generator} then runs on the database host, and the report says so")]
 
 
