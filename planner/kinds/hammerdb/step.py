@@ -28,6 +28,7 @@ from planner.db.access import config_for, open_database
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.db.segments import ensure_tablespace, find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
+from planner.extras import LoadGenerator
 from planner.kinds.hammerdb import pg
 from planner.kinds.hammerdb.args import HammerDBArgs
 from planner.kinds.hammerdb.release import Release, read_release
@@ -449,7 +450,8 @@ class HammerDB(Rehearsed, Workload):
         failure = _failure(parsed, ok)
         if parsed is not None and failure is None:
             arts += self._awr(ctx, parsed)
-        return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"))
+        return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"),
+                      extra=LoadGenerator(gen.host.name, "hammerdbcli") if gen is not ctx else None)
 
     def _log(self, ctx: StepContext, wd: str) -> list[Artifact]:
         """HammerDB's own log of the run, timestamped: the timed test's window on the host's clock, to which the

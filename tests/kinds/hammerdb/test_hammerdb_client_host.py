@@ -16,6 +16,8 @@ import pytest
 from planner.cli.main import main
 from planner.kinds.hammerdb import standin
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.results.evaluate import evaluate
+from planner.results.measure import read_run
 
 HOME = "/opt/HammerDB-4.12"
 PLAN = """\
@@ -76,6 +78,8 @@ def test_hammerdbcli_runs_on_the_client_and_reaches_the_database_host(
     assert not (client / "var/lib/planner-standin/db.json").exists()
     names = [Path(a["path"]).name for a in results[0]["artifacts"]]
     assert any(n.startswith("awr_") for n in names)  # the report over HammerDB's window, on the database host
+    codes = {f.code: f for f in evaluate(read_run(run)).findings}  # the report's findings
+    assert "generator_on_db_host" not in codes and "ran on loadgen" in codes["generator_on_client"].message
     lock = json.loads((run / "meta.json").read_text())["remote"]["loadgen"]["lock"]  # locked as any host
     assert lock.startswith(str(client)) and not Path(lock).exists()  # and released at the run's end
 
