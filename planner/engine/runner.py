@@ -28,7 +28,7 @@ from planner.engine.pool import HostPool
 from planner.engine.progress import Progress
 from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record
+from planner.engine.runrecord import RunRecord, finish_record, open_record, utc_now
 from planner.engine.runstate import PlayVars, ResultLog
 from planner.engine.workload import LoopContext, WorkloadLoop
 from planner.host import Host
@@ -236,18 +236,24 @@ class Runner:
                 clients[hs.host.name] = name
         self.pool.connect([self.opts.clients[c] for c in sorted(set(clients.values()))
                            if c in self.opts.clients and c not in names], self.record)
+        shared = {c for c in clients.values() if list(clients.values()).count(c) > 1}
         for hs in states:
             name = clients.get(hs.host.name, "")
-            client = self.pool.states.get(name) if name not in names else None
+            client = self.pool.states.get(name) if name not in names and name not in shared else None
             if not name or (client is not None and client.active):
                 if client is not None:
                     gen_hs = HostState(client.host, None)  # its variables in this play, as its own step's
                     hs.generator = Generator(client, self.vars.of(play, gen_hs) | {"planner_facts": client.facts})
                 continue
-            why = "a host of the play itself" if name in names else \
+            why = "a host of the play itself" if name in names else "the load generator of two database hosts " \
+                "(their users would share its CPU)" if name in shared else \
                 client.blocked or "unreachable" if client is not None else "not in the inventory"
-            self.console.warn(f"{hs.host.name}: its load generator host {name} cannot be used ({why}): no steps on "
-                              f"{hs.host.name} in this play")
+            r = StepResult("connect", "load generator host", hs.host.name, Status.FAILED,
+                           f"its load generator host {name} cannot be used ({why}): no steps on {hs.host.name} in "
+                           "this play, rather than generate the load where the inventory says it does not run",
+                           started=utc_now())
+            self.add(r)
+            self.console.result(r)
             hs.failed = True
 
     def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
