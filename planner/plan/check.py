@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,7 +18,7 @@ from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.metrics import OUTPUT_NAMED_FAMILIES
-from planner.plan.model import Claim, Plan, StepSpec
+from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
@@ -72,8 +72,11 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             loc = doc.location(("plays", i, "hosts")) if doc else play.location
             problems += [Problem(loc, f"plays[{i}].hosts", p.message, p.hint) for p in exc.problems]
             continue
+        clients: dict[str, list[str]] = {}  # load_generator_host -> the play's database hosts naming it
         for host in hosts:
             variables = variables_for(plan, play, host, extra_vars)
+            if (client := _client_of(play.steps, variables, host)) is not None:
+                clients.setdefault(client, []).append(host.name)
             for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
@@ -81,6 +84,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
                                        spec.path in variables_only, writes.get(spec.kind)),
                           *_host_vars(spec, variables, host, unlimited or inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
+        problems += _shared_clients(clients, {h.name for h in hosts}, i, play, doc)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
         problems.append(Problem(loc, path, f"{message} for {who}", hint))
@@ -130,6 +134,33 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
     # not ignored: the generator would run on the database host while the inventory says otherwise
     return [Problem(loc, spec.path, f"{var.name} {value!r}: {why} (docs/load-generator-host.md)",
                     f"remove {var.name}: {oltp.generator} then runs on the database host, and the report says so")]
+
+
+def _client_of(steps: Sequence[StepSpec], variables: Mapping[str, Any], host: Host) -> str | None:
+    """The client host a play host names for a step of its whose kind names a load generator (None: none)."""
+    oltp = kindspec.oltp()
+    value = str(variables.get(LOAD_GENERATOR_HOST.name) or "").strip()
+    wanted = any(s.kind in oltp and oltp[s.kind].generator for s in steps)
+    return value if wanted and value and value != host.name else None
+
+
+def _shared_clients(clients: Mapping[str, list[str]], play_hosts: set[str], index: int, play: Play,
+                    doc: Document | None) -> list[Problem]:
+    """A client host runs one database host's generator and no steps of its own (planner.engine.runner refuses
+    both at run time too): one named by two database hosts would share its CPU between their users unknowingly,
+    one that is a host of the play would run the play's steps while it drives the load."""
+    loc = doc.location(("plays", index, "hosts")) if doc else play.location
+    var = LOAD_GENERATOR_HOST.name
+    out = []
+    for client, dbs in clients.items():
+        if len(dbs) > 1:
+            out.append(Problem(loc, f"plays[{index}].hosts", f"{var} {client!r} is named by hosts {', '.join(dbs)}: "
+                               "their load generators would share its CPU", "name one client host per database host"))
+        if client in play_hosts:
+            out.append(Problem(loc, f"plays[{index}].hosts", f"{var} {client!r} of host {', '.join(dbs)} is a host "
+                               "of the play itself: it would run the play's steps while it drives the load",
+                               "name a host the play does not select"))
+    return out
 
 
 def _holds(inventory: InventoryLike, name: str) -> bool:

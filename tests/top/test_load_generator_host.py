@@ -85,3 +85,21 @@ def test_the_database_host_itself_validates(tmp_path: Path, capsys: pytest.Captu
                                             generator: str) -> None:
     code, out = validate(tmp_path, plan, generator, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize("inventory, said", [
+    ("[db]\nalpha {v} load_generator_host=loadgen\nbeta {v} load_generator_host=loadgen\n[clients]\nloadgen {v}\n",
+     "'loadgen' is named by hosts alpha, beta: their load generators would share its CPU"),
+    ("[db]\nalpha {v} load_generator_host=beta\nbeta {v}\n", "'beta' of host alpha is a host of the play itself"),
+])
+def test_a_client_host_serves_one_database_host_and_no_play_of_its_own(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], inventory: str, said: str) -> None:
+    """Before: validate looked at one host at a time, so two database hosts naming one client (their users
+    sharing its CPU unknowingly) or a client that is a host of the play itself validated."""
+    v = "ansible_connection=local oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true"
+    (tmp_path / "hosts.ini").write_text(inventory.format(v=v))
+    (tmp_path / "plan.yaml").write_text(HAMMERDB)
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    got = capsys.readouterr()
+    assert code == 5 and said in got.out + got.err, got.out + got.err
+    assert f"{tmp_path / 'plan.yaml'}:4:" in got.out + got.err

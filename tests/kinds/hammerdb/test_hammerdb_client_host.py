@@ -97,18 +97,3 @@ def test_the_stand_in_refuses_a_service_no_listener_serves(tmp_path: Path) -> No
                               "LD_LIBRARY_PATH": f"{CLIENT_HOME}/lib", "PLANNER_STANDIN_TIME_SCALE": "0.001"})
     assert "ORA-12514" in out.stdout and "FINISHED FAILED" in out.stdout, out.stdout + out.stderr
 
-
-@pytest.mark.slow
-def test_a_client_host_named_by_two_database_hosts_runs_nothing(tmp_path: Path,
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    """Their users would share its CPU unknowingly: neither database host takes its steps, said by name, and the
-    load is not generated on the database hosts instead."""
-    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
-    db, _client = project(tmp_path)
-    inventory = (tmp_path / "hosts.ini").read_text()
-    alpha = inventory.splitlines()[1]
-    (tmp_path / "hosts.ini").write_text(inventory.replace(alpha, f"{alpha}\n{alpha.replace('alpha', 'beta')}"))
-    code, run, results = apply(tmp_path)
-    assert code != 0 and results == []
-    commands = (run / "commands.jsonl").read_text() if (run / "commands.jsonl").exists() else ""
-    assert "/hammerdbcli auto " not in commands
