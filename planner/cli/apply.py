@@ -359,7 +359,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files,
-                      clients=_clients(loaded))
+                      clients={} if simulated else _clients(loaded))  # a rehearsal's hosts are its sandboxes
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
