@@ -252,8 +252,29 @@ class RanAs(Protocol):
     def ran_params(self, params: tuple[tuple[str, Any], ...]) -> tuple[tuple[str, Any], ...]: ...
 
 
+@dataclass(frozen=True, slots=True)
+class LoadGenerator:
+    """Where a transactional kind's load generator ran when the inventory's load_generator_host put it on another
+    host than the database's (docs/load-generator-host.md): the report names it instead of the caveat."""
+
+    TYPE: ClassVar[str] = "load_generator"
+    host: str
+    program: str
+
+    def to_json(self) -> dict[str, Any]:
+        return tagged(self.TYPE, {"host": self.host, "program": self.program})
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> LoadGenerator:
+        return cls(str(d["host"]), str(d["program"]))
+
+    @classmethod
+    def sniffs(cls, d: Mapping[str, Any]) -> bool:
+        return set(d) == {"host", "program"}
+
+
 # The typed extras of planner's prep and generic kinds (workload kinds name theirs in their spec).
-OWN_TYPES: tuple[type[TypedExtra], ...] = (InitOraDone, SchedulersSet, FactsGathered, CommandRun)
+OWN_TYPES: tuple[type[TypedExtra], ...] = (InitOraDone, SchedulersSet, FactsGathered, CommandRun, LoadGenerator)
 
 
 def notes(values: Mapping[str, Any] | None) -> Notes | None:

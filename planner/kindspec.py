@@ -124,6 +124,9 @@ class Oltp:
     # database's, a caveat the report states (planner.results.findings.generator_on_db_host); "": not said
     generator: str = ""
     generator_source: str = ""  # the tool's own word on where its load generator should run
+    # "module:function" of the step's args -> why its generator cannot run on a client host ("" when it can), the
+    # inventory's load_generator_host (docs/load-generator-host.md); "": not built for the kind, refused at validate
+    client_host: str = ""
 
 
 @dataclass(frozen=True, slots=True)

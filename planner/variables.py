@@ -17,13 +17,14 @@ ENGINE = "the host's database engine"
 GENERATOR = "where the load generator of a transactional kind (one whose KindSpec.oltp names it) runs"
 STANDIN = "the rehearsal's simulated world (stand-ins only; a real lab ignores them)"
 
-# Read by planner.plan.check for the database host of every step whose kind names a load generator. Running the
-# generator on another host is not built yet (docs/load-generator-host.md): validate refuses one rather than
-# ignore what the inventory says.
+# Read by planner.plan.check for the database host of every step whose kind names a load generator, and by the
+# runner, which connects and locks that host and gives the step its context (docs/load-generator-host.md); a kind
+# whose generator cannot run there yet is refused at validate rather than ignore what the inventory says.
 LOAD_GENERATOR_HOST = HostVar(
     "load_generator_host", "host", "this host",
-    "the inventory host that runs a transactional kind's load generator; only the database host itself for now: "
-    "another host is refused at validate until the generator can run there (docs/load-generator-host.md)")
+    "the inventory host that runs a transactional kind's load generator (locked for the run, it takes no steps of "
+    "its own); a kind or engine whose generator cannot run there yet is refused at validate, by name "
+    "(docs/load-generator-host.md)")
 
 
 COMMON_VARS: tuple[tuple[str, tuple[HostVar, ...]], ...] = (

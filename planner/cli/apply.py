@@ -194,7 +194,8 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
     with derived_secrets(secrets_of(plan, inventory, extra_vars)) as derived:  # {{ pw | upper }} and the like
         problems += check_plan(plan, inventory, extra_vars, kinds=ARG_CHECKS, variables_only=schema_problems,
                                known=Names(_claimable(plan), device_writers(),
-                                            produced_metrics() if plan.reproduces else {}, series_labels))
+                                            produced_metrics() if plan.reproduces else {}, series_labels),
+                               unlimited=unlimited)
     problems += _template_problems(plan)
     play_hosts: dict[str, list[Host]] = {}
     for play in plan.plays:
@@ -208,6 +209,12 @@ def load(plan_path: Path, inventory_path: Path | list[Path] | None, extra: list[
         secrets = (*secrets_of(plan, inventory, extra_vars), *secrets_of(plan, unlimited, extra_vars), *derived)
         raise InputError([redact_problem(p, secrets) for p in problems])
     return Loaded(plan, inventory, extra_vars, play_hosts, unlimited, tuple(derived))
+
+
+def _clients(loaded: Loaded) -> dict[str, Host]:
+    """Where a load_generator_host is found: every host of the inventory, a --limit'ed one too (a client host is
+    no play's, so a limit to the database host must not drop it); the rendered host where the limit kept it."""
+    return {**(loaded.unlimited.hosts if loaded.unlimited is not None else {}), **loaded.inventory.hosts}
 
 
 def _inventory_base(inventory: Inventory) -> Path:
@@ -351,7 +358,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes, world=world,
                       argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
-                      inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files)
+                      inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files,
+                      clients={} if simulated else _clients(loaded))  # a rehearsal's hosts are its sandboxes
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))

@@ -51,10 +51,22 @@ class HostState:
     workdir: str = ""  # this run's working directory on the host
     released: bool = False  # the play's one exec released the host's lock (planner.engine.probes)
     predicted: dict[str, Any] = field(default_factory=dict)  # check mode: earlier steps' predicted changes
+    # the host this one's load generator runs on in the current play (load_generator_host), set by the runner
+    generator: Generator | None = None
 
     @property
     def active(self) -> bool:
         return self.conn is not None and not self.failed and not self.unreachable and not self.blocked
+
+
+@dataclass(frozen=True, slots=True)
+class Generator:
+    """A client host that runs a database host's load generator (docs/load-generator-host.md): connected, its
+    facts read and locked by the play like any host, it takes no steps of its own; a step reaches it through
+    ``StepContext.generator``, made with the client's own variables."""
+
+    state: HostState
+    variables: Mapping[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,6 +150,10 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
     # rehearsal without usable sudo runs become steps as its login, on a sandbox that login owns.
     direct = bool(host.vars.get("planner_simulated") and host.vars.get("planner_become_direct"))
     become = bool(become) and login_user(host) != become_user and not direct
+    g = hs.generator
+    # the client's own context: its connection, variables, become and sandbox; the run's record and masking
+    generator = make_context(spec, g.state, g.variables, settings, record, artifacts, point) \
+        if g is not None and g.state.conn is not None else None
     return StepContext(
         host=host, conn=hs.conn, vars=variables, step_path=spec.path, plan_dir=settings.plan_dir,
         artifacts=artifacts, run_dir=record.path if record else artifacts,
@@ -148,7 +164,7 @@ def make_context(spec: StepSpec, hs: HostState, variables: Mapping[str, Any], se
         facts=hs.facts, predicted=hs.predicted, destructive=spec.destructive, allow_destroy=settings.allow_destroy,
         # in a rehearsal, a step whose tool runs for real here (fio, the SLB-compatible kit) is not simulated
         simulated=settings.simulated and not real_in_rehearsal(step_class(spec.kind)),
-        defer_restart=defer_restart and restart_deferring(step_class(spec.kind)) is not None)
+        defer_restart=defer_restart and restart_deferring(step_class(spec.kind)) is not None, generator=generator)
 
 
 def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: Mapping[str, Any],

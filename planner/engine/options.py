@@ -51,6 +51,9 @@ class RunOptions:
     break_stale_lock: bool = False
     inventory_files: tuple[Path, ...] = ()  # fingerprinted in the record: --resume refuses a changed inventory
     inventory: tuple[Path, ...] = ()  # inventory files/folders read: snapshotted (redacted) into the record
+    # The inventory's hosts before --limit, by name: where a play host's load_generator_host is found (a client
+    # host runs no steps of its own, so no play selects it and --limit must not drop it)
+    clients: Mapping[str, Host] = field(default_factory=dict)
 
 
 @dataclass(slots=True)

@@ -15,11 +15,11 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from planner import signals
+from planner import kindspec, signals
 from planner.engine import hostlock, probes, restarts
 from planner.engine import window as win
 from planner.engine.console import Console
-from planner.engine.execute import ExecSettings, HostState, artifact_folder, run_step, spec_result
+from planner.engine.execute import ExecSettings, Generator, HostState, artifact_folder, run_step, spec_result
 from planner.engine.interrupts import deferred_interrupts
 from planner.engine.inventory_copy import snapshot_inventory
 from planner.engine.options import _PHASE_OF, Connector, Phase, RunOptions, RunOutcome, selected
@@ -28,7 +28,7 @@ from planner.engine.pool import HostPool
 from planner.engine.progress import Progress
 from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
-from planner.engine.runrecord import RunRecord, finish_record, open_record
+from planner.engine.runrecord import RunRecord, finish_record, open_record, utc_now
 from planner.engine.runstate import PlayVars, ResultLog
 from planner.engine.workload import LoopContext, WorkloadLoop
 from planner.host import Host
@@ -39,6 +39,7 @@ from planner.steps import step_class
 from planner.steps.base import reversible
 from planner.steps.saved_state import RestoreEntry
 from planner.transport import remote_procs as procs
+from planner.variables import LOAD_GENERATOR_HOST
 
 
 class Runner:
@@ -190,6 +191,7 @@ class Runner:
         states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
+        self._generators(play, specs, states)
         todo = [hs for hs in states if hs.active and self._work_left(play, hs)]
         if later := [hs for hs in todo if hs.host.name not in batched]:
             self.phase = Phase.PREP  # the play's reads, one round trip per host (planner.engine.probes)
@@ -217,6 +219,43 @@ class Runner:
         if not (self.opts.keep_prep or play.keep_prep) and not self.opts.check:
             self.restore(f"plays[{index}]")
         probes.unwrap(states)
+
+    def _generators(self, play: Play, specs: Sequence[StepSpec], states: Sequence[HostState]) -> None:
+        """The client hosts the play's database hosts name as ``load_generator_host`` for a step whose kind names
+        a load generator: connected, their facts read and locked like any host (no batch: they take no steps),
+        released with the run's other locks. A database host whose client cannot be used takes no steps in the
+        play: its load would otherwise be generated where the inventory says it is not."""
+        oltp = kindspec.oltp()
+        wanted = any(oltp[s.kind].generator for s in specs if s.kind in oltp)
+        names = {hs.host.name for hs in states}
+        clients: dict[str, str] = {}  # database host -> client host
+        for hs in states:
+            name = str(self.variables(play, hs).get(LOAD_GENERATOR_HOST.name) or "").strip() if wanted else ""
+            hs.generator = None
+            if name and name != hs.host.name:
+                clients[hs.host.name] = name
+        self.pool.connect([self.opts.clients[c] for c in sorted(set(clients.values()))
+                           if c in self.opts.clients and c not in names], self.record)
+        shared = {c for c in clients.values() if list(clients.values()).count(c) > 1}
+        for hs in states:
+            name = clients.get(hs.host.name, "")
+            client = self.pool.states.get(name) if name not in names and name not in shared else None
+            if not name or (client is not None and client.active):
+                if client is not None:
+                    gen_hs = HostState(client.host, None)  # its variables in this play, as its own step's
+                    hs.generator = Generator(client, self.vars.of(play, gen_hs) | {"planner_facts": client.facts})
+                continue
+            why = "a host of the play itself" if name in names else "the load generator of two database hosts " \
+                "(their users would share its CPU)" if name in shared else \
+                client.blocked or "unreachable" if client is not None else \
+                "a rehearsal does not simulate a client host yet" if self.opts.simulated else "not in the inventory"
+            r = StepResult("connect", "load generator host", hs.host.name, Status.FAILED,
+                           f"its load generator host {name} cannot be used ({why}): no steps on {hs.host.name} in "
+                           "this play, rather than generate the load where the inventory says it does not run",
+                           started=utc_now())
+            self.add(r)
+            self.console.result(r)
+            hs.failed = True
 
     def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
         """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when

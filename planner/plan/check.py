@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,7 +18,7 @@ from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
 from planner.metrics import OUTPUT_NAMED_FAMILIES
-from planner.plan.model import Claim, Plan, StepSpec
+from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
@@ -50,13 +50,14 @@ class Names:
 
 def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, Any], *,
                kinds: Mapping[str, ArgsCheck], variables_only: frozenset[str] = frozenset(),
-               known: Names | None = None) -> list[Problem]:
+               known: Names | None = None, unlimited: InventoryLike | None = None) -> list[Problem]:
     """Problems that need the inventory: host patterns, undefined variables, rendered argument types.
 
     ``kinds`` maps each step kind to its own check of rendered arguments (planner.steps.ARG_CHECKS): the
     plan layer knows the language, the step kinds know what a host would refuse. ``variables_only``: step
     paths whose schema problems are already reported; only their undefined variables are added. ``known``:
-    claim metrics and device writes are checked against it (every problem at once, each at its line)."""
+    claim metrics and device writes are checked against it (every problem at once, each at its line).
+    ``unlimited``: the inventory before --limit, where a load_generator_host is found (no play selects it)."""
     try:
         doc: Document | None = load_yaml(plan.source)
     except InputError:
@@ -71,15 +72,19 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
             loc = doc.location(("plays", i, "hosts")) if doc else play.location
             problems += [Problem(loc, f"plays[{i}].hosts", p.message, p.hint) for p in exc.problems]
             continue
+        clients: dict[str, list[str]] = {}  # load_generator_host -> the play's database hosts naming it
         for host in hosts:
             variables = variables_for(plan, play, host, extra_vars)
+            if (client := _client_of(play.steps, variables, host)) is not None:
+                clients.setdefault(client, []).append(host.name)
             for p in _refused_vars(refused(variables), plan, i, extra_vars, doc, inventory):
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
                 for p in [*_check_step(spec, variables, doc, plan.source.parent, kinds,
                                        spec.path in variables_only, writes.get(spec.kind)),
-                          *_host_vars(spec, variables, host, inventory, doc)]:
+                          *_host_vars(spec, variables, host, unlimited or inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
+        problems += _shared_clients(clients, {h.name for h in hosts}, i, play, doc)
     for (loc, path, message, hint), names in found.items():
         who = f"host {names[0]}" if len(names) == 1 else f"hosts {', '.join(names)}"
         problems.append(Problem(loc, path, f"{message} for {who}", hint))
@@ -122,10 +127,40 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
     if not _holds(inventory, value):
         return [Problem(loc, spec.path, f"{var.name} {value!r} names no host of the inventory",
                         f"name one of the inventory's hosts, or remove {var.name}")]
+    why = kindspec.load(oltp.client_host)(spec.args) if oltp.client_host else \
+        f"running {oltp.generator} on another host than the database's is not built yet"
+    if not why:
+        return []
     # not ignored: the generator would run on the database host while the inventory says otherwise
-    return [Problem(loc, spec.path, f"{var.name} {value!r}: running {oltp.generator} on another host than the "
-                    "database's is not built yet (docs/load-generator-host.md)",
+    return [Problem(loc, spec.path, f"{var.name} {value!r}: {why} (docs/load-generator-host.md)",
                     f"remove {var.name}: {oltp.generator} then runs on the database host, and the report says so")]
+
+
+def _client_of(steps: Sequence[StepSpec], variables: Mapping[str, Any], host: Host) -> str | None:
+    """The client host a play host names for a step of its whose kind names a load generator (None: none)."""
+    oltp = kindspec.oltp()
+    value = str(variables.get(LOAD_GENERATOR_HOST.name) or "").strip()
+    wanted = any(s.kind in oltp and oltp[s.kind].generator for s in steps)
+    return value if wanted and value and value != host.name else None
+
+
+def _shared_clients(clients: Mapping[str, list[str]], play_hosts: set[str], index: int, play: Play,
+                    doc: Document | None) -> list[Problem]:
+    """A client host runs one database host's generator and no steps of its own (planner.engine.runner refuses
+    both at run time too): one named by two database hosts would share its CPU between their users unknowingly,
+    one that is a host of the play would run the play's steps while it drives the load."""
+    loc = doc.location(("plays", index, "hosts")) if doc else play.location
+    var = LOAD_GENERATOR_HOST.name
+    out = []
+    for client, dbs in clients.items():
+        if len(dbs) > 1:
+            out.append(Problem(loc, f"plays[{index}].hosts", f"{var} {client!r} is named by hosts {', '.join(dbs)}: "
+                               "their load generators would share its CPU", "name one client host per database host"))
+        if client in play_hosts:
+            out.append(Problem(loc, f"plays[{index}].hosts", f"{var} {client!r} of host {', '.join(dbs)} is a host "
+                               "of the play itself: it would run the play's steps while it drives the load",
+                               "name a host the play does not select"))
+    return out
 
 
 def _holds(inventory: InventoryLike, name: str) -> bool:

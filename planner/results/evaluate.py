@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from planner.extras import LoadGenerator
 from planner.results.finding import Finding
 from planner.results.findings import all_findings
 from planner.results.findings_run import late_starts, not_steady, unread_series
@@ -61,7 +62,8 @@ def evaluate(run: RunData) -> RunResults:
     all_series = tuple(series(run.measurements))
     rated, sets, read = rated_figures(run), working_sets(run), read_points(run)
     points = read.points
-    found = (*all_findings(all_series, rated, sets), *run_findings(run),
+    elsewhere = {(r.host, r.step): r.extra.host for r in run.results if isinstance(r.extra, LoadGenerator)}
+    found = (*all_findings(all_series, rated, sets, elsewhere=elsewhere), *run_findings(run),
              *late_starts(run), *not_steady(points), *unread_series(read.unread))
     claims = run.plan.reproduces if run.plan else ()
     results = RunResults(all_series, rated, sets, points, found,

@@ -304,9 +304,12 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
     return out
 
 
-def generator_on_db_host(all_series: Sequence[Series]) -> list[Finding]:
+def generator_on_db_host(all_series: Sequence[Series],
+                         elsewhere: Mapping[tuple[str, str], str] | None = None) -> list[Finding]:
     """The caveat every OLTP sweep whose kind names its load generator carries, once per step and host:
-    planner runs the generator on the step's host, the database's, so its users' CPU is the database's."""
+    planner runs the generator on the step's host, the database's, so its users' CPU is the database's.
+    ``elsewhere``: (host, step) -> the client host the generator ran on (load_generator_host): no caveat, and
+    the report names that host."""
     out: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
     for s in all_series:
@@ -317,6 +320,13 @@ def generator_on_db_host(all_series: Sequence[Series]) -> list[Finding]:
             continue
         seen.add((s.play, s.host, s.title))
         said = f" ({oltp.generator_source})" if oltp.generator_source else ""
+        if client := (elsewhere or {}).get((s.host, s.step)):
+            out.append(Finding(
+                "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_where(s),
+                f"{oltp.generator} ran on {client}, not on {s.host}, the database's host (load_generator_host): "
+                f"the CPU figures and the AWR's host CPU describe the database alone",
+                (("load generator", oltp.generator), ("host", client))))
+            continue
         out.append(Finding(
             "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_where(s),
             f"{oltp.generator} ran on {s.host}, the database's host, at every point: its users' threads take CPU "
@@ -329,7 +339,8 @@ def generator_on_db_host(all_series: Sequence[Series]) -> list[Finding]:
 
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None,
-                 t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
+                 t: Thresholds = DEFAULT_THRESHOLDS, elsewhere: Mapping[tuple[str, str], str] | None = None
+                 ) -> list[Finding]:
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
     storage = storage_series(all_series)  # a CPU and memory test: no storage finding judges it
     io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
@@ -337,5 +348,5 @@ def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, 
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
                 *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
                 *rac_not_iops(storage), *blocks_not_requests(storage, t),
-                *oltp_not_scaling(all_series, t), *generator_on_db_host(all_series), *db_findings(all_series),
-                *kinds_series_findings(all_series)]
+                *oltp_not_scaling(all_series, t), *generator_on_db_host(all_series, elsewhere),
+                *db_findings(all_series), *kinds_series_findings(all_series)]

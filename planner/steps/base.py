@@ -137,9 +137,10 @@ class StepContext:
     # the engine restarts once per play and host (StepType.restart_once / restart_restored)
     defer_restart: bool = False
     # What save() read on the host, handed to the apply() that follows it in this context (one round trip less):
-    # the kind's own value, put by its save() and taken once by its apply() (take_save_read). It lives here, for
-    # this host and step only, because a step instance holds nothing but its arguments.
+    # the kind's own value, taken once by its apply(); here, for this host and step, as a step holds only its args
     save_read: object = None
+    # the client's context when load_generator_host names one: the generator runs there (load-generator-host.md)
+    generator: StepContext | None = None
 
     def take_save_read(self) -> object:
         """What save() read in this context (None when it read nothing), taken: a second read asks the host."""

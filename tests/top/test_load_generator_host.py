@@ -1,7 +1,8 @@
 """Where an OLTP kind's load generator runs (issue 43): the database host's inventory names it with
 ``load_generator_host``, a host variable of type "host" (planner.variables), checked at validate before any
-host is touched. Running the generator on a client host is not built yet (docs/load-generator-host.md): until it
-is, naming another host than the database's is refused at validate rather than ignored."""
+host is touched. The generator runs on a client host for HammerDB on Oracle (docs/load-generator-host.md); where
+it cannot yet (charbench, HammerDB on PostgreSQL), naming another host than the database's is refused at validate
+rather than ignored."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ plays:
       - name: tproc-c
         hammerdb: {home: /opt/HammerDB-4.12, service: ORCL, virtual_users: 2}
 """
+HAMMERDB_PG = HAMMERDB.replace("service: ORCL", "db: pg")
 SWINGBENCH = """\
 plan: soe
 plays:
@@ -59,14 +61,22 @@ def test_a_load_generator_host_the_inventory_does_not_hold_is_refused_at_validat
     assert "host alpha" in out and "Traceback" not in out
 
 
-@pytest.mark.parametrize("plan", [HAMMERDB, SWINGBENCH])
-def test_a_client_host_is_refused_until_the_generator_can_run_there(
+@pytest.mark.parametrize("plan", [SWINGBENCH, HAMMERDB_PG])
+def test_a_client_host_is_refused_where_the_generator_cannot_run_there_yet(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
     """Before: an inventory naming a client host validated and the generator ran on the database host anyway,
-    while the inventory said otherwise (the report's NOTE was the only trace)."""
+    while the inventory said otherwise (the report's NOTE was the only trace). charbench and HammerDB on
+    PostgreSQL do not run on a client host yet: refused, by name."""
     code, out = validate(tmp_path, plan, "loadgen", capsys)
     assert code == 5, out
     assert f"{tmp_path / 'plan.yaml'}:7:" in out and "'loadgen'" in out and "docs/load-generator-host.md" in out
+    assert ("PostgreSQL (db: pg)" in out) == (plan is HAMMERDB_PG)
+
+
+def test_hammerdb_on_oracle_validates_with_a_client_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The client path is built for HammerDB on Oracle (tests/kinds/hammerdb/test_hammerdb_client_host.py)."""
+    code, out = validate(tmp_path, HAMMERDB, "loadgen", capsys)
+    assert code == 0, out
 
 
 @pytest.mark.parametrize("plan", [HAMMERDB, SWINGBENCH])
@@ -75,3 +85,21 @@ def test_the_database_host_itself_validates(tmp_path: Path, capsys: pytest.Captu
                                             generator: str) -> None:
     code, out = validate(tmp_path, plan, generator, capsys)
     assert code == 0, out
+
+
+@pytest.mark.parametrize("inventory, said", [
+    ("[db]\nalpha {v} load_generator_host=loadgen\nbeta {v} load_generator_host=loadgen\n[clients]\nloadgen {v}\n",
+     "'loadgen' is named by hosts alpha, beta: their load generators would share its CPU"),
+    ("[db]\nalpha {v} load_generator_host=beta\nbeta {v}\n", "'beta' of host alpha is a host of the play itself"),
+])
+def test_a_client_host_serves_one_database_host_and_no_play_of_its_own(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], inventory: str, said: str) -> None:
+    """Before: validate looked at one host at a time, so two database hosts naming one client (their users
+    sharing its CPU unknowingly) or a client that is a host of the play itself validated."""
+    v = "ansible_connection=local oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true"
+    (tmp_path / "hosts.ini").write_text(inventory.format(v=v))
+    (tmp_path / "plan.yaml").write_text(HAMMERDB)
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    got = capsys.readouterr()
+    assert code == 5 and said in got.out + got.err, got.out + got.err
+    assert f"{tmp_path / 'plan.yaml'}:4:" in got.out + got.err

@@ -1,12 +1,24 @@
 """HammerDB's tables: its parser kind, metric words and axis words."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, ReportWords
+
+
+def client_host(args: Mapping[str, Any]) -> str:
+    """Why hammerdbcli cannot run on a client host for these arguments ("" when it can): the Oracle path is built
+    (docs/load-generator-host.md); the PostgreSQL one (db: pg, planner.kinds.hammerdb.pg) is not yet."""
+    if str(args.get("db") or "ora").strip().lower() == "pg":
+        return "HammerDB on PostgreSQL (db: pg) runs hammerdbcli on the database host only, for now"
+    return ""
+
 
 KIND = KindSpec(
     "hammerdb", step="planner.kinds.hammerdb.step:HammerDB",
     oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
               one_core_source="HammerDB, How many warehouses for the TPROC-C test",
-              generator="hammerdbcli",
+              generator="hammerdbcli", client_host="planner.kinds.hammerdb.spec:client_host",
               generator_source="HammerDB's documentation, Test Network Configuration: run on the same system as the "
                                "SUT the database cannot use all of the CPU (DocBook/docs.xml v4.12 lines 2430-2450)"),
     findings="planner.kinds.hammerdb.findings:setup",

@@ -8,6 +8,7 @@ planner reads to know the release, and starts the stand-in with that release.
 
 from __future__ import annotations
 
+import json
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -51,6 +52,20 @@ def write_kit(folder: Path, release: str) -> Path:
         f'set hdb_version "v{release}"\n')
     program.chmod(0o755)
     return program
+
+
+LISTENER_REL = "var/lib/planner-standin/listener.json"  # read by bin/hammerdbcli (listener_error)
+
+
+def write_listener(client_root: Path, served: Mapping[str, Path]) -> Path:
+    """A client host's view of the lab's listeners: each EZConnect string (//host:port/service) the database
+    hosts serve, with the stand-in state of the database it reaches. The stand-in hammerdbcli on the client
+    reaches that state through the script's connect string, as the real tool reaches the listener, and refuses
+    one no listener serves (ORA-12514)."""
+    path = client_root / LISTENER_REL
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({k: str(v) for k, v in served.items()}, indent=1))
+    return path
 
 
 def install(site: KitSite) -> None:

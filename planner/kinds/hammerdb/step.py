@@ -28,6 +28,7 @@ from planner.db.access import config_for, open_database
 from planner.db.licence import LICENCE_VAR, diagnostics_pack
 from planner.db.segments import ensure_tablespace, find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
+from planner.extras import LoadGenerator
 from planner.kinds.hammerdb import pg
 from planner.kinds.hammerdb.args import HammerDBArgs
 from planner.kinds.hammerdb.release import Release, read_release
@@ -212,7 +213,7 @@ class HammerDB(Rehearsed, Workload):
         lines = ["dbset db ora", "dbset bm TPC-C",
                  f"diset connection system_user {tcl_quote(a.system_user)}",
                  f"diset connection system_password {tcl_quote(system)}",
-                 f"diset connection instance {tcl_quote(a.service)}",
+                 f"diset connection instance {tcl_quote(self.instance(ctx))}",
                  f"diset tpcc tpcc_user {tcl_quote(self.tpcc_user())}",
                  f"diset tpcc tpcc_pass {tcl_quote(tpcc)}"]
         if a.tpcc_tablespace:  # both: ORDER_LINE goes to tpcc_ol_tab when partitioned (oraoltp.tcl CreateTables)
@@ -245,22 +246,40 @@ class HammerDB(Rehearsed, Workload):
                  *release.run_tail()]
         return "\n".join(lines) + "\n"
 
+    def instance(self, ctx: StepContext) -> str:
+        """Oratcl's connect identifier: the plan's ``service`` on the database host (a TNS alias or a SID, as
+        before); from a client host (``ctx.generator``) an EZConnect string to the database host's listener, from
+        the inventory's fields thin access reads (oracle_host or its address, oracle_port), as HammerDB's own docs
+        show a remote instance; a service already written as //host:port/service is the user's."""
+        service = self.parsed.service
+        if ctx.generator is None or "/" in service:
+            return service
+        cfg = config_for(ctx)
+        return f"//{cfg.host}:{cfg.port}/{service}"
+
     def release(self, ctx: StepContext) -> Release:
         """The release of the install at ``home``, from its own hammerdbcli (not from the folder's name)."""
         path = posixpath.join(self.home(ctx), "hammerdbcli")
         return read_release(ctx.conn.read_text(path), path)
 
-    def environment(self, ctx: StepContext) -> dict[str, str]:
+    def environment(self, ctx: StepContext, client: bool = False) -> dict[str, str]:
         """What Oratcl needs to load and connect: a non-login ``sh -c`` has none of it (as SLOB's runit.sh).
         Oratcl reads env(ORACLE_HOME) and loads $ORACLE_HOME/lib/libclntsh.so, whose own libraries the loader
         finds on LD_LIBRARY_PATH; ORACLE_SID for a bequeath, TNS_ADMIN for a TNS alias kept elsewhere.
         PostgreSQL's Pgtcl needs none of it (libpq is found by the loader)."""
         if self.pg:
             return {}
-        cfg = config_for(ctx)
-        env = {"ORACLE_HOME": cfg.oracle_home, "LD_LIBRARY_PATH": f"{cfg.oracle_home}/lib"}
-        if cfg.oracle_sid:
-            env["ORACLE_SID"] = cfg.oracle_sid
+        if client:  # a client install has no instance: its oracle_home only, and no ORACLE_SID
+            home = str(ctx.vars.get("oracle_home") or ctx.host.vars.get("oracle_home") or "").rstrip("/")
+            if not home.startswith("/"):
+                raise StepError(f"hammerdb: oracle_home is not set on the load generator host {ctx.host.name}",
+                                hint=f"set oracle_home of {ctx.host.name} in the inventory: its Oracle client")
+            env = {"ORACLE_HOME": home, "LD_LIBRARY_PATH": f"{home}/lib"}
+        else:
+            cfg = config_for(ctx)
+            env = {"ORACLE_HOME": cfg.oracle_home, "LD_LIBRARY_PATH": f"{cfg.oracle_home}/lib"}
+            if cfg.oracle_sid:
+                env["ORACLE_SID"] = cfg.oracle_sid
         tns_admin = ctx.vars.get("tns_admin")
         if tns_admin:
             env["TNS_ADMIN"] = str(tns_admin)
@@ -290,15 +309,18 @@ class HammerDB(Rehearsed, Workload):
     def preview(self, ctx: StepContext) -> str:
         if self.pg:
             return pg.PgRun(self, ctx).preview(self.release(ctx))
-        wd = ctx.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
-        release, env, run_as = self.release(ctx), self.environment(ctx), self.run_as(ctx)
-        build = ctx.command_text(self.argv(ctx, f"{wd}/build.tcl"), cwd=self.home(ctx), env=env, **run_as)
+        gen = ctx.generator or ctx  # where hammerdbcli runs
+        wd = gen.point_dir or "<point folder>"  # a preview runs nothing: no folder is made or emptied
+        release, env, run_as = self.release(gen), self.environment(gen, gen is not ctx), self.run_as(gen)
+        build = gen.command_text(self.argv(gen, f"{wd}/build.tcl"), cwd=self.home(gen), env=env, **run_as)
         out = [f"$ {build}   # only when {self.tpcc_user().upper()}.WAREHOUSE is missing", "build.tcl:"]
         out += ["    " + x for x in self.build_script(ctx, release, masked=True).splitlines()]
-        out.append(f"$ {ctx.command_text(self.argv(ctx, f'{wd}/run.tcl'), cwd=self.home(ctx), env=env, **run_as)}")
+        out.append(f"$ {gen.command_text(self.argv(gen, f'{wd}/run.tcl'), cwd=self.home(gen), env=env, **run_as)}")
         out.append("run.tcl:")
         out += ["    " + x for x in self.run_script(ctx, release, self.parsed.warehouses, masked=True).splitlines()]
-        return "\n".join(out) + "\n" + self.check(ctx).msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
+        where = f", on the load generator host {gen.host.name}" if gen is not ctx else ""
+        return "\n".join(out) + "\n" + self.check(ctx).msg + f" (HammerDB {release.name}, read from its hammerdbcli" \
+            f"{where})"
 
     # -- running --------------------------------------------------------------------------------------------
     def _secrets(self, ctx: StepContext) -> None:
@@ -372,15 +394,16 @@ class HammerDB(Rehearsed, Workload):
                             hint=f"drop the user {user} and give tpcc_tablespace and create_tablespace so that the "
                                  f"build puts it on {data_on}")
 
-    def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str,
-                     timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
-        """Upload and run one script; (script artifact, console artifact, console text, exit ok)."""
+    def _hammerdbcli(self, ctx: StepContext, wd: str, name: str, script: str, timeout: float | None = None,
+                     client: bool = False) -> tuple[Artifact, Artifact, str, bool]:
+        """Upload and run one script on ``ctx``'s host (a client host's: ``client``); (script artifact, console
+        artifact, console text, exit ok)."""
         remote = posixpath.join(wd, name)
         run_as = self.run_as(ctx)
         _put_private(ctx, script, remote, run_as)
         script_art = save_text(ctx, name, script)
         # HammerDB writes its log (hammerdb.log) into $TMP (genvu.tcl findtempdir): the point's folder
-        env = self.environment(ctx) | ({"TMP": wd} if name == "run.tcl" else {})
+        env = self.environment(ctx, client) | ({"TMP": wd} if name == "run.tcl" else {})
         try:
             r = ctx.run(self.argv(ctx, remote), cwd=self.home(ctx), check=False, timeout=timeout,
                         env=env, measured=name == "run.tcl", **run_as)
@@ -390,7 +413,9 @@ class HammerDB(Rehearsed, Workload):
         console = name.replace(".tcl", "_console.txt")
         return script_art, save_text(ctx, console, text, "hammerdb" if name == "run.tcl" else ""), text, r.ok
 
-    def _build(self, ctx: StepContext, wd: str, release: Release) -> list[Artifact]:
+    def _build(self, ctx: StepContext, gen: StepContext, wd: str, release: Release) -> list[Artifact]:
+        """The schema build when it is missing, checked and its tablespace made on ``ctx`` (the database host),
+        buildschema run on ``gen`` (where hammerdbcli runs) in its point folder ``wd``."""
         if self.schema_exists(ctx):
             return []
         if not self.parsed.build:
@@ -398,8 +423,8 @@ class HammerDB(Rehearsed, Workload):
                             hint="set build: true (and warehouses) or build it with HammerDB first")
         if self.parsed.create_tablespace:  # the user's default tablespace must exist (CreateUser) and be on data_on
             self._tablespace(ctx)
-        script, console, text, ok = self._hammerdbcli(ctx, wd, "build.tcl", self.build_script(ctx, release),
-                                                      self.build_budget_s(self.args, ctx.vars))
+        script, console, text, ok = self._hammerdbcli(gen, wd, "build.tcl", self.build_script(ctx, release),
+                                                      self.build_budget_s(self.args, ctx.vars), gen is not ctx)
         if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
             why = next((ln.strip() for ln in text.splitlines() if "Error" in ln or "FAILED" in ln), "")
             raise StepError(f"hammerdb: buildschema failed: {why[:300] or 'no SCHEMA COMPLETE line'}",
@@ -410,18 +435,23 @@ class HammerDB(Rehearsed, Workload):
         if self.pg:
             return pg.PgRun(self, ctx).apply()
         self._secrets(ctx)
-        release = self.release(ctx)  # before anything runs: an unsupported install is refused by name
-        wd = point_dir(ctx, self.kind)
-        arts = self._build(ctx, wd, release)
+        # hammerdbcli runs on the client host when the inventory names one; the schema checks, the placement and
+        # AWR stay on the database host (ctx)
+        gen = ctx.generator or ctx
+        release = self.release(gen)  # before anything runs: an unsupported install is refused by name
+        wd = point_dir(gen, self.kind)
+        arts = self._build(ctx, gen, wd, release)
         warehouses = self.schema_warehouses(ctx)
         self.check_placement(ctx)
-        script, console, _text, ok = self._hammerdbcli(ctx, wd, "run.tcl", self.run_script(ctx, release, warehouses))
-        arts += [script, console, *self._log(ctx, wd)]
+        script, console, _text, ok = self._hammerdbcli(gen, wd, "run.tcl", self.run_script(ctx, release, warehouses),
+                                                       client=gen is not ctx)
+        arts += [script, console, *self._log(gen, wd)]
         parsed = _parsed(ctx.run_dir / console.path)
         failure = _failure(parsed, ok)
         if parsed is not None and failure is None:
             arts += self._awr(ctx, parsed)
-        return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"))
+        return finish(ctx, "hammerdb", arts, console, failure, lambda p: parse_file(p, "hammerdb"),
+                      extra=LoadGenerator(gen.host.name, "hammerdbcli") if gen is not ctx else None)
 
     def _log(self, ctx: StepContext, wd: str) -> list[Artifact]:
         """HammerDB's own log of the run, timestamped: the timed test's window on the host's clock, to which the
