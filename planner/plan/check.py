@@ -113,7 +113,8 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
     """Where a step's load generator runs (``load_generator_host``, read for a kind whose Oltp names one): a host
     of the inventory, and for now the database host itself. Reported at the step, which is what reads it (the
     variable may come from the inventory, a play's vars: or -e)."""
-    oltp = kindspec.oltp().get(spec.kind)
+    kind = kindspec.spec(spec.kind)  # this kind's spec only, not every kind's
+    oltp = kind.oltp if kind is not None else None
     var = LOAD_GENERATOR_HOST
     value = str(variables.get(var.name) or "").strip()
     if oltp is None or not oltp.generator or not value or value == host.name:
