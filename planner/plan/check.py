@@ -17,7 +17,6 @@ import jinja2.meta
 from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
-from planner.metrics import OUTPUT_NAMED_FAMILIES
 from planner.plan.model import Claim, Plan, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
@@ -163,6 +162,8 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
 def _claim_problems(plan: Plan, known: Names, doc: Document | None) -> list[Problem]:
     """A claim on a metric no run can measure, or none of its play's steps produces, or that names several series,
     would only read "inconclusive" hours later: refused now, with the names that would match."""
+    from planner.metrics import OUTPUT_NAMED_FAMILIES  # the metrics model only for a plan that claims
+
     out = []
     for k, claim in enumerate(plan.reproduces):
         name = claim.metric.split("{", 1)[0]  # a key with labels names its metric first

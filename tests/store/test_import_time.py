@@ -133,8 +133,8 @@ def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first
     """The same one-host `command` plan: before, the parse memo's scope imported the parsers' package (every
     parser, the metrics' words and every kind's spec), the step registry read every kind's spec to name its step
     class, the window imported the parsers for the OS samplers' names and the plan check read every kind's spec
-    for one kind's load generator, and the plan's loader imported the series module for a timeout's bound. Now no
-    parser, no kind and no series before the first host command."""
+    for one kind's load generator, the plan's loader the series module for a timeout's bound, and the run folder's
+    module and the plan check the metrics model. Now no parser, kind, metric or series before the first command."""
     (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
                                         "      - name: say\n        command: {argv: [\"true\"]}\n")
     (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
@@ -144,7 +144,7 @@ def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first
     mods = set(out.split())
     assert "planner.engine.runner" in mods and "planner.memo" in mods
     early = {m for m in mods if m.startswith(("planner.parsers", "planner.kinds.", "planner.timeseries",
-                                              "planner.engine.os_series"))}
+                                              "planner.metrics", "planner.engine.os_series"))}
     assert early == set(), sorted(early)
 
 
