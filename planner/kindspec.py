@@ -204,26 +204,24 @@ def _import(where: str) -> Any:
 @functools.cache
 def specs() -> tuple[KindSpec, ...]:
     """Every registered kind's spec, in KINDS order (each spec module imports only this one)."""
-    out = []
-    for kind in KINDS:
-        try:
-            spec = _import(f"planner.kinds.{kind}.spec:KIND")
-        except (ImportError, AttributeError) as e:
-            raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py has no KIND ({e})") from e
-        if not isinstance(spec, KindSpec) or spec.kind != kind:
-            raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py's KIND is not its KindSpec")
-        out.append(spec)
-    return tuple(out)
+    return tuple(_spec(kind) for kind in KINDS)
 
 
 @functools.cache
-def _by_kind() -> Mapping[str, KindSpec]:
-    return MappingProxyType({s.kind: s for s in specs()})
+def _spec(kind: str) -> KindSpec:
+    try:
+        found = _import(f"planner.kinds.{kind}.spec:KIND")
+    except (ImportError, AttributeError) as e:
+        raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py has no KIND ({e})") from e
+    if not isinstance(found, KindSpec) or found.kind != kind:
+        raise KindLoadError(f"kind {kind!r}: planner/kinds/{kind}/spec.py's KIND is not its KindSpec")
+    return found
 
 
 def spec(kind: str) -> KindSpec | None:
-    """A registered kind's spec; None for any other kind (prep and generic kinds, plugins)."""
-    return _by_kind().get(kind)
+    """A registered kind's spec; None for any other kind (prep and generic kinds, plugins). Only that kind's
+    spec module is imported: a plan's check and run need the kinds it names, not all of them."""
+    return _spec(kind) if kind in KINDS else None
 
 
 def load(where: str) -> Any:

@@ -8,6 +8,7 @@ does I/O.
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from array import array
 from collections.abc import Callable, Iterator, Sequence
@@ -303,8 +304,20 @@ _GENERIC_NAMES: dict[str, str] = {
     "pg_stat.max_connections": "max_connections", "pg_stat.database_bytes": "Database size",
     "pg_stat.server_version_num": "Server version",
 }
-# The words of planner's own metrics, then each workload kind's (its spec's metric_words).
-DISPLAY_NAMES: dict[str, str] = {**_GENERIC_NAMES, **kindspec.metric_words()}
+
+
+@functools.cache
+def display_names() -> dict[str, str]:
+    """The words of planner's own metrics, then each workload kind's (its spec's metric_words). Built when first
+    read, not at import: it imports every kind's spec, which an apply before its first host command does not need."""
+    return {**_GENERIC_NAMES, **kindspec.metric_words()}
+
+
+def __getattr__(name: str) -> dict[str, str]:  # DISPLAY_NAMES, the table's name since before it was lazy
+    if name == "DISPLAY_NAMES":
+        return display_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 # Metric families whose names come from the tool's own output (an iostat column, an AWR statistic): a claim
 # may name any member; other names must be ones planner produces (planner.steps.metric_names).
 OUTPUT_NAMED_FAMILIES = frozenset({"fio", "global", "iostat", "mpstat", "vmstat", "load_profile", "efficiency",
@@ -316,7 +329,12 @@ LABEL_WORDS: dict[str, str] = {
     "instance": "instance {v}", "run": "run {v}", "form": "from {v}", "transaction": "{v}",
 }
 # each workload kind's family is spelt as its tool is (planner.kindspec: "orion" -> "ORION")
-_PREFIXES = {**kindspec.tool_prefixes(), "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
+
+
+@functools.cache
+def _prefixes() -> dict[str, str]:  # at first use: the kinds' specs are not imported with the metrics model
+    return {**kindspec.tool_prefixes(), "os": "OS", "mpstat": "mpstat", "iostat": "iostat", "vmstat": "vmstat"}
+
 _PER = {"s": "per second", "txn": "per transaction", "exec": "per execute", "call": "per call"}
 _UNLABELLED = {"single_block_read_latency_ms": "Single-block read, avg wait"}
 _UNIT_IN_NAME = {"IOPS", "IO/s", "ratio", "NOPM", "TPM"}  # "Physical read IOPS (IOPS)" says it twice
@@ -333,8 +351,8 @@ def _words(name: str) -> str:
             words = words[: -len(per)] + text[4:]
     if words.endswith(" per s"):
         words = words[: -len(" per s")]
-    if head in _PREFIXES:  # tool names keep their own spelling: "fio ...", "ORION ..."
-        return f"{_PREFIXES[head]} {words}"
+    if head in _prefixes():  # tool names keep their own spelling: "fio ...", "ORION ..."
+        return f"{_prefixes()[head]} {words}"
     text = f"{head.replace('_', ' ')} {words}".strip()
     return text[:1].upper() + text[1:]
 
@@ -365,9 +383,9 @@ def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: st
     """Words for a metric: "db file sequential read, avg wait (ms)". ``shown``: the labels that tell this
     series from the others it is printed with (see distinguishing_labels); None shows none of them."""
     lab = dict(labels)
-    template = DISPLAY_NAMES.get(metric)
-    if template is None and "_per_" in metric and metric.rsplit("_per_", 1)[0] + "_per_s" in DISPLAY_NAMES:
-        base = DISPLAY_NAMES[metric.rsplit("_per_", 1)[0] + "_per_s"]
+    template = display_names().get(metric)
+    if template is None and "_per_" in metric and metric.rsplit("_per_", 1)[0] + "_per_s" in display_names():
+        base = display_names()[metric.rsplit("_per_", 1)[0] + "_per_s"]
         template = f"{base} {_PER.get(metric.rsplit('_per_', 1)[1], '')}".strip()
     template = template or _words(metric)
     used = {f for f in lab if "{" + f + "}" in template}
@@ -388,7 +406,7 @@ def display_name(metric: str, labels: tuple[tuple[str, str], ...] = (), unit: st
 
 def short_name(metric: str) -> str:
     """The words of a listed metric for a table row beside its value, a percentage marked ("CPU busy %")."""
-    words = DISPLAY_NAMES[metric]
+    words = display_names()[metric]
     return f"{words} %" if "_pct" in metric else words
 
 
@@ -419,7 +437,7 @@ def display_keys(keys: list[tuple[str, str]]) -> dict[str, str]:
 
 def words_in(text: str) -> str:
     """Metric keys inside a sentence, as words ("Far from the rated Physical read IOPS")."""
-    for name in sorted(DISPLAY_NAMES, key=len, reverse=True):
-        if name in text and "{" not in DISPLAY_NAMES[name]:
-            text = re.sub(rf"(?<![\w.{{]){re.escape(name)}(?:\{{[^}}]*\}})?(?![\w.])", DISPLAY_NAMES[name], text)
+    for name in sorted(display_names(), key=len, reverse=True):
+        if name in text and "{" not in display_names()[name]:
+            text = re.sub(rf"(?<![\w.{{]){re.escape(name)}(?:\{{[^}}]*\}})?(?![\w.])", display_names()[name], text)
     return text

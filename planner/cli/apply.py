@@ -25,7 +25,7 @@ from planner.inputs import read_input
 from planner.inventory.data import VAULT_HINT
 from planner.inventory.graph import Inventory, load_inventory, local_inventory
 from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, VaultText, decrypt
-from planner.parsers.memo import remembering
+from planner.memo import remembering
 from planner.plan.check import Names, check_plan
 from planner.plan.loader import load_plan_partly, steps_with_problems
 from planner.plan.model import Plan

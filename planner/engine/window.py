@@ -10,9 +10,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from planner.engine import os_series
 from planner.errors import PlannerError
-from planner.parsers import OS_TOOLS
 from planner.plan.model import Play
 from planner.status import Artifact
 from planner.steps import step_class
@@ -20,6 +18,9 @@ from planner.steps.base import AroundPoint, StepContext, around_point
 from planner.steps.wl_common import fresh_dir
 from planner.transport import hostprograms, ostats
 
+# The OS samplers around a workload point: planner.parsers.OS_TOOLS, named here so that telling a window's items
+# apart imports neither the parsers nor every kind's spec before the first host command (a test holds them equal)
+OS_TOOLS = ("iostat", "mpstat", "vmstat")
 DB_REPORTS = ("awr", "statspack", "pg_stat")
 WINDOW_KINDS = frozenset(OS_TOOLS + DB_REPORTS)  # collect items that wrap workloads rather than run as steps
 
@@ -164,6 +165,7 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     if retake is not None:
         token, ctx.before_measured = retake.token, None
     if sampler is not None:
+        from planner.engine import os_series  # the parsers and series: only for a play that samples the OS
         try:
             if failure is None:  # a point shorter than its first samples: wait for them (bounded)
                 sampler.wait_for_samples()

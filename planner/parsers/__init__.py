@@ -23,8 +23,8 @@ from types import ModuleType
 from planner import kindspec
 from planner.errors import ParseError
 from planner.kindspec import DbReport, ParserKind
+from planner.memo import parsed_once
 from planner.metrics import Direction, Metric, MetricTable, Parsed
-from planner.parsers.memo import parsed_once
 from planner.parsers.unwrap import candidates
 
 # What a .gz artifact may inflate to: a real AWR HTML report, even a RAC global one, is a few MB, so this leaves
@@ -331,7 +331,7 @@ def _gunzip(data: bytes, source: str) -> bytes:
 
 def parse_file(path: Path, kind: str | None = None) -> Parsed:
     """Read and parse one file. Raises ParseError (unreadable, binary, unknown kind, bad content).
-    Inside ``memo.remembering()`` an unchanged file is parsed once (planner.parsers.memo)."""
+    Inside ``memo.remembering()`` an unchanged file is parsed once (planner.memo)."""
     return parsed_once(Path(path), kind, lambda: _read_and_parse(Path(path), kind))
 
 

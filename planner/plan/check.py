@@ -17,7 +17,6 @@ import jinja2.meta
 from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
-from planner.metrics import OUTPUT_NAMED_FAMILIES
 from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
@@ -118,7 +117,8 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
     """Where a step's load generator runs (``load_generator_host``, read for a kind whose Oltp names one): a host
     of the inventory, and for now the database host itself. Reported at the step, which is what reads it (the
     variable may come from the inventory, a play's vars: or -e)."""
-    oltp = kindspec.oltp().get(spec.kind)
+    kind = kindspec.spec(spec.kind)  # this kind's spec only, not every kind's
+    oltp = kind.oltp if kind is not None else None
     var = LOAD_GENERATOR_HOST
     value = str(variables.get(var.name) or "").strip()
     if oltp is None or not oltp.generator or not value or value == host.name:
@@ -197,6 +197,8 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
 def _claim_problems(plan: Plan, known: Names, doc: Document | None) -> list[Problem]:
     """A claim on a metric no run can measure, or none of its play's steps produces, or that names several series,
     would only read "inconclusive" hours later: refused now, with the names that would match."""
+    from planner.metrics import OUTPUT_NAMED_FAMILIES  # the metrics model only for a plan that claims
+
     out = []
     for k, claim in enumerate(plan.reproduces):
         name = claim.metric.split("{", 1)[0]  # a key with labels names its metric first

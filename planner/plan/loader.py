@@ -33,7 +33,6 @@ from planner.plan.templating import (
     is_password_name,
     template_errors,
 )
-from planner.timeseries import MAX_DURATION_S, seconds
 
 _DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smh]?)$")
 DEFAULT_TOLERANCE_PCT = 10.0
@@ -271,9 +270,8 @@ class _Build:
         for name, message, hint in zip_problems(kind, parsed.args, zip_names):
             key = (*path, "zip") if "zip" in (item if isinstance(item, dict) else {}) else (*path, kind, "zip")
             self.problem(key if not name or name not in parsed.args else (*path, kind, name), message, hint)
-        if opts.get("timeout") is not None and not (seconds(opts["timeout"]) or 0) <= MAX_DURATION_S:
-            self.problem((*path, "timeout"), f"timeout {str(opts['timeout'])[:40]!r} is longer than "
-                         f"{MAX_DURATION_S / 86400:g} days", "give seconds, or a duration such as 90s, 30m, 2h")
+        if opts.get("timeout") is not None:
+            self._check_timeout(path, opts["timeout"])
         args = parsed.args
         if kind == "command" and isinstance(args.get("cmd"), str) and is_template(args["cmd"]):
             try:
@@ -297,6 +295,14 @@ class _Build:
             return StepSpec(kind=kind, section=section, args=args, path=format_path(path), name=kind,
                             zip=tuple(z for z in zip_names if isinstance(z, str)), location=self.doc.location(path),
                             play=_place(path)[0], index=_place(path)[1])
+
+    def _check_timeout(self, path: NodePath, value: Any) -> None:
+        # the series module (where the duration bound lives) loads only for a step that sets a timeout
+        from planner.timeseries import MAX_DURATION_S, seconds
+
+        if not (seconds(value) or 0) <= MAX_DURATION_S:
+            self.problem((*path, "timeout"), f"timeout {str(value)[:40]!r} is longer than "
+                         f"{MAX_DURATION_S / 86400:g} days", "give seconds, or a duration such as 90s, 30m, 2h")
 
 
 def _place(path: NodePath) -> tuple[int | None, int | None]:

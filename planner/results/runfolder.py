@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -24,10 +24,12 @@ from planner import kindspec
 from planner.errors import InputError, Problem
 from planner.extras import OWN_TYPES, Notes, StepExtra, TypedExtra, decode
 from planner.files import write_json
-from planner.metrics import Direction, Metric, Source, split_key
 from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
 from planner.status import Artifact, ArtifactKind, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
+
+if TYPE_CHECKING:  # the metrics model loads when a result's metrics are read or written, not with the record
+    from planner.metrics import Metric
 
 META = "meta.json"
 RESULTS = "results.json"
@@ -279,6 +281,8 @@ def metric_to_json(m: Metric) -> dict[str, Any]:
 
 def _metric(d: Any) -> Metric | None:
     """One metric of the list form; None for an entry that is not one (a received folder is input)."""
+    from planner.metrics import Direction, Metric, Source
+
     try:
         src = d.get("source")
         line = src.get("line") if isinstance(src, Mapping) else None
@@ -296,6 +300,8 @@ def _metrics(value: Any, artifacts: Sequence[Artifact]) -> tuple[Metric, ...]:
     {metric key: value} of the headline its parsed outputs gave. Those figures are in the artifacts
     themselves, so they are read as coming from the step's first artifact (the results never count them
     twice), and dropped when there is none."""
+    from planner.metrics import Metric, Source, split_key
+
     if isinstance(value, list):
         return tuple(m for m in map(_metric, value) if m is not None)
     if not isinstance(value, Mapping) or not artifacts:

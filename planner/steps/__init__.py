@@ -25,7 +25,7 @@ from planner.plan.model import Section
 from planner.plan.schema import add_step_kinds
 from planner.status import ExitCode
 from planner.steps.base import NotYetImplemented, StepType, reversible, workload
-from planner.steps.registry import KindAttribute, KindRegistry
+from planner.steps.registry import FROM_SPEC, KindAttribute, KindRegistry
 
 if TYPE_CHECKING:
     from importlib import metadata
@@ -40,9 +40,8 @@ REGISTRY = KindRegistry({
     "sysctl": "planner.steps.prep_os:Sysctl", "hugepages": "planner.steps.prep_os:Hugepages",
     "pg_conf": "planner.steps.prep_pg:PgConf",
 })
-for _spec in kindspec.specs():  # the workload kinds, each from its own folder (planner.kindspec.KINDS)
-    if _spec.step:
-        REGISTRY.name(_spec.kind, _spec.step)
+for _kind in kindspec.KINDS:  # the workload kinds, each from its own folder: its spec read when first looked up
+    REGISTRY.name(_kind, FROM_SPEC)
 REGISTRY.name("awr", "planner.steps.dbreport:AwrCollect")
 REGISTRY.name("statspack", "planner.steps.dbreport:StatspackCollect")
 REGISTRY.name("pg_stat", "planner.steps.pg_stat:PgStatCollect")

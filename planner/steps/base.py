@@ -15,17 +15,19 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar, overload
+from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from planner.errors import StepError
 from planner.extras import StepExtra
 from planner.files import sha256_file
 from planner.host import Host
-from planner.metrics import Metric
 from planner.plan.model import Section, SweepPoint
 from planner.status import Artifact, ArtifactKind, RestartRequest, Status
 from planner.transport.become import asks_password
 from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
+
+if TYPE_CHECKING:  # the metrics model loads with the parsers, when a point's output is read
+    from planner.metrics import Metric
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,14 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 
+from planner import kindspec
+
 if TYPE_CHECKING:
     from planner.steps.base import StepType
+
+# A workload kind's place in the registry before its spec is read: importing every kind's spec to name its step
+# class was most of the kinds' cost before an apply's first host command
+FROM_SPEC = "planner.kindspec:spec"
 
 
 class KindRegistry(MutableMapping[str, "type[StepType]"]):
@@ -30,7 +36,13 @@ class KindRegistry(MutableMapping[str, "type[StepType]"]):
         cls = self._classes.get(kind)
         if cls is not None:
             return cls
-        module, _, name = self._where[kind].partition(":")  # KeyError: nobody provides the kind
+        where = self._where[kind]  # KeyError: nobody provides the kind
+        if where == FROM_SPEC:  # a workload kind: its spec (only this kind's) says where its step is
+            found_spec = kindspec.spec(kind)
+            if found_spec is None or not found_spec.step:
+                raise KeyError(kind)
+            where = found_spec.step
+        module, _, name = where.partition(":")
         found = getattr(importlib.import_module(module), name)  # importlib's own locks: one import per module
         with self._lock:
             return self._classes.setdefault(kind, found)

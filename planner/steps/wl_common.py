@@ -19,18 +19,19 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import ParseError, StepError
 from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
-from planner.metrics import Metric, Parsed, Source
-from planner.parsers import IN_OUTCOME, PREFIXED, parse_file, summarise
 from planner.status import Artifact, ArtifactKind, Status
 from planner.steps.base import Outcome, StepContext
 from planner.steps.guard import check_path
 from planner.transport.connection import login_user
+
+if TYPE_CHECKING:  # the parsers and metrics load when a point's output is read, not before the first host command
+    from planner.metrics import Metric, Parsed
 
 
 def point_name(index: int) -> str:
@@ -88,6 +89,8 @@ def save_text(ctx: StepContext, name: str, text: str, kind: str = "") -> Artifac
 def from_artifact(m: Metric, artifact: Artifact) -> Metric:
     """``m`` as read from ``artifact``: its source is the artifact's path in the run folder (the parser saw the
     controller's absolute path), which tells the results the figure is read from that file in full."""
+    from planner.metrics import Source
+
     return replace(m, source=Source(artifact.path, m.source.line if m.source else None))
 
 
@@ -145,6 +148,8 @@ def tail(text: str | None, n: int = 1500) -> str:
 def outcome_reports(artifacts: Iterable[Artifact]) -> tuple[Artifact, ...]:
     """The artifacts whose headline a point reports when the tool's figures are in the database's report (a database
     kit's, CALIBRATE_IO, ORION's summary): every kind read in an outcome, the HTML AWR only when no text one gave it."""
+    from planner.parsers import IN_OUTCOME
+
     arts = [a for a in artifacts if a.kind in IN_OUTCOME]
     text = any(a.kind is ArtifactKind.AWR_TEXT for a in arts)
     return tuple(a for a in arts if not (text and a.kind is ArtifactKind.AWR_HTML))
@@ -180,6 +185,8 @@ def _read_one(ctx: StepContext, main: Artifact, parse: Callable[[Path], Parsed] 
               ) -> tuple[dict[str, Metric], int] | str:
     """The tool's output: its headline (else its first figures, so the point still says something), and how many
     of its sections did not read."""
+    from planner.parsers import parse_file, summarise
+
     try:
         parsed = (parse or (lambda p: parse_file(p, main.kind)))(ctx.run_dir / main.path)
     except ParseError as e:
@@ -190,6 +197,8 @@ def _read_one(ctx: StepContext, main: Artifact, parse: Callable[[Path], Parsed] 
 
 def _read_reports(ctx: StepContext, reports: Sequence[Artifact]) -> tuple[dict[str, Metric], int] | str:
     """Every report's headline, a second layout's keys prefixed with its kind (awr_html.physical_read_iops)."""
+    from planner.parsers import PREFIXED, parse_file, summarise
+
     metrics: dict[str, Metric] = {}
     for a in reports:
         try:

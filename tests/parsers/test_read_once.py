@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
+from planner import memo
 from planner.errors import InputError
-from planner.parsers import memo, parse_file
+from planner.parsers import parse_file
 from planner.results import runfolder
 from planner.results.runfolder import PlayHosts, RunMeta
 

@@ -127,3 +127,36 @@ def test_an_apply_imports_no_store_findings_vault_or_report_before_its_first_hos
                                               "cryptography", "rich", "psycopg", "oracledb", "matplotlib"))}
     assert later <= {"planner.store.url", "planner.results.runfolder", "planner.results.world"}, sorted(later)
     assert not mods & {"sqlite3", "jsonschema", "planner.transport.ssh.client"}
+
+
+def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first_host_command(tmp_path: Path) -> None:
+    """The same one-host `command` plan: before, the parse memo's scope imported the parsers' package (every
+    parser, the metrics' words and every kind's spec), the step registry read every kind's spec to name its step
+    class, the window imported the parsers for the OS samplers' names and the plan check read every kind's spec
+    for one kind's load generator, the plan's loader the series module for a timeout's bound, and the run folder's
+    module and the plan check the metrics model. Now no parser, kind, metric or series before the first command."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
+                                        "      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert "planner.engine.runner" in mods and "planner.memo" in mods
+    early = {m for m in mods if m.startswith(("planner.parsers", "planner.kinds.", "planner.timeseries",
+                                              "planner.metrics", "planner.engine.os_series"))}
+    assert early == set(), sorted(early)
+
+
+def test_a_kinds_spec_is_read_alone_and_the_registry_names_every_kind_unread() -> None:
+    mods = loaded_after("from planner import kindspec; from planner.steps import REGISTRY\n"
+                        "assert kindspec.spec('fio').kind == 'fio' and set(kindspec.KINDS) <= set(REGISTRY)")
+    assert {m for m in mods if m.startswith("planner.kinds.")} == {"planner.kinds.fio", "planner.kinds.fio.spec"}
+
+
+def test_the_window_names_the_os_samplers_the_parsers_read() -> None:
+    """The window names them without importing the parsers: a new OS sampler is named in both."""
+    from planner.engine import window
+    from planner.parsers import OS_TOOLS
+
+    assert window.OS_TOOLS == OS_TOOLS

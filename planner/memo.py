@@ -7,6 +7,9 @@ size, modification time in ns, kind), so a file rewritten since (an artifact who
 after the fetch) is read again. A parse with errors is not kept: its messages name the path as each caller
 spelled it. Parsed values are frozen, so sharing one is safe; memory is one Parsed per artifact of the run,
 released when the scope ends.
+
+A foundation module, not in planner.parsers: `planner apply` opens the scope before its first host command, and
+importing it from the parsers' package imported every parser and every kind's spec first.
 """
 
 from __future__ import annotations
@@ -16,8 +19,10 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from planner.metrics import Parsed
+if TYPE_CHECKING:
+    from planner.metrics import Parsed
 
 _Key = tuple[str, int, int, int, str]
 _lock = threading.Lock()
