@@ -317,10 +317,8 @@ def refuse_other_engine(kind: str, engine: str, variables: Mapping[str, Any]) ->
 
     host = engine_of(variables).value
     if host != engine:
-        raise StepError(f"step kind '{kind}' needs a host whose {ENGINE_VAR} is {engine}, and this host's is "
-                        f"{host}",
-                        hint=f"run it on a host whose inventory says {ENGINE_VAR}: {engine}, or set it so for "
-                             "this host")
+        raise StepError(f"step kind '{kind}' needs a host whose {ENGINE_VAR} is {engine}, and this host's is {host}",
+                        hint=f"run it on a host whose inventory says {ENGINE_VAR}: {engine}, or set it so here")
 
 
 class StepType(abc.ABC):
