@@ -138,10 +138,13 @@ def _host_vars(spec: StepSpec, variables: Mapping[str, Any], host: Host, invento
 
 def _client_of(steps: Sequence[StepSpec], variables: Mapping[str, Any], host: Host) -> str | None:
     """The client host a play host names for a step of its whose kind names a load generator (None: none)."""
-    oltp = kindspec.oltp()
     value = str(variables.get(LOAD_GENERATOR_HOST.name) or "").strip()
-    wanted = any(s.kind in oltp and oltp[s.kind].generator for s in steps)
-    return value if wanted and value and value != host.name else None
+    if not value or value == host.name:
+        return None
+    # only the kinds the play names: reading every kind's spec costs an apply its start-up (issue 47)
+    wanted = any((spec := kindspec.spec(s.kind)) is not None and spec.oltp is not None and spec.oltp.generator
+                 for s in steps)
+    return value if wanted else None
 
 
 def _shared_clients(clients: Mapping[str, list[str]], play_hosts: set[str], index: int, play: Play,
