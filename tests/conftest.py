@@ -182,9 +182,31 @@ def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
     if nextitem is None or nextitem.path != item.path:  # module and session fixtures end here: not the test's
-        return (yield)
-    with _no_process(item):
-        return (yield)
+        result = yield
+    else:
+        with _no_process(item):
+            result = yield
+    _accounts_untouched()
+    return result
+
+
+def _inodes() -> dict[str, int]:
+    return {p: os.stat(p).st_ino for p in ("/etc/passwd", "/etc/shadow", "/etc/group") if os.path.exists(p)}
+
+
+_ACCOUNT_FILES = _inodes()
+
+
+def _accounts_untouched() -> None:
+    """useradd, userdel and chpasswd replace /etc/passwd, shadow and group by rename, and Linux then detaches
+    every other mount namespace's bind mount of them: each lab sshd's accounts (planner.rehearsal.labuser)
+    vanish mid-run for whatever test runs beside (tests/FAULTS.md). A test needing an account uses a LabUser."""
+    global _ACCOUNT_FILES
+    now = _inodes()
+    if now != _ACCOUNT_FILES:
+        _ACCOUNT_FILES = now
+        pytest.fail("this test replaced the machine's account files (useradd/userdel/chpasswd?): every lab "
+                    "beside it loses its login; give it a planner.rehearsal.labuser.LabUser", pytrace=False)
 
 
 # -- the slow tier on two cores (README "Tests": `-n 2`): each pytest-xdist worker gets a /tmp of its own, in a

@@ -1,15 +1,16 @@
 """SSH password login as Ansible users write it: ``ansible_password`` (a Vault value here) reaches a real loopback
 sshd that lets this one account in by password only, and a wrong password is an unreachable host in words.
 
-The account is a real one (useradd + chpasswd, removed afterwards): sshd checks its password in /etc/shadow.
+The account is a lab account (planner.rehearsal.labuser): sshd checks its password in the /etc/shadow of its own
+mount namespace. Never useradd/chpasswd: they replace /etc/passwd and /etc/shadow by rename, and Linux then
+detaches every other lab's bind mount of them, so a rehearsal running beside this test lost its login mid-run
+("sudo: you do not exist in the passwd database", tests/FAULTS.md).
 """
 
 from __future__ import annotations
 
 import os
-import pwd
 import shutil
-import subprocess
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import pytest
 from planner.cli.main import main
 from planner.host import Host
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
+from planner.rehearsal.labuser import LabUser
 from planner.transport.ssh.target import login_password, merge_target
 
 VAULT = Path(__file__).parents[2] / "data" / "inventory" / "vault"
@@ -53,9 +55,8 @@ def test_the_last_of_ansibles_password_variables_wins() -> None:
 
 def _unavailable() -> str | None:
     if os.geteuid() != 0:
-        return "a password login needs a real account: useradd and chpasswd need root"
-    return sshd_available() or next((f"{t} is missing" for t in ("useradd", "chpasswd", "userdel")
-                                     if shutil.which(t) is None), None)
+        return "a password login needs a lab account: mount namespaces need root"
+    return sshd_available() or LabUser().unavailable()
 
 
 @dataclass(frozen=True)
@@ -74,17 +75,15 @@ def pw_lab() -> Iterator[PasswordLab]:
     login = f"plannerpw{os.getpid()}"
     root = Path(tempfile.mkdtemp(prefix="planner-pw-lab-"))  # pytest's folders are root's alone (0700)
     root.chmod(0o755)
-    subprocess.run(["useradd", "-M", "-d", str(root / "home"), "-s", "/bin/sh", login], check=True)
+    user = LabUser(name=login, sudo_password=SECRET)  # the account's password, in the lab's own shadow only
     try:
-        subprocess.run(["chpasswd"], input=f"{login}:{SECRET}\n", text=True, check=True)
-        lab = build_lab(root / "lab", 1, password_logins=[login])
-        uid, gid = pwd.getpwnam(login).pw_uid, pwd.getpwnam(login).pw_gid
+        lab = build_lab(root / "lab", 1, user=user, password_logins=[login])
+        uid, gid = user.ids(login)
         for p in [lab.sandbox("lab01"), *lab.sandbox("lab01").rglob("*")]:
             os.chown(p, uid, gid)  # the host's "/" is the login's to write
         with lab:
             yield PasswordLab(lab, login)
     finally:
-        subprocess.run(["userdel", login], check=False, capture_output=True)
         shutil.rmtree(root, ignore_errors=True)
 
 

@@ -97,9 +97,13 @@ def asm_of(state: dict[str, Any]) -> dict[str, Any]:
 
 
 def os_user() -> str:
+    """The OS user's name; its uid as text where the account database has none (no traceback from a stand-in)."""
     import pwd
 
-    return pwd.getpwuid(os.geteuid()).pw_name
+    try:
+        return pwd.getpwuid(os.geteuid()).pw_name
+    except KeyError:
+        return str(os.geteuid())
 
 
 def connect_check(state: dict[str, Any], sid: str, asm: bool, os_auth: bool = False) -> bool:
