@@ -141,7 +141,7 @@ def _client_of(steps: Sequence[StepSpec], variables: Mapping[str, Any], host: Ho
     value = str(variables.get(LOAD_GENERATOR_HOST.name) or "").strip()
     if not value or value == host.name:
         return None
-    # only the kinds the play names: reading every kind's spec costs an apply its start-up (issue 47)
+    # only the kinds the play names: reading every kind's spec costs an apply its start-up
     wanted = any((spec := kindspec.spec(s.kind)) is not None and spec.oltp is not None and spec.oltp.generator
                  for s in steps)
     return value if wanted else None
