@@ -98,16 +98,22 @@ def start_cluster() -> PgCluster:
     return PgCluster(root, bin_dir, port, password, as_user, pgpass)
 
 
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[PgCluster]:
+def own_cluster(purpose: str) -> Iterator[PgCluster]:
+    """A cluster of a fixture's own (tests that restart or reconfigure the server must not share it), stopped
+    after; skipped where PostgreSQL cannot start, a failure in CI, which must test ``purpose`` for real."""
     try:
         cluster = start_cluster()
     except (FileNotFoundError, RuntimeError, KeyError) as e:
         if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must test the PostgreSQL store, but no cluster could be started: {e}")
+            pytest.fail(f"CI must test {purpose} on a real server, but none could be started: {e}")
         pytest.skip(f"PostgreSQL unavailable: {e}")
     yield cluster
     cluster.stop()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[PgCluster]:
+    yield from own_cluster("the PostgreSQL store")
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])

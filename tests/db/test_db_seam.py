@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_cluster import PgCluster, start_cluster
+from pg_cluster import PgCluster, own_cluster
 from prep_helpers import context
 
 from planner.db.backends import server_for
@@ -62,14 +62,7 @@ def test_the_oracle_backend_wraps_sqlplus(prep_root: Path) -> None:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[PgCluster]:
-    try:
-        c = start_cluster()
-    except (FileNotFoundError, RuntimeError, KeyError) as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must test the PostgreSQL backend on a real server, but none could be started: {e}")
-        pytest.skip(f"PostgreSQL unavailable: {e}")
-    yield c
-    c.stop()
+    yield from own_cluster("the PostgreSQL backend")
 
 
 @pytest.mark.slow

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pg_cluster import PgCluster, start_cluster
+from pg_cluster import PgCluster, own_cluster
 
 from planner.db.pg_settings import Setting, checked, same
 from planner.errors import StepError
@@ -28,14 +28,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[PgCluster]:
-    try:
-        c = start_cluster()
-    except (FileNotFoundError, RuntimeError, KeyError) as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must test pg_conf on a real server, but none could be started: {e}")
-        pytest.skip(f"PostgreSQL unavailable: {e}")
-    yield c
-    c.stop()
+    yield from own_cluster("pg_conf")
 
 
 @pytest.fixture(autouse=True)

@@ -8,13 +8,12 @@ units start PostgreSQL, so the server's own words are in its log file, not in th
 
 from __future__ import annotations
 
-import os
 import shlex
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from pg_cluster import PgCluster, start_cluster
+from pg_cluster import PgCluster, own_cluster
 
 from planner.errors import StepError
 from planner.host import Host
@@ -32,14 +31,7 @@ UNIT = "pgdemo.service"
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[PgCluster]:
-    try:
-        c = start_cluster()
-    except (FileNotFoundError, RuntimeError, KeyError) as e:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"CI must test pg_conf on a real server, but none could be started: {e}")
-        pytest.skip(f"PostgreSQL unavailable: {e}")
-    yield c
-    c.stop()
+    yield from own_cluster("pg_conf")
 
 
 @pytest.fixture
