@@ -12,10 +12,10 @@ import posixpath
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Protocol
 
+from planner.db.libpq import DROP, RUN, Server, write_passfile
 from planner.errors import StepError
 from planner.plan.model import Section
 from planner.steps.base import Duration, Rehearsed, StepContext, Workload
-from planner.steps.libpq import DROP, RUN, Server, write_passfile
 from planner.steps.wl_common import point_dir, tail
 
 

@@ -16,7 +16,7 @@ The connection: hammerdbcli's Pgtcl gets host and port from the host's ``pg_host
 HammerDB's ``postgres``) with the secret ``pg_password``; the TPROC-C user's password is the secret
 ``hammerdb_tpcc_password`` (else HammerDB's default, the user's name). Both are in the .tcl scripts only: 0600,
 removed after the point, masked in the kept copies. planner itself asks the server with psql (libpq's private
-PGPASSFILE, planner.steps.libpq) whether the schema is there and how many warehouses it holds (``max(w_id)``, what
+PGPASSFILE, planner.db.libpq) whether the schema is there and how many warehouses it holds (``max(w_id)``, what
 the driver reads: pgoltp.tcl v3.3 line 2565, v4.12 line 3208).
 """
 
@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from planner.db.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
 from planner.errors import ParseError, StepError
 from planner.kinds.hammerdb.release import Release
 from planner.kinds.hammerdb.tcl import tcl_quote
@@ -35,7 +36,6 @@ from planner.metrics import Parsed
 from planner.parsers import parse_file
 from planner.status import Artifact
 from planner.steps.base import Change, Outcome, StepContext
-from planner.steps.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
 from planner.steps.wl_common import finish, point_dir, tail
 
 PG = "pg"  # HammerDB's prefix for PostgreSQL (config/database.xml): the step's ``db``

@@ -28,13 +28,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from planner.db.libpq import PASSWORD_VAR, RUN, Server
 from planner.errors import StepError
 from planner.kinds.pgbench.latency import LOG_PREFIX, fetch_log
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.status import Artifact
 from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
-from planner.steps.libpq import PASSWORD_VAR, RUN, Server
 from planner.steps.pg_workload import PgWorkload
 from planner.steps.wl_common import fetch_existing, finish, tail
 

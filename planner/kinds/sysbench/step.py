@@ -18,7 +18,7 @@ The connection: ``--pgsql-host``, ``--pgsql-port`` and ``--pgsql-user`` from the
 for PostgreSQL's own clients, not sysbench's ("localhost", "sbtest"). ``--pgsql-password`` is never passed:
 sysbench's pgsql driver hands its (empty) password to ``PQsetdbLogin``, where an empty string means "use the
 default" (PostgreSQL's fe-connect.c), so libpq reads PGPASSWORD, then the private PGPASSFILE planner writes for the
-run (planner.steps.libpq), else the user's ~/.pgpass (docs/oracle-behaviour.md).
+run (planner.db.libpq), else the user's ~/.pgpass (docs/oracle-behaviour.md).
 """
 
 from __future__ import annotations
@@ -29,13 +29,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from planner.db.libpq import PASSWORD_VAR, RUN, Server
 from planner.errors import StepError
 from planner.kinds.sysbench.series import write_series
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.status import Artifact
 from planner.steps.base import TIMEOUT_MARGIN_S, Change, Outcome, StepContext, whole_number
-from planner.steps.libpq import PASSWORD_VAR, RUN, Server
 from planner.steps.pg_workload import PgWorkload
 from planner.steps.wl_common import fetch_existing, finish, tail
 

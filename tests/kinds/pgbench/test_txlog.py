@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from planner.db.libpq import Server
 from planner.errors import ParseError, StepError
 from planner.kinds.pgbench import txlog
 from planner.kinds.pgbench.step import Pgbench
 from planner.parsers import parse_file, parse_text
-from planner.steps.libpq import Server
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "pgbench_log"
 

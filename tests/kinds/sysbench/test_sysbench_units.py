@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from planner.db.libpq import Server
 from planner.kinds.sysbench.findings import run_findings
 from planner.kinds.sysbench.series import build
 from planner.kinds.sysbench.step import Sysbench, table_rows
@@ -14,7 +15,6 @@ from planner.results.finding import Severity
 from planner.results.measure import Measurement, RunData
 from planner.results.point_series import PointSeries
 from planner.results.runfolder import RunMeta
-from planner.steps.libpq import Server
 from planner.timeseries import TimeSeries
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "sysbench"
