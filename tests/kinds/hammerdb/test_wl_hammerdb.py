@@ -11,7 +11,8 @@ import pytest
 from planner.cli.main import main
 from planner.errors import StepError
 from planner.kinds.hammerdb import standin
-from planner.kinds.hammerdb.step import HammerDB, tcl_quote
+from planner.kinds.hammerdb.step import HammerDB
+from planner.kinds.hammerdb.tcl import tcl_quote
 from planner.rehearsal.standins import DEFAULT_HOME, install_standins
 from planner.rehearsal.standins.profile import profile_for
 
