@@ -97,7 +97,7 @@ def named_hosts(connect: str) -> list[str]:
 
 def client_connect(connect: str, names: Collection[str], host: str, port: int) -> str:
     """charbench's and oewizard's ``-cs`` on a load generator host: a service name alone becomes an Easy Connect
-    string to the database host's listener from the inventory (``//host:port/service``, as HammerDB's instance);
+    string to the database host's listener from the inventory (``//host:port/service``);
     a string that names a host must name the database host (``names``: its address, its inventory name,
     oracle_host), else charbench would drive another database than the one the point measures."""
     hosts = named_hosts(connect)

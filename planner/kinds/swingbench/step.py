@@ -174,11 +174,12 @@ class Swingbench(Rehearsed, Workload):
         super().check_args(rendered, plan_dir, variables)
         if variables is None:
             return
+        # the names of the database host: where its listener is (oracle_host, else its address), its inventory name
+        names = [str(variables.get(k) or "") for k in ("oracle_host", "ansible_host", "ansible_ssh_host",
+                                                       "inventory_hostname")]
         client = str(variables.get("load_generator_host") or "").strip()
-        if client and client != str(variables.get("inventory_hostname") or ""):
-            names = [str(variables.get(k) or "") for k in ("oracle_host", "ansible_host", "ansible_ssh_host",
-                                                           "inventory_hostname")]
-            client_connect(SwingbenchArgs.of(rendered).connect, names, next(n for n in names if n),
+        if client and client != names[-1]:
+            client_connect(SwingbenchArgs.of(rendered).connect, names, next((n for n in names if n), client),
                            int(variables.get("oracle_port") or 1521))
 
     def connect(self, ctx: StepContext) -> str:
