@@ -1,8 +1,8 @@
 """Where an OLTP kind's load generator runs (issue 43): the database host's inventory names it with
 ``load_generator_host``, a host variable of type "host" (planner.variables), checked at validate before any
 host is touched. The generator runs on a client host for HammerDB on Oracle and Swingbench
-(docs/load-generator-host.md); where it cannot yet (HammerDB on PostgreSQL), naming another host than the database's is refused at validate
-rather than ignored."""
+(docs/load-generator-host.md); where it cannot yet (HammerDB on PostgreSQL), naming another host than the
+database's is refused at validate rather than ignored."""
 
 from __future__ import annotations
 

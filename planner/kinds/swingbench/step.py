@@ -20,6 +20,11 @@ recorded command, results, console and report mask them. charbench gets its pass
 of the config (``<Password>``, mode 0600, removed after the run), never as ``-p``, so ``ps`` on the host cannot
 show it; oewizard has no such way that a source shows, so its ``-p``/``-dbap`` stay on its command line.
 
+With ``load_generator_host`` naming a client host (docs/load-generator-host.md), oewizard and charbench run there,
+from its own install, with ``-cs`` to the database host's listener built from the inventory for a service name
+(a connect string naming another host is refused at validate); the schema and placement checks and the AWR around
+the point stay on the database host.
+
 Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
 a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
 longer describe the storage under test; the figures are kept beside the failure.
