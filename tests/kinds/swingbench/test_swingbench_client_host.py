@@ -88,6 +88,8 @@ def test_charbench_runs_on_the_client_and_reaches_the_database_host(tmp_path: Pa
     assert "//127.0.0.1:1521/orcl" in said and SECRET not in said  # built from the inventory: address, port
     assert "SOE.ORDERS" in load_state(db)["segments"]  # the build on the client made the database host's schema
     assert not (client / "var/lib/planner-standin/db.json").exists()
+    assert not list(client.rglob("swingbench-config.xml"))  # the client's copy holding the password: removed
+    assert not [f for f in run.rglob("*") if f.is_file() and SECRET in f.read_text(errors="replace")]
     names = [Path(a["path"]).name for a in results[0]["artifacts"]]
     awr = next(run / a["path"] for a in results[0]["artifacts"] if Path(a["path"]).name.startswith("awr_"))
     host_line = awr.read_text().split("Host Name", 1)[1].splitlines()[2]  # the AWR around it: the database host's
