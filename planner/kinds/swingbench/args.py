@@ -4,10 +4,12 @@ types; the whole numbers are checked again here, as a rendered template gives te
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Mapping
+import re
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from planner.errors import StepError
 from planner.steps.base import whole_number
 
 
@@ -74,3 +76,39 @@ class SwingbenchArgs:
     def config_path(self) -> str:
         """The config file on the host: as given when absolute, else under home."""
         return self.config if self.config.startswith("/") else posixpath.join(self.home, self.config)
+
+
+_DESCRIPTOR_HOST = re.compile(r"\(\s*HOST\s*=\s*([^)\s]+)\s*\)", re.I)
+
+
+def named_hosts(connect: str) -> list[str]:
+    """The hosts a connect string names: each HOST= of a descriptor, the host of an Easy Connect string
+    (``[//]host[:port][/service]``, an IPv6 address in brackets); none for a bare word (a service or an alias)."""
+    body = connect.strip()
+    if body.startswith("("):
+        return _DESCRIPTOR_HOST.findall(body)
+    if not body.startswith("//") and "/" not in body:
+        return []
+    where = body.lstrip("/").split("/", 1)[0]
+    if where.startswith("["):
+        return [where[1:].split("]", 1)[0]]
+    return [where.rsplit(":", 1)[0] if where.count(":") == 1 else where]
+
+
+def client_connect(connect: str, names: Collection[str], host: str, port: int) -> str:
+    """charbench's and oewizard's ``-cs`` on a load generator host: a service name alone becomes an Easy Connect
+    string to the database host's listener from the inventory (``//host:port/service``);
+    a string that names a host must name the database host (``names``: its address, its inventory name,
+    oracle_host), else charbench would drive another database than the one the point measures."""
+    hosts = named_hosts(connect)
+    if not hosts and "/" not in connect and not connect.strip().startswith("("):
+        return f"//{host}:{port}/{connect.strip()}"
+    known = {n.lower() for n in names if n}
+    other = [h for h in hosts if h.lower() not in known]
+    if other or not hosts:
+        raise StepError(f"swingbench: connect {connect!r} names {other[0] if other else 'no host'!r}, not the "
+                        f"database host ({host}) whose load generator runs it: charbench would drive another "
+                        "database than the one measured",
+                        hint=f"give connect: the service name alone (planner connects to //{host}:{port}/<service>), "
+                             f"or name {host} in it")
+    return connect

@@ -1,5 +1,8 @@
 """Swingbench's tables: its parser kinds (results XML, charbench console), metric words and axis words."""
 
+from collections.abc import Mapping
+from typing import Any
+
 from planner.kindspec import HostVar, KindSpec, Oltp, OwnWindow, ParserKind, ReportWords
 
 
@@ -10,9 +13,17 @@ def _password(name: str, what: str) -> tuple[HostVar, ...]:
             HostVar(f"{name}_file", "path", "", f"a file holding {what} (a relative path: beside the plan)"))
 
 
+def client_host(args: Mapping[str, Any]) -> str:
+    """Why charbench cannot run on a client host for these arguments ("" when it can): it always can
+    (docs/load-generator-host.md); a connect string naming another host than the database host is refused by the
+    step's own check (Swingbench.check_args), which sees the host's variables."""
+    return ""
+
+
 KIND = KindSpec(
     "swingbench", step="planner.kinds.swingbench.step:Swingbench",
-    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users", generator="charbench"),
+    oltp=Oltp(throughput="swingbench.tps", users="swingbench.users", generator="charbench",
+              client_host="planner.kinds.swingbench.spec:client_host"),
     # the run with every user logged on, from charbench's console (the step keeps it as charbench.log)
     own_window=OwnWindow("charbench.log", "planner.kinds.swingbench.window:logged_on_window"),
     standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",

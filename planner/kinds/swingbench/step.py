@@ -20,6 +20,11 @@ recorded command, results, console and report mask them. charbench gets its pass
 of the config (``<Password>``, mode 0600, removed after the run), never as ``-p``, so ``ps`` on the host cannot
 show it; oewizard has no such way that a source shows, so its ``-p``/``-dbap`` stay on its command line.
 
+With ``load_generator_host`` naming a client host (docs/load-generator-host.md), oewizard and charbench run there,
+from its own install, with ``-cs`` to the database host's listener built from the inventory for a service name
+(a connect string naming another host is refused at validate); the schema and placement checks and the AWR around
+the point stay on the database host.
+
 Failed transactions fail the point: charbench counts a transaction failed when it raised an error (ORA-01653,
 a lost session, a deadlock), and a failed transaction returns at once, so the point's TPS and response times no
 longer describe the storage under test; the figures are kept beside the failure.
@@ -39,7 +44,8 @@ from xml.sax.saxutils import escape
 from planner.db.access import config_for, open_database
 from planner.db.segments import find_segment, on_storage, table_exists
 from planner.errors import OracleError, ParseError, StepError
-from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs
+from planner.extras import LoadGenerator
+from planner.kinds.swingbench.args import SoeBuild, SwingbenchArgs, client_connect
 from planner.parsers import parse_file
 from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section
@@ -165,6 +171,31 @@ class Swingbench(Rehearsed, Workload):
             raise StepError(f"swingbench: statistics from {start} s to {end} s is not a window inside the run time "
                             f"of {a.run_time} s", hint="give 0 <= stats_start_s < stats_end_s <= run_time")
 
+    @classmethod
+    def check_args(cls, rendered: Mapping[str, Any], plan_dir: Path,
+                   variables: Mapping[str, Any] | None = None) -> None:
+        """Also: with a load generator host (load_generator_host), a connect string naming another host than the
+        database host, refused before any host is touched (charbench there would drive another database)."""
+        super().check_args(rendered, plan_dir, variables)
+        if variables is None:
+            return
+        # the names of the database host: where its listener is (oracle_host, else its address), its inventory name
+        names = [str(variables.get(k) or "") for k in ("oracle_host", "ansible_host", "ansible_ssh_host",
+                                                       "inventory_hostname")]
+        client = str(variables.get("load_generator_host") or "").strip()
+        if client and client != names[-1]:
+            client_connect(SwingbenchArgs.of(rendered).connect, names, next((n for n in names if n), client),
+                           int(variables.get("oracle_port") or 1521))
+
+    def connect(self, ctx: StepContext) -> str:
+        """``-cs``: the plan's connect string on the database host; from a load generator host (ctx.generator) one
+        that reaches the database host's listener, built from the inventory (oracle_host or the host's address,
+        oracle_port) for a service name alone (planner.kinds.swingbench.args.client_connect)."""
+        if ctx.generator is None:
+            return self.parsed.connect
+        cfg = config_for(ctx)
+        return client_connect(self.parsed.connect, (cfg.host, ctx.host.address, ctx.host.name), cfg.host, cfg.port)
+
     def user(self) -> str:
         return self.parsed.user
 
@@ -172,8 +203,8 @@ class Swingbench(Rehearsed, Workload):
         """charbench's command line for this point with ``config``, the point's private copy of the config holding
         the password (write_config): no ``-p``, so ``ps`` never shows it (docs/oracle-behaviour.md 43.s3)."""
         a = self.parsed
-        home = ctx.path(a.home.rstrip("/"))
-        argv = [posixpath.join(home, "bin", "charbench"), "-c", config, "-cs", a.connect, "-u", a.user,
+        home = (ctx.generator or ctx).path(a.home.rstrip("/"))  # charbench's install: where it runs
+        argv = [posixpath.join(home, "bin", "charbench"), "-c", config, "-cs", self.connect(ctx), "-u", a.user,
                 "-uc", str(a.users), "-rt", run_time_text(a.run_time or 60), "-a", "-r", results,
                 "-v", "users,tpm,tps"]
         for value, flag in ((a.min_think_ms, "-min"), (a.max_think_ms, "-max")):
@@ -188,8 +219,8 @@ class Swingbench(Rehearsed, Workload):
         """oewizard's command line: character mode, create the SOE schema at the build's scale."""
         a = self.parsed
         build = a.build or SoeBuild()
-        home = ctx.path(a.home.rstrip("/"))
-        argv = [posixpath.join(home, "bin", "oewizard"), "-cl", "-create", "-cs", a.connect,
+        home = (ctx.generator or ctx).path(a.home.rstrip("/"))
+        argv = [posixpath.join(home, "bin", "oewizard"), "-cl", "-create", "-cs", self.connect(ctx),
                 "-u", self.user(), "-p", _password(ctx, PASSWORD_VAR),
                 "-dba", str(ctx.vars.get("swingbench_dba_user") or "system"), "-dbap", _password(ctx, DBA_PASSWORD_VAR),
                 "-scale", f"{build.scale:g}", "-tc", str(build.threads)]
@@ -200,15 +231,18 @@ class Swingbench(Rehearsed, Workload):
         return argv
 
     def preview(self, ctx: StepContext) -> str:
+        gen = ctx.generator or ctx  # where oewizard and charbench run
         lines = []
         if self.parsed.build is not None:
-            lines.append(f"$ {ctx.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
+            lines.append(f"$ {gen.command_text(self.build_argv(ctx))}   # only when {self.user().upper()}.ORDERS "
                          "does not exist; once per run and host")
-        folder = ctx.point_dir or "<point folder>"
+        folder = gen.point_dir or "<point folder>"
         config = posixpath.join(folder, CONFIG_COPY)
         lines.append(f"# {config}: {self.parsed.config_path} with the password in <Password>, mode 0600, removed "
                      "after the run")
-        lines.append(f"$ {ctx.command_text(self.argv(ctx, posixpath.join(folder, RESULTS), config))}")
+        lines.append(f"$ {gen.command_text(self.argv(ctx, posixpath.join(folder, RESULTS), config))}")
+        if gen is not ctx:
+            lines.append(f"# on the load generator host {gen.host.name} (load_generator_host of {ctx.host.name})")
         return "\n".join(lines)
 
     def check(self, ctx: StepContext) -> Change:
@@ -224,20 +258,24 @@ class Swingbench(Rehearsed, Workload):
             self._check_placement(ctx)
         if self.parsed.stats_start_s is not None or self.parsed.stats_end_s is not None:
             self._check_window_options(ctx)
-        folder = point_dir(ctx, self.kind)
+        # charbench runs on the client host when the inventory names one (ctx.generator); the schema and placement
+        # checks above and the AWR around the point stay on the database host (ctx)
+        gen = ctx.generator or ctx
+        folder = point_dir(gen, self.kind)
         results, config = posixpath.join(folder, RESULTS), posixpath.join(folder, CONFIG_COPY)
         self.write_config(ctx, config)
         try:
-            r = ctx.run(self.argv(ctx, results, config), check=False, measured=True)
+            r = gen.run(self.argv(ctx, results, config), check=False, measured=True)
         finally:  # the copy holds the password: never left on the host
-            ctx.sh('rm -f -- "$1"', config, check=False)
+            gen.sh('rm -f -- "$1"', config, check=False)
         arts.append(save_text(ctx, "charbench.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else "")))
-        there = ctx.sh('[ -s "$1" ] && echo yes; exit 0', results, check=False).stdout.strip() == "yes"
-        main = ctx.fetch(results, RESULTS, "swingbench") if there else None
+        there = gen.sh('[ -s "$1" ] && echo yes; exit 0', results, check=False).stdout.strip() == "yes"
+        main = gen.fetch(results, RESULTS, "swingbench") if there else None
         if main is not None:
             arts.append(main)
         return finish(ctx, "swingbench", arts, main, self._failure(ctx, r.ok, r.exit_code, main),
-                      lambda p: parse_file(p, "swingbench"))
+                      lambda p: parse_file(p, "swingbench"),
+                      extra=LoadGenerator(gen.host.name, "charbench") if gen is not ctx else None)
 
     def _failure(self, ctx: StepContext, ok: bool, code: int | None, main: Artifact | None) -> str | None:
         if not ok:
@@ -269,19 +307,22 @@ class Swingbench(Rehearsed, Workload):
 
     def write_config(self, ctx: StepContext, path: str) -> None:
         """The user's config with the SOE password in <Connection>'s <Password>, written at ``path`` under umask
-        077 (through stdin, never an argument), so charbench needs no ``-p``."""
-        source = ctx.path(self.parsed.config_path)
-        text = ctx.conn.read_text(source)
+        077 (through stdin, never an argument), so charbench needs no ``-p``. On the host charbench runs on (a load
+        generator host's own install); the password is the database host's variable."""
+        gen = ctx.generator or ctx
+        source = gen.path(self.parsed.config_path)
+        text = gen.conn.read_text(source)
         if text is None:
-            raise StepError(f"swingbench: no config file {source} on the host",
+            raise StepError(f"swingbench: no config file {source} on {gen.host.name}",
                             hint="give config: as a path under home (configs/SOE_Server_Side_V2.xml) or absolute")
-        ctx.sh('umask 077 && cat > "$1"', path, stdin=with_password(text, _password(ctx, PASSWORD_VAR)).encode())
+        gen.sh('umask 077 && cat > "$1"', path, stdin=with_password(text, _password(ctx, PASSWORD_VAR)).encode())
 
     def _check_window_options(self, ctx: StepContext) -> None:
         """-bs/-be only where the install's charbench has them: its own -h is asked (2.7.0.1313 lists both; no
         source says from which release), rather than a release guessed from the folder's name."""
-        charbench = posixpath.join(ctx.path(self.parsed.home.rstrip("/")), "bin", "charbench")
-        words = ctx.run([charbench, "-h"], check=False).stdout
+        gen = ctx.generator or ctx
+        charbench = posixpath.join(gen.path(self.parsed.home.rstrip("/")), "bin", "charbench")
+        words = gen.run([charbench, "-h"], check=False).stdout
         missing = [flag for flag in ("-bs", "-be") if not re.search(rf"^\s*{flag}\s", words, re.M)]
         if missing:
             raise StepError(f"swingbench: this charbench's -h lists no {' or '.join(missing)}, which "
@@ -310,7 +351,7 @@ class Swingbench(Rehearsed, Workload):
         if ctx.conn.read_text(marker) is not None or self._schema_exists(ctx):
             return []
         scale = (self.parsed.build or SoeBuild()).scale
-        r = ctx.run(self.build_argv(ctx), check=False, timeout=build_budget_s(ctx.vars, scale))
+        r = (ctx.generator or ctx).run(self.build_argv(ctx), check=False, timeout=build_budget_s(ctx.vars, scale))
         log = save_text(ctx, "oewizard.log", r.stdout + (f"\n--- stderr ---\n{r.stderr}" if r.stderr else ""))
         if not r.ok:
             raise StepError(f"swingbench: oewizard failed (exit code {r.exit_code})", hint=f"see {log.path}")
