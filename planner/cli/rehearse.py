@@ -246,7 +246,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     inventory = (loaded.unlimited or loaded.inventory).hosts  # a client host is no play's: --limit keeps it
     originals |= {u.client: inventory[u.client] for u in uses if u.client not in originals and u.client in inventory}
     names = sorted(originals)
-    kits = {**pf.kits, **clients.client_kits(uses, pf.kits)}
+    kits = clients.kits_where_run(uses, pf.kits)
     oracle_hosts = _needs_oracle(loaded)
     from planner.rehearsal.lab import LabError, build_lab, sshd_available
 

@@ -53,14 +53,16 @@ def client_uses(plan: Plan, play_hosts: Mapping[str, list[Host]], extra_vars: Ma
     return uses
 
 
-def client_kits(uses: list[ClientUse], kits: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
-    """Client -> {kind: kit path}: the kit its database host's generator step names, installed on the client (the
-    step runs the program there); the database host keeps its own (the rehearsal builds both as the plan says)."""
-    out: dict[str, dict[str, str]] = {}
+def kits_where_run(uses: list[ClientUse], kits: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
+    """Host -> {kind: kit path}, a generator step's kit moved from its database host to the client that runs it:
+    the step runs the program there, and a database host whose load is generated elsewhere needs no kit (a step
+    that ran it there anyway would find none, as on the real host)."""
+    out = {host: dict(k) for host, k in kits.items()}
     for use in uses:
         path = kits.get(use.database, {}).get(use.kind)
         if path:
             out.setdefault(use.client, {})[use.kind] = path
+            out.get(use.database, {}).pop(use.kind, None)
     return out
 
 

@@ -34,7 +34,9 @@ def test_the_client_uses_are_the_generator_steps_of_hosts_naming_another_host(tm
     uses = clients.client_uses(plan, {"oltp": [alpha, beta]}, {})
     assert [(u.client, u.database, u.kind, u.args["service"]) for u in uses] == [
         ("loadgen", "alpha", "hammerdb", "ORCL")]
-    assert clients.client_kits(uses, {"alpha": {"hammerdb": "/opt/h"}}) == {"loadgen": {"hammerdb": "/opt/h"}}
+    kits = {"alpha": {"hammerdb": "/opt/h", "slob": "/home/oracle/SLOB"}, "beta": {"hammerdb": "/opt/h"}}
+    assert clients.kits_where_run(uses, kits) == {"alpha": {"slob": "/home/oracle/SLOB"},
+                                                  "beta": {"hammerdb": "/opt/h"}, "loadgen": {"hammerdb": "/opt/h"}}
     assert clients.role(uses, "loadgen") == "a simulated client host, the load generator of alpha"
     assert clients.role(uses, "alpha") == ""
 
@@ -49,8 +51,8 @@ def test_a_rehearsal_simulates_the_client_host_and_never_reaches_the_real_one(
     real = tmp_path / "real-loadgen"  # the real client's "/": a run that reached it would lock it there
     (tmp_path / "hosts.ini").write_text(
         "[lab]\nalpha ansible_connection=local oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true "
-        f"load_generator_host=loadgen\n[clients]\nloadgen ansible_connection=local oracle_home=/u01/client "
-        f"planner_root={real}\n")
+        "cpus=16 load_generator_host=loadgen\n[clients]\n"
+        f"loadgen ansible_connection=local oracle_home=/u01/client cpus=4 planner_root={real}\n")
     (tmp_path / "plan.yaml").write_text(PLAN)
     code = main(["apply", "--rehearse", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
                  "--runs-dir", str(tmp_path / "runs"), "--no-report", "--limit", "alpha"])
@@ -66,3 +68,6 @@ def test_a_rehearsal_simulates_the_client_host_and_never_reaches_the_real_one(
     assert worlds["loadgen"]["role"] == "a simulated client host, the load generator of alpha"
     assert worlds["loadgen"]["database"] == "" and worlds["alpha"]["database"] and not worlds["alpha"]["role"]
     assert ["HammerDB", "4.12"] in worlds["loadgen"]["tools"]
+    awr = [run / a["path"] for a in results[0]["artifacts"] if Path(a["path"]).name.startswith("awr_")]
+    host_rows = [line for p in awr for line in p.read_text().splitlines() if line.startswith(("alpha", "loadgen"))]
+    assert host_rows and all(r.split()[0] == "alpha" for r in host_rows), host_rows  # the database's, not the client's

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import input_error
-from planner.rehearsal.kitsite import ClientSite, KitSite
+from planner.rehearsal.kitsite import ClientSite, KitSite, write_host_env
 from planner.rehearsal.standins import STATE_REL
 
 BIN = Path(__file__).resolve().parent / "bin"
@@ -76,6 +76,13 @@ def serve_client(site: ClientSite) -> None:
     service = str(site.args.get("service") or "").strip()
     if not service or str(site.args.get("db") or "ora").strip().lower() == "pg":
         return
+    home = str(site.args.get("home") or "")
+    env = site.root / home.lstrip("/") / "standin.env"
+    if home.startswith("/") and env.is_file():
+        # the AWR snapshots HammerDB's timed driver takes from the client are the database's: their host line is
+        # the database server's, never the client's (the kit's standin.env was written for the host it is on)
+        env.write_text("")
+        write_host_env(env, site.database)
     host, port = site.listener()
     connect = service if "/" in service else f"//{host}:{port}/{service}"
     path = site.root / LISTENER_REL
