@@ -127,6 +127,10 @@ class Oltp:
     # "module:function" of the step's args -> why its generator cannot run on a client host ("" when it can), the
     # inventory's load_generator_host (docs/load-generator-host.md); "": not built for the kind, refused at validate
     client_host: str = ""
+    # "module:function" (planner.rehearsal.kitsite.ClientSite) -> None: what a rehearsal's simulated client host
+    # needs beyond the kit to reach its database host's stand-in, as the lab's network gives it (a listener); "":
+    # nothing (docs/load-generator-host.md)
+    rehearse_client: str = ""
 
 
 @dataclass(frozen=True, slots=True)

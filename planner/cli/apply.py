@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -343,7 +344,8 @@ def _inventory_sources(loaded: Loaded) -> tuple[Path, ...]:
 
 def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console,
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
-            rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = ()) -> ExitCode:
+            rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = (),
+            clients: Mapping[str, Host] | None = None) -> ExitCode:
     from planner.engine.runner import Runner, RunOptions
     from planner.transport.connect import TransportOptions, connector
 
@@ -359,7 +361,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       argv=tuple(argv), secrets=_secrets(loaded),
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files,
-                      clients={} if simulated else _clients(loaded))  # a rehearsal's hosts are its sandboxes
+                      # a rehearsal's hosts are its sandboxes: its client hosts are the ones it simulated
+                      clients=dict(clients or {}) if simulated else _clients(loaded))
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))

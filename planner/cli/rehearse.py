@@ -31,7 +31,7 @@ from planner.engine.console import Console
 from planner.errors import InputError
 from planner.host import Host
 from planner.plan.templating import render
-from planner.rehearsal import preflight
+from planner.rehearsal import clients, preflight
 from planner.rehearsal.labuser import LabUser, closed_to_others, login_name
 from planner.rehearsal.matrix import THIS_MACHINE, Uses, World, parse_world
 from planner.rehearsal.sandbox import populate
@@ -238,10 +238,15 @@ def start_servers(loaded: Loaded, sims: dict[str, Host], base: Path, console: Co
 
 def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Console, world: World = THIS_MACHINE
                 ) -> tuple[dict[str, Host], Any, str, tuple[HostWorld, ...]]:
-    """Sandboxes for every targeted host; returns simulated Hosts by name, the lab (or None) and how they are
-    reached (for the run record)."""
-    names = sorted({h.name for hs in loaded.play_hosts.values() for h in hs})
+    """Sandboxes for every targeted host and every client host a database host names (``load_generator_host``:
+    simulated, never the real one); returns simulated Hosts by name, the lab (or None) and how they are reached
+    (for the run record)."""
+    uses = clients.client_uses(loaded.plan, loaded.play_hosts, loaded.extra_vars)
     originals = {h.name: h for hs in loaded.play_hosts.values() for h in hs}
+    inventory = (loaded.unlimited or loaded.inventory).hosts  # a client host is no play's: --limit keeps it
+    originals |= {u.client: inventory[u.client] for u in uses if u.client not in originals and u.client in inventory}
+    names = sorted(originals)
+    kits = clients.kits_where_run(uses, pf.kits)
     oracle_hosts = _needs_oracle(loaded)
     from planner.rehearsal.lab import LabError, build_lab, sshd_available
 
@@ -251,7 +256,7 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     reason = "PLANNER_REHEARSE_TRANSPORT=local" if os.environ.get("PLANNER_REHEARSE_TRANSPORT") == "local" else (
         sshd_available())
     if reason is None:
-        login = _login(originals, (loaded.unlimited or loaded.inventory).hosts, world)  # as read: before -e
+        login = _login(originals, inventory, world)  # as read: before -e
         if login.lab_user is not None:
             base.chmod(0o755)  # the lab user must reach its sandbox, as on a host
         try:
@@ -262,36 +267,46 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
     if lab is None:
         login = _as_ourselves(f"ran as {current_user()} on this machine")
     sims: dict[str, Host] = {}
-    worlds: list[HostWorld] = []
-    machine = _machine(world, lab, login)
+    roots: dict[str, Path] = {}
+    knobs: dict[str, Host] = {}
     for name in names:
-        orig = originals[name]
-        if lab is not None:
-            lh = lab.host(name)
-            root = lab.sandbox(name)
-            user = str(orig.user) if login.lab_user and orig.user in login.lab_user.names else lh.user
-            ssh = {"ansible_ssh_common_args": world.ssh_args} if world.ssh_args else {}
-            sims[name] = replace(lh, vars={**_sim_vars(orig, root), **lh.vars, **ssh}, groups=orig.groups,
-                                 become=False, user=user)
-        else:
-            root = base / "hosts" / name
-            root.mkdir(parents=True, exist_ok=True)
-            sims[name] = Host(name=name, address="localhost", connection="local", groups=orig.groups,
-                              vars=_sim_vars(orig, root))
-        if login.become_direct:
-            sims[name] = replace(sims[name], vars={**sims[name].vars, "planner_become_direct": True})
-        knobs = replace(sims[name], vars={**sims[name].vars, **_world_vars(loaded, orig)})
-        populate(root, knobs, devices=pf.devices.get(name, set()), kits=pf.kits.get(name, {}),
+        sims[name], roots[name] = _sim_host(originals[name], lab, login, world, base)
+        knobs[name] = replace(sims[name], vars={**sims[name].vars, **_world_vars(loaded, originals[name])})
+        populate(roots[name], knobs[name], devices=pf.devices.get(name, set()), kits=kits.get(name, {}),
                  oracle=name in oracle_hosts, files=pf.files.get(name, set()))
+    clients.serve(uses, knobs, roots)  # each client's view of its database host, once both sandboxes are built
+    machine = _machine(world, lab, login)
+    worlds: list[HostWorld] = []
+    for name in names:
         if login.lab_user is not None and sims[name].user:
-            _hand_over(root, login.lab_user.ids(str(sims[name].user)))
-        worlds.append(_world(sims[name], knobs, login, name in oracle_hosts, pf.kits.get(name, {}), machine))
+            _hand_over(roots[name], login.lab_user.ids(str(sims[name].user)))
+        worlds.append(replace(_world(sims[name], knobs[name], login, name in oracle_hosts, kits.get(name, {}),
+                                     machine), role=clients.role(uses, name)))
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
     console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}, {login.note}; "
                  f"sandboxes under {base}")
     for w in worlds:
         console.line(f"[REHEARSAL] simulated {w.describe()}")
     return sims, lab, f"reached over {how}, {login.note}", tuple(worlds)
+
+
+def _sim_host(orig: Host, lab: Any, login: Login, world: World, base: Path) -> tuple[Host, Path]:
+    """The simulated copy of one inventory host and its sandbox: a lab host, else the local transport."""
+    if lab is not None:
+        lh = lab.host(orig.name)
+        root = lab.sandbox(orig.name)
+        user = str(orig.user) if login.lab_user and orig.user in login.lab_user.names else lh.user
+        ssh = {"ansible_ssh_common_args": world.ssh_args} if world.ssh_args else {}
+        sim = replace(lh, vars={**_sim_vars(orig, root), **lh.vars, **ssh}, groups=orig.groups, become=False,
+                      user=user)
+    else:
+        root = base / "hosts" / orig.name
+        root.mkdir(parents=True, exist_ok=True)
+        sim = Host(name=orig.name, address="localhost", connection="local", groups=orig.groups,
+                   vars=_sim_vars(orig, root))
+    if login.become_direct:
+        sim = replace(sim, vars={**sim.vars, "planner_become_direct": True})
+    return sim, root
 
 
 def uses(loaded: Loaded, pf: preflight.Preflight) -> Uses:
@@ -330,13 +345,18 @@ def rehearse_command(args: argparse.Namespace, argv: list[str]) -> ExitCode:
         sim_loaded = Loaded(loaded.plan, loaded.inventory, loaded.extra_vars, dict(play_hosts),
                             derived=loaded.derived)
         return execute(sim_loaded, args, argv, console, simulated=True, rehearsal_notes=(reached,),
-                       world=worlds)
+                       world=worlds, clients={n: h for n, h in sims.items() if n not in play_host_names(loaded)})
     finally:
         if server is not None:
             server.stop()
         if lab is not None:
             lab.stop()
         shutil.rmtree(base, ignore_errors=True)
+
+
+def play_host_names(loaded: Loaded) -> set[str]:
+    """The play hosts' names: every other simulated host is a client host."""
+    return {h.name for hs in loaded.play_hosts.values() for h in hs}
 
 
 def current_user() -> str:

@@ -248,7 +248,7 @@ class Runner:
             why = "a host of the play itself" if name in names else "the load generator of two database hosts " \
                 "(their users would share its CPU)" if name in shared else \
                 client.blocked or "unreachable" if client is not None else \
-                "a rehearsal does not simulate a client host yet" if self.opts.simulated else "not in the inventory"
+                "the rehearsal did not simulate it" if self.opts.simulated else "not in the inventory"
             r = StepResult("connect", "load generator host", hs.host.name, Status.FAILED,
                            f"its load generator host {name} cannot be used ({why}): no steps on {hs.host.name} in "
                            "this play, rather than generate the load where the inventory says it does not run",

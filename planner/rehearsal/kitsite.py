@@ -1,14 +1,18 @@
 """Where a kind's stand-in is installed: the sandbox, the kit path the plan names, and the host it plays.
 
 A workload kind's stand-in (planner/kinds/<kind>/standin.py, named by its spec's ``standin``) is a function
-``install(site: KitSite) -> None``; the sandbox calls it for each kit argument of the plan's steps.
+``install(site: KitSite) -> None``; the sandbox calls it for each kit argument of the plan's steps. A kind whose
+load generator may run on a client host names in ``Oltp.rehearse_client`` a function ``(site: ClientSite) -> None``
+the rehearsal calls for each simulated client host, once its database host's sandbox is built.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from planner.host import Host
 from planner.rehearsal.standins.profile import HostProfile
@@ -70,3 +74,21 @@ class KitSite:
 
     def host_env(self, path: Path) -> None:
         write_host_env(path, self.host)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSite:
+    """A simulated client host (a database host's ``load_generator_host``) and what it reaches over the lab's
+    network: the database host, its sandbox, and the generator step's arguments as rendered for it."""
+
+    root: Path  # the client's sandbox: its "/"
+    host: Host  # the client, as the rehearsal reaches it
+    database: Host  # the database host, as the rehearsal reaches it (its address is the lab's)
+    database_root: Path  # the database host's sandbox (its stand-in state lives there)
+    args: Mapping[str, Any]  # the generator step's arguments, rendered for the database host
+
+    def listener(self) -> tuple[str, int]:
+        """Where a client reaches the database host's listener: the inventory's oracle_host, else the host's
+        address, and oracle_port, else 1521, as planner.db.config.DbConfig.from_vars reads them for the step."""
+        v = self.database.vars
+        return str(v.get("oracle_host") or self.database.address), int(v.get("oracle_port") or 1521)

@@ -37,6 +37,9 @@ class HostWorld:
     sshd: str = ""
     sudoers: str = ""
     shell: str = ""  # the login's shell, in words ("login shell /bin/ksh")
+    # a host no play targets, simulated for a database host ("a simulated client host, the load generator of
+    # alpha"); "" for a play host
+    role: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {**asdict(self), "tools": [list(t) for t in self.tools]}
@@ -69,7 +72,7 @@ class HostWorld:
 
     def describe(self) -> str:
         """One line a DBA reads: ``exadatax2-8: a fresh database ..., SLOB 2.5.3.0 kit; logged in as oracle ...``."""
-        parts = [self.database_words()]
+        parts = [f"{self.role}, {self.database_words()}" if self.role else self.database_words()]
         kits = [f"SLOB {self.slob_release} kit" if self.slob_release else "",
                 *(f"{tool} {release}" for tool, release in self.tools)]
         if any(kits):

@@ -19,6 +19,7 @@ KIND = KindSpec(
     oltp=Oltp(throughput="hammerdb.nopm", users="hammerdb.active_vu",
               one_core_source="HammerDB, How many warehouses for the TPROC-C test",
               generator="hammerdbcli", client_host="planner.kinds.hammerdb.spec:client_host",
+              rehearse_client="planner.kinds.hammerdb.standin:serve_client",
               generator_source="HammerDB's documentation, Test Network Configuration: run on the same system as the "
                                "SUT the database cannot use all of the CPU (DocBook/docs.xml v4.12 lines 2430-2450)"),
     findings="planner.kinds.hammerdb.findings:setup",

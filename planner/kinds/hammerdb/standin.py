@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import input_error
-from planner.rehearsal.kitsite import KitSite
+from planner.rehearsal.kitsite import ClientSite, KitSite, write_host_env
+from planner.rehearsal.standins import STATE_REL
 
 BIN = Path(__file__).resolve().parent / "bin"
 PROGRAM = "hammerdbcli"
@@ -66,6 +67,27 @@ def write_listener(client_root: Path, served: Mapping[str, Path]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps({k: str(v) for k, v in served.items()}, indent=1))
     return path
+
+
+def serve_client(site: ClientSite) -> None:
+    """A rehearsal's client host sees the lab's listener on the database host: the connect string the step writes
+    (planner.kinds.hammerdb.step HammerDB.instance: a service written as //host:port/service is the user's, else
+    //<listener>/<service>) -> that host's stand-in state. HammerDB on PostgreSQL (db: pg) needs no listener."""
+    service = str(site.args.get("service") or "").strip()
+    if not service or str(site.args.get("db") or "ora").strip().lower() == "pg":
+        return
+    home = str(site.args.get("home") or "")
+    env = site.root / home.lstrip("/") / "standin.env"
+    if home.startswith("/") and env.is_file():
+        # the AWR snapshots HammerDB's timed driver takes from the client are the database's: their host line is
+        # the database server's, never the client's (the kit's standin.env was written for the host it is on)
+        env.write_text("")
+        write_host_env(env, site.database)
+    host, port = site.listener()
+    connect = service if "/" in service else f"//{host}:{port}/{service}"
+    path = site.root / LISTENER_REL
+    served = json.loads(path.read_text()) if path.is_file() else {}  # another step of the play: its service too
+    write_listener(site.root, {**served, connect: site.database_root / STATE_REL})
 
 
 def install(site: KitSite) -> None:

@@ -96,23 +96,3 @@ def test_the_stand_in_refuses_a_service_no_listener_serves(tmp_path: Path) -> No
                          env={"PATH": "/usr/bin:/bin", "ORACLE_HOME": CLIENT_HOME,
                               "LD_LIBRARY_PATH": f"{CLIENT_HOME}/lib", "PLANNER_STANDIN_TIME_SCALE": "0.001"})
     assert "ORA-12514" in out.stdout and "FINISHED FAILED" in out.stdout, out.stdout + out.stderr
-
-
-
-@pytest.mark.slow
-def test_a_rehearsal_never_reaches_the_real_client_host(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A rehearsal's hosts are its sandboxes: the client host the inventory names is not simulated yet, so the
-    database host's play fails, said by name. Before: the run took the client from the real inventory and
-    connected and locked that host for a rehearsal."""
-    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.001")
-    monkeypatch.setenv("PLANNER_REHEARSE_TRANSPORT", "local")
-    (tmp_path / "hosts.ini").write_text(
-        "[lab]\nalpha ansible_connection=local oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true "
-        "load_generator_host=loadgen\n[clients]\nloadgen ansible_connection=local oracle_home=/u01/client\n")
-    (tmp_path / "plan.yaml").write_text(PLAN)
-    code = main(["apply", "--rehearse", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
-                 "--runs-dir", str(tmp_path / "runs"), "--no-report"])
-    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir())  # beside it: the store
-    assert code != 0 and "loadgen" not in json.loads((run / "meta.json").read_text()).get("remote", {})
-    said = [r["msg"] for r in json.loads((run / "results.json").read_text()) if r["host"] == "alpha"]
-    assert any("a rehearsal does not simulate a client host yet" in m for m in said), said
