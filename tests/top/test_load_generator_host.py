@@ -61,7 +61,7 @@ def test_a_load_generator_host_the_inventory_does_not_hold_is_refused_at_validat
     assert "host alpha" in out and "Traceback" not in out
 
 
-@pytest.mark.parametrize("plan", [SWINGBENCH, HAMMERDB_PG])
+@pytest.mark.parametrize("plan", [SWINGBENCH])
 def test_a_client_host_is_refused_where_the_generator_cannot_run_there_yet(
         tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
     """Before: an inventory naming a client host validated and the generator ran on the database host anyway,
@@ -103,3 +103,14 @@ def test_a_client_host_serves_one_database_host_and_no_play_of_its_own(
     got = capsys.readouterr()
     assert code == 5 and said in got.out + got.err, got.out + got.err
     assert f"{tmp_path / 'plan.yaml'}:4:" in got.out + got.err
+
+
+def test_hammerdb_on_postgresql_validates_with_a_client_host(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Built at stop 52 (tests/kinds/hammerdb/test_hammerdb_pg_client_host.py); before: refused, exit 5."""
+    (tmp_path / "hosts.ini").write_text("[db]\nalpha ansible_connection=local db_engine=postgresql "
+                                        "load_generator_host=loadgen\n[clients]\nloadgen ansible_connection=local\n")
+    (tmp_path / "plan.yaml").write_text(HAMMERDB_PG)
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    got = capsys.readouterr()
+    assert code == 0, got.out + got.err
