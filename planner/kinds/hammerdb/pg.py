@@ -23,7 +23,7 @@ On a load generator host (``ctx.generator``, docs/load-generator-host.md) hammer
 (0600, removed after the point) on that host only; the scripts' ``pg_host`` is then the database host's
 ``pg_host`` when it names the server on the network, else the database host's address: a socket directory or a
 loopback name means the server as the database host itself reaches it, which from the client is nothing or the
-client itself. planner's own questions (the schema, max(w_id)) and pg_stat stay on the database host, over its
+client itself (a loopback pg_host is kept when the database host's own address is loopback: a lab, one machine). planner's own questions (the schema, max(w_id)) and pg_stat stay on the database host, over its
 own ``pg_host``. A server that does not admit the client (pg_hba.conf, listen_addresses) fails the point with
 Pgtcl's and libpq's words: "Connection to database failed" and the server's reason (docs/oracle-behaviour.md 43.h13).
 """
@@ -160,15 +160,21 @@ _LOOPBACK = ("localhost", "::1")
 CONNECT_FAILED = "Connection to database failed"  # Pgtcl's pg_connect, then libpq's PQerrorMessage (43.h13)
 
 
+def _loopback(name: str) -> bool:
+    return name in _LOOPBACK or name.startswith("127.")
+
+
 def script_server(ctx: StepContext) -> Server:
     """Where hammerdbcli connects: the database host's own pg_host, or from a load generator host the server as
-    the network reaches it (the db host's pg_host unless that is a socket directory or a loopback name, else its
-    address), with its pg_port."""
-    own = Server.of(ctx.vars)
+    the network reaches it: the db host's address when its pg_host is unset, a socket directory or a loopback
+    name (from the client: no server, or the client itself), else that pg_host; with its pg_port. A db host whose
+    address is itself loopback shares this machine with the client (a lab, a rehearsal): its loopback pg_host
+    is kept, the server may listen there only."""
+    own, address = Server.of(ctx.vars), ctx.host.address
     if ctx.generator is None:
         return own
-    local = not own.host or own.host.startswith("/") or own.host in _LOOPBACK or own.host.startswith("127.")
-    return Server(ctx.host.address if local else own.host, own.port, own.user)
+    local = not own.host or own.host.startswith("/") or _loopback(own.host) and not _loopback(address)
+    return Server(address if local else own.host, own.port, own.user)
 
 
 def connection(step: Any, ctx: StepContext, release: Release, masked: bool) -> list[str]:

@@ -165,12 +165,12 @@ def test_the_preview_refuses_a_word_the_release_lacks_as_apply_does() -> None:
     assert 'pg_partition "true"' in pg.PgRun(step(partition=True), ctx()).preview(Release(4, 1))
 
 
-def client_ctx(**db_vars: object) -> StepContext:
+def client_ctx(address: str = "10.0.0.5", **db_vars: object) -> StepContext:
     """The database host alpha (10.0.0.5) with the load generator host loadgen (StepContext.generator)."""
     gen = StepContext(host=Host("loadgen", "10.0.0.9", vars={"planner_root": "/sandbox/loadgen"}),
                       conn=None, vars={}, step_path="plays[0].workloads[0]",  # type: ignore[arg-type]
                       plan_dir=Path("."), artifacts=Path("."), run_dir=Path("."), log=lambda *_: None)
-    return StepContext(host=Host("alpha", "10.0.0.5"), conn=None,  # type: ignore[arg-type]
+    return StepContext(host=Host("alpha", address), conn=None,  # type: ignore[arg-type]
                        vars={**VARS, **db_vars}, step_path="plays[0].workloads[0]", plan_dir=Path("."),
                        artifacts=Path("."), run_dir=Path("."), log=lambda *_: None, generator=gen)
 
@@ -184,6 +184,16 @@ def test_from_a_client_host_pg_host_is_the_server_on_the_network(pg_host: str, s
     script = pg.build_script(step(), client_ctx(pg_host=pg_host), Release(4, 12)).splitlines()
     assert f'diset connection pg_host "{seen}"' in script and 'diset connection pg_port "5433"' in script
     assert pg.script_server(ctx(pg_host=pg_host)).host == pg_host  # on the database host: its own, as before
+
+
+@pytest.mark.parametrize(("address", "pg_host", "seen"), [
+    ("127.0.0.2", "127.0.0.1", "127.0.0.1"), ("localhost", "127.0.0.1", "127.0.0.1"),
+    ("127.0.0.2", "/tmp/sock", "127.0.0.2")])
+def test_a_database_host_on_loopback_shares_the_machine_and_keeps_its_loopback_pg_host(
+        address: str, pg_host: str, seen: str) -> None:
+    """A lab's or a rehearsal's hosts (127.0.0.x, localhost) are this machine: the server may listen on
+    127.0.0.1 only, where the client reaches it too; a socket directory is still not a host name."""
+    assert pg.script_server(client_ctx(address, pg_host=pg_host)).host == seen
 
 
 def test_the_preview_shows_hammerdbcli_on_the_client_and_psql_on_the_database_host() -> None:
