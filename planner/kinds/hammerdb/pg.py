@@ -23,9 +23,10 @@ On a load generator host (``ctx.generator``, docs/load-generator-host.md) hammer
 (0600, removed after the point) on that host only; the scripts' ``pg_host`` is then the database host's
 ``pg_host`` when it names the server on the network, else the database host's address: a socket directory or a
 loopback name means the server as the database host itself reaches it, which from the client is nothing or the
-client itself (a loopback pg_host is kept when the database host's own address is loopback: a lab, one machine). planner's own questions (the schema, max(w_id)) and pg_stat stay on the database host, over its
-own ``pg_host``. A server that does not admit the client (pg_hba.conf, listen_addresses) fails the point with
-Pgtcl's and libpq's words: "Connection to database failed" and the server's reason (docs/oracle-behaviour.md 43.h13).
+client itself (a loopback pg_host is kept when the database host's own address is loopback: a lab, one
+machine). planner's own questions (the schema, max(w_id)) and pg_stat stay on the database host, over its own
+``pg_host``. A server that does not admit the client (pg_hba.conf, listen_addresses) fails the point with Pgtcl's
+and libpq's words: "Connection to database failed" and the server's reason (docs/oracle-behaviour.md 43.h13).
 """
 
 from __future__ import annotations
