@@ -82,6 +82,9 @@ def test_hammerdbcli_on_the_client_reaches_the_server_over_tcp(tmp_path: Path, c
     assert {c["host"] for c in ran if "/hammerdbcli auto " in str(c["command"])} == {"loadgen"}
     assert {c["host"] for c in ran if str(c["command"]).startswith("psql ") or " psql -X" in str(c["command"])} \
         <= {"alpha"}  # max(w_id) and the schema's presence: asked on the database host
+    at = [i for i, c in enumerate(ran) if "/hammerdbcli auto " in str(c["command"])]  # build.tcl, run.tcl
+    snaps = [i for i, c in enumerate(ran) if c["host"] == "alpha" and "pg_stat_database" in json.dumps(c)]
+    assert len(at) == 2 and any(at[0] < i < at[1] for i in snaps), (at, snaps)  # pg_stat's begin: after the build
     kept = {Path(a["path"]).name: run / a["path"] for a in results[0]["artifacts"]}
     script = kept["run.tcl"].read_text()
     assert 'diset connection pg_host "127.0.0.1"' in script and str(cluster.root) not in script
