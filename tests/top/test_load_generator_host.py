@@ -1,8 +1,7 @@
 """Where an OLTP kind's load generator runs (issue 43): the database host's inventory names it with
 ``load_generator_host``, a host variable of type "host" (planner.variables), checked at validate before any
-host is touched. The generator runs on a client host for HammerDB on Oracle and Swingbench
-(docs/load-generator-host.md); where it cannot yet (HammerDB on PostgreSQL), naming another host than the
-database's is refused at validate rather than ignored."""
+host is touched. The generator runs on a client host for HammerDB (Oracle and PostgreSQL) and Swingbench
+(docs/load-generator-host.md)."""
 
 from __future__ import annotations
 
@@ -61,18 +60,6 @@ def test_a_load_generator_host_the_inventory_does_not_hold_is_refused_at_validat
     assert "host alpha" in out and "Traceback" not in out
 
 
-@pytest.mark.parametrize("plan", [HAMMERDB_PG])
-def test_a_client_host_is_refused_where_the_generator_cannot_run_there_yet(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str], plan: str) -> None:
-    """Before: an inventory naming a client host validated and the generator ran on the database host anyway,
-    while the inventory said otherwise (the report's NOTE was the only trace). HammerDB on PostgreSQL
-    does not run on a client host yet: refused, by name (charbench was too, until it ran there)."""
-    code, out = validate(tmp_path, plan, "loadgen", capsys)
-    assert code == 5, out
-    assert f"{tmp_path / 'plan.yaml'}:7:" in out and "'loadgen'" in out and "docs/load-generator-host.md" in out
-    assert ("PostgreSQL (db: pg)" in out) == (plan is HAMMERDB_PG)
-
-
 def test_swingbench_validates_with_a_client_host(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """Before: refused ("running charbench on another host than the database's is not built yet"); its connect
     names the database host (tests/kinds/swingbench/test_swingbench_client_host.py: another host is refused)."""
@@ -110,3 +97,14 @@ def test_a_client_host_serves_one_database_host_and_no_play_of_its_own(
     got = capsys.readouterr()
     assert code == 5 and said in got.out + got.err, got.out + got.err
     assert f"{tmp_path / 'plan.yaml'}:4:" in got.out + got.err
+
+
+def test_hammerdb_on_postgresql_validates_with_a_client_host(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """Built at stop 52 (tests/kinds/hammerdb/test_hammerdb_pg_client_host.py); before: refused, exit 5."""
+    (tmp_path / "hosts.ini").write_text("[db]\nalpha ansible_connection=local db_engine=postgresql "
+                                        "load_generator_host=loadgen\n[clients]\nloadgen ansible_connection=local\n")
+    (tmp_path / "plan.yaml").write_text(HAMMERDB_PG)
+    code = main(["validate", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini")])
+    got = capsys.readouterr()
+    assert code == 0, got.out + got.err

@@ -18,10 +18,20 @@ HammerDB's ``postgres``) with the secret ``pg_password``; the TPROC-C user's pas
 removed after the point, masked in the kept copies. planner itself asks the server with psql (libpq's private
 PGPASSFILE, planner.db.libpq) whether the schema is there and how many warehouses it holds (``max(w_id)``, what
 the driver reads: pgoltp.tcl v3.3 line 2565, v4.12 line 3208).
+
+On a load generator host (``ctx.generator``, docs/load-generator-host.md) hammerdbcli runs there, its scripts
+(0600, removed after the point) on that host only; the scripts' ``pg_host`` is then the database host's
+``pg_host`` when it names the server on the network, else the database host's address: a socket directory or a
+loopback name means the server as the database host itself reaches it, which from the client is nothing or the
+client itself (a loopback pg_host is kept when the database host's own address is loopback: a lab, one
+machine). planner's own questions (the schema, max(w_id)) and pg_stat stay on the database host, over its own
+``pg_host``. A server that does not admit the client (pg_hba.conf, listen_addresses) fails the point with Pgtcl's
+and libpq's words: "Connection to database failed" and the server's reason (docs/oracle-behaviour.md 43.h13).
 """
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -30,6 +40,7 @@ from typing import Any
 
 from planner.db.libpq import DROP, PASSWORD_VAR, RUN, Server, write_passfile
 from planner.errors import ParseError, StepError
+from planner.extras import LoadGenerator
 from planner.kinds.hammerdb.release import Release
 from planner.kinds.hammerdb.tcl import tcl_quote
 from planner.metrics import Parsed
@@ -146,9 +157,30 @@ def superuser(pg: PgArgs, v: Mapping[str, Any]) -> str:
     return pg.superuser or str(v.get("pg_user") or "") or "postgres"
 
 
+_LOOPBACK = ("localhost", "::1")
+CONNECT_FAILED = "Connection to database failed"  # Pgtcl's pg_connect, then libpq's PQerrorMessage (43.h13)
+
+
+def _loopback(name: str) -> bool:
+    return name in _LOOPBACK or name.startswith("127.")
+
+
+def script_server(ctx: StepContext) -> Server:
+    """Where hammerdbcli connects: the database host's own pg_host, or from a load generator host the server as
+    the network reaches it: the db host's address when its pg_host is unset, a socket directory or a loopback
+    name (from the client: no server, or the client itself), else that pg_host; with its pg_port. A db host whose
+    address is itself loopback shares this machine with the client (a lab, a rehearsal): its loopback pg_host
+    is kept, the server may listen there only."""
+    own, address = Server.of(ctx.vars), ctx.host.address
+    if ctx.generator is None:
+        return own
+    local = not own.host or own.host.startswith("/") or _loopback(own.host) and not _loopback(address)
+    return Server(address if local else own.host, own.port, own.user)
+
+
 def connection(step: Any, ctx: StepContext, release: Release, masked: bool) -> list[str]:
     """The script's PostgreSQL lines (``step`` the hammerdb step: its tcl_quote'd arguments)."""
-    a, pg, server = step.parsed, PgArgs.of(step.args), Server.of(ctx.vars)
+    a, pg, server = step.parsed, PgArgs.of(step.args), script_server(ctx)
     given = ctx.vars.get(PASSWORD_VAR)
     su_pass = "********" if masked and given else str(given or "postgres")  # HammerDB's default: postgres
     tpcc_given = ctx.vars.get(TPCC_PASSWORD_VAR)
@@ -206,7 +238,8 @@ class PgRun:
 
     def __init__(self, step: Any, ctx: StepContext) -> None:
         self.step, self.ctx = step, ctx
-        self.pg, self.server = PgArgs.of(step.args), Server.of(ctx.vars)
+        self.gen = ctx.generator or ctx  # where hammerdbcli runs: the load generator host, else the database's
+        self.pg, self.server = PgArgs.of(step.args), Server.of(ctx.vars)  # psql's server: the db host's own
 
     def check(self) -> Change:
         a = self.step.parsed
@@ -216,8 +249,9 @@ class PgRun:
 
     def preview(self, release: Release) -> str:
         refuse_for_release(self.pg, release)  # as apply would: a key the release lacks is not silently left out
-        wd = self.ctx.point_dir or "<point folder>"
-        home = self.step.home(self.ctx)
+        gen = self.gen
+        wd = gen.point_dir or "<point folder>"
+        home = self.step.home(gen)
         out = [f"$ {shlex.join(psql_argv(self.server, self.pg.database, _HAS_TABLE))}   (is the schema there?)",
                f"$ {shlex.join(psql_argv(self.server, self.pg.database, _MAX_W_ID))}   (its warehouses)",
                f"$ cd {home} && ./hammerdbcli auto {wd}/build.tcl   # only when the WAREHOUSE table is missing",
@@ -225,8 +259,9 @@ class PgRun:
                f"$ cd {home} && ./hammerdbcli auto {wd}/run.tcl", "run.tcl:",
                *("    " + x for x in run_script(self.step, self.ctx, release, self.step.parsed.warehouses,
                                                 True).splitlines())]
-        return ("\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli)"
-                + f"\n{SCRIPTS_PRIVATE}")
+        where = f", on the load generator host {gen.host.name}" if gen is not self.ctx else ""
+        return ("\n".join(out) + "\n" + self.check().msg + f" (HammerDB {release.name}, read from its hammerdbcli"
+                f"{where})\n{SCRIPTS_PRIVATE}")
 
     def _psql(self, passfile: str, wd: str, database: str, sql: str) -> tuple[bool, str]:
         out = f"{wd}/psql.out"
@@ -248,23 +283,35 @@ class PgRun:
             raise StepError(f"hammerdb: cannot read the warehouses of {self.pg.database}: {tail(text, 600)}")
         return int(text.strip())
 
+    @functools.cached_property
+    def gen_dir(self) -> str:
+        """The point folder where hammerdbcli runs (made once: the build's and the run's scripts go there)."""
+        return point_dir(self.gen, self.step.kind)
+
+    def run_tcl(self, name: str, script: str, timeout: float | None = None) -> tuple[Artifact, Artifact, str, bool]:
+        """One script run by hammerdbcli where it runs (self.gen), in its point folder there."""
+        return self.step.run_tcl(self.gen, self.gen_dir, name, script, timeout)
+
     def apply(self) -> Outcome:
-        step, ctx = self.step, self.ctx
+        step, ctx, gen = self.step, self.ctx, self.gen
         step.add_secrets(ctx, (PASSWORD_VAR, TPCC_PASSWORD_VAR))
-        release = step.release(ctx)
+        release = step.release(gen)  # the install hammerdbcli runs from
         refuse_for_release(self.pg, release)
-        wd = point_dir(ctx, step.kind)
+        wd = self.gen_dir if gen is ctx else point_dir(ctx, step.kind)  # psql's folder, on the database host
         passfile = write_passfile(ctx, wd, self.server, "*")
         try:
             arts, found = self._schema(passfile, wd, release)
         finally:
             if passfile:
                 ctx.sh(DROP, passfile, check=False)
-        script, console, _text, ok = step.run_tcl(ctx, wd, "run.tcl", run_script(step, ctx, release, found))
+        if gen is not ctx:  # the measured command runs there: the window's begin snapshot (pg_stat's, on this
+            # host) is taken again when it starts, as on the database host, so the build is not the point's
+            gen.before_measured, ctx.before_measured = ctx.before_measured, None
+        script, console, text, ok = self.run_tcl("run.tcl", run_script(step, ctx, release, found))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
-        return finish(ctx, "hammerdb", arts, console, failure(parsed, ok, _text),
-                      lambda p: parse_file(p, "hammerdb"))
+        return finish(ctx, "hammerdb", arts, console, failure(parsed, ok, text), lambda p: parse_file(p, "hammerdb"),
+                      extra=LoadGenerator(gen.host.name, "hammerdbcli") if gen is not ctx else None)
 
     def _schema(self, passfile: str, wd: str, release: Release) -> tuple[list[Artifact], int]:
         """Build when the WAREHOUSE table is missing; the warehouses found, refused when not the plan's."""
@@ -274,13 +321,14 @@ class PgRun:
             if not step.parsed.build:
                 raise StepError(f"hammerdb: the TPROC-C schema in database {self.pg.database} is missing and build "
                                 "is false", hint="set build: true (and warehouses) or build it with HammerDB first")
-            script, console, text, ok = step.run_tcl(ctx, wd, "build.tcl", build_script(step, ctx, release),
+            script, console, text, ok = self.run_tcl("build.tcl", build_script(step, ctx, release),
                                                      step.build_budget_s(step.args, ctx.vars))
             arts += [script, console]
             if not ok or "FINISHED FAILED" in text or "SCHEMA COMPLETE" not in text:
                 why = next((ln.strip() for ln in text.splitlines() if "Error" in ln or "FAILED" in ln), "")
-                raise StepError(f"hammerdb: buildschema failed: {why[:300] or 'no SCHEMA COMPLETE line'}",
-                                hint=_pgtcl_hint(why) or f"see {console.path}")
+                why = with_libpq(why, text)
+                raise StepError(f"hammerdb: buildschema failed: {why[:500] or 'no SCHEMA COMPLETE line'}",
+                                hint=_pgtcl_hint(why) or _connect_hint(why) or f"see {console.path}")
             found = self.warehouses(passfile, wd)
         if not found:
             raise StepError(f"hammerdb: the TPROC-C schema in database {self.pg.database} holds no warehouse (an "
@@ -293,6 +341,25 @@ class PgRun:
                             hint=f"set warehouses: {found}, or drop the database {self.pg.database} so that the "
                                  f"step builds {planned}")
         return arts, found
+
+
+def with_libpq(error: str, text: str) -> str:
+    """Pgtcl's "Connection to database failed" and, on the next line of its message, libpq's reason (the server's
+    FATAL words): a virtual user's error is the whole message, printed over two lines."""
+    if not error.rstrip().endswith(CONNECT_FAILED):
+        return error
+    lines = text.splitlines()
+    at = next((i for i, ln in enumerate(lines)
+               if "Error in Virtual User" in ln and ln.rstrip().endswith(CONNECT_FAILED)), -1)
+    reason = next((ln.strip() for ln in lines[at + 1:] if ln.strip()), "") if at >= 0 else ""
+    return f"{error.rstrip()}: {reason}" if reason else error
+
+
+def _connect_hint(error: str) -> str:
+    if CONNECT_FAILED not in error:
+        return ""
+    return ("the PostgreSQL server refused hammerdbcli's connection: its pg_hba.conf must admit the host hammerdbcli "
+            "runs on (and listen_addresses the address it connects to), or set the database host's pg_host/pg_port")
 
 
 def _pgtcl_hint(error: str) -> str:
@@ -319,8 +386,8 @@ def failure(parsed: Parsed | None, ok: bool, text: str = "") -> str | None:
         return "hammerdbcli printed no TEST RESULT" + ("" if ok else " and exited with an error")
     failed = parsed.value("hammerdb.vu_failed") or 0
     if failed:
-        first = parsed.fact("first_error")
-        hint = _pgtcl_hint(first)
+        first = with_libpq(parsed.fact("first_error"), text)
+        hint = _pgtcl_hint(first) or _connect_hint(first)
         return (f"hammerdb: {failed:.0f} virtual user(s) FINISHED FAILED" + (f" ({first})" if first else "")
                 + (f": {hint}" if hint else ""))
     if not parsed.value("hammerdb.nopm"):

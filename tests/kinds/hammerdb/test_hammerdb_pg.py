@@ -163,3 +163,53 @@ def test_the_preview_refuses_a_word_the_release_lacks_as_apply_does() -> None:
     with pytest.raises(StepError, match="HammerDB 4.0 has no pg_partition"):
         pg.PgRun(step(partition=True), ctx()).preview(Release(4, 0))
     assert 'pg_partition "true"' in pg.PgRun(step(partition=True), ctx()).preview(Release(4, 1))
+
+
+def client_ctx(address: str = "10.0.0.5", **db_vars: object) -> StepContext:
+    """The database host alpha (10.0.0.5) with the load generator host loadgen (StepContext.generator)."""
+    gen = StepContext(host=Host("loadgen", "10.0.0.9", vars={"planner_root": "/sandbox/loadgen"}),
+                      conn=None, vars={}, step_path="plays[0].workloads[0]",  # type: ignore[arg-type]
+                      plan_dir=Path("."), artifacts=Path("."), run_dir=Path("."), log=lambda *_: None)
+    return StepContext(host=Host("alpha", address), conn=None,  # type: ignore[arg-type]
+                       vars={**VARS, **db_vars}, step_path="plays[0].workloads[0]", plan_dir=Path("."),
+                       artifacts=Path("."), run_dir=Path("."), log=lambda *_: None, generator=gen)
+
+
+@pytest.mark.parametrize(("pg_host", "seen"), [
+    ("/var/run/postgresql", "10.0.0.5"), ("localhost", "10.0.0.5"), ("127.0.0.1", "10.0.0.5"), ("", "10.0.0.5"),
+    ("db-alpha.lan", "db-alpha.lan"), ("10.1.0.5", "10.1.0.5")])
+def test_from_a_client_host_pg_host_is_the_server_on_the_network(pg_host: str, seen: str) -> None:
+    """The database host's pg_host when it names the server on the network; its address when the pg_host is the
+    local socket or loopback, which from the client would be no server or the client itself."""
+    script = pg.build_script(step(), client_ctx(pg_host=pg_host), Release(4, 12)).splitlines()
+    assert f'diset connection pg_host "{seen}"' in script and 'diset connection pg_port "5433"' in script
+    assert pg.script_server(ctx(pg_host=pg_host)).host == pg_host  # on the database host: its own, as before
+
+
+@pytest.mark.parametrize(("address", "pg_host", "seen"), [
+    ("127.0.0.2", "127.0.0.1", "127.0.0.1"), ("localhost", "127.0.0.1", "127.0.0.1"),
+    ("127.0.0.2", "/tmp/sock", "127.0.0.2")])
+def test_a_database_host_on_loopback_shares_the_machine_and_keeps_its_loopback_pg_host(
+        address: str, pg_host: str, seen: str) -> None:
+    """A lab's or a rehearsal's hosts (127.0.0.x, localhost) are this machine: the server may listen on
+    127.0.0.1 only, where the client reaches it too; a socket directory is still not a host name."""
+    assert pg.script_server(client_ctx(address, pg_host=pg_host)).host == seen
+
+
+def test_the_preview_shows_hammerdbcli_on_the_client_and_psql_on_the_database_host() -> None:
+    shown = pg.PgRun(step(), client_ctx(pg_host="/var/run/postgresql")).preview(Release(4, 12))
+    assert "cd /sandbox/loadgen/opt/HammerDB-4.12 && ./hammerdbcli auto" in shown
+    assert "-h /var/run/postgresql" in shown  # planner's own questions, over the database host's socket
+    assert "on the load generator host loadgen" in shown and "s3cr" not in shown
+
+
+def test_a_refused_login_fails_the_point_with_pgtcls_and_libpqs_words() -> None:
+    """HammerDB's ConnectToPostgres prints and raises Pgtcl's message, two lines (docs/oracle-behaviour.md 43.h13):
+    the point said only "Connection to database failed", not the server's reason."""
+    refused = ('Connection to database failed\nconnection to server at "10.0.0.5", port 5432 failed: FATAL:  no '
+               'pg_hba.conf entry for host "10.0.0.9", user "tpcc", database "tpcc", no encryption\n')
+    text = "".join(f"Vuser {n}:{refused}Error in Virtual User {n}: {refused}Vuser {n}:FINISHED FAILED\n"
+                   for n in (1, 2)) + "ALL VIRTUAL USERS COMPLETE\n"
+    why = pg.failure(parse_text(text, "hammerdb.log", "hammerdb"), True, text)
+    assert why is not None and "Connection to database failed: connection to server at" in why, why
+    assert 'no pg_hba.conf entry for host "10.0.0.9"' in why and "pg_hba.conf must admit" in why

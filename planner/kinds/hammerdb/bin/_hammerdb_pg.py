@@ -24,6 +24,11 @@ script names, so that the server's figures are real:
 - the dictionary per release: pg_tspace only from 4.0 (3.3 says the key does not exist and goes on), pg_driver
   test before 4.6, timed from 4.6; ``buildschema``/``vurun`` blocking from 4.6 only (the Oracle stand-in's rule).
 Passwords go to psql through a private PGPASSFILE (0600, removed at exit), never their argv.
+- a login the server refuses (pg_hba.conf, a password, no server at pg_host:pg_port, SSL) fails the virtual user as
+  ConnectToPostgres does (pgoltp.tcl v4.12 lines 1586-1597): Pgtcl's pg_connect error "Connection to database
+  failed" and, on the next line, libpq's own message (Pgtcl generic/pgtclCmds.c), here the real libpq's through
+  psql (whose "psql: error: " prefix is dropped), printed by the user (``puts $message``) and as its error
+  (docs/oracle-behaviour.md 43.h13).
 """
 
 from __future__ import annotations
@@ -150,6 +155,13 @@ def pgtcl_error() -> str:
     return ""
 
 
+CONNECT_FAILED = "Connection to database failed"  # Pgtcl's pg_connect, before PQerrorMessage
+
+
+class ConnectFailed(Exception):
+    """A login the server refused: the message Pgtcl's pg_connect raises (its words, then libpq's)."""
+
+
 def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
@@ -186,6 +198,8 @@ class Server:
         """(ok, psql's answer or its error's first line)."""
         r = subprocess.run(["psql", "-X", "-q", "-A", "-t", "-w", "-v", "ON_ERROR_STOP=1", *self.conn(user, db)],
                            input=text, capture_output=True, text=True, env=self.env(), timeout=600, check=False)
+        if r.returncode == 2 and r.stderr.startswith("psql: error: "):  # psql's exit for a connection that failed
+            raise ConnectFailed(f"{CONNECT_FAILED}\n{r.stderr.removeprefix('psql: error: ').rstrip()}")
         if r.returncode != 0:
             err = next((ln.strip() for ln in r.stderr.splitlines() if "ERROR" in ln or "FATAL" in ln),
                        r.stderr.strip()[:300])
@@ -256,9 +270,11 @@ class PgCli:
         if work is not None:
             work()
 
-    def all_fail(self, users: int, why: str) -> None:
+    def all_fail(self, users: int, why: str, running: bool = True, said: bool = False) -> None:
+        """Every user fails with ``why`` (``said``: each printed it first, as ConnectToPostgres's puts)."""
         for n in range(1, users + 1):
-            print(f"Vuser {n}:RUNNING\nError in Virtual User {n}: {why}\nVuser {n}:FINISHED FAILED")
+            print((f"Vuser {n}:RUNNING\n" if running else "") + (f"Vuser {n}:{why}\n" if said else "") +
+                  f"Error in Virtual User {n}: {why}\nVuser {n}:FINISHED FAILED")
         print("ALL VIRTUAL USERS COMPLETE")
 
     def build(self) -> None:
@@ -278,19 +294,26 @@ class PgCli:
         d, server = self.d, Server(self.d)
         try:
             print(f"Vuser 1:RUNNING\nVuser 1:CREATING {d['pg_user'].upper()} SCHEMA")
-            print(f"Vuser 1:CREATING DATABASE {d['pg_dbase']} under OWNER {d['pg_user']}")
-            ok, why = server.sql(d["pg_superuser"], d["pg_defaultdbase"], self._user_database_sql(server))
-            if ok:
-                print("Vuser 1:CREATING TPCC TABLES")
-                ok, why = server.sql(d["pg_user"], d["pg_dbase"], tables_sql(partitions(d)) + load_sql(ware))
-            if not ok:
-                print(f"Error in Virtual User 1: {why}\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE")
-                return
-            print(f"Vuser 1:CREATING TPCC INDEXES\nVuser 1:CREATING TPCC FUNCTIONS\nVuser 1:GATHERING SCHEMA "
-                  f"STATISTICS\nVuser 1:{d['pg_user'].upper()} SCHEMA COMPLETE\nVuser 1:FINISHED SUCCESS\n"
-                  "ALL VIRTUAL USERS COMPLETE")
+            self._create(server)
+        except ConnectFailed as exc:  # ConnectToPostgres: puts $message, then error $message
+            self.all_fail(1, str(exc), running=False, said=True)
         finally:
             server.close()
+
+    def _create(self, server: Server) -> None:
+        """The user, the database, the tables and their rows (ConnectFailed: a login refused)."""
+        d, ware = self.d, int(self.d["pg_count_ware"])
+        print(f"Vuser 1:CREATING DATABASE {d['pg_dbase']} under OWNER {d['pg_user']}")
+        ok, why = server.sql(d["pg_superuser"], d["pg_defaultdbase"], self._user_database_sql(server))
+        if ok:
+            print("Vuser 1:CREATING TPCC TABLES")
+            ok, why = server.sql(d["pg_user"], d["pg_dbase"], tables_sql(partitions(d)) + load_sql(ware))
+        if not ok:
+            print(f"Error in Virtual User 1: {why}\nVuser 1:FINISHED FAILED\nALL VIRTUAL USERS COMPLETE")
+            return
+        print(f"Vuser 1:CREATING TPCC INDEXES\nVuser 1:CREATING TPCC FUNCTIONS\nVuser 1:GATHERING SCHEMA "
+              f"STATISTICS\nVuser 1:{d['pg_user'].upper()} SCHEMA COMPLETE\nVuser 1:FINISHED SUCCESS\n"
+              "ALL VIRTUAL USERS COMPLETE")
 
     def _user_database_sql(self, server: Server) -> str:
         """CreateUserDatabase at this release (pgoltp.tcl v3.3 line 1353, v4.12 line 1599)."""
@@ -338,6 +361,8 @@ class PgCli:
                 self.all_fail(n + 1, ware or "no warehouse")
                 return
             self._timed(server, n, int(ware))
+        except ConnectFailed as exc:  # the monitor's and each user's own login, refused alike
+            self.all_fail(n + 1, str(exc), said=True)
         finally:
             server.close()
 
