@@ -132,14 +132,15 @@ class RestoreLog:
     """
 
     def __init__(self, entries: Sequence[RestoreEntry] = (), run_dir: Path | None = None,
-                 shared: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+                 shared: Callable[[list[RestoreEntry]], None] | None = None) -> None:
         self.entries = list(entries)
         self.run_dir = run_dir
         self.shared = shared
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
-        self._shared_texts: dict[int, tuple[dict[str, Any], str]] = {}  # index -> (entry, its redacted text)
+        self._shared_texts: dict[int, tuple[RestoreEntry, str]] = {}  # index -> (entry, its redacted text)
+        self._shared_len = 0  # how many entries restore.json holds as this log last wrote it
         self.binding = run_binding(run_dir) if run_dir is not None else ""
         self._private: restore_log.SealedLog | None = None  # the private log as written so far
         self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
@@ -148,25 +149,29 @@ class RestoreLog:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
         self.binding = run_binding(record.path)
-        self.shared = lambda data: self._write_shared(record, data)
+        self.shared = lambda entries: self._write_shared(record, entries)
 
-    def _write_shared(self, record: RunRecord, data: list[dict[str, Any]]) -> None:
-        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once: the file is
-        rewritten at every save, and encoding (or redacting the whole text) again each time grew with hosts
-        squared."""
-        if not data:
-            record.write(runfolder.RESTORE, data)
+    def _write_shared(self, record: RunRecord, entries: list[RestoreEntry]) -> None:
+        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once, and appended to
+        when the save only added entries: rewritten whole (or encoded, or redacted whole) at every save, it grew
+        with hosts squared."""
+        if not entries:
+            record.write(runfolder.RESTORE, [])
+            self._shared_len = 0
             return
-        texts = []
-        for i, d in enumerate(data):
+        texts, rewrite = [], len(entries) < self._shared_len
+        for i, e in enumerate(entries):
             cached = self._shared_texts.get(i)
-            # compared as values, not encoded again: encoding every entry at every save grew with hosts squared
-            if cached is None or cached[0] != d:
-                text = json.dumps(record.redact_value(shareable(d)), indent=2,
+            if cached is None or cached[0] is not e:  # entries are frozen: marking one replaces it
+                rewrite = rewrite or i < self._shared_len
+                text = json.dumps(record.redact_value(shareable(e.to_json())), indent=2,
                                   default=lambda o: record.redact(str(o)))
-                cached = self._shared_texts[i] = (d, record.redact(_indented_item(text)))
+                cached = self._shared_texts[i] = (e, record.redact(_indented_item(text)))
             texts.append(cached[1])
-        record.write_list_items(runfolder.RESTORE, texts)
+        new = texts[self._shared_len:]
+        if rewrite or not self._shared_len or (new and not record.append_list_items(runfolder.RESTORE, new)):
+            record.write_list_items(runfolder.RESTORE, texts)
+        self._shared_len = len(texts)
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
@@ -201,16 +206,15 @@ class RestoreLog:
     def _write(self) -> None:
         if self.run_dir is None:
             return  # check mode: nothing is recorded
-        data = [e.to_json() for e in self.entries]
         private = private_restore_path(self.run_dir)
         if self._private is None or self._private.path != private or self._private.binding != self.binding:
             self._private = restore_log.SealedLog(private, self.binding)
-        if data and all(e.reverted for e in self.entries):
+        if self.entries and all(e.reverted for e in self.entries):
             self._private.forget()  # nothing left to write back: its secrets are kept no longer
         else:
             self._private.sync(self.entries)  # first: the copy a restore writes back; appended to, not rewritten
         if self.shared is not None:
-            self.shared(data)
+            self.shared(self.entries)
             return
         shared = read_json_list(self.run_dir / runfolder.RESTORE)
         for d, e in zip(shared, self.entries, strict=False):

@@ -58,6 +58,26 @@ def test_a_save_writes_its_own_entry_not_the_whole_log(run_dir: Path) -> None:
         == log.entries
 
 
+def test_restore_json_grows_by_the_new_entry(run_dir: Path) -> None:
+    """The shareable copy too: each save rewrote all of restore.json (its texts kept, the bytes written again)."""
+    record = RunRecord(run_dir.parent, "scale", secrets=("s3cr3t-pw",))
+    record.write_meta(run_id=record.id, started="2026-12-07T17:00:00Z", plan_file="plan.yaml", hosts=[], plays=[])
+    run_dir = record.path
+    log = RestoreLog()
+    log.attach(record)
+    per_save = []
+    for i in range(100):
+        before = _written_by_this_thread()
+        log.add(_entry(i))
+        per_save.append(_written_by_this_thread() - before)
+    assert per_save[-1] <= 2 * per_save[2], per_save[::20]
+    log.mark(log.entries[7], True)  # a mark rewrites it whole, once
+    shared = json.loads((run_dir / "restore.json").read_text())
+    assert [d["reverted"] for d in shared].count(True) == 1 and shared[7]["reverted"]
+    assert (run_dir / "restore.json").read_text() == json.dumps(record.redact_value(
+        [e.to_json() for e in log.entries]), indent=2) + "\n"
+
+
 def _saved(run_dir: Path, n: int = 3) -> tuple[RestoreLog, Path]:
     log = _private_only(run_dir)
     for i in range(n):
