@@ -201,10 +201,11 @@ def start_host(hs: HostState, record: RunRecord | None,
 
 
 def _facts_ok(hs: HostState, record: RunRecord | None, f: Facts) -> StepResult:
+    facts = f.to_json()  # once: it was built twice a host
     if record is not None:
         name, file = hs.host.name, name_file(hs.host.name)  # an inventory name is input: never a path
-        record.write(f"{runfolder.FACTS}/{file}.json", f.to_json() | ({"inventory_name": name} if file != name else {}))
-    hs.facts = f.to_json()
+        record.write(f"{runfolder.FACTS}/{file}.json", facts | ({"inventory_name": name} if file != name else {}))
+    hs.facts = facts
     if f.missing:  # refused before any step: its commands would fail on whatever broke first
         hs.blocked = hostprograms.refusal(f.missing)
         return StepResult("facts", "Gathering Facts", hs.host.name, Status.FAILED, hs.blocked)

@@ -22,10 +22,11 @@ missing (the run folder was moved or received from elsewhere), restore and resum
 a redacted value.
 
 The private copy is what gets written to hosts, so it is trusted only when this controller wrote it for this
-run: it holds the sha256 of the run's identity in meta.json (run id, start, plan file, hosts, plays: the
-fields never rewritten after the run opens) and an HMAC over that and its entries, keyed by a 0600 key in
-the user's config folder. A log placed beside a received folder, or one of another run of the same id, is
-refused before any host is touched.
+run: it is bound to the sha256 of the run's identity in meta.json (run id, start, plan file, hosts, plays: the
+fields never rewritten after the run opens) and sealed by an HMAC over that and its contents, keyed by a 0600
+key in the user's config folder. A log placed beside a received folder, one of another run of the same id, or
+one changed or cut short is refused before any host is touched. Each save appends to it (its format and seal:
+planner.engine.restore_log); restore.json is rewritten, each entry's text kept from its first save.
 """
 
 from __future__ import annotations
@@ -33,23 +34,20 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
-import hmac
 import json
-import os
-import stat
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner.engine import restarts
+from planner.engine import restarts, restore_log
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
 from planner.engine.hostlock import read_holder, release_lock
-from planner.engine.origin import controller_key, made_here
+from planner.engine.origin import made_here
 from planner.engine.runrecord import RunRecord, utc_now
 from planner.errors import InputError, PlannerError, Problem
-from planner.files import host_slug, slug, write_bytes
+from planner.files import host_slug, slug
 from planner.host import Host
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta
@@ -64,8 +62,6 @@ def private_restore_path(run_dir: Path) -> Path:
     return run_dir.parent / f".{run_dir.name}.restore.json"
 
 
-LOG_FORMAT = 2
-MAX_LOG_BYTES = 256 << 20  # entries hold saved file contents; far past any real prep, short of exhausting memory
 _IDENTITY = ("run_id", "started", "plan_file", "hosts", "plays")  # written once, when the record opens
 
 
@@ -79,21 +75,10 @@ def run_binding(run_dir: Path) -> str:
     return hashlib.sha256(json.dumps(ident, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def _seal(key: bytes, binding: str, entries: list[dict[str, Any]]) -> str:
-    body = json.dumps({"run": binding, "entries": entries}, sort_keys=True, default=str)
-    return hmac.new(key, body.encode(), hashlib.sha256).hexdigest()
-
-
 def write_private(path: Path, data: list[dict[str, Any]], binding: str) -> None:
-    """The sealed private log: bound to its run, signed by this controller's key (it holds secrets: 0600)."""
-    entries = json.loads(json.dumps(data, default=str))  # what a reader will see, sealed as such
-    key = controller_key()
-    assert key is not None
-    doc = {"planner_restore_log": LOG_FORMAT, "run": binding, "entries": entries,
-           "seal": _seal(key, binding, entries)}
-    # compact: json's C encoder (indent= falls back to pure Python); the whole log is rewritten at every save,
-    # which with a few hundred hosts made the encoding grow with hosts squared. Only planner reads this copy.
-    write_bytes(path, (json.dumps(doc) + "\n").encode(), mode=0o600)
+    """A sealed private log holding ``data`` whole: bound to its run, signed by this controller's key (it holds
+    secrets: 0600). A run's saves append to it instead (RestoreLog)."""
+    restore_log.write_whole(path, data, binding)
 
 
 def _indented_item(text: str) -> str:
@@ -110,32 +95,8 @@ def _refused(path: Path, run_dir: Path, why: str, what: str) -> InputError:
 
 def read_private(path: Path, run_dir: Path, what: str = "restore") -> list[dict[str, Any]] | None:
     """The private log's entries when this controller sealed it for this run; None when there is none."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except FileNotFoundError:
-        return None
-    except OSError as e:
-        raise _refused(path, run_dir, f"cannot be opened as a plain file ({e.strerror})", what) from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.geteuid():
-            raise _refused(path, run_dir, "is not a regular file of this user", what)
-        raw = f.read(MAX_LOG_BYTES + 1)
-    try:
-        doc = json.loads(raw) if len(raw) <= MAX_LOG_BYTES else None
-    except ValueError:
-        doc = None
-    if not isinstance(doc, dict) or doc.get("planner_restore_log") != LOG_FORMAT \
-            or not isinstance(doc.get("entries"), list) or not isinstance(doc.get("seal"), str):
-        raise _refused(path, run_dir, "is not a sealed restore log (damaged, too large, written by an older "
-                                      "planner or not by planner)", what)
-    if doc.get("run") != run_binding(run_dir):
-        raise _refused(path, run_dir, "belongs to another run (its run identity differs from meta.json's)", what)
-    key = controller_key(create=False)
-    if key is None or not hmac.compare_digest(_seal(key, str(doc["run"]), doc["entries"]), doc["seal"]):
-        raise _refused(path, run_dir, "was not written by planner on this controller (its seal does not match)",
-                       what)
-    return [d for d in doc["entries"] if isinstance(d, dict)]
+    found = restore_log.read_log(path, run_binding(run_dir), lambda why: _refused(path, run_dir, why, what))
+    return None if found is None else found[0]
 
 
 def read_json_list(path: Path) -> list[dict[str, Any]]:
@@ -171,40 +132,46 @@ class RestoreLog:
     """
 
     def __init__(self, entries: Sequence[RestoreEntry] = (), run_dir: Path | None = None,
-                 shared: Callable[[list[dict[str, Any]]], None] | None = None) -> None:
+                 shared: Callable[[list[RestoreEntry]], None] | None = None) -> None:
         self.entries = list(entries)
         self.run_dir = run_dir
         self.shared = shared
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
-        self._shared_texts: dict[int, tuple[dict[str, Any], str]] = {}  # index -> (entry, its redacted text)
+        self._shared_texts: dict[int, tuple[RestoreEntry, str]] = {}  # index -> (entry, its redacted text)
+        self._shared_len = 0  # how many entries restore.json holds as this log last wrote it
         self.binding = run_binding(run_dir) if run_dir is not None else ""
+        self._private: restore_log.SealedLog | None = None  # the private log as written so far
         self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
 
     def attach(self, record: RunRecord) -> None:
         """Write to this record from now on (the runner opens its record after it is built)."""
         self.run_dir = record.path
         self.binding = run_binding(record.path)
-        self.shared = lambda data: self._write_shared(record, data)
+        self.shared = lambda entries: self._write_shared(record, entries)
 
-    def _write_shared(self, record: RunRecord, data: list[dict[str, Any]]) -> None:
-        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once: the file is
-        rewritten at every save, and encoding (or redacting the whole text) again each time grew with hosts
-        squared."""
-        if not data:
-            record.write(runfolder.RESTORE, data)
+    def _write_shared(self, record: RunRecord, entries: list[RestoreEntry]) -> None:
+        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once, and appended to
+        when the save only added entries: rewritten whole (or encoded, or redacted whole) at every save, it grew
+        with hosts squared."""
+        if not entries:
+            record.write(runfolder.RESTORE, [])
+            self._shared_len = 0
             return
-        texts = []
-        for i, d in enumerate(data):
+        texts, rewrite = [], len(entries) < self._shared_len
+        for i, e in enumerate(entries):
             cached = self._shared_texts.get(i)
-            # compared as values, not encoded again: encoding every entry at every save grew with hosts squared
-            if cached is None or cached[0] != d:
-                text = json.dumps(record.redact_value(shareable(d)), indent=2,
+            if cached is None or cached[0] is not e:  # entries are frozen: marking one replaces it
+                rewrite = rewrite or i < self._shared_len
+                text = json.dumps(record.redact_value(shareable(e.to_json())), indent=2,
                                   default=lambda o: record.redact(str(o)))
-                cached = self._shared_texts[i] = (d, record.redact(_indented_item(text)))
+                cached = self._shared_texts[i] = (e, record.redact(_indented_item(text)))
             texts.append(cached[1])
-        record.write_list_items(runfolder.RESTORE, texts)
+        new = texts[self._shared_len:]
+        if rewrite or not self._shared_len or (new and not record.append_list_items(runfolder.RESTORE, new)):
+            record.write_list_items(runfolder.RESTORE, texts)
+        self._shared_len = len(texts)
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
@@ -239,14 +206,15 @@ class RestoreLog:
     def _write(self) -> None:
         if self.run_dir is None:
             return  # check mode: nothing is recorded
-        data = [e.to_json() for e in self.entries]
         private = private_restore_path(self.run_dir)
-        if data and all(e.reverted for e in self.entries):
-            private.unlink(missing_ok=True)  # nothing left to write back: its secrets are kept no longer
+        if self._private is None or self._private.path != private or self._private.binding != self.binding:
+            self._private = restore_log.SealedLog(private, self.binding)
+        if self.entries and all(e.reverted for e in self.entries):
+            self._private.forget()  # nothing left to write back: its secrets are kept no longer
         else:
-            write_private(private, data, self.binding)  # first: the copy a restore writes back
+            self._private.sync(self.entries)  # first: the copy a restore writes back; appended to, not rewritten
         if self.shared is not None:
-            self.shared(data)
+            self.shared(self.entries)
             return
         shared = read_json_list(self.run_dir / runfolder.RESTORE)
         for d, e in zip(shared, self.entries, strict=False):

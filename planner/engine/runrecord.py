@@ -209,6 +209,11 @@ class RunRecord:
         not the whole file again each time). The joints hold no text a secret or a login could span."""
         write_bytes(self._target(relpath), ("[\n" + ",\n".join(items) + "\n]\n").encode())
 
+    def append_list_items(self, relpath: str, items: Sequence[str]) -> bool:
+        """``items`` (texts as ``write_list_items`` takes them) added at the end of the file's list in place; False,
+        untouched, when the file holds no list in that layout (the caller writes it whole then)."""
+        return append_json_items(self._target(relpath), ",\n".join(items).encode())
+
     def note_resolved(self, play: str, host: str, step: str, entry: Mapping[str, Any] | None, *,
                       write: bool = True) -> None:
         """One step's arguments on one host after variables (and sweep points), in plan.resolved.yaml; ``write=False``

