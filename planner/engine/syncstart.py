@@ -159,8 +159,10 @@ class SyncStart:
         self.slack: dict[str, int] = {}  # host -> how early its wrapper was there (< 0: late, the margin grows)
         self.notes: list[str] = []
 
-    def member(self, host: str, conn: Connection) -> Member:
-        return Member(self, host, conn)
+    def member(self, host: str, conn: Connection, clock: str = "") -> Member:
+        """``host``'s side of the barrier; ``clock``: the host ``conn`` reaches when it is not ``host`` (the
+        measured command runs on the play host's load generator host: its clock, its offset)."""
+        return Member(self, host, conn, clock=clock or host)
 
     def arrive(self, host: str, offset: Offset | None, cancelled: Callable[[], bool]) -> int:
         """Wait for the other hosts; the start time T in the controller's clock."""
@@ -230,8 +232,9 @@ class Member:
     """One host's side: what StepContext.run calls for the measured command (``measured=True``)."""
 
     sync: SyncStart
-    host: str
-    conn: Connection
+    host: str  # the play host the barrier waits for
+    conn: Connection  # where the measured command runs: the host itself or its load generator host
+    clock: str = ""  # the name of the host ``conn`` reaches: its clock offset is kept under it
     arrived: bool = False
     start_file: str = ""
 
@@ -241,13 +244,14 @@ class Member:
         measured command's own, so the warm-up goes through the same sudo."""
         if self.arrived:  # a retry after a dropped connection: the others have long started
             return list(argv)
-        offset = self.sync.clocks.offset(self.host, self.conn)
+        offset = self.sync.clocks.offset(self.clock or self.host, self.conn)
         if offset is not None:
             self._warm_up(become, become_user, login)
         self.arrived = True
         t = self.sync.arrive(self.host, offset, lambda: self.conn.cancelled.is_set())
         if offset is None:
-            self.sync.notes.append(f"{self.host}: no nanosecond clock (date +%s%N): started unsynchronised")
+            where = self.host if self.clock in ("", self.host) else f"{self.host}'s load generator {self.clock}"
+            self.sync.notes.append(f"{where}: no nanosecond clock (date +%s%N): started unsynchronised")
             return list(argv)
         self.start_file = f"planner-sync-{secrets.token_hex(8)}"
         return ["sh", "-c", START_SCRIPT, _BASH_WAIT, str(t + offset.offset_ns), self.start_file, *argv]
