@@ -158,10 +158,14 @@ class SyncStart:
         self.starts: dict[str, int] = {}  # host -> exec instant in the host's clock
         self.slack: dict[str, int] = {}  # host -> how early its wrapper was there (< 0: late, the margin grows)
         self.notes: list[str] = []
+        self.clock_hosts: dict[str, str] = {}  # host -> its load generator host, whose clock started its command
 
     def member(self, host: str, conn: Connection, clock: str = "") -> Member:
         """``host``'s side of the barrier; ``clock``: the host ``conn`` reaches when it is not ``host`` (the
         measured command runs on the play host's load generator host: its clock, its offset)."""
+        if clock and clock != host:
+            with self._cond:
+                self.clock_hosts[host] = clock
         return Member(self, host, conn, clock=clock or host)
 
     def arrive(self, host: str, offset: Offset | None, cancelled: Callable[[], bool]) -> int:
@@ -209,6 +213,8 @@ class SyncStart:
                                          "rtt_ms": None if o is None else round(o.rtt_ns / 1e6, 3),
                                          "warm_up_ms": round(self.warm_ns[host] / 1e6, 3) if host in self.warm_ns
                                          else None}
+                if host in self.clock_hosts:  # the offset and the start are that host's clock's
+                    entry["clock_host"] = self.clock_hosts[host]
                 if host in self.starts and o is not None and t is not None:
                     late = self.starts[host] - o.offset_ns - t
                     entry["start_ms"] = round(late / 1e6, 3)  # after T; controller clock

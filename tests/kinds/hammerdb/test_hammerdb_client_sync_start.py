@@ -44,7 +44,8 @@ def project(tmp: Path) -> None:
         standin.write_kit(client / HOME.lstrip("/"), "4.12")
         standin.write_listener(client, {"//127.0.0.1:1521/ORCL": db / "var/lib/planner-standin/db.json"})
         lines.append(f"{db_name} ansible_connection=local ansible_host=127.0.0.1 planner_root={db} "
-                     f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true load_generator_host={client_name}")
+                     f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true "
+                     f"load_generator_host={client_name}")
         clients.append(f"{client_name} ansible_connection=local planner_root={client} oracle_home=/u01/client")
     (tmp / "hosts.ini").write_text("\n".join([*lines, *clients, ""]))
     (tmp / "vars.json").write_text(json.dumps({"hammerdb_system_password": "Sys-pw-4-sync"}))
@@ -84,3 +85,4 @@ def test_the_clients_measured_runs_start_together(tmp_path: Path, monkeypatch: p
         assert set(entry["hosts"]) == set(DBS), entry
         assert all(h.get("start_ms") is not None and h["clock_offset_ms"] is not None
                    for h in entry["hosts"].values()), entry
+        assert {h: e["clock_host"] for h, e in entry["hosts"].items()} == DBS  # whose clock started them
