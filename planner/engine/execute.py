@@ -202,6 +202,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
         defer = spec.section is Section.PREP
         ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
         ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
+        if ctx.generator is not None:  # the tool runs there: a hung one must not hang the run either
+            ctx.generator.default_timeout_s = ctx.default_timeout_s
         if settings.check:
             if spec.section is Section.WORKLOADS:
                 return result(Status.SKIPPED, "workloads do not run in check mode")
@@ -220,6 +222,8 @@ def run_step(spec: StepSpec, hs: HostState, args: Mapping[str, Any], variables: 
                 retried.append(_recover(hs, e, artifacts if record else None))
                 ctx = make_context(spec, hs, variables, settings, record, artifacts, point, defer_restart=defer)
                 ctx.default_timeout_s = step.default_timeout_s(hs.host.vars)
+        if ctx.generator is not None:  # the tool runs there: a hung one must not hang the run either
+            ctx.generator.default_timeout_s = ctx.default_timeout_s
         outcome = done.result
         msg = "; ".join([outcome.msg, *done.warnings]) if done.warnings else outcome.msg
         return result(outcome.status, msg, diff=outcome.diff if settings.diff else None,

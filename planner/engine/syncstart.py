@@ -158,9 +158,15 @@ class SyncStart:
         self.starts: dict[str, int] = {}  # host -> exec instant in the host's clock
         self.slack: dict[str, int] = {}  # host -> how early its wrapper was there (< 0: late, the margin grows)
         self.notes: list[str] = []
+        self.clock_hosts: dict[str, str] = {}  # host -> its load generator host, whose clock started its command
 
-    def member(self, host: str, conn: Connection) -> Member:
-        return Member(self, host, conn)
+    def member(self, host: str, conn: Connection, clock: str = "") -> Member:
+        """``host``'s side of the barrier; ``clock``: the host ``conn`` reaches when it is not ``host`` (the
+        measured command runs on the play host's load generator host: its clock, its offset)."""
+        if clock and clock != host:
+            with self._cond:
+                self.clock_hosts[host] = clock
+        return Member(self, host, conn, clock=clock or host)
 
     def arrive(self, host: str, offset: Offset | None, cancelled: Callable[[], bool]) -> int:
         """Wait for the other hosts; the start time T in the controller's clock."""
@@ -207,6 +213,8 @@ class SyncStart:
                                          "rtt_ms": None if o is None else round(o.rtt_ns / 1e6, 3),
                                          "warm_up_ms": round(self.warm_ns[host] / 1e6, 3) if host in self.warm_ns
                                          else None}
+                if host in self.clock_hosts:  # the offset and the start are that host's clock's
+                    entry["clock_host"] = self.clock_hosts[host]
                 if host in self.starts and o is not None and t is not None:
                     late = self.starts[host] - o.offset_ns - t
                     entry["start_ms"] = round(late / 1e6, 3)  # after T; controller clock
@@ -230,8 +238,9 @@ class Member:
     """One host's side: what StepContext.run calls for the measured command (``measured=True``)."""
 
     sync: SyncStart
-    host: str
-    conn: Connection
+    host: str  # the play host the barrier waits for
+    conn: Connection  # where the measured command runs: the host itself or its load generator host
+    clock: str = ""  # the name of the host ``conn`` reaches: its clock offset is kept under it
     arrived: bool = False
     start_file: str = ""
 
@@ -241,13 +250,14 @@ class Member:
         measured command's own, so the warm-up goes through the same sudo."""
         if self.arrived:  # a retry after a dropped connection: the others have long started
             return list(argv)
-        offset = self.sync.clocks.offset(self.host, self.conn)
+        offset = self.sync.clocks.offset(self.clock or self.host, self.conn)
         if offset is not None:
             self._warm_up(become, become_user, login)
         self.arrived = True
         t = self.sync.arrive(self.host, offset, lambda: self.conn.cancelled.is_set())
         if offset is None:
-            self.sync.notes.append(f"{self.host}: no nanosecond clock (date +%s%N): started unsynchronised")
+            where = self.host if self.clock in ("", self.host) else f"{self.host}'s load generator {self.clock}"
+            self.sync.notes.append(f"{where}: no nanosecond clock (date +%s%N): started unsynchronised")
             return list(argv)
         self.start_file = f"planner-sync-{secrets.token_hex(8)}"
         return ["sh", "-c", START_SCRIPT, _BASH_WAIT, str(t + offset.offset_ns), self.start_file, *argv]

@@ -118,9 +118,13 @@ class _Retake:
 
     def __init__(self, ctx: StepContext, kind: type[AroundPoint], token: object) -> None:
         self.ctx, self.kind, self.token = ctx, kind, token
+        self.taken = False
 
-    def __call__(self) -> None:  # StepContext.run calls it once, at the first measured command
-        self.token = self.kind.around_point_begin(self.ctx, self.token)
+    def __call__(self) -> None:  # StepContext.run calls it at the first measured command (of the host or its
+        # load generator host, which both hold it): once per point, always on the database host (self.ctx)
+        if not self.taken:
+            self.taken = True
+            self.token = self.kind.around_point_begin(self.ctx, self.token)
 
 
 def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_report: bool,
@@ -137,6 +141,9 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
     starts at this one's end, its gap included), and kept in ``snaps`` for it.
     """
     fresh_dir(ctx, workdir)
+    gen = ctx.generator  # the load generator host's context: its own point folder, empty at every attempt too
+    if gen is not None and gen.point_dir:
+        fresh_dir(gen, gen.point_dir)
     artifacts: list[Artifact] = []
     warnings: list[str] = []
     sampler = None
@@ -148,6 +155,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         token = _begin(ctx, db_kind, snaps)
         if db_kind.retake_at_measured_start:
             retake = ctx.before_measured = _Retake(ctx, db_kind, token)
+            if gen is not None:  # the measured command may be the client's: the first one to run takes it
+                gen.before_measured = retake
     if spec.os_tools:
         osdir = posixpath.join(workdir, "ostats")
         interval, note = sample_interval(spec, expected_s)
@@ -164,6 +173,8 @@ def run_in_window(ctx: StepContext, spec: WindowSpec, workdir: str, writes_db_re
         failure = e
     if retake is not None:
         token, ctx.before_measured = retake.token, None
+        if gen is not None:
+            gen.before_measured = None
     if sampler is not None:
         from planner.engine import os_series  # the parsers and series: only for a play that samples the OS
         try:

@@ -212,15 +212,16 @@ class PointRun:
     def _run(self, hs: HostState, sync: SyncStart | None) -> StepResult:
         ctx = self.ctx
         point, args = self.plans[hs.host.name][self.index]
-        workdir = f"{hs.workdir}/{slug(self.spec.path)}/{point_name(point.index)}"
-        window = functools.partial(self._in_window, hs=hs, workdir=workdir, args=args, sync=sync)
+        rel = f"/{slug(self.spec.path)}/{point_name(point.index)}"  # under the host's run folder (a client's too)
+        window = functools.partial(self._in_window, hs=hs, rel=rel, args=args, sync=sync)
         return run_step(self.spec, hs, args, ctx.vars.of(self.play, hs), ctx.settings, ctx.record,
                         artifact_folder(ctx.record, ctx.settings.plan_dir, self.play.name, hs.host.name, self.spec,
                                         point), point=point, window=window)
 
     def _in_window(self, sctx: StepContext, writes_db_report: bool, body: Callable[[], Outcome], *,
-                   hs: HostState, workdir: str, args: Mapping[str, Any], sync: SyncStart | None) -> win.Windowed:
+                   hs: HostState, rel: str, args: Mapping[str, Any], sync: SyncStart | None) -> win.Windowed:
         """The step's apply (``body``) on ``hs`` inside the point's window (execute.run_step calls it per attempt)."""
+        workdir = hs.workdir + rel
         # run_in_window empties (and makes) the point folder: every attempt starts from nothing
         sctx.point_dir, sctx.db_report = workdir, self.window.db_report or ""
         as_rehearsed = rehearsed(step_class(self.spec.kind))
@@ -228,9 +229,23 @@ class PointRun:
         sctx.point_database = databases[0] if databases else ""
         if sync is not None:
             sctx.sync = sync.member(hs.host.name, sctx.conn)
+        _for_generator(sctx, hs, rel, sync)
         # a rehearsal's stand-ins finish at once, whatever run time the plan asks for: sample at 1 s
         stand_in = self.ctx.settings.simulated and not real_in_rehearsal(step_class(self.spec.kind))
         expected = None if stand_in else win.expected_seconds(self.spec.kind, args)
         more = self.index + 1 < len(self.plans[hs.host.name])  # its begin snapshot can be taken at this one's end
         return win.run_in_window(sctx, self.window, workdir, writes_db_report, body, expected_s=expected,
                                  snaps=self.snaps, more=more)
+
+
+def _for_generator(sctx: StepContext, hs: HostState, rel: str, sync: SyncStart | None) -> None:
+    """The point's settings on the load generator host's context too (docs/load-generator-host.md): the step runs
+    its tool there, so the measured command there is the one the start gate and the measured-start hook wait
+    for. Its point folder is the client's own (its run folder, the same ``rel``); the window empties it and
+    hands it the measured-start hook (planner.engine.window)."""
+    gen, g = sctx.generator, hs.generator
+    if gen is None or g is None:
+        return
+    gen.point_dir = f"{g.state.workdir}{rel}" if g.state.workdir else ""
+    gen.db_report, gen.point_database = sctx.db_report, sctx.point_database
+    gen.sync = sync.member(hs.host.name, gen.conn, clock=gen.host.name) if sync is not None else None

@@ -304,9 +304,6 @@ class PgRun:
         finally:
             if passfile:
                 ctx.sh(DROP, passfile, check=False)
-        if gen is not ctx:  # the measured command runs there: the window's begin snapshot (pg_stat's, on this
-            # host) is taken again when it starts, as on the database host, so the build is not the point's
-            gen.before_measured, ctx.before_measured = ctx.before_measured, None
         script, console, text, ok = self.run_tcl("run.tcl", run_script(step, ctx, release, found))
         arts += [script, console]
         parsed = _parsed(ctx.run_dir / console.path)
