@@ -45,10 +45,10 @@ LOCK_BODY = r"""
 d=${lock%/*}; [ -d "${d:-/}" ] || mkdir -p -- "$d" 2>/dev/null
 if [ -n "$procs" ] && ! _base "${procs%/*/*/*}"; then
   :
-elif mkdir -- "$lock" 2>/dev/null; then
+elif mkdir -m 0700 -- "$lock" 2>/dev/null; then
   printf '%s\n' "$info" >"$lock/holder.json"
   if [ -n "$procs" ]; then _procs "$procs" || echo "cannot create $procs" >&2; fi
-  echo acquired
+  got=1; echo acquired
 elif _mine "$lock"; then
   echo held; cat -- "$lock/holder.json" 2>/dev/null
 else
@@ -78,8 +78,13 @@ _drop() {
 # run's process-group dir (made once the lock is ours), $4 the sandbox root for the facts ("-" for no facts), $5 "1":
 # release the lock at the end, $6 the run id (only a lock holding it is released); then one command line per batched
 # read.
-# The release removes the temp dir $t in the lock's `rm` (one program less per host; the frame after it prints no
-# output from $t); the EXIT trap removes it on every other way out.
+# $t holds the stderr of a frame while it runs (and, without a boundary, its stdout). With a boundary and the lock
+# taken in this exec, $t is the lock folder itself: made by this exec's `mkdir -m 0700` (the login user's alone,
+# so nobody else reads a read's stderr there), removed by the release's `rm` with the lock (no mktemp, no rm of its
+# own: a program less per host); a lock kept for the play's changes keeps these small files until its release.
+# Otherwise (no boundary; check mode; a host already ours) $t is a `mktemp -d`, made only when a frame needs it,
+# removed by the release's `rm` or the EXIT trap. The lock frame itself is printed as the lock body runs (its
+# stderr goes to the exec's, logged with it): it needs no file.
 # `_own SCRIPT ARGS`, in a subshell: planner's own fixed script run as `sh -c SCRIPT sh ARGS` would be, in a fork
 # of this shell (its traps reset, nothing it sets comes back) instead of a new shell (probes._run_line).
 # The reads run only when the lock is ours (or none was asked for): a host held by another run is not read.
@@ -88,15 +93,15 @@ _drop() {
 # only a read whose line starts with "#" (probes._run_line: planner's own script whose output is lines of its own
 # format, none starting with "#") and the facts are. `now`: the reads' start and end, from /proc/uptime with the
 # `read` builtin (10 ms steps; dash has no clock builtin, and a `date` per read was a program each), else `date`.
-UUID_FILE = "/proc/sys/kernel/random/uuid"  # Linux 2.4+ (RHEL/OL 5's 2.6.18 has it): a new random UUID per read
+UUID_FILE = "/proc/sys/kernel/random/uuid"  # random.c proc_do_uuid: a new random UUID per read (2.6.18 on)
 SCRIPT = r"""
 lock=$1; info=$2; procs=$3; root=$4; release=$5; run=$6; shift 6
 B=; { read -r B <UUID_FILE; } 2>/dev/null
 case $B in ????????-????-????-????-????????????) case $B in *[!0-9a-f-]*) B=;; esac;; *) B=;; esac
 [ -z "$B" ] || printf '#~ %s\n' "$B"
 STATE_FNS
-t=$(mktemp -d) || exit 8
-trap '[ ! -d "$t" ] || rm -rf -- "$t"' EXIT
+_tmp() { t=$(mktemp -d) || exit 8; trap '[ ! -d "$t" ] || rm -rf -- "$t"' EXIT; }
+t=; [ -n "$B" ] || _tmp
 now() {
   if read -r n _ </proc/uptime 2>/dev/null; then
     case $n in *[0-9].[0-9][0-9]) echo "${n%.*}${n#*.}0000000"; return;; esac
@@ -118,22 +123,30 @@ frame() {
 }
 raw() {
   seq=$((seq+1)); printf '#%s %s raw\n' "$1" "$seq"; shift
-  "$@" 2>"$t/e" </dev/null; rc=$?
+  if [ -n "$t" ]; then "$@" 2>"$t/e" </dev/null; else "$@" </dev/null; fi; rc=$?
 }
 _end() {
   printf '\n#=%s %s %s %s\n#-\n' "$B" "$1" "$2" "$3"
-  [ -s "$t/e" ] && base64 < "$t/e"
+  [ -z "$t" ] || [ ! -s "$t/e" ] || base64 < "$t/e"
   printf '#.\n'
 }
 got=1
 if [ -n "$lock" ] && [ -n "$info" ]; then
   got=
-  {
+  if [ -n "$B" ]; then
+    seq=1; printf '#lock 1 raw\n'
+    {
 LOCK_BODY
-  } >"$t/o" 2>"$t/e"
-  read -r first <"$t/o"; [ "$first" = acquired ] && got=1
-  b=; { IFS= read -r l && [ "$l" = acquired ] && ! read -r l && [ -z "$l" ] && b=ACQUIRED_B64; } <"$t/o"
-  frame lock 0 0 0 "$b"
+    } </dev/null
+    printf '\n#=%s 0 0 0\n#-\n#.\n' "$B"
+    [ -z "$got" ] || t=$lock
+  else
+    {
+LOCK_BODY
+    } >"$t/o" 2>"$t/e"
+    b=; { IFS= read -r l && [ "$l" = acquired ] && ! read -r l && [ -z "$l" ] && b=ACQUIRED_B64; } <"$t/o"
+    frame lock 0 0 0 "$b"
+  fi
 fi
 if [ "$root" != - ]; then
   _facts() {
@@ -142,7 +155,7 @@ FACTS
   raw facts _facts "$root"; _end "$rc" 0 0
 fi
 [ -n "$got" ] || exit 0
-[ $# = 0 ] || s=$(now)
+[ $# = 0 ] || { [ -n "$t" ] || _tmp; s=$(now); }
 for c in "$@"; do
   case $c in
     "#"*) raw run eval "${c#?}"; e=$(now); _end "$rc" "$s" "$e";;
@@ -152,12 +165,11 @@ for c in "$@"; do
   s=$e
 done
 if [ "$release" = 1 ] && [ -n "$lock" ]; then
-  : >"$t/o"; : >"$t/e"
   _ours 2>/dev/null <"$lock/holder.json" && {
-    if [ -z "$procs" ]; then rm -rf -- "$lock" "$t"
-    else _drop "${procs%/*}" "$lock" "$t"; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; fi
+    if [ -z "$procs" ]; then rm -rf -- "$lock" ${t:+"$t"}
+    else _drop "${procs%/*}" "$lock" ${t:+"$t"}; [ ! -e "$procs" ] && [ ! -L "$procs" ] || rm -rf -- "$procs"; fi
     [ ! -d "$lock" ]; }
-  frame release $? 0 0
+  rc=$?; seq=$((seq+1)); printf '#release %s %s 0 0\n#-\n#.\n' "$seq" "$rc"
 fi
 """.replace("FACTS", facts_mod.script()).replace("STATE_FNS", procs_mod.STATE_FNS + DROP_FN).replace(
     "LOCK_BODY", LOCK_BODY).replace("ACQUIRED_B64", base64.b64encode(b"acquired\n").decode()).replace(
