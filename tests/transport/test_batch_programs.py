@@ -84,6 +84,18 @@ def test_one_warm_host_starts_few_programs(tmp_path: Path, monkeypatch: pytest.M
         assert started["base64"] == 1 and "mktemp" not in started, sorted(started.items())
 
 
+@pytest.mark.slow
+def test_a_lock_kept_for_the_plays_changes_holds_the_reads_stderr_for_the_login_user_alone(tmp_path: Path) -> None:
+    """No mktemp: the lock folder this exec makes holds a read's stderr while it runs, so it is made 0700."""
+    root = tmp_path / "host"
+    (root / "tmp").mkdir(parents=True)
+    lock = f"{root}/tmp/planner.lock.h"
+    args = hostlock.lock_args(lock, "run1", "2026-01-01T00:00:00Z", f"{root}/tmp/planner/run1/h/procs")
+    r = LocalConnection(Host("h", "localhost")).run(batch.argv(["echo secret >&2"], lock=args, run_id="run1"))
+    assert batch.parse(r.stdout).runs[0].stderr == b"secret\n", r.stderr
+    assert os.stat(lock).st_mode & 0o777 == 0o700, "another user could read a read's stderr in the lock folder"
+
+
 def _facts_of(script: str) -> Facts:
     return facts_mod.parse(LocalConnection(Host("h", "localhost")).run(["sh", "-c", script, "sh", ""]).stdout)
 
