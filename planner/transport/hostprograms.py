@@ -25,7 +25,7 @@ class HostProgram:
 NEEDED = (
     HostProgram("mktemp", "the private temporary folder of each round trip", "coreutils (RHEL/OL 5: mktemp)",
                 "coreutils"),
-    HostProgram("base64", "the framing of every command's output", "coreutils", "coreutils"),
+    HostProgram("base64", "small fetches and the framing of commands' error output", "coreutils", "coreutils"),
     HostProgram("sha256sum", "the checksum of every upload and fetch", "coreutils", "coreutils"),
     HostProgram("setsid", "each command's own process group (a timeout stops all of it)",
                 "util-linux (RHEL/OL 6: util-linux-ng)", "util-linux"),

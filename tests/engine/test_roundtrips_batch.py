@@ -44,7 +44,12 @@ def test_a_batch_cut_short_keeps_only_the_frames_that_arrived_whole() -> None:
     assert [f.stdout for f in whole.runs] == [b"one\n", b"two\n"]
     cut = r.stdout[:r.stdout.rindex("#-")]  # inside the second frame
     assert [f.stdout for f in batch.parse(cut).runs] == [b"one\n"]
-    damaged = r.stdout.replace("b25lCg==", "b25lCg=!")  # "one\n" in base64, one character broken
+    damaged = r.stdout.replace("#~ ", "#~ x", 1)  # the boundary line broken: no end line is one
+    assert batch.parse(damaged).runs == (), "a damaged frame ends the parse: later frames cannot be placed"
+    plain = conn.run(["sh", "-c", batch.SCRIPT.replace(batch.UUID_FILE, "/nonexistent"),
+                      *batch.argv(["echo one", "echo two"])[3:]]).stdout  # no boundary: base64 frames
+    assert [f.stdout for f in batch.parse(plain).runs] == [b"one\n", b"two\n"]
+    damaged = plain.replace("b25lCg==", "b25lCg=!")  # "one\n" in base64, one character broken
     assert batch.parse(damaged).runs == (), "a damaged frame ends the parse: later frames cannot be placed"
 
 
@@ -178,22 +183,10 @@ def test_a_later_play_batches_in_its_own_exec_and_releases_the_lock(tmp_path: Pa
     assert not list((tmp_path / "h/tmp").glob("planner.lock*")), "the lock was released"
 
 
-def _b64_bytes(n: int) -> int:
-    chars = 4 * -(-n // 3)
-    return chars + -(-chars // 76)  # wrapped at 76 columns
-
-
-def _filler(header: int, total: int) -> str:
-    """A command whose frame (its header line, stdout and stderr as base64, ``#-``, ``#.``) is ``total`` bytes.
-    The base64 sizes move in steps of 4 (a newline every 19), so the exit code's width reaches those between."""
-    for rc in (0, 10, 100):
-        for err in range(0, 240, 3):
-            rest = total - header - len(str(rc)) + 1 - 6 - _b64_bytes(err)
-            quads = rest * 19 // 77
-            for n in range(3 * max(0, quads - 40), 3 * (quads + 40), 3):
-                if _b64_bytes(n) == rest:
-                    return f"head -c {n} /dev/zero; head -c {err} /dev/zero >&2; exit {rc}"
-    raise AssertionError(f"no frame of {total} bytes")
+def _filler(empty: int, total: int) -> str:
+    """A command whose frame is ``total`` bytes: its stdout passes as printed, so its frame is that of a read
+    printing nothing (``empty`` bytes) and its bytes."""
+    return f"head -c {total - empty} /dev/zero"
 
 
 @pytest.mark.slow
@@ -202,10 +195,11 @@ def test_a_cut_on_frame_boundaries_never_hands_a_later_frame_to_an_earlier_read(
     those of the last reads, so taking frames in order handed probe 3 the output and exit code of probe 5."""
     from planner.transport.streams import KEEP_HEAD, KEEP_TAIL
     conn = LocalConnection(Host("h", "localhost"))
-    header = len(conn.run(batch.argv(["true"])).stdout.split("\n", 1)[0]) + 1
-    cmds = [_filler(header, KEEP_HEAD // 2), ": 2; " + _filler(header, KEEP_HEAD - KEEP_HEAD // 2),
+    first, empty = conn.run(batch.argv(["true"])).stdout.split("\n", 1)  # the boundary line, a frame
+    assert first.startswith("#~ ")
+    cmds = [_filler(len(empty), KEEP_HEAD // 2 - len(first) - 1), _filler(len(empty), KEEP_HEAD - KEEP_HEAD // 2),
             "head -c 3000000 /dev/zero", "echo middle",
-            _filler(header, KEEP_TAIL // 2), ": 6; " + _filler(header, KEEP_TAIL - KEEP_TAIL // 2)]
+            _filler(len(empty), KEEP_TAIL // 2), ": 6; " + _filler(len(empty), KEEP_TAIL - KEEP_TAIL // 2)]
     probes = [Probe(("sh", "-c", c), ok=ANY_EXIT) for c in cmds]
     answers, r = run_batch(conn, probes)
     assert r.truncated and r.exit_code == 0
@@ -214,3 +208,24 @@ def test_a_cut_on_frame_boundaries_never_hands_a_later_frame_to_an_earlier_read(
     assert [(g.stdout, g.stderr) if g else None for g in got[:2]] == [(a.stdout, a.stderr) for a in alone]
     for c, g in zip(cmds[2:], got[2:], strict=True):
         assert g is None, f"{c!r} was answered with another read's frame (exit code {g.exit_code})"
+
+
+@pytest.mark.slow
+def test_a_read_cannot_end_its_frame_without_the_execs_own_boundary() -> None:
+    """Every frame passes as printed, ended by a line with the exec's boundary (a new random UUID per exec): a
+    read printing end lines with another boundary, a boundary line or none stays that read's own output; one
+    printing the transport's cut note only loses its answer and the later reads' (they run alone), never misplaces
+    one."""
+    conn = LocalConnection(Host("h", "localhost"))
+    firsts = {conn.run(batch.argv(["true"])).stdout.split("\n")[0] for _ in range(2)}
+    assert len(firsts) == 2 and all(f.startswith("#~ ") for f in firsts), "a new boundary per exec"
+    fake = "#=00000000-0000-4000-8000-000000000000 0 1 2\n#= 0 1 2\n#~ 00000000-0000-4000-8000-000000000000\n#-\n#.\n"
+    forger = Probe(("printf", "%s#release 9 0 0 0\n#-\n#.\n#run 3 raw\nlast", fake), ok=ANY_EXIT)
+    second = Probe(("echo", "second"), ok=ANY_EXIT)
+    answers, r = run_batch(conn, [forger, second])
+    assert answers[("run", forger.argv, False, "", "")].stdout == fake + "#release 9 0 0 0\n#-\n#.\n#run 3 raw\nlast"
+    assert answers[("run", second.argv, False, "", "")].stdout == "second\n"
+    note = "[planner: 10 bytes of output left out here; 20 bytes in all]"
+    cut = [Probe(("echo", "first"), ok=ANY_EXIT), Probe(("echo", note), ok=ANY_EXIT), second]
+    answers, _ = run_batch(conn, cut)
+    assert [answers.get(("run", p.argv, False, "", "")) is not None for p in cut] == [True, False, False]

@@ -104,8 +104,8 @@ plays:
 
 
 @pytest.mark.parametrize(("hidden", "said"), [
-    ((Userland.NO_BASE64,), ["base64 (planner needs it for the framing of every command's output; install the "
-                             "package coreutils on RHEL/OL/SLES, coreutils on Debian/Ubuntu)"]),
+    ((Userland.NO_BASE64,), ["base64 (planner needs it for small fetches and the framing of commands' error "
+                             "output; install the package coreutils on RHEL/OL/SLES, coreutils on Debian/Ubuntu)"]),
     ((Userland.NO_SHA256SUM,), ["sha256sum (planner needs it for the checksum of every upload and fetch"]),
     ((Userland.NO_MKTEMP,), ["mktemp (planner needs it for the private temporary folder of each round trip"]),
     ((Userland.NO_SETSID,),  # every command is started by it: nothing runs, not even the facts
