@@ -178,9 +178,10 @@ def test_an_apply_of_a_plan_without_a_template_imports_no_jinja2_before_its_firs
     assert not mods & {"jinja2", "markupsafe", "planner.safejinja", "planner.plan.jinja_env"}
 
 
-def test_an_apply_imports_no_statistics_and_no_getpass_before_its_first_host_command(tmp_path: Path) -> None:
+def test_an_apply_imports_no_statistics_getpass_or_zipfile_before_its_first_host_command(tmp_path: Path) -> None:
     """The progress line's mean imported the statistics module (and fractions, decimal, numbers: ~10 ms of
-    start-up) and -K's and --ask-vault-pass' prompts getpass and termios, for every apply."""
+    start-up) and -K's and --ask-vault-pass' prompts getpass and termios, for every apply; the plan schema's
+    files were read through importlib.resources, which imports zipfile and its readers."""
     (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
                                         "      - name: say\n        command: {argv: [\"true\"]}\n")
     (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
@@ -189,7 +190,7 @@ def test_an_apply_imports_no_statistics_and_no_getpass_before_its_first_host_com
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
     mods = set(out.split())
     assert "planner.engine.progress" in mods  # the probe reached the run, its progress line imported
-    assert not mods & {"statistics", "fractions", "decimal", "getpass", "termios"}
+    assert not mods & {"statistics", "fractions", "decimal", "getpass", "termios", "zipfile", "importlib.resources"}
 
 
 def test_a_template_still_loads_jinja2_and_its_problems_are_reported(tmp_path: Path) -> None:
