@@ -29,6 +29,9 @@ import json
 import re
 import shlex
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -266,3 +269,57 @@ def mask_url(text: str) -> str:
                      for kv in parts.query.split("&"))
         out = out.replace(parts.query, q, 1)
     return out
+
+
+# What a template derives from a secret (``{{ pw | upper }}``): the taint lives here, not in planner.safejinja,
+# so an apply whose plan has no template masks derived secrets without importing Jinja2 (start-up time).
+@dataclass
+class _Taint:
+    """Secrets a render may derive from, and what it derived (value-based: a string equal to a known secret,
+    or to something derived from one, is tainted; so is a list holding one)."""
+
+    known: set[str]
+    found: dict[str, None] = field(default_factory=dict)
+    lists: list[Any] = field(default_factory=list)  # derived lists (``pw | list``), held so their ids stay theirs
+
+
+_TAINT: ContextVar[_Taint | None] = ContextVar("planner_template_taint", default=None)
+MIN_DERIVED = 4  # shorter results ("A", "pw"[0]) are left unmasked: masking them would mask the record itself
+
+
+@contextmanager
+def derived_secrets(secrets: Iterable[str]) -> Iterator[list[str]]:
+    """Renders inside collect what their filters, slices, methods and operators derive from ``secrets``
+    (``{{ pw | upper }}``, ``{{ pw[1:] }}``, ``{{ pw | reverse | join('') }}``): the list, filled on exit, is
+    to be masked like the secrets themselves."""
+    taint = _Taint({s for s in secrets if s})
+    token = _TAINT.set(taint)
+    out: list[str] = []
+    try:
+        yield out
+    finally:
+        _TAINT.reset(token)
+        out.extend(taint.found)
+
+
+def _is_tainted(taint: _Taint, value: Any, depth: int = 0) -> bool:
+    if isinstance(value, str):
+        return value in taint.known
+    if isinstance(value, list | tuple) and depth < 3:
+        return any(value is t for t in taint.lists) or any(_is_tainted(taint, v, depth + 1) for v in value[:10_000])
+    return False
+
+
+def derive(result: Any, *inputs: Any) -> Any:
+    """``result`` noted as a derived secret when any of ``inputs`` is one (planner.safejinja's filters, methods
+    and operators call it on what they return)."""
+    taint = _TAINT.get()
+    if taint is None or not taint.known or not any(_is_tainted(taint, i) for i in inputs):
+        return result
+    if isinstance(result, list | tuple) and len(taint.lists) < 1000:
+        taint.lists.append(result)
+    for s in [result] if isinstance(result, str) else result if isinstance(result, list | tuple) else ():
+        if isinstance(s, str) and len(s) >= MIN_DERIVED and s not in taint.known:
+            taint.known.add(s)
+            taint.found[s] = None
+    return result

@@ -38,6 +38,8 @@ from jinja2.runtime import Context
 from jinja2.sandbox import ImmutableSandboxedEnvironment, SecurityError
 from jinja2.utils import generate_lorem_ipsum
 
+from planner.redaction import derive
+
 MAX_POWER_BITS = 4096  # `2 ** 4096` is plenty for a benchmark plan; `9 ** 9 ** 9` would never end
 MAX_REPEAT = 1 << 20  # `'a' * n` / `[x] * n`: a megabyte of template output is already a mistake
 MAX_SIZE = MAX_REPEAT  # any one value built in a template: characters of a string, items of a list
@@ -206,57 +208,6 @@ def _filter_args(name: str, value: Any, args: tuple[Any, ...], kwargs: Mapping[s
         _want(_int(args[0] if args else kwargs.get("linecount" if name == "batch" else "slices")), name)
 
 
-@dataclass
-class _Taint:
-    """Secrets a render may derive from, and what it derived (value-based: a string equal to a known secret,
-    or to something derived from one, is tainted; so is a list holding one)."""
-
-    known: set[str]
-    found: dict[str, None] = field(default_factory=dict)
-    lists: list[Any] = field(default_factory=list)  # derived lists (``pw | list``), held so their ids stay theirs
-
-
-_TAINT: ContextVar[_Taint | None] = ContextVar("planner_template_taint", default=None)
-MIN_DERIVED = 4  # shorter results ("A", "pw"[0]) are left unmasked: masking them would mask the record itself
-
-
-@contextmanager
-def derived_secrets(secrets: Iterable[str]) -> Iterator[list[str]]:
-    """Renders inside collect what their filters, slices, methods and operators derive from ``secrets``
-    (``{{ pw | upper }}``, ``{{ pw[1:] }}``, ``{{ pw | reverse | join('') }}``): the list, filled on exit, is
-    to be masked like the secrets themselves."""
-    taint = _Taint({s for s in secrets if s})
-    token = _TAINT.set(taint)
-    out: list[str] = []
-    try:
-        yield out
-    finally:
-        _TAINT.reset(token)
-        out.extend(taint.found)
-
-
-def _is_tainted(taint: _Taint, value: Any, depth: int = 0) -> bool:
-    if isinstance(value, str):
-        return value in taint.known
-    if isinstance(value, list | tuple) and depth < 3:
-        return any(value is t for t in taint.lists) or any(_is_tainted(taint, v, depth + 1) for v in value[:10_000])
-    return False
-
-
-def _derive(result: Any, *inputs: Any) -> Any:
-    """``result`` noted as a derived secret when any of ``inputs`` is one."""
-    taint = _TAINT.get()
-    if taint is None or not taint.known or not any(_is_tainted(taint, i) for i in inputs):
-        return result
-    if isinstance(result, list | tuple) and len(taint.lists) < 1000:
-        taint.lists.append(result)
-    for s in [result] if isinstance(result, str) else result if isinstance(result, list | tuple) else ():
-        if isinstance(s, str) and len(s) >= MIN_DERIVED and s not in taint.known:
-            taint.known.add(s)
-            taint.found[s] = None
-    return result
-
-
 def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     passes = getattr(fn, "jinja_pass_arg", None)
 
@@ -268,7 +219,7 @@ def _bounded_filter(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         result = fn(*args, **kwargs)
         if isinstance(result, Iterator) and not isinstance(result, str):  # reverse of a list: keep it a value
             result = list(result)
-        return bounded(_derive(result, *given, *kwargs.values()), f"the {name} filter's result")
+        return bounded(derive(result, *given, *kwargs.values()), f"the {name} filter's result")
 
     if passes is not None:
         run.jinja_pass_arg = passes  # type: ignore[attr-defined]
@@ -312,7 +263,7 @@ class _LoopsCounted:
 
     def visit_Getitem(self, node: nodes.Getitem, frame: Frame) -> None:
         """A slice (``pw[1:]``) bypasses the environment's getitem in Jinja's code: routed through it here, so
-        what it derives from a secret is known (planner.safejinja.derived_secrets)."""
+        what it derives from a secret is known (planner.redaction.derived_secrets)."""
         if not isinstance(node.arg, nodes.Slice):
             super().visit_Getitem(node, frame)  # type: ignore[misc]
             return
@@ -361,7 +312,7 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
     concat = staticmethod(lambda values: "".join(_counted(MAX_OUTPUT)(values)))
     planner_bounded = staticmethod(bounded)
     planner_loop = staticmethod(_loop)
-    planner_sliced = staticmethod(lambda obj, part: bounded(_derive(obj[part], obj), "a slice"))
+    planner_sliced = staticmethod(lambda obj, part: bounded(derive(obj[part], obj), "a slice"))
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -372,10 +323,10 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
     def call_binop(self, context: Context, operator: str, left: Any, right: Any) -> Any:
         op = self._BINOPS.get(operator)
         result = op(left, right) if op else super().call_binop(context, operator, left, right)
-        return bounded(_derive(result, left, right), f"the result of {operator}")
+        return bounded(derive(result, left, right), f"the result of {operator}")
 
     def getitem(self, obj: Any, argument: Any) -> Any:
-        return _derive(super().getitem(obj, argument), obj)  # pw[1:], pw[::-1]
+        return derive(super().getitem(obj, argument), obj)  # pw[1:], pw[::-1]
 
     def call(__self, __context: Context, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
         target = getattr(__obj, "__wrapped__", __obj)  # str.format comes wrapped by the sandbox's formatter
@@ -386,7 +337,7 @@ class SandboxEnvironment(ImmutableSandboxedEnvironment):
             _lipsum(args, kwargs)
         name = getattr(target, "__name__", "a call")
         result = super().call(__context, __obj, *args, **kwargs)
-        return bounded(_derive(result, owner, *args, *kwargs.values()), f"the result of {name}()")
+        return bounded(derive(result, owner, *args, *kwargs.values()), f"the result of {name}()")
 
 
 class NativeSandboxEnvironment(SandboxEnvironment, NativeEnvironment):

@@ -36,6 +36,7 @@ from planner.plan.templating import parse_extra_vars
 from planner.redaction import (
     MIN_GUESSED,
     MIN_NUMBER,
+    derived_secrets,
     is_secret_name,
     redact_problem,
     secret_values,
@@ -44,7 +45,6 @@ from planner.redaction import (
 from planner.results import runfolder
 from planner.results.runfolder import RunMeta, read_meta_object
 from planner.results.world import HostWorld
-from planner.safejinja import derived_secrets
 from planner.status import ExitCode
 from planner.steps import (
     ARG_CHECKS,

@@ -16,8 +16,6 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-import jinja2
-
 from planner.errors import Problem
 from planner.host import Host, sealed_in
 from planner.inventory.data import VAULT_HINT
@@ -62,6 +60,8 @@ def render_host(host: Host, plan_vars: Mapping[str, Any], extra_vars: Mapping[st
             return given, [Problem(None, f"inventory host {host.name}", f"ansible_port {host.vars['ansible_port']!r} "
                                    "is not a port number", "give a whole number between 1 and 65535")]
         return made, []
+    import jinja2  # here, not at the top: only a variable holding a template needs Jinja2 (start-up)
+
     context = resolve_variables({**plan_vars, **host.vars, **(play_vars or {}), **extra_vars, **magic_vars(host)})
     variables = dict(host.vars)
     problems: list[Problem] = []

@@ -149,8 +149,6 @@ def _no_transport_files_in_run_folders(args: argparse.Namespace) -> None:
 
 def _vault_keys(args: argparse.Namespace) -> None:
     """The vault passwords, read (or asked) once, before any inventory: handed down as args.vault."""
-    import getpass
-
     from planner.inventory.vault import NO_KEYS
     from planner.inventory.vault_ids import VaultOptions, vault_keys
 
@@ -158,7 +156,13 @@ def _vault_keys(args: argparse.Namespace) -> None:
         args.vault = NO_KEYS
         return
     options = VaultOptions(tuple(args.vault_password_file), tuple(args.vault_id), args.ask_vault_pass)
-    args.vault = vault_keys(options, getpass.getpass)
+    args.vault = vault_keys(options, _ask_password)
+
+
+def _ask_password(prompt: str) -> str:
+    import getpass  # here: only --ask-vault-pass asks (getpass and termios cost every verb's start-up)
+
+    return getpass.getpass(prompt)
 
 
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:

@@ -6,7 +6,6 @@ inventory; how to reach each host still comes from the run's own meta.json."""
 from __future__ import annotations
 
 import argparse
-import getpass
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from types import MappingProxyType
@@ -25,6 +24,8 @@ NO_PASSWORD_HINT = ("this host's sudo asks for a password, which the run record 
 
 def ask_become_password(ask: Callable[[str], str] | None = None) -> BecomePassword:
     """-K: asked once, for every host whose inventory gives none (as ansible-playbook does)."""
+    import getpass  # here: only -K asks (getpass and termios cost every apply's start-up)
+
     return BecomePassword(PASSWORD_VARS[0], (ask or getpass.getpass)(BECOME_PROMPT))
 
 

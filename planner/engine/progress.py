@@ -13,7 +13,6 @@ measured ones. Executions done before a ``--resume`` are never counted.
 
 from __future__ import annotations
 
-import statistics
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -101,7 +100,7 @@ class Progress:
             ratio = (sum(t for t, _ in self._ratio) / sum(e for _, e in self._ratio)) if self._ratio else 1.0
             return st.expected_s * max(ratio, 1.0)
         taken = st.taken or [t for s in self._steps.values() for t in s.taken]
-        return statistics.fmean(taken) if taken else None
+        return sum(taken) / len(taken) if taken else None  # a mean: the statistics module costs start-up
 
     def left_s(self, running_step: str | None = None, running_elapsed_s: float = 0.0) -> float | None:
         """Seconds left in the run; None while an execution's length cannot be guessed at all."""

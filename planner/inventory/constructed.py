@@ -13,21 +13,30 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
-
-import jinja2
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import Location
 from planner.host import UnsafeText
 from planner.inventory.data import InventoryGraph
-from planner.safejinja import NativeSandboxEnvironment, template_errors_only
+
+if TYPE_CHECKING:
+    from planner.safejinja import NativeSandboxEnvironment
 
 PLUGIN_NAMES = ("constructed", "ansible.builtin.constructed")
 _OPTIONS = frozenset({"plugin", "strict", "compose", "groups", "keyed_groups", "leading_separator",
                       "use_vars_plugins", "use_extra_vars", "cache", "cache_plugin", "cache_timeout",
                       "cache_connection", "cache_prefix"})
 _INVALID = re.compile(r"^[\d\W]|[^\w]")  # ansible-core's INVALID_VARIABLE_NAMES
-_ENV = NativeSandboxEnvironment(undefined=jinja2.StrictUndefined)
+
+
+@cache
+def _env() -> NativeSandboxEnvironment:
+    """Made at the first constructed source: an inventory without one never loads Jinja2 (start-up time)."""
+    import jinja2
+
+    from planner.safejinja import NativeSandboxEnvironment
+    return NativeSandboxEnvironment(undefined=jinja2.StrictUndefined)
 
 
 class _Failed(Exception):
@@ -151,9 +160,12 @@ def _try(expr: Any, variables: dict[str, Any], strict: bool, what: str) -> tuple
 def _evaluate(expr: Any, variables: Mapping[str, Any]) -> Any:
     if not isinstance(expr, str):
         return expr  # a literal (true, 3): what Ansible's templating gives back for it
+    import jinja2  # here, not at the top: only a constructed source's expression needs Jinja2
+
+    from planner.safejinja import template_errors_only
     try:
         with template_errors_only():
-            return _ENV.compile_expression(expr, undefined_to_none=False)(**variables)
+            return _env().compile_expression(expr, undefined_to_none=False)(**variables)
     except jinja2.TemplateError as exc:
         raise _Failed(str(exc)) from None
 

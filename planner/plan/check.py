@@ -11,9 +11,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-import jinja2
-import jinja2.meta
-
 from planner import kindspec
 from planner.errors import InputError, Location, Problem, StepError
 from planner.host import Host
@@ -21,7 +18,7 @@ from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
-from planner.plan.templating import environment, eval_when, refused, render, undefined_name, variables_for
+from planner.plan.templating import any_template, eval_when, refused, render, undefined_name, variables_for, when_names
 from planner.variables import LOAD_GENERATOR_HOST
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
@@ -181,9 +178,8 @@ def _check_when(spec: StepSpec, variables: Mapping[str, Any], where: Locator,
         return []
     expr = spec.when.strip()
     expr = expr[2:-2] if expr.startswith("{{") and expr.endswith("}}") else expr
-    try:
-        names = jinja2.meta.find_undeclared_variables(environment().parse("{{ " + expr + " }}"))
-    except jinja2.TemplateSyntaxError:
+    names = when_names(expr)
+    if names is None:
         return []  # reported by load_plan
     if "planner_facts" in names:
         return []  # runtime values: checked when the step runs
@@ -266,6 +262,22 @@ def _destructive(spec: StepSpec, rendered: Mapping[str, Any], writes: DeviceWrit
                     "add 'destructive: true' to the step if destroying the data on these devices is intended")]
 
 
+def _render_arg(rendered: dict[str, Any], key: str, value: Any, variables: Mapping[str, Any],
+                loc: Location | None, path: str) -> list[Problem]:
+    """Render one argument holding a template into ``rendered``; what is wrong with it as problems."""
+    import jinja2  # here, not at the top: only an argument holding a template needs Jinja2
+
+    try:
+        rendered[key] = render(value, variables)
+    except jinja2.UndefinedError as exc:
+        name = undefined_name(exc)
+        message = f"undefined variable '{name}'" if name else str(exc.message)
+        return [Problem(loc, path, message, "define it in vars:, the inventory, or -e NAME=VALUE")]
+    except jinja2.TemplateError as exc:
+        return [Problem(loc, path, f"template error: {exc}", "fix the {{ }} expression")]
+    return []
+
+
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
                 plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False,
                 writes: DeviceWrites | None = None) -> list[Problem]:
@@ -274,17 +286,11 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
     rendered: dict[str, Any] = {}
     problems: list[Problem] = _check_when(spec, variables, where, step_path)
     for key, value in spec.args.items():
-        loc = where.value((*step_path, key))
-        try:
+        if any_template(value):
+            problems += _render_arg(rendered, key, value, variables, where.value((*step_path, key)),
+                                    format_path((*step_path, key)))
+        else:  # no Jinja2 for an argument without a template (start-up time)
             rendered[key] = render(value, variables)
-        except jinja2.UndefinedError as exc:
-            name = undefined_name(exc)
-            message = f"undefined variable '{name}'" if name else str(exc.message)
-            problems.append(Problem(loc, format_path((*step_path, key)), message,
-                                    "define it in vars:, the inventory, or -e NAME=VALUE"))
-        except jinja2.TemplateError as exc:
-            problems.append(Problem(loc, format_path((*step_path, key)), f"template error: {exc}",
-                                    "fix the {{ }} expression"))
     if problems:
         return problems
     if variables_only:  # its schema problems are reported: add what the step kind itself would refuse

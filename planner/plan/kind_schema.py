@@ -11,10 +11,13 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Iterable, Mapping
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 _META = "https://json-schema.org/draft/2020-12/schema"
+# the shipped schema files, read from the package on disk (importlib.resources would import zipfile and its
+# readers at every apply's start-up for a package never installed zipped)
+SCHEMAS = Path(__file__).parent / "schemas"
 
 
 def sweepable(item: Mapping[str, Any], hint: str) -> dict[str, Any]:
@@ -85,7 +88,7 @@ GENERATED = ("Generated from plan.frame.json and each step kind's args_schema by
 
 def frame() -> dict[str, Any]:
     """The hand-written part of the plan schema: the plan, plays, reports, claims and the step options."""
-    text = resources.files("planner").joinpath("plan/schemas/plan.frame.json").read_text(encoding="utf-8")
+    text = (SCHEMAS / "plan.frame.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -13,9 +13,6 @@ import shlex
 from pathlib import Path
 from typing import Any
 
-import jinja2
-import jinja2.meta
-
 from planner.errors import InputError, Problem
 from planner.plan.check import ArgsCheck, InventoryLike, check_plan
 from planner.plan.model import Claim, Plan, Play, ReportSpec, Section, StepSpec
@@ -29,9 +26,9 @@ from planner.plan.schema import (
 from planner.plan.source import Document, NodePath, VaultTagged, format_path, load_yaml, parse_path
 from planner.plan.sweeps import zip_problems
 from planner.plan.templating import (
-    environment,
     is_password_name,
     template_errors,
+    when_syntax_error,
 )
 
 _DURATION = re.compile(r"^([0-9]+(?:\.[0-9]+)?)([smh]?)$")
@@ -260,10 +257,8 @@ class _Build:
         when = opts.get("when")
         if isinstance(when, str):
             expr = when.strip().removeprefix("{{").removesuffix("}}")
-            try:
-                environment().compile_expression(expr)
-            except jinja2.TemplateSyntaxError as exc:
-                self.problem((*path, "when"), f"bad when expression: {exc.message}", "fix the expression")
+            if (error := when_syntax_error(expr)) is not None:
+                self.problem((*path, "when"), f"bad when expression: {error}", "fix the expression")
         # the schema says what a bad zip is (a list of two or more names); the build only reads a good one
         given = opts.get("zip")
         zip_names = tuple(given) if isinstance(given, list) and all(isinstance(n, str) for n in given) else ()

@@ -26,12 +26,11 @@ import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache, lru_cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import Location, Problem
 from planner.plan import fastcheck
-from planner.plan.kind_schema import HOLDERS, add_kinds, kind_def
+from planner.plan.kind_schema import HOLDERS, SCHEMAS, add_kinds, kind_def
 from planner.plan.model import Section
 from planner.plan.source import Document, NodePath, format_path
 
@@ -44,7 +43,7 @@ SECTIONS = tuple(s.value for s in Section)
 
 @lru_cache(maxsize=1)
 def _builtin() -> dict[str, Any]:
-    text = resources.files("planner").joinpath("plan/schemas/plan.schema.json").read_text(encoding="utf-8")
+    text = (SCHEMAS / "plan.schema.json").read_text(encoding="utf-8")
     return json.loads(text)
 
 

@@ -1,6 +1,7 @@
 """Variables and Jinja2 rendering of step arguments.
 
-Rendering uses the sandboxed native environment of planner.safejinja with ``StrictUndefined``: a string that is
+Rendering uses the sandboxed native environment of planner.safejinja (in planner.plan.jinja_env, imported
+at the first template: a plan without one never loads Jinja2) with ``StrictUndefined``: a string that is
 one expression keeps its native type (``"{{ run_time }}"`` with ``run_time: 300`` renders to the
 integer 300, a list stays a list), and an undefined variable is an error, never an empty string.
 Strings without ``{{`` or ``{%`` are returned unchanged; mapping keys are not rendered.
@@ -23,74 +24,41 @@ that refers to an undefined one is not an error, while using it is.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-from collections.abc import Iterable, Mapping
+import sys
+from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
-
-import jinja2
-from jinja2 import meta
-from jinja2.nativetypes import NativeTemplate
 
 from planner.errors import InputError, Problem
 from planner.host import UnsafeText, sealed_in
 from planner.plan.source import load_yaml, load_yaml_text
-from planner.safejinja import NativeSandboxEnvironment, SecurityError, template_errors_only
 
 if TYPE_CHECKING:
+    import jinja2
+
     from planner.host import Host
     from planner.plan.model import Plan, Play
+    from planner.safejinja import NativeSandboxEnvironment
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _UNDEFINED = re.compile(r"'([^']+)' is undefined")
+_JINJA = "planner.plan.jinja_env"
 
 
-_NATIVE = (bool, int, float, list, dict, type(None))
-
-
-def _native_concat(values: Iterable[Any]) -> Any:
-    """Jinja's native_concat, except that a rendered text which reads as a quoted Python string stays as
-    written: ``"' ; x ; '"`` must not lose its quotes (a user's value is never re-parsed into another
-    string), and a literal too deep to evaluate stays text instead of crashing."""
-    parts = list(values)
-    if not parts:
-        return None
-    if len(parts) == 1 and not isinstance(parts[0], str):
-        return parts[0]
-    raw = "".join(str(v) for v in parts)
-    try:
-        value = ast.literal_eval(ast.parse(raw, mode="eval"))
-    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return raw
-    return value if isinstance(value, _NATIVE) else raw
-
-
-class _Environment(NativeSandboxEnvironment):
-    concat = staticmethod(_native_concat)
-
-
-class _Template(NativeTemplate):
-    environment_class = _Environment  # NativeTemplate.render calls environment_class.concat
-
-
-_Environment.template_class = _Template
+def _jinja() -> ModuleType:
+    """Jinja2 and the plan's environment (planner.plan.jinja_env), imported at the first template: a plan and
+    inventory without one never load them (~50 ms of an apply's start-up)."""
+    from planner.plan import jinja_env
+    return jinja_env
 
 
 def environment() -> NativeSandboxEnvironment:
     """The one (sandboxed) Jinja2 environment for variables, step arguments and ``when`` expressions."""
-    return _Environment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
-
-
-_ENV = environment()
-
-
-def _parse(text: str) -> jinja2.nodes.Template:
-    try:
-        return _ENV.parse(text)
-    except (RecursionError, MemoryError):  # `{{ ((((...` thousands deep: the parser recurses per level
-        raise jinja2.TemplateSyntaxError("template nested too deeply", 1) from None
+    env: NativeSandboxEnvironment = _jinja().environment()
+    return env
 
 
 _SECRET_POINTER = re.compile(r"_(?:env|file)$", re.I)
@@ -112,105 +80,50 @@ def undefined_name(exc: jinja2.UndefinedError) -> str | None:
     return m.group(1) if m else None
 
 
+def _copied(value: Any) -> Any:
+    """What render gives a value without a template: mappings as dicts and sequences as lists, as rendered."""
+    if isinstance(value, Mapping):
+        return {k: _copied(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_copied(v) for v in value]
+    return value
+
+
 def render(value: Any, variables: Mapping[str, Any]) -> Any:
     """Render every template string inside ``value`` (dicts and lists recursively).
 
     Raises jinja2.UndefinedError for an undefined variable and jinja2.TemplateError for other
-    template errors; the caller knows the location and turns them into Problems.
+    template errors; the caller knows the location and turns them into Problems. A value without a
+    template is returned (copied) without Jinja2.
     """
-    if isinstance(value, str):
-        if not has_template(value):
-            return value
-        with template_errors_only():
-            result = _ENV.from_string(value).render(variables)
-            if isinstance(result, jinja2.Undefined):
-                str(result)  # a bare reference to a lazily-failed variable: raise its UndefinedError
-        return result
-    if isinstance(value, Mapping):
-        return {k: render(v, variables) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [render(v, variables) for v in value]
-    return value
+    return _jinja().render(value, variables) if any_template(value) else _copied(value)
 
 
 def template_errors(value: Any) -> list[str]:
     """Syntax errors of the template strings inside ``value`` (checked when a plan is loaded)."""
-    if isinstance(value, str):
-        if not has_template(value):
-            return []
-        try:
-            _parse(value)
-        except jinja2.TemplateSyntaxError as exc:
-            return [f"template syntax error: {exc.message}"]
-        return []
-    if isinstance(value, Mapping):
-        return [e for v in value.values() for e in template_errors(v)]
-    if isinstance(value, list | tuple):
-        return [e for v in value for e in template_errors(v)]
-    return []
-
-
-def _referenced(value: Any) -> set[str]:
-    if isinstance(value, str):
-        return set(meta.find_undeclared_variables(_parse(value))) if has_template(value) else set()
-    if isinstance(value, Mapping):
-        return {n for v in value.values() for n in _referenced(v)}
-    if isinstance(value, list | tuple):
-        return {n for v in value for n in _referenced(v)}
-    return set()
+    return _jinja().template_errors(value) if any_template(value) else []
 
 
 def resolve_variables(merged: Mapping[str, Any]) -> dict[str, Any]:
     """Render variables that refer to other variables, in dependency order.
 
     A variable that cannot be resolved (undefined reference, cycle, syntax error) becomes a
-    StrictUndefined carrying the reason, so only a step that uses it fails.
+    StrictUndefined carrying the reason, so only a step that uses it fails. Without a template or a
+    sealed vault value among them, they are returned as they are, without Jinja2.
     """
-    # a value with any template is rendered, even one naming no variable (`"{{ 1/0 }}"`, `"{{ 2 * 3 }}"`)
-    done: dict[str, Any] = {k: v for k, v in merged.items() if not any_template(v)}
-    for key, value in done.items():  # a vault no password opens: refused only where it is used, as in Ansible
-        if (sealed := sealed_in(value)) is not None:
-            done[key] = jinja2.StrictUndefined(hint=f"variable '{key}': {sealed.reason}")
-    active: set[str] = set()
-
-    def resolve(name: str) -> Any:
-        if name in done:
-            return done[name]
-        if name in active:  # a cycle: the outer resolve() replaces this with its own failure
-            done[name] = jinja2.StrictUndefined(hint=f"variable '{name}' refers to itself")
-            return done[name]
-        active.add(name)
-        value = merged[name]
-        try:
-            for dep in _referenced(value):
-                if dep in merged:
-                    resolve(dep)
-            done[name] = render(value, done)
-        except jinja2.UndefinedError as exc:
-            done[name] = jinja2.StrictUndefined(hint=str(exc.message))
-        except SecurityError as exc:
-            why = str(exc.message).rstrip(".")
-            done[name] = Refused(hint=f"variable '{name}' is refused by the template sandbox: {why}")
-        except jinja2.TemplateError as exc:
-            done[name] = jinja2.StrictUndefined(hint=f"variable '{name}': {exc}")
-        active.discard(name)
-        return done[name]
-
-    for key in merged:
-        resolve(key)
-    return done
-
-
-class Refused(jinja2.StrictUndefined):
-    """A variable whose template the sandbox refused (it reached for Python internals): reported at plan
-    check even when no step uses it, since such a value is an attack, not a typo."""
-
-    __slots__ = ()
+    if not any(any_template(v) or sealed_in(v) is not None for v in merged.values()):
+        return dict(merged)
+    resolved: dict[str, Any] = _jinja().resolve_variables(merged)
+    return resolved
 
 
 def refused(variables: Mapping[str, Any]) -> dict[str, str]:
-    """name -> why, for the variables the sandbox refused (see Refused)."""
-    return {k: str(v._undefined_hint) for k, v in variables.items() if isinstance(v, Refused)}
+    """name -> why, for the variables the template sandbox refused (planner.plan.jinja_env.Refused): a
+    reference to Python internals, reported at plan check even when no step uses it."""
+    if _JINJA not in sys.modules:  # no template was ever rendered, so none was refused
+        return {}
+    names: dict[str, str] = _jinja().refused(variables)
+    return names
 
 
 def any_template(value: Any) -> bool:
@@ -237,6 +150,18 @@ def variables_for(plan: Plan, play: Play, host: Host, extra_vars: Mapping[str, A
     return resolve_variables(merged)
 
 
+def when_syntax_error(expr: str) -> str | None:
+    """The syntax error of a ``when:`` expression (without its ``{{ }}``), or None."""
+    error: str | None = _jinja().when_syntax_error(expr)
+    return error
+
+
+def when_names(expr: str) -> set[str] | None:
+    """The variables a ``when:`` expression (without its ``{{ }}``) reads; None for one that does not parse."""
+    names: set[str] | None = _jinja().when_names(expr)
+    return names
+
+
 def eval_when(expr: str | bool, variables: Mapping[str, Any]) -> bool:
     """Evaluate a ``when:`` expression (with or without ``{{ }}``) to a bool.
 
@@ -248,16 +173,7 @@ def eval_when(expr: str | bool, variables: Mapping[str, Any]) -> bool:
     text = expr.strip()
     if text.startswith("{{") and text.endswith("}}"):
         text = text[2:-2].strip()
-    try:
-        with template_errors_only():
-            result = _ENV.compile_expression(text, undefined_to_none=False)(**variables)
-            if isinstance(result, jinja2.Undefined):
-                str(result)
-    except jinja2.UndefinedError as exc:
-        raise InputError([Problem(None, "when", f"'{expr}': {exc.message}",
-                                  "define it in vars:, the inventory, or -e NAME=VALUE")]) from None
-    except jinja2.TemplateError as exc:
-        raise InputError([Problem(None, "when", f"'{expr}': {exc}", "fix the expression")]) from None
+    result = _jinja().eval_when(expr, text, variables)
     if isinstance(result, str):
         return result.strip().lower() not in ("", "false", "no", "off", "0", "none")
     return bool(result)

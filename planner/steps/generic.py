@@ -9,16 +9,16 @@ import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 from planner.errors import StepError
 from planner.extras import CommandRun
-from planner.safejinja import SandboxEnvironment, template_errors_only
 from planner.status import Artifact, Status
 from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, Reversible, StepContext, StepType, check_host_path
 from planner.transport.streams import FetchTooLarge, parse_size
+
+if TYPE_CHECKING:
+    from planner.safejinja import SandboxEnvironment
 
 
 class Command(StepType):
@@ -254,6 +254,9 @@ class Template(_FileStep):
     }
 
     def content(self, ctx: StepContext) -> str:
+        import jinja2  # here, not at the top: a plan without a template step never loads Jinja2 (start-up)
+
+        from planner.safejinja import template_errors_only
         src = _local_file(ctx, str(self.args["src"]))
         try:
             with template_errors_only():
@@ -266,6 +269,9 @@ class Template(_FileStep):
 def _environment(folder: str) -> SandboxEnvironment:
     """One sandbox per template folder: a template is compiled once for all hosts, not once per host (jinja2
     still reloads a file that changed)."""
+    import jinja2
+
+    from planner.safejinja import SandboxEnvironment
     return SandboxEnvironment(undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                               loader=jinja2.FileSystemLoader(folder))
 

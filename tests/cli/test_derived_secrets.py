@@ -11,7 +11,8 @@ import pytest
 
 from planner.cli.apply import load
 from planner.cli.main import main
-from planner.safejinja import NativeSandboxEnvironment, derived_secrets
+from planner.redaction import derived_secrets
+from planner.safejinja import NativeSandboxEnvironment
 
 SECRET = "Vault-s3cret-pw"
 FORMS = (SECRET.upper(), SECRET[1:], SECRET[::-1])

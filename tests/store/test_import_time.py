@@ -160,3 +160,49 @@ def test_the_window_names_the_os_samplers_the_parsers_read() -> None:
     from planner.parsers import OS_TOOLS
 
     assert window.OS_TOOLS == OS_TOOLS
+
+
+def test_an_apply_of_a_plan_without_a_template_imports_no_jinja2_before_its_first_host_command(tmp_path: Path) -> None:
+    """The same one-host `command` plan: no `{{`/`{%` in the plan, inventory or -e, no template step, no
+    `when:`, no constructed source. Before, the plan loader, the plan check, the templating module, the
+    inventory's constructed plugin, the host-variable rendering, the generic steps and the apply's derived-secret
+    taint each imported Jinja2 and planner.safejinja at the top (~50 ms of start-up)."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nvars: {size: 8}\nplays:\n  - name: one\n    hosts: lab\n"
+                                        "    workloads:\n      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local planner_workdir=/tmp/w\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert "planner.engine.runner" in mods  # the probe reached the run
+    assert not mods & {"jinja2", "markupsafe", "planner.safejinja", "planner.plan.jinja_env"}
+
+
+def test_an_apply_imports_no_statistics_getpass_or_zipfile_before_its_first_host_command(tmp_path: Path) -> None:
+    """The progress line's mean imported the statistics module (and fractions, decimal, numbers: ~10 ms of
+    start-up) and -K's and --ask-vault-pass' prompts getpass and termios, for every apply; the plan schema's
+    files were read through importlib.resources, which imports zipfile and its readers."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
+                                        "      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert "planner.engine.progress" in mods  # the probe reached the run, its progress line imported
+    assert not mods & {"statistics", "fractions", "decimal", "getpass", "termios", "zipfile", "importlib.resources"}
+
+
+def test_a_template_still_loads_jinja2_and_its_problems_are_reported(tmp_path: Path) -> None:
+    """The other side of the cut: a `{{ }}` in a step's arguments still goes through Jinja2 at the plan check,
+    whose `except jinja2.…` clauses now sit behind the template scan: an undefined variable is bad input
+    (exit 5, file:line:col), and nothing runs."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nvars: {word: hello}\nplays:\n  - name: one\n    hosts: lab\n"
+                                        "    workloads:\n      - name: say\n"
+                                        "        command: {argv: [echo, \"{{ word | upper }}\", \"{{ nosuch }}\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    done = subprocess.run([sys.executable, "-m", "planner", "apply", "plan.yaml", "-i", "hosts.ini", "--runs-dir",
+                           "runs", "--no-report"], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 5, done.stderr
+    assert "plan.yaml:8:" in done.stderr and "undefined variable 'nosuch'" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "runs").exists()
