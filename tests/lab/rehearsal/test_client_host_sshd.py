@@ -19,7 +19,7 @@ from planner.cli.main import main
 from planner.kinds.hammerdb import standin
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
 from planner.rehearsal.labuser import LabUser
-from planner.rehearsal.standins import DEFAULT_HOME, STATE_REL, install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, STATE_REL, install_standins, write_listener
 
 HOME = "/opt/HammerDB-4.12"
 PLAN = """\
@@ -62,7 +62,7 @@ def test_hammerdbcli_runs_on_the_client_lab_host_and_awr_on_the_database_host(tw
     db, client = lab.sandbox("alpha"), lab.sandbox("loadgen")
     install_standins(db)  # the database; the client has HammerDB and an Oracle client, no database
     standin.write_kit(client / HOME.lstrip("/"), "4.12")
-    standin.write_listener(client, {f"//{lab.host('alpha').address}:1521/ORCL": db / STATE_REL})
+    write_listener(client, {f"//{lab.host('alpha').address}:1521/ORCL": db / STATE_REL})
     for root in (db, client):
         _hand_over(root, LabUser().ids(lab.user))
     inventory = lab.root / "hosts.yaml"
