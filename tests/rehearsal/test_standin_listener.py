@@ -20,7 +20,8 @@ PLANNER = Path(standins.__file__).resolve().parents[2]
 @pytest.fixture
 def listener(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
     monkeypatch.syspath_prepend(str(BIN))
-    monkeypatch.delenv("PLANNER_STANDIN_STATE", raising=False)
+    monkeypatch.setenv("PLANNER_STANDIN_STATE", "")  # recorded: reach() sets it, the test restores it
+    monkeypatch.delenv("PLANNER_STANDIN_STATE")
     import _standin_listener  # type: ignore[import-not-found]
 
     return _standin_listener
