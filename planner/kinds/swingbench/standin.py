@@ -51,13 +51,14 @@ def serve_client(site: ClientSite) -> None:
     the database's: charbench takes no AWR snapshots (the engine takes them on the database host, whose state
     holds its inventory line), and its CPU model reads the database's state once the listener points it there."""
     given = str(site.args.get("connect") or "").strip()
+    if not given:
+        return  # none: the step's schema requires connect:, validate has refused the plan
     host, port = site.listener()
     try:
         connect = client_connect(given, (host, site.database.address, site.database.name), host, port)
     except StepError:
         return  # another host's database: the step refuses it (Swingbench.check_args), nothing to serve
-    if given:
-        site.serve(connect)
+    site.serve(connect)
 
 
 def version() -> str:
