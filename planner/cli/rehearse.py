@@ -282,6 +282,8 @@ def build_hosts(loaded: Loaded, pf: preflight.Preflight, base: Path, console: Co
             _hand_over(roots[name], login.lab_user.ids(str(sims[name].user)))
         worlds.append(replace(_world(sims[name], knobs[name], login, name in oracle_hosts, kits.get(name, {}),
                                      machine), role=clients.role(uses, name)))
+    if login.lab_user is not None:  # a client logged in as another user than its database host's writes its state
+        clients.share_state(uses, sims, roots, login.lab_user.ids)
     how = "real sshd on loopback" if lab is not None else f"the local transport ({reason})"
     console.line(f"[REHEARSAL] {len(names)} simulated host(s) reached over {how}, {login.note}; "
                  f"sandboxes under {base}")

@@ -9,7 +9,8 @@ this module names no kind.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import os
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from planner.host import Host
 from planner.plan.model import Plan, Play, StepSpec
 from planner.plan.templating import render, variables_for
 from planner.rehearsal.kitsite import ClientSite
+from planner.rehearsal.standins import STATE_REL
 from planner.variables import LOAD_GENERATOR_HOST
 
 
@@ -74,6 +76,24 @@ def serve(uses: list[ClientUse], sims: Mapping[str, Host], roots: Mapping[str, P
         if hook:
             kindspec.load(hook)(ClientSite(roots[use.client], sims[use.client], sims[use.database],
                                            roots[use.database], use.args))
+
+
+def share_state(uses: list[ClientUse], sims: Mapping[str, Host], roots: Mapping[str, Path],
+                ids: Callable[[str], tuple[int, int]]) -> list[Path]:
+    """Open a database host's stand-in state folder to its client's login where that is another user (the lab
+    hands each sandbox to its own login): the stand-in on the client does the database's work there, which a real
+    database does for any client over the network, whoever the client's OS user is. The folder gets the client's
+    group and group write (the state is replaced through a file beside it); the database's login keeps owning it.
+    Returns the folders opened."""
+    opened: list[Path] = []
+    for use in uses:
+        client, database = sims[use.client].user, sims[use.database].user
+        folder = (roots[use.database] / STATE_REL).parent
+        if client and database and client != database and folder.is_dir():
+            os.chown(folder, -1, ids(str(client))[1])
+            folder.chmod(0o775)
+            opened.append(folder)
+    return opened
 
 
 def role(uses: list[ClientUse], name: str) -> str:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.host import Host
+from planner.rehearsal.standins import serve_listener
 from planner.rehearsal.standins.profile import HostProfile
 
 # Inventory vars that describe the real host; the stand-ins print them in their AWR host line.
@@ -92,3 +93,8 @@ class ClientSite:
         address, and oracle_port, else 1521, as planner.db.config.DbConfig.from_vars reads them for the step."""
         v = self.database.vars
         return str(v.get("oracle_host") or self.database.address), int(v.get("oracle_port") or 1521)
+
+    def serve(self, connect: str) -> None:
+        """The client's listener file (planner.rehearsal.standins.write_listener): the connect string the step
+        writes -> the database host's stand-in state, beside what it served already."""
+        serve_listener(self.root, connect, self.database_root)

@@ -8,7 +8,6 @@ planner reads to know the release, and starts the stand-in with that release.
 
 from __future__ import annotations
 
-import json
 import shlex
 from collections.abc import Mapping
 from pathlib import Path
@@ -16,7 +15,6 @@ from typing import Any
 
 from planner.errors import input_error
 from planner.rehearsal.kitsite import ClientSite, KitSite, write_host_env
-from planner.rehearsal.standins import STATE_REL
 
 BIN = Path(__file__).resolve().parent / "bin"
 PROGRAM = "hammerdbcli"
@@ -55,20 +53,6 @@ def write_kit(folder: Path, release: str) -> Path:
     return program
 
 
-LISTENER_REL = "var/lib/planner-standin/listener.json"  # read by bin/hammerdbcli (listener_error)
-
-
-def write_listener(client_root: Path, served: Mapping[str, Path]) -> Path:
-    """A client host's view of the lab's listeners: each EZConnect string (//host:port/service) the database
-    hosts serve, with the stand-in state of the database it reaches. The stand-in hammerdbcli on the client
-    reaches that state through the script's connect string, as the real tool reaches the listener, and refuses
-    one no listener serves (ORA-12514)."""
-    path = client_root / LISTENER_REL
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({k: str(v) for k, v in served.items()}, indent=1))
-    return path
-
-
 def serve_client(site: ClientSite) -> None:
     """A rehearsal's client host sees the lab's listener on the database host: the connect string the step writes
     (planner.kinds.hammerdb.step HammerDB.instance: a service written as //host:port/service is the user's, else
@@ -84,10 +68,7 @@ def serve_client(site: ClientSite) -> None:
         env.write_text("")
         write_host_env(env, site.database)
     host, port = site.listener()
-    connect = service if "/" in service else f"//{host}:{port}/{service}"
-    path = site.root / LISTENER_REL
-    served = json.loads(path.read_text()) if path.is_file() else {}  # another step of the play: its service too
-    write_listener(site.root, {**served, connect: site.database_root / STATE_REL})
+    site.serve(service if "/" in service else f"//{host}:{port}/{service}")
 
 
 def install(site: KitSite) -> None:

@@ -23,7 +23,8 @@ def client_host(args: Mapping[str, Any]) -> str:
 KIND = KindSpec(
     "swingbench", step="planner.kinds.swingbench.step:Swingbench",
     oltp=Oltp(throughput="swingbench.tps", users="swingbench.users", generator="charbench",
-              client_host="planner.kinds.swingbench.spec:client_host"),
+              client_host="planner.kinds.swingbench.spec:client_host",
+              rehearse_client="planner.kinds.swingbench.standin:serve_client"),
     # the run with every user logged on, from charbench's console (the step keeps it as charbench.log)
     own_window=OwnWindow("charbench.log", "planner.kinds.swingbench.window:logged_on_window"),
     standin="planner.kinds.swingbench.standin:install", standin_version="planner.kinds.swingbench.standin:version",

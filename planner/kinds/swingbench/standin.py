@@ -7,7 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from planner.rehearsal.kitsite import KitSite
+from planner.errors import StepError
+from planner.kinds.swingbench.args import client_connect
+from planner.rehearsal.kitsite import ClientSite, KitSite
 
 BIN = Path(__file__).resolve().parent / "bin"
 PROGRAMS = ("charbench", "oewizard")
@@ -40,6 +42,23 @@ def install(site: KitSite) -> None:
     """The stand-in at the kit path the plan names (an absolute one: the step refuses any other)."""
     if site.absolute:
         install_home(site.root, site.path)
+
+
+def serve_client(site: ClientSite) -> None:
+    """A rehearsal's client host sees the lab's listener on the database host: the ``-cs`` the step gives oewizard
+    and charbench there (a service name alone: //<oracle_host or the simulated address>:<oracle_port>/<service>;
+    a string naming the database host: the user's) -> that host's stand-in state. The kit has no host line to make
+    the database's: charbench takes no AWR snapshots (the engine takes them on the database host, whose state
+    holds its inventory line), and its CPU model reads the database's state once the listener points it there."""
+    given = str(site.args.get("connect") or "").strip()
+    if not given:
+        return  # none: the step's schema requires connect:, validate has refused the plan
+    host, port = site.listener()
+    try:
+        connect = client_connect(given, (host, site.database.address, site.database.name), host, port)
+    except StepError:
+        return  # another host's database: the step refuses it (Swingbench.check_args), nothing to serve
+    site.serve(connect)
 
 
 def version() -> str:

@@ -33,6 +33,33 @@ def _default_state() -> dict[str, Any]:
         sys.path.remove(str(BIN))
 
 
+def _listener() -> Any:
+    """The stand-ins' listener module (bin/_standin_listener.py): one definition of the file's place and form for
+    the programs that read it and the lab that writes it."""
+    sys.path.insert(0, str(BIN))
+    try:
+        import _standin_listener  # type: ignore[import-not-found]
+
+        return _standin_listener
+    finally:
+        sys.path.remove(str(BIN))
+
+
+def write_listener(client_root: Path, served: Mapping[str, Path]) -> Path:
+    """A client host's view of the lab's listeners (docs/load-generator-host.md): each Easy Connect string
+    (//host:port/service) the database hosts serve -> the stand-in state of the database it reaches. A stand-in
+    load generator on the client (each kind's program) reaches that state through its connect string,
+    as the real tool reaches the listener, and refuses one no listener serves (ORA-12514)."""
+    return Path(_listener().write(str(client_root), {k: str(v) for k, v in served.items()}))
+
+
+def serve_listener(client_root: Path, connect: str, database_root: Path) -> Path:
+    """The listener file of a client host's sandbox, ``connect`` added (-> the database host's state in its
+    sandbox ``database_root``) to what it served already (another step of the play: its service too)."""
+    served = {k: Path(v) for k, v in _listener().served(str(client_root)).items()}
+    return write_listener(client_root, {**served, connect: state_file(database_root)})
+
+
 def state_file(root: Path) -> Path:
     return Path(root) / STATE_REL
 

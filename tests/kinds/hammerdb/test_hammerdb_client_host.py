@@ -15,7 +15,7 @@ import pytest
 
 from planner.cli.main import main
 from planner.kinds.hammerdb import standin
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, write_listener
 from planner.results.evaluate import evaluate
 from planner.results.measure import read_run
 
@@ -48,7 +48,7 @@ def project(tmp: Path, service: str = "ORCL") -> tuple[Path, Path]:
     db, client = tmp / "hosts" / "alpha", tmp / "hosts" / "loadgen"
     install_standins(db)
     standin.write_kit(client / HOME.lstrip("/"), "4.12")
-    standin.write_listener(client, {f"//127.0.0.1:1521/{service}": db / "var/lib/planner-standin/db.json"})
+    write_listener(client, {f"//127.0.0.1:1521/{service}": db / "var/lib/planner-standin/db.json"})
     (tmp / "hosts.ini").write_text(
         f"[lab]\nalpha ansible_connection=local ansible_host=127.0.0.1 planner_root={db} oracle_home={DEFAULT_HOME}"
         f" oracle_sid=orcl oracle_diagnostics_pack=true load_generator_host=loadgen\n"

@@ -13,10 +13,9 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
-from planner.kinds.hammerdb.standin import write_listener  # the lab's listener stand-in: one file for every kind
 from planner.kinds.swingbench.args import client_connect
 from planner.kinds.swingbench.standin import SOE_CONFIG, install_home
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, load_state, update_state, write_listener
 from planner.results.evaluate import evaluate
 from planner.results.measure import read_run
 

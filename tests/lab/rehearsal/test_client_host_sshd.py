@@ -15,11 +15,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+import planner
 from planner.cli.main import main
 from planner.kinds.hammerdb import standin
 from planner.rehearsal.lab import Lab, build_lab, sshd_available
-from planner.rehearsal.labuser import LabUser
-from planner.rehearsal.standins import DEFAULT_HOME, STATE_REL, install_standins
+from planner.rehearsal.labuser import LabUser, closed_to_others
+from planner.rehearsal.standins import DEFAULT_HOME, STATE_REL, install_standins, write_listener
 
 HOME = "/opt/HammerDB-4.12"
 PLAN = """\
@@ -62,7 +63,7 @@ def test_hammerdbcli_runs_on_the_client_lab_host_and_awr_on_the_database_host(tw
     db, client = lab.sandbox("alpha"), lab.sandbox("loadgen")
     install_standins(db)  # the database; the client has HammerDB and an Oracle client, no database
     standin.write_kit(client / HOME.lstrip("/"), "4.12")
-    standin.write_listener(client, {f"//{lab.host('alpha').address}:1521/ORCL": db / STATE_REL})
+    write_listener(client, {f"//{lab.host('alpha').address}:1521/ORCL": db / STATE_REL})
     for root in (db, client):
         _hand_over(root, LabUser().ids(lab.user))
     inventory = lab.root / "hosts.yaml"
@@ -86,3 +87,43 @@ def test_hammerdbcli_runs_on_the_client_lab_host_and_awr_on_the_database_host(tw
     assert (db / STATE_REL).stat().st_uid == LabUser().ids(lab.user)[0]  # the non-root login wrote it
     lock = json.loads((run / "meta.json").read_text())["remote"]["loadgen"]["lock"]
     assert lock.startswith(str(client)) and not Path(lock).exists()  # locked as any host, released at the end
+
+
+SOE_PLAN = """\
+plan: soe_client
+plays:
+  - name: oltp
+    hosts: lab
+    workloads:
+      - name: soe
+        swingbench: {home: /opt/swingbench, config: configs/SOE_Server_Side_V2.xml, connect: ORCL, users: 2,
+                     run_time: 60, build: {scale: 1}}
+    collect: [awr]
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
+def test_a_rehearsed_client_logged_in_as_another_user_writes_the_database_state(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: the lab handed each sandbox to its own login, so oewizard on a client whose ansible_user was not the
+    database host's could not write the database's stand-in state (PermissionError on db.tmp, a traceback in
+    oewizard.log) and the point failed."""
+    reason = sshd_available() or LabUser.unavailable() or (
+        "planner's files are closed to other users" if closed_to_others(Path(planner.__file__)) else None)
+    if reason:
+        pytest.skip(f"non-root SSH lab unavailable: {reason}")
+    monkeypatch.setenv("PLANNER_STANDIN_TIME_SCALE", "0.02")
+    monkeypatch.delenv("PLANNER_REHEARSE_TRANSPORT", raising=False)
+    (tmp_path / "hosts.ini").write_text(
+        "[lab]\nalpha ansible_user=oracle oracle_home=/u01/db oracle_sid=orcl oracle_diagnostics_pack=true "
+        "load_generator_host=loadgen swingbench_password=soe-pw swingbench_dba_password=dba-pw\n"
+        "[clients]\nloadgen ansible_user=swing\n")
+    (tmp_path / "plan.yaml").write_text(SOE_PLAN)
+    code = main(["apply", "--rehearse", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),
+                 "--runs-dir", str(tmp_path / "runs"), "--no-report"])
+    run = next(p for p in (tmp_path / "runs").iterdir() if p.is_dir() and (p / "meta.json").exists())
+    results = [r for r in json.loads((run / "results.json").read_text()) if r["title"].startswith("soe")]
+    assert code == 0 and results and {r["status"] for r in results} == {"changed"}, [r["msg"] for r in results]
+    meta = json.loads((run / "meta.json").read_text())
+    assert "logged in as oracle, swing" in json.dumps(meta), "the rehearsal did not log in as both users"

@@ -17,6 +17,7 @@ import zlib
 from typing import Any
 
 from _standin import SESSION_FILTERS, USERENV, VIEWS, OraError, Row, Session, statement, version_tuple
+from _standin_listener import UNKNOWN_SERVICE
 from _standin_memory import NOT_PDB_MODIFIABLE
 from _standin_rac import instances
 
@@ -98,8 +99,7 @@ def logon(s: Session, args: list[str]) -> None:
         if service in pdbs:
             s.container = service  # type: ignore[attr-defined]
         elif service not in roots:
-            raise OraError("ORA-12514: TNS:listener does not currently know of service requested in connect "
-                           "descriptor")
+            raise OraError(f"ORA-12514: {UNKNOWN_SERVICE}")
     user = m["user"].upper()
     if _cdb(s.state) and not in_a_pdb(s) and user not in _COMMON and not user.startswith("C##"):
         raise OraError("ORA-01017: invalid username/password; logon denied")
