@@ -16,7 +16,7 @@ import pytest
 from planner.cli.main import main
 from planner.engine.syncstart import MARKER
 from planner.kinds.hammerdb import standin
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, write_listener
 from planner.transport.connection import LocalConnection
 
 HOME = "/opt/HammerDB-4.12"
@@ -42,7 +42,7 @@ def project(tmp: Path) -> None:
         db, client = tmp / "hosts" / db_name, tmp / "hosts" / client_name
         install_standins(db)
         standin.write_kit(client / HOME.lstrip("/"), "4.12")
-        standin.write_listener(client, {"//127.0.0.1:1521/ORCL": db / "var/lib/planner-standin/db.json"})
+        write_listener(client, {"//127.0.0.1:1521/ORCL": db / "var/lib/planner-standin/db.json"})
         lines.append(f"{db_name} ansible_connection=local ansible_host=127.0.0.1 planner_root={db} "
                      f"oracle_home={DEFAULT_HOME} oracle_sid=orcl oracle_diagnostics_pack=true "
                      f"load_generator_host={client_name}")

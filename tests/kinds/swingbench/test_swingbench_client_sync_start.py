@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 
 from planner.cli.main import main
-from planner.kinds.hammerdb.standin import write_listener  # the lab's listener stand-in: one file for every kind
 from planner.kinds.swingbench.standin import install_home
-from planner.rehearsal.standins import DEFAULT_HOME, install_standins
+from planner.rehearsal.standins import DEFAULT_HOME, install_standins, write_listener
 
 HOME = "/opt/swingbench"
 PLAN = """\
