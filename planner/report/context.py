@@ -248,6 +248,7 @@ def _prep(data: RunData, host: str) -> list[PrepRow]:
 
 def _waits(host_series: Sequence[Series]) -> list[WaitGroup]:
     groups: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
+    kinds = _step_kinds(host_series)
     for s in host_series:
         if not s.metric.startswith("wait.") or s.label("section", "top") != "top":
             continue
@@ -260,16 +261,25 @@ def _waits(host_series: Sequence[Series]) -> list[WaitGroup]:
             ev["time_s"] = sum(s.values)
         elif s.metric == "wait.pct_db_time":
             ev["pct_db_time"] = s.summary.mean
-    return [WaitGroup(play=play, workload=title, point=point, point_words=label_words_of(point),
+    return [WaitGroup(play=play, workload=title, point=point, point_words=label_words_of(point, kinds.get(step, "")),
                       events=[_wait_event(ev) for ev in sorted(events.values(), key=lambda e: e["rank"])])
-            for (play, _step, title, point), events in groups.items()]
+            for (play, step, title, point), events in groups.items()]
 
 
 def _wait_event(ev: Mapping[str, Any]) -> WaitEvent:
-    avg = ev["time_s"] / ev["waits"] * 1000 if ev["has_waits"] and ev["waits"] else None
     return WaitEvent(event=ev["event"], wait_class=ev["wait_class"],
                      waits=fmt(ev["waits"], 0) if ev["has_waits"] else "", time_s=fmt(ev["time_s"], 0),
-                     avg_ms=fmt(avg, 2), pct_db_time=fmt(ev["pct_db_time"]))
+                     avg_ms=_avg_wait(ev), pct_db_time=fmt(ev["pct_db_time"]))
+
+
+def _avg_wait(ev: Mapping[str, Any]) -> str:
+    """time / waits; when AWR printed the time as 0 s (its whole seconds) over real waits, the average is not
+    0 ms but under half a second spread over them: said as that bound ("under 1.96"), never "0.00"."""
+    if not (ev["has_waits"] and ev["waits"]):
+        return "—"
+    if ev["time_s"] <= 0:
+        return f"under {fmt(500 / ev['waits'], 2)}"
+    return fmt(ev["time_s"] / ev["waits"] * 1000, 2)
 
 
 def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
@@ -287,8 +297,15 @@ def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p), metrics=_one_samples_row(ms), lab=lab)
-            for (pl, _s, t, p), ms in groups.items()]
+    kinds = _step_kinds(host_series)
+    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p, kinds.get(st, "")),
+                    metrics=_one_samples_row(ms), lab=lab)
+            for (pl, st, t, p), ms in groups.items()]
+
+
+def _step_kinds(series: Sequence[Series]) -> dict[str, str]:
+    """Each step's workload kind (its own series say it), so a point label is put in that kind's words."""
+    return {s.step: s.kind for s in series if s.kind}
 
 
 def _window_row(rows: list[OsMetric], words: str) -> None:
@@ -452,9 +469,14 @@ def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Su
                            for r, v, o in study.silent])
 
 
-def _finding_rows(findings: Sequence[Finding]) -> list[FindingRow]:
+def _finding_rows(findings: Sequence[Finding], series: Sequence[Series]) -> list[FindingRow]:
+    """``point_words``: the point in words ("8 virtual users"), for the report's text; ``point`` stays the
+    record's key ("virtual_users=8"), as the store and ``show`` hold it. A finding's ``step`` is its title."""
+    kinds = {(s.play, s.title): s.kind for s in series if s.kind}
     return [FindingRow(code=f.code, severity=f.severity.value, title=words_in(f.title), play=f.play, host=f.host,
-                       step=f.step, point=f.point, message=words_in(f.message),
+                       step=f.step, point=f.point,
+                       point_words=label_words_of(f.point, kinds.get((f.play, f.step), "")),
+                       message=words_in(f.message),
                        numbers=[{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers])
             for f in findings]
 
@@ -491,7 +513,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     res = results if results is not None else evaluate(data)
     charts = charts and matplotlib_available()
     study = _study(data, res.series)
-    findings, verdict_rows = _finding_rows(res.findings), _verdict_rows(res.verdicts)
+    findings, verdict_rows = _finding_rows(res.findings, res.series), _verdict_rows(res.verdicts)
     hosts = _hosts(data, res.series)
     return ReportContext(
         run=_run(data, report_dir), simulated=_simulated(data), generated_by=f"planner {__version__}",

@@ -66,6 +66,7 @@ class FindingRow(TypedDict):
     host: str
     step: str
     point: str
+    point_words: str  # the point as the report says it ("8 virtual users"); point stays the record's key
     message: str
     numbers: list[NumberRow]
 

@@ -54,10 +54,12 @@ def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:
                      for k, v in params) or "—"
 
 
-def label_words_of(label: str) -> str:
-    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none."""
+def label_words_of(label: str, kind: str = "") -> str:
+    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none. ``kind``:
+    the step's, so that one kind's ``users=8`` is said in its own words, not in another kind's that has a
+    ``users``."""
     pairs: list[tuple[str, object]] = [(k, v) for k, _, v in (p.partition("=") for p in label.split()) if v]
-    return point_words(pairs) if pairs else ""
+    return point_words(pairs, kind) if pairs else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,10 +337,40 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                      else f" at {point_words(b.params)}" if b.params else "")
             spread = f", {fmt(b.low)}–{fmt(b.high)} over repeats" if b.high > b.low else ""
             lines.append({"name": words, "value": fmt(b.value), "unit": unit, "point": point_words(b.params),
-                          "text": f"{fmt(b.value)} {'' if unit in words else unit + ' '}{words}{where}{spread}"
+                          "text": f"{fmt(b.value)} {'' if _unit_said(unit, words) else unit + ' '}{words}{where}"
+                                  f"{spread}"
                           .replace("  ", " ")})
         if lines:
             systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
     ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
-    return {"systems": systems, "verdicts": list(verdict_rows), "top_finding": ranked[0] if ranked else None,
-            "more_findings": max(len(findings) - 1, 0)}
+    compared = [c for row in first_by_workload.values() if (c := _compared(row, rows[row], names, plays))]
+    return {"systems": systems, "compared": compared, "verdicts": list(verdict_rows),
+            "top_finding": ranked[0] if ranked else None, "more_findings": max(len(findings) - 1, 0)}
+
+
+def _unit_said(unit: str, words: str) -> bool:
+    """The metric's words already say its unit: "transactions per second" is in transactions/s."""
+    spelled = unit.replace("/s", " per second").replace("/min", " per minute")
+    return not unit or unit in words or spelled in words
+
+
+def _compared(row: Row, ss: Sequence[Series], names: Mapping[str, str], plays: Sequence[str]) -> dict[str, str]:
+    """Which system won a headline metric and by how much, each at its best point ({} for one system or a
+    metric with no better direction): the sentence a DBA reads before the table."""
+    mine = [(p, best_of(got)) for p in plays if (got := [s for s in ss if s.play == p])]
+    if len(mine) < 2 or ss[0].direction not in (Direction.HIGHER, Direction.LOWER):
+        return {}
+    lower = ss[0].direction is Direction.LOWER
+    mine.sort(key=lambda pb: pb[1].value, reverse=not lower)
+    (lead, b), rest = mine[0], mine[1:]
+
+    def at(x: Best) -> str:
+        return f" at {point_words(x.params, x.kind)}" if x.points > 1 else ""
+
+    def than(p: str, x: Best) -> str:
+        pct = abs(b.value / x.value - 1) * 100 if x.value else 0.0
+        gap = f"{pct:.0f}% {'lower' if lower else 'more'} than" if round(pct) else "level with"
+        return f"{gap} {p} ({fmt(x.value)}{at(x)})"
+
+    return {"what": f"{names[row.key].rsplit(' (', 1)[0]}, {row.workload}", "lead": lead,
+            "text": f"{fmt(b.value)}{at(b)}, " + "; ".join(than(p, x) for p, x in rest)}

@@ -297,11 +297,16 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
             if u1 > u0 and gain < SCALING_GAIN_PCT and busy is not None and busy >= t.cpu_busy_pct:
                 out.append(Finding(
                     "oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling on a saturated CPU", *_where(b),
-                    f"{display_name(b.metric)} rose {gain:.1f}% from {u0:.0f} to {u1:.0f} virtual users with the "
+                    f"{display_name(b.metric)} {_moved(gain)} from {u0:.0f} to {u1:.0f} virtual users with the "
                     f"CPU {busy:.1f}% busy: each virtual user drives about one core{_one_core_source(b.kind)}, so "
                     "more users measure the CPU, not the storage",
                     (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
     return out
+
+
+def _moved(gain: float) -> str:
+    """A change in words: "fell 30.3%", never "rose -30.3%"."""
+    return f"rose {gain:.1f}%" if gain > 0 else f"fell {-gain:.1f}%" if gain < 0 else "did not change"
 
 
 def generator_on_db_host(all_series: Sequence[Series],

@@ -1,0 +1,31 @@
+"""Issue 43: findings an OLTP DBA would not call impossible — a fall is not a negative rise, and more active
+sessions than CPUs is not CPU queueing when most of them wait on I/O."""
+
+from __future__ import annotations
+
+from planner.metrics import Direction
+from planner.results.findings import oltp_not_scaling
+from planner.results.findings_db import cpu_saturation
+from planner.results.stats import Series
+
+
+def _s(users: int, metric: str, value: float, unit: str = "") -> Series:
+    return Series("P", "h", "plays[0].workloads[0]", "TPROC-C", "hammerdb", (("virtual_users", users),), metric,
+                  metric, (), unit, Direction.HIGHER, True, False, (value,), 0)
+
+
+def test_throughput_that_fell_is_said_to_fall() -> None:
+    ss = [_s(16, "hammerdb.nopm", 25_968), _s(16, "hammerdb.active_vu", 16), _s(16, "os.cpu_busy_pct", 99.9),
+          _s(32, "hammerdb.nopm", 18_100), _s(32, "hammerdb.active_vu", 32), _s(32, "os.cpu_busy_pct", 99.9)]
+    [f] = oltp_not_scaling(ss)
+    assert "fell 30.3% from 16 to 32 virtual users" in f.message  # was "rose -30.3%"
+
+
+def test_sessions_waiting_on_io_are_not_said_to_queue_for_cpu() -> None:
+    ss = [_s(64, "cpus", 16), _s(64, "aas", 64.0), _s(64, "db_cpu_per_s", 5.1)]
+    [f] = cpu_saturation(ss)
+    assert "not queueing for the CPU" in f.message and "part of the DB time is queueing" not in f.message
+    assert ("DB CPU per second", "5.1") in f.numbers
+    busy = [_s(64, "cpus", 16), _s(64, "aas", 20.0), _s(64, "db_cpu_per_s", 12.0)]
+    [g] = cpu_saturation(busy)
+    assert "part of the DB time is queueing" in g.message
