@@ -4,7 +4,8 @@ sessions than CPUs is not CPU queueing when most of them wait on I/O."""
 from __future__ import annotations
 
 from planner.metrics import Direction
-from planner.results.findings import oltp_not_scaling
+from planner.results.finding import Severity
+from planner.results.findings import all_findings, oltp_not_scaling
 from planner.results.findings_db import cpu_saturation
 from planner.results.stats import Series
 
@@ -29,3 +30,14 @@ def test_sessions_waiting_on_io_are_not_said_to_queue_for_cpu() -> None:
     busy = [_s(64, "cpus", 16), _s(64, "aas", 20.0), _s(64, "db_cpu_per_s", 12.0)]
     [g] = cpu_saturation(busy)
     assert "part of the DB time is queueing" in g.message
+
+
+def test_a_rehearsals_busy_cpu_is_a_note_on_the_rehearsing_machine_not_the_runs_warning() -> None:
+    """hammerdb_pg_vusers rehearsed: mpstat on the 2-core rehearsing machine read 100% busy, and "CPU-bound run"
+    (a warning: "read with care") was the report's most important finding about a host it never measured."""
+    ss = [_s(8, "os.cpu_busy_pct", 100.0, "%"), _s(8, "hammerdb.nopm", 20_000)]
+    [f] = [f for f in all_findings(ss, rehearsal=True) if f.code == "cpu_bound"]
+    assert (f.severity, f.title) == (Severity.NOTE, "CPU busy in the rehearsal")
+    assert "rehearsing machine" in f.message
+    [g] = [f for f in all_findings(ss) if f.code == "cpu_bound"]  # a real run: the warning it was
+    assert (g.severity, g.title) == (Severity.WARNING, "CPU-bound run")
