@@ -54,6 +54,7 @@ from planner.report.rac import rac_sections
 from planner.report.study import (
     Row,
     best_of,
+    fmt_of,
     label_words_of,
     metric_names,
     param_words,
@@ -162,7 +163,8 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> SweepTable:
                 row.append("—")
                 continue
             sm = x.summary
-            row.append(fmt(sm.median) + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
+            row.append(fmt_of(sm.median, x.unit)
+                       + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
         rows.append({"host": host, "point": point_words(any_s.params, any_s.kind), "n": any_s.summary.n,
                      "warmups": any_s.warmups, "cells": row})
     return {"columns": [names[k] for k in keys], "metrics": keys, "show_host": len(hosts) > 1, "rows": rows,

@@ -54,6 +54,16 @@ def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:
                      for k, v in params) or "—"
 
 
+# Units that count whole things: a median of them that is whole prints as one ("0 virtual users failed",
+# "320 warehouses"), never "0.0" or "320.0"
+COUNT_UNITS = frozenset({"users", "warehouses", "transactions", "calls", "snap id"})
+
+
+def fmt_of(v: float, unit: str) -> str:
+    """``fmt``, but a whole count without a decimal."""
+    return f"{v:,.0f}" if unit in COUNT_UNITS and float(v).is_integer() else fmt(v)
+
+
 def label_words_of(label: str, kind: str = "") -> str:
     """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none. ``kind``:
     the step's, so that one kind's ``users=8`` is said in its own words, not in another kind's that has a
@@ -300,7 +310,8 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
             b = best_of(mine)
             if point is not None:
                 b = replace(b, value=_combined(there)[0], params=point)
-            cells.append(fmt(b.value) + (f" ({point_words(b.params, b.kind)})" if b.points > 1 else ""))
+            cells.append(fmt_of(b.value, mine[0].unit) + (f" ({point_words(b.params, b.kind)})" if b.points > 1
+                                                          else ""))
         head.append(_summary_row(row, ss, names, cells, False))
     return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
 

@@ -63,3 +63,15 @@ def test_an_awr_time_of_0_s_over_real_waits_is_a_bound_not_0_ms() -> None:
     got = _waits([_s("V", "hammerdb", (), "wait.waits", 255, labels=ev),
                   _s("V", "hammerdb", (), "wait.time_s", 0, labels=ev)])
     assert got[0]["events"][0]["avg_ms"] == "under 1.96"  # was "0.00": AWR prints whole seconds
+
+
+def test_a_hammerdb_point_shows_the_schemas_warehouses_and_whole_counts() -> None:
+    """The sweep table said "HammerDB virtual users failed 0.0" and never the warehouses NOPM ran on."""
+    from planner.report.context import _sweep_table, table_metrics
+
+    ss = [_s("V", "hammerdb", (("virtual_users", 8),), m, v, u, title="TPROC-C") for m, v, u in
+          (("hammerdb.nopm", 143_701, "NOPM"), ("hammerdb.warehouses", 320, "warehouses"),
+           ("hammerdb.vu_failed", 0, "users"))]
+    t = _sweep_table(ss, table_metrics("hammerdb", ("hammerdb.nopm", "hammerdb.vu_failed")))
+    assert t["columns"][1:] == ["HammerDB warehouses in the schema", "HammerDB virtual users failed"]
+    assert t["rows"][0]["cells"] == ["143,701", "320", "0"]
