@@ -70,6 +70,7 @@ from planner.results import runfolder
 from planner.results.evaluate import RunResults, evaluate
 from planner.results.finding import Finding
 from planner.results.measure import OS_KINDS, RunData, play_name, prep_steps
+from planner.results.settings import placements
 from planner.results.stats import METHOD, Series, fmt
 from planner.results.verdicts import ClaimVerdict
 from planner.status import Phase, recap
@@ -177,10 +178,12 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
     for s in all_series:
         if s.step not in prep:
             by_step[s.step].append(s)
-    return [_workload(step, data.step_kinds.get(step, ss[0].kind), ss, templates) for step, ss in by_step.items()]
+    where = placements(data)
+    return [_workload(step, data.step_kinds.get(step, ss[0].kind), ss, templates, where.get((ss[0].play, step), ""))
+            for step, ss in by_step.items()]
 
 
-def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -> Workload:
+def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str], data_on: str = "") -> Workload:
     first, names = ss[0], metric_names(ss)
     swept = sorted({k for s in ss for k, _ in s.params})
     as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
@@ -196,7 +199,7 @@ def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -
                     points=list(dict.fromkeys(s.point_label for s in ss)),
                     repeats=max(s.summary.n for s in ss), warmups=max(s.warmups for s in ss),
                     tables=_stats_tables(ss, names), kind_rows=kind_rows,
-                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)))
+                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)), data_on=data_on)
 
 
 def _stats_tables(ss: Sequence[Series], names: Mapping[str, str]) -> list[StatsTable]:

@@ -193,6 +193,7 @@ class Workload(TypedDict):
     tables: list[StatsTable]
     kind_rows: list[KindRow]
     sweep_table: SweepTable
+    data_on: str  # where the step's data lived (its data_on, checked at every point), "" when not stated
 
 
 class HostFacts(TypedDict):
