@@ -294,7 +294,7 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
         cells = []
         for p, h in cols:
             mine = [s for s in _of(ss, p, h) if s.params == at.get((row.workload, p))]
-            cells.append(fmt(_combined(mine)[0]) if mine else "—")
+            cells.append(fmt_of(_combined(mine)[0], mine[0].unit) if mine else "—")
         if any(c != "—" for c in cells):
             out.append(_summary_row(row, ss, names, cells, True))
     head = []

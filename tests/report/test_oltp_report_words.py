@@ -75,3 +75,16 @@ def test_a_hammerdb_point_shows_the_schemas_warehouses_and_whole_counts() -> Non
     t = _sweep_table(ss, table_metrics("hammerdb", ("hammerdb.nopm", "hammerdb.vu_failed")))
     assert t["columns"][1:] == ["HammerDB warehouses in the schema", "HammerDB virtual users failed"]
     assert t["rows"][0]["cells"] == ["143,701", "320", "0"]
+
+
+def test_the_summarys_supporting_rows_print_whole_counts_too() -> None:
+    """The Summary's rows below the headline said "HammerDB warehouses in the schema 320.0", "failed 0.0"."""
+    from planner.report.study import summary
+
+    head, ware = Row("TPROC-C", "hammerdb.nopm"), Row("TPROC-C", "hammerdb.warehouses")
+    nopm = _nopm("V", {8: 143_701, 64: 392_840})
+    wh = [_s("V", "hammerdb", (("virtual_users", u),), "hammerdb.warehouses", 320, "warehouses", title="TPROC-C")
+          for u in (8, 64)]
+    got = summary({head: nopm}, {"hammerdb.nopm": "HammerDB NOPM", "hammerdb.warehouses": "HammerDB warehouses"},
+                  [("V", "")], {ware: wh})
+    assert [r for r in got["rows"] if "warehouses" in str(r)][0]["cells"] == ["320"]
