@@ -345,7 +345,8 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[HostSection]:
             facts=HostFacts(hostname=f.get("hostname", ""), cpus=f.get("cpus", ""), cores=f.get("cores", ""),
                             sockets=f.get("sockets", ""), memory_gb=f.get("memory_gb", ""),
                             kernel=f.get("kernel", ""), cpu_model=f.get("cpu_model", ""),
-                            distribution=f.get("distribution", ""), known=bool(f)),
+                            distribution=f.get("distribution", ""), known=bool(f),
+                            rehearsal=data.meta.simulated),
             awr_lines=_awr_lines(data, h), prep=_prep(data, h), waits=_waits(hs), os=_os(hs, data.meta.simulated),
             db_sources=_db_sources(data, h)))
     return out

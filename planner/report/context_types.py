@@ -206,6 +206,7 @@ class HostFacts(TypedDict):
     cpu_model: Any
     distribution: Any
     known: bool
+    rehearsal: bool  # gathered on the rehearsing machine, not the simulated host (a rehearsal's facts)
 
 
 class AwrLine(TypedDict):
