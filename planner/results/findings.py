@@ -324,6 +324,10 @@ def _moved(gain: float) -> str:
     return f"rose {gain:.1f}%" if gain > 0 else f"fell {-gain:.1f}%" if gain < 0 else "did not change"
 
 
+def _awr_cpu(s: Series, awr: set[tuple[str, str, str]]) -> str:
+    return " and the AWR's host CPU" if (s.play, s.host, s.title) in awr else ""
+
+
 def generator_on_db_host(all_series: Sequence[Series],
                          elsewhere: Mapping[tuple[str, str], str] | None = None) -> list[Finding]:
     """The caveat every OLTP sweep whose kind names its load generator carries, once per step and host:
@@ -332,6 +336,8 @@ def generator_on_db_host(all_series: Sequence[Series],
     the report names that host."""
     out: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
+    # the AWR's host CPU is named only where the step has one (PostgreSQL, or Oracle without AWR, has none)
+    awr = {(s.play, s.host, s.title) for s in all_series if s.metric == "host_cpu.idle_pct"}
     for s in all_series:
         oltp = kindspec.oltp().get(s.kind)
         if oltp is None or not oltp.generator or s.metric != oltp.throughput or not s.values:
@@ -344,14 +350,14 @@ def generator_on_db_host(all_series: Sequence[Series],
             out.append(Finding(
                 "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_where(s),
                 f"{oltp.generator} ran on {client}, not on {s.host}, the database's host (load_generator_host): "
-                f"the CPU figures and the AWR's host CPU describe the database alone",
+                f"the CPU figures{_awr_cpu(s, awr)} describe the database alone",
                 (("load generator", oltp.generator), ("host", client))))
             continue
         out.append(Finding(
             "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_where(s),
             f"{oltp.generator} ran on {s.host}, the database's host, at every point: its users' threads take CPU "
-            f"the database would otherwise have, so {display_name(s.metric)}, the CPU figures and the AWR's host "
-            f"CPU describe the database and its load generator together; a separate load generation host is "
+            f"the database would otherwise have, so {display_name(s.metric)} and the CPU figures{_awr_cpu(s, awr)} "
+            f"describe the database and its load generator together; a separate load generation host is "
             f"the usual set-up{said}",
             (("load generator", oltp.generator), ("host", s.host))))
     return out

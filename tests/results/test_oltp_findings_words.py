@@ -41,3 +41,15 @@ def test_a_rehearsals_busy_cpu_is_a_note_on_the_rehearsing_machine_not_the_runs_
     assert "rehearsing machine" in f.message
     [g] = [f for f in all_findings(ss) if f.code == "cpu_bound"]  # a real run: the warning it was
     assert (g.severity, g.title) == (Severity.WARNING, "CPU-bound run")
+
+
+def test_the_load_generator_note_names_the_awr_only_where_there_is_one() -> None:
+    """HammerDB on PostgreSQL: "… and the AWR's host CPU describe the database and its load generator" — there
+    is no AWR on PostgreSQL."""
+    from planner.results.findings import generator_on_db_host
+
+    pg = [_s(8, "hammerdb.nopm", 13_473)]
+    [f] = generator_on_db_host(pg)
+    assert "AWR" not in f.message and "HammerDB NOPM and the CPU figures describe" in f.message
+    [g] = generator_on_db_host([*pg, _s(8, "host_cpu.idle_pct", 60.0, "%")])
+    assert "the CPU figures and the AWR's host CPU describe" in g.message
