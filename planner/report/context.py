@@ -471,8 +471,8 @@ def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Su
     table = summary(study.rows, study.names, _columns(data, study.heads), _supporting(study.rows, study.support))
     names = study.names
     return Summary(columns=table["columns"], rows=table["rows"], charts=chart_list,
-                   silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
-                           for r, v, o in study.silent])
+                   silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key),
+                            "workload": r.workload} for r, v, o in study.silent])
 
 
 def _finding_rows(findings: Sequence[Finding], series: Sequence[Series]) -> list[FindingRow]:

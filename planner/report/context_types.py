@@ -94,6 +94,7 @@ class SilentRow(TypedDict):
     name: str
     max: str
     against: str
+    workload: str  # the workload it was left out of (a study may chart the same metric for another)
 
 
 class Summary(TypedDict):

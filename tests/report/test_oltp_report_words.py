@@ -88,3 +88,18 @@ def test_the_summarys_supporting_rows_print_whole_counts_too() -> None:
     got = summary({head: nopm}, {"hammerdb.nopm": "HammerDB NOPM", "hammerdb.warehouses": "HammerDB warehouses"},
                   [("V", "")], {ware: wh})
     assert [r for r in got["rows"] if "warehouses" in str(r)][0]["cells"] == ["320"]
+
+
+def test_a_metric_left_uncharted_names_the_workload_it_says_nothing_for() -> None:
+    """The OLTP study: "Not charted …: Physical write IOPS (at most 0.5 …)" — SLOB's read-only write IOPS, while
+    TPROC-C's 16,645 write IOPS were charted just above: the line must say which workload it means."""
+    from pathlib import Path
+
+    import planner.report
+    from planner.report.render import environment
+
+    env = environment([Path(planner.report.__file__).parent / "templates"])
+    macro = env.get_template("_macros.md.j2").module.charts_section  # type: ignore[attr-defined]
+    text = str(macro({"charts": [], "silent": [{"name": "Physical write IOPS", "max": "0.5",
+                                                "against": "Physical read IOPS", "workload": "SLOB read-only"}]}))
+    assert "Physical write IOPS of SLOB read-only (at most 0.5, under 1% of Physical read IOPS)" in text
