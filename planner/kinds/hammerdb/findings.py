@@ -39,8 +39,9 @@ def setup(all_series: Sequence[Series]) -> list[Finding]:
             out.append(Finding(
                 "nopm_over_tpm", Severity.WARNING, "NOPM above TPM", *where,
                 f"{nopm:,.0f} new orders a minute from {tpm:,.0f} transactions a minute: each new order is a "
-                "committed transaction, so NOPM cannot exceed TPM (TPC-C leaves new orders at most about 45% of the mix): the "
-                "two were not counted over the same database and window, and neither can be trusted as it stands",
+                "committed transaction, so NOPM cannot exceed TPM (TPC-C leaves new orders at most about 45% of "
+                "the mix): the two were not counted over the same database and window, and neither can be trusted "
+                "as it stands",
                 (("NOPM", f"{nopm:,.0f}"), ("TPM", f"{tpm:,.0f}"))))
         if (failed := _value(ms, "hammerdb.vu_failed")):
             out.append(Finding(
