@@ -324,6 +324,12 @@ def _moved(gain: float) -> str:
     return f"rose {gain:.1f}%" if gain > 0 else f"fell {-gain:.1f}%" if gain < 0 else "did not change"
 
 
+def _step_wide(s: Series) -> tuple[str, str, str, str]:
+    """Where a finding about every point of a step is: its step, no point (it was said as the first point's)."""
+    play, host, title, _point = _where(s)
+    return play, host, title, "—"
+
+
 def _awr_cpu(s: Series, awr: set[tuple[str, str, str]]) -> str:
     return " and the AWR's host CPU" if (s.play, s.host, s.title) in awr else ""
 
@@ -348,13 +354,13 @@ def generator_on_db_host(all_series: Sequence[Series],
         said = f" ({oltp.generator_source})" if oltp.generator_source else ""
         if client := (elsewhere or {}).get((s.host, s.step)):
             out.append(Finding(
-                "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_where(s),
+                "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_step_wide(s),
                 f"{oltp.generator} ran on {client}, not on {s.host}, the database's host (load_generator_host): "
                 f"the CPU figures{_awr_cpu(s, awr)} describe the database alone",
                 (("load generator", oltp.generator), ("host", client))))
             continue
         out.append(Finding(
-            "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_where(s),
+            "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_step_wide(s),
             f"{oltp.generator} ran on {s.host}, the database's host, at every point: its users' threads take CPU "
             f"the database would otherwise have, so {display_name(s.metric)} and the CPU figures{_awr_cpu(s, awr)} "
             f"describe the database and its load generator together; a separate load generation host is "

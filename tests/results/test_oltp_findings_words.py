@@ -53,3 +53,11 @@ def test_the_load_generator_note_names_the_awr_only_where_there_is_one() -> None
     assert "AWR" not in f.message and "HammerDB NOPM and the CPU figures describe" in f.message
     [g] = generator_on_db_host([*pg, _s(8, "host_cpu.idle_pct", 60.0, "%")])
     assert "the CPU figures and the AWR's host CPU describe" in g.message
+
+
+def test_the_load_generator_note_is_about_the_step_not_its_first_point() -> None:
+    """It says "at every point" but was filed under the first ("(Exadata X2-8, 8 virtual users)")."""
+    from planner.results.findings import generator_on_db_host
+
+    [f] = generator_on_db_host([_s(8, "hammerdb.nopm", 13_473), _s(16, "hammerdb.nopm", 25_968)])
+    assert f.point == "—" and "at every point" in f.message
