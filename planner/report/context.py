@@ -54,6 +54,7 @@ from planner.report.rac import rac_sections
 from planner.report.study import (
     Row,
     best_of,
+    fmt_of,
     label_words_of,
     metric_names,
     param_words,
@@ -69,6 +70,7 @@ from planner.results import runfolder
 from planner.results.evaluate import RunResults, evaluate
 from planner.results.finding import Finding
 from planner.results.measure import OS_KINDS, RunData, play_name, prep_steps
+from planner.results.settings import placements
 from planner.results.stats import METHOD, Series, fmt
 from planner.results.verdicts import ClaimVerdict
 from planner.status import Phase, recap
@@ -162,7 +164,8 @@ def _sweep_table(ss: Sequence[Series], wanted: Sequence[str]) -> SweepTable:
                 row.append("—")
                 continue
             sm = x.summary
-            row.append(fmt(sm.median) + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
+            row.append(fmt_of(sm.median, x.unit)
+                       + (f" ({fmt(sm.min)}–{fmt(sm.max)})" if sm.n > 1 and sm.max > sm.min else ""))
         rows.append({"host": host, "point": point_words(any_s.params, any_s.kind), "n": any_s.summary.n,
                      "warmups": any_s.warmups, "cells": row})
     return {"columns": [names[k] for k in keys], "metrics": keys, "show_host": len(hosts) > 1, "rows": rows,
@@ -175,10 +178,12 @@ def _workloads(data: RunData, all_series: Sequence[Series], templates: set[str])
     for s in all_series:
         if s.step not in prep:
             by_step[s.step].append(s)
-    return [_workload(step, data.step_kinds.get(step, ss[0].kind), ss, templates) for step, ss in by_step.items()]
+    where = placements(data)
+    return [_workload(step, data.step_kinds.get(step, ss[0].kind), ss, templates, where.get((ss[0].play, step), ""))
+            for step, ss in by_step.items()]
 
 
-def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -> Workload:
+def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str], data_on: str = "") -> Workload:
     first, names = ss[0], metric_names(ss)
     swept = sorted({k for s in ss for k, _ in s.params})
     as_workload = workload(REGISTRY[kind]) if kind in REGISTRY else None
@@ -194,7 +199,7 @@ def _workload(step: str, kind: str, ss: Sequence[Series], templates: set[str]) -
                     points=list(dict.fromkeys(s.point_label for s in ss)),
                     repeats=max(s.summary.n for s in ss), warmups=max(s.warmups for s in ss),
                     tables=_stats_tables(ss, names), kind_rows=kind_rows,
-                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)))
+                    sweep_table=_sweep_table(ss, table_metrics(kind, wanted)), data_on=data_on)
 
 
 def _stats_tables(ss: Sequence[Series], names: Mapping[str, str]) -> list[StatsTable]:
@@ -248,6 +253,7 @@ def _prep(data: RunData, host: str) -> list[PrepRow]:
 
 def _waits(host_series: Sequence[Series]) -> list[WaitGroup]:
     groups: dict[tuple[str, str, str, str], dict[str, dict[str, Any]]] = defaultdict(dict)
+    kinds = _step_kinds(host_series)
     for s in host_series:
         if not s.metric.startswith("wait.") or s.label("section", "top") != "top":
             continue
@@ -260,16 +266,25 @@ def _waits(host_series: Sequence[Series]) -> list[WaitGroup]:
             ev["time_s"] = sum(s.values)
         elif s.metric == "wait.pct_db_time":
             ev["pct_db_time"] = s.summary.mean
-    return [WaitGroup(play=play, workload=title, point=point, point_words=label_words_of(point),
+    return [WaitGroup(play=play, workload=title, point=point, point_words=label_words_of(point, kinds.get(step, "")),
                       events=[_wait_event(ev) for ev in sorted(events.values(), key=lambda e: e["rank"])])
-            for (play, _step, title, point), events in groups.items()]
+            for (play, step, title, point), events in groups.items()]
 
 
 def _wait_event(ev: Mapping[str, Any]) -> WaitEvent:
-    avg = ev["time_s"] / ev["waits"] * 1000 if ev["has_waits"] and ev["waits"] else None
     return WaitEvent(event=ev["event"], wait_class=ev["wait_class"],
                      waits=fmt(ev["waits"], 0) if ev["has_waits"] else "", time_s=fmt(ev["time_s"], 0),
-                     avg_ms=fmt(avg, 2), pct_db_time=fmt(ev["pct_db_time"]))
+                     avg_ms=_avg_wait(ev), pct_db_time=fmt(ev["pct_db_time"]))
+
+
+def _avg_wait(ev: Mapping[str, Any]) -> str:
+    """time / waits; when AWR printed the time as 0 s (its whole seconds) over real waits, the average is not
+    0 ms but under half a second spread over them: said as that bound ("under 1.96"), never "0.00"."""
+    if not (ev["has_waits"] and ev["waits"]):
+        return "—"
+    if ev["time_s"] <= 0:
+        return f"under {fmt(500 / ev['waits'], 2)}"
+    return fmt(ev["time_s"] / ev["waits"] * 1000, 2)
 
 
 def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
@@ -287,8 +302,15 @@ def _os(host_series: Sequence[Series], lab: bool) -> list[OsGroup]:
         elif s.metric == "host_cpu.idle_pct":
             groups[(s.play, s.step, s.title, s.point_label)].append({"name": "AWR Host CPU busy %", "unit": "%",
                                                     "value": fmt(100 - s.summary.median)})
-    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p), metrics=_one_samples_row(ms), lab=lab)
-            for (pl, _s, t, p), ms in groups.items()]
+    kinds = _step_kinds(host_series)
+    return [OsGroup(play=pl, workload=t, point=p, point_words=label_words_of(p, kinds.get(st, "")),
+                    metrics=_one_samples_row(ms), lab=lab)
+            for (pl, st, t, p), ms in groups.items()]
+
+
+def _step_kinds(series: Sequence[Series]) -> dict[str, str]:
+    """Each step's workload kind (its own series say it), so a point label is put in that kind's words."""
+    return {s.step: s.kind for s in series if s.kind}
 
 
 def _window_row(rows: list[OsMetric], words: str) -> None:
@@ -323,7 +345,8 @@ def _hosts(data: RunData, all_series: Sequence[Series]) -> list[HostSection]:
             facts=HostFacts(hostname=f.get("hostname", ""), cpus=f.get("cpus", ""), cores=f.get("cores", ""),
                             sockets=f.get("sockets", ""), memory_gb=f.get("memory_gb", ""),
                             kernel=f.get("kernel", ""), cpu_model=f.get("cpu_model", ""),
-                            distribution=f.get("distribution", ""), known=bool(f)),
+                            distribution=f.get("distribution", ""), known=bool(f),
+                            rehearsal=data.meta.simulated),
             awr_lines=_awr_lines(data, h), prep=_prep(data, h), waits=_waits(hs), os=_os(hs, data.meta.simulated),
             db_sources=_db_sources(data, h)))
     return out
@@ -448,13 +471,18 @@ def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Su
     table = summary(study.rows, study.names, _columns(data, study.heads), _supporting(study.rows, study.support))
     names = study.names
     return Summary(columns=table["columns"], rows=table["rows"], charts=chart_list,
-                   silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key)}
-                           for r, v, o in study.silent])
+                   silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key),
+                            "workload": r.workload} for r, v, o in study.silent])
 
 
-def _finding_rows(findings: Sequence[Finding]) -> list[FindingRow]:
+def _finding_rows(findings: Sequence[Finding], series: Sequence[Series]) -> list[FindingRow]:
+    """``point_words``: the point in words ("8 virtual users"), for the report's text; ``point`` stays the
+    record's key ("virtual_users=8"), as the store and ``show`` hold it. A finding's ``step`` is its title."""
+    kinds = {(s.play, s.title): s.kind for s in series if s.kind}
     return [FindingRow(code=f.code, severity=f.severity.value, title=words_in(f.title), play=f.play, host=f.host,
-                       step=f.step, point=f.point, message=words_in(f.message),
+                       step=f.step, point=f.point,
+                       point_words=label_words_of(f.point, kinds.get((f.play, f.step), "")),
+                       message=words_in(f.message),
                        numbers=[{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers])
             for f in findings]
 
@@ -491,7 +519,7 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     res = results if results is not None else evaluate(data)
     charts = charts and matplotlib_available()
     study = _study(data, res.series)
-    findings, verdict_rows = _finding_rows(res.findings), _verdict_rows(res.verdicts)
+    findings, verdict_rows = _finding_rows(res.findings, res.series), _verdict_rows(res.verdicts)
     hosts = _hosts(data, res.series)
     return ReportContext(
         run=_run(data, report_dir), simulated=_simulated(data), generated_by=f"planner {__version__}",

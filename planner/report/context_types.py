@@ -66,6 +66,7 @@ class FindingRow(TypedDict):
     host: str
     step: str
     point: str
+    point_words: str  # the point as the report says it ("8 virtual users"); point stays the record's key
     message: str
     numbers: list[NumberRow]
 
@@ -93,6 +94,7 @@ class SilentRow(TypedDict):
     name: str
     max: str
     against: str
+    workload: str  # the workload it was left out of (a study may chart the same metric for another)
 
 
 class Summary(TypedDict):
@@ -192,6 +194,7 @@ class Workload(TypedDict):
     tables: list[StatsTable]
     kind_rows: list[KindRow]
     sweep_table: SweepTable
+    data_on: str  # where the step's data lived (its data_on, checked at every point), "" when not stated
 
 
 class HostFacts(TypedDict):
@@ -204,6 +207,7 @@ class HostFacts(TypedDict):
     cpu_model: Any
     distribution: Any
     known: bool
+    rehearsal: bool  # gathered on the rehearsing machine, not the simulated host (a rehearsal's facts)
 
 
 class AwrLine(TypedDict):

@@ -54,10 +54,22 @@ def point_words(params: Sequence[tuple[str, object]], kind: str = "") -> str:
                      for k, v in params) or "—"
 
 
-def label_words_of(label: str) -> str:
-    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none."""
+# Units that count whole things: a median of them that is whole prints as one ("0 virtual users failed",
+# "320 warehouses"), never "0.0" or "320.0"
+COUNT_UNITS = frozenset({"users", "warehouses", "transactions", "calls", "snap id"})
+
+
+def fmt_of(v: float, unit: str) -> str:
+    """``fmt``, but a whole count without a decimal."""
+    return f"{v:,.0f}" if unit in COUNT_UNITS and float(v).is_integer() else fmt(v)
+
+
+def label_words_of(label: str, kind: str = "") -> str:
+    """A point label as recorded ("readers=256") in words ("256 SLOB reader sessions"); "" for none. ``kind``:
+    the step's, so that one kind's ``users=8`` is said in its own words, not in another kind's that has a
+    ``users``."""
     pairs: list[tuple[str, object]] = [(k, v) for k, _, v in (p.partition("=") for p in label.split()) if v]
-    return point_words(pairs) if pairs else ""
+    return point_words(pairs, kind) if pairs else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -282,7 +294,7 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
         cells = []
         for p, h in cols:
             mine = [s for s in _of(ss, p, h) if s.params == at.get((row.workload, p))]
-            cells.append(fmt(_combined(mine)[0]) if mine else "—")
+            cells.append(fmt_of(_combined(mine)[0], mine[0].unit) if mine else "—")
         if any(c != "—" for c in cells):
             out.append(_summary_row(row, ss, names, cells, True))
     head = []
@@ -298,7 +310,8 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
             b = best_of(mine)
             if point is not None:
                 b = replace(b, value=_combined(there)[0], params=point)
-            cells.append(fmt(b.value) + (f" ({point_words(b.params, b.kind)})" if b.points > 1 else ""))
+            cells.append(fmt_of(b.value, mine[0].unit) + (f" ({point_words(b.params, b.kind)})" if b.points > 1
+                                                          else ""))
         head.append(_summary_row(row, ss, names, cells, False))
     return {"columns": [f"{p} / {h}" if h else p for p, h in cols], "rows": head + out}
 
@@ -335,10 +348,40 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                      else f" at {point_words(b.params)}" if b.params else "")
             spread = f", {fmt(b.low)}–{fmt(b.high)} over repeats" if b.high > b.low else ""
             lines.append({"name": words, "value": fmt(b.value), "unit": unit, "point": point_words(b.params),
-                          "text": f"{fmt(b.value)} {'' if unit in words else unit + ' '}{words}{where}{spread}"
+                          "text": f"{fmt(b.value)} {'' if _unit_said(unit, words) else unit + ' '}{words}{where}"
+                                  f"{spread}"
                           .replace("  ", " ")})
         if lines:
             systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
     ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
-    return {"systems": systems, "verdicts": list(verdict_rows), "top_finding": ranked[0] if ranked else None,
-            "more_findings": max(len(findings) - 1, 0)}
+    compared = [c for row in first_by_workload.values() if (c := _compared(row, rows[row], names, plays))]
+    return {"systems": systems, "compared": compared, "verdicts": list(verdict_rows),
+            "top_finding": ranked[0] if ranked else None, "more_findings": max(len(findings) - 1, 0)}
+
+
+def _unit_said(unit: str, words: str) -> bool:
+    """The metric's words already say its unit: "transactions per second" is in transactions/s."""
+    spelled = unit.replace("/s", " per second").replace("/min", " per minute")
+    return not unit or unit in words or spelled in words
+
+
+def _compared(row: Row, ss: Sequence[Series], names: Mapping[str, str], plays: Sequence[str]) -> dict[str, str]:
+    """Which system won a headline metric and by how much, each at its best point ({} for one system or a
+    metric with no better direction): the sentence a DBA reads before the table."""
+    mine = [(p, best_of(got)) for p in plays if (got := [s for s in ss if s.play == p])]
+    if len(mine) < 2 or ss[0].direction not in (Direction.HIGHER, Direction.LOWER):
+        return {}
+    lower = ss[0].direction is Direction.LOWER
+    mine.sort(key=lambda pb: pb[1].value, reverse=not lower)
+    (lead, b), rest = mine[0], mine[1:]
+
+    def at(x: Best) -> str:
+        return f" at {point_words(x.params, x.kind)}" if x.points > 1 else ""
+
+    def than(p: str, x: Best) -> str:
+        pct = abs(b.value / x.value - 1) * 100 if x.value else 0.0
+        gap = f"{pct:.0f}% {'lower' if lower else 'more'} than" if round(pct) else "level with"
+        return f"{gap} {p} ({fmt(x.value)}{at(x)})"
+
+    return {"what": f"{names[row.key].rsplit(' (', 1)[0]}, {row.workload}", "lead": lead,
+            "text": f"{fmt(b.value)}{at(b)}, " + "; ".join(than(p, x) for p, x in rest)}

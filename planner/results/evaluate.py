@@ -63,7 +63,8 @@ def evaluate(run: RunData) -> RunResults:
     rated, sets, read = rated_figures(run), working_sets(run), read_points(run)
     points = read.points
     elsewhere = {(r.host, r.step): r.extra.host for r in run.results if isinstance(r.extra, LoadGenerator)}
-    found = (*all_findings(all_series, rated, sets, elsewhere=elsewhere), *run_findings(run),
+    found = (*all_findings(all_series, rated, sets, elsewhere=elsewhere, rehearsal=run.meta.simulated),
+             *run_findings(run),
              *late_starts(run), *not_steady(points), *unread_series(read.unread))
     claims = run.plan.reproduces if run.plan else ()
     results = RunResults(all_series, rated, sets, points, found,

@@ -89,7 +89,14 @@ def wait_class_share(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
     return out
 
 
-def cpu_bound(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
+# In a rehearsal the busy CPU is not the lab host's: the OS samplers ran on the rehearsing machine (shared, a
+# few cores), AWR's host CPU is the stand-in's model. Said as a note on that machine, never the run's warning.
+_REHEARSAL_CPU = {"AWR Host CPU busy %": "the stand-in's model of the host, not a measurement",
+                  "OS CPU busy %": "the rehearsing machine's own CPUs, which the rehearsal's every process shares"}
+
+
+def cpu_bound(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS,
+              rehearsal: bool = False) -> list[Finding]:
     out: list[Finding] = []
     for where, ms in _index(all_series).items():
         busy: tuple[str, float] | None = None
@@ -97,11 +104,16 @@ def cpu_bound(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) 
             busy = ("AWR Host CPU busy %", 100 - idle.summary.median)
         elif (os_busy := ms.get("os.cpu_busy_pct")) is not None:
             busy = ("OS CPU busy %", os_busy.summary.median)
-        if busy and busy[1] >= t.cpu_busy_pct:
+        numbers = ((busy[0], f"{busy[1]:.1f}"), ("threshold %", f"{t.cpu_busy_pct:g}")) if busy else ()
+        if busy and busy[1] >= t.cpu_busy_pct and rehearsal:
+            out.append(Finding(
+                "cpu_bound", Severity.NOTE, "CPU busy in the rehearsal", *where,
+                f"CPU was {busy[1]:.1f}% busy, but this is {_REHEARSAL_CPU[busy[0]]}: it says nothing of whether "
+                "the lab host's CPU or its storage limits the result", numbers))
+        elif busy and busy[1] >= t.cpu_busy_pct:
             out.append(Finding(
                 "cpu_bound", Severity.WARNING, "CPU-bound run", *where,
-                f"host CPU was {busy[1]:.1f}% busy: the hosts' CPUs, not the storage, limited the result",
-                ((busy[0], f"{busy[1]:.1f}"), ("threshold %", f"{t.cpu_busy_pct:g}"))))
+                f"host CPU was {busy[1]:.1f}% busy: the hosts' CPUs, not the storage, limited the result", numbers))
         per_core = ms.get("read_iops_per_core")
         if per_core and per_core.summary.median >= t.iops_per_core:
             v = per_core.summary.median
@@ -280,7 +292,8 @@ def _one_core_source(kind: str) -> str:
     return f" ({oltp.one_core_source})" if oltp is not None and oltp.one_core_source else ""
 
 
-def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS) -> list[Finding]:
+def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS,
+                     rehearsal: bool = False) -> list[Finding]:
     """Throughput that stops rising with more users while the CPU is saturated: the host, not the storage."""
     idx = _index(all_series)
     steps: dict[tuple[str, str, str], list[tuple[float, Series]]] = defaultdict(list)
@@ -297,11 +310,28 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
             if u1 > u0 and gain < SCALING_GAIN_PCT and busy is not None and busy >= t.cpu_busy_pct:
                 out.append(Finding(
                     "oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling on a saturated CPU", *_where(b),
-                    f"{display_name(b.metric)} rose {gain:.1f}% from {u0:.0f} to {u1:.0f} virtual users with the "
+                    f"{display_name(b.metric)} {_moved(gain)} from {u0:.0f} to {u1:.0f} virtual users with the "
                     f"CPU {busy:.1f}% busy: each virtual user drives about one core{_one_core_source(b.kind)}, so "
-                    "more users measure the CPU, not the storage",
+                    "more users measure the CPU, not the storage"
+                    + (" (in this rehearsal, the rehearsing machine's CPU or the stand-in's model, not the lab "
+                       "host's)" if rehearsal else ""),
                     (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
     return out
+
+
+def _moved(gain: float) -> str:
+    """A change in words: "fell 30.3%", never "rose -30.3%"."""
+    return f"rose {gain:.1f}%" if gain > 0 else f"fell {-gain:.1f}%" if gain < 0 else "did not change"
+
+
+def _step_wide(s: Series) -> tuple[str, str, str, str]:
+    """Where a finding about every point of a step is: its step, no point (it was said as the first point's)."""
+    play, host, title, _point = _where(s)
+    return play, host, title, "—"
+
+
+def _awr_cpu(s: Series, awr: set[tuple[str, str, str]]) -> str:
+    return " and the AWR's host CPU" if (s.play, s.host, s.title) in awr else ""
 
 
 def generator_on_db_host(all_series: Sequence[Series],
@@ -312,6 +342,8 @@ def generator_on_db_host(all_series: Sequence[Series],
     the report names that host."""
     out: list[Finding] = []
     seen: set[tuple[str, str, str]] = set()
+    # the AWR's host CPU is named only where the step has one (PostgreSQL, or Oracle without AWR, has none)
+    awr = {(s.play, s.host, s.title) for s in all_series if s.metric == "host_cpu.idle_pct"}
     for s in all_series:
         oltp = kindspec.oltp().get(s.kind)
         if oltp is None or not oltp.generator or s.metric != oltp.throughput or not s.values:
@@ -322,16 +354,16 @@ def generator_on_db_host(all_series: Sequence[Series],
         said = f" ({oltp.generator_source})" if oltp.generator_source else ""
         if client := (elsewhere or {}).get((s.host, s.step)):
             out.append(Finding(
-                "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_where(s),
+                "generator_on_client", Severity.NOTE, "The load generator ran on its own host", *_step_wide(s),
                 f"{oltp.generator} ran on {client}, not on {s.host}, the database's host (load_generator_host): "
-                f"the CPU figures and the AWR's host CPU describe the database alone",
+                f"the CPU figures{_awr_cpu(s, awr)} describe the database alone",
                 (("load generator", oltp.generator), ("host", client))))
             continue
         out.append(Finding(
-            "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_where(s),
+            "generator_on_db_host", Severity.NOTE, "The load generator ran on the database host", *_step_wide(s),
             f"{oltp.generator} ran on {s.host}, the database's host, at every point: its users' threads take CPU "
-            f"the database would otherwise have, so {display_name(s.metric)}, the CPU figures and the AWR's host "
-            f"CPU describe the database and its load generator together; a separate load generation host is "
+            f"the database would otherwise have, so {display_name(s.metric)} and the CPU figures{_awr_cpu(s, awr)} "
+            f"describe the database and its load generator together; a separate load generation host is "
             f"the usual set-up{said}",
             (("load generator", oltp.generator), ("host", s.host))))
     return out
@@ -339,14 +371,16 @@ def generator_on_db_host(all_series: Sequence[Series],
 
 def all_findings(all_series: Sequence[Series], rated: Mapping[str, Mapping[str, float]] | None = None,
                  working_set_mb: Mapping[str, float] | None = None,
-                 t: Thresholds = DEFAULT_THRESHOLDS, elsewhere: Mapping[tuple[str, str], str] | None = None
-                 ) -> list[Finding]:
+                 t: Thresholds = DEFAULT_THRESHOLDS, elsewhere: Mapping[tuple[str, str], str] | None = None,
+                 rehearsal: bool = False) -> list[Finding]:
+    """``rehearsal``: the run was rehearsed (meta simulated), so a busy CPU is the rehearsing machine's or the
+    stand-in's model, said as such (cpu_bound, oltp_not_scaling)."""
     # an OLTP workload runs from the cache by design: "served from cache" is a trap for I/O tests (SLOB) only
     storage = storage_series(all_series)  # a CPU and memory test: no storage finding judges it
     io_tests = [s for s in storage if s.kind not in OLTP_KINDS]
     with shared_index():
         return [*cached_reads(io_tests, working_set_mb, t), *wait_class_share(all_series, t),
-                *cpu_bound(storage, t), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
+                *cpu_bound(storage, t, rehearsal), *noisy_repeats(all_series, t), *below_rated(storage, rated or {}, t),
                 *rac_not_iops(storage), *blocks_not_requests(storage, t),
-                *oltp_not_scaling(all_series, t), *generator_on_db_host(all_series, elsewhere),
+                *oltp_not_scaling(all_series, t, rehearsal), *generator_on_db_host(all_series, elsewhere),
                 *db_findings(all_series), *kinds_series_findings(all_series)]

@@ -238,10 +238,21 @@ def cpu_saturation(all_series: Sequence[Series], t: DbThresholds = DbThresholds(
         elif aas is not None and aas > cpus:
             out.append(Finding(
                 "sessions_over_cpus", Severity.NOTE, f"{fmt(aas)} average active sessions on {cpus:g} CPUs",
-                *place, f"on average {fmt(aas)} sessions were active on {cpus:g} CPUs: more work than CPUs, "
-                "so part of the DB time is queueing",
-                (("average active sessions", fmt(aas)), ("CPUs", fmt(cpus)))))
+                *place, _over_cpus(aas, cpus, used),
+                (("average active sessions", fmt(aas)), ("CPUs", fmt(cpus)),
+                 *((("DB CPU per second", fmt(used)),) if used is not None else ()))))
     return out
+
+
+def _over_cpus(aas: float, cpus: float, used: float | None) -> str:
+    """More active sessions than CPUs is CPU queueing only when the sessions want the CPU: an OLTP sweep whose
+    DB time is mostly I/O waits has 64 active sessions on 16 CPUs with a few of them on CPU, waiting on the
+    storage, not queueing for the CPU (AWR: DB time = DB CPU + non-idle waits)."""
+    if used is not None and used < cpus / 2:
+        return (f"on average {fmt(aas)} sessions were active on {cpus:g} CPUs but only {fmt(used)} of them on CPU: "
+                "the others were waiting (the top wait events say on what), not queueing for the CPU")
+    return (f"on average {fmt(aas)} sessions were active on {cpus:g} CPUs: more work than CPUs, so part of the "
+            "DB time is queueing")
 
 
 _CELL_READ = "cell single block physical read"

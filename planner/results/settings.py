@@ -101,3 +101,19 @@ def differences(settings: Sequence[Mapping[Setting, str]]) -> list[Difference]:
         if len(set(vals)) > 1:
             out.append(Difference(key, vals))
     return out
+
+
+def placements(data: RunData) -> dict[tuple[str, str], str]:
+    """(play, step) -> where the step's data lived (its ``data_on``: +GROUP or a directory) as resolved for the
+    run; a step whose data_on is set has its data files checked there at every point, and fails one elsewhere."""
+    out: dict[tuple[str, str], str] = {}
+    plays = _resolved(data).get("plays")
+    for play in plays if isinstance(plays, list) else []:
+        hosts = play.get("hosts") if isinstance(play, dict) else None
+        for steps in (hosts or {}).values() if isinstance(hosts, dict) else ():
+            for step, body in (steps or {}).items() if isinstance(steps, dict) else ():
+                ons = {str(a["data_on"]) for a in _step_args(body if isinstance(body, dict) else {})
+                       if a.get("data_on")}
+                if ons:
+                    out[(str(play.get("name", "")), str(step))] = ", ".join(sorted(ons))
+    return out

@@ -100,6 +100,9 @@ def test_simulated_banner(tmp_path: Path) -> None:
     text = render_run_report(seed_study(tmp_path, simulated=True)).read_text()
     assert "**SIMULATED" in text and "rehearsal" in text
     assert "**inconclusive**, measured 159,183.9 (+0.0%) — the run was simulated" in text
+    # issue 43: an X2-8 shown with the rehearsing machine's 2 CPUs, unlabelled, reads as an impossible host
+    assert "Host facts (the rehearsing machine's, not the simulated host's" in text
+    assert "- Host facts (the rehearsing machine's, which every simulated host shares): " in text
 
 
 @pytest.mark.slow

@@ -1,5 +1,6 @@
 """What a DBA checks in a HammerDB TPROC-C sweep before believing its NOPM: the schema's warehouses against the
-virtual users, virtual users that failed, a timed window shorter than HammerDB's own default.
+virtual users, NOPM above TPM (impossible), virtual users that failed, a timed window shorter than HammerDB's own
+default.
 
 The scaling check every transactional kind shares (throughput flat on a saturated CPU) stays generic in
 planner.results.findings, reading the metrics this kind's spec names (``Oltp``).
@@ -33,6 +34,15 @@ def setup(all_series: Sequence[Series]) -> list[Finding]:
                 "locks: HammerDB's documentation calls a 10-warehouse schema run with 100 virtual users \"an error in "
                 "configuration\" (How many warehouses for the TPROC-C test, hammerdb.com/docs/ch03s07.html)",
                 (("virtual users", f"{users:.0f}"), ("warehouses", f"{ware:.0f}"))))
+        nopm, tpm = _value(ms, "hammerdb.nopm"), _value(ms, "hammerdb.tpm")
+        if nopm is not None and tpm is not None and nopm > tpm:
+            out.append(Finding(
+                "nopm_over_tpm", Severity.WARNING, "NOPM above TPM", *where,
+                f"{nopm:,.0f} new orders a minute from {tpm:,.0f} transactions a minute: each new order is a "
+                "committed transaction, so NOPM cannot exceed TPM (TPC-C leaves new orders at most about 45% of "
+                "the mix): the two were not counted over the same database and window, and neither can be trusted "
+                "as it stands",
+                (("NOPM", f"{nopm:,.0f}"), ("TPM", f"{tpm:,.0f}"))))
         if (failed := _value(ms, "hammerdb.vu_failed")):
             out.append(Finding(
                 "vu_failed", Severity.WARNING, "Virtual users failed", *where,

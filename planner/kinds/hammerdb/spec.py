@@ -49,7 +49,8 @@ KIND = KindSpec(
             "hammerdb.nopm": "HammerDB NOPM", "hammerdb.tpm": "HammerDB TPM",  # new orders / transactions a minute
             "hammerdb.active_vu": "HammerDB active virtual users",
             "hammerdb.vu_finished": "HammerDB virtual users finished",
-            "hammerdb.vu_failed": "HammerDB virtual users failed", "hammerdb.warehouses": "HammerDB warehouses",
+            "hammerdb.vu_failed": "HammerDB virtual users failed",
+            "hammerdb.warehouses": "HammerDB warehouses in the schema",
             "hammerdb.rampup_min": "HammerDB ramp-up", "hammerdb.duration_min": "HammerDB timed test",
             "hammerdb.awr_begin_snap": "HammerDB AWR begin snapshot",
             "hammerdb.awr_end_snap": "HammerDB AWR end snapshot",
@@ -62,5 +63,7 @@ KIND = KindSpec(
             "hammerdb.proc_p99_ms": "HammerDB {proc} 99th percentile response time",
         },
         param_words={"virtual_users": "virtual users"}, counted=frozenset({"virtual_users"}),
+        # the schema's warehouses beside NOPM (max(w_id), what the driver ran on: a DBA reads NOPM against them)
+        table_metrics=("hammerdb.warehouses", "hammerdb.vu_failed"),
     ),
 )

@@ -69,3 +69,12 @@ def test_the_load_generator_on_the_database_host_is_said_once_per_step() -> None
     assert [f.code for f in found] == ["generator_on_db_host"] and found[0].severity is Severity.NOTE
     assert ("load generator", "hammerdbcli") in found[0].numbers and "Test Network Configuration" in found[0].message
     assert "generator_on_db_host" in {f.code for f in all_findings(sweep)}
+
+
+def test_nopm_above_tpm_is_called_impossible() -> None:
+    """Issue 43: a DBA calls NOPM > TPM impossible (each new order is a committed transaction); no check said so."""
+    bad = s([*point(8, 50_000, 40), m("hammerdb.tpm", 30_000, 8, H)])
+    [f] = [f for f in hammerdb_setup(bad) if f.code == "nopm_over_tpm"]
+    assert f.severity is Severity.WARNING and ("TPM", "30,000") in f.numbers
+    fine = s([*point(8, 50_000, 40), m("hammerdb.tpm", 111_000, 8, H)])
+    assert "nopm_over_tpm" not in {f.code for f in hammerdb_setup(fine)}

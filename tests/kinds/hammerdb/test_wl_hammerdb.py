@@ -143,6 +143,9 @@ def test_the_oltp_example_plan_rehearses_with_nopm_per_system(tmp_path: Path, mo
     row = next(line for line in report.splitlines() if line.startswith("| TPROC-C") and "HammerDB NOPM" in line)
     assert row.count(" virtual users)") == 2  # one cell per system, each at its best point
     assert "hammerdb-nopm-by-virtual-users.svg" in report
+    # the TPROC-C schema on each system's own storage (issue 43: it sat in USERS, the Violin NOPM from +DATA)
+    violin = report.split("### TPROC-C, 8 to 64 virtual users (hammerdb) — Violin 3000, 8 LUNs", 1)[1]
+    assert "Data on +SLOB: each point checked" in violin.split("\n### ", 1)[0]
 
 
 @pytest.mark.slow
