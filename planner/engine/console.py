@@ -142,7 +142,7 @@ class Console:
 
 
 class _LiveLine:
-    """The live line and the thread that redraws it only when its text changed (issue 47). It shows whole
+    """The live line and the thread that redraws it only when its text changed. It shows whole
     seconds, so rich's own refresh (4 a second) drew the same text 4 times: ~0.5 ms of CPU a draw, 0.2% of a
     core beside a CPU-bound workload, all of it in the measured window. The text is asked for 4 times a
     second (microseconds each); a draw happens about once a second."""

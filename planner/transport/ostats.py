@@ -118,6 +118,41 @@ done
 """
 
 
+# Stops the sampler group in one round trip. $1: the pgid, $2: centiseconds to wait after TERM before KILL,
+# $3: the folder whose ostats.pgid is removed once the group is gone ("": none), $4: centiseconds to wait after
+# KILL. Gone means no live member:
+# zombies hold nothing, and a host whose init does not reap would keep them. `kill -s SIG -- -PGID` is the form
+# dash, bash and ksh accept; a group already gone fails harmlessly. Exit 9 with the survivors after KILL, 8
+# when ps fails.
+_POLL_CS = 5
+_STOP_SCRIPT = r"""
+pgid=$1; grace=$2; dir=$3; after_kill=$4
+left() {  # the group's live processes, one "pid command" a line
+    out=$(ps -e -o pid=,pgid=,stat=,comm=) || return 8
+    printf '%s\n' "$out" | while read -r pid g st comm; do
+        [ "$g" = "$pgid" ] || continue
+        case $st in Z*) ;; *) echo "$pid $comm" ;; esac
+    done
+    return 0
+}
+gone_within() {  # $1: centiseconds
+    waited=0
+    while :; do
+        l=$(left) || exit 8
+        [ -n "$l" ] || return 0
+        [ "$waited" -lt "$1" ] || return 1
+        if sleep 0.05 2>/dev/null; then waited=$((waited + 5)); else sleep 1; waited=$((waited + 100)); fi
+    done
+}
+kill -s TERM -- "-$pgid" 2>/dev/null
+if ! gone_within "$grace"; then
+    kill -s KILL -- "-$pgid" 2>/dev/null
+    gone_within "$after_kill" || { printf '%s\n' "$l"; exit 9; }
+fi
+[ -z "$dir" ] || rm -f -- "$dir/ostats.pgid"
+"""
+
+
 # A sampler writes its report just after its interval ends: the first check waits this much more.
 _WRITE_MARGIN_CS = 2
 
@@ -180,9 +215,8 @@ class OSStatsSampler:
 
         Safe to call more than once.
         """
-        if self.pgid is not None:
-            _kill_group(self.conn, self.pgid, grace_s, self.log)
-            _remove_pgid_file(self.conn, self.remote_dir, self.log)
+        if self.pgid is not None:  # one round trip: signal, wait until gone, remove the pgid file
+            _kill_group(self.conn, self.pgid, grace_s, self.log, self.remote_dir)
         return list(self.files)
 
     def __enter__(self) -> OSStatsSampler:
@@ -250,12 +284,11 @@ def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:
     pgid = _recorded_pgid(conn, remote_dir)
     if pgid is None:
         return False
-    stopped = False
     if _is_ours(conn, pgid, remote_dir):
-        _kill_group(conn, pgid, grace_s)
-        stopped = True
+        _kill_group(conn, pgid, grace_s, remote_dir=remote_dir)
+        return True
     _remove_pgid_file(conn, remote_dir)
-    return stopped
+    return False
 
 
 def members(conn: Connection, pgid: int) -> list[Member]:
@@ -271,33 +304,25 @@ def members(conn: Connection, pgid: int) -> list[Member]:
     return found
 
 
-def _kill_group(conn: Connection, pgid: int, grace_s: float, log: CommandLog | None = None) -> None:
-    _signal_group(conn, pgid, "TERM", log)
-    if _wait_gone(conn, pgid, grace_s):
-        return
-    _signal_group(conn, pgid, "KILL", log)
-    if not _wait_gone(conn, pgid, 5.0):
-        left = ", ".join(f"{m.pid} {m.command}" for m in members(conn, pgid))
-        raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
-                        hint=f"kill process group {pgid} by hand")
-
-
-def _signal_group(conn: Connection, pgid: int, signame: str, log: CommandLog | None = None) -> None:
+def _kill_group(conn: Connection, pgid: int, grace_s: float, log: CommandLog | None = None,
+                remote_dir: str = "", kill_wait_s: float = 5.0) -> None:
+    """TERM the group, KILL what is left after ``grace_s``, check nothing is left and remove ``remote_dir``'s
+    pgid file: one command (kill, a `ps` a poll and rm were 3-4 round trips in the dead time between points)."""
     if pgid < 2:  # kill -1 would signal every process the user may signal
         raise StepError(f"{conn.host.name}: refusing to signal process group {pgid}")
-    # `kill -s SIG -- -PGID` is the form both dash and bash accept; a group already gone fails harmlessly.
-    r = conn.run(["kill", "-s", signame, "--", f"-{pgid}"], timeout=30)
+    grace_cs = max(_POLL_CS, math.ceil(grace_s * 100))
+    kill_cs = max(_POLL_CS, math.ceil(kill_wait_s * 100))
+    r = conn.run(["sh", "-c", _STOP_SCRIPT, "sh", str(pgid), str(grace_cs), remote_dir, str(kill_cs)],
+                 timeout=grace_s + kill_wait_s + 30)
     if log is not None:
         log(r)
-
-
-def _wait_gone(conn: Connection, pgid: int, within_s: float) -> bool:
-    deadline = time.monotonic() + within_s
-    while members(conn, pgid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    if r.exit_code == 9:
+        left = ", ".join(line.strip() for line in r.stdout.splitlines() if line.strip())
+        raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
+                        hint=f"kill process group {pgid} by hand")
+    if not r.ok:
+        raise StepError(f"{conn.host.name}: cannot stop OS statistics (process group {pgid}): "
+                        f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
 
 
 def _parse_pgid(text: str) -> int | None:

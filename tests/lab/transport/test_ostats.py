@@ -224,3 +224,55 @@ def test_first_samples_wait_is_one_sleep_not_a_loop_of_polls(tmp_path: Path) -> 
     assert set(ran) <= {"sh", "sleep"}, ran  # no awk, grep, wc per check
     assert ran.count("sh") == 1
     assert ran.count("sleep") <= 6, ran  # one, or a few doubling ones for a sampler late on a loaded host
+
+
+class _CountingConnection(LocalConnection):
+    """LocalConnection that keeps every command it ran (round trips, counted, not timed)."""
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(host)
+        self.ran: list[Argv] = []
+
+    def run(self, argv: Argv, **kw: object) -> CommandResult:
+        self.ran.append(argv)
+        return super().run(argv, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_stopping_the_samplers_is_one_round_trip(tmp_path: Path) -> None:
+    """Issue 47: between two points the stop was `kill`, then `ps -e` until the group was gone (0.05 s apart),
+    then `rm` of the pgid file: 3-4 commands, each a round trip over SSH in the dead time between points. Now one
+    command does all three; the group is gone and the pgid file removed as before; a second stop is harmless."""
+    conn = _CountingConnection(HOST)
+    remote = tmp_path / "run"
+    sampler = ostats.start(conn, str(remote), interval_s=1)
+    assert sampler.pgid is not None and _group_alive(sampler.pgid)
+    conn.ran.clear()
+    files = sampler.stop()
+    assert len(conn.ran) == 1, conn.ran
+    assert _group_alive(sampler.pgid) == [] and not (remote / "ostats.pgid").exists()
+    assert files == [str(remote / f"{t}.txt") for t in ostats.TOOLS]
+    assert sampler.stop() == files and len(conn.ran) == 2
+
+
+@pytest.mark.slow
+def test_a_group_that_survives_kill_is_named(tmp_path: Path) -> None:
+    """The one-command stop keeps the old refusal: a member that outlives SIGKILL (here: a `ps` that shows
+    the group alive for ever) is named with the group to kill by hand, and the pgid file stays."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        if os.path.isdir(d):
+            for name in os.listdir(d):
+                if name != "ps" and not (bin_dir / name).exists():
+                    (bin_dir / name).symlink_to(os.path.join(d, name))
+    (bin_dir / "ps").write_text("#!/bin/sh\necho ' 4242 999999 S stuck'\n")
+    (bin_dir / "ps").chmod(0o755)
+    remote = tmp_path / "run"
+    remote.mkdir()
+    (remote / "ostats.pgid").write_text("999999\n")
+    conn = _PathConnection(HOST, str(bin_dir))
+    with pytest.raises(StepError, match=r"survived SIGKILL: 4242 stuck") as e:
+        ostats._kill_group(conn, 999999, 0.05, remote_dir=str(remote), kill_wait_s=0.05)  # noqa: SLF001
+    assert "kill process group 999999 by hand" in str(e.value.hint)
+    assert (remote / "ostats.pgid").exists()
