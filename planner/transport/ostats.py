@@ -48,8 +48,18 @@ wait
 
 # Runs in the foreground of conn.run: reports which tools exist, detaches the group (stdin/stdout/
 # stderr closed, so an SSH channel can close) and waits only until the group has published its id.
+# $5 = 1: first, a recorded group with a process left (kill -s 0; zombies count) stops it with exit 6 and
+# "recorded PGID": the controller then asks whether that group is ours (rare: a crashed run's, or a reused id).
+# In the same command, not a read of the pgid file before it: one round trip a point less.
 _START_SCRIPT = r"""
-group=$1; marker=$2; dir=$3; iv=$4; shift 4
+group=$1; marker=$2; dir=$3; iv=$4; check=$5; shift 5
+if [ "$check" = 1 ] && [ -s "$dir/ostats.pgid" ]; then
+    old=$(cat -- "$dir/ostats.pgid")
+    case $old in
+    ''|*[!0-9]*) ;;
+    *) if [ "$old" -ge 2 ] && kill -s 0 -- "-$old" 2>/dev/null; then echo "recorded $old"; exit 6; fi ;;
+    esac
+fi
 mkdir -p -- "$dir" || exit 3
 ran=""
 for t in "$@"; do
@@ -243,15 +253,13 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
     if not remote_dir:
         raise input_error("OS statistics need a remote directory")
     wanted = tuple(dict.fromkeys(tools))  # keep order, drop repeats
-    old = _recorded_pgid(conn, remote_dir)
-    if old is not None and _is_ours(conn, old, remote_dir):
-        raise StepError(f"{conn.host.name}: OS statistics are already being sampled into {remote_dir} "
-                        f"(process group {old})", hint="stop that sampler first (ostats.stop_stale)")
-
-    r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s), *wanted],
-                 timeout=60)
-    if log is not None:
-        log(r)
+    r = _start_group(conn, remote_dir, interval_s, wanted, True, log)
+    if r.exit_code == 6:  # a group recorded in remote_dir has a process left: ours, or a reused id?
+        old = _parse_pgid(r.stdout.rpartition("recorded ")[2])
+        if old is not None and _is_ours(conn, old, remote_dir):
+            raise StepError(f"{conn.host.name}: OS statistics are already being sampled into {remote_dir} "
+                            f"(process group {old})", hint="stop that sampler first (ostats.stop_stale)")
+        r = _start_group(conn, remote_dir, interval_s, wanted, False, log)
     if not r.ok:
         raise StepError(f"{conn.host.name}: cannot start OS statistics in {remote_dir}: "
                         f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
@@ -273,6 +281,15 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
         raise StepError(f"{conn.host.name}: OS statistics started but reported no process group: {r.stdout!r}")
     due_at = time.monotonic() + interval_s
     return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at, log, due_at)
+
+
+def _start_group(conn: Connection, remote_dir: str, interval_s: int, tools: tuple[str, ...], check: bool,
+                 log: CommandLog | None) -> CommandResult:
+    r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s),
+                  "1" if check else "0", *tools], timeout=60)
+    if log is not None:
+        log(r)
+    return r
 
 
 def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:

@@ -239,14 +239,16 @@ class _CountingConnection(LocalConnection):
 
 
 @pytest.mark.slow
-def test_stopping_the_samplers_is_one_round_trip(tmp_path: Path) -> None:
-    """Issue 47: between two points the stop was `kill`, then `ps -e` until the group was gone (0.05 s apart),
-    then `rm` of the pgid file: 3-4 commands, each a round trip over SSH in the dead time between points. Now one
-    command does all three; the group is gone and the pgid file removed as before; a second stop is harmless."""
+def test_starting_and_stopping_the_samplers_is_one_round_trip_each(tmp_path: Path) -> None:
+    """Issue 47: the start read the pgid file first (`sh -c 'test -e ..; cat ..'`, not in commands.jsonl), then
+    started the group. The stop was `kill`, then `ps -e` until the group was gone (0.05 s apart), then `rm` of the
+    pgid file. 4-5 commands a point, each a round trip over SSH in the dead time between points. Now one to start
+    and one to stop; the group is gone and the pgid file removed as before; a second stop is harmless."""
     conn = _CountingConnection(HOST)
     remote = tmp_path / "run"
     sampler = ostats.start(conn, str(remote), interval_s=1)
     assert sampler.pgid is not None and _group_alive(sampler.pgid)
+    assert len(conn.ran) == 1, conn.ran  # the check for a group already recorded there is in the start command
     conn.ran.clear()
     files = sampler.stop()
     assert len(conn.ran) == 1, conn.ran
@@ -276,3 +278,25 @@ def test_a_group_that_survives_kill_is_named(tmp_path: Path) -> None:
         ostats._kill_group(conn, 999999, 0.05, remote_dir=str(remote), kill_wait_s=0.05)  # noqa: SLF001
     assert "kill process group 999999 by hand" in str(e.value.hint)
     assert (remote / "ostats.pgid").exists()
+
+
+@pytest.mark.slow
+def test_a_reused_pgid_in_the_folder_does_not_stop_a_start(tmp_path: Path) -> None:
+    """The start's own check (one command) finds a recorded group with a process in it; only then the controller
+    asks whether it is ours: a `sleep` that took the id is not, so the samplers start and the sleep is left alone."""
+    conn = _CountingConnection(HOST)
+    remote = tmp_path / "run"
+    remote.mkdir()
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        (remote / "ostats.pgid").write_text(f"{other.pid}\n")
+        sampler = ostats.start(conn, str(remote), interval_s=1, tools=("vmstat",))
+        try:
+            assert sampler.pgid is not None and sampler.pgid != other.pid and other.poll() is None
+            assert (remote / "ostats.pgid").read_text().strip() == str(sampler.pgid)
+        finally:
+            sampler.stop()
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
