@@ -34,7 +34,8 @@ KINDS = (("/bin/sqlplus", "database session (the stand-in's sqlplus)"),
          ("kill -s", "OS samplers: stop"), ("ps -e", "OS samplers: stop"), ("ostats.pgid", "OS samplers: stop"),
          ("rm -rf", "point folder emptied"), ('[ -s "$f" ]', "which outputs exist (before the fetch)"),
          ("fiolog_", "which outputs exist (before the fetch)"))
-OWN = "planner's own (controller: fetch, parse, records, engine)"
+OWN = "planner's own (controller: fetch, parse, records, engine; and any host command not logged)"
+COUNT = "host commands in the gap (logged in commands.jsonl), count"
 
 
 def world(work: Path, points: int, runtime: int, collect: list[str], checkout: Path) -> tuple[Path, Path]:
@@ -84,12 +85,12 @@ def gaps(run: Path) -> list[dict[str, float]]:
     fios = [i for i, c in enumerate(cmds) if c[2] == "fio"]
     out = []
     for a, b in zip(fios, fios[1:], strict=False):
-        parts: dict[str, float] = {"gap": cmds[b][0] - cmds[a][1]}
+        parts: dict[str, float] = {"gap": cmds[b][0] - cmds[a][1], COUNT: float(b - a - 1)}
         for _, _, what in cmds[a + 1:b]:
             parts.setdefault(what, 0.0)
         for start, end, what in cmds[a + 1:b]:
             parts[what] += end - start
-        parts[OWN] = parts["gap"] - sum(v for k, v in parts.items() if k != "gap")
+        parts[OWN] = parts["gap"] - sum(v for k, v in parts.items() if k not in ("gap", COUNT))
         out.append(parts)
     return out
 
@@ -100,13 +101,15 @@ def p90(xs: list[float]) -> float:
 
 
 def table(all_gaps: list[dict[str, float]]) -> list[str]:
-    keys = sorted({k for g in all_gaps for k in g if k != "gap"},
+    keys = sorted({k for g in all_gaps for k in g if k not in ("gap", COUNT)},
                   key=lambda k: -statistics.median([g.get(k, 0.0) for g in all_gaps]))
     rows = [f"| **the gap** (fio end -> next fio start) | {statistics.median([g['gap'] for g in all_gaps]):.3f} "
             f"| {p90([g['gap'] for g in all_gaps]):.3f} | {statistics.fmean([g['gap'] for g in all_gaps]):.3f} |"]
     for k in keys:
         xs = [g.get(k, 0.0) for g in all_gaps]
         rows.append(f"| {k} | {statistics.median(xs):.3f} | {p90(xs):.3f} | {statistics.fmean(xs):.3f} |")
+    n = [g[COUNT] for g in all_gaps]
+    rows.append(f"| {COUNT} | {statistics.median(n):.0f} | {p90(n):.0f} | {statistics.fmean(n):.2f} |")
     return ["| per gap, s | median | p90 | mean |", "|---|---:|---:|---:|", *rows]
 
 
