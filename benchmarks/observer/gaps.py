@@ -3,7 +3,7 @@ ending and the next one's starting, taken from commands.jsonl (each entry's ``ti
 returned; its start is ``time - duration_s``), and what fills each gap.
 
     python benchmarks/observer/gaps.py [--points 21] [--runtime 3] [--collect iostat,mpstat,vmstat,awr]
-                                      [--repeat 1] [--checkout TREE] [--keep]
+                                      [--repeat 1] [--checkout TREE] [--pool WORK...]
 
 A fio sweep (``--points`` points, iodepth 1..N, psync-free libaio reads of a 4 MiB file on the stand-in host,
 time-based ``--runtime`` s at a fixed 200 IOPS so fio itself hardly loads the shared machine), `planner apply
@@ -120,7 +120,13 @@ def main() -> int:
     ap.add_argument("--collect", default="iostat,mpstat,vmstat,awr")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--checkout", type=Path, default=ROOT, help="the planner tree to run (this one by default)")
+    ap.add_argument("--pool", type=Path, nargs="+", default=None, help="no run: the gaps of these earlier runs' "
+                    "work folders (as printed), pooled")
     a = ap.parse_args()
+    if a.pool:
+        found = [g for w in a.pool for run in sorted(w.glob("runs-*/*")) if run.is_dir() for g in gaps(run)]
+        print(f"{len(found)} gaps pooled from {', '.join(map(str, a.pool))}\n\n" + "\n".join(table(found)))
+        return 0
     work = Path(tempfile.mkdtemp(prefix="planner-gaps-"))
     plan, inv = world(work, a.points, a.runtime, a.collect.split(","), a.checkout)
     load0 = os.getloadavg()
