@@ -242,7 +242,7 @@ class _CountingConnection(LocalConnection):
 def test_starting_and_stopping_the_samplers_is_one_round_trip_each(tmp_path: Path) -> None:
     """Issue 47: the start read the pgid file first (`sh -c 'test -e ..; cat ..'`, not in commands.jsonl), then
     started the group. The stop was `kill`, then `ps -e` until the group was gone (0.05 s apart), then `rm` of the
-    pgid file. 4-5 commands a point, each a round trip over SSH in the dead time between points. Now one to start
+    pgid file: 5-6 commands a point, each a round trip over SSH in the dead time between points. Now one to start
     and one to stop; the group is gone and the pgid file removed as before; a second stop is harmless."""
     conn = _CountingConnection(HOST)
     remote = tmp_path / "run"
