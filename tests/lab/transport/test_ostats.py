@@ -300,3 +300,29 @@ def test_a_reused_pgid_in_the_folder_does_not_stop_a_start(tmp_path: Path) -> No
     finally:
         other.kill()
         other.wait()
+
+
+@pytest.mark.slow
+def test_the_start_waits_for_the_group_in_short_steps_first(tmp_path: Path) -> None:
+    """Issue 47: the start waited for the group's id in 0.05 s sleeps; the id comes a few ms after setsid, so
+    the first sleep was most of a start's wall between two points. Now 0.01 s steps first (each sleep's
+    argument logged by a `sleep` shim, not timed)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "sleeps.log"
+    for d in os.environ["PATH"].split(os.pathsep):
+        if os.path.isdir(d):
+            for name in os.listdir(d):
+                if name != "sleep" and not (bin_dir / name).exists():
+                    (bin_dir / name).symlink_to(os.path.join(d, name))
+    real = shutil.which("sleep")
+    (bin_dir / "sleep").write_text(f"#!/bin/sh\necho \"$*\" >>'{log}'\nexec '{real}' \"$@\"\n")
+    (bin_dir / "sleep").chmod(0o755)
+    sampler = ostats.start(_PathConnection(HOST, str(bin_dir)), str(tmp_path / "out"), interval_s=1,
+                           tools=("vmstat",))
+    try:
+        assert sampler.pgid is not None
+    finally:
+        sampler.stop()
+    slept = log.read_text().split() if log.exists() else []
+    assert set(slept[:5]) <= {"0.01"}, slept
