@@ -443,7 +443,7 @@ def observer(work: Path, inv: Path, dev: Device, pairs: int, runtime: int) -> li
 
 # what each command of a point is, from the fixed text planner sends (commands.jsonl)
 KINDS = (("sqlplus", "database session (sqlplus; here the stand-in)"), ("fio --output-format", "fio"),
-         ("marker=$2", "OS samplers: start"), ("limit=$1", "OS samplers: wait for their first samples"),
+         ("marker=$2", "OS samplers: start"), ("limit=$2", "OS samplers: wait for their first samples"),
          ("kill -s", "OS samplers: stop"), ("ps -e", "OS samplers: stop"), ("ostats.pgid", "OS samplers: stop"),
          ("rm -rf", "point folder emptied"), ('[ -s "$f" ]', "which outputs exist (before the fetch)"))
 

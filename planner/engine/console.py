@@ -48,6 +48,7 @@ class Console:
         self._lock = threading.Lock()
         self._names: dict[tuple[str, str, int], str] = {}  # (step, host, point index) -> "point 2/4, repeat 1/3"
         self._live: Any = None  # rich.live.Live while a point runs on a terminal
+        self._line: _LiveLine | None = None  # what redraws it
 
     # -- point names and the live progress line ---------------------------------------------------------------
     def name_points(self, step: str, host: str, names: Mapping[int, str]) -> None:
@@ -62,29 +63,21 @@ class Console:
         return bool(getattr(self.stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
 
     def live_start(self, text: Callable[[], str]) -> None:
-        """Show ``text()`` as a live line (redrawn 4x a second) on a terminal; print it once otherwise."""
+        """Show ``text()`` as a live line on a terminal (redrawn when it changes); print it once otherwise."""
         if not self.live_capable:
             self.line(text())
             return
-        from rich.console import Console as RichConsole
-        from rich.live import Live
-        from rich.text import Text
-
-        class _Line:
-            def __rich__(self) -> Text:
-                return Text(text(), style="cyan", no_wrap=True, overflow="ellipsis")  # one line, redrawn
-
-        live = Live(_Line(), console=RichConsole(file=self.stream, force_terminal=True), transient=True,
-                    refresh_per_second=4, redirect_stdout=False, redirect_stderr=False)
-        live.start()
+        live = _LiveLine(text, self.stream)
         with self._lock:
-            self._live = live
+            self._live = live.live
+            self._line = live
+        live.start()
 
     def live_stop(self) -> None:
         with self._lock:
-            live, self._live = self._live, None
-        if live is not None:
-            live.stop()
+            line, self._live, self._line = self._line, None, None
+        if line is not None:
+            line.stop()
 
     def _paint(self, text: str, code: str) -> str:
         return f"\033[{code}m{text}\033[0m" if self.colour else text
@@ -146,3 +139,51 @@ class Console:
             self.line(f"{host:<26} : ok={s.ok:<4} changed={s.changed:<4} unreachable={s.unreachable:<4} "
                       f"failed={s.failed:<4} skipped={s.skipped:<4} rescued={s.rescued:<4} ignored={s.ignored:<4}",
                       code)
+
+
+class _LiveLine:
+    """The live line and the thread that redraws it only when its text changed. It shows whole
+    seconds, so rich's own refresh (4 a second) drew the same text 4 times: ~0.5 ms of CPU a draw, 0.2% of a
+    core beside a CPU-bound workload, all of it in the measured window. The text is asked for 4 times a
+    second (microseconds each); a draw happens about once a second."""
+
+    ASK_EVERY_S = 0.25
+
+    def __init__(self, text: Callable[[], str], stream: TextIO) -> None:
+        from rich.console import Console as RichConsole
+        from rich.live import Live
+        from rich.text import Text
+
+        self.text, self.shown, self.draws = text, "", 0
+
+        class _Line:
+            def __rich__(self) -> Text:
+                return Text(text(), style="cyan", no_wrap=True, overflow="ellipsis")  # one line, redrawn
+
+        self.live = Live(_Line(), console=RichConsole(file=stream, force_terminal=True), transient=True,
+                         auto_refresh=False, redirect_stdout=False, redirect_stderr=False)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="live-line")
+
+    def start(self) -> None:
+        self.live.start()
+        self.redraw_if_changed()
+        self._thread.start()
+
+    def redraw_if_changed(self) -> bool:
+        now = self.text()
+        if now == self.shown:
+            return False
+        self.shown = now
+        self.draws += 1
+        self.live.refresh()
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.ASK_EVERY_S):
+            self.redraw_if_changed()
+
+    def stop(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.live.stop()

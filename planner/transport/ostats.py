@@ -48,8 +48,18 @@ wait
 
 # Runs in the foreground of conn.run: reports which tools exist, detaches the group (stdin/stdout/
 # stderr closed, so an SSH channel can close) and waits only until the group has published its id.
+# $5 = 1: first, a recorded group with a process left (kill -s 0; zombies count) stops it with exit 6 and
+# "recorded PGID": the controller then asks whether that group is ours (rare: a crashed run's, or a reused id).
+# In the same command, not a read of the pgid file before it: one round trip a point less.
 _START_SCRIPT = r"""
-group=$1; marker=$2; dir=$3; iv=$4; shift 4
+group=$1; marker=$2; dir=$3; iv=$4; check=$5; shift 5
+if [ "$check" = 1 ] && [ -s "$dir/ostats.pgid" ]; then
+    old=$(cat -- "$dir/ostats.pgid")
+    case $old in
+    ''|*[!0-9]*) ;;
+    *) if [ "$old" -ge 2 ] && kill -s 0 -- "-$old" 2>/dev/null; then echo "recorded $old"; exit 6; fi ;;
+    esac
+fi
 mkdir -p -- "$dir" || exit 3
 ran=""
 for t in "$@"; do
@@ -61,11 +71,14 @@ rm -f -- "$dir/ostats.pgid"
 echo "started $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 # $ran holds only names from planner's fixed tool list: splitting it is intended.
 setsid sh -c "$group" "$marker" "$dir" "$iv" $ran </dev/null >/dev/null 2>&1 &
+# the group publishes its id a few ms after setsid: 0.01 s steps first (a 0.05 s first step was most of a
+# start's wall, between two points), then 0.05 s ones; bounded at ~10 s as before
 i=0
 while [ ! -s "$dir/ostats.pgid" ]; do
     i=$((i + 1))
     [ "$i" -le 200 ] || { echo "the sampler group did not start" >&2; exit 5; }
-    sleep 0.05 2>/dev/null || sleep 1
+    if [ "$i" -le 5 ]; then step=0.01; else step=0.05; fi
+    sleep "$step" 2>/dev/null || sleep 1
 done
 echo "pgid $(cat -- "$dir/ostats.pgid")"
 """
@@ -115,6 +128,41 @@ for t in "$@"; do
     case $t in mpstat) k=1 ;; vmstat) k=4 ;; *) k=2 ;; esac
     count "$t" "$k"; echo "samples $t $n"
 done
+"""
+
+
+# Stops the sampler group in one round trip. $1: the pgid, $2: centiseconds to wait after TERM before KILL,
+# $3: the folder whose ostats.pgid is removed once the group is gone ("": none), $4: centiseconds to wait after
+# KILL. Gone means no live member:
+# zombies hold nothing, and a host whose init does not reap would keep them. `kill -s SIG -- -PGID` is the form
+# dash, bash and ksh accept; a group already gone fails harmlessly. Exit 9 with the survivors after KILL, 8
+# when ps fails.
+_POLL_CS = 5
+_STOP_SCRIPT = r"""
+pgid=$1; grace=$2; dir=$3; after_kill=$4
+left() {  # the group's live processes, one "pid command" a line
+    out=$(ps -e -o pid=,pgid=,stat=,comm=) || return 8
+    printf '%s\n' "$out" | while read -r pid g st comm; do
+        [ "$g" = "$pgid" ] || continue
+        case $st in Z*) ;; *) echo "$pid $comm" ;; esac
+    done
+    return 0
+}
+gone_within() {  # $1: centiseconds
+    waited=0
+    while :; do
+        l=$(left) || exit 8
+        [ -n "$l" ] || return 0
+        [ "$waited" -lt "$1" ] || return 1
+        if sleep 0.05 2>/dev/null; then waited=$((waited + 5)); else sleep 1; waited=$((waited + 100)); fi
+    done
+}
+kill -s TERM -- "-$pgid" 2>/dev/null
+if ! gone_within "$grace"; then
+    kill -s KILL -- "-$pgid" 2>/dev/null
+    gone_within "$after_kill" || { printf '%s\n' "$l"; exit 9; }
+fi
+[ -z "$dir" ] || rm -f -- "$dir/ostats.pgid"
 """
 
 
@@ -180,9 +228,8 @@ class OSStatsSampler:
 
         Safe to call more than once.
         """
-        if self.pgid is not None:
-            _kill_group(self.conn, self.pgid, grace_s, self.log)
-            _remove_pgid_file(self.conn, self.remote_dir, self.log)
+        if self.pgid is not None:  # one round trip: signal, wait until gone, remove the pgid file
+            _kill_group(self.conn, self.pgid, grace_s, self.log, self.remote_dir)
         return list(self.files)
 
     def __enter__(self) -> OSStatsSampler:
@@ -209,15 +256,13 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
     if not remote_dir:
         raise input_error("OS statistics need a remote directory")
     wanted = tuple(dict.fromkeys(tools))  # keep order, drop repeats
-    old = _recorded_pgid(conn, remote_dir)
-    if old is not None and _is_ours(conn, old, remote_dir):
-        raise StepError(f"{conn.host.name}: OS statistics are already being sampled into {remote_dir} "
-                        f"(process group {old})", hint="stop that sampler first (ostats.stop_stale)")
-
-    r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s), *wanted],
-                 timeout=60)
-    if log is not None:
-        log(r)
+    r = _start_group(conn, remote_dir, interval_s, wanted, True, log)
+    if r.exit_code == 6:  # a group recorded in remote_dir has a process left: ours, or a reused id?
+        old = _parse_pgid(r.stdout.rpartition("recorded ")[2])
+        if old is not None and _is_ours(conn, old, remote_dir):
+            raise StepError(f"{conn.host.name}: OS statistics are already being sampled into {remote_dir} "
+                            f"(process group {old})", hint="stop that sampler first (ostats.stop_stale)")
+        r = _start_group(conn, remote_dir, interval_s, wanted, False, log)
     if not r.ok:
         raise StepError(f"{conn.host.name}: cannot start OS statistics in {remote_dir}: "
                         f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
@@ -241,6 +286,15 @@ def start(conn: Connection, remote_dir: str, interval_s: int = 5,
     return OSStatsSampler(conn, remote_dir, interval_s, tuple(ran), tuple(skipped), pgid, started_at, log, due_at)
 
 
+def _start_group(conn: Connection, remote_dir: str, interval_s: int, tools: tuple[str, ...], check: bool,
+                 log: CommandLog | None) -> CommandResult:
+    r = conn.run(["sh", "-c", _START_SCRIPT, "sh", _GROUP_SCRIPT, MARKER, remote_dir, str(interval_s),
+                  "1" if check else "0", *tools], timeout=60)
+    if log is not None:
+        log(r)
+    return r
+
+
 def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:
     """Stop a sampler group a crashed controller left in ``remote_dir``; True when one was stopped.
 
@@ -250,12 +304,11 @@ def stop_stale(conn: Connection, remote_dir: str, grace_s: float = 5.0) -> bool:
     pgid = _recorded_pgid(conn, remote_dir)
     if pgid is None:
         return False
-    stopped = False
     if _is_ours(conn, pgid, remote_dir):
-        _kill_group(conn, pgid, grace_s)
-        stopped = True
+        _kill_group(conn, pgid, grace_s, remote_dir=remote_dir)
+        return True
     _remove_pgid_file(conn, remote_dir)
-    return stopped
+    return False
 
 
 def members(conn: Connection, pgid: int) -> list[Member]:
@@ -271,33 +324,25 @@ def members(conn: Connection, pgid: int) -> list[Member]:
     return found
 
 
-def _kill_group(conn: Connection, pgid: int, grace_s: float, log: CommandLog | None = None) -> None:
-    _signal_group(conn, pgid, "TERM", log)
-    if _wait_gone(conn, pgid, grace_s):
-        return
-    _signal_group(conn, pgid, "KILL", log)
-    if not _wait_gone(conn, pgid, 5.0):
-        left = ", ".join(f"{m.pid} {m.command}" for m in members(conn, pgid))
-        raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
-                        hint=f"kill process group {pgid} by hand")
-
-
-def _signal_group(conn: Connection, pgid: int, signame: str, log: CommandLog | None = None) -> None:
+def _kill_group(conn: Connection, pgid: int, grace_s: float, log: CommandLog | None = None,
+                remote_dir: str = "", kill_wait_s: float = 5.0) -> None:
+    """TERM the group, KILL what is left after ``grace_s``, check nothing is left and remove ``remote_dir``'s
+    pgid file: one command (kill, a `ps` a poll and rm were 3-4 round trips in the dead time between points)."""
     if pgid < 2:  # kill -1 would signal every process the user may signal
         raise StepError(f"{conn.host.name}: refusing to signal process group {pgid}")
-    # `kill -s SIG -- -PGID` is the form both dash and bash accept; a group already gone fails harmlessly.
-    r = conn.run(["kill", "-s", signame, "--", f"-{pgid}"], timeout=30)
+    grace_cs = max(_POLL_CS, math.ceil(grace_s * 100))
+    kill_cs = max(_POLL_CS, math.ceil(kill_wait_s * 100))
+    r = conn.run(["sh", "-c", _STOP_SCRIPT, "sh", str(pgid), str(grace_cs), remote_dir, str(kill_cs)],
+                 timeout=grace_s + kill_wait_s + 30)
     if log is not None:
         log(r)
-
-
-def _wait_gone(conn: Connection, pgid: int, within_s: float) -> bool:
-    deadline = time.monotonic() + within_s
-    while members(conn, pgid):
-        if time.monotonic() >= deadline:
-            return False
-        time.sleep(0.05)
-    return True
+    if r.exit_code == 9:
+        left = ", ".join(line.strip() for line in r.stdout.splitlines() if line.strip())
+        raise StepError(f"{conn.host.name}: OS statistics processes survived SIGKILL: {left}",
+                        hint=f"kill process group {pgid} by hand")
+    if not r.ok:
+        raise StepError(f"{conn.host.name}: cannot stop OS statistics (process group {pgid}): "
+                        f"{r.stderr.strip() or f'exit code {r.exit_code}'}")
 
 
 def _parse_pgid(text: str) -> int | None:

@@ -72,7 +72,7 @@ def test_record_is_self_contained(tmp_path: Path) -> None:
     # the OS sampler's start and stop are in the command log
     cmds = [json.loads(line) for line in (run / "commands.jsonl").read_text().splitlines()]
     assert any("planner-ostats" in c["command"] and "vmstat" in c["command"] for c in cmds)
-    assert any(c["command"].startswith("kill -s TERM") for c in cmds)
+    assert any(c["command"].startswith("sh -c") and "kill -s TERM" in c["command"] for c in cmds)
 
 
 def test_stdin_is_logged_with_secrets_redacted(tmp_path: Path) -> None:

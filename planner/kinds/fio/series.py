@@ -41,11 +41,20 @@ def log_options(wd: str) -> list[tuple[str, str | None]]:
             ("log_avg_msec", str(LOG_AVG_MSEC))]
 
 
-def _listed(ctx: StepContext, wd: str) -> list[str]:
-    r = ctx.sh(f'for f in "$1"/{LOG_PREFIX}_*.log; do [ -s "$f" ] && printf "%s\\n" "$f"; done; exit 0',
-               wd, check=False)
-    names = [line for line in r.stdout.splitlines() if line]
-    return [n for n in names if (k := log_kind(n.rsplit("/", 1)[-1])) is not None and k[0] in _KINDS]
+def outputs(ctx: StepContext, wd: str, named: list[str]) -> tuple[set[str], list[str]]:
+    """Which of the ``named`` files hold data, and the point's non-empty fio logs: one round trip for both
+    (they were two commands in the dead time after every fio point)."""
+    r = ctx.sh(f'wd=$1; shift; for f in "$@"; do [ -s "$f" ] && printf "f %s\\n" "$f"; done; '
+               f'for f in "$wd"/{LOG_PREFIX}_*.log; do [ -s "$f" ] && printf "l %s\\n" "$f"; done; exit 0',
+               wd, *named, check=False)
+    there, logs = set(), []
+    for line in r.stdout.splitlines():
+        tag, _, path = line.partition(" ")
+        if tag == "f" and path:
+            there.add(path)
+        elif tag == "l" and (k := log_kind(path.rsplit("/", 1)[-1])) is not None and k[0] in _KINDS:
+            logs.append(path)
+    return there, logs
 
 
 def _fetch(ctx: StepContext, remote: str) -> Artifact:
@@ -92,9 +101,9 @@ def build(paths: Sequence[Path], warmup_s: float = 0.0) -> tuple[TimeSeries, ...
     return tuple(out)
 
 
-def collect(ctx: StepContext, wd: str, warmup_s: float = 0.0) -> FioSeries:
-    """Fetch the point's fio logs (bounded) and write its series file; what went missing is said, not raised."""
-    remote = _listed(ctx, wd)
+def collect(ctx: StepContext, remote: list[str], warmup_s: float = 0.0) -> FioSeries:
+    """Fetch the point's fio logs (``remote``, as ``outputs`` listed them; bounded) and write its series file;
+    what went missing is said, not raised."""
     if not remote:
         return FioSeries((), (), ("fio wrote no per-interval logs: no series for this point",))
     if len(remote) > MAX_LOG_FILES:

@@ -48,7 +48,7 @@ from planner.plan.kind_schema import sweepable
 from planner.plan.model import Section as PlanSection
 from planner.steps.base import Change, Duration, Outcome, Rehearsed, StepContext, Workload, seconds_of
 from planner.steps.guard import check_destructive, check_path, is_device
-from planner.steps.wl_common import fetch_existing, finish, point_dir, step_dir, tail
+from planner.steps.wl_common import finish, point_dir, step_dir, tail
 
 # the fio options a plan may give as the step's own arguments (each becomes a [global] option)
 ARG_OPTIONS = ("rw", "bs", "iodepth", "numjobs", "size", "runtime", "ioengine", "direct")
@@ -369,9 +369,11 @@ class Fio(Rehearsed, Workload):
         if not r.ok:
             what = "timed out" if r.timed_out else f"exit code {r.exit_code}"
             failure = f"fio {what}: {shlex.join(argv)[:200]}: {tail(r.stderr or r.stdout, 600)}"
-        arts = fetch_existing(ctx, [*pre, (job_path, None, "fio_job"), (out_path, None, "fio_json")], nonempty=True)
+        wanted = [*pre, (job_path, None, "fio_job"), (out_path, None, "fio_json")]
+        there, log_files = fio_series.outputs(ctx, wd, [r for r, _, _ in wanted])
+        arts = [ctx.fetch(r, name, kind) for r, name, kind in wanted if r in there]
         main = next((a for a in arts if a.kind == "fio_json"), None)
-        logs = fio_series.collect(ctx, wd, seconds_in(sections, ("ramp_time",)))
+        logs = fio_series.collect(ctx, log_files, seconds_in(sections, ("ramp_time",)))
         out = finish(ctx, "fio", [*arts, *logs.artifacts], main, failure, lambda p: parse_file(p, "fio_json"))
         warnings = [*self.setup_warnings(ctx, sections), *logs.notes]
         return replace(out, msg="; ".join([out.msg, *warnings])) if warnings else out

@@ -70,6 +70,10 @@ def test_file_target_runs_for_real(local: tuple[Host, Path], tmp_path: Path, rw:
     assert json.loads(kinds["fio_json"].read_text())["global options"]["rw"] == rw  # the step's args: [global]
     fio_cmd = next(r for r in log if " --output-format=json " in f" {r.command} ")
     assert fio_cmd.exit_code == 0 and "/tmp/planner/fio-plays-0-workloads-0/point000" in fio_cmd.command
+    # issue 47: after fio, one command says which outputs and which per-interval logs to fetch (it was two)
+    after = log[log.index(fio_cmd) + 1:]
+    assert len(after) == 1 and "fiolog_" in after[0].command and "fio.json" in after[0].command, after
+    assert "fio_log" in kinds and "series" in kinds
 
 
 @pytest.mark.slow

@@ -224,3 +224,105 @@ def test_first_samples_wait_is_one_sleep_not_a_loop_of_polls(tmp_path: Path) -> 
     assert set(ran) <= {"sh", "sleep"}, ran  # no awk, grep, wc per check
     assert ran.count("sh") == 1
     assert ran.count("sleep") <= 6, ran  # one, or a few doubling ones for a sampler late on a loaded host
+
+
+class _CountingConnection(LocalConnection):
+    """LocalConnection that keeps every command it ran (round trips, counted, not timed)."""
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(host)
+        self.ran: list[Argv] = []
+
+    def run(self, argv: Argv, **kw: object) -> CommandResult:
+        self.ran.append(argv)
+        return super().run(argv, **kw)  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_starting_and_stopping_the_samplers_is_one_round_trip_each(tmp_path: Path) -> None:
+    """Issue 47: the start read the pgid file first (`sh -c 'test -e ..; cat ..'`, not in commands.jsonl), then
+    started the group. The stop was `kill`, then `ps -e` until the group was gone (0.05 s apart), then `rm` of the
+    pgid file: 5-6 commands a point, each a round trip over SSH in the dead time between points. Now one to start
+    and one to stop; the group is gone and the pgid file removed as before; a second stop is harmless."""
+    conn = _CountingConnection(HOST)
+    remote = tmp_path / "run"
+    sampler = ostats.start(conn, str(remote), interval_s=1)
+    assert sampler.pgid is not None and _group_alive(sampler.pgid)
+    assert len(conn.ran) == 1, conn.ran  # the check for a group already recorded there is in the start command
+    conn.ran.clear()
+    files = sampler.stop()
+    assert len(conn.ran) == 1, conn.ran
+    assert _group_alive(sampler.pgid) == [] and not (remote / "ostats.pgid").exists()
+    assert files == [str(remote / f"{t}.txt") for t in ostats.TOOLS]
+    assert sampler.stop() == files and len(conn.ran) == 2
+
+
+@pytest.mark.slow
+def test_a_group_that_survives_kill_is_named(tmp_path: Path) -> None:
+    """The one-command stop keeps the old refusal: a member that outlives SIGKILL (here: a `ps` that shows
+    the group alive for ever) is named with the group to kill by hand, and the pgid file stays."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    for d in os.environ["PATH"].split(os.pathsep):
+        if os.path.isdir(d):
+            for name in os.listdir(d):
+                if name != "ps" and not (bin_dir / name).exists():
+                    (bin_dir / name).symlink_to(os.path.join(d, name))
+    (bin_dir / "ps").write_text("#!/bin/sh\necho ' 4242 999999 S stuck'\n")
+    (bin_dir / "ps").chmod(0o755)
+    remote = tmp_path / "run"
+    remote.mkdir()
+    (remote / "ostats.pgid").write_text("999999\n")
+    conn = _PathConnection(HOST, str(bin_dir))
+    with pytest.raises(StepError, match=r"survived SIGKILL: 4242 stuck") as e:
+        ostats._kill_group(conn, 999999, 0.05, remote_dir=str(remote), kill_wait_s=0.05)  # noqa: SLF001
+    assert "kill process group 999999 by hand" in str(e.value.hint)
+    assert (remote / "ostats.pgid").exists()
+
+
+@pytest.mark.slow
+def test_a_reused_pgid_in_the_folder_does_not_stop_a_start(tmp_path: Path) -> None:
+    """The start's own check (one command) finds a recorded group with a process in it; only then the controller
+    asks whether it is ours: a `sleep` that took the id is not, so the samplers start and the sleep is left alone."""
+    conn = _CountingConnection(HOST)
+    remote = tmp_path / "run"
+    remote.mkdir()
+    other = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        (remote / "ostats.pgid").write_text(f"{other.pid}\n")
+        sampler = ostats.start(conn, str(remote), interval_s=1, tools=("vmstat",))
+        try:
+            assert sampler.pgid is not None and sampler.pgid != other.pid and other.poll() is None
+            assert (remote / "ostats.pgid").read_text().strip() == str(sampler.pgid)
+        finally:
+            sampler.stop()
+        assert other.poll() is None
+    finally:
+        other.kill()
+        other.wait()
+
+
+@pytest.mark.slow
+def test_the_start_waits_for_the_group_in_short_steps_first(tmp_path: Path) -> None:
+    """Issue 47: the start waited for the group's id in 0.05 s sleeps; the id comes a few ms after setsid, so
+    the first sleep was most of a start's wall between two points. Now 0.01 s steps first (each sleep's
+    argument logged by a `sleep` shim, not timed)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    log = tmp_path / "sleeps.log"
+    for d in os.environ["PATH"].split(os.pathsep):
+        if os.path.isdir(d):
+            for name in os.listdir(d):
+                if name != "sleep" and not (bin_dir / name).exists():
+                    (bin_dir / name).symlink_to(os.path.join(d, name))
+    real = shutil.which("sleep")
+    (bin_dir / "sleep").write_text(f"#!/bin/sh\necho \"$*\" >>'{log}'\nexec '{real}' \"$@\"\n")
+    (bin_dir / "sleep").chmod(0o755)
+    sampler = ostats.start(_PathConnection(HOST, str(bin_dir)), str(tmp_path / "out"), interval_s=1,
+                           tools=("vmstat",))
+    try:
+        assert sampler.pgid is not None
+    finally:
+        sampler.stop()
+    slept = log.read_text().split() if log.exists() else []
+    assert set(slept[:5]) <= {"0.01"}, slept
