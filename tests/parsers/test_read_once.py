@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from planner import memo
+from planner.engine.runrecord import RunRecord
 from planner.errors import InputError
 from planner.parsers import parse_file
 from planner.results import runfolder
@@ -114,7 +115,7 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
     import planner.results.measure as measure
 
     counts: dict[str, Counter[str]] = {k: Counter() for k in ("parses", "charts", "writes", "folder_reads",
-                                                              "variables")}
+                                                              "variables", "appends")}
     parse_text, sweep_chart, atomic_write = parsers.parse_text, study.sweep_chart, files.atomic_write
     read_run, variables_for = measure.read_run, runstate.variables_for
 
@@ -143,6 +144,13 @@ def _counting(monkeypatch: pytest.MonkeyPatch) -> dict[str, Counter[str]]:
     monkeypatch.setattr(files, "atomic_write", write)
     monkeypatch.setattr(measure, "read_run", folder)
     monkeypatch.setattr(runstate, "variables_for", variables)
+    appended = RunRecord.append_list_items
+
+    def append(self: RunRecord, relpath: str, items: Any) -> bool:
+        counts["appends"][Path(relpath).name] += 1
+        return appended(self, relpath, items)
+
+    monkeypatch.setattr(RunRecord, "append_list_items", append)
     return counts
 
 
@@ -170,6 +178,8 @@ def test_one_headline_rehearsal_parses_each_artifact_once_and_draws_each_chart_o
     assert writes[runfolder.RESULTS] == 1, writes  # written whole once, then appended (issue 47)
     # the engine resolves each play's variables once per host (22 times for these 3 plays before issue 42)
     assert len(counts["variables"]) == 3 and set(counts["variables"].values()) == {1}, counts["variables"]
-    # restore.json: each prep save is on disk before its change is applied, and each revert is marked
+    # restore.json: each prep save is on disk before its change is applied (appended after the first, which
+    # writes the file), and each revert is marked (a rewrite)
     saved = len(runfolder.read_restore_entries(run))
-    assert writes[runfolder.RESTORE] == 2 * saved, writes
+    appends = counts["appends"][runfolder.RESTORE]
+    assert writes[runfolder.RESTORE] + appends == 2 * saved and appends == saved - 1, (writes, counts["appends"])
