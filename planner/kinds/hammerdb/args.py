@@ -53,3 +53,10 @@ class HammerDBArgs:
     def build_warehouses(self) -> int:
         """The warehouses buildschema loads: the plan's, else HammerDB's default of one."""
         return self.warehouses or 1
+
+
+def client_instance(service: str, host: str, port: int) -> str:
+    """Oratcl's connect identifier from a load generator host: a service already written as //host:port/service
+    is the user's, else an EZConnect string to the database host's listener. One rule for the step and the
+    rehearsal's listener stand-in, so the string served is the string the step writes."""
+    return service if "/" in service else f"//{host}:{port}/{service}"

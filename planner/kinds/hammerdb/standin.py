@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from planner.errors import input_error
+from planner.kinds.hammerdb.args import client_instance
 from planner.rehearsal.kitsite import ClientSite, KitSite, write_host_env
 
 BIN = Path(__file__).resolve().parent / "bin"
@@ -68,7 +69,7 @@ def serve_client(site: ClientSite) -> None:
         env.write_text("")
         write_host_env(env, site.database)
     host, port = site.listener()
-    site.serve(service if "/" in service else f"//{host}:{port}/{service}")
+    site.serve(client_instance(service, host, port))
 
 
 def install(site: KitSite) -> None:

@@ -30,7 +30,7 @@ from planner.db.segments import ensure_tablespace, find_segment, on_storage, tab
 from planner.errors import OracleError, ParseError, StepError
 from planner.extras import LoadGenerator
 from planner.kinds.hammerdb import pg
-from planner.kinds.hammerdb.args import HammerDBArgs
+from planner.kinds.hammerdb.args import HammerDBArgs, client_instance
 from planner.kinds.hammerdb.release import Release, read_release
 from planner.kinds.hammerdb.tcl import tcl_quote
 from planner.metrics import Parsed
@@ -255,7 +255,7 @@ class HammerDB(Rehearsed, Workload):
         if ctx.generator is None or "/" in service:
             return service
         cfg = config_for(ctx)
-        return f"//{cfg.host}:{cfg.port}/{service}"
+        return client_instance(service, cfg.host, cfg.port)
 
     def release(self, ctx: StepContext) -> Release:
         """The release of the install at ``home``, from its own hammerdbcli (not from the folder's name)."""
