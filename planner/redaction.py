@@ -25,6 +25,7 @@ A foundation module: no planner imports but errors, so every layer may use it.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import shlex
@@ -204,20 +205,49 @@ _LOGINS = (
     re.compile(r"(?i)(\bidentified\s+by\s+)" + _PW),
 )
 _LOGIN_HINT = re.compile(r"/|(?i:identified)")
+# What each of _LOGINS cannot match without, for an ASCII text (lowered): most texts a record redacts hold
+# paths, so "/" alone made all three patterns scan them, ~0.1 s of CPU in a warm 30-host run for no match.
+# Exact for ASCII only: (?i) also folds non-ASCII letters onto these ("ſ" is "s", "K" is "k").
+_LOGIN_WORDS = ("sqlplus", "rman", "exp", "imp", "sqlldr", "dgmgrl", "conn", "target", "catalog", "auxiliary")
+# _LOGINS[0] ends "/", a password of 1-132 characters, then "@": an "@" at most 133 after some "/" (shell
+# scripts' "$@" and uname's "@0" put an "@" in many texts that also hold paths)
+_SLASH_AT = re.compile(r"/[^@]{0,132}@")
+
+
+def _login_sub(m: re.Match[str]) -> str:
+    return m.group(1) + MASK if m.group(2) != MASK else m.group(0)
 
 
 def mask_logins(text: str) -> str:
     """``text`` with every password written in a login's shape masked (see _LOGINS)."""
-    if not _LOGIN_HINT.search(text):
+    if type(text) is not str or not text.isascii():  # a str subclass: sub returns a plain str, as it did
+        if not _LOGIN_HINT.search(text):
+            return text
+        for pattern in _LOGINS:
+            text = pattern.sub(_login_sub, text)
         return text
-    for pattern in _LOGINS:
-        text = pattern.sub(lambda m: m.group(1) + MASK if m.group(2) != MASK else m.group(0), text)
+    # A pattern is skipped only where it cannot match; a mask put in by one ("*") makes no word for the next
+    slash = "/" in text
+    low = text.lower()
+    if slash:
+        if "@" in text and _SLASH_AT.search(text):
+            text = _LOGINS[0].sub(_login_sub, text)
+        if any(w in low for w in _LOGIN_WORDS):
+            text = _LOGINS[1].sub(_login_sub, text)
+    if "identified" in low:
+        text = _LOGINS[2].sub(_login_sub, text)
     return text
 
 
 def redact_text(text: str, secrets: Sequence[str]) -> str:
+    return _redact(text, _forms(tuple(secrets)))
+
+
+def _redact(text: str, all_forms: tuple[str, ...]) -> str:
     text = mask_logins(text)
-    forms = tuple(f for f in _forms(tuple(secrets)) if f in text)
+    if not all_forms:
+        return text
+    forms = tuple(f for f in all_forms if f in text)
     if not forms:
         return text
     keep = [m.span() for m in _STRUCTURE.finditer(text)]
@@ -234,15 +264,68 @@ def redact_text(text: str, secrets: Sequence[str]) -> str:
 
 
 def redact_value(value: Any, secrets: Sequence[str]) -> Any:
-    """The same JSON-like value with every string (keys but planner's own) redacted."""
+    """The same JSON-like value with every string (keys but planner's own) redacted: a dict or list in which
+    nothing changed is returned itself, not copied (the caller encodes it; it must not change it); a tuple
+    or other mapping comes back as a list or dict, as always."""
+    return _value(value, _forms(tuple(secrets)))
+
+
+_LEAVES = frozenset({int, float, bool, type(None)})
+_OWN_KEYS: dict[str, bool] = {}  # key -> planner's own (not redacted); records repeat a few hundred keys
+
+
+def _own_key(key: str) -> bool:
+    own = _OWN_KEYS.get(key)
+    if own is None:
+        own = _KEY.fullmatch(key) is not None
+        if len(_OWN_KEYS) < 4096:  # bounded: keys made from hosts' data could be many
+            _OWN_KEYS[key] = own
+    return own
+
+
+def _value(value: Any, forms: tuple[str, ...]) -> Any:
+    kind = type(value)
+    if kind is str:
+        return _redact(value, forms)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return _dict(value, forms)
+    if kind is list:
+        return _list(value, forms)
     if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, Mapping):
-        return {redact_value(k, secrets) if isinstance(k, str) and not _KEY.fullmatch(k) else k:
-                redact_value(v, secrets) for k, v in value.items()}
+        return _redact(value, forms)
+    if isinstance(value, Mapping):  # another mapping: a new dict, as before
+        return {_value(k, forms) if isinstance(k, str) and not _own_key(k) else k: _value(v, forms)
+                for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(v, secrets) for v in value]
+        return [_value(v, forms) for v in value]
     return value
+
+
+def _dict(value: dict[Any, Any], forms: tuple[str, ...]) -> dict[Any, Any]:
+    pairs: list[tuple[Any, Any]] | None = None  # made at the first change: most dicts hold no secret
+    for n, (k, v) in enumerate(value.items()):
+        rk = _value(k, forms) if isinstance(k, str) and not _own_key(k) else k
+        rv = _value(v, forms)
+        if pairs is None:
+            if rk is k and rv is v:
+                continue
+            pairs = list(itertools.islice(value.items(), n))
+        pairs.append((rk, rv))
+    return value if pairs is None else dict(pairs)  # keys redacted alike: the last value wins, as before
+
+
+def _list(value: list[Any], forms: tuple[str, ...]) -> list[Any]:
+    out: list[Any] | None = None
+    for n, v in enumerate(value):
+        rv = _value(v, forms)
+        if out is None:
+            if rv is v:
+                continue
+            out = value[:n]
+        out.append(rv)
+    return value if out is None else out
 
 
 def redact_problem(problem: Problem, secrets: Sequence[str]) -> Problem:
