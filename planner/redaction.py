@@ -209,9 +209,9 @@ _LOGIN_HINT = re.compile(r"/|(?i:identified)")
 # paths, so "/" alone made all three patterns scan them, ~0.1 s of CPU in a warm 30-host run for no match.
 # Exact for ASCII only: (?i) also folds non-ASCII letters onto these ("ſ" is "s", "K" is "k").
 _LOGIN_WORDS = ("sqlplus", "rman", "exp", "imp", "sqlldr", "dgmgrl", "conn", "target", "catalog", "auxiliary")
-# _LOGINS[0] ends "/", a password of 1-132 characters, then "@": an "@" at most 133 after some "/" (shell
-# scripts' "$@" and uname's "@0" put an "@" in many texts that also hold paths)
-_SLASH_AT = re.compile(r"/[^@]{0,132}@")
+# _LOGINS[0]'s end, "/" then a password then "@", alone: a literal first, so re finds each "/" fast and most
+# fail at once, where _LOGINS[0] itself tries every word (texts with paths and a shell's "$@" are common)
+_LOGIN_TAIL = re.compile("/" + _PW + "@")
 
 
 def _login_sub(m: re.Match[str]) -> str:
@@ -230,7 +230,7 @@ def mask_logins(text: str) -> str:
     slash = "/" in text
     low = text.lower()
     if slash:
-        if "@" in text and _SLASH_AT.search(text):
+        if "@" in text and _LOGIN_TAIL.search(text):
             text = _LOGINS[0].sub(_login_sub, text)
         if any(w in low for w in _LOGIN_WORDS):
             text = _LOGINS[1].sub(_login_sub, text)
@@ -245,11 +245,14 @@ def redact_text(text: str, secrets: Sequence[str]) -> str:
 
 def _redact(text: str, all_forms: tuple[str, ...]) -> str:
     text = mask_logins(text)
-    if not all_forms:
+    if not all_forms or len(text) < len(all_forms[-1]):  # longest first: [-1] is the shortest
+        return text
+    for form in all_forms:
+        if form in text:
+            break
+    else:  # most texts hold none
         return text
     forms = tuple(f for f in all_forms if f in text)
-    if not forms:
-        return text
     keep = [m.span() for m in _STRUCTURE.finditer(text)]
     if not keep:
         for form in forms:
@@ -305,9 +308,12 @@ def _value(value: Any, forms: tuple[str, ...]) -> Any:
 
 def _dict(value: dict[Any, Any], forms: tuple[str, ...]) -> dict[Any, Any]:
     pairs: list[tuple[Any, Any]] | None = None  # made at the first change: most dicts hold no secret
+    own_keys, leaves = _OWN_KEYS, _LEAVES
     for n, (k, v) in enumerate(value.items()):
-        rk = _value(k, forms) if isinstance(k, str) and not _own_key(k) else k
-        rv = _value(v, forms)
+        # the common cases inline (a key planner named, a number, a string): a call per item was most of the cost
+        rk = k if own_keys.get(k) or not isinstance(k, str) or _own_key(k) else _value(k, forms)
+        kind = type(v)
+        rv = v if kind in leaves else _redact(v, forms) if kind is str else _value(v, forms)
         if pairs is None:
             if rk is k and rv is v:
                 continue
