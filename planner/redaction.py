@@ -242,10 +242,40 @@ def mask_logins(text: str) -> str:
 
 
 def redact_text(text: str, secrets: Sequence[str]) -> str:
-    return _redact(text, _forms(tuple(secrets)))
+    forms = _forms(tuple(secrets))
+    return _redact(text, forms, _memo(forms))
 
 
-def _redact(text: str, all_forms: tuple[str, ...]) -> str:
+# A record redacts the same short strings again and again (a host's user, a step's name, each meta.json
+# rewrite): a warm 30-host run hands ~4,600 strings of 256 characters or less, ~700 of them different.
+# Redaction is a function of the text and the secret forms alone, so its result is kept per set of forms.
+_MEMO_TEXT = 256  # longer texts are rarely seen twice, and costly to hash and to keep
+_MEMO_SIZE = 4096  # per set of forms: cleared when full (a long run's stream of new strings)
+_MEMOS: dict[tuple[str, ...], dict[str, str]] = {}
+
+
+def _memo(forms: tuple[str, ...]) -> dict[str, str]:
+    memo = _MEMOS.get(forms)
+    if memo is None:
+        if len(_MEMOS) >= 16:
+            _MEMOS.clear()
+        memo = _MEMOS[forms] = {}
+    return memo
+
+
+def _redact(text: str, forms: tuple[str, ...], memo: dict[str, str]) -> str:
+    if type(text) is not str or len(text) > _MEMO_TEXT:  # a str subclass keeps its own type's outcome
+        return _redact_once(text, forms)
+    out = memo.get(text)
+    if out is None:
+        out = _redact_once(text, forms)
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[text] = out
+    return text if out == text else out  # unchanged: the caller's own object, so its container is not copied
+
+
+def _redact_once(text: str, all_forms: tuple[str, ...]) -> str:
     text = mask_logins(text)
     if not all_forms or len(text) < len(all_forms[-1]):  # longest first: [-1] is the shortest
         return text
@@ -272,7 +302,8 @@ def redact_value(value: Any, secrets: Sequence[str]) -> Any:
     """The same JSON-like value with every string (keys but planner's own) redacted: a dict or list in which
     nothing changed is returned itself, not copied (the caller encodes it; it must not change it); a tuple
     or other mapping comes back as a list or dict, as always."""
-    return _value(value, _forms(tuple(secrets)))
+    forms = _forms(tuple(secrets))
+    return _value(value, forms, _memo(forms))
 
 
 _LEAVES = frozenset({int, float, bool, type(None)})
@@ -288,34 +319,34 @@ def _own_key(key: str) -> bool:
     return own
 
 
-def _value(value: Any, forms: tuple[str, ...]) -> Any:
+def _value(value: Any, forms: tuple[str, ...], memo: dict[str, str]) -> Any:
     kind = type(value)
     if kind is str:
-        return _redact(value, forms)
+        return _redact(value, forms, memo)
     if kind in _LEAVES:
         return value
     if kind is dict:
-        return _dict(value, forms)
+        return _dict(value, forms, memo)
     if kind is list:
-        return _list(value, forms)
+        return _list(value, forms, memo)
     if isinstance(value, str):
-        return _redact(value, forms)
+        return _redact(value, forms, memo)
     if isinstance(value, Mapping):  # another mapping: a new dict, as before
-        return {_value(k, forms) if isinstance(k, str) and not _own_key(k) else k: _value(v, forms)
+        return {_value(k, forms, memo) if isinstance(k, str) and not _own_key(k) else k: _value(v, forms, memo)
                 for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [_value(v, forms) for v in value]
+        return [_value(v, forms, memo) for v in value]
     return value
 
 
-def _dict(value: dict[Any, Any], forms: tuple[str, ...]) -> dict[Any, Any]:
+def _dict(value: dict[Any, Any], forms: tuple[str, ...], memo: dict[str, str]) -> dict[Any, Any]:
     pairs: list[tuple[Any, Any]] | None = None  # made at the first change: most dicts hold no secret
     own_keys, leaves = _OWN_KEYS, _LEAVES
     for n, (k, v) in enumerate(value.items()):
         # the common cases inline (a key planner named, a number, a string): a call per item was most of the cost
-        rk = k if own_keys.get(k) or not isinstance(k, str) or _own_key(k) else _value(k, forms)
+        rk = k if own_keys.get(k) or not isinstance(k, str) or _own_key(k) else _value(k, forms, memo)
         kind = type(v)
-        rv = v if kind in leaves else _redact(v, forms) if kind is str else _value(v, forms)
+        rv = v if kind in leaves else _redact(v, forms, memo) if kind is str else _value(v, forms, memo)
         if pairs is None:
             if rk is k and rv is v:
                 continue
@@ -324,10 +355,10 @@ def _dict(value: dict[Any, Any], forms: tuple[str, ...]) -> dict[Any, Any]:
     return value if pairs is None else dict(pairs)  # keys redacted alike: the last value wins, as before
 
 
-def _list(value: list[Any], forms: tuple[str, ...]) -> list[Any]:
+def _list(value: list[Any], forms: tuple[str, ...], memo: dict[str, str]) -> list[Any]:
     out: list[Any] | None = None
     for n, v in enumerate(value):
-        rv = _value(v, forms)
+        rv = _value(v, forms, memo)
         if out is None:
             if rv is v:
                 continue

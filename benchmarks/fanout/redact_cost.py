@@ -36,6 +36,7 @@ calls, secrets, reps = pickle.load(open(sys.argv[1], "rb")), sys.argv[2], int(sy
 made_up = tuple(sys.argv[4:])
 t0 = time.process_time()
 for _ in range(reps):
+    getattr(r, "_MEMOS", {}).clear()  # each replay as a fresh run's: no result kept from the one before
     for name, arg, own in calls:
         s = own if secrets == "own" else made_up
         if name == "mask_logins":

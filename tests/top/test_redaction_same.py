@@ -173,6 +173,7 @@ def test_texts_masked_as_before(seed: int) -> None:
         secrets = _secrets(rng)
         text = _text(rng, secrets, rng.randint(0, 8))
         assert _same(redact_text(text, secrets), base_redact_text(text, secrets)), (text, secrets)
+        assert _same(redact_text(text, secrets), base_redact_text(text, secrets)), (text, secrets)  # kept result
         assert _same(mask_logins(text), base_mask_logins(text)), text
 
 
@@ -185,6 +186,7 @@ def test_values_masked_as_before(seed: int) -> None:
         before = copy.deepcopy(value)
         new, old = redact_value(value, secrets), base_redact_value(value, secrets)
         assert _same(new, old), (value, secrets)
+        assert _same(redact_value(value, secrets), old), (value, secrets)  # again, from the kept results
         assert _same(value, before)  # the input itself untouched
 
 
@@ -210,6 +212,8 @@ def test_unchanged_containers_are_not_copied() -> None:
     inner = {"host": "lab1", "argv": ["uname", "-a"], "n": 3}
     value = {"steps": [inner], "path": "/dev/sdb"}
     assert redact_value(value, ("tiger",)) is value
+    again = json.loads(json.dumps(value))  # equal, its strings other objects: the kept results are not its own
+    assert redact_value(again, ("tiger",)) is again
     changed = redact_value({"a": inner, "b": "tiger"}, ("tiger",))
     assert changed == {"a": inner, "b": MASK} and changed["a"] is inner
     assert redaction.redact_value(("x",), ()) == ["x"]  # a tuple still comes back as a list
