@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import sys
@@ -185,3 +186,37 @@ def test_a_damaged_restore_json_without_the_private_log_is_still_refused(record:
     (record.path / runfolder.RESTORE).write_bytes(b"[\n  {\n")
     with pytest.raises(InputError, match="not valid JSON"):
         load_restore_log(record.path)
+
+
+def test_a_mark_that_cannot_be_written_is_said_and_caught_up_by_the_next_save(
+        record: RunRecord, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The running state (marks not yet saved) must outlive a failed save: a full disk during the restore
+    leaves the host restored, says so (``unsaved``), and the next save that can be written records it."""
+    log = _attached(record)
+    for i in range(3):
+        log.add(_entry(i))
+    real_pwrite, full = os.pwrite, [True]
+
+    def pwrite(fd: int, data: Any, offset: int) -> int:
+        if full[0]:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        return real_pwrite(fd, data, offset)
+
+    monkeypatch.setattr(os, "pwrite", pwrite)
+    log.mark(log.entries[2], True)
+    assert [u.split(":")[0] for u in log.unsaved] == ["lab002"] and "No space left" in log.unsaved[0]
+    private = private_restore_path(record.path)
+    assert _reverted_on_disk(private, log) == [False, False, False]
+    full[0] = False
+    log.mark(log.entries[1], True)
+    assert _reverted_on_disk(private, log) == [False, True, True]
+    assert [d["reverted"] for d in json.loads((record.path / runfolder.RESTORE).read_text())] == [False, True, True]
+
+
+def _reverted_on_disk(private: Path, log: RestoreLog) -> list[bool]:
+    def refuse(why: str) -> InputError:
+        raise AssertionError(why)
+
+    found = restore_log.read_log(private, log.binding, refuse)
+    assert found is not None
+    return [bool(d["reverted"]) for d in found[0]]
