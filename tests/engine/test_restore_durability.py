@@ -220,3 +220,45 @@ def _reverted_on_disk(private: Path, log: RestoreLog) -> list[bool]:
     found = restore_log.read_log(private, log.binding, refuse)
     assert found is not None
     return [bool(d["reverted"]) for d in found[0]]
+
+
+_KILLED_BETWEEN = """
+import os, signal, sys
+from pathlib import Path
+from planner.engine.restore import RestoreLog
+from planner.engine.runrecord import RunRecord
+sys.path.insert(0, {tests!r})
+from test_restore_durability import _entry
+
+record = RunRecord(Path({runs!r}), "durable", secrets=("s3cr3t-pw",))
+record.write_meta(run_id=record.id, started="2026-12-07T20:00:00Z", plan_file="plan.yaml", hosts=[], plays=[])
+log = RestoreLog()
+log.attach(record)
+shared = log.shared
+def dies_before_restore_json(entries):
+    if len(entries) == 3:  # the private log holds the third entry: killed before restore.json does
+        os.kill(os.getpid(), signal.SIGKILL)
+    shared(entries)
+log.shared = dies_before_restore_json
+for i in range(4):
+    log.add(_entry(i))
+"""
+
+
+@pytest.mark.slow
+def test_a_controller_killed_between_the_two_copies_loses_no_entry(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGKILL after the private log's save, before restore.json's: the entry whose step may already have
+    changed its host is in what ``planner restore`` reads, though the shareable copy never got it."""
+    import signal
+    import subprocess
+
+    runs = tmp_path / "runs"
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    script = _KILLED_BETWEEN.format(tests=str(Path(__file__).parent), runs=str(runs))
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == -signal.SIGKILL, done.stderr
+    [run] = [p for p in runs.iterdir() if p.is_dir()]
+    assert len(json.loads((run / runfolder.RESTORE).read_text())) == 2
+    monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])  # the dead controller's key
+    assert load_restore_log(run) == [_entry(i) for i in range(3)]
