@@ -26,7 +26,10 @@ run: it is bound to the sha256 of the run's identity in meta.json (run id, start
 fields never rewritten after the run opens) and sealed by an HMAC over that and its contents, keyed by a 0600
 key in the user's config folder. A log placed beside a received folder, one of another run of the same id, or
 one changed or cut short is refused before any host is touched. Each save appends to it (its format and seal:
-planner.engine.restore_log); restore.json is rewritten, each entry's text kept from its first save.
+planner.engine.restore_log), synced before the save returns, i.e. before the step changes its host.
+restore.json is appended to, and a mark rewrites its entry in place; it is synced once a play's restore is
+done, not at each save: a restore reads the private log, which is synced first and never shorter than it, so a
+restore.json a power cut left behind or damaged costs no host its original (RestoreLog._write_shared).
 """
 
 from __future__ import annotations
@@ -85,6 +88,18 @@ def write_private(path: Path, data: list[dict[str, Any]], binding: str) -> None:
 def _indented_item(text: str) -> str:
     """One element of a JSON list as ``json.dumps(the_list, indent=2)`` lays it out (its lines indented)."""
     return "\n".join("  " + line for line in text.split("\n"))
+
+
+_FLAG = {True: b'\n    "reverted":  true,\n', False: b'\n    "reverted": false,\n'}  # in an _indented_item
+
+
+def _flipped(text: bytes, reverted: bool) -> bytes | None:
+    """An entry's restore.json text with its reverted flag set (a mark changes nothing else: the text need not
+    be encoded and redacted again); None when the flag is not there as written (a secret that reads ``false``
+    was masked in it: the caller encodes the entry anew)."""
+    if _FLAG[not reverted] in text:
+        return text.replace(_FLAG[not reverted], _FLAG[reverted], 1)
+    return text if _FLAG[reverted] in text else None
 
 
 def _refused(path: Path, run_dir: Path, why: str, what: str) -> InputError:
@@ -181,7 +196,8 @@ class RestoreLog:
         whole = not self._shared_len
         for i in sorted(self._changed):
             if i < len(texts):
-                old, texts[i] = texts[i], self._shared_text(record, entries[i])
+                old, texts[i] = texts[i], _flipped(texts[i], entries[i].reverted) or self._shared_text(record,
+                                                                                                  entries[i])
                 whole = whole or (i < self._shared_len and not self._put_item(path, i, texts[i], old))
         texts.extend(self._shared_text(record, e) for e in entries[len(texts):])
         new = texts[self._shared_len:]

@@ -6,8 +6,8 @@ Format 3, two files beside the run folder, both 0600:
   (``{"add": entry}``) or records a revert (``{"mark": index, "reverted": bool}``). A save appends its lines:
   rewriting the whole log at every save (format 2) grew with the hosts squared;
 - ``.<run>.restore.seal``: the log's sealed length: ``{"run", "length", "seal"}``, where seal is an HMAC (the
-  controller key) over the run binding, the length and the sha256 of the log's first ``length`` bytes. It is
-  small and replaced atomically after each append.
+  controller key) over the run binding, the length and the sha256 of the log's first ``length`` bytes, padded
+  to SEAL_BYTES and rewritten in place after each append (SealedLog says why both files are synced, in order).
 
 What the format 2 seal refused is refused still: a log this controller did not write (no seal, or one that does
 not match), one made for another run, and one cut short or changed anywhere in its sealed length. Bytes past the
