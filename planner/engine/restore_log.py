@@ -162,14 +162,16 @@ class SealedLog:
     power cut of the controller loses what was not synced). The log is what ``planner restore`` writes back, and
     a prep step changes its host once ``save`` returns, so both files are on disk by then, in order:
 
-    - the appended lines first (fdatasync: their bytes and the file's new size), then the seal that vouches
-      for them: a seal on disk before its lines would read as a log cut short, refused, after a crash;
+    - the appended lines first (fdatasync, man 2 fdatasync: their bytes and the new size, not the timestamps),
+      then the seal that vouches for them: a seal on disk before its lines would read, after a crash, as a log
+      cut short (refused);
     - the seal is rewritten in place, one fixed-size block of SEAL_BYTES (< 512: one sector, the size
-      PostgreSQL keeps pg_control under for the same reason, a write that is never torn), then fdatasync.
-      Replaced by a rename, as before, it was durable only once its folder was synced, which nothing did: after
-      a power cut the old seal came back and the newest saves, their hosts already changed, were ignored;
+      PostgreSQL keeps pg_control under so that its write is never torn: PG_CONTROL_MAX_SAFE_SIZE in
+      src/include/catalog/pg_control.h), then fdatasync. Replaced by a rename, as before, it was durable only
+      once its folder was synced (man 2 fsync), which nothing did: after a power cut the old seal could come
+      back, and the newest saves, their hosts already changed, were ignored;
     - created or written whole (the first save, a format 2 log continued): temporary files renamed, then the
-      folder synced, once.
+      folder synced, once a play.
     """
 
     def __init__(self, path: Path, binding: str) -> None:
