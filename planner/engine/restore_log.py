@@ -272,25 +272,30 @@ class SealedLog:
                 "seal": _seal(self._key, self.binding, length, grown.hexdigest())}
         text = json.dumps(seal).encode()
         block = text + b" " * (SEAL_BYTES - 1 - len(text)) + b"\n"
-        if self._seal_placed:
-            _rewrite_in_place(seal_path(self.path), block)
-        else:
+        if not (self._seal_placed and _rewrite_in_place(seal_path(self.path), block)):
             write_bytes(seal_path(self.path), block, mode=0o600)
             _sync_folder(self.path.parent)
             self._seal_placed = True
         self._hash, self._length = grown, length
 
 
-def _rewrite_in_place(path: Path, block: bytes) -> None:
-    """``block`` over the file's bytes (as long as it): one write within one sector, synced."""
+def _rewrite_in_place(path: Path, block: bytes) -> bool:
+    """``block`` over the file's bytes, one write within one sector, synced; False, untouched, when the file
+    is not a regular file as long as the block (replaced or removed since: the caller writes it anew)."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
     except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ELOOP):
+            return False
         raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
     try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(block):
+            return False
         if os.pwrite(fd, block, 0) != len(block):
             raise OSError(errno.EIO, "short write")
         os.fdatasync(fd)
+        return True
     except OSError as e:
         raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
     finally:

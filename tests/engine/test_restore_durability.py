@@ -262,3 +262,28 @@ def test_a_controller_killed_between_the_two_copies_loses_no_entry(tmp_path: Pat
     assert len(json.loads((run / runfolder.RESTORE).read_text())) == 2
     monkeypatch.setenv("XDG_CONFIG_HOME", env["XDG_CONFIG_HOME"])  # the dead controller's key
     assert load_restore_log(run) == [_entry(i) for i in range(3)]
+
+
+@pytest.mark.parametrize("replaced", ["longer", "a symlink", "removed"])
+def test_a_seal_replaced_between_saves_is_written_anew_not_through(record: RunRecord, replaced: str) -> None:
+    """The seal is rewritten in place; one replaced meanwhile is written whole again (a block over a longer file
+    left its tail: the seal unreadable, the log refused), never through a link."""
+    log = _attached(record)
+    log.add(_entry(0))
+    log.add(_entry(1))
+    private = private_restore_path(record.path)
+    seal = restore_log.seal_path(private)
+    elsewhere = record.path.parent / "elsewhere"
+    if replaced == "longer":
+        seal.write_bytes(seal.read_bytes() + b" " * 700 + b"{}")
+    elif replaced == "a symlink":
+        elsewhere.write_bytes(seal.read_bytes())
+        seal.unlink()
+        seal.symlink_to(elsewhere)
+    else:
+        seal.unlink()
+    log.add(_entry(2))
+    assert not seal.is_symlink() and seal.stat().st_size == restore_log.SEAL_BYTES
+    assert _reverted_on_disk(private, log) == [False, False, False]
+    if replaced == "a symlink":
+        assert elsewhere.read_bytes() != seal.read_bytes()  # not written through
