@@ -129,10 +129,10 @@ def write_at(path: Path, offset: int, data: bytes, size: int) -> bool:
 
 
 def sync_file(path: Path) -> None:
-    """What was written to ``path`` without a sync, on disk now (a missing file: nothing to do)."""
+    """What was written to ``path`` without a sync, on disk now (missing, or a link: not ours to sync)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except (FileNotFoundError, OSError):
+    except OSError:
         return
     try:
         os.fsync(fd)

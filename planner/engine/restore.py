@@ -232,12 +232,19 @@ class RestoreLog:
         return record.redact(_indented_item(text)).encode()
 
     def settle(self) -> None:
-        """restore.json synced, once the play's restore is done (not at each save: see _write_shared). Best
-        effort: the hosts are put back already, and the private log is what a later restore reads."""
-        if self._unsettled and self.run_dir is not None:
-            self._unsettled = False
-            with contextlib.suppress(OSError):
+        """restore.json on disk once the play's restore is done, not at each save (see _write_shared): synced,
+        or for ``planner restore`` its flags written, whole, once (each mark rewrote it). The hosts are put back
+        already and the private log is what a later restore reads: a failure is only said (``unsaved``)."""
+        if not self._unsettled or self.run_dir is None:
+            return
+        self._unsettled = False
+        try:
+            if self.shared is None:
+                self._update_shared_flags()
+            else:
                 files.sync_file(self.run_dir / runfolder.RESTORE)
+        except OSError as e:
+            self.unsaved.append(f"{runfolder.RESTORE} ({e.strerror or e})")
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
@@ -289,11 +296,11 @@ class RestoreLog:
         if self.shared is not None:
             self.shared(self.entries)
             return
-        self._update_shared_flags()
+        self._unsettled = True  # planner restore: restore.json's flags are written once, by settle
 
     def _update_shared_flags(self) -> None:
-        """``planner restore``: restore.json's ``reverted`` flags follow the marks (read once, its values as
-        they are: there are no secrets here to redact new ones with). restore.json is not what a restore
+        """``planner restore``: restore.json's ``reverted`` flags follow the marks (its values as they are: there
+        are no secrets here to redact new ones with). restore.json is not what a restore
         trusts, so one damaged or cut short after a crash is left as it is rather than stopping the restore."""
         assert self.run_dir is not None
         if self._shared_doc is None:

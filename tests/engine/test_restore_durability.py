@@ -174,6 +174,7 @@ def test_a_restore_json_a_crash_damaged_does_not_stop_a_restore(record: RunRecor
     again = RestoreLog(entries, record.path)  # planner restore: marks what it put back
     for e in again.pending():
         again.mark(e, True)
+    again.settle()
     assert not private_restore_path(record.path).exists()  # all put back: its secrets gone
     if damage == "lost its last saves":
         assert [d["reverted"] for d in json.loads(shared.read_text())] == [True, True]
@@ -287,3 +288,21 @@ def test_a_seal_replaced_between_saves_is_written_anew_not_through(record: RunRe
     assert _reverted_on_disk(private, log) == [False, False, False]
     if replaced == "a symlink":
         assert elsewhere.read_bytes() != seal.read_bytes()  # not written through
+
+
+def test_planner_restore_writes_restore_json_once_not_at_each_mark(record: RunRecord,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """``planner restore`` (no secrets: restore.json's flags only) rewrote and synced all of restore.json at
+    each entry it put back; now once, when the restore is done."""
+    log = _attached(record)
+    for i in range(6):
+        log.add(_entry(i))
+    again = RestoreLog(load_restore_log(record.path), record.path)
+    calls = _Syscalls(monkeypatch)
+    shared = record.path / runfolder.RESTORE
+    for e in again.pending()[:4]:
+        again.mark(e, True)
+    assert calls.syncs_of(shared) == 0 and not any(d["reverted"] for d in json.loads(shared.read_text()))
+    again.settle()
+    assert [d["reverted"] for d in json.loads(shared.read_text())] == [False, False, True, True, True, True]
+    assert [ev for ev, p in calls.events if p == str(shared)] == ["rename"]  # one write, whole
