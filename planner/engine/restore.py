@@ -300,8 +300,8 @@ class RestoreLog:
 
     def _update_shared_flags(self) -> None:
         """``planner restore``: restore.json's ``reverted`` flags follow the marks (its values as they are: there
-        are no secrets here to redact new ones with). restore.json is not what a restore
-        trusts, so one damaged or cut short after a crash is left as it is rather than stopping the restore."""
+        are no secrets here to redact new ones with). restore.json is not what a restore trusts, so one damaged
+        or cut short after a crash is left as it is rather than stopping the restore."""
         assert self.run_dir is not None
         if self._shared_doc is None:
             try:
