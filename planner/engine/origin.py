@@ -16,7 +16,6 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import stat
 from collections.abc import Mapping
 from pathlib import Path
@@ -52,7 +51,7 @@ def controller_key(create: bool = True) -> bytes | None:
     if not os.path.lexists(path) and create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_name(f".restore.key.{os.getpid()}")
-        write_bytes(tmp, secrets.token_hex(32).encode(), mode=0o600)
+        write_bytes(tmp, os.urandom(32).hex().encode(), mode=0o600)  # secrets.token_hex(32), unimported
         with contextlib.suppress(FileExistsError):
             os.link(tmp, path)  # never replaces a key another planner made at the same moment
         tmp.unlink()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import shlex
@@ -93,6 +92,8 @@ class Command(StepType):
 
 
 def unified(before: str | None, after: str, name: str) -> str:
+    import difflib  # here: only --diff shows one (difflib and heapq at every apply's start-up otherwise)
+
     lines = difflib.unified_diff((before or "").splitlines(keepends=True), after.splitlines(keepends=True),
                                  fromfile=f"before: {name}" if before is not None else "before: (absent)",
                                  tofile=f"after: {name}")
