@@ -17,6 +17,7 @@ import hmac
 import json
 import os
 import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -128,3 +129,24 @@ def transport_file_problems(paths: Mapping[str, Path | None]) -> list[Problem]:
                                     "not an SSH setting planner trusts",
                                     f"give {flag} a file of your own, outside any run folder"))
     return problems
+
+
+def controller_platform() -> str:
+    """``platform.platform()``'s text (meta.json's controller_platform) without the ``uname -p`` it forks on
+    Linux: Python's ``uname()`` unpacks the processor, a subprocess (~10 ms of CPU, more of wall, before the
+    first host command), whose answer there is "unknown" or the machine again, both of which ``platform()``
+    leaves out (CPython 3.11 Lib/platform.py, platform() and _platform()). Elsewhere: ``platform.platform()``."""
+    import platform  # here: only a run's meta needs it (its import compiles 9 regexes)
+
+    if sys.platform != "linux":
+        return platform.platform()
+    u = os.uname()
+    libc, version = platform.libc_ver()
+    text = "-".join(p.strip() for p in (u.sysname, u.release, u.machine, "with", libc + version) if p)
+    text = text.translate(_PLATFORM_SAFE).replace("unknown", "")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.rstrip("-")
+
+
+_PLATFORM_SAFE = str.maketrans({" ": "_", "/": "-", "\\": "-", ":": "-", ";": "-", '"': "-", "(": "-", ")": "-"})
