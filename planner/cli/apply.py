@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
+    """A plan and inventory read and checked: what an apply runs, and the secrets it masks."""
+
     plan: Plan
     inventory: Inventory
     extra_vars: dict[str, Any]

@@ -69,6 +69,8 @@ class Generator:
 
 @dataclass(frozen=True, slots=True)
 class ExecSettings:
+    """The run-wide settings every step's execution reads (--check, --diff, the plan's folder)."""
+
     check: bool
     diff: bool
     plan_dir: Path

@@ -96,6 +96,8 @@ _REMOVE = 'rm -f -- "${TMPDIR:-/tmp}/$1"'
 
 @dataclass(frozen=True, slots=True)
 class Offset:
+    """A host's clock offset from the controller's, and the round trip it was measured over."""
+
     offset_ns: int  # host clock - controller clock
     rtt_ns: int
     measured: float  # controller monotonic time

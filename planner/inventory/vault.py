@@ -58,6 +58,8 @@ NO_KEYS = VaultKeys()
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
+    """A vault's header fields and its hex body, parsed, not yet decrypted."""
+
     version: str
     cipher: str
     vault_id: str | None

@@ -41,6 +41,8 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What a step's apply returns: its status and message, and what it kept and measured."""
+
     status: Status
     msg: str = ""
     diff: str | None = None
