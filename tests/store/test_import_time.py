@@ -226,7 +226,8 @@ def test_an_apply_imports_no_other_verb_vault_reader_tempfile_or_secrets_before_
     modules), a command line naming no vault imported the vault password reader, and tempfile (shutil's bz2,
     lzma; random), secrets (hmac, hashlib: OpenSSL), difflib and traceback were imported at the top of modules
     that use them for a temp file name, a random word, a changed plan's diff or a step's bug; the steps' extras
-    (9 dataclasses) were imported for annotations, before any step had one."""
+    (9 dataclasses) were imported for annotations, before any step had one, and concurrent.futures (and logging,
+    ~7 ms) before anything ran on a worker thread."""
     (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
                                         "      - name: say\n        command: {argv: [\"true\"]}\n")
     (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
@@ -238,4 +239,5 @@ def test_an_apply_imports_no_other_verb_vault_reader_tempfile_or_secrets_before_
     mods = set(out.split())
     assert "planner.engine.runner" in mods  # the probe reached the run
     assert not mods & {"planner.inventory.vault_ids", "planner.cli.results", "planner.cli.analyze", "tempfile",
-                       "secrets", "random", "difflib", "planner.extras"}  # extras: when a step has run
+                       "secrets", "random", "difflib", "planner.extras",  # extras: when a step has run
+                       "concurrent.futures", "logging"}  # when hosts first run at once (the lock is on the main thread)
