@@ -4,6 +4,8 @@ commands that re-read a recorded command line (apply --resume) need not import t
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,29 @@ from planner import __version__
 
 EPILOG = ("exit codes: 0 ok, 1 internal error or no host left to target, 2 a step failed or a bad option, 4 a host "
           "unreachable, 5 bad input, 99 interrupted")
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, as argparse's HelpFormatter asks it (shutil's own rule: $COLUMNS
+    when positive, else the terminal's, else 80), without importing shutil (and its bz2 and lzma: ~3 ms)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without shutil: every add_argument makes one of these."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
 
 
 def forks(text: str) -> int:
@@ -124,7 +149,7 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
     19 parsers' ~150 options was ~5 ms of every start-up, and imported the results verbs' modules). The other
     verbs are still named, as empty parsers, so usage and "invalid choice" messages list them all alike."""
     ap = argparse.ArgumentParser(prog="planner", description="Run storage and database benchmark plans.",
-                                 epilog=EPILOG)
+                                 epilog=EPILOG, formatter_class=Formatter)
     ap.add_argument("--version", action="version", version=f"planner {__version__}")
     sub = Verbs(ap.add_subparsers(dest="command", required=True), verb)
     if p := sub.add_parser("apply", help="run a plan", epilog=EPILOG):
@@ -179,7 +204,7 @@ class Verbs:
 
     def name(self, verbs: Sequence[str]) -> None:
         if self._unbuilt is None:
-            self._unbuilt = argparse.ArgumentParser(prog="planner", add_help=False)
+            self._unbuilt = argparse.ArgumentParser(prog="planner", add_help=False, formatter_class=Formatter)
         for v in verbs:
             self.action.choices[v] = self._unbuilt  # as add_parser(v) would, without making a parser
 
@@ -187,7 +212,7 @@ class Verbs:
         if not self.wanted((name,)):
             self.name((name,))
             return None
-        return self.action.add_parser(name, **kwargs)
+        return self.action.add_parser(name, formatter_class=Formatter, **kwargs)
 
 
 def _restore_options(rs: argparse.ArgumentParser) -> None:

@@ -66,3 +66,19 @@ def test_example_plans_name_their_source_by_a_public_url_not_a_local_path() -> N
         assert "/work/" not in head and "seeds/" not in head, plan.name  # exists only where it was written
         if "Source:" in head:
             assert "https://" in head, plan.name
+
+
+@pytest.mark.parametrize("columns", [None, "50", "130", "0", "-3", "wide"])
+def test_the_help_width_is_shutils(columns: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """planner's help formatter finds the width as argparse's own does (shutil.get_terminal_size), without
+    importing shutil (issue 47): the same help, wrapped alike."""
+    import shutil
+
+    from planner.cli.parser import Formatter
+
+    if columns is None:
+        monkeypatch.delenv("COLUMNS", raising=False)
+    else:
+        monkeypatch.setenv("COLUMNS", columns)
+    assert Formatter("planner")._width == argparse.HelpFormatter("planner")._width == \
+        shutil.get_terminal_size().columns - 2

@@ -240,4 +240,5 @@ def test_an_apply_imports_no_other_verb_vault_reader_tempfile_or_secrets_before_
     assert "planner.engine.runner" in mods  # the probe reached the run
     assert not mods & {"planner.inventory.vault_ids", "planner.cli.results", "planner.cli.analyze", "tempfile",
                        "secrets", "random", "difflib", "planner.extras",  # extras: when a step has run
-                       "concurrent.futures", "logging"}  # when hosts first run at once (the lock is on the main thread)
+                       "concurrent.futures", "logging",  # when hosts first run at once (the lock: main thread)
+                       "shutil", "bz2", "lzma"}  # argparse's help formatter asked shutil for the width
