@@ -10,12 +10,10 @@ link, a folder, a block device or a socket is never replaced by a file. As root,
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +25,7 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
     never a half-written one, and a failure (ENOSPC included) leaves no temp file behind. ``durable=False``
     skips the fsync, for a file whose loss in a power cut costs nothing (its caller says why)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -40,6 +38,21 @@ def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: b
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # as mkstemp opens
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` beside ``path``, open for writing, mode 0600: tempfile.mkstemp's
+    contract, without importing tempfile (it imports shutil, bz2, lzma and random: ~5 ms of every start-up)."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(path.parent))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -141,6 +154,8 @@ def sync_file(path: Path) -> None:
 
 
 def sha256_file(path: Path) -> str:
+    import hashlib  # here: hashlib loads OpenSSL, and a run's start-up hashes nothing
+
     h = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -161,7 +176,7 @@ def host_slug(name: str) -> str:
     locks and folders keep their paths), else its slug and a hash of it, so ``a b`` and ``a_b`` never share
     a lock or a folder."""
     plain = slug(name)
-    return plain if plain == name else f"{plain[:49]}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+    return plain if plain == name else f"{plain[:49]}-{_sha256_hex(name)[:10]}"
 
 
 def name_file(name: str) -> str:
@@ -170,7 +185,13 @@ def name_file(name: str) -> str:
     never share a file)."""
     if _PLAIN.fullmatch(name) and name not in (".", ".."):
         return name
-    return f"{slug(name).lstrip('.') or 'x'}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+    return f"{slug(name).lstrip('.') or 'x'}-{_sha256_hex(name)[:10]}"
+
+
+def _sha256_hex(text: str) -> str:
+    import hashlib  # here: only an odd name is hashed (hashlib loads OpenSSL at import)
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 _REFUSED = {stat.S_IFLNK: ("is a symbolic link", "give the file it points to, or another path: planner does not "

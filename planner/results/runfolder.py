@@ -22,13 +22,13 @@ import yaml
 
 from planner import kindspec
 from planner.errors import InputError, Problem
-from planner.extras import OWN_TYPES, Notes, StepExtra, TypedExtra, decode
 from planner.files import write_json
 from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
 from planner.status import Artifact, ArtifactKind, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
 
 if TYPE_CHECKING:  # the metrics model loads when a result's metrics are read or written, not with the record
+    from planner.extras import StepExtra, TypedExtra  # and the extras when a result's are (not with the record)
     from planner.metrics import Metric
 
 META = "meta.json"
@@ -243,6 +243,8 @@ def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
     """A result's ``data`` (metrics and restart taken out) as its kind's extra: by its tag (planner.extras), or
     for a folder written before the tags, by the shape each type sniffs; a shape that is none of them, or one
     whose values are damaged, is kept as Notes (a received folder is input: never an error here)."""
+    from planner.extras import Notes, decode  # here: the record is written before any step has an extra
+
     if not data:
         return None
     try:
@@ -255,6 +257,8 @@ def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
 def extra_types() -> Mapping[str, type[TypedExtra]]:
     """Every typed extra by its tag: planner's prep and generic kinds' (planner.extras), then each workload
     kind's own (its spec's ``extras``)."""
+    from planner.extras import OWN_TYPES
+
     types: list[type[TypedExtra]] = [*OWN_TYPES, *(kindspec.load(w) for s in kindspec.specs() for w in s.extras)]
     return MappingProxyType({t.TYPE: t for t in types})
 
