@@ -324,6 +324,7 @@ class ReportContext(TypedDict):
     workloads: list[Workload]
     hosts: list[HostSection]
     findings: list[FindingRow]
+    finding_groups: list[FindingRow]  # the same, a finding said at several points of a step once
     verdicts: list[VerdictRow]
     parse_errors: list[ParseErrorRow]
     parse_problems: list[ParseProblem]

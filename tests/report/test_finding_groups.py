@@ -1,0 +1,67 @@
+"""Issue 43's leftover: a finding that fires at every point of a sweep was listed once per point (three rows of
+"More virtual users than warehouses" for 8, 16 and 32 virtual users); it reads once with the points it applies to.
+And a note on the rehearsal itself never leads the report."""
+
+from __future__ import annotations
+
+from planner.metrics import Direction
+from planner.report.finding_groups import finding_rows
+from planner.report.study import result
+from planner.results.finding import Finding, Severity
+from planner.results.measure import Measurement
+from planner.results.stats import series
+
+STEP = "tproc-c"
+
+
+def nopm(vu: int) -> Measurement:
+    return Measurement("run1", "violin", "db1", "plays[0].workloads[0]", STEP, "hammerdb", "run.txt", "hammerdb",
+                       (("virtual_users", vu),), 0, 0, False, "hammerdb.nopm", (), 1000.0 * vu, "", Direction.HIGHER,
+                       False, False, True, "run.txt:1")
+
+
+def vu_finding(vu: int, severity: Severity = Severity.WARNING) -> Finding:
+    return Finding("vu_over_warehouses", severity, "More virtual users than warehouses", "violin", "db1", STEP,
+                   f"virtual_users={vu}", f"{vu} virtual users on 4 warehouses share home warehouses",
+                   (("virtual users", str(vu)), ("warehouses", "4")))
+
+
+SWEEP = series([nopm(vu) for vu in (2, 8, 16, 32)])
+
+
+def test_a_finding_at_every_point_reads_once_on_all_points() -> None:
+    [row] = finding_rows([vu_finding(vu) for vu in (2, 8, 16, 32)][1:] + [vu_finding(2)], SWEEP)
+    assert row["point_words"] == "on all 4 points" and row["point"] == "virtual_users=8"
+    assert row["message"] == "2 to 32 virtual users on 4 warehouses share home warehouses"
+    # the users are the points themselves: said once, in the points; a figure alike everywhere once
+    assert row["numbers"] == [{"name": "warehouses", "value": "4"}]
+
+
+def test_a_finding_at_some_points_names_them_and_keeps_each_figure() -> None:
+    cpu = [Finding("cpu_bound", Severity.WARNING, "CPU-bound run", "violin", "db1", STEP, f"virtual_users={vu}",
+                   f"host CPU was {busy}% busy", (("CPU busy %", busy), ("threshold %", "90")))
+           for vu, busy in ((16, "97.5"), (32, "99.0"))]
+    one = Finding("noisy", Severity.NOTE, "Noisy repeats", "violin", "db1", STEP, "virtual_users=8", "cv 12%", ())
+    rows = finding_rows([*cpu, one], SWEEP)
+    assert [r["point_words"] for r in rows] == ["at 16 and 32 virtual users", "8 virtual users"]
+    assert rows[0]["message"] == "host CPU was 97.5 to 99.0% busy"
+    assert rows[0]["numbers"] == [{"name": "CPU busy % (16 virtual users)", "value": "97.5"},
+                                  {"name": "CPU busy % (32 virtual users)", "value": "99.0"},
+                                  {"name": "threshold %", "value": "90"}]
+
+
+def test_other_checks_systems_and_messages_stay_apart() -> None:
+    other_play = Finding(*(vu_finding(8).code, Severity.WARNING, vu_finding(8).title, "exadata", "db2", STEP,
+                           "virtual_users=8", vu_finding(8).message, ()))
+    note = vu_finding(16, Severity.NOTE)
+    assert len(finding_rows([vu_finding(8), other_play, note], SWEEP)) == 3
+
+
+def test_a_note_on_the_rehearsal_itself_never_leads_the_report() -> None:
+    """Before: the pg rehearsal's Result led with a finding its own 4-warehouse cap made."""
+    rehearsal = {"title": "More virtual users than the rehearsal's warehouses", "severity": "note", "play": "p"}
+    study = {"title": "Timed test shorter than HammerDB's default", "severity": "note", "play": "p"}
+    said = result({}, {}, [], [], [rehearsal, study])
+    assert said["top_finding"] is study and said["more_findings"] == 1
+    alone = result({}, {}, [], [], [rehearsal])
+    assert alone["top_finding"] is None and alone["more_findings"] == 1
