@@ -64,6 +64,7 @@ from planner.report.study import (
     rows_of,
     silent_rows,
     summary,
+    zero_rows,
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
@@ -471,7 +472,9 @@ def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Su
     names = study.names
     return Summary(columns=table["columns"], rows=table["rows"], charts=chart_list,
                    silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key),
-                            "workload": r.workload} for r, v, o in study.silent])
+                            "workload": r.workload} for r, v, o in study.silent],
+                   zero=[{"name": names.get(r.key, r.key), "workload": r.workload}
+                         for r in zero_rows(study.rows)] if charts else [])
 
 
 def _verdict_rows(verdicts: Sequence[ClaimVerdict]) -> list[VerdictRow]:

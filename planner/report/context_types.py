@@ -97,11 +97,17 @@ class SilentRow(TypedDict):
     workload: str  # the workload it was left out of (a study may chart the same metric for another)
 
 
+class ZeroRow(TypedDict):
+    name: str
+    workload: str
+
+
 class Summary(TypedDict):
     columns: list[str]
     rows: list[dict[str, Any]]  # planner.report.study.summary
     charts: list[dict[str, Any]]  # planner.report.study.charts
     silent: list[SilentRow]
+    zero: list[ZeroRow]  # planner.report.study.zero_rows: said in one line, not charted
 
 
 class SideHost(TypedDict):

@@ -4,9 +4,13 @@ And a note on the rehearsal itself never leads the report."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import planner
 from planner.metrics import Direction
 from planner.report.finding_groups import finding_rows
-from planner.report.study import result
+from planner.report.render import environment
+from planner.report.study import Row, charts, result, zero_rows
 from planner.results.finding import Finding, Severity
 from planner.results.measure import Measurement
 from planner.results.stats import series
@@ -65,3 +69,27 @@ def test_a_note_on_the_rehearsal_itself_never_leads_the_report() -> None:
     assert said["top_finding"] is study and said["more_findings"] == 1
     alone = result({}, {}, [], [], [rehearsal])
     assert alone["top_finding"] is None and alone["more_findings"] == 1
+
+
+def _sweep(metric: str, values: dict[int, float]) -> list[Measurement]:
+    return [Measurement("run1", "soe", "db1", "plays[0].workloads[0]", "SOE", "swingbench", "results.xml",
+                        "swingbench", (("users", u),), 0, 0, False, metric, (), v, "transactions", Direction.LOWER,
+                        False, False, True, "results.xml:1") for u, v in values.items()]
+
+
+def test_a_metric_at_zero_everywhere_is_said_in_one_line_not_charted(tmp_path: Path) -> None:
+    """Before: Swingbench's report drew "Swingbench failed transactions, by Swingbench users", a line along 0."""
+    failed = series(_sweep("swingbench.failed_txns", {8: 0, 16: 0, 32: 0}))
+    tps = series(_sweep("swingbench.tps", {8: 100, 16: 180, 32: 240}))
+    rows = {Row("SOE", "swingbench.failed_txns"): failed, Row("SOE", "swingbench.tps"): tps}
+    names = {"swingbench.failed_txns": "Swingbench failed transactions", "swingbench.tps": "Swingbench TPS"}
+    assert zero_rows(rows) == [Row("SOE", "swingbench.failed_txns")]
+    drawn = charts(rows, names, ["soe"], {}, tmp_path, tmp_path)
+    assert [c["metric"] for c in drawn] == ["swingbench.tps"]
+    env = environment([Path(planner.__file__).parent / "report/templates"])
+    said = env.get_template("_macros.md.j2").module.charts_section(  # type: ignore[attr-defined]
+        {"charts": drawn, "silent": [], "zero": [{"name": "Swingbench failed transactions", "workload": "SOE"}]})
+    assert "Swingbench failed transactions: 0 at every point, not charted." in said
+    assert "failed-transactions" not in said
+    one_point = {Row("SOE", "swingbench.failed_txns"): series(_sweep("swingbench.failed_txns", {8: 0}))}
+    assert zero_rows(one_point) == []  # not swept: the table's 0 says it, there was no chart to leave out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from planner.kinds.hammerdb.findings import run_findings, vu_over_warehouses
+from planner.kinds.hammerdb.findings import run_findings, short_timed_test, vu_over_warehouses
 from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
 from planner.results.findings import Severity, all_findings, generator_on_db_host, oltp_not_scaling
@@ -63,8 +63,20 @@ def test_more_users_than_the_rehearsals_capped_warehouses_is_a_note_on_the_rehea
                                                                                        Severity.WARNING]
 
 
+def test_a_timed_test_the_rehearsal_cut_is_said_as_the_rehearsals() -> None:
+    """The rehearsal cuts a PostgreSQL timed test to 2 min (REHEARSAL_CAPS): the plan's 5 min is not short."""
+    cut = point(8, 9_000, 40, minutes=2)
+    [f] = short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=True)
+    assert (f.severity, f.title) == (Severity.NOTE, "Timed test cut short in the rehearsal")
+    assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=False)] == \
+        ["Timed test shorter than HammerDB's default"]
+    assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 3}}, rehearsal=True)] == \
+        ["Timed test shorter than HammerDB's default"]  # the plan's own window is short: said as before
+
+
 def test_failed_virtual_users_and_a_short_timed_test() -> None:
     found = hammerdb_setup(s(point(100, 2891, 50, ware=400, failed=95, minutes=1)))
+    found += short_timed_test(point(100, 2891, 50, ware=400, failed=95, minutes=1), {}, rehearsal=False)
     assert sorted(f.code for f in found) == ["short_timed_test", "vu_failed"]
     assert ("failed virtual users", "95") in next(f for f in found if f.code == "vu_failed").numbers
 
