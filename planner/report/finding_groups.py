@@ -1,7 +1,8 @@
 """The report's findings, each said once for the points it applies to: a check that fires at every point of a
 sweep reads "on all 3 points", one that fires at some "at 32 and 64 virtual users", instead of one row per point.
 Findings are grouped when they are the same check on the same system, host and step, saying the same thing
-(their messages alike but for the figures); the figures that differ are kept per point under Numbers."""
+(their titles and messages alike but for the figures): a figure that differs is said as its span ("32.0 to 64.0
+average active sessions on 16 CPUs") and kept per point under Numbers."""
 
 from __future__ import annotations
 
@@ -29,8 +30,8 @@ def finding_rows(findings: Sequence[Finding], series: Sequence[Series], grouped:
         points.setdefault((s.play, s.host, s.title), set()).add(s.point_label)
     groups: dict[object, list[Finding]] = {}
     for i, f in enumerate(findings):
-        key = (i,) if f.point in _NO_POINT or not grouped else (f.code, f.severity, f.title, f.play, f.host, f.step,
-                                                    _FIGURE.sub("#", f.message))
+        key = (i,) if f.point in _NO_POINT or not grouped else (
+            f.code, f.severity, _FIGURE.sub("#", f.title), f.play, f.host, f.step, _FIGURE.sub("#", f.message))
         groups.setdefault(key, []).append(f)
     return [_row(group, kinds.get((group[0].play, group[0].step), ""),
                  len(points.get((group[0].play, group[0].host, group[0].step), ()))) for group in groups.values()]
@@ -40,7 +41,8 @@ def _row(group: list[Finding], kind: str, step_points: int) -> FindingRow:
     first = group[0]
     said = [label_words_of(f.point, kind) for f in group]
     message = words_in(_spanned([f.message for f in group]))
-    return FindingRow(code=first.code, severity=first.severity.value, title=words_in(first.title), play=first.play,
+    title = words_in(_spanned([f.title for f in group]))
+    return FindingRow(code=first.code, severity=first.severity.value, title=title, play=first.play,
                       host=first.host, step=first.step, point=first.point,
                       point_words=said[0] if len(group) == 1 else _where(said, step_points), message=message,
                       numbers=_numbers(group, said))

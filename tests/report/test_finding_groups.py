@@ -54,6 +54,16 @@ def test_a_finding_at_some_points_names_them_and_keeps_each_figure() -> None:
                                   {"name": "threshold %", "value": "90"}]
 
 
+def test_a_title_with_its_figures_is_grouped_too() -> None:
+    """The violin_vs_exadata rehearsal: "32.0 average active sessions on 16 CPUs" and "64.0 ..." were two rows."""
+    aas = [Finding("sessions_over_cpus", Severity.NOTE, f"{n:.1f} average active sessions on 16 CPUs", "violin",
+                   "db1", STEP, f"virtual_users={n}", f"on average {n:.1f} sessions were active on 16 CPUs",
+                   (("average active sessions", f"{n:.1f}"), ("CPUs", "16.0"))) for n in (16, 32)]
+    [row] = finding_rows(aas, SWEEP)
+    assert row["title"] == "16.0 to 32.0 average active sessions on 16 CPUs"
+    assert row["point_words"] == "at 16 and 32 virtual users"
+
+
 def test_other_checks_systems_and_messages_stay_apart() -> None:
     other_play = Finding(*(vu_finding(8).code, Severity.WARNING, vu_finding(8).title, "exadata", "db2", STEP,
                            "virtual_users=8", vu_finding(8).message, ()))
