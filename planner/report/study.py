@@ -338,7 +338,7 @@ def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]
 def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
            verdict_rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer first: per system its headline figure (best point named), each claim's verdict, the finding
-    that matters most (warnings before notes, in the order the checks rank them)."""
+    that matters most (warnings before notes, in the order the checks rank them; never a note on the rehearsal)."""
     systems = []
     first_by_workload: dict[str, Row] = {}
     for row in rows:
