@@ -79,14 +79,14 @@ class EarlyAuthTransport:
     def auth_publickey(self, username: str, key: Any, event: threading.Event | None = None) -> list[str]:
         # paramiko's Transport.auth_publickey with the handler swapped (it names its AuthHandler class directly)
         if not (self.active and self.initial_kex_done):  # type: ignore[attr-defined]
-            return super().auth_publickey(username, key, event)  # type: ignore[misc,no-any-return]  # its error
+            return super().auth_publickey(username, key, event)  # type: ignore[misc]  # paramiko's own error
         done = event or threading.Event()
         self.auth_handler = self.early_auth(self)
         self.auth_handler.auth_publickey(username, key, done)
         return [] if event is not None else self.auth_handler.wait_for_response(done)
 
     def _parse_ext_info(self, msg: Any) -> None:
-        super()._parse_ext_info(msg)
+        super()._parse_ext_info(msg)  # type: ignore[misc]
         handler = getattr(self, "auth_handler", None)
         if handler is not None and hasattr(handler, "ext_info_read"):
             handler.ext_info_read()
