@@ -3,6 +3,8 @@ the service request, not after the server's SERVICE_ACCEPT (planner/transport/ss
 sent it only once the accept was read: one round trip more per connect (benchmarks/fanout/round_trips.py: 6 waits
 on the peer per warm host, now 5).
 
+Nor a keepalive at connect (OpenSSH's ServerAliveInterval asks after an interval of silence).
+
 Not a timing test: each packet paramiko writes or reads is noted in wire order, with whether the transport's own
 thread did it. A request sent by the connecting thread was not waiting for anything the transport read; one sent by
 the transport thread (an RSA key whose signature algorithm waits for the server's EXT_INFO) is early when that thread
@@ -81,6 +83,13 @@ def test_a_key_login_goes_out_behind_its_service_request(lab: Lab, wire: Wire) -
     _login(lab.hosts[0])
     logins = [i for i, (d, name, _) in enumerate(wire) if (d, name) == ("send", "userauth-request")]
     assert len(logins) == 1 and not _late_logins(wire), wire
+
+
+def test_a_session_shorter_than_the_keepalive_interval_sends_no_keepalive(lab: Lab, wire: Wire) -> None:
+    """As OpenSSH's ServerAliveInterval, the first keepalive goes out after an interval (15 s by default), not at
+    connect: a warm host's session (one exec) sends none. Before, one went out at once and sshd answered it."""
+    _login(lab.hosts[0])
+    assert [name for d, name, _ in wire if d == "send" and name == "global-request"] == [], wire
 
 
 def test_a_refused_key_then_the_accepted_one_each_without_waiting(lab: Lab, wire: Wire, tmp_path: Path) -> None:
