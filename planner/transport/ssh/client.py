@@ -254,6 +254,7 @@ class SSHConnection(Connection):
         self._watch: PeerWatch | None = None
         self.known: list[KnownKey] = []  # known_hosts lines for this host, markers included (set by connect)
         self._frozen: str | None = None  # why the last connection was declared dead (PeerWatch), for recover()
+        self.first_socket: Any = None  # a TCP socket already connected to the target, or its error (connect.py)
 
     # -- connecting ---------------------------------------------------------------------------------
 
@@ -329,7 +330,11 @@ class SSHConnection(Connection):
             raise revoked_error(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}", _fingerprint(key), hit[0])
 
     def _open_socket(self, where: str) -> Any:
-        t = self.target
+        t, early, self.first_socket = self.target, self.first_socket, None
+        if isinstance(early, ConnectError):
+            raise early
+        if early is not None:
+            return early
         if t.proxy_command:
             return paramiko.ProxyCommand(t.proxy_command)
         if t.proxy_jump:
