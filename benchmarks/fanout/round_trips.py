@@ -28,6 +28,7 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 
@@ -137,6 +138,23 @@ def run_traced(argv: list[str], env: dict[str, str], log: Path, out: Path) -> li
     return events(log)
 
 
+def _walls(tools: dict[str, Any], envs: dict[str, dict[str, str]], work: Path, reps: int, rtt: int) -> int:
+    walls: dict[str, list[float]] = {"planner": [], "bare": []}
+    load0 = os.getloadavg()[0]
+    for i in range(reps):
+        for t, got in walls.items():
+            with (work / f"{t}-wall-{i}.out").open("wb") as f:
+                began = time.monotonic()
+                subprocess.run(tools[t].argv(1, work, "rtt"), cwd=HERE, env=envs[t], stdout=f, stderr=subprocess.STDOUT,
+                               check=True)
+                got.append(time.monotonic() - began)
+    print(f"N=1 warm at {rtt} ms RTT, untraced, {reps} interleaved rounds, "
+          f"load {load0:.2f} -> {os.getloadavg()[0]:.2f}")
+    for t, got in walls.items():
+        print(f"{t}: wall median {statistics.median(got) * 1000:.0f} ms ({', '.join(f'{w * 1000:.0f}' for w in got)})")
+    return 0
+
+
 def main() -> int:
     if len(sys.argv) > 2 and sys.argv[1] == "--trace":
         _trace(sys.argv[2], sys.argv[4:])
@@ -145,6 +163,8 @@ def main() -> int:
     ap.add_argument("--rtt", type=int, default=50)
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--show", action="store_true", help="print the first repetition's timeline per tool")
+    ap.add_argument("--wall", action="store_true", help="untraced: each warm run's whole wall (the tracer itself "
+                                                          "imports paramiko before the tool starts)")
     a = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import bench
@@ -161,6 +181,8 @@ def main() -> int:
         envs = {t: bench.tool_env(work, "rtt", t) for t in ("planner", "bare")}
         (work / "fetch" / "rtt").mkdir(parents=True, exist_ok=True)
         run_traced(tools["planner"].argv(1, work, "rtt"), envs["planner"], work / "cold.trace", work / "cold.out")
+        if a.wall:
+            return _walls(tools, envs, work, a.reps, a.rtt)
         got: dict[str, list[tuple[list[tuple[str, float]], tuple[float, float, float]]]] = {"planner": [], "bare": []}
         load0 = os.getloadavg()[0]
         for i in range(a.reps):

@@ -3,6 +3,7 @@ the service request, not after the server's SERVICE_ACCEPT (planner/transport/ss
 sent it only once the accept was read: one round trip more per connect (benchmarks/fanout/round_trips.py: 6 waits
 on the peer per warm host, now 5).
 
+The first TCP connects start before paramiko is imported, so their handshakes overlap the import.
 Nor a keepalive at connect (OpenSSH's ServerAliveInterval asks after an interval of silence).
 
 Not a timing test: each packet paramiko writes or reads is noted in wire order, with whether the transport's own
@@ -14,7 +15,9 @@ had not read its service's accept yet.
 from __future__ import annotations
 
 import dataclasses
+import os
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -116,3 +119,39 @@ def test_an_rsa_key_signed_as_the_servers_ext_info_says_still_early(make_lab, wi
     _login(lab.hosts[0], config)
     assert ("read", "ext-info") in [(d, n) for d, n, _ in wire]
     assert not _late_logins(wire), wire
+
+
+# A fresh interpreter (paramiko is already imported in this one): connect one lab host and say whether paramiko was
+# loaded when the TCP connect began.
+_FIRST_CONNECT = r'''
+import socket, sys
+from pathlib import Path
+from planner.host import Host
+seen = []
+real = socket.create_connection
+def create_connection(*a, **kw):
+    seen.append("paramiko" in sys.modules)
+    return real(*a, **kw)
+socket.create_connection = create_connection
+from planner.transport.connect import connect_all
+host = Host(sys.argv[1], sys.argv[2], port=int(sys.argv[3]), user=sys.argv[4], key_file=Path(sys.argv[5]),
+            vars={"planner_known_hosts": sys.argv[6]})
+conn = connect_all([host])[host.name]
+assert not isinstance(conn, Exception), conn
+assert conn.run(["true"]).ok
+conn.close()
+print("paramiko loaded at the connect:", seen)
+'''
+
+
+def test_the_first_tcp_connect_runs_while_paramiko_is_imported(lab: Lab, tmp_path: Path) -> None:
+    """The first connection imported paramiko (~0.1 s of CPU) and only then opened its socket, so the TCP handshake
+    and the server's banner (2 RTTs) came after the import; now the connect starts first, in a thread of its own
+    (where no ssh_config file is read: it may name another address)."""
+    h = lab.hosts[0]
+    env = dict(os.environ, HOME=str(tmp_path))  # no ~/.ssh/config
+    out = subprocess.run([sys.executable, "-c", _FIRST_CONNECT, h.name, h.address, str(h.port), str(h.user),
+                          str(lab.client_key), str(lab.known_hosts)], env=env, capture_output=True, text=True,
+                         check=False, stdin=subprocess.DEVNULL)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "paramiko loaded at the connect: [False]" in out.stdout, out.stdout + out.stderr[-2000:]
