@@ -91,8 +91,10 @@ class _EarlySocket:
         self.target = target
         self._sock: socket.socket | None = None
         self._error: ConnectError | None = None
+        self._begun = threading.Event()
         self._thread = threading.Thread(target=self._open, args=(where, nodelay), daemon=True, name="ssh-tcp")
         self._thread.start()
+        self._begun.wait()  # the connect under way before the import takes the interpreter for ~0.1 s
 
     @classmethod
     def start(cls, host: Host, kw: Mapping[str, Any]) -> _EarlySocket | None:
@@ -113,6 +115,7 @@ class _EarlySocket:
     def _open(self, where: str, nodelay: bool) -> None:
         from planner.transport.ssh.sockets import tcp_socket
 
+        self._begun.set()
         try:
             self._sock = tcp_socket(self.target, where, nodelay=nodelay)
         except ConnectError as e:
