@@ -91,6 +91,8 @@ class _EarlySocket:
         self.target = target
         self._sock: socket.socket | None = None
         self._error: ConnectError | None = None
+        self._lock = threading.Lock()
+        self._dropped = False  # close() came first: the thread closes the socket it gets
         self._begun = threading.Event()
         self._thread = threading.Thread(target=self._open, args=(where, nodelay), daemon=True, name="ssh-tcp")
         self._thread.start()
@@ -98,8 +100,7 @@ class _EarlySocket:
 
     @classmethod
     def start(cls, host: Host, kw: Mapping[str, Any]) -> _EarlySocket | None:
-        config = kw.get("ssh_config") or Path("~/.ssh/config").expanduser()
-        if _ssh_imported.is_set() or Path(config).exists():
+        if _ssh_imported.is_set() or kw.get("ssh_config") is not None or Path("~/.ssh/config").expanduser().exists():
             return None
         from planner.transport.ssh.target import merge_target  # no paramiko: only for an SSH host
 
@@ -117,9 +118,15 @@ class _EarlySocket:
 
         self._begun.set()
         try:
-            self._sock = tcp_socket(self.target, where, nodelay=nodelay)
+            sock = tcp_socket(self.target, where, nodelay=nodelay)
         except ConnectError as e:
             self._error = e
+            return
+        with self._lock:
+            if self._dropped:
+                sock.close()
+            else:
+                self._sock = sock
 
     def take(self, target: SSHTarget) -> socket.socket | ConnectError | None:
         """The connected socket for ``target``, or the connect's error (SSHConnection.connect raises it where it
@@ -128,14 +135,17 @@ class _EarlySocket:
         if (target.hostname, target.port, target.proxy_command, target.proxy_jump) != (
                 self.target.hostname, self.target.port, None, None):
             return None
-        sock, self._sock = self._sock, None
+        with self._lock:
+            sock, self._sock = self._sock, None
         return sock or self._error
 
     def close(self) -> None:
-        self._thread.join()
-        if self._sock is not None:
-            self._sock.close()
-            self._sock = None
+        """Drop a socket not taken, without waiting for a connect still under way (it closes what it gets)."""
+        with self._lock:
+            self._dropped = True
+            sock, self._sock = self._sock, None
+        if sock is not None:
+            sock.close()
 
 
 def connector(opts: TransportOptions):  # -> runner.Connector
