@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -149,3 +150,14 @@ def fetch_cap(max_bytes: int | None, host_vars: Mapping[str, Any]) -> int:
         return max_bytes
     given = host_vars.get("planner_fetch_max_size")
     return parse_size(given, "planner_fetch_max_size") if given not in (None, "") else DEFAULT_FETCH_MAX
+
+
+class Stamped(OutputBuffer):
+    """An output buffer that notes when its first bytes arrived (controller clock, time.time_ns())."""
+
+    first_ns: int | None = None
+
+    def write(self, data: bytes) -> None:
+        if self.first_ns is None and data:
+            self.first_ns = time.time_ns()
+        super().write(data)

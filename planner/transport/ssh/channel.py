@@ -176,7 +176,9 @@ class PeerWatch:
         return self.interval_s * self.count_max
 
     def _ping(self) -> None:
-        while not self._stop.is_set() and self._transport.is_active():
+        # The first request one interval after the connect, as OpenSSH's (it asks only after that much silence): a
+        # session shorter than that, such as a warm host's one exec, sends none (before: one at once, answered).
+        while not self._stop.wait(self.interval_s) and self._transport.is_active():
             self._sent = time.monotonic()
             try:
                 # Blocks until the reply, or until the transport closes (paramiko polls its state every 0.1 s).
@@ -184,8 +186,6 @@ class PeerWatch:
             except Exception:  # the transport died under the request: nothing left to watch
                 return
             self._sent = None
-            if self._stop.wait(self.interval_s):
-                return
 
     def _watch(self) -> None:
         while not self._stop.wait(min(1.0, self.interval_s / 2)):

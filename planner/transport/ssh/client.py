@@ -38,7 +38,7 @@ from planner.host import Host
 from planner.transport.become import PROMPT, BecomePassword, become_password, fresh_prompt, requiretty
 from planner.transport.connection import Argv, CommandResult, Connection, captured, command_line
 from planner.transport.ssh import algorithms as algos
-from planner.transport.ssh import noinvoke
+from planner.transport.ssh import early_auth, noinvoke
 from planner.transport.ssh import scripts as ssh_scripts
 from planner.transport.ssh.channel import PGID_MARK, PeerWatch, ProcessGroup, Sink, drain, stays_active
 from planner.transport.ssh.fileops import check, file_error, missing_setsid, refused
@@ -53,7 +53,7 @@ from planner.transport.ssh.known_hosts import (
 )
 from planner.transport.ssh.sockets import tcp_socket
 from planner.transport.ssh.target import SSHTarget, merge_target
-from planner.transport.streams import READ_BUF, LocalSink, OutputBuffer, fetch_cap
+from planner.transport.streams import READ_BUF, LocalSink, OutputBuffer, Stamped, fetch_cap
 
 noinvoke.restore()  # paramiko is imported: invoke may load again (only for ssh_config's Match exec)
 
@@ -166,8 +166,11 @@ def _allow_sha1_rsa() -> None:
     paramiko.RSAKey.HASHES.setdefault(SHA1_RSA, hashes.SHA1)
 
 
-class _Transport(paramiko.Transport):
-    """paramiko's Transport with this host's algorithm lists; keeps the server's offer for the error."""
+class _Transport(early_auth.EarlyAuthTransport, paramiko.Transport):
+    """paramiko's Transport with this host's algorithm lists; keeps the server's offer for the error; a key login
+    without waiting for the service's acceptance (early_auth)."""
+
+    early_auth = early_auth.handler_class(paramiko.auth_handler.AuthHandler)
 
     def __init__(self, *args: Any, lists: Mapping[str, tuple[str, ...]] | None = None, **kw: Any) -> None:
         super().__init__(*args, **kw)
@@ -251,6 +254,7 @@ class SSHConnection(Connection):
         self._watch: PeerWatch | None = None
         self.known: list[KnownKey] = []  # known_hosts lines for this host, markers included (set by connect)
         self._frozen: str | None = None  # why the last connection was declared dead (PeerWatch), for recover()
+        self.first_socket: Any = None  # a TCP socket already connected to the target, or its error (connect.py)
 
     # -- connecting ---------------------------------------------------------------------------------
 
@@ -326,7 +330,11 @@ class SSHConnection(Connection):
             raise revoked_error(f"{self.host.name}: {t.user}@{t.hostname}:{t.port}", _fingerprint(key), hit[0])
 
     def _open_socket(self, where: str) -> Any:
-        t = self.target
+        t, early, self.first_socket = self.target, self.first_socket, None
+        if isinstance(early, ConnectError):
+            raise early
+        if early is not None:
+            return early
         if t.proxy_command:
             return paramiko.ProxyCommand(t.proxy_command)
         if t.proxy_jump:
@@ -413,7 +421,7 @@ class SSHConnection(Connection):
         return r
 
     def first_output(self, argv: Argv, *, timeout: float) -> tuple[str, int | None]:
-        out = _Stamped()
+        out = Stamped()
         _, code, timed_out = self._exec(argv, out, OutputBuffer(), timeout=timeout)
         return (out.text(), out.first_ns) if code == 0 and not timed_out else ("", None)
 
@@ -587,13 +595,3 @@ class SSHConnection(Connection):
                 for data in f.readv(chunks, max_concurrent_prefetch_requests=64):
                     sink.write(data)
 
-
-class _Stamped(OutputBuffer):
-    """An output buffer that notes when its first bytes arrived (controller clock, time.time_ns())."""
-
-    first_ns: int | None = None
-
-    def write(self, data: bytes) -> None:
-        if self.first_ns is None and data:
-            self.first_ns = time.time_ns()
-        super().write(data)
