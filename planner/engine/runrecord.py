@@ -11,9 +11,9 @@ import contextlib
 import datetime as dt
 import json
 import os
-import platform
 import re
 import subprocess
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -39,6 +39,37 @@ from planner.transport.connection import CommandResult
 # host's arguments and is rewritten after each step, the largest cost per host of a big warm play
 _DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
 
+
+class _Node:
+    """An entry of plan.resolved.yaml already represented (a YAML node): each entry is represented once, not at
+    every rewrite of the file (the representer is pure Python even under libyaml's emitter)."""
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: yaml.Node) -> None:
+        self.node = node
+
+
+class _ResolvedDumper(_DUMPER):  # type: ignore[misc,valid-type]
+    pass
+
+
+_ResolvedDumper.add_representer(_Node, lambda _dumper, data: data.node)
+_YAML_STYLE: dict[str, Any] = {"sort_keys": False, "default_flow_style": False}
+
+
+def _entry_node(entry: Mapping[str, Any]) -> _Node:
+    """``entry`` as the node ``yaml.dump`` makes of it inside the whole file (same settings, no aliases)."""
+    return _Node(yaml.representer.SafeRepresenter(**_YAML_STYLE).represent_data(_plain(entry)))
+
+
+# Files people open and read (small, written once): indented, like meta.json (runfolder.write_meta; a few KB,
+# written a handful of times, the first file people open). Every other JSON file of the record is read by
+# planner (show, report, store, resume) and written compactly: json's C encoder serves only indent=None,
+# several times faster than its pure-Python one; a JSON list holds one item per line, so appending stays
+# possible (results.json, facts/*.json: their size grows with the hosts and the points).
+_READ_BY_PEOPLE = frozenset({runfolder.RECAP, runfolder.SYNC_START})
+
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
 # SQL that carries a password in its text (ALTER/CREATE USER ... IDENTIFIED BY pw, CONNECT u/pw)
@@ -56,37 +87,61 @@ _SETUP_LEFTOVERS = frozenset({"build", "dist", ".venv", "venv", "runs", "reports
 _CHANGES_LISTED = 20
 
 
-def _changes(porcelain: str) -> list[str]:
+def _status_paths(porcelain_z: str) -> list[str]:
+    """The paths of ``git status --porcelain -z`` (a rename's or copy's new path; its old one dropped)."""
+    fields = porcelain_z.split("\0")
+    paths, i = [], 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if entry[0] in "RC":  # -z: the old path follows as its own field
+                i += 1
+    return paths
+
+
+def _changes(paths: Sequence[str]) -> list[str]:
     """The paths of ``git status --porcelain`` that can change a result: planner's own leftovers dropped."""
-    paths = []
-    for line in porcelain.splitlines():
-        path = line[3:].split(" -> ")[-1].strip('"')
+    kept = []
+    for path in paths:
         parts = path.rstrip("/").split("/")
         if any(p in _SETUP_LEFTOVERS or p.endswith(".egg-info") for p in parts) or path.endswith(".pyc"):
             continue
-        paths.append(path)
-    return paths
+        kept.append(path)
+    return kept
+
+
+def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
 
 
 def git_provenance(path: Path) -> dict[str, Any]:
     """The commit of the plan file's repository and whether the plan (or anything that can change the result)
-    is uncommitted, naming the first few changed paths."""
+    is uncommitted, naming the first few changed paths. Two git processes (every apply pays them): the plan's
+    own state is read from the tree's status, whose paths are relative to the top of the work tree."""
     cwd = path.parent if path.is_file() else path
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                                timeout=10)
-        if commit.returncode != 0:
+        head = _git(["rev-parse", "--show-toplevel", "HEAD"], cwd)
+        if head.returncode != 0:
             return {"commit": None, "dirty": None, "note": "not in a git repository"}
-        status = subprocess.run(["git", "status", "--porcelain", "--", str(path.resolve())], cwd=cwd,
-                                capture_output=True, text=True, timeout=10)
+        top, commit = (head.stdout.splitlines() + ["", ""])[:2]
         # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
-        tree = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=cwd, capture_output=True,
-                              text=True, timeout=10)
-        changed = _changes(tree.stdout)
-        return {"commit": commit.stdout.strip(), "plan_dirty": bool(status.stdout.strip()),
+        tree = _status_paths(_git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd).stdout)
+        changed = _changes(tree)
+        return {"commit": commit.strip(), "plan_dirty": _plan_changed(path, Path(top), tree),
                 "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
     except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None, "note": "git not available"}
+
+
+def _plan_changed(path: Path, top: Path, changed: Sequence[str]) -> bool:
+    """Whether ``git status -- path`` would list anything: the plan (or, for a folder, a file in it)."""
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except (OSError, ValueError):
+        return False
+    return any(c == rel or c.startswith(f"{rel}/") or rel == "." for c in changed)
 
 
 def _resolved_entries(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -104,7 +159,7 @@ class RunRecord:
     def __init__(self, runs_dir: Path, plan_name: str, *, secrets: tuple[str, ...] = ()) -> None:
         runs_dir.mkdir(parents=True, exist_ok=True)
         while True:  # the id's random part makes a clash rare; mkdir without exist_ok makes it impossible
-            path = runs_dir / new_run_id(plan_name, platform.node())
+            path = runs_dir / new_run_id(plan_name, controller_name())
             try:
                 path.mkdir()
                 break
@@ -123,6 +178,10 @@ class RunRecord:
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
         # play -> host -> step path -> entry; a folder reopened by --resume starts from what its file holds
         self._resolved: dict[str, dict[str, dict[str, Any]]] = _resolved_entries(path)
+        self._resolved_nodes: dict[tuple[str, str, str], _Node] = {}  # (play, host, step) -> its entry's node
+        self._resolved_dirty = not (path / RESOLVED_PLAN).exists()  # noted since the file was written (or none yet)
+        self._meta_redacted: dict[str, tuple[Any, Any]] = {}  # field -> (value, its redacted copy)
+        self._meta_written: dict[str, Any] | None = None  # meta.json as last written
         self._scrubbed: set[str] = set()  # artifacts already checked for secrets
 
     # -- secrets never land in the record -------------------------------------------------------------
@@ -146,6 +205,7 @@ class RunRecord:
     def add_secret(self, secret: str) -> None:
         if secret:
             self._secrets = (*self._secrets, secret)
+            self._meta_redacted.clear()  # redacted without the new secret
 
     def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
         """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the record
@@ -166,18 +226,30 @@ class RunRecord:
                 continue
             if n:
                 changed.append(rel)
-                with self._lock:
-                    self.meta.setdefault("redacted_artifacts", []).append(
-                        {"path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"})
+                with self._lock:  # a new list, never changed in place: write_meta redacts each new value
+                    self.meta["redacted_artifacts"] = [*self.meta.get("redacted_artifacts", ()), {
+                        "path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"}]
         if changed:
             self.write_meta()
         return changed
 
     # -- files -----------------------------------------------------------------------------------------
     def write_meta(self, **fields: Any) -> None:
+        """meta.json with ``fields`` set; each value is redacted once (a field's value is replaced, never changed
+        in place), and a meta.json that would not change is not written again."""
         with self._lock:
             self.meta.update(fields)
-            runfolder.write_meta(self.path, origin.sealed(self.redact_value(self.meta)))
+            cache = self._meta_redacted
+            redacted: dict[str, Any] = {}
+            for k, v in self.meta.items():
+                hit = cache.get(k)
+                if hit is None or hit[0] is not v:
+                    hit = cache[k] = (v, self.redact_value({k: v}))  # the field as redact_value saw it in meta
+                redacted.update(hit[1])
+            if redacted == self._meta_written:
+                return
+            runfolder.write_meta(self.path, origin.sealed(redacted))
+            self._meta_written = redacted
 
     def _target(self, relpath: str) -> Path:
         """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
@@ -186,17 +258,29 @@ class RunRecord:
             raise PlannerError(f"record file {relpath!r} would lead outside the run folder {self.path}")
         return self.path / p
 
+    def _json(self, value: Any) -> str:
+        return json.dumps(value, default=lambda o: self.redact(str(o)))  # no indent: the C encoder
+
     def write(self, relpath: str, data: Any) -> None:
-        text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
-        write_bytes(self._target(relpath), self.redact(text).encode())
+        """``data`` as JSON, redacted: indented for a file people read, else compact, a list one item a line
+        (``[``, the items joined by ``,`` and a newline, ``]``: the layout ``append`` adds to)."""
+        value = self.redact_value(data)
+        if relpath in _READ_BY_PEOPLE:
+            text = json.dumps(value, indent=2, default=lambda o: self.redact(str(o)))
+        elif isinstance(value, list) and value:
+            text = "[\n" + ",\n".join(self._json(v) for v in value) + "\n]"
+        else:
+            text = self._json(value)
+        write_bytes(self._target(relpath), self.redact(text + "\n").encode())
 
     def append(self, relpath: str, entries: Sequence[Any]) -> bool:
-        """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``), redacted the same way
-        and in the same layout; False when the file is not such a list (then ``write`` it whole)."""
+        """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``, or indented by an older
+        planner), redacted the same way, one a line; False when the file is not such a list (then ``write`` it
+        whole)."""
         if not entries:
             return True
-        text = json.dumps(self.redact_value(list(entries)), indent=2, default=lambda o: self.redact(str(o)))
-        return append_json_items(self._target(relpath), self.redact(text)[2:-2].encode())  # inside "[\n" "\n]"
+        text = ",\n".join(self._json(v) for v in self.redact_value(list(entries)))
+        return append_json_items(self._target(relpath), self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
         target = self._target(relpath)
@@ -221,17 +305,32 @@ class RunRecord:
         with self._lock:
             resolved = self._resolved
             if entry is not None:
-                resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
-            if not write:
-                return
-            doc = {"plays": [{"name": p, "hosts": hosts} for p, hosts in resolved.items()]}
+                steps = resolved.setdefault(play, {}).setdefault(host, {})
+                new = dict(entry)
+                if steps.get(step) != new:
+                    steps[step] = new
+                    self._resolved_nodes.pop((play, host, step), None)
+                    self._resolved_dirty = True
+            if not write or not self._resolved_dirty:
+                return  # only noted, or the file already says it all
+            doc = {"plays": [{"name": p, "hosts": {h: {s: self._node(p, h, s, e) for s, e in steps.items()}
+                                                   for h, steps in hosts.items()}}
+                             for p, hosts in resolved.items()]}
             text = "# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
-            text += yaml.dump(_plain(doc), Dumper=_DUMPER, sort_keys=False, default_flow_style=False,
-                              allow_unicode=True)
+            text += yaml.dump(doc, Dumper=_ResolvedDumper, allow_unicode=True, **_YAML_STYLE)
+            self._resolved_dirty = False
         try:
             self.write_text(RESOLVED_PLAN, text)
         except OSError as e:
             self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
+
+    def _node(self, play: str, host: str, step: str, entry: Any) -> Any:
+        if not isinstance(entry, Mapping):  # a damaged file's value, carried on as it was read
+            return _plain(entry)
+        node = self._resolved_nodes.get((play, host, step))
+        if node is None:
+            node = self._resolved_nodes[(play, host, step)] = _entry_node(entry)
+        return node
 
     def artifact_dir(self, play: str, host: str, *parts: str) -> Path:
         # the host as its lock and work folder name it: hosts `a b` and `a_b` never share a folder
@@ -383,8 +482,25 @@ def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence
 
 
 def environment_meta() -> dict[str, Any]:
-    return {"planner_version": __version__, "python": platform.python_version(),
-            "controller": platform.node(), "controller_platform": platform.platform()}
+    return {"planner_version": __version__, "python": sys.version.split()[0], "controller": controller_name(),
+            "controller_platform": controller_platform()}
+
+
+def controller_name() -> str:
+    """This machine's name, as ``platform.node()`` says it (without importing ``platform``)."""
+    return os.uname().nodename
+
+
+def controller_platform() -> str:
+    """What ``platform.platform()`` says on Linux (``Linux-6.1.0-18-amd64-x86_64-with-glibc2.36``), without it:
+    it runs ``uname -p`` in a child process for the processor, which Linux reports as ``unknown`` (dropped)."""
+    u = os.uname()
+    try:
+        libc = os.confstr("CS_GNU_LIBC_VERSION") or ""
+    except (ValueError, OSError):
+        libc = ""
+    parts = [u.sysname, u.release, u.machine, *(["with", libc.replace(" ", "")] if libc else [])]
+    return "-".join(x.strip().replace(" ", "_").replace("/", "-") for x in parts if x.strip())
 
 
 def _alive(pid: Any) -> bool | None:
@@ -410,7 +526,7 @@ def status_text(meta: RunMeta | Mapping[str, Any]) -> str:
     m = meta if isinstance(meta, RunMeta) else RunMeta.from_mapping(meta)
     status, code, phase = m.status or "unknown", m.exit_code, m.interrupted_phase
     if status == "running" and code is None:
-        same_host = m.controller in ("", platform.node())
+        same_host = m.controller in ("", controller_name())
         if same_host and _alive(m.pid) is False:
             return ("interrupted (its controller was killed before closing the run; `planner restore RUN` "
                     "restores prep, `planner apply --resume RUN` goes on)")
