@@ -22,16 +22,19 @@ from typing import Any
 from planner.errors import InputError, Problem
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Write ``path`` via a temp file beside it, fsync and rename: readers see the old file or the new one,
-    never a half-written one, and a failure (ENOSPC included) leaves no temp file behind."""
+    never a half-written one, and a failure (ENOSPC included) leaves no temp file behind. ``durable=False``
+    skips the fsync (~5 ms of wall, 0.3 ms of CPU on ext4): for a file whose loss in a crash of the machine
+    costs nothing, as the next run makes it again (a killed process loses nothing either way)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
@@ -52,11 +55,11 @@ class RecordWriteError(OSError):
                 f"(nothing half-written: the previous {Path(str(self.filename)).name}, if any, is intact)")
 
 
-def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+def write_bytes(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Write a record file atomically (atomic_write above); the old file survives any failure,
     and a disk error becomes a RecordWriteError naming the path."""
     try:
-        atomic_write(path, data, mode)
+        atomic_write(path, data, mode, durable=durable)
     except RecordWriteError:
         raise
     except OSError as e:

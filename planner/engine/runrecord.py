@@ -51,7 +51,21 @@ class _Node:
 
 
 class _ResolvedDumper(_DUMPER):  # type: ignore[misc,valid-type]
-    pass
+    """The dumper of plan.resolved.yaml: its emitter asks (in Python) each scalar's implicit tag at every dump,
+    of the same few values again and again; asked once each."""
+
+    _tags: dict[tuple[str, tuple[bool, bool]], str] = {}
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
+        if kind is not yaml.ScalarNode or not isinstance(value, str):
+            return super().resolve(kind, value, implicit)
+        key = (value, tuple(implicit))
+        tag = self._tags.get(key)
+        if tag is None:
+            if len(self._tags) > 1 << 16:  # bounded: a long study's many distinct values
+                self._tags.clear()
+            tag = self._tags[key] = super().resolve(kind, value, implicit)
+        return tag
 
 
 _ResolvedDumper.add_representer(_Node, lambda _dumper, data: data.node)
@@ -63,11 +77,11 @@ def _entry_node(entry: Mapping[str, Any]) -> _Node:
     return _Node(yaml.representer.SafeRepresenter(**_YAML_STYLE).represent_data(_plain(entry)))
 
 
-# Files people open and read (small, written once): indented, like meta.json (runfolder.write_meta; a few KB,
-# written a handful of times, the first file people open). Every other JSON file of the record is read by
-# planner (show, report, store, resume) and written compactly: json's C encoder serves only indent=None,
-# several times faster than its pure-Python one; a JSON list holds one item per line, so appending stays
-# possible (results.json, facts/*.json: their size grows with the hosts and the points).
+# Files people open and read (small, written once): indented; meta.json, written a few times, one field a
+# line (_field_lines). Every other JSON file of the record is read by planner (show, report, store, resume)
+# and written compactly: json's C encoder serves only indent=None, several times faster than its pure-Python
+# one; a JSON list holds one item a line, so appending stays possible (results.json, facts/*.json: their
+# size grows with the hosts and the points).
 _READ_BY_PEOPLE = frozenset({runfolder.RECAP, runfolder.SYNC_START})
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
@@ -142,6 +156,13 @@ def _plan_changed(path: Path, top: Path, changed: Sequence[str]) -> bool:
     except (OSError, ValueError):
         return False
     return any(c == rel or c.startswith(f"{rel}/") or rel == "." for c in changed)
+
+
+def _field_lines(obj: Mapping[str, Any]) -> str:
+    """A JSON object one field a line, each value compact: meta.json as people read it (``grep status``), by
+    json's C encoder (indent= takes its pure-Python one, ~4x the CPU, at each of a run's meta.json writes)."""
+    fields = (f"  {json.dumps(k)}: {json.dumps(v, default=str)}" for k, v in obj.items())
+    return "{\n" + ",\n".join(fields) + "\n}\n" if obj else "{}\n"
 
 
 def _resolved_entries(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -248,7 +269,7 @@ class RunRecord:
                 redacted.update(hit[1])
             if redacted == self._meta_written:
                 return
-            runfolder.write_meta(self.path, origin.sealed(redacted))
+            write_bytes(self.path / runfolder.META, _field_lines(origin.sealed(redacted)).encode())
             self._meta_written = redacted
 
     def _target(self, relpath: str) -> Path:
@@ -271,7 +292,10 @@ class RunRecord:
             text = "[\n" + ",\n".join(self._json(v) for v in value) + "\n]"
         else:
             text = self._json(value)
-        write_bytes(self._target(relpath), self.redact(text + "\n").encode())
+        # facts: a host's own answer, asked again by every run and resume; written at each host's start, where
+        # an fsync was ~5 ms of the host's wall
+        write_bytes(self._target(relpath), self.redact(text + "\n").encode(),
+                    durable=not relpath.startswith(f"{runfolder.FACTS}/"))
 
     def append(self, relpath: str, entries: Sequence[Any]) -> bool:
         """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``, or indented by an older
