@@ -24,7 +24,7 @@ import yaml
 from planner import __version__
 from planner.engine import origin
 from planner.errors import PlannerError
-from planner.files import append_json_items, host_slug, slug, write_bytes
+from planner.files import append_json_items, host_slug, slug, write_bytes, write_remade
 from planner.host import Host
 from planner.plan.model import Plan
 from planner.redaction import MASK, mask_logins, redact_text, redact_value, secret_forms
@@ -294,8 +294,8 @@ class RunRecord:
             text = self._json(value)
         # facts: a host's own answer, asked again by every run and resume; written at each host's start, where
         # an fsync was ~5 ms of the host's wall
-        write_bytes(self._target(relpath), self.redact(text + "\n").encode(),
-                    durable=not relpath.startswith(f"{runfolder.FACTS}/"))
+        put = write_remade if relpath.startswith(f"{runfolder.FACTS}/") else write_bytes
+        put(self._target(relpath), self.redact(text + "\n").encode())
 
     def append(self, relpath: str, entries: Sequence[Any]) -> bool:
         """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``, or indented by an older
