@@ -19,10 +19,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from planner import __version__
 from planner.engine import origin
+from planner.engine.resolved_yaml import ResolvedText
 from planner.errors import PlannerError
 from planner.files import append_json_items, host_slug, slug, write_bytes, write_remade
 from planner.host import Host
@@ -34,48 +33,6 @@ from planner.results.world import HostWorld
 from planner.runid import new_run_id
 from planner.status import ExitCode
 from planner.transport.connection import CommandResult
-
-# libyaml's emitter writes the same text as PyYAML's pure-Python one, ~10x faster: plan.resolved.yaml holds every
-# host's arguments and is rewritten after each step, the largest cost per host of a big warm play
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-
-
-class _Node:
-    """An entry of plan.resolved.yaml already represented (a YAML node): each entry is represented once, not at
-    every rewrite of the file (the representer is pure Python even under libyaml's emitter)."""
-
-    __slots__ = ("node",)
-
-    def __init__(self, node: yaml.Node) -> None:
-        self.node = node
-
-
-class _ResolvedDumper(_DUMPER):  # type: ignore[misc,valid-type]
-    """The dumper of plan.resolved.yaml: its emitter asks (in Python) each scalar's implicit tag at every dump,
-    of the same few values again and again; asked once each."""
-
-    _tags: dict[tuple[str, tuple[bool, bool]], str] = {}
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> Any:
-        if kind is not yaml.ScalarNode or not isinstance(value, str):
-            return super().resolve(kind, value, implicit)
-        key = (value, tuple(implicit))
-        tag = self._tags.get(key)
-        if tag is None:
-            if len(self._tags) > 1 << 16:  # bounded: a long study's many distinct values
-                self._tags.clear()
-            tag = self._tags[key] = super().resolve(kind, value, implicit)
-        return tag
-
-
-_ResolvedDumper.add_representer(_Node, lambda _dumper, data: data.node)
-_YAML_STYLE: dict[str, Any] = {"sort_keys": False, "default_flow_style": False}
-
-
-def _entry_node(entry: Mapping[str, Any]) -> _Node:
-    """``entry`` as the node ``yaml.dump`` makes of it inside the whole file (same settings, no aliases)."""
-    return _Node(yaml.representer.SafeRepresenter(**_YAML_STYLE).represent_data(_plain(entry)))
-
 
 # Files people open and read (small, written once): indented; meta.json, written a few times, one field a
 # line (_field_lines). Every other JSON file of the record is read by planner (show, report, store, resume)
@@ -199,7 +156,7 @@ class RunRecord:
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
         # play -> host -> step path -> entry; a folder reopened by --resume starts from what its file holds
         self._resolved: dict[str, dict[str, dict[str, Any]]] = _resolved_entries(path)
-        self._resolved_nodes: dict[tuple[str, str, str], _Node] = {}  # (play, host, step) -> its entry's node
+        self._resolved_text = ResolvedText(self.redact)  # each entry's text, dumped and redacted once
         self._resolved_dirty = not (path / RESOLVED_PLAN).exists()  # noted since the file was written (or none yet)
         self._meta_redacted: dict[str, tuple[Any, Any]] = {}  # field -> (value, its redacted copy)
         self._meta_written: dict[str, Any] | None = None  # meta.json as last written
@@ -227,6 +184,7 @@ class RunRecord:
         if secret:
             self._secrets = (*self._secrets, secret)
             self._meta_redacted.clear()  # redacted without the new secret
+            self._resolved_text = ResolvedText(self.redact)
 
     def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
         """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the record
@@ -333,28 +291,15 @@ class RunRecord:
                 new = dict(entry)
                 if steps.get(step) != new:
                     steps[step] = new
-                    self._resolved_nodes.pop((play, host, step), None)
                     self._resolved_dirty = True
             if not write or not self._resolved_dirty:
                 return  # only noted, or the file already says it all
-            doc = {"plays": [{"name": p, "hosts": {h: {s: self._node(p, h, s, e) for s, e in steps.items()}
-                                                   for h, steps in hosts.items()}}
-                             for p, hosts in resolved.items()]}
-            text = "# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
-            text += yaml.dump(doc, Dumper=_ResolvedDumper, allow_unicode=True, **_YAML_STYLE)
+            text = self._resolved_text.text(resolved)  # redacted
             self._resolved_dirty = False
         try:
-            self.write_text(RESOLVED_PLAN, text)
+            write_bytes(self._target(RESOLVED_PLAN), text.encode())
         except OSError as e:
             self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
-
-    def _node(self, play: str, host: str, step: str, entry: Any) -> Any:
-        if not isinstance(entry, Mapping):  # a damaged file's value, carried on as it was read
-            return _plain(entry)
-        node = self._resolved_nodes.get((play, host, step))
-        if node is None:
-            node = self._resolved_nodes[(play, host, step)] = _entry_node(entry)
-        return node
 
     def artifact_dir(self, play: str, host: str, *parts: str) -> Path:
         # the host as its lock and work folder name it: hosts `a b` and `a_b` never share a folder
@@ -478,15 +423,6 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
         plays=[{"name": p.name, "hosts": [h.name for h in play_hosts.get(p.name, ())]} for p in plan.plays])
     rec.write_text(runfolder.PLAN, plan.source.read_text())
     return rec
-
-
-def _plain(v: Any) -> Any:
-    """YAML-safe copy: mappings, lists and scalars only (tuples become lists, other objects their str)."""
-    if isinstance(v, Mapping):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v if v is None or isinstance(v, bool | int | float | str) else str(v)
 
 
 _STATUS_WORDS = {ExitCode.OK: "complete", ExitCode.FAILED: "failed", ExitCode.UNREACHABLE: "unreachable",

@@ -100,40 +100,86 @@ def test_facts_are_not_fsynced_and_the_rest_is(tmp_path: Path, monkeypatch: pyte
     assert syncs[0] == 1
 
 
+def _plain(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {str(k): _plain(x) for k, x in v.items()}
+    if isinstance(v, list | tuple):
+        return [_plain(x) for x in v]
+    return v if v is None or isinstance(v, bool | int | float | str) else str(v)
+
+
 def _whole_dump(resolved: dict[str, dict[str, dict[str, Any]]]) -> str:
     """plan.resolved.yaml as the planner before this one dumped it: the whole document at every write."""
     doc = {"plays": [{"name": p, "hosts": hosts} for p, hosts in resolved.items()]}
     return ("# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
-            + yaml.dump(runrecord._plain(doc), Dumper=runrecord._DUMPER, sort_keys=False, default_flow_style=False,
-                        allow_unicode=True))
+            + yaml.dump(_plain(doc), Dumper=getattr(yaml, "CSafeDumper", yaml.SafeDumper), sort_keys=False,
+                        default_flow_style=False, allow_unicode=True))
 
 
-def test_resolved_plan_represents_each_entry_once_and_is_the_same_text(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each write represented every entry so far again (PyYAML's representer is Python even under libyaml):
-    a warm 30-host play's four steps represented 300 entries for 120. Now 120, and the file is the same."""
+def _dumped_entries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """How many (play, host, step) entries were dumped to YAML."""
+    from planner.engine import resolved_yaml
+    count = [0]
+    real = resolved_yaml._dump
+
+    def counted(resolved: Any) -> str:
+        count[0] += sum(1 for hosts in resolved.values() for steps in hosts.values() if isinstance(steps, dict)
+                        for entry in steps.values() if entry)  # not the empty ones that show a key's line
+        return real(resolved)
+
+    monkeypatch.setattr(resolved_yaml, "_dump", counted)
+    return count
+
+
+ODD = {"list": [1, 2.5, None, True], "tuple": ("a", "b"), "yes": "yes", "num": "0123", "long": "x " * 80,
+       "multi": "line one\nline two", "blank lines": "a\n\n\nb  \n c", "ü": "ünï", "empty": {}, "none": None,
+       "path": Path("/tmp/x"), "nested": {"deeper": [{"k": "v: w # not a comment", "-": "- x"}]}, "": "empty key",
+       "lead": "  spaces", "colon:": "a:b", "quote'\"": "\\", "nl\nkey": 1}
+
+
+def test_resolved_plan_dumps_each_entry_once_and_is_the_same_text(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each write dumped every entry so far again (PyYAML's representer and resolver are Python even under
+    libyaml): a warm 30-host play's four steps dumped 300 entries for 120. Now each once; the file the same."""
     rec = RunRecord(tmp_path / "runs", "p")
-    nodes = _counting(monkeypatch, runrecord, "_entry_node")
-    writes = _counting(monkeypatch, rec, "write_text")
+    dumped = _dumped_entries(monkeypatch)
+    writes = _counting(monkeypatch, runrecord, "write_bytes")
     want: dict[str, dict[str, dict[str, Any]]] = {}
-    odd = {"list": [1, 2.5, None, True], "tuple": ("a", "b"), "yes": "yes", "num": "0123", "long": "x " * 80,
-           "multi": "line one\nline two", "ü": "ünï", "empty": {}, "path": Path("/tmp/x")}
     for k in range(4):
-        step = f"plays[0].prep[{k}]"
-        for i in range(10):
-            entry = {"title": f"step {k}", "kind": "command", "args": {"argv": ["uname", "-a"], "i": i, **odd}}
-            rec.note_resolved("host prep", f"lab{i:02d}", step, entry, write=False)
-            want.setdefault("host prep", {}).setdefault(f"lab{i:02d}", {})[step] = entry
-        rec.note_resolved("host prep", "", step, None)
-        assert (rec.path / runfolder.RESOLVED_PLAN).read_text() == _whole_dump(want)
-    assert nodes[0] == 40 and writes[0] == 4
-    rec.note_resolved("host prep", "", "plays[0].prep[3]", None)  # nothing new: not written again
-    rec.note_resolved("host prep", "lab00", "plays[0].prep[3]", want["host prep"]["lab00"]["plays[0].prep[3]"])
-    assert writes[0] == 4 and nodes[0] == 40
-    rec.note_resolved("host prep", "lab00", "plays[0].prep[3]", {"title": "changed"})
-    assert writes[0] == 5 and nodes[0] == 41
+        for play in ("host prep", "second: play"):
+            step = f"plays[{int(play == 'host prep')}].prep[{k}]"
+            for i in range(10):
+                entry = {"title": f"step {k}", "kind": "command", "args": {"argv": ["uname", "-a"], "i": i, **ODD}}
+                rec.note_resolved(play, f"lab{i:02d}", step, entry, write=False)
+                want.setdefault(play, {}).setdefault(f"lab{i:02d}", {})[step] = entry
+            rec.note_resolved(play, "", step, None)
+            assert (rec.path / runfolder.RESOLVED_PLAN).read_text() == _whole_dump(want)
+    assert dumped[0] == 80 and writes[0] == 8
+    rec.note_resolved("host prep", "", "plays[1].prep[3]", None)  # nothing new: not written again
+    rec.note_resolved("host prep", "lab00", "plays[1].prep[1]", want["host prep"]["lab00"]["plays[1].prep[1]"])
+    assert writes[0] == 8 and dumped[0] == 80
+    want["host prep"]["lab03"]["plays[1].prep[1]"] = {"title": "changed", "args": {"x": "y"}}  # in the middle
+    rec.note_resolved("host prep", "lab03", "plays[1].prep[1]", {"title": "changed", "args": {"x": "y"}})
+    assert writes[0] == 9 and dumped[0] == 81
+    assert (rec.path / runfolder.RESOLVED_PLAN).read_text() == _whole_dump(want)
     doc = runfolder.read_resolved_plan(rec.path)
-    assert doc["plays"][0]["hosts"]["lab00"]["plays[0].prep[3]"] == {"title": "changed"}
+    assert doc["plays"][0]["hosts"]["lab03"]["plays[1].prep[1]"] == {"title": "changed", "args": {"x": "y"}}
+
+
+@pytest.mark.parametrize("host", ["h" * 200, "", "- x", "a: b", "?", "#", "ünï", "1", "null", "x\ny"])
+def test_resolved_plan_with_odd_names_is_the_same_text(tmp_path: Path, host: str) -> None:
+    """Names YAML writes quoted, in its ``? key`` form or over lines: pieces that do not check make the file
+    dumped whole, the same text."""
+    rec = RunRecord(tmp_path / "runs", "p")
+    want: dict[str, dict[str, dict[str, Any]]] = {}
+    for k, entry in enumerate(({"title": "a", "args": ODD}, {}, {"title": "b"})):
+        for play in (host, "p"):
+            rec.note_resolved(play, host, f"s{k}", entry, write=False)
+            rec.note_resolved(play, "h2", host or "s", {"title": "c"}, write=False)
+            want.setdefault(play, {}).setdefault(host, {})[f"s{k}"] = entry
+            want[play].setdefault("h2", {})[host or "s"] = {"title": "c"}
+            rec.note_resolved(play, "", "", None)
+            assert (rec.path / runfolder.RESOLVED_PLAN).read_text() == _whole_dump(want)
 
 
 def test_a_new_record_writes_its_resolved_plan_even_empty(tmp_path: Path) -> None:
@@ -184,3 +230,30 @@ def test_controller_platform_says_what_platform_platform_says() -> None:
     machine (``x86_64-x86_64``), which planner does not."""
     if platform.uname().processor in ("", "unknown"):  # uname -p: the process this test starts
         assert environment_meta()["controller_platform"] == platform.platform()
+
+
+def test_resolved_plan_pieces_are_redacted_once_and_again_for_a_new_secret(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The whole file was redacted again at every write (the login patterns over every entry so far); now each
+    piece once. A secret learnt later is masked in the pieces written before it."""
+    rec = RunRecord(tmp_path / "runs", "p", secrets=("hunter2",))
+    masked = [0]
+    real = redaction.mask_logins
+
+    def counted(text: str) -> str:
+        masked[0] += len(text)
+        return real(text)
+
+    monkeypatch.setattr(redaction, "mask_logins", counted)
+    for k in range(4):
+        for i in range(10):
+            rec.note_resolved("p", f"h{i}", f"s{k}", {"args": {"pw": "hunter2", "login": "scott/tiger@db", "k": k}},
+                              write=False)
+        rec.note_resolved("p", "", f"s{k}", None)
+    text = (rec.path / runfolder.RESOLVED_PLAN).read_text()
+    assert masked[0] <= 1.5 * len(text)  # before: 2.5 times (each write redacted the whole file so far)
+    assert "hunter2" not in text and "tiger" not in text and text.count("scott/********@db") == 40
+    rec.add_secret("db")
+    rec.note_resolved("p", "h0", "s4", {"args": {}}, write=True)
+    text = (rec.path / runfolder.RESOLVED_PLAN).read_text()
+    assert "@db" not in text and text.count("scott/********@********") == 40
