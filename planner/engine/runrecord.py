@@ -11,18 +11,17 @@ import contextlib
 import datetime as dt
 import json
 import os
-import platform
 import re
 import subprocess
+import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-import yaml
-
 from planner import __version__
 from planner.engine import origin
+from planner.engine.resolved_yaml import ResolvedText
 from planner.errors import PlannerError
 from planner.files import append_json_items, host_slug, slug, write_bytes
 from planner.host import Host
@@ -35,9 +34,12 @@ from planner.runid import new_run_id
 from planner.status import ExitCode
 from planner.transport.connection import CommandResult
 
-# libyaml's emitter writes the same text as PyYAML's pure-Python one, ~10x faster: plan.resolved.yaml holds every
-# host's arguments and is rewritten after each step, the largest cost per host of a big warm play
-_DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+# Files people open and read (small, written once): indented; meta.json, written a few times, one field a
+# line (_field_lines). Every other JSON file of the record is read by planner (show, report, store, resume)
+# and written compactly: json's C encoder serves only indent=None, several times faster than its pure-Python
+# one; a JSON list holds one item a line, so appending stays possible (results.json, facts/*.json: their
+# size grows with the hosts and the points).
+_READ_BY_PEOPLE = frozenset({runfolder.RECAP, runfolder.SYNC_START})
 
 OUTPUT_LIMIT = 1 << 20  # per stream per command in commands.jsonl; whole outputs belong in artifacts
 # Values of variables whose name says secret, in inventory files (INI `k=v`, YAML `k: v`): never copied.
@@ -56,37 +58,68 @@ _SETUP_LEFTOVERS = frozenset({"build", "dist", ".venv", "venv", "runs", "reports
 _CHANGES_LISTED = 20
 
 
-def _changes(porcelain: str) -> list[str]:
+def _status_paths(porcelain_z: str) -> list[str]:
+    """The paths of ``git status --porcelain -z`` (a rename's or copy's new path; its old one dropped)."""
+    fields = porcelain_z.split("\0")
+    paths, i = [], 0
+    while i < len(fields):
+        entry = fields[i]
+        i += 1
+        if len(entry) > 3:
+            paths.append(entry[3:])
+            if entry[0] in "RC":  # -z: the old path follows as its own field
+                i += 1
+    return paths
+
+
+def _changes(paths: Sequence[str]) -> list[str]:
     """The paths of ``git status --porcelain`` that can change a result: planner's own leftovers dropped."""
-    paths = []
-    for line in porcelain.splitlines():
-        path = line[3:].split(" -> ")[-1].strip('"')
+    kept = []
+    for path in paths:
         parts = path.rstrip("/").split("/")
         if any(p in _SETUP_LEFTOVERS or p.endswith(".egg-info") for p in parts) or path.endswith(".pyc"):
             continue
-        paths.append(path)
-    return paths
+        kept.append(path)
+    return kept
+
+
+def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
 
 
 def git_provenance(path: Path) -> dict[str, Any]:
     """The commit of the plan file's repository and whether the plan (or anything that can change the result)
-    is uncommitted, naming the first few changed paths."""
+    is uncommitted, naming the first few changed paths. Two git processes (every apply pays them): the plan's
+    own state is read from the tree's status, whose paths are relative to the top of the work tree."""
     cwd = path.parent if path.is_file() else path
     try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=cwd, capture_output=True, text=True,
-                                timeout=10)
-        if commit.returncode != 0:
+        head = _git(["rev-parse", "--show-toplevel", "HEAD"], cwd)
+        if head.returncode != 0:
             return {"commit": None, "dirty": None, "note": "not in a git repository"}
-        status = subprocess.run(["git", "status", "--porcelain", "--", str(path.resolve())], cwd=cwd,
-                                capture_output=True, text=True, timeout=10)
+        top, commit = (head.stdout.splitlines() + ["", ""])[:2]
         # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
-        tree = subprocess.run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=cwd, capture_output=True,
-                              text=True, timeout=10)
-        changed = _changes(tree.stdout)
-        return {"commit": commit.stdout.strip(), "plan_dirty": bool(status.stdout.strip()),
+        tree = _status_paths(_git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd).stdout)
+        changed = _changes(tree)
+        return {"commit": commit.strip(), "plan_dirty": _plan_changed(path, Path(top), tree),
                 "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
     except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None, "note": "git not available"}
+
+
+def _plan_changed(path: Path, top: Path, changed: Sequence[str]) -> bool:
+    """Whether ``git status -- path`` would list anything: the plan (or, for a folder, a file in it)."""
+    try:
+        rel = path.resolve().relative_to(top.resolve()).as_posix()
+    except (OSError, ValueError):
+        return False
+    return any(c == rel or c.startswith(f"{rel}/") or rel == "." for c in changed)
+
+
+def _field_lines(obj: Mapping[str, Any]) -> str:
+    """A JSON object one field a line, each value compact: meta.json as people read it (``grep status``), by
+    json's C encoder (indent= takes its pure-Python one, ~4x the CPU, at each of a run's meta.json writes)."""
+    fields = (f"  {json.dumps(k)}: {json.dumps(v, default=str)}" for k, v in obj.items())
+    return "{\n" + ",\n".join(fields) + "\n}\n" if obj else "{}\n"
 
 
 def _resolved_entries(path: Path) -> dict[str, dict[str, dict[str, Any]]]:
@@ -104,7 +137,7 @@ class RunRecord:
     def __init__(self, runs_dir: Path, plan_name: str, *, secrets: tuple[str, ...] = ()) -> None:
         runs_dir.mkdir(parents=True, exist_ok=True)
         while True:  # the id's random part makes a clash rare; mkdir without exist_ok makes it impossible
-            path = runs_dir / new_run_id(plan_name, platform.node())
+            path = runs_dir / new_run_id(plan_name, controller_name())
             try:
                 path.mkdir()
                 break
@@ -123,6 +156,10 @@ class RunRecord:
         self.write_errors: list[str] = []  # commands.jsonl lines lost (disk full): the runner reports them
         # play -> host -> step path -> entry; a folder reopened by --resume starts from what its file holds
         self._resolved: dict[str, dict[str, dict[str, Any]]] = _resolved_entries(path)
+        self._resolved_text = ResolvedText(self.redact)  # each entry's text, dumped and redacted once
+        self._resolved_dirty = not (path / RESOLVED_PLAN).exists()  # noted since the file was written (or none yet)
+        self._meta_redacted: dict[str, tuple[Any, Any]] = {}  # field -> (value, its redacted copy)
+        self._meta_written: dict[str, Any] | None = None  # meta.json as last written
         self._scrubbed: set[str] = set()  # artifacts already checked for secrets
 
     # -- secrets never land in the record -------------------------------------------------------------
@@ -146,6 +183,8 @@ class RunRecord:
     def add_secret(self, secret: str) -> None:
         if secret:
             self._secrets = (*self._secrets, secret)
+            self._meta_redacted.clear()  # redacted without the new secret
+            self._resolved_text = ResolvedText(self.redact)
 
     def scrub_artifacts(self, relpaths: Sequence[str]) -> list[str]:
         """Redact the secrets inside fetched or saved artifacts, in place (streamed: bounded memory); the record
@@ -166,18 +205,30 @@ class RunRecord:
                 continue
             if n:
                 changed.append(rel)
-                with self._lock:
-                    self.meta.setdefault("redacted_artifacts", []).append(
-                        {"path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"})
+                with self._lock:  # a new list, never changed in place: write_meta redacts each new value
+                    self.meta["redacted_artifacts"] = [*self.meta.get("redacted_artifacts", ()), {
+                        "path": rel, "replaced": n, "note": "secrets replaced by ******** after the fetch"}]
         if changed:
             self.write_meta()
         return changed
 
     # -- files -----------------------------------------------------------------------------------------
     def write_meta(self, **fields: Any) -> None:
+        """meta.json with ``fields`` set; each value is redacted once (a field's value is replaced, never changed
+        in place), and a meta.json that would not change is not written again."""
         with self._lock:
             self.meta.update(fields)
-            runfolder.write_meta(self.path, origin.sealed(self.redact_value(self.meta)))
+            cache = self._meta_redacted
+            redacted: dict[str, Any] = {}
+            for k, v in self.meta.items():
+                hit = cache.get(k)
+                if hit is None or hit[0] is not v:
+                    hit = cache[k] = (v, self.redact_value({k: v}))  # the field as redact_value saw it in meta
+                redacted.update(hit[1])
+            if redacted == self._meta_written:
+                return
+            write_bytes(self.path / runfolder.META, _field_lines(origin.sealed(redacted)).encode())
+            self._meta_written = redacted
 
     def _target(self, relpath: str) -> Path:
         """``relpath`` inside the run folder; a name made from outside input must never lead out of it."""
@@ -186,17 +237,31 @@ class RunRecord:
             raise PlannerError(f"record file {relpath!r} would lead outside the run folder {self.path}")
         return self.path / p
 
+    def _json(self, value: Any) -> str:
+        return json.dumps(value, default=lambda o: self.redact(str(o)))  # no indent: the C encoder
+
     def write(self, relpath: str, data: Any) -> None:
-        text = json.dumps(self.redact_value(data), indent=2, default=lambda o: self.redact(str(o))) + "\n"
-        write_bytes(self._target(relpath), self.redact(text).encode())
+        """``data`` as JSON, redacted: indented for a file people read, else compact, a list one item a line
+        (``[``, the items joined by ``,`` and a newline, ``]``: the layout ``append`` adds to)."""
+        value = self.redact_value(data)
+        if relpath in _READ_BY_PEOPLE:
+            text = json.dumps(value, indent=2, default=lambda o: self.redact(str(o)))
+        elif isinstance(value, list) and value:
+            text = "[\n" + ",\n".join(self._json(v) for v in value) + "\n]"
+        else:
+            text = self._json(value)
+        # facts: a host's own answer, asked again by every run and resume; written at each host's start, where
+        # an fsync was ~5 ms of the host's wall
+        write_bytes(self._target(relpath), self.redact(text + "\n").encode())
 
     def append(self, relpath: str, entries: Sequence[Any]) -> bool:
-        """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``), redacted the same way
-        and in the same layout; False when the file is not such a list (then ``write`` it whole)."""
+        """``entries`` appended to the JSON list ``relpath`` holds (written by ``write``, or indented by an older
+        planner), redacted the same way, one a line; False when the file is not such a list (then ``write`` it
+        whole)."""
         if not entries:
             return True
-        text = json.dumps(self.redact_value(list(entries)), indent=2, default=lambda o: self.redact(str(o)))
-        return append_json_items(self._target(relpath), self.redact(text)[2:-2].encode())  # inside "[\n" "\n]"
+        text = ",\n".join(self._json(v) for v in self.redact_value(list(entries)))
+        return append_json_items(self._target(relpath), self.redact(text).encode())
 
     def write_text(self, relpath: str, text: str) -> Path:
         target = self._target(relpath)
@@ -221,15 +286,17 @@ class RunRecord:
         with self._lock:
             resolved = self._resolved
             if entry is not None:
-                resolved.setdefault(play, {}).setdefault(host, {})[step] = dict(entry)
-            if not write:
-                return
-            doc = {"plays": [{"name": p, "hosts": hosts} for p, hosts in resolved.items()]}
-            text = "# each step's arguments per host after variables (the plan as given is plan.yaml)\n"
-            text += yaml.dump(_plain(doc), Dumper=_DUMPER, sort_keys=False, default_flow_style=False,
-                              allow_unicode=True)
+                steps = resolved.setdefault(play, {}).setdefault(host, {})
+                new = dict(entry)
+                if steps.get(step) != new:
+                    steps[step] = new
+                    self._resolved_dirty = True
+            if not write or not self._resolved_dirty:
+                return  # only noted, or the file already says it all
+            text = self._resolved_text.text(resolved)  # redacted
+            self._resolved_dirty = False
         try:
-            self.write_text(RESOLVED_PLAN, text)
+            write_bytes(self._target(RESOLVED_PLAN), text.encode())
         except OSError as e:
             self.write_errors.append(f"{RESOLVED_PLAN}: {e}")
 
@@ -357,15 +424,6 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
     return rec
 
 
-def _plain(v: Any) -> Any:
-    """YAML-safe copy: mappings, lists and scalars only (tuples become lists, other objects their str)."""
-    if isinstance(v, Mapping):
-        return {str(k): _plain(x) for k, x in v.items()}
-    if isinstance(v, list | tuple):
-        return [_plain(x) for x in v]
-    return v if v is None or isinstance(v, bool | int | float | str) else str(v)
-
-
 _STATUS_WORDS = {ExitCode.OK: "complete", ExitCode.FAILED: "failed", ExitCode.UNREACHABLE: "unreachable",
                  ExitCode.INTERRUPTED: "interrupted"}
 
@@ -383,8 +441,13 @@ def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence
 
 
 def environment_meta() -> dict[str, Any]:
-    return {"planner_version": __version__, "python": platform.python_version(),
-            "controller": platform.node(), "controller_platform": origin.controller_platform()}
+    return {"planner_version": __version__, "python": sys.version.split()[0], "controller": controller_name(),
+            "controller_platform": origin.controller_platform()}
+
+
+def controller_name() -> str:
+    """This machine's name, as ``platform.node()`` says it (without importing ``platform``)."""
+    return os.uname().nodename
 
 
 def _alive(pid: Any) -> bool | None:
@@ -410,7 +473,7 @@ def status_text(meta: RunMeta | Mapping[str, Any]) -> str:
     m = meta if isinstance(meta, RunMeta) else RunMeta.from_mapping(meta)
     status, code, phase = m.status or "unknown", m.exit_code, m.interrupted_phase
     if status == "running" and code is None:
-        same_host = m.controller in ("", platform.node())
+        same_host = m.controller in ("", controller_name())
         if same_host and _alive(m.pid) is False:
             return ("interrupted (its controller was killed before closing the run; `planner restore RUN` "
                     "restores prep, `planner apply --resume RUN` goes on)")

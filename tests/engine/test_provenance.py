@@ -45,3 +45,30 @@ def test_a_change_that_matters_is_named(tmp_path: Path) -> None:
     git = git_provenance(plan)
     assert git["dirty"] is True and git["plan_dirty"] is True
     assert git["changed"] == ["plans/p.yaml", "templates/mine.md.j2"], git
+
+
+def test_a_changed_path_is_named_as_it_is_and_two_git_processes_tell_it(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """``git status --porcelain`` quotes a path with non-ASCII or odd characters (``"plans/pl\\303\\244n.yaml"``):
+    meta.json named it in that escaped form. Read with -z, the path as it is; and the commit, the work tree's
+    top and every change come from two git processes, not three."""
+    plan = _repo(tmp_path)
+    odd = plan.with_name("plän \"x\".yaml")
+    odd.write_text("plan: p\n")
+    runs = _counting_runs(monkeypatch)
+    git = git_provenance(odd)
+    assert git["changed"] == ['plans/plän "x".yaml'] and git["plan_dirty"] is True and git["dirty"] is True, git
+    assert runs[0] == 2
+    assert git_provenance(plan)["plan_dirty"] is False  # the plan itself is committed: another file changed
+
+
+def _counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    calls = [0]
+    real = subprocess.run
+
+    def counted(*a: object, **k: object) -> object:
+        calls[0] += 1
+        return real(*a, **k)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(subprocess, "run", counted)
+    return calls

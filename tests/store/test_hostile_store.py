@@ -99,8 +99,8 @@ def test_a_folder_under_runs_dir_that_is_a_symlink_out_is_not_pulled_through(
 def test_two_controllers_starting_the_same_plan_in_the_same_second_get_two_ids(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import datetime as dt
-    import platform
 
+    from planner.engine import runrecord
     from planner.engine.runrecord import RunRecord
     from planner.runid import is_run_id, new_run_id
 
@@ -109,9 +109,9 @@ def test_two_controllers_starting_the_same_plan_in_the_same_second_get_two_ids(
     assert a != b and a.startswith("20261201T200000Z-slob-ctl-a-") and is_run_id(a) and is_run_id(b)
     assert new_run_id("slob", "ctl-a", now) != a  # the random part: one controller, two runs, one second
     assert min(new_run_id("slob", "zz", now + dt.timedelta(seconds=1)), a) == a  # sorts by start
-    monkeypatch.setattr(platform, "node", lambda: "ctl-one")
+    monkeypatch.setattr(runrecord, "controller_name", lambda: "ctl-one")
     first = RunRecord(tmp_path / "one", "slob")
-    monkeypatch.setattr(platform, "node", lambda: "ctl-two")
+    monkeypatch.setattr(runrecord, "controller_name", lambda: "ctl-two")
     second = RunRecord(tmp_path / "two", "slob")
     assert first.id != second.id and "-slob-ctl-one-" in first.id and "-slob-ctl-two-" in second.id
     first.close()
