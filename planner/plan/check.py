@@ -59,6 +59,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     except InputError:
         doc = None  # the file changed since load_plan: fall back to the steps' own locations
     found: dict[tuple[Location | None, str, str, str], list[str]] = {}
+    memo: dict[tuple[str, str], _PerArgs] = {}  # hosts rendering a step alike share its per-argument checks
     problems: list[Problem] = _claim_problems(plan, known, doc) if known and known.metrics else []
     writes = known.writes_devices if known else {}
     for i, play in enumerate(plan.plays):
@@ -77,7 +78,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
                 for p in [*_check_step(spec, variables, doc, plan.source.parent, kinds,
-                                       spec.path in variables_only, writes.get(spec.kind)),
+                                       spec.path in variables_only, writes.get(spec.kind), memo),
                           *_host_vars(spec, variables, host, unlimited or inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
         problems += _shared_clients(clients, {h.name for h in hosts}, i, play, doc)
@@ -278,9 +279,36 @@ def _render_arg(rendered: dict[str, Any], key: str, value: Any, variables: Mappi
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class _PerArgs:
+    """What a step's check finds from its rendered arguments alone: the same for every host that renders them
+    alike (at 200 hosts, 200 schema walks and sweep expansions of identical text were most of the check)."""
+
+    problems: tuple[Problem, ...]  # the schema's and the device-write check's
+    zipped: tuple[Problem, ...]  # the zip: problems, said after the kind's own
+    points: tuple[dict[str, Any], ...]  # the distinct arguments of each sweep point, for the kind's check
+
+
+def _per_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath,
+              writes: DeviceWrites | None, memo: dict[tuple[str, str], _PerArgs] | None) -> _PerArgs:
+    # repr, not JSON: 1 and "1", a date and its text, stay apart; a spec's keys keep their order on every host
+    key = (spec.path, repr(rendered))
+    if memo is not None and (hit := memo.get(key)) is not None:
+        return hit
+    problems = [*validate_step_args(spec.kind, rendered, where, step_path),
+                *_destructive(spec, rendered, writes, where, step_path)]
+    zipped = [Problem(where.value((*step_path, name) if name else step_path), format_path(step_path), message, hint)
+              for name, message, hint in zip_problems(spec.kind, rendered, spec.zip)]
+    found = _PerArgs(tuple(problems), tuple(zipped), () if problems else tuple(_points(spec, rendered)))
+    if memo is not None:
+        memo[key] = found
+    return found
+
+
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
                 plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False,
-                writes: DeviceWrites | None = None) -> list[Problem]:
+                writes: DeviceWrites | None = None, memo: dict[tuple[str, str], _PerArgs] | None = None,
+                ) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
@@ -295,17 +323,14 @@ def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | No
         return problems
     if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
         try:
-            return _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
+            return _refused_args(kinds.get(spec.kind), _points(spec, rendered), where, step_path, plan_dir, variables)
         except (TypeError, ValueError, KeyError, AttributeError, IndexError):
             return []  # arguments too malformed for the kind's check; the schema problems say why
-    problems += validate_step_args(spec.kind, rendered, where, step_path)
-    problems += _destructive(spec, rendered, writes, where, step_path)
-    if not problems:
-        problems += _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
-    for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
-        problems.append(Problem(where.value((*step_path, name) if name else step_path),
-                                format_path(step_path), message, hint))
-    return problems
+    shared = _per_args(spec, rendered, where, step_path, writes, memo)
+    problems += shared.problems
+    if not problems:  # the kind's check reads the host's variables too: run for each host
+        problems += _refused_args(kinds.get(spec.kind), shared.points, where, step_path, plan_dir, variables)
+    return [*problems, *shared.zipped]
 
 
 MAX_CHECKED_POINTS = 4096  # beyond: each swept value is checked once, in bounded time, not every combination
@@ -328,7 +353,7 @@ def _points(spec: StepSpec, rendered: dict[str, Any]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _refused_args(check: ArgsCheck | None, spec: StepSpec, rendered: dict[str, Any], where: Locator,
+def _refused_args(check: ArgsCheck | None, points: Sequence[dict[str, Any]], where: Locator,
                   step_path: NodePath, plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
     """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
     the plan), per sweep point: a value that would be refused on the host is refused here, before any host is
@@ -336,7 +361,7 @@ def _refused_args(check: ArgsCheck | None, spec: StepSpec, rendered: dict[str, A
     if check is None:
         return []
     out: list[Problem] = []
-    for args in _points(spec, rendered):
+    for args in points:
         try:
             check(args, plan_dir, variables)
         except StepError as exc:
