@@ -404,7 +404,7 @@ def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, conso
         except PlannerError as e:  # the measurements are safe in the record; re-render later
             console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
     signals.raise_pending()
-    _index(args, run_dir, console, data)
+    _index(args, run_dir, console, data, plan)
 
 
 def check_runs_dir(runs_dir: Path) -> None:
@@ -532,12 +532,13 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> ExitCode:
     return ExitCode.INTERRUPTED
 
 
-def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None) -> None:
+def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None,
+           plan: Plan | None = None) -> None:
     """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
     failure is a warning: the run folder stays the source of truth and can be pushed again."""
     from planner.cli.store import push_after_apply, store_url
 
-    push_after_apply(store_url(args), run_dir, console.warn, data)
+    push_after_apply(store_url(args), run_dir, console.warn, data, plan)
 
 
 def validate_command(args: argparse.Namespace) -> ExitCode:

@@ -21,6 +21,9 @@ where) has its OS series cut to it (planner.results.os_window; ``os.samples`` sa
 
 from __future__ import annotations
 
+import errno
+import functools
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -288,7 +291,8 @@ def _step_metrics(r: StepResult) -> list[Metric]:
 
 def _kit_params(r: StepResult) -> tuple[tuple[str, Any], ...]:
     """A point's parameters as its kit ran them, when its extra knows them (planner.extras.RanAs)."""
-    return r.extra.ran_params(r.params) if isinstance(r.extra, RanAs) else r.params
+    # None first: a runtime Protocol's isinstance walks its attributes, and most results carry no extra
+    return r.extra.ran_params(r.params) if r.extra is not None and isinstance(r.extra, RanAs) else r.params
 
 
 def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
@@ -340,14 +344,33 @@ def _results(run_dir: Path) -> tuple[StepResult, ...]:
 def _inside(run_dir: Path, relpath: str) -> Path | None:
     """``run_dir/relpath`` when it stays inside the run folder, symbolic links resolved; else None. A run
     folder is shared input: its results.json must not make `planner show/report` read /etc/passwd."""
-    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or Path(relpath).is_absolute():
+    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or relpath.startswith("/"):
         return None
-    root = run_dir.resolve()
+    # os.path, not pathlib: a run's every artifact passes here (pathlib's parsing was most of a push's read)
     try:
-        target = (root / relpath).resolve()
-    except (OSError, RuntimeError):
+        root = _real_root(os.fspath(run_dir))
+        target = os.path.realpath(os.path.join(root, relpath), strict=False)
+        _no_loop(target)
+    except (OSError, RuntimeError, ValueError):
         return None
-    return target if target.is_relative_to(root) and target != root else None
+    return Path(target) if target.startswith(root.rstrip("/") + "/") and target != root else None
+
+
+@functools.lru_cache(maxsize=16)
+def _real_root(run_dir: str) -> str:
+    """The run folder's own real path, once per folder: it is the planner's (--runs-dir, a run id), not the
+    folder's input; each artifact's own path is still resolved on every call."""
+    return os.path.realpath(run_dir, strict=False)
+
+
+def _no_loop(target: str) -> None:
+    """Raises on a symbolic-link loop, as Path.resolve does (RuntimeError); any other stat error (missing,
+    unreadable) is the caller's to meet when it opens the file."""
+    try:
+        os.stat(target)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise RuntimeError(f"symlink loop at {target}") from None
 
 
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
