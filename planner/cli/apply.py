@@ -120,7 +120,8 @@ def _plugins_for(plan_path: Path) -> None:
     import yaml
 
     try:
-        doc = yaml.safe_load(read_input(plan_path, "plan"))
+        # libyaml when PyYAML has it: the plan is parsed again by the loader, this pass only looks for kinds
+        doc = yaml.load(read_input(plan_path, "plan"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (InputError, yaml.YAMLError, RecursionError):
         return  # the loader says what is wrong with the file
     if not _may_name_plugin(doc):
