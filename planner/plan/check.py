@@ -18,7 +18,16 @@ from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
-from planner.plan.templating import any_template, eval_when, refused, render, undefined_name, variables_for, when_names
+from planner.plan.templating import (
+    any_template,
+    eval_when,
+    refused,
+    render,
+    undefined_name,
+    untemplated,
+    variables_for,
+    when_names,
+)
 from planner.variables import LOAD_GENERATOR_HOST
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
@@ -59,7 +68,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     except InputError:
         doc = None  # the file changed since load_plan: fall back to the steps' own locations
     found: dict[tuple[Location | None, str, str, str], list[str]] = {}
-    memo: dict[tuple[str, str], _PerArgs] = {}  # hosts rendering a step alike share its per-argument checks
+    memo = _Memo()  # hosts rendering a step alike share its per-argument checks
     problems: list[Problem] = _claim_problems(plan, known, doc) if known and known.metrics else []
     writes = known.writes_devices if known else {}
     for i, play in enumerate(plan.plays):
@@ -289,11 +298,26 @@ class _PerArgs:
     points: tuple[dict[str, Any], ...]  # the distinct arguments of each sweep point, for the kind's check
 
 
+@dataclass(slots=True)
+class _Memo:
+    """One plan check's shared answers: per step, which arguments hold a template; per (step, rendering), the
+    per-argument checks."""
+
+    templated: dict[str, frozenset[str]] = field(default_factory=dict)
+    per_args: dict[tuple[str, str], _PerArgs] = field(default_factory=dict)
+
+    def templated_of(self, spec: StepSpec) -> frozenset[str]:
+        found = self.templated.get(spec.path)
+        if found is None:
+            found = self.templated[spec.path] = frozenset(k for k, v in spec.args.items() if any_template(v))
+        return found
+
+
 def _per_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath,
-              writes: DeviceWrites | None, memo: dict[tuple[str, str], _PerArgs] | None) -> _PerArgs:
+              writes: DeviceWrites | None, memo: _Memo | None) -> _PerArgs:
     # repr, not JSON: 1 and "1", a date and its text, stay apart; a spec's keys keep their order on every host
     key = (spec.path, repr(rendered))
-    if memo is not None and (hit := memo.get(key)) is not None:
+    if memo is not None and (hit := memo.per_args.get(key)) is not None:
         return hit
     problems = [*validate_step_args(spec.kind, rendered, where, step_path),
                 *_destructive(spec, rendered, writes, where, step_path)]
@@ -301,24 +325,24 @@ def _per_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_pat
               for name, message, hint in zip_problems(spec.kind, rendered, spec.zip)]
     found = _PerArgs(tuple(problems), tuple(zipped), () if problems else tuple(_points(spec, rendered)))
     if memo is not None:
-        memo[key] = found
+        memo.per_args[key] = found
     return found
 
 
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
                 plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False,
-                writes: DeviceWrites | None = None, memo: dict[tuple[str, str], _PerArgs] | None = None,
-                ) -> list[Problem]:
+                writes: DeviceWrites | None = None, memo: _Memo | None = None) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
     problems: list[Problem] = _check_when(spec, variables, where, step_path)
+    templated = (memo or _Memo()).templated_of(spec)
     for key, value in spec.args.items():
-        if any_template(value):
+        if key in templated:
             problems += _render_arg(rendered, key, value, variables, where.value((*step_path, key)),
                                     format_path((*step_path, key)))
         else:  # no Jinja2 for an argument without a template (start-up time)
-            rendered[key] = render(value, variables)
+            rendered[key] = untemplated(value)
     if problems:
         return problems
     if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
