@@ -22,7 +22,7 @@ import yaml
 
 from planner import kindspec
 from planner.errors import InputError, Problem
-from planner.extras import OWN_TYPES, Notes, StepExtra, TypedExtra, decode
+from planner.extras import OWN_TYPES, TYPE_KEY, VERSION_KEY, Notes, StepExtra, TypedExtra, decode
 from planner.files import write_json
 from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
@@ -246,9 +246,14 @@ def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
     if not data:
         return None
     try:
+        if data.get(TYPE_KEY) in _OWN and isinstance(data.get(VERSION_KEY), int):  # no kind's module for it
+            return decode(data, _OWN)
         return decode(data, extra_types()) or Notes(MappingProxyType(dict(data)))
     except (KeyError, TypeError, ValueError, AttributeError):
         return Notes(MappingProxyType(dict(data)))
+
+
+_OWN: Mapping[str, type[TypedExtra]] = MappingProxyType({t.TYPE: t for t in OWN_TYPES})  # tags are unique (tested)
 
 
 @functools.cache
