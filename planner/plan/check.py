@@ -313,10 +313,19 @@ class _Memo:
         return found
 
 
+def _typed(value: Any) -> str:
+    """The rendered arguments as a key: each value with its type, so 1 and "1", a date and its text, a string and
+    an UnsafeText of the same text (the zip: check tells them apart) stay apart; a spec's keys keep their order."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{_typed(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return type(value).__name__ + "[" + ",".join(_typed(v) for v in value) + "]"
+    return f"{type(value).__qualname__}:{value!r}"
+
+
 def _per_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath,
               writes: DeviceWrites | None, memo: _Memo | None) -> _PerArgs:
-    # repr, not JSON: 1 and "1", a date and its text, stay apart; a spec's keys keep their order on every host
-    key = (spec.path, repr(rendered))
+    key = (spec.path, _typed(rendered))
     if memo is not None and (hit := memo.per_args.get(key)) is not None:
         return hit
     problems = [*validate_step_args(spec.kind, rendered, where, step_path),

@@ -51,3 +51,11 @@ def test_schema_walked_once_per_rendering_host_checks_per_host(tmp_path: Path,
     assert len(got) == 2 and got[1].startswith("x.yaml:6:15: plays[0].workloads[0].slob: the inventory says this "
                                                "database is a CDB") and got[1].count(" for host db03 — ") == 1
     assert sorted(str(w["readers"]) for w in walked) == ["4", "many"]  # four hosts, two renderings
+
+
+def test_the_shared_key_keeps_types_apart() -> None:
+    from planner.host import UnsafeText
+
+    keys = {check._typed(v) for v in ({"a": 1}, {"a": "1"}, {"a": [1]}, {"a": (1,)}, {"a": "{{ x }}"},
+                                       {"a": UnsafeText("{{ x }}")}, {"a": True}, {"a": None}, {"a": "None"})}
+    assert len(keys) == 9
