@@ -10,34 +10,49 @@ link, a folder, a block device or a socket is never replaced by a file. As root,
 from __future__ import annotations
 
 import errno
-import hashlib
 import json
 import os
 import re
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from planner.errors import InputError, Problem
 
 
-def atomic_write(path: Path, data: bytes, mode: int | None = None) -> None:
+def atomic_write(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Write ``path`` via a temp file beside it, fsync and rename: readers see the old file or the new one,
-    never a half-written one, and a failure (ENOSPC included) leaves no temp file behind."""
+    never a half-written one, and a failure (ENOSPC included) leaves no temp file behind. ``durable=False``
+    skips the fsync, for a file whose loss in a power cut costs nothing (its caller says why)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _temp_beside(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         if mode is not None:
             os.chmod(tmp, mode)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)  # as mkstemp opens
+
+
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new file ``.NAME.XXXXXXXX.tmp`` beside ``path``, open for writing, mode 0600: tempfile.mkstemp's
+    contract, without importing tempfile (it imports shutil, bz2, lzma and random: ~5 ms of every start-up)."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(4).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(errno.EEXIST, "no unused temporary file name", str(path.parent))
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -52,11 +67,11 @@ class RecordWriteError(OSError):
                 f"(nothing half-written: the previous {Path(str(self.filename)).name}, if any, is intact)")
 
 
-def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+def write_bytes(path: Path, data: bytes, mode: int | None = None, *, durable: bool = True) -> None:
     """Write a record file atomically (atomic_write above); the old file survives any failure,
     and a disk error becomes a RecordWriteError naming the path."""
     try:
-        atomic_write(path, data, mode)
+        atomic_write(path, data, mode, durable=durable)
     except RecordWriteError:
         raise
     except OSError as e:
@@ -66,7 +81,7 @@ def write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
 _LIST_END = b"\n]\n"  # how write_json and RunRecord.write end a non-empty JSON list
 
 
-def append_json_items(path: Path, items: bytes) -> bool:
+def append_json_items(path: Path, items: bytes, *, durable: bool = True) -> bool:
     """Append ``items`` (JSON values, comma-separated, in the list's layout) to the JSON list ``path`` holds,
     in place: the file grows by the new items only, and is a whole JSON list again after the write. False,
     untouched, when the file is not a non-empty list in that layout (the caller writes it whole then).
@@ -92,7 +107,8 @@ def append_json_items(path: Path, items: bytes) -> bool:
             done = 0
             while done < len(data):
                 done += os.pwrite(fd, data[done:], end + done)
-            os.fsync(fd)
+            if durable:
+                os.fsync(fd)
         except OSError as e:
             os.ftruncate(fd, end)  # the bytes freed are the file's own: the old end fits back
             os.pwrite(fd, _LIST_END, end)
@@ -102,7 +118,44 @@ def append_json_items(path: Path, items: bytes) -> bool:
     return True
 
 
+def write_at(path: Path, offset: int, data: bytes, size: int) -> bool:
+    """``data`` over the bytes at ``offset`` of ``path``, in place (not synced), when the file is the ``size``
+    its writer left it (else False, untouched: the caller writes it whole). For a record item whose text keeps
+    its length when it changes: the change costs the item, not the file."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ELOOP):
+            return False
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    try:
+        if os.fstat(fd).st_size != size or offset + len(data) > size:
+            return False
+        done = 0
+        while done < len(data):
+            done += os.pwrite(fd, memoryview(data)[done:], offset + done)
+        return True
+    except OSError as e:
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    finally:
+        os.close(fd)
+
+
+def sync_file(path: Path) -> None:
+    """What was written to ``path`` without a sync, on disk now (missing, or a link: not ours to sync)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def sha256_file(path: Path) -> str:
+    import hashlib  # here: hashlib loads OpenSSL, and a run's start-up hashes nothing
+
     h = hashlib.sha256()
     with path.open("rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -123,7 +176,7 @@ def host_slug(name: str) -> str:
     locks and folders keep their paths), else its slug and a hash of it, so ``a b`` and ``a_b`` never share
     a lock or a folder."""
     plain = slug(name)
-    return plain if plain == name else f"{plain[:49]}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+    return plain if plain == name else f"{plain[:49]}-{_sha256_hex(name)[:10]}"
 
 
 def name_file(name: str) -> str:
@@ -132,7 +185,13 @@ def name_file(name: str) -> str:
     never share a file)."""
     if _PLAIN.fullmatch(name) and name not in (".", ".."):
         return name
-    return f"{slug(name).lstrip('.') or 'x'}-{hashlib.sha256(name.encode()).hexdigest()[:10]}"
+    return f"{slug(name).lstrip('.') or 'x'}-{_sha256_hex(name)[:10]}"
+
+
+def _sha256_hex(text: str) -> str:
+    import hashlib  # here: only an odd name is hashed (hashlib loads OpenSSL at import)
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 _REFUSED = {stat.S_IFLNK: ("is a symbolic link", "give the file it points to, or another path: planner does not "

@@ -13,6 +13,8 @@ DEFAULT_WORKDIR = "/tmp/planner"
 
 @dataclass(frozen=True, slots=True)
 class Host:
+    """An inventory host as planner reaches it: the ``ansible_*`` connection variables, read once."""
+
     name: str  # inventory name
     address: str  # ansible_host, else the name
     port: int | None = None  # ansible_port; None lets ~/.ssh/config (or 22) decide

@@ -25,6 +25,7 @@ A foundation module: no planner imports but errors, so every layer may use it.
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 import shlex
@@ -204,22 +205,86 @@ _LOGINS = (
     re.compile(r"(?i)(\bidentified\s+by\s+)" + _PW),
 )
 _LOGIN_HINT = re.compile(r"/|(?i:identified)")
+# What each of _LOGINS cannot match without, for an ASCII text (lowered): most texts a record redacts hold
+# paths, so "/" alone made all three patterns scan them, ~0.1 s of CPU in a warm 30-host run for no match.
+# Exact for ASCII only: (?i) also folds non-ASCII letters onto these ("ſ" is "s", "K" is "k").
+_LOGIN_WORDS = ("sqlplus", "rman", "exp", "imp", "sqlldr", "dgmgrl", "conn", "target", "catalog", "auxiliary")
+# _LOGINS[0]'s end, "/" then a password then "@", alone: a literal first, so re finds each "/" fast and most
+# fail at once, where _LOGINS[0] itself tries every word (texts with paths and a shell's "$@" are common)
+_LOGIN_TAIL = re.compile("/" + _PW + "@")
+
+
+def _login_sub(m: re.Match[str]) -> str:
+    return m.group(1) + MASK if m.group(2) != MASK else m.group(0)
 
 
 def mask_logins(text: str) -> str:
     """``text`` with every password written in a login's shape masked (see _LOGINS)."""
-    if not _LOGIN_HINT.search(text):
+    if type(text) is not str or not text.isascii():  # a str subclass: sub returns a plain str, as it did
+        if not _LOGIN_HINT.search(text):
+            return text
+        for pattern in _LOGINS:
+            text = pattern.sub(_login_sub, text)
         return text
-    for pattern in _LOGINS:
-        text = pattern.sub(lambda m: m.group(1) + MASK if m.group(2) != MASK else m.group(0), text)
+    # A pattern is skipped only where it cannot match; a mask put in by one ("*") makes no word for the next
+    slash = "/" in text
+    low = text.lower()
+    if slash:
+        if "@" in text and _LOGIN_TAIL.search(text):
+            text = _LOGINS[0].sub(_login_sub, text)
+        for word in _LOGIN_WORDS:  # a loop, not any(): a generator's frame costs more than most texts' checks
+            if word in low:
+                text = _LOGINS[1].sub(_login_sub, text)
+                break
+    if "identified" in low:
+        text = _LOGINS[2].sub(_login_sub, text)
     return text
 
 
 def redact_text(text: str, secrets: Sequence[str]) -> str:
+    forms = _forms(tuple(secrets))
+    return _redact(text, forms, _memo(forms))
+
+
+# A record redacts the same short strings again and again (a host's user, a step's name, each meta.json
+# rewrite): a warm 30-host run hands ~4,600 strings of 256 characters or less, ~700 of them different.
+# Redaction is a function of the text and the secret forms alone, so its result is kept per set of forms.
+_MEMO_TEXT = 256  # longer texts are rarely seen twice, and costly to hash and to keep
+_MEMO_SIZE = 4096  # per set of forms: cleared when full (a long run's stream of new strings)
+_MEMOS: dict[tuple[str, ...], dict[str, str]] = {}
+
+
+def _memo(forms: tuple[str, ...]) -> dict[str, str]:
+    memo = _MEMOS.get(forms)
+    if memo is None:
+        if len(_MEMOS) >= 16:
+            _MEMOS.clear()
+        memo = _MEMOS[forms] = {}
+    return memo
+
+
+def _redact(text: str, forms: tuple[str, ...], memo: dict[str, str]) -> str:
+    if type(text) is not str or len(text) > _MEMO_TEXT:  # a str subclass keeps its own type's outcome
+        return _redact_once(text, forms)
+    out = memo.get(text)
+    if out is None:
+        out = _redact_once(text, forms)
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[text] = out
+    return text if out == text else out  # unchanged: the caller's own object, so its container is not copied
+
+
+def _redact_once(text: str, all_forms: tuple[str, ...]) -> str:
     text = mask_logins(text)
-    forms = tuple(f for f in _forms(tuple(secrets)) if f in text)
-    if not forms:
+    if not all_forms or len(text) < len(all_forms[-1]):  # longest first: [-1] is the shortest
         return text
+    for form in all_forms:
+        if form in text:
+            break
+    else:  # most texts hold none
+        return text
+    forms = tuple(f for f in all_forms if f in text)
     keep = [m.span() for m in _STRUCTURE.finditer(text)]
     if not keep:
         for form in forms:
@@ -234,15 +299,72 @@ def redact_text(text: str, secrets: Sequence[str]) -> str:
 
 
 def redact_value(value: Any, secrets: Sequence[str]) -> Any:
-    """The same JSON-like value with every string (keys but planner's own) redacted."""
+    """The same JSON-like value with every string (keys but planner's own) redacted: a dict or list in which
+    nothing changed is returned itself, not copied (the caller encodes it; it must not change it); a tuple
+    or other mapping comes back as a list or dict, as always."""
+    forms = _forms(tuple(secrets))
+    return _value(value, forms, _memo(forms))
+
+
+_LEAVES = frozenset({int, float, bool, type(None)})
+_OWN_KEYS: dict[str, bool] = {}  # key -> planner's own (not redacted); records repeat a few hundred keys
+
+
+def _own_key(key: str) -> bool:
+    own = _OWN_KEYS.get(key)
+    if own is None:
+        own = _KEY.fullmatch(key) is not None
+        if len(_OWN_KEYS) < 4096:  # bounded: keys made from hosts' data could be many
+            _OWN_KEYS[key] = own
+    return own
+
+
+def _value(value: Any, forms: tuple[str, ...], memo: dict[str, str]) -> Any:
+    kind = type(value)
+    if kind is str:
+        return _redact(value, forms, memo)
+    if kind in _LEAVES:
+        return value
+    if kind is dict:
+        return _dict(value, forms, memo)
+    if kind is list:
+        return _list(value, forms, memo)
     if isinstance(value, str):
-        return redact_text(value, secrets)
-    if isinstance(value, Mapping):
-        return {redact_value(k, secrets) if isinstance(k, str) and not _KEY.fullmatch(k) else k:
-                redact_value(v, secrets) for k, v in value.items()}
+        return _redact(value, forms, memo)
+    if isinstance(value, Mapping):  # another mapping: a new dict, as before
+        return {_value(k, forms, memo) if isinstance(k, str) and not _own_key(k) else k: _value(v, forms, memo)
+                for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return [redact_value(v, secrets) for v in value]
+        return [_value(v, forms, memo) for v in value]
     return value
+
+
+def _dict(value: dict[Any, Any], forms: tuple[str, ...], memo: dict[str, str]) -> dict[Any, Any]:
+    pairs: list[tuple[Any, Any]] | None = None  # made at the first change: most dicts hold no secret
+    own_keys, leaves = _OWN_KEYS, _LEAVES
+    for n, (k, v) in enumerate(value.items()):
+        # the common cases inline (a key planner named, a number, a string): a call per item was most of the cost
+        rk = k if own_keys.get(k) or not isinstance(k, str) or _own_key(k) else _value(k, forms, memo)
+        kind = type(v)
+        rv = v if kind in leaves else _redact(v, forms, memo) if kind is str else _value(v, forms, memo)
+        if pairs is None:
+            if rk is k and rv is v:
+                continue
+            pairs = list(itertools.islice(value.items(), n))
+        pairs.append((rk, rv))
+    return value if pairs is None else dict(pairs)  # keys redacted alike: the last value wins, as before
+
+
+def _list(value: list[Any], forms: tuple[str, ...], memo: dict[str, str]) -> list[Any]:
+    out: list[Any] | None = None
+    for n, v in enumerate(value):
+        rv = _value(v, forms, memo)
+        if out is None:
+            if rv is v:
+                continue
+            out = value[:n]
+        out.append(rv)
+    return value if out is None else out
 
 
 def redact_problem(problem: Problem, secrets: Sequence[str]) -> Problem:

@@ -9,8 +9,8 @@ against ``SHAPE`` and, when it names a folder, that folder must resolve inside i
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
-import secrets
 from pathlib import Path
 
 from planner.errors import InputError, Problem
@@ -54,4 +54,5 @@ def new_run_id(plan_name: str, controller: str, now: dt.datetime | None = None) 
     """``<UTC stamp>-<plan>-<controller>-<random>``: sorts by start time, says what and where, and two
     controllers starting the same plan in the same second still get two ids (the random part)."""
     stamp = (now or dt.datetime.now(dt.UTC)).strftime("%Y%m%dT%H%M%SZ")
-    return f"{stamp}-{_part(plan_name, 60)}-{_part(controller, 40)}-{secrets.token_hex(3)}"
+    # os.urandom(3).hex() is secrets.token_hex(3), without importing secrets (hmac, hashlib: OpenSSL at start-up)
+    return f"{stamp}-{_part(plan_name, 60)}-{_part(controller, 40)}-{os.urandom(3).hex()}"

@@ -124,6 +124,8 @@ class Retried:
 
 @dataclass(frozen=True, slots=True)
 class StepResult:
+    """One step's result on one host (a workload's: per sweep point), as the recap and the record keep it."""
+
     step: str  # StepSpec.path, e.g. "plays[0].prep[1]"
     title: str
     host: str
@@ -167,6 +169,8 @@ def legacy_place(step: str, title: str = "") -> tuple[int | None, str, int | Non
 
 @dataclass(slots=True)
 class HostStats:
+    """One host's counts for the recap, in ansible-playbook's columns."""
+
     ok: int = 0
     changed: int = 0
     unreachable: int = 0

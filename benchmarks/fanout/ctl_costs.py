@@ -4,8 +4,9 @@ machine disturbs them less than a whole fan-out.
     python benchmarks/fanout/ctl_costs.py [--hosts 30,200] [--reps 3]
 
 For each N: the restore logs of a warm play's saves (two prep entries a host, as plan.yaml saves: the private
-log and restore.json) and load_inventory of an N-host YAML inventory as bench.py's lab writes one. Prints the
-smallest process CPU of the repetitions, and per host. Run it from the tree to measure (its planner first on
+log and restore.json), then of the play's end marking each entry reverted (CPU, and wall: the syncs wait), and
+load_inventory of an N-host YAML inventory as bench.py's lab writes one. Prints the smallest of the
+repetitions, and per host. Run it from the tree to measure (its planner first on
 the path).
 """
 
@@ -40,16 +41,20 @@ def _entries(n: int) -> list[RestoreEntry]:
     return out
 
 
-def restore_cpu(work: Path, n: int) -> float:
+def restore_cpu(work: Path, n: int) -> tuple[float, float, float, float]:
+    """CPU and wall of the saves (two entries a host), then of the end of play's marks (each reverted)."""
     record = RunRecord(work / "runs", "fanout", secrets=("s3cr3t-pw",))
     record.write_meta(run_id=record.id, started="2026-12-07T00:00:00Z", plan_file="plan.yaml", hosts=[], plays=[])
     log = RestoreLog()
     log.attach(record)
     entries = _entries(n)
-    t0 = time.process_time()
+    t0, w0 = time.process_time(), time.perf_counter()
     for e in entries:
         log.add(e)
-    return time.process_time() - t0
+    t1, w1 = time.process_time(), time.perf_counter()
+    for e in log.pending():
+        log.mark(e, True)
+    return t1 - t0, w1 - w0, time.process_time() - t1, time.perf_counter() - w1
 
 
 def inventory_cpu(work: Path, n: int) -> float:
@@ -72,9 +77,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="planner-ctlcosts-") as tmp:
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")
         for n in (int(x) for x in a.hosts.split(",")):
-            r = min(restore_cpu(Path(tmp) / f"r{n}-{k}", n) for k in range(a.reps))
+            runs = [restore_cpu(Path(tmp) / f"r{n}-{k}", n) for k in range(a.reps)]
+            r, rw, m, mw = (min(x[j] for x in runs) for j in range(4))
             i = min(inventory_cpu(Path(tmp), n) for _ in range(a.reps))
-            print(f"N={n}: restore logs {r:.3f} s ({r / n * 1000:.2f} ms a host), "
+            print(f"N={n}: restore logs {r:.3f} s ({r / n * 1000:.2f} ms a host; wall {rw / n * 1000:.2f}), "
+                  f"marks {m:.3f} s ({m / n * 1000:.2f} ms a host; wall {mw / n * 1000:.2f}), "
                   f"load_inventory {i:.3f} s ({i / n * 1000:.2f} ms a host)")
 
 

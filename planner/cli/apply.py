@@ -63,6 +63,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
+    """A plan and inventory read and checked: what an apply runs, and the secrets it masks."""
+
     plan: Plan
     inventory: Inventory
     extra_vars: dict[str, Any]
@@ -457,7 +459,7 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
     """The options of the run being resumed, with this command line's transport and output options; its
     connection settings (-i, -e, --known-hosts, --ssh-config) unless given again. Only a run made on this
     controller (planner.engine.origin) is resumed: a received folder's argv and cwd are data."""
-    from planner.cli.parser import build_parser  # re-parsing a recorded argv is the CLI's job
+    from planner.cli.parser import parser_for  # re-parsing a recorded argv is the CLI's job
     from planner.engine.origin import made_here, transport_file_problems
 
     given = [k for k in DEFINING if k not in CONNECTION and getattr(new, k) not in (None, [], False)]
@@ -480,7 +482,7 @@ def resume_args(new: argparse.Namespace, run_dir: Path) -> argparse.Namespace:
                                   "rehearse again with planner apply --rehearse PLAN")])
     argv = list(meta.argv)
     try:
-        old = build_parser().parse_args(argv)
+        old = parser_for(argv).parse_args(argv)
     except SystemExit:
         raise InputError([Problem(None, "", f"run {run_dir.name}: cannot read its command line {argv!r}",
                                   "restore the hosts with planner restore RUN and start a new run")]) from None

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import signal
 import sys
 import threading
@@ -15,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from planner import signals
-from planner.cli.parser import build_parser
+from planner.cli.parser import parser_for
 from planner.errors import InputError, PlannerError, Problem
 from planner.status import ExitCode
 
@@ -80,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> ExitCode:
 
 def _main(argv: Sequence[str] | None) -> ExitCode:
     args_list = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = parser_for(args_list)
     try:
         args = parser.parse_args(args_list)
     except SystemExit as e:  # argparse already printed the usage error; ansible-playbook exits 2 there too
@@ -130,7 +131,8 @@ def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
         return  # restore_run refuses to reach its hosts at all
     argv, cwd = raw.get("argv"), Path(str(raw.get("cwd") or "."))
     try:
-        old = build_parser().parse_args([str(a) for a in argv] if isinstance(argv, list) else [])
+        line = [str(a) for a in argv] if isinstance(argv, list) else []
+        old = parser_for(line).parse_args(line)
     except SystemExit:
         return  # a command line this version cannot read: the options given here (or the defaults) apply
     for key in ("known_hosts", "ssh_config"):
@@ -150,13 +152,24 @@ def _no_transport_files_in_run_folders(args: argparse.Namespace) -> None:
 def _vault_keys(args: argparse.Namespace) -> None:
     """The vault passwords, read (or asked) once, before any inventory: handed down as args.vault."""
     from planner.inventory.vault import NO_KEYS
-    from planner.inventory.vault_ids import VaultOptions, vault_keys
 
-    if not hasattr(args, "vault_id"):  # a command without vault flags (parse, report, ...)
+    if not hasattr(args, "vault_id") or not _vault_asked(args):  # no vault flags (parse, report, ...) or none given
         args.vault = NO_KEYS
         return
+    from planner.inventory.vault_ids import VaultOptions, vault_keys  # here: most command lines name no vault
+
     options = VaultOptions(tuple(args.vault_password_file), tuple(args.vault_id), args.ask_vault_pass)
     args.vault = vault_keys(options, _ask_password)
+
+
+# planner.inventory.vault_ids' ENV_FILE, ENV_IDS and ENV_MATCH (a test holds them equal): any of them set, or a
+# vault flag given, and the vault passwords are read (that module imported); else there are none to read.
+VAULT_ENV = ("ANSIBLE_VAULT_PASSWORD_FILE", "ANSIBLE_VAULT_IDENTITY_LIST", "ANSIBLE_VAULT_ID_MATCH")
+
+
+def _vault_asked(args: argparse.Namespace) -> bool:
+    return bool(args.vault_password_file or args.vault_id or args.ask_vault_pass
+                or any(os.environ.get(name) for name in VAULT_ENV))
 
 
 def _ask_password(prompt: str) -> str:

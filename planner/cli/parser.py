@@ -4,12 +4,39 @@ commands that re-read a recorded command line (apply --resume) need not import t
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from planner import __version__
 
 EPILOG = ("exit codes: 0 ok, 1 internal error or no host left to target, 2 a step failed or a bad option, 4 a host "
           "unreachable, 5 bad input, 99 interrupted")
+
+
+def _columns() -> int:
+    """``shutil.get_terminal_size().columns``, as argparse's HelpFormatter asks it (shutil's own rule: $COLUMNS
+    when positive, else the terminal's, else 80), without importing shutil (and its bz2 and lzma: ~3 ms)."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help layout, its width found without shutil: every add_argument makes one of these."""
+
+    def __init__(self, prog: str, indent_increment: int = 2, max_help_position: int = 24,
+                 width: int | None = None) -> None:
+        super().__init__(prog, indent_increment, max_help_position, _columns() - 2 if width is None else width)
 
 
 def forks(text: str) -> int:
@@ -76,9 +103,11 @@ def _run_options(p: argparse.ArgumentParser) -> None:
     _vault_options(p)
 
 
-def _inventory_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> argparse.ArgumentParser:
+def _inventory_parser(sub: Verbs) -> argparse.ArgumentParser | None:
     """ansible-inventory's options, in its words."""
     inv = sub.add_parser("inventory", help="show an inventory as ansible-inventory does")
+    if inv is None:
+        return None
     inv.add_argument("group", nargs="?", help="the group --graph starts at (default all)")
     inv.add_argument("-i", "--inventory", type=Path, action="append", required=True,
                      help="inventory file, directory or host list (host1,host2,); repeatable")
@@ -100,24 +129,93 @@ def _inventory_parser(sub: argparse._SubParsersAction[argparse.ArgumentParser]) 
     return inv
 
 
-def build_parser() -> argparse.ArgumentParser:
+def verb_of(argv: Sequence[str]) -> str | None:
+    """The verb a command line names, for build_parser: its first word unless that is an option. ``""`` for
+    ``--version`` (no verb's options are needed to print it); None (every verb) for ``--help`` or nothing."""
+    if not argv:
+        return None
+    if argv[0] == "--version":
+        return ""
+    return None if argv[0].startswith("-") else argv[0]
+
+
+def parser_for(argv: Sequence[str]) -> argparse.ArgumentParser:
+    """The parser for this command line: the verb it names built, the others named only."""
+    return build_parser(verb_of(argv))
+
+
+def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
+    """Every verb, or with ``verb`` only that verb's options (a command line names one verb: building the other
+    19 parsers' ~150 options was ~5 ms of every start-up, and imported the results verbs' modules). The other
+    verbs are still named, as empty parsers, so usage and "invalid choice" messages list them all alike."""
     ap = argparse.ArgumentParser(prog="planner", description="Run storage and database benchmark plans.",
-                                 epilog=EPILOG)
+                                 epilog=EPILOG, formatter_class=Formatter)
     ap.add_argument("--version", action="version", version=f"planner {__version__}")
-    sub = ap.add_subparsers(dest="command", required=True)
-    _run_options(sub.add_parser("apply", help="run a plan", epilog=EPILOG))
-    _run_options(sub.add_parser("check", help="same as apply --check", epilog=EPILOG))
-    v = sub.add_parser("validate", help="check plans (syntax, schema, variables, inventory) without any host")
-    v.add_argument("plans", type=Path, nargs="+")
-    v.add_argument("-i", "--inventory", type=Path, action="append", help="inventory file or directory (repeatable)")
-    v.add_argument("-e", "--extra-vars", action="append", default=[])
-    _vault_options(v)
+    sub = Verbs(ap.add_subparsers(dest="command", required=True), verb)
+    if p := sub.add_parser("apply", help="run a plan", epilog=EPILOG):
+        _run_options(p)
+    if p := sub.add_parser("check", help="same as apply --check", epilog=EPILOG):
+        _run_options(p)
+    if v := sub.add_parser("validate", help="check plans (syntax, schema, variables, inventory) without any host"):
+        v.add_argument("plans", type=Path, nargs="+")
+        v.add_argument("-i", "--inventory", type=Path, action="append",
+                       help="inventory file or directory (repeatable)")
+        v.add_argument("-e", "--extra-vars", action="append", default=[])
+        _vault_options(v)
     sub.add_parser("schema", help="print the plan JSON Schema (for editors)")
-    _vault_options(_inventory_parser(sub))
-    ps = sub.add_parser("parse", help="read benchmark outputs (AWR, Statspack, ORION, fio, SLB, iozone, ...)")
-    ps.add_argument("files", type=Path, nargs="+")
-    ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
-    rs = sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)")
+    if inv := _inventory_parser(sub):
+        _vault_options(inv)
+    if ps := sub.add_parser("parse", help="read benchmark outputs (AWR, Statspack, ORION, fio, SLB, iozone, ...)"):
+        ps.add_argument("files", type=Path, nargs="+")
+        ps.add_argument("--format", choices=("table", "json", "csv"), default="table")
+    if rs := sub.add_parser("restore", help="undo a run's host prep from its record (after a controller crash)"):
+        _restore_options(rs)
+    if sub.wanted(ANALYZE_VERBS):
+        from planner.cli.analyze import add_analyze_command
+
+        add_analyze_command(sub.action)
+    else:
+        sub.name(ANALYZE_VERBS)
+    if sub.wanted(RESULT_VERBS):
+        from planner.cli.results import add_result_commands
+
+        add_result_commands(sub.action)
+    else:
+        sub.name(RESULT_VERBS)
+    return ap
+
+
+ANALYZE_VERBS = ("analyze",)  # planner.cli.analyze adds it
+RESULT_VERBS = ("runs", "show", "report", "compare", "export", "index", "store")  # planner.cli.results, .store
+
+
+class Verbs:
+    """The subparsers action, building only the verb wanted (None: all): ``add_parser`` returns None for another
+    verb, after naming it. The verbs named share one empty parser (an ArgumentParser each was ~0.5 ms): it is
+    never run, since the verb a command line names is the one built, and never printed (only a whole parser's
+    help lists the verbs' help lines)."""
+
+    def __init__(self, action: argparse._SubParsersAction[argparse.ArgumentParser], verb: str | None) -> None:
+        self.action, self.verb = action, verb
+        self._unbuilt: argparse.ArgumentParser | None = None
+
+    def wanted(self, verbs: Sequence[str]) -> bool:
+        return self.verb is None or self.verb in verbs
+
+    def name(self, verbs: Sequence[str]) -> None:
+        if self._unbuilt is None:
+            self._unbuilt = argparse.ArgumentParser(prog="planner", add_help=False, formatter_class=Formatter)
+        for v in verbs:
+            self.action.choices[v] = self._unbuilt  # as add_parser(v) would, without making a parser
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser | None:
+        if not self.wanted((name,)):
+            self.name((name,))
+            return None
+        return self.action.add_parser(name, formatter_class=Formatter, **kwargs)
+
+
+def _restore_options(rs: argparse.ArgumentParser) -> None:
     rs.add_argument("run", help="the run folder, or its run id under --runs-dir")
     rs.add_argument("--runs-dir", type=Path, default=Path("runs"), help="where run records are (default ./runs)")
     rs.add_argument("--accept-new-host-keys", action="store_true",
@@ -130,9 +228,3 @@ def build_parser() -> argparse.ArgumentParser:
                          "(the run record keeps none); repeatable")
     _become_pass_option(rs)
     _vault_options(rs)
-    from planner.cli.analyze import add_analyze_command
-    from planner.cli.results import add_result_commands
-
-    add_analyze_command(sub)
-    add_result_commands(sub)
-    return ap

@@ -8,8 +8,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -71,6 +69,8 @@ class Generator:
 
 @dataclass(frozen=True, slots=True)
 class ExecSettings:
+    """The run-wide settings every step's execution reads (--check, --diff, the plan's folder)."""
+
     check: bool
     diff: bool
     plan_dir: Path
@@ -107,6 +107,8 @@ def hook_result(kind: str, hook: str, value: Any, expected: type[T]) -> T:
 
 def internal_error(kind: str, e: Exception, record: RunRecord | None, hs: HostState, path: str) -> str:
     """An unexpected exception of a step: its traceback kept in the record, a one-line message for the result."""
+    import traceback  # here: only a step's bug formats one (traceback imports textwrap, linecache...)
+
     if record:
         record.write_text(f"errors/{name_file(hs.host.name)}-{path}.txt", traceback.format_exc())
     where = " (traceback in the run record)" if record else ""
@@ -329,6 +331,8 @@ def _with_disk_full(msg: str, ctx: StepContext) -> str:
                 mounts.add(f[5])
                 notes.append(f"{ENOSPC_TEXT} on {ctx.host.name}: {path} has {f[3]} KiB free of {f[1]} KiB "
                              f"(filesystem {f[0]} on {f[5]})")
+    import shutil  # here: a full disk is rare, and shutil imports bz2 and lzma at every apply's start-up
+
     with contextlib.suppress(OSError):
         free = shutil.disk_usage(ctx.artifacts).free // 1024
         if free <= _FULL_KIB:

@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from typing import TYPE_CHECKING
 
 from planner.engine.execute import HostState
 from planner.status import StepResult
+
+if TYPE_CHECKING:  # concurrent.futures (and the logging it imports, ~7 ms) loads when a step first fans out: a
+    # run's first host command (its lock, on the main thread for one host) goes before it
+    from concurrent.futures import ThreadPoolExecutor
 
 
 @contextlib.contextmanager
@@ -22,6 +26,8 @@ def workers(shared: ThreadPoolExecutor | None, n: int) -> Iterator[ThreadPoolExe
     if shared is not None:
         yield shared
         return
+    from concurrent.futures import ThreadPoolExecutor
+
     with ThreadPoolExecutor(max_workers=n) as pool:
         yield pool
 
@@ -33,6 +39,8 @@ def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState],
     ``shared``: an executor whose worker count is that same limit, to use instead of starting threads."""
     if not states:
         return
+    from concurrent.futures import wait
+
     with workers(shared, max(1, min(forks, len(states)))) as pool:
         futures = [pool.submit(fn, hs) for hs in states]
         recorded = 0

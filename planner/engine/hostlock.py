@@ -115,7 +115,12 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
                             hint=f"if nobody should have made it, remove {path} as root (sudo rm -rf -- {path}); or "
                                  "give the inventory a lock folder only the login user can write: planner_lock_dir "
                                  "(group_vars/all: every host's lock), or planner_lock for one host")
-        holder = Holder.parse(out.split("\n", 1)[1] if "\n" in out else "")
+        text = out.split("\n", 1)[1].strip() if "\n" in out else ""
+        if not text and attempt == 1:
+            # the lock is made (mkdir) before its holder.json is written: a host that asks in between (another
+            # inventory host of this run naming the same lock, under load) asks once more, when it is written
+            continue
+        holder = Holder.parse(text)
         alive = holder.alive()
         # --resume: the lock our own killed controller left (run ids alone may collide across runs dirs)
         own = dead_pids is not None and holder.run_id == run_id and holder.pid in dead_pids
@@ -123,7 +128,9 @@ def acquire_lock(conn: Connection, path: str, run_id: str, since: str, *, break_
             conn.run(["rm", "-rf", "--", path])
             broken = holder
             continue
-        state = ("this run: another of its inventory hosts names the same lock (planner_lock)"
+        state = ("it names no holder: being taken at this moment, or left so by a run that died taking it"
+                 if not text
+                 else "this run: another of its inventory hosts names the same lock (planner_lock)"
                  if holder.run_id == run_id and holder.pid == os.getpid() and alive
                  else "stale: its controller process is gone" if alive is False
                  else "controller on another machine: cannot tell whether it still runs" if alive is None

@@ -10,7 +10,6 @@ for the diff; runs recorded that way are still compared.
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -108,6 +107,8 @@ def check_inventory_unchanged(run_dir: Path, files: Sequence[Path], secrets: Seq
     changed = sorted(p for p in set(then) | set(now) if then.get(p) != (_sha(now[p]) if p in now else None))
     if not changed:
         return
+    import difflib  # here: only a changed inventory is diffed (difflib and heapq at every start-up otherwise)
+
     lines: list[str] = []
     for p in changed:
         if p not in now:

@@ -35,6 +35,8 @@ _PHASE_OF = {Section.PREP: Phase.PREP, Section.WORKLOADS: Phase.WORKLOAD, Sectio
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
+    """The command line's run options, as the engine takes them."""
+
     check: bool = False
     diff: bool = False
     forks: int = 5
@@ -58,6 +60,8 @@ class RunOptions:
 
 @dataclass(slots=True)
 class RunOutcome:
+    """What a run returns: its step results, its record and its exit code."""
+
     results: list[StepResult]
     record: RunRecord | None
     exit_code: ExitCode

@@ -16,8 +16,8 @@ import hashlib
 import hmac
 import json
 import os
-import secrets
 import stat
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -52,7 +52,7 @@ def controller_key(create: bool = True) -> bytes | None:
     if not os.path.lexists(path) and create:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         tmp = path.with_name(f".restore.key.{os.getpid()}")
-        write_bytes(tmp, secrets.token_hex(32).encode(), mode=0o600)
+        write_bytes(tmp, os.urandom(32).hex().encode(), mode=0o600)  # secrets.token_hex(32), unimported
         with contextlib.suppress(FileExistsError):
             os.link(tmp, path)  # never replaces a key another planner made at the same moment
         tmp.unlink()
@@ -129,3 +129,24 @@ def transport_file_problems(paths: Mapping[str, Path | None]) -> list[Problem]:
                                     "not an SSH setting planner trusts",
                                     f"give {flag} a file of your own, outside any run folder"))
     return problems
+
+
+def controller_platform() -> str:
+    """``platform.platform()``'s text (meta.json's controller_platform) without the ``uname -p`` it forks on
+    Linux: Python's ``uname()`` unpacks the processor, a subprocess (~10 ms of CPU, more of wall, before the
+    first host command), whose answer there is "unknown" or the machine again, both of which ``platform()``
+    leaves out (CPython 3.11 Lib/platform.py, platform() and _platform()). Elsewhere: ``platform.platform()``."""
+    import platform  # here: only a run's meta needs it (its import compiles 9 regexes)
+
+    if sys.platform != "linux":
+        return platform.platform()
+    u = os.uname()
+    libc, version = platform.libc_ver()
+    text = "-".join(p.strip() for p in (u.sysname, u.release, u.machine, "with", libc + version) if p)
+    text = text.translate(_PLATFORM_SAFE).replace("unknown", "")
+    while "--" in text:
+        text = text.replace("--", "-")
+    return text.rstrip("-")
+
+
+_PLATFORM_SAFE = str.maketrans({" ": "_", "/": "-", "\\": "-", ":": "-", ";": "-", '"': "-", "(": "-", ")": "-"})

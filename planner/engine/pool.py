@@ -7,8 +7,7 @@ from __future__ import annotations
 import functools
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from planner.engine import batch, hostlock, probes
 from planner.engine.console import Console
@@ -21,6 +20,9 @@ from planner.host import Host
 from planner.status import Status, StepResult
 from planner.transport import remote_procs as procs
 from planner.transport.connection import Connection
+
+if TYPE_CHECKING:  # loaded when hosts first run at once (planner.engine.fanout)
+    from concurrent.futures import ThreadPoolExecutor
 
 _T = TypeVar("_T")
 
@@ -136,6 +138,8 @@ class HostPool:
         """``fn`` on each host, ``forks`` at once: what each returned, in host order."""
         if len(states) <= 1:
             return [fn(s) for s in states]
+        from concurrent.futures import wait  # here: see planner.engine.fanout
+
         with workers(self._shared(self._forks, len(states)), max(1, min(self._forks, len(states)))) as pool:
             futures = [pool.submit(fn, s) for s in states]
             try:
@@ -156,6 +160,8 @@ class HostPool:
         if threading.current_thread() is not threading.main_thread() or min(forks, n) != min(self._forks, n):
             return None
         if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._executor = ThreadPoolExecutor(max_workers=max(1, self._forks), thread_name_prefix="host")
         return self._executor
 

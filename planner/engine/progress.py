@@ -56,6 +56,8 @@ def duration(seconds: float | None) -> str:
 
 @dataclass
 class _Step:
+    """One workload's executions left and the durations of those done."""
+
     left: int  # executions still to run (on the slowest host: hosts run a point together)
     expected_s: float | None
     taken: list[float] = field(default_factory=list)

@@ -26,7 +26,10 @@ run: it is bound to the sha256 of the run's identity in meta.json (run id, start
 fields never rewritten after the run opens) and sealed by an HMAC over that and its contents, keyed by a 0600
 key in the user's config folder. A log placed beside a received folder, one of another run of the same id, or
 one changed or cut short is refused before any host is touched. Each save appends to it (its format and seal:
-planner.engine.restore_log); restore.json is rewritten, each entry's text kept from its first save.
+planner.engine.restore_log), synced before the save returns, i.e. before the step changes its host.
+restore.json is appended to, and a mark rewrites its entry in place; it is synced once a play's restore is
+done, not at each save: a restore reads the private log, which is synced first and never shorter than it, so a
+restore.json a power cut left behind or damaged costs no host its original (RestoreLog._write_shared).
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from planner import files
 from planner.engine import restarts, restore_log
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
@@ -84,6 +88,18 @@ def write_private(path: Path, data: list[dict[str, Any]], binding: str) -> None:
 def _indented_item(text: str) -> str:
     """One element of a JSON list as ``json.dumps(the_list, indent=2)`` lays it out (its lines indented)."""
     return "\n".join("  " + line for line in text.split("\n"))
+
+
+_FLAG = {True: b'\n    "reverted":  true,\n', False: b'\n    "reverted": false,\n'}  # in an _indented_item
+
+
+def _flipped(text: bytes, reverted: bool) -> bytes | None:
+    """An entry's restore.json text with its reverted flag set (a mark changes nothing else: the text need not
+    be encoded and redacted again); None when the flag is not there as written (a secret that reads ``false``
+    was masked in it: the caller encodes the entry anew)."""
+    if _FLAG[not reverted] in text:
+        return text.replace(_FLAG[not reverted], _FLAG[reverted], 1)
+    return text if _FLAG[reverted] in text else None
 
 
 def _refused(path: Path, run_dir: Path, why: str, what: str) -> InputError:
@@ -139,8 +155,17 @@ class RestoreLog:
         self._lock = threading.Lock()
         self._writing = threading.Lock()  # one write at a time, each of the newest entries
         self._written = 0  # how many entries the last write held
-        self._shared_texts: dict[int, tuple[RestoreEntry, str]] = {}  # index -> (entry, its redacted text)
+        # running state, so that a save costs its own entries, never a pass over all of them:
+        self._where = {id(e): i for i, e in enumerate(self.entries)}  # entry -> index (entries are frozen)
+        self._unreverted = sum(not e.reverted for e in self.entries)
+        self._marks: dict[int, bool] = {}  # index -> reverted, marked since the private log's last save
+        self._changed: set[int] = set()  # indices marked since restore.json's last save
+        self._shared_texts: list[bytes] = []  # each entry's redacted text in restore.json, in order
         self._shared_len = 0  # how many entries restore.json holds as this log last wrote it
+        self._shared_at: list[int] = []  # where each entry's text starts in restore.json
+        self._shared_size = 0  # restore.json's size as this log last left it
+        self._unsettled = False  # restore.json written since its last sync
+        self._shared_doc: list[dict[str, Any]] | None = None  # restore.json as read (planner restore)
         self.binding = run_binding(run_dir) if run_dir is not None else ""
         self._private: restore_log.SealedLog | None = None  # the private log as written so far
         self.unsaved: list[str] = []  # entries reverted on their host whose record update failed
@@ -152,32 +177,82 @@ class RestoreLog:
         self.shared = lambda entries: self._write_shared(record, entries)
 
     def _write_shared(self, record: RunRecord, entries: list[RestoreEntry]) -> None:
-        """restore.json as ``record.write`` lays it out, each entry redacted and encoded once, and appended to
-        when the save only added entries: rewritten whole (or encoded, or redacted whole) at every save, it grew
-        with hosts squared."""
+        """restore.json as ``record.write`` lays it out (a reverted flag padded to the width of ``false``), each
+        entry redacted and encoded once: a save appends its new entries, a mark rewrites its entry's text in
+        place (it keeps its length). Rewritten whole at every save, it grew with hosts squared.
+
+        Not synced here: ``planner restore`` trusts the private log (synced before any host is changed, and never
+        shorter than this file), so this copy lagging or damaged after a power cut of the controller costs no
+        host its original; it is synced once the play's restore is done (``settle``)."""
+        path = record.path / runfolder.RESTORE
         if not entries:
             record.write(runfolder.RESTORE, [])
-            self._shared_len = 0
+            self._shared_texts, self._shared_len = [], 0
             return
-        texts, rewrite = [], len(entries) < self._shared_len
-        for i, e in enumerate(entries):
-            cached = self._shared_texts.get(i)
-            if cached is None or cached[0] is not e:  # entries are frozen: marking one replaces it
-                rewrite = rewrite or i < self._shared_len
-                text = json.dumps(record.redact_value(shareable(e.to_json())), indent=2,
-                                  default=lambda o: record.redact(str(o)))
-                cached = self._shared_texts[i] = (e, record.redact(_indented_item(text)))
-            texts.append(cached[1])
+        texts = self._shared_texts
+        if len(texts) > len(entries):  # not on the runner's path (entries are only ever added): start over
+            del texts[:]
+            self._shared_len = 0
+        whole = not self._shared_len
+        for i in sorted(self._changed):
+            if i < len(texts):
+                old, texts[i] = texts[i], _flipped(texts[i], entries[i].reverted) or self._shared_text(record,
+                                                                                                  entries[i])
+                whole = whole or (i < self._shared_len and not self._put_item(path, i, texts[i], old))
+        texts.extend(self._shared_text(record, e) for e in entries[len(texts):])
         new = texts[self._shared_len:]
-        if rewrite or not self._shared_len or (new and not record.append_list_items(runfolder.RESTORE, new)):
-            record.write_list_items(runfolder.RESTORE, texts)
+        if not whole and new:
+            whole = not files.append_json_items(path, b",\n".join(new), durable=False)
+            if not whole:
+                for t in new:
+                    self._shared_at.append(self._shared_size - 1)  # after the ",\n" that replaced "\n]\n"
+                    self._shared_size += len(t) + 2
+        if whole:
+            files.write_bytes(path, b"[\n" + b",\n".join(texts) + b"\n]\n", durable=False)
+            self._shared_at, at = [], 2
+            for t in texts:
+                self._shared_at.append(at)
+                at += len(t) + 2
+            self._shared_size = at + 1
         self._shared_len = len(texts)
+        self._changed.clear()
+        self._unsettled = True
+
+    def _put_item(self, path: Path, i: int, text: bytes, old: bytes) -> bool:
+        return len(text) == len(old) and files.write_at(path, self._shared_at[i], text, self._shared_size)
+
+    @staticmethod
+    def _shared_text(record: RunRecord, e: RestoreEntry) -> bytes:
+        """One entry's text in restore.json. ``"reverted":  true`` is as wide as ``"reverted": false``: a mark
+        rewrites the entry in place (JSON allows the space; json.dumps never puts a newline in a string, so the
+        top-level key is the only line that matches)."""
+        text = json.dumps(record.redact_value(shareable(e.to_json())), indent=2,
+                          default=lambda o: record.redact(str(o)))
+        text = text.replace('\n  "reverted": true,\n', '\n  "reverted":  true,\n', 1)
+        return record.redact(_indented_item(text)).encode()
+
+    def settle(self) -> None:
+        """restore.json on disk once the play's restore is done, not at each save (see _write_shared): synced,
+        or for ``planner restore`` its flags written, whole, once (each mark rewrote it). The hosts are put back
+        already and the private log is what a later restore reads: a failure is only said (``unsaved``)."""
+        if not self._unsettled or self.run_dir is None:
+            return
+        self._unsettled = False
+        try:
+            if self.shared is None:
+                self._update_shared_flags()
+            else:
+                files.sync_file(self.run_dir / runfolder.RESTORE)
+        except OSError as e:
+            self.unsaved.append(f"{runfolder.RESTORE} ({e.strerror or e})")
 
     def add(self, entry: RestoreEntry) -> None:
         """On disk when this returns. Hosts saving at once share a write (group commit): one write of all the
         entries per host was O(hosts^2) under one lock, a second of a warm 30-host play."""
         with self._lock:
+            self._where[id(entry)] = len(self.entries)
             self.entries.append(entry)
+            self._unreverted += not entry.reverted
             mine = len(self.entries)
         with self._writing:
             if self._written >= mine:
@@ -191,8 +266,12 @@ class RestoreLog:
         restore: the host comes first, and ``unsaved`` says what the record lacks (a later ``planner restore``
         finds those entries already as they were: reverts are idempotent)."""
         with self._writing, self._lock:
-            i = next(i for i, e in enumerate(self.entries) if e is entry)
-            self.entries[i] = entry.marked(reverted)
+            i = self._where.pop(id(entry))
+            marked = self.entries[i] = entry.marked(reverted)
+            self._where[id(marked)] = i
+            self._unreverted += entry.reverted - reverted
+            self._marks[i] = reverted
+            self._changed.add(i)
             try:
                 self._write()
             except OSError as e:
@@ -209,28 +288,50 @@ class RestoreLog:
         private = private_restore_path(self.run_dir)
         if self._private is None or self._private.path != private or self._private.binding != self.binding:
             self._private = restore_log.SealedLog(private, self.binding)
-        if self.entries and all(e.reverted for e in self.entries):
+        if self.entries and not self._unreverted:
             self._private.forget()  # nothing left to write back: its secrets are kept no longer
-        else:
-            self._private.sync(self.entries)  # first: the copy a restore writes back; appended to, not rewritten
+        else:  # first: the copy a restore writes back; appended to, not rewritten
+            self._private.save(self.entries, self._marks)
+        self._marks.clear()  # only once saved: a failed save leaves them for the next
         if self.shared is not None:
             self.shared(self.entries)
             return
-        shared = read_json_list(self.run_dir / runfolder.RESTORE)
-        for d, e in zip(shared, self.entries, strict=False):
-            d["reverted"] = e.reverted
-        runfolder.write_restore_entries(self.run_dir, shared)
+        self._unsettled = True  # planner restore: restore.json's flags are written once, by settle
+
+    def _update_shared_flags(self) -> None:
+        """``planner restore``: restore.json's ``reverted`` flags follow the marks (its values as they are: there
+        are no secrets here to redact new ones with). restore.json is not what a restore trusts, so one damaged
+        or cut short after a crash is left as it is rather than stopping the restore."""
+        assert self.run_dir is not None
+        if self._shared_doc is None:
+            try:
+                self._shared_doc = read_json_list(self.run_dir / runfolder.RESTORE)
+            except InputError:
+                self._changed.clear()
+                return  # kept as found: what a colleague is shown of it is no business of the hosts
+        doc = self._shared_doc
+        for i in sorted(self._changed):
+            if i < len(doc):
+                doc[i]["reverted"] = self.entries[i].reverted
+        self._changed.clear()
+        runfolder.write_restore_entries(self.run_dir, doc)
 
 
 def load_restore_log(run_dir: Path, what: str = "restore") -> list[RestoreEntry]:
     """The run's unredacted entries, for ``planner restore`` and ``--resume``.
 
     Refuses (InputError, nothing written anywhere) when entries still to revert exist only in the redacted
-    shareable copy: writing those back would put ``********`` into host files.
+    shareable copy: writing those back would put ``********`` into host files. A restore.json damaged or cut
+    short does not stop it while the private log is there (synced first at each save, unlike restore.json).
     """
-    shared = read_json_list(run_dir / runfolder.RESTORE)
     private_path = private_restore_path(run_dir)
     private = read_private(private_path, run_dir, what)
+    try:
+        shared = read_json_list(run_dir / runfolder.RESTORE)
+    except InputError:
+        if private is None:
+            raise
+        shared = []  # a power cut while it was written: the private log has every entry it had
     if private is not None and len(private) >= len(shared):
         return [RestoreEntry.from_json(d) for d in private]
     if private is None and all(d.get("reverted") is True for d in shared):
@@ -279,6 +380,7 @@ def revert_pending(log: RestoreLog, states: Mapping[str, HostState], settings: E
     for hs, request, play_index, kind in restart_due.values():
         console.banner("RESTORE", restarts.TITLE_RESTORE)
         on_result(restarts.restart_restore(play_index, kind, hs, request, settings, record, artifacts))
+    log.settle()
     if log.unsaved:
         run = log.run_dir.name if log.run_dir is not None else "RUN"
         console.warn(f"restored on the hosts, but the restore log could not record it for {len(log.unsaved)} "

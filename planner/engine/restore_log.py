@@ -6,8 +6,8 @@ Format 3, two files beside the run folder, both 0600:
   (``{"add": entry}``) or records a revert (``{"mark": index, "reverted": bool}``). A save appends its lines:
   rewriting the whole log at every save (format 2) grew with the hosts squared;
 - ``.<run>.restore.seal``: the log's sealed length: ``{"run", "length", "seal"}``, where seal is an HMAC (the
-  controller key) over the run binding, the length and the sha256 of the log's first ``length`` bytes. It is
-  small and replaced atomically after each append.
+  controller key) over the run binding, the length and the sha256 of the log's first ``length`` bytes, padded
+  to SEAL_BYTES and rewritten in place after each append (SealedLog says why both files are synced, in order).
 
 What the format 2 seal refused is refused still: a log this controller did not write (no seal, or one that does
 not match), one made for another run, and one cut short or changed anywhere in its sealed length. Bytes past the
@@ -18,12 +18,13 @@ document) are still read, and the first save of a run resumed from one writes th
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import hmac
 import json
 import os
 import stat
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from planner.steps.saved_state import RestoreEntry
 LOG_FORMAT = 3
 OLD_FORMAT = 2
 MAX_LOG_BYTES = 256 << 20  # entries hold saved file contents; far past any real prep, short of exhausting memory
+SEAL_BYTES = 256  # the seal file's size: written in place, in one sector (SealedLog)
 _DOMAIN = b"planner restore log 3\0"  # a format 3 seal is never a valid format 2 one, nor the reverse
 
 Refuse = Callable[[str], InputError]  # why the log is not used -> the error that says so
@@ -154,7 +156,23 @@ def write_whole(path: Path, data: Sequence[dict[str, Any]], binding: str) -> Non
 
 
 class SealedLog:
-    """One run's private log as this controller writes it: each save appends (callers serialise saves)."""
+    """One run's private log as this controller writes it: each save appends (callers serialise saves).
+
+    Durability, per file (a killed controller loses nothing any write handed to the kernel: only an OS crash or a
+    power cut of the controller loses what was not synced). The log is what ``planner restore`` writes back, and
+    a prep step changes its host once ``save`` returns, so both files are on disk by then, in order:
+
+    - the appended lines first (fdatasync, man 2 fdatasync: their bytes and the new size, not the timestamps),
+      then the seal that vouches for them: a seal on disk before its lines would read, after a crash, as a log
+      cut short (refused);
+    - the seal is rewritten in place, one fixed-size block of SEAL_BYTES (< 512: one sector, the size
+      PostgreSQL keeps pg_control under so that its write is never torn: PG_CONTROL_MAX_SAFE_SIZE in
+      src/include/catalog/pg_control.h), then fdatasync. Replaced by a rename, as before, it was durable only
+      once its folder was synced (man 2 fsync), which nothing did: after a power cut the old seal could come
+      back, and the newest saves, their hosts already changed, were ignored;
+    - created or written whole (the first save, a format 2 log continued): temporary files renamed, then the
+      folder synced, once a play.
+    """
 
     def __init__(self, path: Path, binding: str) -> None:
         self.path = path
@@ -162,26 +180,27 @@ class SealedLog:
         self._key = b""
         self._length = 0  # the sealed length; 0 until the log is written or adopted
         self._hash = hashlib.sha256()  # of the log's first _length bytes, carried from save to save
-        self._reverted: list[bool] = []  # each entry on disk: reverted as the log says
+        self._count = 0  # entries the log on disk holds
+        self._seal_placed = False  # the seal file is SEAL_BYTES long, written by this object: rewritten in place
 
-    def sync(self, entries: Sequence[RestoreEntry]) -> None:
-        """The log holds ``entries`` (what was written before, then added or marked since) when this returns."""
+    def save(self, entries: Sequence[RestoreEntry], marks: Mapping[int, bool]) -> None:
+        """The log holds ``entries`` when this returns; ``marks`` (index -> reverted) are the entries marked
+        since the last save that returned: a save costs its new lines, never a pass over all the entries."""
         if not self._length and not self._adopt(entries):
             self.start([_line({"add": e.to_json()}) for e in entries])
-            self._reverted = [e.reverted for e in entries]
+            self._count = len(entries)
             return
-        lines = [_line({"mark": i, "reverted": e.reverted})
-                 for i, (e, was) in enumerate(zip(entries, self._reverted, strict=False)) if e.reverted != was]
-        lines += [_line({"add": e.to_json()}) for e in entries[len(self._reverted):]]
+        lines = [_line({"mark": i, "reverted": r}) for i, r in marks.items() if i < self._count]
+        lines += [_line({"add": e.to_json()}) for e in entries[self._count:]]
         if lines:
             self._append(b"".join(lines))
-            self._reverted = [e.reverted for e in entries]
+        self._count = len(entries)
 
     def forget(self) -> None:
         """Nothing left to write back: the log and its secrets go (the log first: a seal alone is no log)."""
         self.path.unlink(missing_ok=True)
         seal_path(self.path).unlink(missing_ok=True)
-        self._length, self._hash, self._reverted = 0, hashlib.sha256(), []
+        self._length, self._hash, self._count, self._seal_placed = 0, hashlib.sha256(), 0, False
 
     def start(self, lines: list[bytes]) -> None:
         """The log written whole. The seal goes first: until the log replaces the old one a reader sees the
@@ -189,16 +208,18 @@ class SealedLog:
         data = _line({"planner_restore_log": LOG_FORMAT, "run": self.binding}) + b"".join(lines)
         self._hash = hashlib.sha256()
         self._length = 0
+        self._seal_placed = False
         self._seal_to(data)
         try:
             write_bytes(self.path, data, mode=0o600)
+            _sync_folder(self.path.parent)  # both renames on disk: the log exists after a power cut
         except OSError:
             self._length = 0  # not written: the next save starts again
             raise
 
     def _adopt(self, entries: Sequence[RestoreEntry]) -> bool:
         """Continue the log on disk (``planner restore``, ``--resume``) when it is a sealed format 3 log whose
-        entries begin ``entries``; else (none, format 2, another's) it is written whole."""
+        entries begin ``entries``; else (none, format 2, another's) it is written whole. Once a run."""
         try:
             found = read_log(self.path, self.binding, lambda why: InputError([Problem(None, "", why, "")]))
         except InputError:
@@ -206,13 +227,17 @@ class SealedLog:
         if found is None or not found[1] or len(found[0]) > len(entries):
             return False
         disk, length = found
-        plain = [{**d, "reverted": False} for d in disk]
-        if plain != [{**e.to_json(), "reverted": False} for e in entries[:len(disk)]]:
+        if [{**d, "reverted": False} for d in disk] != [{**e.to_json(), "reverted": False}
+                                                        for e in entries[:len(disk)]]:
             return False
         with self.path.open("rb") as f:
             self._hash = hashlib.sha256(f.read(length))
         self._length = length
-        self._reverted = [bool(d.get("reverted")) for d in disk]
+        self._count = len(disk)
+        self._seal_placed = False  # an older planner's seal file: replaced whole once, then in place
+        marks = [i for i, d in enumerate(disk) if bool(d.get("reverted")) != entries[i].reverted]
+        if marks:  # the log continued says what the caller's entries say
+            self._append(b"".join(_line({"mark": i, "reverted": entries[i].reverted}) for i in marks))
         return True
 
     def _append(self, data: bytes) -> None:
@@ -227,7 +252,7 @@ class SealedLog:
             while done < len(data):
                 done += os.pwrite(fd, memoryview(data)[done:], self._length + done)
             os.ftruncate(fd, self._length + len(data))
-            os.fsync(fd)  # durable before the seal that vouches for it
+            os.fdatasync(fd)  # durable before the seal that vouches for it
         except OSError as e:
             raise RecordWriteError(e.errno, e.strerror or str(e), str(self.path)) from e
         finally:
@@ -245,5 +270,42 @@ class SealedLog:
         length = self._length + len(data)
         seal = {"planner_restore_log": LOG_FORMAT, "run": self.binding, "length": length,
                 "seal": _seal(self._key, self.binding, length, grown.hexdigest())}
-        write_bytes(seal_path(self.path), _line(seal), mode=0o600)
+        text = json.dumps(seal).encode()
+        block = text + b" " * (SEAL_BYTES - 1 - len(text)) + b"\n"
+        if not (self._seal_placed and _rewrite_in_place(seal_path(self.path), block)):
+            write_bytes(seal_path(self.path), block, mode=0o600)
+            _sync_folder(self.path.parent)
+            self._seal_placed = True
         self._hash, self._length = grown, length
+
+
+def _rewrite_in_place(path: Path, block: bytes) -> bool:
+    """``block`` over the file's bytes, one write within one sector, synced; False, untouched, when the file
+    is not a regular file as long as the block (replaced or removed since: the caller writes it anew)."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as e:
+        if e.errno in (errno.ENOENT, errno.ELOOP):
+            return False
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or st.st_size != len(block):
+            return False
+        if os.pwrite(fd, block, 0) != len(block):
+            raise OSError(errno.EIO, "short write")
+        os.fdatasync(fd)
+        return True
+    except OSError as e:
+        raise RecordWriteError(e.errno, e.strerror or str(e), str(path)) from e
+    finally:
+        os.close(fd)
+
+
+def _sync_folder(folder: Path) -> None:
+    """A rename or a new file in ``folder`` survives a power cut only once the folder itself is synced."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

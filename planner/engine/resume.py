@@ -23,7 +23,6 @@ What a resumed run does, and why:
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -108,6 +107,8 @@ def check_plan_unchanged(plan_file: Path, run_dir: Path) -> None:
     now, then = plan_file.read_text(), copy.read_text() if copy.is_file() else ""
     if now == then:
         return
+    import difflib  # here: only a changed plan is diffed (difflib and heapq at every apply's start-up otherwise)
+
     diff = list(difflib.unified_diff(then.splitlines(), now.splitlines(), f"{copy} (the run's)",
                                      f"{plan_file} (now)", lineterm="", n=1))
     shown = "\n".join(diff[:30]) + ("\n..." if len(diff) > 30 else "")

@@ -384,7 +384,7 @@ def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence
 
 def environment_meta() -> dict[str, Any]:
     return {"planner_version": __version__, "python": platform.python_version(),
-            "controller": platform.node(), "controller_platform": platform.platform()}
+            "controller": platform.node(), "controller_platform": origin.controller_platform()}
 
 
 def _alive(pid: Any) -> bool | None:

@@ -26,7 +26,7 @@ transport at all:
 from __future__ import annotations
 
 import dataclasses
-import secrets
+import os
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -96,6 +96,8 @@ _REMOVE = 'rm -f -- "${TMPDIR:-/tmp}/$1"'
 
 @dataclass(frozen=True, slots=True)
 class Offset:
+    """A host's clock offset from the controller's, and the round trip it was measured over."""
+
     offset_ns: int  # host clock - controller clock
     rtt_ns: int
     measured: float  # controller monotonic time
@@ -259,13 +261,13 @@ class Member:
             where = self.host if self.clock in ("", self.host) else f"{self.host}'s load generator {self.clock}"
             self.sync.notes.append(f"{where}: no nanosecond clock (date +%s%N): started unsynchronised")
             return list(argv)
-        self.start_file = f"planner-sync-{secrets.token_hex(8)}"
+        self.start_file = f"planner-sync-{os.urandom(8).hex()}"  # secrets.token_hex(8): secrets loads OpenSSL
         return ["sh", "-c", START_SCRIPT, _BASH_WAIT, str(t + offset.offset_ns), self.start_file, *argv]
 
     def _warm_up(self, become: bool, become_user: str | None, login: bool) -> None:
         """The wrapper once, at once (start time 0), around a no-op that removes its start line: sudo, the
         shells and the session are warm when the real start is sent, and its duration sizes the margin."""
-        name = f"planner-sync-{secrets.token_hex(8)}"
+        name = f"planner-sync-{os.urandom(8).hex()}"
         started = time.monotonic_ns()
         r = self.conn.run(["sh", "-c", START_SCRIPT, _BASH_WAIT, "0", name, "sh", "-c", _REMOVE, "sh", name],
                           become=become, become_user=become_user, login=login, timeout=30)

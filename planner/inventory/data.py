@@ -60,6 +60,8 @@ VAULT_HINT = ("give the vault password with --vault-password-file FILE, --vault-
 
 @dataclass
 class GroupNode:
+    """A group as the readers declare it, before the graph is resolved."""
+
     name: str
     location: Location | None
     hosts: list[str] = field(default_factory=list)  # direct members, in the order first added
@@ -72,6 +74,8 @@ class GroupNode:
 
 @dataclass
 class HostNode:
+    """A host as the readers declare it, with its own variables."""
+
     name: str
     location: Location | None
     vars: dict[str, Any] = field(default_factory=dict)

@@ -44,6 +44,8 @@ VARS_SUFFIXES = ("", ".yml", ".yaml", ".json")
 
 @dataclass(frozen=True, slots=True)
 class Inventory:
+    """The resolved inventory: its hosts, and each group's hosts, children and direct members."""
+
     hosts: Mapping[str, Host]  # in inventory order
     groups: Mapping[str, tuple[str, ...]]  # group -> its hosts and its descendants' hosts
     children: Mapping[str, tuple[str, ...]]  # group -> direct child groups, in declaration order

@@ -34,6 +34,8 @@ _SECTIONS = ("hosts", "vars", "children")
 
 @dataclass(frozen=True, slots=True)
 class ScriptRun:
+    """What an inventory or vault-password script printed, or why its run does not count."""
+
     stdout: str
     stderr: str
     failure: str | None  # why the run does not count: exit code, timeout, too much output; None when it ran

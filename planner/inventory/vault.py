@@ -14,7 +14,6 @@ its ciphertext for `planner inventory --list` and is a `SecretText`, so planner.
 from __future__ import annotations
 
 import binascii
-import hmac
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,6 +58,8 @@ NO_KEYS = VaultKeys()
 
 @dataclass(frozen=True, slots=True)
 class Envelope:
+    """A vault's header fields and its hex body, parsed, not yet decrypted."""
+
     version: str
     cipher: str
     vault_id: str | None
@@ -125,6 +126,8 @@ def decrypt_with(envelope: Envelope, password: bytes) -> bytes | None:
     """The plaintext, or None when this password does not open the vault (its HMAC does not match)."""
     salt, mac, data = _split_payload(envelope.payload)
     aes_key, mac_key, counter = _keys(password, salt)
+    import hmac  # here: hmac loads hashlib and OpenSSL, and most runs open no vault
+
     expected = hmac.new(mac_key, data, "sha256").digest()
     if not hmac.compare_digest(expected, mac):
         return None

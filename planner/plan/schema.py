@@ -21,7 +21,6 @@ the rendered values are validated again per host by ``planner.plan.check.check_p
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -126,6 +125,8 @@ WORKLOAD_OPTIONS: frozenset[str] = frozenset(_builtin()["$defs"]["WorkloadOption
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """``"did you mean 'readers'?"`` for a close choice, else ``""``."""
+    import difflib  # here: only a misspelt word is matched (difflib and heapq at every start-up otherwise)
+
     close = difflib.get_close_matches(str(word), sorted(set(choices)), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else ""
 

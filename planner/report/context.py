@@ -17,14 +17,13 @@ from typing import Any
 
 from planner import __version__, kindspec
 from planner.extras import DatabaseSeen
-from planner.metrics import display_name, short_name, words_in
+from planner.metrics import display_name, short_name
 from planner.plan.model import Section
 from planner.report.charts import matplotlib_available
 from planner.report.context_types import (
     ArtifactRow,
     AwrLine,
     DbSource,
-    FindingRow,
     HostFacts,
     HostSection,
     KindRow,
@@ -49,6 +48,7 @@ from planner.report.context_types import (
     WaitGroup,
     Workload,
 )
+from planner.report.finding_groups import finding_rows
 from planner.report.inside import inside
 from planner.report.rac import rac_sections
 from planner.report.study import (
@@ -64,11 +64,11 @@ from planner.report.study import (
     rows_of,
     silent_rows,
     summary,
+    zero_rows,
 )
 from planner.report.study import charts as study_charts
 from planner.results import runfolder
 from planner.results.evaluate import RunResults, evaluate
-from planner.results.finding import Finding
 from planner.results.measure import OS_KINDS, RunData, play_name, prep_steps
 from planner.results.settings import placements
 from planner.results.stats import METHOD, Series, fmt
@@ -472,19 +472,9 @@ def _summary(data: RunData, study: _Study, report_dir: Path, charts: bool) -> Su
     names = study.names
     return Summary(columns=table["columns"], rows=table["rows"], charts=chart_list,
                    silent=[{"name": names.get(r.key, r.key), "max": fmt(v), "against": names.get(o.key, o.key),
-                            "workload": r.workload} for r, v, o in study.silent])
-
-
-def _finding_rows(findings: Sequence[Finding], series: Sequence[Series]) -> list[FindingRow]:
-    """``point_words``: the point in words ("8 virtual users"), for the report's text; ``point`` stays the
-    record's key ("virtual_users=8"), as the store and ``show`` hold it. A finding's ``step`` is its title."""
-    kinds = {(s.play, s.title): s.kind for s in series if s.kind}
-    return [FindingRow(code=f.code, severity=f.severity.value, title=words_in(f.title), play=f.play, host=f.host,
-                       step=f.step, point=f.point,
-                       point_words=label_words_of(f.point, kinds.get((f.play, f.step), "")),
-                       message=words_in(f.message),
-                       numbers=[{"name": words_in(n), "value": words_in(v)} for n, v in f.numbers])
-            for f in findings]
+                            "workload": r.workload} for r, v, o in study.silent],
+                   zero=[{"name": names.get(r.key, r.key), "workload": r.workload}
+                         for r in zero_rows(study.rows)] if charts else [])
 
 
 def _verdict_rows(verdicts: Sequence[ClaimVerdict]) -> list[VerdictRow]:
@@ -519,18 +509,19 @@ def build_context(data: RunData, report_dir: Path, templates: set[str] | None = 
     res = results if results is not None else evaluate(data)
     charts = charts and matplotlib_available()
     study = _study(data, res.series)
-    findings, verdict_rows = _finding_rows(res.findings, res.series), _verdict_rows(res.verdicts)
+    findings, verdict_rows = finding_rows(res.findings, res.series, grouped=False), _verdict_rows(res.verdicts)
+    grouped = finding_rows(res.findings, res.series)
     hosts = _hosts(data, res.series)
     return ReportContext(
         run=_run(data, report_dir), simulated=_simulated(data), generated_by=f"planner {__version__}",
         plays=_plays(data, res.rated),
         recap=[{"host": h, **asdict(s)} for h, s in recap(data.results).items() if h],
         summary=_summary(data, study, report_dir, charts),
-        result=result(study.rows, study.names, study.play_order, verdict_rows, findings),
+        result=result(study.rows, study.names, study.play_order, verdict_rows, grouped),
         side_by_side=_side_by_side(data, study.rows, hosts, study.play_order),
         rac=rac_sections(data),  # only RAC runs have global reports: empty (no section) otherwise
         workloads=_workloads(data, res.series, templates or set()),
-        hosts=hosts, findings=findings, verdicts=verdict_rows,
+        hosts=hosts, findings=findings, finding_groups=grouped, verdicts=verdict_rows,
         parse_errors=_parse_errors(data), parse_problems=_parse_problems(data), artifacts=_artifacts(data),
         stats_method=METHOD, charts_enabled=charts, combine_note=COMBINE_NOTE,
         inside=inside(res.points, data.run_dir, report_dir, charts and over_time, data.measurements,

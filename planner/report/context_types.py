@@ -97,11 +97,17 @@ class SilentRow(TypedDict):
     workload: str  # the workload it was left out of (a study may chart the same metric for another)
 
 
+class ZeroRow(TypedDict):
+    name: str
+    workload: str
+
+
 class Summary(TypedDict):
     columns: list[str]
     rows: list[dict[str, Any]]  # planner.report.study.summary
     charts: list[dict[str, Any]]  # planner.report.study.charts
     silent: list[SilentRow]
+    zero: list[ZeroRow]  # planner.report.study.zero_rows: said in one line, not charted
 
 
 class SideHost(TypedDict):
@@ -324,6 +330,7 @@ class ReportContext(TypedDict):
     workloads: list[Workload]
     hosts: list[HostSection]
     findings: list[FindingRow]
+    finding_groups: list[FindingRow]  # the same, a finding said at several points of a step once
     verdicts: list[VerdictRow]
     parse_errors: list[ParseErrorRow]
     parse_problems: list[ParseProblem]

@@ -136,6 +136,13 @@ def silent_rows(rows: Mapping[Row, list[Series]]) -> list[tuple[Row, float, Row]
     return out
 
 
+def zero_rows(rows: Mapping[Row, list[Series]]) -> list[Row]:
+    """Swept or compared headline rows at 0 at every point of every system (a load generator's failed
+    transactions in a clean run): their chart is a line along the axis that says nothing; one line says it."""
+    return [row for row, ss in rows.items()
+            if len({(s.play, repr(s.params)) for s in ss}) > 1 and all(v == 0 for s in ss for v in s.values)]
+
+
 def row_key(key: str) -> str:
     """A RAC cluster total (``instance=all``, planner.parsers.awr_rac_text) is the system's figure, so it shares
     its row with a single-instance system's: ``physical_read_iops{basis=requests,instance=all}`` ->
@@ -239,12 +246,13 @@ def chart_lines(ss: Sequence[Series], plays: Sequence[str],
 def charts(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
            args: Mapping[tuple[str, str], Mapping[str, Any]], run_dir: Path, report_dir: Path,
            simulated: bool = False) -> list[dict[str, Any]]:
-    """One chart per headline row of a swept or multi-system study."""
+    """One chart per headline row of a swept or multi-system study, but a row at 0 everywhere (``zero_rows``)."""
     out: list[dict[str, Any]] = []
     workloads = {r.workload for r in rows}
+    zero = set(zero_rows(rows))
     for row, ss in rows.items():
         points = {(s.play, repr(s.params)) for s in ss}
-        if len(points) < 2:
+        if len(points) < 2 or row in zero:
             continue
         xname, lines = chart_lines(ss, plays, args)
         words = names[row.key]
@@ -330,7 +338,7 @@ def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]
 def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Sequence[str],
            verdict_rows: Sequence[Mapping[str, Any]], findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The answer first: per system its headline figure (best point named), each claim's verdict, the finding
-    that matters most (warnings before notes, in the order the checks rank them)."""
+    that matters most (warnings before notes, in the order the checks rank them; never a note on the rehearsal)."""
     systems = []
     first_by_workload: dict[str, Row] = {}
     for row in rows:
@@ -353,10 +361,13 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                           .replace("  ", " ")})
         if lines:
             systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
-    ranked = sorted(findings, key=lambda f: 0 if f.get("severity") == "warning" else 1)
+    # a note on the rehearsal itself (its titles say so: "CPU busy in the rehearsal", "... the rehearsal's
+    # warehouses") speaks of the rehearsing machine or its caps, not the study: never the report's lead
+    ranked = sorted((f for f in findings if "rehearsal" not in str(f.get("title", ""))),
+                    key=lambda f: 0 if f.get("severity") == "warning" else 1)
     compared = [c for row in first_by_workload.values() if (c := _compared(row, rows[row], names, plays))]
     return {"systems": systems, "compared": compared, "verdicts": list(verdict_rows),
-            "top_finding": ranked[0] if ranked else None, "more_findings": max(len(findings) - 1, 0)}
+            "top_finding": ranked[0] if ranked else None, "more_findings": len(findings) - (1 if ranked else 0)}
 
 
 def _unit_said(unit: str, words: str) -> bool:

@@ -22,13 +22,13 @@ import yaml
 
 from planner import kindspec
 from planner.errors import InputError, Problem
-from planner.extras import OWN_TYPES, TYPE_KEY, VERSION_KEY, Notes, StepExtra, TypedExtra, decode
 from planner.files import write_json
 from planner.results.world import HostWorld, worlds_from_json
 from planner.runid import check_run_id
 from planner.status import Artifact, ArtifactKind, Phase, RestartRequest, Retried, Status, StepResult, legacy_place
 
 if TYPE_CHECKING:  # the metrics model loads when a result's metrics are read or written, not with the record
+    from planner.extras import StepExtra, TypedExtra  # and the extras when a result's are (not with the record)
     from planner.metrics import Metric
 
 META = "meta.json"
@@ -243,23 +243,34 @@ def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
     """A result's ``data`` (metrics and restart taken out) as its kind's extra: by its tag (planner.extras), or
     for a folder written before the tags, by the shape each type sniffs; a shape that is none of them, or one
     whose values are damaged, is kept as Notes (a received folder is input: never an error here)."""
+    # here: the record is written before any step has an extra
+    from planner.extras import TYPE_KEY, VERSION_KEY, Notes, decode
+
     if not data:
         return None
     try:
-        if data.get(TYPE_KEY) in _OWN and isinstance(data.get(VERSION_KEY), int):  # no kind's module for it
-            return decode(data, _OWN)
+        own = own_types()
+        if data.get(TYPE_KEY) in own and isinstance(data.get(VERSION_KEY), int):  # no kind's module for it
+            return decode(data, own)
         return decode(data, extra_types()) or Notes(MappingProxyType(dict(data)))
     except (KeyError, TypeError, ValueError, AttributeError):
         return Notes(MappingProxyType(dict(data)))
 
 
-_OWN: Mapping[str, type[TypedExtra]] = MappingProxyType({t.TYPE: t for t in OWN_TYPES})  # tags are unique (tested)
+@functools.cache
+def own_types() -> Mapping[str, type[TypedExtra]]:
+    """Planner's own kinds' extras by tag (every tag names one type: tested), read without any workload kind's."""
+    from planner.extras import OWN_TYPES
+
+    return MappingProxyType({t.TYPE: t for t in OWN_TYPES})
 
 
 @functools.cache
 def extra_types() -> Mapping[str, type[TypedExtra]]:
     """Every typed extra by its tag: planner's prep and generic kinds' (planner.extras), then each workload
     kind's own (its spec's ``extras``)."""
+    from planner.extras import OWN_TYPES
+
     types: list[type[TypedExtra]] = [*OWN_TYPES, *(kindspec.load(w) for s in kindspec.specs() for w in s.extras)]
     return MappingProxyType({t.TYPE: t for t in types})
 

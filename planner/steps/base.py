@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, overload
 
 from planner.errors import StepError
-from planner.extras import StepExtra
 from planner.files import sha256_file
 from planner.host import Host
 from planner.plan.model import Section, SweepPoint
@@ -27,6 +26,7 @@ from planner.transport.become import asks_password
 from planner.transport.connection import CommandResult, Connection, command_line, under_sudo
 
 if TYPE_CHECKING:  # the metrics model loads with the parsers, when a point's output is read
+    from planner.extras import StepExtra  # the extras load when a step makes one (after its first command)
     from planner.metrics import Metric
 
 
@@ -41,6 +41,7 @@ class Change:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
+    """What a step's apply returns: its status and message, and what it kept and measured."""
     status: Status
     msg: str = ""
     diff: str | None = None

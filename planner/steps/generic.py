@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 import functools
 import re
 import shlex
@@ -12,7 +11,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import StepError
-from planner.extras import CommandRun
 from planner.status import Artifact, Status
 from planner.steps.base import ANY_EXIT, Change, Outcome, Probe, Reversible, StepContext, StepType, check_host_path
 from planner.transport.streams import FetchTooLarge, parse_size
@@ -89,10 +87,14 @@ class Command(StepType):
         chdir = self.args.get("chdir")
         r = ctx.run(self.argv(), cwd=ctx.path(str(chdir)) if chdir else None, measured=True)
         status = Status.CHANGED if self.args.get("changed_when", True) else Status.OK
+        from planner.extras import CommandRun  # here: the extras load when a step has run, not at start-up
+
         return Outcome(status, r.stdout.strip()[-500:], extra=CommandRun(r.exit_code, r.stdout[-4000:]))
 
 
 def unified(before: str | None, after: str, name: str) -> str:
+    import difflib  # here: only --diff shows one (difflib and heapq at every apply's start-up otherwise)
+
     lines = difflib.unified_diff((before or "").splitlines(keepends=True), after.splitlines(keepends=True),
                                  fromfile=f"before: {name}" if before is not None else "before: (absent)",
                                  tofile=f"after: {name}")

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from planner.errors import ParseError, StepError
-from planner.extras import StepExtra, notes
 from planner.files import sha256_file, write_bytes
 from planner.host import DEFAULT_WORKDIR
 from planner.status import Artifact, ArtifactKind, Status
@@ -31,6 +30,7 @@ from planner.steps.guard import check_path
 from planner.transport.connection import login_user
 
 if TYPE_CHECKING:  # the parsers and metrics load when a point's output is read, not before the first host command
+    from planner.extras import StepExtra
     from planner.metrics import Metric, Parsed
 
 
@@ -165,6 +165,8 @@ def finish(ctx: StepContext, tool: str, artifacts: Sequence[Artifact], main: Art
     not read fails the point, where a tool's own output says how many sections it could not read. ``failure``:
     why the run failed, said with whatever was read. ``msg``: what the point was (the headline figures when
     ""); ``extra``: the kind's typed extra, or a mapping kept as planner.extras.Notes."""
+    from planner.extras import notes  # here: a step's extras load when it finishes, not at every start-up
+
     arts, kept = tuple(artifacts), notes(extra) if isinstance(extra, Mapping) else extra
     if main is None:
         return Outcome(Status.FAILED, failure or f"{tool} wrote no output", artifacts=arts, extra=kept)

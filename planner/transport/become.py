@@ -10,7 +10,7 @@ Foundation for the transports: imports nothing of paramiko.
 
 from __future__ import annotations
 
-import secrets
+import os
 from dataclasses import dataclass, field
 
 from planner.errors import ConnectError, StepError
@@ -28,7 +28,8 @@ def fresh_prompt() -> str:
     the user whose password it asks for (the login user's; root's or the target's under rootpw, targetpw,
     runaspw: SLES's default sudoers has targetpw), said when the password is refused. The shown and recorded line
     keeps the fixed PROMPT. Hex only besides %p: no other %-escape for sudo, no quote for the shell."""
-    return PROMPT.replace("]", f" {secrets.token_hex(8)}]", 1).replace("password:", "password for %p:")
+    word = os.urandom(8).hex()  # secrets.token_hex(8), without importing secrets (hmac, hashlib, OpenSSL)
+    return PROMPT.replace("]", f" {word}]", 1).replace("password:", "password for %p:")
 
 
 @dataclass(frozen=True, slots=True)

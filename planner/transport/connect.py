@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -59,6 +58,8 @@ def connect_all(hosts: Iterable[Host], forks: int = 10, **kw: Any) -> dict[str, 
 
     if len(hosts) <= 1:  # one host (the engine connects each in its own worker): no thread of its own
         return {h.name: one(h) for h in hosts}
+    from concurrent.futures import ThreadPoolExecutor  # here: it imports logging; one host needs no thread
+
     with ThreadPoolExecutor(max_workers=max(1, min(forks, len(hosts))), thread_name_prefix="ssh") as pool:
         return dict(zip((h.name for h in hosts), pool.map(one, hosts), strict=True))
 

@@ -4,7 +4,8 @@ first, units said once, no average wait AWR's whole seconds cannot give."""
 from __future__ import annotations
 
 from planner.metrics import Direction
-from planner.report.context import _finding_rows, _os, _waits
+from planner.report.context import _os, _waits
+from planner.report.finding_groups import finding_rows as _finding_rows
 from planner.report.study import Row, result
 from planner.results.finding import Finding, Severity
 from planner.results.stats import Series

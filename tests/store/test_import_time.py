@@ -3,6 +3,7 @@ asserts which modules a fresh interpreter has loaded, which is what the start-up
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -20,7 +21,7 @@ def loaded_after(code: str) -> set[str]:
 
 def test_building_the_parser_loads_no_heavy_library() -> None:
     """Every verb builds the whole parser (``--help`` included): it must not import what one verb needs."""
-    mods = loaded_after("from planner.cli.main import build_parser; build_parser()")
+    mods = loaded_after("from planner.cli.parser import build_parser; build_parser()")
     assert not mods & {"paramiko", "jsonschema", "jinja2", "matplotlib", "rich", "planner.results.analyze"}
 
 
@@ -72,20 +73,31 @@ def test_a_plan_check_imports_only_the_kinds_the_plan_names() -> None:
                        "planner.db.access", "planner.parsers.awr_common"}
 
 
-VERSION_MODULES = {"planner", "planner.cli", "planner.cli.main", "planner.cli.parser", "planner.cli.results",
-                   "planner.cli.store", "planner.cli.analyze", "planner.errors", "planner.status",
-                   "planner.signals"}  # signals: a counter, no imports (main installs its handlers first)
+# signals: a counter, no imports (main installs its handlers first)
+VERSION_MODULES = {"planner", "planner.cli", "planner.cli.main", "planner.cli.parser", "planner.errors",
+                   "planner.status", "planner.signals"}
+HELP_MODULES = VERSION_MODULES | {"planner.cli.results", "planner.cli.store", "planner.cli.analyze"}
 
 
 def test_version_and_help_load_only_the_parser_and_the_exit_codes() -> None:
     """`planner --version` loaded the results store, the run reader and the findings (the parser's --store help
     named planner.store.url.ENV), and the exit codes' module loaded every step kind's extras and the metrics
-    model for its annotations: 0.4 s of imports, for every verb. Module sets, not times (issue 47)."""
-    for argv in (["--version"], ["--help"]):
+    model for its annotations: 0.4 s of imports, for every verb. Module sets, not times (issue 47). --version
+    builds no verb's options (stop 53), --help every verb's."""
+    for argv, expected in ((["--version"], VERSION_MODULES), (["--help"], HELP_MODULES)):
         mods = loaded_after("import contextlib, io\nfrom planner.cli.main import main\n"
                             f"with contextlib.redirect_stdout(io.StringIO()): main({argv!r})")
-        assert {m for m in mods if m.startswith("planner")} == VERSION_MODULES, argv
-        assert not mods & {"sqlite3", "tempfile", "csv", "hashlib", "yaml", "jinja2"}, argv
+        assert {m for m in mods if m.startswith("planner")} == expected, argv
+        assert not mods & {"sqlite3", "tempfile", "csv", "hashlib", "yaml", "jinja2", "secrets"}, argv
+
+
+def test_the_vault_variables_are_the_vault_ids_modules() -> None:
+    """main reads no vault password (nor imports planner.inventory.vault_ids) when no flag and none of these is
+    set: the two lists must stay one."""
+    from planner.cli.main import VAULT_ENV
+    from planner.inventory import vault_ids
+
+    assert VAULT_ENV == (vault_ids.ENV_FILE, vault_ids.ENV_IDS, vault_ids.ENV_MATCH)
 
 
 def test_the_store_option_names_the_store_variable() -> None:
@@ -206,3 +218,27 @@ def test_a_template_still_loads_jinja2_and_its_problems_are_reported(tmp_path: P
     assert done.returncode == 5, done.stderr
     assert "plan.yaml:8:" in done.stderr and "undefined variable 'nosuch'" in done.stderr
     assert "Traceback" not in done.stderr and not (tmp_path / "runs").exists()
+
+
+def test_an_apply_imports_no_other_verb_vault_reader_tempfile_or_secrets_before_its_first_host_command(
+        tmp_path: Path) -> None:
+    """Stop 53 (issue 47): the parser built every verb's options (and imported the results and analyze verbs'
+    modules), a command line naming no vault imported the vault password reader, and tempfile (shutil's bz2,
+    lzma; random), secrets (hmac, hashlib: OpenSSL), difflib and traceback were imported at the top of modules
+    that use them for a temp file name, a random word, a changed plan's diff or a step's bug; the steps' extras
+    (9 dataclasses) were imported for annotations, before any step had one, and concurrent.futures (and logging,
+    ~7 ms) before anything ran on a worker thread."""
+    (tmp_path / "plan.yaml").write_text("plan: one\nplays:\n  - name: one\n    hosts: lab\n    workloads:\n"
+                                        "      - name: say\n        command: {argv: [\"true\"]}\n")
+    (tmp_path / "hosts.ini").write_text("[lab]\nalpha ansible_connection=local\n")
+    code = FIRST_COMMAND_PROBE.format(plan=str(tmp_path / "plan.yaml"), inventory=str(tmp_path / "hosts.ini"),
+                                      runs=str(tmp_path / "runs"))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANSIBLE_VAULT")}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env=env).stdout
+    mods = set(out.split())
+    assert "planner.engine.runner" in mods  # the probe reached the run
+    assert not mods & {"planner.inventory.vault_ids", "planner.cli.results", "planner.cli.analyze", "tempfile",
+                       "secrets", "random", "difflib", "planner.extras",  # extras: when a step has run
+                       "concurrent.futures", "logging",  # when hosts first run at once (the lock: main thread)
+                       "shutil", "bz2", "lzma"}  # argparse's help formatter asked shutil for the width

@@ -22,6 +22,7 @@ KIND = KindSpec(
               generator_source="HammerDB's documentation, Test Network Configuration: run on the same system as the "
                                "SUT the database cannot use all of the CPU (DocBook/docs.xml v4.12 lines 2430-2450)"),
     findings="planner.kinds.hammerdb.findings:setup",
+    run_findings="planner.kinds.hammerdb.findings:run_findings",
     standin="planner.kinds.hammerdb.standin:install", standin_version="planner.kinds.hammerdb.standin:version",
     # the timed test after the ramp-up, from HammerDB's own timestamped log (the step keeps it as hammerdb.log)
     own_window=OwnWindow("hammerdb.log", "planner.kinds.hammerdb.window:timed_window"),

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from planner.kinds.hammerdb.findings import run_findings, short_timed_test, vu_over_warehouses
 from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
 from planner.results.findings import Severity, all_findings, generator_on_db_host, oltp_not_scaling
-from planner.results.measure import Measurement
+from planner.results.measure import Measurement, RunData
+from planner.results.runfolder import RunMeta
 from planner.results.stats import Series, series
 
 H, N = Direction.HIGHER, Direction.NEUTRAL
+STEP = "plays[0].workloads[1]"
 
 
 def m(metric: str, value: float, vu: int = 8, direction: Direction = N) -> Measurement:
-    return Measurement("run1", "violin", "oel57", "plays[0].workloads[1]", "tproc-c", "hammerdb", "run_console.txt",
+    return Measurement("run1", "violin", "oel57", STEP, "tproc-c", "hammerdb", "run_console.txt",
                        "hammerdb", (("virtual_users", vu),), 0, 0, False, metric, (), value, "", direction, False,
                        False, metric == "hammerdb.nopm", "run_console.txt:1")
 
@@ -33,16 +38,45 @@ def test_a_clean_sweep_has_no_hammerdb_finding() -> None:
     assert hammerdb_setup(clean) == [] and oltp_not_scaling(clean) == []
 
 
-def test_more_virtual_users_than_warehouses() -> None:
-    found = hammerdb_setup(s(point(100, 2891, 50, ware=10)))
+def test_more_virtual_users_than_warehouses(tmp_path: Path) -> None:
+    found = vu_over_warehouses(point(100, 2891, 50, ware=10), {}, rehearsal=False)
     assert [f.code for f in found] == ["vu_over_warehouses"] and found[0].severity is Severity.WARNING
     assert ("warehouses", "10") in found[0].numbers and "ch03s07" in found[0].message
-    # the kind's findings reach every list through its spec (planner.results.kind_findings)
-    assert "vu_over_warehouses" in {f.code for f in all_findings(s(point(100, 2891, 50, ware=10)))}
+    # the kind's findings reach every run through its spec (planner.results.kind_findings)
+    data = RunData(tmp_path, RunMeta.from_mapping({"plays": [{"name": "violin"}]}), (),
+                   tuple(point(100, 2891, 50, ware=10)), (), {}, ())
+    assert "vu_over_warehouses" in {f.code for f in run_findings(data)}
+
+
+def test_more_users_than_the_rehearsals_capped_warehouses_is_a_note_on_the_rehearsal() -> None:
+    """Before: the pg rehearsal's report led with "More virtual users than warehouses" (8 on 4), a warning the
+    rehearsal's own cap made (hammerdb.pg.REHEARSAL_CAPS: 4 warehouses), while the plan builds 160."""
+    sweep, planned = [*point(8, 9_000, 40, ware=4), *point(32, 20_000, 60, ware=4)], {STEP: {"warehouses": 160}}
+    found = vu_over_warehouses(sweep, planned, rehearsal=True)
+    assert [(f.severity, f.title) for f in found] == [(Severity.NOTE, "More virtual users than the rehearsal's "
+                                                                      "warehouses")] * 2
+    assert ("the plan's warehouses", "160") in found[0].numbers
+    # a real run, or a plan whose own schema is too small for its users, keeps the warning
+    assert {f.severity for f in vu_over_warehouses(sweep, planned, rehearsal=False)} == {Severity.WARNING}
+    small = {STEP: {"warehouses": 16}}
+    assert [f.severity for f in vu_over_warehouses(sweep, small, rehearsal=True)] == [Severity.NOTE,
+                                                                                       Severity.WARNING]
+
+
+def test_a_timed_test_the_rehearsal_cut_is_said_as_the_rehearsals() -> None:
+    """The rehearsal cuts a PostgreSQL timed test to 2 min (REHEARSAL_CAPS): the plan's 5 min is not short."""
+    cut = point(8, 9_000, 40, minutes=2)
+    [f] = short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=True)
+    assert (f.severity, f.title) == (Severity.NOTE, "Timed test cut short in the rehearsal")
+    assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=False)] == \
+        ["Timed test shorter than HammerDB's default"]
+    assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 3}}, rehearsal=True)] == \
+        ["Timed test shorter than HammerDB's default"]  # the plan's own window is short: said as before
 
 
 def test_failed_virtual_users_and_a_short_timed_test() -> None:
     found = hammerdb_setup(s(point(100, 2891, 50, ware=400, failed=95, minutes=1)))
+    found += short_timed_test(point(100, 2891, 50, ware=400, failed=95, minutes=1), {}, rehearsal=False)
     assert sorted(f.code for f in found) == ["short_timed_test", "vu_failed"]
     assert ("failed virtual users", "95") in next(f for f in found if f.code == "vu_failed").numbers
 

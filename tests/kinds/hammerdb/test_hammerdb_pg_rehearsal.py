@@ -37,4 +37,9 @@ def test_the_hammerdb_pg_study_rehearses_against_a_real_server(tmp_path, capsys,
     assert "pg_superuserpass \"********\"" in kept and "PGPASSWORD" not in kept
     report = (run / "report.md").read_text()
     assert "written by stand-ins: hammerdb x3" in report and "| 32 virtual users" in report
+    # the rehearsal's own 4-warehouse cap is a note on the rehearsal, said once for the sweep, never the lead
+    lead = next(line for line in report.splitlines() if line.startswith("- Most important finding"))
+    assert "warehouses" not in lead and "rehearsal" not in lead, lead
+    assert report.count("More virtual users than the rehearsal's warehouses** —") == 1, report
+    assert "More virtual users than warehouses" not in report
     assert processes_naming("postgres", f"{root.group(1)}/") == []  # others' rehearsals may be running

@@ -136,3 +136,28 @@ def test_the_connect_string_from_a_client_host() -> None:
     for other in ("//localhost/orcl", "db2:1521/orcl", "(DESCRIPTION=(ADDRESS=(HOST=db2)(PORT=1521)))"):
         with pytest.raises(Exception, match="not the database host"):
             client_connect(other, names, *built)
+
+
+SOE_DESCRIPTOR = "(DESCRIPTION=(ADDRESS=(PROTOCOL=TCP)(HOST={host})(PORT=1521))(CONNECT_DATA=(SERVICE_NAME=orcl)))"
+
+
+@pytest.mark.slow
+def test_charbench_on_the_client_reaches_the_database_through_a_descriptor(tmp_path: Path) -> None:
+    """Before: a ``connect:`` written as a full descriptor (which JDBC thin takes, docs/oracle-behaviour.md 53.d1)
+    was refused with ORA-12514 by the lab's listener stand-in that served the database host's service."""
+    db, client = project(tmp_path)
+    home = client / HOME.lstrip("/")
+    out = subprocess.run([str(home / "bin/oewizard"), "-cl", "-create", "-cs", SOE_DESCRIPTOR.format(host="127.0.0.1"),
+                          "-u", "soe", "-p", "x", "-scale", "1"], capture_output=True, text=True, check=False,
+                         timeout=60, env={"PATH": "/usr/bin:/bin", "PLANNER_STANDIN_TIME_SCALE": "0.001"})
+    assert out.returncode == 0 and "ORA-" not in out.stdout, out.stdout
+    assert "SOE.ORDERS" in load_state(db)["segments"]  # the database host's schema, reached through the listener
+
+
+def test_a_descriptor_naming_another_host_than_the_database_is_refused_at_validate(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    project(tmp_path, connect=SOE_DESCRIPTOR.format(host="otherdb"))
+    code, run, _ = apply(tmp_path, "--check")
+    err = capsys.readouterr().err
+    assert code == 5 and run is None, err
+    assert "plan.yaml:8:" in err and "'otherdb'" in err and "not the database host" in err, err

@@ -126,3 +126,19 @@ def test_planner_lock_makes_one_machine_one_lock(make_lab: Callable[..., Lab], t
     assert "another of its inventory hosts names the same lock (planner_lock)" in out, out
     locks = [r for r in run_results(tmp_path / "runs") if r["step"] == "lock"]
     assert len(locks) == 1 and locks[0]["status"] == "failed", locks
+
+
+def test_a_lock_that_names_no_holder_yet_is_asked_again_and_said_so(make_lab: Callable[..., Lab], tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """The lock is made (mkdir) before its holder.json is written: a host asking in between read no holder and was
+    told the lock's "controller on another machine" (holder unknown) — under load, the race that made
+    test_planner_lock_makes_one_machine_one_lock fail once. The window held open: the lock with no holder.json."""
+    lab = make_lab(1)
+    inv, plan = tmp_path / "inv.yml", tmp_path / "plan.yaml"
+    one_machine_inventory(lab, inv, ["db1"], {"planner_lock": "/tmp/being_taken.lock"})
+    (lab.sandbox(lab.hosts[0].name) / "tmp/being_taken.lock").mkdir(mode=0o700, parents=True)
+    plan.write_text(LOCK_PLAN)
+    code = main(["apply", str(plan), "-i", str(inv), "--runs-dir", str(tmp_path / "runs"), "--no-report"])
+    out = capsys.readouterr().out
+    assert code == 2, out
+    assert "it names no holder: being taken at this moment" in out and "another machine" not in out, out
