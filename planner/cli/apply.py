@@ -122,7 +122,8 @@ def _plugins_for(plan_path: Path) -> None:
     import yaml
 
     try:
-        doc = yaml.safe_load(read_input(plan_path, "plan"))
+        # libyaml when PyYAML has it: the plan is parsed again by the loader, this pass only looks for kinds
+        doc = yaml.load(read_input(plan_path, "plan"), Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     except (InputError, yaml.YAMLError, RecursionError):
         return  # the loader says what is wrong with the file
     if not _may_name_plugin(doc):
@@ -406,7 +407,7 @@ def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, conso
         except PlannerError as e:  # the measurements are safe in the record; re-render later
             console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
     signals.raise_pending()
-    _index(args, run_dir, console, data)
+    _index(args, run_dir, console, data, plan)
 
 
 def check_runs_dir(runs_dir: Path) -> None:
@@ -534,12 +535,13 @@ def _interrupted_after_run(record: RunRecord, console: Console) -> ExitCode:
     return ExitCode.INTERRUPTED
 
 
-def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None) -> None:
+def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None,
+           plan: Plan | None = None) -> None:
     """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
     failure is a warning: the run folder stays the source of truth and can be pushed again."""
     from planner.cli.store import push_after_apply, store_url
 
-    push_after_apply(store_url(args), run_dir, console.warn, data)
+    push_after_apply(store_url(args), run_dir, console.warn, data, plan)
 
 
 def validate_command(args: argparse.Namespace) -> ExitCode:

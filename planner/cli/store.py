@@ -18,6 +18,7 @@ from planner.errors import InputError, Problem
 from planner.status import ExitCode
 
 if TYPE_CHECKING:
+    from planner.plan.model import Plan
     from planner.results.measure import RunData
     from planner.store import StoreURL
 
@@ -175,15 +176,17 @@ def folder_for_report(run: str, args: argparse.Namespace) -> Path:
         return folder
 
 
-def push_after_apply(url: StoreURL, run_dir: Path, warn: Any, data: RunData | None = None) -> None:
-    """The end of an apply: push the run (``data``: as the apply measured it, else read from its folder); any
-    failure is a warning, never the run's (the folder is the truth)."""
+def push_after_apply(url: StoreURL, run_dir: Path, warn: Any, data: RunData | None = None,
+                     plan: Plan | None = None) -> None:
+    """The end of an apply: push the run (``data``: as the apply measured it, else read from its folder with
+    ``plan``, the one the apply ran, rather than the folder's copy parsed again); any failure is a warning,
+    never the run's (the folder is the truth)."""
     from planner.results.measure import read_run
     from planner.store import open_store
 
     try:
         with open_store(url) as store:
-            store.put_run(data if data is not None else read_run(run_dir))
+            store.put_run(data if data is not None else read_run(run_dir, plan))
     except Exception as e:  # noqa: BLE001 - a store fault (server down, disk full, a bug) must not fail a finished run
         again = f"planner store push {run_dir}" + ("" if url.default else f" --store {url}")
         warn(f"run not saved in the results store {url}: {e}. The run folder {run_dir} holds everything; "

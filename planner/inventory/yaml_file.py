@@ -109,7 +109,12 @@ _Constructor.add_constructor("!unsafe", _unsafe_tagged)
 _Constructor.add_constructor("!vault", _vault_tagged)  # decrypted by the graph, which holds the passwords
 
 
+_STR = "tag:yaml.org,2002:str"
+
+
 def value_of(node: yaml.Node) -> Any:
+    if node.tag == _STR and isinstance(node, yaml.ScalarNode):
+        return node.value  # what SafeConstructor gives a plain string, without a constructor a value (200 hosts: 3,000)
     return _Constructor().construct_document(node)
 
 

@@ -18,7 +18,16 @@ from planner.plan.model import Claim, Plan, Play, StepSpec
 from planner.plan.schema import Locator, did_you_mean, sweepable_params, validate_step_args
 from planner.plan.source import Document, NodePath, format_path, load_yaml, parse_path
 from planner.plan.sweeps import expand, zip_problems
-from planner.plan.templating import any_template, eval_when, refused, render, undefined_name, variables_for, when_names
+from planner.plan.templating import (
+    any_template,
+    eval_when,
+    refused,
+    render,
+    undefined_name,
+    untemplated,
+    variables_for,
+    when_names,
+)
 from planner.variables import LOAD_GENERATOR_HOST
 
 # A step kind's own check of its rendered arguments; raises StepError naming the refused value.
@@ -59,6 +68,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
     except InputError:
         doc = None  # the file changed since load_plan: fall back to the steps' own locations
     found: dict[tuple[Location | None, str, str, str], list[str]] = {}
+    memo = _Memo()  # hosts rendering a step alike share its per-argument checks
     problems: list[Problem] = _claim_problems(plan, known, doc) if known and known.metrics else []
     writes = known.writes_devices if known else {}
     for i, play in enumerate(plan.plays):
@@ -77,7 +87,7 @@ def check_plan(plan: Plan, inventory: InventoryLike, extra_vars: Mapping[str, An
                 found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
             for spec in play.steps:
                 for p in [*_check_step(spec, variables, doc, plan.source.parent, kinds,
-                                       spec.path in variables_only, writes.get(spec.kind)),
+                                       spec.path in variables_only, writes.get(spec.kind), memo),
                           *_host_vars(spec, variables, host, unlimited or inventory, doc)]:
                     found.setdefault((p.location, p.path, p.message, p.hint), []).append(host.name)
         problems += _shared_clients(clients, {h.name for h in hosts}, i, play, doc)
@@ -278,34 +288,82 @@ def _render_arg(rendered: dict[str, Any], key: str, value: Any, variables: Mappi
     return []
 
 
+@dataclass(frozen=True, slots=True)
+class _PerArgs:
+    """What a step's check finds from its rendered arguments alone: the same for every host that renders them
+    alike (at 200 hosts, 200 schema walks and sweep expansions of identical text were most of the check)."""
+
+    problems: tuple[Problem, ...]  # the schema's and the device-write check's
+    zipped: tuple[Problem, ...]  # the zip: problems, said after the kind's own
+    points: tuple[dict[str, Any], ...]  # the distinct arguments of each sweep point, for the kind's check
+
+
+@dataclass(slots=True)
+class _Memo:
+    """One plan check's shared answers: per step, which arguments hold a template; per (step, rendering), the
+    per-argument checks."""
+
+    templated: dict[str, frozenset[str]] = field(default_factory=dict)
+    per_args: dict[tuple[str, str], _PerArgs] = field(default_factory=dict)
+
+    def templated_of(self, spec: StepSpec) -> frozenset[str]:
+        found = self.templated.get(spec.path)
+        if found is None:
+            found = self.templated[spec.path] = frozenset(k for k, v in spec.args.items() if any_template(v))
+        return found
+
+
+def _typed(value: Any) -> str:
+    """The rendered arguments as a key: each value with its type, so 1 and "1", a date and its text, a string and
+    an UnsafeText of the same text (the zip: check tells them apart) stay apart; a spec's keys keep their order."""
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k!r}:{_typed(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list | tuple):
+        return type(value).__name__ + "[" + ",".join(_typed(v) for v in value) + "]"
+    return f"{type(value).__qualname__}:{value!r}"
+
+
+def _per_args(spec: StepSpec, rendered: dict[str, Any], where: Locator, step_path: NodePath,
+              writes: DeviceWrites | None, memo: _Memo | None) -> _PerArgs:
+    key = (spec.path, _typed(rendered))
+    if memo is not None and (hit := memo.per_args.get(key)) is not None:
+        return hit
+    problems = [*validate_step_args(spec.kind, rendered, where, step_path),
+                *_destructive(spec, rendered, writes, where, step_path)]
+    zipped = [Problem(where.value((*step_path, name) if name else step_path), format_path(step_path), message, hint)
+              for name, message, hint in zip_problems(spec.kind, rendered, spec.zip)]
+    found = _PerArgs(tuple(problems), tuple(zipped), () if problems else tuple(_points(spec, rendered)))
+    if memo is not None:
+        memo.per_args[key] = found
+    return found
+
+
 def _check_step(spec: StepSpec, variables: Mapping[str, Any], doc: Document | None,
                 plan_dir: Path, kinds: Mapping[str, ArgsCheck], variables_only: bool = False,
-                writes: DeviceWrites | None = None) -> list[Problem]:
+                writes: DeviceWrites | None = None, memo: _Memo | None = None) -> list[Problem]:
     step_path = (*parse_path(spec.path), spec.kind)
     where = Locator(doc, spec.location)
     rendered: dict[str, Any] = {}
     problems: list[Problem] = _check_when(spec, variables, where, step_path)
+    templated = (memo or _Memo()).templated_of(spec)
     for key, value in spec.args.items():
-        if any_template(value):
+        if key in templated:
             problems += _render_arg(rendered, key, value, variables, where.value((*step_path, key)),
                                     format_path((*step_path, key)))
         else:  # no Jinja2 for an argument without a template (start-up time)
-            rendered[key] = render(value, variables)
+            rendered[key] = untemplated(value)
     if problems:
         return problems
     if variables_only:  # its schema problems are reported: add what the step kind itself would refuse
         try:
-            return _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
+            return _refused_args(kinds.get(spec.kind), _points(spec, rendered), where, step_path, plan_dir, variables)
         except (TypeError, ValueError, KeyError, AttributeError, IndexError):
             return []  # arguments too malformed for the kind's check; the schema problems say why
-    problems += validate_step_args(spec.kind, rendered, where, step_path)
-    problems += _destructive(spec, rendered, writes, where, step_path)
-    if not problems:
-        problems += _refused_args(kinds.get(spec.kind), spec, rendered, where, step_path, plan_dir, variables)
-    for name, message, hint in zip_problems(spec.kind, rendered, spec.zip):
-        problems.append(Problem(where.value((*step_path, name) if name else step_path),
-                                format_path(step_path), message, hint))
-    return problems
+    shared = _per_args(spec, rendered, where, step_path, writes, memo)
+    problems += shared.problems
+    if not problems:  # the kind's check reads the host's variables too: run for each host
+        problems += _refused_args(kinds.get(spec.kind), shared.points, where, step_path, plan_dir, variables)
+    return [*problems, *shared.zipped]
 
 
 MAX_CHECKED_POINTS = 4096  # beyond: each swept value is checked once, in bounded time, not every combination
@@ -328,7 +386,7 @@ def _points(spec: StepSpec, rendered: dict[str, Any]) -> list[dict[str, Any]]:
     return list(seen.values())
 
 
-def _refused_args(check: ArgsCheck | None, spec: StepSpec, rendered: dict[str, Any], where: Locator,
+def _refused_args(check: ArgsCheck | None, points: Sequence[dict[str, Any]], where: Locator,
                   step_path: NodePath, plan_dir: Path, variables: Mapping[str, Any]) -> list[Problem]:
     """The step type's own checks of its rendered arguments (device names, paths, SQL values, files beside
     the plan), per sweep point: a value that would be refused on the host is refused here, before any host is
@@ -336,7 +394,7 @@ def _refused_args(check: ArgsCheck | None, spec: StepSpec, rendered: dict[str, A
     if check is None:
         return []
     out: list[Problem] = []
-    for args in _points(spec, rendered):
+    for args in points:
         try:
             check(args, plan_dir, variables)
         except StepError as exc:

@@ -21,6 +21,9 @@ where) has its OS series cut to it (planner.results.os_window; ``os.samples`` sa
 
 from __future__ import annotations
 
+import errno
+import functools
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -31,25 +34,59 @@ from typing import Any
 from planner.errors import InputError, ParseError, Problem
 from planner.extras import DatabaseSeen, RanAs, StepExtra
 from planner.metrics import Direction, Metric, Parsed, Source
-from planner.parsers import PARSER_KINDS, DbReport, kinds_where
 from planner.plan.model import Plan, Section
 from planner.results import os_window, runfolder
 from planner.results.runfolder import RunMeta
-from planner.status import Artifact, Status, StepResult
+from planner.status import Artifact, ArtifactKind, Status, StepResult
 from planner.transport.ostats import output_name
 
-# Derived from the parsers' one record per kind (planner.parsers.PARSER_KINDS).
-AWR_KINDS = kinds_where(lambda k: k.db_report in (DbReport.ONE, DbReport.EXCERPT))
-# The global (RAC) report: its cluster totals (instance=all) are the headline; a per-instance report of the same
-# execution is then context, never the system's figure (planner.parsers.awr_rac_text).
-GLOBAL_KINDS = kinds_where(lambda k: k.db_report is DbReport.GLOBAL)  # both give the cluster's IOPS
-# One database report per point, whatever layouts it was fetched in (the first one found is measured).
-ONE_REPORT_KINDS = kinds_where(lambda k: k.db_report is DbReport.ONE)
-OS_KINDS = kinds_where(lambda k: k.os_stats)
 # a tool's log (runit.log, a driver's) is kilobytes; a received run folder's must not fill memory
 KIT_LOG_MAX = 8 << 20
-# Without the plan, a step's kind is guessed from what it produced.
-KIND_OF_ARTIFACT = {k.kind: k.step_kind for k in PARSER_KINDS if k.step_kind}
+# What no parser reads (planner.status.ArtifactKind): a run with only these (a prep-only run's fetched and
+# template files) is read without importing the parsers, which cost a store push after such a run a third
+NEVER_PARSED = frozenset({ArtifactKind.NONE, ArtifactKind.SERIES, ArtifactKind.FACTS, ArtifactKind.LOG})
+
+
+@dataclass(frozen=True, slots=True)
+class KindTables:
+    """Derived from the parsers' one record per kind (planner.parsers.PARSER_KINDS), once, when first needed."""
+
+    parsed: frozenset[str]  # every kind a parser reads
+    awr: frozenset[str]
+    # the global (RAC) report: its cluster totals (instance=all) are the headline; a per-instance report of the
+    # same execution is then context, never the system's figure (planner.parsers.awr_rac_text)
+    global_: frozenset[str]  # both give the cluster's IOPS
+    one_report: frozenset[str]  # one database report per point, whatever layouts it was fetched in
+    os: frozenset[str]
+    of_artifact: Mapping[str, str]  # without the plan, a step's kind is guessed from what it produced
+
+
+@functools.cache
+def tables() -> KindTables:
+    from planner.parsers import KINDS, PARSER_KINDS, DbReport, kinds_where
+
+    return KindTables(frozenset(KINDS), kinds_where(lambda k: k.db_report in (DbReport.ONE, DbReport.EXCERPT)),
+                      kinds_where(lambda k: k.db_report is DbReport.GLOBAL),
+                      kinds_where(lambda k: k.db_report is DbReport.ONE), kinds_where(lambda k: k.os_stats),
+                      {k.kind: k.step_kind for k in PARSER_KINDS if k.step_kind})
+
+
+_TABLE_NAMES = {"AWR_KINDS": "awr", "GLOBAL_KINDS": "global_", "ONE_REPORT_KINDS": "one_report", "OS_KINDS": "os",
+                "KIND_OF_ARTIFACT": "of_artifact"}
+
+
+def __getattr__(name: str) -> Any:
+    """The kind tables by their former module-level names (the report's importers), made when first read."""
+    if name in _TABLE_NAMES:
+        return getattr(tables(), _TABLE_NAMES[name])
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def parsed_kind(kind: str) -> bool:
+    """Whether a parser reads artifacts of this kind (the parsers imported only for one that may be)."""
+    return kind not in NEVER_PARSED and kind in tables().parsed
+
+
 # Headline metrics of AWR-family reports (the derived ones): what the seeds' tables compare.
 AWR_HEADLINE = ("physical_read_iops", "physical_write_iops", "read_iops_per_core", "single_block_read_latency_ms")
 
@@ -172,11 +209,12 @@ def _parse(path: Path, kind: str) -> tuple[Parsed | None, list[str]]:
 
 
 def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
-    if parsed.kind in OS_KINDS:
+    t = tables()
+    if parsed.kind in t.os:
         return set()  # context for the workload, shown per host, never a result of its own
-    if parsed.kind in AWR_KINDS:
+    if parsed.kind in t.awr:
         return {m.key for m in derived if m.name in AWR_HEADLINE}
-    if parsed.kind in GLOBAL_KINDS:  # the cluster's IOPS and MB/s, and its ('*' rows) single-block latency
+    if parsed.kind in t.global_:  # the cluster's IOPS and MB/s, and its ('*' rows) single-block latency
         from planner.parsers import summarise
 
         return {m.key for m in summarise(parsed)} | {m.key for m in derived
@@ -191,16 +229,17 @@ def _headline(parsed: Parsed, derived: list[Metric]) -> set[str]:
 
 def _derive(parsed: Parsed, window: os_window.Window | None = None) -> list[Metric]:
     out: list[Metric] = []
-    if parsed.kind in AWR_KINDS | GLOBAL_KINDS:
+    t = tables()
+    if parsed.kind in t.awr | t.global_:
         try:
             from planner.parsers.derived import derive
 
             out += derive(parsed)
         except Exception:  # noqa: BLE001 - derived metrics are optional extras
             pass
-        if parsed.fact("rac") == "YES" and parsed.kind not in GLOBAL_KINDS:
+        if parsed.fact("rac") == "YES" and parsed.kind not in t.global_:
             out.append(Metric("awr.rac", 1.0, "flag", Direction.NEUTRAL, Source(parsed.source), (), True))
-    if parsed.kind in OS_KINDS:
+    if parsed.kind in t.os:
         out += os_summary(parsed, window)
     return out
 
@@ -288,7 +327,8 @@ def _step_metrics(r: StepResult) -> list[Metric]:
 
 def _kit_params(r: StepResult) -> tuple[tuple[str, Any], ...]:
     """A point's parameters as its kit ran them, when its extra knows them (planner.extras.RanAs)."""
-    return r.extra.ran_params(r.params) if isinstance(r.extra, RanAs) else r.params
+    # None first: a runtime Protocol's isinstance walks its attributes, and most results carry no extra
+    return r.extra.ran_params(r.params) if r.extra is not None and isinstance(r.extra, RanAs) else r.params
 
 
 def _latest(results: Iterable[StepResult]) -> tuple[StepResult, ...]:
@@ -310,11 +350,14 @@ def _shadowed(artifacts: Sequence[Artifact]) -> set[str]:
       window's, which covers exactly the workload, else the first.
     """
     out: set[str] = set()
-    reports = [a for a in artifacts if a.kind in ONE_REPORT_KINDS]
+    if all(a.kind in NEVER_PARSED for a in artifacts):
+        return out  # every rule below is about parsed kinds
+    t = tables()
+    reports = [a for a in artifacts if a.kind in t.one_report]
     out.update(a.path for a in reports[1:])
     if any(a.kind == "awr_rac_text" for a in artifacts):  # awr_rac.txt and awr_rac.html.gz: the text is read
         out.update(a.path for a in artifacts if a.kind == "awr_rac_html")
-    for kind in OS_KINDS:
+    for kind in t.os:
         same = [a for a in artifacts if a.kind == kind]
         if len(same) > 1:
             keep = next((a for a in same if PurePosixPath(a.path).name == output_name(kind)), same[0])
@@ -340,14 +383,33 @@ def _results(run_dir: Path) -> tuple[StepResult, ...]:
 def _inside(run_dir: Path, relpath: str) -> Path | None:
     """``run_dir/relpath`` when it stays inside the run folder, symbolic links resolved; else None. A run
     folder is shared input: its results.json must not make `planner show/report` read /etc/passwd."""
-    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or Path(relpath).is_absolute():
+    if not isinstance(relpath, str) or not relpath or "\x00" in relpath or relpath.startswith("/"):
         return None
-    root = run_dir.resolve()
+    # os.path, not pathlib: a run's every artifact passes here (pathlib's parsing was most of a push's read)
     try:
-        target = (root / relpath).resolve()
-    except (OSError, RuntimeError):
+        root = _real_root(os.fspath(run_dir))
+        target = os.path.realpath(os.path.join(root, relpath), strict=False)
+        _no_loop(target)
+    except (OSError, RuntimeError, ValueError):
         return None
-    return target if target.is_relative_to(root) and target != root else None
+    return Path(target) if target.startswith(root.rstrip("/") + "/") and target != root else None
+
+
+@functools.lru_cache(maxsize=16)
+def _real_root(run_dir: str) -> str:
+    """The run folder's own real path, once per folder: it is the planner's (--runs-dir, a run id), not the
+    folder's input; each artifact's own path is still resolved on every call."""
+    return os.path.realpath(run_dir, strict=False)
+
+
+def _no_loop(target: str) -> None:
+    """Raises on a symbolic-link loop, as Path.resolve does (RuntimeError); any other stat error (missing,
+    unreadable) is the caller's to meet when it opens the file."""
+    try:
+        os.stat(target)
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise RuntimeError(f"symlink loop at {target}") from None
 
 
 def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
@@ -362,8 +424,6 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
     kinds = step_kinds(plan)
     plays = meta.play_names or [p.name for p in (plan.plays if plan else ())]
     run_id = meta.run_id or run_dir.name
-    from planner.parsers import KINDS
-
     measurements: list[Measurement] = []
     artifacts: list[ReadArtifact] = []
     for r in results:
@@ -375,9 +435,9 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
             measurements.append(_measurement(base, kinds.get(r.step, ""), "", "", m, False, set()))
         shadowed = _shadowed(r.artifacts)
         window = _kit_window(run_dir, r.artifacts)
-        has_global = any(a.kind in GLOBAL_KINDS for a in r.artifacts)
+        has_global = any(parsed_kind(a.kind) and a.kind in tables().global_ for a in r.artifacts)
         for a in r.artifacts:
-            if a.kind not in KINDS or a.path in shadowed:
+            if not parsed_kind(a.kind) or a.path in shadowed:
                 continue  # logs, scripts, kinds without a parser, second copies: kept in the record, not measured
             inside = _inside(run_dir, a.path)
             parsed, errors = _parse(inside, a.kind) if inside else (None, [
@@ -388,16 +448,16 @@ def read_run(run_dir: Path, plan: Plan | None = None) -> RunData:
             if parsed is None:
                 continue
             derived = _caged(_derive(parsed, window), parsed, r.extra)
-            heads = set() if has_global and a.kind in AWR_KINDS else _headline(parsed, derived)
+            heads = set() if has_global and a.kind in tables().awr else _headline(parsed, derived)
             scope = (("awr_scope", "instance " + (parsed.fact("inst_num") or "1")),) \
-                if has_global and a.kind in AWR_KINDS else ()  # one instance's figures, kept apart from the cluster's
+                if has_global and a.kind in tables().awr else ()  # an instance's figures, kept apart from the cluster's
             # an OS sampler's every value (an hour of iostat over 32 devices: 2.5 million) is the point's series
             # and the artifact's; as measurements it held show, report, export and push at 2.7 GB: its window
             # figures (os.*) are what a run measured
-            kept = () if a.kind in OS_KINDS else parsed.metrics
+            kept = () if a.kind in tables().os else parsed.metrics
             for m in (*kept, *derived):
                 m = replace(m, labels=m.labels + scope) if scope else m
-                measurements.append(_measurement(base, kinds.get(r.step, KIND_OF_ARTIFACT.get(a.kind, a.kind)),
+                measurements.append(_measurement(base, kinds.get(r.step, tables().of_artifact.get(a.kind, a.kind)),
                                                  a.path, a.kind, m,
                                                  simulated, heads))
     facts = runfolder.read_facts(run_dir)

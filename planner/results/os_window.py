@@ -38,8 +38,11 @@ class Window(Protocol):
 def source(paths: Sequence[str]) -> tuple[str, Callable[[str], Window | None]] | None:
     """(the path of the point's file its tool's window is read from, the kind's reader), or None when no kind's
     window file is among ``paths`` (the first kind in KINDS order whose file is there)."""
+    if not paths:
+        return None
+    named = [(p, PurePosixPath(p).name) for p in paths]  # once, not once a kind
     for own in kindspec.own_windows():
-        path = next((p for p in paths if PurePosixPath(p).name == own.file), None)
+        path = next((p for p, name in named if name == own.file), None)
         if path is not None:
             return path, kindspec.load(own.read)
     return None

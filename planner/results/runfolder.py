@@ -243,14 +243,26 @@ def extra_from_json(data: Mapping[str, Any]) -> StepExtra | None:
     """A result's ``data`` (metrics and restart taken out) as its kind's extra: by its tag (planner.extras), or
     for a folder written before the tags, by the shape each type sniffs; a shape that is none of them, or one
     whose values are damaged, is kept as Notes (a received folder is input: never an error here)."""
-    from planner.extras import Notes, decode  # here: the record is written before any step has an extra
+    # here: the record is written before any step has an extra
+    from planner.extras import TYPE_KEY, VERSION_KEY, Notes, decode
 
     if not data:
         return None
     try:
+        own = own_types()
+        if data.get(TYPE_KEY) in own and isinstance(data.get(VERSION_KEY), int):  # no kind's module for it
+            return decode(data, own)
         return decode(data, extra_types()) or Notes(MappingProxyType(dict(data)))
     except (KeyError, TypeError, ValueError, AttributeError):
         return Notes(MappingProxyType(dict(data)))
+
+
+@functools.cache
+def own_types() -> Mapping[str, type[TypedExtra]]:
+    """Planner's own kinds' extras by tag (every tag names one type: tested), read without any workload kind's."""
+    from planner.extras import OWN_TYPES
+
+    return MappingProxyType({t.TYPE: t for t in OWN_TYPES})
 
 
 @functools.cache

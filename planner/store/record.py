@@ -24,7 +24,7 @@ from planner.files import sha256_file
 from planner.results import runfolder
 from planner.results.evaluate import evaluate
 from planner.results.finding import Finding
-from planner.results.measure import Measurement, RunData, _inside
+from planner.results.measure import Measurement, RunData, _inside, parsed_kind
 from planner.results.runfolder import RECORD_DIRS, RECORD_FILES
 from planner.results.verdicts import ClaimVerdict
 from planner.timeseries import MAX_FILE_BYTES, read
@@ -82,8 +82,6 @@ def _record_files(run_dir: Path) -> Iterator[tuple[str, bytes]]:
 
 
 def _artifacts(run: RunData) -> list[ArtifactEntry]:
-    from planner.parsers import KINDS
-
     out: dict[str, ArtifactEntry] = {}
     for r in run.results:
         for a in r.artifacts:
@@ -94,7 +92,7 @@ def _artifacts(run: RunData) -> list[ArtifactEntry]:
                 out[a.path] = ArtifactEntry(a.path, a.kind, None, a.sha256)
                 continue
             size = inside.stat().st_size  # a fetched file may be gigabytes: hashed streaming, read only when kept
-            data = inside.read_bytes() if a.kind in KINDS and size <= MAX_KEPT else None
+            data = inside.read_bytes() if parsed_kind(a.kind) and size <= MAX_KEPT else None
             digest = hashlib.sha256(data).hexdigest() if data is not None else sha256_file(inside)
             out[a.path] = ArtifactEntry(a.path, a.kind, size if data is None else len(data), digest, data)
     return list(out.values())

@@ -73,3 +73,25 @@ def test_a_syntax_error_reads_as_pythons(tmp_path: Path) -> None:
     with pytest.raises(InputError) as e:
         load_inventory(path)
     assert "expected ',' or '}', but got '<stream end>'" in str(e.value.problems[0].message)
+
+
+def test_plain_strings_read_as_the_constructor_reads_them() -> None:
+    """Issue 47, stop 53: a plain string's value is taken from its node, not through a constructor made for it;
+    every node of a document (tags, explicit !!str, !unsafe, numbers, nulls) reads as SafeConstructor reads it."""
+    from planner.inventory.yaml_file import _Constructor, value_of
+
+    text = TEXT + "  vars2: {a: !!str 12, b: '010', c: 010, d: off, e: ~, f: 1.5, g: !unsafe plain, h: \"q\"}\n"
+    root = yaml.compose(text, Loader=yaml.SafeLoader)
+    stack: list[yaml.Node] = [root]
+    seen = 0
+    while stack:
+        node = stack.pop()
+        got = value_of(node)
+        assert got == _Constructor().construct_document(node) and type(got) is type(
+            _Constructor().construct_document(node)), node
+        seen += 1
+        if isinstance(node, yaml.MappingNode):
+            stack += [n for pair in node.value for n in pair]
+        elif isinstance(node, yaml.SequenceNode):
+            stack += node.value
+    assert seen > 40
