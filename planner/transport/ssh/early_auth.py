@@ -27,8 +27,14 @@ class _ServiceAccepted:
         return "ssh-userauth"
 
 
+_NEEDED = ("_request_auth", "_parse_service_accept", "_get_key_type_and_bits")  # paramiko 3.x's own names
+
+
 def handler_class(base: type) -> type:
-    """paramiko's AuthHandler (``base``) sending a publickey login without waiting for the service's acceptance."""
+    """paramiko's AuthHandler (``base``) sending a publickey login without waiting for the service's acceptance;
+    ``base`` itself (paramiko's order) when a paramiko release no longer has the internals this relies on."""
+    if not all(hasattr(base, name) for name in _NEEDED):
+        return base
 
     class EarlyAuth(base):
         def __init__(self, transport: Any) -> None:
@@ -42,8 +48,12 @@ def handler_class(base: type) -> type:
                 super()._request_auth()
                 if self.auth_method != "publickey":
                     return
-                key_type = self._get_key_type_and_bits(self.private_key)[0]
-                if "rsa" in key_type and not self.transport.server_extensions:
+                try:
+                    key_type = self._get_key_type_and_bits(self.private_key)[0]
+                    extensions = self.transport.server_extensions
+                except Exception:  # noqa: BLE001  anything unexpected: the accept's path, as paramiko does it
+                    return
+                if "rsa" in key_type and not extensions:
                     self.pending = True
                 else:
                     self._send_early()
