@@ -41,9 +41,12 @@ def test_the_hammerdb_pg_study_rehearses_against_a_real_server(tmp_path, capsys,
     lead = next(line for line in report.splitlines() if line.startswith("- Most important finding"))
     # nor one read from the rehearsing machine's own CPU, whatever its title says (before: it led)
     assert lead.split("**")[1] == "The load generator ran on the database host", lead
-    assert lead.endswith("; 4 about this rehearsal, not the systems."), lead
-    about = report.split("About this rehearsal (not the systems):", 1)[1].split("\n## ", 1)[0]
-    assert "Throughput stopped scaling on a saturated CPU** —" in about and "CPU busy in the rehearsal" in about
+    assert re.search(r"; [2-9] about this rehearsal, not the systems\.$", lead), lead
+    study, about = report.split("## Findings", 1)[1].split("About this rehearsal (not the systems):", 1)
+    about = about.split("\n## ", 1)[0]
     assert about.count("More virtual users than the rehearsal's warehouses** —") == 1, report
+    # the machine's load decides whether these fire; wherever they do, they are about the rehearsal
+    for title in ("Throughput stopped scaling on a saturated CPU", "CPU busy in the rehearsal"):
+        assert title not in study and (title in about or title not in report), report
     assert "More virtual users than warehouses" not in report
     assert processes_naming("postgres", f"{root.group(1)}/") == []  # others' rehearsals may be running
