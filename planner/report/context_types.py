@@ -69,6 +69,7 @@ class FindingRow(TypedDict):
     point_words: str  # the point as the report says it ("8 virtual users"); point stays the record's key
     message: str
     numbers: list[NumberRow]
+    about: str  # "study", or "rehearsal": about the rehearsal itself (its caps, the rehearsing machine)
 
 
 class VerdictRow(TypedDict):

@@ -31,7 +31,8 @@ def finding_rows(findings: Sequence[Finding], series: Sequence[Series], grouped:
     groups: dict[object, list[Finding]] = {}
     for i, f in enumerate(findings):
         key = (i,) if f.point in _NO_POINT or not grouped else (
-            f.code, f.severity, _FIGURE.sub("#", f.title), f.play, f.host, f.step, _FIGURE.sub("#", f.message))
+            f.code, f.severity, f.about, _FIGURE.sub("#", f.title), f.play, f.host, f.step,
+            _FIGURE.sub("#", f.message))
         groups.setdefault(key, []).append(f)
     return [_row(group, kinds.get((group[0].play, group[0].step), ""),
                  len(points.get((group[0].play, group[0].host, group[0].step), ()))) for group in groups.values()]
@@ -45,7 +46,7 @@ def _row(group: list[Finding], kind: str, step_points: int) -> FindingRow:
     return FindingRow(code=first.code, severity=first.severity.value, title=title, play=first.play,
                       host=first.host, step=first.step, point=first.point,
                       point_words=said[0] if len(group) == 1 else _where(said, step_points), message=message,
-                      numbers=_numbers(group, said))
+                      numbers=_numbers(group, said), about=first.about.value)
 
 
 def _spanned(messages: list[str]) -> str:

@@ -326,8 +326,9 @@ def summary(rows: Mapping[Row, list[Series]], names: Mapping[str, str], cols: Se
 
 def validity(play: str, findings: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """Whether a system's figures can be trusted, and why: a warning says the number may not mean what it
-    seems (cached reads, a CPU-bound host, steal, contention ...); notes are worth knowing but do not undo it."""
-    mine = [f for f in findings if f.get("play") == play]
+    seems (cached reads, a CPU-bound host, steal, contention ...); notes are worth knowing but do not undo it.
+    A finding about the rehearsal itself says nothing of the system: not counted."""
+    mine = [f for f in findings if f.get("play") == play and not about_rehearsal(f)]
     warnings = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") == "warning"))
     notes = list(dict.fromkeys(str(f["title"]) for f in mine if f.get("severity") != "warning"))
     if warnings:
@@ -361,13 +362,20 @@ def result(rows: Mapping[Row, list[Series]], names: Mapping[str, str], plays: Se
                           .replace("  ", " ")})
         if lines:
             systems.append({"play": play, "lines": lines, "validity": validity(play, findings)})
-    # a note on the rehearsal itself (its titles say so: "CPU busy in the rehearsal", "... the rehearsal's
-    # warehouses") speaks of the rehearsing machine or its caps, not the study: never the report's lead
-    ranked = sorted((f for f in findings if "rehearsal" not in str(f.get("title", ""))),
+    # a finding about the rehearsal itself (its caps, the rehearsing machine's CPU) is not about the study:
+    # never the report's lead, counted apart
+    ranked = sorted((f for f in findings if not about_rehearsal(f)),
                     key=lambda f: 0 if f.get("severity") == "warning" else 1)
     compared = [c for row in first_by_workload.values() if (c := _compared(row, rows[row], names, plays))]
     return {"systems": systems, "compared": compared, "verdicts": list(verdict_rows),
-            "top_finding": ranked[0] if ranked else None, "more_findings": len(findings) - (1 if ranked else 0)}
+            "top_finding": ranked[0] if ranked else None, "more_findings": max(len(ranked) - 1, 0),
+            "rehearsal_findings": len(findings) - len(ranked)}
+
+
+def about_rehearsal(finding: Mapping[str, Any]) -> bool:
+    """The finding's own ``about`` (planner.results.finding.About), set where it was made; a row without one
+    (a template's own list, an older context) is about the study."""
+    return finding.get("about") == "rehearsal"
 
 
 def _unit_said(unit: str, words: str) -> bool:

@@ -18,6 +18,14 @@ class Severity(enum.Enum):
     NOTE = "note"  # worth knowing when reading the number
 
 
+class About(enum.Enum):
+    """What a finding speaks of. A rehearsal's own caps (a smaller schema, a shorter window) and the rehearsing
+    machine's CPU make findings about the rehearsal, not the systems studied: the report lists them apart and
+    never leads with one. Set where the finding is made, never read from its words."""
+    STUDY = "study"  # the systems and the plan: what a real run would say too
+    REHEARSAL = "rehearsal"  # the rehearsal itself: its caps or the machine that rehearsed
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     code: str  # cached_reads, wait_class, cpu_bound, noisy_repeats, below_rated, rac_not_iops, blocks_not_requests
@@ -29,6 +37,7 @@ class Finding:
     point: str
     message: str
     numbers: tuple[tuple[str, str], ...]  # (what, value as printed) — what triggered it
+    about: About = About.STUDY  # a record or store row without it was made before: about the study
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from planner import kindspec
 from planner.metrics import Direction, display_name
-from planner.results.finding import DEFAULT_THRESHOLDS, Finding, Severity, Thresholds, shared_index
+from planner.results.finding import DEFAULT_THRESHOLDS, About, Finding, Severity, Thresholds, shared_index
 from planner.results.finding import index as _index
 from planner.results.finding import where as _where
 from planner.results.findings_db import db_findings, storage_series
@@ -109,7 +109,7 @@ def cpu_bound(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRESHOLDS,
             out.append(Finding(
                 "cpu_bound", Severity.NOTE, "CPU busy in the rehearsal", *where,
                 f"CPU was {busy[1]:.1f}% busy, but this is {_REHEARSAL_CPU[busy[0]]}: it says nothing of whether "
-                "the lab host's CPU or its storage limits the result", numbers))
+                "the lab host's CPU or its storage limits the result", numbers, About.REHEARSAL))
         elif busy and busy[1] >= t.cpu_busy_pct:
             out.append(Finding(
                 "cpu_bound", Severity.WARNING, "CPU-bound run", *where,
@@ -315,7 +315,8 @@ def oltp_not_scaling(all_series: Sequence[Series], t: Thresholds = DEFAULT_THRES
                     "more users measure the CPU, not the storage"
                     + (" (in this rehearsal, the rehearsing machine's CPU or the stand-in's model, not the lab "
                        "host's)" if rehearsal else ""),
-                    (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}"))))
+                    (("gain %", f"{gain:.1f}"), ("CPU busy %", f"{busy:.1f}")),
+                    About.REHEARSAL if rehearsal else About.STUDY))
     return out
 
 

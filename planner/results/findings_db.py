@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from planner import kindspec
-from planner.results.finding import Finding, Severity, groups, index, where
+from planner.results.finding import About, Finding, Severity, groups, index, where
 from planner.results.stats import Series, fmt
 
 Place = tuple[str, str, str, str]
@@ -110,7 +110,7 @@ def _rehearsal_steal(steal: float, place: Place, t: DbThresholds) -> Finding:
         "of the time for the hypervisor; the simulated host's figures come from stand-ins and are not affected, "
         "but on the lab the same steal would make them describe the hypervisor, not the storage",
         (("CPU steal % (rehearsing machine)", f"{steal:.1f}"), ("threshold %", f"{t.steal_pct:g}"),
-         ("source", "mpstat(1) %steal")))
+         ("source", "mpstat(1) %steal")), About.REHEARSAL)
 
 
 # -- wait classes and events --------------------------------------------------------------------------------

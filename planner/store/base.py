@@ -20,7 +20,7 @@ from typing import Any, Protocol
 from planner import __version__
 from planner.errors import InputError, PlannerError, Problem
 from planner.metrics import Direction
-from planner.results.finding import Finding, Severity
+from planner.results.finding import About, Finding, Severity
 from planner.results.measure import Measurement, RunData
 from planner.results.verdicts import ClaimVerdict, Verdict
 from planner.status import ExitCode
@@ -244,9 +244,9 @@ class SqlStore:
                      json.dumps(dict(m.labels)), m.value, m.unit, m.direction.value, int(m.simulated),
                      int(m.derived), int(m.headline), m.source) for m in s.measurements])
         self._many("INSERT INTO series VALUES (?, ?, ?)", [(rid, p, data) for p, data in s.series])
-        self._many("INSERT INTO findings VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+        self._many("INSERT INTO findings VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
                    [(rid, i, f.code, f.severity.value, f.play, f.host, f.step, f.point, f.title, f.message,
-                     dumps([list(n) for n in f.numbers])) for i, f in enumerate(s.findings)])
+                     dumps([list(n) for n in f.numbers]), f.about.value) for i, f in enumerate(s.findings)])
         self._many("INSERT INTO verdicts VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    [(rid, i, v.source, v.play, v.metric, v.expected, v.tolerance_pct, v.measured, v.diff_pct,
                      v.unit, v.point, v.verdict.value, v.reason) for i, v in enumerate(s.verdicts)])
@@ -291,10 +291,11 @@ class SqlStore:
                      q("SELECT path, kind, size, sha256, content FROM artifacts WHERE run_id = ? ORDER BY path",
                        (run_id,)).fetchall())
         found = tuple(Finding(c, Severity(sv), t or "", p or "", h or "", st or "", pt or "", msg or "",
-                              tuple((str(a), str(b)) for a, b in json.loads(n)))
-                      for c, sv, p, h, st, pt, t, msg, n in
-                      q("SELECT code, severity, play, host, step, point, title, message, numbers FROM findings "
-                        "WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall())
+                              tuple((str(a), str(b)) for a, b in json.loads(n)),
+                              About.REHEARSAL if ab == About.REHEARSAL.value else About.STUDY)
+                      for c, sv, p, h, st, pt, t, msg, n, ab in
+                      q("SELECT code, severity, play, host, step, point, title, message, numbers, about "
+                        "FROM findings WHERE run_id = ? ORDER BY seq", (run_id,)).fetchall())
         verd = tuple(ClaimVerdict(src, p, m, e, tol, me, d, u, pt, Verdict(v), why)
                      for src, p, m, e, tol, me, d, u, pt, v, why in
                      q("SELECT source, play, metric, expected, tolerance_pct, measured, diff_pct, unit, point, "

@@ -63,6 +63,8 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # are stored and again when a folder is rebuilt, and a store migrated from v2 simply has none
     ("""CREATE TABLE series (run_id TEXT NOT NULL REFERENCES runs(id) ON DELETE CASCADE, path TEXT NOT NULL,
         content {blob} NOT NULL, PRIMARY KEY (run_id, path))""",),
+    # 4: what a finding is about (planner.results.finding.About): a row stored before says the study
+    ("ALTER TABLE findings ADD COLUMN about TEXT NOT NULL DEFAULT 'study'",),
 )
 
 LATEST = len(MIGRATIONS)

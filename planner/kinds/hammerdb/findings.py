@@ -12,7 +12,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from planner.results.finding import Finding, Severity
+from planner.results.finding import About, Finding, Severity
 from planner.results.finding import index as _index
 from planner.results.measure import Measurement, RunData
 from planner.results.stats import Series
@@ -88,7 +88,7 @@ def vu_over_warehouses(measurements: Sequence[Measurement], planned: Mapping[str
     """A point with more virtual users than its schema's warehouses: a warning, as HammerDB calls it an error in
     configuration. In a rehearsal whose schema is smaller than the plan's (the rehearsal caps a PostgreSQL build:
     hammerdb.pg.REHEARSAL_CAPS) and the plan's would have held them, the cap made it: a note on the rehearsal,
-    never the run's warning, and never the report's lead (planner.report.study ranks it out)."""
+    never the run's warning: About.REHEARSAL, never the report's lead (planner.report.study)."""
     out: list[Finding] = []
     for (place, step), got in _points(measurements).items():
         users, ware = got.get("hammerdb.active_vu"), got.get("hammerdb.warehouses")
@@ -101,7 +101,8 @@ def vu_over_warehouses(measurements: Sequence[Measurement], planned: Mapping[str
                 "vu_over_warehouses", Severity.NOTE, "More virtual users than the rehearsal's warehouses", *place,
                 f"{users:.0f} virtual users on the {ware:.0f} warehouses the rehearsal built: a rehearsal builds a "
                 f"small schema to load in seconds, the plan's holds {asked:.0f}, enough for them; a real run is "
-                "checked against the schema it runs on", (*numbers, ("the plan's warehouses", f"{asked:.0f}"))))
+                "checked against the schema it runs on", (*numbers, ("the plan's warehouses", f"{asked:.0f}")),
+                About.REHEARSAL))
             continue
         out.append(Finding(
             "vu_over_warehouses", Severity.WARNING, "More virtual users than warehouses", *place,
@@ -126,7 +127,7 @@ def short_timed_test(measurements: Sequence[Measurement], planned: Mapping[str, 
                 "short_timed_test", Severity.NOTE, "Timed test cut short in the rehearsal", *place,
                 f"the timed window was {minutes:g} min: a rehearsal cuts it to run in seconds, the plan's is "
                 f"{asked:g} min, not under HammerDB's own default of {TIMED_DEFAULT_MIN:g}",
-                (("timed minutes", f"{minutes:g}"), ("the plan's minutes", f"{asked:g}"))))
+                (("timed minutes", f"{minutes:g}"), ("the plan's minutes", f"{asked:g}")), About.REHEARSAL))
             continue
         out.append(Finding(
             "short_timed_test", Severity.NOTE, "Timed test shorter than HammerDB's default", *place,

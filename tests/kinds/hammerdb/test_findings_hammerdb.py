@@ -7,6 +7,7 @@ from pathlib import Path
 from planner.kinds.hammerdb.findings import run_findings, short_timed_test, vu_over_warehouses
 from planner.kinds.hammerdb.findings import setup as hammerdb_setup
 from planner.metrics import Direction
+from planner.results.finding import About
 from planner.results.findings import Severity, all_findings, generator_on_db_host, oltp_not_scaling
 from planner.results.measure import Measurement, RunData
 from planner.results.runfolder import RunMeta
@@ -56,6 +57,7 @@ def test_more_users_than_the_rehearsals_capped_warehouses_is_a_note_on_the_rehea
     assert [(f.severity, f.title) for f in found] == [(Severity.NOTE, "More virtual users than the rehearsal's "
                                                                       "warehouses")] * 2
     assert ("the plan's warehouses", "160") in found[0].numbers
+    assert {f.about for f in found} == {About.REHEARSAL}
     # a real run, or a plan whose own schema is too small for its users, keeps the warning
     assert {f.severity for f in vu_over_warehouses(sweep, planned, rehearsal=False)} == {Severity.WARNING}
     small = {STEP: {"warehouses": 16}}
@@ -67,11 +69,12 @@ def test_a_timed_test_the_rehearsal_cut_is_said_as_the_rehearsals() -> None:
     """The rehearsal cuts a PostgreSQL timed test to 2 min (REHEARSAL_CAPS): the plan's 5 min is not short."""
     cut = point(8, 9_000, 40, minutes=2)
     [f] = short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=True)
-    assert (f.severity, f.title) == (Severity.NOTE, "Timed test cut short in the rehearsal")
+    assert (f.severity, f.title, f.about) == (Severity.NOTE, "Timed test cut short in the rehearsal", About.REHEARSAL)
     assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 5}}, rehearsal=False)] == \
         ["Timed test shorter than HammerDB's default"]
     assert [g.title for g in short_timed_test(cut, {STEP: {"duration": 3}}, rehearsal=True)] == \
         ["Timed test shorter than HammerDB's default"]  # the plan's own window is short: said as before
+    assert {g.about for g in short_timed_test(cut, {STEP: {"duration": 3}}, rehearsal=True)} == {About.STUDY}
 
 
 def test_failed_virtual_users_and_a_short_timed_test() -> None:
