@@ -138,9 +138,9 @@ def test_results_are_written_whole_once_then_appended(tmp_path: Path, monkeypatc
     writes: Counter[str] = Counter()
     real = files.atomic_write
 
-    def counted(path: Path, data: bytes, mode: int | None = None) -> None:
+    def counted(path: Path, data: bytes, mode: int | None = None, **kw: Any) -> None:
         writes[Path(path).name] += 1
-        real(path, data, mode)
+        real(path, data, mode, **kw)
 
     monkeypatch.setattr(files, "atomic_write", counted)
     code = main(["apply", str(tmp_path / "plan.yaml"), "-i", str(tmp_path / "hosts.ini"),

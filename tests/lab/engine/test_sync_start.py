@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -90,10 +91,10 @@ def test_a_late_start_is_marked_warned_reported_and_the_point_run_once_more(
     whole: list[str] = []
     atomic_write = files.atomic_write
 
-    def write(path: Path, data: bytes, mode: int | None = None) -> None:
+    def write(path: Path, data: bytes, mode: int | None = None, **kw: Any) -> None:
         if Path(path).name == "results.json":
             whole.append(str(path))
-        atomic_write(path, data, mode)
+        atomic_write(path, data, mode, **kw)
 
     monkeypatch.setattr(files, "atomic_write", write)
     # a tolerance no real start meets (1 us): every host is late, deterministically
