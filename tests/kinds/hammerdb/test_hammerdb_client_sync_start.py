@@ -78,8 +78,10 @@ def test_the_clients_measured_runs_start_together(tmp_path: Path, monkeypatch: p
         assert str(tmp_path / "hosts" / c["host"]) in str(c["command"])
         assert MARKER not in str(c.get("stderr", ""))
     # a hung hammerdbcli on a client must not hang the run: its timed run has the step's budget, as on the host
-    assert len(timeouts) == 2 and all(t is not None and t > 0 for t in timeouts), timeouts
-    synced = [e for e in json.loads((run / "sync_start.json").read_text()) if not e.get("rerun")]
+    # (a start late beyond the tolerance, as on a loaded machine, runs the point once more: two timed runs more)
+    starts = json.loads((run / "sync_start.json").read_text())
+    assert len(timeouts) == 2 * len(starts) and all(t is not None and t > 0 for t in timeouts), (timeouts, starts)
+    synced = [e for e in starts if not e.get("rerun")]
     assert synced, "no synchronised point recorded"
     for entry in synced:  # both database hosts' points arrived at the barrier and their start was read back
         assert set(entry["hosts"]) == set(DBS), entry
