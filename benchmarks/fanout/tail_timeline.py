@@ -38,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 
 # (module, attribute path, label): a function wrapped to stamp its start and end
 POINTS = (
+    ("planner.engine.pool", "HostPool.connect", "connect"),
     ("planner.engine.pool", "HostPool.release", "release"),
     ("planner.engine.pool", "HostPool.close", "pool.close"),
     ("planner.engine.runrecord", "finish_record", "finish_record"),
@@ -57,14 +58,55 @@ def stamp(what: str) -> None:
     STAMPS.append((time.monotonic(), time.process_time(), what))
 
 
+MODULES: list[set[str]] = []  # TAIL_MODULES=FILE: the modules first imported after the first connect
+PROFILE: list[Any] = []  # TAIL_PROFILE=FILE: the main thread profiled from the connect's end to main's end
+
+
 def _wrapped(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
     def inner(*a: Any, **kw: Any) -> Any:
         stamp(f"{label} begins")
+        if label == "main" and os.environ.get("TAIL_PROFILE"):
+            import cProfile
+            PROFILE.append(cProfile.Profile())
         try:
             return fn(*a, **kw)
         finally:
             stamp(f"{label} ends")
+            if label == "connect" and os.environ.get("TAIL_MODULES") and not MODULES:
+                MODULES.append(set(sys.modules))
+            if label == "main" and MODULES:
+                with open(os.environ["TAIL_MODULES"], "w") as f:
+                    f.write("\n".join(sorted(set(sys.modules) - MODULES[0])) + "\n")
+            if label == "connect" and PROFILE:
+                PROFILE[0].enable()
+                _profile_workers()
+            if label == "main" and PROFILE:
+                PROFILE[0].disable()
+                PROFILE[0].dump_stats(os.environ["TAIL_PROFILE"])
+                if len(PROFILE) > 1:
+                    PROFILE[1].dump_stats(os.environ["TAIL_PROFILE"] + ".workers")
     return inner
+
+
+def _profile_workers() -> None:
+    """The worker threads' work items, each under the one profile for the workers (one at a time)."""
+    import cProfile
+    from concurrent.futures import thread
+
+    if len(PROFILE) > 1:
+        return
+    PROFILE.append(cProfile.Profile())
+    lock = threading.Lock()
+    real = thread._WorkItem.run
+
+    def run(self):  # type: ignore[no-untyped-def]
+        with lock:
+            PROFILE[1].enable()
+            try:
+                return real(self)
+            finally:
+                PROFILE[1].disable()
+    thread._WorkItem.run = run  # type: ignore[method-assign]
 
 
 def _hook(module: ModuleType) -> None:

@@ -378,6 +378,7 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 
         _preload_charts()
     runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
+    _import_the_end_early(loaded.plan, args)
     try:
         with remembering():  # what the steps parsed is what the report and the store measure
             outcome = runner.run()
@@ -390,6 +391,18 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
     return outcome.exit_code
+
+
+def _import_the_end_early(plan: Plan, args: argparse.Namespace) -> None:
+    """What the run's end imports (the store push, a template's Jinja2), imported while the hosts work
+    (planner.cli.early_imports says why that cannot change what the run does)."""
+    from planner.cli import early_imports
+    from planner.cli.store import store_url
+
+    push = not args.check and store_url(args).backend.value == "sqlite"
+    names = early_imports.for_apply((s.kind for play in plan.plays for s in play.steps), push)
+    if names:
+        early_imports.start(names, kind_findings=push)
 
 
 def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, console: Console) -> None:
