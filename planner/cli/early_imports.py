@@ -2,9 +2,11 @@
 
 After the last host packet a warm apply imported the store push's modules (sqlite3, the store, results.measure,
 evaluate, the findings and every kind's spec: ~80 modules, ~60 ms of CPU) and, for a template step, Jinja2 (~40
-ms): all of it on the controller's critical path, after the hosts were done. Imported here while the main
-thread waits on the network (a warm host's connect and exec: several round trips), the same modules are there
-when the end needs them.
+ms): all of it on the controller's critical path, after the hosts were done. Imported here from the moment the
+first host is connected (RunOptions.when_connected), while its exec and the host's work take their round trips,
+the same modules are there when the end needs them. Not sooner: until then the main thread's own work (the
+record's opening, paramiko's import under the first TCP connects) is the critical path, and an import thread
+would take the GIL from it.
 
 Imports only, of modules the run imports anyway, with nothing called: what they define does not depend on
 which thread ran them, and Python's per-module import locks make the end wait for a module still being

@@ -56,6 +56,9 @@ class RunOptions:
     # The inventory's hosts before --limit, by name: where a play host's load_generator_host is found (a client
     # host runs no steps of its own, so no play selects it and --limit must not drop it)
     clients: Mapping[str, Host] = field(default_factory=dict)
+    # Called once, from the first host's thread when it is connected and its exec is about to go out: the caller's
+    # work that may overlap the hosts' (planner.cli.early_imports), not before (the main thread's own start-up)
+    when_connected: Callable[[], None] | None = None
 
 
 @dataclass(slots=True)

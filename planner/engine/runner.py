@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -65,6 +66,7 @@ class Runner:
         self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
                              previous=previous, add=self.add, set_phase=self._set_phase)
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
+        self._connected = threading.Lock()  # taken by the first host connected (opts.when_connected)
         self.workloads = WorkloadLoop(LoopContext(self.settings, opts.forks, console, self.progress, self.pool,
                                                   self.vars, self.log, self.add, self.done, previous))
 
@@ -265,6 +267,8 @@ class Runner:
         restores = not (self.opts.keep_prep or play.keep_prep) and any(
             reversible(step_class(s.kind)) is not None for s in specs)
         may_end = self.record is not None and self.previous is None and not later and not restores
+        if self.opts.when_connected is not None and self._connected.acquire(blocking=False):
+            self.opts.when_connected()  # once (never released), whichever host's thread gets here first
         return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
                            self.variables(play, hs), self.settings, reads_only=self.previous is not None,
                            may_end=may_end)
