@@ -257,6 +257,9 @@ def main() -> int:
                 walls = [r[j][1] * 1000 for r in runs if len(r) > j]
                 cpus = [r[j][2] * 1000 for r in runs if len(r) > j]
                 print(f"  {what:40} {statistics.median(walls):8.1f} {statistics.median(cpus):8.1f}")
+            whole = [(r[-1][1] - r[1][1], r[-1][2] - r[1][2]) for r in runs]  # r[1]: the tracer's start
+            print(f"  {'(start to exit)':40} {statistics.median(w for w, _ in whole) * 1000:8.1f} "
+                  f"{statistics.median(c for _, c in whole) * 1000:8.1f}")
     finally:
         if proxy is not None:
             proxy.stop()
