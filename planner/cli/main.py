@@ -89,7 +89,7 @@ def _collect_once_at_exit() -> None:
     alive is frozen, so the collections after the modules are cleared walk only what is made after. Only cycles
     among objects still referenced now, left to be freed by the module clearing, are not finalized: Python does
     not promise that either, and every file planner writes is closed by its own ``with`` or ``close``
-    (tests/top/test_exit_tail.py checks none is left open)."""
+    (tests/cli/test_exit_tail.py checks none is left open)."""
     import atexit
 
     atexit.unregister(_collect_then_freeze)  # once, however often main() ran in this process
