@@ -394,8 +394,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
 
 
 def _end_imports(plan: Plan, args: argparse.Namespace) -> Callable[[], None] | None:
-    """What the run's end imports (the store push, a template's Jinja2), imported once the first host is
-    connected, while the hosts work (planner.cli.early_imports says why that cannot change what the run does)."""
+    """What the run's end imports (the store push, a template's Jinja2), imported once the play's hosts are
+    connected, while they work (planner.cli.early_imports says why that cannot change what the run does)."""
     from planner.cli import early_imports
     from planner.cli.store import store_url
 

@@ -3,10 +3,10 @@
 After the last host packet a warm apply imported the store push's modules (sqlite3, the store, results.measure,
 evaluate, the findings and every kind's spec: ~80 modules, ~60 ms of CPU) and, for a template step, Jinja2 (~40
 ms): all of it on the controller's critical path, after the hosts were done. Imported here from the moment the
-first host is connected (RunOptions.when_connected), while its exec and the host's work take their round trips,
-the same modules are there when the end needs them. Not sooner: until then the main thread's own work (the
-record's opening, paramiko's import under the first TCP connects) is the critical path, and an import thread
-would take the GIL from it.
+play's hosts are all connected (RunOptions.when_connected), while their execs and the hosts' work take their
+round trips, the same modules are there when the end needs them. Not sooner: until then the main thread's own
+work (the record's opening, paramiko's import under the first TCP connects) and the handshakes' CPU are the
+critical path, and an import thread would take the GIL from them.
 
 Imports only, of modules the run imports anyway, with nothing called: what they define does not depend on
 which thread ran them, and Python's per-module import locks make the end wait for a module still being

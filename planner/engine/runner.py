@@ -66,7 +66,9 @@ class Runner:
         self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
                              previous=previous, add=self.add, set_phase=self._set_phase)
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
-        self._connected = threading.Lock()  # taken by the first host connected (opts.when_connected)
+        self._connecting = 0  # the play's hosts not connected yet; at 0, opts.when_connected (once)
+        self._connected_lock = threading.Lock()
+        self._connected_said = False
         self.workloads = WorkloadLoop(LoopContext(self.settings, opts.forks, console, self.progress, self.pool,
                                                   self.vars, self.log, self.add, self.done, previous))
 
@@ -189,6 +191,8 @@ class Runner:
         self.console.banner("PLAY", play.name)
         specs = [s for s in play.steps if selected(s, play, self.opts)]
         # facts, lock and reads
+        with self._connected_lock:
+            self._connecting = sum(1 for h in hosts if h.name not in self.pool.states)
         batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))
         states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
@@ -267,11 +271,20 @@ class Runner:
         restores = not (self.opts.keep_prep or play.keep_prep) and any(
             reversible(step_class(s.kind)) is not None for s in specs)
         may_end = self.record is not None and self.previous is None and not later and not restores
-        if self.opts.when_connected is not None and self._connected.acquire(blocking=False):
-            self.opts.when_connected()  # once (never released), whichever host's thread gets here first
+        self._host_connected()
         return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
                            self.variables(play, hs), self.settings, reads_only=self.previous is not None,
                            may_end=may_end)
+
+    def _host_connected(self) -> None:
+        """The last of the first connecting play's hosts is connected (its exec about to go out): the handshakes'
+        CPU is behind, what is left is the hosts' work and the network's wait (opts.when_connected)."""
+        with self._connected_lock:
+            self._connecting -= 1
+            if self._connecting > 0 or self._connected_said or self.opts.when_connected is None:
+                return
+            self._connected_said = True
+        self.opts.when_connected()
 
     def _prepare(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> None:
         b = self._batch(index, play, specs, hs)
