@@ -193,7 +193,7 @@ class Runner:
         # facts, lock and reads
         with self._connected_lock:
             self._connecting = sum(1 for h in hosts if h.name not in self.pool.states)
-        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))
+        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs, connected=True))
         states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
@@ -263,7 +263,8 @@ class Runner:
             self.console.result(r)
             hs.failed = True
 
-    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
+    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState,
+               connected: bool = False) -> probes.Batch:
         """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when
         this is the host's last play and nothing after its steps needs the host (no prep to restore)."""
         later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
@@ -271,7 +272,8 @@ class Runner:
         restores = not (self.opts.keep_prep or play.keep_prep) and any(
             reversible(step_class(s.kind)) is not None for s in specs)
         may_end = self.record is not None and self.previous is None and not later and not restores
-        self._host_connected()
+        if connected:  # by pool.connect, the host just connected
+            self._host_connected()
         return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
                            self.variables(play, hs), self.settings, reads_only=self.previous is not None,
                            may_end=may_end)
