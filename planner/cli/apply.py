@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -365,7 +365,8 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       break_stale_lock=bool(getattr(args, "break_stale_lock", False)),
                       inventory=_inventory_sources(loaded), inventory_files=loaded.inventory.files,
                       # a rehearsal's hosts are its sandboxes: its client hosts are the ones it simulated
-                      clients=dict(clients or {}) if simulated else _clients(loaded))
+                      clients=dict(clients or {}) if simulated else _clients(loaded),
+                      when_connected=_end_imports(loaded.plan, args))
     conn = transport_connector or connector(TransportOptions(
         forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
         known_hosts=args.known_hosts, ssh_config=args.ssh_config))
@@ -390,6 +391,22 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             raise  # the runner itself never lets one out before its record is final; this is a bug path
         return _interrupted_after_run(runner.record, console)
     return outcome.exit_code
+
+
+def _end_imports(plan: Plan, args: argparse.Namespace) -> Callable[[], None] | None:
+    """What the run's end imports (the store push, a template's Jinja2), imported once the play's hosts are
+    connected, while they work (planner.cli.early_imports says why that cannot change what the run does)."""
+    from planner.cli import early_imports
+    from planner.cli.store import store_url
+
+    push = not args.check and store_url(args).backend.value == "sqlite"
+    names = early_imports.for_apply((s.kind for play in plan.plays for s in play.steps), push)
+    if not names:
+        return None
+
+    def start() -> None:
+        early_imports.start(names, kind_findings=push)
+    return start
 
 
 def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, console: Console) -> None:

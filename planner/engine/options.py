@@ -56,6 +56,10 @@ class RunOptions:
     # The inventory's hosts before --limit, by name: where a play host's load_generator_host is found (a client
     # host runs no steps of its own, so no play selects it and --limit must not drop it)
     clients: Mapping[str, Host] = field(default_factory=dict)
+    # Called once, from a host's thread when the last of a play's hosts is connected and its exec about to go out:
+    # the caller's work that may overlap the hosts' (planner.cli.early_imports); not before, when the main thread's
+    # start-up and the handshakes' CPU are the critical path. A host never connected: never called.
+    when_connected: Callable[[], None] | None = None
 
 
 @dataclass(slots=True)

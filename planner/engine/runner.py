@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -65,6 +66,9 @@ class Runner:
         self.pool = HostPool(connector, console, forks=opts.forks, break_stale_lock=opts.break_stale_lock,
                              previous=previous, add=self.add, set_phase=self._set_phase)
         self.settings = ExecSettings(opts.check, opts.diff, plan.source.parent, plan.allow_destroy, opts.simulated)
+        self._connecting = 0  # the play's hosts not connected yet; at 0, opts.when_connected (once)
+        self._connected_lock = threading.Lock()
+        self._connected_said = False
         self.workloads = WorkloadLoop(LoopContext(self.settings, opts.forks, console, self.progress, self.pool,
                                                   self.vars, self.log, self.add, self.done, previous))
 
@@ -187,7 +191,9 @@ class Runner:
         self.console.banner("PLAY", play.name)
         specs = [s for s in play.steps if selected(s, play, self.opts)]
         # facts, lock and reads
-        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs))
+        with self._connected_lock:
+            self._connecting = sum(1 for h in hosts if h.name not in self.pool.states)
+        batched = self.pool.connect(hosts, self.record, lambda hs: self._batch(index, play, specs, hs, connected=True))
         states = [self.pool.states[h.name] for h in hosts]
         for hs in states:  # a failure in an earlier play does not bar the host from the next one
             hs.failed = False
@@ -257,7 +263,8 @@ class Runner:
             self.console.result(r)
             hs.failed = True
 
-    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> probes.Batch:
+    def _batch(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState,
+               connected: bool = False) -> probes.Batch:
         """What the host's one exec for the play asks (planner.engine.probes); it may release the lock when
         this is the host's last play and nothing after its steps needs the host (no prep to restore)."""
         later = any(hs.host.name in {h.name for h in self.play_hosts.get(p.name, ())}
@@ -265,9 +272,21 @@ class Runner:
         restores = not (self.opts.keep_prep or play.keep_prep) and any(
             reversible(step_class(s.kind)) is not None for s in specs)
         may_end = self.record is not None and self.previous is None and not later and not restores
+        if connected:  # by pool.connect, the host just connected
+            self._host_connected()
         return probes.plan(hs, [s for s in specs if not (s.section is Section.COLLECT and s.kind in win.WINDOW_KINDS)],
                            self.variables(play, hs), self.settings, reads_only=self.previous is not None,
                            may_end=may_end)
+
+    def _host_connected(self) -> None:
+        """The last of the first connecting play's hosts is connected (its exec about to go out): the handshakes'
+        CPU is behind, what is left is the hosts' work and the network's wait (opts.when_connected)."""
+        with self._connected_lock:
+            self._connecting -= 1
+            if self._connecting > 0 or self._connected_said or self.opts.when_connected is None:
+                return
+            self._connected_said = True
+        self.opts.when_connected()
 
     def _prepare(self, index: int, play: Play, specs: Sequence[StepSpec], hs: HostState) -> None:
         b = self._batch(index, play, specs, hs)

@@ -82,3 +82,24 @@ def test_worker_threads_start_once_per_run(tmp_path: Path, monkeypatch: pytest.M
     assert outcome.exit_code == 0
     # a pool per phase (facts, each step, the release) started 4 threads each time: 16 here
     assert len(started) <= 4, started
+
+
+def test_the_callers_overlapping_work_begins_once_every_host_is_connected(tmp_path: Path) -> None:
+    """RunOptions.when_connected (planner.cli.early_imports): once, when the last of the play's hosts is
+    connected, not at the first (the other handshakes' CPU is still the critical path then)."""
+    hosts = [Host(f"h{i}", "localhost", connection="local") for i in range(3)]
+    connected: list[str] = []
+    said: list[list[str]] = []
+    guard = threading.Lock()
+
+    def connector(hs: Sequence[Host]) -> dict[str, Any]:
+        with guard:
+            connected.extend(h.name for h in hs)
+        return {h.name: LocalConnection(h) for h in hs}
+
+    plan_file = tmp_path / "plan.yaml"
+    plan_file.write_text(textwrap.dedent(PLAN))
+    opts = RunOptions(forks=3, runs_dir=tmp_path / "runs", when_connected=lambda: said.append(sorted(connected)))
+    outcome = Runner(load_plan(plan_file), {"p": hosts}, opts, Console(io.StringIO()), connector).run()
+    assert outcome.exit_code == 0
+    assert said == [["h0", "h1", "h2"]]
