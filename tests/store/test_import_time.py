@@ -139,6 +139,9 @@ def test_an_apply_imports_no_store_findings_vault_or_report_before_its_first_hos
                                               "cryptography", "rich", "psycopg", "oracledb", "matplotlib"))}
     assert later <= {"planner.store.url", "planner.results.runfolder", "planner.results.world"}, sorted(later)
     assert not mods & {"sqlite3", "jsonschema", "planner.transport.ssh.client"}
+    # the host lock's controller name and meta.json's libc are os.uname() and glibc's confstr: `platform`
+    # compiled 9 regexes at every apply's head, before the first connect (issue 47, stop 53)
+    assert "platform" not in mods
 
 
 def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first_host_command(tmp_path: Path) -> None:
