@@ -178,17 +178,6 @@ def _ask_password(prompt: str) -> str:
     return getpass.getpass(prompt)
 
 
-def _prefetch_provenance(args: argparse.Namespace) -> None:
-    """An apply that will open a run record reads its plan's git provenance (two git processes, ~40 ms of wall)
-    in a thread from here, while its modules are imported and the plan loaded, instead of between the load and
-    the first host connect. The same answer: the record's meta.json does not change."""
-    if args.command == "check" or args.plan is None or args.resume or args.check or args.list_hosts or args.list_tasks:
-        return
-    from planner.engine.provenance import prefetch
-
-    prefetch(Path(args.plan))
-
-
 def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     cmd = args.command  # plugins (docs/plugins.md) load lazily: for the kinds a plan names, or all for `schema`
     _vault_keys(args)
@@ -200,7 +189,6 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
         args.plans = [args.plan]
         return validate_command(args)
     if cmd in ("apply", "check"):
-        _prefetch_provenance(args)
         from planner.cli.apply import apply_command
 
         if cmd == "check":

@@ -1,7 +1,6 @@
 """The run record's git provenance: the plan's commit and whether anything that can change a result is
-uncommitted. Two git processes, started together; an apply starts them as soon as its command line is read
-(``prefetch``), so they run while the controller imports and loads the plan, not between the load and the
-first host connect (issue 47). Light on purpose: cli/main imports it before the apply's own modules."""
+uncommitted. Two git processes, started together; an apply starts them once its inputs are checked
+(``prefetch``), so they run while the run is set up, not between its setup and the first host connect."""
 
 from __future__ import annotations
 

@@ -90,15 +90,23 @@ def test_a_prefetched_provenance_is_the_same_and_taken_once(tmp_path: Path, monk
     assert runs[0] == 4 and again["plan_dirty"] is True and direct["plan_dirty"] is False
 
 
-def test_the_apply_starts_its_provenance_before_importing_its_modules(tmp_path: Path) -> None:
-    """Before, the two git processes ran inside open_record, between the plan's load and the first host connect
-    (~40 ms of wall at every apply's head); a check (-C) or --list-hosts, which opens no record, starts none."""
+def test_a_valid_apply_starts_its_provenance_before_setting_up_its_run(tmp_path: Path) -> None:
+    """Before, the two git processes ran one after the other inside open_record, between the run's setup and the
+    first host connect (~40 ms of wall at every apply's head): now both at once, from the moment the plan and
+    inventory are valid, while the run's modules are imported. A plan refused (exit 5), a check (-C) and
+    --list-hosts open no record and start none."""
     plan = _repo(tmp_path)
+    plan.write_text("plan: p\nplays:\n  - name: one\n    hosts: localhost\n    workloads:\n"
+                    "      - name: say\n        command: {argv: [\"true\"]}\n")
+    bad = plan.with_name("bad.yaml")
+    bad.write_text("plan: p\n")
     probe = ("import contextlib, io, sys\nfrom planner.engine import provenance\nseen = []\n"
-             "provenance.prefetch = lambda p: seen.append(('planner.cli.apply' in sys.modules, str(p)))\n"
-             "from planner.cli.main import main\nwith contextlib.redirect_stderr(io.StringIO()):\n"
-             f"    codes = [main(['apply', *a, {str(plan)!r}]) for a in ([], ['-C'], ['--list-hosts'])]\n"
+             "provenance.prefetch = lambda p: seen.append(('planner.engine.runner' in sys.modules, str(p)))\n"
+             "from planner.cli.main import main\nruns = ['--runs-dir', 'runs', '--no-report']\n"
+             "with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    codes = [main(['apply', *a, *runs]) for a in ([{str(plan)!r}], [{str(bad)!r}], "
+             f"['-C', {str(plan)!r}], ['--list-hosts', {str(plan)!r}])]\n"
              "print([int(c) for c in codes], seen)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
                          cwd=tmp_path).stdout.strip()
-    assert out == f"[5, 5, 5] [(False, {str(plan)!r})]", out  # the plan has no plays: refused, exit 5
+    assert out == f"[0, 5, 0, 0] [(False, {str(plan)!r})]", out
