@@ -153,12 +153,16 @@ def main() -> int:
                     got[tree].append({w: (float(t), float(c)) for t, c, w in rows})
         print(f"N={a.hosts} warm at {a.rtt} ms RTT, {a.reps} rounds, load {load0:.2f} -> {os.getloadavg()[0]:.2f}")
         for tree, runs in got.items():
-            print(f"--- {tree}: milestone, median ms since start (wall / CPU)")
+            print(f"--- {tree}: milestone, median ms since start (wall / CPU), median ms since the one before")
+            before = "start"
             for what in ORDER:
                 if all(what in r for r in runs):
                     wall = statistics.median((r[what][0] - r["start"][0]) * 1000 for r in runs)
                     cpu = statistics.median((r[what][1] - r["start"][1]) * 1000 for r in runs)
-                    print(f"  {what:20} {wall:8.1f} {cpu:8.1f}")
+                    dw = statistics.median((r[what][0] - r[before][0]) * 1000 for r in runs)
+                    dc = statistics.median((r[what][1] - r[before][1]) * 1000 for r in runs)
+                    print(f"  {what:20} {wall:8.1f} {cpu:8.1f}   {dw:8.1f} {dc:8.1f}")
+                    before = what
     finally:
         if proxy is not None:
             proxy.stop()
