@@ -1,5 +1,5 @@
 """The run record's git provenance: the plan's commit and whether anything that can change a result is
-uncommitted. Two git processes, started together; an apply starts them once its inputs are checked
+uncommitted. Two git processes (every record pays them); an apply starts them once its inputs are checked
 (``prefetch``), so they run while the run is set up, not between its setup and the first host connect."""
 
 from __future__ import annotations
@@ -43,36 +43,21 @@ def _changes(paths: Sequence[str]) -> list[str]:
     return kept
 
 
-def _both(cwd: Path) -> tuple[subprocess.CompletedProcess[str], subprocess.CompletedProcess[str]]:
-    """``rev-parse`` and ``status`` at once: status's porcelain paths are relative to the work tree's top
-    whatever the cwd, so it needs nothing of rev-parse's answer (one process's wall instead of two)."""
-    argvs = (["git", "rev-parse", "--show-toplevel", "HEAD"],
-             ["git", "status", "--porcelain", "-z", "--untracked-files=all"])
-    procs: list[subprocess.Popen[str]] = []
-    try:
-        for argv in argvs:
-            procs.append(subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
-        out = [(p, *p.communicate(timeout=_TIMEOUT)) for p in procs]
-    finally:
-        for p in procs:
-            if p.poll() is None:  # a timeout (or an error starting the second): none left behind
-                p.kill()
-                p.wait()
-    head, status = (subprocess.CompletedProcess(p.args, p.returncode, o, e) for p, o, e in out)
-    return head, status
+def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=_TIMEOUT)
 
 
 def _provenance(path: Path) -> dict[str, Any]:
     cwd = path.parent if path.is_file() else path
     try:
-        head, status = _both(cwd)
+        head = _git(["rev-parse", "--show-toplevel", "HEAD"], cwd)
+        if head.returncode != 0:
+            return {"commit": None, "dirty": None, "note": "not in a git repository"}
+        top, commit = (head.stdout.splitlines() + ["", ""])[:2]
+        # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
+        tree = _status_paths(_git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd).stdout)
     except (OSError, subprocess.TimeoutExpired):
         return {"commit": None, "dirty": None, "note": "git not available"}
-    if head.returncode != 0:
-        return {"commit": None, "dirty": None, "note": "not in a git repository"}
-    top, commit = (head.stdout.splitlines() + ["", ""])[:2]
-    # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
-    tree = _status_paths(status.stdout)
     changed = _changes(tree)
     return {"commit": commit.strip(), "plan_dirty": _plan_changed(path, Path(top), tree),
             "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
