@@ -18,6 +18,7 @@ from planner import signals
 from planner.cli.hostvars import per_play_hosts, render_inventory
 from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
+from planner.engine.provenance import prefetch as prefetch_provenance
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
 from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, Location, PlannerError, Problem
@@ -349,15 +350,17 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             simulated: bool = False, transport_connector: Any = None, previous: Previous | None = None,
             rehearsal_notes: tuple[str, ...] = (), world: tuple[HostWorld, ...] = (),
             clients: Mapping[str, Host] | None = None) -> ExitCode:
-    from planner.engine.runner import Runner, RunOptions
-    from planner.transport.connect import TransportOptions, connector
-
     if not args.check:
         check_runs_dir(Path(args.runs_dir))
         from planner.cli.store import store_url
 
         if store_url(args).backend.value == "postgresql":  # a malformed URL (or one with a password): before any host
             import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
+    if not args.check and previous is None:  # inputs checked, a record will be opened (a resume reopens one):
+        prefetch_provenance(loaded.plan.source)  # its two git processes run while the run is set up
+    from planner.engine.runner import Runner, RunOptions
+    from planner.transport.connect import TransportOptions, connector
+
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
                       keep_prep=args.keep_prep, simulated=simulated, rehearsal_notes=rehearsal_notes, world=world,

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import platform
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -59,7 +58,7 @@ class Holder:
 
     def alive(self) -> bool | None:
         """Whether the holder still runs; None when it is another controller (cannot tell from here)."""
-        if self.controller != platform.node():
+        if self.controller != os.uname().nodename:
             return None
         try:
             os.kill(self.pid, 0)
@@ -85,7 +84,7 @@ def read_holder(conn: Connection, path: str) -> Holder | None:
 
 def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list[str]:
     """LOCK_SCRIPT's arguments: the lock, what holder.json says, the directory to make once it is ours."""
-    info = json.dumps({"run_id": run_id, "controller": platform.node(), "pid": os.getpid(), "since": since})
+    info = json.dumps({"run_id": run_id, "controller": os.uname().nodename, "pid": os.getpid(), "since": since})
     return [path, info, prepare_dir]
 
 

@@ -136,17 +136,32 @@ def controller_platform() -> str:
     Linux: Python's ``uname()`` unpacks the processor, a subprocess (~10 ms of CPU, more of wall, before the
     first host command), whose answer there is "unknown" or the machine again, both of which ``platform()``
     leaves out (CPython 3.11 Lib/platform.py, platform() and _platform()). Elsewhere: ``platform.platform()``."""
-    import platform  # here: only a run's meta needs it (its import compiles 9 regexes)
-
     if sys.platform != "linux":
+        import platform
+
         return platform.platform()
     u = os.uname()
-    libc, version = platform.libc_ver()
+    libc, version = _libc()
     text = "-".join(p.strip() for p in (u.sysname, u.release, u.machine, "with", libc + version) if p)
     text = text.translate(_PLATFORM_SAFE).replace("unknown", "")
     while "--" in text:
         text = text.replace("--", "-")
     return text.rstrip("-")
+
+
+def _libc() -> tuple[str, str]:
+    """``platform.libc_ver()``: its first answer is glibc's own ``confstr``, read here without importing
+    ``platform`` (9 regexes compiled at every apply's start, before the first host connect); where that says
+    nothing, platform's scan of the executable."""
+    try:
+        parts = os.confstr("CS_GNU_LIBC_VERSION").split(maxsplit=1)  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):
+        parts = []
+    if len(parts) == 2:
+        return parts[0], parts[1]
+    import platform
+
+    return platform.libc_ver()
 
 
 _PLATFORM_SAFE = str.maketrans({" ": "_", "/": "-", "\\": "-", ":": "-", ";": "-", '"': "-", "(": "-", ")": "-"})

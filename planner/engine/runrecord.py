@@ -12,7 +12,6 @@ import datetime as dt
 import json
 import os
 import re
-import subprocess
 import sys
 import threading
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,7 @@ from typing import Any
 
 from planner import __version__
 from planner.engine import origin
+from planner.engine.provenance import git_provenance
 from planner.engine.resolved_yaml import ResolvedText
 from planner.errors import PlannerError
 from planner.files import append_json_items, host_slug, slug, write_bytes
@@ -49,70 +49,6 @@ _SQL_SECRET = re.compile(r"(?i)(identified\s+by\s+)(\"[^\"]*\"|[^\s;]+)")  # the
 
 def utc_now() -> str:
     return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-# What installing and running planner leaves in a clone (pip's build/, a venv, egg-info, run folders, report
-# copies, caches): never a change to what produced the result.
-_SETUP_LEFTOVERS = frozenset({"build", "dist", ".venv", "venv", "runs", "reports", "__pycache__", ".pytest_cache",
-                              ".mypy_cache", ".ruff_cache", ".hypothesis"})
-_CHANGES_LISTED = 20
-
-
-def _status_paths(porcelain_z: str) -> list[str]:
-    """The paths of ``git status --porcelain -z`` (a rename's or copy's new path; its old one dropped)."""
-    fields = porcelain_z.split("\0")
-    paths, i = [], 0
-    while i < len(fields):
-        entry = fields[i]
-        i += 1
-        if len(entry) > 3:
-            paths.append(entry[3:])
-            if entry[0] in "RC":  # -z: the old path follows as its own field
-                i += 1
-    return paths
-
-
-def _changes(paths: Sequence[str]) -> list[str]:
-    """The paths of ``git status --porcelain`` that can change a result: planner's own leftovers dropped."""
-    kept = []
-    for path in paths:
-        parts = path.rstrip("/").split("/")
-        if any(p in _SETUP_LEFTOVERS or p.endswith(".egg-info") for p in parts) or path.endswith(".pyc"):
-            continue
-        kept.append(path)
-    return kept
-
-
-def _git(args: Sequence[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=10)
-
-
-def git_provenance(path: Path) -> dict[str, Any]:
-    """The commit of the plan file's repository and whether the plan (or anything that can change the result)
-    is uncommitted, naming the first few changed paths. Two git processes (every apply pays them): the plan's
-    own state is read from the tree's status, whose paths are relative to the top of the work tree."""
-    cwd = path.parent if path.is_file() else path
-    try:
-        head = _git(["rev-parse", "--show-toplevel", "HEAD"], cwd)
-        if head.returncode != 0:
-            return {"commit": None, "dirty": None, "note": "not in a git repository"}
-        top, commit = (head.stdout.splitlines() + ["", ""])[:2]
-        # every untracked file by name: a folder holding only leftovers (tests/__pycache__) is not a change
-        tree = _status_paths(_git(["status", "--porcelain", "-z", "--untracked-files=all"], cwd).stdout)
-        changed = _changes(tree)
-        return {"commit": commit.strip(), "plan_dirty": _plan_changed(path, Path(top), tree),
-                "dirty": bool(changed), "changed": changed[:_CHANGES_LISTED]}
-    except (OSError, subprocess.TimeoutExpired):
-        return {"commit": None, "dirty": None, "note": "git not available"}
-
-
-def _plan_changed(path: Path, top: Path, changed: Sequence[str]) -> bool:
-    """Whether ``git status -- path`` would list anything: the plan (or, for a folder, a file in it)."""
-    try:
-        rel = path.resolve().relative_to(top.resolve()).as_posix()
-    except (OSError, ValueError):
-        return False
-    return any(c == rel or c.startswith(f"{rel}/") or rel == "." for c in changed)
 
 
 def _field_lines(obj: Mapping[str, Any]) -> str:

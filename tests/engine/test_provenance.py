@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from planner.engine import provenance
 from planner.engine.runrecord import git_provenance
 
 pytestmark = [pytest.mark.slow]
@@ -64,11 +66,47 @@ def test_a_changed_path_is_named_as_it_is_and_two_git_processes_tell_it(tmp_path
 
 def _counting_runs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     calls = [0]
-    real = subprocess.run
 
-    def counted(*a: object, **k: object) -> object:
-        calls[0] += 1
-        return real(*a, **k)  # type: ignore[call-overload]
+    class Counted(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *a: object, **k: object) -> None:
+            calls[0] += 1
+            super().__init__(*a, **k)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(subprocess, "run", counted)
+    monkeypatch.setattr(subprocess, "Popen", Counted)
     return calls
+
+
+def test_a_prefetched_provenance_is_the_same_and_taken_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An apply starts the git processes as soon as its command line is read (issue 47): the record's answer is
+    the one read in place, and a later read (another record, a changed tree) reads again."""
+    plan = _repo(tmp_path)
+    (tmp_path / "notes.md").write_text("x")
+    direct = git_provenance(plan)
+    runs = _counting_runs(monkeypatch)
+    provenance.prefetch(tmp_path / "plans" / ".." / "plans" / "p.yaml")  # the same file, however named
+    assert git_provenance(plan) == direct and runs[0] == 2
+    plan.write_text("plan: p\nvars: {x: 1}\n")
+    again = git_provenance(plan)
+    assert runs[0] == 4 and again["plan_dirty"] is True and direct["plan_dirty"] is False
+
+
+def test_a_valid_apply_starts_its_provenance_before_setting_up_its_run(tmp_path: Path) -> None:
+    """Before, the two git processes ran inside open_record, between the run's setup and the first host connect
+    (~15-60 ms of wall at every apply's head): now in a thread from the moment every input is checked, while
+    the run's modules are imported. A plan refused (exit 5), a check (-C) and --list-hosts open no record and
+    start none."""
+    plan = _repo(tmp_path)
+    plan.write_text("plan: p\nplays:\n  - name: one\n    hosts: localhost\n    workloads:\n"
+                    "      - name: say\n        command: {argv: [\"true\"]}\n")
+    bad = plan.with_name("bad.yaml")
+    bad.write_text("plan: p\n")
+    probe = ("import contextlib, io, sys\nfrom planner.engine import provenance\nseen = []\n"
+             "provenance.prefetch = lambda p: seen.append(('planner.engine.runner' in sys.modules, str(p)))\n"
+             "from planner.cli.main import main\nruns = ['--runs-dir', 'runs', '--no-report']\n"
+             "with contextlib.redirect_stderr(io.StringIO()), contextlib.redirect_stdout(io.StringIO()):\n"
+             f"    codes = [main(['apply', *a, *runs]) for a in ([{str(plan)!r}], [{str(bad)!r}], "
+             f"['-C', {str(plan)!r}], ['--list-hosts', {str(plan)!r}])]\n"
+             "print([int(c) for c in codes], seen)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True,
+                         cwd=tmp_path).stdout.strip()
+    assert out == f"[0, 5, 0, 0] [(False, {str(plan)!r})]", out

@@ -35,6 +35,18 @@ def test_paramiko_loads_without_invoke() -> None:
     assert "paramiko" in mods and "invoke" not in mods and "unittest.mock" not in mods
 
 
+def test_paramiko_loads_without_importlib_metadata_and_names_its_own_version() -> None:
+    """paramiko's __init__ imported importlib.metadata (email, zipfile, csv: ~20 ms of CPU at every SSH run) for
+    its __version__, the client banner's: now read from the same METADATA file, and the real module is there
+    for whoever imports it next."""
+    code = ("import sys\nimport planner.transport.ssh.client, paramiko\nprint('importlib.metadata' in sys.modules)\n"
+            "import importlib.metadata as m\nprint(paramiko.__version__ == m.version('paramiko'), "
+            "m.__file__.endswith('__init__.py'), "
+            "paramiko.transport.Transport._CLIENT_ID.endswith(paramiko.__version__))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["False", "True", "True", "True"], out
+
+
 def test_an_ssh_config_with_match_exec_still_works(tmp_path: Path) -> None:
     """invoke is what paramiko runs `Match exec` with: loaded when a config uses it."""
     config = tmp_path / "ssh_config"
@@ -143,6 +155,9 @@ def test_an_apply_imports_no_store_findings_vault_or_report_before_its_first_hos
                                               "cryptography", "rich", "psycopg", "oracledb", "matplotlib"))}
     assert later <= {"planner.store.url", "planner.results.runfolder", "planner.results.world"}, sorted(later)
     assert not mods & {"sqlite3", "jsonschema", "planner.transport.ssh.client"}
+    # the host lock's controller name and meta.json's libc are os.uname() and glibc's confstr: `platform`
+    # compiled 9 regexes at every apply's head, before the first connect (issue 47, stop 53)
+    assert "platform" not in mods
 
 
 def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first_host_command(tmp_path: Path) -> None:

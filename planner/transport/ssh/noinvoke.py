@@ -4,14 +4,25 @@
 This package's ``__init__`` hides invoke while client.py imports paramiko; ``restore`` lets it be imported again
 right after, and ``ssh_config`` loads it for paramiko when a config file uses ``exec``. Nothing here imports
 paramiko (client.py stays its only importer).
+
+paramiko's ``__init__`` also sets ``__version__ = importlib.metadata.version("paramiko")`` (it becomes the
+client's banner, ``SSH-2.0-paramiko_<version>``): importing importlib.metadata (email, zipfile, csv...) costs
+~20 ms of CPU at every SSH run, for one value nothing else in an apply reads. While paramiko is imported,
+``importlib.metadata`` is a stand-in whose ``version`` reads the same METADATA file importlib.metadata would
+(the first distribution of that name on sys.path), and hands over to the real module whenever the layout is
+not the plain one (several candidates, an egg, a zip on sys.path, another finder of distributions).
 """
 
 from __future__ import annotations
 
+import os
+import re
 import sys
+import types
 from typing import Any
 
 _hidden = False
+_METADATA = "importlib.metadata"
 
 
 def hide() -> None:
@@ -20,6 +31,8 @@ def hide() -> None:
     if "paramiko" not in sys.modules and "invoke" not in sys.modules:
         sys.modules["invoke"] = None  # type: ignore[assignment]  # import invoke -> ImportError
         _hidden = True
+        if _METADATA not in sys.modules:
+            sys.meta_path.insert(0, _AtParamiko())
 
 
 def restore() -> None:
@@ -27,7 +40,87 @@ def restore() -> None:
     global _hidden
     if _hidden and "invoke" in sys.modules and sys.modules["invoke"] is None:
         del sys.modules["invoke"]
+    _real_metadata()  # the next `import importlib.metadata` is the real one
+    sys.meta_path[:] = [f for f in sys.meta_path if not isinstance(f, _AtParamiko)]
     _hidden = False
+
+
+class _AtParamiko:
+    """A meta path finder that finds nothing: at paramiko's own import (not before: planner.transport.ssh is
+    imported without paramiko too) it puts the stand-in in place, then leaves."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "paramiko":
+            sys.meta_path[:] = [f for f in sys.meta_path if f is not self]
+            if _METADATA not in sys.modules:
+                sys.modules[_METADATA] = _stand_in()
+
+
+def _real_metadata() -> None:
+    if getattr(sys.modules.get(_METADATA), "_planner_stand_in", False):
+        del sys.modules[_METADATA]
+
+
+def _any_other(attr: str) -> Any:
+    """The stand-in left in place (paramiko imported by someone else than client.py): the real module answers."""
+    _real_metadata()
+    import importlib.metadata
+
+    return getattr(importlib.metadata, attr)
+
+
+def _stand_in() -> types.ModuleType:
+    module = types.ModuleType(_METADATA, "importlib.metadata.version only, while paramiko is imported")
+    module.version = _version  # type: ignore[attr-defined]
+    module._planner_stand_in = True  # type: ignore[attr-defined]
+    module.__getattr__ = _any_other  # type: ignore[method-assign]
+    return module
+
+
+def _version(name: str) -> str:
+    found = _plain_metadata(name)
+    if found is not None:
+        with open(found, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if not line.strip():
+                    break  # the end of the headers: no Version in them
+                if line.startswith("Version:"):
+                    return line.partition(":")[2].strip()
+    _real_metadata()
+    import importlib.metadata
+
+    return importlib.metadata.version(name)
+
+
+def _plain_metadata(name: str) -> str | None:
+    """The METADATA file of ``name``'s distribution as importlib.metadata finds it first (its PathFinder over
+    sys.path in order, a folder's ``<name>-<version>.dist-info`` by PEP 503 name), or None when that search is not
+    this plain one and the real module must answer."""
+    if any(hasattr(f, "find_distributions") and getattr(f, "__name__", "") != "PathFinder" for f in sys.meta_path):
+        return None
+    wanted = _normal(name)
+    for entry in sys.path:
+        root = entry or "."
+        if os.path.isfile(root):
+            return None  # a zip: importlib.metadata looks inside
+        try:
+            children = os.listdir(root)
+        except OSError:
+            continue
+        hits = [c for c in children if c.lower().endswith((".dist-info", ".egg-info"))
+                and _normal(c.lower().rpartition(".")[0].partition("-")[0]) == wanted]
+        egg = root.lower().endswith(".egg") and "egg-info" in (c.lower() for c in children)
+        if egg or len(hits) > 1 or any(h.lower().endswith(".egg-info") for h in hits):
+            return None
+        if hits:
+            path = os.path.join(root, hits[0], "METADATA")
+            return path if os.path.isfile(path) else None
+    return None
+
+
+def _normal(name: str) -> str:
+    """importlib.metadata's Prepared.normalize: PEP 503, dashes as underscores."""
+    return re.sub(r"[-_.]+", "-", name).lower().replace("-", "_")
 
 
 def ssh_config(paramiko: Any, path: str) -> Any:
