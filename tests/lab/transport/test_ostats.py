@@ -71,7 +71,11 @@ def test_samples_each_tool_for_the_window_and_stops_the_whole_group(tmp_path: Pa
         assert sampler.pgid is not None
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", sampler.started_at)
         assert Path(remote, "ostats.pgid").read_text().strip() == str(sampler.pgid)
-        assert sorted(_group_alive(sampler.pgid)) == ["iostat", "mpstat", "sh", "vmstat"]
+        pgid = sampler.pgid
+        # start returns once the tools are launched; a tool's subshell may not have exec'd it yet (seen in CI:
+        # 'sh' twice, then vmstat): the group becomes the three tools and their shell
+        assert _wait_for(lambda: sorted(_group_alive(pgid)) == ["iostat", "mpstat", "sh", "vmstat"], 10), \
+            sorted(_group_alive(pgid))
         d = Path(remote)
         assert _wait_for(lambda: _samples(d / "iostat.txt", ISO_DATETIME) >= 2
                          and _samples(d / "mpstat.txt", MPSTAT_ALL) >= 2
@@ -184,7 +188,11 @@ def test_over_ssh_the_group_outlives_the_connection_and_stop_stale_ends_it(tmp_p
         assert time.monotonic() - started < 5  # the channel closed: the group is detached from it
         conn.close()  # the controller "crashes"
         assert sampler.pgid is not None
-        assert sorted(_group_alive(sampler.pgid)) == ["iostat", "mpstat", "sh", "vmstat"]
+        pgid = sampler.pgid
+        # start returns once the tools are launched; a tool's subshell may not have exec'd it yet (seen in CI:
+        # 'sh' twice, then vmstat): the group becomes the three tools and their shell
+        assert _wait_for(lambda: sorted(_group_alive(pgid)) == ["iostat", "mpstat", "sh", "vmstat"], 10), \
+            sorted(_group_alive(pgid))
         with SSHConnection(lab.hosts[0], known_hosts=lab.known_hosts) as again:
             assert ostats.stop_stale(again, remote) is True
         assert _group_alive(sampler.pgid) == []
