@@ -34,8 +34,27 @@ def finding_rows(findings: Sequence[Finding], series: Sequence[Series], grouped:
             f.code, f.severity, f.about, _FIGURE.sub("#", f.title), f.play, f.host, f.step,
             _FIGURE.sub("#", f.message))
         groups.setdefault(key, []).append(f)
+    kept = [part for group in groups.values() for part in ([[f] for f in group] if _ambiguous(group) else [group])]
     return [_row(group, kinds.get((group[0].play, group[0].step), ""),
-                 len(points.get((group[0].play, group[0].host, group[0].step), ()))) for group in groups.values()]
+                 len(points.get((group[0].play, group[0].host, group[0].step), ()))) for group in kept]
+
+
+# a span beside the message's own range words would read "from 8 to 16 to 16 to 32 virtual users"
+_RANGE_WORD = re.compile(r"(?:\bto|\bfrom|\bbetween|\band|-|–)\s*$")
+_RANGE_NEXT = re.compile(r"^\s*(?:to\b|and\b|-|–)")
+
+
+def _ambiguous(group: list[Finding]) -> bool:
+    """Whether a figure that differs between the group's points sits beside a range word of the message itself
+    ("rose 9.2% from 16 to 32 virtual users"): its span would read as a longer range, so each point keeps its row."""
+    if len(group) < 2:
+        return False
+    for text in ([f.message for f in group], [f.title for f in group]):
+        parts, figures = _FIGURE.split(text[0]), [_FIGURE.findall(m) for m in text]
+        for i, fig in enumerate(figures[0]):
+            if any(f[i] != fig for f in figures) and (_RANGE_WORD.search(parts[i]) or _RANGE_NEXT.search(parts[i + 1])):
+                return True
+    return False
 
 
 def _row(group: list[Finding], kind: str, step_points: int) -> FindingRow:

@@ -54,6 +54,16 @@ def test_a_finding_at_some_points_names_them_and_keeps_each_figure() -> None:
                                   {"name": "threshold %", "value": "90"}]
 
 
+def test_a_figure_beside_the_messages_own_range_is_not_spanned() -> None:
+    """Seen in the pg rehearsal's report: "NOPM rose 1.0 to 9.2% from 8 to 16 to 16 to 32 virtual users"."""
+    flat = [Finding("oltp_not_scaling", Severity.NOTE, "Throughput stopped scaling", "violin", "db1", STEP,
+                    f"virtual_users={hi}", f"NOPM rose {pct}% from {lo} to {hi} virtual users", ())
+            for lo, hi, pct in ((8, 16, "9.2"), (16, 32, "1.0"))]
+    rows = finding_rows(flat, SWEEP)
+    assert [r["message"] for r in rows] == ["NOPM rose 9.2% from 8 to 16 virtual users",
+                                           "NOPM rose 1.0% from 16 to 32 virtual users"]
+
+
 def test_a_title_with_its_figures_is_grouped_too() -> None:
     """The violin_vs_exadata rehearsal: "32.0 average active sessions on 16 CPUs" and "64.0 ..." were two rows."""
     aas = [Finding("sessions_over_cpus", Severity.NOTE, f"{n:.1f} average active sessions on 16 CPUs", "violin",
