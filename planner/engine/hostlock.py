@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 from planner.engine import batch, probes
 from planner.engine.execute import HostState
-from planner.engine.runrecord import RunRecord, utc_now
+from planner.engine.runrecord import RunRecord, controller_name, utc_now
 from planner.errors import ConnectError, PlannerError, StepError
 from planner.files import host_slug, name_file
 from planner.host import DEFAULT_WORKDIR, Host
@@ -58,7 +58,7 @@ class Holder:
 
     def alive(self) -> bool | None:
         """Whether the holder still runs; None when it is another controller (cannot tell from here)."""
-        if self.controller != os.uname().nodename:
+        if self.controller != controller_name():
             return None
         try:
             os.kill(self.pid, 0)
@@ -84,7 +84,7 @@ def read_holder(conn: Connection, path: str) -> Holder | None:
 
 def lock_args(path: str, run_id: str, since: str, prepare_dir: str = "") -> list[str]:
     """LOCK_SCRIPT's arguments: the lock, what holder.json says, the directory to make once it is ours."""
-    info = json.dumps({"run_id": run_id, "controller": os.uname().nodename, "pid": os.getpid(), "since": since})
+    info = json.dumps({"run_id": run_id, "controller": controller_name(), "pid": os.getpid(), "since": since})
     return [path, info, prepare_dir]
 
 

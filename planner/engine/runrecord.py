@@ -382,7 +382,8 @@ def environment_meta() -> dict[str, Any]:
 
 
 def controller_name() -> str:
-    """This machine's name, as ``platform.node()`` says it (without importing ``platform``)."""
+    """This machine's name, as ``platform.node()`` says it (without importing ``platform``): the run's
+    controller in meta.json and the holder a host lock names, compared by both, so one function says it."""
     return os.uname().nodename
 
 
