@@ -16,6 +16,13 @@ bound by CPU, not by a disk). What removes noise by design rather than by hope:
   free of any linear drift of the machine within the block. **Control blocks** (alone, alone', alone', alone),
   alternating with the planner blocks, give the same statistic where nothing differs: how much this machine can
   decide. Geometric mean with a 95% CI (paired t on the blocks' log ratios and a bootstrap) for both.
+- **The same instrument in both arms**: the poller that reads planner's CPU in fio's window (a /proc scan every
+  0.1 s, pinned to the CPU fio is not on, which is where the loop device's workers complete fio's I/O) watches
+  the alone runs too. Stops 52–54's first runs had it in the planner arm only (see RESULTS.md, stop 54).
+- **Matched spacing** (``--spacing matched``, the default): a control block leaves the same idle gaps between its
+  runs as its planner block's applies took around their fio (start-up, samplers, AWR sessions), so both blocks
+  span the same seconds of the machine's drift; the per-block difference of the two log ratios is then reported
+  too. Back to back (``--spacing none``, stops 52–53) the control was tighter than the planner blocks by design.
 - **CPU accounting**: while fio runs (first to last poll that sees it), every process of planner's (the apply's
   tree, fio excluded, and the samplers' session) by name, and the apply's threads (main / others), in
   nanoseconds from /proc/<pid>/schedstat; as a share of one core, summed over the blocks.
@@ -34,6 +41,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -163,11 +171,29 @@ class Run:
     iops: float
     us_per_io: float  # fio's own CPU per I/O
     window: Window
+    before: float = 0.0  # s from the apply's start to fio's start (0 alone)
+    after: float = 0.0  # s from fio's end to the apply's exit
 
 
-def run_alone(job: Path, out: Path) -> Run:
-    subprocess.run(["fio", "--output-format=json", f"--output={out}", str(job)], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, check=True)
+def _fio_span(out: Path) -> tuple[float, float]:
+    """fio's own start and end, epoch seconds: its JSON's timestamp_ms is the end, job_runtime its length."""
+    import json
+
+    doc = json.loads(out.read_text())
+    end = float(doc["timestamp_ms"]) / 1000
+    return end - float(doc["jobs"][0]["job_runtime"]) / 1000, end
+
+
+def run_alone(job: Path, out: Path, other_cpu: int | None) -> Run:
+    """fio alone, watched by the same poller as a planner run: the instrument (a /proc scan every 0.1 s, ~2-4 ms
+    of CPU each, on the CPU where the loop device's workers complete fio's I/O) is then in both arms. Until stop
+    54 it ran in the planner arm only, and its cost was counted as planner's."""
+    proc = subprocess.Popen(["fio", "--output-format=json", f"--output={out}", str(job)], stdin=subprocess.DEVNULL,
+                            stdout=subprocess.DEVNULL)
+    with Poller(proc.pid, out.parent, other_cpu):
+        rc = proc.wait()
+    if rc != 0:
+        raise SystemExit(f"fio alone failed ({rc}): {job}")
     return Run(bench.fio_figures(out)[0], bench.fio_cpu(out).us_per_io, Window())
 
 
@@ -176,15 +202,34 @@ def run_planner(plan: Path, inv: Path, runs: Path, log: Path, other_cpu: int | N
     argv = [*bench.PLANNER, "apply", str(plan), "-i", str(inv), "--runs-dir", str(runs), "--no-report"]
     runs.mkdir(parents=True, exist_ok=True)
     before = set(runs.iterdir())
+    began = time.time()
     proc, drain = bench.on_pty(argv, log, env)
     with Poller(proc.pid, runs.parent, other_cpu) as poller:
         rc = proc.wait()
+    ended = time.time()
     drain.join()
     if rc != 0:
         raise SystemExit(f"planner apply failed ({rc}): see {log}")
     run_dir = next(p for p in runs.iterdir() if p not in before and p.is_dir())
     out = next(run_dir.rglob("fio.json"))
-    return Run(bench.fio_figures(out)[0], bench.fio_cpu(out).us_per_io, poller.window()), run_dir
+    start, end = _fio_span(out)
+    return Run(bench.fio_figures(out)[0], bench.fio_cpu(out).us_per_io, poller.window(),
+               max(0.0, start - began), max(0.0, ended - end)), run_dir
+
+
+def control_block(alone: Callable[[], Run], planner_runs: tuple[Run, ...]) -> tuple[Run, Run, Run, Run]:
+    """alone x4. Matched: idle where the planner block's applies ran around their fio, so both kinds of block
+    span the same time and the machine's drift over seconds weighs on both alike; the difference of their log
+    ratios is then planner's presence alone (the position effect cancels too)."""
+    gaps = [0.0, 0.0, 0.0]
+    if planner_runs:
+        b1, b2 = planner_runs
+        gaps = [b1.before, b1.after + b2.before, b2.after]
+    runs = [alone()]
+    for gap in gaps:
+        time.sleep(gap)  # spacing by design, not synchronisation: the runs it separates are independent
+        runs.append(alone())
+    return runs[0], runs[1], runs[2], runs[3]
 
 
 def share(w: Window) -> str:
@@ -225,6 +270,9 @@ def main() -> int:
     ap.add_argument("--work", type=Path, default=Path("/tmp/planner-observer-abba"))
     ap.add_argument("--backing", type=Path, default=Path("/dev/shm/planner-observer-abba"))
     ap.add_argument("--out", type=Path, default=None)
+    ap.add_argument("--spacing", choices=("matched", "none"), default="matched",
+                    help="matched: a control block's runs are as far apart as its planner block's fio windows were "
+                         "(idle in between); none: back to back (stop 52-53's design)")
     a = ap.parse_args()
     a.work.mkdir(parents=True, exist_ok=True)
     a.backing.mkdir(parents=True, exist_ok=True)
@@ -258,7 +306,7 @@ def measure(a: argparse.Namespace, inv: Path, dev: bench.Device, other: int | No
 
     def alone() -> Run:
         n[0] += 1
-        return run_alone(job, a.work / f"alone-{n[0]}.json")
+        return run_alone(job, a.work / f"alone-{n[0]}.json", other)
 
     def planner() -> Run:
         n[0] += 1
@@ -270,7 +318,7 @@ def measure(a: argparse.Namespace, inv: Path, dev: bench.Device, other: int | No
         effect.append(log_ratio(a1, b1, b2, a2))
         cpu_effect.append(math.log((b1.us_per_io + b2.us_per_io) / (a1.us_per_io + a2.us_per_io)))
         windows += [b1.window, b2.window]
-        c1, d1, d2, c2 = alone(), alone(), alone(), alone()
+        c1, d1, d2, c2 = control_block(alone, (b1, b2) if a.spacing == "matched" else ())
         control.append(log_ratio(c1, d1, d2, c2))
         rows.append(f"| {i + 1} | {a1.iops:,.0f} / {b1.iops:,.0f} / {b2.iops:,.0f} / {a2.iops:,.0f} | "
                     f"{math.exp(effect[-1]):.3f} | {c1.iops:,.0f} / {d1.iops:,.0f} / {d2.iops:,.0f} / {c2.iops:,.0f} "
@@ -282,7 +330,9 @@ def measure(a: argparse.Namespace, inv: Path, dev: bench.Device, other: int | No
             "| planner CPU in fio's window (one core) | load after |", "|---:|---|---:|---|---:|---|---|", *rows, "",
             f"planner / alone (ABBA, geometric mean): {bench.interval(ratios)}; goal: inside 0.99–1.01",
             f"control, alone / alone (the same design): {bench.interval(controls)}",
-            f"fio's CPU per I/O, planner / alone: {bench.interval([math.exp(x) for x in cpu_effect])}", "",
+            f"fio's CPU per I/O, planner / alone: {bench.interval([math.exp(x) for x in cpu_effect])}",
+            "planner's effect against the control, block by block (planner ratio / control ratio): "
+            f"{bench.interval([math.exp(p - c) for p, c in zip(effect, control, strict=True)])}", "",
             *cpu_lines(windows)]
 
 
