@@ -17,6 +17,7 @@ from planner.errors import InputError, Problem
 from planner.status import ExitCode
 
 if TYPE_CHECKING:
+    from planner.results.finding import Finding
     from planner.results.settings import Setting
 
 
@@ -119,12 +120,29 @@ def _show(args: argparse.Namespace) -> int:
     return ExitCode.OK
 
 
+def finding_lines(findings: Sequence[Finding]) -> list[str]:
+    """The findings as `planner show` says them: those about the systems first, then, apart, those about the
+    rehearsal itself (its caps, the rehearsing machine), as the report lists them."""
+    from planner.metrics import words_in
+    from planner.report.study import label_words_of as point_words_of
+    from planner.results.finding import About
+
+    def line(f: Finding) -> str:
+        # a sweep's points told apart: "exadata exa, 256 SLOB reader sessions"
+        where = ", ".join(x for x in (" ".join(x for x in (f.play, f.host) if x), point_words_of(f.point)) if x)
+        return f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}"
+
+    study = [line(f) for f in findings if f.about is not About.REHEARSAL]
+    rehearsal = [line(f) for f in findings if f.about is About.REHEARSAL]
+    return ([*(["", "findings:"] if study else []), *study]
+            + ([*(["", "about this rehearsal (not the systems):"]), *rehearsal] if rehearsal else []))
+
+
 def _show_run(data: Any) -> None:
     from planner.cli.tables import print_table
     from planner.engine.console import escape_controls
     from planner.engine.runrecord import status_text
-    from planner.metrics import display_keys, words_in
-    from planner.report.study import label_words_of as point_words_of
+    from planner.metrics import display_keys
     from planner.report.study import point_words
     from planner.results.evaluate import evaluate
     from planner.results.stats import fmt
@@ -150,12 +168,8 @@ def _show_run(data: Any) -> None:
                          str(sm.n)])
         print_table(["system", "host", "workload", "point", "metric", "median", "min – max", "n"], rows,
                     numeric=(5, 6, 7), title="headline metrics (median over repeats)")
-    if results.findings:
-        say("\nfindings:")
-        for f in results.findings:
-            # a sweep's points told apart: "exadata exa, 256 SLOB reader sessions"
-            where = ", ".join(x for x in (" ".join(x for x in (f.play, f.host) if x), point_words_of(f.point)) if x)
-            say(f"  {f.severity.value}: {words_in(f.title)} ({where}): {words_in(f.message)}")
+    for line in finding_lines(results.findings):
+        say(line)
     if results.verdicts:
         say("\nreproduction claims:")
         for v in results.verdicts:

@@ -89,3 +89,19 @@ def test_the_findings_list_says_the_rehearsals_apart(tmp_path: Path) -> None:
     only = str(macros.findings_section(_rows([REHEARSED[0]])))  # type: ignore[attr-defined]
     assert only.startswith("No finding about the systems:") and "About this rehearsal" in only
     assert "About this rehearsal" not in str(macros.findings_section(_rows([REHEARSED[1]])))  # type: ignore[attr-defined]
+
+
+def test_planner_show_says_the_rehearsals_apart() -> None:
+    """Before: `planner show` listed every finding under "findings:", the rehearsing machine's CPU among them."""
+    from planner.cli.results import finding_lines
+
+    lines = finding_lines(REHEARSED)
+    head = lines.index("about this rehearsal (not the systems):")
+    assert lines[:2] == ["", "findings:"] and lines[head - 1] == ""
+    assert [line.split(":")[1].strip() for line in lines[2:head - 1]] == [
+        "The load generator ran on the database host (P h, 32 virtual users)"]
+    assert all("saturated CPU" not in line for line in lines[:head])
+    assert sum("rehearsal" in line or "saturated CPU" in line for line in lines[head + 1:]) == 2
+    only = finding_lines([REHEARSED[0]])
+    assert "findings:" not in only and only[1] == "about this rehearsal (not the systems):"
+    assert finding_lines([]) == []
