@@ -116,10 +116,19 @@ def _quotes(u: Unwrapped) -> Unwrapped:
     return u.then("\n".join(out), "'> ' mail quoting" + (f" ({depth} levels)" if depth > 1 else ""))
 
 
+def _underlines(lines: list[str], i: int) -> bool:
+    """Oracle's reports underline a title word with as many '~' as it has letters: Statspack 10g's "Host  Name:"
+    over "~~~~" is the tool's own line, not a Markdown fence (docs/oracle-behaviour.md 41.s1)."""
+    line = lines[i]
+    col = len(line) - len(line.lstrip())
+    word = re.match(r"[A-Za-z]+", lines[i - 1][col:]) if i and line.strip().startswith("~") else None
+    return word is not None and len(word.group()) == len(line.strip())
+
+
 def _fences(u: Unwrapped) -> Unwrapped:
     """Fence lines go; when the fenced part is most of the text, the prose around it goes too."""
     lines = u.text.split("\n")
-    fences = [i for i, ln in enumerate(lines) if _FENCE.match(ln)]
+    fences = [i for i, ln in enumerate(lines) if _FENCE.match(ln) and not _underlines(lines, i)]
     if not fences:
         return u
     inside: set[int] = set()
