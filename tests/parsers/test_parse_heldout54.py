@@ -13,7 +13,8 @@ import pytest
 
 from planner.errors import ParseError
 from planner.metrics import Parsed
-from planner.parsers import parse_file
+from planner.parsers import parse_file, parse_text
+from planner.parsers.unwrap import unwrap
 
 D = Path(__file__).parents[1] / "data/heldout54"
 Labels = dict[str, str]
@@ -189,3 +190,20 @@ def test_orion_prints_one_points_latency_twice_and_it_is_read_once() -> None:
 def test_a_report_whose_spaces_were_lost_to_question_marks_says_so() -> None:
     parsed = parse_file(D / "statspack_10201_nbsp_as_question_marks.txt")
     assert parsed.fact("layout") == "non-breaking spaces shown as '?'"
+
+
+def test_statspack_10g_host_underline_is_the_reports_own_line_not_a_fence() -> None:
+    """10g Statspack underlines "Host  Name:" with "~~~~", the length of a Markdown tilde fence. Before: everything
+    above it was taken for prose around a fenced block and dropped, header and all (constructed: the real 10.2.0.1
+    report above with its spaces back)."""
+    text = (D / "statspack_10201_nbsp_as_question_marks.txt").read_text().replace("?", " ")
+    parsed = parse_text(text, "sp_1_4.lst")
+    assert parsed.kind == "statspack" and not parsed.fact("unwrapped")
+    assert (parsed.fact("dbid"), parsed.fact("host_name"), parsed.value("cpus")) == ("486494833", "HHZ-0099", 2)
+
+
+def test_a_tilde_fence_under_prose_is_still_a_fence() -> None:
+    fenced = "The output:\n~~~\nMaximum Small IOPS=9899 @ Small=17 and Large=0\n~~~\n"
+    assert unwrap(fenced).notes == ("Markdown fence and the text around it (lines 2, 4)",)
+    closed_by_a_word = "~~~\ncat <<EOF\nEOF\n~~~\n"  # a fence open is closed by its '~' line whatever is above it
+    assert unwrap(closed_by_a_word).notes == ("Markdown fence (lines 1, 4)",)
