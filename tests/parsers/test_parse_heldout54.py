@@ -1,4 +1,4 @@
-"""Stop 54's held-out audit of the Oracle-side parsers: 13 real public files the parsers had never seen (AWR,
+"""Stop 54's held-out audit of the Oracle-side parsers: 14 real public files the parsers had never seen (AWR,
 Statspack, ADDM, ORION, CALIBRATE_IO; tests/data/heldout54, sources in its README), each value a DBA reads off them
 written down by eye before planner read them. Every value is read, and read right; what cannot be read is said.
 
@@ -114,6 +114,12 @@ HAND_READ: dict[str, list[tuple[str, Labels, float]]] = {  # file: [(metric, lab
         ("calibrate.max_pmbps", {"row": "1"}, 77), ("calibrate.latency_ms", {"row": "1"}, 8),
         ("calibrate.num_physical_disks", {"row": "1"}, 4), ("calibrate.max_iops", {"row": "4"}, 598),
         ("calibrate.latency_ms", {"row": "4"}, 38),
+    ],
+    "calibrate_18c_three_runs_each_printed_twice.txt": [  # 18c+ prints each run twice: blocks 1-2, 3-4, 5-6
+        ("calibrate.max_iops", {"block": "1"}, 154), ("calibrate.latency_ms", {"block": "1"}, 19),
+        ("calibrate.max_mbps", {"block": "1"}, 18579), ("calibrate.max_iops", {"block": "3"}, 1353418),
+        ("calibrate.latency_ms", {"block": "3"}, 0), ("calibrate.max_mbps", {"block": "3"}, 18850),
+        ("calibrate.max_iops", {"block": "5"}, 1351136), ("calibrate.max_mbps", {"block": "5"}, 18738),
     ],
     "calibrate_exadata_disks_first_zh.md": [
         ("calibrate.max_iops", {}, 1022), ("calibrate.max_mbps", {}, 2885), ("calibrate.max_pmbps", {}, 289),
