@@ -15,7 +15,7 @@ from collections import defaultdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))
+sys.path[:0] = [str(ROOT / "tests" / "parsers"), str(ROOT / "tests")]  # test_unwrap lives in tests/parsers
 
 import test_unwrap as w  # noqa: E402 - the wrappers are the test's own
 

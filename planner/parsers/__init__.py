@@ -241,6 +241,8 @@ def _unread_lines(parsed: Parsed, text: str) -> list[ParseError]:
     if pattern is None:
         return []
     said = {m.source.line for m in parsed.metrics if m.source} | {e.line for e in parsed.errors}
+    # a line the parser found to repeat an earlier one word for word (ORION's latency line, 12c+) is read with it
+    said |= {int(n) for n in parsed.fact("lines_repeated").split(",") if n.isdigit()}
     out = []
     for no, line in enumerate(text.split("\n"), 1):
         if no not in said and pattern.search(line):

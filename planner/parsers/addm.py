@@ -1,5 +1,8 @@
 """ADDM reports (``addmrpt.sql``, ``DBMS_ADVISOR.GET_TASK_REPORT``), 10g to 23ai, as text.
 
+10gR2 prints "DETAILED ADDM REPORT FOR TASK ... WITH ID n", its window and activity as "Name: value" lines and
+each finding as "FINDING n: p% impact (s seconds)"; 11g on, the layout below.
+
 What a benchmark's reader wants from one: the analysis window (AWR snapshot range), the database and instance
 it analysed, the total DB time and the average active sessions ("Activity During the Analysis Period"), whether
 ADDM ran in a PDB ("ADDM detected that the system is a PDB", 19c+), and the Summary of Findings — each
@@ -19,7 +22,8 @@ from planner.parsers.numbers import put
 
 KIND = "addm"
 _N = Direction.NEUTRAL
-_TITLE = re.compile(r"^\s*ADDM Report for Task\s+'([^']*)'", re.M)
+# 11g+ "ADDM Report for Task 'TASK_30'"; 10g "DETAILED ADDM REPORT FOR TASK 'TASK_5154' WITH ID 5154"
+_TITLE = re.compile(r"^\s*(?:ADDM Report for Task|DETAILED ADDM REPORT FOR TASK)\s+'([^']*)'", re.M)
 _NUM = r"(\d[\d,]*(?:\.\d+)?|\.\d+)"
 _FINDING = re.compile(rf"^\s*(\d+)\s+(.+?)\s+{_NUM}\s*\|\s*{_NUM}\s+(\d+)\s*$")
 
@@ -55,29 +59,66 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         return first_line + body.count("\n", 0, pos)
 
     flat = _flat(body)
-    if m := re.search(r"AWR snapshot range from (\d+) to (\d+)", flat):
-        sink.facts.update(begin_snap_id=m.group(1), end_snap_id=m.group(2))
-    if m := re.search(r"Database '([^']+)' with DB ID (\d+)", flat):
-        sink.facts.update(db_name=m.group(1), dbid=m.group(2))
-    if m := re.search(r"Database version ([\d.]+\d)", flat):
-        sink.facts["version"] = m.group(1)
-    if m := re.search(r"analy[sz]\w* (?:of )?instance (\S+?),? numbered (\d+) and hosted at (\S+?)\.?(?:\s|$)", flat):
-        sink.facts.update(instance=m.group(1), inst_num=m.group(2), host_name=m.group(3))
-    if "ADDM detected that the system is a PDB" in flat:
-        sink.facts["container"] = "PDB"
+    _facts(flat, sink)
     read = 0
-    for pattern, name, unit in ((rf"Total database time was {_NUM} seconds", "db_time_s", "s"),
-                                (rf"average number of active sessions was {_NUM}", "aas", "sessions")):
-        if m := re.search(pattern, body):
+    for pattern, name, unit in _ACTIVITY:
+        if m := pattern.search(body):
             put(sink, name, _number(m.group(1)), unit, _N, line_of(m.start()))
             read += 1
-    read += _findings(body, sink, line_of)
+    read += _findings(body, sink, line_of) or _findings_10g(body, sink, line_of)
     if "There are no findings to report" in flat:
         sink.facts["findings"] = "0"
     if not read:
         raise ParseError(KIND, "activity", "an ADDM report with no DB time, active sessions or findings "
                          "(cut before 'Activity During the Analysis Period'?)", source=source)
     return sink.freeze(KIND)
+
+
+# (pattern on the flattened report, the facts its groups are); 10g prints "Name: value" lines, 11g+ sentences
+_FACTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    (r"AWR snapshot range from (\d+) to (\d+)", ("begin_snap_id", "end_snap_id")),
+    (r"Database '([^']+)' with DB ID (\d+)", ("db_name", "dbid")),
+    (r"Database version ([\d.]+\d)", ("version",)),
+    (r"analy[sz]\w* (?:of )?instance (\S+?),? numbered (\d+) and hosted at (\S+?)\.?(?:\s|$)",
+     ("instance", "inst_num", "host_name")),
+    (r"Snapshot Range: from (\d+) to (\d+)", ("begin_snap_id", "end_snap_id")),
+    (r"Database ID/Instance: (\d+)/(\d+)", ("dbid", "inst_num")),
+    (r"Database/Instance Names: ([^/\s]+)/(\S+)", ("db_name", "instance")),
+    (r"Host Name: (\S+)", ("host_name",)),
+    (r"Database Version: ([\d.]+\d)", ("version",)),
+)
+# 11g+ "Total database time was 2303 seconds." and "The average number of active sessions was .96."; 10g
+# "Database Time: 637 seconds" and "Average Database Load: 0 active sessions" (docs/oracle-behaviour.md 54.a1)
+_ACTIVITY: tuple[tuple[re.Pattern[str], str, str], ...] = tuple((re.compile(p, re.M), name, unit) for p, name, unit in (
+    (rf"Total database time was {_NUM} seconds", "db_time_s", "s"),
+    (rf"average number of active sessions was {_NUM}", "aas", "sessions"),
+    (rf"^[ \t]*Database Time: {_NUM} seconds", "db_time_s", "s"),
+    (rf"^[ \t]*Average Database Load: {_NUM} active sessions", "aas", "sessions")))
+# 10g: "FINDING 1: 100% impact (637 seconds)", a rule, then the finding's words up to a blank line
+_FINDING_10G = re.compile(rf"^[ \t]*FINDING (\d+): {_NUM}% impact \({_NUM} seconds\)[ \t]*\n[ \t]*-+[ \t]*\n"
+                          r"((?:[ \t]*\S.*(?:\n|$))+)", re.M)
+
+
+def _facts(flat: str, sink: MetricSink) -> None:
+    for pattern, names in _FACTS:
+        if m := re.search(pattern, flat):
+            sink.facts.update(zip(names, m.groups(), strict=True))
+    if "ADDM detected that the system is a PDB" in flat:
+        sink.facts["container"] = "PDB"
+
+
+def _findings_10g(body: str, sink: MetricSink, line_of: Callable[[int], int]) -> int:
+    """10g's findings, each its share of DB time and its seconds: ``addm.finding_pct``, ``addm.finding_s``."""
+    n = 0
+    for m in _FINDING_10G.finditer(body):
+        labels = {"finding": _flat(m.group(4))[:200], "rank": m.group(1)}
+        line = line_of(m.start(1))
+        put(sink, "addm.finding_pct", _number(m.group(2)), "%", _N, line, labels)
+        put(sink, "addm.finding_s", _number(m.group(3)), "s", _N, line, labels)
+        n += 1
+    if n:
+        sink.facts["findings"] = str(n)
+    return n
 
 
 def _findings(body: str, sink: MetricSink, line_of: Callable[[int], int]) -> int:

@@ -153,4 +153,19 @@ def parse_load_profile(lines: Lines, sink: MetricSink, parser: str = "awr", **la
                                           source=sink.source, line=row.line))
             continue
         n += bool(add_load_profile_row(sink, row.label, values, row.line, columns, **labels))
+    if not ratios:  # the ratio lines pasted apart from the table (a fence of their own): theirs alone, so read
+        _ratios_apart(lines, sink, parser, labels)
     return n
+
+
+def _ratios_apart(lines: Lines, sink: MetricSink, parser: str, labels: dict[str, str]) -> None:
+    """10g-11.2.0.3 print "% Blocks changed per Read:  Recursive Call %: ..." under the Load Profile and nowhere
+    else, so those two lines are its ratios wherever a paste put them."""
+    k = next((i for i, (_, t) in enumerate(lines) if re.match(r"^\s*% Blocks changed per Read:", t)), -1)
+    if k < 0:
+        return
+    for row in scan([(lines[k][0], ""), *lines[k:k + 3]], 0)[1]:
+        values = numbers_of(row, sink, parser, "Load Profile")
+        if values and values[0] is not None:
+            unit = "%" if "%" in row.label else ""
+            put(sink, f"load_profile.{slug(row.label)}", values[0], unit, N, row.line, labels)

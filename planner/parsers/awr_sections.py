@@ -13,12 +13,10 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink
 from planner.parsers.awr_common import (
     CPU_EVENTS,
-    HOST_CPU_COLUMNS,
     NUMERIC_TOKEN,
     TIMED_TOKEN,
     WAIT_CLASSES,
     EventRow,
-    H,
     L,
     N,
     add_efficiency,
@@ -232,8 +230,9 @@ def parse_efficiency(lines: Lines, sink: MetricSink, **labels: str) -> int:
     if k < 0:
         return 0
     n = 0
-    for lineno, text in lines[k + 1:]:
-        if text.strip().startswith("~"):
+    for i, (lineno, text) in enumerate(lines[k + 1:]):
+        # the title's ~~~ underline; the HTML table pasted as text: a blank line under the title, a rule
+        if text.strip().startswith("~") or _DASHES.match(text) or (not text.strip() and not n and i < 2):
             continue
         pairs = parse_pairs_line(text)
         if not pairs:
@@ -382,100 +381,18 @@ def parse_wait_classes(lines: Lines, sink: MetricSink, **labels: str) -> int:
     return n
 
 
-def parse_host_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
-    """Host CPU: load average begin/end and %User %System %WIO %Idle (Statspack: User System Idle WIO WCPU)."""
-    k = find(lines, r"^\s*Host CPU\b")
-    if k < 0:
-        return False
-    m = re.search(r"CPUs:\s*(\d+)\s+Cores:\s*(\d+)\s+Sockets:\s*(\d+)?", lines[k][1])
-    if m:
-        sink.facts.setdefault("host_cpu_line", f"{m.group(1)}/{m.group(2)}/{m.group(3) or ''}")
-    h = find(lines, r"\bBegin\s+End\s+%?User", k)
-    if h < 0 or h - k > 4:
-        return False
-    names = [w.lstrip("%").lower() for w in lines[h][1].split()]
-    j = _next_values_line(lines, h)
-    if j < 0:
-        return False
-    values = [parse_number(v) for v in lines[j][1].split()]
-    if any(v is None for v in values):
-        return False
-    pairs = list(zip(names, values, strict=False)) if len(values) >= len(names) else \
-        _by_position(lines[h][1], lines[j][1])
-    if pairs is None:
-        sink.errors.append(ParseError("awr", "Host CPU", "fewer values than columns and they do not line up "
-                                      "under the header: not read", source=sink.source, line=lines[j][0]))
-        return False
-    for name, v in pairs:
-        metric, unit = HOST_CPU_COLUMNS.get(name, (f"host_cpu.{slug(name)}", ""))
-        if v is None:
-            continue
-        put(sink, metric, v, unit, L if name in ("wio", "user", "system") else N, lines[j][0], labels)
-    return True
-
-
-def _by_position(header: str, row: str) -> list[tuple[str, float | None]] | None:
-    """A row with blank cells (11.2.0.4+'s "CPUs Cores Sockets" left blank on a VM or AIX): each value goes
-    to the header word its right edge lines up under, as the report right-aligns numbers; None where a
-    value lines up under no word (a paste that lost the alignment), rather than a guess."""
-    heads = [(m.group().lstrip("%").lower(), m.end()) for m in re.finditer(r"\S+", header)]
-    out: list[tuple[str, float | None]] = []
-    for m in re.finditer(r"\S+", row):
-        name = next((n for n, end in heads if abs(end - m.end()) <= 1), None)
-        if name is None or any(n == name for n, _ in out):
-            return None
-        out.append((name, parse_number(m.group())))
-    return out
-
-
-def parse_instance_cpu(lines: Lines, sink: MetricSink, **labels: str) -> bool:
-    found = False
-    for pattern, name in ((r"% of total CPU for Instance:", "instance_cpu.total_pct"),
-                          (r"% of busy\s+CPU for Instance:", "instance_cpu.busy_pct"),
-                          (r"%DB time waiting for CPU - Resource Mgr:", "instance_cpu.rsrc_mgr_wait_pct")):
-        k = find(lines, pattern)
-        if k >= 0:
-            m = re.search(pattern + rf"\s*({_NUMTXT})", lines[k][1], re.I)
-            if m and (v := parse_number(m.group(1))) is not None:
-                put(sink, name, v, "%", N, lines[k][0], labels)
-                found = True
-    return found
-
-
-def parse_io_profile(lines: Lines, sink: MetricSink, **labels: str) -> int:
-    """IO Profile (11.2.0.4+): Read+Write / Read / Write per second; rows may be blank (PDB report)."""
-    k = find(lines, r"^\s*IO Profile\s+Read\+Write")
-    if k < 0:
-        return 0
-    n = 0
-    for lineno, text in lines[k + 1:]:
-        t = text.strip()
-        if not t or t.startswith("~"):
-            if n and not t:
-                break
-            continue
-        m = re.match(rf"^\s*([A-Za-z][^:]*):\s*((?:{_NUMTXT}(?:\s+{_NUMTXT})*)?)\s*$", text)
-        if not m:
-            break
-        values = [parse_number(v) for v in m.group(2).split()]
-        unit = "MB/s" if "(MB)" in m.group(1) else ("blocks/s" if "blocks" in m.group(1) else "requests/s")
-        for scope, v in zip(("total", "read", "write"), values, strict=False):
-            if v is not None:
-                put(sink, f"io_profile.{slug(m.group(1))}", v, unit, H, lineno, {"scope": scope, **labels})
-        n += 1
-    return n
-
-
-_TIME_MODEL_HEAD = r"^\s*Statistic\s+(Name\s+)?Time \(s\)\s+% (of )?DB [Tt]ime"
+# "% of DB Time" may lose its last word to the next line in a mail-wrapped copy (a 75-column header)
+_TIME_MODEL_HEAD = r"^\s*Statistic\s+(Name\s+)?Time \(s\)\s+% (of )?DB(?:\s+[Tt]ime|\s*$)"
 _TIME_MODEL_ROW = re.compile(rf"^\s*(DB time|DB CPU)\s+({_NUMTXT})(?:\s+{_NUMTXT})?\s*$")
 
 
 def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
-    """DB time in seconds: Statspack's "Total time in database user-calls (DB Time)", else the Time Model
-    Statistics table's "DB time" row (with its "DB CPU" row)."""
+    """DB time in seconds: "Total time in database user-calls (DB Time)" (Statspack, and AWR above its Time Model
+    table), else the Time Model Statistics table's "DB time" row; DB CPU from the table's "DB CPU" row."""
     k = find(lines, r"Total time in database user-calls \(DB Time\):\s*[\d.,]+s")
     if k < 0:
-        return _parse_time_model(lines, sink, **labels)
+        return _parse_time_model(lines, sink, _TIME_MODEL_ROWS, **labels)
+    _parse_time_model(lines, sink, ("DB CPU",), **labels)  # DB time: the line's, which the table's row repeats
     m = re.search(r"\(DB Time\):\s*([\d.,]+)s", lines[k][1])
     v = parse_number(m.group(1)) if m else None
     if v is None:
@@ -484,14 +401,17 @@ def parse_db_time_s(lines: Lines, sink: MetricSink, **labels: str) -> bool:
     return True
 
 
-def _parse_time_model(lines: Lines, sink: MetricSink, **labels: str) -> bool:
+_TIME_MODEL_ROWS = ("DB time", "DB CPU")
+
+
+def _parse_time_model(lines: Lines, sink: MetricSink, rows: tuple[str, ...], /, **labels: str) -> bool:
     """The Time Model Statistics table (AWR 10g+ text, a pasted excerpt of it): its DB time and DB CPU rows."""
     k = find(lines, _TIME_MODEL_HEAD)
     found = False
     for lineno, text in lines[k + 1:k + 40] if k >= 0 else ():
         if not text.strip():
             break
-        if (m := _TIME_MODEL_ROW.match(text)) and (v := parse_number(m.group(2))) is not None:
+        if (m := _TIME_MODEL_ROW.match(text)) and m.group(1) in rows and (v := parse_number(m.group(2))) is not None:
             put(sink, "db_time_s" if m.group(1) == "DB time" else "db_cpu_s", v, "s", N, lineno, labels)
             found = True
     return found

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
-from planner.parsers import awr_rows, mailwrap
+from planner.parsers import awr_host, awr_rows, mailwrap
 from planner.parsers import awr_sections as sec
 from planner.parsers.awr_common import missing_section
 from planner.parsers.awr_header import parse_header_122
@@ -69,9 +69,9 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
         ("Instance Efficiency", lambda: sec.parse_efficiency(lines, sink, **labels)),
         ("Top Events", lambda: sec.parse_top_events(lines, sink, wrap, **labels)),
         ("Wait Classes", lambda: sec.parse_wait_classes(lines, sink, **labels)),
-        ("Host CPU", lambda: sec.parse_host_cpu(lines, sink, **labels)),
-        ("Instance CPU", lambda: sec.parse_instance_cpu(lines, sink, **labels)),
-        ("IO Profile", lambda: sec.parse_io_profile(lines, sink, **labels)),
+        ("Host CPU", lambda: awr_host.parse_host_cpu(lines, sink, **labels)),
+        ("Instance CPU", lambda: awr_host.parse_instance_cpu(lines, sink, **labels)),
+        ("IO Profile", lambda: awr_host.parse_io_profile(lines, sink, **labels)),
         ("Time Model", lambda: sec.parse_db_time_s(lines, sink, **labels)),
         ("Foreground Wait Events", lambda: sec.parse_foreground_events(lines, sink, wrap, **labels)),
         ("Instance Activity Stats", lambda: sec.parse_activity(lines, sink, **labels)),
@@ -89,6 +89,20 @@ def run_sections(lines: sec.Lines, sink: MetricSink, parser: str,
             sink.errors.append(ParseError(parser, name, why, source=sink.source))
         elif wrap and any(t.strip().startswith(name) for _, t in lines):  # there, but its rows were cut
             sink.errors.append(ParseError(parser, name, wrap.refusal(f"section '{name}'"), source=sink.source))
+
+
+# A web page's non-breaking spaces put through a code page without them (GBK, Latin-1 "?" substitution): every one
+# a "?", one for one, so the columns stay where they were. Oracle prints no "?" in the header row ("Database???
+# DB Id???"), so a header row written so is the proof; then every "?" of the report was a space.
+NBSP_LOST = "non-breaking spaces shown as '?'"
+_NBSP_HEADER = re.compile(r"^[ \t?]*(?:DB Name|Database)\?+[ \t?]*DB Id\?", re.M)
+
+
+def spaces_from_question_marks(text: str) -> tuple[str, bool]:
+    """The text with its "?" back to spaces when its header row shows they were non-breaking spaces."""
+    if _NBSP_HEADER.search(text[:65536]) is None:
+        return text, False
+    return text.replace("?", " "), True
 
 
 def _is_row(line: str) -> bool:
@@ -122,11 +136,12 @@ def parse_summary_report(text: str, source: str, kind: str, recognised: Callable
     check_text(text, kind, source)
     if not recognised(text):
         raise ParseError(kind, "header", what, source=source)
+    text, lost_nbsp = spaces_from_question_marks(text)
     text, markdown = demarkdown(text)
     lines, wrap = mailwrap.rejoin(sec.prepare(text))
     sink = MetricSink(source)
-    if markdown:
-        sink.facts["layout"] = "markdown"
+    if markdown or lost_nbsp:
+        sink.facts["layout"] = "markdown" if markdown else NBSP_LOST
     if wrap:
         sink.facts["mail_wrapped"] = f"{wrap.width} columns"
     header = sec.parse_header(lines, sink)

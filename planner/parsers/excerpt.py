@@ -12,7 +12,7 @@ from planner.errors import ParseError
 from planner.metrics import MetricSink, Parsed
 from planner.parsers import awr_sections as sec
 from planner.parsers import mailwrap
-from planner.parsers.awr_text import check_text, demarkdown, run_sections
+from planner.parsers.awr_text import NBSP_LOST, check_text, demarkdown, run_sections, spaces_from_question_marks
 
 KIND = "awr_excerpt"
 _MARKERS = re.compile(r"Load(?:.|\n)Profile|Top.(5|10).(Timed|Foreground)|Host.Name.+Platform|Event.+Waits|Cache.Sizes|"
@@ -35,7 +35,8 @@ def normalise(text: str) -> str:
     text = _rejoin_split_labels(text)
     out = []
     for line in text.replace("\u2014", "-").replace("\u2013", "-").replace("\u2026", "...").split("\n"):
-        if re.search(r"\.{3,}", line):  # only dot-padded lines: "exadataX2-8.vmem" keeps its dot
+        if re.search(r"\.{3,}", line) and line.strip(". "):  # only dot-padded lines: "exadataX2-8.vmem" keeps its
+            # dot, and a line of dots alone is a "rows cut here" mark, not padding: a blank would end its table
             line = re.sub(r"\.{2,}", lambda m: " " * len(m.group()), line)
             line = re.sub(r"(?<=[^\d\s])\.|\.(?=[^\d\s])", " ", line)
             line = re.sub(r"~+-", "~ -", line)
@@ -54,14 +55,15 @@ def _split_glued(text: str) -> str:
 
 def parse(text: str, source: str = "<text>") -> Parsed:
     check_text(text, KIND, source)
+    text, lost_nbsp = spaces_from_question_marks(text)
     md, markdown = demarkdown(text)
     norm = _split_glued(normalise(md))
     if not looks_like(norm):
         raise ParseError(KIND, "excerpt", "no AWR section (Load Profile, Top 5, host line) found", source=source)
     lines, wrap = mailwrap.rejoin(sec.prepare(norm))
     sink = MetricSink(source)
-    if markdown:
-        sink.facts["layout"] = "markdown"
+    if markdown or lost_nbsp:
+        sink.facts["layout"] = "markdown" if markdown else NBSP_LOST
     if wrap:
         sink.facts["mail_wrapped"] = f"{wrap.width} columns"
     sec.parse_header(lines, sink)

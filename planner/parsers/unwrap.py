@@ -116,10 +116,30 @@ def _quotes(u: Unwrapped) -> Unwrapped:
     return u.then("\n".join(out), "'> ' mail quoting" + (f" ({depth} levels)" if depth > 1 else ""))
 
 
+def _underlines(lines: list[str], i: int) -> bool:
+    """Oracle's reports underline a title word with as many '~' as it has letters: Statspack 10g's "Host  Name:"
+    over "~~~~" is the tool's own line, not a Markdown fence (docs/oracle-behaviour.md 41.s1). The word ends its
+    line or two blanks follow it ('?' for a blank a code page lost); "The output:" over "~~~" is prose over a fence."""
+    line = lines[i]
+    col = len(line) - len(line.lstrip())
+    above = lines[i - 1][col:] if i and line.strip()[:1] == "~" else ""
+    word = re.match(r"([A-Za-z]+)(?:$|[\s?]{2})", above)
+    return word is not None and len(word.group(1)) == len(line.strip())
+
+
+def _fence_lines(lines: list[str]) -> list[int]:
+    """The fence lines; a '~' line that opens no fence but underlines the word above it is the report's own."""
+    out: list[int] = []
+    for i, ln in enumerate(lines):
+        if _FENCE.match(ln) and (len(out) % 2 or not _underlines(lines, i)):  # an open fence closes regardless
+            out.append(i)
+    return out
+
+
 def _fences(u: Unwrapped) -> Unwrapped:
     """Fence lines go; when the fenced part is most of the text, the prose around it goes too."""
     lines = u.text.split("\n")
-    fences = [i for i, ln in enumerate(lines) if _FENCE.match(ln)]
+    fences = _fence_lines(lines)
     if not fences:
         return u
     inside: set[int] = set()

@@ -64,7 +64,10 @@ def _table(sink: MetricSink, lines: list[str], i: int, before: int = 0) -> int:
     spans = [m.span() for m in re.finditer(r"-+", lines[i + 1])]
     head = lines[i]
     cuts = [(a, spans[k + 1][0] if k + 1 < len(spans) else None) for k, (a, _b) in enumerate(spans)]
-    names = [head[a:b].strip().lower() for a, b in cuts]
+    # The view's column names are single words, one over each dashed span: the n-th word names the n-th column even
+    # where a paste shifted the heading off its dashes ("  LATENCY N" / "UM_PHYSICAL_DISKS" cut by position).
+    words = head.split()
+    names = [w.lower() for w in words] if len(words) == len(spans) else [head[a:b].strip().lower() for a, b in cuts]
     rows = 0
     for j in range(i + 2, len(lines)):
         row = lines[j]

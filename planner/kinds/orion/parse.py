@@ -34,12 +34,14 @@ _LAT_LINE = re.compile(
     rf"\s*std dev=\s*{_NUM}\s*us" + _AT)  # {_NUM}, not [\d.]+: a lone '.' is not a number
 _HIST = re.compile(r"^\s*(\d+)\s*-\s*(\d+)\s+us:\s+(\d+)\s+\(\s*[\d.]+%\)\s+(\d+)\s+\(\s*[\d.]+%\)")
 _VERSION = re.compile(r"(?:O?RION VERSION\s+(\S+))|(?:ORION: ORacle IO Numbers -- Version\s+(\S+))")
+# Matched without case: 11.1 prints "Duration for each Data Point:", a 12c summary "Duration for each data point:"
+# (as quoted in M. Bach, Expert Consolidation in Oracle Database 12c, ch. 3)
 _HEADER_NUMS = {
-    "Small IO size:": ("orion.small_io_kb", "KB"),
-    "Large IO size:": ("orion.large_io_kb", "KB"),
-    "Write:": ("orion.write_pct", "%"),
-    "Duration for each Data Point:": ("orion.point_duration_s", "s"),
-    "Total Data Points:": ("orion.data_points", "count"),
+    "small io size:": ("orion.small_io_kb", "KB"),
+    "large io size:": ("orion.large_io_kb", "KB"),
+    "write:": ("orion.write_pct", "%"),
+    "duration for each data point:": ("orion.point_duration_s", "s"),
+    "total data points:": ("orion.data_points", "count"),
 }
 _LUN = re.compile(r"Name:\s*(\S+)\s+Size:\s*(\d+)")
 _CSV_HEAD = re.compile(r"^\s*Large/Small\s*,")
@@ -53,6 +55,7 @@ _MATRIX = {  # file-name suffix -> (metric, unit, direction)
 
 
 def looks_like_summary(text: str) -> bool:
+    text = text.replace("*", "") if "*" in text else text  # Markdown emphasis: see demarkdown
     return bool(_MAX_IOPS.search(text) or _MAX_MBPS.search(text) or _MIN_LAT.search(text))
 
 
@@ -81,8 +84,9 @@ def _num(sink: MetricSink, text: str, line: int) -> float | None:
 
 
 def demarkdown(line: str) -> str:
-    """Console text pasted through Markdown: ``\\_`` escapes, ``**bold**`` and backticks removed."""
-    return re.sub(r"\\([_*#\\])", r"\1", line).replace("**", "").replace("`", "")
+    """Console text pasted through Markdown: ``\\_`` escapes and backticks removed, and every asterisk: ORION prints
+    none, and emphasis can cover part of a token (Medium's bold italic, ``Maximum Large ***MBPS=867.73*** @``)."""
+    return re.sub(r"\\([_#\\])", r"\1", line.replace("*", "")).replace("`", "")
 
 
 def _at(sink_labels: dict[str, str], small: str | None, large: str | None) -> dict[str, str]:
@@ -94,6 +98,8 @@ def _at(sink_labels: dict[str, str], small: str | None, large: str | None) -> di
 def parse_summary(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     seen = 0
+    latency_lines: set[str] = set()
+    repeated: list[str] = []
     for no, raw in enumerate(text.splitlines(), 1):
         line = demarkdown(raw)
         if (v := _VERSION.search(line)) and "version" not in sink.facts:
@@ -114,6 +120,10 @@ def parse_summary(text: str, source: str = "<text>") -> Parsed:
             ms = value / 1000.0 if unit.startswith("us") else value  # 11.1 prints ms with no unit
             put(sink, "orion.min_small_latency_ms", ms, "ms", Direction.LOWER, no, _at({}, m.group(3), m.group(4)))
         for m in _LAT_LINE.finditer(line):
+            if m.group() in latency_lines:  # 12c+ prints it under both the max IOPS and the min latency point:
+                repeated.append(str(no))  # when they are one point, the same line twice is one measurement
+                continue
+            latency_lines.add(m.group())
             op = m.group(1).lower()
             for stat, tok in zip(("avg", "min", "max", "stddev"), m.groups()[1:5], strict=True):
                 if (us := _num(sink, tok, no)) is None:
@@ -128,7 +138,7 @@ def parse_summary(text: str, source: str = "<text>") -> Parsed:
                      op="write", bucket_us=bucket)
         stripped = line.strip()
         for prefix, (name, unit) in _HEADER_NUMS.items():
-            if stripped.startswith(prefix) and (n := re.search(r"\d+", stripped[len(prefix):])):
+            if stripped.lower().startswith(prefix) and (n := re.search(r"\d+", stripped[len(prefix):])):
                 sink.add(name, int(n.group()), unit, Direction.NEUTRAL, no)
         if stripped.startswith("Test:"):
             sink.facts["test"] = stripped[5:].strip()
@@ -138,6 +148,8 @@ def parse_summary(text: str, source: str = "<text>") -> Parsed:
     if not seen:
         raise ParseError("orion", "summary", "no 'Maximum Large MBPS=', 'Maximum Small IOPS=' or "
                          "'Minimum Small Latency=' line", source=source)
+    if repeated:
+        sink.facts["lines_repeated"] = ",".join(repeated)
     return sink.freeze("orion_summary")
 
 
