@@ -1,0 +1,183 @@
+"""No traceback, anywhere: an exception nobody foresaw, in any verb, is said as ansible-core's CLI.cli_executor
+says it (lib/ansible/cli/__init__.py at ansible-core 2.19.0.dev0, commit c9ac477e, ``except Exception``):
+"ERROR! Unexpected Exception, this is probably a bug: ...", then "to see the full traceback, use -vvv" (the
+traceback itself at -vvv), exit 250. A declared dependency this Python cannot import is named, with the command
+that installs it, before any verb runs: exit 5, as ansible-core's ``print('ERROR: %s' % e); sys.exit(5)`` around
+its first imports (the same file)."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import sys
+import threading
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from planner.cli import parse as parse_verb
+from planner.cli.main import main
+from planner.cli.parser import build_parser
+from planner.engine.console import Console
+from planner.status import ExitCode
+
+ROOT = Path(__file__).resolve().parents[2]
+BUG = "ERROR! Unexpected Exception, this is probably a bug: "
+
+
+@pytest.fixture
+def a_file(tmp_path: Path) -> Path:
+    path = tmp_path / "fio.json"
+    path.write_text("{}\n")
+    return path
+
+
+def _raising(exc: BaseException) -> object:
+    def run(*_a: object, **_k: object) -> int:
+        raise exc
+    return run
+
+
+def test_an_unexpected_exception_is_one_line_and_exit_250(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: any exception but InputError, PlannerError, OSError and KeyboardInterrupt left a verb as a Python
+    traceback, exit 1; its text went to the terminal as it was (escape sequences included)."""
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(RuntimeError("device\x1b]0;pwned\x07 gone")))
+    assert main(["parse", str(a_file)]) == ExitCode.UNEXPECTED == 250
+    out, err = capsys.readouterr()
+    assert err.splitlines() == [f"{BUG}RuntimeError: device\\x1b]0;pwned\\x07 gone",
+                                "to see the full traceback, use -vvv"]
+    assert out == "" and "Traceback" not in err
+
+
+def test_at_vvv_the_full_traceback_is_shown(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(ZeroDivisionError("division by zero")))
+    assert main(["parse", str(a_file), "-vvv"]) == 250
+    err = capsys.readouterr().err
+    assert err.startswith(f"{BUG}ZeroDivisionError: division by zero\nthe full traceback was:\n\n"
+                          "Traceback (most recent call last):\n")
+    assert "in _run_verb" in err and "use -vvv" not in err
+    assert main(["parse", str(a_file), "-vv"]) == 250  # ansible's rule: verbosity above 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_the_message_and_traceback_hold_no_secret_the_verb_read(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from planner.redaction import note
+
+    note(["Tiger-Sc0tt-42"])  # as the verbs note what they read: vault passwords, inventory secrets, -K
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(RuntimeError("value Tiger-Sc0tt-42 refused")))
+    for verbosity in ([], ["-vvv"]):
+        assert main(["parse", str(a_file), *verbosity]) == 250
+        err = capsys.readouterr().err
+        assert "Tiger-Sc0tt-42" not in err and "value ******** refused" in err
+
+
+@pytest.mark.parametrize(("module", "said"), [
+    ("rich.live", "planner needs the Python package rich: install it into that Python: "
+                  f"{sys.executable} -m pip install 'rich>=13.0'"),
+    ("mdurl", f"mdurl is missing from {sys.executable}, which a package planner uses needs: {sys.executable} -m "
+              "pip check names each missing requirement"),
+])
+def test_a_module_missing_mid_verb_says_what_to_install(module: str, said: str, a_file: Path,
+                                                        monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(ModuleNotFoundError(f"No module named '{module}'",
+                                                                              name=module)))
+    assert main(["parse", str(a_file)]) == 250
+    assert capsys.readouterr().err.splitlines()[1].startswith(said)
+
+
+def test_a_missing_dependency_is_named_before_the_verb_runs(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    """``sys.modules[name] = None`` is Python's own way to make an import fail (ImportError)."""
+    ran: list[object] = []
+    monkeypatch.setattr(parse_verb, "run_parse", lambda *a: ran.append(a) or 0)
+    monkeypatch.setitem(sys.modules, "rich", None)
+    monkeypatch.setitem(sys.modules, "jinja2", None)
+    assert main(["parse", str(a_file)]) == ExitCode.BAD_INPUT == 5
+    err = capsys.readouterr().err.splitlines()
+    assert ran == []
+    assert err == [
+        f"ERROR! planner needs the Python package jinja2 (jinja2>=3.1), which {sys.executable} cannot import (No "
+        f"module named 'jinja2') — install it into that Python: {sys.executable} -m pip install 'jinja2>=3.1' (or "
+        "run planner from the virtual environment it was installed in)",
+        f"ERROR! planner needs the Python package rich (rich>=13.0), which {sys.executable} cannot import (No "
+        f"module named 'rich') — install it into that Python: {sys.executable} -m pip install 'rich>=13.0' (or "
+        "run planner from the virtual environment it was installed in)",
+        "planner: 2 problems found; nothing was run"]
+
+
+def test_help_and_version_need_no_dependency(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setitem(sys.modules, "rich", None)
+    assert main(["--version"]) == 0
+    assert main(["parse", "--help"]) == 0
+    assert "-v, --verbose" in capsys.readouterr().out
+
+
+def test_the_dependencies_are_pyprojects() -> None:
+    from planner.cli import dependencies
+
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert [r for r, _ in dependencies.DEPENDENCIES] == declared
+    assert dependencies.missing() == []  # this test's Python has them all
+    assert dependencies.package("psycopg[binary]>=3.1") == "psycopg"
+    assert dependencies.package("markdown-it-py>=2.2") == "markdown-it-py"
+
+
+def _leaves(parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+            ) -> list[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every verb's parser that parses last (a verb, or a sub-verb such as ``store push``), by its words."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not subs:
+        return [(path, parser)]
+    return [leaf for a in subs for name, p in a.choices.items() for leaf in _leaves(p, (*path, name))]
+
+
+def test_every_verb_takes_vvv() -> None:
+    """"use -vvv" must be something the user can do, whatever the verb (every ansible CLI takes -v)."""
+    leaves = dict(_leaves(build_parser()))
+    assert {("store", "push"), ("parse",), ("apply",), ("show",)} <= leaves.keys()
+    assert [words for words, p in leaves.items() if "-v" not in p._option_string_actions] == []
+    assert build_parser().parse_args(["store", "push", "RUN", "-vvv"]).verbose == 3
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_broken_rich_costs_the_live_line_not_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Was: the live progress line's import of rich failed in the middle of an apply (after its prep), and the
+    exception ended the run. Now: said once, and the progress goes out as lines, as off a terminal."""
+    monkeypatch.setenv("TERM", "xterm")
+    monkeypatch.setitem(sys.modules, "rich.live", None)
+    console = Console(_Terminal(), colour=False)
+    for point in (1, 2):
+        console.live_start(lambda point=point: f"running: point {point}")  # type: ignore[misc]
+        console.live_stop()
+    said = console.stream.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert said[0].startswith("[WARNING]: no live progress line: rich cannot be imported here (")
+    assert said[1:] == ["running: point 1", "running: point 2"]
+
+
+def test_a_thread_that_dies_of_a_bug_says_so_without_a_traceback(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Was: Python's "Exception in thread ..." traceback (planner's threads catch what they foresee, not a bug)."""
+    monkeypatch.setattr(threading, "excepthook", threading.__excepthook__)  # a process's own (pytest sets one)
+
+    def verb(*_a: object) -> int:
+        worker = threading.Thread(target=_raising(ValueError("bad \x1b[2J value")), name="live-line")
+        worker.start()
+        worker.join()
+        return 0
+
+    monkeypatch.setattr(parse_verb, "run_parse", verb)
+    assert main(["parse", str(a_file)]) == 0  # the verb went on, as it does
+    assert capsys.readouterr().err.splitlines() == [
+        "ERROR! Unexpected Exception in thread live-line, this is probably a bug: ValueError: bad \\x1b[2J value",
+        "to see the full traceback, use -vvv"]
+    assert threading.excepthook is threading.__excepthook__  # the caller's hook is back
