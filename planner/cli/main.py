@@ -138,7 +138,9 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
         _problems_out(InputError([Problem(None, "-f/--forks", f"{args.forks}: give 1 or more hosts worked on "
                                           "in parallel", "e.g. -f 5 (the default)")]))
         return ExitCode.BAD_INPUT
-    if missing := dependencies.problems():  # before any verb starts: exit 5, as ansible-core's CLI at its import
+    # before a verb that changes hosts starts: exit 5, as ansible-core's CLI at its first imports (other verbs
+    # meet a missing one where they need it, having changed nothing: _run_verb says the same there)
+    if args.command in dependencies.HOST_VERBS and (missing := dependencies.problems()):
         _problems_out(InputError(missing))
         return ExitCode.BAD_INPUT
     # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
@@ -169,6 +171,13 @@ def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
         where = f"{e.filename}: " if e.filename else ""
         print(f"ERROR! {where}{e.strerror or e}", file=sys.stderr)
         return ExitCode.ERROR
+    except ModuleNotFoundError as e:  # a declared dependency this Python lacks: what to install, exit 5
+        if e.name and (problem := dependencies.declared(e.name)) is not None:
+            from planner.shown import visible
+
+            print(f"ERROR! {visible(str(problem))}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        return _unexpected(e, getattr(args, "verbose", 0))
     except Exception as e:  # the last resort: a bug is said in one line, its traceback only at -vvv, exit 250
         return _unexpected(e, getattr(args, "verbose", 0))
 
@@ -195,7 +204,7 @@ def _say_bug(e: BaseException, verbosity: int, where: str = "") -> None:
     print(f"ERROR! Unexpected Exception{shown(where)}, this is probably a bug: {shown(f'{type(e).__name__}: {e}')}",
           file=sys.stderr)
     if isinstance(e, ModuleNotFoundError) and e.name:  # a broken environment rather than a bug: say what to do
-        print(shown(dependencies.hint_for(e.name)), file=sys.stderr)
+        print(shown(str(dependencies.declared(e.name) or dependencies.hint_for(e.name))), file=sys.stderr)
     if verbosity > 2:
         print(f"the full traceback was:\n\n{shown(''.join(traceback.format_exception(e)))}", file=sys.stderr)
     else:

@@ -75,39 +75,51 @@ def test_the_message_and_traceback_hold_no_secret_the_verb_read(a_file: Path, mo
         assert "Tiger-Sc0tt-42" not in err and "value ******** refused" in err
 
 
-@pytest.mark.parametrize(("module", "said"), [
-    ("rich.live", "planner needs the Python package rich: install it into that Python: "
-                  f"{sys.executable} -m pip install 'rich>=13.0'"),
-    ("mdurl", f"mdurl is missing from {sys.executable}, which a package planner uses needs: {sys.executable} -m "
-              "pip check names each missing requirement"),
-])
-def test_a_module_missing_mid_verb_says_what_to_install(module: str, said: str, a_file: Path,
-                                                        monkeypatch: pytest.MonkeyPatch,
-                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.setattr(parse_verb, "run_parse", _raising(ModuleNotFoundError(f"No module named '{module}'",
-                                                                              name=module)))
+def _needs(module: str, requirement: str) -> str:
+    return (f"ERROR! planner needs the Python package {module} ({requirement}), which {sys.executable} cannot import "
+            f"(No module named '{module}') — install it into that Python: {sys.executable} -m pip install "
+            f"'{requirement}' (or run planner from the virtual environment it was installed in)")
+
+
+def test_a_declared_dependency_missing_mid_verb_is_named_exit_5(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """A verb that changes no host meets a missing dependency where it needs it, and says what to install."""
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(ModuleNotFoundError("No module named 'rich'", name="rich")))
+    assert main(["parse", str(a_file)]) == ExitCode.BAD_INPUT == 5
+    assert capsys.readouterr().err.splitlines() == [_needs("rich", "rich>=13.0")]
+
+
+def test_another_module_missing_mid_verb_is_a_bug_with_what_to_run(a_file: Path, monkeypatch: pytest.MonkeyPatch,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """A dependency's own dependency (markdown-it-py's mdurl): pip check names it."""
+    monkeypatch.setattr(parse_verb, "run_parse", _raising(ModuleNotFoundError("No module named 'mdurl'", name="mdurl")))
     assert main(["parse", str(a_file)]) == 250
-    assert capsys.readouterr().err.splitlines()[1].startswith(said)
+    assert capsys.readouterr().err.splitlines() == [
+        f"{BUG}ModuleNotFoundError: No module named 'mdurl'",
+        f"mdurl is missing from {sys.executable}, which a package planner uses needs: {sys.executable} -m pip check "
+        "names each missing requirement", "to see the full traceback, use -vvv"]
 
 
-def test_a_missing_dependency_is_named_before_the_verb_runs(a_file: Path, monkeypatch: pytest.MonkeyPatch,
-                                                            capsys: pytest.CaptureFixture[str]) -> None:
-    """``sys.modules[name] = None`` is Python's own way to make an import fail (ImportError)."""
-    ran: list[object] = []
-    monkeypatch.setattr(parse_verb, "run_parse", lambda *a: ran.append(a) or 0)
+@pytest.mark.parametrize("verb", [["check", "no-such-plan.yaml"], ["apply", "no-such-plan.yaml"],
+                                  ["restore", "no-such-run"]])
+def test_a_verb_that_changes_hosts_is_refused_before_it_starts(verb: list[str], monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    """``sys.modules[name] = None`` is Python's own way to make an import fail (ImportError). Every missing one is
+    named at once, before the verb reads its plan or its run."""
     monkeypatch.setitem(sys.modules, "rich", None)
     monkeypatch.setitem(sys.modules, "jinja2", None)
-    assert main(["parse", str(a_file)]) == ExitCode.BAD_INPUT == 5
-    err = capsys.readouterr().err.splitlines()
-    assert ran == []
-    assert err == [
-        f"ERROR! planner needs the Python package jinja2 (jinja2>=3.1), which {sys.executable} cannot import (No "
-        f"module named 'jinja2') — install it into that Python: {sys.executable} -m pip install 'jinja2>=3.1' (or "
-        "run planner from the virtual environment it was installed in)",
-        f"ERROR! planner needs the Python package rich (rich>=13.0), which {sys.executable} cannot import (No "
-        f"module named 'rich') — install it into that Python: {sys.executable} -m pip install 'rich>=13.0' (or "
-        "run planner from the virtual environment it was installed in)",
-        "planner: 2 problems found; nothing was run"]
+    assert main(verb) == ExitCode.BAD_INPUT == 5
+    assert capsys.readouterr().err.splitlines() == [
+        _needs("jinja2", "jinja2>=3.1"), _needs("rich", "rich>=13.0"), "planner: 2 problems found; nothing was run"]
+
+
+def test_a_verb_that_changes_no_host_runs_without_what_it_does_not_need(a_file: Path,
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """`planner parse` needs neither psycopg nor rich: it is not refused for their absence."""
+    monkeypatch.setitem(sys.modules, "psycopg", None)
+    monkeypatch.setitem(sys.modules, "rich", None)
+    monkeypatch.setattr(parse_verb, "run_parse", lambda *a: 0)
+    assert main(["parse", str(a_file)]) == 0
 
 
 def test_help_and_version_need_no_dependency(monkeypatch: pytest.MonkeyPatch,
@@ -123,7 +135,7 @@ def test_the_dependencies_are_pyprojects() -> None:
 
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["dependencies"]
     assert [r for r, _ in dependencies.DEPENDENCIES] == declared
-    assert dependencies.missing() == []  # this test's Python has them all
+    assert dependencies.problems() == []  # this test's Python has them all
     assert dependencies.package("psycopg[binary]>=3.1") == "psycopg"
     assert dependencies.package("markdown-it-py>=2.2") == "markdown-it-py"
 
