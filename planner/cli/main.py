@@ -97,6 +97,9 @@ def _forget_caught_interrupts() -> None:
 def main(argv: Sequence[str] | None = None) -> ExitCode:
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # a Ctrl-C before the verb's own handling (reading the command line): 99, as ansible
+        print("planner: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
     except Exception as e:  # outside any verb (reading the command line): still no traceback, still exit 250
         return _unexpected(e, 0)
     finally:

@@ -215,3 +215,17 @@ def test_the_codes_and_words_are_ansible_cores() -> None:
     line, code = ANSIBLE_2_19_UNEXPECTED
     assert code == ExitCode.UNEXPECTED and line.endswith(": the bug")
     assert BUG.removeprefix("ERROR! ") in line + " "
+
+
+def test_before_the_verb_starts_an_exception_or_a_ctrl_c_is_no_traceback_either(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Reading the command line (the parser, the dependency look-up) is outside the verb's own handling."""
+    import planner.cli.main as cli
+
+    monkeypatch.setattr(cli, "parser_for", _raising(TypeError("a parser bug")))
+    assert main(["parse", "x"]) == 250
+    assert capsys.readouterr().err.splitlines() == [f"{BUG}TypeError: a parser bug",
+                                                    "to see the full traceback, use -vvv"]
+    monkeypatch.setattr(cli, "parser_for", _raising(KeyboardInterrupt()))
+    assert main(["parse", "x"]) == ExitCode.INTERRUPTED
+    assert capsys.readouterr().err == "planner: interrupted\n"
