@@ -133,3 +133,21 @@ def test_a_python_without_rich_is_told_before_any_host_is_touched(project: Path)
         "planner from the virtual environment it was installed in)", "planner: 1 problem found; nothing was run"]
     assert "Traceback" not in out + err
     assert not (project / "runs").exists() and not (project / "host" / "etc" / "scheduler.txt").exists()
+
+
+def test_a_run_stopped_by_a_bug_is_shown_as_such_and_resumed(project: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """Its hosts are back and its record final, so `planner restore` finds nothing left and `--resume` goes on
+    (its measured point not run again)."""
+    from planner.cli.main import main
+
+    r = subprocess.run([sys.executable, "-c", BUGGY, *_apply(project)], capture_output=True, text=True,
+                       timeout=120, cwd=project)
+    assert r.returncode == 250, r.stdout + r.stderr
+    (run,) = (p for p in (project / "runs").iterdir() if p.is_dir())
+    assert main(["show", str(run), "--runs-dir", str(project / "runs")]) == 0
+    assert "error (exit code 250)" in capsys.readouterr().out
+    assert main(["restore", str(run), "--runs-dir", str(project / "runs")]) == 0
+    assert main(["apply", "--resume", str(run), "--no-report"]) == 0
+    assert "done before the resume" in capsys.readouterr().out
+    assert json.loads((run / "meta.json").read_text())["status"] == "complete"
