@@ -151,3 +151,38 @@ def test_a_run_stopped_by_a_bug_is_shown_as_such_and_resumed(project: Path,
     assert main(["apply", "--resume", str(run), "--no-report"]) == 0
     assert "done before the resume" in capsys.readouterr().out
     assert json.loads((run / "meta.json").read_text())["status"] == "complete"
+
+
+# A bug in the first host's worker after its point ran: the other host's point ran too, at the same time
+BUGGY_WORKER = """\
+import sys
+from planner.engine.workload import PointRun
+
+ran = PointRun.on
+def on(self, hs, sync):
+    result = ran(self, hs, sync)
+    if hs.host.name == "alpha":
+        raise RuntimeError("a bug in alpha's worker")
+    return result
+
+PointRun.on = on
+from planner.cli.main import main
+sys.exit(main())
+"""
+
+
+def test_a_bug_in_one_hosts_worker_keeps_the_other_hosts_results(project: Path) -> None:
+    """Was: the bug ended the step's fan-out and the results of the hosts after it were dropped (their points
+    had run: their artifacts were on disk, their rows not in results.json)."""
+    (project / "beta" / "etc").mkdir(parents=True)
+    with (project / "hosts.ini").open("a") as inv:
+        inv.write(f"beta ansible_connection=local planner_root={project}/beta\n")
+    r = subprocess.run([sys.executable, "-c", BUGGY_WORKER, *_apply(project)], capture_output=True, text=True,
+                       timeout=120, cwd=project)
+    assert r.returncode == 250, r.stdout + r.stderr
+    assert "a bug in alpha's worker" in r.stderr and "Traceback" not in r.stdout + r.stderr
+    (run,) = (p for p in (project / "runs").iterdir() if p.is_dir())
+    points = [(x["host"], x["status"]) for x in json.loads((run / "results.json").read_text())
+              if x.get("point") is not None]
+    assert points == [("beta", "changed")]
+    assert not (project / "beta" / "etc" / "scheduler.txt").exists()
