@@ -241,6 +241,19 @@ def mask_logins(text: str) -> str:
     return text
 
 
+def note(secrets: Iterable[str]) -> None:
+    """Remember secrets the running verb has read, for its last-resort error message (planner.cli.main): an
+    exception nobody foresaw may quote a value, and by then the verb's own copy of its secrets is out of reach."""
+    _NOTED.update(dict.fromkeys(s for s in secrets if s))
+
+
+def noted() -> tuple[str, ...]:
+    return tuple(_NOTED)
+
+
+_NOTED: dict[str, None] = {}  # this process's secrets seen so far, in order (only ever added to: a verb per process)
+
+
 def redact_text(text: str, secrets: Sequence[str]) -> str:
     forms = _forms(tuple(secrets))
     return _redact(text, forms, _memo(forms))

@@ -39,6 +39,7 @@ from planner.redaction import (
     MIN_NUMBER,
     derived_secrets,
     is_secret_name,
+    note,
     redact_problem,
     secret_values,
     unmasked_names,
@@ -286,6 +287,7 @@ def _secrets(loaded: Loaded) -> tuple[str, ...]:
     found = (*secrets_of(loaded.plan, loaded.inventory, loaded.extra_vars), *loaded.derived)
     if loaded.unlimited is not None and loaded.unlimited is not loaded.inventory:
         found += secrets_of(loaded.plan, loaded.unlimited, loaded.extra_vars)
+    note(found)  # an unexpected error's message is said without them (planner.cli.main)
     return tuple(dict.fromkeys(found))
 
 

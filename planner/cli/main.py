@@ -1,6 +1,8 @@
 """Command line: argparse in Ansible's shape. The only module that exits; errors map to exit codes.
 
-0 ok, 1 internal error, 2 a step failed, 4 a host unreachable, 5 bad plan/inventory/options, 99 interrupted.
+0 ok, 1 an error said in words (a file planner cannot write, no host left to target), 2 a step failed, 4 a host
+unreachable, 5 bad plan/inventory/options or a missing dependency, 99 interrupted, 250 an unexpected exception (a
+bug), as ansible-core's CLI.cli_executor: never a traceback but at -vvv.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ import sys
 import threading
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from planner import signals
+from planner.cli import dependencies
 from planner.cli.parser import parser_for
 from planner.errors import InputError, PlannerError, Problem
 from planner.status import ExitCode
@@ -36,32 +40,50 @@ def _on_signal(signum: int, frame: object) -> None:
 
 
 @contextlib.contextmanager
-def _signals_as_interrupt() -> Iterator[None]:
-    """While a verb runs; the caller's handlers come back after (``main`` called in-process, as tests do)."""
+def _signals_as_interrupt(verbosity: int = 0) -> Iterator[None]:
+    """While a verb runs; the caller's handlers come back after (``main`` called in-process, as tests do). Also
+    the exceptions no code of the verb can catch (a thread's, one Python ignored) are said without a traceback."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT), sys.unraisablehook
+    before = (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT), sys.unraisablehook,
+              threading.excepthook)
     signal.signal(signal.SIGTERM, _on_signal)
     # as ansible-playbook's TaskQueueManager: Ctrl-C interrupts even when the shell started us with SIGINT
     # ignored (`planner apply ... &` in a script), where Python would otherwise never raise KeyboardInterrupt
     signal.signal(signal.SIGINT, _on_signal)
     if sys.unraisablehook is sys.__unraisablehook__:  # a test's own hook stays
-        sys.unraisablehook = _quiet_lost_interrupts
+        sys.unraisablehook = lambda unraisable: _quiet_lost_interrupts(unraisable, verbosity)
+    if threading.excepthook is threading.__excepthook__:
+        threading.excepthook = lambda hook_args: _thread_bug(hook_args, verbosity)
     try:
         yield
     finally:
         signal.signal(signal.SIGTERM, before[0])
         signal.signal(signal.SIGINT, before[1])
-        sys.unraisablehook = before[2]
+        sys.unraisablehook, threading.excepthook = before[2], before[3]
         signals.acknowledged()
 
 
-def _quiet_lost_interrupts(unraisable: sys.UnraisableHookArgs) -> None:
+def _quiet_lost_interrupts(unraisable: sys.UnraisableHookArgs, verbosity: int = 0) -> None:
     """A KeyboardInterrupt Python had to drop (raised in a weakref callback or ``__del__``) is remembered by
-    planner.signals and obeyed later: no "Exception ignored" traceback for it. Anything else as Python says."""
-    if unraisable.exc_type is not KeyboardInterrupt:
+    planner.signals and obeyed later: no "Exception ignored" traceback for it. Anything else is a bug, said as
+    one (its traceback at -vvv); Python goes on, as it does after any exception it ignores."""
+    if unraisable.exc_type is KeyboardInterrupt:
+        return
+    if unraisable.exc_value is None:
         sys.__unraisablehook__(unraisable)
+        return
+    _say_bug(unraisable.exc_value, verbosity, f" ignored in {unraisable.object!r}")
+
+
+def _thread_bug(hook_args: Any, verbosity: int) -> None:
+    """An exception that ended one of planner's threads (each catches what it foresees): said as a bug is,
+    its traceback at -vvv, instead of Python's "Exception in thread" traceback. The verb goes on."""
+    if hook_args.exc_type is SystemExit or hook_args.exc_value is None:
+        return  # threading's own rule: a thread's SystemExit is silent
+    name = hook_args.thread.name if hook_args.thread is not None else "?"
+    _say_bug(hook_args.exc_value, verbosity, f" in thread {name}")
 
 
 def _forget_caught_interrupts() -> None:
@@ -75,6 +97,11 @@ def _forget_caught_interrupts() -> None:
 def main(argv: Sequence[str] | None = None) -> ExitCode:
     try:
         return _main(argv)
+    except KeyboardInterrupt:  # a Ctrl-C before the verb's own handling (reading the command line): 99, as ansible
+        print("planner: interrupted", file=sys.stderr)
+        return ExitCode.INTERRUPTED
+    except Exception as e:  # outside any verb (reading the command line): still no traceback, still exit 250
+        return _unexpected(e, 0)
     finally:
         _forget_caught_interrupts()
         if argv is None:  # the process's own command line: its exit follows (a caller passing argv lives on)
@@ -114,7 +141,13 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
         _problems_out(InputError([Problem(None, "-f/--forks", f"{args.forks}: give 1 or more hosts worked on "
                                           "in parallel", "e.g. -f 5 (the default)")]))
         return ExitCode.BAD_INPUT
-    with _signals_as_interrupt():  # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
+    # before a verb that changes hosts starts: exit 5, as ansible-core's CLI at its first imports (other verbs
+    # meet a missing one where they need it, having changed nothing: _run_verb says the same there)
+    if args.command in dependencies.HOST_VERBS and (missing := dependencies.problems()):
+        _problems_out(InputError(missing))
+        return ExitCode.BAD_INPUT
+    # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
+    with _signals_as_interrupt(getattr(args, "verbose", 0)):
         return _run_verb(args, args_list)
 
 
@@ -141,6 +174,44 @@ def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
         where = f"{e.filename}: " if e.filename else ""
         print(f"ERROR! {where}{e.strerror or e}", file=sys.stderr)
         return ExitCode.ERROR
+    except ModuleNotFoundError as e:  # a declared dependency this Python lacks: what to install, exit 5
+        if e.name and (problem := dependencies.declared(e.name)) is not None:
+            from planner.shown import visible
+
+            print(f"ERROR! {visible(str(problem))}", file=sys.stderr)
+            return ExitCode.BAD_INPUT
+        return _unexpected(e, getattr(args, "verbose", 0))
+    except Exception as e:  # the last resort: a bug is said in one line, its traceback only at -vvv, exit 250
+        return _unexpected(e, getattr(args, "verbose", 0))
+
+
+def _unexpected(e: Exception, verbosity: int) -> ExitCode:
+    """As ansible-core's CLI.cli_executor (lib/ansible/cli/__init__.py, ``except Exception``): "Unexpected
+    Exception, this is probably a bug", then the full traceback at -vvv or where to see it, exit 250."""
+    _say_bug(e, verbosity)
+    return ExitCode.UNEXPECTED
+
+
+def _say_bug(e: BaseException, verbosity: int, where: str = "") -> None:
+    """ansible-core's words for an exception nobody foresaw. The text goes to stderr (stdout may be a verb's JSON
+    or CSV), its controls shown, not sent, and without any secret the verb had read: an exception's message may
+    quote a value (a password in a connect string, a variable)."""
+    import traceback
+
+    from planner.redaction import noted, redact_text
+    from planner.shown import visible
+
+    def shown(text: str) -> str:
+        return visible(redact_text(text, noted()))
+
+    print(f"ERROR! Unexpected Exception{shown(where)}, this is probably a bug: {shown(f'{type(e).__name__}: {e}')}",
+          file=sys.stderr)
+    if isinstance(e, ModuleNotFoundError) and e.name:  # a broken environment rather than a bug: say what to do
+        print(shown(str(dependencies.declared(e.name) or dependencies.hint_for(e.name))), file=sys.stderr)
+    if verbosity > 2:
+        print(f"the full traceback was:\n\n{shown(''.join(traceback.format_exception(e)))}", file=sys.stderr)
+    else:
+        print("to see the full traceback, use -vvv", file=sys.stderr)
 
 
 def _ssh_options_of_the_run(args: argparse.Namespace) -> None:
@@ -181,9 +252,11 @@ def _vault_keys(args: argparse.Namespace) -> None:
         args.vault = NO_KEYS
         return
     from planner.inventory.vault_ids import VaultOptions, vault_keys  # here: most command lines name no vault
+    from planner.redaction import note
 
     options = VaultOptions(tuple(args.vault_password_file), tuple(args.vault_id), args.ask_vault_pass)
     args.vault = vault_keys(options, _ask_password)
+    note(p.password.decode(errors="replace") for p in args.vault.passwords)  # for _unexpected
 
 
 # planner.inventory.vault_ids' ENV_FILE, ENV_IDS and ENV_MATCH (a test holds them equal): any of them set, or a
@@ -253,11 +326,14 @@ def _dispatch(args: argparse.Namespace, argv: list[str]) -> ExitCode:
     if cmd == "restore":
         from planner.cli.find_run import resolve_run
         from planner.cli.restore import become_passwords, restore_command
+        from planner.redaction import note
 
         args.run = resolve_run(str(args.run), args.runs_dir)
         _ssh_options_of_the_run(args)
         _no_transport_files_in_run_folders(args)
-        return restore_command(args, become_passwords(args))
+        passwords = become_passwords(args)
+        note(p.value for p in passwords.values())  # for _unexpected
+        return restore_command(args, passwords)
     from planner.cli.results import dispatch_result_command
 
     return ExitCode(dispatch_result_command(args))

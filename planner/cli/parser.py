@@ -12,8 +12,9 @@ from typing import Any
 
 from planner import __version__
 
-EPILOG = ("exit codes: 0 ok, 1 internal error or no host left to target, 2 a step failed or a bad option, 4 a host "
-          "unreachable, 5 bad input, 99 interrupted")
+EPILOG = ("exit codes: 0 ok, 1 an error said in words or no host left to target, 2 a step failed or a bad option, "
+          "4 a host unreachable, 5 bad input or a missing dependency, 99 interrupted, 250 an unexpected error (a bug: "
+          "-vvv shows its traceback)")
 
 
 def _columns() -> int:
@@ -182,7 +183,22 @@ def build_parser(verb: str | None = None) -> argparse.ArgumentParser:
         add_result_commands(sub.action)
     else:
         sub.name(RESULT_VERBS)
+    _verbose_everywhere(ap)
     return ap
+
+
+def _verbose_everywhere(parser: argparse.ArgumentParser) -> None:
+    """-v on every verb that has none (apply's and check's already say more with it), as every ansible CLI takes
+    it: -vvv shows an unexpected exception's full traceback (planner.cli.main). Only on the verbs that parse
+    last (``store push``, not ``store``): a sub-verb's default would overwrite its parent's count."""
+    subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    for action in subs:
+        for verb in dict.fromkeys(action.choices.values()):
+            if verb.add_help:  # not the verbs only named (Verbs.name): their one parser is never run
+                _verbose_everywhere(verb)
+    if not subs and "-v" not in parser._option_string_actions:
+        parser.add_argument("-v", "--verbose", action="count", default=0,
+                            help="-vvv: an unexpected error's full traceback")
 
 
 ANALYZE_VERBS = ("analyze",)  # planner.cli.analyze adds it

@@ -49,6 +49,7 @@ class Console:
         self._names: dict[tuple[str, str, int], str] = {}  # (step, host, point index) -> "point 2/4, repeat 1/3"
         self._live: Any = None  # rich.live.Live while a point runs on a terminal
         self._line: _LiveLine | None = None  # what redraws it
+        self._no_live = ""  # why this Python cannot draw the live line (rich not importable): lines instead
 
     # -- point names and the live progress line ---------------------------------------------------------------
     def name_points(self, step: str, host: str, names: Mapping[int, str]) -> None:
@@ -60,14 +61,21 @@ class Console:
 
     @property
     def live_capable(self) -> bool:
-        return bool(getattr(self.stream, "isatty", lambda: False)()) and os.environ.get("TERM") != "dumb"
+        return (not self._no_live and bool(getattr(self.stream, "isatty", lambda: False)())
+                and os.environ.get("TERM") != "dumb")
 
     def live_start(self, text: Callable[[], str]) -> None:
         """Show ``text()`` as a live line on a terminal (redrawn when it changes); print it once otherwise."""
         if not self.live_capable:
             self.line(text())
             return
-        live = _LiveLine(text, self.stream)
+        try:
+            live = _LiveLine(text, self.stream)
+        except ImportError as e:  # a broken rich must not end a run whose prep is applied: said once, then lines
+            self._no_live = str(e)
+            self.warn(f"no live progress line: rich cannot be imported here ({e}); progress is printed as lines")
+            self.line(text())
+            return
         with self._lock:
             self._live = live.live
             self._line = live

@@ -16,7 +16,7 @@ from planner.status import StepResult
 
 if TYPE_CHECKING:  # concurrent.futures (and the logging it imports, ~7 ms) loads when a step first fans out: a
     # run's first host command (its lock, on the main thread for one host) goes before it
-    from concurrent.futures import ThreadPoolExecutor
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 
 @contextlib.contextmanager
@@ -51,9 +51,18 @@ def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState],
         except KeyboardInterrupt:
             cancel_all()  # stop the remote commands; the worker threads then end quickly
             wait(futures, timeout=60)
-            for f in futures[recorded:]:
-                if f.done() and not f.cancelled() and f.exception() is None:
-                    record(f.result())
+            _record_finished(futures[recorded:], record)
+            raise
+        except Exception:  # a bug in one host's worker: the others ran their step, and what they measured is kept
+            wait(futures)
+            _record_finished(futures[recorded + 1:], record)
             raise
         finally:
             wait(futures)
+
+
+def _record_finished(futures: Sequence[Future[StepResult]], record: Callable[[StepResult], None]) -> None:
+    """The results of the hosts that finished their step, after the fan-out was cut short on another host."""
+    for f in futures:
+        if f.done() and not f.cancelled() and f.exception() is None:
+            record(f.result())

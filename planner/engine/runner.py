@@ -328,14 +328,26 @@ class Runner:
         have left running (the OS samplers' records live in the point folders)."""
         return not interrupted and not any(e.host == hs.host.name for e in self.restore_log.pending())
 
-    def _name_kept(self, interrupted: bool) -> None:
+    def _stop(self, why: str) -> None:
+        """A run stopped before its end (an interrupt, or a bug on the controller): what runs on the hosts is
+        stopped, and their prep put back. A bug inside the restore itself leaves its entries pending (their
+        work folders kept for `planner restore`) and the locks are still released after it."""
+        self.pool.cancel_all()
+        self.console.warn(f"{why}: restoring prep, keeping everything measured so far")
+        try:
+            self.restore()
+        except Exception as e:  # noqa: BLE001 - the locks and the record come next, whatever happened here
+            self.console.warn(f"restore stopped by an internal error ({type(e).__name__}: {e}); what is not "
+                              f"restored is restored by: planner restore {self.record.id if self.record else 'RUN'}")
+
+    def _name_kept(self, stopped: bool, why_stopped: str = "the run was interrupted") -> None:
         """The work folders a run leaves on its hosts are named: each is kept for `planner restore` (the others
         went with their locks)."""
         assert self.record is not None
         for hs in self.pool.locked:
-            if hs.conn is not None and not self._done_with(hs, interrupted):
+            if hs.conn is not None and not self._done_with(hs, stopped):
                 left = sorted({e.title or e.kind for e in self.restore_log.pending() if e.host == hs.host.name})
-                why = ("the run was interrupted" if interrupted else
+                why = (why_stopped if stopped else
                        f"prep not put back there: {', '.join(left)}")
                 self.console.line(f"work folder kept on {hs.host.name}: {hostlock.run_workdir(hs, self.record.id)} "
                                   f"({why}; kept for planner restore {self.record.id})")
@@ -345,6 +357,7 @@ class Runner:
         if not self.opts.check:
             self._plan_run_progress()
         interrupted = ""
+        bug: Exception | None = None  # an exception nobody foresaw, raised again once the hosts are put back
         with contextlib.ExitStack() as stack:
             try:
                 for i, play in enumerate(self.plan.plays):
@@ -352,20 +365,22 @@ class Runner:
             except KeyboardInterrupt:
                 signals.acknowledged()
                 interrupted = self.phase.value
+            except Exception as e:  # a bug on the controller: the hosts get what an interrupt gives them
+                bug = e
             finally:
                 # From here on a second Ctrl-C/SIGTERM must not leave the hosts half restored.
-                stack.enter_context(deferred_interrupts(self.console, bool(interrupted)))
-                if interrupted:
-                    self.pool.cancel_all()
-                    self.console.warn(f"interrupted during {interrupted}: restoring prep, keeping everything "
-                                      "measured so far")
-                    self.restore()
+                stopped = bool(interrupted) or bug is not None
+                stack.enter_context(deferred_interrupts(self.console, stopped))
+                if stopped:
+                    self._stop(f"interrupted during {interrupted}" if interrupted else
+                               f"internal error during {self.phase.value} ({type(bug).__name__}: {bug})")
                 if self.record is not None:
-                    self.pool.release(self.record.id, lambda hs: self._done_with(hs, bool(interrupted)))
-                    self._name_kept(bool(interrupted))
+                    self.pool.release(self.record.id, lambda hs: self._done_with(hs, stopped))
+                    self._name_kept(stopped, "the run was interrupted" if interrupted else
+                                    "the run stopped on an internal error")
                 self.pool.close()
             stats = recap(self.results, [h for h in self.pool.states])
-            code = exit_code(stats, bool(interrupted))
+            code = ExitCode.UNEXPECTED if bug is not None else exit_code(stats, bool(interrupted))
             self.console.recap(stats)
             if self.record:
                 self.log.save(final=True)
@@ -376,5 +391,9 @@ class Runner:
                 finish_record(self.record, {h: asdict(s) for h, s in stats.items()}, self.console.transcript,
                               code, interrupted)
             self.finished = True
+        if bug is not None:  # the CLI says it (exit 250); the hosts are back and the record is final
+            if self.record is not None:
+                self.console.line(f"\nrun record: {self.record.path} (everything measured before the error)")
+            raise bug
         return RunOutcome(self.results, self.record, code, bool(interrupted))
 

@@ -361,7 +361,7 @@ def open_record(runs_dir: Path, plan: Plan, play_hosts: Mapping[str, Sequence[Ho
 
 
 _STATUS_WORDS = {ExitCode.OK: "complete", ExitCode.FAILED: "failed", ExitCode.UNREACHABLE: "unreachable",
-                 ExitCode.INTERRUPTED: "interrupted"}
+                 ExitCode.INTERRUPTED: "interrupted", ExitCode.UNEXPECTED: "error"}
 
 
 def finish_record(rec: RunRecord, recap: Mapping[str, Any], transcript: Sequence[str], code: ExitCode,
