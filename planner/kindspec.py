@@ -12,6 +12,9 @@ tables may be read at any layer; the kind's other modules are named as text (``"
 imported by whoever needs them, through ``load``. Nothing imports ``planner.kinds`` by name (a contract in
 pyproject says so): the kinds' folders span layers, and each of their modules is held to its layer by its role
 (``spec``/``extra`` foundation, ``parse`` pure, ``step`` steps, ``findings`` results, ``standin`` rehearsal).
+
+The classes a spec is made of (``KindSpec``, ``ParserKind``, ...) are planner.kindparts', served here by name when
+first asked: a run that reads no kind's spec, as an apply up to its first host command, never makes them.
 """
 
 from __future__ import annotations
