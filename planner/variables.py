@@ -8,7 +8,20 @@ ansible_ssh_private_key_file, ansible_become, …) mean what they mean to Ansibl
 
 from __future__ import annotations
 
-from planner.kindspec import HostVar
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class HostVar:
+    """A host variable a kind reads (as pyinfra's connectors declare theirs): docs/step-kinds.md lists them."""
+
+    name: str
+    # "path", "text", "integer", "seconds", "bytes", "boolean", "choice", "list", "number", or "host": an inventory
+    # host's name (planner.plan.check refuses a name the inventory does not hold, exit 5)
+    type: str
+    default: str  # as a user would write it; "" when there is none
+    doc: str
+
 
 PLANNER = "planner's own behaviour on the host"
 ORACLE = "the host's Oracle database and how planner reaches it"

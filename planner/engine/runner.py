@@ -14,7 +14,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from planner import kindspec, signals
 from planner.engine import hostlock, probes, restarts
@@ -31,7 +31,6 @@ from planner.engine.restore import RestoreLog, revert_pending
 from planner.engine.resume import Previous, reopen_record
 from planner.engine.runrecord import RunRecord, finish_record, open_record, utc_now
 from planner.engine.runstate import PlayVars, ResultLog
-from planner.engine.workload import LoopContext, WorkloadLoop
 from planner.host import Host
 from planner.plan.model import Plan, Play, Section, StepSpec, SweepPoint
 from planner.plan.templating import eval_when, render
@@ -41,6 +40,9 @@ from planner.steps.base import reversible
 from planner.steps.saved_state import RestoreEntry
 from planner.transport import remote_procs as procs
 from planner.variables import LOAD_GENERATOR_HOST
+
+if TYPE_CHECKING:
+    from planner.engine.workload import WorkloadLoop
 
 
 class Runner:
@@ -69,8 +71,20 @@ class Runner:
         self._connecting = 0  # the play's hosts not connected yet; at 0, opts.when_connected (once)
         self._connected_lock = threading.Lock()
         self._connected_said = False
-        self.workloads = WorkloadLoop(LoopContext(self.settings, opts.forks, console, self.progress, self.pool,
-                                                  self.vars, self.log, self.add, self.done, previous))
+        self._workloads: WorkloadLoop | None = None  # made when the run starts, if a play has workload steps
+
+    @property
+    def workloads(self) -> WorkloadLoop:
+        """The workload loop (planner.engine.workload, with the sweeps' previews and the synchronised start: five
+        dataclasses and their modules), imported when a run has a workload step: a plan of prep and collect steps
+        never loads it. run() makes it before the first play, so no interrupt can land inside its import."""
+        if self._workloads is None:
+            from planner.engine.workload import LoopContext, WorkloadLoop
+
+            self._workloads = WorkloadLoop(LoopContext(self.settings, self.opts.forks, self.console, self.progress,
+                                                       self.pool, self.vars, self.log, self.add, self.done,
+                                                       self.previous))
+        return self._workloads
 
     @property
     def results(self) -> list[StepResult]:
@@ -354,6 +368,8 @@ class Runner:
 
     def run(self) -> RunOutcome:
         self._open_record()
+        if any(play.workloads for play in self.plan.plays):
+            _ = self.workloads  # its modules imported now, before the plays: no interrupt lands inside the import
         if not self.opts.check:
             self._plan_run_progress()
         interrupted = ""

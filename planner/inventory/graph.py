@@ -31,9 +31,7 @@ from planner.inventory.data import (
     to_bool,
     to_port,
 )
-from planner.inventory.ini import read_ini
 from planner.inventory.patterns import evaluate
-from planner.inventory.script import read_script
 from planner.inventory.vault import NO_KEYS, VaultError, VaultKeys, decrypt, is_vaulted
 from planner.inventory.yaml_file import compose, is_null, read_vars_file, read_yaml
 from planner.redaction import SecretText
@@ -147,6 +145,8 @@ def load_inventory(path: Path | str | Sequence[Path | str], vault: VaultKeys = N
         graph.file_vars = _files_reader(graph, list(bases))  # constructed's use_vars_plugins: the sources so far
         for f in files:
             if f.is_file() and os.access(f, os.X_OK):
+                from planner.inventory.script import read_script  # here: few inventories are programs
+
                 read_script(graph, f)
                 read.append(f)
                 continue
@@ -221,6 +221,8 @@ def _read_source(graph: InventoryGraph, text: str, file: str, suffix: str) -> No
             if root is not None and not is_null(root):  # an empty one is an empty inventory, as in Ansible
                 read_yaml(graph, root, file)
             return
+    from planner.inventory.ini import read_ini  # here: a YAML inventory's run need not load the INI reader
+
     read_ini(graph, text, file)
 
 

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from planner.errors import StepError
-from planner.extras import SchedulersSet
 from planner.plan.model import Section
 from planner.status import Status
 from planner.steps.base import Change, Outcome, Probe, Reversible, StepContext
@@ -271,6 +270,8 @@ class IoScheduler(Reversible):
             return Outcome(Status.OK, f"{len(devices)} device(s) already on {self.args['scheduler']}"
                            f"{self._notes(devices)}")
         summary = ", ".join(f"{d.device}={d.target}" for d in todo) or "udev rule"
+        from planner.extras import SchedulersSet  # here: the extras (9 classes) load when a step changed something
+
         return Outcome(Status.CHANGED, f"set {summary}{self._notes(devices)}", self._diff(todo, rule, have_rule),
                        extra=SchedulersSet(tuple({d.device: d.target for d in devices if d.target}.items()),
                                            tuple(counts)))

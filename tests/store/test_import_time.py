@@ -175,7 +175,9 @@ def test_an_apply_imports_no_parser_and_no_kind_it_does_not_run_before_its_first
     mods = set(out.split())
     assert "planner.engine.runner" in mods and "planner.memo" in mods
     early = {m for m in mods if m.startswith(("planner.parsers", "planner.kinds.", "planner.timeseries",
-                                              "planner.metrics", "planner.engine.os_series"))}
+                                              "planner.metrics", "planner.engine.os_series",
+                                              # the classes a kind's spec is made of (stop 54)
+                                              "planner.kindparts"))}
     assert early == set(), sorted(early)
 
 
@@ -261,3 +263,47 @@ def test_an_apply_imports_no_other_verb_vault_reader_tempfile_or_secrets_before_
                        "secrets", "random", "difflib", "planner.extras",  # extras: when a step has run
                        "concurrent.futures", "logging",  # when hosts first run at once (the lock: main thread)
                        "shutil", "bz2", "lzma"}  # argparse's help formatter asked shutil for the width
+
+
+FIRST_CONNECT_PROBE = """
+import os, socket, sys, threading
+
+lock = threading.Lock()
+
+def first(*args, **kwargs):  # the apply's first TCP connect (of any host's thread): what it imported, then stop
+    lock.acquire()
+    print(" ".join(sorted(sys.modules)))
+    sys.stdout.flush()
+    os._exit(0)
+
+socket.create_connection = first
+from planner.cli.main import main
+main(["apply", {plan!r}, "-i", {inventory!r}, "--runs-dir", {runs!r}, "--no-report", "--keep-prep", "-f", "5"])
+"""
+
+
+def test_the_fan_out_plan_imports_no_kind_spec_class_extra_or_workload_loop_before_its_first_connect(
+        tmp_path: Path) -> None:
+    """The fan-out benchmark's prep plan (io_scheduler, template, command, fetch) over SSH to a YAML inventory, up
+    to its first TCP connect (nothing listens: none is needed). Stop 54 (issue 47): the kinds' spec classes (7
+    dataclasses and an enum, for specs no head reads), the steps' extras (9 dataclasses, imported by io_scheduler
+    for one it makes when it changes something), the workload loop and its synchronised start (5 dataclasses, for a
+    plan without workloads), the INI and script inventory readers (a YAML inventory) and getpass (termios: the
+    inventory names the user) were all imported before it."""
+    plan = Path(__file__).resolve().parents[2] / "benchmarks" / "fanout" / "plan.yaml"
+    key = tmp_path / "id_ed25519"
+    key.write_text("not read before the connect\n")
+    known = tmp_path / "known_hosts"
+    known.write_text("")
+    (tmp_path / "inventory.yml").write_text(
+        "all:\n  hosts:\n    lab01:\n      ansible_host: 127.0.0.1\n      ansible_port: 9\n      ansible_user: oracle\n"
+        f"      ansible_ssh_private_key_file: {key}\n      planner_known_hosts: {known}\n"
+        f"      planner_root: {tmp_path / 'sandbox'}\n")
+    code = FIRST_CONNECT_PROBE.format(plan=str(plan), inventory=str(tmp_path / "inventory.yml"),
+                                      runs=str(tmp_path / "runs"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=tmp_path).stdout
+    mods = set(out.split())
+    assert {"planner.engine.runner", "planner.steps.prep_os", "planner.transport.ssh.target"} <= mods  # reached
+    assert not mods & {"planner.kindparts", "planner.extras", "planner.engine.workload", "planner.engine.syncstart",
+                       "planner.engine.preview", "planner.inventory.ini", "planner.inventory.script", "getpass",
+                       "termios", "paramiko"}, sorted(mods & {"planner.kindparts", "planner.extras"})

@@ -5,7 +5,6 @@ Free of paramiko (planner/transport/ssh/client.py reads the config file and conn
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,7 +87,7 @@ def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None
     else:
         user_files = [Path("~/.ssh/known_hosts").expanduser(), Path("~/.ssh/known_hosts2").expanduser()]
     return SSHTarget(
-        hostname=hostname, port=port, user=host.user or str(cfg.get("user") or getpass.getuser()),
+        hostname=hostname, port=port, user=host.user or str(cfg.get("user") or _local_user()),
         key_files=tuple(dict.fromkeys(keys)),
         connect_timeout=connect_timeout or float(cfg.get("connecttimeout", 10.0)),
         keepalive_s=keepalive_s if keepalive_s is not None else _number(
@@ -99,3 +98,11 @@ def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None
         proxy_jump=cfg.get("proxyjump") if str(cfg.get("proxyjump", "none")) != "none" else None,
         accept_new=accept_new_host_keys or str(cfg.get("stricthostkeychecking", "")) == "accept-new",
         password=login_password(host), algorithms=wanted(host, cfg))
+
+
+def _local_user() -> str:
+    """The controller's user, as ssh defaults to it. getpass is imported here: it imports termios, and a host
+    whose inventory or ssh_config names its user (the usual case) never asks."""
+    import getpass
+
+    return getpass.getuser()
