@@ -7,7 +7,8 @@ run, then ``--reps`` warm runs, each a fresh process of ``TREE``'s planner under
 time.monotonic, CPU: time.process_time) the process's milestones: start (the tracer's first line, before any of
 planner is imported), imports of the CLI done (apply.load entered), plan loaded (load_plan_partly returned),
 inventory loaded, plan checked, templates compiled (apply's own check of them), load returned, run record
-opened (open_record returned: git provenance in it), first TCP connect (socket.create_connection). The tracer
+opened (open_record returned: git provenance in it), first TCP connect (socket.create_connection), first exec
+(hostlock.start_host entered: the first host's connection is up and its one exec goes out). The tracer
 wraps each function the moment its module is executed (a meta-path hook), so it imports nothing early. Medians
 per milestone; the process continues to the end (its exit is stamped too).
 
@@ -36,9 +37,10 @@ MARKS = (("planner.cli.apply", "load", "enter:cli imported"),
          ("planner.plan.check", "check_plan", "plan checked"),
          ("planner.cli.apply", "_template_problems", "templates compiled"),
          ("planner.cli.apply", "load", "load returned"),
-         ("planner.engine.runrecord", "open_record", "record opened"))
+         ("planner.engine.runrecord", "open_record", "record opened"),
+         ("planner.engine.hostlock", "start_host", "enter:first exec"))
 ORDER = ("start", "cli imported", "plan loaded", "inventory loaded", "plan checked", "templates compiled",
-         "load returned", "record opened", "first connect", "exit")
+         "load returned", "record opened", "first connect", "first exec", "exit")
 
 
 def _trace(log_path: str, argv: list[str]) -> None:
@@ -155,14 +157,14 @@ def main() -> int:
         for tree, runs in got.items():
             print(f"--- {tree}: milestone, median ms since start (wall / CPU), median ms since the one before")
             before = "start"
-            for what in ORDER:
-                if all(what in r for r in runs):
-                    wall = statistics.median((r[what][0] - r["start"][0]) * 1000 for r in runs)
-                    cpu = statistics.median((r[what][1] - r["start"][1]) * 1000 for r in runs)
-                    dw = statistics.median((r[what][0] - r[before][0]) * 1000 for r in runs)
-                    dc = statistics.median((r[what][1] - r[before][1]) * 1000 for r in runs)
-                    print(f"  {what:20} {wall:8.1f} {cpu:8.1f}   {dw:8.1f} {dc:8.1f}")
-                    before = what
+            seen = [w for w in ORDER if all(w in r for r in runs)]  # in the order they came (connects may be early)
+            for what in sorted(seen, key=lambda w: statistics.median(r[w][0] - r["start"][0] for r in runs)):
+                wall = statistics.median((r[what][0] - r["start"][0]) * 1000 for r in runs)
+                cpu = statistics.median((r[what][1] - r["start"][1]) * 1000 for r in runs)
+                dw = statistics.median((r[what][0] - r[before][0]) * 1000 for r in runs)
+                dc = statistics.median((r[what][1] - r[before][1]) * 1000 for r in runs)
+                print(f"  {what:20} {wall:8.1f} {cpu:8.1f}   {dw:8.1f} {dc:8.1f}")
+                before = what
     finally:
         if proxy is not None:
             proxy.stop()
