@@ -1,6 +1,6 @@
 """The controller's head: from process start to the first TCP connect of a warm apply (issue 47, stop 53).
 
-    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH]
+    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH] [--report]
 
 One lab of N sshds (as bench.py builds it; behind latency_proxy.py at ``--rtt`` ms when not 0), one cold planner
 run, then ``--reps`` warm runs, each a fresh process of ``TREE``'s planner under a tracer that stamps (wall:
@@ -120,6 +120,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rtt", type=int, default=0)
     ap.add_argument("--tree", action="append", default=[], help="a planner tree (several: interleaved)")
+    ap.add_argument("--report", action="store_true", help="without --no-report: the run imports the report's "
+                                                          "modules (matplotlib) before its first play, as by default")
     a = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import bench
@@ -138,6 +140,7 @@ def main() -> int:
         bench.write_inventories(lab, endpoints, work / "known_hosts" if a.rtt else lab.known_hosts, work)
         bench.reset_sandboxes(lab)
         argv = bench.tools(None)["planner"].argv(a.hosts, work, "head")
+        argv = [x for x in argv if not (a.report and x == "--no-report")]
         got: dict[Path, list[dict[str, tuple[float, float]]]] = {t: [] for t in trees}
         load0 = os.getloadavg()[0]
         for i in range(a.reps + 1):
