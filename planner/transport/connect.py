@@ -192,19 +192,13 @@ class EarlyConnects:
         if not remote or opts.ssh_config is not None or Path("~/.ssh/config").expanduser().exists():
             return cls({})
         from planner.transport.ssh import sockets  # noqa: F401 - no paramiko; imported before the threads use it
-        from planner.transport.ssh.target import merge_target
 
         early = cls({})
         try:
             for host in remote:
                 kw = _ssh_kw(_known_hosts(host, opts), opts)
-                try:
-                    t = merge_target(host, {}, known_hosts=kw["known_hosts"], connect_timeout=opts.connect_timeout,
-                                     accept_new_host_keys=opts.accept_new_host_keys)
-                except ConnectError:  # SSHConnection says the same, in the pool's path
-                    continue
-                if not (t.proxy_command or t.proxy_jump):
-                    early._pending[host.name] = _Early(host, t, kw)
+                if (target := _direct_target(host, kw)) is not None:
+                    early._pending[host.name] = _Early(host, target, kw)
             for one in early._pending.values():
                 one.begun.wait()  # each connect under way before the import below takes the interpreter for ~0.1 s
             if early._pending:
@@ -320,6 +314,18 @@ class _Early:
                 sock.shutdown(socket.SHUT_RDWR)
         if logging_in:
             self._thread.join()
+
+
+def _direct_target(host: Host, kw: Mapping[str, Any]) -> SSHTarget | None:
+    """Where the host is reached when no ssh_config file is read, if directly (no proxy) and its key file exists."""
+    from planner.transport.ssh.target import merge_target  # no paramiko
+
+    try:
+        t = merge_target(host, {}, known_hosts=kw["known_hosts"], connect_timeout=kw["connect_timeout"],
+                         accept_new_host_keys=kw["accept_new_host_keys"])
+    except ConnectError:  # SSHConnection says the same, in the pool's path
+        return None
+    return None if t.proxy_command or t.proxy_jump else t
 
 
 def _address(t: SSHTarget) -> tuple[str, int, str | None, str | None]:
