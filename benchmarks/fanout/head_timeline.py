@@ -1,13 +1,14 @@
 """The controller's head: from process start to the first TCP connect of a warm apply (issue 47, stop 53).
 
-    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH]
+    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH] [--report]
 
 One lab of N sshds (as bench.py builds it; behind latency_proxy.py at ``--rtt`` ms when not 0), one cold planner
 run, then ``--reps`` warm runs, each a fresh process of ``TREE``'s planner under a tracer that stamps (wall:
 time.monotonic, CPU: time.process_time) the process's milestones: start (the tracer's first line, before any of
 planner is imported), imports of the CLI done (apply.load entered), plan loaded (load_plan_partly returned),
 inventory loaded, plan checked, templates compiled (apply's own check of them), load returned, run record
-opened (open_record returned: git provenance in it), first TCP connect (socket.create_connection). The tracer
+opened (open_record returned: git provenance in it), first TCP connect (socket.create_connection), first exec
+(hostlock.start_host entered: the first host's connection is up and its one exec goes out). The tracer
 wraps each function the moment its module is executed (a meta-path hook), so it imports nothing early. Medians
 per milestone; the process continues to the end (its exit is stamped too).
 
@@ -36,9 +37,10 @@ MARKS = (("planner.cli.apply", "load", "enter:cli imported"),
          ("planner.plan.check", "check_plan", "plan checked"),
          ("planner.cli.apply", "_template_problems", "templates compiled"),
          ("planner.cli.apply", "load", "load returned"),
-         ("planner.engine.runrecord", "open_record", "record opened"))
+         ("planner.engine.runrecord", "open_record", "record opened"),
+         ("planner.engine.hostlock", "start_host", "enter:first exec"))
 ORDER = ("start", "cli imported", "plan loaded", "inventory loaded", "plan checked", "templates compiled",
-         "load returned", "record opened", "first connect", "exit")
+         "load returned", "record opened", "first connect", "first exec", "exit")
 
 
 def _trace(log_path: str, argv: list[str]) -> None:
@@ -118,6 +120,8 @@ def main() -> int:
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--rtt", type=int, default=0)
     ap.add_argument("--tree", action="append", default=[], help="a planner tree (several: interleaved)")
+    ap.add_argument("--report", action="store_true", help="without --no-report: the run imports the report's "
+                                                          "modules (matplotlib) before its first play, as by default")
     a = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import bench
@@ -136,6 +140,7 @@ def main() -> int:
         bench.write_inventories(lab, endpoints, work / "known_hosts" if a.rtt else lab.known_hosts, work)
         bench.reset_sandboxes(lab)
         argv = bench.tools(None)["planner"].argv(a.hosts, work, "head")
+        argv = [x for x in argv if not (a.report and x == "--no-report")]
         got: dict[Path, list[dict[str, tuple[float, float]]]] = {t: [] for t in trees}
         load0 = os.getloadavg()[0]
         for i in range(a.reps + 1):
@@ -155,14 +160,14 @@ def main() -> int:
         for tree, runs in got.items():
             print(f"--- {tree}: milestone, median ms since start (wall / CPU), median ms since the one before")
             before = "start"
-            for what in ORDER:
-                if all(what in r for r in runs):
-                    wall = statistics.median((r[what][0] - r["start"][0]) * 1000 for r in runs)
-                    cpu = statistics.median((r[what][1] - r["start"][1]) * 1000 for r in runs)
-                    dw = statistics.median((r[what][0] - r[before][0]) * 1000 for r in runs)
-                    dc = statistics.median((r[what][1] - r[before][1]) * 1000 for r in runs)
-                    print(f"  {what:20} {wall:8.1f} {cpu:8.1f}   {dw:8.1f} {dc:8.1f}")
-                    before = what
+            seen = [w for w in ORDER if all(w in r for r in runs)]  # in the order they came (connects may be early)
+            for what in sorted(seen, key=lambda w: statistics.median(r[w][0] - r["start"][0] for r in runs)):
+                wall = statistics.median((r[what][0] - r["start"][0]) * 1000 for r in runs)
+                cpu = statistics.median((r[what][1] - r["start"][1]) * 1000 for r in runs)
+                dw = statistics.median((r[what][0] - r[before][0]) * 1000 for r in runs)
+                dc = statistics.median((r[what][1] - r[before][1]) * 1000 for r in runs)
+                print(f"  {what:20} {wall:8.1f} {cpu:8.1f}   {dw:8.1f} {dc:8.1f}")
+                before = what
     finally:
         if proxy is not None:
             proxy.stop()

@@ -201,7 +201,8 @@ def main() -> int:
             phases = [statistics.median(p[i] for _, p in runs) * 1000 for i in range(3)]
             print(f"{t}: waits on the peer {counts} (median {statistics.median(counts)}); medians: start-up to "
                   f"connect {phases[0]:.0f} ms, connect to last packet {phases[1]:.0f} ms "
-                  f"({', '.join(f'{p[1] * 1000:.0f}' for _, p in runs)}), last packet to exit {phases[2]:.0f} ms")
+                  f"({', '.join(f'{p[1] * 1000:.0f}' for _, p in runs)}), last packet to exit {phases[2]:.0f} ms; "
+                  f"start-up to last packet {statistics.median(p[0] + p[1] for _, p in runs) * 1000:.0f} ms")
             for label, sec in runs[0][0]:
                 print(f"    {label:55} {sec * 1000:6.1f} ms")
     finally:

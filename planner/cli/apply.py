@@ -360,8 +360,21 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
             import planner.store.postgres  # noqa: F401 - psycopg imported before the run, as the report's modules below
     if not args.check and previous is None:  # inputs checked, a record will be opened (a resume reopens one):
         prefetch_provenance(loaded.plan.source)  # its two git processes run while the run is set up
+    from planner.transport.connect import EarlyConnects, TransportOptions, connector
+
+    topts = TransportOptions(forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
+                             known_hosts=args.known_hosts, ssh_config=args.ssh_config)
+    # every input checked: the first play's hosts are logged in to while the run is set up (its record, the runner)
+    first = loaded.play_hosts.get(loaded.plan.plays[0].name, []) if loaded.plan.plays else []
+    with EarlyConnects.start(first if transport_connector is None else [], topts) as early:
+        return _run(loaded, args, argv, console, transport_connector or connector(topts, early), previous,
+                    simulated=simulated, rehearsal_notes=rehearsal_notes, world=world, clients=clients)
+
+
+def _run(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Console, conn: Any,
+         previous: Previous | None, *, simulated: bool, rehearsal_notes: tuple[str, ...],
+         world: tuple[HostWorld, ...], clients: Mapping[str, Host] | None) -> ExitCode:
     from planner.engine.runner import Runner, RunOptions
-    from planner.transport.connect import TransportOptions, connector
 
     opts = RunOptions(check=args.check, diff=args.diff, forks=max(1, args.forks), tags=_split(args.tags),
                       skip_tags=_split(args.skip_tags), extra_vars=loaded.extra_vars, runs_dir=args.runs_dir,
@@ -372,9 +385,6 @@ def execute(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: 
                       # a rehearsal's hosts are its sandboxes: its client hosts are the ones it simulated
                       clients=dict(clients or {}) if simulated else _clients(loaded),
                       when_connected=_end_imports(loaded.plan, args))
-    conn = transport_connector or connector(TransportOptions(
-        forks=max(1, args.forks), accept_new_host_keys=args.accept_new_host_keys,
-        known_hosts=args.known_hosts, ssh_config=args.ssh_config))
     console.secrets = opts.secrets
     if not args.no_report:
         # Imported before the run, not in its report phase: an interrupt landing inside an import leaves a

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,13 +40,21 @@ def connect(hosts: Sequence[Host], opts: TransportOptions) -> dict[str, Connecti
         # Hosts may name their own known_hosts file (the test lab and rehearsal sandboxes do).
         by_kh: dict[Path | None, list[Host]] = {}
         for h in remote:
-            kh = h.vars.get("planner_known_hosts")
-            by_kh.setdefault(Path(kh) if kh else opts.known_hosts, []).append(h)
+            by_kh.setdefault(_known_hosts(h, opts), []).append(h)
         for kh, group in by_kh.items():
-            out.update(connect_all(group, opts.forks, known_hosts=kh,
-                                   accept_new_host_keys=opts.accept_new_host_keys,
-                                   ssh_config=opts.ssh_config, connect_timeout=opts.connect_timeout))
+            out.update(connect_all(group, opts.forks, **_ssh_kw(kh, opts)))
     return out
+
+
+def _known_hosts(host: Host, opts: TransportOptions) -> Path | None:
+    kh = host.vars.get("planner_known_hosts")
+    return Path(kh) if kh else opts.known_hosts
+
+
+def _ssh_kw(known_hosts: Path | None, opts: TransportOptions) -> dict[str, Any]:
+    """SSHConnection's keyword arguments for a host whose known_hosts file is ``known_hosts``."""
+    return {"known_hosts": known_hosts, "accept_new_host_keys": opts.accept_new_host_keys,
+            "ssh_config": opts.ssh_config, "connect_timeout": opts.connect_timeout}
 
 
 def connect_all(hosts: Iterable[Host], forks: int = 10, **kw: Any) -> dict[str, Connection | ConnectError]:
@@ -149,8 +158,195 @@ class _EarlySocket:
             sock.close()
 
 
-def connector(opts: TransportOptions):  # -> runner.Connector
+class EarlyConnects:
+    """The first play's SSH connections begun the moment every input is checked (planner.cli.apply.execute), so
+    that their round trips (TCP and banner, key exchange, login: 4 RTTs, 200 ms at 50 ms RTT) overlap the run record's
+    opening and the runner's set-up instead of following them; the pool takes each as it connects that host
+    (connector). Each is what connect() makes of the host, the same SSHConnection with the same options: host keys
+    checked and refused alike, a failure the same ConnectError, handed over where the pool would have met it. Only
+    login: no channel, no command before the run's own exec.
+
+    Which hosts: the first ``forks`` of the first play, the ones the pool starts first (its workers take hosts in
+    order), so never more handshakes at once than ``forks``; a host that is local, or reached through an ssh_config
+    file (given, or ~/.ssh/config: it may name another address or a proxy) or a proxy, keeps the pool's path.
+    close() drops what was not taken (an interrupt, a failure before the play): connections closed, handshakes ended.
+    """
+
+    def __init__(self, pending: Mapping[str, _Early]) -> None:
+        self._pending = dict(pending)
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        """The hosts whose connection was begun and not taken yet."""
+        return tuple(self._pending)
+
+    def __enter__(self) -> EarlyConnects:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @classmethod
+    def start(cls, hosts: Sequence[Host], opts: TransportOptions) -> EarlyConnects:
+        remote = [h for h in hosts[:max(1, opts.forks)] if h.connection != "local"]
+        if not remote or opts.ssh_config is not None or Path("~/.ssh/config").expanduser().exists():
+            return cls({})
+        from planner.transport.ssh import sockets  # noqa: F401 - no paramiko; imported before the threads use it
+
+        early = cls({})
+        try:
+            for host in remote:
+                kw = _ssh_kw(_known_hosts(host, opts), opts)
+                if (target := _direct_target(host, kw)) is not None:
+                    early._pending[host.name] = _Early(host, target, kw)
+            for one in early._pending.values():
+                one.begun.wait()  # each connect under way before the import below takes the interpreter for ~0.1 s
+            if early._pending:
+                # Here, while the TCP connects are under way: the threads wait for this import rather than share
+                # the interpreter with it (planner.transport.ssh.noinvoke swaps modules while paramiko is imported).
+                import planner.transport.ssh.client  # noqa: F401
+
+                _ssh_imported.set()
+        except BaseException:  # Ctrl-C meanwhile: nobody will take them
+            early.close()
+            raise
+        return early
+
+    def take(self, host: Host) -> Connection | ConnectError | None:
+        """The host's connection or its error, once its handshake is over; None when it was not begun here."""
+        early = self._pending.pop(host.name, None)
+        if early is None:
+            return None
+        if early.host != host:  # not the host it was begun for: never the case in a run, but not ours to use
+            early.close()
+            return None
+        return early.result()
+
+    def close(self) -> None:
+        """Drop every connection not taken."""
+        pending, self._pending = self._pending, {}
+        for early in pending.values():
+            early.close()
+
+
+class _Early:
+    """One host's early connection, in a thread of its own: its TCP connect, then its login (SSHConnection)."""
+
+    def __init__(self, host: Host, target: SSHTarget, kw: Mapping[str, Any]) -> None:
+        self.host = host
+        self.target = target
+        self._kw = dict(kw)
+        self._lock = threading.Lock()
+        self._logging_in = False  # past the TCP connect: the thread ends soon after its socket is shut down
+        self._sock: socket.socket | None = None  # during the login: close() shuts it down to end the handshake
+        self._result: Connection | ConnectError | None = None
+        self._failure: BaseException | None = None
+        self._dropped = False
+        self.begun = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="ssh-early")
+        self._thread.start()
+
+    def _run(self) -> None:
+        from planner.transport.ssh.sockets import tcp_socket
+
+        self.begun.set()
+        t = self.target
+        first: socket.socket | ConnectError
+        try:
+            first = tcp_socket(t, f"{self.host.name}: {t.user}@{t.hostname}:{t.port}")
+        except ConnectError as e:
+            first = e
+        with self._lock:
+            if self._dropped:
+                _close(first)
+                return
+            self._logging_in = True
+            self._sock = None if isinstance(first, ConnectError) else first
+        result: Connection | ConnectError | None = None
+        try:
+            result = self._login(first)
+        except BaseException as e:  # noqa: BLE001 - raised in the pool's thread instead, as connect_all's would be
+            self._failure = e
+        with self._lock:
+            self._sock = None
+            if self._dropped:
+                _close(result)
+            else:
+                self._result = result
+
+    def _login(self, first: socket.socket | ConnectError) -> Connection | ConnectError | None:
+        from planner.transport.ssh.client import SSHConnection  # the starting thread imports it meanwhile
+
+        try:
+            conn = SSHConnection(self.host, **self._kw)
+        except ConnectError as e:
+            _close(first)
+            return e
+        if _address(conn.target) != _address(self.target):  # resolved elsewhere after all: the pool's path
+            _close(first)
+            return None
+        conn.first_socket = first
+        try:
+            conn.connect()
+        except ConnectError as e:
+            return e
+        return conn
+
+    def result(self) -> Connection | ConnectError | None:
+        self._thread.join()
+        if self._failure is not None:
+            raise self._failure
+        with self._lock:
+            result, self._result = self._result, None
+        return result
+
+    def close(self) -> None:
+        """Close the connection, or end its handshake and wait for the thread; a thread still in its TCP connect
+        is not waited for (up to connect_timeout): it closes the socket it gets and returns."""
+        with self._lock:
+            self._dropped = True
+            result, self._result, sock, logging_in = self._result, None, self._sock, self._logging_in
+        _close(result)
+        if sock is not None:  # a handshake under way: its reads end at once
+            import socket  # imported already: the thread opened this one
+
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+        if logging_in:
+            self._thread.join()
+
+
+def _direct_target(host: Host, kw: Mapping[str, Any]) -> SSHTarget | None:
+    """Where the host is reached when no ssh_config file is read, if directly (no proxy) and its key file exists."""
+    from planner.transport.ssh.target import merge_target  # no paramiko
+
+    try:
+        t = merge_target(host, {}, known_hosts=kw["known_hosts"], connect_timeout=kw["connect_timeout"],
+                         accept_new_host_keys=kw["accept_new_host_keys"])
+    except ConnectError:  # SSHConnection says the same, in the pool's path
+        return None
+    return None if t.proxy_command or t.proxy_jump else t
+
+
+def _address(t: SSHTarget) -> tuple[str, int, str | None, str | None]:
+    return t.hostname, t.port, t.proxy_command, t.proxy_jump
+
+
+def _close(thing: object) -> None:
+    if isinstance(thing, Connection):
+        thing.close()
+    elif thing is not None and not isinstance(thing, ConnectError):
+        with contextlib.suppress(OSError):
+            thing.close()  # type: ignore[attr-defined]  # a socket
+
+
+def connector(opts: TransportOptions, early: EarlyConnects | None = None):  # -> runner.Connector
+    """The run's connector: a host the early connects began is taken from them (the pool connects one host a call)."""
     def _connect(hosts: Sequence[Host]) -> Mapping[str, Connection | ConnectError]:
+        if early is not None and len(hosts) == 1:
+            got = early.take(hosts[0])
+            if got is not None:
+                return {hosts[0].name: got}
         return connect(hosts, opts)
 
     return _connect
