@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from planner import signals
-from planner.cli import dependencies
 from planner.cli.parser import parser_for
 from planner.errors import InputError, PlannerError, Problem
 from planner.status import ExitCode
@@ -143,9 +142,12 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
         return ExitCode.BAD_INPUT
     # before a verb that changes hosts starts: exit 5, as ansible-core's CLI at its first imports (other verbs
     # meet a missing one where they need it, having changed nothing: _run_verb says the same there)
-    if args.command in dependencies.HOST_VERBS and (missing := dependencies.problems()):
-        _problems_out(InputError(missing))
-        return ExitCode.BAD_INPUT
+    if args.command in ("apply", "check", "restore"):  # dependencies.HOST_VERBS: imported by these verbs only
+        from planner.cli import dependencies
+
+        if missing := dependencies.problems():
+            _problems_out(InputError(missing))
+            return ExitCode.BAD_INPUT
     # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
     with _signals_as_interrupt(getattr(args, "verbose", 0)):
         return _run_verb(args, args_list)
@@ -175,6 +177,8 @@ def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
         print(f"ERROR! {where}{e.strerror or e}", file=sys.stderr)
         return ExitCode.ERROR
     except ModuleNotFoundError as e:  # a declared dependency this Python lacks: what to install, exit 5
+        from planner.cli import dependencies
+
         if e.name and (problem := dependencies.declared(e.name)) is not None:
             from planner.shown import visible
 
@@ -207,6 +211,8 @@ def _say_bug(e: BaseException, verbosity: int, where: str = "") -> None:
     print(f"ERROR! Unexpected Exception{shown(where)}, this is probably a bug: {shown(f'{type(e).__name__}: {e}')}",
           file=sys.stderr)
     if isinstance(e, ModuleNotFoundError) and e.name:  # a broken environment rather than a bug: say what to do
+        from planner.cli import dependencies
+
         print(shown(str(dependencies.declared(e.name) or dependencies.hint_for(e.name))), file=sys.stderr)
     if verbosity > 2:
         print(f"the full traceback was:\n\n{shown(''.join(traceback.format_exception(e)))}", file=sys.stderr)
