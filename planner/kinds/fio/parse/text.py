@@ -105,13 +105,15 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     run, closed = 1, False  # one fio invocation per run: its disk stats come last, a job banner opens the next
     disks: list[tuple[int, int]] = []  # (index in sink.metrics, run)
     L, N = Direction.LOWER, Direction.NEUTRAL
-    lines = [*text.splitlines(), ""]
+    # lines end at "\n" alone, as the registry numbers them: fio's eta line rewrites itself with "\r"
+    lines = [*text.split("\n"), ""]
     for no, line in enumerate(lines[:-1], 1):
         v = _VERSION.match(line)
         version = bool(v) and (line.lstrip().startswith("fio") or lines[no].lstrip().lower().startswith("starting "))
         if v and version and "fio_version" not in sink.facts:
             sink.facts["fio_version"] = "fio-" + v.group(1)
-        if closed and (_BANNER.match(line) or version):
+        # a new invocation's banner, or (client mode: each server's report ends with its own disk stats) a job line
+        if closed and (_BANNER.match(line) or version or _JOB.match(line)):
             run, closed = run + 1, False
         if m := _JOB.match(line):
             name = m.group(1).strip()
