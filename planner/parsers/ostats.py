@@ -229,8 +229,9 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Ahead, i: int, labels
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
     shared = tuple(labels.items())
     values, names = 0, list[str]()
-    while lines.has(i) and lines[(i := _gap(lines, i, len(cols)))].strip() and not _IOSTAT_CMD.match(lines[i]):
-        toks, no = lines[i].split(), i + 1
+    while lines.has(i) and ((row := lines[i]).strip() or (row := lines[(i := _gap(lines, i, len(cols)))]).strip()) \
+            and not ("iostat" in row and _IOSTAT_CMD.match(row)):  # a blank line, a command: the report's end
+        toks, no = row.split(), i + 1
         i += 1
         if names and not last and column_words(toks, _IOSTAT_COLS):  # the header's second part, then each row's
             i, read = _stanza(sink, toks, lines, i, names, shared, seen)
@@ -550,10 +551,11 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
     """parse_vmstat one line at a time (a file read as it is parsed)."""
     sink = MetricSink(source, table=MetricTable(source))
     cols: list[str] = []
+    heads: list[tuple[str, str, Direction]] = []
     stamped, sample, run, broken, memory = False, 0, 1, False, "KiB"
     for no, line in enumerate(lines, 1):
         toks = line.split()
-        if _VMSTAT_CMD.search(line):  # a pasted command line: its -S names the memory columns' unit
+        if "vmstat" in line and _VMSTAT_CMD.search(line):  # a pasted command line: its -S names the memory unit
             memory = _VMSTAT_MEMORY_UNIT[u.group(1)] if (u := _VMSTAT_UNIT_OPT.search(line)) else "KiB"
         if not toks or _VMSTAT_GROUPS.match(line):
             broken = broken or not toks  # a blank line: what follows may be another run
@@ -567,6 +569,8 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
             # -t ends the column line with the time zone ("UTC"), each row with a date and a time
             stamped = _num(toks[-1]) is None and toks[-1] not in _VMSTAT_UNITS
             cols = _vmstat_columns(toks[:-1] if stamped else toks)
+            heads = [(f"vmstat.{_norm(c)}", memory if _VMSTAT_UNITS.get(c) == "KiB" else _VMSTAT_UNITS.get(c, ""), _N)
+                     for c in cols]  # the units the run's command line said (vmstat -S)
             continue
         if not cols:
             continue
@@ -581,9 +585,7 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
         sample += 1
         row_labels = (("sample", str(sample)), *((("time", time),) if time else ()),
                       *((("run", str(run)),) if run > 1 else ()))
-        units = [memory if _VMSTAT_UNITS.get(col) == "KiB" else _VMSTAT_UNITS.get(col, "") for col in cols]
-        sink.add_row([(f"vmstat.{_norm(col)}", unit, _N) for col, unit in zip(cols, units, strict=True)], nums, no,
-                     row_labels)
+        sink.add_row(heads, nums, no, row_labels)
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"
