@@ -1,7 +1,8 @@
 """Take off what people wrap tool output in before it is pasted, so detection sees the tool's own text.
 
 Wrappers handled: an HTML page around a ``<pre>`` block (tags and entities), ``> `` mail quoting (nested),
-Markdown fences and headings, shell prompts with their command line and ``#`` comment lines, one indentation
+Markdown fences and headings, shell prompts with their command line (an OS sampler's command stays: its options
+say what its columns mean) and ``#`` comment lines, one indentation
 common to every line (or a Markdown code block indented under prose), and a timestamp, test-harness tag or
 host name in front of nearly every row (``ts``, ``pdsh``, avocado's ``12:06:53 DEBUG| [stdout]``), tried as
 another reading beside the text as it is.

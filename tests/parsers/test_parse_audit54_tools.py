@@ -18,6 +18,7 @@ import pytest
 
 from planner.errors import ParseError
 from planner.parsers import parse_file
+from planner.parsers.unwrap import unwrap
 
 D = Path(__file__).parents[1] / "data"
 Row = tuple[str, dict[str, str], float | str]
@@ -352,3 +353,11 @@ if __name__ == "__main__":  # the tally for tests/data/README.md
         for row in t.missing:
             print(f"    MISSING {row}")
     print(f"all: right {totals[0]}, wrong {totals[1]}, missing {totals[2]}, refused {totals[3]}", file=sys.stdout)
+
+
+def test_unwrap_keeps_a_samplers_command_and_drops_other_prompts() -> None:
+    # iostat -y and vmstat -S are told only by the command line (iostat(1), vmstat(8)): its prompt comes off, the
+    # command stays; any other prompted command goes as before
+    text = "$ iostat -y -x 1 2\n[root@db ~]# sudo vmstat -S M 1\n$ ls -l /tmp\n# a comment\nuser@h:~$ fio x.fio\n"
+    lines = unwrap(text).text.split("\n")
+    assert lines[:5] == ["iostat -y -x 1 2", "sudo vmstat -S M 1", "", "", ""]

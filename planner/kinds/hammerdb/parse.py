@@ -13,15 +13,13 @@ sit in front of any line (asynchronous output after the prompt came back).
 
 Metrics: ``hammerdb.nopm`` NOPM and ``hammerdb.tpm`` TPM (higher is better; label ``run`` when a log holds several
 results), ``hammerdb.active_vu`` users, ``hammerdb.rampup_min`` / ``hammerdb.duration_min`` min (the timed driver's
-own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines; these
-five per ``run`` too when a transcript holds several, the users' ends when each run closed with ALL VIRTUAL USERS
-COMPLETE),
-``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from ``print
-dict`` or the driver's warehouse assignment lines); from a time profile's SUMMARY block, per stored procedure
+own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines); in a
+transcript of several runs these are per ``run`` too (the users' ends when each run closed with ALL VIRTUAL USERS
+COMPLETE). ``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from
+``print dict`` or the driver's warehouse assignment lines); from a time profile's SUMMARY block, per stored procedure
 (label ``proc``: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT) ``hammerdb.proc_calls`` and
-``hammerdb.proc_{min,avg,max,p99,p95,p50}_ms`` (HammerDB 3.x's etprof table: calls and the mean per call). Facts:
-``database``, ``version``,
-``jobid``, ``first_error``, ``awr_instance``.
+``hammerdb.proc_{min,avg,max,p99,p95,p50}_ms`` (from HammerDB 3.x's etprof table: calls and the mean per call).
+Facts: ``database``, ``version``, ``jobid``, ``first_error``, ``awr_instance``.
 """
 
 from __future__ import annotations
