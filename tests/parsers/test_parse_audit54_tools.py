@@ -162,6 +162,17 @@ HAND_READ: dict[str, list[Row]] = {
         ("iostat.util_pct", {"device": "vda", "sample": "6"}, 0.10),
         ("fact:first_sample", {}, "since_boot"),
     ],
+    "ostats/sar-u-ALL-P-ALL-I-q-w-sysstat10.md": [  # CPU tables between sar's -w, -I SUM and -q tables
+        ("mpstat.usr_pct", {"time": "02:57:58 PM", "cpu": "all"}, 0.12),
+        ("mpstat.idle_pct", {"time": "02:57:58 PM", "cpu": "all"}, 99.75),
+        ("mpstat.idle_pct", {"time": "02:57:58 PM", "cpu": "4"}, 99.01),
+        ("mpstat.steal_pct", {"time": "02:57:59 PM", "cpu": "all"}, 0.12),
+        ("mpstat.sys_pct", {"time": "02:58:06 PM", "cpu": "0"}, 76.24),
+        ("mpstat.sys_pct", {"time": "02:58:06 PM", "cpu": "all"}, 9.62),
+        ("mpstat.idle_pct", {"time": "02:58:07 PM", "cpu": "all"}, 87.48),
+        ("mpstat.usr_pct", {"time": "02:58:07 PM", "cpu": "0"}, 27.27),
+        ("mpstat.gnice_pct", {"time": "02:58:07 PM", "cpu": "7"}, 0.0),
+    ],
     "ostats/vmstat-S-K-then-M-two-runs.md": [  # run 1 has no "run" label: "" asks for its absence
         ("vmstat.free", {"run": "", "sample": "1"}, 3167672),
         ("unit:vmstat.free", {"run": "", "sample": "1"}, "KiB"),
