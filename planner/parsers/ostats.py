@@ -16,7 +16,8 @@ Names: ``iostat.<column>`` (``r/s`` -> ``iostat.r_iops``, ``rkB/s`` -> ``iostat.
 Layouts read as well: iostat's ``-t`` stamp in every form strftime ``%x %X`` takes in a locale (and ISO,
 epoch seconds, sysstat < 8.1.6's ``Time:``), ``-o JSON``, ``--pretty`` (device name last), ``-h``/``--human``
 sizes (``11.4M``) and sysstat 11's name-on-its-own-line ``-h``; mpstat's translated time column and summary
-word; vmstat ``-w`` and translated column names (read by position).
+word; vmstat ``-w`` and translated column names (read by position); a report pasted with a blank line after every
+line. ``first_sample`` is ``interval`` when the pasted command line shows iostat ``-y``.
 """
 
 from __future__ import annotations
@@ -119,6 +120,12 @@ def looks_like_mpstat(text: str) -> bool:
 # never si so bi bo in cs us sy id; -w widens the group line to "--procs--"
 _VMSTAT_HEAD = re.compile(r"^[ \t]*r\s+b\s+(?:\S+\s+){4}si\s+so\s+bi\s+bo\s+in\s+cs\s+us\s+sy\s+id\b", re.MULTILINE)
 _VMSTAT_GROUPS = re.compile(r"^[ \t]*-*procs\b-*\s+-+\S+-+", re.MULTILINE)
+# vmstat -S/--unit k|K|m|M prints the memory columns (swpd free buff cache, -a inact active) in 1000, 1024, 10^6
+# or 2^20 bytes and says so nowhere in its output; "this does not change the swap (si/so) or block (bi/bo) fields"
+# (vmstat(8), procps-ng). A pasted command line names the unit.
+_VMSTAT_CMD = re.compile(r"(?:^|[\s#$>:])vmstat(?:\s|$)")
+_VMSTAT_UNIT_OPT = re.compile(r"\s(?:-[a-zA-Z]*S\s*|--unit[=\s]\s*)([kKmM])(?=\s|$)")
+_VMSTAT_MEMORY_UNIT = {"k": "kB", "K": "KiB", "m": "MB", "M": "MiB"}
 
 
 def looks_like_vmstat(text: str) -> bool:
@@ -138,6 +145,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
 
 
 _DEVICE_HEAD = re.compile(r"^Device:?\s|^[^\d\s]\S*\s.*\sDevice$")  # --pretty puts "Device" last
+# iostat -y omits the report since boot (iostat(1)): when the command line is pasted above the output, its first
+# report is an interval like the others
+_SKIPS_BOOT = re.compile(r"(?:^|[\s#$>:])iostat\s(?:.*\s)?-[A-Za-z]*y[A-Za-z]*(?=\s|$)")
+_IOSTAT_CMD = re.compile(r"\s*(?:sudo\s+)?(?:\S*/)?iostat(?:\s|$)")  # a pasted command line ends a report
 
 
 def parse_iostat(text: str, source: str = "<text>") -> Parsed:
@@ -153,13 +164,14 @@ def parse_iostat_lines(text_lines: Iterable[str], source: str = "<text>") -> Par
     for k in range(5):
         if lines.has(k):
             _banner(sink, lines[k])
-    sample, time, head_open, values = 0, "", False, 0
+    sample, time, head_open, values, no_boot = 0, "", False, 0, False
     heads: set[str] = set()  # Device headers read in this report: --pretty -x splits a report under four
     seen = _Memo()
     i = 0
     while lines.has(i):
         line, stripped = lines[i], lines[i].strip()
         i += 1
+        no_boot = no_boot or (not sample and _SKIPS_BOOT.search(line) is not None)
         stamp = _STAMP.match(line)
         head = _DEVICE_HEAD.match(stripped) is not None
         starts = bool(stamp) or stripped.startswith("avg-cpu:") or (head and (not sample or stripped in heads))
@@ -170,6 +182,7 @@ def parse_iostat_lines(text_lines: Iterable[str], source: str = "<text>") -> Par
             continue
         labels = {"sample": str(sample), **({"time": time} if time else {})}
         if stripped.startswith("avg-cpu:"):
+            i = _gap(lines, i, len(stripped.split()) - 1, named=False)
             values += _avg_cpu(sink, stripped.split()[1:], lines, i, labels)
             i += 1
             continue
@@ -180,8 +193,17 @@ def parse_iostat_lines(text_lines: Iterable[str], source: str = "<text>") -> Par
             values += read
     if not values:
         raise ParseError("iostat", "Device", "no device rows", source=source)
-    sink.facts["first_sample"] = "since_boot"
+    sink.facts["first_sample"] = "interval" if no_boot else "since_boot"
     return sink.freeze("iostat")
+
+
+def _gap(lines: Ahead, i: int, width: int, named: bool = True) -> int:
+    """Past a blank line on ``i`` when a whole row of ``width`` values follows it (a page that put a blank line
+    after every line of the report); else ``i``."""
+    if lines.has(i + 1) and not lines[i].strip() and len(toks := lines[i + 1].split()) == width + named \
+            and sum(_iostat_num(t, "") is not None for t in toks) == width:
+        return i + 1
+    return i
 
 
 def _avg_cpu(sink: MetricSink, cols: list[str], lines: Ahead, i: int, labels: dict[str, str]) -> int:
@@ -207,8 +229,9 @@ def _device_rows(sink: MetricSink, head: list[str], lines: Ahead, i: int, labels
     named = [(f"iostat.{m}", u, d) for m, u, d in (_IOSTAT_COLS.get(c) or (_norm(c), "", _N) for c in cols)]
     shared = tuple(labels.items())
     values, names = 0, list[str]()
-    while lines.has(i) and lines[i].strip():
-        toks, no = lines[i].split(), i + 1
+    while lines.has(i) and ((row := lines[i]).strip() or (row := lines[(i := _gap(lines, i, len(cols)))]).strip()) \
+            and not ("iostat" in row and _IOSTAT_CMD.match(row)):  # a blank line, a command: the report's end
+        toks, no = row.split(), i + 1
         i += 1
         if names and not last and column_words(toks, _IOSTAT_COLS):  # the header's second part, then each row's
             i, read = _stanza(sink, toks, lines, i, names, shared, seen)
@@ -528,9 +551,12 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
     """parse_vmstat one line at a time (a file read as it is parsed)."""
     sink = MetricSink(source, table=MetricTable(source))
     cols: list[str] = []
-    stamped, sample, run, broken = False, 0, 1, False
+    heads: list[tuple[str, str, Direction]] = []
+    stamped, sample, run, broken, memory = False, 0, 1, False, "KiB"
     for no, line in enumerate(lines, 1):
         toks = line.split()
+        if "vmstat" in line and _VMSTAT_CMD.search(line):  # a pasted command line: its -S names the memory unit
+            memory = _VMSTAT_MEMORY_UNIT[u.group(1)] if (u := _VMSTAT_UNIT_OPT.search(line)) else "KiB"
         if not toks or _VMSTAT_GROUPS.match(line):
             broken = broken or not toks  # a blank line: what follows may be another run
             continue
@@ -543,6 +569,8 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
             # -t ends the column line with the time zone ("UTC"), each row with a date and a time
             stamped = _num(toks[-1]) is None and toks[-1] not in _VMSTAT_UNITS
             cols = _vmstat_columns(toks[:-1] if stamped else toks)
+            heads = [(f"vmstat.{_norm(c)}", memory if _VMSTAT_UNITS.get(c) == "KiB" else _VMSTAT_UNITS.get(c, ""), _N)
+                     for c in cols]  # the units the run's command line said (vmstat -S)
             continue
         if not cols:
             continue
@@ -557,7 +585,7 @@ def parse_vmstat_lines(lines: Iterable[str], source: str = "<text>") -> Parsed:
         sample += 1
         row_labels = (("sample", str(sample)), *((("time", time),) if time else ()),
                       *((("run", str(run)),) if run > 1 else ()))
-        sink.add_row([(f"vmstat.{_norm(col)}", _VMSTAT_UNITS.get(col, ""), _N) for col in cols], nums, no, row_labels)
+        sink.add_row(heads, nums, no, row_labels)
     if not sample:
         raise ParseError("vmstat", "rows", "no rows under the 'r b swpd free ...' header", source=source)
     sink.facts["first_sample"] = "since_boot"

@@ -1,7 +1,8 @@
 """Take off what people wrap tool output in before it is pasted, so detection sees the tool's own text.
 
 Wrappers handled: an HTML page around a ``<pre>`` block (tags and entities), ``> `` mail quoting (nested),
-Markdown fences and headings, shell prompts with their command line and ``#`` comment lines, one indentation
+Markdown fences and headings, shell prompts with their command line (an OS sampler's command stays: its options
+say what its columns mean) and ``#`` comment lines, one indentation
 common to every line (or a Markdown code block indented under prose), and a timestamp, test-harness tag or
 host name in front of nearly every row (``ts``, ``pdsh``, avocado's ``12:06:53 DEBUG| [stdout]``), tried as
 another reading beside the text as it is.
@@ -20,9 +21,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 # Lines the tool never prints: a prompt and its command, SQL*Plus commands, '#' comments, trailing prompts.
-_PROMPT = re.compile(r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
-                     r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))"
-                     r"(?:[ \t].*)?$")
+_PROMPT_HEAD = (r"^\s*(?:\[[^\]\n]{1,80}\]\s?[$#]|[\w.-]{1,64}@[\w.-]{1,64}(?::[^\s$#]{0,200})?\s?[$#]|"
+                r"(?:[A-Za-z~/][\w.~/-]{0,63})?[$]|#{1,6}|SQL>|PS [^>\n]{0,200}>|--(?=[ \t]+[A-Za-z]))")
+_PROMPT = re.compile(_PROMPT_HEAD + r"(?:[ \t].*)?$")
+# An OS sampler's own command line says what its columns mean (iostat -y: no report since boot; vmstat -S M: memory
+# in MiB, said nowhere in the output): only its prompt comes off, the command stays for planner/parsers/ostats.py
+_SAMPLER_COMMAND = re.compile(_PROMPT_HEAD + r"[ \t]+((?:sudo[ \t]+)?(?:\S*/)?(?:iostat|vmstat)[ \t].*)$")
 # ``` of any length; ~~~ only as 3 or 4 tildes, since AWR text underlines its section titles with ~
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,4}(?!~))[\w+.-]*\s*$")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}(?:\s|$)")
@@ -161,7 +165,8 @@ def _prompts(u: Unwrapped, markdown_tables: bool) -> Unwrapped:
     gone = [i for i, ln in enumerate(lines) if _PROMPT.match(ln) and
             not (markdown_tables and _HEADING.match(ln))]
     drop = set(gone)
-    out = ["" if i in drop else ln for i, ln in enumerate(lines)]
+    out = [((m.group(1) if (m := _SAMPLER_COMMAND.match(ln)) else "") if i in drop else ln)
+           for i, ln in enumerate(lines)]
     return u.then("\n".join(out), _lines_note("shell prompt, command or comment", [i + 1 for i in gone]))
 
 

@@ -13,12 +13,13 @@ sit in front of any line (asynchronous output after the prompt came back).
 
 Metrics: ``hammerdb.nopm`` NOPM and ``hammerdb.tpm`` TPM (higher is better; label ``run`` when a log holds several
 results), ``hammerdb.active_vu`` users, ``hammerdb.rampup_min`` / ``hammerdb.duration_min`` min (the timed driver's
-own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines),
-``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from ``print
-dict`` or the driver's warehouse assignment lines); from a time profile's SUMMARY block, per stored procedure
+own words), ``hammerdb.vu_finished`` and ``hammerdb.vu_failed`` users (FINISHED SUCCESS / FAILED lines); in a
+transcript of several runs these are per ``run`` too (the users' ends when each run closed with ALL VIRTUAL USERS
+COMPLETE). ``hammerdb.awr_begin_snap`` / ``hammerdb.awr_end_snap`` (snapshot ids), ``hammerdb.warehouses`` (from
+``print dict`` or the driver's warehouse assignment lines); from a time profile's SUMMARY block, per stored procedure
 (label ``proc``: NEWORD, PAYMENT, DELIVERY, SLEV, OSTAT) ``hammerdb.proc_calls`` and
-``hammerdb.proc_{min,avg,max,p99,p95,p50}_ms``. Facts: ``database``, ``version``,
-``jobid``, ``first_error``, ``awr_instance``.
+``hammerdb.proc_{min,avg,max,p99,p95,p50}_ms`` (from HammerDB 3.x's etprof table: calls and the mean per call).
+Facts: ``database``, ``version``, ``jobid``, ``first_error``, ``awr_instance``.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ _ASSIGNED = re.compile(r"based on VU count\s+\d+,\s*Warehouses\s*=\s*(\d+)(?:\s+
 
 # the time profile (``ora_timeprofile`` / ``pg_timeprofile``): only its SUMMARY block, the users' median
 _SUMMARY = re.compile(r">>>>> SUMMARY OF\s+(\d+)\s+ACTIVE VIRTUAL USERS")
+# 3.x's etprof table (HammerDB 4.0 docs ch. 4.6, "Vuser 2:|neword | 82051665|39.96%| 93933| 873| 88760245|")
+_ETPROF_HEAD = re.compile(r"\|\s*PROCNAME\s*\|\s*EXCLUSIVETOT\s*\|\s*%\s*\|\s*CALLNUM\s*\|\s*AVGPERCALL\s*\|")
+_ETPROF_ROW = re.compile(r"\|\s*(neword|payment|delivery|slev|ostat)\s*\|\s*\d+\s*\|\s*[\d.]+%\s*\|\s*(\d+)\s*\|"
+                         r"\s*(\d+(?:\.\d+)?)\s*\|")
+_COMPLETE = re.compile(r"ALL VIRTUAL USERS COMPLETE")
 _PROC = re.compile(r">>>>> PROC:\s*(\w+)")
 _STAT = re.compile(r"(?<![A-Z])(CALLS|MIN|AVG|MAX|P99|P95|P50):\s*(\d+(?:\.\d+)?)(ms)?")
 _PROC_STATS = {"CALLS": ("hammerdb.proc_calls", "calls", Direction.NEUTRAL)} | {
@@ -109,12 +115,50 @@ def _add_results(sink: MetricSink, lines: list[str]) -> None:
         sink.facts.setdefault("database", db)
 
 
-def _add_once(sink: MetricSink, lines: list[str], pattern: re.Pattern[str], name: str, unit: str) -> None:
-    """The last such line (a log of one run prints it once; a rerun's later line is the one that counts)."""
-    found = [(no, m) for no, line in enumerate(lines, 1) if (m := pattern.search(line))]
+_ONCE = ((_ACTIVE, "hammerdb.active_vu", "users"), (_RAMPUP, "hammerdb.rampup_min", "min"),
+         (_TIMED, "hammerdb.duration_min", "min"))
+
+
+def _add_once(sink: MetricSink, lines: list[str], pattern: re.Pattern[str], name: str, unit: str,
+              span: tuple[int, int] | None = None, labels: dict[str, str] | None = None) -> None:
+    """The last such line in ``span`` (a log of one run prints it once; a rerun's later line is the one that
+    counts)."""
+    first, end = span or (0, len(lines))
+    found = [(no, m) for no in range(first, end) if (m := pattern.search(lines[no]))]
     if found:
         no, m = found[-1]
-        sink.add(name, _number(m.group(1)), unit, Direction.NEUTRAL, no)
+        sink.add(name, _number(m.group(1)), unit, Direction.NEUTRAL, no + 1, False, **(labels or {}))
+
+
+def _spans(lines: list[str], results: list[int]) -> tuple[list[tuple[int, int]], bool]:
+    """Each run's lines (0-based, end excluded) in a transcript of several results, and whether they are whole:
+    a run ends at its ALL VIRTUAL USERS COMPLETE when every run printed one after its result (the CLI's vurun);
+    else at its result line, its users' FINISHED lines (printed after it) then not told apart by run."""
+    ends = [no for no, line in enumerate(lines) if _COMPLETE.search(line)]
+    whole = len(ends) == len(results) and all(end >= result - 1 for end, result in zip(ends, results, strict=True))
+    if not whole:
+        ends = [result - 1 for result in results]
+    starts = [0, *[end + 1 for end in ends[:-1]]]
+    return [(start, end + 1) for start, end in zip(starts, ends, strict=True)], whole
+
+
+def _per_run(sink: MetricSink, lines: list[str]) -> None:
+    """Active users, rampup and duration (and with whole runs the users' ends) once per run: a transcript of
+    several runs (the CLI scripting loop of HammerDB's docs) labels each with its ``run``, as NOPM and TPM."""
+    results = [r[0] for r in _results(lines)]
+    if len(results) < 2:
+        for pattern, name, unit in _ONCE:
+            _add_once(sink, lines, pattern, name, unit)
+        _virtual_users(sink, lines, (0, len(lines)), {})
+        return
+    spans, whole = _spans(lines, results)
+    for run, span in enumerate(spans, 1):
+        for pattern, name, unit in _ONCE:
+            _add_once(sink, lines, pattern, name, unit, span, {"run": str(run)})
+        if whole:
+            _virtual_users(sink, lines, span, {"run": str(run)})
+    if not whole:
+        _virtual_users(sink, lines, (0, len(lines)), {})
 
 
 def _warehouses(sink: MetricSink, lines: list[str]) -> None:
@@ -127,19 +171,36 @@ def _warehouses(sink: MetricSink, lines: list[str]) -> None:
             return
 
 
-def _virtual_users(sink: MetricSink, lines: list[str]) -> None:
+def _virtual_users(sink: MetricSink, lines: list[str], span: tuple[int, int], labels: dict[str, str]) -> None:
     ended: dict[str, tuple[int, str]] = {}
-    for no, line in enumerate(lines, 1):
-        for m in _VU_END.finditer(line):
-            ended[m.group(1)] = (no, m.group(2))
-        if "first_error" not in sink.facts and (e := _ERROR.search(line)):
+    for no in range(*span):
+        for m in _VU_END.finditer(lines[no]):
+            ended[m.group(1)] = (no + 1, m.group(2))
+        if "first_error" not in sink.facts and (e := _ERROR.search(lines[no])):
             sink.facts["first_error"] = f"virtual user {e.group(1)}: {e.group(2).strip()[:200]}"
     if not ended:
         return
     first = min(no for no, _ in ended.values())
     failed = sum(1 for _, state in ended.values() if state == "FAILED")
-    sink.add("hammerdb.vu_finished", len(ended) - failed, "users", Direction.NEUTRAL, first)
-    sink.add("hammerdb.vu_failed", failed, "users", Direction.LOWER, first)
+    sink.add("hammerdb.vu_finished", len(ended) - failed, "users", Direction.NEUTRAL, first, False, **labels)
+    sink.add("hammerdb.vu_failed", failed, "users", Direction.LOWER, first, False, **labels)
+
+
+def _etprof(sink: MetricSink, lines: list[str]) -> None:
+    """HammerDB 3.x's time profile (etprof): the profiled user's totals per procedure at the end of the run, in
+    microseconds; AVGPERCALL is the mean time a call spent in the procedure itself (label ``proc``, as the
+    SUMMARY block of 4.x's xtprof names it)."""
+    start = next((no for no, line in enumerate(lines) if _ETPROF_HEAD.search(line)), None)
+    if start is None or any(_SUMMARY.search(line) for line in lines):
+        return
+    for no in range(start + 1, len(lines)):
+        if not ("|" in lines[no] or "+--" in lines[no]) or _ETPROF_HEAD.search(lines[no]):
+            return  # the table's end, or a second profiled user's table
+        if m := _ETPROF_ROW.search(lines[no]):
+            proc = m.group(1).upper()
+            sink.add("hammerdb.proc_calls", float(m.group(2)), "calls", Direction.NEUTRAL, no + 1, False, proc=proc)
+            sink.add("hammerdb.proc_avg_ms", float(m.group(3)) / 1000, "ms", Direction.LOWER, no + 1, False,
+                     proc=proc)
 
 
 def _snapshots(sink: MetricSink, lines: list[str]) -> None:
@@ -166,12 +227,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     sink = MetricSink(source)
     lines = text.split("\n")
     _add_results(sink, lines)
-    _add_once(sink, lines, _ACTIVE, "hammerdb.active_vu", "users")
-    _add_once(sink, lines, _RAMPUP, "hammerdb.rampup_min", "min")
-    _add_once(sink, lines, _TIMED, "hammerdb.duration_min", "min")
-    _virtual_users(sink, lines)
+    _per_run(sink, lines)
     _warehouses(sink, lines)
     _time_profile(sink, lines)
+    _etprof(sink, lines)
     _snapshots(sink, lines)
     _facts(sink, text)
     if not sink.metrics:

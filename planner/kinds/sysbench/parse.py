@@ -52,6 +52,8 @@ _STATS = re.compile(r"^\s*(?:OLTP test statistics|SQL statistics):")
 _FAIRNESS_END = re.compile(r"^\s*execution time \(avg/stddev\):")
 _CHECKPOINT = re.compile(r"^\s*\[\s*(\d+(?:\.\d+)?m?s)\s*\]\s*Checkpoint report:")
 _BANNER = re.compile(r"\bsysbench (\d+\.\d+(?:\.\d+)*(?:-\w+)?)")  # 0.4.12.10: four parts
+# sysbench's own opening line, in every release: a paste that lost the banner line still has it
+_OPTIONS = re.compile(r"Running the test with following options:")  # a page may glue it to the command line
 _PER_SEC = re.compile(rf"^\s*(transactions|queries|read/write requests|other operations|ignored errors|reconnects|"
                       rf"deadlocks):\s*(\d+)\s*\(\s*{_N}\s*per sec\.\)")
 _PER_SEC_METRICS = {  # the line's word -> (count metric, rate metric, unit, direction)
@@ -75,6 +77,12 @@ _FILE_OPS_04 = re.compile(r"^\s*Operations performed:\s*(\d+) reads?, (\d+) writ
 _SIZE = rf"{_N}\s*([KMGT]?)b"
 _FILE_BYTES_04 = re.compile(rf"^\s*Read {_SIZE}\s+Written {_SIZE}\s+Total transferred {_SIZE}\s+\({_SIZE}/sec\)")
 _FILE_REQUESTS_04 = re.compile(rf"^\s*{_N} Requests/sec executed\s*$")
+# 1.1's fileio results (akopytov/sysbench tests/t/test_fileio.t at 1.1: "Throughput:" then one line per operation)
+_FILE_IOPS_11 = re.compile(rf"^\s*(read|write|fsync):\s*IOPS={_N}(?:\s+{_N} MiB/s\s+\({_N} MB/s\))?\s*$")
+# the memory test (sb_memory.c memory_report_cumulative): operations, then the bytes moved; 0.4/0.5 say "ops/sec"
+# and "MB" for what is MiB (10240 operations of 1024K print as "10240.00 MB transferred")
+_MEM_OPS = re.compile(rf"^\s*(?:Total operations|Operations performed):\s*(\d+)\s*\(\s*{_N}\s*(?:per second|ops/sec)\)")
+_MEM_BYTES = re.compile(rf"^\s*{_N}\s*Mi?B transferred\s*\(\s*{_N}\s*Mi?B/sec\)")
 _TO_MIB = {"": 1 / 1024 ** 2, "K": 1 / 1024, "M": 1.0, "G": 1024.0, "T": 1024.0 ** 2}
 _TIME = re.compile(rf"^\s*(?:total time|time elapsed):\s*{_N}\s*s\b")
 _EVENTS = re.compile(r"^\s*total number of events:\s*(\d+)")
@@ -140,11 +148,11 @@ class FileInterval:
 def looks_like(text: str) -> bool:
     head = text[:200_000]
     # ^[ \t]* not ^\s*: under re.M, \s crosses blank lines and a run of them makes the search quadratic
-    return bool(re.search(r"^[ \t]*(?:OLTP test statistics|SQL statistics):", head, re.M)
-                and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
-        _BANNER.search(head) and re.search(r"^[ \t]*(?:General statistics|Test execution summary|Throughput):", head,
-                                           re.M)) or any(_interval(line, 0, 0) or _file_interval(line, 0, 0)
-                                                      for line in head.split("\n")[:400])
+    stats = re.search(r"^[ \t]*(?:OLTP test statistics|SQL statistics):", head, re.M)
+    summary = re.search(r"^[ \t]*(?:General statistics|Test execution summary|Throughput):", head, re.M)
+    return bool(stats and re.search(r"transactions:\s*\d+\s*\(", head)) or bool(
+        (_BANNER.search(head) or _OPTIONS.search(head)) and summary) or any(
+        _interval(line, 0, 0) or _file_interval(line, 0, 0) for line in head.split("\n")[:400])
 
 
 def _interval(line: str, no: int, run: int) -> Interval | None:
@@ -252,6 +260,23 @@ def _file_bytes_04(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str
          {**labels, "op": "total"})
 
 
+def _throughput(sink: MetricSink, m: re.Match[str], no: int, labels: dict[str, str]) -> None:
+    """1.1's fileio "read:  IOPS=..." lines, and the memory test's operations and MiB moved."""
+    H, N = Direction.HIGHER, Direction.NEUTRAL
+    if m.re is _FILE_IOPS_11:
+        op = {**labels, "op": m.group(1)}
+        _put(sink, "sysbench.file_ops_per_s", float(m.group(2)), "operations/s", N if m.group(1) == "fsync" else H,
+             no, op)
+        if m.group(3):
+            _put(sink, "sysbench.file_mib_per_s", float(m.group(3)), "MiB/s", H, no, op)
+    elif m.re is _MEM_OPS:
+        _put(sink, "sysbench.memory_operations", float(m.group(1)), "operations", N, no, labels)
+        _put(sink, "sysbench.memory_ops_per_s", float(m.group(2)), "operations/s", H, no, labels)
+    else:
+        _put(sink, "sysbench.memory_transferred_mib", float(m.group(1)), "MiB", N, no, labels)
+        _put(sink, "sysbench.memory_mib_per_s", float(m.group(2)), "MiB/s", H, no, labels)
+
+
 def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: dict[str, float]) -> None:
     """One line of a run's statistics; ``state`` carries the latency block's unit (1.0's "Latency (ms):")."""
     if m := _PER_SEC.match(line):
@@ -279,6 +304,8 @@ def _line(sink: MetricSink, line: str, no: int, labels: dict[str, str], state: d
         _file_bytes_04(sink, m, no, labels)
     elif m := _FILE_REQUESTS_04.match(line):
         _put(sink, "sysbench.file_requests_per_s", float(m.group(1)), "requests/s", Direction.HIGHER, no, labels)
+    elif (m := _FILE_IOPS_11.match(line)) or (m := _MEM_OPS.match(line)) or (m := _MEM_BYTES.match(line)):
+        _throughput(sink, m, no, labels)
     elif m := _THREADS.match(line):
         _put(sink, "sysbench.threads", float(m.group(1)), "threads", Direction.NEUTRAL, no, labels)
     elif m := _LAT_HEAD.match(line):

@@ -11,14 +11,16 @@ RESULT_LINES = (r"^[ \t]*(?:transactions|queries|read/write requests):\s*\d+\s*\
                 r"^[ \t]*(?:avg|\d+(?:\.\d+)?th percentile|approx\.\s+\d+(?:\.\d+)? percentile):\s*\d|"
                 r"^[ \t]*(?:(?:reads|writes|fsyncs)/s|(?:read|written), MiB/s):\s*\d|"
                 r"^[ \t]*Operations performed:\s*\d+ reads?,|^[ \t]*Read [\d.]+\s*[KMGT]?b\s+Written|"
-                r"^[ \t]*[\d.]+ Requests/sec executed")
+                r"^[ \t]*[\d.]+ Requests/sec executed|"
+                r"^[ \t]*(?:read|write|fsync):\s*IOPS=\d|^[ \t]*(?:Total operations|Operations performed):\s*\d+\s*\(|"
+                r"^[ \t]*[\d.]+\s*Mi?B transferred\s*\(")
 PARSERS = (
     ParserKind("sysbench", "planner.kinds.sysbench.parse", "sysbench output (statistics, --report-interval)",
                names=(r"sysbench.*\.(txt|log|out)$",),
                headline=(("sysbench.tps", {}), ("sysbench.qps", {}), ("sysbench.latency_ms", {"stat": "p95"}),
                          ("sysbench.latency_ms", {"stat": "avg"}), ("sysbench.events_per_s", {}),
                          ("sysbench.file_mib_per_s", {"op": "read"}), ("sysbench.file_mib_per_s", {"op": "write"}),
-                         ("sysbench.file_mib_per_s", {"op": "total"})),
+                         ("sysbench.file_mib_per_s", {"op": "total"}), ("sysbench.memory_mib_per_s", {})),
                result_lines=RESULT_LINES, step_kind="sysbench", reads="sysbench output"),
 )
 REPORT = ReportWords(
@@ -37,6 +39,10 @@ REPORT = ReportWords(
         "sysbench.file_ops": "sysbench file {op} operations",
         "sysbench.file_transferred_mib": "sysbench file {op} MiB transferred",
         "sysbench.file_requests_per_s": "sysbench file requests per second",
+        "sysbench.memory_operations": "sysbench memory operations",
+        "sysbench.memory_ops_per_s": "sysbench memory operations per second",
+        "sysbench.memory_transferred_mib": "sysbench memory MiB transferred",
+        "sysbench.memory_mib_per_s": "sysbench memory throughput",
         "sysbench.reconnects": "sysbench reconnects",
         "sysbench.deadlocks": "sysbench deadlocks",
         "sysbench.time_s": "sysbench run time",

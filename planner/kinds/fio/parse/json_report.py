@@ -191,8 +191,10 @@ def parse(text: str, source: str = "<text>") -> Parsed:
         for disk in disks:
             if isinstance(disk, dict) and (u := _num(disk, "util")) is not None:
                 doff = text.find(f"\"{disk.get('name')}\"", start)
+                # client mode (--client): each server's disks, under its "hostname" and "port"
+                host = {"host": f"{disk['hostname']}:{disk.get('port', '')}"} if "hostname" in disk else {}
                 sink.add("fio.disk_util_pct", u, "%", Direction.NEUTRAL,
-                         lines.at(doff) if doff >= 0 else None, device=str(disk.get("name", "?")))
+                         lines.at(doff) if doff >= 0 else None, False, device=str(disk.get("name", "?")), **host)
     if not directions:
         raise ParseError("fio", "jobs", "no job did any IO (every read/write/trim is empty)",
                          source=source, line=lines.at(start))

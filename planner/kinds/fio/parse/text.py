@@ -22,8 +22,11 @@ from planner.parsers.numbers import NUMBER, put, read, warn
 KIND = "fio_text"
 # pastes lose fio's indentation, some all of it: no line is told apart by its indent alone
 _JOB = re.compile(r"^\s*(\S.*?): \(groupid=(\d+), jobs=(\d+)\): err=\s*(\d+)")
-_DIR3 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), BW=({NUMBER})([KMGT]i?B)/s"
-                   rf"(?: \(({NUMBER})([kKMGT]?B)/s\))?(?:\(({NUMBER})([KMGT]i?B)/({NUMBER})msec\))?")
+# fio's client mode prints its "All clients" sum with no unit and no "/s" ("BW=1692Mi (1774M)"): bytes a second,
+# 1024- then 1000-based as ever (fio client.c handle_ts sums the servers' group stats without their unit_base)
+_DIR3 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: IOPS=({NUMBER}[kKmM]?), "
+                   rf"BW=({NUMBER})((?:[KMGT]i?)?B/s|[KMGT]i(?=[ (]))"
+                   rf"(?: \(({NUMBER})([kKMGT]?B/s|[kKMGT](?=\)))\))?(?:\(({NUMBER})([KMGT]i?B)/({NUMBER})msec\))?")
 # fio 2.0.x pads before commas and units: "iops=79090 , runt= 53032msec", "bw=422959 B/s"
 _DIR2 = re.compile(rf"^\s*(read|write|trim|mixed)\s*: io=\s*({NUMBER})\s*([KMGT]?B), "
                    rf"bw=\s*({NUMBER})\s*([KMGT]?B)/s\s*,"
@@ -38,9 +41,11 @@ _VERSION = re.compile(r"^\s*(?:fio-|fio )?(\d+\.\d+[\w.\-]*)\s*$")  # fio-3.1, "
 _BANNER = re.compile(r"^\S.*?: \(g=\d+\): rw=")
 _TO_MS = {"nsec": 1e-6, "usec": 1e-3, "msec": 1.0}
 _KIB = {"B": 1 / 1024, "KB": 1.0, "KiB": 1.0, "MB": 1024.0, "MiB": 1024.0, "GB": 1024.0 ** 2, "GiB": 1024.0 ** 2,
+        "Ki": 1.0, "Mi": 1024.0, "Gi": 1024.0 ** 2, "Ti": 1024.0 ** 3,
         "TB": 1024.0 ** 3, "TiB": 1024.0 ** 3}
 _SI = {"k": 1e3, "K": 1e3, "m": 1e6, "M": 1e6, "": 1.0}
-_MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6}
+_MB = {"B": 1e-6, "kB": 1e-3, "KB": 1e-3, "MB": 1.0, "GB": 1e3, "TB": 1e6, "k": 1e-3, "K": 1e-3, "M": 1.0, "G": 1e3,
+       "T": 1e6}
 
 
 def looks_like(text: str) -> bool:
@@ -73,9 +78,9 @@ def _direction(sink: MetricSink, d: re.Match[str] | None, d2: re.Match[str] | No
     H, N = Direction.HIGHER, Direction.NEUTRAL
     if d:
         iops, bw = _val(sink, d.group(2), no), _val(sink, d.group(3), no)
-        bw_kib = None if bw is None else bw * _KIB[d.group(4)]
+        bw_kib = None if bw is None else bw * _KIB[d.group(4).removesuffix("/s")]
         mbs = _val(sink, d.group(5), no) if d.group(5) else None
-        bw_mbs = mbs * _MB.get(d.group(6), 1.0) if mbs is not None else \
+        bw_mbs = mbs * _MB[d.group(6).removesuffix("/s")] if mbs is not None else \
             (bw_kib * 1024 / 1e6 if bw_kib is not None else None)
         runtime = _val(sink, d.group(9), no) if d.group(9) else None
     else:
@@ -100,13 +105,15 @@ def parse(text: str, source: str = "<text>") -> Parsed:
     run, closed = 1, False  # one fio invocation per run: its disk stats come last, a job banner opens the next
     disks: list[tuple[int, int]] = []  # (index in sink.metrics, run)
     L, N = Direction.LOWER, Direction.NEUTRAL
-    lines = [*text.splitlines(), ""]
+    # lines end at "\n" alone, as the registry numbers them: fio's eta line rewrites itself with "\r"
+    lines = [*text.split("\n"), ""]
     for no, line in enumerate(lines[:-1], 1):
         v = _VERSION.match(line)
         version = bool(v) and (line.lstrip().startswith("fio") or lines[no].lstrip().lower().startswith("starting "))
         if v and version and "fio_version" not in sink.facts:
             sink.facts["fio_version"] = "fio-" + v.group(1)
-        if closed and (_BANNER.match(line) or version):
+        # a new invocation's banner, or (client mode: each server's report ends with its own disk stats) a job line
+        if closed and (_BANNER.match(line) or version or _JOB.match(line)):
             run, closed = run + 1, False
         if m := _JOB.match(line):
             name = m.group(1).strip()
