@@ -77,6 +77,16 @@ COSTS = (
     ("planner.engine.console", "Console.result"),
     ("planner.engine.console", "Console.recap"),
     ("planner.plan.templating", "render"),
+    ("planner.steps", "step_class"),
+    ("planner.steps.prep_os", "IoScheduler.save"),
+    ("planner.steps.prep_os", "IoScheduler.apply"),
+    ("planner.steps.generic", "_FileStep.save"),
+    ("planner.steps.generic", "_FileStep.apply"),
+    ("planner.steps.generic", "Command.apply"),
+    ("planner.steps.generic", "Fetch.apply"),
+    ("planner.engine.probes", "ProbedConnection.run"),
+    ("planner.engine.probes", "ProbedConnection.get"),
+    ("planner.engine.probes", "unwrap"),
 )
 COST: dict[str, list[float]] = {}  # label -> [calls, CPU s]
 
@@ -192,8 +202,28 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _gc_costs() -> None:
+    """The garbage collector's passes, by generation, as costs ("gc.genN"): their count and CPU (thread time)."""
+    import gc
+
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.thread_time()
+            if info["generation"] == 2:
+                stamp("gc.gen2 begins")
+            return
+        got = COST.setdefault(f"gc.gen{info['generation']}", [0, 0.0])
+        got[0] += 1
+        got[1] += time.thread_time() - began[0]
+    gc.callbacks.append(timed)
+
+
 def _trace(log_path: str, argv: list[str]) -> None:
     stamp("start")
+    if os.environ.get("TAIL_COSTS"):
+        _gc_costs()
 
     def dump() -> None:  # registered first: runs last of the atexit handlers
         stamp("last atexit")
