@@ -303,8 +303,8 @@ def scrub_file(path: Path, secrets: Sequence[str], chunk: int = 1 << 20) -> int:
     replaced. Streams with an overlap of the longest secret, so memory stays bounded; the file is only
     rewritten (atomically, beside itself) when something was found."""
     forms = [f.encode() for f in secret_forms(secrets)]
-    if not forms:
-        return 0
+    if not forms or not _holds_any(path, forms, chunk):
+        return 0  # read only: a fetched file without a secret (nearly all) costs no copy beside it
     overlap = max(len(f) for f in forms) - 1
     found = 0
     tmp = path.with_name(f".{path.name}.redacting")
@@ -328,6 +328,19 @@ def scrub_file(path: Path, secrets: Sequence[str], chunk: int = 1 << 20) -> int:
     else:
         tmp.unlink()
     return found
+
+
+def _holds_any(path: Path, forms: Sequence[bytes], chunk: int) -> bool:
+    """Whether the file holds one of ``forms``, read in blocks that overlap by the longest form less a byte."""
+    overlap = max(len(f) for f in forms) - 1
+    with path.open("rb") as src:
+        carry = b""
+        while block := src.read(chunk):
+            data = carry + block
+            if any(f in data for f in forms):
+                return True
+            carry = data[len(data) - min(overlap, len(data)):]
+    return False
 
 
 def _open_log(path: Path) -> Any:
