@@ -47,6 +47,49 @@ POINTS = (
     ("planner.cli.main", "main", "main"),
 )
 
+# TAIL_COSTS=FILE (stop 54): the CPU of the calling thread (time.thread_time) inside each of these, summed over
+# calls, written to FILE at exit: where a play's CPU after its first command goes, without a profiler's overhead
+# (a wrapper's own cost is ~2 us a call). Inclusive: a function's figure holds the wrapped ones it calls.
+COSTS = (
+    ("planner.engine.runner", "Runner._simple_step"),
+    ("planner.engine.runner", "Runner.add"),
+    ("planner.engine.runner", "Runner._on_save"),
+    ("planner.engine.runner", "Runner.save_results"),
+    ("planner.engine.pool", "HostPool._report"),
+    ("planner.engine.pool", "HostPool.release"),
+    ("planner.engine.pool", "HostPool.close"),
+    ("planner.engine.execute", "run_step"),
+    ("planner.engine.execute", "make_context"),
+    ("planner.engine.execute", "_attempt"),
+    ("planner.engine.execute", "artifact_folder"),
+    ("planner.engine.restore", "RestoreLog.add"),
+    ("planner.engine.restore", "RestoreLog._write_shared"),
+    ("planner.engine.restore_log", "SealedLog.save"),
+    ("planner.engine.runrecord", "RunRecord.note_resolved"),
+    ("planner.engine.runrecord", "RunRecord.log_command"),
+    ("planner.engine.runrecord", "RunRecord.scrub_artifacts"),
+    ("planner.engine.runrecord", "RunRecord.write"),
+    ("planner.engine.runrecord", "RunRecord.write_meta"),
+    ("planner.engine.runrecord", "finish_record"),
+    ("planner.engine.runstate", "ResultLog.save"),
+    ("planner.engine.runstate", "PlayVars.of"),
+    ("planner.engine.console", "Console.line"),
+    ("planner.engine.console", "Console.result"),
+    ("planner.engine.console", "Console.recap"),
+    ("planner.plan.templating", "render"),
+    ("planner.steps", "step_class"),
+    ("planner.steps.prep_os", "IoScheduler.save"),
+    ("planner.steps.prep_os", "IoScheduler.apply"),
+    ("planner.steps.generic", "_FileStep.save"),
+    ("planner.steps.generic", "_FileStep.apply"),
+    ("planner.steps.generic", "Command.apply"),
+    ("planner.steps.generic", "Fetch.apply"),
+    ("planner.engine.probes", "ProbedConnection.run"),
+    ("planner.engine.probes", "ProbedConnection.get"),
+    ("planner.engine.probes", "unwrap"),
+)
+COST: dict[str, list[float]] = {}  # label -> [calls, CPU s]
+
 
 # -- the tracer (runs inside the tool's process) ---------------------------------------------------------------
 
@@ -109,7 +152,28 @@ def _profile_workers() -> None:
     thread._WorkItem.run = run  # type: ignore[method-assign]
 
 
+def _costed(fn: Callable[..., Any], label: str) -> Callable[..., Any]:
+    got = COST.setdefault(label, [0, 0.0])
+
+    def inner(*a: Any, **kw: Any) -> Any:
+        t = time.thread_time()
+        try:
+            return fn(*a, **kw)
+        finally:
+            got[0] += 1
+            got[1] += time.thread_time() - t
+    return inner
+
+
 def _hook(module: ModuleType) -> None:
+    if os.environ.get("TAIL_COSTS"):
+        for name, attr in COSTS:
+            if name == module.__name__:
+                owner: Any = module
+                *path, last = attr.split(".")
+                for p in path:
+                    owner = getattr(owner, p)
+                setattr(owner, last, _costed(getattr(owner, last), attr))
     for name, attr, label in POINTS:
         if name != module.__name__:
             continue
@@ -121,7 +185,7 @@ def _hook(module: ModuleType) -> None:
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    names = frozenset(p[0] for p in POINTS)
+    names = frozenset(p[0] for p in POINTS + COSTS)
 
     def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
         if name not in self.names:
@@ -138,8 +202,28 @@ class _Finder(importlib.abc.MetaPathFinder):
         return spec
 
 
+def _gc_costs() -> None:
+    """The garbage collector's passes, by generation, as costs ("gc.genN"): their count and CPU (thread time)."""
+    import gc
+
+    began = [0.0]
+
+    def timed(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            began[0] = time.thread_time()
+            if info["generation"] == 2:
+                stamp("gc.gen2 begins")
+            return
+        got = COST.setdefault(f"gc.gen{info['generation']}", [0, 0.0])
+        got[0] += 1
+        got[1] += time.thread_time() - began[0]
+    gc.callbacks.append(timed)
+
+
 def _trace(log_path: str, argv: list[str]) -> None:
     stamp("start")
+    if os.environ.get("TAIL_COSTS"):
+        _gc_costs()
 
     def dump() -> None:  # registered first: runs last of the atexit handlers
         stamp("last atexit")
@@ -148,6 +232,9 @@ def _trace(log_path: str, argv: list[str]) -> None:
             for what in os.environ["TAIL_GC"].split(","):
                 getattr(gc, what)()
             stamp(f"gc {os.environ['TAIL_GC']}")
+        if os.environ.get("TAIL_COSTS"):
+            with open(os.environ["TAIL_COSTS"], "a") as out:
+                out.write("".join(f"{k} {n} {c * 1000:.3f}\n" for k, (n, c) in COST.items()) + "--\n")
         with open(log_path, "w") as out:
             out.write(f"{LAST_PACKET[0]:.6f} {LAST_PACKET[1]:.6f} last packet\n")
             for t, c, what in STAMPS:

@@ -10,10 +10,11 @@ Points are named as planner.engine.progress names them: "point 2/4, repeat 1/3".
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any, TextIO
 
 from planner.shown import visible
@@ -50,6 +51,8 @@ class Console:
         self._live: Any = None  # rich.live.Live while a point runs on a terminal
         self._line: _LiveLine | None = None  # what redraws it
         self._no_live = ""  # why this Python cannot draw the live line (rich not importable): lines instead
+        self._held = 0  # held() blocks open: lines wait in _pending, in order, for one write
+        self._pending: list[str] = []
 
     # -- point names and the live progress line ---------------------------------------------------------------
     def name_points(self, step: str, host: str, names: Mapping[int, str]) -> None:
@@ -100,9 +103,31 @@ class Console:
             if self._live is not None:  # printed above the live line, which rich redraws below it
                 from rich.text import Text
 
+                self._flush_pending()
                 self._live.console.print(Text.from_ansi(painted))
+            elif self._held:
+                self._pending.append(painted)
             else:
                 print(painted, file=self.stream, flush=True)
+
+    @contextlib.contextmanager
+    def held(self) -> Iterator[None]:
+        """Lines said inside (by any thread) are written together, in order, when the block ends: the results
+        a step's hosts have all ready (a warm play's) cost one write, not one write and flush a line."""
+        with self._lock:
+            self._held += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._held -= 1
+                if not self._held:
+                    self._flush_pending()
+
+    def _flush_pending(self) -> None:
+        if self._pending:
+            text, self._pending = "\n".join(self._pending), []
+            print(text, file=self.stream, flush=True)
 
     def banner(self, kind: str, title: str) -> None:
         self.line("")

@@ -34,9 +34,12 @@ def workers(shared: ThreadPoolExecutor | None, n: int) -> Iterator[ThreadPoolExe
 
 def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int,
              record: Callable[[StepResult], None], cancel_all: Callable[[], None],
-             shared: ThreadPoolExecutor | None = None) -> None:
+             shared: ThreadPoolExecutor | None = None,
+             together: Callable[[], contextlib.AbstractContextManager[None]] = contextlib.nullcontext) -> None:
     """Run ``fn`` on each host (``forks`` at once); ``record`` each result in host order as it comes.
-    ``shared``: an executor whose worker count is that same limit, to use instead of starting threads."""
+    ``shared``: an executor whose worker count is that same limit, to use instead of starting threads.
+    ``together``: held around the results recorded at once (those ready when one arrives: the console writes
+    their lines in one go)."""
     if not states:
         return
     from concurrent.futures import wait
@@ -45,9 +48,12 @@ def on_hosts(fn: Callable[[HostState], StepResult], states: Sequence[HostState],
         futures = [pool.submit(fn, hs) for hs in states]
         recorded = 0
         try:
-            for f in futures:
-                record(f.result())
-                recorded += 1
+            while recorded < len(futures):
+                futures[recorded].result()  # waited for outside the block: a line never waits on a host
+                with together():
+                    while recorded < len(futures) and futures[recorded].done():
+                        record(futures[recorded].result())
+                        recorded += 1
         except KeyboardInterrupt:
             cancel_all()  # stop the remote commands; the worker threads then end quickly
             wait(futures, timeout=60)

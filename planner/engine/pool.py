@@ -167,7 +167,8 @@ class HostPool:
 
     def on_hosts(self, fn: Callable[[HostState], StepResult], states: Sequence[HostState], forks: int) -> None:
         """A step on each host (planner.engine.fanout): each result recorded and shown as it comes."""
-        on_hosts(fn, states, forks, self._report, self.cancel_all, self._shared(forks, len(states)))
+        on_hosts(fn, states, forks, self._report, self.cancel_all, self._shared(forks, len(states)),
+                 self._console.held)
 
     def cancel_all(self) -> None:
         for hs in list(self.states.values()):  # hosts may still be connecting in their workers

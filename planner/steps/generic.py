@@ -103,10 +103,12 @@ def unified(before: str | None, after: str, name: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class _SavedRead:
-    """save()'s read of the destination (None: no such file), handed to apply() through the StepContext."""
+    """save()'s read of the destination (None: no such file), handed to apply() through the StepContext, with
+    what save() rendered for it (None: not rendered): a template is rendered once a host, not twice."""
 
     dest: str
     content: str | None
+    want: str | None = None
 
 
 class _FileStep(Reversible):
@@ -126,17 +128,20 @@ class _FileStep(Reversible):
         mode = self.args.get("mode")
         return int(str(mode), 8) if mode is not None else None
 
-    def _current(self, ctx: StepContext) -> str | None:
-        # save() runs right before apply() in this same context: reuse its read (one round trip less).
+    def _current(self, ctx: StepContext) -> tuple[str | None, str]:
+        """(the destination's content, the content wanted there). save() runs right before apply() in this same
+        context: its read is reused (one round trip less), and its rendering (the same template and variables)."""
         memo, dest = ctx.take_save_read(), self.dest(ctx)
-        return memo.content if isinstance(memo, _SavedRead) and memo.dest == dest else ctx.conn.read_text(dest)
+        if isinstance(memo, _SavedRead) and memo.dest == dest:
+            return memo.content, memo.want if memo.want is not None else self.content(ctx)
+        want = self.content(ctx)
+        return ctx.conn.read_text(dest), want
 
     def probes(self, ctx: StepContext) -> Sequence[Probe]:
         return [ctx.read_probe(self.dest(ctx))]
 
     def check(self, ctx: StepContext) -> Change:
-        want = self.content(ctx)
-        have = self._current(ctx)
+        have, want = self._current(ctx)
         if have == want:
             return Change(False, f"{self.args['dest']} up to date")
         return Change(True, f"{self.args['dest']} would change",
@@ -151,11 +156,12 @@ class _FileStep(Reversible):
 
     def save(self, ctx: StepContext) -> Mapping[str, Any]:
         content = ctx.conn.read_text(self.dest(ctx))
-        ctx.save_read = _SavedRead(self.dest(ctx), content)
+        want = self.content(ctx) if content is not None else None
+        ctx.save_read = _SavedRead(self.dest(ctx), content, want)
         saved: dict[str, Any] = {"dest": self.dest(ctx), "content": content}
         # the write replaces the file (a new inode): its mode and owner go with it. Asked only when it will be
         # replaced: an unchanged file (every warm run) costs no round trip.
-        if content is not None and content != self.content(ctx):
+        if content is not None and content != want:
             r = ctx.run(["sh", "-c", _SAVE_ATTRS_SCRIPT, "sh", self.dest(ctx)], check=False)
             if r.ok:
                 saved.update(_saved_attrs(r.stdout))

@@ -100,3 +100,43 @@ def test_eta_counts_what_is_left() -> None:
     assert p.left_s() == 3 * 12.0 + 2 * 12.0
     assert p.left_s("a", 6.0) == 3 * 12.0 - 6.0 + 2 * 12.0
     assert duration(75) == "1m15s" and duration(3725) == "1h02m" and duration(None) == "?"
+
+
+class _Flushes(io.StringIO):
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
+def test_a_steps_ready_results_are_written_in_one_go() -> None:
+    """Each result line was printed and flushed alone: a warm 30-host step's 30 results, ready together, were 30
+    writes (issue 47 stop 54). The results ready at once are written in one go, the same text, in host order."""
+    from concurrent.futures import Future
+    from typing import Any
+
+    from planner.engine.execute import HostState
+    from planner.engine.pool import HostPool
+    from planner.host import Host
+
+    class Ready:  # an executor whose work is done when submitted: every result is there at once
+        def submit(self, fn: Any, *a: Any) -> Future[Any]:
+            f: Future[Any] = Future()
+            f.set_result(fn(*a))
+            return f
+
+    states = [HostState(Host(name=f"lab{i:02d}", address="127.0.0.1"), None) for i in range(30)]
+    out = _Flushes()
+    c = Console(out, colour=False)
+    pool = HostPool(lambda hosts: {}, c, forks=30, break_stale_lock=False, previous=None, add=lambda r: None,
+                    set_phase=lambda p: None)
+    pool._shared = lambda forks, n: Ready()  # type: ignore[assignment,method-assign,return-value]
+    pool.on_hosts(lambda hs: StepResult("s", "t", hs.host.name, Status.OK), states, 30)
+    assert out.flushes == 1  # before: 30
+    assert out.getvalue() == "".join(f"ok: [lab{i:02d}]\n" for i in range(30))
+    assert c.transcript == [f"ok: [lab{i:02d}]" for i in range(30)]
+    c.line("after")  # outside a block: written at once, as before
+    assert out.flushes == 2 and out.getvalue().endswith("ok: [lab29]\nafter\n")

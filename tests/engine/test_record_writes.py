@@ -244,3 +244,68 @@ def test_resolved_plan_pieces_are_redacted_once_and_again_for_a_new_secret(tmp_p
     rec.note_resolved("p", "h0", "s4", {"args": {}}, write=True)
     text = (rec.path / runfolder.RESOLVED_PLAN).read_text()
     assert "@db" not in text and text.count("scott/********@********") == 40
+
+
+def test_resolved_plan_dumps_an_entry_shared_by_hosts_once_and_their_key_lines_together(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A warm 30-host play dumped each host's key line in a document of its own (30 of its 39 dumps) and each of
+    the 30 hosts' equal entries of a step again (PyYAML's representer is Python: ~12-20 ms of a 4-step play's
+    CPU, issue 47 stop 54). Now one dump of the hosts' lines, one of each step's distinct entries; the same text."""
+    from planner.engine import resolved_yaml
+
+    rec = RunRecord(tmp_path / "runs", "p", secrets=("hunter2",))
+    dumped = _dumped_entries(monkeypatch)
+    dumps = _counting(monkeypatch, resolved_yaml, "_dump")
+    want: dict[str, dict[str, dict[str, Any]]] = {}
+    for k in range(4):
+        step = f"plays[0].prep[{k}]"
+        for i in range(30):
+            entry = {"title": f"step {k}", "kind": "command", "args": {"argv": ["uname", "-a"], "pw": "hunter2", **ODD}}
+            rec.note_resolved("host prep", f"lab{i:02d}", step, entry, write=False)
+            want.setdefault("host prep", {}).setdefault(f"lab{i:02d}", {})[step] = entry
+        rec.note_resolved("host prep", "", step, None)
+        text = (rec.path / runfolder.RESOLVED_PLAN).read_text()
+        assert text == redaction.redact_text(_whole_dump(want), ("hunter2",))
+    assert dumped[0] == 4  # before: 120
+    assert dumps[0] <= 10  # the play's head, the hosts' lines, 4 step lines, 4 entries; before: 39
+    assert "hunter2" not in text
+
+
+def test_resolved_plan_entries_alike_as_json_but_not_as_yaml_keep_their_own_text(tmp_path: Path) -> None:
+    """Entries share a text only when their YAML is the same: 1, 1.0, true and "1" apart, a mapping's key order
+    kept."""
+    rec = RunRecord(tmp_path / "runs", "p")
+    values: list[Any] = [1, 1.0, True, "1", None, "null", [1], (1,), {"a": 1, "b": 2}, {"b": 2, "a": 1}, Path("/x"),
+                         "/x", {1: "k"}, {"1": "k"}]
+    want: dict[str, dict[str, dict[str, Any]]] = {}
+    for i, v in enumerate(values * 2):
+        rec.note_resolved("p", f"h{i:02d}", "s", {"args": {"v": v}}, write=False)
+        want.setdefault("p", {}).setdefault(f"h{i:02d}", {})["s"] = {"args": {"v": v}}
+    rec.note_resolved("p", "", "s", None)
+    assert (rec.path / runfolder.RESOLVED_PLAN).read_text() == _whole_dump(want)
+
+
+def test_a_fetched_file_without_a_secret_is_only_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Scrubbing copied every fetched file beside itself and removed the copy when no secret was found (nearly
+    always): a file made, written and unlinked per fetched file (30 in a warm 30-host play, issue 47 stop 54).
+    Now it is read first and copied only when a secret is there; a secret across two blocks is still found."""
+    made: list[str] = []
+    real_open = Path.open
+
+    def counted(self: Path, mode: str = "r", *a: Any, **k: Any) -> Any:
+        if "w" in mode:
+            made.append(self.name)
+        return real_open(self, mode, *a, **k)
+
+    monkeypatch.setattr(Path, "open", counted)
+    clean = tmp_path / "result.txt"
+    clean.write_bytes(b"hunter1 hunter3 " * 100)
+    made.clear()
+    assert runrecord.scrub_file(clean, ("hunter2",), chunk=64) == 0 and made == []
+    assert clean.read_bytes() == b"hunter1 hunter3 " * 100
+    split = tmp_path / "split.txt"
+    split.write_bytes(b"x" * 60 + b"hunter2" + b"y" * 60 + b'"hunter2"')
+    made.clear()
+    assert runrecord.scrub_file(split, ("hunter2",), chunk=64) == 2
+    assert split.read_bytes() == b"x" * 60 + b"********" + b"y" * 60 + b'"********"'
+    assert made == [".split.txt.redacting"]

@@ -105,3 +105,32 @@ def test_a_failed_points_result_keeps_what_its_window_returned(tmp_path: Path) -
     r = run_step(spec, HostState(conn.host, conn), spec.args, {}, ExecSettings(False, False, tmp_path), None, tmp_path,
                  point=SweepPoint(0, (), 0), window=window)
     assert r.status is Status.FAILED and "the workload failed" in r.msg and r.artifacts == (iostat,)
+
+
+def test_a_template_is_rendered_once_for_save_and_apply(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """save() rendered the template to see whether the file would change, then apply() rendered it again: a warm
+    30-host play rendered it 60 times (Jinja2's up-to-date check and render each time, issue 47 stop 54). apply()
+    takes save()'s rendering through the context, as it takes its read; a fresh context renders again."""
+    from planner.steps import generic
+
+    (tmp_path / "motd.j2").write_text("hello {{ who }}\n")
+    rendered = [0]
+    real = generic.Template.content
+
+    def counted(self: Any, ctx: StepContext) -> str:
+        rendered[0] += 1
+        return real(self, ctx)
+
+    monkeypatch.setattr(generic.Template, "content", counted)
+    conn = Files({"/etc/motd": "hello world\n"})
+    ctx = dataclasses.replace(_context(conn, tmp_path), vars={"who": "world"})
+    step = step_class("template")({"src": "motd.j2", "dest": "/etc/motd"})
+    assert isinstance(step, Reversible)
+    step.save(ctx)
+    out = step.apply(ctx)
+    assert out.status is Status.OK and rendered[0] == 1 and conn.reads == 1  # before: rendered twice
+    conn.files["/etc/motd"] = "old\n"
+    fresh = dataclasses.replace(_context(conn, tmp_path), vars={"who": "there"})
+    step.save(fresh)
+    assert step.apply(fresh).status is Status.CHANGED and conn.files["/etc/motd"] == "hello there\n"
+    assert step.apply(dataclasses.replace(fresh)).status is Status.OK  # no save before: read and rendered anew
