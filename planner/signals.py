@@ -115,7 +115,7 @@ def _ignored_at_exit(unraisable: sys.UnraisableHookArgs) -> None:
 
 
 def _say_at_exit(e: BaseException, where: str) -> None:
-    try:
+    import contextlib
+
+    with contextlib.suppress(OSError, ValueError):  # stderr closed or gone (its reader left): nowhere to say it
         print(f"ERROR! {bug_line(e, where)}", file=sys.stderr)
-    except (OSError, ValueError):  # stderr closed or gone (a pipe whose reader left): nowhere left to say it
-        pass

@@ -150,18 +150,18 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
             return ExitCode.BAD_INPUT
     # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
     with _signals_as_interrupt(getattr(args, "verbose", 0)):
-        return _run_verb(args, args_list)
+        return _verb(args, args_list)
 
 
-def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
-    code = _verb_code(args, args_list)
+def _verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
+    code = _run_verb(args, args_list)
     if signals.take_thread_bugs() and code != ExitCode.UNEXPECTED:  # not taken by a run: the verb's own
         print("planner: a thread ended on an internal error (said above): exit code 250", file=sys.stderr)
         return ExitCode.UNEXPECTED
     return code
 
 
-def _verb_code(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
+def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
     try:
         code = _dispatch(args, args_list)
         signals.raise_pending()  # a Ctrl-C Python swallowed late in the verb is still an interrupted run

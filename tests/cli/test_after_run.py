@@ -152,5 +152,7 @@ def test_ansible_playbook_warns_of_a_bug_after_its_recap_and_exits_with_the_play
     assert r.returncode == 0, r.stdout + r.stderr
     assert "PLAY RECAP" in r.stdout
     said = r.stdout + r.stderr
-    assert "[WARNING]: Callback dispatch 'v2_playbook_on_stats' failed for plugin 'broken_report'." in said, said
-    assert "the report's bug" in said
+    # ansible-core 2.19.14/15: "[WARNING]: Callback dispatch 'v2_playbook_on_stats' failed for plugin 'broken_report':
+    # the report's bug", exit 0 (its traceback only with ANSIBLE_DISPLAY_TRACEBACK)
+    assert "[WARNING]: Callback dispatch 'v2_playbook_on_stats' failed for plugin 'broken_report'" in said, said
+    assert "the report's bug" in said and "Traceback" not in said
