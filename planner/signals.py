@@ -13,6 +13,17 @@ An exception nobody foresaw that ends a thread (its target catches what it fores
 notes it here (``thread_died``), so that it counts: the run that was going on takes it into its outcome
 (``take_thread_bugs``: status ``error``, exit 250), and any other verb exits 250 as ansible-core's CLI does for an
 exception it did not foresee.
+
+The threads planner starts, and where a bug in one ends up (tests/cli/test_unexpected_errors.py holds the list whole):
+
+- planner/engine/pool.py, planner/engine/fanout.py: the hosts' workers; a future hands the bug to the main thread,
+  which stops the run as for any bug of its own (hosts put back, status ``error``, 250);
+- planner/engine/provenance.py (git-provenance), planner/steps/__init__.py (plugin-import-*): handed to their
+  caller, in its thread;
+- planner/transport/connect.py: the connect pool hands it over; the early TCP connect and login (ssh-tcp,
+  ssh-early) hand over what their login raises, and count here otherwise;
+- planner/engine/console.py (live-line), planner/cli/early_imports.py (planner-early-imports),
+  planner/transport/ssh/channel.py (ssh-keepalive), planner/inventory/script.py (its output readers): counted here.
 """
 
 from __future__ import annotations
