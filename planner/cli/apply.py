@@ -12,15 +12,15 @@ import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from planner import signals
+from planner.cli.after_run import interrupted_after_run, preload_charts, report_and_index
 from planner.cli.hostvars import per_play_hosts, render_inventory
 from planner.cli.restore import ask_become, with_become_password
 from planner.engine.console import Console
 from planner.engine.provenance import prefetch as prefetch_provenance
 from planner.engine.resume import DEFINING, Previous, check_plan_unchanged
-from planner.engine.runrecord import RunRecord
 from planner.errors import InputError, Location, PlannerError, Problem
 from planner.host import Host
 from planner.inputs import read_input
@@ -44,7 +44,6 @@ from planner.redaction import (
     secret_values,
     unmasked_names,
 )
-from planner.results import runfolder
 from planner.results.runfolder import RunMeta, read_meta_object
 from planner.results.world import HostWorld
 from planner.status import ExitCode
@@ -58,9 +57,6 @@ from planner.steps import (
     series_labels,
 )
 from planner.transport.become import BecomePassword
-
-if TYPE_CHECKING:
-    from planner.results.measure import RunData
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,19 +388,19 @@ def _run(loaded: Loaded, args: argparse.Namespace, argv: list[str], console: Con
         import planner.report.render  # noqa: F401
         import planner.store  # noqa: F401
 
-        _preload_charts()
+        preload_charts()
     runner = Runner(loaded.plan, loaded.play_hosts, opts, console, conn, previous=previous)
     try:
         with remembering():  # what the steps parsed is what the report and the store measure
             outcome = runner.run()
             if outcome.record is not None:
                 console.line(f"\nrun record: {outcome.record.path}")
-                _report_and_index(args, outcome.record.path, loaded.plan, console)
+                report_and_index(args, outcome.record.path, loaded.plan, console)
     except KeyboardInterrupt:
         signals.acknowledged()
         if not runner.finished or runner.record is None:
             raise  # the runner itself never lets one out before its record is final; this is a bug path
-        return _interrupted_after_run(runner.record, console)
+        return interrupted_after_run(runner.record, console)
     return outcome.exit_code
 
 
@@ -422,24 +418,6 @@ def _end_imports(plan: Plan, args: argparse.Namespace) -> Callable[[], None] | N
     def start() -> None:
         early_imports.start(names, kind_findings=push)
     return start
-
-
-def _report_and_index(args: argparse.Namespace, run_dir: Path, plan: Plan, console: Console) -> None:
-    """The run folder measured once, handed to the report (and its plan copy) and to the store push."""
-    data = None
-    if not args.no_report:
-        from planner.report.render import plan_report_copy, render_run_report
-        from planner.results.measure import read_run
-
-        try:
-            data = read_run(run_dir, plan)
-            console.line(f"report: {render_run_report(run_dir, plan, data=data)}")
-            for copy in plan_report_copy(plan, run_dir):
-                console.line(f"report copy (the plan's report: output): {_shown(copy)}")
-        except PlannerError as e:  # the measurements are safe in the record; re-render later
-            console.warn(f"report not rendered: {e} (fix it, then: planner report {run_dir})")
-    signals.raise_pending()
-    _index(args, run_dir, console, data, plan)
 
 
 def check_runs_dir(runs_dir: Path) -> None:
@@ -544,38 +522,6 @@ def _from_cwd(value: Any, cwd: Path) -> Any:
     return value
 
 
-def _preload_charts() -> None:
-    try:  # as planner.report.charts uses it
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot  # noqa: F401
-    except ImportError:
-        pass
-
-
-def _interrupted_after_run(record: RunRecord, console: Console) -> ExitCode:
-    """Ctrl-C/SIGTERM while the report is rendered (or the run indexed): hosts are restored and every
-    measurement is in the record; the record says the run was interrupted in its report phase."""
-    from planner.engine.interrupts import deferred_interrupts
-
-    with deferred_interrupts(console):
-        console.warn(f"interrupted while rendering the report: the measurements are safe in {record.path}; "
-                     f"render it with: planner report {record.path}")
-        record.write_text(runfolder.CONSOLE, "\n".join(console.transcript) + "\n")
-        record.write_meta(status="interrupted", exit_code=int(ExitCode.INTERRUPTED), interrupted_phase="report")
-    return ExitCode.INTERRUPTED
-
-
-def _index(args: argparse.Namespace, run_dir: Path, console: Console, data: RunData | None = None,
-           plan: Plan | None = None) -> None:
-    """Push the run to the results store (--store, PLANNER_STORE, else runs-dir/planner.sqlite); a store
-    failure is a warning: the run folder stays the source of truth and can be pushed again."""
-    from planner.cli.store import push_after_apply, store_url
-
-    push_after_apply(store_url(args), run_dir, console.warn, data, plan)
-
-
 def validate_command(args: argparse.Namespace) -> ExitCode:
     problems: list[Problem] = []
     for path in args.plans:
@@ -588,11 +534,3 @@ def validate_command(args: argparse.Namespace) -> ExitCode:
         raise InputError(problems)
     print(f"{len(args.plans)} plan(s) valid", file=sys.stderr)
     return ExitCode.OK
-
-
-def _shown(path: Path) -> str:
-    """A path relative to the working directory when it is below it (as the user typed the plan's)."""
-    try:
-        return str(path.relative_to(Path.cwd()))
-    except ValueError:
-        return str(path)

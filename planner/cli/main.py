@@ -2,7 +2,7 @@
 
 0 ok, 1 an error said in words (a file planner cannot write, no host left to target), 2 a step failed, 4 a host
 unreachable, 5 bad plan/inventory/options or a missing dependency, 99 interrupted, 250 an unexpected exception (a
-bug), as ansible-core's CLI.cli_executor: never a traceback but at -vvv.
+bug, in the verb or in one of its threads), as ansible-core's CLI.cli_executor: never a traceback but at -vvv.
 """
 
 from __future__ import annotations
@@ -78,11 +78,14 @@ def _quiet_lost_interrupts(unraisable: sys.UnraisableHookArgs, verbosity: int = 
 
 def _thread_bug(hook_args: Any, verbosity: int) -> None:
     """An exception that ended one of planner's threads (each catches what it foresees): said as a bug is,
-    its traceback at -vvv, instead of Python's "Exception in thread" traceback. The verb goes on."""
+    its traceback at -vvv, instead of Python's "Exception in thread" traceback. The verb goes on, and the bug
+    counts (planner.signals.thread_died): the run's outcome, or the verb's exit code, says it."""
     if hook_args.exc_type is SystemExit or hook_args.exc_value is None:
         return  # threading's own rule: a thread's SystemExit is silent
     name = hook_args.thread.name if hook_args.thread is not None else "?"
     _say_bug(hook_args.exc_value, verbosity, f" in thread {name}")
+    e = hook_args.exc_value
+    signals.thread_died(signals.shown(f"thread {name} ({type(e).__name__}: {e})"))
 
 
 def _forget_caught_interrupts() -> None:
@@ -116,10 +119,7 @@ def _collect_once_at_exit() -> None:
     among objects still referenced now, left to be freed by the module clearing, are not finalized: Python does
     not promise that either, and every file planner writes is closed by its own ``with`` or ``close``
     (tests/cli/test_exit_tail.py checks none is left open)."""
-    import atexit
-
-    atexit.unregister(_collect_then_freeze)  # once, however often main() ran in this process
-    atexit.register(_collect_then_freeze)  # registered last, run first
+    signals.at_exit(_collect_then_freeze)  # once, however often main() ran; registered last, run first
 
 
 def _collect_then_freeze() -> None:
@@ -150,7 +150,15 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
             return ExitCode.BAD_INPUT
     # every verb: a SIGTERM is obeyed as Ctrl-C is, exit 99 (apply restores first)
     with _signals_as_interrupt(getattr(args, "verbose", 0)):
-        return _run_verb(args, args_list)
+        return _verb(args, args_list)
+
+
+def _verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
+    code = _run_verb(args, args_list)
+    if signals.take_thread_bugs() and code != ExitCode.UNEXPECTED:  # not taken by a run: the verb's own
+        print("planner: a thread ended on an internal error (said above): exit code 250", file=sys.stderr)
+        return ExitCode.UNEXPECTED
+    return code
 
 
 def _run_verb(args: argparse.Namespace, args_list: list[str]) -> ExitCode:
@@ -202,14 +210,8 @@ def _say_bug(e: BaseException, verbosity: int, where: str = "") -> None:
     quote a value (a password in a connect string, a variable)."""
     import traceback
 
-    from planner.redaction import noted, redact_text
-    from planner.shown import visible
-
-    def shown(text: str) -> str:
-        return visible(redact_text(text, noted()))
-
-    print(f"ERROR! Unexpected Exception{shown(where)}, this is probably a bug: {shown(f'{type(e).__name__}: {e}')}",
-          file=sys.stderr)
+    shown = signals.shown
+    print(f"ERROR! {signals.bug_line(e, where)}", file=sys.stderr)
     if isinstance(e, ModuleNotFoundError) and e.name:  # a broken environment rather than a bug: say what to do
         from planner.cli import dependencies
 

@@ -43,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from planner import files
+from planner import files, signals
 from planner.engine import restarts, restore_log
 from planner.engine.console import Console
 from planner.engine.execute import ExecSettings, HostState, entry_place, revert_step
@@ -442,17 +442,25 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
                                              known_hosts=known_hosts, ssh_config=ssh_config))
     states = {n: HostState(hosts[n], c if not isinstance(c, Exception) else None,
                            unreachable=isinstance(c, Exception)) for n, c in conns.items()}
+    results: list[StepResult] = []
+    bug: Exception | None = None  # an exception nobody foresaw: what is done stays done and recorded
     try:
-        results = _stop_leftovers(run_dir.name, remote, states, console,
-                                  {n: str(c) for n, c in conns.items() if isinstance(c, Exception)})
+        try:
+            results += _stop_leftovers(run_dir.name, remote, states, console,
+                                       {n: str(c) for n, c in conns.items() if isinstance(c, Exception)})
 
-        def done(r: StepResult) -> None:
-            r = _with_hint(r, hosts, no_password_hint)
-            results.append(r)
-            console.result(r)
+            def done(r: StepResult) -> None:
+                r = _with_hint(r, hosts, no_password_hint)
+                results.append(r)
+                console.result(r)
 
-        revert_pending(log, states, ExecSettings(False, True, run_dir), None, run_dir, console, done,
-                       unreachable=lambda host: str(conns.get(host, "host not in the run record")))
+            revert_pending(log, states, ExecSettings(False, True, run_dir), None, run_dir, console, done,
+                           unreachable=lambda host: str(conns.get(host, "host not in the run record")))
+        except PlannerError:
+            raise
+        except Exception as e:  # noqa: BLE001 - raised again below, once the record says what is left
+            bug = e
+            log.settle()  # restore.json's flags as the hosts now are: revert_pending never reached its own
         for name, where in remote.items():  # the dead run's lock: only ever ours (release_lock checks the id)
             hs = states.get(name)
             if hs is not None and hs.conn is not None and where.get("lock"):
@@ -467,11 +475,26 @@ def restore_run(run_dir: Path, console: Console, *, forks: int = 5, accept_new_h
     stats = recap(results)
     console.recap(stats)
     raw.setdefault("restores", []).append({"time": utc_now(), "pending": len(pending),
-                                           "done": len(pending) - len(log.pending())})
+                                           "done": len(pending) - len(log.pending()),
+                                           **({"error": signals.shown(f"{type(bug).__name__}: {bug}")} if bug else {})})
     if meta.status == "running":  # its controller died (it was checked not to be running)
         raw.update(status="interrupted", interrupted_phase="controller killed", ended=meta.ended or utc_now())
     runfolder.write_meta(run_dir, raw)
+    if bug is not None:  # the CLI says it (exit 250); the hosts, the logs and meta.json say where it stopped
+        console.warn(_left_after(bug, log, run_dir))
+        raise bug
     return exit_code(stats)
+
+
+def _left_after(bug: Exception, log: RestoreLog, run_dir: Path) -> str:
+    """What a bug mid-restore left for the next ``planner restore``, host by host, in the order saved."""
+    left: dict[str, list[str]] = {}
+    for e in reversed(log.pending()):
+        left.setdefault(e.host, []).append(e.title or e.kind)
+    what = "; ".join(f"{h}: {', '.join(titles)}" for h, titles in left.items())
+    return (f"restore stopped by an internal error ({signals.shown(f'{type(bug).__name__}: {bug}')}): "
+            + (f"not restored yet: {what} (restore.json says the same)" if left else "every prep entry is restored")
+            + f"; run planner restore {run_dir.name} again to finish (what is restored already is not done again)")
 
 
 def _received(run_dir: Path) -> InputError:

@@ -396,7 +396,11 @@ class Runner:
                                     "the run stopped on an internal error")
                 self.pool.close()
             stats = recap(self.results, [h for h in self.pool.states])
-            code = ExitCode.UNEXPECTED if bug is not None else exit_code(stats, bool(interrupted))
+            died = signals.take_thread_bugs()  # a helper thread's bug (planner.signals): the run's, as its own are
+            for what in died:
+                self.console.warn(f"{what} ended on an internal error (said above): the run ends as error (exit "
+                                  "code 250)")
+            code = ExitCode.UNEXPECTED if bug is not None or died else exit_code(stats, bool(interrupted))
             self.console.recap(stats)
             if self.record:
                 self.log.save(final=True)

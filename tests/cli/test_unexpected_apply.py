@@ -186,3 +186,43 @@ def test_a_bug_in_one_hosts_worker_keeps_the_other_hosts_results(project: Path) 
               if x.get("point") is not None]
     assert points == [("beta", "changed")]
     assert not (project / "beta" / "etc" / "scheduler.txt").exists()
+
+
+# A bug in a helper thread of the run (its end's imports, started once the hosts are connected): joined before the
+# run goes on, so the test does not race it
+BUGGY_THREAD = """\
+import sys
+from planner.cli import early_imports
+
+def _import(name):
+    raise RuntimeError("a bug in the early imports (db_password was SECRET)")
+
+started = early_imports.start
+def start(names, kind_findings):
+    thread = started(names, kind_findings)
+    thread.join()
+    return thread
+
+early_imports._import, early_imports.start = _import, start
+from planner.cli.main import main
+sys.exit(main())
+""".replace("SECRET", SECRET)
+
+
+def test_a_bug_in_a_helper_thread_makes_the_run_an_error(project: Path) -> None:
+    """Was: the thread's bug was said, then the run went on to "complete", exit 0, as if nothing had happened."""
+    r = subprocess.run([sys.executable, "-c", BUGGY_THREAD, *_apply(project)], capture_output=True, text=True,
+                       timeout=120, cwd=project)
+    assert r.returncode == 250, r.stdout + r.stderr
+    bug = "RuntimeError: a bug in the early imports (db_password was ********)"
+    assert r.stderr.splitlines() == [
+        f"ERROR! Unexpected Exception in thread planner-early-imports, this is probably a bug: {bug}",
+        "to see the full traceback, use -vvv"]
+    assert (f"[WARNING]: thread planner-early-imports ({bug}) ended on an internal error (said above): the run "
+            "ends as error (exit code 250)") in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr and SECRET not in r.stdout + r.stderr
+    (run,) = (p for p in (project / "runs").iterdir() if p.is_dir())
+    meta = json.loads((run / "meta.json").read_text())
+    assert (meta["status"], meta["exit_code"]) == ("error", 250)
+    assert (project / "host" / "result.txt").read_text() == "measured\n"
+    assert not (project / "host" / "etc" / "scheduler.txt").exists()
