@@ -137,10 +137,10 @@ def _freeze_what_is_imported() -> None:
     tables: ~12,500 objects) lives until exit and is never garbage, yet each full collection walked it again:
     the one Python started while an apply imported its engine and paramiko, and the one at exit (~55 ms of CPU
     together in a warm 30-host apply). Frozen here (gc.freeze: "ignore all the future collections ... to speed up
-    collection", bpo-31558), later collections walk only what is made after, and the import-time one no longer
-    comes within a short run (CPython starts a full pass once a quarter as many objects as the last one kept
-    have been promoted since: the frozen ones still count there). The collector itself is not slowed or turned
-    off; what main makes is collected and, garbage by exit, finalized as before (tests/cli/test_exit_tail.py)."""
+    collection", bpo-31558), later collections walk only what is made after, and in a warm 30-host apply the
+    import-time one no longer comes at all (freezing restarts the count of younger passes a full one waits for,
+    Modules/gcmodule.c gc_freeze_impl). The collector is not turned off: a longer run has its full passes, over
+    what main made, and that, garbage by exit, is finalized as before (tests/cli/test_exit_tail.py)."""
     import gc
 
     gc.freeze()
