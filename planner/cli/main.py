@@ -97,6 +97,8 @@ def _forget_caught_interrupts() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> ExitCode:
+    if argv is None:  # the process's own command line (a caller passing argv keeps its collector as it is)
+        _freeze_what_is_imported()
     try:
         return _main(argv)
     except KeyboardInterrupt:  # a Ctrl-C before the verb's own handling (reading the command line): 99, as ansible
@@ -113,12 +115,13 @@ def main(argv: Sequence[str] | None = None) -> ExitCode:
 def _collect_once_at_exit() -> None:
     """At exit CPython collects garbage, then clears every module and collects twice more, each time walking all
     ~50,000 objects an apply keeps alive (paramiko's and planner's classes, functions, tables): ~100 ms of CPU
-    after the last host packet, every run. Here, first of the atexit handlers: the same collection as
-    Python's first (any garbage's finalizers run, files not closed are closed and flushed), then what is still
-    alive is frozen, so the collections after the modules are cleared walk only what is made after. Only cycles
-    among objects still referenced now, left to be freed by the module clearing, are not finalized: Python does
-    not promise that either, and every file planner writes is closed by its own ``with`` or ``close``
-    (tests/cli/test_exit_tail.py checks none is left open)."""
+    after the last host packet, every run. Here, first of the atexit handlers: the same collection as Python's
+    first, over what was made since main began (_freeze_what_is_imported): any garbage's finalizers run, and a
+    file left open in a cycle is closed (its buffered data may be lost there, CPython gh-62052). Then what is
+    still alive is frozen, so the collections after the modules are cleared walk only what is made after. Only
+    cycles among objects still referenced now, left to be freed by the module clearing, are not finalized:
+    Python does not promise that either, and every file planner writes is closed by its own ``with`` or
+    ``close`` (tests/cli/test_exit_tail.py checks none is left open)."""
     signals.at_exit(_collect_then_freeze)  # once, however often main() ran; registered last, run first
 
 
@@ -126,6 +129,20 @@ def _collect_then_freeze() -> None:
     import gc
 
     gc.collect()
+    gc.freeze()
+
+
+def _freeze_what_is_imported() -> None:
+    """What the interpreter's start and the command line's modules made (modules, classes, functions, their
+    tables: ~12,500 objects) lives until exit and is never garbage, yet each full collection walked it again:
+    the one Python started while an apply imported its engine and paramiko, and the one at exit (~55 ms of CPU
+    together in a warm 30-host apply). Frozen here (gc.freeze: "ignore all the future collections ... to speed up
+    collection", bpo-31558), later collections walk only what is made after, and in a warm 30-host apply the
+    import-time one no longer comes at all (freezing restarts the count of younger passes a full one waits for,
+    Modules/gcmodule.c gc_freeze_impl). The collector is not turned off: a longer run has its full passes, over
+    what main made, and that, garbage by exit, is finalized as before (tests/cli/test_exit_tail.py)."""
+    import gc
+
     gc.freeze()
 
 

@@ -245,8 +245,10 @@ class Runner:
         a load generator: connected, their facts read and locked like any host (no batch: they take no steps),
         released with the run's other locks. A database host whose client cannot be used takes no steps in the
         play: its load would otherwise be generated where the inventory says it is not."""
-        oltp = kindspec.oltp()
-        wanted = any(oltp[s.kind].generator for s in specs if s.kind in oltp)
+        # only the kinds the play names (as planner.plan.check): kindspec.oltp() read every kind's spec, ten
+        # modules, on the main thread once the hosts are connected, for plans that name no load generator
+        wanted = any((k := kindspec.spec(s.kind)) is not None and k.oltp is not None and k.oltp.generator
+                     for s in specs)
         names = {hs.host.name for hs in states}
         clients: dict[str, str] = {}  # database host -> client host
         for hs in states:
