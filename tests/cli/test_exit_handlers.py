@@ -24,12 +24,12 @@ class Finalized:
     def __del__(self):
         raise ValueError("a finalizer's bug")
 
-gc.disable()  # the cycle is left for the exit's collection
+sys.argv = ["planner", "--version"]
+code = main()
+gc.disable()  # the cycle, made after main froze what start-up made, is left for the exit's collection
 cycle = Finalized()
 cycle.self = cycle
 del cycle
-sys.argv = ["planner", "--version"]
-code = main()
 gc.freeze = lambda: 1 / 0
 sys.exit(code)
 """
