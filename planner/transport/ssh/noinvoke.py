@@ -133,11 +133,11 @@ def ssh_config(paramiko: Any, path: str) -> Any:
     ``exec``."""
     with open(path, encoding="utf-8", errors="replace") as f:
         uses_exec = "exec" in f.read().lower()
-    if uses_exec and paramiko.config.invoke is None:
+    if uses_exec and not isinstance(paramiko.config.invoke, _NoStdin):
         restore()
         import invoke
 
-        paramiko.config.invoke = invoke
+        paramiko.config.invoke = _NoStdin(invoke)
     config = _config_class(paramiko.SSHConfig).from_path(path)
     config.says_exec = uses_exec
     return config
@@ -187,3 +187,17 @@ def _deferred(what: str) -> Exception:
     from planner.transport.ssh.target import ExecDeferred  # imported already: target.resolve() is the caller
 
     return ExecDeferred(what)
+
+
+class _NoStdin:
+    """invoke as paramiko's Match exec calls it, the command's stdin at end of file: OpenSSH runs it with stdin (and
+    stdout) on /dev/null (readconf.c execute_in_shell); invoke's run would copy the controller's own stdin to it
+    (a terminal's keys, a piped input), and fails the lookup where that stdin cannot be read."""
+
+    def __init__(self, invoke: Any) -> None:
+        self._invoke = invoke
+
+    def run(self, command: str, **kw: Any) -> Any:
+        import io
+
+        return self._invoke.run(command, in_stream=io.StringIO(""), **kw)
