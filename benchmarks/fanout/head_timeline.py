@@ -1,6 +1,6 @@
 """The controller's head: from process start to the first TCP connect of a warm apply (issue 47, stop 53).
 
-    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH] [--report]
+    python benchmarks/fanout/head_timeline.py [--hosts 1] [--reps 5] [--rtt 0] [--tree PATH] [--report] [--ssh-config]
 
 One lab of N sshds (as bench.py builds it; behind latency_proxy.py at ``--rtt`` ms when not 0), one cold planner
 run, then ``--reps`` warm runs, each a fresh process of ``TREE``'s planner under a tracer that stamps (wall:
@@ -122,6 +122,8 @@ def main() -> int:
     ap.add_argument("--tree", action="append", default=[], help="a planner tree (several: interleaved)")
     ap.add_argument("--report", action="store_true", help="without --no-report: the run imports the report's "
                                                           "modules (matplotlib) before its first play, as by default")
+    ap.add_argument("--ssh-config", action="store_true", help="with --ssh-config FILE: a file whose one block "
+                                                              "matches every host (a controller's ~/.ssh/config)")
     a = ap.parse_args()
     sys.path.insert(0, str(HERE))
     import bench
@@ -141,6 +143,9 @@ def main() -> int:
         bench.reset_sandboxes(lab)
         argv = bench.tools(None)["planner"].argv(a.hosts, work, "head")
         argv = [x for x in argv if not (a.report and x == "--no-report")]
+        if a.ssh_config:  # the inventory's address, port, user and key win (Fabric's precedence): read, then merged
+            (work / "ssh_config").write_text("Host *\n  ServerAliveInterval 15\n  ServerAliveCountMax 3\n")
+            argv += ["--ssh-config", str(work / "ssh_config")]
         got: dict[Path, list[dict[str, tuple[float, float]]]] = {t: [] for t in trees}
         load0 = os.getloadavg()[0]
         for i in range(a.reps + 1):

@@ -167,13 +167,17 @@ class EarlyConnects:
     login: no channel, no command before the run's own exec.
 
     Which hosts: the first ``forks`` of the first play, the ones the pool starts first (its workers take hosts in
-    order), so never more handshakes at once than ``forks``; a host that is local, or reached through an ssh_config
-    file (given, or ~/.ssh/config: it may name another address or a proxy) or a proxy, keeps the pool's path.
+    order), so never more handshakes at once than ``forks``. Each is resolved once, here, by the pool's own function
+    (through the ssh_config file, --ssh-config or ~/.ssh/config, when one is read), and that target handed over; one
+    reached through a proxy is not begun (the pool's worker connects it, with that target). A host that is local, or
+    whose lookup meets a ``Match exec`` (a command on the controller: it runs in the pool's connect, as before, once)
+    or fails, keeps the pool's path and its words.
     close() drops what was not taken (an interrupt, a failure before the play): connections closed, handshakes ended.
     """
 
     def __init__(self, pending: Mapping[str, _Early]) -> None:
         self._pending = dict(pending)
+        self._proxied: dict[str, _Proxied] = {}  # resolved here, through a proxy: the pool's worker connects them
 
     @property
     def hosts(self) -> tuple[str, ...]:
@@ -189,7 +193,7 @@ class EarlyConnects:
     @classmethod
     def start(cls, hosts: Sequence[Host], opts: TransportOptions) -> EarlyConnects:
         remote = [h for h in hosts[:max(1, opts.forks)] if h.connection != "local"]
-        if not remote or opts.ssh_config is not None or Path("~/.ssh/config").expanduser().exists():
+        if not remote:
             return cls({})
         from planner.transport.ssh import sockets  # noqa: F401 - no paramiko; imported before the threads use it
 
@@ -197,7 +201,11 @@ class EarlyConnects:
         try:
             for host in remote:
                 kw = _ssh_kw(_known_hosts(host, opts), opts)
-                if (target := _direct_target(host, kw)) is not None:
+                if (target := _resolved_target(host, kw)) is None:
+                    continue
+                if target.proxy_command or target.proxy_jump:
+                    early._proxied[host.name] = _Proxied(host, target, kw)
+                else:
                     early._pending[host.name] = _Early(host, target, kw)
             for one in early._pending.values():
                 one.begun.wait()  # each connect under way before the import below takes the interpreter for ~0.1 s
@@ -213,7 +221,11 @@ class EarlyConnects:
         return early
 
     def take(self, host: Host) -> Connection | ConnectError | None:
-        """The host's connection or its error, once its handshake is over; None when it was not begun here."""
+        """The host's connection or its error, once its handshake is over (a proxied one's made now, by the
+        caller, with the target resolved here); None when it was not resolved here."""
+        proxied = self._proxied.pop(host.name, None)
+        if proxied is not None and proxied.host == host:
+            return proxied.connect()
         early = self._pending.pop(host.name, None)
         if early is None:
             return None
@@ -224,9 +236,28 @@ class EarlyConnects:
 
     def close(self) -> None:
         """Drop every connection not taken."""
-        pending, self._pending = self._pending, {}
+        pending, self._pending, self._proxied = self._pending, {}, {}
         for early in pending.values():
             early.close()
+
+
+@dataclass(frozen=True, slots=True)
+class _Proxied:
+    """A host reached through a proxy: resolved by the early connects, connected in the pool's worker as before."""
+
+    host: Host
+    target: SSHTarget
+    kw: Mapping[str, Any]
+
+    def connect(self) -> Connection | ConnectError:
+        from planner.transport.ssh.client import SSHConnection
+
+        conn = SSHConnection(self.host, target=self.target, **self.kw)  # not resolved a second time
+        try:
+            conn.connect()
+        except ConnectError as e:
+            return e
+        return conn
 
 
 class _Early:
@@ -277,14 +308,7 @@ class _Early:
     def _login(self, first: socket.socket | ConnectError) -> Connection | ConnectError | None:
         from planner.transport.ssh.client import SSHConnection  # the starting thread imports it meanwhile
 
-        try:
-            conn = SSHConnection(self.host, **self._kw)
-        except ConnectError as e:
-            _close(first)
-            return e
-        if _address(conn.target) != _address(self.target):  # resolved elsewhere after all: the pool's path
-            _close(first)
-            return None
+        conn = SSHConnection(self.host, target=self.target, **self._kw)  # resolved once, by start(): not again
         conn.first_socket = first
         try:
             conn.connect()
@@ -316,20 +340,24 @@ class _Early:
             self._thread.join()
 
 
-def _direct_target(host: Host, kw: Mapping[str, Any]) -> SSHTarget | None:
-    """Where the host is reached when no ssh_config file is read, if directly (no proxy) and its key file exists."""
-    from planner.transport.ssh.target import merge_target  # no paramiko
+def _resolved_target(host: Host, kw: Mapping[str, Any]) -> SSHTarget | None:
+    """Where the pool's connect would reach the host, resolved by the same function (target.resolve) to be handed to
+    it; None when its lookup meets a ``Match exec`` (its command runs where it always ran, in the pool's connect,
+    once) or fails (a config that does not parse, a missing key file: the pool's connect says it, in its words)."""
+    from planner.transport.ssh.target import ExecDeferred, resolve  # no paramiko: only a config file's lookup
 
     try:
-        t = merge_target(host, {}, known_hosts=kw["known_hosts"], connect_timeout=kw["connect_timeout"],
-                         accept_new_host_keys=kw["accept_new_host_keys"])
-    except ConnectError:  # SSHConnection says the same, in the pool's path
+        return resolve(host, _lookup_running_nothing, **kw)
+    except (ConnectError, ExecDeferred):
         return None
-    return None if t.proxy_command or t.proxy_jump else t
 
 
-def _address(t: SSHTarget) -> tuple[str, int, str | None, str | None]:
-    return t.hostname, t.port, t.proxy_command, t.proxy_jump
+def _lookup_running_nothing(host: Host, path: Path) -> Mapping[str, Any]:
+    """The ssh_config file's answer, read as the pool's connect reads it (paramiko, imported here), stopping where a
+    ``Match exec`` would run its command."""
+    from planner.transport.ssh.client import config_lookup
+
+    return config_lookup(host, path, run_exec=False)
 
 
 def _close(thing: object) -> None:

@@ -174,3 +174,43 @@ def test_ctrl_c_while_the_first_connect_is_under_way_is_exit_99(tmp_path: Path, 
             proc.wait()
     assert proc.returncode == ExitCode.INTERRUPTED, out
     assert "Traceback" not in out
+
+
+def named_in_ssh_config(tmp_path: Path, hosts: dict[str, Listener], where: str) -> list[str]:
+    """Hosts a and b known to the inventory by an alias only, which the ssh_config (``--ssh-config`` or
+    ~/.ssh/config) renames to the listener; the apply's extra arguments."""
+    config = tmp_path / ("ssh_config" if where == "--ssh-config" else ".ssh/config")
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("".join(f"Host alias-{name}\n  HostName 127.0.0.1\n  Port {srv.port}\n  User nobody\n"
+                              for name, srv in hosts.items()))
+    (tmp_path / "hosts.ini").write_text("".join(
+        f"{name} ansible_host=alias-{name} planner_known_hosts={tmp_path / 'known_hosts'}\n" for name in hosts))
+    return ["--ssh-config", str(config)] if where == "--ssh-config" else []
+
+
+@pytest.mark.parametrize("where", ["--ssh-config", "~/.ssh/config"])
+def test_hosts_named_in_an_ssh_config_are_reached_before_the_run_starts(
+        tmp_path: Path, hosts: dict[str, Listener], monkeypatch: pytest.MonkeyPatch, where: str) -> None:
+    """Before: an ssh_config file read (given, or any ~/.ssh/config) kept the pool's late path."""
+    extra = named_in_ssh_config(tmp_path, hosts, where)
+    write_plan(tmp_path, first="a")
+    seen: list[object] = []
+
+    def first() -> None:
+        seen.append(hosts["a"].accept() is not None)  # the connect begun by execute, at the config's address
+        seen.append(reached(hosts))  # b is the second play's: not yet
+        for srv in hosts.values():
+            srv.close()
+
+    run_starting(monkeypatch, first)
+    assert apply(tmp_path, "--check", *extra) == ExitCode.UNREACHABLE
+    assert seen == [True, []]
+    assert no_early_thread_left()
+
+
+@pytest.mark.parametrize("where", ["--ssh-config", "~/.ssh/config"])
+def test_bad_input_with_an_ssh_config_reaches_no_host(tmp_path: Path, hosts: dict[str, Listener], where: str) -> None:
+    extra = named_in_ssh_config(tmp_path, hosts, where)
+    plan = write_plan(tmp_path, text=PLAN.replace("argv:", "argz:"))
+    assert apply(tmp_path, "--check", *extra, plan=plan) == ExitCode.BAD_INPUT
+    assert reached(hosts) == [] and early_threads() == []

@@ -1,6 +1,7 @@
 """Issue 47, stop 54: the first play's connections begun the moment every input is checked
-(planner.transport.connect.EarlyConnects): which hosts (the first ``forks``, SSH, no ssh_config file or proxy), what
-the pool is handed (the connect's own answer), and one not taken is dropped: its socket closed, its thread ended.
+(planner.transport.connect.EarlyConnects): which hosts (the first ``forks``, SSH, resolved through any ssh_config, no
+proxy or ``Match exec``), what the pool is handed (the connect's own answer), and one not taken is dropped: its socket
+closed, its thread ended.
 
 A host here is a loopback listening socket of the test's own that says nothing (no SSH banner): what it accepts is a
 connect the controller began, an end of file read there is the controller closing it. No process is started.
@@ -20,6 +21,8 @@ import pytest
 from planner.errors import ConnectError
 from planner.host import Host
 from planner.transport.connect import EarlyConnects, TransportOptions, connect
+from planner.transport.ssh import noinvoke
+from planner.transport.ssh.target import ExecDeferred
 
 
 class Listener:
@@ -111,7 +114,7 @@ def test_the_first_forks_ssh_hosts_only(listener: Listener) -> None:
     assert no_early_thread_left()
 
 
-def test_an_ssh_config_file_or_a_missing_key_keeps_the_pool_path(listener: Listener, tmp_path: Path) -> None:
+def test_a_proxy_in_an_ssh_config_file_or_a_missing_key_keeps_the_pool_path(listener: Listener, tmp_path: Path) -> None:
     config = tmp_path / "ssh_config"
     config.write_text("Host *\n  ProxyCommand nc %h %p\n")
     assert EarlyConnects.start([listener.host()], TransportOptions(ssh_config=config)).hosts == ()
@@ -152,3 +155,73 @@ def test_the_pool_is_handed_the_connects_own_error(listener: Listener) -> None:
     assert (str(got), got.hint) == (str(usual), usual.hint)
     assert early.take(host) is None  # taken once; the pool connects any other call itself
     assert no_early_thread_left()
+
+
+def _alias(listener: Listener, user: str = "cfguser") -> str:
+    """An ssh_config entry renaming host "alias" to the listener, with a user of its own."""
+    return f"Host alias\n  HostName 127.0.0.1\n  Port {listener.port}\n  User {user}\n"
+
+
+@pytest.mark.parametrize("where", ["--ssh-config", "~/.ssh/config"])
+def test_a_host_renamed_by_an_ssh_config_is_begun_at_the_configs_address(listener: Listener, tmp_path: Path,
+                                                                          where: str) -> None:
+    """Before: any ssh_config file read (given, or ~/.ssh/config) kept every host on the pool's path."""
+    config = tmp_path / ("ssh_config" if where == "--ssh-config" else ".ssh/config")
+    config.parent.mkdir(exist_ok=True)
+    config.write_text(_alias(listener))
+    opts = TransportOptions(ssh_config=config if where == "--ssh-config" else None)
+    early = EarlyConnects.start([Host("h1", "alias")], opts)
+    try:
+        assert early.hosts == ("h1",)
+        assert listener.accept() is not None
+        t = early._pending["h1"].target  # what the pool's SSHConnection is handed, resolved once
+        assert (t.hostname, t.port, t.user) == ("127.0.0.1", listener.port, "cfguser")
+    finally:
+        early.close()
+    assert no_early_thread_left()
+
+
+def test_a_match_exec_is_not_run_early_and_keeps_that_host_on_the_pool_path(listener: Listener,
+                                                                            tmp_path: Path) -> None:
+    """A command on the controller runs where it always ran (the pool's connect), once: the early lookup stops
+    where it would run it. A host the Match never reaches it for is begun."""
+    ran = tmp_path / "ran"
+    config = tmp_path / "ssh_config"
+    config.write_text(f"Match originalhost execd exec \"sh -c 'echo x >> {ran}'\"\n  User other\n"
+                      + _alias(listener) + f"Host execd\n  HostName 127.0.0.1\n  Port {listener.port}\n")
+    early = EarlyConnects.start([Host("h1", "execd"), Host("h2", "alias")], TransportOptions(ssh_config=config))
+    try:
+        assert early.hosts == ("h2",)
+        assert not ran.exists()
+    finally:
+        early.close()
+    assert no_early_thread_left()
+
+
+def test_a_config_that_does_not_parse_keeps_the_pool_path_and_its_words(listener: Listener, tmp_path: Path) -> None:
+    config = tmp_path / "ssh_config"
+    config.write_text(_alias(listener) + "Match nonsense\n")
+    host = Host("h1", "alias")
+    assert EarlyConnects.start([host], TransportOptions(ssh_config=config)).hosts == ()
+    said = connect([host], TransportOptions(ssh_config=config))["h1"]
+    assert isinstance(said, ConnectError) and f"h1: cannot read ssh config {config}" in str(said)
+    assert not listener.pending()
+
+
+def test_a_paramiko_whose_match_exec_is_not_trapped_defers_every_lookup_of_a_file_saying_exec() -> None:
+    """The trap rests on paramiko's ``_does_match`` expanding the command through ``_tokenize`` ("match-exec") just
+    before running it; a release that did otherwise would run the command early, and again in the pool's connect."""
+
+    class Other:  # a paramiko SSHConfig whose Match code names no "match-exec"
+        def _does_match(self) -> None:
+            pass
+
+        def lookup(self, hostname: str) -> dict[str, str]:
+            return {"hostname": hostname}
+
+    config = noinvoke._config_class(Other)()
+    assert config.lookup("h") == {"hostname": "h"}
+    config.says_exec = True
+    assert config.lookup("h") == {"hostname": "h"}  # the pool's lookup runs it, as before
+    with noinvoke.exec_allowed(False), pytest.raises(ExecDeferred):
+        config.lookup("h")

@@ -52,7 +52,7 @@ from planner.transport.ssh.known_hosts import (
     unknown_key_error,
 )
 from planner.transport.ssh.sockets import tcp_socket
-from planner.transport.ssh.target import SSHTarget, merge_target
+from planner.transport.ssh.target import ExecDeferred, SSHTarget, resolve
 from planner.transport.streams import READ_BUF, LocalSink, OutputBuffer, Stamped, fetch_cap
 
 noinvoke.restore()  # paramiko is imported: invoke may load again (only for ssh_config's Match exec)
@@ -69,21 +69,20 @@ def _parse_config(path: str, _mtime_ns: int) -> paramiko.SSHConfig:
     return noinvoke.ssh_config(paramiko, path)
 
 
-def resolve_target(host: Host, *, ssh_config: Path | None = None, known_hosts: Path | None = None,
-                   accept_new_host_keys: bool = False, connect_timeout: float | None = None,
-                   keepalive_s: float | None = None) -> SSHTarget:
-    """Merge inventory > ssh_config > defaults into an SSHTarget."""
-    path = ssh_config or Path("~/.ssh/config").expanduser()
-    cfg: dict[str, Any] = {}
-    if ssh_config is not None and not path.exists():
-        raise ConnectError(f"{host.name}: ssh config {path} does not exist", hint="fix --ssh-config")
-    if path.exists():
-        try:
-            cfg = dict(_parse_config(str(path), path.stat().st_mtime_ns).lookup(host.address))
-        except Exception as e:  # paramiko raises plain exceptions for unsupported Match keywords
-            raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
-    return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
-                        connect_timeout=connect_timeout, keepalive_s=keepalive_s)
+def config_lookup(host: Host, path: Path, *, run_exec: bool = True) -> dict[str, Any]:
+    """paramiko's answer for ``host`` from the ssh_config file ``path``; unless ``run_exec``, ExecDeferred where a
+    ``Match exec`` would run its command (none is run)."""
+    try:
+        with noinvoke.exec_allowed(run_exec):
+            return dict(_parse_config(str(path), path.stat().st_mtime_ns).lookup(host.address))
+    except ExecDeferred:
+        raise
+    except Exception as e:  # paramiko raises plain exceptions for unsupported Match keywords
+        raise ConnectError(f"{host.name}: cannot read ssh config {path}: {e}") from e
+
+
+# Every SSHConnection's target: inventory > ssh_config (read here) > defaults, as target.resolve merges them.
+resolve_target = functools.partial(resolve, lookup=config_lookup)
 
 
 def _fingerprint(key: paramiko.PKey) -> str:
@@ -236,11 +235,13 @@ class SSHConnection(Connection):
 
     def __init__(self, host: Host, *, known_hosts: Path | None = None, accept_new_host_keys: bool = False,
                  ssh_config: Path | None = None, connect_timeout: float | None = None,
-                 keepalive_s: float | None = None, allow_agent: bool = True, tcp_nodelay: bool = True) -> None:
+                 keepalive_s: float | None = None, allow_agent: bool = True, tcp_nodelay: bool = True,
+                 target: SSHTarget | None = None) -> None:
         self.host = host
-        self.target = resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
-                                     accept_new_host_keys=accept_new_host_keys,
-                                     connect_timeout=connect_timeout, keepalive_s=keepalive_s)
+        # target: resolved already from these options (connect.py's early connects), never a second time
+        self.target = target or resolve_target(host, ssh_config=ssh_config, known_hosts=known_hosts,
+                                               accept_new_host_keys=accept_new_host_keys,
+                                               connect_timeout=connect_timeout, keepalive_s=keepalive_s)
         self._opts: dict[str, Any] = {"known_hosts": known_hosts, "accept_new_host_keys": accept_new_host_keys,
                       "ssh_config": ssh_config, "connect_timeout": connect_timeout,
                       "keepalive_s": keepalive_s, "allow_agent": allow_agent, "tcp_nodelay": tcp_nodelay}

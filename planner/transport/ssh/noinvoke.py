@@ -2,7 +2,8 @@
 ~0.1 s of every SSH run's start-up, a third of paramiko's import) for one feature, ssh_config's ``Match exec``.
 
 This package's ``__init__`` hides invoke while client.py imports paramiko; ``restore`` lets it be imported again
-right after, and ``ssh_config`` loads it for paramiko when a config file uses ``exec``. Nothing here imports
+right after, and ``ssh_config`` loads it for paramiko when a config file uses ``exec`` (a lookup under
+``exec_allowed(False)`` stops where one would run instead: the early connects run none). Nothing here imports
 paramiko (client.py stays its only importer).
 
 paramiko's ``__init__`` also sets ``__version__ = importlib.metadata.version("paramiko")`` (it becomes the
@@ -15,10 +16,14 @@ not the plain one (several candidates, an egg, a zip on sys.path, another finder
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+import functools
 import os
 import re
 import sys
 import types
+from collections.abc import Iterator
 from typing import Any
 
 _hidden = False
@@ -124,12 +129,75 @@ def _normal(name: str) -> str:
 
 
 def ssh_config(paramiko: Any, path: str) -> Any:
-    """``paramiko.SSHConfig.from_path(path)``, with invoke loaded first when the file says ``exec``."""
+    """``paramiko.SSHConfig.from_path(path)`` (``exec_allowed`` heeded), with invoke loaded first when the file says
+    ``exec``."""
     with open(path, encoding="utf-8", errors="replace") as f:
         uses_exec = "exec" in f.read().lower()
-    if uses_exec and paramiko.config.invoke is None:
+    if uses_exec and not isinstance(paramiko.config.invoke, _NoStdin):
         restore()
         import invoke
 
-        paramiko.config.invoke = invoke
-    return paramiko.SSHConfig.from_path(path)
+        paramiko.config.invoke = _NoStdin(invoke)
+    config = _config_class(paramiko.SSHConfig).from_path(path)
+    config.says_exec = uses_exec
+    return config
+
+
+# False within exec_allowed(False): a lookup then runs no ``Match exec`` command (the early connects' lookup)
+_RUN_EXEC: contextvars.ContextVar[bool] = contextvars.ContextVar("planner_ssh_config_run_exec", default=True)
+
+
+@contextlib.contextmanager
+def exec_allowed(allowed: bool) -> Iterator[None]:
+    """Lookups within run ``Match exec`` commands as paramiko does, or (``allowed`` False) stop where one would run
+    with ExecDeferred, nothing run."""
+    token = _RUN_EXEC.set(allowed)
+    try:
+        yield
+    finally:
+        _RUN_EXEC.reset(token)
+
+
+@functools.cache
+def _config_class(base: Any) -> Any:
+    """paramiko's SSHConfig (``base``), whose lookup stops where a ``Match exec`` would run unless exec_allowed:
+    paramiko expands the command's tokens (``_tokenize``, key "match-exec") right before running it, and only then.
+    A paramiko whose ``_does_match`` does not (a later release may not) stops every such lookup of a file saying
+    ``exec`` instead: a command is never run where it was not run before."""
+    does_match = getattr(getattr(base, "_does_match", None), "__code__", None)
+    trap_holds = does_match is not None and "match-exec" in does_match.co_consts and hasattr(base, "_tokenize")
+
+    class Config(base):
+        says_exec = False  # ssh_config() sets it for a file that says ``exec`` anywhere
+
+        def lookup(self, hostname: str) -> Any:
+            if self.says_exec and not trap_holds and not _RUN_EXEC.get():
+                raise _deferred(hostname)
+            return super().lookup(hostname)
+
+        def _tokenize(self, config: Any, target_hostname: str, key: str, value: str) -> Any:
+            if key == "match-exec" and not _RUN_EXEC.get():
+                raise _deferred(value)
+            return super()._tokenize(config, target_hostname, key, value)
+
+    return Config
+
+
+def _deferred(what: str) -> Exception:
+    from planner.transport.ssh.target import ExecDeferred  # imported already: target.resolve() is the caller
+
+    return ExecDeferred(what)
+
+
+class _NoStdin:
+    """invoke as paramiko's Match exec calls it, the command's stdin at end of file: OpenSSH runs it with stdin (and
+    stdout) on /dev/null (readconf.c execute_in_shell); invoke's run would copy the controller's own stdin to it
+    (a terminal's keys, a piped input), and fails the lookup where that stdin cannot be read."""
+
+    def __init__(self, invoke: Any) -> None:
+        self._invoke = invoke
+
+    def run(self, command: str, **kw: Any) -> Any:
+        import io
+
+        return self._invoke.run(command, in_stream=io.StringIO(""), **kw)

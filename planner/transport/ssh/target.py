@@ -1,11 +1,11 @@
-"""Where and how to reach a host over SSH: inventory values merged over ~/.ssh/config over defaults.
+"""Where and how to reach a host over SSH: inventory values merged over an ssh_config file over defaults.
 
 Free of paramiko (planner/transport/ssh/client.py reads the config file and connects); Fabric's precedence.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,27 @@ def login_password(host: Host) -> str | None:
     """The SSH login password the inventory gives, or None. The value itself is never quoted."""
     found = inventory_password(host, PASSWORD_VARS)
     return found[1] if found is not None else None
+
+
+class ExecDeferred(Exception):  # noqa: N818 - not an error: the lookup stopped before running a command
+    """A lookup that may not run commands (the early connects') met a ``Match exec`` it would have run."""
+
+
+# ssh_config's answer for one host: (host, the config file) -> paramiko's lookup result (client.py reads it)
+Lookup = Callable[[Host, Path], Mapping[str, Any]]
+
+
+def resolve(host: Host, lookup: Lookup, *, ssh_config: Path | None = None, known_hosts: Path | None = None,
+            accept_new_host_keys: bool = False, connect_timeout: float | None = None,
+            keepalive_s: float | None = None) -> SSHTarget:
+    """Every connection's target: inventory > the ssh_config file (``--ssh-config``, else ~/.ssh/config if there,
+    read by ``lookup`` only then) > defaults."""
+    path = ssh_config or Path("~/.ssh/config").expanduser()
+    if ssh_config is not None and not path.exists():
+        raise ConnectError(f"{host.name}: ssh config {path} does not exist", hint="fix --ssh-config")
+    cfg = lookup(host, path) if path.exists() else {}
+    return merge_target(host, cfg, known_hosts=known_hosts, accept_new_host_keys=accept_new_host_keys,
+                        connect_timeout=connect_timeout, keepalive_s=keepalive_s)
 
 
 def merge_target(host: Host, cfg: Mapping[str, Any], *, known_hosts: Path | None = None,

@@ -127,3 +127,14 @@ def test_proxy_command_is_used(lab: Lab, tmp_path: Path) -> None:
     with conn:
         r = conn.run(["sh", "-c", 'echo "$SSH_CONNECTION"'])
     assert r.ok and r.stdout.split()[2:] == [target.address, str(target.port)]
+
+
+@pytest.mark.slow
+def test_a_match_exec_command_reads_no_stdin_of_the_controllers(tmp_path: Path) -> None:
+    """OpenSSH runs a ``Match exec`` command with stdin on /dev/null (readconf.c execute_in_shell); paramiko's invoke
+    copied planner's own stdin to it, and where that cannot be read (here pytest's) the lookup failed in no words."""
+    got = tmp_path / "stdin-seen"
+    cfg = tmp_path / "ssh_config"
+    cfg.write_text(f"Match originalhost alias exec \"cat > {got}\"\n  User from-exec\n")
+    t = resolve_target(Host(name="db1", address="alias"), ssh_config=cfg)
+    assert t.user == "from-exec" and got.read_text() == ""
