@@ -18,7 +18,6 @@ cannot be said in paramiko's flat blocks: planner refuses it, naming the line, r
 
 from __future__ import annotations
 
-import glob
 import os
 import re
 import shlex
@@ -45,12 +44,19 @@ class _Expanded:
 def expanded_text(path: Path) -> str:
     """The ssh_config file ``path`` with each ``Include`` replaced by the files it names (IncludeError where
     planner cannot read one as OpenSSH would; OSError where ``path`` itself cannot be read)."""
-    return _expand(path, depth=0, unconditional=True).text
+    text = _read(path)
+    if "include" not in text.lower():  # most files: as written (no line-by-line pass)
+        return text
+    return _expand(path, text, depth=0, unconditional=True).text
 
 
-def _expand(path: Path, *, depth: int, unconditional: bool) -> _Expanded:
+def _read(path: Path) -> str:
     with open(path, encoding="utf-8", errors="replace") as f:
-        lines = f.read().splitlines()
+        return f.read()
+
+
+def _expand(path: Path, text: str, *, depth: int, unconditional: bool) -> _Expanded:
+    lines = text.splitlines()
     out: list[str] = []
     opens: str | None = None
     file_start = unconditional
@@ -78,7 +84,7 @@ def _included(inner: Path, where: str, *, depth: int, unconditional: bool) -> _E
         raise IncludeError(f"{where}: Include nested more than {MAX_DEPTH} deep (OpenSSH: \"Too many recursive "
                            "configuration includes\") — a file includes itself: remove that Include")
     try:
-        got = _expand(inner, depth=depth + 1, unconditional=unconditional)
+        got = _expand(inner, _read(inner), depth=depth + 1, unconditional=unconditional)
     except IsADirectoryError:
         return _Expanded("", None)  # OpenSSH's fopen of a directory succeeds and reads no line
     except FileNotFoundError:
@@ -97,6 +103,8 @@ def _included_files(path: Path, n: int, value: str) -> list[Path]:
         args = shlex.split(value, comments=True)
     except ValueError as e:
         raise IncludeError(f"{path}:{n}: Include {value.strip()}: {e} — close the quote") from e
+    import glob  # only for a file that says Include (not imported by planner otherwise)
+
     files: list[Path] = []
     for arg in args:
         if "%" in arg or "${" in arg:
