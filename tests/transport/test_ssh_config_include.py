@@ -78,3 +78,12 @@ def test_an_unreadable_included_file_is_openssh_s_error_not_a_traceback(dot_ssh:
     with pytest.raises(ConnectError, match=rf"{cfg}:1: Can't open user config file {bad}: Too many levels of "
                                            "symbolic links — make it readable or remove it from the Include"):
         _where(cfg, "db1")
+
+
+def test_an_included_file_others_may_write_is_refused_as_openssh_refuses_it(dot_ssh: Path) -> None:
+    (dot_ssh / "open").write_text("Host db1\n  ProxyCommand nc %h %p\n")
+    (dot_ssh / "open").chmod(0o666)
+    cfg = dot_ssh / "config"
+    cfg.write_text("Include open\n")
+    with pytest.raises(ConnectError, match=rf"{cfg}:1: Bad owner or permissions on {dot_ssh / 'open'} — "):
+        _where(cfg, "db1")

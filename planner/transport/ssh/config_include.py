@@ -84,6 +84,7 @@ def _included(inner: Path, where: str, *, depth: int, unconditional: bool) -> _E
         raise IncludeError(f"{where}: Include nested more than {MAX_DEPTH} deep (OpenSSH: \"Too many recursive "
                            "configuration includes\") — a file includes itself: remove that Include")
     try:
+        _check_owner(inner, where)
         got = _expand(inner, _read(inner), depth=depth + 1, unconditional=unconditional)
     except IsADirectoryError:
         return _Expanded("", None)  # OpenSSH's fopen of a directory succeeds and reads no line
@@ -96,6 +97,15 @@ def _included(inner: Path, where: str, *, depth: int, unconditional: bool) -> _E
         raise IncludeError(f"{where}: Include inside a Host/Match block is not read by planner — move it to the top "
                            f"of the file (the included {got.opens_block} opens a Host/Match block of its own)")
     return got
+
+
+def _check_owner(inner: Path, where: str) -> None:
+    """OpenSSH reads an included file only when the user or root owns it and neither group nor others may write it
+    (SSHCONF_CHECKPERM, fatal otherwise): another user could otherwise give planner a ProxyCommand to run here."""
+    st = inner.stat()
+    if (st.st_uid not in (0, os.getuid())) or st.st_mode & 0o022:
+        raise IncludeError(f"{where}: Bad owner or permissions on {inner} — make it yours and writable by you "
+                           f"only (chmod go-w {inner})")
 
 
 def _included_files(path: Path, n: int, value: str) -> list[Path]:
