@@ -24,6 +24,7 @@ import re
 import sys
 import types
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 _hidden = False
@@ -129,16 +130,18 @@ def _normal(name: str) -> str:
 
 
 def ssh_config(paramiko: Any, path: str) -> Any:
-    """``paramiko.SSHConfig.from_path(path)`` (``exec_allowed`` heeded), with invoke loaded first when the file says
-    ``exec``."""
-    with open(path, encoding="utf-8", errors="replace") as f:
-        uses_exec = "exec" in f.read().lower()
+    """``paramiko.SSHConfig.from_path(path)`` with its Includes read as OpenSSH reads them (``exec_allowed``
+    heeded), with invoke loaded first when the file says ``exec``."""
+    from planner.transport.ssh.config_include import expanded_text
+
+    text = expanded_text(Path(path))  # paramiko ignores Include: it parses the text with the included files in it
+    uses_exec = "exec" in text.lower()
     if uses_exec and not isinstance(paramiko.config.invoke, _NoStdin):
         restore()
         import invoke
 
         paramiko.config.invoke = _NoStdin(invoke)
-    config = _config_class(paramiko.SSHConfig).from_path(path)
+    config = _config_class(paramiko.SSHConfig).from_text(text)
     config.says_exec = uses_exec
     return config
 

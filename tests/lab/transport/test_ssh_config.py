@@ -54,6 +54,20 @@ def test_ssh_config_alias_connects(lab: Lab, tmp_path: Path) -> None:
 
 @pytest.mark.slow
 @pytest.mark.ssh
+def test_an_alias_defined_only_in_an_included_file_is_reached(lab: Lab, tmp_path: Path) -> None:
+    """paramiko ignores ``Include``; OpenSSH (and so ansible) reads the included files: planner reads them too."""
+    (tmp_path / "config.d").mkdir()
+    _config(tmp_path, lab).rename(tmp_path / "config.d" / "lab")
+    cfg = tmp_path / "ssh_config"
+    cfg.write_text(f"Include {tmp_path}/config.d/*\n")
+    target = lab.hosts[2]
+    with SSHConnection(Host(name="db1", address=f"alias-{target.name}"), ssh_config=cfg) as c:
+        r = c.run(["sh", "-c", 'echo "$SSH_CONNECTION"'])
+    assert r.ok and r.stdout.split()[2:] == [target.address, str(target.port)]
+
+
+@pytest.mark.slow
+@pytest.mark.ssh
 def test_proxy_jump_reaches_the_host_through_another(lab: Lab, tmp_path: Path) -> None:
     jump, target = lab.hosts[0], lab.hosts[2]
     cfg = _config(tmp_path, lab, f"Host behind\n  HostName {target.address}\n  Port {target.port}\n"
