@@ -34,7 +34,6 @@ DEPENDENCIES: tuple[tuple[str, str], ...] = (
     ("matplotlib>=3.7", "matplotlib"),
     ("psycopg[binary]>=3.1", "psycopg"),
 )
-HOST_VERBS = frozenset({"apply", "check", "restore"})  # the verbs that change hosts: checked before they start
 
 
 def problems() -> list[Problem]:

@@ -23,6 +23,8 @@ from planner.cli.parser import parser_for
 from planner.errors import InputError, PlannerError, Problem
 from planner.status import ExitCode
 
+# the verbs that change hosts: their dependencies are looked up before they start (planner.cli.dependencies)
+HOST_VERBS = frozenset({"apply", "check", "restore"})
 
 def _problems_out(err: InputError) -> None:
     from planner.engine.console import escape_controls
@@ -159,7 +161,7 @@ def _main(argv: Sequence[str] | None) -> ExitCode:
         return ExitCode.BAD_INPUT
     # before a verb that changes hosts starts: exit 5, as ansible-core's CLI at its first imports (other verbs
     # meet a missing one where they need it, having changed nothing: _run_verb says the same there)
-    if args.command in ("apply", "check", "restore"):  # dependencies.HOST_VERBS: imported by these verbs only
+    if args.command in HOST_VERBS:  # planner.cli.dependencies is imported by these verbs only
         from planner.cli import dependencies
 
         if missing := dependencies.problems():
